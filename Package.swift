@@ -1,0 +1,52 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "RichPush",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "richpush", targets: ["RichPushCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(
+            name: "Hiredis",
+            dependencies: [
+                "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(name: "RichPushCore", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "RichPushCLI",
+            dependencies: [
+                "Hiredis",
+                "RichPushCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RedisTestSupport",
+            dependencies: ["Hiredis"],
+            path: "Tests/RedisTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "HiredisTests",
+            dependencies: ["Hiredis", "RedisTestSupport"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,42 @@
+/// Something that runs Redis commands: one ``RedisConnection`` or a ``RedisConnectionPool``.
+///
+/// The queue, the API and the adapters take a `RedisClient`, so tests and production build
+/// the same objects and the choice of one connection or a pool stays at the composition root.
+public protocol RedisClient: Sendable {
+    /// Sends the commands in one round trip and returns their replies in order.
+    /// Error replies are returned as ``RedisValue/error(_:)`` values, not thrown;
+    /// a connection failure throws ``RedisError``.
+    func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue]
+}
+
+extension RedisClient {
+    /// Sends one command; an error reply is thrown as ``RedisError`` with code ``RedisError/Code/server``.
+    @discardableResult
+    public func send(_ command: RedisCommand) async throws -> RedisValue {
+        try await pipeline([command])[0].throwingError()
+    }
+
+    /// Sends one command built from its name and arguments.
+    @discardableResult
+    public func send(_ name: String, _ arguments: any RedisArgument...) async throws -> RedisValue {
+        try await send(RedisCommand(name, arguments: arguments))
+    }
+
+    /// Runs the commands inside MULTI…EXEC in one round trip and returns EXEC's replies.
+    ///
+    /// Throws if Redis refused to queue a command (the whole transaction is then discarded,
+    /// `EXECABORT`); errors raised while executing stay values in the result, as Redis reports them.
+    public func transaction(_ commands: [RedisCommand]) async throws -> [RedisValue] {
+        let replies = try await pipeline([RedisCommand("MULTI")] + commands + [RedisCommand("EXEC")])
+        for (command, reply) in zip(commands, replies.dropFirst()) {
+            if let message = reply.errorMessage {
+                throw RedisError(server: "transaction discarded: \(command.name) was refused: \(message)")
+            }
+        }
+        let exec = try replies[replies.count - 1].throwingError()
+        guard let results = exec.array else {
+            throw RedisError.unexpected(exec, expected: "EXEC results (a WATCHed key changed?)")
+        }
+        return results
+    }
+}

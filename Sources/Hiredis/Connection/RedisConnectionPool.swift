@@ -1,0 +1,55 @@
+public import Logging
+import Synchronization
+
+/// A fixed set of ``RedisConnection``s shared by many tasks: each request goes to the connection
+/// with the fewest commands waiting, where it is pipelined with the other requests waiting there.
+///
+/// Because every connection multiplexes, a pool of a few connections serves thousands of
+/// concurrent tasks; more connections add parallelism in parsing and copying replies, not in
+/// Redis itself, which is single-threaded. Blocking commands must not use a pool: give them a
+/// ``RedisConnection`` of their own.
+public final class RedisConnectionPool: RedisClient, Sendable {
+    public let configuration: RedisConfiguration
+    private let connections: [RedisConnection]
+    private let cursor = Atomic<UInt>(0)
+
+    public init(configuration: RedisConfiguration, size: Int = 4, logger: Logger = Logger(label: "richpush.redis")) {
+        self.configuration = configuration
+        connections = (0..<max(1, size)).map { _ in RedisConnection(configuration: configuration, logger: logger) }
+    }
+
+    public var size: Int { connections.count }
+
+    public func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] {
+        try await leastLoaded().pipeline(commands)
+    }
+
+    /// Checks that Redis answers `PING` on one of the connections.
+    public func ping() async throws {
+        let reply = try await send(RedisCommand("PING"))
+        guard reply.string == "PONG" else { throw RedisError.unexpected(reply, expected: "PONG") }
+    }
+
+    /// Closes every connection and joins their threads.
+    public func close() async {
+        for connection in connections { await connection.close() }
+    }
+
+    private func leastLoaded() -> RedisConnection {
+        // Start the scan at a rotating index so that idle connections share the load evenly.
+        let start = Int(cursor.wrappingAdd(1, ordering: .relaxed).newValue % UInt(connections.count))
+        var best = connections[start]
+        var bestLoad = best.outstandingCommandCount
+        guard bestLoad > 0 else { return best }
+        for offset in 1..<connections.count {
+            let candidate = connections[(start + offset) % connections.count]
+            let load = candidate.outstandingCommandCount
+            if load < bestLoad {
+                best = candidate
+                bestLoad = load
+                if load == 0 { break }
+            }
+        }
+        return best
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+public import Logging
+import Synchronization
+
+/// A Pub/Sub connection that subscribes and unsubscribes at run time and delivers messages as an
+/// `AsyncStream`; thousands of channels share its one socket.
+///
+/// Its thread waits in `poll` on the socket and on a wake-up pipe, so (un)subscribe requests go out
+/// at once even while no message arrives, without read timeouts that would kill the hiredis
+/// context. Each (un)subscribe call returns once Redis has confirmed it. After the connection
+/// drops, the thread reconnects with back-off and subscribes again to everything it had; messages
+/// published in the gap are lost, as with any Pub/Sub client.
+public final class RedisSubscriber: Sendable {
+    public let configuration: RedisConfiguration
+    /// Every message received, in order. Unbounded: a consumer must keep up.
+    public let messages: AsyncStream<RedisPubSubMessage>
+    private let output: AsyncStream<RedisPubSubMessage>.Continuation
+    private let logger: Logger
+    private let inbox = Mutex(Inbox())
+    private let wakePipe: (read: Int32, write: Int32)
+    private let exited = DispatchSemaphore(value: 0)
+    /// Times the connection was made again after a drop (for tests and metrics).
+    private let reconnections = Atomic<Int>(0)
+
+    enum Kind: String, Sendable {
+        case subscribe, unsubscribe, psubscribe, punsubscribe
+        var isPattern: Bool { self == .psubscribe || self == .punsubscribe }
+        var adds: Bool { self == .subscribe || self == .psubscribe }
+    }
+
+    struct Operation {
+        let kind: Kind
+        let names: [String]
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    struct Inbox {
+        var operations: [Operation] = []
+        var closed = false
+    }
+
+    public init(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis.pubsub")) {
+        var subscriberConfiguration = configuration
+        subscriberConfiguration.commandTimeout = nil  // poll decides when to read
+        self.configuration = subscriberConfiguration
+        self.logger = logger
+        (messages, output) = AsyncStream.makeStream(of: RedisPubSubMessage.self, bufferingPolicy: .unbounded)
+        var fds: [Int32] = [-1, -1]
+        _ = pipe(&fds)
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakePipe = (fds[0], fds[1])
+        Thread { [self] in
+            Thread.current.name = "redis-pubsub"
+            var loop = SubscriberLoop(owner: self)
+            loop.run()
+            exited.signal()
+        }.start()
+    }
+
+    public func subscribe(_ channels: [String]) async throws { try await submit(.subscribe, channels) }
+    public func unsubscribe(_ channels: [String] = []) async throws { try await submit(.unsubscribe, channels) }
+    public func psubscribe(_ patterns: [String]) async throws { try await submit(.psubscribe, patterns) }
+    public func punsubscribe(_ patterns: [String] = []) async throws { try await submit(.punsubscribe, patterns) }
+
+    /// How many times the subscriber reconnected after losing its connection.
+    public var reconnectCount: Int { reconnections.load(ordering: .relaxed) }
+
+    /// Unsubscribes from everything by closing the socket, ends `messages` and joins the thread.
+    public func close() async {
+        inbox.withLock { $0.closed = true }
+        wake()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { [exited] in
+                exited.wait()
+                exited.signal()
+                continuation.resume()
+            }
+        }
+    }
+
+    deinit {
+        Glibc.close(wakePipe.read)
+        Glibc.close(wakePipe.write)
+    }
+
+    private func submit(_ kind: Kind, _ names: [String]) async throws {
+        if kind.adds && names.isEmpty { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let closed = inbox.withLock { inbox in
+                if inbox.closed { return true }
+                inbox.operations.append(Operation(kind: kind, names: names, continuation: continuation))
+                return false
+            }
+            if closed {
+                continuation.resume(throwing: RedisError(code: .closed, message: "the subscriber is closed"))
+            } else {
+                wake()
+            }
+        }
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakePipe.write, &byte, 1)
+    }
+
+    // MARK: - Used by the subscriber's thread
+
+    func takeOperations() -> (operations: [Operation], closed: Bool) {
+        inbox.withLock { inbox in
+            defer { inbox.operations = [] }
+            return (inbox.operations, inbox.closed)
+        }
+    }
+
+    var wakeDescriptor: Int32 { wakePipe.read }
+    var log: Logger { logger }
+
+    func deliver(_ message: RedisPubSubMessage) { output.yield(message) }
+    func finishStream() { output.finish() }
+    func countReconnection() { reconnections.add(1, ordering: .relaxed) }
+}

@@ -1,0 +1,153 @@
+import Glibc
+import Logging
+
+/// The thread side of a ``RedisSubscriber``: owns the hiredis context, the subscription sets, and
+/// the (un)subscribe calls waiting for Redis's confirmations. Lives on the subscriber's thread only.
+struct SubscriberLoop {
+    private let owner: RedisSubscriber
+    private var context: RedisContext?
+    private var channels: Set<String> = []
+    private var patterns: Set<String> = []
+    /// Confirmations still expected, oldest first; Redis confirms commands in order.
+    private var awaiting: [Awaited] = []
+    private var backoff: Duration
+    private var hadConnection = false
+
+    private struct Awaited {
+        let kind: RedisSubscriber.Kind
+        var remaining: Int
+        var continuations: [CheckedContinuation<Void, any Error>]
+    }
+
+    init(owner: RedisSubscriber) {
+        self.owner = owner
+        self.backoff = owner.configuration.reconnectBackoff.lowerBound
+    }
+
+    mutating func run() {
+        while true {
+            let (operations, closed) = owner.takeOperations()
+            if closed {
+                fail(operations.map(\.continuation), RedisError(code: .closed, message: "the subscriber was closed"))
+                fail(awaiting.flatMap(\.continuations), RedisError(code: .closed, message: "the subscriber was closed"))
+                context = nil
+                owner.finishStream()
+                return
+            }
+            let wanted = !operations.isEmpty || !channels.isEmpty || !patterns.isEmpty || !awaiting.isEmpty
+            if context == nil && wanted && !reconnect(failing: operations) {
+                continue
+            }
+            do throws(RedisError) {
+                if let context {
+                    for operation in operations { try send(operation, on: context) }
+                    try context.flush()
+                }
+                try waitAndRead()
+            } catch {
+                owner.log.warning("redis subscriber connection dropped", metadata: ["redis.url": "\(owner.configuration.redactedURL)", "error": "\(error.message)"])
+                context = nil
+            }
+        }
+    }
+
+    /// Connects and subscribes again to everything; on failure fails the new operations and waits
+    /// out the back-off (woken early by new operations or close).
+    private mutating func reconnect(failing operations: [RedisSubscriber.Operation]) -> Bool {
+        do {
+            let context = try RedisContext(configuration: owner.configuration)
+            self.context = context
+            backoff = owner.configuration.reconnectBackoff.lowerBound
+            let carried = awaiting.flatMap(\.continuations)
+            awaiting = []
+            if hadConnection { owner.countReconnection() }
+            hadConnection = true
+            if !channels.isEmpty {
+                try context.append(RedisCommand("SUBSCRIBE", arguments: Array(channels)))
+                awaiting.append(Awaited(kind: .subscribe, remaining: channels.count, continuations: []))
+            }
+            if !patterns.isEmpty {
+                try context.append(RedisCommand("PSUBSCRIBE", arguments: Array(patterns)))
+                awaiting.append(Awaited(kind: .psubscribe, remaining: patterns.count, continuations: []))
+            }
+            // Calls that were waiting when the connection dropped complete once the restore is confirmed.
+            if awaiting.isEmpty { succeed(carried) } else { awaiting[awaiting.count - 1].continuations += carried }
+            if carried.count + channels.count + patterns.count > 0 {
+                owner.log.info("redis subscriber reconnected", metadata: ["channels": "\(channels.count)", "patterns": "\(patterns.count)"])
+            }
+            return true
+        } catch {
+            self.context = nil
+            fail(operations.map(\.continuation), error)
+            var pollfd = pollfd(fd: owner.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pollfd, 1, Int32(backoff.milliseconds))
+            drainWakePipe()
+            backoff = min(backoff * 2, owner.configuration.reconnectBackoff.upperBound)
+            return false
+        }
+    }
+
+    private mutating func send(_ operation: RedisSubscriber.Operation, on context: RedisContext) throws(RedisError) {
+        let kind = operation.kind
+        var current = kind.isPattern ? patterns : channels
+        let expected: Int
+        if operation.names.isEmpty {
+            expected = max(current.count, 1)
+            current.removeAll()
+        } else {
+            expected = operation.names.count
+            if kind.adds { current.formUnion(operation.names) } else { current.subtract(operation.names) }
+        }
+        if kind.isPattern { patterns = current } else { channels = current }
+        awaiting.append(Awaited(kind: kind, remaining: expected, continuations: [operation.continuation]))
+        try context.append(RedisCommand(kind.rawValue.uppercased(), arguments: operation.names))
+    }
+
+    /// Waits until the socket or the wake-up pipe is readable, then handles what arrived.
+    private mutating func waitAndRead() throws(RedisError) {
+        var fds = [pollfd(fd: owner.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        if let context { fds.append(pollfd(fd: context.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
+        let ready = poll(&fds, nfds_t(fds.count), -1)
+        if ready < 0 { return }  // EINTR: go round again
+        if fds[0].revents != 0 { drainWakePipe() }
+        guard fds.count > 1, fds[1].revents != 0, let context else { return }
+        try context.readAvailable()
+        while let reply = try context.bufferedReply() { handle(reply) }
+    }
+
+    private mutating func handle(_ reply: RedisValue) {
+        guard let parts = reply.array, let kind = parts.first?.string else { return }
+        switch kind {
+        case "message" where parts.count == 3:
+            owner.deliver(RedisPubSubMessage(channel: parts[1].string ?? "", payload: parts[2].bytes ?? []))
+        case "pmessage" where parts.count == 4:
+            owner.deliver(RedisPubSubMessage(channel: parts[2].string ?? "", pattern: parts[1].string, payload: parts[3].bytes ?? []))
+        default:
+            guard let confirmed = RedisSubscriber.Kind(rawValue: kind), let head = awaiting.first, head.kind == confirmed else { return }
+            awaiting[0].remaining -= 1
+            if awaiting[0].remaining <= 0 {
+                succeed(awaiting.removeFirst().continuations)
+            }
+        }
+    }
+
+    private func drainWakePipe() {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while read(owner.wakeDescriptor, &buffer, buffer.count) > 0 {}
+    }
+
+    private func succeed(_ continuations: [CheckedContinuation<Void, any Error>]) {
+        for continuation in continuations { continuation.resume() }
+    }
+
+    private func fail(_ continuations: [CheckedContinuation<Void, any Error>], _ error: RedisError) {
+        for continuation in continuations { continuation.resume(throwing: error) }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,38 @@
+import Testing
+@testable import Hiredis
+
+@Suite("Commands and scripts, offline")
+struct CommandTests {
+    @Test func argvKeepsEveryArgumentApartAndExact() {
+        var command = RedisCommand("SET", "key", [UInt8]([0, 13, 10, 255]), 42)
+        command.append("")
+        command.append(-1.5)
+        #expect(command.count == 6)
+        #expect(command.name == "SET")
+        #expect(command.arguments == [Array("SET".utf8), Array("key".utf8), [0, 13, 10, 255], Array("42".utf8), [], Array("-1.5".utf8)])
+    }
+
+    @Test(arguments: [
+        ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
+        ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
+        ("return 1", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"),
+    ])
+    func sha1MatchesKnownDigests(input: String, digest: String) {
+        #expect(SHA1.hexDigest(of: Array(input.utf8)) == digest)
+    }
+
+    @Test func sha1OfLongInputCrossesBlocks() {
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        #expect(SHA1.hexDigest(of: million) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
+    }
+
+    @Test func serverErrorPrefixAndTransience() {
+        let wrongType = RedisError(server: "WRONGTYPE Operation against a key holding the wrong kind of value")
+        #expect(wrongType.serverErrorPrefix == "WRONGTYPE")
+        #expect(!wrongType.isTransient)
+        #expect(RedisError(server: "LOADING Redis is loading the dataset in memory").isTransient)
+        #expect(RedisError(code: .connectionLost, message: "x").isTransient)
+        #expect(RedisError(code: .authenticationFailed, message: "x").serverErrorPrefix == nil)
+    }
+}

@@ -1,0 +1,210 @@
+public import Foundation
+public import Hiredis
+
+/// A private `redis-server` for one test: a free loopback port, a temporary directory, no
+/// persistence unless asked, stopped at the end. Tests that kill or restart Redis own theirs.
+public final class RedisServer: @unchecked Sendable {
+    // @unchecked: `process` is only replaced by start/stop/kill, which a test calls sequentially.
+    public private(set) var port: Int
+    public let directory: URL
+    public let appendOnly: Bool
+    private let extraArguments: [String]
+    private var process: Process?
+
+    /// Starts a server; fails with install instructions when `redis-server` is missing.
+    public init(appendOnly: Bool = false, arguments: [String] = []) async throws {
+        self.appendOnly = appendOnly
+        self.extraArguments = arguments
+        self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-redis-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.port = 0
+        var lastError: (any Error)?
+        // A free port can be taken by someone else between the probe and redis-server's bind: retry.
+        for _ in 0..<5 {
+            let port = try Self.freePort()
+            do {
+                self.port = port
+                try await start()
+                return
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? RedisServerError("could not start redis-server")
+    }
+
+    public var url: String { "redis://127.0.0.1:\(port)/0" }
+
+    public var configuration: RedisConfiguration {
+        RedisConfiguration(host: "127.0.0.1", port: port, connectTimeout: .seconds(2), commandTimeout: .seconds(5), reconnectBackoff: .milliseconds(10)...(.milliseconds(200)))
+    }
+
+    /// Runs one command on a fresh connection that is closed afterwards (for probes in tests).
+    @discardableResult
+    public func probe(_ name: String, _ arguments: any RedisArgument...) async throws -> RedisValue {
+        let connection = try await RedisConnection.connect(configuration: configuration)
+        do {
+            let reply = try await connection.send(RedisCommand(name, arguments: arguments))
+            await connection.close()
+            return reply
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    /// Starts (or restarts, on the same port and directory) and waits until it answers PING.
+    public func start() async throws {
+        let executable = try Self.locateRedisServer()
+        let process = Process()
+        process.executableURL = executable
+        process.currentDirectoryURL = directory
+        process.arguments = [
+            "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory.path,
+            "--save", "", "--appendonly", appendOnly ? "yes" : "no", "--appendfsync", "everysec",
+            "--daemonize", "no", "--logfile", directory.appendingPathComponent("redis.log").path,
+            "--protected-mode", "no", "--pidfile", directory.appendingPathComponent("redis.pid").path,
+        ] + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if !process.isRunning {
+                throw RedisServerError("redis-server exited at start (status \(process.terminationStatus)); log: \(log.suffix(500))")
+            }
+            if Self.answersPing(port: port) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw RedisServerError("redis-server on port \(port) did not answer within 10 s; log: \(log.suffix(500))")
+    }
+
+    /// Shuts Redis down (`SHUTDOWN NOSAVE`; SIGKILL if it has not exited within 5 s) and waits.
+    ///
+    /// Not SIGTERM: a child started from the test runner may inherit a signal mask that blocks it.
+    public func stop() {
+        guard let process, process.isRunning else { return }
+        _ = Self.rawCommand("SHUTDOWN NOSAVE", port: port)
+        if !Self.waitForExit(process, timeout: .seconds(5)) {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            _ = Self.waitForExit(process, timeout: .seconds(5))
+        }
+        self.process = nil
+    }
+
+    /// Kills with SIGKILL, as a crash would, and waits for the process to be gone.
+    public func kill() {
+        guard let process, process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        _ = Self.waitForExit(process, timeout: .seconds(5))
+        self.process = nil
+    }
+
+    private static func waitForExit(_ process: Process, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
+    /// Stops the server and removes its directory.
+    public func shutdown() {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit {
+        if let process, process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    public var log: String {
+        (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? ""
+    }
+
+    static func locateRedisServer() throws -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let candidates = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/sbin", "/usr/local/bin"]
+        for directory in candidates {
+            let file = URL(fileURLWithPath: directory).appendingPathComponent("redis-server")
+            if FileManager.default.isExecutableFile(atPath: file.path) { return file }
+        }
+        throw RedisServerError("redis-server is not installed; these tests need a real Redis. Install it with `sudo apt-get install redis-server` (scripts/test.sh does this for you).")
+    }
+
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RedisServerError("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw RedisServerError("cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A raw RESP PING over a plain socket, so that readiness does not depend on the client under test.
+    static func answersPing(port: Int) -> Bool {
+        rawCommand("PING", port: port)?.hasPrefix("+PONG") == true
+    }
+
+    /// Sends one inline command on a fresh socket and returns the start of the reply, or nil.
+    static func rawCommand(_ command: String, port: Int) -> String? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { return nil }
+        let bytes = Array((command + "\r\n").utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(fd, &buffer, buffer.count)
+        return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : ""
+    }
+}
+
+public struct RedisServerError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Runs `body` with a fresh private server, and stops it whatever happens.
+public func withRedisServer<T>(appendOnly: Bool = false, arguments: [String] = [], _ body: (RedisServer) async throws -> T) async throws -> T {
+    let server = try await RedisServer(appendOnly: appendOnly, arguments: arguments)
+    defer { server.shutdown() }
+    return try await body(server)
+}
+
+/// A key prefix no other test uses, so tests can share one server without sharing keys.
+public func uniqueKeyPrefix(_ name: String = "test") -> String {
+    "\(name):\(UUID().uuidString.prefix(12)):"
+}
+
+/// Waits until `condition` holds, polling every 10 ms, or fails after `timeout`.
+public func waitUntil(timeout: Duration = .seconds(10), _ what: String = "condition", _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw RedisServerError("timed out after \(timeout) waiting for \(what)")
+}
+
+/// The thread running the caller (a synchronous function, so that async tests can ask).
+public func currentThreadID() -> UInt {
+    UInt(pthread_self())
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): this project's Redis client against redis-benchmark on the same private
+# redis-server, for XADD and PUBLISH, one connection, unpipelined (-P 1) and pipelined (-P 64).
+# Usage: scripts/bench-redis.sh [REQUESTS]   (default 200000 per measurement)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+
+requests=${1:-200000}
+ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config
+ensure_swift
+export TMPDIR="$PWD/.tmp/bench"
+mkdir -p "$TMPDIR"
+
+echo "==> building release"
+swift build -c release --product richpush >/dev/null
+bin="$(swift build -c release --show-bin-path)/richpush"
+
+dir=$(mktemp -d "$TMPDIR/redis-XXXX")
+port=$(free_port)
+trap 'kill_private_redis "$TMPDIR"; rm -rf "$dir"' EXIT
+start_private_redis "$dir" "$port"
+url="redis://127.0.0.1:$port/0"
+
+redis_benchmark_rps() { # PIPELINE COMMAND...
+    local pipeline=$1
+    shift
+    redis-benchmark -p "$port" -c 1 -P "$pipeline" -n "$requests" --csv "$@" | tail -1 | cut -d, -f2 | tr -d '"'
+}
+
+# "task": the loop runs as an ordinary task (a hop to the connection's thread and back per round trip);
+# "on-thread": the loop runs with the connection as its task executor, as the worker's fetch loop does.
+printf '%-8s %-6s %-10s %14s %14s %7s\n' command pipe mode "richpush op/s" "r-bench op/s" ratio
+for command in xadd publish; do
+    for pipeline in 1 64; do
+        if [ "$command" = xadd ]; then
+            args=(XADD bench:redis-benchmark '*' field value)
+        else
+            args=(PUBLISH bench:channel value)
+        fi
+        theirs=$(redis_benchmark_rps "$pipeline" "${args[@]}")
+        for mode in task on-thread; do
+            flag=()
+            [ "$mode" = on-thread ] && flag=(--on-connection-thread)
+            ours=$("$bin" bench redis --redis-url "$url" --command "$command" --pipeline "$pipeline" \
+                --requests "$requests" --key "bench:richpush:$command" "${flag[@]}")
+            ratio=$(python3 -c "print(f'{$ours / $theirs:.2f}')")
+            printf '%-8s %-6s %-10s %14.0f %14.0f %7s\n' "$command" "$pipeline" "$mode" "$ours" "$theirs" "$ratio"
+        done
+        redis-cli -p "$port" del bench:redis-benchmark bench:richpush:xadd >/dev/null
+    done
+done
+echo "targets: XADD -P 64 ratio >= 0.70; XADD -P 1 ratio >= 0.80"

@@ -1,0 +1,57 @@
+# Shared by the scripts in scripts/: dependency installation and cleanup of private Redis servers.
+# Source it; it defines functions only.
+
+# ensure_apt_packages PKG...: installs the Debian/Ubuntu packages that are missing, saying which.
+ensure_apt_packages() {
+    local missing=()
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if ! command -v apt-get >/dev/null; then
+        echo "error: missing packages ${missing[*]} and no apt-get to install them; install them by hand" >&2
+        return 1
+    fi
+    local sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    echo "==> installing ${missing[*]} (apt-get)"
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# ensure_swift: fails with a clear message when no Swift 6 toolchain is on PATH.
+ensure_swift() {
+    if ! command -v swift >/dev/null; then
+        [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
+    fi
+    command -v swift >/dev/null || { echo "error: swift is not on PATH; install Swift 6.1+ from swift.org" >&2; return 1; }
+}
+
+# kill_private_redis DIR: kills every redis-server whose pid file lies under DIR (tests start them there).
+kill_private_redis() {
+    local dir=$1
+    [ -d "$dir" ] || return 0
+    find "$dir" -maxdepth 2 -name 'redis.pid' 2>/dev/null | while read -r pidfile; do
+        kill -9 "$(cat "$pidfile")" 2>/dev/null || true
+    done
+}
+
+# free_port: prints a TCP port that is free on 127.0.0.1 right now.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# start_private_redis DIR PORT [ARGS...]: starts a redis-server on 127.0.0.1:PORT with its files in DIR.
+start_private_redis() {
+    local dir=$1 port=$2
+    shift 2
+    mkdir -p "$dir"
+    redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --save '' --appendonly no \
+        --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" "$@" >/dev/null
+    for _ in $(seq 1 200); do
+        redis-cli -p "$port" ping >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    echo "error: redis-server on port $port did not start; see $dir/redis.log" >&2
+    return 1
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs the whole test suite against real redis-servers (the tests start their own on free ports).
+# Installs what is missing first: redis-server, redis-tools and libhiredis-dev (apt-get; sudo when not root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+
+ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config
+ensure_swift
+
+# Keep SwiftPM's and the tests' temporary files (and private Redis servers) in one place we clean.
+export TMPDIR="$PWD/.tmp/test"
+mkdir -p "$TMPDIR"
+trap 'kill_private_redis "$TMPDIR"' EXIT
+
+echo "==> building (debug, with tests)"
+swift build --build-tests
+echo "==> testing"
+swift test --skip-build
