@@ -5,6 +5,9 @@ struct RichPush: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "richpush",
         abstract: "RichPush: rich push notifications (API, workers, device simulator, operator tools) on Redis.",
-        subcommands: [PingCommand.self, BenchCommand.self]
+        subcommands: [
+            WorkerCommand.self, EnqueueCommand.self, StatsCommand.self, DeadLetterCommand.self, ReplayCommand.self,
+            PingCommand.self, BenchCommand.self,
+        ]
     )
 }

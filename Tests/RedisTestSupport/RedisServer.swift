@@ -194,14 +194,20 @@ public func uniqueKeyPrefix(_ name: String = "test") -> String {
     "\(name):\(UUID().uuidString.prefix(12)):"
 }
 
-/// Waits until `condition` holds, polling every 10 ms, or fails after `timeout`.
+/// Waits until `condition` holds, polling every 10 ms, or fails after `timeout`. A transient Redis
+/// error (connection lost or refused while a test restarts its server) counts as "not yet".
 public func waitUntil(timeout: Duration = .seconds(10), _ what: String = "condition", _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
+    var lastError: RedisError?
     while ContinuousClock.now < deadline {
-        if try await condition() { return }
+        do {
+            if try await condition() { return }
+        } catch let error as RedisError where error.isTransient {
+            lastError = error
+        }
         try await Task.sleep(for: .milliseconds(10))
     }
-    throw RedisServerError("timed out after \(timeout) waiting for \(what)")
+    throw RedisServerError("timed out after \(timeout) waiting for \(what)\(lastError.map { " (last error: \($0))" } ?? "")")
 }
 
 /// The thread running the caller (a synchronous function, so that async tests can ask).

@@ -28,15 +28,20 @@ extension RedisClient {
     }
 
     /// Runs the script once per call in one pipeline; replies in order, error replies as values.
-    /// Calls that met `NOSCRIPT` are sent again after one `SCRIPT LOAD`, in the same round trip.
     public func run(_ script: RedisScript, calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])]) async throws -> [RedisValue] {
-        let commands = calls.map { script.command(keys: $0.keys, arguments: $0.arguments) }
+        try await pipeline(calls.map { script.command(keys: $0.keys, arguments: $0.arguments) }, loading: [script])
+    }
+
+    /// Sends a pipeline that may hold `EVALSHA`s of `scripts`; commands that met `NOSCRIPT` are sent
+    /// again after one `SCRIPT LOAD` of each script, in a second round trip.
+    public func pipeline(_ commands: [RedisCommand], loading scripts: [RedisScript]) async throws -> [RedisValue] {
         var replies = try await pipeline(commands)
         let missing = replies.indices.filter { replies[$0].errorMessage?.hasPrefix("NOSCRIPT") == true }
         guard !missing.isEmpty else { return replies }
-        let retried = try await pipeline([RedisCommand("SCRIPT", "LOAD", script.source)] + missing.map { commands[$0] })
-        try retried[0].throwingError()
-        for (index, reply) in zip(missing, retried.dropFirst()) { replies[index] = reply }
+        let loads = scripts.map { RedisCommand("SCRIPT", "LOAD", $0.source) }
+        let retried = try await pipeline(loads + missing.map { commands[$0] })
+        for load in retried.prefix(loads.count) { try load.throwingError() }
+        for (index, reply) in zip(missing, retried.dropFirst(loads.count)) { replies[index] = reply }
         return replies
     }
 }

@@ -1,0 +1,12 @@
+import Logging
+
+/// Logs go to stderr, one line each, so stdout stays for the command's own output.
+enum LogSetup {
+    static func bootstrap(level: Logger.Level = .info) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}

@@ -1,0 +1,57 @@
+public import ArgumentParser
+import Hiredis
+public import Logging
+import RichPushQueue
+import ServiceLifecycle
+
+/// `richpush worker`: joins the consumer group and runs jobs until SIGTERM/SIGINT.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Take jobs from the queue and run them; scale by starting more, on any host.",
+        discussion: """
+        Each worker joins the consumer group under a unique name (host:pid:random). SIGTERM or \
+        SIGINT stops reading, lets running jobs finish (up to --drain-timeout), flushes \
+        acknowledgements, releases the rest for immediate reclaim by other workers, and exits 0.
+        Jobs of a worker that dies are reclaimed by the others after --visibility-timeout.
+        """)
+
+    @OptionGroup var redis: RedisOptions
+    @OptionGroup var queue: QueueOptions
+
+    @Option(help: "Jobs run at once by this worker.") var concurrency = 32
+    @Option(help: "Most jobs fetched per read.") var batchSize = 64
+    @Option(help: "Seconds running jobs get to finish on shutdown before they are released.") var drainTimeout: Double = 10
+    @Option(help: "Consumer name in the group (default host:pid:random).") var consumer: String?
+    @Option(help: "Seconds between reclaiming abandoned jobs and promoting due retries.") var maintenanceInterval: Double = 0.5
+    @Option(help: "Redis list where the noop handler appends its latencies (benchmarks).") var latencyKey: String?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
+        guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
+        guard maintenanceInterval > 0 else { throw ValidationError("--maintenance-interval must be positive") }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(level: logLevel)
+        let logger = Logger(label: "richpush.worker")
+        let redisConfiguration = try redis.configuration(clientName: "richpush-worker")
+        let pool = RedisConnectionPool(configuration: redisConfiguration, size: 2, logger: logger)
+        let jobQueue = JobQueue(redis: pool, configuration: queue.configuration)
+        var handlers = JobHandlers()
+        handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
+        handlers.register(NoopJobHandler(redis: pool, latencyKey: latencyKey), for: NoopJobHandler.type)
+        var workerConfiguration = JobWorkerConfiguration(concurrency: concurrency, batchSize: batchSize,
+                                                         drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
+                                                         maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
+        if let consumer { workerConfiguration.consumer = consumer }
+        let worker = JobWorker(queue: jobQueue, handlers: handlers, redis: redisConfiguration, configuration: workerConfiguration, logger: logger)
+        let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        try await group.run()
+        await pool.close()
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

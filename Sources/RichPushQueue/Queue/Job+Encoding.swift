@@ -1,0 +1,46 @@
+import Hiredis
+
+/// The stream entry layout, version 1: flat field/value pairs
+/// `v 1 type <type> payload <bytes> enq <ms> [attempt <n>] [origin <id>] [err <text>]`.
+/// Fields appended later win over earlier ones of the same name (scripts append `err`, `origin`).
+extension Job {
+    static let encodingVersion = "1"
+
+    /// The fields of a new job, enqueued now.
+    static func fields(for request: JobRequest, now: Int64) -> [any RedisArgument] {
+        ["v", encodingVersion, "type", request.type, "payload", request.payload, "enq", now]
+    }
+
+    /// Decodes a stream entry `[id, [field, value, …]]`; an entry that cannot be decoded is a
+    /// ``JobDecodingError`` carrying its id, so the worker can dead-letter it and go on.
+    init(entry: RedisValue) throws(JobDecodingError) {
+        guard let parts = entry.array, parts.count == 2, let id = parts[0].string else {
+            throw JobDecodingError(id: nil, reason: "not a stream entry: \(entry)")
+        }
+        guard let flat = parts[1].array, flat.count % 2 == 0 else {
+            throw JobDecodingError(id: id, reason: "entry has no field/value pairs")
+        }
+        var fields: [String: RedisValue] = [:]
+        for index in stride(from: 0, to: flat.count, by: 2) {
+            guard let name = flat[index].string else { continue }
+            fields[name] = flat[index + 1]
+        }
+        guard let version = fields["v"]?.string else { throw JobDecodingError(id: id, reason: "missing encoding version 'v'") }
+        guard version == Self.encodingVersion else {
+            throw JobDecodingError(id: id, reason: "unsupported encoding version \(version) (this worker reads \(Self.encodingVersion))")
+        }
+        guard let type = fields["type"]?.string, !type.isEmpty else { throw JobDecodingError(id: id, reason: "missing job type") }
+        guard let payload = fields["payload"]?.bytes else { throw JobDecodingError(id: id, reason: "missing payload") }
+        guard let enqueued = fields["enq"]?.string.flatMap({ Int64($0) }) else { throw JobDecodingError(id: id, reason: "missing or bad enqueue time 'enq'") }
+        let attempt = fields["attempt"]?.int ?? 0
+        self.init(id: id, type: type, payload: payload, attempt: attempt, enqueuedAt: enqueued,
+                  origin: fields["origin"]?.string, lastError: fields["err"]?.string)
+    }
+}
+
+/// A stream entry that is not a job this worker can read (a poison message).
+public struct JobDecodingError: Error, Sendable, CustomStringConvertible {
+    public let id: String?
+    public let reason: String
+    public var description: String { "undecodable job \(id ?? "?"): \(reason)" }
+}

@@ -1,0 +1,94 @@
+public import Hiredis
+
+/// The worker's side: read, acknowledge, retry, dead-letter, reclaim, extend and release.
+extension JobQueue {
+    /// A delivered entry: a decoded job, or a poison message to dead-letter.
+    public typealias Delivery = Result<Job, JobDecodingError>
+
+    /// Reads new jobs for `consumer`, waiting up to `block` for the first one (no polling).
+    /// `reader` must be a connection of its own whose command timeout exceeds `block`.
+    public func read(on reader: RedisConnection, consumer: String, count: Int, block: Duration) async throws -> [Delivery] {
+        let reply = try await reader.send(
+            "XREADGROUP", "GROUP", configuration.group, consumer, "COUNT", count,
+            "BLOCK", max(block.milliseconds, 1), "STREAMS", configuration.streamKey, ">")
+        guard let streams = reply.array else { return [] }  // nil: the block time passed
+        return streams.flatMap { stream in
+            (stream.array?.dropFirst().first?.array ?? []).map(Self.delivery)
+        }
+    }
+
+    /// Acknowledges finished jobs with one multi-id XACK and counts them, in one round trip.
+    public func acknowledge(_ ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
+        var ack = RedisCommand("XACK", configuration.streamKey, configuration.group)
+        for id in ids { ack.append(id) }
+        let replies = try await redis.pipeline([ack, RedisCommand("HINCRBY", configuration.countersKey, "processed", ids.count)])
+        for reply in replies { try reply.throwingError() }
+    }
+
+    /// Schedules the job to run again after `delay` (delayed set + XACK, atomically).
+    public func retry(_ job: Job, after delay: Duration, error: String) async throws {
+        try await redis.run(QueueScripts.retry,
+                            keys: [configuration.streamKey, configuration.delayedKey, configuration.countersKey],
+                            arguments: [configuration.group, job.id, Self.nowMilliseconds() + Int64(delay.milliseconds), job.attempt + 1, error])
+    }
+
+    /// Copies the entry to the dead letters with its error and acknowledges it, atomically.
+    public func deadLetter(id: String, error: String) async throws {
+        try await redis.run(QueueScripts.deadLetter,
+                            keys: [configuration.streamKey, configuration.deadKey, configuration.countersKey],
+                            arguments: [configuration.group, id, error, Self.nowMilliseconds()])
+    }
+
+    /// Counts jobs whose handler failed for good and were dropped at its request.
+    public func countDropped(_ ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
+        var ack = RedisCommand("XACK", configuration.streamKey, configuration.group)
+        for id in ids { ack.append(id) }
+        let replies = try await redis.pipeline([ack, RedisCommand("HINCRBY", configuration.countersKey, "failed", ids.count)])
+        for reply in replies { try reply.throwingError() }
+    }
+
+    /// Claims for `consumer` the jobs idle longer than the visibility timeout; poison pills
+    /// (delivered `maxDeliveries` times) are dead-lettered instead. Returns the claimed jobs and
+    /// how many went to the dead letters.
+    public func reclaim(for consumer: String, count: Int = 100) async throws -> (jobs: [Delivery], deadLettered: Int) {
+        let reply = try await redis.run(QueueScripts.reclaim,
+                                        keys: [configuration.streamKey, configuration.deadKey, configuration.countersKey],
+                                        arguments: [configuration.group, consumer, configuration.visibilityTimeout.milliseconds, count,
+                                                    configuration.maxDeliveries, Self.nowMilliseconds()])
+        guard let parts = reply.array, parts.count == 2 else { throw RedisError(code: .unexpectedReply, message: "reclaim answered \(reply)") }
+        let entries = (parts[0].array ?? []).filter { !$0.isNull }
+        return (entries.map(Self.delivery), parts[1].int ?? 0)
+    }
+
+    /// Resets the idle time of jobs still running, so nobody reclaims them (lease extension).
+    public func extendLease(of ids: [String], consumer: String) async throws {
+        guard !ids.isEmpty else { return }
+        var claim = RedisCommand("XCLAIM", configuration.streamKey, configuration.group, consumer, 0)
+        for id in ids { claim.append(id) }
+        claim.append("JUSTID")
+        try await redis.send(claim)
+    }
+
+    /// Makes jobs this worker will not finish reclaimable at once (graceful shutdown): their idle
+    /// time is set to the visibility timeout, so the next reclaim by any worker takes them.
+    public func release(_ ids: [String], consumer: String) async throws {
+        guard !ids.isEmpty else { return }
+        var claim = RedisCommand("XCLAIM", configuration.streamKey, configuration.group, consumer, 0)
+        for id in ids { claim.append(id) }
+        claim.append(contentsOf: ["IDLE", configuration.visibilityTimeout.milliseconds + 1, "JUSTID"] as [any RedisArgument])
+        try await redis.send(claim)
+    }
+
+    /// Moves retries whose time has come back into the stream; returns how many.
+    @discardableResult
+    public func promoteDueRetries(limit: Int = 1000) async throws -> Int {
+        try await redis.run(QueueScripts.promote, keys: [configuration.streamKey, configuration.delayedKey],
+                            arguments: [Self.nowMilliseconds(), limit]).int ?? 0
+    }
+
+    static func delivery(_ entry: RedisValue) -> Delivery {
+        Result { () throws(JobDecodingError) in try Job(entry: entry) }
+    }
+}

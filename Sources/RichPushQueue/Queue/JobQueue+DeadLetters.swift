@@ -1,0 +1,102 @@
+import Hiredis
+
+/// A job in the dead-letter stream, with why it died.
+public struct DeadLetter: Sendable, Hashable {
+    /// Its id in the dead-letter stream.
+    public let id: String
+    public let job: Job?
+    public let error: String
+    public let origin: String
+    /// Milliseconds since 1970.
+    public let deadAt: Int64
+    /// Why the entry could not be read as a job, when it could not.
+    public let undecodable: String?
+}
+
+extension JobQueue {
+    /// Dead letters, newest first, at most `count`, starting before `before` (an id) if given.
+    public func deadLetters(count: Int = 20, before: String? = nil) async throws -> [DeadLetter] {
+        let end = before.map { "(" + $0 } ?? "+"
+        let reply = try await redis.send("XREVRANGE", configuration.deadKey, end, "-", "COUNT", count)
+        return (reply.array ?? []).map(Self.deadLetter)
+    }
+
+    /// One dead letter by its id in the dead-letter stream, or nil.
+    public func deadLetter(id: String) async throws -> DeadLetter? {
+        let reply = try await redis.send("XRANGE", configuration.deadKey, id, id)
+        return reply.array?.first.map(Self.deadLetter)
+    }
+
+    public func deadLetterCount() async throws -> Int {
+        try await redis.send("XLEN", configuration.deadKey).int ?? 0
+    }
+
+    /// Moves the given dead letters (all of them when `ids` is nil) back into the queue as fresh
+    /// jobs, in batches of 500 per script call; returns how many were moved.
+    @discardableResult
+    public func replayDeadLetters(ids: [String]? = nil) async throws -> Int {
+        var moved = 0
+        if let ids {
+            for batch in ids.chunked(500) { moved += try await replayDeadBatch(batch) }
+            return moved
+        }
+        while true {
+            let page = try await redis.send("XRANGE", configuration.deadKey, "-", "+", "COUNT", 500).array ?? []
+            let batch = page.compactMap { $0.array?.first?.string }
+            if batch.isEmpty { return moved }
+            moved += try await replayDeadBatch(batch[...])
+        }
+    }
+
+    /// Deletes the given dead letters (all when `ids` is nil); returns how many were deleted.
+    @discardableResult
+    public func purgeDeadLetters(ids: [String]? = nil) async throws -> Int {
+        guard let ids else {
+            let count = try await deadLetterCount()
+            try await redis.send("DEL", configuration.deadKey)
+            return count
+        }
+        var deleted = 0
+        for batch in ids.chunked(500) {
+            var command = RedisCommand("XDEL", configuration.deadKey)
+            for id in batch { command.append(id) }
+            deleted += try await redis.send(command).int ?? 0
+        }
+        return deleted
+    }
+
+    private func replayDeadBatch(_ ids: ArraySlice<String>) async throws -> Int {
+        try await redis.run(QueueScripts.replayDead, keys: [configuration.deadKey, configuration.streamKey], arguments: Array(ids)).int ?? 0
+    }
+
+    static func deadLetter(_ entry: RedisValue) -> DeadLetter {
+        let parts = entry.array ?? []
+        let id = parts.first?.string ?? "?"
+        var fields: [String: String] = [:]
+        let flat = parts.count > 1 ? (parts[1].array ?? []) : []
+        for index in stride(from: 0, to: flat.count - 1, by: 2) {
+            if let name = flat[index].string { fields[name] = flat[index + 1].string }
+        }
+        let decoded = Self.delivery(entry)
+        return DeadLetter(
+            id: id,
+            job: try? decoded.get(),
+            error: fields["err"] ?? "",
+            origin: fields["origin"] ?? id,
+            deadAt: fields["deadAt"].flatMap { Int64($0) } ?? 0,
+            undecodable: decoded.failureDescription)
+    }
+}
+
+extension Result where Failure == JobDecodingError {
+    var failureDescription: String? {
+        if case .failure(let error) = self { return error.reason }
+        return nil
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

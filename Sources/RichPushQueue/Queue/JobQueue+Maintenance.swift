@@ -1,0 +1,29 @@
+import Hiredis
+
+/// Housekeeping any worker may do at any time; all of it is idempotent.
+extension JobQueue {
+    /// Trims entries older than the retention, never one still pending or undelivered.
+    @discardableResult
+    public func trim(now: Int64 = JobQueue.nowMilliseconds()) async throws -> Int {
+        let cutoff = max(0, now - Int64(configuration.retention.milliseconds))
+        return try await redis.run(QueueScripts.trim, keys: [configuration.streamKey], arguments: ["\(cutoff)-0"]).int ?? 0
+    }
+
+    /// Removes consumers that have nothing pending and have been idle longer than `idle`
+    /// (workers that exited or died after their jobs were reclaimed); returns their names.
+    @discardableResult
+    public func removeStaleConsumers(idleLongerThan idle: Duration, except keep: String = "") async throws -> [String] {
+        try await removeIdleConsumers(minIdle: idle.milliseconds, only: "", except: keep)
+    }
+
+    /// Removes one consumer if it has nothing pending (a worker leaving cleanly).
+    public func removeConsumerIfIdle(_ name: String) async throws {
+        _ = try await removeIdleConsumers(minIdle: -1, only: name, except: "")
+    }
+
+    private func removeIdleConsumers(minIdle: Int, only: String, except: String) async throws -> [String] {
+        let reply = try await redis.run(QueueScripts.removeIdleConsumers, keys: [configuration.streamKey],
+                                        arguments: [configuration.group, minIdle, only, except])
+        return (reply.array ?? []).compactMap(\.string)
+    }
+}

@@ -1,0 +1,48 @@
+import Hiredis
+
+extension JobQueue {
+    /// Reads the queue's numbers in one pipelined round trip.
+    public func stats() async throws -> QueueStats {
+        let c = configuration
+        let replies = try await redis.pipeline([
+            RedisCommand("XLEN", c.streamKey),
+            RedisCommand("XINFO", "GROUPS", c.streamKey),
+            RedisCommand("XPENDING", c.streamKey, c.group),
+            RedisCommand("ZCARD", c.delayedKey),
+            RedisCommand("XLEN", c.deadKey),
+            RedisCommand("XINFO", "CONSUMERS", c.streamKey, c.group),
+            RedisCommand("HGETALL", c.countersKey),
+        ])
+        // A queue nobody has used yet has no stream: XINFO answers "no such key"; that is all zeros.
+        let group = replies[1].array?.compactMap { Self.dictionary($0) }.first { $0["name"]?.string == c.group }
+        let pendingSummary = replies[2].array ?? []
+        let oldest = pendingSummary.count > 1 ? pendingSummary[1].string.flatMap(StreamID.init) : nil
+        let now = UInt64(Self.nowMilliseconds())
+        let consumers = (replies[5].array ?? []).compactMap(Self.dictionary).map { info in
+            QueueStats.Consumer(name: info["name"]?.string ?? "?", pending: info["pending"]?.int ?? 0, idleMilliseconds: info["idle"]?.int ?? 0)
+        }
+        let counters = Self.dictionary(replies[6]) ?? [:]
+        return QueueStats(
+            length: replies[0].int ?? 0,
+            lag: group?["lag"]?.int ?? 0,
+            pending: group?["pending"]?.int ?? 0,
+            oldestPendingAgeMilliseconds: oldest.map { Int(now > $0.milliseconds ? now - $0.milliseconds : 0) } ?? 0,
+            delayed: replies[3].int ?? 0,
+            deadLetters: replies[4].int ?? 0,
+            consumers: consumers.sorted { $0.name < $1.name },
+            processed: counters["processed"]?.int ?? 0,
+            retried: counters["retried"]?.int ?? 0,
+            failed: counters["failed"]?.int ?? 0,
+            deadLettered: counters["dead"]?.int ?? 0)
+    }
+
+    /// A flat `[name, value, …]` reply as a dictionary.
+    static func dictionary(_ value: RedisValue) -> [String: RedisValue]? {
+        guard let flat = value.array, flat.count % 2 == 0 else { return nil }
+        var result: [String: RedisValue] = [:]
+        for index in stride(from: 0, to: flat.count, by: 2) {
+            if let name = flat[index].string { result[name] = flat[index + 1] }
+        }
+        return result
+    }
+}

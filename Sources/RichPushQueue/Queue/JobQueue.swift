@@ -1,0 +1,69 @@
+import Foundation
+public import Hiredis
+
+/// The reliable job queue on one Redis Stream with one consumer group.
+///
+/// At-least-once: a job leaves the pending-entries list (PEL) only when a worker acknowledges it,
+/// retries it (atomically moved to the delayed set) or dead-letters it (atomically copied to the
+/// dead-letter stream). A worker that dies leaves its jobs in the PEL, where the others reclaim
+/// them after the visibility timeout. The PEL *is* the visibility timeout; nothing polls.
+public struct JobQueue: Sendable {
+    public let configuration: JobQueueConfiguration
+    /// Shared, multiplexed client for everything but the blocking read.
+    public let redis: any RedisClient
+
+    public init(redis: any RedisClient, configuration: JobQueueConfiguration = JobQueueConfiguration()) {
+        self.redis = redis
+        self.configuration = configuration
+    }
+
+    /// Creates the stream and the consumer group if they do not exist yet (idempotent).
+    public func ensureGroup() async throws {
+        do {
+            try await redis.send("XGROUP", "CREATE", configuration.streamKey, configuration.group, "0", "MKSTREAM")
+        } catch let error as RedisError where error.serverErrorPrefix == "BUSYGROUP" {
+            // Already there: another worker or producer created it.
+        }
+    }
+
+    /// Enqueues one job and returns its stream id. With an idempotency key, a second enqueue of
+    /// the same key within the TTL returns the first job's id and adds nothing.
+    @discardableResult
+    public func enqueue(_ request: JobRequest) async throws -> String {
+        try await enqueue([request])[0]
+    }
+
+    /// Enqueues jobs in one pipelined round trip; ids in the order of the requests.
+    @discardableResult
+    public func enqueue(_ requests: [JobRequest]) async throws -> [String] {
+        let now = Self.nowMilliseconds()
+        let commands = requests.map { request in
+            let fields = Job.fields(for: request, now: now)
+            if let key = request.idempotencyKey {
+                return QueueScripts.enqueueOnce.command(
+                    keys: [configuration.streamKey, configuration.idempotencyKey(key)],
+                    arguments: [configuration.idempotencyTTL.milliseconds] + fields)
+            }
+            return RedisCommand("XADD", arguments: [configuration.streamKey, "*"] + fields)
+        }
+        let replies = try await redis.pipeline(commands, loading: [QueueScripts.enqueueOnce])
+        return try replies.map { reply in
+            let reply = try reply.throwingError()
+            if let id = reply.string { return id }
+            if let id = reply.array?.first?.string { return id }
+            throw RedisError(code: .unexpectedReply, message: "enqueue answered \(reply)")
+        }
+    }
+
+    public static func nowMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down.
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,57 @@
+/// Runs jobs of one or more types. Throw ``JobError`` to say whether a failure is worth a retry;
+/// any other error counts as retryable.
+public protocol JobHandler: Sendable {
+    func handle(_ job: Job) async throws
+    /// Called once when the worker stops, after the last job (flush buffers here).
+    func shutdown() async
+}
+
+extension JobHandler {
+    public func shutdown() async {}
+}
+
+/// How a handler classifies a failure.
+public struct JobError: Error, Sendable, CustomStringConvertible {
+    public enum Disposition: Sendable, Hashable {
+        /// Run again later, after `after` or the retry policy's back-off.
+        case retry(after: Duration?)
+        /// Never retry (invalid token, payload too large): straight to the dead letters.
+        case permanent
+        /// Never retry and do not keep it either: acknowledged and counted as failed.
+        case drop
+    }
+
+    public let disposition: Disposition
+    public let message: String
+
+    public static func retry(_ message: String, after delay: Duration? = nil) -> JobError {
+        JobError(disposition: .retry(after: delay), message: message)
+    }
+
+    public static func permanent(_ message: String) -> JobError {
+        JobError(disposition: .permanent, message: message)
+    }
+
+    public static func drop(_ message: String) -> JobError {
+        JobError(disposition: .drop, message: message)
+    }
+
+    public var description: String { message }
+}
+
+/// The handlers a worker runs, by job type.
+public struct JobHandlers: Sendable {
+    private var handlers: [String: any JobHandler] = [:]
+
+    public init() {}
+
+    public mutating func register(_ handler: any JobHandler, for type: String) {
+        handlers[type] = handler
+    }
+
+    public subscript(type: String) -> (any JobHandler)? { handlers[type] }
+
+    public var types: [String] { handlers.keys.sorted() }
+
+    var all: [any JobHandler] { Array(handlers.values) }
+}

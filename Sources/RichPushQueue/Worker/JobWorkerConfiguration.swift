@@ -1,0 +1,47 @@
+import Foundation
+
+/// How one worker process takes jobs.
+public struct JobWorkerConfiguration: Sendable {
+    /// Name in the consumer group; unique per process (`host:pid:random` by default).
+    public var consumer: String
+    /// Jobs run at once by this worker.
+    public var concurrency: Int
+    /// Most jobs fetched by one XREADGROUP.
+    public var batchSize: Int
+    /// How long one XREADGROUP waits for new jobs; bounds how long a shutdown waits for the read.
+    public var blockTime: Duration
+    /// How long a graceful shutdown waits for running jobs before releasing them to other workers.
+    public var drainTimeout: Duration
+    /// How often the worker reclaims abandoned jobs and promotes due retries.
+    public var maintenanceInterval: Duration
+    /// How often the worker trims the stream by age and removes stale consumers.
+    public var housekeepingInterval: Duration
+    /// A consumer with nothing pending and idle this long is removed from the group.
+    public var staleConsumerAge: Duration
+
+    public init(
+        consumer: String = JobWorkerConfiguration.defaultConsumerName(),
+        concurrency: Int = 32,
+        batchSize: Int = 64,
+        blockTime: Duration = .milliseconds(500),
+        drainTimeout: Duration = .seconds(10),
+        maintenanceInterval: Duration = .milliseconds(500),
+        housekeepingInterval: Duration = .seconds(60),
+        staleConsumerAge: Duration = .seconds(3600)
+    ) {
+        self.consumer = consumer
+        self.concurrency = concurrency
+        self.batchSize = batchSize
+        self.blockTime = blockTime
+        self.drainTimeout = drainTimeout
+        self.maintenanceInterval = maintenanceInterval
+        self.housekeepingInterval = housekeepingInterval
+        self.staleConsumerAge = staleConsumerAge
+    }
+
+    public static func defaultConsumerName() -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        return "\(host):\(ProcessInfo.processInfo.processIdentifier):\(random)"
+    }
+}

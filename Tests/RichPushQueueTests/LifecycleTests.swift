@@ -1,0 +1,197 @@
+import Foundation
+import Hiredis
+import RedisTestSupport
+import Synchronization
+import Testing
+@testable import RichPushQueue
+
+/// A job's life through an in-process worker: retry, dead letters, replay, idempotency, poison.
+@Suite("Job lifecycle with in-process workers")
+struct LifecycleTests {
+    @Test func retryThenSuccess() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.enqueue(fixture.probe("flaky", failTimes: 2))
+            try await fixture.withWorkers([fixture.worker()]) {
+                try await waitUntil("the job to succeed") { try await fixture.handledCounts()["flaky"] == 1 }
+            }
+            let stats = try await fixture.queue.stats()
+            #expect(stats.retried == 2 && stats.processed == 1 && stats.deadLetters == 0 && stats.pending == 0 && stats.delayed == 0)
+        }
+    }
+
+    @Test func exhaustionDeadLettersThenReplaySucceeds() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 3, base: .milliseconds(5), cap: .milliseconds(20)) }
+            let healthy = Switch()
+            var handlers = JobHandlers()
+            handlers.register(ToggleHandler(healthy: healthy, redis: fixture.redis, key: fixture.recordKey), for: "toggle")
+            let id = try await fixture.queue.enqueue(JobRequest(type: "toggle", payload: Array("order-7".utf8)))
+            try await fixture.withWorkers([fixture.worker(handlers)]) {
+                try await waitUntil("the job to be dead-lettered") { try await fixture.queue.deadLetterCount() == 1 }
+                let letter = try #require(try await fixture.queue.deadLetters().first)
+                #expect(letter.origin == id)
+                #expect(letter.error.contains("gave up after 3 attempts") && letter.error.contains("downstream unavailable"))
+                #expect(letter.job?.payload == Array("order-7".utf8))
+                #expect(try await fixture.queue.stats().retried == 2)
+
+                healthy.on.store(true, ordering: .relaxed)
+                #expect(try await fixture.queue.replayDeadLetters(ids: [letter.id]) == 1)
+                try await waitUntil("the replayed job to succeed") { try await fixture.handledCounts()["order-7"] == 1 }
+            }
+            #expect(try await fixture.queue.deadLetterCount() == 0)
+        }
+    }
+
+    @Test func permanentErrorsAreNeverRetried() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.enqueue(fixture.probe("bad-token", permanent: true))
+            try await fixture.withWorkers([fixture.worker()]) {
+                try await waitUntil("the dead letter") { try await fixture.queue.deadLetterCount() == 1 }
+            }
+            let stats = try await fixture.queue.stats()
+            #expect(stats.retried == 0 && stats.deadLettered == 1)
+            #expect(try await fixture.queue.deadLetters().first?.error == "probe asked to fail permanently")
+        }
+    }
+
+    @Test func undecodableEntryIsDeadLetteredAndTheLoopGoesOn() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.redis.send("XADD", fixture.queue.configuration.streamKey, "*", "v", "1", "garbage", "yes")
+            try await fixture.queue.enqueue(fixture.probe("after-poison"))
+            try await fixture.withWorkers([fixture.worker()]) {
+                try await waitUntil("the good job") { try await fixture.handledCounts()["after-poison"] == 1 }
+                try await waitUntil("the dead letter") { try await fixture.queue.deadLetterCount() == 1 }
+            }
+            let letter = try #require(try await fixture.queue.deadLetters().first)
+            #expect(letter.error.contains("missing job type"))
+            #expect(letter.job == nil)
+        }
+    }
+
+    @Test func jobDeliveredTooOftenIsAPoisonPill() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) {
+                $0.maxDeliveries = 2
+                $0.visibilityTimeout = .milliseconds(100)
+            }
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(fixture.probe("crasher"))
+            // Two consumers take the job and die without acknowledging it (as a crashing handler would).
+            let reader = RedisConnection(configuration: server.configuration)
+            _ = try await fixture.queue.read(on: reader, consumer: "doomed-1", count: 1, block: .milliseconds(10))
+            try await waitUntil("the lease to lapse") {
+                try await fixture.queue.reclaim(for: "doomed-2").jobs.count == 1
+            }
+            try await waitUntil("the lease to lapse again") {
+                try await fixture.queue.reclaim(for: "doomed-3").deadLettered == 1
+            }
+            await reader.close()
+            let letter = try #require(try await fixture.queue.deadLetters().first)
+            #expect(letter.error.contains("delivered 2 times"))
+            #expect(try await fixture.queue.stats().pending == 0)
+            #expect(try await fixture.handledCounts()["crasher"] == nil)
+        }
+    }
+
+    @Test func idempotentEnqueueAddsOnce() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            var request = fixture.probe("once")
+            request.idempotencyKey = "order-42"
+            let first = try await fixture.queue.enqueue(request)
+            let second = try await fixture.queue.enqueue(request)
+            let batch = try await fixture.queue.enqueue([request, fixture.probe("other")])
+            #expect(first == second && batch[0] == first && batch[1] != first)
+            #expect(try await fixture.queue.stats().length == 2)
+        }
+    }
+
+    @Test func replayOfATimeWindowResendsExactlyThatWindow() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            let before = try await fixture.queue.enqueue(fixture.probe("before"))
+            let ids = try await fixture.queue.enqueue((0..<3).map { fixture.probe("in-\($0)") })
+            let after = try await fixture.queue.enqueue(fixture.probe("after"))
+            try await fixture.withWorkers([fixture.worker()]) {
+                try await waitUntil("first run") { try await fixture.handledCounts().count == 5 }
+                let dry = try await fixture.queue.replay(from: ids[0], to: ids[2], dryRun: true)
+                #expect(dry.candidates.map(\.id) == ids)
+                #expect(try await fixture.handledCounts().values.allSatisfy { $0 == 1 })
+                let done = try await fixture.queue.replay(from: ids[0], to: ids[2])
+                #expect(done.candidates.count == 3)
+                try await waitUntil("the replay") { try await fixture.handledCounts()["in-2"] == 2 }
+                try await waitUntil("all acknowledged") { try await fixture.queue.stats().processed == 8 }
+            }
+            let counts = try await fixture.handledCounts()
+            #expect(counts == ["before": 1, "in-0": 2, "in-1": 2, "in-2": 2, "after": 1])
+            #expect(before < ids[0] && after > ids[2])
+        }
+    }
+
+    @Test func longJobsKeepTheirLease() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .milliseconds(300) }
+            try await fixture.queue.enqueue(fixture.probe("slow", sleepMs: 1200))
+            try await fixture.withWorkers([fixture.worker(consumer: "a"), fixture.worker(consumer: "b")]) {
+                try await waitUntil("the slow job") { try await fixture.handledCounts()["slow"] != nil }
+                try await waitUntil("its acknowledgement") { try await fixture.queue.stats().pending == 0 }
+            }
+            // Running four visibility timeouts long, it was never reclaimed by the other worker.
+            #expect(try await fixture.handledCounts()["slow"] == 1)
+        }
+    }
+
+    @Test func trimKeepsPendingAndUndeliveredEntries() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) { $0.retention = .milliseconds(1) }
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue((0..<3).map { fixture.probe("old-\($0)") })
+            let reader = RedisConnection(configuration: server.configuration)
+            let taken = try await fixture.queue.read(on: reader, consumer: "c", count: 2, block: .milliseconds(10))
+            let ids = try taken.map { try $0.get().id }
+            try await fixture.queue.acknowledge([ids[0]])
+            try await fixture.queue.enqueue(fixture.probe("new"))
+            // Now: one acked, one pending, two never delivered; only the acked one may go.
+            #expect(try await fixture.queue.trim(now: JobQueue.nowMilliseconds() + 60_000) == 1)
+            #expect(try await fixture.queue.stats().length == 3)
+            await reader.close()
+        }
+    }
+
+    @Test func staleConsumersWithNothingPendingAreRemoved() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue([fixture.probe("held"), fixture.probe("done")])
+            let reader = RedisConnection(configuration: server.configuration)
+            _ = try await fixture.queue.read(on: reader, consumer: "holding", count: 1, block: .milliseconds(10))
+            let finished = try await fixture.queue.read(on: reader, consumer: "gone", count: 1, block: .milliseconds(10))
+            try await fixture.queue.acknowledge(finished.map { try $0.get().id })
+            try await waitUntil("idle time to pass") { try await fixture.queue.stats().consumers.allSatisfy { $0.idleMilliseconds > 50 } }
+            let removed = try await fixture.queue.removeStaleConsumers(idleLongerThan: .milliseconds(50))
+            #expect(removed == ["gone"])
+            #expect(try await fixture.queue.stats().consumers.map(\.name) == ["holding"])
+            await reader.close()
+        }
+    }
+}
+
+/// Fails until told the downstream is healthy; then records the payload as handled.
+struct ToggleHandler: JobHandler {
+    let healthy: Switch
+    let redis: RedisConnectionPool
+    let key: String
+
+    func handle(_ job: Job) async throws {
+        guard healthy.on.load(ordering: .relaxed) else { throw JobError.retry("downstream unavailable") }
+        try await redis.send("HINCRBY", key, job.payload, 1)
+    }
+}
+
+final class Switch: Sendable {
+    let on = Atomic<Bool>(false)
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Hiredis
+import RedisTestSupport
+import Testing
+@testable import RichPushQueue
+
+/// Real `richpush worker` processes, real signals, a real redis-server that is restarted.
+@Suite("Worker processes", .serialized)
+struct WorkerProcessTests {
+    @Test func tenThousandJobsThreeWorkersEachJobOnce() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            for start in stride(from: 0, to: 10_000, by: 1000) {
+                try await fixture.queue.enqueue((start..<start + 1000).map { fixture.probe("job-\($0)") })
+            }
+            let workers = try (1...3).map { try fixture.spawnWorker(name: "worker-\($0)") }
+            try await waitUntil(timeout: .seconds(120), "10,000 jobs to be acknowledged") {
+                try await fixture.queue.stats().processed == 10_000
+            }
+            for worker in workers { worker.signal(SIGTERM) }
+            for worker in workers { #expect(try await worker.wait() == 0, "worker log: \(worker.log.suffix(2000))") }
+            let counts = try await fixture.handledCounts()
+            #expect(counts.count == 10_000)
+            #expect(counts.values.allSatisfy { $0 == 1 }, "some jobs ran twice: \(counts.filter { $0.value != 1 }.prefix(5))")
+            let stats = try await fixture.queue.stats()
+            #expect(stats.pending == 0 && stats.lag == 0 && stats.deadLetters == 0)
+            #expect(stats.consumers.isEmpty, "workers leave the group on a clean exit")
+        }
+    }
+
+    @Test func killNineLosesNothingAndRedeliversWithinTheVisibilityTimeout() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(2) }
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue((0..<200).map { fixture.probe("job-\($0)", sleepMs: 100) })
+            let victim = try fixture.spawnWorker(name: "victim", extra: ["--concurrency", "20"])
+            try await waitUntil(timeout: .seconds(30), "the victim to hold jobs in flight") {
+                try await fixture.queue.stats().consumers.first { $0.name == "victim" }?.pending ?? 0 >= 10
+            }
+            let held = try await fixture.queue.stats().consumers.first { $0.name == "victim" }?.pending ?? 0
+            victim.signal(SIGKILL)
+            #expect(try await victim.wait() == 128 + SIGKILL)
+            let killedAt = ContinuousClock.now
+            let survivor = try fixture.spawnWorker(name: "survivor", extra: ["--concurrency", "20"])
+            try await waitUntil(timeout: .seconds(7), "the survivor to reclaim the victim's jobs") {
+                try await fixture.queue.stats().consumers.first { $0.name == "victim" }?.pending ?? 0 == 0
+            }
+            let redelivery = ContinuousClock.now - killedAt
+            try await waitUntil(timeout: .seconds(60), "every job to complete") {
+                let handled = try await fixture.handledCounts().count
+                let pending = try await fixture.queue.stats().pending
+                return handled == 200 && pending == 0
+            }
+            survivor.signal(SIGTERM)
+            #expect(try await survivor.wait() == 0)
+            #expect(held >= 10)
+            #expect(redelivery < .seconds(2 + 5))
+            let counts = try await fixture.handledCounts()
+            #expect(counts.count == 200, "lost jobs")
+            // At-least-once: a job the victim finished but had not acknowledged may run twice; no more.
+            #expect(counts.values.allSatisfy { $0 >= 1 && $0 <= 2 })
+        }
+    }
+
+    @Test func workersCarryOnAfterRedisRestarts() async throws {
+        try await withRedisServer(appendOnly: true) { server in
+            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(3) }
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue((0..<2000).map { fixture.probe("job-\($0)", sleepMs: 2) })
+            let workers = try (1...2).map { try fixture.spawnWorker(name: "w\($0)", extra: ["--concurrency", "8"]) }
+            try await waitUntil(timeout: .seconds(60), "some progress") { try await fixture.queue.stats().processed >= 300 }
+            let acknowledgedBefore = try await fixture.queue.stats().processed
+            server.stop()  // SHUTDOWN: the AOF is flushed, as on a planned restart
+            try await Task.sleep(for: .milliseconds(300))  // the outage itself, not a wait for a condition
+            try await server.start()
+            try await waitUntil(timeout: .seconds(90), "every job after the restart") {
+                let handled = try await fixture.handledCounts().count
+                let stats = try await fixture.queue.stats()
+                return handled == 2000 && stats.pending == 0 && stats.lag == 0
+            }
+            for worker in workers { worker.signal(SIGTERM) }
+            for worker in workers { #expect(try await worker.wait() == 0, "worker log: \(worker.log.suffix(2000))") }
+            let stats = try await fixture.queue.stats()
+            #expect(stats.processed >= acknowledgedBefore, "acknowledged work survived the restart")
+            #expect(stats.processed >= 2000)
+            #expect(try await fixture.handledCounts().values.allSatisfy { $0 >= 1 && $0 <= 2 })
+        }
+    }
+
+    @Test func sigtermDrainsRunningJobsAndExitsZero() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue((0..<50).map { fixture.probe("job-\($0)", sleepMs: 700) })
+            let worker = try fixture.spawnWorker(name: "draining", extra: ["--concurrency", "5", "--drain-timeout", "5"])
+            try await waitUntil(timeout: .seconds(30), "jobs in flight") {
+                try await fixture.queue.stats().consumers.first?.pending ?? 0 == 5
+            }
+            worker.signal(SIGTERM)
+            #expect(try await worker.wait(timeout: .seconds(10)) == 0, "worker log: \(worker.log.suffix(2000))")
+            let stats = try await fixture.queue.stats()
+            // The five running jobs finished and were acknowledged; nothing is left pending; the
+            // rest wait, undelivered, for the next worker.
+            #expect(stats.pending == 0)
+            let handled = try await fixture.handledCounts()
+            #expect(stats.processed == 5 && handled.count == 5)
+            #expect(stats.lag == 45)
+        }
+    }
+
+    @Test func drainTimeoutReleasesUnfinishedJobsForImmediateReclaim() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(60) }
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue((0..<3).map { fixture.probe("slow-\($0)", sleepMs: 30_000) })
+            let worker = try fixture.spawnWorker(name: "stuck", extra: ["--concurrency", "3", "--drain-timeout", "0.5"])
+            try await waitUntil(timeout: .seconds(30), "jobs in flight") { try await fixture.queue.stats().pending == 3 }
+            worker.signal(SIGTERM)
+            #expect(try await worker.wait(timeout: .seconds(10)) == 0)
+            // Released: another consumer can claim them now, not a minute from now.
+            let reclaimed = try await fixture.queue.reclaim(for: "next")
+            #expect(reclaimed.jobs.count == 3)
+        }
+    }
+}
