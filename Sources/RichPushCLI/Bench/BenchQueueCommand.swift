@@ -14,26 +14,40 @@ struct BenchQueueCommand: AsyncParsableCommand {
     @Option(help: "Jobs to enqueue.") var jobs = 200_000
     @Option(help: "Jobs per pipelined enqueue batch.") var batch = 1000
     @Option(help: "Enqueue at most this many jobs per second (0: as fast as possible).") var rate = 0
+    @Option(help: "Concurrent producers.") var producers = 4
     @Option(help: "Redis list the workers' noop handler appends latencies to.") var latencyKey = "bench:latency"
     @Option(help: "Seconds to wait for the workers before giving up.") var timeout: Double = 300
 
     func run() async throws {
-        let connection = try await connect(redis, clientName: "richpush-bench")
+        let connection = RedisConnectionPool(configuration: try redis.configuration(clientName: "richpush-bench"), size: 2)
         let jobQueue = JobQueue(redis: connection, configuration: queue.configuration)
         try await jobQueue.ensureGroup()
         let processedBefore = try await jobQueue.stats().processed
         let clock = ContinuousClock()
         let start = clock.now
-        var sent = 0
-        while sent < jobs {
-            let count = min(batch, jobs - sent)
-            let now = Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
-            _ = try await jobQueue.enqueue((0..<count).map { _ in JobRequest(type: NoopJobHandler.type, payload: Array(String(now).utf8)) })
-            sent += count
-            if rate > 0 {
-                let due = start + .seconds(Double(sent) / Double(rate))
-                if clock.now < due { try await Task.sleep(until: due, clock: clock) }
+        // Several producers at once, as API replicas would be; each sends pipelined batches.
+        let perProducer = (jobs + producers - 1) / producers
+        // At a set rate, send small batches every ~2 ms rather than bursts, as steady traffic would.
+        let batch = rate > 0 ? max(1, rate / producers / 500) : self.batch
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for producer in 0..<producers {
+                let share = min(perProducer, jobs - producer * perProducer)
+                group.addTask {
+                    var sent = 0
+                    while sent < share {
+                        let count = min(batch, share - sent)
+                        let now = Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
+                        let request = JobRequest(type: NoopJobHandler.type, payload: Array(String(now).utf8))
+                        try await jobQueue.enqueue(Array(repeating: request, count: count))
+                        sent += count
+                        if rate > 0 {
+                            let due = start + .seconds(Double(sent) / (Double(rate) / Double(producers)))
+                            if clock.now < due { try await Task.sleep(until: due, clock: clock) }
+                        }
+                    }
+                }
             }
+            try await group.waitForAll()
         }
         let enqueued = clock.now - start
         var processed = 0

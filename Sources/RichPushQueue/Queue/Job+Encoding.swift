@@ -11,6 +11,18 @@ extension Job {
         ["v", encodingVersion, "type", request.type, "payload", request.payload, "enq", now]
     }
 
+    /// Appends the fields of a new job to a command (the hot path: no existential boxing).
+    static func appendFields(of request: JobRequest, now: Int64, to command: inout RedisCommand) {
+        command.append("v")
+        command.append(encodingVersion)
+        command.append("type")
+        command.append(request.type)
+        command.append("payload")
+        command.append(request.payload)
+        command.append("enq")
+        command.append(now)
+    }
+
     /// Decodes a stream entry `[id, [field, value, …]]`; an entry that cannot be decoded is a
     /// ``JobDecodingError`` carrying its id, so the worker can dead-letter it and go on.
     init(entry: RedisValue) throws(JobDecodingError) {

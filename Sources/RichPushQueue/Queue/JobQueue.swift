@@ -38,13 +38,14 @@ public struct JobQueue: Sendable {
     public func enqueue(_ requests: [JobRequest]) async throws -> [String] {
         let now = Self.nowMilliseconds()
         let commands = requests.map { request in
-            let fields = Job.fields(for: request, now: now)
             if let key = request.idempotencyKey {
                 return QueueScripts.enqueueOnce.command(
                     keys: [configuration.streamKey, configuration.idempotencyKey(key)],
-                    arguments: [configuration.idempotencyTTL.milliseconds] + fields)
+                    arguments: [configuration.idempotencyTTL.milliseconds] + Job.fields(for: request, now: now))
             }
-            return RedisCommand("XADD", arguments: [configuration.streamKey, "*"] + fields)
+            var command = RedisCommand("XADD", configuration.streamKey, "*")
+            Job.appendFields(of: request, now: now, to: &command)
+            return command
         }
         let replies = try await redis.pipeline(commands, loading: [QueueScripts.enqueueOnce])
         return try replies.map { reply in
