@@ -16,6 +16,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -37,13 +44,37 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "RichPushStorage",
+            dependencies: ["Hiredis", "RichPushCore", "RichPushQueue"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RichPushAPI",
+            dependencies: [
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/default-image.png")],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "RichPushCLI",
             dependencies: [
                 "Hiredis",
                 "RichPushCore",
                 "RichPushQueue",
+                "RichPushStorage",
+                "RichPushAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -58,6 +89,21 @@ let package = Package(
         .testTarget(
             name: "RichPushQueueTests",
             dependencies: ["RichPushQueue", "Hiredis", "RedisTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushAPITests",
+            dependencies: [
+                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "Hiredis", "RedisTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushCoreTests",
+            dependencies: ["RichPushCore"],
             swiftSettings: strictSettings
         ),
         .testTarget(

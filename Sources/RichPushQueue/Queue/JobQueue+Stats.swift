@@ -24,7 +24,8 @@ extension JobQueue {
         let counters = Self.dictionary(replies[6]) ?? [:]
         return QueueStats(
             length: replies[0].int ?? 0,
-            lag: group?["lag"]?.int ?? 0,
+            // Without a group yet (no worker has started), every entry is waiting.
+            lag: group.map { $0["lag"]?.int ?? 0 } ?? (replies[0].int ?? 0),
             pending: group?["pending"]?.int ?? 0,
             oldestPendingAgeMilliseconds: oldest.map { Int(now > $0.milliseconds ? now - $0.milliseconds : 0) } ?? 0,
             delayed: replies[3].int ?? 0,

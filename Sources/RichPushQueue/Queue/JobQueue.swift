@@ -43,9 +43,7 @@ public struct JobQueue: Sendable {
                     keys: [configuration.streamKey, configuration.idempotencyKey(key)],
                     arguments: [configuration.idempotencyTTL.milliseconds] + Job.fields(for: request, now: now))
             }
-            var command = RedisCommand("XADD", configuration.streamKey, "*")
-            Job.appendFields(of: request, now: now, to: &command)
-            return command
+            return enqueueCommand(for: request, now: now)
         }
         let replies = try await redis.pipeline(commands, loading: [QueueScripts.enqueueOnce])
         return try replies.map { reply in
@@ -54,6 +52,14 @@ public struct JobQueue: Sendable {
             if let id = reply.array?.first?.string { return id }
             throw RedisError(code: .unexpectedReply, message: "enqueue answered \(reply)")
         }
+    }
+
+    /// The XADD that enqueues `request`, for callers that put it in their own MULTI/EXEC so that
+    /// the job is written together with their records (no idempotency key: use ``enqueue(_:)``).
+    public func enqueueCommand(for request: JobRequest, now: Int64 = JobQueue.nowMilliseconds()) -> RedisCommand {
+        var command = RedisCommand("XADD", configuration.streamKey, "*")
+        Job.appendFields(of: request, now: now, to: &command)
+        return command
     }
 
     public static func nowMilliseconds() -> Int64 {

@@ -1,0 +1,68 @@
+import Foundation
+public import Hiredis
+public import Hummingbird
+public import Logging
+public import Prometheus
+import RichPushCore
+public import RichPushQueue
+public import RichPushStorage
+
+/// What the API needs from outside: one place builds it for `richpush api` and for the tests.
+public struct APIDependencies: Sendable {
+    public var redis: any RedisClient
+    public var keys: StorageKeys
+    public var queue: JobQueueConfiguration
+    /// Where `/metrics` reads from; nil serves an empty page (tests that do not bootstrap metrics).
+    public var registry: PrometheusCollectorRegistry?
+
+    public init(redis: any RedisClient, keys: StorageKeys, queue: JobQueueConfiguration, registry: PrometheusCollectorRegistry? = nil) {
+        self.redis = redis
+        self.keys = keys
+        self.queue = queue
+        self.registry = registry
+    }
+}
+
+/// Builds the router: operations routes open, everything under `/api` behind Basic auth.
+public func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies) -> Router<APIRequestContext> {
+    let router = Router(context: APIRequestContext.self)
+    router.middlewares.add(MetricsMiddleware())
+    router.middlewares.add(LogRequestsMiddleware(.info))
+    router.middlewares.add(ErrorMiddleware())
+    let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
+    let users = RedisUserStore(redis: dependencies.redis, keys: dependencies.keys)
+    let installations = RedisInstallationStore(redis: dependencies.redis, keys: dependencies.keys)
+    let notifications = RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention)
+    var apiConfiguration = configuration
+    if apiConfiguration.defaultImage == nil { apiConfiguration.defaultImage = BundledResources.defaultImage }
+
+    OperationsRoutes(redis: dependencies.redis, registry: dependencies.registry, openAPI: BundledResources.openAPI)
+        .add(to: router, benchRoutes: configuration.benchRoutes)
+    let api = router.group("api").add(middleware: BasicAuthMiddleware(users: users, configuration: configuration.auth))
+    RegistrationRoutes(installations: installations).add(to: api)
+    NotificationRoutes(notifications: notifications, installations: installations,
+                       backlog: BacklogGuard(queue: queue, limit: configuration.maxBacklog), configuration: apiConfiguration).add(to: api)
+    return router
+}
+
+/// Builds the whole application; `richpush api` runs it, tests drive it with HummingbirdTesting.
+public func buildApplication(configuration: APIConfiguration, dependencies: APIDependencies, logger: Logger) -> some ApplicationProtocol {
+    if configuration.auth.mode == .demo {
+        logger.warning("AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server.")
+    }
+    return Application(
+        router: buildRouter(configuration: configuration, dependencies: dependencies),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "RichPush"),
+        logger: logger)
+}
+
+/// Files shipped inside the target.
+enum BundledResources {
+    static let defaultImage: [UInt8] = load("default-image", "png")
+    static let openAPI: [UInt8] = load("openapi", "yaml")
+
+    private static func load(_ name: String, _ ext: String) -> [UInt8] {
+        guard let url = Bundle.module.url(forResource: name, withExtension: ext), let data = try? Data(contentsOf: url) else { return [] }
+        return Array(data)
+    }
+}

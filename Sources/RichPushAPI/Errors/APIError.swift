@@ -1,0 +1,41 @@
+import Foundation
+public import HTTPTypes
+public import Hummingbird
+
+/// An error the API answers with: a status and `{"error":{"code":"…","message":"…"}}`.
+public struct APIError: Error, HTTPResponseError, Sendable {
+    public let status: HTTPResponse.Status
+    public let code: String
+    public let message: String
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = (try? JSONSerialization.data(withJSONObject: ["error": ["code": code, "message": message]], options: [.sortedKeys])) ?? Data()
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func badRequest(_ message: String, code: String = "bad_request") -> APIError { APIError(.badRequest, code: code, message: message) }
+    static func unprocessable(_ message: String, code: String = "invalid") -> APIError { APIError(.unprocessableContent, code: code, message: message) }
+    static func notFound(_ message: String) -> APIError { APIError(.notFound, code: "not_found", message: message) }
+    static func forbidden(_ message: String) -> APIError { APIError(.forbidden, code: "forbidden", message: message) }
+    static func unauthorized(_ message: String) -> APIError {
+        APIError(.unauthorized, code: "unauthorized", message: message, headers: [.wwwAuthenticate: "Basic realm=\"RichPush\", charset=\"UTF-8\""])
+    }
+    static func tooLarge(_ message: String) -> APIError { APIError(.contentTooLarge, code: "too_large", message: message) }
+    static func unsupportedMediaType(_ message: String) -> APIError { APIError(.unsupportedMediaType, code: "unsupported_media_type", message: message) }
+    static func unavailable(_ message: String, retryAfter seconds: Int) -> APIError {
+        APIError(.serviceUnavailable, code: "unavailable", message: message, headers: [.retryAfter: "\(seconds)"])
+    }
+    static func tooManyRequests(_ message: String, retryAfter seconds: Int) -> APIError {
+        APIError(.tooManyRequests, code: "too_many_requests", message: message, headers: [.retryAfter: "\(seconds)"])
+    }
+}

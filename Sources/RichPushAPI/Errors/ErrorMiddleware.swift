@@ -1,0 +1,40 @@
+import Hiredis
+import HTTPTypes
+public import Hummingbird
+import Logging
+import NIOCore
+
+/// Turns every error into the API's JSON error shape: Hummingbird's own (404 for an unknown
+/// route, 413 for a body over the limit), Redis being away (503 with `Retry-After`), and anything
+/// unexpected (500, logged, with nothing internal in the answer).
+public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            throw APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase, headers: error.headers)
+        } catch let error as NIOTooManyBytesError {
+            throw APIError.tooLarge("the request body is over the limit of \(error.maxBytes.map(String.init) ?? "?") bytes")
+        } catch let error as RedisError where error.isTransient {
+            context.logger.warning("redis unavailable", metadata: ["error": "\(error)"])
+            throw APIError.unavailable("the store is unavailable; retry shortly", retryAfter: 1)
+        } catch {
+            context.logger.error("unexpected error", metadata: ["error": "\(error)"])
+            throw APIError(.internalServerError, code: "internal", message: "internal error; the request id is \(context.id)")
+        }
+    }
+
+    static func code(for status: HTTPResponse.Status) -> String {
+        switch status {
+        case .notFound: "not_found"
+        case .contentTooLarge: "too_large"
+        case .methodNotAllowed: "method_not_allowed"
+        case .badRequest: "bad_request"
+        default: status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import MultipartKit
+import NIOCore
+import RichPushCore
+
+/// What a caller asks to send, parsed from JSON, multipart/form-data or an empty body.
+struct NotificationInput {
+    var message: String?
+    var richType: RichType?
+    var payload: [UInt8]?
+    var contentType: String?
+    var target: String?
+
+    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target"]
+
+    /// Parses a JSON body: `{"message", "richType", "payload", "contentType", "target"}` (the seed's
+    /// PascalCase names are accepted too). `payload` is base64 for `img`/`sound`, text for `url`/`text`.
+    static func json(_ body: ByteBuffer) throws -> NotificationInput {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(buffer: body))
+        } catch {
+            throw APIError.badRequest("the body is not valid JSON", code: "malformed_json")
+        }
+        guard let fields = object as? [String: Any] else { throw APIError.badRequest("the body must be a JSON object", code: "malformed_json") }
+        var input = NotificationInput()
+        var rawPayload: String?
+        for (key, value) in fields {
+            let name = key.prefix(1).lowercased() + key.dropFirst()
+            guard jsonFields.contains(name) else {
+                throw APIError.badRequest("unknown field '\(key)'; known fields: \(jsonFields.sorted().joined(separator: ", "))", code: "unknown_field")
+            }
+            if value is NSNull { continue }
+            guard let text = value as? String else { throw APIError.badRequest("field '\(key)' must be a string", code: "wrong_type") }
+            switch name {
+            case "message": input.message = text
+            case "richType": input.richType = RichType(rawValue: text)
+            case "payload": rawPayload = text
+            case "contentType": input.contentType = text
+            default: input.target = text
+            }
+        }
+        if let rawPayload {
+            switch input.richType ?? .image {
+            case .url, .text:
+                input.payload = Array(rawPayload.utf8)
+            default:
+                guard let data = Data(base64Encoded: rawPayload, options: .ignoreUnknownCharacters), !data.isEmpty || rawPayload.isEmpty else {
+                    throw APIError.badRequest("'payload' is not valid base64 (for img and sound it carries the bytes)", code: "bad_base64")
+                }
+                input.payload = Array(data)
+            }
+        }
+        return input
+    }
+
+    /// Parses `multipart/form-data`: text fields `message`, `richType`, `target`, and one file part
+    /// (`image`, `payload`, `file` or `sound`) whose own Content-Type is kept.
+    static func multipart(_ body: ByteBuffer, boundary: String) throws -> NotificationInput {
+        let parser = MultipartParser(boundary: boundary)
+        var parts: [(headers: [String: String], body: [UInt8])] = []
+        var headers: [String: String] = [:]
+        var bytes: [UInt8] = []
+        parser.onHeader = { name, value in headers[name.lowercased()] = value }
+        parser.onBody = { buffer in bytes += buffer.readBytes(length: buffer.readableBytes) ?? [] }
+        parser.onPartComplete = {
+            parts.append((headers, bytes))
+            headers = [:]
+            bytes = []
+        }
+        do {
+            try parser.execute(body)
+        } catch {
+            throw APIError.badRequest("the multipart body cannot be parsed: \(error)", code: "malformed_multipart")
+        }
+        var input = NotificationInput()
+        for part in parts {
+            guard let name = Self.formName(part.headers["content-disposition"]) else { continue }
+            let text = String(decoding: part.body, as: UTF8.self)
+            switch name {
+            case "message": input.message = text
+            case "richType", "richtype", "type": input.richType = RichType(rawValue: text)
+            case "target": input.target = text
+            case "image", "payload", "file", "sound":
+                input.payload = part.body
+                input.contentType = part.headers["content-type"]
+                if input.richType == nil && name == "sound" { input.richType = .sound }
+            default:
+                throw APIError.badRequest("unknown form field '\(name)'; known: message, richType, target, image (or payload, file, sound)", code: "unknown_field")
+            }
+        }
+        return input
+    }
+
+    /// The `name` of `Content-Disposition: form-data; name="image"; filename="logo.png"`.
+    private static func formName(_ disposition: String?) -> String? {
+        guard let disposition else { return nil }
+        for parameter in disposition.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) where parameter.hasPrefix("name=") {
+            return String(parameter.dropFirst(5)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        return nil
+    }
+
+    /// The boundary parameter of a multipart Content-Type.
+    static func boundary(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) where parameter.lowercased().hasPrefix("boundary=") {
+            return String(parameter.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,226 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import RichPushCore
+
+/// Rich notifications: create (`POST /api/notifications`), the device's background fetch
+/// (`GET /api/notifications/{id}`), status, receipts and the caller's list.
+struct NotificationRoutes {
+    let notifications: any NotificationStore
+    let installations: any InstallationStore
+    let backlog: BacklogGuard
+    let configuration: APIConfiguration
+
+    func add(to group: RouterGroup<APIRequestContext>) {
+        group.post("notifications", use: create)
+        group.get("notifications", use: list)
+        group.get("notifications/:id", use: fetch)
+        group.get("notifications/:id/status", use: status)
+        group.post("notifications/:id/receipts", use: receipt)
+    }
+
+    // MARK: - Create
+
+    @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller()
+        let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
+        var input = try parse(body, contentType: request.headers[.contentType])
+        if body.readableBytes == 0 {
+            // The tutorial's "Send push": the configured image and its message.
+            input.payload = configuration.defaultImage
+            input.richType = .image
+        }
+        let draft = try validate(input, user: user)
+        try await backlog.check()
+        let record = try await notifications.create(draft) { bytes in
+            SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        }
+        context.logger.info("notification accepted", metadata: ["notification.id": "\(record.id)", "target": "\(record.target)"])
+        let location = "/api/notifications/\(record.id)"
+        return try JSONResponse.encode(
+            AcceptedView(id: String(record.id), status: "\(location)/status", payload: location, target: record.target),
+            status: .accepted, headers: [.location: "\(location)/status"])
+    }
+
+    private func parse(_ body: ByteBuffer, contentType: String?) throws -> NotificationInput {
+        guard body.readableBytes > 0 else { return NotificationInput() }
+        let type = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        switch type {
+        case "application/json":
+            return try NotificationInput.json(body)
+        case "multipart/form-data":
+            guard let boundary = NotificationInput.boundary(of: contentType ?? "") else {
+                throw APIError.badRequest("multipart/form-data needs a boundary parameter", code: "malformed_multipart")
+            }
+            return try NotificationInput.multipart(body, boundary: boundary)
+        default:
+            throw APIError.unsupportedMediaType("send application/json or multipart/form-data (got '\(type.isEmpty ? "no Content-Type" : type)')")
+        }
+    }
+
+    private func validate(_ input: NotificationInput, user: User) throws -> NotificationDraft {
+        let richType = input.richType ?? .image
+        guard richType.isKnown else {
+            throw APIError.unprocessable("unknown rich type '\(richType)'; known: \(RichType.known.map(\.rawValue).joined(separator: ", "))", code: "unknown_rich_type")
+        }
+        let message = input.message ?? RichNotification.defaultMessage
+        guard (1...RichNotification.maxMessageLength).contains(message.count) else {
+            throw APIError.unprocessable("'message' must be 1 to \(RichNotification.maxMessageLength) characters", code: "bad_message")
+        }
+        guard let payload = input.payload, !payload.isEmpty else {
+            throw APIError.unprocessable("a payload is required for rich type '\(richType)'", code: "missing_payload")
+        }
+        guard payload.count <= configuration.maxPayloadBytes else {
+            throw APIError.tooLarge("the payload is \(payload.count) bytes; the limit is \(configuration.maxPayloadBytes)")
+        }
+        if richType == .url {
+            let text = String(decoding: payload, as: UTF8.self)
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+                throw APIError.unprocessable("a 'url' payload must be an http(s) URL", code: "bad_url")
+            }
+        }
+        let contentType = input.contentType.flatMap { $0 == "application/octet-stream" ? nil : $0 } ?? MediaType.infer(for: richType.rawValue, payload: payload)
+        guard MediaType.isValid(contentType) else { throw APIError.unprocessable("'contentType' is not a media type", code: "bad_content_type") }
+        let ownTag = Installation.userTag(user.name)
+        let target = input.target?.trimmingCharacters(in: .whitespaces) ?? ownTag
+        do {
+            _ = try TagExpression(parsing: target)
+        } catch {
+            throw APIError.unprocessable("bad target: \(error.message)", code: "bad_target")
+        }
+        guard target == ownTag || user.role == .admin else {
+            throw APIError.forbidden("only admins may send to other tags than \(ownTag)")
+        }
+        return NotificationDraft(message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target)
+    }
+
+    // MARK: - Read
+
+    @Sendable func fetch(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller()
+        let record = try await readable(try Self.notificationID(context), by: user)
+        let etag = "\"\(record.payloadHash)\""
+        if request.headers[.ifNoneMatch] == etag {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        guard let payload = try await notifications.payload(hash: record.payloadHash) else {
+            throw APIError(.gone, code: "gone", message: "the payload of notification \(record.id) has expired")
+        }
+        try await notifications.recordFetch(id: record.id, user: user.name)
+        return Response(status: .ok,
+                        headers: [.contentType: record.contentType, .contentLength: "\(payload.count)", .eTag: etag, .cacheControl: "private, max-age=3600"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: payload)))
+    }
+
+    @Sendable func status(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller()
+        let record = try await readable(try Self.notificationID(context), by: user)
+        guard let status = try await notifications.status(id: record.id) else { throw APIError.notFound("no notification \(record.id)") }
+        return try JSONResponse.encode(StatusView(status, record: record), status: .ok)
+    }
+
+    @Sendable func receipt(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller()
+        let record = try await readable(try Self.notificationID(context), by: user)
+        let body = try await request.body.collect(upTo: 16 * 1024)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw APIError.badRequest("the body must be a JSON object {\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}", code: "malformed_json")
+        }
+        if let unknown = object.keys.first(where: { !["kind", "installation"].contains($0) }) {
+            throw APIError.badRequest("unknown field '\(unknown)'; known fields: kind, installation", code: "unknown_field")
+        }
+        guard let kindName = object["kind"] as? String, let kind = ReceiptKind(rawValue: kindName) else {
+            throw APIError.unprocessable("'kind' must be one of: \(ReceiptKind.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_kind")
+        }
+        let installation = object["installation"] as? String
+        if let installation {
+            guard let device = try await installations.installation(id: installation), device.owner == user.name else {
+                throw APIError.notFound("no registration \(installation) of yours")
+            }
+        }
+        try await notifications.recordReceipt(id: record.id, kind: kind, installation: installation)
+        return try JSONResponse.encode(["recorded": kind.rawValue], status: .ok)
+    }
+
+    @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller()
+        let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "20"
+        guard let limit = Int(limitText), (1...100).contains(limit) else { throw APIError.badRequest("'limit' must be an integer from 1 to 100", code: "bad_limit") }
+        var before: Int?
+        if let cursor = request.uri.queryParameters["cursor"] {
+            guard let value = Int(String(cursor)), value > 0 else { throw APIError.badRequest("'cursor' must be the nextCursor of a previous page", code: "bad_cursor") }
+            before = value
+        }
+        let page = try await notifications.notifications(createdBy: user.name, before: before, limit: limit)
+        let next = page.count == limit ? page.last.map { String($0.id) } : nil
+        return try JSONResponse.encode(ListView(notifications: page.map(SummaryView.init), nextCursor: next), status: .ok)
+    }
+
+    /// The record, if `user` may read it: they created it, or it is addressed to one of their
+    /// devices. Anything else is 404, as if it did not exist (ids are sequential).
+    private func readable(_ id: Int, by user: User) async throws -> RichNotification {
+        let missing = APIError.notFound("no notification \(id)")
+        guard let record = try await notifications.notification(id: id) else { throw missing }
+        if record.creator == user.name || record.target == Installation.userTag(user.name) { return record }
+        guard let expression = try? TagExpression(parsing: record.target) else { throw missing }
+        let devices = try await installations.installations(owner: user.name)
+        guard devices.contains(where: { expression.matches(Set($0.tags)) }) else { throw missing }
+        return record
+    }
+
+    static func notificationID(_ context: APIRequestContext) throws -> Int {
+        guard let text = context.parameters.get("id"), let id = Int(text), id > 0, String(id) == text else {
+            throw APIError.badRequest("a notification id is a positive decimal integer", code: "bad_id")
+        }
+        return id
+    }
+}
+
+struct AcceptedView: Codable {
+    var id: String
+    var status: String
+    var payload: String
+    var target: String
+}
+
+struct SummaryView: Codable {
+    var id: String
+    var message: String
+    var richType: String
+    var contentType: String
+    var size: Int
+    var target: String
+    var createdAt: Int64
+
+    init(_ record: RichNotification) {
+        id = String(record.id)
+        message = record.message
+        richType = record.richType.rawValue
+        contentType = record.contentType
+        size = record.payloadSize
+        target = record.target
+        createdAt = record.createdAt
+    }
+}
+
+struct ListView: Codable {
+    var notifications: [SummaryView]
+    var nextCursor: String?
+}
+
+struct StatusView: Codable {
+    var id: String
+    var state: String
+    var counts: [String: Int]
+    var devices: [NotificationStatus.Device]
+    var notification: SummaryView
+
+    init(_ status: NotificationStatus, record: RichNotification) {
+        id = String(status.id)
+        state = status.state.rawValue
+        counts = status.counts
+        devices = status.devices
+        notification = SummaryView(record)
+    }
+}

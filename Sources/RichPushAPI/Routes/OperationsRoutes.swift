@@ -1,0 +1,34 @@
+import Foundation
+import Hiredis
+import Hummingbird
+import Prometheus
+
+/// Health, metrics and the API description; no authentication.
+struct OperationsRoutes {
+    let redis: any RedisClient
+    let registry: PrometheusCollectorRegistry?
+    let openAPI: [UInt8]
+
+    func add(to router: Router<APIRequestContext>, benchRoutes: Bool) {
+        router.get("health/live") { _, _ in try JSONResponse.encode(["status": "ok"], status: .ok) }
+        router.get("health/ready") { _, _ in
+            do {
+                _ = try await redis.send("PING")
+                return try JSONResponse.encode(["status": "ok", "redis": "ok"], status: .ok)
+            } catch {
+                throw APIError.unavailable("Redis does not answer: \(error)", retryAfter: 1)
+            }
+        }
+        router.get("metrics") { _, _ in
+            var bytes: [UInt8] = []
+            registry?.emit(into: &bytes)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        router.get("openapi.yaml") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))
+        }
+        if benchRoutes {
+            router.get("bench/hello") { _, _ in "Hello, world!" }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Hummingbird
+import RichPushCore
+import RichPushQueue
+
+/// The seed's device registration routes: `POST /api/register?handle=`, `PUT` and `DELETE
+/// /api/register/{id}`.
+struct RegistrationRoutes {
+    let installations: any InstallationStore
+
+    static let fields: Set<String> = ["Platform", "Handle", "Tags"]
+    static let maxTags = 60
+
+    func add(to group: RouterGroup<APIRequestContext>) {
+        group.post("register", use: create)
+        group.put("register/:id", use: update)
+        group.delete("register/:id", use: delete)
+    }
+
+    @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller()
+        let handle = request.uri.queryParameters["handle"].map(String.init)
+        let id = try await installations.registrationID(forHandle: handle, owner: user.name)
+        return try JSONResponse.encode(id, status: .ok)
+    }
+
+    @Sendable func update(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller()
+        let id = try Self.registrationID(context)
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw APIError.badRequest("the body must be a JSON object {\"Platform\", \"Handle\", \"Tags\"}", code: "malformed_json")
+        }
+        if let unknown = object.keys.first(where: { !Self.fields.contains($0) }) {
+            throw APIError.badRequest("unknown field '\(unknown)'; known fields: Platform, Handle, Tags", code: "unknown_field")
+        }
+        guard let platformName = object["Platform"] as? String else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
+        guard let platform = Platform(seedName: platformName) else {
+            throw APIError.badRequest("unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "unknown_platform")
+        }
+        guard let handle = object["Handle"] as? String, (1...512).contains(handle.count) else {
+            throw APIError.badRequest("'Handle' (the push token) is required, 1 to 512 characters", code: "missing_field")
+        }
+        var tags = Set<String>()
+        if let rawTags = object["Tags"], !(rawTags is NSNull) {
+            guard let list = rawTags as? [String] else { throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type") }
+            guard list.count <= Self.maxTags else { throw APIError.unprocessable("at most \(Self.maxTags) tags per registration") }
+            for tag in list {
+                do { try TagExpression.validate(tag: tag) } catch { throw APIError.unprocessable(error.message, code: "invalid_tag") }
+                // username: tags name a user; only admins may put someone else's on a device.
+                if tag.hasPrefix("username:") && tag != Installation.userTag(user.name) && user.role != .admin {
+                    throw APIError.forbidden("only the tag \(Installation.userTag(user.name)) may name a user on your devices")
+                }
+                tags.insert(tag)
+            }
+        }
+        tags.insert(Installation.userTag(user.name))
+        let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds())
+        switch try await installations.save(installation) {
+        case .ownedByAnotherUser: throw APIError.notFound("no registration \(id) of yours")
+        case .created, .updated: return try JSONResponse.encode(RegistrationView(installation), status: .ok)
+        }
+    }
+
+    @Sendable func delete(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller()
+        let id = try Self.registrationID(context)
+        guard try await installations.delete(id: id, owner: user.name) else { throw APIError.notFound("no registration \(id) of yours") }
+        return Response(status: .ok)
+    }
+
+    static func registrationID(_ context: APIRequestContext) throws -> String {
+        guard let id = context.parameters.get("id"), (1...64).contains(id.count),
+              id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
+            throw APIError.badRequest("a registration id is 1 to 64 letters, digits or dashes", code: "bad_id")
+        }
+        return id
+    }
+}
+
+/// A registration as the API shows it.
+struct RegistrationView: Codable {
+    var RegistrationId: String
+    var Platform: String
+    var Handle: String
+    var Tags: [String]
+
+    init(_ installation: Installation) {
+        RegistrationId = installation.id
+        Platform = installation.platform.rawValue
+        Handle = installation.handle
+        Tags = installation.tags
+    }
+}

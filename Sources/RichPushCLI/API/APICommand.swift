@@ -1,0 +1,60 @@
+public import ArgumentParser
+import Foundation
+import Hiredis
+import Hummingbird
+import Logging
+import Metrics
+import Prometheus
+public import RichPushAPI
+
+/// `richpush api`: the HTTP API.
+struct APICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "api",
+        abstract: "Serve the HTTP API: authentication, device registration, rich notifications, status, metrics.",
+        discussion: "All state is in Redis: run as many replicas as you like behind a load balancer.")
+
+    @OptionGroup var redis: RedisOptions
+    @OptionGroup var queue: QueueOptions
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
+    @Option(help: "bcrypt: users from `richpush users`; demo: the tutorial's user-name-equals-password check (never in production).")
+    var authMode: AuthConfiguration.Mode = .bcrypt
+    @Option(help: "Largest payload accepted, in bytes.") var maxPayloadBytes = 5 * 1024 * 1024
+    @Option(help: "Days notifications and payloads are kept.") var retentionDays: Double = 7
+    @Option(help: "Queue backlog above which new notifications get 503 + Retry-After.") var maxBacklog = 1_000_000
+    @Option(help: "Image sent by a POST /api/notifications with no body (default: a bundled PNG).") var defaultImage: String?
+    @Option(help: "Connections to Redis shared by all requests.") var redisConnections = 4
+    @Flag(help: "Serve GET /bench/hello, the ceiling of scripts/bench-api.sh.") var benchRoutes = false
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard maxPayloadBytes > 0 else { throw ValidationError("--max-payload-bytes must be positive") }
+        guard retentionDays > 0 else { throw ValidationError("--retention-days must be positive") }
+        guard maxBacklog > 0 else { throw ValidationError("--max-backlog must be positive") }
+        guard (1...64).contains(redisConnections) else { throw ValidationError("--redis-connections must be 1 to 64") }
+        if let defaultImage, !FileManager.default.isReadableFile(atPath: defaultImage) {
+            throw ValidationError("--default-image \(defaultImage) is not a readable file")
+        }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(level: logLevel)
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "richpush.api")
+        let redisConfiguration = try redis.configuration(clientName: "richpush-api")
+        let pool = RedisConnectionPool(configuration: redisConfiguration, size: redisConnections, logger: logger)
+        let image = try defaultImage.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
+        let configuration = APIConfiguration(
+            host: host, port: port, auth: AuthConfiguration(mode: authMode), maxPayloadBytes: maxPayloadBytes,
+            retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes)
+        let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys, queue: queue.configuration, registry: registry)
+        let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        await pool.close()
+    }
+}
+
+extension AuthConfiguration.Mode: ExpressibleByArgument {}

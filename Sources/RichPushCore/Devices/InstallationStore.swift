@@ -1,0 +1,22 @@
+/// What saving a registration did.
+public enum RegistrationOutcome: Sendable, Hashable {
+    case created, updated
+    /// The id belongs to someone else's installation.
+    case ownedByAnotherUser
+}
+
+/// Where installations (device registrations) and their tag index live.
+public protocol InstallationStore: Sendable {
+    /// The seed's `POST /api/register?handle=`: if registrations exist for the handle, keeps one
+    /// (returns its id) and deletes the others; else returns a new id.
+    func registrationID(forHandle handle: String?, owner: String) async throws -> String
+    func save(_ installation: Installation) async throws -> RegistrationOutcome
+    func installation(id: String) async throws -> Installation?
+    /// Deletes it if `owner` owns it; false if there is none or it is someone else's.
+    func delete(id: String, owner: String) async throws -> Bool
+    /// Installations carrying the tag, in batches for fan-out.
+    func installationIDs(tag: String, cursor: Int, count: Int) async throws -> (ids: [String], next: Int)
+    func installations(ids: [String]) async throws -> [Installation]
+    /// Installations of one user (the tag `username:<user>`).
+    func installations(owner: String) async throws -> [Installation]
+}

@@ -1,0 +1,26 @@
+/// How far a rich notification got, in order. DESIGN.md: accepted → queued → sent → fetched →
+/// displayed → opened; each later state implies the earlier ones.
+public enum DeliveryState: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    case accepted, queued, sent, fetched, displayed, opened
+
+    public static func < (lhs: DeliveryState, rhs: DeliveryState) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// The outcome counters a notification's status shows.
+public enum DeliveryCounter: String, Sendable, Hashable, Codable, CaseIterable {
+    case sent, retried, invalidToken, failed, duplicateSuppressed, fetched, displayed, opened
+}
+
+/// What a device reports back through the receipts route.
+public enum ReceiptKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case displayed, opened
+
+    public var state: DeliveryState {
+        switch self {
+        case .displayed: .displayed
+        case .opened: .opened
+        }
+    }
+}

@@ -1,0 +1,132 @@
+/// Why a tag expression or tag was refused.
+public struct TagExpressionError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+extension TagExpression {
+    /// The most tags one expression may name (Notification Hubs allows 20 in an `||` chain).
+    public static let maxTags = 20
+
+    /// Parses an expression; errors say where and what was expected.
+    public init(parsing text: String) throws(TagExpressionError) {
+        var parser = Parser(tokens: try Self.tokenize(text))
+        let expression = try parser.parseOr()
+        if let extra = parser.peek {
+            throw TagExpressionError(message: "unexpected '\(extra)' after a complete expression")
+        }
+        guard expression.tags.count <= Self.maxTags else {
+            throw TagExpressionError(message: "tag expression names \(expression.tags.count) tags; at most \(Self.maxTags) are allowed")
+        }
+        self = expression
+    }
+
+    /// Checks one tag: 1 to 120 characters of letters, digits and `_ @ # . : -`.
+    public static func validate(tag: String) throws(TagExpressionError) {
+        guard (1...120).contains(tag.count) else {
+            throw TagExpressionError(message: "tag '\(tag.prefix(40))' must be 1 to 120 characters long")
+        }
+        guard tag.unicodeScalars.allSatisfy(isTagCharacter) else {
+            throw TagExpressionError(message: "tag '\(tag.prefix(40))' may only hold letters, digits and _ @ # . : -")
+        }
+    }
+
+    private static func isTagCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))) || "_@#.:-".unicodeScalars.contains(scalar)
+    }
+
+    private enum Token: Equatable, CustomStringConvertible {
+        case tag(String), and, or, not, open, close
+        var description: String {
+            switch self {
+            case .tag(let tag): tag
+            case .and: "&&"
+            case .or: "||"
+            case .not: "!"
+            case .open: "("
+            case .close: ")"
+            }
+        }
+    }
+
+    private static func tokenize(_ text: String) throws(TagExpressionError) -> [Token] {
+        var tokens: [Token] = []
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            switch scalar {
+            case " ", "\t": index += 1
+            case "(": tokens.append(.open); index += 1
+            case ")": tokens.append(.close); index += 1
+            case "!": tokens.append(.not); index += 1
+            case "&", "|":
+                guard index + 1 < scalars.count, scalars[index + 1] == scalar else {
+                    throw TagExpressionError(message: "'\(scalar)' at position \(index + 1) must be doubled ('\(scalar)\(scalar)')")
+                }
+                tokens.append(scalar == "&" ? .and : .or)
+                index += 2
+            default:
+                var tag = ""
+                while index < scalars.count, isTagCharacter(scalars[index]) {
+                    tag.unicodeScalars.append(scalars[index])
+                    index += 1
+                }
+                guard !tag.isEmpty else {
+                    throw TagExpressionError(message: "unexpected character '\(scalar)' at position \(index + 1)")
+                }
+                try validate(tag: tag)
+                tokens.append(.tag(tag))
+            }
+        }
+        guard !tokens.isEmpty else { throw TagExpressionError(message: "the tag expression is empty") }
+        return tokens
+    }
+
+    private struct Parser {
+        let tokens: [Token]
+        var position = 0
+        var depth = 0
+
+        init(tokens: [Token]) { self.tokens = tokens }
+
+        var peek: Token? { position < tokens.count ? tokens[position] : nil }
+
+        mutating func parseOr() throws(TagExpressionError) -> TagExpression {
+            var left = try parseAnd()
+            while peek == .or {
+                position += 1
+                left = .or(left, try parseAnd())
+            }
+            return left
+        }
+
+        mutating func parseAnd() throws(TagExpressionError) -> TagExpression {
+            var left = try parseUnary()
+            while peek == .and {
+                position += 1
+                left = .and(left, try parseUnary())
+            }
+            return left
+        }
+
+        mutating func parseUnary() throws(TagExpressionError) -> TagExpression {
+            guard let token = peek else { throw TagExpressionError(message: "the expression ends where a tag was expected") }
+            position += 1
+            switch token {
+            case .not: return .not(try parseUnary())
+            case .tag(let tag): return .tag(tag)
+            case .open:
+                depth += 1
+                guard depth <= 16 else { throw TagExpressionError(message: "parentheses nest deeper than 16") }
+                let inner = try parseOr()
+                guard peek == .close else { throw TagExpressionError(message: "missing ')'") }
+                position += 1
+                depth -= 1
+                return inner
+            default:
+                throw TagExpressionError(message: "unexpected '\(token)' where a tag was expected")
+            }
+        }
+    }
+}

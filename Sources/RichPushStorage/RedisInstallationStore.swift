@@ -1,0 +1,90 @@
+import Foundation
+public import Hiredis
+public import RichPushCore
+
+/// Installations as Redis hashes, with one set per tag and one per push handle.
+public struct RedisInstallationStore: InstallationStore {
+    let redis: any RedisClient
+    let keys: StorageKeys
+
+    public init(redis: any RedisClient, keys: StorageKeys) {
+        self.redis = redis
+        self.keys = keys
+    }
+
+    public func registrationID(forHandle handle: String?, owner: String) async throws -> String {
+        if let handle, !handle.isEmpty {
+            let existing = (try await redis.send("SMEMBERS", keys.handle(handle)).array ?? []).compactMap(\.string).sorted()
+            let mine = try await installations(ids: existing).filter { $0.owner == owner }
+            if let keep = mine.first {
+                // The seed keeps one registration per handle and deletes the others.
+                for extra in mine.dropFirst() { _ = try await delete(id: extra.id, owner: owner) }
+                return keep.id
+            }
+        }
+        var random = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(random.next() as UInt32, radix: 16).leftPadded(to: 8) }.joined()
+    }
+
+    public func save(_ installation: Installation) async throws -> RegistrationOutcome {
+        let previous = try await self.installation(id: installation.id)
+        if let previous, previous.owner != installation.owner { return .ownedByAnotherUser }
+        var commands: [RedisCommand] = []
+        if let previous {
+            for tag in Set(previous.tags).subtracting(installation.tags) { commands.append(RedisCommand("SREM", keys.tag(tag), previous.id)) }
+            if previous.handle != installation.handle { commands.append(RedisCommand("SREM", keys.handle(previous.handle), previous.id)) }
+        }
+        let tags = String(decoding: try JSONEncoder().encode(installation.tags), as: UTF8.self)
+        commands.append(RedisCommand("HSET", keys.installation(installation.id), "platform", installation.platform.rawValue,
+                                     "handle", installation.handle, "tags", tags, "owner", installation.owner, "updated", installation.updatedAt))
+        for tag in installation.tags { commands.append(RedisCommand("SADD", keys.tag(tag), installation.id)) }
+        commands.append(RedisCommand("SADD", keys.handle(installation.handle), installation.id))
+        commands.append(RedisCommand("SADD", keys.allInstallations, installation.id))
+        _ = try await redis.transaction(commands)
+        return previous == nil ? .created : .updated
+    }
+
+    public func installation(id: String) async throws -> Installation? {
+        try await installations(ids: [id]).first
+    }
+
+    public func delete(id: String, owner: String) async throws -> Bool {
+        guard let installation = try await installation(id: id), installation.owner == owner else { return false }
+        var commands = installation.tags.map { RedisCommand("SREM", keys.tag($0), id) }
+        commands.append(RedisCommand("SREM", keys.handle(installation.handle), id))
+        commands.append(RedisCommand("SREM", keys.allInstallations, id))
+        commands.append(RedisCommand("DEL", keys.installation(id)))
+        _ = try await redis.transaction(commands)
+        return true
+    }
+
+    public func installationIDs(tag: String, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
+        let reply = try await redis.send("SSCAN", keys.tag(tag), cursor, "COUNT", count)
+        guard let parts = reply.array, parts.count == 2 else { throw RedisError(code: .unexpectedReply, message: "SSCAN answered \(reply)") }
+        return ((parts[1].array ?? []).compactMap(\.string), parts[0].int ?? 0)
+    }
+
+    public func installations(ids: [String]) async throws -> [Installation] {
+        guard !ids.isEmpty else { return [] }
+        let replies = try await redis.pipeline(ids.map { RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated") })
+        return zip(ids, replies).compactMap { id, reply in
+            guard let fields = reply.array, fields.count == 5,
+                  let platform = fields[0].string.flatMap(Platform.init(rawValue:)),
+                  let handle = fields[1].string, let owner = fields[3].string,
+                  let tags = fields[2].bytes.flatMap({ try? JSONDecoder().decode([String].self, from: Data($0)) })
+            else { return nil }
+            return Installation(id: id, platform: platform, handle: handle, tags: tags, owner: owner, updatedAt: Int64(fields[4].int ?? 0))
+        }
+    }
+
+    public func installations(owner: String) async throws -> [Installation] {
+        let ids = (try await redis.send("SMEMBERS", keys.tag(Installation.userTag(owner))).array ?? []).compactMap(\.string)
+        return try await installations(ids: ids).filter { $0.owner == owner }
+    }
+}
+
+extension String {
+    func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+public import Hiredis
+public import RichPushCore
+
+/// Users with their bcrypt hashes, and the failure counters that slow brute force, in Redis.
+public struct RedisUserStore: UserStore {
+    let redis: any RedisClient
+    let keys: StorageKeys
+
+    public init(redis: any RedisClient, keys: StorageKeys) {
+        self.redis = redis
+        self.keys = keys
+    }
+
+    public func user(named name: String) async throws -> StoredUser? {
+        let fields = try await redis.send("HMGET", keys.user(name), "hash", "role").array ?? []
+        guard fields.count == 2, let hash = fields[0].string, let role = fields[1].string.flatMap(User.Role.init) else { return nil }
+        return StoredUser(user: User(name: name, role: role), passwordHash: hash)
+    }
+
+    public func create(_ user: User, passwordHash: String) async throws -> Bool {
+        try await redis.run(Self.createScript, keys: [keys.user(user.name), keys.users],
+                            arguments: [user.name, passwordHash, user.role.rawValue, Int(Date().timeIntervalSince1970)]).int == 1
+    }
+
+    /// Adds the user only if the name is free, all fields at once.
+    static let createScript = RedisScript("""
+    if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+    redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'role', ARGV[3], 'created', ARGV[4])
+    redis.call('SADD', KEYS[2], ARGV[1])
+    return 1
+    """)
+
+    public func update(name: String, passwordHash: String?, role: User.Role?) async throws -> Bool {
+        guard try await redis.send("EXISTS", keys.user(name)).int == 1 else { return false }
+        var command = RedisCommand("HSET", keys.user(name))
+        if let passwordHash { command.append("hash"); command.append(passwordHash) }
+        if let role { command.append("role"); command.append(role.rawValue) }
+        if command.count > 2 { try await redis.send(command) }
+        return true
+    }
+
+    public func remove(name: String) async throws -> Bool {
+        let replies = try await redis.pipeline([RedisCommand("DEL", keys.user(name)), RedisCommand("SREM", keys.users, name)])
+        return replies[0].int == 1
+    }
+
+    public func list() async throws -> [User] {
+        let names = (try await redis.send("SMEMBERS", keys.users).array ?? []).compactMap(\.string).sorted()
+        let roles = try await redis.pipeline(names.map { RedisCommand("HGET", keys.user($0), "role") })
+        return zip(names, roles).compactMap { name, role in role.string.flatMap(User.Role.init).map { User(name: name, role: $0) } }
+    }
+
+    public func recordFailure(user: String, address: String, window: Duration) async throws -> (user: Int, address: Int) {
+        let seconds = Int(window.components.seconds)
+        let replies = try await redis.pipeline([
+            RedisCommand("INCR", keys.userFailures(user)), RedisCommand("EXPIRE", keys.userFailures(user), seconds, "NX"),
+            RedisCommand("INCR", keys.addressFailures(address)), RedisCommand("EXPIRE", keys.addressFailures(address), seconds, "NX"),
+        ])
+        return (replies[0].int ?? 0, replies[2].int ?? 0)
+    }
+
+    public func failures(user: String, address: String) async throws -> (user: Int, address: Int) {
+        let replies = try await redis.pipeline([RedisCommand("GET", keys.userFailures(user)), RedisCommand("GET", keys.addressFailures(address))])
+        return (replies[0].int ?? 0, replies[1].int ?? 0)
+    }
+
+    public func clearFailures(user: String) async throws {
+        try await redis.send("DEL", keys.userFailures(user))
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import RedisTestSupport
+import Testing
+
+/// Bad input gets a clear 4xx with a JSON body naming the problem, and writes nothing.
+@Suite("Errors and limits")
+struct ErrorTests {
+    @Test func badNotificationRequests() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server) { $0.maxPayloadBytes = 1024 }
+            try await fixture.test { client in
+                let json = APIFixture.basic("alice") + [.contentType: "application/json"]
+                let cases: [(HTTPFields, ByteBuffer, HTTPResponse.Status, String, String)] = [
+                    (json, ByteBuffer(string: "{not json"), .badRequest, "malformed_json", "not valid JSON"),
+                    (json, APIFixture.json(["message": "x", "colour": "red"]), .badRequest, "unknown_field", "colour"),
+                    (json, APIFixture.json(["richType": "img", "payload": "%%%not base64%%%"]), .badRequest, "bad_base64", "base64"),
+                    (json, APIFixture.json(["richType": "video", "payload": "AAAA"]), .unprocessableContent, "unknown_rich_type", "img, url, sound, text"),
+                    (json, APIFixture.json(["richType": "url", "payload": "not a url"]), .unprocessableContent, "bad_url", "http(s)"),
+                    (json, APIFixture.json(["message": 42]), .badRequest, "wrong_type", "message"),
+                    (json, APIFixture.json(["richType": "img", "payload": Data(repeating: 1, count: 2000).base64EncodedString()]), .contentTooLarge, "too_large", "1024"),
+                    (APIFixture.basic("alice") + [.contentType: "text/plain"], ByteBuffer(string: "hello"), .unsupportedMediaType, "unsupported_media_type", "text/plain"),
+                    (json, APIFixture.json(["richType": "text"]), .unprocessableContent, "missing_payload", "payload"),
+                ]
+                for (headers, body, status, code, words) in cases {
+                    try await client.execute(uri: "/api/notifications", method: .post, headers: headers, body: body) { response in
+                        #expect(response.status == status, "\(String(buffer: body)) → \(String(buffer: response.body))")
+                        #expect(response.errorCode == code)
+                        #expect(response.errorMessage.contains(words), "\(response.errorMessage)")
+                    }
+                }
+                // A body far over the limit is cut off by the server before it is read whole.
+                try await client.execute(uri: "/api/notifications", method: .post, headers: json,
+                                         body: ByteBuffer(bytes: [UInt8](repeating: 32, count: 200_000))) { response in
+                    #expect(response.status == .contentTooLarge && response.errorCode == "too_large", "\(response.status) \(String(buffer: response.body))")
+                }
+                // Nothing was written.
+                #expect(try await fixture.redis.send("XLEN", fixture.queue.streamKey).int == 0)
+            }
+        }
+    }
+
+    @Test func badIdsRoutesAndRegistrations() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server)
+            try await fixture.test { client in
+                let alice = APIFixture.basic("alice")
+                for path in ["/api/notifications/abc", "/api/notifications/-1", "/api/notifications/007", "/api/notifications/1.5/status"] {
+                    try await client.execute(uri: path, method: .get, headers: alice) { response in
+                        #expect(response.status == .badRequest && response.errorCode == "bad_id", "\(path)")
+                    }
+                }
+                try await client.execute(uri: "/nowhere", method: .get) { response in
+                    #expect(response.status == .notFound && response.errorCode == "not_found")
+                }
+                try await client.execute(uri: "/api/register/abc", method: .put, headers: alice,
+                                         body: APIFixture.json(["Platform": "blackberry", "Handle": "h"])) { response in
+                    #expect(response.status == .badRequest && response.errorCode == "unknown_platform")
+                    #expect(response.errorMessage.contains("apns"))
+                }
+                try await client.execute(uri: "/api/register/abc", method: .put, headers: alice,
+                                         body: APIFixture.json(["Platform": "apns", "Handle": "h", "Extra": 1])) { response in
+                    #expect(response.status == .badRequest && response.errorCode == "unknown_field")
+                }
+                try await client.execute(uri: "/api/register/abc", method: .put, headers: alice,
+                                         body: APIFixture.json(["Platform": "apns", "Handle": "h", "Tags": ["bad tag!"]])) { response in
+                    #expect(response.status == .unprocessableContent && response.errorCode == "invalid_tag")
+                }
+                try await client.execute(uri: "/api/notifications?limit=1000", method: .get, headers: alice) { response in
+                    #expect(response.status == .badRequest && response.errorCode == "bad_limit")
+                }
+                try await client.execute(uri: "/api/notifications/1/receipts", method: .post, headers: alice, body: APIFixture.json(["kind": "opened"])) { response in
+                    #expect(response.status == .notFound)
+                }
+            }
+        }
+    }
+
+    @Test func redisDownIs503AndTheAPIRecovers() async throws {
+        try await withRedisServer(appendOnly: true) { server in
+            let fixture = try await APIFixture(server: server)
+            try await fixture.test { client in
+                #expect(try await client.sendImage("alice").status == .accepted)
+                server.stop()
+                let refused = try await client.sendImage("alice")
+                #expect(refused.status == .serviceUnavailable)
+                #expect(refused.headers[.retryAfter] != nil)
+                #expect(refused.errorCode == "unavailable")
+                try await client.execute(uri: "/health/ready", method: .get) { #expect($0.status == .serviceUnavailable) }
+                try await client.execute(uri: "/health/live", method: .get) { #expect($0.status == .ok) }
+                try await server.start()
+                try await waitUntil(timeout: .seconds(10), "the API to accept again") {
+                    try await client.sendImage("alice").status == .accepted
+                }
+                try await client.execute(uri: "/health/ready", method: .get) { #expect($0.status == .ok) }
+                // Nothing half-written: every record has its job.
+                let jobs = try await fixture.redis.send("XLEN", fixture.queue.streamKey).int ?? 0
+                let created = try await fixture.redis.send("GET", "\(fixture.keys.prefix):seq:notification").int ?? 0
+                #expect(jobs >= 2 && jobs <= created)
+            }
+        }
+    }
+
+    @Test func backlogOverItsBoundIs503() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server) { $0.maxBacklog = 2 }
+            try await fixture.test { client in
+                #expect(try await client.sendImage("alice").status == .accepted)
+                #expect(try await client.sendImage("alice").status == .accepted)
+                // The guard re-reads the backlog at most every 250 ms.
+                try await waitUntil(timeout: .seconds(5), "the bound to bite") {
+                    let response = try await client.sendImage("alice")
+                    return response.status == .serviceUnavailable && response.headers[.retryAfter] == "5"
+                }
+            }
+        }
+    }
+}
