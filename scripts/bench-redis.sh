@@ -29,7 +29,8 @@ redis_benchmark_rps() { # PIPELINE COMMAND...
 }
 
 # "task": the loop runs as an ordinary task (a hop to the connection's thread and back per round trip);
-# "on-thread": the loop runs with the connection as its task executor, as the worker's fetch loop does.
+# "spin": as "task", with the connection's thread spinning 50 µs for more work before it sleeps;
+# "on-thread": the loop runs with the connection as its task executor (no hand-off at all).
 printf '%-8s %-6s %-10s %14s %14s %7s\n' command pipe mode "richpush op/s" "r-bench op/s" ratio
 for command in xadd publish; do
     for pipeline in 1 64; do
@@ -39,8 +40,9 @@ for command in xadd publish; do
             args=(PUBLISH bench:channel value)
         fi
         theirs=$(redis_benchmark_rps "$pipeline" "${args[@]}")
-        for mode in task on-thread; do
+        for mode in task spin on-thread; do
             flag=()
+            [ "$mode" = spin ] && flag=(--idle-spin 50)
             [ "$mode" = on-thread ] && flag=(--on-connection-thread)
             ours=$("$bin" bench redis --redis-url "$url" --command "$command" --pipeline "$pipeline" \
                 --requests "$requests" --key "bench:richpush:$command" "${flag[@]}")

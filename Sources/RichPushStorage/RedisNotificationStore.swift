@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Hiredis
 public import RichPushCore
 public import RichPushQueue
@@ -11,19 +12,28 @@ public struct RedisNotificationStore: NotificationStore {
     let keys: StorageKeys
     let queue: JobQueue
     let retention: Duration
+    private let payloads: ContentCache<String, [UInt8]>
+    private let records: ContentCache<Int, RichNotification>
+    private let ids: IDBlocks
 
     /// The job type the rich-push worker runs; its payload is the notification id in decimal.
     public static let jobType = "rich-push"
 
-    public init(redis: any RedisClient, keys: StorageKeys, queue: JobQueue, retention: Duration) {
+    /// `payloadCacheBytes` bounds the in-process cache of payloads (immutable, by content hash);
+    /// `idBlock` ids are reserved per INCRBY, so most creations cost one round trip, not two.
+    public init(redis: any RedisClient, keys: StorageKeys, queue: JobQueue, retention: Duration,
+                payloadCacheBytes: Int = 64 << 20, idBlock: Int = 64) {
         self.redis = redis
         self.keys = keys
         self.queue = queue
         self.retention = retention
+        self.payloads = ContentCache(budget: payloadCacheBytes, ttl: retention)
+        self.records = ContentCache(budget: 100_000, ttl: .seconds(60))
+        self.ids = IDBlocks(key: keys.notificationSequence, block: idBlock)
     }
 
     public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
-        let id = try await redis.send("INCR", keys.notificationSequence).int ?? 0
+        let id = try await ids.next(redis)
         let now = JobQueue.nowMilliseconds()
         let hash = hashing(draft.payload)
         let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
@@ -42,11 +52,16 @@ public struct RedisNotificationStore: NotificationStore {
             queue.enqueueCommand(for: JobRequest(type: Self.jobType, payload: Array(String(id).utf8)), now: now),
         ])
         if let failed = results.first(where: { $0.errorMessage != nil }) { try failed.throwingError() }
+        payloads.insert(draft.payload, for: hash, cost: draft.payload.count)
+        records.insert(record, for: id, cost: 1)
         return record
     }
 
     public func notification(id: Int) async throws -> RichNotification? {
-        try await notifications(ids: [id]).first
+        if let cached = records.value(for: id) { return cached }
+        guard let record = try await notifications(ids: [id]).first else { return nil }
+        records.insert(record, for: id, cost: 1)
+        return record
     }
 
     /// Records by id in one pipelined round trip; missing ones are left out.
@@ -65,8 +80,11 @@ public struct RedisNotificationStore: NotificationStore {
     }
 
     public func payload(hash: String) async throws -> [UInt8]? {
+        if let cached = payloads.value(for: hash) { return cached }
         let reply = try await redis.send("GET", keys.payload(hash))
-        return reply.isNull ? nil : reply.bytes
+        guard !reply.isNull, let bytes = reply.bytes else { return nil }
+        payloads.insert(bytes, for: hash, cost: bytes.count)
+        return bytes
     }
 
     public func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification] {
@@ -96,12 +114,28 @@ public struct RedisNotificationStore: NotificationStore {
     }
 
     public func recordFetch(id: Int, user: String) async throws {
-        let first = try await redis.send("SADD", keys.fetchedBy(id), user).int == 1
-        var commands = [RedisCommand("EXPIRE", keys.fetchedBy(id), Int(retention.components.seconds))]
-        if first { commands.append(RedisCommand("HINCRBY", keys.status(id), DeliveryCounter.fetched.rawValue, 1)) }
-        _ = try await redis.pipeline(commands)
-        try await advance(id: id, to: .fetched)
+        // One round trip: count the first fetch per user, move the state forward.
+        try await redis.run(Self.fetchScript, keys: [keys.fetchedBy(id), keys.status(id)],
+                            arguments: [user, Int(retention.components.seconds), DeliveryCounter.fetched.rawValue,
+                                        DeliveryState.fetched.rawValue, Self.stateOrder])
     }
+
+    static let stateOrder = DeliveryState.allCases.map(\.rawValue).joined(separator: ",")
+
+    static let fetchScript = RedisScript("""
+    if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
+      redis.call('EXPIRE', KEYS[1], ARGV[2])
+      redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+    end
+    local order = {}
+    local i = 0
+    for name in string.gmatch(ARGV[5], '[^,]+') do i = i + 1; order[name] = i end
+    local current = redis.call('HGET', KEYS[2], 'state')
+    if current == false or (order[current] or 0) < order[ARGV[4]] then
+      redis.call('HSET', KEYS[2], 'state', ARGV[4])
+    end
+    return 1
+    """)
 
     public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?) async throws {
         var commands = [RedisCommand("HINCRBY", keys.status(id), kind.rawValue, 1)]
@@ -116,7 +150,7 @@ public struct RedisNotificationStore: NotificationStore {
     /// Moves the state forward, never back (one script: read, compare, write).
     private func advance(id: Int, to state: DeliveryState) async throws {
         try await redis.run(Self.advanceScript, keys: [keys.status(id)],
-                            arguments: [state.rawValue, DeliveryState.allCases.map(\.rawValue).joined(separator: ",")])
+                            arguments: [state.rawValue, Self.stateOrder])
     }
 
     static let advanceScript = RedisScript("""
@@ -129,4 +163,36 @@ public struct RedisNotificationStore: NotificationStore {
     end
     return 1
     """)
+}
+
+/// Notification ids reserved a block at a time with INCRBY: unique decimal integers, increasing
+/// per process, with gaps between replicas' blocks; saves the INCR round trip on most creations.
+final class IDBlocks: Sendable {
+    private let key: String
+    private let block: Int
+    private let range = Mutex<(next: Int, end: Int)>((0, 0))
+
+    init(key: String, block: Int) {
+        self.key = key
+        self.block = max(1, block)
+    }
+
+    func next(_ redis: any RedisClient) async throws -> Int {
+        if let id = take() { return id }
+        let end = try await redis.send("INCRBY", key, block).int ?? 0
+        return range.withLock { range in
+            // Another task may have refilled meanwhile; keep whichever block has ids left.
+            if range.next >= range.end { range = (end - block + 1, end + 1) }
+            defer { range.next += 1 }
+            return range.next
+        }
+    }
+
+    private func take() -> Int? {
+        range.withLock { range in
+            guard range.next < range.end else { return nil }
+            defer { range.next += 1 }
+            return range.next
+        }
+    }
 }

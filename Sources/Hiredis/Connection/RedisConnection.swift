@@ -14,7 +14,7 @@ import Synchronization
 /// The connection is also a `TaskExecutor`: a loop that talks mostly to this connection can run
 /// inside `withTaskExecutorPreference(connection) { … }`, and then its code runs on the
 /// connection's thread between requests, so a request and its reply cost no thread hand-off at
-/// all (the worker's fetch/ack loop does this). Keep such code short: it delays the connection.
+/// all (`richpush bench redis --on-connection-thread`). Keep such code short: it delays the connection.
 ///
 /// When the socket breaks, the requests in flight fail with ``RedisError/Code/connectionLost``
 /// (they may or may not have run) and the next request reconnects. While reconnects fail, requests
@@ -153,10 +153,10 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
 
     /// Waits for jobs or requests and takes them all (requests up to a bound); nil once closed.
     private func nextWork() -> (jobs: [UnownedJob], requests: [Request])? {
-        // Spin briefly before sleeping: a caller that sends its next request right after its reply
-        // then finds this thread awake, saving a futex wake-up (tens of µs on a virtual machine).
-        let spinUntil = ContinuousClock.now + Self.spinBeforeSleep
-        var spinning = true
+        // Optionally spin before sleeping: a caller that sends its next request right after its
+        // reply then finds this thread awake, saving a futex wake-up (tens of µs on a VM).
+        var spinning = configuration.idleSpin > .zero
+        let spinUntil = spinning ? ContinuousClock.now + configuration.idleSpin : ContinuousClock.now
         while true {
             let work: (jobs: [UnownedJob], requests: [Request])? = state.withLock { state in
                 if state.closed && state.jobs.isEmpty {
@@ -198,8 +198,6 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
         defer { queue.removeFirst(taken) }
         return Array(queue.prefix(taken))
     }
-
-    private static let spinBeforeSleep = Duration.microseconds(50)
 
     /// Bounds the memory of one pipelined write; a single larger request still goes out whole.
     private static let maxBatchCommands = 4096

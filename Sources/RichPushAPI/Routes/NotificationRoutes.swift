@@ -34,7 +34,7 @@ struct NotificationRoutes {
         let draft = try validate(input, user: user)
         try await backlog.check()
         let record = try await notifications.create(draft) { bytes in
-            SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            Hex.encode(SHA256.hash(data: bytes))
         }
         context.logger.info("notification accepted", metadata: ["notification.id": "\(record.id)", "target": "\(record.target)"])
         let location = "/api/notifications/\(record.id)"

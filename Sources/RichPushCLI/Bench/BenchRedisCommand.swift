@@ -14,6 +14,7 @@ struct BenchRedisCommand: AsyncParsableCommand {
     @Option(help: "Number of commands to send.") var requests = 100_000
     @Option(help: "Commands per pipelined batch; 1 waits for each reply before the next command.") var pipeline = 1
     @Option(help: "Key (XADD) or channel (PUBLISH).") var key = "bench:richpush"
+    @Option(help: "Microseconds the connection's thread spins for more work before sleeping.") var idleSpin = 0
     @Flag(help: "Run the loop on the connection's own thread (withTaskExecutorPreference), as the worker's fetch loop does.")
     var onConnectionThread = false
 
@@ -23,7 +24,9 @@ struct BenchRedisCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let connection = try await RedisConnection.connect(configuration: try redis.configuration(clientName: "richpush-bench"))
+        var configuration = try redis.configuration(clientName: "richpush-bench")
+        configuration.idleSpin = .microseconds(idleSpin)
+        let connection = try await RedisConnection.connect(configuration: configuration)
         let request: RedisCommand = switch command {
         case .xadd: RedisCommand("XADD", key, "*", "field", "value")
         case .publish: RedisCommand("PUBLISH", key, "value")
