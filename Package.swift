@@ -50,6 +50,27 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "RichPushAdapters",
+            dependencies: ["Hiredis", "RichPushCore"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RichPushWorker",
+            dependencies: [
+                "RichPushCore", "RichPushQueue",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RichPushSimulator",
+            dependencies: [
+                "Hiredis", "RichPushCore", "RichPushAdapters",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RichPushAPI",
             dependencies: [
                 "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage",
@@ -71,6 +92,9 @@ let package = Package(
                 "RichPushQueue",
                 "RichPushStorage",
                 "RichPushAPI",
+                "RichPushAdapters",
+                "RichPushWorker",
+                "RichPushSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -98,6 +122,16 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters",
+                "RichPushSimulator", "Hiredis", "RedisTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
             swiftSettings: strictSettings
         ),

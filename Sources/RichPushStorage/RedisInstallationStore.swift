@@ -50,6 +50,12 @@ public struct RedisInstallationStore: InstallationStore {
 
     public func delete(id: String, owner: String) async throws -> Bool {
         guard let installation = try await installation(id: id), installation.owner == owner else { return false }
+        return try await remove(installation)
+    }
+
+    /// Removes an installation whoever owns it (the platform said its token is dead).
+    public func remove(_ installation: Installation) async throws -> Bool {
+        let id = installation.id
         var commands = installation.tags.map { RedisCommand("SREM", keys.tag($0), id) }
         commands.append(RedisCommand("SREM", keys.handle(installation.handle), id))
         commands.append(RedisCommand("SREM", keys.allInstallations, id))
@@ -58,8 +64,8 @@ public struct RedisInstallationStore: InstallationStore {
         return true
     }
 
-    public func installationIDs(tag: String, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
-        let reply = try await redis.send("SSCAN", keys.tag(tag), cursor, "COUNT", count)
+    public func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
+        let reply = try await redis.send("SSCAN", tag.map(keys.tag) ?? keys.allInstallations, cursor, "COUNT", count)
         guard let parts = reply.array, parts.count == 2 else { throw RedisError(code: .unexpectedReply, message: "SSCAN answered \(reply)") }
         return ((parts[1].array ?? []).compactMap(\.string), parts[0].int ?? 0)
     }

@@ -147,6 +147,44 @@ public struct RedisNotificationStore: NotificationStore {
         try await advance(id: id, to: kind.state)
     }
 
+    public func claimDeliveries(id: Int, installations: [String]) async throws -> [Bool] {
+        let ttl = Int(retention.components.seconds) * 1000
+        let replies = try await redis.pipeline(installations.map { RedisCommand("SET", keys.deliveryGuard(id, $0), "1", "NX", "PX", ttl) })
+        return try replies.map { reply in
+            try reply.throwingError()
+            return !reply.isNull
+        }
+    }
+
+    public func releaseDeliveries(id: Int, installations: [String]) async throws {
+        guard !installations.isEmpty else { return }
+        var command = RedisCommand("DEL")
+        for installation in installations { command.append(keys.deliveryGuard(id, installation)) }
+        try await redis.send(command)
+    }
+
+    public func recordDeliveries(id: Int, results: [DeliveryResult]) async throws {
+        guard !results.isEmpty else { return }
+        var counts: [DeliveryCounter: Int] = [:]
+        var devices = RedisCommand("HSET", keys.devices(id))
+        for result in results {
+            counts[result.counter, default: 0] += 1
+            guard result.counter != .duplicateSuppressed else { continue }
+            var info = ["state": result.counter.rawValue]
+            info["adapterID"] = result.adapterID
+            info["error"] = result.error
+            devices.append(result.installation)
+            devices.append(String(decoding: try JSONEncoder().encode(info), as: UTF8.self))
+        }
+        var commands = counts.map { RedisCommand("HINCRBY", keys.status(id), $0.key.rawValue, $0.value) }
+        if devices.count > 2 {
+            commands.append(devices)
+            commands.append(RedisCommand("EXPIRE", keys.devices(id), Int(retention.components.seconds)))
+        }
+        for reply in try await redis.pipeline(commands) { try reply.throwingError() }
+        if counts[.sent, default: 0] > 0 { try await advance(id: id, to: .sent) }
+    }
+
     /// Moves the state forward, never back (one script: read, compare, write).
     private func advance(id: Int, to state: DeliveryState) async throws {
         try await redis.run(Self.advanceScript, keys: [keys.status(id)],

@@ -32,4 +32,5 @@ public struct StorageKeys: Sendable, Hashable {
     public func status(_ id: Int) -> String { "\(tagged):status:\(id)" }
     public func devices(_ id: Int) -> String { "\(tagged):devices:\(id)" }
     func fetchedBy(_ id: Int) -> String { "\(tagged):fetched:\(id)" }
+    func deliveryGuard(_ id: Int, _ installation: String) -> String { "\(tagged):sent:\(id):\(installation)" }
 }

@@ -156,6 +156,21 @@ public final class RedisServer: @unchecked Sendable {
         rawCommand("PING", port: port)?.hasPrefix("+PONG") == true
     }
 
+    /// Whether something accepts TCP connections on the loopback port (connect only, no read,
+    /// so it never blocks the caller's thread waiting for an answer).
+    public static func isListening(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
     /// Sends one inline command on a fresh socket and returns the start of the reply, or nil.
     static func rawCommand(_ command: String, port: Int) -> String? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

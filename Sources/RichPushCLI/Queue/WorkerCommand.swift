@@ -1,7 +1,11 @@
 public import ArgumentParser
 import Hiredis
 public import Logging
+import RichPushAdapters
+public import RichPushCore
 import RichPushQueue
+import RichPushStorage
+import RichPushWorker
 import ServiceLifecycle
 
 /// `richpush worker`: joins the consumer group and runs jobs until SIGTERM/SIGINT.
@@ -25,6 +29,13 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Consumer name in the group (default host:pid:random).") var consumer: String?
     @Option(help: "Seconds between reclaiming abandoned jobs and promoting due retries.") var maintenanceInterval: Double = 0.5
     @Option(help: "Redis list where the noop handler appends its latencies (benchmarks).") var latencyKey: String?
+    @Option(help: "Push adapter: simulated (Redis Pub/Sub hub).") var adapter: AdapterKind = .simulated
+    @Option(help: "silent: the seed's content-available push; alert: mutable-content with the fetch URL.") var pushMode: PushRenderer.Mode = .silent
+    @Flag(help: "Add the seed's legacy \"sound\": \"\" to silent pushes.") var legacySound = false
+    @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
+    @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
+    @Option(help: "Hours the simulated hub keeps the newest push of an offline device.") var holdHours: Double = 24
+    @Option(help: "Days notification records are kept (must match the API's --retention-days).") var retentionDays: Double = 7
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func validate() throws {
@@ -32,6 +43,8 @@ struct WorkerCommand: AsyncParsableCommand {
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard maintenanceInterval > 0 else { throw ValidationError("--maintenance-interval must be positive") }
+        guard fanOutBatch >= 1 else { throw ValidationError("--fan-out-batch must be at least 1") }
+        guard holdHours > 0, retentionDays > 0 else { throw ValidationError("--hold-hours and --retention-days must be positive") }
     }
 
     func run() async throws {
@@ -43,6 +56,18 @@ struct WorkerCommand: AsyncParsableCommand {
         var handlers = JobHandlers()
         handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
         handlers.register(NoopJobHandler(redis: pool, latencyKey: latencyKey), for: NoopJobHandler.type)
+        let keys = queue.storageKeys
+        let retention = Duration.seconds(retentionDays * 86400)
+        let pushAdapter: any PushAdapter = switch adapter {
+        case .simulated: SimulatedHubAdapter(redis: pool, prefix: queue.prefix, holdFor: .seconds(holdHours * 3600))
+        }
+        RichPushJobHandler(
+            notifications: RedisNotificationStore(redis: pool, keys: keys, queue: jobQueue, retention: retention),
+            installations: RedisInstallationStore(redis: pool, keys: keys),
+            queue: jobQueue, adapter: pushAdapter,
+            renderer: PushRenderer(mode: pushMode, legacySound: legacySound, apiBaseURL: apiBaseURL),
+            fanOutBatch: fanOutBatch, logger: logger
+        ).register(in: &handlers)
         var workerConfiguration = JobWorkerConfiguration(concurrency: concurrency, batchSize: batchSize,
                                                          drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
@@ -55,3 +80,9 @@ struct WorkerCommand: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension PushRenderer.Mode: ExpressibleByArgument {}
+
+/// The push adapters `richpush worker --adapter` can use.
+enum AdapterKind: String, ExpressibleByArgument, CaseIterable {
+    case simulated
+}

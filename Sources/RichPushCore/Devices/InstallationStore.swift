@@ -14,8 +14,11 @@ public protocol InstallationStore: Sendable {
     func installation(id: String) async throws -> Installation?
     /// Deletes it if `owner` owns it; false if there is none or it is someone else's.
     func delete(id: String, owner: String) async throws -> Bool
-    /// Installations carrying the tag, in batches for fan-out.
-    func installationIDs(tag: String, cursor: Int, count: Int) async throws -> (ids: [String], next: Int)
+    /// Removes an installation whoever owns it (the platform said its token is dead).
+    func remove(_ installation: Installation) async throws -> Bool
+    /// Installations carrying the tag (every installation when `tag` is nil), in batches for
+    /// fan-out; `next` is 0 after the last batch.
+    func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int)
     func installations(ids: [String]) async throws -> [Installation]
     /// Installations of one user (the tag `username:<user>`).
     func installations(owner: String) async throws -> [Installation]

@@ -46,6 +46,21 @@ public struct NotificationStatus: Sendable, Hashable, Codable {
     }
 }
 
+/// What happened to one device's push, for the status route.
+public struct DeliveryResult: Sendable, Hashable {
+    public var installation: String
+    public var counter: DeliveryCounter
+    public var adapterID: String?
+    public var error: String?
+
+    public init(installation: String, counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil) {
+        self.installation = installation
+        self.counter = counter
+        self.adapterID = adapterID
+        self.error = error
+    }
+}
+
 /// Where rich notifications, their payloads and their status live.
 public protocol NotificationStore: Sendable {
     /// Stores the record and the payload and enqueues the delivery job, all or nothing.
@@ -59,4 +74,11 @@ public protocol NotificationStore: Sendable {
     func recordFetch(id: Int, user: String) async throws
     /// Counts a device receipt and moves the state forward.
     func recordReceipt(id: Int, kind: ReceiptKind, installation: String?) async throws
+    /// Claims the right to push notification `id` to each installation once (`SET NX`); true where
+    /// this caller won, false where an earlier delivery already did (a redelivered job).
+    func claimDeliveries(id: Int, installations: [String]) async throws -> [Bool]
+    /// Gives claims back (the push failed and will be retried).
+    func releaseDeliveries(id: Int, installations: [String]) async throws
+    /// Records per-device outcomes and counts; moves the state to `sent` when any push went out.
+    func recordDeliveries(id: Int, results: [DeliveryResult]) async throws
 }

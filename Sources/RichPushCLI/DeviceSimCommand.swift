@@ -1,0 +1,90 @@
+public import ArgumentParser
+import Foundation
+import Hiredis
+import Logging
+public import RichPushSimulator
+
+/// `richpush device-sim`: simulated devices running the tutorial's app.
+struct DeviceSimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device-sim",
+        abstract: "Simulate devices: register, receive silent pushes, fetch, show the local notification, press More.",
+        discussion: "Prints one line per event (JSON with --format json). Stops after --count pushes, or on SIGINT/SIGTERM.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, text }
+
+    @OptionGroup var redis: RedisOptions
+    @Option(help: "Base URL of the API.") var api = "http://127.0.0.1:8080"
+    @Option(help: "User the devices register as.") var user: String
+    @Option(help: "Password (or set RICHPUSH_PASSWORD).") var password: String?
+    @Option(help: "Number of devices.") var devices = 1
+    @Option(help: "active: in-app alert with OK/More; background: banner; mixed: every other device active.") var appState: SimulatorConfiguration.AppState = .active
+    @Option(help: "What the simulated user does: more (opens the image view), ok, none.") var tap: SimulatorConfiguration.Tap = .more
+    @Option(help: "Seconds before the local notification fires (the tutorial's 5).") var fireDelay: Double = 5
+    @Option(help: "Directory where the image view saves payloads.") var out: String?
+    @Option(help: "Stop after this many pushes were handled (0: run until a signal).") var count = 0
+    @Option(help: "Key prefix of the simulated hub (the queue prefix of the workers).") var hubPrefix = "richpush"
+    @Option(help: "Device handles are <prefix>-<n> (default sim-<user>).") var handlePrefix: String?
+    @Option(help: "Output format.") var format: Format = .text
+
+    func validate() throws {
+        guard devices >= 1 else { throw ValidationError("--devices must be at least 1") }
+        guard fireDelay >= 0 else { throw ValidationError("--fire-delay must not be negative") }
+        guard URL(string: api)?.host != nil else { throw ValidationError("--api must be a URL such as http://127.0.0.1:8080") }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(level: .warning)
+        guard let secret = password ?? ProcessInfo.processInfo.environment["RICHPUSH_PASSWORD"] else {
+            throw CLIError("give --password or set RICHPUSH_PASSWORD")
+        }
+        let configuration = SimulatorConfiguration(
+            apiBaseURL: URL(string: api)!, user: user, password: secret, devices: devices, appState: appState, tap: tap,
+            fireDelay: .milliseconds(Int(fireDelay * 1000)), outDirectory: out.map { URL(fileURLWithPath: $0) },
+            redis: try redis.configuration(clientName: "richpush-device-sim"), hubPrefix: hubPrefix, handlePrefix: handlePrefix)
+        let simulator = DeviceSimulator(configuration: configuration)
+        let printer = Task {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            for await event in simulator.events {
+                let line = format == .json
+                    ? String(decoding: (try? encoder.encode(event)) ?? Data(), as: UTF8.self)
+                    : event.textLine
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+        }
+        do {
+            try await simulator.start()
+        } catch {
+            await simulator.stop()
+            throw CLIError("device registration failed: \(error)")
+        }
+        FileHandle.standardError.write(Data("device-sim: \(devices) device(s) of \(user) listening\n".utf8))
+        let signals = [SIGINT, SIGTERM].map { signal in
+            Foundation.signal(signal, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signal)
+            source.setEventHandler { Task { await simulator.stop() } }
+            source.resume()
+            return source
+        }
+        try await simulator.run(limit: count > 0 ? count : nil)
+        signals.forEach { $0.cancel() }
+        await printer.value
+    }
+}
+
+extension SimulatorConfiguration.AppState: ExpressibleByArgument {}
+extension SimulatorConfiguration.Tap: ExpressibleByArgument {}
+
+extension SimulatorEvent {
+    var textLine: String {
+        var parts = ["device \(device)", event]
+        if let richId { parts.append("richId=\(richId)") }
+        if let richType { parts.append("type=\(richType)") }
+        if let status { parts.append("HTTP \(status)") }
+        if let detail { parts.append(detail) }
+        if let path { parts.append("saved \(path)") }
+        if let micros = sinceSentMicros { parts.append(String(format: "+%.1f ms", Double(micros) / 1000)) }
+        return parts.joined(separator: "  ")
+    }
+}

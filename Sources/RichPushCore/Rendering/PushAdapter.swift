@@ -1,0 +1,31 @@
+/// One push for one installation.
+public struct OutgoingPush: Sendable, Hashable {
+    public var installation: Installation
+    public var rendered: RenderedPush
+
+    public init(installation: Installation, rendered: RenderedPush) {
+        self.installation = installation
+        self.rendered = rendered
+    }
+}
+
+/// What the platform said about one push.
+public enum PushOutcome: Sendable, Hashable {
+    /// Handed over; `adapterID` is the platform's id for it (apns-id, message id).
+    case sent(adapterID: String)
+    /// The device is offline; the platform keeps the newest push for it for a while.
+    case held(adapterID: String)
+    /// The token is no longer valid: remove the installation, never retry.
+    case invalidToken(reason: String)
+    /// Failed; `retryable` says whether trying again later may work.
+    case failed(reason: String, retryable: Bool)
+}
+
+/// Sends rendered pushes to a platform (a simulated hub, APNs, …), in batches.
+public protocol PushAdapter: Sendable {
+    /// A name for logs and metrics (`simulated`, `apns`).
+    var name: String { get }
+    /// Sends the pushes and returns one outcome each, in order. Throws only when nothing could be
+    /// sent at all (the platform unreachable); the job is then retried.
+    func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome]
+}

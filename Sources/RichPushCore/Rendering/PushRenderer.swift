@@ -1,0 +1,60 @@
+public import Foundation
+
+/// Renders a rich notification for a device, as the tutorial's app expects it.
+///
+/// The silent mode keeps the seed's keys: `{"aps":{"content-available":1}, "richId":"42",
+/// "richMessage":"…", "richType":"img"}` (`legacySound` adds the seed's `"sound":""`). The alert
+/// mode is for apps with a Notification Service Extension: a visible alert with
+/// `mutable-content: 1` and the URL to fetch the payload from.
+public struct PushRenderer: Sendable {
+    public enum Mode: String, Sendable, CaseIterable {
+        case silent, alert
+    }
+
+    /// APNs refuses payloads over 4 KiB.
+    public static let maxPayloadBytes = 4096
+
+    public var mode: Mode
+    public var legacySound: Bool
+    /// Base URL of the API, for the alert mode's fetch URL.
+    public var apiBaseURL: String
+    /// How long APNs should keep trying an offline device.
+    public var timeToLive: Duration
+
+    public init(mode: Mode = .silent, legacySound: Bool = false, apiBaseURL: String = "http://127.0.0.1:8080", timeToLive: Duration = .seconds(86400)) {
+        self.mode = mode
+        self.legacySound = legacySound
+        self.apiBaseURL = apiBaseURL
+        self.timeToLive = timeToLive
+    }
+
+    public func render(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
+        var aps: [String: Any]
+        switch mode {
+        case .silent:
+            aps = ["content-available": 1]
+            if legacySound { aps["sound"] = "" }
+        case .alert:
+            aps = ["alert": ["body": notification.message], "mutable-content": 1, "category": "richPush"]
+        }
+        var root: [String: Any] = [
+            "aps": aps,
+            "richId": String(notification.id),
+            "richMessage": notification.message,
+            "richType": notification.richType.rawValue,
+        ]
+        if mode == .alert { root["richUrl"] = "\(apiBaseURL)/api/notifications/\(notification.id)" }
+        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            throw RenderError(message: "notification \(notification.id) cannot be encoded as JSON")
+        }
+        guard data.count <= Self.maxPayloadBytes else {
+            throw RenderError(message: "the APNs payload of notification \(notification.id) is \(data.count) bytes; APNs accepts at most \(Self.maxPayloadBytes) (shorten the message)")
+        }
+        return RenderedPush(
+            payload: Array(data),
+            pushType: mode == .silent ? "background" : "alert",
+            priority: mode == .silent ? 5 : 10,
+            expiration: Int(now.timeIntervalSince1970) + Int(timeToLive.components.seconds),
+            collapseID: String(collapseID.suffix(64)))
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Hiredis
+public import Logging
+import RichPushAdapters
+import Synchronization
+
+/// Simulated iOS devices running the tutorial's app: each registers with the backend, listens
+/// on its channel of the simulated hub, and for every silent push does the background fetch,
+/// schedules the local notification (category `richPush`, action `richPushMore` "More"), shows it
+/// as an alert or a banner, and lets the simulated user press More, which opens the image view.
+/// Thousands of devices share one Pub/Sub connection per 5,000.
+public final class DeviceSimulator: Sendable {
+    public let configuration: SimulatorConfiguration
+    /// Every step of every device, in order of occurrence.
+    public let events: AsyncStream<SimulatorEvent>
+    private let output: AsyncStream<SimulatorEvent>.Continuation
+    private let api: APIClient
+    private let devices = Mutex<[String: (index: Int, installation: String)]>([:])
+    private let subscribers = Mutex<[RedisSubscriber]>([])
+    private let logger: Logger
+
+    /// The notification category and action the tutorial's app registers.
+    public static let category = "richPush"
+    public static let moreAction = (identifier: "richPushMore", title: "More")
+
+    public init(configuration: SimulatorConfiguration, logger: Logger = Logger(label: "richpush.device-sim")) {
+        self.configuration = configuration
+        self.logger = logger
+        (events, output) = AsyncStream.makeStream(of: SimulatorEvent.self)
+        api = APIClient(base: configuration.apiBaseURL, user: configuration.user, password: configuration.password)
+    }
+
+    /// Registers the devices (the seed's two calls each) and subscribes to their channels; held
+    /// pushes that arrived while they were offline are delivered now, as APNs does.
+    public func start() async throws {
+        var registered: [(String, Int, String)] = []
+        try await withThrowingTaskGroup(of: (String, Int, String).self) { group in
+            var next = 0
+            func add() {
+                let index = next
+                next += 1
+                let handle = "\(configuration.handlePrefix)-\(index)"
+                group.addTask { (handle, index, try await self.api.register(handle: handle)) }
+            }
+            for _ in 0..<min(32, configuration.devices) { add() }
+            while let result = try await group.next() {
+                registered.append(result)
+                output.yield(SimulatorEvent(event: "registered", device: result.1, installation: result.2))
+                if next < configuration.devices { add() }
+            }
+        }
+        devices.withLock { devices in
+            for (handle, index, installation) in registered { devices[handle] = (index, installation) }
+        }
+        let handles = registered.map(\.0)
+        for chunk in stride(from: 0, to: handles.count, by: 5000).map({ Array(handles[$0..<min($0 + 5000, handles.count)]) }) {
+            let subscriber = RedisSubscriber(configuration: configuration.redis, logger: logger)
+            try await subscriber.subscribe(chunk.map { SimulatedHubAdapter.channel(prefix: configuration.hubPrefix, handle: $0) })
+            subscribers.withLock { $0.append(subscriber) }
+        }
+    }
+
+    /// Handles pushes until `stop()` (or until `limit` pushes were handled); each push runs on
+    /// its own task, so a slow fetch does not hold up the others.
+    public func run(limit: Int? = nil) async throws {
+        let subscribers = subscribers.withLock { $0 }
+        let handled = HandledCounter()
+        let held = try await takeHeldPushes()
+        await withTaskGroup(of: Void.self) { group in
+            for push in held {
+                let (handle, envelope) = push
+                group.addTask {
+                    await self.handle(envelope: envelope, handle: handle)
+                    if let limit, handled.increment() >= limit { await self.stop() }
+                }
+            }
+            for subscriber in subscribers {
+                group.addTask {
+                    await withTaskGroup(of: Void.self) { inner in
+                        for await message in subscriber.messages {
+                            let handle = String(message.channel.dropFirst(self.configuration.hubPrefix.count + ":device:".count))
+                            inner.addTask {
+                                await self.handle(envelope: message.payload, handle: handle)
+                                if let limit, handled.increment() >= limit { await self.stop() }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        output.finish()
+    }
+
+    /// Unsubscribes every device and ends `run()`.
+    public func stop() async {
+        let all = subscribers.withLock { $0 }
+        for subscriber in all { await subscriber.close() }
+    }
+
+    private func takeHeldPushes() async throws -> [(String, [UInt8])] {
+        let handles = devices.withLock { Array($0.keys) }
+        guard !handles.isEmpty else { return [] }
+        let connection = RedisConnection(configuration: configuration.redis, logger: logger)
+        defer { Task { await connection.close() } }
+        var held: [(String, [UInt8])] = []
+        for chunk in stride(from: 0, to: handles.count, by: 1000).map({ Array(handles[$0..<min($0 + 1000, handles.count)]) }) {
+            let replies = try await connection.pipeline(chunk.map { RedisCommand("GETDEL", SimulatedHubAdapter.heldKey(prefix: configuration.hubPrefix, handle: $0)) })
+            for (handle, reply) in zip(chunk, replies) where !reply.isNull {
+                if let bytes = reply.bytes { held.append((handle, bytes)) }
+            }
+        }
+        return held
+    }
+
+    // MARK: - One push, as the tutorial's app handles it
+
+    private func handle(envelope bytes: [UInt8], handle: String) async {
+        guard let device = devices.withLock({ $0[handle] }) else { return }
+        let now = Self.nowMicros()
+        guard let envelope = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+              let push = envelope["payload"] as? [String: Any] else {
+            output.yield(SimulatorEvent(event: "failed", device: device.index, installation: device.installation, detail: "push is not JSON"))
+            return
+        }
+        let sentAt = envelope["sentAt"] as? Int
+        func since() -> Int? { sentAt.map { Self.nowMicros() - $0 } }
+        let richId = push["richId"] as? String
+        let richType = push["richType"] as? String
+        let message = push["richMessage"] as? String
+        var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
+                                   message: message, sinceSentMicros: sentAt.map { now - $0 })
+        output.yield(event)
+        // didReceiveRemoteNotification: richId as int, then by rich type.
+        guard let id = richId.flatMap(Int.init) else {
+            event.event = "failed"
+            event.detail = "richId is not an integer"
+            output.yield(event)
+            return
+        }
+        guard let richType, ["img", "url", "sound", "text"].contains(richType) else {
+            event.event = "failed"
+            event.detail = "unsupported rich type '\(richType ?? "none")'"
+            output.yield(event)
+            return
+        }
+        let fetched: (status: Int, body: Data, contentType: String?)
+        do {
+            fetched = try await api.call("GET", "/api/notifications/\(id)")
+        } catch {
+            event.event = "failed"
+            event.detail = "fetch failed: \(error)"
+            output.yield(event)
+            return
+        }
+        guard fetched.status == 200 else {
+            event.event = "failed"
+            event.status = fetched.status
+            event.detail = "background fetch answered HTTP \(fetched.status)"
+            output.yield(event)
+            return
+        }
+        event.event = "fetched"
+        event.status = 200
+        event.detail = "\(fetched.body.count) bytes, \(fetched.contentType ?? "?")"
+        event.sinceSentMicros = since()
+        output.yield(event)
+
+        // The local notification fires after the delay ("to give you time to leave the app").
+        event.event = "scheduled"
+        event.detail = "category \(Self.category), fires in \(configuration.fireDelay)"
+        output.yield(event)
+        if configuration.fireDelay > .zero { try? await Task.sleep(for: configuration.fireDelay) }
+        let active = configuration.appState == .active || (configuration.appState == .mixed && device.index % 2 == 0)
+        event.event = active ? "alert" : "banner"
+        event.detail = active ? "in-app alert \"Notification\": \(message ?? "") [OK] [More]" : "system banner: \(message ?? "") (action: More)"
+        event.sinceSentMicros = since()
+        output.yield(event)
+        await receipt(id, "displayed", device.installation)
+
+        switch configuration.tap {
+        case .none:
+            return
+        case .ok:
+            event.event = "dismissed"
+            event.detail = active ? "OK" : "banner ignored"
+            output.yield(event)
+        case .more:
+            event.event = "opened"
+            event.detail = active ? "More → image view" : "banner tapped → app opened on the image view"
+            event.path = save(fetched.body, id: id, device: device.index, richType: richType, contentType: fetched.contentType)
+            if richType == "url" { event.detail = "opened \(String(decoding: fetched.body, as: UTF8.self))" }
+            event.sinceSentMicros = since()
+            output.yield(event)
+            await receipt(id, "opened", device.installation)
+        }
+    }
+
+    private func receipt(_ id: Int, _ kind: String, _ installation: String) async {
+        guard configuration.sendReceipts else { return }
+        do {
+            let (status, body, _) = try await api.call("POST", "/api/notifications/\(id)/receipts", json: ["kind": kind, "installation": installation])
+            if status != 200 { logger.warning("receipt refused", metadata: ["status": "\(status)", "body": "\(String(decoding: body, as: UTF8.self))"]) }
+        } catch {
+            logger.warning("receipt failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func save(_ bytes: Data, id: Int, device: Int, richType: String, contentType: String?) -> String? {
+        guard let directory = configuration.outDirectory else { return nil }
+        let ext = switch contentType?.split(separator: ";").first.map(String.init) {
+        case "image/png": "png"
+        case "image/jpeg": "jpg"
+        case "image/gif": "gif"
+        case "text/uri-list", "text/plain": "txt"
+        default: richType == "sound" ? "audio" : "bin"
+        }
+        let file = directory.appendingPathComponent("richpush-\(id)-device\(device).\(ext)")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try bytes.write(to: file)
+            return file.path
+        } catch {
+            logger.warning("cannot save the payload", metadata: ["path": "\(file.path)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    static func nowMicros() -> Int { Int((Date().timeIntervalSince1970 * 1_000_000).rounded()) }
+}
+
+/// Counts handled pushes across the simulator's tasks.
+final class HandledCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    func increment() -> Int { count.add(1, ordering: .relaxed).newValue }
+}

@@ -1,0 +1,87 @@
+public import Foundation
+public import Hiredis
+
+/// How the simulated devices behave, as the tutorial's iOS app does.
+public struct SimulatorConfiguration: Sendable {
+    public enum AppState: String, Sendable, CaseIterable {
+        /// In the foreground: the local notification shows as an in-app alert with OK and More.
+        case active
+        /// In the background: the system banner; tapping it or More opens the app.
+        case background
+        /// Every other device active.
+        case mixed
+    }
+
+    public enum Tap: String, Sendable, CaseIterable {
+        /// The user presses More (or taps the banner): the image view opens.
+        case more
+        /// The user presses OK: dismissed.
+        case ok
+        /// The user does nothing.
+        case none
+    }
+
+    public var apiBaseURL: URL
+    public var user: String
+    public var password: String
+    public var devices: Int
+    public var appState: AppState
+    public var tap: Tap
+    /// Delay of the local notification after the fetch (the tutorial's 5 s; 0 in load tests).
+    public var fireDelay: Duration
+    /// Where the image view writes payloads; nil keeps them in memory only.
+    public var outDirectory: URL?
+    /// The Redis the simulated hub publishes on, and its key prefix.
+    public var redis: RedisConfiguration
+    public var hubPrefix: String
+    /// Push handles are `<handlePrefix>-<n>`; the same prefix again re-registers the same devices.
+    public var handlePrefix: String
+    /// Report displayed/opened back to the API.
+    public var sendReceipts: Bool
+
+    public init(apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,
+                fireDelay: Duration = .seconds(5), outDirectory: URL? = nil, redis: RedisConfiguration, hubPrefix: String = "richpush",
+                handlePrefix: String? = nil, sendReceipts: Bool = true) {
+        self.apiBaseURL = apiBaseURL
+        self.user = user
+        self.password = password
+        self.devices = devices
+        self.appState = appState
+        self.tap = tap
+        self.fireDelay = fireDelay
+        self.outDirectory = outDirectory
+        self.redis = redis
+        self.hubPrefix = hubPrefix
+        self.handlePrefix = handlePrefix ?? "sim-\(user)"
+        self.sendReceipts = sendReceipts
+    }
+}
+
+/// One thing a simulated device did, printed as one JSON line.
+public struct SimulatorEvent: Sendable, Codable, Hashable {
+    public var event: String
+    public var device: Int
+    public var installation: String?
+    public var richId: String?
+    public var richType: String?
+    public var message: String?
+    public var status: Int?
+    public var detail: String?
+    public var path: String?
+    /// Microseconds from the hub's send to this event.
+    public var sinceSentMicros: Int?
+
+    public init(event: String, device: Int, installation: String? = nil, richId: String? = nil, richType: String? = nil, message: String? = nil,
+                status: Int? = nil, detail: String? = nil, path: String? = nil, sinceSentMicros: Int? = nil) {
+        self.event = event
+        self.device = device
+        self.installation = installation
+        self.richId = richId
+        self.richType = richType
+        self.message = message
+        self.status = status
+        self.detail = detail
+        self.path = path
+        self.sinceSentMicros = sinceSentMicros
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Hiredis
+import RedisTestSupport
+import RichPushAdapters
+import RichPushCore
+import RichPushQueue
+import RichPushSimulator
+import RichPushStorage
+import Testing
+
+/// The tutorial's "Run the application", automated: API, workers, hub and devices all real.
+@Suite("End to end")
+struct RichPushFlowTests {
+    static let image: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8($0 % 251) }
+
+    func sendImage(_ pipeline: Pipeline) async throws -> Int {
+        try await pipeline.send(json: ["message": "Check this image out!", "richType": "img", "payload": Data(Self.image).base64EncodedString()])
+    }
+
+    @Test(arguments: [SimulatorConfiguration.AppState.active, .background])
+    func pushFetchNotifyAndOpenWithMore(appState: SimulatorConfiguration.AppState) async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let out = server.directory.appendingPathComponent("device")
+                let simulator = pipeline.simulator(appState: appState, out: out)
+                let worker = pipeline.worker()
+                try await withSimulator(simulator) { log in
+                    try await withWorker(worker) {
+                        let id = try await sendImage(pipeline)
+                        try await waitUntil(timeout: .seconds(20), "the device to open the image") { log.count("opened") == 1 }
+                        let steps = log.all.filter { $0.richId == String(id) }.map(\.event)
+                        let shown = appState == .active ? "alert" : "banner"
+                        #expect(steps == ["received", "fetched", "scheduled", shown, "opened"])
+                        let opened = try #require(log.all.first { $0.event == "opened" })
+                        let saved = try #require(opened.path)
+                        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: saved))) == Self.image)
+                        try await waitUntil(timeout: .seconds(10), "the status to reach opened") {
+                            try await pipeline.status(id)["state"] as? String == "opened"
+                        }
+                        let counts = try await pipeline.status(id)["counts"] as? [String: Int] ?? [:]
+                        #expect(counts["sent"] == 1 && counts["displayed"] == 1 && counts["opened"] == 1)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aRedeliveredJobDoesNotPushTwice() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let simulator = pipeline.simulator(tap: .none)
+                try await withSimulator(simulator) { log in
+                    try await withWorker(pipeline.worker()) {
+                        let id = try await sendImage(pipeline)
+                        try await waitUntil(timeout: .seconds(20), "the first delivery") { log.count("received") == 1 }
+                        // Replay the same job from the stream's history, as an operator would.
+                        let history = try await pipeline.queue.replay(from: "-", to: "+")
+                        #expect(history.candidates.count == 1)
+                        try await waitUntil(timeout: .seconds(20), "the replay to be suppressed") {
+                            (try await pipeline.status(id)["counts"] as? [String: Int])?["duplicateSuppressed"] == 1
+                        }
+                        #expect(log.count("received") == 1)
+                        #expect((try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 1)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func anOfflineDeviceGetsTheHeldPushWhenItComesBack() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                // The device registers, then goes offline.
+                let first = pipeline.simulator(handlePrefix: "offline")
+                try await first.start()
+                await first.stop()
+                let id = try await withWorker(pipeline.worker()) {
+                    let id = try await sendImage(pipeline)
+                    try await waitUntil(timeout: .seconds(20), "the push to be held") {
+                        (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 1
+                    }
+                    return id
+                }
+                let held = try await pipeline.redis.send("EXISTS", SimulatedHubAdapter.heldKey(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-offline-0"))
+                #expect(held == .integer(1))
+                // Back online (same handle: the seed's registration keeps the same id).
+                let again = pipeline.simulator(handlePrefix: "offline")
+                try await withSimulator(again) { log in
+                    try await waitUntil(timeout: .seconds(20), "the held push to arrive") { log.count("opened") == 1 }
+                    #expect(log.all.first { $0.event == "received" }?.richId == String(id))
+                }
+            }
+        }
+    }
+
+    @Test func fanOutToFiveThousandDevicesReachesEachOnce() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let store = RedisInstallationStore(redis: pipeline.redis, keys: pipeline.keys)
+                let handles = (0..<5000).map { "\(pipeline.prefix)-bulk-\($0)" }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for chunk in stride(from: 0, to: handles.count, by: 500) {
+                        group.addTask {
+                            for (offset, handle) in handles[chunk..<min(chunk + 500, handles.count)].enumerated() {
+                                _ = try await store.save(Installation(id: "bulk\(chunk + offset)", platform: .apns, handle: handle,
+                                                                      tags: ["username:alice"], owner: "alice", updatedAt: 0))
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let subscriber = RedisSubscriber(configuration: server.configuration)
+                try await subscriber.subscribe(handles.map { SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: $0) })
+                let id = try await withWorkers([pipeline.worker(fanOutBatch: 500), pipeline.worker(fanOutBatch: 500)]) {
+                    let id = try await sendImage(pipeline)
+                    var perChannel: [String: Int] = [:]
+                    for await message in subscriber.messages {
+                        perChannel[message.channel, default: 0] += 1
+                        if perChannel.count == handles.count { break }
+                    }
+                    #expect(perChannel.count == 5000 && perChannel.values.allSatisfy { $0 == 1 })
+                    try await waitUntil(timeout: .seconds(20), "all outcomes to be recorded") {
+                        (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 5000
+                    }
+                    return id
+                }
+                await subscriber.close()
+                #expect((try await pipeline.status(id)["counts"] as? [String: Int])?["duplicateSuppressed"] == 0)
+            }
+        }
+    }
+
+    @Test func unknownRichTypesAndFailedFetchesAreReportedAsFailed() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let simulator = pipeline.simulator(handlePrefix: "fails")
+                try await withSimulator(simulator) { log in
+                    let channel = SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-fails-0")
+                    func publish(_ push: String) async throws {
+                        let envelope = SimulatedEnvelope.encode(id: "t", installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
+                        #expect(try await pipeline.redis.send("PUBLISH", channel, envelope) == .integer(1))
+                    }
+                    try await publish(#"{"aps":{"content-available":1},"richId":"1","richMessage":"m","richType":"video"}"#)
+                    try await publish(#"{"aps":{"content-available":1},"richId":"424242","richMessage":"m","richType":"img"}"#)
+                    try await waitUntil(timeout: .seconds(20), "two failures") { log.count("failed") == 2 }
+                    let failures = log.all.filter { $0.event == "failed" }
+                    #expect(failures.contains { $0.detail?.contains("unsupported rich type 'video'") == true })
+                    #expect(failures.contains { $0.status == 404 && $0.richId == "424242" })
+                    #expect(log.count("alert") == 0)
+                }
+            }
+        }
+    }
+}
+
+/// Runs one in-process worker while `body` runs, then stops it gracefully.
+func withWorker<T: Sendable>(_ worker: JobWorker, _ body: () async throws -> T) async throws -> T {
+    try await withWorkers([worker], body)
+}
+
+func withWorkers<T: Sendable>(_ workers: [JobWorker], _ body: () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in workers { group.addTask { try await worker.run() } }
+        do {
+            let result = try await body()
+            for worker in workers { worker.stop() }
+            try await group.waitForAll()
+            return result
+        } catch {
+            for worker in workers { worker.stop() }
+            try? await group.waitForAll()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hiredis
+import Hummingbird
+import HummingbirdBcrypt
+import Logging
+import RedisTestSupport
+import RichPushAdapters
+import RichPushAPI
+import RichPushCore
+import RichPushQueue
+import RichPushSimulator
+import RichPushStorage
+import RichPushWorker
+
+/// The whole pipeline in one test process, every part real: a private redis-server, the API
+/// listening on a free loopback port, in-process workers with the simulated hub, and simulated
+/// devices that talk to the API over HTTP and to the hub over Pub/Sub.
+struct Pipeline {
+    let server: RedisServer
+    let redis: RedisConnectionPool
+    let prefix: String
+    let keys: StorageKeys
+    let queue: JobQueue
+    let port: Int
+
+    /// Starts the API (returned task runs it) for users alice (user) and root (admin).
+    static func start(server: RedisServer, _ body: (Pipeline) async throws -> Void) async throws {
+        let redis = RedisConnectionPool(configuration: server.configuration, size: 2)
+        let prefix = String(uniqueKeyPrefix("e2e").dropLast())
+        let keys = StorageKeys(prefix: prefix)
+        let queueConfiguration = JobQueueConfiguration(prefix: prefix, visibilityTimeout: .seconds(2),
+                                                       retry: RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)))
+        let users = RedisUserStore(redis: redis, keys: keys)
+        for (name, role) in [("alice", User.Role.user), ("root", .admin)] {
+            _ = try await users.create(User(name: name, role: role), passwordHash: Bcrypt.hash("\(name)-pw", cost: 4))
+        }
+        let port = try RedisServer.freePort()
+        var logger = Logger(label: "e2e")
+        logger.logLevel = .warning
+        let app = buildApplication(configuration: APIConfiguration(host: "127.0.0.1", port: port),
+                                   dependencies: APIDependencies(redis: redis, keys: keys, queue: queueConfiguration), logger: logger)
+        let pipeline = Pipeline(server: server, redis: redis, prefix: prefix, keys: keys, queue: JobQueue(redis: redis, configuration: queueConfiguration), port: port)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            try await waitUntil(timeout: .seconds(10), "the API to listen") { RedisServer.isListening(port: port) }
+            do {
+                try await body(pipeline)
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+            group.cancelAll()
+        }
+    }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    func worker(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))") -> JobWorker {
+        var handlers = JobHandlers()
+        RichPushJobHandler(
+            notifications: RedisNotificationStore(redis: redis, keys: keys, queue: queue, retention: .seconds(3600)),
+            installations: RedisInstallationStore(redis: redis, keys: keys),
+            queue: queue, adapter: SimulatedHubAdapter(redis: redis, prefix: prefix, holdFor: .seconds(60)),
+            renderer: PushRenderer(), fanOutBatch: fanOutBatch
+        ).register(in: &handlers)
+        var logger = Logger(label: "e2e.worker")
+        logger.logLevel = .error
+        return JobWorker(queue: queue, handlers: handlers, redis: server.configuration,
+                         configuration: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
+                                                               drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
+                         logger: logger)
+    }
+
+    func simulator(devices: Int = 1, appState: SimulatorConfiguration.AppState = .active, tap: SimulatorConfiguration.Tap = .more,
+                   out: URL? = nil, handlePrefix: String = "phone") -> DeviceSimulator {
+        DeviceSimulator(configuration: SimulatorConfiguration(
+            apiBaseURL: baseURL, user: "alice", password: "alice-pw", devices: devices, appState: appState, tap: tap,
+            fireDelay: .milliseconds(50), outDirectory: out, redis: server.configuration, hubPrefix: prefix,
+            handlePrefix: "\(prefix)-\(handlePrefix)"))
+    }
+
+    /// POSTs a notification as `user` with a JSON body; returns its id.
+    func send(as user: String = "alice", json: [String: Any]) async throws -> Int {
+        var request = URLRequest(url: baseURL.appendingPathComponent("api/notifications"))
+        request.httpMethod = "POST"
+        request.setValue("Basic " + Data("\(user):\(user)-pw".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: json)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 202,
+              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let id = (object["id"] as? String).flatMap(Int.init) else {
+            throw RedisServerError("send failed: \(String(decoding: data, as: UTF8.self))")
+        }
+        return id
+    }
+
+    /// The status JSON of a notification, read as its creator.
+    func status(_ id: Int, as user: String = "alice") async throws -> [String: Any] {
+        var request = URLRequest(url: baseURL.appendingPathComponent("api/notifications/\(id)/status"))
+        request.setValue("Basic " + Data("\(user):\(user)-pw".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+}
+
+/// Collects a simulator's events while it runs.
+final class EventLog: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var events: [SimulatorEvent] = []
+
+    func append(_ event: SimulatorEvent) { lock.withLock { events.append(event) } }
+    var all: [SimulatorEvent] { lock.withLock { events } }
+    func count(_ name: String) -> Int { all.filter { $0.event == name }.count }
+}
+
+/// Runs `body` while the simulator handles pushes and its events are collected.
+func withSimulator(_ simulator: DeviceSimulator, _ body: (EventLog) async throws -> Void) async throws {
+    let log = EventLog()
+    try await simulator.start()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { for await event in simulator.events { log.append(event) } }
+        group.addTask { try await simulator.run() }
+        do {
+            try await body(log)
+        } catch {
+            await simulator.stop()
+            try? await group.waitForAll()
+            throw error
+        }
+        await simulator.stop()
+        try await group.waitForAll()
+    }
+}
