@@ -32,12 +32,12 @@ struct APIClient: Sendable {
     }
 
     /// The seed's registration: POST /api/register?handle=H, then PUT /api/register/{id}.
-    func register(handle: String) async throws -> String {
+    func register(handle: String, tags: [String] = []) async throws -> String {
         let (status, body, _) = try await call("POST", "/api/register?handle=\(handle)")
         guard status == 200, let id = try? JSONDecoder().decode(String.self, from: body) else {
             throw SimulatorError("registration failed: HTTP \(status) \(String(decoding: body, as: UTF8.self))")
         }
-        let (putStatus, putBody, _) = try await call("PUT", "/api/register/\(id)", json: ["Platform": "apns", "Handle": handle, "Tags": [String]()])
+        let (putStatus, putBody, _) = try await call("PUT", "/api/register/\(id)", json: ["Platform": "apns", "Handle": handle, "Tags": tags])
         guard putStatus == 200 else { throw SimulatorError("registration failed: HTTP \(putStatus) \(String(decoding: putBody, as: UTF8.self))") }
         return id
     }

@@ -33,6 +33,11 @@ public final class DeviceSimulator: Sendable {
     /// Registers the devices (the seed's two calls each) and subscribes to their channels; held
     /// pushes that arrived while they were offline are delivered now, as APNs does.
     public func start() async throws {
+        try await start(tags: { _ in [] })
+    }
+
+    /// As ``start()``, with extra tags per device index (load tests address devices by tag).
+    public func start(tags: @escaping @Sendable (Int) -> [String]) async throws {
         var registered: [(String, Int, String)] = []
         try await withThrowingTaskGroup(of: (String, Int, String).self) { group in
             var next = 0
@@ -40,7 +45,7 @@ public final class DeviceSimulator: Sendable {
                 let index = next
                 next += 1
                 let handle = "\(configuration.handlePrefix)-\(index)"
-                group.addTask { (handle, index, try await self.api.register(handle: handle)) }
+                group.addTask { (handle, index, try await self.api.register(handle: handle, tags: tags(index))) }
             }
             for _ in 0..<min(32, configuration.devices) { add() }
             while let result = try await group.next() {
@@ -130,6 +135,7 @@ public final class DeviceSimulator: Sendable {
         var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
                                    message: message, sinceSentMicros: sentAt.map { now - $0 })
         output.yield(event)
+        guard configuration.fetch else { return }
         // didReceiveRemoteNotification: richId as int, then by rich type.
         guard let id = richId.flatMap(Int.init) else {
             event.event = "failed"

@@ -38,6 +38,9 @@ public struct SimulatorConfiguration: Sendable {
     public var handlePrefix: String
     /// Report displayed/opened back to the API.
     public var sendReceipts: Bool
+    /// Do the background fetch (the app's behaviour); false only records that the push arrived
+    /// (load tests of the silent push alone).
+    public var fetch: Bool = true
 
     public init(apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,
                 fireDelay: Duration = .seconds(5), outDirectory: URL? = nil, redis: RedisConfiguration, hubPrefix: String = "richpush",
