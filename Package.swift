@@ -106,7 +106,7 @@ let package = Package(
         ),
         .target(
             name: "RedisTestSupport",
-            dependencies: ["Hiredis"],
+            dependencies: ["Hiredis", "RichPushQueue"],
             path: "Tests/RedisTestSupport",
             swiftSettings: strictSettings
         ),

@@ -10,12 +10,9 @@ source scripts/lib/common.sh
 seconds=${1:-10}
 ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config wrk
 ensure_swift
-export TMPDIR="$PWD/.tmp/bench"
-mkdir -p "$TMPDIR"
+private_tmp bench
 
-echo "==> building release"
-swift build -c release --product richpush >/dev/null
-bin="$(swift build -c release --show-bin-path)/richpush"
+build_release
 
 dir=$(mktemp -d "$TMPDIR/api-XXXX")
 redis_port=$(free_port)

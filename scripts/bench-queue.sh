@@ -12,12 +12,9 @@ jobs=${1:-200000}
 workers=${2:-2}
 ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config
 ensure_swift
-export TMPDIR="$PWD/.tmp/bench"
-mkdir -p "$TMPDIR"
+private_tmp bench
 
-echo "==> building release"
-swift build -c release --product richpush >/dev/null
-bin="$(swift build -c release --show-bin-path)/richpush"
+build_release
 
 dir=$(mktemp -d "$TMPDIR/redis-XXXX")
 port=$(free_port)

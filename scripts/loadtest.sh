@@ -4,12 +4,14 @@
 # --mode silent counts pushes delivered to devices; --mode rich adds the background fetch and
 # the local notification (fire delay 0). Prints throughput, latency percentiles, lost and
 # duplicated counts, and every process's peak RSS.
-# Usage: scripts/loadtest.sh [--notifications N] [--devices M] [--workers K] [--mode silent|rich] [--rate R]
+# --audience all sends every notification to every device (N fan-outs of M pushes each).
+# Usage: scripts/loadtest.sh [--notifications N] [--devices M] [--workers K] [--mode silent|rich]
+#                            [--audience one|all] [--rate R]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
-notifications=100000 devices=1000 workers=2 mode=silent rate=0
+notifications=100000 devices=1000 workers=2 mode=silent rate=0 audience=one
 while [ $# -gt 0 ]; do
     case "$1" in
         --notifications) notifications=$2; shift 2 ;;
@@ -17,14 +19,14 @@ while [ $# -gt 0 ]; do
         --workers) workers=$2; shift 2 ;;
         --mode) mode=$2; shift 2 ;;
         --rate) rate=$2; shift 2 ;;
+        --audience) audience=$2; shift 2 ;;
         *) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
     esac
 done
 
 ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config curl
 ensure_swift
-export TMPDIR="$PWD/.tmp/loadtest"
-mkdir -p "$TMPDIR"
+private_tmp loadtest
 work=$(mktemp -d "$TMPDIR/run-XXXX")
 pids=()
 cleanup() {
@@ -33,9 +35,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "==> building release"
-swift build -c release --product richpush >/dev/null
-bin="$(swift build -c release --show-bin-path)/richpush"
+build_release
 port=$(free_port)
 start_private_redis "$work/redis" "$port"
 export RICHPUSH_REDIS_URL="redis://127.0.0.1:$port/0"
@@ -51,9 +51,9 @@ for i in $(seq 1 "$workers"); do
 done
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/health/ready" >/dev/null && break; sleep 0.1; done
 
-echo "==> $notifications notifications to $devices devices, $workers workers, mode $mode"
+echo "==> $notifications notifications to $devices devices (audience $audience), $workers workers, mode $mode"
 /usr/bin/time -f "%M" -o "$work/loadtest.rss" "$bin" loadtest --api "http://127.0.0.1:$api_port" --user load \
-    --notifications "$notifications" --devices "$devices" --mode "$mode" --rate "$rate" --json "$work/report.json" >/dev/null
+    --notifications "$notifications" --devices "$devices" --mode "$mode" --audience "$audience" --rate "$rate" --json "$work/report.json" >/dev/null
 rss() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 python3 - "$work/report.json" <<'PY'
 import json, sys

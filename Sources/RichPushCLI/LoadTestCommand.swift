@@ -16,6 +16,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "loadtest", abstract: "Drive the full pipeline with simulated devices and print throughput, latency, lost and duplicated.")
 
     enum Mode: String, ExpressibleByArgument, CaseIterable { case silent, rich }
+    enum Audience: String, ExpressibleByArgument, CaseIterable { case one, all }
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
@@ -25,6 +26,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Notifications to send.") var notifications = 100_000
     @Option(help: "Simulated devices.") var devices = 1000
     @Option(help: "silent: count pushes delivered; rich: the whole flow with the background fetch.") var mode: Mode = .silent
+    @Option(help: "one: each notification to one device (its own tag); all: each to every device (one fan-out per notification).") var audience: Audience = .one
     @Option(help: "Create at most this many notifications per second (0: as fast as possible).") var rate = 0
     @Option(help: "Seconds to wait for the last deliveries.") var timeout: Double = 300
     @Option(help: "Write the figures as JSON here.") var json: String?
@@ -41,18 +43,18 @@ struct LoadTestCommand: AsyncParsableCommand {
         let simulator = DeviceSimulator(configuration: simulatorConfiguration)
         let tagPrefix = "load\(ProcessInfo.processInfo.processIdentifier)-"
         progress("registering \(devices) devices")
-        try await simulator.start { ["\(tagPrefix)\($0)"] }
+        try await simulator.start { ["\(tagPrefix)\($0)", "\(tagPrefix)all"] }
 
         let pool = RedisConnectionPool(configuration: redisConfiguration, size: 2)
         let jobQueue = JobQueue(redis: pool, configuration: queue.configuration)
         let store = RedisNotificationStore(redis: pool, keys: queue.storageKeys, queue: jobQueue, retention: .seconds(3600), idBlock: 1000)
-        let tracker = Tracker(expected: notifications)
+        let tracker = Tracker(expected: notifications * (audience == .all ? devices : 1))
         let events = Task {
             for await event in simulator.events {
                 guard let id = event.richId.flatMap(Int.init) else { continue }
                 switch event.event {
-                case "received": tracker.received(id)
-                case "alert": tracker.notified(id)
+                case "received": tracker.received(id, device: event.device)
+                case "alert": tracker.notified(id, device: event.device)
                 case "failed": tracker.failed()
                 default: break
                 }
@@ -69,11 +71,12 @@ struct LoadTestCommand: AsyncParsableCommand {
             let first = sent
             let devices = self.devices
             let user = self.user
+            let audience = self.audience
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for offset in 0..<batch {
                     let device = (first + offset) % devices
                     let draft = NotificationDraft(message: "load \(first + offset)", richType: .image, contentType: "image/png",
-                                                  payload: payload, creator: user, target: "\(tagPrefix)\(device)")
+                                                  payload: payload, creator: user, target: audience == .all ? "\(tagPrefix)all" : "\(tagPrefix)\(device)")
                     group.addTask {
                         let record = try await store.create(draft) { _ in "load-payload" }
                         tracker.enqueued(record.id)
@@ -89,7 +92,7 @@ struct LoadTestCommand: AsyncParsableCommand {
             if sent % 5000 == 0 { tracker.printProgress(elapsed: clock.now - start) }
         }
         let deadline = clock.now + .seconds(timeout)
-        let goal: (Tracker) -> Bool = mode == .rich ? { $0.notifiedCount >= notifications } : { $0.receivedCount >= notifications }
+        let goal: (Tracker) -> Bool = mode == .rich ? { $0.notifiedCount >= $0.expected } : { $0.receivedCount >= $0.expected }
         while !goal(tracker) && clock.now < deadline {
             tracker.printProgress(elapsed: clock.now - start)
             try await Task.sleep(for: .milliseconds(200))
@@ -103,7 +106,9 @@ struct LoadTestCommand: AsyncParsableCommand {
         _ = try? await runner.value
         await events.value
         await pool.close()
-        let report = tracker.report(elapsed: elapsed, mode: mode.rawValue, devices: devices)
+        var report = tracker.report(elapsed: elapsed, mode: mode.rawValue, devices: devices)
+        report["audience"] = audience.rawValue
+        report["notifications"] = notifications
         let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])
         if let json { try data.write(to: URL(fileURLWithPath: json)) }
         print(String(decoding: data, as: UTF8.self))
@@ -120,33 +125,39 @@ final class Tracker: Sendable {
         var enqueued: [Int: ContinuousClock.Instant] = [:]
         var receivedLatencies: [Double] = []
         var notifiedLatencies: [Double] = []
-        var seen: Set<Int> = []
-        var notified: Set<Int> = []
+        var seen: Set<Delivery> = []
+        var notified: Set<Delivery> = []
         var duplicates = 0
         var failures = 0
         var last: ContinuousClock.Instant?
     }
 
+    private struct Delivery: Hashable {
+        let id: Int
+        let device: Int
+    }
+
     private let state = Mutex(State())
+    /// Pushes expected at the devices (notifications × audience).
     let expected: Int
 
     init(expected: Int) { self.expected = expected }
 
     func enqueued(_ id: Int) { state.withLock { $0.enqueued[id] = .now } }
 
-    func received(_ id: Int) {
+    func received(_ id: Int, device: Int) {
         let now = ContinuousClock.now
         state.withLock { state in
-            if !state.seen.insert(id).inserted { state.duplicates += 1; return }
+            if !state.seen.insert(Delivery(id: id, device: device)).inserted { state.duplicates += 1; return }
             if let at = state.enqueued[id] { state.receivedLatencies.append((now - at).milliseconds) }
             state.last = now
         }
     }
 
-    func notified(_ id: Int) {
+    func notified(_ id: Int, device: Int) {
         let now = ContinuousClock.now
         state.withLock { state in
-            guard state.notified.insert(id).inserted else { return }
+            guard state.notified.insert(Delivery(id: id, device: device)).inserted else { return }
             if let at = state.enqueued[id] { state.notifiedLatencies.append((now - at).milliseconds) }
             state.last = now
         }
@@ -177,7 +188,7 @@ final class Tracker: Sendable {
             }
             let seconds = max(elapsed.seconds, 0.001)
             return [
-                "mode": mode, "notifications": expected, "devices": devices, "seconds": seconds,
+                "mode": mode, "pushes": expected, "devices": devices, "seconds": seconds,
                 "deliveredPerSecond": Double(state.seen.count) / seconds,
                 "notifiedPerSecond": Double(state.notified.count) / seconds,
                 "lost": expected - state.seen.count, "duplicated": state.duplicates, "failed": state.failures,

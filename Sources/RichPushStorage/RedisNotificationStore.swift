@@ -122,18 +122,26 @@ public struct RedisNotificationStore: NotificationStore {
 
     static let stateOrder = DeliveryState.allCases.map(\.rawValue).joined(separator: ",")
 
-    static let fetchScript = RedisScript("""
+    /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c").
+    static let advanceFunction = """
+    local function advance(key, state, order)
+      local rank = {}
+      local i = 0
+      for name in string.gmatch(order, '[^,]+') do i = i + 1; rank[name] = i end
+      local current = redis.call('HGET', key, 'state')
+      if current == false or (rank[current] or 0) < rank[state] then
+        redis.call('HSET', key, 'state', state)
+      end
+    end
+
+    """
+
+    static let fetchScript = RedisScript(advanceFunction + """
     if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
       redis.call('EXPIRE', KEYS[1], ARGV[2])
       redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
     end
-    local order = {}
-    local i = 0
-    for name in string.gmatch(ARGV[5], '[^,]+') do i = i + 1; order[name] = i end
-    local current = redis.call('HGET', KEYS[2], 'state')
-    if current == false or (order[current] or 0) < order[ARGV[4]] then
-      redis.call('HSET', KEYS[2], 'state', ARGV[4])
-    end
+    advance(KEYS[2], ARGV[4], ARGV[5])
     return 1
     """)
 
@@ -191,14 +199,8 @@ public struct RedisNotificationStore: NotificationStore {
                             arguments: [state.rawValue, Self.stateOrder])
     }
 
-    static let advanceScript = RedisScript("""
-    local order = {}
-    local i = 0
-    for name in string.gmatch(ARGV[2], '[^,]+') do i = i + 1; order[name] = i end
-    local current = redis.call('HGET', KEYS[1], 'state')
-    if current == false or (order[current] or 0) < order[ARGV[1]] then
-      redis.call('HSET', KEYS[1], 'state', ARGV[1])
-    end
+    static let advanceScript = RedisScript(advanceFunction + """
+    advance(KEYS[1], ARGV[1], ARGV[2])
     return 1
     """)
 }

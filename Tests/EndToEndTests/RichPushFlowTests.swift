@@ -152,24 +152,3 @@ struct RichPushFlowTests {
         }
     }
 }
-
-/// Runs one in-process worker while `body` runs, then stops it gracefully.
-func withWorker<T: Sendable>(_ worker: JobWorker, _ body: () async throws -> T) async throws -> T {
-    try await withWorkers([worker], body)
-}
-
-func withWorkers<T: Sendable>(_ workers: [JobWorker], _ body: () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for worker in workers { group.addTask { try await worker.run() } }
-        do {
-            let result = try await body()
-            for worker in workers { worker.stop() }
-            try await group.waitForAll()
-            return result
-        } catch {
-            for worker in workers { worker.stop() }
-            try? await group.waitForAll()
-            throw error
-        }
-    }
-}

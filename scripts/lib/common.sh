@@ -55,3 +55,16 @@ start_private_redis() {
     echo "error: redis-server on port $port did not start; see $dir/redis.log" >&2
     return 1
 }
+
+# build_release: builds the richpush binary (release) once and sets $bin to its path.
+build_release() {
+    echo "==> building release"
+    swift build -c release --product richpush >/dev/null
+    bin="$(swift build -c release --show-bin-path)/richpush"
+}
+
+# private_tmp NAME: keeps SwiftPM's and our temporary files under .tmp/NAME, where cleanup finds them.
+private_tmp() {
+    export TMPDIR="$PWD/.tmp/$1"
+    mkdir -p "$TMPDIR"
+}

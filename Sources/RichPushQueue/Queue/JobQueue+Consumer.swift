@@ -19,10 +19,14 @@ extension JobQueue {
 
     /// Acknowledges finished jobs with one multi-id XACK and counts them, in one round trip.
     public func acknowledge(_ ids: [String]) async throws {
+        try await acknowledge(ids, counting: "processed")
+    }
+
+    private func acknowledge(_ ids: [String], counting counter: String) async throws {
         guard !ids.isEmpty else { return }
         var ack = RedisCommand("XACK", configuration.streamKey, configuration.group)
         for id in ids { ack.append(id) }
-        let replies = try await redis.pipeline([ack, RedisCommand("HINCRBY", configuration.countersKey, "processed", ids.count)])
+        let replies = try await redis.pipeline([ack, RedisCommand("HINCRBY", configuration.countersKey, counter, ids.count)])
         for reply in replies { try reply.throwingError() }
     }
 
@@ -42,11 +46,7 @@ extension JobQueue {
 
     /// Counts jobs whose handler failed for good and were dropped at its request.
     public func countDropped(_ ids: [String]) async throws {
-        guard !ids.isEmpty else { return }
-        var ack = RedisCommand("XACK", configuration.streamKey, configuration.group)
-        for id in ids { ack.append(id) }
-        let replies = try await redis.pipeline([ack, RedisCommand("HINCRBY", configuration.countersKey, "failed", ids.count)])
-        for reply in replies { try reply.throwingError() }
+        try await acknowledge(ids, counting: "failed")
     }
 
     /// Claims for `consumer` the jobs idle longer than the visibility timeout; poison pills

@@ -52,20 +52,8 @@ struct QueueFixture {
     }
 
     /// Runs in-process workers while `body` runs, then stops them gracefully.
-    func withWorkers<T>(_ workers: [JobWorker], _ body: () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in workers { group.addTask { try await worker.run() } }
-            do {
-                let result = try await body()
-                for worker in workers { worker.stop() }
-                try await group.waitForAll()
-                return result
-            } catch {
-                for worker in workers { worker.stop() }
-                try? await group.waitForAll()
-                throw error
-            }
-        }
+    func withWorkers<T: Sendable>(_ workers: [JobWorker], _ body: () async throws -> T) async throws -> T {
+        try await RedisTestSupport.withWorkers(workers, body)
     }
 
     /// Starts a real `richpush worker` process on this queue.
