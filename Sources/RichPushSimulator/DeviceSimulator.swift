@@ -71,7 +71,9 @@ public final class DeviceSimulator: Sendable {
         let subscribers = subscribers.withLock { $0 }
         let handled = HandledCounter()
         let held = try await takeHeldPushes()
-        await withTaskGroup(of: Void.self) { group in
+        // Discarding groups: a long run handles millions of pushes, and a plain task group keeps
+        // every finished child until it is awaited.
+        await withDiscardingTaskGroup { group in
             for push in held {
                 let (handle, envelope) = push
                 group.addTask {
@@ -81,7 +83,7 @@ public final class DeviceSimulator: Sendable {
             }
             for subscriber in subscribers {
                 group.addTask {
-                    await withTaskGroup(of: Void.self) { inner in
+                    await withDiscardingTaskGroup { inner in
                         for await message in subscriber.messages {
                             let handle = String(message.channel.dropFirst(self.configuration.hubPrefix.count + ":device:".count))
                             inner.addTask {
