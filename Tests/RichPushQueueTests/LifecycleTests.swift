@@ -134,8 +134,8 @@ struct LifecycleTests {
 
     @Test func longJobsKeepTheirLease() async throws {
         try await withRedisServer { server in
-            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .milliseconds(300) }
-            try await fixture.queue.enqueue(fixture.probe("slow", sleepMs: 1200))
+            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .milliseconds(600) }
+            try await fixture.queue.enqueue(fixture.probe("slow", sleepMs: 2400))
             try await fixture.withWorkers([fixture.worker(consumer: "a"), fixture.worker(consumer: "b")]) {
                 try await waitUntil("the slow job") { try await fixture.handledCounts()["slow"] != nil }
                 try await waitUntil("its acknowledgement") { try await fixture.queue.stats().pending == 0 }

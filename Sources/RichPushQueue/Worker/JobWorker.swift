@@ -208,19 +208,22 @@ public final class JobWorker: Service, Sendable {
 
     // MARK: - Leases and shutdown
 
-    /// Extends the lease of every job running longer than a third of the visibility timeout.
+    /// Extends the lease of every job whose lease is older than a quarter of the visibility
+    /// timeout, checking every sixth of it: a lease is renewed with more than half of the
+    /// timeout to spare, which absorbs scheduling delays on a busy machine.
     private func keepLeases() async {
-        let period = queue.configuration.visibilityTimeout / 3
+        let renewAfter = queue.configuration.visibilityTimeout / 4
+        let check = min(queue.configuration.visibilityTimeout / 6, .milliseconds(250))
         while !isStopping {
-            try? await Task.sleep(for: min(period, .milliseconds(250)))
+            try? await Task.sleep(for: check)
             let now = ContinuousClock.now
-            let long = running.withLock { $0.filter { now - $0.value > period }.map(\.key) }
-            guard !long.isEmpty else { continue }
+            let due = running.withLock { $0.filter { now - $0.value > renewAfter }.map(\.key) }
+            guard !due.isEmpty else { continue }
             do {
-                try await queue.extendLease(of: long, consumer: configuration.consumer)
-                running.withLock { for id in long where $0[id] != nil { $0[id] = now } }
+                try await queue.extendLease(of: due, consumer: configuration.consumer)
+                running.withLock { for id in due where $0[id] != nil { $0[id] = now } }
             } catch {
-                logger.warning("could not extend leases", metadata: ["jobs": "\(long.count)", "error": "\(error)"])
+                logger.warning("could not extend leases", metadata: ["jobs": "\(due.count)", "error": "\(error)"])
             }
         }
     }
