@@ -136,6 +136,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "DeploymentTests",
+            dependencies: ["RedisTestSupport", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "RichPushCoreTests",
             dependencies: ["RichPushCore"],
             swiftSettings: strictSettings

@@ -69,8 +69,11 @@ public final class RedisSubscriber: Sendable {
     /// How many times the subscriber reconnected after losing its connection.
     public var reconnectCount: Int { reconnections.load(ordering: .relaxed) }
 
-    /// Unsubscribes from everything by closing the socket, ends `messages` and joins the thread.
+    /// Unsubscribes from everything (confirmed by Redis, so a PUBLISH right after this returns
+    /// counts no receiver here), closes the socket, ends `messages` and joins the thread.
     public func close() async {
+        try? await unsubscribe()
+        try? await punsubscribe()
         inbox.withLock { $0.closed = true }
         wake()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

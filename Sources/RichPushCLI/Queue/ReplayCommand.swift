@@ -10,7 +10,8 @@ struct ReplayCommand: AsyncParsableCommand {
         discussion: """
         TIME is a stream id (1732237200000-0), milliseconds since 1970, an ISO 8601 time \
         (2026-11-22T01:00:00Z), or an age relative to now (-15m, -2h, -30s). Replayed jobs are new \
-        entries with attempt 0 that keep their origin id.
+        entries with attempt 0 that keep their origin id. A replayed rich push reaches only the \
+        devices that did not get it yet: each (notification, device) delivery is claimed once.
         """)
 
     @OptionGroup var redis: RedisOptions
@@ -18,6 +19,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Start of the window (inclusive).", valueName: "TIME")) var from: String
     @Option(help: ArgumentHelp("End of the window (inclusive; default now).", valueName: "TIME")) var to = "+"
     @Option(help: "Only jobs of this type (repeatable).") var type: [String] = []
+    @Option(help: "Only the delivery jobs of this notification id (rich-push and its fan-out batches).") var notification: Int?
     @Flag(help: "List what would be replayed; change nothing.") var dryRun = false
 
     func validate() throws {
@@ -30,12 +32,27 @@ struct ReplayCommand: AsyncParsableCommand {
         let end = to == "+" ? "+" : try StreamTime.parse(to)
         let connection = try await connect(redis, clientName: "richpush-replay")
         let result = try await JobQueue(redis: connection, configuration: queue.configuration)
-            .replay(from: start, to: end, types: type.isEmpty ? nil : Set(type), dryRun: dryRun)
+            .replay(from: start, to: end, types: type.isEmpty ? nil : Set(type), dryRun: dryRun) { [notification] job in
+                guard let notification else { return true }
+                return Self.notificationID(of: job) == notification
+            }
         await connection.close()
         for candidate in result.candidates {
             print("\(dryRun ? "would replay" : "replayed") \(candidate.id) type=\(candidate.type) origin=\(candidate.origin)")
         }
         print("\(dryRun ? "would replay" : "replayed") \(result.candidates.count) job(s)\(result.skipped > 0 ? ", skipped \(result.skipped) undecodable" : "")")
+    }
+}
+
+extension ReplayCommand {
+    /// The notification a rich-push job delivers: its payload is the id, or {"id": n, …} for a batch.
+    static func notificationID(of job: Job) -> Int? {
+        switch job.type {
+        case "rich-push": return Int(String(decoding: job.payload, as: UTF8.self))
+        case "rich-push-batch":
+            return (try? JSONSerialization.jsonObject(with: Data(job.payload)) as? [String: Any])?["id"] as? Int
+        default: return nil
+        }
     }
 }
 

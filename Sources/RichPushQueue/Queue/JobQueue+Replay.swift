@@ -12,7 +12,8 @@ extension JobQueue {
     /// Re-enqueues every job whose stream id lies in [from, to] (ids or `<ms>` timestamps) as a
     /// fresh job (attempt 0) keeping its origin id; with `dryRun`, only lists them. Reads and
     /// writes in pipelined pages of 500. Undecodable entries are skipped and counted.
-    public func replay(from: String, to: String, types: Set<String>? = nil, dryRun: Bool = false) async throws -> (candidates: [ReplayCandidate], skipped: Int) {
+    public func replay(from: String, to: String, types: Set<String>? = nil, dryRun: Bool = false,
+                       where include: @Sendable (Job) -> Bool = { _ in true }) async throws -> (candidates: [ReplayCandidate], skipped: Int) {
         var candidates: [ReplayCandidate] = []
         var skipped = 0
         var start = from
@@ -26,7 +27,7 @@ extension JobQueue {
             var jobs: [Job] = []
             for entry in page {
                 switch Self.delivery(entry) {
-                case .success(let job) where types == nil || types!.contains(job.type): jobs.append(job)
+                case .success(let job) where (types == nil || types!.contains(job.type)) && include(job): jobs.append(job)
                 case .success: break
                 case .failure: skipped += 1
                 }

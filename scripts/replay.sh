@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The operator's front for `richpush replay` and `richpush dlq`. --dry-run shows what would be
+# re-sent and changes nothing. A replayed rich push reaches only devices that did not get it.
+# Usage:
+#   scripts/replay.sh window --from TIME [--to TIME] [--type TYPE] [--dry-run]
+#   scripts/replay.sh notification ID [--from TIME] [--dry-run]     (default window: the last 24 h)
+#   scripts/replay.sh dead [--dry-run] [DEAD-LETTER-ID...]          (no ids: every dead letter)
+# TIME: a stream id, ms since 1970, ISO 8601, or -30s / -15m / -2h. Redis from RICHPUSH_REDIS_URL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+bin="${RICHPUSH_BIN:-$(swift build -c release --show-bin-path 2>/dev/null)/richpush}"
+[ -x "$bin" ] || build_release
+
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 1 ] || usage
+what=$1
+shift
+case "$what" in
+    window)
+        exec "$bin" replay "$@" ;;
+    notification)
+        [ $# -ge 1 ] && [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: give the notification id (a number)" >&2; usage; }
+        id=$1
+        shift
+        from=-24h
+        args=()
+        while [ $# -gt 0 ]; do
+            case "$1" in
+                --from) from=$2; shift 2 ;;
+                *) args+=("$1"); shift ;;
+            esac
+        done
+        exec "$bin" replay --from "$from" --notification "$id" "${args[@]}" ;;
+    dead)
+        dry=0
+        ids=()
+        for arg in "$@"; do
+            if [ "$arg" = --dry-run ]; then dry=1; else ids+=("$arg"); fi
+        done
+        if [ "$dry" -eq 1 ]; then
+            if [ ${#ids[@]} -eq 0 ]; then exec "$bin" dlq list --count 1000; fi
+            for id in "${ids[@]}"; do "$bin" dlq show "$id"; done
+            exit 0
+        fi
+        if [ ${#ids[@]} -eq 0 ]; then exec "$bin" dlq replay --all; fi
+        exec "$bin" dlq replay "${ids[@]}" ;;
+    *)
+        usage ;;
+esac
