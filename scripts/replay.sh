@@ -12,13 +12,24 @@ source scripts/lib/common.sh
 bin="${RICHPUSH_BIN:-$(swift build -c release --show-bin-path 2>/dev/null)/richpush}"
 [ -x "$bin" ] || build_release
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+# `--from -15m` would read as an option to the CLI's parser: pass times as `--from=-15m`.
+joined() {
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --from|--to) printf '%s\n' "$1=$2"; shift 2 ;;
+            *) printf '%s\n' "$1"; shift ;;
+        esac
+    done
+}
 [ $# -ge 1 ] || usage
 what=$1
 shift
 case "$what" in
     window)
-        exec "$bin" replay "$@" ;;
+        mapfile -t args < <(joined "$@")
+        exec "$bin" replay "${args[@]}" ;;
     notification)
         [ $# -ge 1 ] && [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: give the notification id (a number)" >&2; usage; }
         id=$1
@@ -31,7 +42,7 @@ case "$what" in
                 *) args+=("$1"); shift ;;
             esac
         done
-        exec "$bin" replay --from "$from" --notification "$id" "${args[@]}" ;;
+        exec "$bin" replay "--from=$from" --notification "$id" "${args[@]}" ;;
     dead)
         dry=0
         ids=()

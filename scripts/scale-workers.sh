@@ -31,17 +31,18 @@ target=$1
 shift
 [[ "$target" =~ ^[0-9]+$ ]] || { echo "error: N must be a number of workers, got '$target'" >&2; exit 2; }
 
-current=($(running))
-if [ "${#current[@]}" -lt "$target" ]; then
-    next=$(( ${current[-1]:-0} + 1 ))
+count=$(running | wc -l)
+if [ "$count" -lt "$target" ]; then
+    last=$(running | tail -n 1)
+    next=$(( ${last:-0} + 1 ))
     while [ "$(running | wc -l)" -lt "$target" ]; do
         nohup "$bin" worker --consumer "$(hostname):local-$next" "$@" >"$state/local-$next.log" 2>&1 &
         echo $! > "$state/local-$next.pid"
         echo "started worker local-$next (pid $!, log $state/local-$next.log)"
         next=$((next + 1))
     done
-elif [ "${#current[@]}" -gt "$target" ]; then
-    for n in $(running | sort -rn | head -n $(( ${#current[@]} - target ))); do
+elif [ "$count" -gt "$target" ]; then
+    for n in $(running | sort -rn | head -n $(( count - target ))); do
         pid=$(cat "$state/local-$n.pid")
         kill -TERM "$pid"
         for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

@@ -9,7 +9,7 @@ struct ReplayCommand: AsyncParsableCommand {
         abstract: "Re-enqueue jobs whose enqueue time lies in a window of the stream's retained history.",
         discussion: """
         TIME is a stream id (1732237200000-0), milliseconds since 1970, an ISO 8601 time \
-        (2026-11-22T01:00:00Z), or an age relative to now (-15m, -2h, -30s). Replayed jobs are new \
+        (2026-11-22T01:00:00Z), or an age relative to now, written with '=' (--from=-15m). Replayed jobs are new \
         entries with attempt 0 that keep their origin id. A replayed rich push reaches only the \
         devices that did not get it yet: each (notification, device) delivery is claimed once.
         """)
