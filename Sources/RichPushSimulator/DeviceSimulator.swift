@@ -108,7 +108,18 @@ public final class DeviceSimulator: Sendable {
         let handles = devices.withLock { Array($0.keys) }
         guard !handles.isEmpty else { return [] }
         let connection = RedisConnection(configuration: configuration.redis, logger: logger)
-        defer { Task { await connection.close() } }
+        do {
+            let held = try await takeHeldPushes(handles, on: connection)
+            await connection.close()
+            return held
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    /// GETDEL of every device's held push, 1,000 devices per pipeline.
+    private func takeHeldPushes(_ handles: [String], on connection: RedisConnection) async throws -> [(String, [UInt8])] {
         var held: [(String, [UInt8])] = []
         for chunk in stride(from: 0, to: handles.count, by: 1000).map({ Array(handles[$0..<min($0 + 1000, handles.count)]) }) {
             let replies = try await connection.pipeline(chunk.map { RedisCommand("GETDEL", SimulatedHubAdapter.heldKey(prefix: configuration.hubPrefix, handle: $0)) })
