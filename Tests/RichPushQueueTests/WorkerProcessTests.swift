@@ -123,4 +123,27 @@ struct WorkerProcessTests {
             #expect(reclaimed.jobs.count == 3)
         }
     }
+
+    @Test func statsWatchShowsRatesAndConsumers() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue((0..<3000).map { fixture.probe("job-\($0)", sleepMs: 5) })
+            let worker = try fixture.spawnWorker(name: "watched", extra: ["--concurrency", "16"])
+            try await waitUntil(timeout: .seconds(30), "the worker to start") { try await fixture.queue.stats().processed > 0 }
+            let c = fixture.queue.configuration
+            let watch = try ChildProcess(executable: try richpushExecutable(),
+                                         arguments: ["stats", "--redis-url", server.url, "--queue-prefix", c.prefix, "--watch", "--refreshes", "3", "--interval", "0.3"],
+                                         logFile: server.directory.appendingPathComponent("watch.log"))
+            #expect(try await watch.wait(timeout: .seconds(20)) == 0)
+            let screen = watch.log
+            #expect(screen.components(separatedBy: "rates: processed").count == 3, "two refreshes with rates: \(screen.suffix(800))")
+            #expect(screen.contains("watched  pending"))
+            // The worker was running between refreshes, so some rate is above zero.
+            let rates = screen.components(separatedBy: "rates: processed ").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+            #expect(rates.contains { $0 > 0 }, "\(rates)")
+            worker.signal(SIGTERM)
+            #expect(try await worker.wait() == 0)
+        }
+    }
 }

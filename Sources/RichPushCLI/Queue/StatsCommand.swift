@@ -10,10 +10,24 @@ struct StatsCommand: AsyncParsableCommand {
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
     @Flag(help: "Print JSON instead of text.") var json = false
+    @Flag(help: "Refresh every --interval seconds with rates (a live view; Ctrl-C to stop).") var watch = false
+    @Option(help: "Seconds between refreshes with --watch.") var interval: Double = 1
+    @Option(help: "Stop --watch after this many refreshes (0: until interrupted).") var refreshes = 0
+
+    func validate() throws {
+        guard interval >= 0.1 else { throw ValidationError("--interval must be at least 0.1 seconds") }
+        guard !(watch && json) else { throw ValidationError("--watch and --json do not go together") }
+    }
 
     func run() async throws {
         let connection = try await connect(redis, clientName: "richpush-stats")
-        let stats = try await JobQueue(redis: connection, configuration: queue.configuration).stats()
+        let jobQueue = JobQueue(redis: connection, configuration: queue.configuration)
+        if watch {
+            try await watchLoop(jobQueue)
+            await connection.close()
+            return
+        }
+        let stats = try await jobQueue.stats()
         await connection.close()
         if json {
             let encoder = JSONEncoder()
@@ -35,6 +49,37 @@ struct StatsCommand: AsyncParsableCommand {
         """)
         for consumer in stats.consumers {
             print("  \(consumer.name)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms")
+        }
+    }
+}
+
+extension StatsCommand {
+    /// Redraws the queue's state with per-second rates computed from the totals.
+    private func watchLoop(_ jobQueue: JobQueue) async throws {
+        var previous: (stats: QueueStats, at: ContinuousClock.Instant)?
+        var shown = 0
+        while refreshes == 0 || shown < refreshes {
+            let stats = try await jobQueue.stats()
+            let now = ContinuousClock.now
+            var rates = "rates: (first sample)"
+            if let previous {
+                let seconds = max((now - previous.at).seconds, 0.001)
+                func rate(_ path: KeyPath<QueueStats, Int>) -> String { String(format: "%.0f/s", Double(stats[keyPath: path] - previous.stats[keyPath: path]) / seconds) }
+                rates = "rates: processed \(rate(\.processed))  retried \(rate(\.retried))  dead-lettered \(rate(\.deadLettered))  enqueued \(rate(\.length))"
+            }
+            var screen = "\u{1B}[H\u{1B}[2J"  // home + clear, as `watch` does
+            screen += "richpush queue \(queue.configuration.streamKey)  (every \(interval) s, Ctrl-C to stop)\n\n"
+            screen += "\(rates)\n"
+            screen += "lag \(stats.lag)  pending \(stats.pending) (oldest \(stats.oldestPendingAgeMilliseconds) ms)  delayed \(stats.delayed)  dead letters \(stats.deadLetters)\n"
+            screen += "totals: processed \(stats.processed)  retried \(stats.retried)  failed \(stats.failed)  dead-lettered \(stats.deadLettered)\n\n"
+            screen += "consumers (\(stats.consumers.count)):\n"
+            for consumer in stats.consumers {
+                screen += "  \(consumer.name)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms\n"
+            }
+            FileHandle.standardOutput.write(Data(screen.utf8))
+            previous = (stats, now)
+            shown += 1
+            if refreshes == 0 || shown < refreshes { try await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
         }
     }
 }
