@@ -159,23 +159,26 @@ public final class RedisServer: @unchecked Sendable {
     /// Whether something accepts TCP connections on the loopback port (connect only, no read,
     /// so it never blocks the caller's thread waiting for an answer).
     public static func isListening(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        guard let fd = connectLoopback(port: port) else { return false }
+        close(fd)
+        return true
     }
 
     /// Sends one inline command on a fresh socket and returns the start of the reply, or nil.
     static func rawCommand(_ command: String, port: Int) -> String? {
+        guard let fd = connectLoopback(port: port) else { return nil }
+        defer { close(fd) }
+        let bytes = Array((command + "\r\n").utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(fd, &buffer, buffer.count)
+        return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : ""
+    }
+
+    /// A socket connected to 127.0.0.1:port, or nil; the caller closes it.
+    private static func connectLoopback(port: Int) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -183,12 +186,11 @@ public final class RedisServer: @unchecked Sendable {
         let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard connected else { return nil }
-        let bytes = Array((command + "\r\n").utf8)
-        guard write(fd, bytes, bytes.count) == bytes.count else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = read(fd, &buffer, buffer.count)
-        return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : ""
+        guard connected else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 }
 

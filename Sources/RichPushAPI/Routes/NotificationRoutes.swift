@@ -124,12 +124,8 @@ struct NotificationRoutes {
         let user = try context.caller()
         let record = try await readable(try Self.notificationID(context), by: user)
         let body = try await request.body.collect(upTo: 16 * 1024)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
-            throw APIError.badRequest("the body must be a JSON object {\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}", code: "malformed_json")
-        }
-        if let unknown = object.keys.first(where: { !["kind", "installation"].contains($0) }) {
-            throw APIError.badRequest("unknown field '\(unknown)'; known fields: kind, installation", code: "unknown_field")
-        }
+        let object = try JSONObjectBody.parse(body, allowed: ["kind", "installation"],
+                                              shape: "{\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}")
         guard let kindName = object["kind"] as? String, let kind = ReceiptKind(rawValue: kindName) else {
             throw APIError.unprocessable("'kind' must be one of: \(ReceiptKind.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_kind")
         }

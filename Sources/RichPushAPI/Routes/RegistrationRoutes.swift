@@ -8,7 +8,7 @@ import RichPushQueue
 struct RegistrationRoutes {
     let installations: any InstallationStore
 
-    static let fields: Set<String> = ["Platform", "Handle", "Tags"]
+    static let fields = ["Platform", "Handle", "Tags"]
     static let maxTags = 60
 
     func add(to group: RouterGroup<APIRequestContext>) {
@@ -28,12 +28,7 @@ struct RegistrationRoutes {
         let user = try context.caller()
         let id = try Self.registrationID(context)
         let body = try await request.body.collect(upTo: 64 * 1024)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
-            throw APIError.badRequest("the body must be a JSON object {\"Platform\", \"Handle\", \"Tags\"}", code: "malformed_json")
-        }
-        if let unknown = object.keys.first(where: { !Self.fields.contains($0) }) {
-            throw APIError.badRequest("unknown field '\(unknown)'; known fields: Platform, Handle, Tags", code: "unknown_field")
-        }
+        let object = try JSONObjectBody.parse(body, allowed: Self.fields, shape: "{\"Platform\", \"Handle\", \"Tags\"}")
         guard let platformName = object["Platform"] as? String else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
         guard let platform = Platform(seedName: platformName) else {
             throw APIError.badRequest("unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "unknown_platform")
