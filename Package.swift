@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 "Hiredis",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
@@ -59,6 +60,7 @@ let package = Package(
             dependencies: [
                 "RichPushCore", "RichPushQueue",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),

@@ -46,15 +46,16 @@ api_port=$(free_port)
 api_pid=$!
 worker_pids=()
 for i in $(seq 1 "$workers"); do
-    "$bin" worker --consumer "load-$i" --concurrency 64 --batch-size 128 --log-level warning 2>"$work/worker-$i.log" & pids+=($!)
+    "$bin" worker --consumer "load-$i" --concurrency ${CONCURRENCY:-64} --batch-size ${BATCH:-128} --log-level warning 2>"$work/worker-$i.log" & pids+=($!)
     worker_pids+=($!)
 done
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/health/ready" >/dev/null && break; sleep 0.1; done
 
 echo "==> $notifications notifications to $devices devices (audience $audience), $workers workers, mode $mode"
-/usr/bin/time -f "%M" -o "$work/loadtest.rss" "$bin" loadtest --api "http://127.0.0.1:$api_port" --user load \
+/usr/bin/time -f "%M %U %S" -o "$work/loadtest.rss" "$bin" loadtest --api "http://127.0.0.1:$api_port" --user load \
     --notifications "$notifications" --devices "$devices" --mode "$mode" --audience "$audience" --rate "$rate" --json "$work/report.json" >/dev/null
 rss() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+cpu() { awk -v t="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / t}' "/proc/$1/stat"; }
 python3 - "$work/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -70,3 +71,4 @@ if r["mode"] == "rich":
 print(f"lost {r['lost']}  duplicated {r['duplicated']}  failed {r['failed']}")
 PY
 echo "peak RSS MiB: api $(rss "$api_pid"), workers $(for p in "${worker_pids[@]}"; do printf '%s ' "$(rss "$p")"; done), loadtest+devices $(awk '{printf "%.1f", $1/1024}' "$work/loadtest.rss"), redis $(rss "$(cat "$work/redis/redis.pid")")"
+echo "CPU seconds: api $(cpu "$api_pid"), workers $(for p in "${worker_pids[@]}"; do printf '%s ' "$(cpu "$p")"; done), loadtest+devices $(awk '{printf "%.1f", $2 + $3}' "$work/loadtest.rss"), redis $(cpu "$(cat "$work/redis/redis.pid")")"

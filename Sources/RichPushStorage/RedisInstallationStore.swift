@@ -70,6 +70,23 @@ public struct RedisInstallationStore: InstallationStore {
         return ((parts[1].array ?? []).compactMap(\.string), parts[0].int ?? 0)
     }
 
+    public func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] {
+        var members = Array(repeating: [String](), count: tags.count)
+        var cursors = Array(repeating: 0, count: tags.count)
+        var open = Array(tags.indices)
+        while !open.isEmpty {
+            let replies = try await redis.pipeline(open.map { RedisCommand("SSCAN", tags[$0].map(keys.tag) ?? keys.allInstallations, cursors[$0], "COUNT", pageSize) })
+            for (index, reply) in zip(open, replies) {
+                try reply.throwingError()
+                guard let parts = reply.array, parts.count == 2 else { throw RedisError(code: .unexpectedReply, message: "SSCAN answered \(reply)") }
+                members[index] += (parts[1].array ?? []).compactMap(\.string)
+                cursors[index] = parts[0].int ?? 0
+            }
+            open = open.filter { cursors[$0] != 0 }
+        }
+        return members
+    }
+
     public func installations(ids: [String]) async throws -> [Installation] {
         guard !ids.isEmpty else { return [] }
         let replies = try await redis.pipeline(ids.map { RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated") })

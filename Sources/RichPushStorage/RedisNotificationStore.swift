@@ -58,25 +58,32 @@ public struct RedisNotificationStore: NotificationStore {
     }
 
     public func notification(id: Int) async throws -> RichNotification? {
-        if let cached = records.value(for: id) { return cached }
-        guard let record = try await notifications(ids: [id]).first else { return nil }
-        records.insert(record, for: id, cost: 1)
-        return record
+        try await notifications(ids: [id]).first
     }
 
-    /// Records by id in one pipelined round trip; missing ones are left out.
-    func notifications(ids: [Int]) async throws -> [RichNotification] {
-        guard !ids.isEmpty else { return [] }
-        let replies = try await redis.pipeline(ids.map {
-            RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created")
-        })
-        return zip(ids, replies).compactMap { id, reply in
-            guard let fields = reply.array, fields.count == 8, let message = fields[0].string, let type = fields[1].string,
-                  let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
-                  let target = fields[6].string else { return nil }
-            return RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
-                                    payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0))
+    /// Records by id in one pipelined round trip (cached ones cost none); missing ones are left out.
+    public func notifications(ids: [Int]) async throws -> [RichNotification] {
+        var found: [Int: RichNotification] = [:]
+        let missing = ids.filter { id in
+            guard let cached = records.value(for: id) else { return true }
+            found[id] = cached
+            return false
         }
+        if !missing.isEmpty {
+            let replies = try await redis.pipeline(missing.map {
+                RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created")
+            })
+            for (id, reply) in zip(missing, replies) {
+                guard let fields = reply.array, fields.count == 8, let message = fields[0].string, let type = fields[1].string,
+                      let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
+                      let target = fields[6].string else { continue }
+                let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
+                                              payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0))
+                records.insert(record, for: id, cost: 1)
+                found[id] = record
+            }
+        }
+        return ids.compactMap { found[$0] }
     }
 
     public func payload(hash: String) async throws -> [UInt8]? {
@@ -148,50 +155,82 @@ public struct RedisNotificationStore: NotificationStore {
     public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?) async throws {
         var commands = [RedisCommand("HINCRBY", keys.status(id), kind.rawValue, 1)]
         if let installation {
-            let info = String(decoding: try JSONEncoder().encode(["state": kind.rawValue]), as: UTF8.self)
-            commands.append(RedisCommand("HSET", keys.devices(id), installation, info))
+            commands.append(RedisCommand("HSET", keys.devices(id), installation, Self.deviceEntry(state: kind.rawValue)))
         }
         _ = try await redis.pipeline(commands)
         try await advance(id: id, to: kind.state)
     }
 
-    public func claimDeliveries(id: Int, installations: [String]) async throws -> [Bool] {
+    public func claimDeliveries(_ claims: [DeliveryKey]) async throws -> [Bool] {
+        guard !claims.isEmpty else { return [] }
         let ttl = Int(retention.components.seconds) * 1000
-        let replies = try await redis.pipeline(installations.map { RedisCommand("SET", keys.deliveryGuard(id, $0), "1", "NX", "PX", ttl) })
+        let replies = try await redis.pipeline(claims.map { RedisCommand("SET", keys.deliveryGuard($0.notification, $0.installation), "1", "NX", "PX", ttl) })
         return try replies.map { reply in
             try reply.throwingError()
             return !reply.isNull
         }
     }
 
-    public func releaseDeliveries(id: Int, installations: [String]) async throws {
-        guard !installations.isEmpty else { return }
+    public func releaseDeliveries(_ claims: [DeliveryKey]) async throws {
+        guard !claims.isEmpty else { return }
         var command = RedisCommand("DEL")
-        for installation in installations { command.append(keys.deliveryGuard(id, installation)) }
+        for claim in claims { command.append(keys.deliveryGuard(claim.notification, claim.installation)) }
         try await redis.send(command)
     }
 
-    public func recordDeliveries(id: Int, results: [DeliveryResult]) async throws {
-        guard !results.isEmpty else { return }
-        var counts: [DeliveryCounter: Int] = [:]
-        var devices = RedisCommand("HSET", keys.devices(id))
-        for result in results {
-            counts[result.counter, default: 0] += 1
-            guard result.counter != .duplicateSuppressed else { continue }
-            var info = ["state": result.counter.rawValue]
-            info["adapterID"] = result.adapterID
-            info["error"] = result.error
-            devices.append(result.installation)
-            devices.append(String(decoding: try JSONEncoder().encode(info), as: UTF8.self))
+    /// One script call per notification, all in one pipeline: counters, per-device entries (JSON
+    /// written by hand: this runs for every push) and the state, in one step each.
+    public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
+        let ttl = Int(retention.components.seconds)
+        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = results.compactMap { id, results in
+            guard !results.isEmpty else { return nil }
+            var counts: [DeliveryCounter: Int] = [:]
+            var devices: [any RedisArgument] = []
+            for result in results {
+                counts[result.counter, default: 0] += 1
+                guard result.counter != .duplicateSuppressed else { continue }
+                devices.append(result.installation)
+                devices.append(Self.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
+            }
+            var arguments: [any RedisArgument] = [ttl, Self.stateOrder, counts[.sent, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count]
+            for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
+            return ([keys.status(id), keys.devices(id)], arguments + devices)
         }
-        var commands = counts.map { RedisCommand("HINCRBY", keys.status(id), $0.key.rawValue, $0.value) }
-        if devices.count > 2 {
-            commands.append(devices)
-            commands.append(RedisCommand("EXPIRE", keys.devices(id), Int(retention.components.seconds)))
-        }
-        for reply in try await redis.pipeline(commands) { try reply.throwingError() }
-        if counts[.sent, default: 0] > 0 { try await advance(id: id, to: .sent) }
+        guard !calls.isEmpty else { return }
+        for reply in try await redis.run(Self.recordScript, calls: calls) { try reply.throwingError() }
     }
+
+    /// A device's entry in the status: `{"adapterID":…,"error":…,"state":…}`.
+    static func deviceEntry(state: String, adapterID: String? = nil, error: String? = nil) -> [UInt8] {
+        var json = JSONWriter(capacity: 64)
+        json.beginObject()
+        if let adapterID { json.field("adapterID", adapterID) }
+        if let error { json.field("error", error) }
+        json.field("state", state)
+        json.endObject()
+        return json.bytes
+    }
+
+    /// KEYS: status, devices. ARGV: ttl, state order, state to advance to ('' for none), n, then n
+    /// (counter, increment) pairs, then (installation, entry) pairs.
+    static let recordScript = RedisScript(advanceFunction + """
+    local n = tonumber(ARGV[4])
+    local i = 5
+    for _ = 1, n do
+      redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
+      i = i + 2
+    end
+    if i <= #ARGV then
+      while i <= #ARGV do
+        local last = math.min(i + 199, #ARGV)
+        redis.call('HSET', KEYS[2], unpack(ARGV, i, last))
+        i = last + 1
+      end
+      redis.call('EXPIRE', KEYS[2], ARGV[1])
+    end
+    if ARGV[3] ~= '' then advance(KEYS[1], ARGV[3], ARGV[2]) end
+    return 1
+    """)
 
     /// Moves the state forward, never back (one script: read, compare, write).
     private func advance(id: Int, to state: DeliveryState) async throws {

@@ -19,6 +19,9 @@ public protocol InstallationStore: Sendable {
     /// Installations carrying the tag (every installation when `tag` is nil), in batches for
     /// fan-out; `next` is 0 after the last batch.
     func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int)
+    /// Every member of each tag (every installation for a nil tag), in order of `tags`; the
+    /// scans of all tags advance together, one pipelined round trip per page.
+    func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]]
     func installations(ids: [String]) async throws -> [Installation]
     /// Installations of one user (the tag `username:<user>`).
     func installations(owner: String) async throws -> [Installation]

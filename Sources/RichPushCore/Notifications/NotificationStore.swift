@@ -74,11 +74,39 @@ public protocol NotificationStore: Sendable {
     func recordFetch(id: Int, user: String) async throws
     /// Counts a device receipt and moves the state forward.
     func recordReceipt(id: Int, kind: ReceiptKind, installation: String?) async throws
-    /// Claims the right to push notification `id` to each installation once (`SET NX`); true where
-    /// this caller won, false where an earlier delivery already did (a redelivered job).
-    func claimDeliveries(id: Int, installations: [String]) async throws -> [Bool]
+    /// Records by id, in order, in one round trip; ids with no record are left out.
+    func notifications(ids: [Int]) async throws -> [RichNotification]
+    /// Claims the right to push each (notification, installation) pair once (`SET NX`); true
+    /// where this caller won, false where an earlier delivery already did (a redelivered job).
+    func claimDeliveries(_ keys: [DeliveryKey]) async throws -> [Bool]
     /// Gives claims back (the push failed and will be retried).
-    func releaseDeliveries(id: Int, installations: [String]) async throws
-    /// Records per-device outcomes and counts; moves the state to `sent` when any push went out.
-    func recordDeliveries(id: Int, results: [DeliveryResult]) async throws
+    func releaseDeliveries(_ keys: [DeliveryKey]) async throws
+    /// Records per-device outcomes and counts of many notifications at once; moves each one's
+    /// state to `sent` when any of its pushes went out.
+    func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws
+}
+
+/// One (notification, installation) pair: the unit a push is claimed, sent and recorded for.
+public struct DeliveryKey: Sendable, Hashable {
+    public var notification: Int
+    public var installation: String
+
+    public init(notification: Int, installation: String) {
+        self.notification = notification
+        self.installation = installation
+    }
+}
+
+extension NotificationStore {
+    public func claimDeliveries(id: Int, installations: [String]) async throws -> [Bool] {
+        try await claimDeliveries(installations.map { DeliveryKey(notification: id, installation: $0) })
+    }
+
+    public func releaseDeliveries(id: Int, installations: [String]) async throws {
+        try await releaseDeliveries(installations.map { DeliveryKey(notification: id, installation: $0) })
+    }
+
+    public func recordDeliveries(id: Int, results: [DeliveryResult]) async throws {
+        try await recordDeliveries([id: results])
+    }
 }

@@ -29,29 +29,35 @@ public struct PushRenderer: Sendable {
     }
 
     public func render(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
-        var aps: [String: Any]
+        // Keys in sorted order, as the seed's JSON had them.
+        var json = JSONWriter(capacity: 96 + notification.message.utf8.count)
+        json.beginObject()
+        json.key("aps")
+        json.beginObject()
         switch mode {
         case .silent:
-            aps = ["content-available": 1]
-            if legacySound { aps["sound"] = "" }
+            json.field("content-available", 1)
+            if legacySound { json.field("sound", "") }
         case .alert:
-            aps = ["alert": ["body": notification.message], "mutable-content": 1, "category": "richPush"]
+            json.key("alert")
+            json.beginObject()
+            json.field("body", notification.message)
+            json.endObject()
+            json.field("category", "richPush")
+            json.field("mutable-content", 1)
         }
-        var root: [String: Any] = [
-            "aps": aps,
-            "richId": String(notification.id),
-            "richMessage": notification.message,
-            "richType": notification.richType.rawValue,
-        ]
-        if mode == .alert { root["richUrl"] = "\(apiBaseURL)/api/notifications/\(notification.id)" }
-        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            throw RenderError(message: "notification \(notification.id) cannot be encoded as JSON")
-        }
+        json.endObject()
+        json.field("richId", String(notification.id))
+        json.field("richMessage", notification.message)
+        json.field("richType", notification.richType.rawValue)
+        if mode == .alert { json.field("richUrl", "\(apiBaseURL)/api/notifications/\(notification.id)") }
+        json.endObject()
+        let data = json.bytes
         guard data.count <= Self.maxPayloadBytes else {
             throw RenderError(message: "the APNs payload of notification \(notification.id) is \(data.count) bytes; APNs accepts at most \(Self.maxPayloadBytes) (shorten the message)")
         }
         return RenderedPush(
-            payload: Array(data),
+            payload: data,
             pushType: mode == .silent ? "background" : "alert",
             priority: mode == .silent ? 5 : 10,
             expiration: Int(now.timeIntervalSince1970) + Int(timeToLive.components.seconds),

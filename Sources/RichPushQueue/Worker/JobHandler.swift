@@ -10,6 +10,21 @@ extension JobHandler {
     public func shutdown() async {}
 }
 
+/// A handler that runs many jobs at once: the worker hands it all the jobs of one type from one
+/// read of the stream, so it can load, claim and record them in a few pipelined round trips
+/// rather than a few per job.
+public protocol BatchJobHandler: JobHandler {
+    /// Runs the jobs and returns one result per job, in order: success, a ``JobError``, or any
+    /// other error (retried).
+    func handle(batch jobs: [Job]) async -> [Result<Void, any Error>]
+}
+
+extension BatchJobHandler {
+    public func handle(_ job: Job) async throws {
+        try await handle(batch: [job])[0].get()
+    }
+}
+
 /// How a handler classifies a failure.
 public struct JobError: Error, Sendable, CustomStringConvertible {
     public enum Disposition: Sendable, Hashable {

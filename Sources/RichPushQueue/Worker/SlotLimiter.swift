@@ -50,9 +50,9 @@ final class SlotLimiter: Sendable {
         state.withLock { $0.free -= count }
     }
 
-    func release() {
+    func release(_ count: Int = 1) {
         let waiter = state.withLock { state in
-            state.free += 1
+            state.free += count
             defer { state.waiter = nil }
             return state.waiter
         }

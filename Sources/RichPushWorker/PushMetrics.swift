@@ -1,0 +1,53 @@
+import Metrics
+import RichPushCore
+import Synchronization
+
+/// The push stage's series: `richpush_pushes_total{adapter,outcome}`,
+/// `richpush_duplicates_suppressed_total`, `richpush_render_seconds`,
+/// `richpush_send_seconds{adapter}` and `richpush_enqueue_to_device_seconds{adapter}` (from the
+/// notification's creation to the platform accepting the push). Handles are made once and kept.
+final class PushMetrics: Sendable {
+    let adapter: String
+    private let render = Timer(label: "richpush_render_seconds")
+    private let send: Timer
+    private let toDevice: Timer
+    private let duplicates = Counter(label: "richpush_duplicates_suppressed_total")
+    private let outcomes = Mutex<[String: Counter]>([:])
+
+    init(adapter: String) {
+        self.adapter = adapter
+        send = Timer(label: "richpush_send_seconds", dimensions: [("adapter", adapter)])
+        toDevice = Timer(label: "richpush_enqueue_to_device_seconds", dimensions: [("adapter", adapter)])
+    }
+
+    func rendered(in elapsed: Duration) { render.recordNanoseconds(elapsed.nanoseconds) }
+
+    func sent(_ count: Int, in elapsed: Duration) {
+        guard count > 0 else { return }
+        send.recordNanoseconds(elapsed.nanoseconds)
+    }
+
+    func suppressed(_ count: Int) {
+        if count > 0 { duplicates.increment(by: count) }
+    }
+
+    /// One push reached the platform; `createdAt` is the notification's creation, ms since 1970.
+    func delivered(createdAt: Int64, now: Int64) {
+        toDevice.recordMilliseconds(max(0, now - createdAt))
+    }
+
+    func count(_ outcome: String, by amount: Int) {
+        guard amount > 0 else { return }
+        let counter = outcomes.withLock { counters in
+            if let counter = counters[outcome] { return counter }
+            let counter = Counter(label: "richpush_pushes_total", dimensions: [("adapter", adapter), ("outcome", outcome)])
+            counters[outcome] = counter
+            return counter
+        }
+        counter.increment(by: amount)
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import RichPushCore
+import RichPushQueue
+
+extension RichPushJobHandler {
+    /// Every installation that may match each job's target: the union of the candidate tags'
+    /// sets (all installations when a top-level `!` leaves no narrower set). The tags of the
+    /// whole batch are scanned together. A sub-job keeps the installations it was given.
+    func resolve(_ work: [Work]) async throws -> [Work] {
+        var sources: [String?] = []
+        var position: [String?: Int] = [:]
+        var sourcesOf: [Int: [Int]] = [:]
+        for (offset, item) in work.enumerated() where item.explicit == nil {
+            let tags: [String?] = item.expression?.candidateTags.map { $0.sorted().map(Optional.some) } ?? [nil]
+            sourcesOf[offset] = tags.map { tag in
+                if let known = position[tag] { return known }
+                position[tag] = sources.count
+                sources.append(tag)
+                return sources.count - 1
+            }
+        }
+        let members = sources.isEmpty ? [] : try await installations.installationIDs(tags: sources, pageSize: 1000)
+        return work.enumerated().map { offset, item in
+            var item = item
+            if let explicit = item.explicit {
+                item.targets = explicit
+            } else if let indexes = sourcesOf[offset] {
+                if indexes.count == 1 {
+                    item.targets = members[indexes[0]]
+                } else {
+                    var seen = Set<String>()
+                    item.targets = indexes.flatMap { members[$0] }.filter { seen.insert($0).inserted }
+                }
+            }
+            return item
+        }
+    }
+
+    /// Jobs whose audience is larger than `fanOutBatch` become sub-jobs for every worker to
+    /// share, all enqueued in one pipeline; those jobs are then done here.
+    func splitLargeFanOuts(_ work: [Work]) async throws -> [Work] {
+        var requests: [JobRequest] = []
+        var rest: [Work] = []
+        for item in work {
+            guard item.explicit == nil, item.targets.count > fanOutBatch else {
+                rest.append(item)
+                continue
+            }
+            let targets = item.targets
+            for start in stride(from: 0, to: targets.count, by: fanOutBatch) {
+                let share = Batch(id: item.id, installations: Array(targets[start..<min(start + fanOutBatch, targets.count)]))
+                requests.append(JobRequest(type: Self.batchType, payload: Array(try JSONEncoder().encode(share))))
+            }
+            logger.info("fan-out split", metadata: ["notification.id": "\(item.id)", "installations": "\(targets.count)",
+                                                    "batches": "\((targets.count + fanOutBatch - 1) / fanOutBatch)"])
+        }
+        if !requests.isEmpty { try await queue.enqueue(requests) }
+        return rest
+    }
+}
