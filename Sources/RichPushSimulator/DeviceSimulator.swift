@@ -135,16 +135,15 @@ public final class DeviceSimulator: Sendable {
     private func handle(envelope bytes: [UInt8], handle: String) async {
         guard let device = devices.withLock({ $0[handle] }) else { return }
         let now = Self.nowMicros()
-        guard let envelope = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let push = envelope["payload"] as? [String: Any] else {
+        guard let envelope = try? JSONDecoder().decode(ReceivedPush.self, from: Data(bytes)) else {
             output.yield(SimulatorEvent(event: "failed", device: device.index, installation: device.installation, detail: "push is not JSON"))
             return
         }
-        let sentAt = envelope["sentAt"] as? Int
+        let sentAt = envelope.sentAt
         func since() -> Int? { sentAt.map { Self.nowMicros() - $0 } }
-        let richId = push["richId"] as? String
-        let richType = push["richType"] as? String
-        let message = push["richMessage"] as? String
+        let richId = envelope.payload.richId
+        let richType = envelope.payload.richType
+        let message = envelope.payload.richMessage
         var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
                                    message: message, sinceSentMicros: sentAt.map { now - $0 })
         output.yield(event)

@@ -94,7 +94,7 @@ public struct RedisInstallationStore: InstallationStore {
             guard let fields = reply.array, fields.count == 5,
                   let platform = fields[0].string.flatMap(Platform.init(rawValue:)),
                   let handle = fields[1].string, let owner = fields[3].string,
-                  let tags = fields[2].bytes.flatMap({ try? JSONDecoder().decode([String].self, from: Data($0)) })
+                  let tags = fields[2].bytes.flatMap(JSONStringArray.parse)
             else { return nil }
             return Installation(id: id, platform: platform, handle: handle, tags: tags, owner: owner, updatedAt: Int64(fields[4].int ?? 0))
         }

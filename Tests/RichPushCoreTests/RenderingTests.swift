@@ -68,3 +68,20 @@ struct RenderingTests {
         #expect(json.text == #"{"a":1,"b":{},"c":{"d":"x","e":-2},"f":[1,2]}"#)
     }
 }
+
+@Suite("JSON string arrays")
+struct JSONStringArrayTests {
+    @Test(arguments: [
+        #"[]"#, #" [ "a" , "b" ] "#, #"["username:alice","sports"]"#, #"["q\"u\\o\/te","\n\t\r\b\f"]"#,
+        #"["\u00e9\u65e5","\ud83d\ude80","ünïcødé"]"#,
+    ])
+    func parsesWhatJSONDecoderParses(text: String) throws {
+        let expected = try JSONDecoder().decode([String].self, from: Data(text.utf8))
+        #expect(JSONStringArray.parse(Array(text.utf8)) == expected)
+    }
+
+    @Test(arguments: [#""#, #"["a""#, #"["a",]"#, #"[1]"#, #"["\x"]"#, #"["\ud83d"]"#, "[\"a\u{01}\"]", #"["a"] x"#, #"{"a":1}"#])
+    func refusesWhatIsNotAnArrayOfStrings(text: String) {
+        #expect(JSONStringArray.parse(Array(text.utf8)) == nil)
+    }
+}

@@ -21,15 +21,8 @@ public struct RedisCommand: Sendable, Hashable {
     }
 
     /// Appends one argument.
-    public mutating func append(_ argument: some RedisArgument) {
-        argument.withRedisBytes { bytes in
-            encodedArguments.reserveCapacity(encodedArguments.count + bytes.count + 16)
-            encodedArguments.append(UInt8(ascii: "$"))
-            encodedArguments.append(contentsOf: String(bytes.count).utf8)
-            encodedArguments.append(contentsOf: [13, 10])
-            encodedArguments.append(contentsOf: bytes)
-            encodedArguments.append(contentsOf: [13, 10])
-        }
+    public mutating func append(_ argument: any RedisArgument) {
+        argument.appendRESP(to: &encodedArguments)
         count += 1
     }
 

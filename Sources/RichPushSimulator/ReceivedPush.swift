@@ -1,0 +1,32 @@
+import Foundation
+
+/// A push as the device reads it off its channel: the hub's envelope around the platform payload.
+/// The payload's keys are read as the tutorial's app reads `userInfo`: a key of the wrong type
+/// is absent (so a numeric `richId` is reported as "not an integer", not as unreadable JSON).
+struct ReceivedPush: Decodable {
+    var sentAt: Int?
+    var payload: Payload
+
+    struct Payload: Decodable {
+        var richId: String?
+        var richType: String?
+        var richMessage: String?
+
+        enum CodingKeys: String, CodingKey { case richId, richType, richMessage }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            richId = try? container.decodeIfPresent(String.self, forKey: .richId)
+            richType = try? container.decodeIfPresent(String.self, forKey: .richType)
+            richMessage = try? container.decodeIfPresent(String.self, forKey: .richMessage)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case sentAt, payload }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sentAt = try? container.decodeIfPresent(Int.self, forKey: .sentAt)
+        payload = try container.decode(Payload.self, forKey: .payload)
+    }
+}
