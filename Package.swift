@@ -35,6 +35,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "RichPushCore", swiftSettings: strictSettings),
+        .target(name: "RichPushReport", swiftSettings: strictSettings),
         .target(
             name: "RichPushQueue",
             dependencies: [
@@ -91,6 +92,7 @@ let package = Package(
             dependencies: [
                 "Hiredis",
                 "RichPushCore",
+                "RichPushReport",
                 "RichPushQueue",
                 "RichPushStorage",
                 "RichPushAPI",
@@ -131,7 +133,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters",
-                "RichPushSimulator", "Hiredis", "RedisTestSupport",
+                "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
@@ -145,6 +147,11 @@ let package = Package(
         .testTarget(
             name: "RichPushCoreTests",
             dependencies: ["RichPushCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushReportTests",
+            dependencies: ["RichPushReport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

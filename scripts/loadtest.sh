@@ -5,21 +5,27 @@
 # the local notification (fire delay 0). Prints throughput, latency percentiles, lost and
 # duplicated counts, and every process's peak RSS.
 # --audience all sends every notification to every device (N fan-outs of M pushes each).
+# Shapes of load: as fast as possible (default), --rate R (constant), --shape ramp --rate R
+# (0 up to R per second), --shape burst --burst-size B --burst-interval S.
+# --report DIR writes DIR/report.json, DIR/report.html (charts) and DIR/overview.svg.
 # Usage: scripts/loadtest.sh [--notifications N] [--devices M] [--workers K] [--mode silent|rich]
-#                            [--audience one|all] [--rate R]
+#                            [--audience one|all] [--rate R] [--shape max|constant|ramp|burst]
+#                            [--burst-size B] [--burst-interval S] [--report DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
-notifications=100000 devices=1000 workers=2 mode=silent rate=0 audience=one
+notifications=100000 devices=1000 workers=2 mode=silent audience=one
+extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --notifications) notifications=$2; shift 2 ;;
         --devices) devices=$2; shift 2 ;;
         --workers) workers=$2; shift 2 ;;
         --mode) mode=$2; shift 2 ;;
-        --rate) rate=$2; shift 2 ;;
         --audience) audience=$2; shift 2 ;;
+        --rate|--shape|--burst-size|--burst-interval|--timeout) extra+=("$1" "$2"); shift 2 ;;
+        --report) mkdir -p "$2"; extra+=(--report "$(cd "$2" && pwd)"); shift 2 ;;
         *) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
     esac
 done
@@ -46,29 +52,14 @@ api_port=$(free_port)
 api_pid=$!
 worker_pids=()
 for i in $(seq 1 "$workers"); do
-    "$bin" worker --consumer "load-$i" --concurrency ${CONCURRENCY:-64} --batch-size ${BATCH:-128} --log-level warning 2>"$work/worker-$i.log" & pids+=($!)
+    "$bin" worker --consumer "load-$i" --concurrency 64 --batch-size 128 --log-level warning 2>"$work/worker-$i.log" & pids+=($!)
     worker_pids+=($!)
 done
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/health/ready" >/dev/null && break; sleep 0.1; done
 
-echo "==> $notifications notifications to $devices devices (audience $audience), $workers workers, mode $mode"
-/usr/bin/time -f "%M %U %S" -o "$work/loadtest.rss" "$bin" loadtest --api "http://127.0.0.1:$api_port" --user load \
-    --notifications "$notifications" --devices "$devices" --mode "$mode" --audience "$audience" --rate "$rate" --json "$work/report.json" >/dev/null
-rss() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
-cpu() { awk -v t="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / t}' "/proc/$1/stat"; }
-python3 - "$work/report.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(f"delivered to devices   {r['deliveredPerSecond']:,.0f} pushes/s")
-if r["mode"] == "rich":
-    print(f"local notifications    {r['notifiedPerSecond']:,.0f} /s (after the background fetch)")
-def p(name):
-    d = r[name]
-    return "  ".join(f"{k} {d[k]:.1f}" for k in ("p50", "p90", "p99", "max")) if d else "n/a"
-print(f"enqueue -> device      ms: {p('latencyEnqueueToDeviceMs')}")
-if r["mode"] == "rich":
-    print(f"enqueue -> notified    ms: {p('latencyEnqueueToLocalNotificationMs')}")
-print(f"lost {r['lost']}  duplicated {r['duplicated']}  failed {r['failed']}")
-PY
-echo "peak RSS MiB: api $(rss "$api_pid"), workers $(for p in "${worker_pids[@]}"; do printf '%s ' "$(rss "$p")"; done), loadtest+devices $(awk '{printf "%.1f", $1/1024}' "$work/loadtest.rss"), redis $(rss "$(cat "$work/redis/redis.pid")")"
-echo "CPU seconds: api $(cpu "$api_pid"), workers $(for p in "${worker_pids[@]}"; do printf '%s ' "$(cpu "$p")"; done), loadtest+devices $(awk '{printf "%.1f", $2 + $3}' "$work/loadtest.rss"), redis $(cpu "$(cat "$work/redis/redis.pid")")"
+watch=(--watch-pid "api=$api_pid" --watch-pid "redis=$(cat "$work/redis/redis.pid")")
+for i in "${!worker_pids[@]}"; do watch+=(--watch-pid "worker-$((i + 1))=${worker_pids[$i]}"); done
+
+echo "==> $notifications notifications to $devices devices (audience $audience), $workers workers, mode $mode ${extra[*]}"
+"$bin" loadtest --api "http://127.0.0.1:$api_port" --user load --notifications "$notifications" --devices "$devices" \
+    --mode "$mode" --audience "$audience" --workers "$workers" "${watch[@]}" "${extra[@]}"

@@ -48,7 +48,12 @@ struct StatsCommand: AsyncParsableCommand {
         consumers          \(stats.consumers.count)
         """)
         for consumer in stats.consumers {
-            print("  \(consumer.name)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms")
+            print("  \(consumer.name)  processed \(stats.processedByConsumer[consumer.name] ?? 0)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms")
+        }
+        let departed = stats.processedByConsumer.keys.filter { name in !stats.consumers.contains { $0.name == name } }.sorted()
+        if !departed.isEmpty {
+            print("departed consumers (processed)")
+            for name in departed { print("  \(name)  processed \(stats.processedByConsumer[name] ?? 0)") }
         }
     }
 }
@@ -74,7 +79,7 @@ extension StatsCommand {
             screen += "totals: processed \(stats.processed)  retried \(stats.retried)  failed \(stats.failed)  dead-lettered \(stats.deadLettered)\n\n"
             screen += "consumers (\(stats.consumers.count)):\n"
             for consumer in stats.consumers {
-                screen += "  \(consumer.name)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms\n"
+                screen += "  \(consumer.name)  processed \(stats.processedByConsumer[consumer.name] ?? 0)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms\n"
             }
             FileHandle.standardOutput.write(Data(screen.utf8))
             previous = (stats, now)

@@ -17,17 +17,19 @@ extension JobQueue {
         }
     }
 
-    /// Acknowledges finished jobs with one multi-id XACK and counts them, in one round trip.
-    public func acknowledge(_ ids: [String]) async throws {
-        try await acknowledge(ids, counting: "processed")
+    /// Acknowledges finished jobs with one multi-id XACK and counts them (in total and, given a
+    /// consumer, as `processed:<consumer>` for the per-worker share), in one round trip.
+    public func acknowledge(_ ids: [String], consumer: String? = nil) async throws {
+        try await acknowledge(ids, counting: "processed", consumer: consumer)
     }
 
-    private func acknowledge(_ ids: [String], counting counter: String) async throws {
+    private func acknowledge(_ ids: [String], counting counter: String, consumer: String? = nil) async throws {
         guard !ids.isEmpty else { return }
         var ack = RedisCommand("XACK", configuration.streamKey, configuration.group)
         for id in ids { ack.append(id) }
-        let replies = try await redis.pipeline([ack, RedisCommand("HINCRBY", configuration.countersKey, counter, ids.count)])
-        for reply in replies { try reply.throwingError() }
+        var commands = [ack, RedisCommand("HINCRBY", configuration.countersKey, counter, ids.count)]
+        if let consumer { commands.append(RedisCommand("HINCRBY", configuration.countersKey, "\(counter):\(consumer)", ids.count)) }
+        for reply in try await redis.pipeline(commands) { try reply.throwingError() }
     }
 
     /// Schedules the job to run again after `delay` (delayed set + XACK, atomically).

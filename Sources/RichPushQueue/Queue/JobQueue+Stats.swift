@@ -34,7 +34,10 @@ extension JobQueue {
             processed: counters["processed"]?.int ?? 0,
             retried: counters["retried"]?.int ?? 0,
             failed: counters["failed"]?.int ?? 0,
-            deadLettered: counters["dead"]?.int ?? 0)
+            deadLettered: counters["dead"]?.int ?? 0,
+            processedByConsumer: Dictionary(uniqueKeysWithValues: counters.compactMap { name, value in
+                name.hasPrefix("processed:") ? (String(name.dropFirst("processed:".count)), value.int ?? 0) : nil
+            }))
     }
 
     /// A flat `[name, value, …]` reply as a dictionary.

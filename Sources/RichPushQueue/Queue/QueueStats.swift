@@ -22,6 +22,8 @@ public struct QueueStats: Sendable, Hashable, Codable {
     public var retried: Int
     public var failed: Int
     public var deadLettered: Int
+    /// Jobs each worker consumer finished, by consumer name; consumers that have left stay listed.
+    public var processedByConsumer: [String: Int]
 
     /// Jobs accepted and not finished: the number back-pressure bounds.
     public var backlog: Int { lag + pending + delayed }

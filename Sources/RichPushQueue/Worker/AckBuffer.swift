@@ -12,10 +12,12 @@ final class AckBuffer: Sendable {
 
     private let state = Mutex(State())
     private let queue: JobQueue
+    private let consumer: String
     private let logger: Logger
 
-    init(queue: JobQueue, logger: Logger) {
+    init(queue: JobQueue, consumer: String, logger: Logger) {
         self.queue = queue
+        self.consumer = consumer
         self.logger = logger
     }
 
@@ -45,7 +47,7 @@ final class AckBuffer: Sendable {
         var failures = 0
         while let batch = await nextBatch() {
             do {
-                try await queue.acknowledge(batch)
+                try await queue.acknowledge(batch, consumer: consumer)
                 backoff = .milliseconds(20)
                 failures = 0
             } catch {

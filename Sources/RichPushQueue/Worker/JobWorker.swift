@@ -51,7 +51,7 @@ public final class JobWorker: Service, Sendable {
 
     public func run() async throws {
         let reader = RedisConnection(configuration: readerConfiguration, logger: logger)
-        let acks = AckBuffer(queue: queue, logger: logger)
+        let acks = AckBuffer(queue: queue, consumer: configuration.consumer, logger: logger)
         logger.info("worker started", metadata: ["stream": "\(queue.configuration.streamKey)", "concurrency": "\(configuration.concurrency)", "handlers": "\(handlers.types.joined(separator: ","))"])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in

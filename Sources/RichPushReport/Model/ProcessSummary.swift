@@ -1,0 +1,18 @@
+/// The peak memory and total CPU time of one process over the whole run.
+public struct ProcessSummary: Codable, Sendable, Equatable {
+    /// The name used in `Sample.processes` (`api`, `worker-1`, `redis`, ...).
+    public var name: String
+    /// Its process id.
+    public var pid: Int32
+    /// Highest resident set size seen, MiB.
+    public var peakRSSMiB: Double
+    /// CPU time used during the run (user + system), seconds.
+    public var cpuSeconds: Double
+
+    public init(name: String, pid: Int32, peakRSSMiB: Double, cpuSeconds: Double) {
+        self.name = name
+        self.pid = pid
+        self.peakRSSMiB = peakRSSMiB
+        self.cpuSeconds = cpuSeconds
+    }
+}

@@ -1,0 +1,33 @@
+/// How a load test was set up: what the reader needs to reproduce or compare it.
+public struct Settings: Codable, Sendable, Equatable {
+    /// `silent` (count pushes delivered) or `rich` (the whole flow with the background fetch).
+    public var mode: String
+    /// `one` (each notification to one device) or `all` (each to every device).
+    public var audience: String
+    /// How notifications were created over time: `max`, `constant`, `ramp` or `burst`.
+    public var shape: String
+    /// Notifications created.
+    public var notifications: Int
+    /// Simulated devices.
+    public var devices: Int
+    /// Worker processes.
+    public var workers: Int
+    /// Target notifications per second; 0 means as fast as possible.
+    public var rate: Int
+    /// When the run started, ISO 8601.
+    public var startedAt: String
+    /// The command line that ran it.
+    public var command: String
+
+    public init(mode: String, audience: String, shape: String, notifications: Int, devices: Int, workers: Int, rate: Int, startedAt: String, command: String) {
+        self.mode = mode
+        self.audience = audience
+        self.shape = shape
+        self.notifications = notifications
+        self.devices = devices
+        self.workers = workers
+        self.rate = rate
+        self.startedAt = startedAt
+        self.command = command
+    }
+}

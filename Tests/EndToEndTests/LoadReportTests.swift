@@ -1,0 +1,89 @@
+import Foundation
+import Hiredis
+import RedisTestSupport
+import RichPushQueue
+import RichPushReport
+import Testing
+
+/// `richpush loadtest --report` as an operator runs it: a real process against the real API,
+/// workers and Redis; the report's numbers are checked against what the queue itself counted.
+@Suite("Load-test report", .serialized)
+struct LoadReportTests {
+    @Test func reportFilesHoldTheMeasuredNumbers() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                try await withWorkers([pipeline.worker(consumer: "w-a"), pipeline.worker(consumer: "w-b")]) {
+                    let directory = server.directory.appendingPathComponent("report")
+                    let loadtest = try ChildProcess(executable: try richpushExecutable(), arguments: [
+                        "loadtest", "--redis-url", server.url, "--queue-prefix", pipeline.prefix, "--api", pipeline.baseURL.absoluteString,
+                        "--user", "root", "--password", "root-pw", "--notifications", "400", "--devices", "20",
+                        "--shape", "burst", "--burst-size", "100", "--burst-interval", "0.4", "--sample-interval", "0.2",
+                        "--workers", "2", "--watch-pid", "tests=\(getpid())", "--report", directory.path,
+                    ], logFile: server.directory.appendingPathComponent("loadtest.log"))
+                    let status = try await loadtest.wait(timeout: .seconds(90))
+                    let log = (try? String(contentsOf: loadtest.logFile, encoding: .utf8)) ?? ""
+                    try #require(status == 0, "loadtest failed: \(log.suffix(2000))")
+
+                    let report = try LoadReport.decode(from: Data(contentsOf: directory.appendingPathComponent("report.json")))
+                    #expect(report.settings.shape == "burst")
+                    #expect(report.summary.pushesExpected == 400)
+                    #expect(report.summary.delivered == 400)
+                    #expect(report.summary.lost == 0)
+                    #expect(report.summary.duplicated == 0)
+                    #expect(report.summary.enqueueToDeviceMs?.count == 400)
+                    #expect(report.histogram.reduce(0) { $0 + $1.count } == 400)
+                    #expect(report.timeline.count >= 3)
+                    #expect(report.timeline.last?.delivered == 400)
+                    // Delivered per interval adds up to the total (rate × interval length).
+                    var previousT = 0.0
+                    var delivered = 0.0
+                    for sample in report.timeline {
+                        delivered += sample.deliveredPerSecond * (sample.t - previousT)
+                        previousT = sample.t
+                    }
+                    #expect(abs(delivered - 400) < 1)
+                    // Each worker's share is what the queue counted for that consumer.
+                    let stats = try await pipeline.queue.stats()
+                    #expect(report.workers.reduce(0) { $0 + $1.jobs } == 400)
+                    for share in report.workers {
+                        #expect(stats.processedByConsumer[share.consumer] == share.jobs, "\(share.consumer)")
+                    }
+                    #expect(Set(report.processes.map(\.name)) == ["loadtest", "tests"])
+                    #expect(report.processes.allSatisfy { $0.peakRSSMiB > 1 })
+
+                    let html = try String(contentsOf: directory.appendingPathComponent("report.html"), encoding: .utf8)
+                    // The page carries the report itself, and its charts draw the same numbers.
+                    let embedded = try #require(Self.between(html, #"<script type="application/json" id="report-data">"#, "</script>"))
+                    #expect(try LoadReport.decode(from: Data(embedded.utf8)) == report)
+                    let throughput = try #require(Self.series(in: html, chart: "throughput", name: "delivered/s"))
+                    #expect(throughput.count == report.timeline.count)
+                    for (drawn, sample) in zip(throughput, report.timeline) { #expect(abs(drawn - sample.deliveredPerSecond) < 0.001) }
+                    let histogram = try #require(Self.series(in: html, chart: "histogram", name: nil))
+                    #expect(histogram.map { Int($0) } == report.histogram.map(\.count))
+                    let shares = try #require(Self.series(in: html, chart: "workers", name: nil))
+                    #expect(shares.map { Int($0) }.sorted() == report.workers.map(\.jobs).sorted())
+                    #expect(html.contains("400"))
+                    let svg = try String(contentsOf: directory.appendingPathComponent("overview.svg"), encoding: .utf8)
+                    #expect(svg.hasPrefix("<?xml"))
+                    #expect(Self.series(in: svg, chart: "throughput", name: "delivered/s")?.count == report.timeline.count)
+                }
+            }
+        }
+    }
+
+    static func between(_ text: String, _ start: String, _ end: String) -> String? {
+        guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex) else { return nil }
+        return String(text[from.upperBound..<to.lowerBound])
+    }
+
+    /// The `data-values` of a chart's series (the first series when `name` is nil).
+    static func series(in document: String, chart: String, name: String?) -> [Double]? {
+        guard let chartStart = document.range(of: "data-chart=\"\(chart)\"") else { return nil }
+        let rest = document[chartStart.upperBound...]
+        let end = rest.range(of: "</svg>")?.lowerBound ?? rest.endIndex
+        let body = String(rest[..<end])
+        let marker = name.map { "data-name=\"\($0)\" data-values=\"" } ?? "data-values=\""
+        guard let values = between(body, marker, "\"") else { return nil }
+        return values.isEmpty ? [] : values.split(separator: ",").compactMap { Double($0) }
+    }
+}
