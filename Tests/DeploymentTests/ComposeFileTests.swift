@@ -20,7 +20,7 @@ struct ComposeFileTests {
         let text = try String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
         let document = try #require(try Yams.load(yaml: text) as? [String: Any])
         let services = try #require(document["services"] as? [String: Any])
-        #expect(Set(services.keys).isSuperset(of: ["redis", "api", "worker", "device-sim", "prometheus"]))
+        #expect(Set(services.keys).isSuperset(of: ["redis", "api", "worker", "device-sim", "prometheus", "grafana"]))
         var checked = 0
         for (name, value) in services.sorted(by: { $0.key < $1.key }) {
             guard let service = value as? [String: Any], let command = service["command"] as? [String] else { continue }
@@ -45,6 +45,32 @@ struct ComposeFileTests {
         let command = (redis["command"] as? [String] ?? []).joined(separator: " ")
         #expect(command.contains("--appendonly yes") && command.contains("--appendfsync everysec") && command.contains("--maxmemory-policy noeviction"))
         #expect(redis["healthcheck"] != nil && redis["volumes"] != nil)
+    }
+
+    /// Prometheus scrapes the ports the API and the workers really listen on.
+    @Test func prometheusScrapesTheAPIAndEveryWorker() throws {
+        let compose = try #require(try Yams.load(yaml: String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)) as? [String: Any])
+        let services = try #require(compose["services"] as? [String: Any])
+        func flag(_ service: String, _ name: String) -> String? {
+            let command = ((services[service] as? [String: Any])?["command"] as? [String]) ?? []
+            return command.firstIndex(of: name).flatMap { command.indices.contains($0 + 1) ? command[$0 + 1] : nil }
+        }
+        let prometheus = try #require(try Yams.load(yaml: String(contentsOf: Self.root.appendingPathComponent("deploy/prometheus.yml"), encoding: .utf8)) as? [String: Any])
+        let jobs = try #require(prometheus["scrape_configs"] as? [[String: Any]])
+        let api = try #require(jobs.first { $0["job_name"] as? String == "richpush-api" })
+        let apiTargets = ((api["static_configs"] as? [[String: Any]])?.first?["targets"] as? [String]) ?? []
+        #expect(apiTargets == ["api:\(try #require(flag("api", "--port")))"])
+        let worker = try #require(jobs.first { $0["job_name"] as? String == "richpush-worker" })
+        let discovery = try #require((worker["dns_sd_configs"] as? [[String: Any]])?.first)
+        #expect(discovery["names"] as? [String] == ["worker"])
+        #expect((discovery["port"] as? Int).map(String.init) == flag("worker", "--metrics-port"))
+        #expect(flag("worker", "--metrics-host") == "0.0.0.0")
+        let grafana = try #require(services["grafana"] as? [String: Any])
+        let volumes = (grafana["volumes"] as? [String]) ?? []
+        for volume in volumes {
+            let source = String(volume.split(separator: ":")[0])
+            #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(source).path), "\(volume)")
+        }
     }
 
     /// `["richpush", "api", …]`, or each `richpush …` inside `["sh", "-c", "…"]`.

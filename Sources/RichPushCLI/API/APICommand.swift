@@ -41,8 +41,7 @@ struct APICommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap(level: logLevel)
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let registry = MetricsSetup.bootstrap()
         let logger = Logger(label: "richpush.api")
         let redisConfiguration = try redis.configuration(clientName: "richpush-api")
         let pool = RedisConnectionPool(configuration: redisConfiguration, size: redisConnections, logger: logger)

@@ -36,6 +36,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
     @Option(help: "Hours the simulated hub keeps the newest push of an offline device.") var holdHours: Double = 24
     @Option(help: "Days notification records are kept (must match the API's --retention-days).") var retentionDays: Double = 7
+    @Option(help: "Serve Prometheus metrics on this port (GET /metrics); none when not given.") var metricsPort: Int?
+    @Option(help: "Address the metrics server listens on (0.0.0.0 for a scraper on another host).") var metricsHost = "127.0.0.1"
+    @Option(help: "Seconds between reads of the queue's lag, pending, delayed and dead-letter gauges.") var queueMetricsInterval: Double = 5
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func validate() throws {
@@ -45,10 +48,13 @@ struct WorkerCommand: AsyncParsableCommand {
         guard maintenanceInterval > 0 else { throw ValidationError("--maintenance-interval must be positive") }
         guard fanOutBatch >= 1 else { throw ValidationError("--fan-out-batch must be at least 1") }
         guard holdHours > 0, retentionDays > 0 else { throw ValidationError("--hold-hours and --retention-days must be positive") }
+        if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0 to 65535") }
+        guard queueMetricsInterval >= 0.1 else { throw ValidationError("--queue-metrics-interval must be at least 0.1 seconds") }
     }
 
     func run() async throws {
         LogSetup.bootstrap(level: logLevel)
+        let registry = metricsPort.map { _ in MetricsSetup.bootstrap() }
         let logger = Logger(label: "richpush.worker")
         let redisConfiguration = try redis.configuration(clientName: "richpush-worker")
         let pool = RedisConnectionPool(configuration: redisConfiguration, size: 2, logger: logger)
@@ -73,7 +79,15 @@ struct WorkerCommand: AsyncParsableCommand {
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
         let worker = JobWorker(queue: jobQueue, handlers: handlers, redis: redisConfiguration, configuration: workerConfiguration, logger: logger)
-        let group = ServiceGroup(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // A ServiceGroup stops its services in reverse order: the worker drains first, and the
+        // metrics server answers until the worker is done.
+        var services: [any Service] = []
+        if let registry, let metricsPort {
+            services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
+            services.append(QueueGauges(queue: jobQueue, interval: .seconds(queueMetricsInterval), logger: logger))
+        }
+        services.append(worker)
+        let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
         await pool.close()
     }
