@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # The operator's front for `richpush replay` and `richpush dlq`. --dry-run shows what would be
-# re-sent and changes nothing. A replayed rich push reaches only devices that did not get it.
+# re-sent and changes nothing. A replayed rich push reaches only devices that did not get it,
+# unless --force (which clears the selected notifications' delivery claims first).
 # Usage:
-#   scripts/replay.sh window --from TIME [--to TIME] [--type TYPE] [--dry-run]
-#   scripts/replay.sh notification ID [--from TIME] [--dry-run]     (default window: the last 24 h)
+#   scripts/replay.sh window --from TIME [--to TIME] [--type TYPE] [--force] [--dry-run]
+#   scripts/replay.sh notification ID [--from TIME] [--force] [--dry-run]  (default window: 24 h)
 #   scripts/replay.sh dead [--dry-run] [DEAD-LETTER-ID...]          (no ids: every dead letter)
-# TIME: a stream id, ms since 1970, ISO 8601, or -30s / -15m / -2h. Redis from RICHPUSH_REDIS_URL.
+# TIME: a stream id, ms since 1970, ISO 8601, or -30s / -15m / -2h. Redis from RICHPUSH_REDIS_URL;
+# other richpush options (--queue-prefix P) pass through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 bin="${RICHPUSH_BIN:-$(swift build -c release --show-bin-path 2>/dev/null)/richpush}"
 [ -x "$bin" ] || build_release
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # `--from -15m` would read as an option to the CLI's parser: pass times as `--from=-15m`.
 joined() {

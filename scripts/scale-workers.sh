@@ -3,12 +3,14 @@
 # (the consumers and what each holds, from `richpush stats`). Stopping sends SIGTERM: a worker
 # finishes its running jobs, acknowledges them and leaves, so scaling down loses nothing.
 # Usage: scripts/scale-workers.sh N [worker options...]   (Redis from RICHPUSH_REDIS_URL)
-#        scripts/scale-workers.sh status
+#        scripts/scale-workers.sh status [--queue-prefix P]
+# The workers' pid files and logs are in RICHPUSH_WORKERS_DIR (default .tmp/workers); queue
+# options among the worker options (--queue-prefix, --queue-partition) also apply to the stats.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
-state="$PWD/.tmp/workers"
+state="${RICHPUSH_WORKERS_DIR:-$PWD/.tmp/workers}"
 mkdir -p "$state"
 bin="${RICHPUSH_BIN:-$(swift build -c release --show-bin-path 2>/dev/null)/richpush}"
 [ -x "$bin" ] || build_release
@@ -22,13 +24,26 @@ running() { # prints the numbers of the workers whose process is alive
     done | sort -n
 }
 
+queue_options() { # the queue-naming options among "$@", for `richpush stats`
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --queue-prefix|--queue-partition) printf '%s\n%s\n' "$1" "$2"; shift 2 ;;
+            --queue-prefix=*|--queue-partition=*) printf '%s\n' "$1"; shift ;;
+            *) shift ;;
+        esac
+    done
+}
+
 if [ "${1:-}" = status ] || [ $# -eq 0 ]; then
+    [ $# -gt 0 ] && shift
+    mapfile -t stats_options < <(queue_options "$@")
     echo "running locally: $(running | wc -l) worker(s)"
-    "$bin" stats
+    "$bin" stats "${stats_options[@]}"
     exit 0
 fi
 target=$1
 shift
+mapfile -t stats_options < <(queue_options "$@")
 [[ "$target" =~ ^[0-9]+$ ]] || { echo "error: N must be a number of workers, got '$target'" >&2; exit 2; }
 
 count=$(running | wc -l)
@@ -52,4 +67,4 @@ elif [ "$count" -gt "$target" ]; then
 fi
 sleep 1
 echo "running locally: $(running | wc -l) worker(s)"
-"$bin" stats
+"$bin" stats "${stats_options[@]}"

@@ -178,6 +178,22 @@ public struct RedisNotificationStore: NotificationStore {
         try await redis.send(command)
     }
 
+    /// Clears the delivery claims of notification `id`, for the given installations or for every
+    /// device its status lists, so that a forced replay pushes to them again. Returns how many
+    /// claims existed.
+    public func forgetDeliveries(id: Int, installations: [String]? = nil) async throws -> Int {
+        let targets: [String]
+        if let installations {
+            targets = installations
+        } else {
+            targets = (try await redis.send("HKEYS", keys.devices(id)).array ?? []).compactMap(\.string)
+        }
+        guard !targets.isEmpty else { return 0 }
+        var command = RedisCommand("DEL")
+        for installation in targets { command.append(keys.deliveryGuard(id, installation)) }
+        return try await redis.send(command).int ?? 0
+    }
+
     /// One script call per notification, all in one pipeline: counters, per-device entries (JSON
     /// written by hand: this runs for every push) and the state, in one step each.
     public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {

@@ -11,7 +11,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let logFile: URL
     private var status: Int32?
 
-    public init(executable: URL, arguments: [String], logFile: URL) throws {
+    /// `environment` is added to (or overrides) this process's environment.
+    public init(executable: URL, arguments: [String], environment: [String: String] = [:], logFile: URL) throws {
         self.logFile = logFile
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         var actions = posix_spawn_file_actions_t()
@@ -34,7 +35,11 @@ public final class ChildProcess: @unchecked Sendable {
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable.path, &actions, &attributes, argv, environ)
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        let result = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
         guard result == 0 else { throw RedisServerError("cannot start \(executable.path): \(String(cString: strerror(result)))") }
         self.pid = pid
     }

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import Hiredis
 import RichPushQueue
+import RichPushStorage
+import Synchronization
 
 /// `richpush replay --from T --to T`: re-enqueue jobs from the stream's retained history.
 struct ReplayCommand: AsyncParsableCommand {
@@ -11,7 +14,9 @@ struct ReplayCommand: AsyncParsableCommand {
         TIME is a stream id (1732237200000-0), milliseconds since 1970, an ISO 8601 time \
         (2026-11-22T01:00:00Z), or an age relative to now, written with '=' (--from=-15m). Replayed jobs are new \
         entries with attempt 0 that keep their origin id. A replayed rich push reaches only the \
-        devices that did not get it yet: each (notification, device) delivery is claimed once.
+        devices that did not get it yet: each (notification, device) delivery is claimed once. \
+        --force first clears the delivery claims of the selected notifications, so they are \
+        pushed again to every device (once per replay: the new claims guard redeliveries).
         """)
 
     @OptionGroup var redis: RedisOptions
@@ -21,6 +26,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Only jobs of this type (repeatable).") var type: [String] = []
     @Option(help: "Only the delivery jobs of this notification id (rich-push and its fan-out batches).") var notification: Int?
     @Flag(help: "List what would be replayed; change nothing.") var dryRun = false
+    @Flag(help: "Push again to devices that already got the notification (clears its delivery claims first).") var force = false
 
     func validate() throws {
         _ = try StreamTime.parse(from)
@@ -31,16 +37,52 @@ struct ReplayCommand: AsyncParsableCommand {
         let start = try StreamTime.parse(from)
         let end = to == "+" ? "+" : try StreamTime.parse(to)
         let connection = try await connect(redis, clientName: "richpush-replay")
-        let result = try await JobQueue(redis: connection, configuration: queue.configuration)
-            .replay(from: start, to: end, types: type.isEmpty ? nil : Set(type), dryRun: dryRun) { [notification] job in
-                guard let notification else { return true }
-                return Self.notificationID(of: job) == notification
+        let jobQueue = JobQueue(redis: connection, configuration: queue.configuration)
+        let types = type.isEmpty ? nil : Set(type)
+        let notification = self.notification
+        let selected: @Sendable (Job) -> Bool = { job in notification.map { Self.notificationID(of: job) == $0 } ?? true }
+        var include = selected
+        if force {
+            // Select first, clear those notifications' claims, then replay exactly the selection.
+            let chosen = Mutex<[Job]>([])
+            _ = try await jobQueue.replay(from: start, to: end, types: types, dryRun: true) { job in
+                guard selected(job) else { return false }
+                chosen.withLock { $0.append(job) }
+                return true
             }
+            let jobs = chosen.withLock { $0 }
+            try await forgetDeliveries(of: jobs, connection: connection, queue: jobQueue)
+            let ids = Set(jobs.map(\.id))
+            include = { ids.contains($0.id) }
+        }
+        let result = try await jobQueue.replay(from: start, to: end, types: types, dryRun: dryRun, where: include)
         await connection.close()
         for candidate in result.candidates {
             print("\(dryRun ? "would replay" : "replayed") \(candidate.id) type=\(candidate.type) origin=\(candidate.origin)")
         }
         print("\(dryRun ? "would replay" : "replayed") \(result.candidates.count) job(s)\(result.skipped > 0 ? ", skipped \(result.skipped) undecodable" : "")")
+    }
+
+    /// `--force`: clears the delivery claims the selected rich-push jobs would meet (a whole
+    /// notification for a rich-push job, its installations for a fan-out batch).
+    private func forgetDeliveries(of jobs: [Job], connection: any RedisClient, queue jobQueue: JobQueue) async throws {
+        let store = RedisNotificationStore(redis: connection, keys: queue.storageKeys, queue: jobQueue, retention: .seconds(86400))
+        var whole = Set<Int>()
+        var partial: [Int: Set<String>] = [:]
+        for job in jobs {
+            guard let id = Self.notificationID(of: job) else { continue }
+            if job.type == "rich-push" { whole.insert(id) } else { partial[id, default: []].formUnion(Self.batchInstallations(of: job)) }
+        }
+        for (id, installations) in partial where whole.contains(id) == false {
+            if dryRun { print("would clear the delivery claims of notification \(id) for \(installations.count) installation(s)"); continue }
+            let cleared = try await store.forgetDeliveries(id: id, installations: installations.sorted())
+            print("cleared \(cleared) delivery claim(s) of notification \(id)")
+        }
+        for id in whole.sorted() {
+            if dryRun { print("would clear the delivery claims of notification \(id)"); continue }
+            let cleared = try await store.forgetDeliveries(id: id)
+            print("cleared \(cleared) delivery claim(s) of notification \(id)")
+        }
     }
 }
 
@@ -53,6 +95,10 @@ extension ReplayCommand {
             return (try? JSONSerialization.jsonObject(with: Data(job.payload)) as? [String: Any])?["id"] as? Int
         default: return nil
         }
+    }
+
+    static func batchInstallations(of job: Job) -> [String] {
+        ((try? JSONSerialization.jsonObject(with: Data(job.payload)) as? [String: Any])?["installations"] as? [String]) ?? []
     }
 }
 
