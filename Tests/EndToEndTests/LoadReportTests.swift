@@ -66,6 +66,15 @@ struct LoadReportTests {
                     let svg = try String(contentsOf: directory.appendingPathComponent("overview.svg"), encoding: .utf8)
                     #expect(svg.hasPrefix("<?xml"))
                     #expect(Self.series(in: svg, chart: "throughput", name: "delivered/s")?.count == report.timeline.count)
+
+                    // `richpush report` renders the same page again from report.json alone.
+                    let again = server.directory.appendingPathComponent("again")
+                    let render = try ChildProcess(executable: try richpushExecutable(),
+                                                  arguments: ["report", directory.appendingPathComponent("report.json").path, "--out", again.path],
+                                                  logFile: server.directory.appendingPathComponent("report.log"))
+                    #expect(try await render.wait(timeout: .seconds(30)) == 0, "\(render.log)")
+                    #expect(try String(contentsOf: again.appendingPathComponent("report.html"), encoding: .utf8) == html)
+                    #expect(render.log.contains("lost 0  duplicated 0"))
                 }
             }
         }

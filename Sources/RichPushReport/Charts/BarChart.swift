@@ -44,7 +44,10 @@ struct BarChart: Sendable {
             body += "<rect class=\"bar\" data-label=\"\(bar.label.markupEscaped)\" data-count=\"\(bar.count)\" x=\"\(SVG.number(center - slot * 0.4))\" y=\"\(SVG.number(y))\""
             body += " width=\"\(SVG.number(slot * 0.8))\" height=\"\(SVG.number(area.bottom - y))\">"
             body += "<title>\((bar.detail + ": " + NumberFormat.count(bar.count) + share).markupEscaped)</title></rect>"
-            let countText = NumberFormat.count(bar.count)
+            var countText = NumberFormat.count(bar.count)
+            if SVG.textWidth(countText, fontSize: 10) > slot, bar.count >= 1000 {
+                countText = NumberFormat.decimal(Double(bar.count) / 1000, maxPlaces: 1) + "k"  // 22,213 → 22.2k
+            }
             if bar.count > 0, SVG.textWidth(countText, fontSize: 10) <= slot {
                 labels += "<text x=\"\(SVG.number(center))\" y=\"\(SVG.number(y - 4))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(Palette.ink)\">\(countText)</text>"
             }
