@@ -50,7 +50,7 @@ public final class DeviceSimulator: Sendable {
             for _ in 0..<min(32, configuration.devices) { add() }
             while let result = try await group.next() {
                 registered.append(result)
-                output.yield(SimulatorEvent(event: "registered", device: result.1, installation: result.2))
+                emit(SimulatorEvent(event: "registered", device: result.1, installation: result.2))
                 if next < configuration.devices { add() }
             }
         }
@@ -86,6 +86,13 @@ public final class DeviceSimulator: Sendable {
                     await withDiscardingTaskGroup { inner in
                         for await message in subscriber.messages {
                             let handle = String(message.channel.dropFirst(self.configuration.hubPrefix.count + ":device:".count))
+                            guard self.configuration.fetch else {
+                                // Nothing to wait for without the background fetch: handle it here,
+                                // not on a task of its own (a task per push cost more than the push).
+                                await self.handle(envelope: message.payload, handle: handle)
+                                if let limit, handled.increment() >= limit { await self.stop() }
+                                continue
+                            }
                             inner.addTask {
                                 await self.handle(envelope: message.payload, handle: handle)
                                 if let limit, handled.increment() >= limit { await self.stop() }
@@ -136,7 +143,7 @@ public final class DeviceSimulator: Sendable {
         guard let device = devices.withLock({ $0[handle] }) else { return }
         let now = Self.nowMicros()
         guard let envelope = try? JSONDecoder().decode(ReceivedPush.self, from: Data(bytes)) else {
-            output.yield(SimulatorEvent(event: "failed", device: device.index, installation: device.installation, detail: "push is not JSON"))
+            emit(SimulatorEvent(event: "failed", device: device.index, installation: device.installation, detail: "push is not JSON"))
             return
         }
         let sentAt = envelope.sentAt
@@ -146,19 +153,19 @@ public final class DeviceSimulator: Sendable {
         let message = envelope.payload.richMessage
         var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
                                    message: message, sinceSentMicros: sentAt.map { now - $0 })
-        output.yield(event)
+        emit(event)
         guard configuration.fetch else { return }
         // didReceiveRemoteNotification: richId as int, then by rich type.
         guard let id = richId.flatMap(Int.init) else {
             event.event = "failed"
             event.detail = "richId is not an integer"
-            output.yield(event)
+            emit(event)
             return
         }
         guard let richType, ["img", "url", "sound", "text"].contains(richType) else {
             event.event = "failed"
             event.detail = "unsupported rich type '\(richType ?? "none")'"
-            output.yield(event)
+            emit(event)
             return
         }
         let fetched: (status: Int, body: Data, contentType: String?)
@@ -167,32 +174,32 @@ public final class DeviceSimulator: Sendable {
         } catch {
             event.event = "failed"
             event.detail = "fetch failed: \(error)"
-            output.yield(event)
+            emit(event)
             return
         }
         guard fetched.status == 200 else {
             event.event = "failed"
             event.status = fetched.status
             event.detail = "background fetch answered HTTP \(fetched.status)"
-            output.yield(event)
+            emit(event)
             return
         }
         event.event = "fetched"
         event.status = 200
         event.detail = "\(fetched.body.count) bytes, \(fetched.contentType ?? "?")"
         event.sinceSentMicros = since()
-        output.yield(event)
+        emit(event)
 
         // The local notification fires after the delay ("to give you time to leave the app").
         event.event = "scheduled"
         event.detail = "category \(Self.category), fires in \(configuration.fireDelay)"
-        output.yield(event)
+        emit(event)
         if configuration.fireDelay > .zero { try? await Task.sleep(for: configuration.fireDelay) }
         let active = configuration.appState == .active || (configuration.appState == .mixed && device.index % 2 == 0)
         event.event = active ? "alert" : "banner"
         event.detail = active ? "in-app alert \"Notification\": \(message ?? "") [OK] [More]" : "system banner: \(message ?? "") (action: More)"
         event.sinceSentMicros = since()
-        output.yield(event)
+        emit(event)
         await receipt(id, "displayed", device.installation)
 
         switch configuration.tap {
@@ -201,14 +208,14 @@ public final class DeviceSimulator: Sendable {
         case .ok:
             event.event = "dismissed"
             event.detail = active ? "OK" : "banner ignored"
-            output.yield(event)
+            emit(event)
         case .more:
             event.event = "opened"
             event.detail = active ? "More → image view" : "banner tapped → app opened on the image view"
             event.path = save(fetched.body, id: id, device: device.index, richType: richType, contentType: fetched.contentType)
             if richType == "url" { event.detail = "opened \(String(decoding: fetched.body, as: UTF8.self))" }
             event.sinceSentMicros = since()
-            output.yield(event)
+            emit(event)
             await receipt(id, "opened", device.installation)
         }
     }
@@ -241,6 +248,10 @@ public final class DeviceSimulator: Sendable {
             logger.warning("cannot save the payload", metadata: ["path": "\(file.path)", "error": "\(error)"])
             return nil
         }
+    }
+
+    private func emit(_ event: SimulatorEvent) {
+        if let sink = configuration.eventSink { sink(event) } else { output.yield(event) }
     }
 
     static func nowMicros() -> Int { Int((Date().timeIntervalSince1970 * 1_000_000).rounded()) }

@@ -41,6 +41,10 @@ public struct SimulatorConfiguration: Sendable {
     /// Do the background fetch (the app's behaviour); false only records that the push arrived
     /// (load tests of the silent push alone).
     public var fetch: Bool = true
+    /// Where events go instead of ``DeviceSimulator/events``: called on the device's own task,
+    /// concurrently. Load tests use it, as one consumer of the stream cannot keep up with tens
+    /// of thousands of events per second and the stream would buffer them all.
+    public var eventSink: (@Sendable (SimulatorEvent) -> Void)?
 
     public init(apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,
                 fireDelay: Duration = .seconds(5), outDirectory: URL? = nil, redis: RedisConfiguration, hubPrefix: String = "richpush",

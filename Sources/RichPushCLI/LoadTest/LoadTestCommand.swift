@@ -61,6 +61,18 @@ struct LoadTestCommand: AsyncParsableCommand {
             fireDelay: .zero, redis: redisConfiguration, hubPrefix: queue.prefix, handlePrefix: "load-\(ProcessInfo.processInfo.processIdentifier)",
             sendReceipts: false)
         simulatorConfiguration.fetch = mode == .rich
+        let tracker = LoadTracker(expected: notifications * (audience == .all ? devices : 1))
+        // Events go straight to the tracker from each device's task: one consumer of the event
+        // stream capped fan-out runs near 33,000 events/s and buffered the rest (10 GiB).
+        simulatorConfiguration.eventSink = { event in
+            guard let id = event.richId.flatMap(Int.init) else { return }
+            switch event.event {
+            case "received": tracker.received(id, device: event.device)
+            case "alert": tracker.notified(id, device: event.device)
+            case "failed": tracker.failed()
+            default: break
+            }
+        }
         let simulator = DeviceSimulator(configuration: simulatorConfiguration)
         let tagPrefix = "load\(ProcessInfo.processInfo.processIdentifier)-"
         progress("registering \(devices) devices")
@@ -69,26 +81,18 @@ struct LoadTestCommand: AsyncParsableCommand {
         let pool = RedisConnectionPool(configuration: redisConfiguration, size: 2)
         let jobQueue = JobQueue(redis: pool, configuration: queue.configuration)
         let store = RedisNotificationStore(redis: pool, keys: queue.storageKeys, queue: jobQueue, retention: .seconds(3600), idBlock: 1000)
-        let tracker = LoadTracker(expected: notifications * (audience == .all ? devices : 1))
-        let events = Task {
-            for await event in simulator.events {
-                guard let id = event.richId.flatMap(Int.init) else { continue }
-                switch event.event {
-                case "received": tracker.received(id, device: event.device)
-                case "alert": tracker.notified(id, device: event.device)
-                case "failed": tracker.failed()
-                default: break
-                }
-            }
-        }
         let runner = Task { try await simulator.run() }
         let processedBefore = (try? await jobQueue.stats().processedByConsumer) ?? [:]
         let probes = [ProcessProbe(name: "loadtest", pid: getpid())] + watchPid.compactMap(ProcessProbe.init(argument:))
-        let sampler = LoadSampler(tracker: tracker, queue: jobQueue, probes: probes, interval: .seconds(sampleInterval))
+        // The sampler runs on its own connection's thread: on the cooperative pool, busy with
+        // the devices' work, its ticks came late or not at all in the heaviest runs.
+        let samplerConnection = RedisConnection(configuration: redisConfiguration)
+        let sampler = LoadSampler(tracker: tracker, queue: JobQueue(redis: samplerConnection, configuration: queue.configuration),
+                                  probes: probes, interval: .seconds(sampleInterval))
         let startedAt = Date()
         let clock = ContinuousClock()
         let start = clock.now
-        let sampling = Task { await sampler.run(start: start) }
+        let sampling = Task { await withTaskExecutorPreference(samplerConnection) { await sampler.run(start: start) } }
         progress("sending \(notifications) notifications (\(mode.rawValue), shape \(effectiveShape.rawValue))")
         try await send(store: store, tracker: tracker, tagPrefix: tagPrefix, start: start)
 
@@ -105,10 +109,10 @@ struct LoadTestCommand: AsyncParsableCommand {
         let elapsed = (tracker.lastEvent ?? clock.now) - start
         sampling.cancel()
         await sampling.value
+        await samplerConnection.close()
         let processedAfter = (try? await jobQueue.stats().processedByConsumer) ?? [:]
         await simulator.stop()
         _ = try? await runner.value
-        await events.value
         await pool.close()
 
         let shares = processedAfter.map { WorkerShare(consumer: $0.key, jobs: $0.value - (processedBefore[$0.key] ?? 0)) }

@@ -17,7 +17,8 @@ struct ProcessProbe: Sendable {
               let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return nil }
         func kibibytes(_ field: String) -> Double {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
-            return Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+            // "VmHWM:\t  123456 kB"; from 10 million kB on there is no space after the tab.
+            return Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "0") ?? 0
         }
         // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
         guard let close = stat.lastIndex(of: ")") else { return nil }
