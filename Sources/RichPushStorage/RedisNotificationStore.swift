@@ -152,14 +152,30 @@ public struct RedisNotificationStore: NotificationStore {
     return 1
     """)
 
+    /// One script: counts the receipt, sets the device's state in its entry (keeping what the
+    /// delivery recorded there, such as the platform's id) and moves the state forward.
     public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?) async throws {
-        var commands = [RedisCommand("HINCRBY", keys.status(id), kind.rawValue, 1)]
-        if let installation {
-            commands.append(RedisCommand("HSET", keys.devices(id), installation, Self.deviceEntry(state: kind.rawValue)))
-        }
-        _ = try await redis.pipeline(commands)
-        try await advance(id: id, to: kind.state)
+        try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id)],
+                            arguments: [kind.rawValue, installation ?? "", kind.state.rawValue, Self.stateOrder, Int(retention.components.seconds)])
     }
+
+    /// KEYS: status, devices. ARGV: counter, installation ('' for none), state, state order, ttl.
+    static let receiptScript = RedisScript(advanceFunction + """
+    redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+    if ARGV[2] ~= '' then
+      local entry = {}
+      local old = redis.call('HGET', KEYS[2], ARGV[2])
+      if old then
+        local ok, decoded = pcall(cjson.decode, old)
+        if ok and type(decoded) == 'table' then entry = decoded end
+      end
+      entry['state'] = ARGV[1]
+      redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(entry))
+      if redis.call('TTL', KEYS[2]) < 0 then redis.call('EXPIRE', KEYS[2], ARGV[5]) end
+    end
+    advance(KEYS[1], ARGV[3], ARGV[4])
+    return 1
+    """)
 
     public func claimDeliveries(_ claims: [DeliveryKey]) async throws -> [Bool] {
         guard !claims.isEmpty else { return [] }

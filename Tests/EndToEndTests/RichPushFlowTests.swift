@@ -39,6 +39,10 @@ struct RichPushFlowTests {
                         }
                         let counts = try await pipeline.status(id)["counts"] as? [String: Int] ?? [:]
                         #expect(counts["sent"] == 1 && counts["displayed"] == 1 && counts["opened"] == 1)
+                        // The receipts moved the device to opened and kept the platform's id of its push.
+                        let device = try #require((try await pipeline.status(id)["devices"] as? [[String: Any]])?.first)
+                        #expect(device["state"] as? String == "opened")
+                        #expect((device["adapterID"] as? String)?.isEmpty == false, "\(device)")
                     }
                 }
             }
