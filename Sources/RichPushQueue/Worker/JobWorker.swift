@@ -15,14 +15,14 @@ import Synchronization
 public final class JobWorker: Service, Sendable {
     public let queue: JobQueue
     public let configuration: JobWorkerConfiguration
-    private let handlers: JobHandlers
+    let handlers: JobHandlers
     private let readerConfiguration: RedisConfiguration
-    private let logger: Logger
+    let logger: Logger
     private let stopping = Atomic<Bool>(false)
-    private let running = Mutex<[String: ContinuousClock.Instant]>([:])
-    private let handled = Atomic<Int>(0)
+    let running = Mutex<[String: ContinuousClock.Instant]>([:])
+    let handled = Atomic<Int>(0)
     private let slots: SlotLimiter
-    private let metrics = WorkerMetrics()
+    let metrics = WorkerMetrics()
 
     /// `redis` is the reader's connection configuration (its command timeout is raised above the
     /// block time); `queue.redis` serves everything else.
@@ -81,7 +81,7 @@ public final class JobWorker: Service, Sendable {
 
     // MARK: - Fetching
 
-    private var isStopping: Bool { stopping.load(ordering: .relaxed) || Task.isCancelled }
+    var isStopping: Bool { stopping.load(ordering: .relaxed) || Task.isCancelled }
 
     private func fetchLoop(reader: RedisConnection, submit: ([JobQueue.Delivery]) -> Void) async {
         var backoff = Duration.milliseconds(50)
@@ -133,142 +133,6 @@ public final class JobWorker: Service, Sendable {
         let removed = try await queue.removeStaleConsumers(idleLongerThan: configuration.staleConsumerAge, except: configuration.consumer)
         if trimmed > 0 || !removed.isEmpty {
             logger.info("housekeeping", metadata: ["trimmed": "\(trimmed)", "removedConsumers": "\(removed.joined(separator: ","))"])
-        }
-    }
-
-    // MARK: - Running jobs
-
-    /// What one task runs: a job on its own, or the jobs of one read that a batch handler takes together.
-    enum Unit {
-        case single(JobQueue.Delivery)
-        case batch([Job], any BatchJobHandler)
-
-        var count: Int {
-            switch self {
-            case .single: 1
-            case .batch(let jobs, _): jobs.count
-            }
-        }
-    }
-
-    func units(of deliveries: [JobQueue.Delivery]) -> [Unit] {
-        var units: [Unit] = []
-        var batches: [String: [Job]] = [:]
-        for delivery in deliveries {
-            if case .success(let job) = delivery, handlers[job.type] is any BatchJobHandler {
-                batches[job.type, default: []].append(job)
-            } else {
-                units.append(.single(delivery))
-            }
-        }
-        for (type, jobs) in batches {
-            guard let handler = handlers[type] as? any BatchJobHandler else { continue }
-            units.append(.batch(jobs, handler))
-        }
-        return units
-    }
-
-    private func run(_ unit: Unit, acks: AckBuffer) async {
-        switch unit {
-        case .single(let delivery):
-            await process(delivery, acks: acks)
-        case .batch(let jobs, let handler):
-            let started = ContinuousClock.now
-            running.withLock { for job in jobs { $0[job.id] = started } }
-            defer { running.withLock { for job in jobs { _ = $0.removeValue(forKey: job.id) } } }
-            metrics.started(jobs)
-            let results = await handler.handle(batch: jobs)
-            metrics.finished(jobs.count, type: jobs[0].type, after: ContinuousClock.now - started)
-            for (job, result) in zip(jobs, results) {
-                await finish(job, result, acks: acks)
-            }
-        }
-    }
-
-    private func process(_ delivery: JobQueue.Delivery, acks: AckBuffer) async {
-        let job: Job
-        switch delivery {
-        case .failure(let error):
-            logger.error("dead-lettering an undecodable job", metadata: ["job.id": "\(error.id ?? "?")", "error": "\(error.reason)"])
-            if let id = error.id { await settle(id, type: "undecodable", outcome: .deadLettered) { try await self.queue.deadLetter(id: id, error: error.reason) } }
-            return
-        case .success(let decoded):
-            job = decoded
-        }
-        guard let handler = handlers[job.type] else {
-            let known = handlers.types.joined(separator: ", ")
-            logger.warning("dead-lettering a job nobody here can run", metadata: ["job.id": "\(job.id)", "job.type": "\(job.type)"])
-            await settle(job.id, type: "unknown", outcome: .deadLettered) { try await self.queue.deadLetter(id: job.id, error: "no handler for job type '\(job.type)' (this worker runs: \(known))") }
-            return
-        }
-        let started = ContinuousClock.now
-        running.withLock { $0[job.id] = started }
-        defer { running.withLock { _ = $0.removeValue(forKey: job.id) } }
-        metrics.started([job])
-        let result: Result<Void, any Error>
-        do {
-            try await handler.handle(job)
-            result = .success(())
-        } catch {
-            result = .failure(error)
-        }
-        metrics.finished(1, type: job.type, after: ContinuousClock.now - started)
-        await finish(job, result, acks: acks)
-    }
-
-    private func finish(_ job: Job, _ result: Result<Void, any Error>, acks: AckBuffer) async {
-        switch result {
-        case .success:
-            acks.add(job.id)
-            handled.add(1, ordering: .relaxed)
-            metrics.count(job.type, .completed)
-        case .failure where Task.isCancelled:
-            // Cut short by shutdown after the drain timeout: it was released for another worker.
-            logger.info("job interrupted by shutdown, left for another worker", metadata: ["job.id": "\(job.id)"])
-        case .failure(let error as JobError):
-            await fail(job, disposition: error.disposition, message: error.message)
-        case .failure(let error):
-            await fail(job, disposition: .retry(after: nil), message: "\(error)")
-        }
-    }
-
-    private func fail(_ job: Job, disposition: JobError.Disposition, message: String) async {
-        let attempts = job.attempt + 1
-        let metadata: Logger.Metadata = ["job.id": "\(job.id)", "job.origin": "\(job.origin)", "job.type": "\(job.type)", "attempt": "\(attempts)", "error": "\(message)"]
-        switch disposition {
-        case .retry(let after) where queue.configuration.retry.allowsRetry(afterAttempt: attempts):
-            let delay = after ?? queue.configuration.retry.delay(afterAttempt: attempts)
-            logger.info("job failed, will retry", metadata: metadata.merging(["delay": "\(delay)"]) { $1 })
-            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: delay, error: message) }
-        case .retry:
-            logger.warning("job failed on its last attempt, dead-lettering", metadata: metadata)
-            await settle(job.id, type: job.type, outcome: .deadLettered) { try await self.queue.deadLetter(id: job.id, error: "gave up after \(attempts) attempts: \(message)") }
-        case .permanent:
-            logger.warning("job failed permanently, dead-lettering", metadata: metadata)
-            await settle(job.id, type: job.type, outcome: .deadLettered) { try await self.queue.deadLetter(id: job.id, error: message) }
-        case .drop:
-            logger.info("job failed permanently, dropped", metadata: metadata)
-            await settle(job.id, type: job.type, outcome: .dropped) { try await self.queue.countDropped([job.id]) }
-        }
-    }
-
-    /// Runs a retry/dead-letter/drop step, retrying it while Redis is briefly away; if Redis stays
-    /// away, the job stays pending and is reclaimed later, so nothing is lost.
-    private func settle(_ id: String, type: String, outcome: WorkerMetrics.Outcome, _ step: @Sendable () async throws -> Void) async {
-        var backoff = Duration.milliseconds(50)
-        for attempt in 1...8 {
-            do {
-                try await step()
-                handled.add(1, ordering: .relaxed)
-                metrics.count(type, outcome)
-                return
-            } catch let error as RedisError where error.isTransient && attempt < 8 && !isStopping {
-                try? await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(2))
-            } catch {
-                logger.error("could not settle a failed job; it stays pending and will be reclaimed", metadata: ["job.id": "\(id)", "error": "\(error)"])
-                return
-            }
         }
     }
 
