@@ -142,6 +142,7 @@ let package = Package(
                 "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters",
                 "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
             swiftSettings: strictSettings

@@ -14,6 +14,7 @@ import RichPushQueue
 import RichPushSimulator
 import RichPushStorage
 import RichPushWorker
+import ServiceLifecycle
 
 /// The whole pipeline in one test process, every part real: a private redis-server, the API
 /// listening on a free loopback port, in-process workers with the simulated hub, and simulated
@@ -43,16 +44,21 @@ struct Pipeline {
         let app = buildApplication(configuration: APIConfiguration(host: "127.0.0.1", port: port),
                                    dependencies: APIDependencies(redis: redis, keys: keys, queue: queueConfiguration), logger: logger)
         let pipeline = Pipeline(server: server, redis: redis, prefix: prefix, keys: keys, queue: JobQueue(redis: redis, configuration: queueConfiguration), port: port)
+        // A service group stopped gracefully: cancelling the server instead made Hummingbird log
+        // "Server shutdown error: Already closed" at the end of every test.
+        let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            group.addTask { try await services.run() }
             try await waitUntil(timeout: .seconds(10), "the API to listen") { RedisServer.isListening(port: port) }
             do {
                 try await body(pipeline)
             } catch {
-                group.cancelAll()
+                await services.triggerGracefulShutdown()
+                try? await group.waitForAll()
                 throw error
             }
-            group.cancelAll()
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
         }
     }
 
