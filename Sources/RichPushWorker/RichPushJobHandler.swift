@@ -83,17 +83,29 @@ public struct RichPushJobHandler: BatchJobHandler {
         return results
     }
 
-    private func parse(_ job: Job, index: Int) throws -> Work {
-        if job.type == Self.batchType {
+    /// What a rich-push job delivers: its notification, and for a fan-out sub-job the
+    /// installations it was given (nil: the notification's whole target). Nil for other jobs.
+    /// The one reader of both payload formats (the worker, and `replay --force`).
+    public static func delivery(of job: Job) throws(JobError) -> (notification: Int, installations: [String]?) {
+        switch job.type {
+        case batchType:
             guard let batch = try? JSONDecoder().decode(Batch.self, from: Data(job.payload)) else {
                 throw JobError.permanent("a rich-push-batch job must be {\"id\": n, \"installations\": [...]}")
             }
-            return Work(index: index, job: job, id: batch.id, explicit: batch.installations)
+            return (batch.id, batch.installations)
+        case type:
+            guard let id = Int(String(decoding: job.payload, as: UTF8.self)) else {
+                throw JobError.permanent("a rich-push job's payload is a notification id, got '\(String(decoding: job.payload.prefix(40), as: UTF8.self))'")
+            }
+            return (id, nil)
+        default:
+            throw JobError.permanent("'\(job.type)' is not a rich-push job type")
         }
-        guard let id = Int(String(decoding: job.payload, as: UTF8.self)) else {
-            throw JobError.permanent("a rich-push job's payload is a notification id, got '\(String(decoding: job.payload.prefix(40), as: UTF8.self))'")
-        }
-        return Work(index: index, job: job, id: id, explicit: nil)
+    }
+
+    private func parse(_ job: Job, index: Int) throws -> Work {
+        let delivery = try Self.delivery(of: job)
+        return Work(index: index, job: job, id: delivery.notification, explicit: delivery.installations)
     }
 
     /// Loads every record in one round trip; a missing record drops its job, a bad target fails it.

@@ -3,6 +3,7 @@ import Foundation
 import Hiredis
 import RichPushQueue
 import RichPushStorage
+import RichPushWorker
 import Synchronization
 
 /// `richpush replay --from T --to T`: re-enqueue jobs from the stream's retained history.
@@ -40,7 +41,9 @@ struct ReplayCommand: AsyncParsableCommand {
         let jobQueue = JobQueue(redis: connection, configuration: queue.configuration)
         let types = type.isEmpty ? nil : Set(type)
         let notification = self.notification
-        let selected: @Sendable (Job) -> Bool = { job in notification.map { Self.notificationID(of: job) == $0 } ?? true }
+        let selected: @Sendable (Job) -> Bool = { job in
+            notification.map { (try? RichPushJobHandler.delivery(of: job))?.notification == $0 } ?? true
+        }
         var include = selected
         if force {
             // Select first, clear those notifications' claims, then replay exactly the selection.
@@ -70,8 +73,12 @@ struct ReplayCommand: AsyncParsableCommand {
         var whole = Set<Int>()
         var partial: [Int: Set<String>] = [:]
         for job in jobs {
-            guard let id = Self.notificationID(of: job) else { continue }
-            if job.type == "rich-push" { whole.insert(id) } else { partial[id, default: []].formUnion(Self.batchInstallations(of: job)) }
+            guard let delivery = try? RichPushJobHandler.delivery(of: job) else { continue }
+            if let installations = delivery.installations {
+                partial[delivery.notification, default: []].formUnion(installations)
+            } else {
+                whole.insert(delivery.notification)
+            }
         }
         for (id, installations) in partial where whole.contains(id) == false {
             if dryRun { print("would clear the delivery claims of notification \(id) for \(installations.count) installation(s)"); continue }
@@ -83,22 +90,6 @@ struct ReplayCommand: AsyncParsableCommand {
             let cleared = try await store.forgetDeliveries(id: id)
             print("cleared \(cleared) delivery claim(s) of notification \(id)")
         }
-    }
-}
-
-extension ReplayCommand {
-    /// The notification a rich-push job delivers: its payload is the id, or {"id": n, …} for a batch.
-    static func notificationID(of job: Job) -> Int? {
-        switch job.type {
-        case "rich-push": return Int(String(decoding: job.payload, as: UTF8.self))
-        case "rich-push-batch":
-            return (try? JSONSerialization.jsonObject(with: Data(job.payload)) as? [String: Any])?["id"] as? Int
-        default: return nil
-        }
-    }
-
-    static func batchInstallations(of job: Job) -> [String] {
-        ((try? JSONSerialization.jsonObject(with: Data(job.payload)) as? [String: Any])?["installations"] as? [String]) ?? []
     }
 }
 
