@@ -263,17 +263,6 @@ public struct RedisNotificationStore: NotificationStore {
     if ARGV[3] ~= '' then advance(KEYS[1], ARGV[3], ARGV[2]) end
     return 1
     """)
-
-    /// Moves the state forward, never back (one script: read, compare, write).
-    private func advance(id: Int, to state: DeliveryState) async throws {
-        try await redis.run(Self.advanceScript, keys: [keys.status(id)],
-                            arguments: [state.rawValue, Self.stateOrder])
-    }
-
-    static let advanceScript = RedisScript(advanceFunction + """
-    advance(KEYS[1], ARGV[1], ARGV[2])
-    return 1
-    """)
 }
 
 /// Notification ids reserved a block at a time with INCRBY: unique decimal integers, increasing
