@@ -50,7 +50,7 @@ let package = Package(
         ),
         .target(
             name: "RichPushStorage",
-            dependencies: ["Hiredis", "RichPushCore", "RichPushQueue"],
+            dependencies: ["Hiredis", "RichPushCore", "RichPushQueue", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -89,6 +89,9 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/default-image.png")],
             swiftSettings: strictSettings

@@ -15,10 +15,37 @@ public struct APIConfiguration: Sendable {
     public var defaultImage: [UInt8]?
     /// Serves `GET /bench/hello`, the ceiling scripts/bench-api.sh compares against.
     public var benchRoutes: Bool
+    /// What one user may hold and send.
+    public var quotas: Quotas
+    /// A connection that completes no request head this long after it opened or after its
+    /// previous response is closed (idle keep-alive and slow headers alike).
+    public var idleTimeout: Duration
+    /// A request body that has not fully arrived this long after its head gets 408.
+    public var bodyTimeout: Duration
+
+    /// Per-user limits; 0 turns one off. Over a limit: 429 with `Retry-After`, code `quota_exceeded`.
+    public struct Quotas: Sendable, Hashable {
+        /// Notifications one user may create per minute.
+        public var notificationsPerMinute: Int
+        /// Payload bytes of one user's notifications still within the retention.
+        public var payloadBytes: Int
+        /// Registrations (installations) one user may own.
+        public var registrations: Int
+        /// Distinct tags over all of one user's registrations (their `username:` tag included).
+        public var tags: Int
+
+        public init(notificationsPerMinute: Int = 600, payloadBytes: Int = 256 << 20, registrations: Int = 100, tags: Int = 100) {
+            self.notificationsPerMinute = notificationsPerMinute
+            self.payloadBytes = payloadBytes
+            self.registrations = registrations
+            self.tags = tags
+        }
+    }
 
     public init(host: String = "127.0.0.1", port: Int = 8080, auth: AuthConfiguration = AuthConfiguration(),
                 maxPayloadBytes: Int = 5 * 1024 * 1024, retention: Duration = .seconds(7 * 86400), maxBacklog: Int = 1_000_000,
-                defaultImage: [UInt8]? = nil, benchRoutes: Bool = false) {
+                defaultImage: [UInt8]? = nil, benchRoutes: Bool = false, quotas: Quotas = Quotas(),
+                idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(30)) {
         self.host = host
         self.port = port
         self.auth = auth
@@ -27,5 +54,8 @@ public struct APIConfiguration: Sendable {
         self.maxBacklog = maxBacklog
         self.defaultImage = defaultImage
         self.benchRoutes = benchRoutes
+        self.quotas = quotas
+        self.idleTimeout = idleTimeout
+        self.bodyTimeout = bodyTimeout
     }
 }

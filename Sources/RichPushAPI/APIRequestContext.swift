@@ -3,11 +3,14 @@ import NIOCore
 public import RichPushCore
 
 /// The request context of every route: Hummingbird's core storage, the caller once
-/// authenticated, and the peer address that brute-force counting keys on.
+/// authenticated (and the API key they used, if any), and the peer address that the login
+/// throttle keys on.
 public struct APIRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// Set by ``BasicAuthMiddleware`` on every `/api` route.
+    /// Set by ``AuthMiddleware`` on every `/api` route.
     public var user: User?
+    /// The key of a Bearer caller; nil for Basic, which may call every route its role allows.
+    public var apiKey: APIKey?
     public let remoteAddress: String
 
     public init(source: ApplicationRequestContextSource) {
@@ -15,9 +18,13 @@ public struct APIRequestContext: RequestContext {
         remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
-    /// The authenticated caller; the auth middleware guarantees it on `/api` routes.
-    func caller() throws -> User {
+    /// The authenticated caller, if their credential covers `scope` (403 otherwise).
+    func caller(_ scope: APIKey.Scope) throws -> User {
         guard let user else { throw APIError.unauthorized("authentication required") }
+        if let apiKey, !apiKey.allows(scope) {
+            throw APIError(.forbidden, code: "insufficient_scope",
+                           message: "this API key has scopes \(apiKey.scopes.sorted().map(\.rawValue).joined(separator: ",")); the route needs \(scope.rawValue)")
+        }
         return user
     }
 }

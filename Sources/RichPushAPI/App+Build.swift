@@ -3,6 +3,7 @@ public import Hiredis
 public import Hummingbird
 public import Logging
 public import Prometheus
+public import ServiceLifecycle
 import RichPushCore
 public import RichPushQueue
 public import RichPushStorage
@@ -14,34 +15,41 @@ public struct APIDependencies: Sendable {
     public var queue: JobQueueConfiguration
     /// Where `/metrics` reads from; nil serves an empty page (tests that do not bootstrap metrics).
     public var registry: PrometheusCollectorRegistry?
+    /// Hears credential changes from `richpush users`/`keys` so every replica drops its cached
+    /// entries at once; nil leaves that to the cache's revalidation after its TTL.
+    public var credentialChanges: RedisSubscriber?
 
-    public init(redis: any RedisClient, keys: StorageKeys, queue: JobQueueConfiguration, registry: PrometheusCollectorRegistry? = nil) {
+    public init(redis: any RedisClient, keys: StorageKeys, queue: JobQueueConfiguration, registry: PrometheusCollectorRegistry? = nil,
+                credentialChanges: RedisSubscriber? = nil) {
         self.redis = redis
         self.keys = keys
         self.queue = queue
         self.registry = registry
+        self.credentialChanges = credentialChanges
     }
 }
 
-/// Builds the router: operations routes open, everything under `/api` behind Basic auth.
-public func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies) -> Router<APIRequestContext> {
+/// Builds the router: operations routes open, everything under `/api` behind authentication.
+func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies, auth: AuthState, notifications: RedisNotificationStore) -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self)
     router.middlewares.add(MetricsMiddleware())
-    router.middlewares.add(LogRequestsMiddleware(.info))
+    router.middlewares.add(RequestLogMiddleware())
     router.middlewares.add(ErrorMiddleware())
+    router.middlewares.add(RequestHygieneMiddleware(maxBodyBytes: configuration.maxBodyBytes))
     let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
     let users = RedisUserStore(redis: dependencies.redis, keys: dependencies.keys)
     let installations = RedisInstallationStore(redis: dependencies.redis, keys: dependencies.keys)
-    let notifications = RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention)
     var apiConfiguration = configuration
     if apiConfiguration.defaultImage == nil { apiConfiguration.defaultImage = BundledResources.defaultImage }
 
     OperationsRoutes(redis: dependencies.redis, registry: dependencies.registry, openAPI: BundledResources.openAPI)
         .add(to: router, benchRoutes: configuration.benchRoutes)
-    let api = router.group("api").add(middleware: BasicAuthMiddleware(users: users, configuration: configuration.auth))
-    RegistrationRoutes(installations: installations).add(to: api)
+    let api = router.group("api").add(middleware: AuthMiddleware(users: users, keys: RedisAPIKeyStore(redis: dependencies.redis, keys: dependencies.keys),
+                                                                 configuration: configuration.auth, state: auth))
+    RegistrationRoutes(installations: installations, quotas: configuration.quotas, bodyTimeout: configuration.bodyTimeout).add(to: api)
     NotificationRoutes(notifications: notifications, installations: installations,
                        backlog: BacklogGuard(queue: queue, limit: configuration.maxBacklog), configuration: apiConfiguration).add(to: api)
+    MethodNotAllowedRoutes.add(to: router)
     return router
 }
 
@@ -50,9 +58,19 @@ public func buildApplication(configuration: APIConfiguration, dependencies: APID
     if configuration.auth.mode == .demo {
         logger.warning("AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server.")
     }
+    let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
+    let notifications = RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention)
+    let auth = AuthState(configuration: configuration.auth) { _ in notifications.dropCachedRecords() }
+    var services: [any Service] = []
+    if let subscriber = dependencies.credentialChanges {
+        services.append(CredentialChangeListener(subscriber: subscriber, channel: dependencies.keys.credentialChanges, state: auth, logger: logger))
+    }
+    let idle = configuration.idleTimeout.components
     return Application(
-        router: buildRouter(configuration: configuration, dependencies: dependencies),
+        router: buildRouter(configuration: configuration, dependencies: dependencies, auth: auth, notifications: notifications),
+        server: .http1(configuration: .init(idleTimeout: .milliseconds(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "RichPush"),
+        services: services,
         logger: logger)
 }
 

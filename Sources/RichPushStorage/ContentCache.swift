@@ -49,4 +49,8 @@ final class ContentCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             }
         }
     }
+
+    func removeAll() {
+        state.withLock { $0 = State() }
+    }
 }

@@ -26,22 +26,23 @@ public struct RedisInstallationStore: InstallationStore {
         return (0..<4).map { _ in String(random.next() as UInt32, radix: 16).leftPadded(to: 8) }.joined()
     }
 
-    public func save(_ installation: Installation) async throws -> RegistrationOutcome {
-        let previous = try await self.installation(id: installation.id)
-        if let previous, previous.owner != installation.owner { return .ownedByAnotherUser }
-        var commands: [RedisCommand] = []
-        if let previous {
-            for tag in Set(previous.tags).subtracting(installation.tags) { commands.append(RedisCommand("SREM", keys.tag(tag), previous.id)) }
-            if previous.handle != installation.handle { commands.append(RedisCommand("SREM", keys.handle(previous.handle), previous.id)) }
-        }
+    public func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome {
         let tags = String(decoding: try JSONEncoder().encode(installation.tags), as: UTF8.self)
-        commands.append(RedisCommand("HSET", keys.installation(installation.id), "platform", installation.platform.rawValue,
-                                     "handle", installation.handle, "tags", tags, "owner", installation.owner, "updated", installation.updatedAt))
-        for tag in installation.tags { commands.append(RedisCommand("SADD", keys.tag(tag), installation.id)) }
-        commands.append(RedisCommand("SADD", keys.handle(installation.handle), installation.id))
-        commands.append(RedisCommand("SADD", keys.allInstallations, installation.id))
-        _ = try await redis.transaction(commands)
-        return previous == nil ? .created : .updated
+        let reply = try await redis.run(Self.saveScript,
+                                        keys: [keys.installation(installation.id), keys.handle(installation.handle), keys.owned(by: installation.owner),
+                                               keys.userTags(installation.owner), keys.allInstallations],
+                                        arguments: [installation.id, installation.owner, installation.platform.rawValue, installation.handle, tags,
+                                                    installation.updatedAt, limits.registrations, limits.tags, keys.tagPrefix, keys.installationPrefix,
+                                                    keys.handlePrefix])
+        switch reply.string {
+        case "created": return .created
+        case "updated": return .updated
+        case "owned": return .ownedByAnotherUser
+        case "handle": return .handleTaken
+        case "registrations": return .tooManyRegistrations
+        case "tags": return .tooManyTags
+        default: throw RedisError.unexpected(reply, expected: "a registration outcome")
+        }
     }
 
     public func installation(id: String) async throws -> Installation? {
@@ -55,13 +56,21 @@ public struct RedisInstallationStore: InstallationStore {
 
     /// Removes an installation whoever owns it (the platform said its token is dead).
     public func remove(_ installation: Installation) async throws -> Bool {
-        let id = installation.id
-        var commands = installation.tags.map { RedisCommand("SREM", keys.tag($0), id) }
-        commands.append(RedisCommand("SREM", keys.handle(installation.handle), id))
-        commands.append(RedisCommand("SREM", keys.allInstallations, id))
-        commands.append(RedisCommand("DEL", keys.installation(id)))
-        _ = try await redis.transaction(commands)
-        return true
+        try await redis.run(Self.removeScript, keys: [keys.installation(installation.id), keys.allInstallations],
+                            arguments: [installation.id, keys.tagPrefix, keys.handlePrefix, keys.ownedPrefix, keys.userTagsPrefix]).int == 1
+    }
+
+    public func removeAll(owner: String) async throws -> Int {
+        let ids = (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
+        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = ids.map { id in
+            ([keys.installation(id), keys.allInstallations], [id, keys.tagPrefix, keys.handlePrefix, keys.ownedPrefix, keys.userTagsPrefix])
+        }
+        var removed = 0
+        if !calls.isEmpty {
+            for reply in try await redis.run(Self.removeScript, calls: calls) { removed += try reply.throwingError().int ?? 0 }
+        }
+        try await redis.send("DEL", keys.owned(by: owner), keys.userTags(owner))
+        return removed
     }
 
     public func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
@@ -101,7 +110,7 @@ public struct RedisInstallationStore: InstallationStore {
     }
 
     public func installations(owner: String) async throws -> [Installation] {
-        let ids = (try await redis.send("SMEMBERS", keys.tag(Installation.userTag(owner))).array ?? []).compactMap(\.string)
+        let ids = (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
         return try await installations(ids: ids).filter { $0.owner == owner }
     }
 }

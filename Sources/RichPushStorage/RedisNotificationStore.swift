@@ -57,6 +57,11 @@ public struct RedisNotificationStore: NotificationStore {
         return record
     }
 
+    /// Drops the records this process cached (a user was removed: their records are gone).
+    public func dropCachedRecords() {
+        records.removeAll()
+    }
+
     public func notification(id: Int) async throws -> RichNotification? {
         try await notifications(ids: [id]).first
     }
@@ -152,15 +157,21 @@ public struct RedisNotificationStore: NotificationStore {
     return 1
     """)
 
-    /// One script: counts the receipt, sets the device's state in its entry (keeping what the
-    /// delivery recorded there, such as the platform's id) and moves the state forward.
-    public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?) async throws {
-        try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id)],
-                            arguments: [kind.rawValue, installation ?? "", kind.state.rawValue, Self.stateOrder, Int(retention.components.seconds)])
+    /// One script: counts the receipt once per (kind, installation or reader), sets the device's
+    /// state in its entry (keeping what the delivery recorded there, such as the platform's id)
+    /// and moves the state forward.
+    public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String) async throws -> Bool {
+        let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
+        return try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id), keys.receipts(id)],
+                                   arguments: [kind.rawValue, installation ?? "", kind.state.rawValue, Self.stateOrder,
+                                               Int(retention.components.seconds), "\(kind.rawValue):\(who)"]).int == 1
     }
 
-    /// KEYS: status, devices. ARGV: counter, installation ('' for none), state, state order, ttl.
+    /// KEYS: status, devices, receipts seen. ARGV: counter, installation ('' for none), state,
+    /// state order, ttl, receipt identity.
     static let receiptScript = RedisScript(advanceFunction + """
+    if redis.call('SADD', KEYS[3], ARGV[6]) == 0 then return 0 end
+    if redis.call('TTL', KEYS[3]) < 0 then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
     redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
     if ARGV[2] ~= '' then
       local entry = {}
@@ -176,6 +187,18 @@ public struct RedisNotificationStore: NotificationStore {
     advance(KEYS[1], ARGV[3], ARGV[4])
     return 1
     """)
+
+    public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
+        guard !installations.isEmpty else { return false }
+        var commands = installations.map { RedisCommand("EXISTS", keys.deliveryGuard(id, $0)) }
+        var fields = RedisCommand("HMGET", keys.devices(id))
+        for installation in installations { fields.append(installation) }
+        commands.append(fields)
+        let replies = try await redis.pipeline(commands)
+        for reply in replies { try reply.throwingError() }
+        if replies.dropLast().contains(where: { $0.int == 1 }) { return true }
+        return replies.last?.array?.contains(where: { !$0.isNull }) ?? false
+    }
 
     public func claimDeliveries(_ claims: [DeliveryKey]) async throws -> [Bool] {
         guard !claims.isEmpty else { return [] }

@@ -2,7 +2,7 @@ import Foundation
 public import Hiredis
 public import RichPushCore
 
-/// Users with their bcrypt hashes, and the failure counters that slow brute force, in Redis.
+/// Users with their bcrypt hashes, and the login throttle (`+Throttle`), in Redis.
 public struct RedisUserStore: UserStore {
     let redis: any RedisClient
     let keys: StorageKeys
@@ -36,36 +36,22 @@ public struct RedisUserStore: UserStore {
         var command = RedisCommand("HSET", keys.user(name))
         if let passwordHash { command.append("hash"); command.append(passwordHash) }
         if let role { command.append("role"); command.append(role.rawValue) }
-        if command.count > 2 { try await redis.send(command) }
+        if command.count > 2 {
+            for reply in try await redis.pipeline([command, RedisCommand("PUBLISH", keys.credentialChanges, "user:\(name)")]) { try reply.throwingError() }
+        }
         return true
     }
 
     public func remove(name: String) async throws -> Bool {
-        let replies = try await redis.pipeline([RedisCommand("DEL", keys.user(name)), RedisCommand("SREM", keys.users, name)])
-        return replies[0].int == 1
+        let replies = try await redis.pipeline([RedisCommand("DEL", keys.user(name)), RedisCommand("SREM", keys.users, name),
+                                                RedisCommand("PUBLISH", keys.credentialChanges, "user:\(name)")])
+        _ = try await unlock(user: name, address: nil)
+        return try replies[0].throwingError().int == 1
     }
 
     public func list() async throws -> [User] {
         let names = (try await redis.send("SMEMBERS", keys.users).array ?? []).compactMap(\.string).sorted()
         let roles = try await redis.pipeline(names.map { RedisCommand("HGET", keys.user($0), "role") })
         return zip(names, roles).compactMap { name, role in role.string.flatMap(User.Role.init).map { User(name: name, role: $0) } }
-    }
-
-    public func recordFailure(user: String, address: String, window: Duration) async throws -> (user: Int, address: Int) {
-        let seconds = Int(window.components.seconds)
-        let replies = try await redis.pipeline([
-            RedisCommand("INCR", keys.userFailures(user)), RedisCommand("EXPIRE", keys.userFailures(user), seconds, "NX"),
-            RedisCommand("INCR", keys.addressFailures(address)), RedisCommand("EXPIRE", keys.addressFailures(address), seconds, "NX"),
-        ])
-        return (replies[0].int ?? 0, replies[2].int ?? 0)
-    }
-
-    public func failures(user: String, address: String) async throws -> (user: Int, address: Int) {
-        let replies = try await redis.pipeline([RedisCommand("GET", keys.userFailures(user)), RedisCommand("GET", keys.addressFailures(address))])
-        return (replies[0].int ?? 0, replies[1].int ?? 0)
-    }
-
-    public func clearFailures(user: String) async throws {
-        try await redis.send("DEL", keys.userFailures(user))
     }
 }

@@ -14,14 +14,33 @@ public struct StorageKeys: Sendable, Hashable {
     // Users and authentication
     func user(_ name: String) -> String { "\(prefix):user:\(name)" }
     var users: String { "\(prefix):users" }
-    func userFailures(_ name: String) -> String { "\(prefix):authfail:user:\(name)" }
-    func addressFailures(_ address: String) -> String { "\(prefix):authfail:addr:\(address)" }
+    func loginPair(_ name: String, _ address: String) -> String { "\(prefix):login:pair:\(name):\(address)" }
+    func loginPairPattern(_ name: String) -> String { "\(prefix):login:pair:\(name):*" }
+    func loginAddress(_ address: String) -> String { "\(prefix):login:addr:\(address)" }
+    /// Where credential changes are announced, so every API replica drops what it cached.
+    public var credentialChanges: String { "\(prefix):auth:changed" }
+    func apiKey(_ id: String) -> String { "\(prefix):apikey:\(id)" }
+    func apiKeys(of user: String) -> String { "\(prefix):apikeys:\(user)" }
+
+    // Per-user quotas
+    func quotaRate(_ user: String) -> String { "\(prefix):quota:\(user):rate" }
+    func quotaBytes(_ user: String) -> String { "\(prefix):quota:\(user):bytes" }
+    func quotaBytesLedger(_ user: String) -> String { "\(prefix):quota:\(user):bytes-expiry" }
 
     // Installations
     func installation(_ id: String) -> String { "\(prefix):inst:\(id)" }
     public func tag(_ tag: String) -> String { "\(prefix):tag:\(tag)" }
-    func handle(_ handle: String) -> String { "\(prefix):handle:\(handle)" }
+    func handle(_ handle: String) -> String { handlePrefix + handle }
     var allInstallations: String { "\(prefix):installations" }
+    /// The installations a user owns, for the registration quota and removal of the user.
+    func owned(by user: String) -> String { ownedPrefix + user }
+    /// Tag → number of the user's installations carrying it, for the distinct-tags quota.
+    func userTags(_ user: String) -> String { userTagsPrefix + user }
+    var tagPrefix: String { "\(prefix):tag:" }
+    var installationPrefix: String { "\(prefix):inst:" }
+    var handlePrefix: String { "\(prefix):handle:" }
+    var ownedPrefix: String { "\(prefix):owned:" }
+    var userTagsPrefix: String { "\(prefix):usertags:" }
 
     // Notifications (partition-tagged)
     private var tagged: String { "\(prefix):{\(partition)}" }
@@ -32,5 +51,6 @@ public struct StorageKeys: Sendable, Hashable {
     public func status(_ id: Int) -> String { "\(tagged):status:\(id)" }
     public func devices(_ id: Int) -> String { "\(tagged):devices:\(id)" }
     func fetchedBy(_ id: Int) -> String { "\(tagged):fetched:\(id)" }
+    func receipts(_ id: Int) -> String { "\(tagged):receipts:\(id)" }
     func deliveryGuard(_ id: Int, _ installation: String) -> String { "\(tagged):sent:\(id):\(installation)" }
 }

@@ -107,7 +107,7 @@ struct RichPushFlowTests {
                         group.addTask {
                             for (offset, handle) in handles[chunk..<min(chunk + 500, handles.count)].enumerated() {
                                 _ = try await store.save(Installation(id: "bulk\(chunk + offset)", platform: .apns, handle: handle,
-                                                                      tags: ["username:alice"], owner: "alice", updatedAt: 0))
+                                                                      tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
                             }
                         }
                     }

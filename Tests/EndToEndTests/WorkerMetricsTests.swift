@@ -22,7 +22,7 @@ struct WorkerMetricsTests {
             let queue = JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: prefix))
             let store = RedisNotificationStore(redis: redis, keys: keys, queue: queue, retention: .seconds(600))
             _ = try await RedisInstallationStore(redis: redis, keys: keys).save(
-                Installation(id: "i1", platform: .apns, handle: "phone-1", tags: ["username:alice"], owner: "alice", updatedAt: 0))
+                Installation(id: "i1", platform: .apns, handle: "phone-1", tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
             let device = RedisSubscriber(configuration: server.configuration)
             try await device.subscribe([SimulatedHubAdapter.channel(prefix: prefix, handle: "phone-1")])
             let port = try RedisServer.freePort()

@@ -3,6 +3,8 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import RedisTestSupport
+import RichPushCore
+import RichPushStorage
 import Testing
 
 /// Authentication and authorization.
@@ -24,20 +26,39 @@ struct AccessTests {
         }
     }
 
-    @Test func bruteForceIsSlowedPerUser() async throws {
+    @Test func guessesAreThrottledPerUserAndAddressNotPerAccount() async throws {
         try await withRedisServer { server in
-            let fixture = try await APIFixture(server: server) { $0.auth.maxFailuresPerUser = 3 }
+            let fixture = try await APIFixture(server: server) { $0.auth.throttle.freeFailuresPerPair = 3 }
             try await fixture.test { client in
                 for _ in 0..<3 {
                     try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("bob", "guess")) { #expect($0.status == .unauthorized) }
                 }
-                // Even the right password is refused while the user is locked.
+                // Even the right password waits while this (user, address) pair is in its delay.
                 try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("bob")) { response in
                     #expect(response.status == .tooManyRequests)
                     #expect(Int(response.headers[.retryAfter] ?? "") ?? 0 > 0)
                 }
                 try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice")) { #expect($0.status == .ok) }
+                // Concurrent guesses are charged before bcrypt runs: only the free ones are checked.
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for attempt in 0..<40 {
+                        group.addTask {
+                            try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("root", "guess-\(attempt)")) { $0.status }
+                        }
+                    }
+                    return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .unauthorized }.count == 3)
+                #expect(statuses.filter { $0 == .tooManyRequests }.count == 37)
             }
+            // Another address is not slowed: nobody can lock an account out from elsewhere.
+            let users = RedisUserStore(redis: fixture.redis, keys: fixture.keys)
+            let policy = LoginThrottle(freeFailuresPerPair: 3)
+            #expect(try await users.reserveLoginAttempt(user: "bob", address: "192.0.2.7", policy: policy) == nil)
+            for _ in 0..<3 { _ = try await users.reserveLoginAttempt(user: "bob", address: "192.0.2.8", policy: policy) }
+            #expect(try await users.reserveLoginAttempt(user: "bob", address: "192.0.2.8", policy: policy) != nil)
+            #expect(try await users.unlock(user: "bob", address: nil) == 3)
+            #expect(try await users.reserveLoginAttempt(user: "bob", address: "192.0.2.8", policy: policy) == nil)
         }
     }
 
@@ -84,7 +105,7 @@ struct AccessTests {
         try await withRedisServer { server in
             let fixture = try await APIFixture(server: server)
             try await fixture.test { client in
-                _ = try await client.register("bob", handle: "token-b", tags: ["sports"])
+                let bobDevice = try await client.register("bob", handle: "token-b", tags: ["sports"])
                 _ = try await client.register("alice", handle: "token-a", tags: ["sports", "weekend"])
                 // A user may not send beyond their own tag.
                 let refused = try await client.sendImage("bob", target: "sports")
@@ -93,6 +114,9 @@ struct AccessTests {
                 #expect(accepted.status == .accepted)
                 #expect(accepted.json["target"] as? String == "sports && !weekend")
                 let id = try #require(accepted.json["id"] as? String)
+                // Nobody but the creator reads it before a worker addressed it to a device.
+                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .notFound) }
+                _ = try await fixture.notifications.claimDeliveries(id: Int(id)!, installations: [bobDevice])
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .ok) }
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("alice")) { #expect($0.status == .notFound) }
                 let bad = try await client.sendImage("root", target: "sports &&")

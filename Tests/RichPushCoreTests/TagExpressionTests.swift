@@ -26,6 +26,13 @@ struct TagExpressionTests {
         ("a b", "unexpected 'b'"),
         ("a $ b", "unexpected character '$'"),
         ((0...20).map { "t\($0)" }.joined(separator: " || "), "at most 20"),
+        // Hostile inputs that once overflowed the stack: refused by their bounds before any recursion.
+        (String(repeating: "!", count: 100_000) + "x", "bytes"),
+        (String(repeating: "a||", count: 50_000) + "a", "bytes"),
+        (String(repeating: "a&&", count: 65) + "a", "operators"),
+        (String(repeating: "!", count: 17) + "x", "nest deeper"),
+        (String(repeating: "(", count: 17) + "a" + String(repeating: ")", count: 17), "nest deeper"),
+        (String(repeating: "(!", count: 9) + "a" + String(repeating: ")", count: 9), "nest deeper"),
     ])
     func refusals(expression: String, words: String) {
         #expect {
@@ -33,6 +40,14 @@ struct TagExpressionTests {
         } throws: { error in
             (error as? TagExpressionError)?.message.contains(words) == true
         }
+    }
+
+    @Test func expressionsAtTheBoundsParse() throws {
+        let chain = try TagExpression(parsing: String(repeating: "a||", count: 64) + "a")
+        #expect(chain.tags == ["a"])
+        #expect(chain.matches(["a"]))
+        let nested = try TagExpression(parsing: String(repeating: "!", count: 16) + "x")
+        #expect(nested.matches(["x"]))
     }
 
     @Test func candidateTagsBoundTheFanOut() throws {

@@ -53,7 +53,7 @@ public struct RedisError: Error, Sendable, Hashable {
             || ["LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "READONLY"].contains(serverErrorPrefix ?? "")
     }
 
-    static func unexpected(_ reply: RedisValue, expected: String) -> RedisError {
+    public static func unexpected(_ reply: RedisValue, expected: String) -> RedisError {
         RedisError(code: .unexpectedReply, message: "expected \(expected), got \(reply)")
     }
 }

@@ -1,28 +1,35 @@
-/// How callers prove who they are.
+public import RichPushCore
+
+/// How callers prove who they are, and how guessing is slowed.
 public struct AuthConfiguration: Sendable {
     public enum Mode: String, Sendable, CaseIterable {
-        /// HTTP Basic against users in Redis with bcrypt hashes (`richpush users add`).
+        /// HTTP Basic against users in Redis with bcrypt hashes (`richpush users`), and API keys.
         case bcrypt
         /// The tutorial's check, user name equals password. Not authentication: demos only.
         case demo
     }
 
     public var mode: Mode
-    /// Failed logins counted per user and per address within this window.
-    public var failureWindow: Duration
-    /// Failures of one user name within the window before it is refused with 429.
-    public var maxFailuresPerUser: Int
-    /// Failures from one address within the window before it is refused with 429.
-    public var maxFailuresPerAddress: Int
-    /// How long a verified password is remembered, so bcrypt runs once per user per period.
+    /// Free failures and growing delays per (user, address) pair and per address.
+    public var throttle: LoginThrottle
+    /// How long a verified credential is trusted before it is revalidated against Redis (a read,
+    /// not a bcrypt check). Changes announced by `richpush users`/`keys` apply at once.
     public var cacheTTL: Duration
+    /// The bcrypt cost of the users' hashes (`richpush users add --cost`): unknown user names are
+    /// checked against a decoy of this cost, so they take as long as known ones.
+    public var bcryptCost: Int
+    /// bcrypt checks run at once (NIO's thread pool).
+    public var bcryptConcurrency: Int
+    /// bcrypt checks that may wait for a turn; more get 503 with Retry-After.
+    public var bcryptQueueLimit: Int
 
-    public init(mode: Mode = .bcrypt, failureWindow: Duration = .seconds(900), maxFailuresPerUser: Int = 10,
-                maxFailuresPerAddress: Int = 50, cacheTTL: Duration = .seconds(30)) {
+    public init(mode: Mode = .bcrypt, throttle: LoginThrottle = LoginThrottle(), cacheTTL: Duration = .seconds(30),
+                bcryptCost: Int = 12, bcryptConcurrency: Int = 2, bcryptQueueLimit: Int = 64) {
         self.mode = mode
-        self.failureWindow = failureWindow
-        self.maxFailuresPerUser = maxFailuresPerUser
-        self.maxFailuresPerAddress = maxFailuresPerAddress
+        self.throttle = throttle
         self.cacheTTL = cacheTTL
+        self.bcryptCost = bcryptCost
+        self.bcryptConcurrency = bcryptConcurrency
+        self.bcryptQueueLimit = bcryptQueueLimit
     }
 }

@@ -1,47 +1,53 @@
 import Crypto
 import Foundation
-import RichPushCore
 import Synchronization
 
-/// Remembers recently verified credentials as SHA-256 digests, so that the bcrypt check (tens of
-/// milliseconds by design) runs once per user per TTL instead of on every request. A changed or
-/// removed password takes effect within the TTL on every replica.
-final class CredentialCache: Sendable {
-    private struct Entry {
+/// Remembers recently verified credentials as SHA-256 digests of the secret, with what they
+/// proved and when: the auth middleware trusts an entry for a while, then revalidates it against
+/// Redis (cheap: the stored bcrypt hash unchanged means the password still matches) instead of
+/// running bcrypt again, so entries never expire for everyone at once. Changes announced on the
+/// credential channel drop entries at once on every replica.
+final class CredentialCache<Value: Sendable>: Sendable {
+    struct Entry {
         let digest: [UInt8]
-        let user: User
-        let expires: ContinuousClock.Instant
+        let value: Value
+        let checked: ContinuousClock.Instant
     }
 
     private let entries = Mutex<[String: Entry]>([:])
-    private let ttl: Duration
+    private let capacity: Int
 
-    init(ttl: Duration) {
-        self.ttl = ttl
+    init(capacity: Int = 100_000) {
+        self.capacity = capacity
     }
 
-    func user(name: String, password: String) -> User? {
-        let digest = Self.digest(name: name, password: password)
+    /// The entry for `name` if `secret` is the one it was verified with.
+    func lookup(_ name: String, secret: String) -> Entry? {
+        let digest = Self.digest(name, secret)
         return entries.withLock { entries in
-            guard let entry = entries[name] else { return nil }
-            guard entry.expires > .now else {
-                entries[name] = nil
-                return nil
-            }
-            return Self.constantTimeEqual(entry.digest, digest) ? entry.user : nil
+            guard let entry = entries[name], Self.constantTimeEqual(entry.digest, digest) else { return nil }
+            return entry
         }
     }
 
-    func remember(_ user: User, password: String) {
-        let entry = Entry(digest: Self.digest(name: user.name, password: password), user: user, expires: .now + ttl)
+    func remember(_ name: String, secret: String, value: Value) {
+        let entry = Entry(digest: Self.digest(name, secret), value: value, checked: .now)
         entries.withLock { entries in
-            if entries.count > 100_000 { entries.removeAll() }
-            entries[user.name] = entry
+            if entries.count >= capacity, entries[name] == nil { entries.removeAll(keepingCapacity: true) }
+            entries[name] = entry
         }
     }
 
-    private static func digest(name: String, password: String) -> [UInt8] {
-        Array(SHA256.hash(data: Data((name + "\u{0}" + password).utf8)))
+    func forget(_ name: String) {
+        _ = entries.withLock { $0.removeValue(forKey: name) }
+    }
+
+    func forgetAll() {
+        entries.withLock { $0.removeAll() }
+    }
+
+    private static func digest(_ name: String, _ secret: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data((name + "\u{0}" + secret).utf8)))
     }
 
     private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -1,6 +1,7 @@
 import Foundation
 public import HTTPTypes
 public import Hummingbird
+import RichPushCore
 
 /// An error the API answers with: a status and `{"error":{"code":"…","message":"…"}}`.
 public struct APIError: Error, HTTPResponseError, Sendable {
@@ -34,6 +35,9 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     static func unsupportedMediaType(_ message: String) -> APIError { APIError(.unsupportedMediaType, code: "unsupported_media_type", message: message) }
     static func unavailable(_ message: String, retryAfter seconds: Int) -> APIError {
         APIError(.serviceUnavailable, code: "unavailable", message: message, headers: [.retryAfter: "\(seconds)"])
+    }
+    static func quotaExceeded(_ refusal: QuotaRefusal) -> APIError {
+        APIError(.tooManyRequests, code: "quota_exceeded", message: refusal.message, headers: [.retryAfter: "\(refusal.retryAfter)"])
     }
     static func tooManyRequests(_ message: String, retryAfter seconds: Int) -> APIError {
         APIError(.tooManyRequests, code: "too_many_requests", message: message, headers: [.retryAfter: "\(seconds)"])

@@ -3,6 +3,7 @@ import HTTPTypes
 public import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Turns every error into the API's JSON error shape: Hummingbird's own (404 for an unknown
 /// route, 413 for a body over the limit), Redis being away (503 with `Retry-After`), and anything
@@ -19,6 +20,14 @@ public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         } catch let error as NIOTooManyBytesError {
             throw APIError.tooLarge("the request body is over the limit of \(error.maxBytes.map(String.init) ?? "?") bytes")
+        } catch let error as HTTPParserError {
+            // A malformed request (bad chunked framing, ...): the client's fault, not ours.
+            context.logger.debug("malformed request", metadata: ["error": "\(error)"])
+            throw APIError(.badRequest, code: "malformed_request", message: "the request is not valid HTTP/1.1 (\(error))", headers: [.connection: "close"])
+        } catch let error as ChannelError {
+            // The client went away mid-request; nobody will read this answer.
+            context.logger.debug("client closed the connection", metadata: ["error": "\(error)"])
+            throw APIError(.badRequest, code: "connection_closed", message: "the connection closed before the request was complete", headers: [.connection: "close"])
         } catch let error as RedisError where error.isTransient {
             context.logger.warning("redis unavailable", metadata: ["error": "\(error)"])
             throw APIError.unavailable("the store is unavailable; retry shortly", retryAfter: 1)

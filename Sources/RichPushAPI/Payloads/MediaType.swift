@@ -30,4 +30,12 @@ enum MediaType {
         let parts = essence.split(separator: "/")
         return parts.count == 2 && !value.contains("\r") && !value.contains("\n") && value.count <= 200
     }
+
+    /// Whether a browser may show the payload in place: raster images, audio and plain text.
+    /// Anything else (HTML, SVG, scripts) is served as an attachment.
+    static func isInline(_ value: String) -> Bool {
+        let essence = value.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        if essence == "image/svg+xml" { return false }
+        return essence.hasPrefix("image/") || essence.hasPrefix("audio/") || essence == "text/plain" || essence == "text/uri-list"
+    }
 }

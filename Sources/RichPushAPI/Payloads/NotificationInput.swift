@@ -101,11 +101,28 @@ struct NotificationInput {
         return nil
     }
 
-    /// The boundary parameter of a multipart Content-Type.
-    static func boundary(of contentType: String) -> String? {
+    /// The boundary parameter of a multipart Content-Type, checked as RFC 2046 §5.1.1 says:
+    /// 1 to 70 characters of `bchars`, not ending in a space. MultipartKit traps on an empty one.
+    static func boundary(of contentType: String) throws -> String {
         for parameter in contentType.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) where parameter.lowercased().hasPrefix("boundary=") {
-            return String(parameter.dropFirst(9)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            var value = Substring(parameter.dropFirst(9))
+            if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
+            guard (1...70).contains(value.utf8.count) else {
+                throw APIError.badRequest("the multipart boundary must be 1 to 70 characters (RFC 2046)", code: "malformed_multipart")
+            }
+            guard value.utf8.allSatisfy(isBoundaryCharacter), value.last != " " else {
+                throw APIError.badRequest("the multipart boundary holds a character RFC 2046 does not allow", code: "malformed_multipart")
+            }
+            return String(value)
         }
-        return nil
+        throw APIError.badRequest("multipart/form-data needs a boundary parameter", code: "malformed_multipart")
+    }
+
+    /// RFC 2046 `bchars`: digits, letters and `'()+_,-./:=? ` and space.
+    private static func isBoundaryCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): true
+        default: "'()+_,-./:=? ".utf8.contains(byte)
+        }
     }
 }

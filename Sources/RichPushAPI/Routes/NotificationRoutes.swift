@@ -23,8 +23,8 @@ struct NotificationRoutes {
     // MARK: - Create
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller()
-        let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
+        let user = try context.caller(.send)
+        let body = try await request.collectBody(upTo: configuration.maxBodyBytes, within: configuration.bodyTimeout)
         var input = try parse(body, contentType: request.headers[.contentType])
         if body.readableBytes == 0 {
             // The tutorial's "Send push": the configured image and its message.
@@ -33,10 +33,15 @@ struct NotificationRoutes {
         }
         let draft = try validate(input, user: user)
         try await backlog.check()
+        let quotas = configuration.quotas
+        if let refusal = try await notifications.chargeQuota(user: user.name, bytes: draft.payload.count,
+                                                             perMinute: quotas.notificationsPerMinute, liveBytes: quotas.payloadBytes) {
+            throw APIError.quotaExceeded(refusal)
+        }
         let record = try await notifications.create(draft) { bytes in
             Hex.encode(SHA256.hash(data: bytes))
         }
-        context.logger.info("notification accepted", metadata: ["notification.id": "\(record.id)", "target": "\(record.target)"])
+        context.logger.info("notification accepted", metadata: ["notification.id": "\(record.id)", "notification.target": "\(record.target)"])
         let location = "/api/notifications/\(record.id)"
         return try JSONResponse.encode(
             AcceptedView(id: String(record.id), status: "\(location)/status", payload: location, target: record.target),
@@ -50,10 +55,7 @@ struct NotificationRoutes {
         case "application/json":
             return try NotificationInput.json(body)
         case "multipart/form-data":
-            guard let boundary = NotificationInput.boundary(of: contentType ?? "") else {
-                throw APIError.badRequest("multipart/form-data needs a boundary parameter", code: "malformed_multipart")
-            }
-            return try NotificationInput.multipart(body, boundary: boundary)
+            return try NotificationInput.multipart(body, boundary: try NotificationInput.boundary(of: contentType ?? ""))
         default:
             throw APIError.unsupportedMediaType("send application/json or multipart/form-data (got '\(type.isEmpty ? "no Content-Type" : type)')")
         }
@@ -65,8 +67,8 @@ struct NotificationRoutes {
             throw APIError.unprocessable("unknown rich type '\(richType)'; known: \(RichType.known.map(\.rawValue).joined(separator: ", "))", code: "unknown_rich_type")
         }
         let message = input.message ?? RichNotification.defaultMessage
-        guard (1...RichNotification.maxMessageLength).contains(message.count) else {
-            throw APIError.unprocessable("'message' must be 1 to \(RichNotification.maxMessageLength) characters", code: "bad_message")
+        guard (1...RichNotification.maxMessageLength).contains(message.utf8.count) else {
+            throw APIError.unprocessable("'message' must be 1 to \(RichNotification.maxMessageLength) bytes of UTF-8", code: "bad_message")
         }
         guard let payload = input.payload, !payload.isEmpty else {
             throw APIError.unprocessable("a payload is required for rich type '\(richType)'", code: "missing_payload")
@@ -84,13 +86,15 @@ struct NotificationRoutes {
         guard MediaType.isValid(contentType) else { throw APIError.unprocessable("'contentType' is not a media type", code: "bad_content_type") }
         let ownTag = Installation.userTag(user.name)
         let target = input.target?.trimmingCharacters(in: .whitespaces) ?? ownTag
+        // The role first: a plain user's target is their own tag or nothing, so their input never
+        // reaches the parser.
+        guard target == ownTag || user.role == .admin else {
+            throw APIError.forbidden("only admins may send to other tags than \(ownTag)")
+        }
         do {
             _ = try TagExpression(parsing: target)
         } catch {
             throw APIError.unprocessable("bad target: \(error.message)", code: "bad_target")
-        }
-        guard target == ownTag || user.role == .admin else {
-            throw APIError.forbidden("only admins may send to other tags than \(ownTag)")
         }
         return NotificationDraft(message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target)
     }
@@ -98,7 +102,7 @@ struct NotificationRoutes {
     // MARK: - Read
 
     @Sendable func fetch(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller()
+        let user = try context.caller(.read)
         let record = try await readable(try Self.notificationID(context), by: user)
         let etag = "\"\(record.payloadHash)\""
         if request.headers[.ifNoneMatch] == etag {
@@ -108,22 +112,31 @@ struct NotificationRoutes {
             throw APIError(.gone, code: "gone", message: "the payload of notification \(record.id) has expired")
         }
         try await notifications.recordFetch(id: record.id, user: user.name)
+        // The caller chose the content type: a browser must neither sniff it nor run it.
+        let disposition = MediaType.isInline(record.contentType) ? "inline" : "attachment"
         return Response(status: .ok,
-                        headers: [.contentType: record.contentType, .contentLength: "\(payload.count)", .eTag: etag, .cacheControl: "private, max-age=3600"],
+                        headers: [.contentType: record.contentType, .contentLength: "\(payload.count)", .eTag: etag, .cacheControl: "private, max-age=3600",
+                                  .xContentTypeOptions: "nosniff", .contentSecurityPolicy: "default-src 'none'; sandbox",
+                                  .contentDisposition: "\(disposition); filename=\"notification-\(record.id)\""],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: payload)))
     }
 
     @Sendable func status(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller()
+        let user = try context.caller(.read)
         let record = try await readable(try Self.notificationID(context), by: user)
-        guard let status = try await notifications.status(id: record.id) else { throw APIError.notFound("no notification \(record.id)") }
+        guard var status = try await notifications.status(id: record.id) else { throw APIError.notFound("no notification \(record.id)") }
+        if record.creator != user.name && user.role != .admin {
+            // Other users' installations and outcomes are the creator's business only.
+            let own = Set(try await installations.installations(owner: user.name).map(\.id))
+            status.devices = status.devices.filter { own.contains($0.installation) }
+        }
         return try JSONResponse.encode(StatusView(status, record: record), status: .ok)
     }
 
     @Sendable func receipt(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller()
+        let user = try context.caller(.read)
         let record = try await readable(try Self.notificationID(context), by: user)
-        let body = try await request.body.collect(upTo: 16 * 1024)
+        let body = try await request.collectBody(upTo: 16 * 1024, within: configuration.bodyTimeout)
         let object = try JSONObjectBody.parse(body, allowed: ["kind", "installation"],
                                               shape: "{\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}")
         guard let kindName = object["kind"] as? String, let kind = ReceiptKind(rawValue: kindName) else {
@@ -135,12 +148,12 @@ struct NotificationRoutes {
                 throw APIError.notFound("no registration \(installation) of yours")
             }
         }
-        try await notifications.recordReceipt(id: record.id, kind: kind, installation: installation)
-        return try JSONResponse.encode(["recorded": kind.rawValue], status: .ok)
+        let counted = try await notifications.recordReceipt(id: record.id, kind: kind, installation: installation, reader: user.name)
+        return try JSONResponse.encode(ReceiptView(recorded: kind.rawValue, duplicate: !counted), status: .ok)
     }
 
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller()
+        let user = try context.caller(.read)
         let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "20"
         guard let limit = Int(limitText), (1...100).contains(limit) else { throw APIError.badRequest("'limit' must be an integer from 1 to 100", code: "bad_limit") }
         var before: Int?
@@ -153,15 +166,15 @@ struct NotificationRoutes {
         return try JSONResponse.encode(ListView(notifications: page.map(SummaryView.init), nextCursor: next), status: .ok)
     }
 
-    /// The record, if `user` may read it: they created it, or it is addressed to one of their
-    /// devices. Anything else is 404, as if it did not exist (ids are sequential).
+    /// The record, if `user` may read it: they created it, they are an admin, or it was addressed
+    /// to one of their devices when it was sent (a tag added later grants nothing). Anything else
+    /// is 404, as if it did not exist (ids are sequential).
     private func readable(_ id: Int, by user: User) async throws -> RichNotification {
         let missing = APIError.notFound("no notification \(id)")
         guard let record = try await notifications.notification(id: id) else { throw missing }
-        if record.creator == user.name || record.target == Installation.userTag(user.name) { return record }
-        guard let expression = try? TagExpression(parsing: record.target) else { throw missing }
+        if record.creator == user.name || user.role == .admin { return record }
         let devices = try await installations.installations(owner: user.name)
-        guard devices.contains(where: { expression.matches(Set($0.tags)) }) else { throw missing }
+        guard try await notifications.wasAddressed(id: id, to: devices.map(\.id)) else { throw missing }
         return record
     }
 
@@ -198,6 +211,12 @@ struct SummaryView: Codable {
         target = record.target
         createdAt = record.createdAt
     }
+}
+
+struct ReceiptView: Codable {
+    var recorded: String
+    /// True when this (kind, device or reader) was already counted: receipts count once.
+    var duplicate: Bool
 }
 
 struct ListView: Codable {

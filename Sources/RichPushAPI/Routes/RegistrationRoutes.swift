@@ -7,6 +7,8 @@ import RichPushQueue
 /// /api/register/{id}`.
 struct RegistrationRoutes {
     let installations: any InstallationStore
+    let quotas: APIConfiguration.Quotas
+    let bodyTimeout: Duration
 
     static let fields = ["Platform", "Handle", "Tags"]
     static let maxTags = 60
@@ -18,24 +20,26 @@ struct RegistrationRoutes {
     }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller()
+        let user = try context.caller(.admin)
         let handle = request.uri.queryParameters["handle"].map(String.init)
+        if let handle { try Self.validate(handle: handle) }
         let id = try await installations.registrationID(forHandle: handle, owner: user.name)
         return try JSONResponse.encode(id, status: .ok)
     }
 
     @Sendable func update(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller()
+        let user = try context.caller(.admin)
         let id = try Self.registrationID(context)
-        let body = try await request.body.collect(upTo: 64 * 1024)
+        let body = try await request.collectBody(upTo: 64 * 1024, within: bodyTimeout)
         let object = try JSONObjectBody.parse(body, allowed: Self.fields, shape: "{\"Platform\", \"Handle\", \"Tags\"}")
         guard let platformName = object["Platform"] as? String else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
         guard let platform = Platform(seedName: platformName) else {
             throw APIError.badRequest("unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "unknown_platform")
         }
-        guard let handle = object["Handle"] as? String, (1...512).contains(handle.count) else {
-            throw APIError.badRequest("'Handle' (the push token) is required, 1 to 512 characters", code: "missing_field")
+        guard let handle = object["Handle"] as? String else {
+            throw APIError.badRequest("'Handle' (the push token) is required", code: "missing_field")
         }
+        try Self.validate(handle: handle)
         var tags = Set<String>()
         if let rawTags = object["Tags"], !(rawTags is NSNull) {
             guard let list = rawTags as? [String] else { throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type") }
@@ -51,17 +55,33 @@ struct RegistrationRoutes {
         }
         tags.insert(Installation.userTag(user.name))
         let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds())
-        switch try await installations.save(installation) {
-        case .ownedByAnotherUser: throw APIError.notFound("no registration \(id) of yours")
-        case .created, .updated: return try JSONResponse.encode(RegistrationView(installation), status: .ok)
+        switch try await installations.save(installation, limits: RegistrationLimits(registrations: quotas.registrations, tags: quotas.tags)) {
+        case .ownedByAnotherUser:
+            throw APIError.notFound("no registration \(id) of yours")
+        case .handleTaken:
+            throw APIError(.conflict, code: "handle_taken",
+                           message: "this push handle is registered by another user; that registration must be deleted before the device is registered again")
+        case .tooManyRegistrations:
+            throw APIError.quotaExceeded(QuotaRefusal(message: "\(user.name) may own \(quotas.registrations) registrations; delete one first", retryAfter: 60))
+        case .tooManyTags:
+            throw APIError.quotaExceeded(QuotaRefusal(message: "\(user.name)'s registrations may carry \(quotas.tags) distinct tags", retryAfter: 60))
+        case .created, .updated:
+            return try JSONResponse.encode(RegistrationView(installation), status: .ok)
         }
     }
 
     @Sendable func delete(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller()
+        let user = try context.caller(.admin)
         let id = try Self.registrationID(context)
         guard try await installations.delete(id: id, owner: user.name) else { throw APIError.notFound("no registration \(id) of yours") }
         return Response(status: .ok)
+    }
+
+    /// A push handle: 1 to 512 bytes of printable ASCII (APNs tokens are hex, FCM tokens base64url).
+    static func validate(handle: String) throws {
+        guard (1...512).contains(handle.utf8.count), handle.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw APIError.badRequest("a push handle is 1 to 512 printable ASCII characters", code: "bad_handle")
+        }
     }
 
     static func registrationID(_ context: APIRequestContext) throws -> String {

@@ -6,6 +6,7 @@ import Logging
 import Metrics
 import Prometheus
 public import RichPushAPI
+import RichPushCore
 
 /// `richpush api`: the HTTP API.
 struct APICommand: AsyncParsableCommand {
@@ -26,6 +27,17 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Image sent by a POST /api/notifications with no body (default: a bundled PNG).") var defaultImage: String?
     @Option(help: "Connections to Redis shared by all requests.") var redisConnections = 4
     @Flag(help: "Serve GET /bench/hello, the ceiling of scripts/bench-api.sh.") var benchRoutes = false
+    @Option(help: "bcrypt cost of the users' hashes (`users add --cost`): unknown names are checked against a decoy of this cost.") var bcryptCost = 12
+    @Option(help: "bcrypt checks run at once.") var bcryptConcurrency = 2
+    @Option(help: "bcrypt checks that may wait; more get 503 + Retry-After.") var bcryptQueue = 64
+    @Option(help: "Failed logins of one (user, address) pair before delays of 1, 2, 4, … s start.") var loginFreeFailures = 5
+    @Option(help: "Failed logins from one address (any user) before delays start.") var loginFreeFailuresPerAddress = 100
+    @Option(help: "Notifications one user may create per minute (0: no limit).") var quotaNotificationsPerMinute = 600
+    @Option(help: "Payload bytes one user may keep within the retention (0: no limit).") var quotaPayloadBytes = 256 << 20
+    @Option(help: "Registrations one user may own (0: no limit).") var quotaRegistrations = 100
+    @Option(help: "Distinct tags over one user's registrations (0: no limit).") var quotaTags = 100
+    @Option(help: "Seconds a connection may take to send a complete request head after opening or after its previous response (idle and slow headers).") var idleTimeout: Double = 30
+    @Option(help: "Seconds a request body may take to arrive (408 after).") var bodyTimeout: Double = 30
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func validate() throws {
@@ -34,6 +46,13 @@ struct APICommand: AsyncParsableCommand {
         guard retentionDays > 0 else { throw ValidationError("--retention-days must be positive") }
         guard maxBacklog > 0 else { throw ValidationError("--max-backlog must be positive") }
         guard (1...64).contains(redisConnections) else { throw ValidationError("--redis-connections must be 1 to 64") }
+        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4 to 31") }
+        guard bcryptConcurrency >= 1, bcryptQueue >= 0 else { throw ValidationError("--bcrypt-concurrency must be positive and --bcrypt-queue not negative") }
+        guard loginFreeFailures >= 1, loginFreeFailuresPerAddress >= 1 else { throw ValidationError("--login-free-failures(-per-address) must be positive") }
+        guard [quotaNotificationsPerMinute, quotaPayloadBytes, quotaRegistrations, quotaTags].allSatisfy({ $0 >= 0 }) else {
+            throw ValidationError("quotas must be 0 (no limit) or positive")
+        }
+        guard idleTimeout > 0, bodyTimeout > 0 else { throw ValidationError("--idle-timeout and --body-timeout must be positive") }
         if let defaultImage, !FileManager.default.isReadableFile(atPath: defaultImage) {
             throw ValidationError("--default-image \(defaultImage) is not a readable file")
         }
@@ -46,10 +65,18 @@ struct APICommand: AsyncParsableCommand {
         let redisConfiguration = try redis.configuration(clientName: "richpush-api")
         let pool = RedisConnectionPool(configuration: redisConfiguration, size: redisConnections, logger: logger)
         let image = try defaultImage.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
+        let auth = AuthConfiguration(
+            mode: authMode, throttle: LoginThrottle(freeFailuresPerPair: loginFreeFailures, freeFailuresPerAddress: loginFreeFailuresPerAddress),
+            bcryptCost: bcryptCost, bcryptConcurrency: bcryptConcurrency, bcryptQueueLimit: bcryptQueue)
+        let quotas = APIConfiguration.Quotas(notificationsPerMinute: quotaNotificationsPerMinute, payloadBytes: quotaPayloadBytes,
+                                             registrations: quotaRegistrations, tags: quotaTags)
         let configuration = APIConfiguration(
-            host: host, port: port, auth: AuthConfiguration(mode: authMode), maxPayloadBytes: maxPayloadBytes,
-            retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes)
-        let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys, queue: queue.configuration, registry: registry)
+            host: host, port: port, auth: auth, maxPayloadBytes: maxPayloadBytes,
+            retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes,
+            quotas: quotas, idleTimeout: .seconds(idleTimeout), bodyTimeout: .seconds(bodyTimeout))
+        let changes = RedisSubscriber(configuration: redisConfiguration, logger: logger)
+        let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys, queue: queue.configuration, registry: registry,
+                                           credentialChanges: changes)
         let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         await pool.close()

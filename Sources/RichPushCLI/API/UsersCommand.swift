@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import HummingbirdBcrypt
 public import RichPushCore
+import RichPushQueue
 import RichPushStorage
 
 /// `richpush users add|remove|list|passwd`.
@@ -9,7 +10,7 @@ struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Manage API users (passwords stored as bcrypt hashes).",
-        subcommands: [Add.self, Remove.self, List.self, Passwd.self])
+        subcommands: [Add.self, Remove.self, List.self, Passwd.self, Unlock.self])
 
     /// The password from --password, or the environment variable named by --password-env, or stdin.
     struct PasswordOptions: ParsableArguments {
@@ -61,17 +62,45 @@ struct UsersCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a user.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a user and everything they own.",
+            discussion: "Deletes the user, their registrations, the notifications they created (records, status, payload index) and their API keys, so a new user of the same name starts empty.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @Argument var name: String
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-users")
-            let removed = try await RedisUserStore(redis: connection, keys: queue.storageKeys).remove(name: name)
+            defer { Task { await connection.close() } }
+            let keys = queue.storageKeys
+            let removed = try await RedisUserStore(redis: connection, keys: keys).remove(name: name)
+            // Even when the record is gone (a half-finished earlier removal), the data goes too.
+            let devices = try await RedisInstallationStore(redis: connection, keys: keys).removeAll(owner: name)
+            let store = RedisNotificationStore(redis: connection, keys: keys, queue: JobQueue(redis: connection, configuration: queue.configuration),
+                                               retention: .seconds(86400))
+            let notifications = try await store.forgetNotifications(createdBy: name)
+            let apiKeys = try await RedisAPIKeyStore(redis: connection, keys: keys).revokeAll(user: name)
+            guard removed || devices + notifications + apiKeys > 0 else { throw CLIError("no user \(name)") }
+            print("removed \(name): \(devices) registrations, \(notifications) notifications, \(apiKeys) API keys")
+        }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Clear a user's login throttle (every address, or one).")
+        @OptionGroup var redis: RedisOptions
+        @OptionGroup var queue: QueueOptions
+        @Argument var name: String
+        @Option(help: "Only this client address.") var address: String?
+
+        func validate() throws {
+            if let problem = User.validate(name: name) { throw ValidationError(problem) }
+        }
+
+        func run() async throws {
+            let connection = try await connect(redis, clientName: "richpush-users")
+            let cleared = try await RedisUserStore(redis: connection, keys: queue.storageKeys).unlock(user: name, address: address)
             await connection.close()
-            guard removed else { throw CLIError("no user \(name)") }
-            print("removed \(name)")
+            print("cleared \(cleared) throttled address\(cleared == 1 ? "" : "es") of \(name)")
         }
     }
 

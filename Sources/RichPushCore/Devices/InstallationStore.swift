@@ -3,6 +3,24 @@ public enum RegistrationOutcome: Sendable, Hashable {
     case created, updated
     /// The id belongs to someone else's installation.
     case ownedByAnotherUser
+    /// Another user's installation holds this push handle (a device changes owner only after
+    /// its registration is deleted).
+    case handleTaken
+    /// The owner already has the most registrations allowed.
+    case tooManyRegistrations
+    /// The owner's registrations would carry more distinct tags than allowed.
+    case tooManyTags
+}
+
+/// Per-user bounds on registrations; 0 is no bound.
+public struct RegistrationLimits: Sendable, Hashable {
+    public var registrations: Int
+    public var tags: Int
+
+    public init(registrations: Int = 0, tags: Int = 0) {
+        self.registrations = registrations
+        self.tags = tags
+    }
 }
 
 /// Where installations (device registrations) and their tag index live.
@@ -10,7 +28,8 @@ public protocol InstallationStore: Sendable {
     /// The seed's `POST /api/register?handle=`: if registrations exist for the handle, keeps one
     /// (returns its id) and deletes the others; else returns a new id.
     func registrationID(forHandle handle: String?, owner: String) async throws -> String
-    func save(_ installation: Installation) async throws -> RegistrationOutcome
+    /// Creates or updates a registration atomically, checking ownership, the handle and `limits`.
+    func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome
     func installation(id: String) async throws -> Installation?
     /// Deletes it if `owner` owns it; false if there is none or it is someone else's.
     func delete(id: String, owner: String) async throws -> Bool
@@ -23,6 +42,8 @@ public protocol InstallationStore: Sendable {
     /// scans of all tags advance together, one pipelined round trip per page.
     func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]]
     func installations(ids: [String]) async throws -> [Installation]
-    /// Installations of one user (the tag `username:<user>`).
+    /// Installations of one user.
     func installations(owner: String) async throws -> [Installation]
+    /// Removes every installation of a user (the user is being removed); returns how many.
+    func removeAll(owner: String) async throws -> Int
 }

@@ -72,8 +72,18 @@ public protocol NotificationStore: Sendable {
     func status(id: Int) async throws -> NotificationStatus?
     /// Counts a fetch (once per user) and moves the state forward.
     func recordFetch(id: Int, user: String) async throws
-    /// Counts a device receipt and moves the state forward.
-    func recordReceipt(id: Int, kind: ReceiptKind, installation: String?) async throws
+    /// Counts a receipt once per (kind, installation) or, without an installation, once per
+    /// (kind, reader), and moves the state forward; false when it was already counted.
+    func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String) async throws -> Bool
+    /// Whether the notification was addressed to any of these installations when it was sent
+    /// (the worker claimed a push for it): what lets a device's owner read it.
+    func wasAddressed(id: Int, to installations: [String]) async throws -> Bool
+    /// Charges one notification of `bytes` payload bytes to `user`'s quotas, or says which is
+    /// exhausted and for how long. A limit of 0 is no limit.
+    func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal?
+    /// Deletes the records, status and index of every notification `user` created (the user is
+    /// being removed: a new user of the same name must start empty). Returns how many.
+    func forgetNotifications(createdBy user: String) async throws -> Int
     /// Records by id, in order, in one round trip; ids with no record are left out.
     func notifications(ids: [Int]) async throws -> [RichNotification]
     /// Claims the right to push each (notification, installation) pair once (`SET NX`); true
@@ -108,5 +118,16 @@ extension NotificationStore {
 
     public func recordDeliveries(id: Int, results: [DeliveryResult]) async throws {
         try await recordDeliveries([id: results])
+    }
+}
+
+/// Why a per-user quota refused a request, and when to try again.
+public struct QuotaRefusal: Sendable, Hashable, Error {
+    public var message: String
+    public var retryAfter: Int
+
+    public init(message: String, retryAfter: Int) {
+        self.message = message
+        self.retryAfter = retryAfter
     }
 }

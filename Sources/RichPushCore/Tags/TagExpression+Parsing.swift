@@ -5,25 +5,42 @@ public struct TagExpressionError: Error, Sendable, Hashable, CustomStringConvert
 }
 
 extension TagExpression {
-    /// The most tags one expression may name (Notification Hubs allows 20 in an `||` chain).
+    /// The most distinct tags one expression may name (Notification Hubs allows 20 in an `||` chain).
     public static let maxTags = 20
+    /// The longest expression accepted, in bytes: 20 tags of 120 bytes with their operators fit.
+    public static let maxBytes = 4096
+    /// The most operators (`&&`, `||`, `!`) one expression may hold. With `maxDepth` it bounds
+    /// the tree, so the recursive walks (`matches`, `tags`, `description`) cannot run deep.
+    public static let maxOperators = 64
+    /// The deepest nesting of parentheses and `!` accepted.
+    public static let maxDepth = 16
 
-    /// Parses an expression; errors say where and what was expected.
+    /// Parses an expression; errors say where and what was expected. Every bound is checked
+    /// before the structure is built: the input's bytes first, then tokens, operators and depth.
     public init(parsing text: String) throws(TagExpressionError) {
-        var parser = Parser(tokens: try Self.tokenize(text))
+        guard text.utf8.count <= Self.maxBytes else {
+            throw TagExpressionError(message: "the tag expression is \(text.utf8.count) bytes; at most \(Self.maxBytes) are allowed")
+        }
+        let tokens = try Self.tokenize(text)
+        let operators = tokens.count { $0 == .and || $0 == .or || $0 == .not }
+        guard operators <= Self.maxOperators else {
+            throw TagExpressionError(message: "the tag expression holds \(operators) operators; at most \(Self.maxOperators) are allowed")
+        }
+        var parser = Parser(tokens: tokens)
         let expression = try parser.parseOr()
         if let extra = parser.peek {
             throw TagExpressionError(message: "unexpected '\(extra)' after a complete expression")
         }
-        guard expression.tags.count <= Self.maxTags else {
-            throw TagExpressionError(message: "tag expression names \(expression.tags.count) tags; at most \(Self.maxTags) are allowed")
+        let tags = expression.tags
+        guard tags.count <= Self.maxTags else {
+            throw TagExpressionError(message: "tag expression names \(tags.count) tags; at most \(Self.maxTags) are allowed")
         }
         self = expression
     }
 
-    /// Checks one tag: 1 to 120 characters of letters, digits and `_ @ # . : -`.
+    /// Checks one tag: 1 to 120 bytes of ASCII letters, digits and `_ @ # . : -`.
     public static func validate(tag: String) throws(TagExpressionError) {
-        guard (1...120).contains(tag.count) else {
+        guard (1...120).contains(tag.utf8.count) else {
             throw TagExpressionError(message: "tag '\(tag.prefix(40))' must be 1 to 120 characters long")
         }
         guard tag.unicodeScalars.allSatisfy(isTagCharacter) else {
@@ -83,6 +100,8 @@ extension TagExpression {
         return tokens
     }
 
+    /// Recursive descent with an explicit depth counter: every `(` and `!` counts, so the
+    /// recursion is at most `maxDepth` levels deep whatever the input.
     private struct Parser {
         let tokens: [Token]
         var position = 0
@@ -114,18 +133,28 @@ extension TagExpression {
             guard let token = peek else { throw TagExpressionError(message: "the expression ends where a tag was expected") }
             position += 1
             switch token {
-            case .not: return .not(try parseUnary())
-            case .tag(let tag): return .tag(tag)
+            case .tag(let tag):
+                return .tag(tag)
+            case .not:
+                try descend()
+                defer { depth -= 1 }
+                return .not(try parseUnary())
             case .open:
-                depth += 1
-                guard depth <= 16 else { throw TagExpressionError(message: "parentheses nest deeper than 16") }
+                try descend()
+                defer { depth -= 1 }
                 let inner = try parseOr()
                 guard peek == .close else { throw TagExpressionError(message: "missing ')'") }
                 position += 1
-                depth -= 1
                 return inner
             default:
                 throw TagExpressionError(message: "unexpected '\(token)' where a tag was expected")
+            }
+        }
+
+        private mutating func descend() throws(TagExpressionError) {
+            depth += 1
+            guard depth <= TagExpression.maxDepth else {
+                throw TagExpressionError(message: "parentheses and '!' nest deeper than \(TagExpression.maxDepth)")
             }
         }
     }

@@ -9,17 +9,44 @@ public struct StoredUser: Sendable, Hashable {
     }
 }
 
-/// Where users and authentication failures are kept (Redis in production).
+/// Where users and the login throttle live (Redis in production).
 public protocol UserStore: Sendable {
     func user(named name: String) async throws -> StoredUser?
     /// Adds a user; false if the name is taken.
     func create(_ user: User, passwordHash: String) async throws -> Bool
     /// Changes password and/or role; false if there is no such user.
     func update(name: String, passwordHash: String?, role: User.Role?) async throws -> Bool
+    /// Removes the user record and their throttle state; false if there was none.
     func remove(name: String) async throws -> Bool
     func list() async throws -> [User]
-    /// Counts a failed login for the user and for the address within `window`; returns both counts.
-    func recordFailure(user: String, address: String, window: Duration) async throws -> (user: Int, address: Int)
-    func failures(user: String, address: String) async throws -> (user: Int, address: Int)
-    func clearFailures(user: String) async throws
+    /// Reserves one login attempt for the (user, address) pair before the password is checked,
+    /// atomically, so concurrent guesses cannot all pass the throttle. Returns nil when the
+    /// attempt may go on (it is counted as a failure until ``loginSucceeded(user:address:)``),
+    /// or the seconds to wait.
+    func reserveLoginAttempt(user: String, address: String, policy: LoginThrottle) async throws -> Int?
+    /// Refunds the reserved attempt and clears the pair's failures.
+    func loginSucceeded(user: String, address: String) async throws
+    /// Clears the throttle of the user (every address, or one).
+    func unlock(user: String, address: String?) async throws -> Int
+}
+
+/// How failed logins slow down further guesses: each (user name, address) pair and each address
+/// gets a number of free failures, then must wait 1, 2, 4, … seconds (up to `maxDelay`) after
+/// each further one. Nothing locks an account: the same user from another address is not slowed.
+public struct LoginThrottle: Sendable, Hashable {
+    /// Failures of one (user, address) pair before delays start.
+    public var freeFailuresPerPair: Int
+    /// Failures from one address (any user names) before delays start.
+    public var freeFailuresPerAddress: Int
+    /// The longest delay between two attempts.
+    public var maxDelay: Duration
+    /// Failures are forgotten this long after the last one.
+    public var memory: Duration
+
+    public init(freeFailuresPerPair: Int = 5, freeFailuresPerAddress: Int = 100, maxDelay: Duration = .seconds(900), memory: Duration = .seconds(3600)) {
+        self.freeFailuresPerPair = freeFailuresPerPair
+        self.freeFailuresPerAddress = freeFailuresPerAddress
+        self.maxDelay = maxDelay
+        self.memory = memory
+    }
 }

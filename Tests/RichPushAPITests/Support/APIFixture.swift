@@ -26,13 +26,18 @@ struct APIFixture {
         let prefix = String(uniqueKeyPrefix("api").dropLast())
         keys = StorageKeys(prefix: prefix)
         queue = JobQueueConfiguration(prefix: prefix)
-        var configuration = APIConfiguration(host: "127.0.0.1", port: 0)
+        var configuration = APIConfiguration(host: "127.0.0.1", port: 0, auth: AuthConfiguration(bcryptCost: 4))
         configure(&configuration)
         self.configuration = configuration
         let users = RedisUserStore(redis: redis, keys: keys)
         for (name, role) in [("alice", User.Role.user), ("bob", .user), ("root", .admin)] {
             _ = try await users.create(User(name: name, role: role), passwordHash: Bcrypt.hash("\(name)-pw", cost: 4))
         }
+    }
+
+    /// The store the API writes to, for what a worker would do (claim a delivery, ...).
+    var notifications: RedisNotificationStore {
+        RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: queue), retention: configuration.retention)
     }
 
     /// Runs `body` against the live application.

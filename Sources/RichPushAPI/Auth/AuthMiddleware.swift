@@ -1,0 +1,139 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdBcrypt
+import Logging
+import RichPushCore
+
+/// Authentication for `/api`: HTTP Basic for users (bcrypt, throttled, cached) and Bearer API
+/// keys for servers. 401 with `WWW-Authenticate: Basic` when credentials are missing or wrong, 429
+/// with `Retry-After` while a (user, address) pair or an address is throttled, 503 when too many
+/// bcrypt checks are already queued; in demo mode the tutorial's "user name equals password".
+struct AuthMiddleware: RouterMiddleware {
+    typealias Context = APIRequestContext
+
+    let users: any UserStore
+    let keys: any APIKeyStore
+    let configuration: AuthConfiguration
+    let state: AuthState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        switch Credentials(header: request.headers[.authorization]) {
+        case .basic(let name, let password):
+            context.user = try await authenticate(name: name, password: password, address: context.remoteAddress, logger: context.logger)
+            context.logger[metadataKey: "user"] = "\(name)"
+        case .bearer(let token):
+            let (key, user) = try await authenticate(token: token, logger: context.logger)
+            context.user = user
+            context.apiKey = key
+            context.logger[metadataKey: "user"] = "\(user.name)"
+            context.logger[metadataKey: "apikey.id"] = "\(key.id)"
+        case nil:
+            throw APIError.unauthorized("send credentials with HTTP Basic authentication or an API key as a Bearer token")
+        }
+        return try await next(request, context)
+    }
+
+    // MARK: - Users (Basic)
+
+    private func authenticate(name: String, password: String, address: String, logger: Logger) async throws -> User {
+        guard User.validate(name: name) == nil, (1...72).contains(password.utf8.count) else {
+            // No such user can exist and no stored password is longer than bcrypt's 72 bytes.
+            logger.notice("authentication failed", metadata: ["user": "\(name.prefix(80).logSafe)", "address": "\(address)", "reason": "malformed"])
+            throw APIError.unauthorized("wrong user name or password")
+        }
+        if configuration.mode == .demo {
+            // The tutorial's check; `richpush api --auth-mode demo` warns loudly at start.
+            guard name == password else { throw APIError.unauthorized("demo mode: the password must equal the user name") }
+            return User(name: name, role: .user)
+        }
+        if let entry = state.users.lookup(name, secret: password) {
+            if ContinuousClock.now - entry.checked < configuration.cacheTTL { return entry.value.user }
+            // Revalidate without bcrypt: the same stored hash still accepts this password.
+            if let stored = try await users.user(named: name), stored.passwordHash == entry.value.passwordHash {
+                state.users.remember(name, secret: password, value: stored)
+                return stored.user
+            }
+            state.users.forget(name)
+        }
+        let flight = Hex.encode(SHA256.hash(data: Data((name + "\u{0}" + password).utf8)))
+        let stored = try await state.flights.run(flight) { [users, configuration, state] in
+            try await Self.verify(name: name, password: password, address: address, users: users, configuration: configuration, state: state)
+        }
+        guard let stored else {
+            logger.notice("authentication failed", metadata: ["user": "\(name.logSafe)", "address": "\(address)"])
+            throw APIError.unauthorized("wrong user name or password")
+        }
+        return stored.user
+    }
+
+    /// One throttled bcrypt check; nil when the password is wrong or the user unknown.
+    private static func verify(name: String, password: String, address: String, users: any UserStore,
+                               configuration: AuthConfiguration, state: AuthState) async throws -> StoredUser? {
+        if let wait = try await users.reserveLoginAttempt(user: name, address: address, policy: configuration.throttle) {
+            throw APIError.tooManyRequests("too many failed logins for this user from this address; try again in \(wait) s", retryAfter: wait)
+        }
+        let stored = try await users.user(named: name)
+        // Verify even for unknown users, at the same cost, so timing does not tell which names exist.
+        let valid = try await state.gate.verify(password, hash: stored?.passwordHash ?? state.decoyHash)
+        guard valid, let stored else { return nil }
+        try await users.loginSucceeded(user: name, address: address)
+        state.users.remember(name, secret: password, value: stored)
+        return stored
+    }
+
+    // MARK: - API keys (Bearer)
+
+    private func authenticate(token: String, logger: Logger) async throws -> (APIKey, User) {
+        guard let id = APIKey.id(inToken: token) else {
+            throw APIError.unauthorized("the Bearer token is not a RichPush API key (rpk_…)")
+        }
+        if let entry = state.keys.lookup(id, secret: token), ContinuousClock.now - entry.checked < configuration.cacheTTL {
+            return entry.value
+        }
+        guard let (key, user) = try await keys.verify(token: token) else {
+            state.keys.forget(id)
+            logger.notice("authentication failed", metadata: ["apikey.id": "\(id)"])
+            throw APIError.unauthorized("unknown or revoked API key")
+        }
+        state.keys.remember(id, secret: token, value: (key, user))
+        return (key, user)
+    }
+}
+
+/// What the auth middleware shares across requests: caches, in-flight checks, the bcrypt gate.
+final class AuthState: Sendable {
+    let users = CredentialCache<StoredUser>()
+    let keys = CredentialCache<(APIKey, User)>()
+    let flights = SingleFlight<StoredUser?>()
+    let gate: BcryptGate
+    /// A valid bcrypt hash of nothing anyone knows, at the users' cost.
+    let decoyHash: String
+
+    /// Called with the name of a changed or removed user, after its credentials were dropped.
+    let userChanged: @Sendable (String) -> Void
+
+    init(configuration: AuthConfiguration, userChanged: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.userChanged = userChanged
+        gate = BcryptGate(concurrency: configuration.bcryptConcurrency, queueLimit: configuration.bcryptQueueLimit)
+        decoyHash = Bcrypt.hash(UUID().uuidString, cost: UInt8(clamping: configuration.bcryptCost))
+    }
+
+    /// Applies a change announced on the credential channel: `user:<name>` or `key:<id>`.
+    func apply(change: String) {
+        if change.hasPrefix("user:") {
+            forgetUser(String(change.dropFirst(5)))
+        } else if change.hasPrefix("key:") {
+            keys.forget(String(change.dropFirst(4)))
+        }
+    }
+
+    private func forgetUser(_ name: String) {
+        users.forget(name)
+        userChanged(name)
+        // A user's keys act as the user: drop them too (they revalidate on next use).
+        keys.forgetAll()
+    }
+}

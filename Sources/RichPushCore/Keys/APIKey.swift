@@ -1,0 +1,68 @@
+/// A credential for server-to-server senders: `Authorization: Bearer rpk_<id>_<secret>`. It acts
+/// as its user, limited to its scopes; only a SHA-256 digest of the whole token is stored, so
+/// checking one costs a hash and a lookup, not a bcrypt.
+public struct APIKey: Sendable, Hashable {
+    /// What a key may do.
+    public enum Scope: String, Sendable, Hashable, CaseIterable, Comparable {
+        /// `POST /api/notifications`.
+        case send
+        /// Reading notifications, their status and list, and posting receipts.
+        case read
+        /// Every route its user may call, registrations included.
+        case admin
+
+        public static func < (lhs: Scope, rhs: Scope) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// 16 lowercase hex digits, shown by `richpush keys list`.
+    public var id: String
+    public var user: String
+    public var scopes: Set<Scope>
+    /// The operator's label for the key.
+    public var label: String
+    /// Milliseconds since 1970.
+    public var createdAt: Int64
+
+    public init(id: String, user: String, scopes: Set<Scope>, label: String, createdAt: Int64) {
+        self.id = id
+        self.user = user
+        self.scopes = scopes
+        self.label = label
+        self.createdAt = createdAt
+    }
+
+    /// Whether the key covers a route that needs `scope` (`admin` covers everything).
+    public func allows(_ scope: Scope) -> Bool { scopes.contains(scope) || scopes.contains(.admin) }
+
+    /// The id inside a token `rpk_<16 hex>_<secret>`, or nil when it does not have that shape.
+    public static func id(inToken token: String) -> String? {
+        let utf8 = token.utf8
+        guard utf8.count == 4 + 16 + 1 + 43, token.hasPrefix("rpk_") else { return nil }
+        let id = token.dropFirst(4).prefix(16)
+        guard id.utf8.allSatisfy(isHexDigit), token.dropFirst(20).first == "_" else { return nil }
+        guard token.dropFirst(21).utf8.allSatisfy(isBase64URL) else { return nil }
+        return String(id)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
+    private static func isBase64URL(_ byte: UInt8) -> Bool {
+        isHexDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+    }
+}
+
+/// Where API keys live (Redis in production).
+public protocol APIKeyStore: Sendable {
+    /// Creates a key for an existing user; returns it with its token, which is shown only once.
+    /// Nil when there is no such user.
+    func create(user: String, scopes: Set<APIKey.Scope>, label: String) async throws -> (key: APIKey, token: String)?
+    /// Keys of one user, or of everyone.
+    func list(user: String?) async throws -> [APIKey]
+    /// Deletes a key; false if there was none.
+    func revoke(id: String) async throws -> Bool
+    /// The key and its user's current record when `token` is a live key, else nil.
+    func verify(token: String) async throws -> (key: APIKey, user: User)?
+}

@@ -1,0 +1,72 @@
+import Hiredis
+public import RichPushCore
+import RichPushQueue
+
+extension RedisUserStore {
+    public func reserveLoginAttempt(user: String, address: String, policy: LoginThrottle) async throws -> Int? {
+        let wait = try await redis.run(Self.reserveScript, keys: [keys.loginPair(user, address), keys.loginAddress(address)],
+                                       arguments: [JobQueue.nowMilliseconds(), policy.freeFailuresPerPair, policy.freeFailuresPerAddress,
+                                                   Self.milliseconds(policy.maxDelay), Self.milliseconds(policy.memory)]).int ?? 0
+        return wait > 0 ? wait : nil
+    }
+
+    public func loginSucceeded(user: String, address: String) async throws {
+        try await redis.run(Self.successScript, keys: [keys.loginPair(user, address), keys.loginAddress(address)], arguments: [])
+    }
+
+    public func unlock(user: String, address: String?) async throws -> Int {
+        if let address { return try await redis.send("DEL", keys.loginPair(user, address)).int ?? 0 }
+        var cursor = 0
+        var removed = 0
+        repeat {
+            let reply = try await redis.send("SCAN", cursor, "MATCH", keys.loginPairPattern(user), "COUNT", 1000)
+            guard let parts = reply.array, parts.count == 2 else { break }
+            cursor = parts[0].int ?? 0
+            let found = (parts[1].array ?? []).compactMap(\.string)
+            if !found.isEmpty {
+                var command = RedisCommand("DEL")
+                for key in found { command.append(key) }
+                removed += try await redis.send(command).int ?? 0
+            }
+        } while cursor != 0
+        return removed
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// KEYS: pair, address. ARGV: now ms, free failures per pair, per address, max delay ms, memory ms.
+    /// Refuses (returns the seconds to wait) while either counter is in its delay, else charges both
+    /// with one failure in advance: concurrent guesses see each other's charge.
+    static let reserveScript = RedisScript("""
+    local now = tonumber(ARGV[1])
+    local maxDelay = tonumber(ARGV[4])
+    local function wait(key, free)
+      local v = redis.call('HMGET', key, 'n', 'last')
+      local n = tonumber(v[1] or '0')
+      local last = tonumber(v[2] or '0')
+      if n < free then return 0 end
+      local delay = math.min(maxDelay, 1000 * 2 ^ math.min(n - free, 40))
+      local left = last + delay - now
+      if left > 0 then return math.ceil(left / 1000) end
+      return 0
+    end
+    local w = math.max(wait(KEYS[1], tonumber(ARGV[2])), wait(KEYS[2], tonumber(ARGV[3])))
+    if w > 0 then return w end
+    for _, key in ipairs(KEYS) do
+      redis.call('HINCRBY', key, 'n', 1)
+      redis.call('HSET', key, 'last', now)
+      redis.call('PEXPIRE', key, ARGV[5])
+    end
+    return 0
+    """)
+
+    /// KEYS: pair, address. Clears the pair, refunds the address's advance charge.
+    static let successScript = RedisScript("""
+    redis.call('DEL', KEYS[1])
+    local n = tonumber(redis.call('HGET', KEYS[2], 'n') or '0')
+    if n > 1 then redis.call('HINCRBY', KEYS[2], 'n', -1) elseif n == 1 then redis.call('DEL', KEYS[2]) end
+    return 1
+    """)
+}
