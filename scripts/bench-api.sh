@@ -28,7 +28,7 @@ start_private_redis "$dir" "$redis_port"
 export RICHPUSH_REDIS_URL="redis://127.0.0.1:$redis_port/0"
 
 echo 'bench-pw' | "$bin" users add bench --cost 10 >/dev/null
-"$bin" api --port "$api_port" --bench-routes --log-level warning ${API_ARGS:-} 2>"$dir/api.log" &
+"$bin" api --port "$api_port" --bench-routes --log-level warning --quota-notifications-per-minute 0 --quota-payload-bytes 0 ${API_ARGS:-} 2>"$dir/api.log" &
 api_pid=$!
 base="http://127.0.0.1:$api_port"
 for _ in $(seq 1 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done

@@ -48,8 +48,10 @@ struct AccessTests {
                     }
                     return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
                 }
-                #expect(statuses.filter { $0 == .unauthorized }.count == 3)
-                #expect(statuses.filter { $0 == .tooManyRequests }.count == 37)
+                // 3 free failures, then one more per elapsed delay (1 s, 2 s, …) on a slow machine.
+                let checked = statuses.filter { $0 == .unauthorized }.count
+                #expect((3...5).contains(checked), "\(checked) guesses were checked")
+                #expect(statuses.filter { $0 == .tooManyRequests }.count == 40 - checked)
             }
             // Another address is not slowed: nobody can lock an account out from elsewhere.
             let users = RedisUserStore(redis: fixture.redis, keys: fixture.keys)
