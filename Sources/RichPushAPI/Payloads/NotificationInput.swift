@@ -1,5 +1,4 @@
 import Foundation
-import MultipartKit
 import NIOCore
 import RichPushCore
 
@@ -57,19 +56,9 @@ struct NotificationInput {
     /// Parses `multipart/form-data`: text fields `message`, `richType`, `target`, and one file part
     /// (`image`, `payload`, `file` or `sound`) whose own Content-Type is kept.
     static func multipart(_ body: ByteBuffer, boundary: String) throws -> NotificationInput {
-        let parser = MultipartParser(boundary: boundary)
-        var parts: [(headers: [String: String], body: [UInt8])] = []
-        var headers: [String: String] = [:]
-        var bytes: [UInt8] = []
-        parser.onHeader = { name, value in headers[name.lowercased()] = value }
-        parser.onBody = { buffer in bytes += buffer.readBytes(length: buffer.readableBytes) ?? [] }
-        parser.onPartComplete = {
-            parts.append((headers, bytes))
-            headers = [:]
-            bytes = []
-        }
+        let parts: [MultipartFormData.Part]
         do {
-            try parser.execute(body)
+            parts = try MultipartFormData.parse(Array(buffer: body), boundary: boundary)
         } catch {
             throw APIError.badRequest("the multipart body cannot be parsed: \(error)", code: "malformed_multipart")
         }
@@ -82,7 +71,7 @@ struct NotificationInput {
             case "richType", "richtype", "type": input.richType = RichType(rawValue: text)
             case "target": input.target = text
             case "image", "payload", "file", "sound":
-                input.payload = part.body
+                input.payload = Array(part.body)
                 input.contentType = part.headers["content-type"]
                 if input.richType == nil && name == "sound" { input.richType = .sound }
             default:
@@ -102,7 +91,7 @@ struct NotificationInput {
     }
 
     /// The boundary parameter of a multipart Content-Type, checked as RFC 2046 §5.1.1 says:
-    /// 1 to 70 characters of `bchars`, not ending in a space. MultipartKit traps on an empty one.
+    /// 1 to 70 characters of `bchars`, not ending in a space.
     static func boundary(of contentType: String) throws -> String {
         for parameter in contentType.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) where parameter.lowercased().hasPrefix("boundary=") {
             var value = Substring(parameter.dropFirst(9))
