@@ -18,3 +18,5 @@ echo "==> building (debug, with tests)"
 swift build --build-tests
 echo "==> testing"
 swift test --skip-build
+echo "==> hostile-input and authorization suite (scripts/security.sh)"
+RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/security.sh

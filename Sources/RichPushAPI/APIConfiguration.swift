@@ -20,7 +20,7 @@ public struct APIConfiguration: Sendable {
     /// A connection that completes no request head this long after it opened or after its
     /// previous response is closed (idle keep-alive and slow headers alike).
     public var idleTimeout: Duration
-    /// A request body that has not fully arrived this long after its head gets 408.
+    /// A connection whose request body has not fully arrived this long after its head is closed.
     public var bodyTimeout: Duration
 
     /// Per-user limits; 0 turns one off. Over a limit: 429 with `Retry-After`, code `quota_exceeded`.

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 public import Hiredis
 public import Hummingbird
 public import Logging
@@ -46,7 +47,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
         .add(to: router, benchRoutes: configuration.benchRoutes)
     let api = router.group("api").add(middleware: AuthMiddleware(users: users, keys: RedisAPIKeyStore(redis: dependencies.redis, keys: dependencies.keys),
                                                                  configuration: configuration.auth, state: auth))
-    RegistrationRoutes(installations: installations, quotas: configuration.quotas, bodyTimeout: configuration.bodyTimeout).add(to: api)
+    RegistrationRoutes(installations: installations, quotas: configuration.quotas).add(to: api)
     NotificationRoutes(notifications: notifications, installations: installations,
                        backlog: BacklogGuard(queue: queue, limit: configuration.maxBacklog), configuration: apiConfiguration).add(to: api)
     MethodNotAllowedRoutes.add(to: router)
@@ -66,9 +67,12 @@ public func buildApplication(configuration: APIConfiguration, dependencies: APID
         services.append(CredentialChangeListener(subscriber: subscriber, channel: dependencies.keys.credentialChanges, state: auth, logger: logger))
     }
     let idle = configuration.idleTimeout.components
+    let body = configuration.bodyTimeout.components
+    let bodyTimeout = TimeAmount.milliseconds(body.seconds * 1000 + body.attoseconds / 1_000_000_000_000_000)
     return Application(
         router: buildRouter(configuration: configuration, dependencies: dependencies, auth: auth, notifications: notifications),
-        server: .http1(configuration: .init(idleTimeout: .milliseconds(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000))),
+        server: .http1(configuration: .init(additionalChannelHandlers: [BodyTimeoutHandler(timeout: bodyTimeout)],
+                                            idleTimeout: .milliseconds(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "RichPush"),
         services: services,
         logger: logger)

@@ -71,11 +71,20 @@ public final class RedisSubscriber: Sendable {
 
     /// Unsubscribes from everything (confirmed by Redis, so a PUBLISH right after this returns
     /// counts no receiver here), closes the socket, ends `messages` and joins the thread.
-    public func close() async {
-        try? await unsubscribe()
-        try? await punsubscribe()
-        inbox.withLock { $0.closed = true }
-        wake()
+    /// With Redis away the confirmations never come: after `unsubscribeTimeout` it closes anyway.
+    public func close(unsubscribeTimeout: Duration = .seconds(2)) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try? await self.unsubscribe()
+                try? await self.punsubscribe()
+            }
+            group.addTask { try? await Task.sleep(for: unsubscribeTimeout) }
+            await group.next()
+            // Closing fails whatever still waits, so the unsubscribe task ends too.
+            inbox.withLock { $0.closed = true }
+            wake()
+            group.cancelAll()
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async { [exited] in
                 exited.wait()

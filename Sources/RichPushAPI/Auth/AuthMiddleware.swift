@@ -49,7 +49,10 @@ struct AuthMiddleware: RouterMiddleware {
             guard name == password else { throw APIError.unauthorized("demo mode: the password must equal the user name") }
             return User(name: name, role: .user)
         }
-        if let entry = state.users.lookup(name, secret: password) {
+        // A pair with recent failures here goes through the throttle even with a remembered
+        // password: else a guesser would learn the right one from a 200 among 429s.
+        let pair = name + "\u{0}" + address
+        if !state.suspects.contains(pair), let entry = state.users.lookup(name, secret: password) {
             if ContinuousClock.now - entry.checked < configuration.cacheTTL { return entry.value.user }
             // Revalidate without bcrypt: the same stored hash still accepts this password.
             if let stored = try await users.user(named: name), stored.passwordHash == entry.value.passwordHash {
@@ -59,10 +62,18 @@ struct AuthMiddleware: RouterMiddleware {
             state.users.forget(name)
         }
         let flight = Hex.encode(SHA256.hash(data: Data((name + "\u{0}" + password).utf8)))
-        let stored = try await state.flights.run(flight) { [users, configuration, state] in
-            try await Self.verify(name: name, password: password, address: address, users: users, configuration: configuration, state: state)
+        let stored: StoredUser?
+        do {
+            stored = try await state.flights.run(flight) { [users, configuration, state] in
+                try await Self.verify(name: name, password: password, address: address, users: users, configuration: configuration, state: state)
+            }
+        } catch let error as APIError where error.status == .tooManyRequests {
+            state.suspects.insert(pair)
+            throw error
         }
+        if stored != nil { state.suspects.remove(pair) }
         guard let stored else {
+            state.suspects.insert(pair)
             logger.notice("authentication failed", metadata: ["user": "\(name.logSafe)", "address": "\(address)"])
             throw APIError.unauthorized("wrong user name or password")
         }
@@ -108,6 +119,8 @@ final class AuthState: Sendable {
     let users = CredentialCache<StoredUser>()
     let keys = CredentialCache<(APIKey, User)>()
     let flights = SingleFlight<StoredUser?>()
+    /// (user, address) pairs that failed here recently: they skip the credential cache.
+    let suspects: ExpiringSet
     let gate: BcryptGate
     /// A valid bcrypt hash of nothing anyone knows, at the users' cost.
     let decoyHash: String
@@ -117,6 +130,7 @@ final class AuthState: Sendable {
 
     init(configuration: AuthConfiguration, userChanged: @escaping @Sendable (String) -> Void = { _ in }) {
         self.userChanged = userChanged
+        suspects = ExpiringSet(lifetime: configuration.throttle.memory)
         gate = BcryptGate(concurrency: configuration.bcryptConcurrency, queueLimit: configuration.bcryptQueueLimit)
         decoyHash = Bcrypt.hash(UUID().uuidString, cost: UInt8(clamping: configuration.bcryptCost))
     }

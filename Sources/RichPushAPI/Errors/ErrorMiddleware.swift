@@ -24,6 +24,10 @@ public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             // A malformed request (bad chunked framing, ...): the client's fault, not ours.
             context.logger.debug("malformed request", metadata: ["error": "\(error)"])
             throw APIError(.badRequest, code: "malformed_request", message: "the request is not valid HTTP/1.1 (\(error))", headers: [.connection: "close"])
+        } catch let error as IOError {
+            // The client reset the connection mid-request.
+            context.logger.debug("client connection failed", metadata: ["error": "\(error)"])
+            throw APIError(.badRequest, code: "connection_closed", message: "the connection failed before the request was complete", headers: [.connection: "close"])
         } catch let error as ChannelError {
             // The client went away mid-request; nobody will read this answer.
             context.logger.debug("client closed the connection", metadata: ["error": "\(error)"])

@@ -24,7 +24,7 @@ struct NotificationRoutes {
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.send)
-        let body = try await request.collectBody(upTo: configuration.maxBodyBytes, within: configuration.bodyTimeout)
+        let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
         var input = try parse(body, contentType: request.headers[.contentType])
         if body.readableBytes == 0 {
             // The tutorial's "Send push": the configured image and its message.
@@ -136,7 +136,7 @@ struct NotificationRoutes {
     @Sendable func receipt(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.read)
         let record = try await readable(try Self.notificationID(context), by: user)
-        let body = try await request.collectBody(upTo: 16 * 1024, within: configuration.bodyTimeout)
+        let body = try await request.body.collect(upTo: 16 * 1024)
         let object = try JSONObjectBody.parse(body, allowed: ["kind", "installation"],
                                               shape: "{\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}")
         guard let kindName = object["kind"] as? String, let kind = ReceiptKind(rawValue: kindName) else {

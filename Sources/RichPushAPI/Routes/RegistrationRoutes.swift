@@ -8,7 +8,6 @@ import RichPushQueue
 struct RegistrationRoutes {
     let installations: any InstallationStore
     let quotas: APIConfiguration.Quotas
-    let bodyTimeout: Duration
 
     static let fields = ["Platform", "Handle", "Tags"]
     static let maxTags = 60
@@ -30,7 +29,7 @@ struct RegistrationRoutes {
     @Sendable func update(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.admin)
         let id = try Self.registrationID(context)
-        let body = try await request.collectBody(upTo: 64 * 1024, within: bodyTimeout)
+        let body = try await request.body.collect(upTo: 64 * 1024)
         let object = try JSONObjectBody.parse(body, allowed: Self.fields, shape: "{\"Platform\", \"Handle\", \"Tags\"}")
         guard let platformName = object["Platform"] as? String else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
         guard let platform = Platform(seedName: platformName) else {

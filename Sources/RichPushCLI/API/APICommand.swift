@@ -37,7 +37,7 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Registrations one user may own (0: no limit).") var quotaRegistrations = 100
     @Option(help: "Distinct tags over one user's registrations (0: no limit).") var quotaTags = 100
     @Option(help: "Seconds a connection may take to send a complete request head after opening or after its previous response (idle and slow headers).") var idleTimeout: Double = 30
-    @Option(help: "Seconds a request body may take to arrive (408 after).") var bodyTimeout: Double = 30
+    @Option(help: "Seconds a request body may take to arrive after its head (the connection is closed after).") var bodyTimeout: Double = 30
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func validate() throws {

@@ -1,0 +1,196 @@
+"""Who may do what: push-token hijack, what a tag lets a user read, removed and re-added users,
+API keys and their scopes, receipts counted once, and the authorization matrix of openapi.yaml."""
+import os
+import re
+import threading
+import time
+
+import openapi
+from harness import Failed
+
+MATRIX_HANDLE = "matrix-handle-never-saved"
+OPENAPI = os.path.join(os.path.dirname(__file__), "..", "..", "openapi.yaml")
+
+
+def device_ids(status_body):
+    return {device.get("installation") for device in (status_body or {}).get("devices", []) if isinstance(device, dict)}
+
+
+def handle_hijack(ctx, t):
+    handle = ctx.token("hijack-handle")
+    alice_id, put = ctx.register(t, "alice", handle=handle)
+    t.need(t.status("alice PUTs her registration of handle H", put, 200))
+    created = ctx.http("POST", f"/api/register?handle={handle}", user="bob")
+    t.need(t.status("bob POSTs /api/register?handle=H", created, 200))
+    bob_id = created.json()
+    t.expect("bob's registration id for H", bob_id != alice_id, "a new id, not alice's", bob_id)
+    put = ctx.http("PUT", f"/api/register/{bob_id}", {"Platform": "apns", "Handle": handle, "Tags": []}, user="bob")
+    t.status("bob PUTs his registration with alice's handle", put, 409, code="handle_taken")
+
+
+def tag_read_capability(ctx, t):
+    alice_id, put = ctx.register(t, "alice", tags=["sports"])
+    t.need(t.status("alice registers a device tagged sports", put, 200))
+    root_id, put = ctx.register(t, "root", tags=["sports"])
+    t.need(t.status("root registers a device tagged sports", put, 200))
+    nid = ctx.sent_id(t, "root sends to 'sports'", ctx.send("root", target="sports"))
+    ctx.wait_delivered(t, "root", nid)
+    bob_id, put = ctx.register(t, "bob")
+    t.need(t.status("bob registers a device", put, 200))
+    put = ctx.http("PUT", f"/api/register/{bob_id}", {"Platform": "apns", "Handle": ctx.secret(ctx.token("h"), "handle of bob"), "Tags": ["sports"]}, user="bob")
+    t.status("bob adds the tag sports to his device afterwards", put, 200)
+    t.status(f"bob GET /api/notifications/{nid}", ctx.http("GET", f"/api/notifications/{nid}", user="bob"), 404)
+    t.status(f"alice GET /api/notifications/{nid}", ctx.http("GET", f"/api/notifications/{nid}", user="alice"), 200)
+    t.status(f"bob GET /api/notifications/{nid}/status", ctx.http("GET", f"/api/notifications/{nid}/status", user="bob"), 404)
+    t.status(f"bob POST /api/notifications/{nid}/receipts", ctx.http("POST", f"/api/notifications/{nid}/receipts", {"kind": "opened"}, user="bob"), 404)
+    alice_status = ctx.http("GET", f"/api/notifications/{nid}/status", user="alice")
+    if t.status(f"alice GET /api/notifications/{nid}/status", alice_status, 200):
+        seen = device_ids(alice_status.json())
+        others = seen - set(ctx.registrations.get("alice", []))
+        t.expect("devices in alice's status", not others and alice_id in seen, f"only alice's ({alice_id})", sorted(seen))
+    root_status = ctx.http("GET", f"/api/notifications/{nid}/status", user="root")
+    if t.status(f"root GET /api/notifications/{nid}/status", root_status, 200):
+        seen = device_ids(root_status.json())
+        t.expect("devices in root's status", {alice_id, root_id} <= seen, f"alice's {alice_id} and root's {root_id}", sorted(seen))
+
+
+def removed_user(ctx, t):
+    old_password = ctx.add_user(t, "alice2")
+    old_reg, put = ctx.register(t, "alice2", tags=["alice2-old"])
+    t.need(t.status("alice2 registers a device", put, 200))
+    old_nid = ctx.sent_id(t, "alice2 sends", ctx.send("alice2"))
+    ctx.wait_delivered(t, "alice2", old_nid)
+    result = ctx.cli("users", "remove", "alice2")
+    t.need(t.expect("`users remove alice2`", result.returncode == 0, "exit 0", f"exit {result.returncode}: {result.stderr.strip()[-300:]}"))
+    new_password = ctx.add_user(t, "alice2")
+    t.status("the removed alice2's old password", ctx.http("GET", "/api/notifications", user="alice2", password=old_password), 401)
+    listing = ctx.http("GET", "/api/notifications", user="alice2", password=new_password)
+    if t.status("new alice2 GET /api/notifications", listing, 200):
+        t.expect("new alice2's list", (listing.json() or {}).get("notifications") == [], "[]", listing.brief())
+    t.status(f"new alice2 GET the old /api/notifications/{old_nid}", ctx.http("GET", f"/api/notifications/{old_nid}", user="alice2"), 404)
+    t.status(f"new alice2 GET the old /api/notifications/{old_nid}/status", ctx.http("GET", f"/api/notifications/{old_nid}/status", user="alice2"), 404)
+    new_reg, put = ctx.register(t, "alice2")
+    t.need(t.status("new alice2 registers a device", put, 200))
+    nid = ctx.sent_id(t, "new alice2 sends", ctx.send("alice2"))
+    view = ctx.wait_delivered(t, "alice2", nid)
+    seen = device_ids(view)
+    t.expect(f"devices of new alice2's notification {nid}", old_reg not in seen and new_reg in seen,
+             f"{new_reg} and not the removed user's {old_reg}", sorted(seen))
+    put = ctx.http("PUT", f"/api/register/{old_reg}", {"Platform": "apns", "Handle": ctx.secret(ctx.token("h"), "handle"), "Tags": []}, user="alice2")
+    if t.status("new alice2 PUTs the removed user's registration id", put, (200, 404)) and put.status == 200:
+        tags = (put.json() or {}).get("Tags")
+        t.expect("its tags", tags == ["username:alice2"], "a fresh registration ['username:alice2']", tags)
+
+
+def receipts_counted_once(ctx, t):
+    nid = ctx.sent_id(t, "alice sends", ctx.send("alice"))
+    results = []
+
+    def post():
+        results.append(ctx.http("POST", f"/api/notifications/{nid}/receipts", {"kind": "opened"}, user="alice").status)
+
+    threads = [threading.Thread(target=post) for _ in range(25)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    t.expect("25 receipts 'opened' by alice", all(status in (200, 409) for status in results) and len(results) == 25,
+             "25 answers 200 (or 409)", sorted(results))
+    status = ctx.http("GET", f"/api/notifications/{nid}/status", user="alice")
+    if t.status("status", status, 200):
+        opened = ((status.json() or {}).get("counts") or {}).get("opened")
+        t.expect("counts.opened", opened == 1, 1, opened)
+
+
+def api_keys(ctx, t):
+    created = ctx.cli("keys", "create", "alice", "--scope", "send")
+    output = created.stdout + created.stderr
+    t.need(t.expect("`keys create alice --scope send`", created.returncode == 0, "exit 0", f"exit {created.returncode}: {output.strip()[-300:]}"))
+    keys = [line.strip() for line in created.stdout.splitlines() if line.strip().startswith("rpk_")]
+    t.need(t.expect("its output", bool(keys), "a line starting rpk_", created.stdout.strip()[-300:]))
+    key = ctx.secret(keys[0].split()[0], "API key")
+    key_id = find_key_id(ctx, created.stdout, key)
+    t.status("Bearer key (send) POST /api/notifications", ctx.send(None, bearer=key), 202)
+    t.status("Bearer key (send) GET /api/notifications", ctx.http("GET", "/api/notifications", bearer=key), 403, code="insufficient_scope")
+    t.need(t.expect("the key's id (from `keys create` or `keys list`)", key_id is not None, "an id", created.stdout.strip()[-300:]))
+    revoked = ctx.cli("keys", "revoke", key_id)
+    t.need(t.expect(f"`keys revoke {key_id}`", revoked.returncode == 0, "exit 0", f"exit {revoked.returncode}: {(revoked.stdout + revoked.stderr).strip()[-300:]}"))
+    started = time.monotonic()
+    resp = None
+    while time.monotonic() - started < 2.0:
+        resp = ctx.send(None, bearer=key)
+        if resp.status == 401:
+            break
+        time.sleep(0.2)
+    t.status("the revoked key, within 2 s", resp, 401)
+
+
+def find_key_id(ctx, create_output, key):
+    """The id `keys create` printed (`id: X`, `id=X`, `id X`), else the row of `keys list` for alice."""
+    for line in create_output.splitlines():
+        match = re.search(r"\bid\b\s*[:=]?\s*([A-Za-z0-9_.-]+)", line, re.I)
+        if match and not line.strip().startswith("rpk_"):
+            return match.group(1)
+    listing = ctx.cli("keys", "list")
+    rows = [line.split() for line in listing.stdout.splitlines() if "alice" in line.split() and "send" in line]
+    if rows:
+        return rows[-1][0]
+    parts = key.split("_")  # rpk_<id>_<secret>
+    return parts[1] if len(parts) >= 3 else None
+
+
+def matrix_needs_credentials(ctx, t):
+    ids = matrix_ids(ctx, t)
+    ctx.secret(MATRIX_HANDLE, "device handle sent in the matrix")
+    ops = [op for op in openapi.operations(OPENAPI) if op[2]]
+    t.need(t.expect("operations in openapi.yaml needing credentials", len(ops) >= 7, ">= 7", ops))
+    for method, path, _ in ops:
+        concrete = concrete_path(path, ids)
+        resp = ctx.http(method, concrete, body_for(method, path))
+        t.status(f"{method} {concrete} without credentials", resp, 401)
+
+
+def matrix_other_users_ids(ctx, t):
+    ids = matrix_ids(ctx, t)
+    for method, path, needs_auth in openapi.operations(OPENAPI):
+        if not needs_auth or "{id}" not in path:
+            continue
+        concrete = concrete_path(path, ids)
+        t.status(f"bob {method} {concrete} (alice's)", ctx.http(method, concrete, body_for(method, path), user="bob"), 404)
+    nid = ids["notification"]
+    t.status(f"alice GET /api/notifications/{nid} after bob's attempts", ctx.http("GET", f"/api/notifications/{nid}", user="alice"), 200)
+
+
+def matrix_ids(ctx, t):
+    """A registration and a notification of alice's, made once."""
+    if not hasattr(ctx, "matrix"):
+        reg_id, put = ctx.register(t, "alice", tags=["matrix"])
+        t.need(t.status("alice registers a device", put, 200))
+        nid = ctx.sent_id(t, "alice sends", ctx.send("alice"))
+        ctx.matrix = {"registration": reg_id, "notification": nid}
+    return ctx.matrix
+
+
+def concrete_path(path, ids):
+    return path.replace("{id}", ids["registration"] if path.startswith("/api/register/") else ids["notification"])
+
+
+def body_for(method, path):
+    if path.startswith("/api/register/") and method == "PUT":
+        return {"Platform": "apns", "Handle": MATRIX_HANDLE, "Tags": []}
+    if path.endswith("/receipts"):
+        return {"kind": "opened"}
+    if path == "/api/notifications" and method == "POST":
+        return {"message": "m", "richType": "text", "payload": "p"}
+    return None
+
+
+CASES = [
+    ("authz/handle-hijack-409", handle_hijack),
+    ("authz/tag-read-capability", tag_read_capability),
+    ("authz/removed-user", removed_user),
+    ("authz/receipts-counted-once", receipts_counted_once),
+    ("authz/api-keys", api_keys),
+    ("authz/matrix-no-credentials-401", matrix_needs_credentials),
+    ("authz/matrix-other-users-ids-404", matrix_other_users_ids),
+]
