@@ -1,4 +1,5 @@
 import Foundation
+import Hiredis
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
@@ -99,6 +100,25 @@ struct ErrorTests {
                 let jobs = try await fixture.redis.send("XLEN", fixture.queue.streamKey).int ?? 0
                 let created = try await fixture.redis.send("GET", "\(fixture.keys.prefix):seq:notification").int ?? 0
                 #expect(jobs >= 2 && jobs <= created)
+            }
+        }
+    }
+
+    @Test func redisOutOfMemoryOrReadOnlyIs503() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server)
+            try await fixture.test { client in
+                #expect(try await client.sendImage("alice").status == .accepted)
+                // Every "not now" answer, even inside MULTI or a script, is 503 + Retry-After.
+                for (setup, undo) in [(["CONFIG", "SET", "maxmemory", "1"], ["CONFIG", "SET", "maxmemory", "0"]),
+                                      (["REPLICAOF", "127.0.0.1", "1"], ["REPLICAOF", "NO", "ONE"])] {
+                    _ = try await fixture.redis.send(RedisCommand(setup[0], arguments: Array(setup.dropFirst())))
+                    let refused = try await client.sendImage("alice", payload: APIFixture.png + [UInt8(setup.count)])
+                    #expect(refused.status == .serviceUnavailable, "\(setup): \(refused.status) \(refused.errorMessage)")
+                    #expect(refused.headers[.retryAfter] != nil && refused.errorCode == "unavailable")
+                    _ = try await fixture.redis.send(RedisCommand(undo[0], arguments: Array(undo.dropFirst())))
+                }
+                #expect(try await client.sendImage("alice").status == .accepted)
             }
         }
     }

@@ -30,7 +30,8 @@ extension RedisClient {
         let replies = try await pipeline([RedisCommand("MULTI")] + commands + [RedisCommand("EXEC")])
         for (command, reply) in zip(commands, replies.dropFirst()) {
             if let message = reply.errorMessage {
-                throw RedisError(server: "transaction discarded: \(command.name) was refused: \(message)")
+                // The server's own words first, so its prefix (OOM, READONLY, …) still classifies it.
+                throw RedisError(server: "\(message) (transaction discarded: \(command.name) was refused)")
             }
         }
         let exec = try replies[replies.count - 1].throwingError()

@@ -47,11 +47,18 @@ public struct RedisError: Error, Sendable, Hashable {
         return message.split(separator: " ", maxSplits: 1).first.map(String.init)
     }
 
-    /// Whether a retry on a fresh connection may succeed (network trouble, not a bad command).
+    /// Whether the same command may succeed later: "not now" (network trouble, Redis loading,
+    /// busy, read-only after a failover, out of memory, a cluster reconfiguring), not a bad
+    /// command. The API answers these with 503 + `Retry-After`; workers retry them.
     public var isTransient: Bool {
         [.connectionFailed, .connectionUnavailable, .connectionLost, .timeout].contains(code)
-            || ["LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "READONLY"].contains(serverErrorPrefix ?? "")
+            || Self.transientPrefixes.contains(serverErrorPrefix ?? "")
     }
+
+    /// Server error replies that mean "not now".
+    public static let transientPrefixes: Set<String> = [
+        "LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "READONLY", "OOM", "CLUSTERDOWN", "NOREPLICAS", "NOTBUSY",
+    ]
 
     public static func unexpected(_ reply: RedisValue, expected: String) -> RedisError {
         RedisError(code: .unexpectedReply, message: "expected \(expected), got \(reply)")

@@ -21,7 +21,7 @@ struct RegistrationRoutes {
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.admin)
         let handle = request.uri.queryParameters["handle"].map(String.init)
-        if let handle { try Self.validate(handle: handle) }
+        if let handle, !handle.isEmpty { try Self.validate(handle: handle) }
         let id = try await installations.registrationID(forHandle: handle, owner: user.name)
         return try JSONResponse.encode(id, status: .ok)
     }
