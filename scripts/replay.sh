@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The operator's front for `richpush replay` and `richpush dlq`. --dry-run shows what would be
 # re-sent and changes nothing. A replayed rich push reaches only devices that did not get it,
-# unless --force (which clears the selected notifications' delivery claims first).
+# unless --force (which clears the selected notifications' delivery ledger entries first).
 # Usage:
 #   scripts/replay.sh window --from TIME [--to TIME] [--type TYPE] [--force] [--dry-run]
 #   scripts/replay.sh notification ID [--from TIME] [--force] [--dry-run]  (default window: 24 h)

@@ -190,47 +190,85 @@ public struct RedisNotificationStore: NotificationStore {
 
     public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
         guard !installations.isEmpty else { return false }
-        var commands = installations.map { RedisCommand("EXISTS", keys.deliveryGuard(id, $0)) }
-        var fields = RedisCommand("HMGET", keys.devices(id))
+        // A pair is in the ledger from its lease, taken before the push: the device that got a
+        // push can fetch its payload, even before the worker recorded the outcome.
+        var fields = RedisCommand("HMGET", keys.ledger(id))
         for installation in installations { fields.append(installation) }
-        commands.append(fields)
-        let replies = try await redis.pipeline(commands)
+        return try await redis.send(fields).array?.contains(where: { !$0.isNull }) ?? false
+    }
+
+    public func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
+        guard !keys.isEmpty else { return [] }
+        let now = JobQueue.nowMilliseconds()
+        let ttl = Int(retention.components.seconds)
+        let grouped = Dictionary(grouping: keys.indices, by: { keys[$0].notification })
+        let order = Array(grouped.keys)
+        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = order.map { id in
+            ([self.keys.ledger(id)], [owner, now, Self.milliseconds(duration), ttl] + grouped[id]!.map { keys[$0].installation })
+        }
+        let replies = try await redis.run(Self.leaseScript, calls: calls)
+        var leases = [DeliveryLease](repeating: .recorded, count: keys.count)
+        for (id, reply) in zip(order, replies) {
+            let codes = try reply.throwingError().array ?? []
+            let indices = grouped[id]!
+            guard codes.count == indices.count else { throw RedisError.unexpected(reply, expected: "\(indices.count) lease codes") }
+            for (index, code) in zip(indices, codes) {
+                let value = code.int ?? 0
+                leases[index] = value == -1 ? .leased : value == 0 ? .recorded : .leasedByOther(remaining: .milliseconds(value))
+            }
+        }
+        return leases
+    }
+
+    /// KEYS: the notification's ledger. ARGV: owner, now ms, lease ms, ttl s, installations…
+    /// Per installation: -1 leased to the caller, 0 already recorded, n > 0 another owner's lease
+    /// is live for n ms. Fields hold `R` (recorded) or `L:<until ms>:<owner>` (leased).
+    static let leaseScript = RedisScript("""
+    local owner, now, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+    local out = {}
+    for i = 5, #ARGV do
+      local value = redis.call('HGET', KEYS[1], ARGV[i])
+      local code = -1
+      if value == 'R' then
+        code = 0
+      elseif value then
+        local untilMs, holder = string.match(value, '^L:(%d+):(.*)$')
+        if untilMs and holder ~= owner and tonumber(untilMs) > now then code = tonumber(untilMs) - now end
+      end
+      if code == -1 then redis.call('HSET', KEYS[1], ARGV[i], 'L:' .. (now + lease) .. ':' .. owner) end
+      out[#out + 1] = code
+    end
+    if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
+    return out
+    """)
+
+    public func releaseLeases(_ keys: [DeliveryKey]) async throws {
+        guard !keys.isEmpty else { return }
+        let grouped = Dictionary(grouping: keys, by: \.notification)
+        let replies = try await redis.pipeline(grouped.map { id, pairs in
+            var command = RedisCommand("HDEL", self.keys.ledger(id))
+            for pair in pairs { command.append(pair.installation) }
+            return command
+        })
         for reply in replies { try reply.throwingError() }
-        if replies.dropLast().contains(where: { $0.int == 1 }) { return true }
-        return replies.last?.array?.contains(where: { !$0.isNull }) ?? false
     }
 
-    public func claimDeliveries(_ claims: [DeliveryKey]) async throws -> [Bool] {
-        guard !claims.isEmpty else { return [] }
-        let ttl = Int(retention.components.seconds) * 1000
-        let replies = try await redis.pipeline(claims.map { RedisCommand("SET", keys.deliveryGuard($0.notification, $0.installation), "1", "NX", "PX", ttl) })
-        return try replies.map { reply in
-            try reply.throwingError()
-            return !reply.isNull
-        }
-    }
-
-    public func releaseDeliveries(_ claims: [DeliveryKey]) async throws {
-        guard !claims.isEmpty else { return }
-        var command = RedisCommand("DEL")
-        for claim in claims { command.append(keys.deliveryGuard(claim.notification, claim.installation)) }
-        try await redis.send(command)
-    }
-
-    /// Clears the delivery claims of notification `id`, for the given installations or for every
-    /// device its status lists, so that a forced replay pushes to them again. Returns how many
-    /// claims existed.
+    /// Clears the ledger entries of notification `id`, for the given installations or for all,
+    /// so that a forced replay pushes to them again. Returns how many entries existed.
     public func forgetDeliveries(id: Int, installations: [String]? = nil) async throws -> Int {
-        let targets: [String]
-        if let installations {
-            targets = installations
-        } else {
-            targets = (try await redis.send("HKEYS", keys.devices(id)).array ?? []).compactMap(\.string)
+        guard let installations else {
+            let count = try await redis.send("HLEN", keys.ledger(id)).int ?? 0
+            try await redis.send("DEL", keys.ledger(id))
+            return count
         }
-        guard !targets.isEmpty else { return 0 }
-        var command = RedisCommand("DEL")
-        for installation in targets { command.append(keys.deliveryGuard(id, installation)) }
+        guard !installations.isEmpty else { return 0 }
+        var command = RedisCommand("HDEL", keys.ledger(id))
+        for installation in installations { command.append(installation) }
         return try await redis.send(command).int ?? 0
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// One script call per notification, all in one pipeline: counters, per-device entries (JSON
@@ -241,15 +279,17 @@ public struct RedisNotificationStore: NotificationStore {
             guard !results.isEmpty else { return nil }
             var counts: [DeliveryCounter: Int] = [:]
             var devices: [any RedisArgument] = []
+            var released: [any RedisArgument] = []
             for result in results {
                 counts[result.counter, default: 0] += 1
                 guard result.counter != .duplicateSuppressed else { continue }
                 devices.append(result.installation)
                 devices.append(Self.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
+                if result.counter == .retried { released.append(result.installation) }
             }
-            var arguments: [any RedisArgument] = [ttl, Self.stateOrder, counts[.sent, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count]
+            var arguments: [any RedisArgument] = [ttl, Self.stateOrder, counts[.sent, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count]
             for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
-            return ([keys.status(id), keys.devices(id)], arguments + devices)
+            return ([keys.status(id), keys.devices(id), keys.ledger(id)], arguments + released + devices)
         }
         guard !calls.isEmpty else { return }
         for reply in try await redis.run(Self.recordScript, calls: calls) { try reply.throwingError() }
@@ -266,22 +306,42 @@ public struct RedisNotificationStore: NotificationStore {
         return json.bytes
     }
 
-    /// KEYS: status, devices. ARGV: ttl, state order, state to advance to ('' for none), n, then n
-    /// (counter, increment) pairs, then (installation, entry) pairs.
+    /// KEYS: status, devices, ledger. ARGV: ttl, state order, state to advance to ('' for none),
+    /// n, r, then n (counter, increment) pairs, then r installations whose lease is released
+    /// (retried), then (installation, entry) pairs; every installation with an entry but not
+    /// released is recorded in the ledger.
     static let recordScript = RedisScript(advanceFunction + """
     local n = tonumber(ARGV[4])
-    local i = 5
+    local r = tonumber(ARGV[5])
+    local i = 6
     for _ = 1, n do
       redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
       i = i + 2
     end
+    local released = {}
+    for _ = 1, r do
+      released[ARGV[i]] = true
+      redis.call('HDEL', KEYS[3], ARGV[i])
+      i = i + 1
+    end
     if i <= #ARGV then
+      local recorded = {}
+      for j = i, #ARGV, 2 do
+        if not released[ARGV[j]] then
+          recorded[#recorded + 1] = ARGV[j]
+          recorded[#recorded + 1] = 'R'
+        end
+      end
       while i <= #ARGV do
         local last = math.min(i + 199, #ARGV)
         redis.call('HSET', KEYS[2], unpack(ARGV, i, last))
         i = last + 1
       end
       redis.call('EXPIRE', KEYS[2], ARGV[1])
+      for j = 1, #recorded, 200 do
+        redis.call('HSET', KEYS[3], unpack(recorded, j, math.min(j + 199, #recorded)))
+      end
+      if #recorded > 0 then redis.call('EXPIRE', KEYS[3], ARGV[1]) end
     end
     if ARGV[3] ~= '' then advance(KEYS[1], ARGV[3], ARGV[2]) end
     return 1

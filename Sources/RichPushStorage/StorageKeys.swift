@@ -52,5 +52,6 @@ public struct StorageKeys: Sendable, Hashable {
     public func devices(_ id: Int) -> String { "\(tagged):devices:\(id)" }
     func fetchedBy(_ id: Int) -> String { "\(tagged):fetched:\(id)" }
     func receipts(_ id: Int) -> String { "\(tagged):receipts:\(id)" }
-    func deliveryGuard(_ id: Int, _ installation: String) -> String { "\(tagged):sent:\(id):\(installation)" }
+    /// The delivery ledger: installation → `R` (recorded) or `L:<until ms>:<owner>` (leased).
+    public func ledger(_ id: Int) -> String { "\(tagged):ledger:\(id)" }
 }

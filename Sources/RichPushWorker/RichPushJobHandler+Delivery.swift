@@ -9,8 +9,8 @@ extension RichPushJobHandler {
         let key: DeliveryKey
     }
 
-    /// Loads the installations of the whole batch, renders once per job, claims every pair, sends
-    /// every claimed push in one adapter call and records all outcomes: one round trip per step.
+    /// Loads the installations of the whole batch, renders once per job, leases every pair, sends
+    /// every leased push in one adapter call and records all outcomes: one round trip per step.
     func deliver(_ work: [Work], results: inout [Result<Void, any Error>]) async throws {
         let ids = Array(Set(work.flatMap(\.targets)))
         let devices = Dictionary(try await installations.installations(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -32,24 +32,42 @@ extension RichPushJobHandler {
         }
         guard !planned.isEmpty else { return }
 
-        let claims = try await notifications.claimDeliveries(planned.map(\.key))
+        // Lease every pair before its push; recorded pairs are duplicates, live leases of
+        // another worker are left to it and this job comes back after them.
+        let owner = UInt64.random(in: 1...UInt64.max).description
+        let leases = try await notifications.leaseDeliveries(planned.map(\.key), owner: owner, duration: leaseDuration)
         var outcomes: [Int: [DeliveryResult]] = [:]
         var toSend: [Planned] = []
-        for (plan, claimed) in zip(planned, claims) {
-            if claimed {
+        var waitFor: [Int: Duration] = [:]
+        var waiting = 0
+        for (plan, lease) in zip(planned, leases) {
+            switch lease {
+            case .leased:
                 toSend.append(plan)
-            } else {
+            case .recorded:
                 outcomes[plan.key.notification, default: []].append(DeliveryResult(installation: plan.key.installation, counter: .duplicateSuppressed))
+            case .leasedByOther(let remaining):
+                waitFor[plan.work] = max(waitFor[plan.work] ?? .zero, remaining)
+                waiting += 1
             }
         }
-        metrics.suppressed(planned.count - toSend.count)
+        metrics.suppressed(planned.count - toSend.count - waiting)
+        for (offset, remaining) in waitFor {
+            results[work[offset].index] = .failure(JobError.retry("pushes of notification \(work[offset].id) are leased by another worker", after: remaining + .milliseconds(250)))
+        }
 
         let sent: [PushOutcome]
         let clock = ContinuousClock.now
         do {
             sent = try await adapter.send(toSend.map(\.push))
         } catch {
-            try? await notifications.releaseDeliveries(toSend.map(\.key))
+            // Nothing was sent: give the leases back so the retry resends at once. If even that
+            // fails, the leases expire on their own and the retry waits for them.
+            do {
+                try await notifications.releaseLeases(toSend.map(\.key))
+            } catch {
+                throw JobError.retry("\(adapter.name) unreachable and the leases could not be released: \(error)", after: leaseDuration)
+            }
             throw JobError.retry("\(adapter.name) unreachable: \(error)")
         }
         metrics.sent(toSend.count, in: ContinuousClock.now - clock)
@@ -80,12 +98,12 @@ extension RichPushJobHandler {
             outcomes[plan.key.notification, default: []].append(result)
         }
         for (outcome, count) in tally { metrics.count(outcome, by: count) }
-        for installation in invalid { _ = try? await installations.remove(installation) }
+        // Recording releases the leases of retryable failures in the same script, so a retry
+        // reaches exactly the pushes that failed; a failure here fails the batch for retry.
         try await notifications.recordDeliveries(outcomes)
+        for installation in invalid { _ = try await installations.remove(installation) }
 
         guard !retryable.isEmpty else { return }
-        // Sent pushes keep their claims, so a retry only reaches the ones that failed.
-        try await notifications.releaseDeliveries(retryable.map(\.key))
         var failedPerJob: [Int: Int] = [:]
         for plan in retryable { failedPerJob[plan.work, default: 0] += 1 }
         for (offset, failed) in failedPerJob {

@@ -10,8 +10,9 @@ public import RichPushQueue
 /// fixed number of pipelined round trips (load records, scan tags, load installations, claim,
 /// send, record), not a number per job. A target larger than `fanOutBatch` installations is
 /// split into `rich-push-batch` sub-jobs, so many workers share one fan-out. Each (notification,
-/// installation) pair is claimed with `SET NX` before its push, so a redelivered or replayed job
-/// never pushes twice to a device.
+/// installation) pair is leased in the notification's delivery ledger before its push and
+/// recorded after it, so a redelivered or replayed job skips what was recorded and resends what a
+/// dead worker leased but never recorded: at least once to the platform, never lost silently.
 public struct RichPushJobHandler: BatchJobHandler {
     public static let type = "rich-push"
     public static let batchType = "rich-push-batch"
@@ -22,17 +23,21 @@ public struct RichPushJobHandler: BatchJobHandler {
     let adapter: any PushAdapter
     let renderer: PushRenderer
     let fanOutBatch: Int
+    /// How long a pair's lease lasts: longer than a send, shorter than a retry's patience.
+    let leaseDuration: Duration
     let logger: Logger
     let metrics: PushMetrics
 
     public init(notifications: any NotificationStore, installations: any InstallationStore, queue: JobQueue, adapter: any PushAdapter,
-                renderer: PushRenderer, fanOutBatch: Int = 500, logger: Logger = Logger(label: "richpush.worker")) {
+                renderer: PushRenderer, fanOutBatch: Int = 500, leaseDuration: Duration = .seconds(30),
+                logger: Logger = Logger(label: "richpush.worker")) {
         self.notifications = notifications
         self.installations = installations
         self.queue = queue
         self.adapter = adapter
         self.renderer = renderer
         self.fanOutBatch = max(1, fanOutBatch)
+        self.leaseDuration = leaseDuration
         self.logger = logger
         self.metrics = PushMetrics(adapter: adapter.name)
     }

@@ -48,7 +48,7 @@ struct ReplayScriptTests {
                         }
 
                         let forced = try await replay(["notification", "\(a)", "--force"])
-                        #expect(forced.contains("cleared 3 delivery claim(s) of notification \(a)"), "\(forced)")
+                        #expect(forced.contains("cleared 3 delivery ledger entries of notification \(a)"), "\(forced)")
                         #expect(forced.contains("replayed 1 job(s)"), "\(forced)")
                         try await waitUntil(timeout: .seconds(20), "a to reach the devices again") { received(a) == 6 }
                         try await Task.sleep(for: .milliseconds(300))

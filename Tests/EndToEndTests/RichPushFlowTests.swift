@@ -71,6 +71,30 @@ struct RichPushFlowTests {
         }
     }
 
+    @Test func aPushLeasedByAWorkerThatDiedIsSentOnceItsLeaseExpires() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let simulator = pipeline.simulator(tap: .none)
+                try await withSimulator(simulator) { log in
+                    let id = try await sendImage(pipeline)
+                    let device = try #require(try await RedisInstallationStore(redis: pipeline.redis, keys: pipeline.keys).installations(owner: "alice").first)
+                    // A worker leased the pair and died before sending (or before recording).
+                    let store = RedisNotificationStore(redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue, retention: .seconds(3600))
+                    #expect(try await store.leaseDeliveries(id: id, installations: [device.id], owner: "dead", duration: .milliseconds(1500)) == [.leased])
+                    try await withWorker(pipeline.worker()) {
+                        // The live worker leaves the lease alone, comes back after it and sends.
+                        try await waitUntil(timeout: .seconds(20), "the push after the lease") { log.count("received") == 1 }
+                        try await waitUntil(timeout: .seconds(10), "the record") {
+                            (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 1
+                        }
+                    }
+                    #expect(log.count("received") == 1)
+                    #expect(try await store.leaseDeliveries(id: id, installations: [device.id], owner: "later", duration: .seconds(1)) == [.recorded])
+                }
+            }
+        }
+    }
+
     @Test func anOfflineDeviceGetsTheHeldPushWhenItComesBack() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in

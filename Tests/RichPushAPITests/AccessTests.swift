@@ -120,7 +120,7 @@ struct AccessTests {
                 let id = try #require(accepted.json["id"] as? String)
                 // Nobody but the creator reads it before a worker addressed it to a device.
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .notFound) }
-                _ = try await fixture.notifications.claimDeliveries(id: Int(id)!, installations: [bobDevice])
+                _ = try await fixture.notifications.leaseDeliveries(id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .ok) }
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("alice")) { #expect($0.status == .notFound) }
                 let bad = try await client.sendImage("root", target: "sports &&")

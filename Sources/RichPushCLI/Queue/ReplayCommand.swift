@@ -15,9 +15,9 @@ struct ReplayCommand: AsyncParsableCommand {
         TIME is a stream id (1732237200000-0), milliseconds since 1970, an ISO 8601 time \
         (2026-11-22T01:00:00Z), or an age relative to now, written with '=' (--from=-15m). Replayed jobs are new \
         entries with attempt 0 that keep their origin id. A replayed rich push reaches only the \
-        devices that did not get it yet: each (notification, device) delivery is claimed once. \
-        --force first clears the delivery claims of the selected notifications, so they are \
-        pushed again to every device (once per replay: the new claims guard redeliveries).
+        devices that did not get it yet: each (notification, device) delivery is recorded once. \
+        --force first clears the delivery ledger entries of the selected notifications, so they are \
+        pushed again to every device (once per replay: the new records guard redeliveries).
         """)
 
     @OptionGroup var redis: RedisOptions
@@ -27,7 +27,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Only jobs of this type (repeatable).") var type: [String] = []
     @Option(help: "Only the delivery jobs of this notification id (rich-push and its fan-out batches).") var notification: Int?
     @Flag(help: "List what would be replayed; change nothing.") var dryRun = false
-    @Flag(help: "Push again to devices that already got the notification (clears its delivery claims first).") var force = false
+    @Flag(help: "Push again to devices that already got the notification (clears its delivery ledger entries first).") var force = false
 
     func validate() throws {
         _ = try StreamTime.parse(from)
@@ -46,7 +46,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         var include = selected
         if force {
-            // Select first, clear those notifications' claims, then replay exactly the selection.
+            // Select first, clear those notifications' ledger entries, then replay exactly the selection.
             let chosen = Mutex<[Job]>([])
             _ = try await jobQueue.replay(from: start, to: end, types: types, dryRun: true) { job in
                 guard selected(job) else { return false }
@@ -66,7 +66,7 @@ struct ReplayCommand: AsyncParsableCommand {
         print("\(dryRun ? "would replay" : "replayed") \(result.candidates.count) job(s)\(result.skipped > 0 ? ", skipped \(result.skipped) undecodable" : "")")
     }
 
-    /// `--force`: clears the delivery claims the selected rich-push jobs would meet (a whole
+    /// `--force`: clears the delivery ledger entries the selected rich-push jobs would meet (a whole
     /// notification for a rich-push job, its installations for a fan-out batch).
     private func forgetDeliveries(of jobs: [Job], connection: any RedisClient, queue jobQueue: JobQueue) async throws {
         let store = RedisNotificationStore(redis: connection, keys: queue.storageKeys, queue: jobQueue, retention: .seconds(86400))
@@ -81,14 +81,14 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         }
         for (id, installations) in partial where whole.contains(id) == false {
-            if dryRun { print("would clear the delivery claims of notification \(id) for \(installations.count) installation(s)"); continue }
+            if dryRun { print("would clear the delivery ledger entries of notification \(id) for \(installations.count) installation(s)"); continue }
             let cleared = try await store.forgetDeliveries(id: id, installations: installations.sorted())
-            print("cleared \(cleared) delivery claim(s) of notification \(id)")
+            print("cleared \(cleared) delivery ledger entries of notification \(id)")
         }
         for id in whole.sorted() {
-            if dryRun { print("would clear the delivery claims of notification \(id)"); continue }
+            if dryRun { print("would clear the delivery ledger entries of notification \(id)"); continue }
             let cleared = try await store.forgetDeliveries(id: id)
-            print("cleared \(cleared) delivery claim(s) of notification \(id)")
+            print("cleared \(cleared) delivery ledger entries of notification \(id)")
         }
     }
 }

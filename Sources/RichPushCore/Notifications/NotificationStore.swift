@@ -86,17 +86,32 @@ public protocol NotificationStore: Sendable {
     func forgetNotifications(createdBy user: String) async throws -> Int
     /// Records by id, in order, in one round trip; ids with no record are left out.
     func notifications(ids: [Int]) async throws -> [RichNotification]
-    /// Claims the right to push each (notification, installation) pair once (`SET NX`); true
-    /// where this caller won, false where an earlier delivery already did (a redelivered job).
-    func claimDeliveries(_ keys: [DeliveryKey]) async throws -> [Bool]
-    /// Gives claims back (the push failed and will be retried).
-    func releaseDeliveries(_ keys: [DeliveryKey]) async throws
-    /// Records per-device outcomes and counts of many notifications at once; moves each one's
-    /// state to `sent` when any of its pushes went out.
+    /// Takes a short lease on each (notification, installation) pair before its push, in the
+    /// notification's delivery ledger: pairs already recorded are not pushed again, pairs leased
+    /// by a live owner are left to it, and pairs whose lease expired without a record (the owner
+    /// died between send and record) are leased again, so nothing is lost silently.
+    func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease]
+    /// Gives leases back (the pushes were not sent and will be retried). A lease that cannot be
+    /// given back expires on its own.
+    func releaseLeases(_ keys: [DeliveryKey]) async throws
+    /// Records per-device outcomes and counts of many notifications at once, in the ledger and the
+    /// status; moves each one's state to `sent` when any of its pushes went out. Outcomes with
+    /// the `retried` counter release their lease instead of recording it, so a retry resends.
     func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws
 }
 
-/// One (notification, installation) pair: the unit a push is claimed, sent and recorded for.
+/// What the ledger said to a lease request for one pair.
+public enum DeliveryLease: Sendable, Hashable {
+    /// Leased to the caller: push it, then record the outcome.
+    case leased
+    /// The outcome is already recorded: pushing again would be a duplicate.
+    case recorded
+    /// Another owner's lease is live for this long: try again after it (it will have recorded,
+    /// or its lease will have expired and the pair is free).
+    case leasedByOther(remaining: Duration)
+}
+
+/// One (notification, installation) pair: the unit a push is leased, sent and recorded for.
 public struct DeliveryKey: Sendable, Hashable {
     public var notification: Int
     public var installation: String
@@ -108,12 +123,8 @@ public struct DeliveryKey: Sendable, Hashable {
 }
 
 extension NotificationStore {
-    public func claimDeliveries(id: Int, installations: [String]) async throws -> [Bool] {
-        try await claimDeliveries(installations.map { DeliveryKey(notification: id, installation: $0) })
-    }
-
-    public func releaseDeliveries(id: Int, installations: [String]) async throws {
-        try await releaseDeliveries(installations.map { DeliveryKey(notification: id, installation: $0) })
+    public func leaseDeliveries(id: Int, installations: [String], owner: String, duration: Duration) async throws -> [DeliveryLease] {
+        try await leaseDeliveries(installations.map { DeliveryKey(notification: id, installation: $0) }, owner: owner, duration: duration)
     }
 
     public func recordDeliveries(id: Int, results: [DeliveryResult]) async throws {

@@ -1,0 +1,39 @@
+import Foundation
+import Hiredis
+import RedisTestSupport
+import RichPushCore
+import RichPushQueue
+import RichPushStorage
+import Testing
+
+/// The delivery ledger against a real Redis: leases, records, expiry and release.
+@Suite("Delivery ledger")
+struct DeliveryLedgerTests {
+    @Test func leasesRecordsAndExpiry() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration)
+            let keys = StorageKeys(prefix: String(uniqueKeyPrefix("ledger").dropLast()))
+            let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
+                                               retention: .seconds(3600))
+            #expect(try await store.leaseDeliveries(id: 7, installations: ["a", "b"], owner: "w1", duration: .seconds(30)) == [.leased, .leased])
+            #expect(try await store.leaseDeliveries(id: 7, installations: ["c"], owner: "w1", duration: .milliseconds(300)) == [.leased])
+            // Another owner waits for a live lease; the owner itself may lease again.
+            let other = try await store.leaseDeliveries(id: 7, installations: ["a"], owner: "w2", duration: .seconds(1))
+            guard case .leasedByOther(let remaining) = other[0] else { Issue.record("expected a live lease, got \(other)"); return }
+            #expect(remaining > .seconds(20) && remaining <= .seconds(30))
+            #expect(try await store.leaseDeliveries(id: 7, installations: ["a"], owner: "w1", duration: .seconds(30)) == [.leased])
+            // a sent (recorded), b failed for retry (released), c never recorded (its worker died).
+            try await store.recordDeliveries(id: 7, results: [DeliveryResult(installation: "a", counter: .sent),
+                                                              DeliveryResult(installation: "b", counter: .retried, error: "try later")])
+            #expect(try await store.leaseDeliveries(id: 7, installations: ["a", "b"], owner: "w2", duration: .seconds(1)) == [.recorded, .leased])
+            try await store.releaseLeases([DeliveryKey(notification: 7, installation: "b")])
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await store.leaseDeliveries(id: 7, installations: ["b", "c"], owner: "w3", duration: .seconds(1)) == [.leased, .leased])
+            // The ledger is one hash per notification that expires with it.
+            #expect(try await redis.send("TTL", keys.ledger(7)).int ?? 0 > 0)
+            #expect(try await store.forgetDeliveries(id: 7, installations: ["a"]) == 1)
+            #expect(try await store.leaseDeliveries(id: 7, installations: ["a"], owner: "w4", duration: .seconds(1)) == [.leased])
+            await redis.close()
+        }
+    }
+}
