@@ -17,6 +17,7 @@ public final class DeviceSimulator: Sendable {
     private let api: APIClient
     private let devices = Mutex<[String: (index: Int, installation: String)]>([:])
     private let subscribers = Mutex<[RedisSubscriber]>([])
+    private let collapse = CollapseMemory()
     private let logger: Logger
 
     /// The notification category and action the tutorial's app registers.
@@ -153,6 +154,13 @@ public final class DeviceSimulator: Sendable {
         let message = envelope.payload.richMessage
         var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
                                    message: message, sinceSentMicros: sentAt.map { now - $0 })
+        if let id = envelope.id, !collapse.show(id, on: handle) {
+            // A resend (a worker died between send and record) replaces what the device shows.
+            event.event = "collapsed"
+            event.detail = "collapse id \(id) is already shown: replaced, not shown again"
+            emit(event)
+            return
+        }
         emit(event)
         guard configuration.fetch else { return }
         // didReceiveRemoteNotification: richId as int, then by rich type.

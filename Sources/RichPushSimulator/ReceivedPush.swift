@@ -4,6 +4,8 @@ import Foundation
 /// The payload's keys are read as the tutorial's app reads `userInfo`: a key of the wrong type
 /// is absent (so a numeric `richId` is reported as "not an integer", not as unreadable JSON).
 struct ReceivedPush: Decodable {
+    /// The hub's id: the push's collapse id and its installation.
+    var id: String?
     var sentAt: Int?
     var payload: Payload
 
@@ -22,10 +24,11 @@ struct ReceivedPush: Decodable {
         }
     }
 
-    enum CodingKeys: String, CodingKey { case sentAt, payload }
+    enum CodingKeys: String, CodingKey { case id, sentAt, payload }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try? container.decodeIfPresent(String.self, forKey: .id)
         sentAt = try? container.decodeIfPresent(Int.self, forKey: .sentAt)
         payload = try container.decode(Payload.self, forKey: .payload)
     }

@@ -22,7 +22,8 @@ extension RichPushJobHandler {
             let clock = ContinuousClock.now
             let rendered: RenderedPush
             do {
-                rendered = try renderer.render(notification, collapseID: item.job.origin)
+                // The notification's id, whatever job carries it: a resend collapses on the device.
+                rendered = try renderer.render(notification, collapseID: String(item.id))
             } catch {
                 results[item.index] = .failure(JobError.permanent(error.message))
                 continue

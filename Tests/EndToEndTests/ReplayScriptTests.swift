@@ -26,7 +26,7 @@ struct ReplayScriptTests {
 
                 try await withSimulator(pipeline.simulator(devices: 3, tap: .none)) { log in
                     try await withWorker(pipeline.worker()) {
-                        func received(_ id: Int) -> Int { log.all.filter { $0.event == "received" && $0.richId == String(id) }.count }
+                        func received(_ id: Int, _ event: String = "received") -> Int { log.all.filter { $0.event == event && $0.richId == String(id) }.count }
                         func send(_ message: String) async throws -> Int {
                             let id = try await pipeline.send(json: ["message": message, "richType": "img", "payload": Data([1, 2, 3]).base64EncodedString()])
                             try await waitUntil(timeout: .seconds(20), "\(message) to reach the 3 devices") { received(id) == 3 }
@@ -50,12 +50,15 @@ struct ReplayScriptTests {
                         let forced = try await replay(["notification", "\(a)", "--force"])
                         #expect(forced.contains("cleared 3 delivery ledger entries of notification \(a)"), "\(forced)")
                         #expect(forced.contains("replayed 1 job(s)"), "\(forced)")
-                        try await waitUntil(timeout: .seconds(20), "a to reach the devices again") { received(a) == 6 }
+                        // Pushed again to every device, with a's collapse id: each device replaces
+                        // the notification it shows, as iOS does, rather than showing a second one.
+                        try await waitUntil(timeout: .seconds(20), "a to reach the devices again") { received(a, "collapsed") == 3 }
                         try await Task.sleep(for: .milliseconds(300))
-                        #expect(received(a) == 6)
+                        #expect(received(a) == 3)
+                        #expect(received(a, "collapsed") == 3)
                         #expect(received(b) == 3)
                         #expect(received(c) == 3)
-                        let devicesOfA = Set(log.all.filter { $0.event == "received" && $0.richId == String(a) }.map(\.device))
+                        let devicesOfA = Set(log.all.filter { $0.event == "collapsed" && $0.richId == String(a) }.map(\.device))
                         #expect(devicesOfA.count == 3)
                     }
                 }

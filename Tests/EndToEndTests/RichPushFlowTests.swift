@@ -164,12 +164,12 @@ struct RichPushFlowTests {
                 let simulator = pipeline.simulator(handlePrefix: "fails")
                 try await withSimulator(simulator) { log in
                     let channel = SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-fails-0")
-                    func publish(_ push: String) async throws {
-                        let envelope = SimulatedEnvelope.encode(id: "t", installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
+                    func publish(_ push: String, id: String) async throws {
+                        let envelope = SimulatedEnvelope.encode(id: id, installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
                         #expect(try await pipeline.redis.send("PUBLISH", channel, envelope) == .integer(1))
                     }
-                    try await publish(#"{"aps":{"content-available":1},"richId":"1","richMessage":"m","richType":"video"}"#)
-                    try await publish(#"{"aps":{"content-available":1},"richId":"424242","richMessage":"m","richType":"img"}"#)
+                    try await publish(#"{"aps":{"content-available":1},"richId":"1","richMessage":"m","richType":"video"}"#, id: "t1")
+                    try await publish(#"{"aps":{"content-available":1},"richId":"424242","richMessage":"m","richType":"img"}"#, id: "t2")
                     try await waitUntil(timeout: .seconds(20), "two failures") { log.count("failed") == 2 }
                     let failures = log.all.filter { $0.event == "failed" }
                     #expect(failures.contains { $0.detail?.contains("unsupported rich type 'video'") == true })

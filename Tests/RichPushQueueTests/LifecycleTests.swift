@@ -135,8 +135,8 @@ struct LifecycleTests {
     @Test func longJobsKeepTheirLease() async throws {
         try await withRedisServer { server in
             // Generous against scheduling delays when the whole suite runs in parallel on 2 cores.
-            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .milliseconds(1500) }
-            try await fixture.queue.enqueue(fixture.probe("slow", sleepMs: 4000))
+            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(3) }
+            try await fixture.queue.enqueue(fixture.probe("slow", sleepMs: 7000))
             try await fixture.withWorkers([fixture.worker(consumer: "a"), fixture.worker(consumer: "b")]) {
                 try await waitUntil("the slow job") { try await fixture.handledCounts()["slow"] != nil }
                 try await waitUntil("its acknowledgement") { try await fixture.queue.stats().pending == 0 }

@@ -7,7 +7,8 @@ public struct RenderedPush: Sendable, Hashable {
     public var priority: Int
     /// `apns-expiration`, seconds since 1970 (0: deliver once or never).
     public var expiration: Int
-    /// `apns-collapse-id`: the job id, so a redelivered job replaces rather than repeats.
+    /// `apns-collapse-id`: the notification id, so a resend (replay, or after a worker died
+    /// between send and record) replaces what the device shows rather than repeats it.
     public var collapseID: String
 
     public init(payload: [UInt8], pushType: String, priority: Int, expiration: Int, collapseID: String) {
