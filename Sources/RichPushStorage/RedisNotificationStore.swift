@@ -6,7 +6,7 @@ public import RichPushQueue
 
 /// Rich notifications in Redis: a hash per record, payload bytes once per content hash, status
 /// counters, all with the retention TTL; created together with their delivery job in one
-/// MULTI/EXEC, so a job never exists without its record nor a record without its job.
+/// script, so a job never exists without its record nor a record without its job.
 public struct RedisNotificationStore: NotificationStore {
     let redis: any RedisClient
     let keys: StorageKeys
@@ -33,29 +33,52 @@ public struct RedisNotificationStore: NotificationStore {
     }
 
     public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
-        let id = try await ids.next(redis)
-        let now = JobQueue.nowMilliseconds()
         let hash = hashing(draft.payload)
-        let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
-                                      payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now)
         let ttl = Int(retention.components.seconds)
-        let results = try await redis.transaction([
-            RedisCommand("SET", keys.payload(hash), draft.payload, "EX", ttl),
-            RedisCommand("HSET", keys.notification(id), "message", record.message, "type", record.richType.rawValue,
-                         "contentType", record.contentType, "payload", hash, "size", record.payloadSize,
-                         "creator", record.creator, "target", record.target, "created", now),
-            RedisCommand("EXPIRE", keys.notification(id), ttl),
-            RedisCommand("HSET", keys.status(id), "state", DeliveryState.queued.rawValue),
-            RedisCommand("EXPIRE", keys.status(id), ttl),
-            RedisCommand("ZADD", keys.created(by: record.creator), id, id),
-            RedisCommand("EXPIRE", keys.created(by: record.creator), ttl),
-            queue.enqueueCommand(for: JobRequest(type: Self.jobType, payload: Array(String(id).utf8)), now: now),
-        ])
-        if let failed = results.first(where: { $0.errorMessage != nil }) { try failed.throwingError() }
-        payloads.insert(draft.payload, for: hash, cost: draft.payload.count)
-        records.insert(record, for: id, cost: 1)
-        return record
+        // An id whose record exists (the counter went back: AOF everysec, a failover to a lagging
+        // replica) is refused by the script; the rest of that block is dropped and a new one taken.
+        for _ in 0..<Self.maxIDAttempts {
+            let id = try await ids.next(redis)
+            let now = JobQueue.nowMilliseconds()
+            let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
+                                          payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now)
+            let job = queue.enqueueFields(for: JobRequest(type: Self.jobType, payload: Array(String(id).utf8)), now: now)
+            let fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
+                                               "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
+                                               "created", now]
+            let created = try await redis.run(Self.createScript,
+                                              keys: [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream],
+                                              arguments: [ttl, id, draft.payload, DeliveryState.queued.rawValue, fields.count] + fields + job.fields)
+            guard created.int == 1 else {
+                ids.discardBlock()
+                continue
+            }
+            payloads.insert(draft.payload, for: hash, cost: draft.payload.count)
+            records.insert(record, for: id, cost: 1)
+            return record
+        }
+        throw RedisError(code: .unexpectedReply, message: "\(Self.maxIDAttempts) notification ids in a row were taken: the id counter went back")
     }
+
+    static let maxIDAttempts = 200
+
+    /// KEYS: payload, record, status, creator's index, job stream. ARGV: ttl, id, payload bytes,
+    /// initial state, n, then n record field/value items, then the job's fields. Writes all of it,
+    /// or nothing and 0 when the record exists: an id is never reused over an older notification.
+    static let createScript = RedisScript("""
+    if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+    local ttl, id = ARGV[1], ARGV[2]
+    local n = tonumber(ARGV[5])
+    redis.call('SET', KEYS[1], ARGV[3], 'EX', ttl)
+    redis.call('HSET', KEYS[2], unpack(ARGV, 6, 5 + n))
+    redis.call('EXPIRE', KEYS[2], ttl)
+    redis.call('HSET', KEYS[3], 'state', ARGV[4])
+    redis.call('EXPIRE', KEYS[3], ttl)
+    redis.call('ZADD', KEYS[4], id, id)
+    redis.call('EXPIRE', KEYS[4], ttl)
+    redis.call('XADD', KEYS[5], '*', unpack(ARGV, 6 + n, #ARGV))
+    return 1
+    """)
 
     /// Drops the records this process cached (a user was removed: their records are gone).
     public func dropCachedRecords() {
@@ -358,6 +381,11 @@ final class IDBlocks: Sendable {
     init(key: String, block: Int) {
         self.key = key
         self.block = max(1, block)
+    }
+
+    /// Drops what is left of the current block (its ids were found taken).
+    func discardBlock() {
+        range.withLock { $0 = (0, 0) }
     }
 
     func next(_ redis: any RedisClient) async throws -> Int {

@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import RedisTestSupport
+import RichPushCore
 import Testing
 
 /// Bad input gets a clear 4xx with a JSON body naming the problem, and writes nothing.
@@ -120,6 +121,25 @@ struct ErrorTests {
                 }
                 #expect(try await client.sendImage("alice").status == .accepted)
             }
+        }
+    }
+
+    @Test func idsNeverRepeatWhenTheCounterGoesBack() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server)
+            let draft = { (message: String) in
+                NotificationDraft(message: message, richType: .text, contentType: "text/plain", payload: Array(message.utf8), creator: "alice", target: "username:alice")
+            }
+            let first = try await fixture.notifications.create(draft("first")) { _ in "h1" }
+            let second = try await fixture.notifications.create(draft("second")) { _ in "h2" }
+            // Redis lost the last INCRBYs (AOF everysec, a failover): the counter goes back.
+            _ = try await fixture.redis.send("SET", "\(fixture.keys.prefix):seq:notification", 0)
+            // A fresh process (no ids reserved in memory) meets the taken ids and skips them.
+            let later = try await fixture.notifications.create(draft("later")) { _ in "h3" }
+            #expect(![first.id, second.id].contains(later.id))
+            let records = try await fixture.notifications.notifications(ids: [first.id, second.id, later.id])
+            #expect(records.map(\.message) == ["first", "second", "later"])
+            #expect(try await fixture.redis.send("XLEN", fixture.queue.streamKey).int == 3)
         }
     }
 

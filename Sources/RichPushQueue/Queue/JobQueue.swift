@@ -62,6 +62,12 @@ public struct JobQueue: Sendable {
         return command
     }
 
+    /// The stream key and the field/value pairs of a new job, for a script that adds the job
+    /// together with other writes (`XADD <stream> * <fields…>`).
+    public func enqueueFields(for request: JobRequest, now: Int64 = JobQueue.nowMilliseconds()) -> (stream: String, fields: [any RedisArgument]) {
+        (configuration.streamKey, Job.fields(for: request, now: now))
+    }
+
     public static func nowMilliseconds() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
