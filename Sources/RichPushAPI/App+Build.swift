@@ -36,6 +36,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(RequestLogMiddleware())
     router.middlewares.add(ErrorMiddleware())
+    router.middlewares.add(MethodNotAllowedMiddleware())
     router.middlewares.add(RequestHygieneMiddleware(maxBodyBytes: configuration.maxBodyBytes))
     let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
     let users = RedisUserStore(redis: dependencies.redis, keys: dependencies.keys)
@@ -50,7 +51,6 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     RegistrationRoutes(installations: installations, quotas: configuration.quotas).add(to: api)
     NotificationRoutes(notifications: notifications, installations: installations,
                        backlog: BacklogGuard(queue: queue, limit: configuration.maxBacklog), configuration: apiConfiguration).add(to: api)
-    MethodNotAllowedRoutes.add(to: router)
     return router
 }
 

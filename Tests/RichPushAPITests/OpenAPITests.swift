@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import RedisTestSupport
+@testable import RichPushAPI
 import Testing
 import Yams
 
@@ -45,6 +46,17 @@ struct OpenAPITests {
                 #expect(checked == 19)
             }
         }
+    }
+
+    @Test func theMethodTableIsTheDocumentsPaths() throws {
+        let paths = try #require(try OpenAPIDocument.load().root["paths"] as? [String: Any])
+        let methods = ["get", "head", "post", "put", "delete", "patch", "options", "trace"]
+        let documented = Dictionary(uniqueKeysWithValues: paths.map { path, item in
+            ((path.dropFirst()).replacingOccurrences(of: "{id}", with: ":id"),
+             Set(methods.filter { (item as? [String: Any])?[$0] != nil }.map { $0.uppercased() }))
+        })
+        let table = Dictionary(uniqueKeysWithValues: MethodNotAllowedMiddleware.table.map { ($0.path, Set($0.methods.map(\.rawValue))) })
+        #expect(table == documented)
     }
 
     @Test func theServedDocumentIsTheRepositorysFile() async throws {

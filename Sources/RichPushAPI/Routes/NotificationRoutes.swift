@@ -105,7 +105,7 @@ struct NotificationRoutes {
         let user = try context.caller(.read)
         let record = try await readable(try Self.notificationID(context), by: user)
         let etag = "\"\(record.payloadHash)\""
-        if request.headers[.ifNoneMatch] == etag {
+        if Self.matches(ifNoneMatch: request.headers[.ifNoneMatch], etag: etag) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
         guard let payload = try await notifications.payload(hash: record.payloadHash) else {
@@ -176,6 +176,16 @@ struct NotificationRoutes {
         let devices = try await installations.installations(owner: user.name)
         guard try await notifications.wasAddressed(id: id, to: devices.map(\.id)) else { throw missing }
         return record
+    }
+
+    /// RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored).
+    static func matches(ifNoneMatch header: String?, etag: String) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { candidate in
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == "*" || tag == etag
+        }
     }
 
     static func notificationID(_ context: APIRequestContext) throws -> Int {
