@@ -20,3 +20,5 @@ echo "==> testing"
 swift test --skip-build
 echo "==> hostile-input and authorization suite (scripts/security.sh)"
 RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/security.sh
+echo "==> short fuzz run (scripts/fuzz.sh: schemathesis against openapi.yaml, contract probes, parser fuzz tests)"
+RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" FUZZ_PARSER_ITERATIONS=50000 bash scripts/fuzz.sh --examples 25
