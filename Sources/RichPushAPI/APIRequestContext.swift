@@ -23,7 +23,8 @@ public struct APIRequestContext: RequestContext {
         guard let user else { throw APIError.unauthorized("authentication required") }
         if let apiKey, !apiKey.allows(scope) {
             throw APIError(.forbidden, code: "insufficient_scope",
-                           message: "this API key has scopes \(apiKey.scopes.sorted().map(\.rawValue).joined(separator: ",")); the route needs \(scope.rawValue)")
+                           message: "this API key has scopes \(apiKey.scopes.sorted().map(\.rawValue).joined(separator: ",")); the route needs \(scope.rawValue)",
+                           headers: [.wwwAuthenticate: "Bearer realm=\"RichPush\", error=\"insufficient_scope\", scope=\"\(scope.rawValue)\""])
         }
         return user
     }

@@ -66,13 +66,11 @@ public func buildApplication(configuration: APIConfiguration, dependencies: APID
     if let subscriber = dependencies.credentialChanges {
         services.append(CredentialChangeListener(subscriber: subscriber, channel: dependencies.keys.credentialChanges, state: auth, logger: logger))
     }
-    let idle = configuration.idleTimeout.components
-    let body = configuration.bodyTimeout.components
-    let bodyTimeout = TimeAmount.milliseconds(body.seconds * 1000 + body.attoseconds / 1_000_000_000_000_000)
+    let bodyTimeout = TimeAmount.milliseconds(Int64(configuration.bodyTimeout.milliseconds))
     return Application(
         router: buildRouter(configuration: configuration, dependencies: dependencies, auth: auth, notifications: notifications),
         server: .http1(configuration: .init(additionalChannelHandlers: [BodyTimeoutHandler(timeout: bodyTimeout)],
-                                            idleTimeout: .milliseconds(idle.seconds * 1000 + idle.attoseconds / 1_000_000_000_000_000))),
+                                            idleTimeout: .milliseconds(Int64(configuration.idleTimeout.milliseconds)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "RichPush"),
         services: services,
         logger: logger)

@@ -74,7 +74,7 @@ public struct RedisAPIKeyStore: APIKeyStore {
         guard let id = APIKey.id(inToken: token) else { return nil }
         let fields = try await redis.send("HMGET", keys.apiKey(id), "user", "scopes", "digest", "label", "created").array ?? []
         guard fields.count == 5, let name = fields[0].string, let scopes = fields[1].string, let digest = fields[2].string,
-              Self.constantTimeEqual(Array(digest.utf8), Array(Self.digest(token).utf8)) else { return nil }
+              ConstantTime.equal(Array(digest.utf8), Array(Self.digest(token).utf8)) else { return nil }
         let role = try await redis.send("HGET", keys.user(name), "role").string.flatMap(User.Role.init)
         guard let role else { return nil }
         let key = APIKey(id: id, user: name, scopes: Self.decode(scopes), label: fields[3].string ?? "", createdAt: Int64(fields[4].int ?? 0))
@@ -88,8 +88,4 @@ public struct RedisAPIKeyStore: APIKeyStore {
     static func encode(_ scopes: Set<APIKey.Scope>) -> String { scopes.sorted().map(\.rawValue).joined(separator: ",") }
     static func decode(_ text: String) -> Set<APIKey.Scope> { Set(text.split(separator: ",").compactMap { APIKey.Scope(rawValue: String($0)) }) }
 
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 }

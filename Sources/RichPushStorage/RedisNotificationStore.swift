@@ -227,7 +227,7 @@ public struct RedisNotificationStore: NotificationStore {
         let grouped = Dictionary(grouping: keys.indices, by: { keys[$0].notification })
         let order = Array(grouped.keys)
         let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = order.map { id in
-            ([self.keys.ledger(id)], [owner, now, Self.milliseconds(duration), ttl] + grouped[id]!.map { keys[$0].installation })
+            ([self.keys.ledger(id)], [owner, now, duration.milliseconds, ttl] + grouped[id]!.map { keys[$0].installation })
         }
         let replies = try await redis.run(Self.leaseScript, calls: calls)
         var leases = [DeliveryLease](repeating: .recorded, count: keys.count)
@@ -290,9 +290,6 @@ public struct RedisNotificationStore: NotificationStore {
         return try await redis.send(command).int ?? 0
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
-    }
 
     /// One script call per notification, all in one pipeline: counters, per-device entries (JSON
     /// written by hand: this runs for every push) and the state, in one step each.

@@ -6,7 +6,7 @@ extension RedisUserStore {
     public func reserveLoginAttempt(user: String, address: String, policy: LoginThrottle) async throws -> Int? {
         let wait = try await redis.run(Self.reserveScript, keys: [keys.loginPair(user, address), keys.loginAddress(address)],
                                        arguments: [JobQueue.nowMilliseconds(), policy.freeFailuresPerPair, policy.freeFailuresPerAddress,
-                                                   Self.milliseconds(policy.maxDelay), Self.milliseconds(policy.memory)]).int ?? 0
+                                                   policy.maxDelay.milliseconds, policy.memory.milliseconds]).int ?? 0
         return wait > 0 ? wait : nil
     }
 
@@ -32,9 +32,6 @@ extension RedisUserStore {
         return removed
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
-    }
 
     /// KEYS: pair, address. ARGV: now ms, free failures per pair, per address, max delay ms, memory ms.
     /// Refuses (returns the seconds to wait) while either counter is in its delay, else charges both

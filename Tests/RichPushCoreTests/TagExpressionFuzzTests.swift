@@ -8,7 +8,7 @@ import Testing
 /// `RICHPUSH_FUZZ_ITERATIONS` raises the count (scripts/fuzz.sh runs far more).
 @Suite("Tag expression fuzzing")
 struct TagExpressionFuzzTests {
-    static var iterations: Int { ProcessInfo.processInfo.environment["RICHPUSH_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 20_000 }
+    static var iterations: Int { ProcessInfo.processInfo.environment["RICHPUSH_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 2_000 }
 
     @Test func randomExpressionsParseOrAreRefused() throws {
         var random = SeededRandom(seed: 0x5EED)

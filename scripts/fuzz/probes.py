@@ -172,11 +172,11 @@ if mode == "up":
         probe("payload, If-None-Match its ETag", "GET", "/api/notifications/1", [304], template="/api/notifications/{id}",
               headers={**alice, "If-None-Match": etag})
         probe("payload, If-None-Match a list holding its ETag (RFC 9110 13.1.2)", "GET", "/api/notifications/1", [304],
-              template="/api/notifications/{id}", headers={**alice, "If-None-Match": f'"0000", {etag}'}, advisory=True)
+              template="/api/notifications/{id}", headers={**alice, "If-None-Match": f'"0000", {etag}'})
         probe("payload, If-None-Match its weak ETag (weak comparison)", "GET", "/api/notifications/1", [304],
-              template="/api/notifications/{id}", headers={**alice, "If-None-Match": "W/" + etag}, advisory=True)
+              template="/api/notifications/{id}", headers={**alice, "If-None-Match": "W/" + etag})
         probe("payload, If-None-Match *", "GET", "/api/notifications/1", [304], template="/api/notifications/{id}",
-              headers={**alice, "If-None-Match": "*"}, advisory=True)
+              headers={**alice, "If-None-Match": "*"})
     html = probe("send an HTML payload", "POST", "/api/notifications", [202], template="/api/notifications",
                  headers={**alice, **JSON}, data=json.dumps({"richType": "text", "payload": "<script>alert(1)</script>", "contentType": "text/html"}))
     if html is not None and html.status_code == 202:

@@ -144,10 +144,3 @@ struct SubscriberLoop {
         for continuation in continuations { continuation.resume(throwing: error) }
     }
 }
-
-extension Duration {
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-    }
-}

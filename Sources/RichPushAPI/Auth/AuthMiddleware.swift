@@ -99,7 +99,7 @@ struct AuthMiddleware: RouterMiddleware {
 
     private func authenticate(token: String, logger: Logger) async throws -> (APIKey, User) {
         guard let id = APIKey.id(inToken: token) else {
-            throw APIError.unauthorized("the Bearer token is not a RichPush API key (rpk_…)")
+            throw APIError.invalidToken("the Bearer token is not a RichPush API key (rpk_…)")
         }
         if let entry = state.keys.lookup(id, secret: token), ContinuousClock.now - entry.checked < configuration.cacheTTL {
             return entry.value
@@ -107,7 +107,7 @@ struct AuthMiddleware: RouterMiddleware {
         guard let (key, user) = try await keys.verify(token: token) else {
             state.keys.forget(id)
             logger.notice("authentication failed", metadata: ["apikey.id": "\(id)"])
-            throw APIError.unauthorized("unknown or revoked API key")
+            throw APIError.invalidToken("unknown or revoked API key")
         }
         state.keys.remember(id, secret: token, value: (key, user))
         return (key, user)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RichPushCore
 import Synchronization
 
 /// Remembers recently verified credentials as SHA-256 digests of the secret, with what they
@@ -25,7 +26,7 @@ final class CredentialCache<Value: Sendable>: Sendable {
     func lookup(_ name: String, secret: String) -> Entry? {
         let digest = Self.digest(name, secret)
         return entries.withLock { entries in
-            guard let entry = entries[name], Self.constantTimeEqual(entry.digest, digest) else { return nil }
+            guard let entry = entries[name], ConstantTime.equal(entry.digest, digest) else { return nil }
             return entry
         }
     }
@@ -48,10 +49,5 @@ final class CredentialCache<Value: Sendable>: Sendable {
 
     private static func digest(_ name: String, _ secret: String) -> [UInt8] {
         Array(SHA256.hash(data: Data((name + "\u{0}" + secret).utf8)))
-    }
-
-    private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

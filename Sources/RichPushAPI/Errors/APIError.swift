@@ -31,6 +31,11 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     static func unauthorized(_ message: String) -> APIError {
         APIError(.unauthorized, code: "unauthorized", message: message, headers: [.wwwAuthenticate: "Basic realm=\"RichPush\", charset=\"UTF-8\""])
     }
+    /// A Bearer token that is not a live API key (RFC 6750 §3).
+    static func invalidToken(_ message: String) -> APIError {
+        APIError(.unauthorized, code: "unauthorized", message: message,
+                 headers: [.wwwAuthenticate: "Bearer realm=\"RichPush\", error=\"invalid_token\""])
+    }
     static func tooLarge(_ message: String) -> APIError { APIError(.contentTooLarge, code: "too_large", message: message) }
     static func unsupportedMediaType(_ message: String) -> APIError { APIError(.unsupportedMediaType, code: "unsupported_media_type", message: message) }
     static func unavailable(_ message: String, retryAfter seconds: Int) -> APIError {

@@ -106,7 +106,7 @@ struct NotificationRoutes {
         let record = try await readable(try Self.notificationID(context), by: user)
         let etag = "\"\(record.payloadHash)\""
         if Self.matches(ifNoneMatch: request.headers[.ifNoneMatch], etag: etag) {
-            return Response(status: .notModified, headers: [.eTag: etag])
+            return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, max-age=3600"])
         }
         guard let payload = try await notifications.payload(hash: record.payloadHash) else {
             throw APIError(.gone, code: "gone", message: "the payload of notification \(record.id) has expired")

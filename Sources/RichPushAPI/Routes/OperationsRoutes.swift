@@ -16,7 +16,8 @@ struct OperationsRoutes {
                 _ = try await redis.send("PING")
                 return try JSONResponse.encode(["status": "ok", "redis": "ok"], status: .ok)
             } catch {
-                throw APIError.unavailable("Redis does not answer: \(error)", retryAfter: 1)
+                // Unauthenticated: say what is down, not where it is.
+                throw APIError.unavailable("Redis does not answer", retryAfter: 1)
             }
         }
         router.get("metrics") { _, _ in

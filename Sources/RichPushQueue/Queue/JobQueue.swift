@@ -72,11 +72,3 @@ public struct JobQueue: Sendable {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-    }
-}
