@@ -140,6 +140,23 @@ public final class DeviceSimulator: Sendable {
 
     // MARK: - One push, as the tutorial's app handles it
 
+    /// The background fetch, tried again with back-off (0.1 s doubling to 2 s) while the API is
+    /// unreachable or answers 5xx, within `fetchBudget`; the last answer or error stands.
+    private func fetchWithRetry(_ id: Int) async throws -> (status: Int, body: Data, contentType: String?) {
+        let deadline = ContinuousClock.now + configuration.fetchBudget
+        var delay = Duration.milliseconds(100)
+        while true {
+            do {
+                let answer = try await api.call("GET", "/api/notifications/\(id)")
+                if answer.status < 500 || ContinuousClock.now + delay > deadline { return answer }
+            } catch {
+                if ContinuousClock.now + delay > deadline { throw error }
+            }
+            try await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(2))
+        }
+    }
+
     private func handle(envelope bytes: [UInt8], handle: String) async {
         guard let device = devices.withLock({ $0[handle] }) else { return }
         let now = Self.nowMicros()
@@ -178,7 +195,7 @@ public final class DeviceSimulator: Sendable {
         }
         let fetched: (status: Int, body: Data, contentType: String?)
         do {
-            fetched = try await api.call("GET", "/api/notifications/\(id)")
+            fetched = try await fetchWithRetry(id)
         } catch {
             event.event = "failed"
             event.detail = "fetch failed: \(error)"

@@ -41,6 +41,9 @@ public struct SimulatorConfiguration: Sendable {
     /// Do the background fetch (the app's behaviour); false only records that the push arrived
     /// (load tests of the silent push alone).
     public var fetch: Bool = true
+    /// How long a failed background fetch (no connection, 5xx) is retried with back-off before
+    /// the device gives up: iOS gives a background fetch about 30 s. A 4xx is final at once.
+    public var fetchBudget: Duration = .seconds(30)
     /// Where events go instead of ``DeviceSimulator/events``: called on the device's own task,
     /// concurrently. Load tests use it, as one consumer of the stream cannot keep up with tens
     /// of thousands of events per second and the stream would buffer them all.

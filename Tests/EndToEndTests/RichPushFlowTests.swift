@@ -158,6 +158,28 @@ struct RichPushFlowTests {
         }
     }
 
+    @Test func aFetchThatMeets503IsRetriedWithinTheBackgroundBudget() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let simulator = pipeline.simulator(handlePrefix: "retry")
+                try await withSimulator(simulator) { log in
+                    let id = try await sendImage(pipeline)
+                    // Redis refuses writes (OOM): the API answers the fetch 503 + Retry-After.
+                    _ = try await pipeline.redis.send("CONFIG", "SET", "maxmemory", 1)
+                    let channel = SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-retry-0")
+                    let push = #"{"aps":{"content-available":1},"richId":"\#(id)","richMessage":"m","richType":"img"}"#
+                    let envelope = SimulatedEnvelope.encode(id: "\(id)", installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
+                    #expect(try await pipeline.redis.send("PUBLISH", channel, envelope) == .integer(1))
+                    try await Task.sleep(for: .milliseconds(1500))
+                    #expect(log.count("fetched") == 0)
+                    _ = try await pipeline.redis.send("CONFIG", "SET", "maxmemory", 0)
+                    try await waitUntil(timeout: .seconds(10), "the fetch to go through") { log.count("fetched") == 1 }
+                    #expect(log.count("failed") == 0)
+                }
+            }
+        }
+    }
+
     @Test func unknownRichTypesAndFailedFetchesAreReportedAsFailed() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
