@@ -31,7 +31,7 @@ ensure_swift() {
 kill_private_redis() {
     local dir=$1
     [ -d "$dir" ] || return 0
-    find "$dir" -maxdepth 2 -name 'redis.pid' 2>/dev/null | while read -r pidfile; do
+    find "$dir" -maxdepth 4 -name 'redis.pid' 2>/dev/null | while read -r pidfile; do
         kill -9 "$(cat "$pidfile")" 2>/dev/null || true
     done
 }
