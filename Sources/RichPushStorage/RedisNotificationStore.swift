@@ -222,46 +222,52 @@ public struct RedisNotificationStore: NotificationStore {
 
     public func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
         guard !keys.isEmpty else { return [] }
-        let now = JobQueue.nowMilliseconds()
-        let ttl = Int(retention.components.seconds)
         let grouped = Dictionary(grouping: keys.indices, by: { keys[$0].notification })
         let order = Array(grouped.keys)
-        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = order.map { id in
-            ([self.keys.ledger(id)], [owner, now, duration.milliseconds, ttl] + grouped[id]!.map { keys[$0].installation })
-        }
-        let replies = try await redis.run(Self.leaseScript, calls: calls)
-        var leases = [DeliveryLease](repeating: .recorded, count: keys.count)
-        for (id, reply) in zip(order, replies) {
-            let codes = try reply.throwingError().array ?? []
+        // One script call for the whole batch: every ledger carries the partition's hash tag.
+        var arguments: [any RedisArgument] = [owner, JobQueue.nowMilliseconds(), duration.milliseconds, Int(retention.components.seconds)]
+        for id in order {
             let indices = grouped[id]!
-            guard codes.count == indices.count else { throw RedisError.unexpected(reply, expected: "\(indices.count) lease codes") }
-            for (index, code) in zip(indices, codes) {
-                let value = code.int ?? 0
-                leases[index] = value == -1 ? .leased : value == 0 ? .recorded : .leasedByOther(remaining: .milliseconds(value))
-            }
+            arguments.append(indices.count)
+            for index in indices { arguments.append(keys[index].installation) }
+        }
+        let reply = try await redis.run(Self.leaseScript, keys: order.map { self.keys.ledger($0) }, arguments: arguments)
+        let codes = reply.array ?? []
+        guard codes.count == keys.count else { throw RedisError.unexpected(reply, expected: "\(keys.count) lease codes") }
+        var leases = [DeliveryLease](repeating: .recorded, count: keys.count)
+        for (index, code) in zip(order.flatMap { grouped[$0]! }, codes) {
+            let value = code.int ?? 0
+            leases[index] = value == -1 ? .leased : value == 0 ? .recorded : .leasedByOther(remaining: .milliseconds(value))
         }
         return leases
     }
 
-    /// KEYS: the notification's ledger. ARGV: owner, now ms, lease ms, ttl s, installations…
-    /// Per installation: -1 leased to the caller, 0 already recorded, n > 0 another owner's lease
-    /// is live for n ms. Fields hold `R` (recorded) or `L:<until ms>:<owner>` (leased).
+    /// KEYS: the notifications' ledgers. ARGV: owner, now ms, lease ms, ttl s, then per ledger a
+    /// count and that many installations. Per installation, in order: -1 leased to the caller,
+    /// 0 already recorded, n > 0 another owner's lease is live for n ms. Fields hold `R`
+    /// (recorded) or `L:<until ms>:<owner>` (leased).
     static let leaseScript = RedisScript("""
     local owner, now, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
     local out = {}
-    for i = 5, #ARGV do
-      local value = redis.call('HGET', KEYS[1], ARGV[i])
-      local code = -1
-      if value == 'R' then
-        code = 0
-      elseif value then
-        local untilMs, holder = string.match(value, '^L:(%d+):(.*)$')
-        if untilMs and holder ~= owner and tonumber(untilMs) > now then code = tonumber(untilMs) - now end
+    local a = 5
+    for k = 1, #KEYS do
+      local ledger = KEYS[k]
+      local count = tonumber(ARGV[a])
+      for i = a + 1, a + count do
+        local value = redis.call('HGET', ledger, ARGV[i])
+        local code = -1
+        if value == 'R' then
+          code = 0
+        elseif value then
+          local untilMs, holder = string.match(value, '^L:(%d+):(.*)$')
+          if untilMs and holder ~= owner and tonumber(untilMs) > now then code = tonumber(untilMs) - now end
+        end
+        if code == -1 then redis.call('HSET', ledger, ARGV[i], 'L:' .. (now + lease) .. ':' .. owner) end
+        out[#out + 1] = code
       end
-      if code == -1 then redis.call('HSET', KEYS[1], ARGV[i], 'L:' .. (now + lease) .. ':' .. owner) end
-      out[#out + 1] = code
+      if redis.call('TTL', ledger) < 0 then redis.call('EXPIRE', ledger, ARGV[4]) end
+      a = a + count + 1
     end
-    if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
     return out
     """)
 
@@ -294,9 +300,9 @@ public struct RedisNotificationStore: NotificationStore {
     /// One script call per notification, all in one pipeline: counters, per-device entries (JSON
     /// written by hand: this runs for every push) and the state, in one step each.
     public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
-        let ttl = Int(retention.components.seconds)
-        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = results.compactMap { id, results in
-            guard !results.isEmpty else { return nil }
+        var scriptKeys: [any RedisArgument] = []
+        var arguments: [any RedisArgument] = [Int(retention.components.seconds), Self.stateOrder]
+        for (id, results) in results where !results.isEmpty {
             var counts: [DeliveryCounter: Int] = [:]
             var devices: [any RedisArgument] = []
             var released: [any RedisArgument] = []
@@ -307,12 +313,15 @@ public struct RedisNotificationStore: NotificationStore {
                 devices.append(Self.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
                 if result.counter == .retried { released.append(result.installation) }
             }
-            var arguments: [any RedisArgument] = [ttl, Self.stateOrder, counts[.sent, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count]
+            scriptKeys += [keys.status(id), keys.devices(id), keys.ledger(id)] as [any RedisArgument]
+            arguments += [counts[.sent, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
             for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
-            return ([keys.status(id), keys.devices(id), keys.ledger(id)], arguments + released + devices)
+            arguments += released
+            arguments += devices
         }
-        guard !calls.isEmpty else { return }
-        for reply in try await redis.run(Self.recordScript, calls: calls) { try reply.throwingError() }
+        guard !scriptKeys.isEmpty else { return }
+        // One script call for the whole batch (all keys carry the partition's hash tag).
+        try await redis.run(Self.recordScript, keys: scriptKeys, arguments: arguments)
     }
 
     /// A device's entry in the status: `{"adapterID":…,"error":…,"state":…}`.
@@ -326,44 +335,48 @@ public struct RedisNotificationStore: NotificationStore {
         return json.bytes
     }
 
-    /// KEYS: status, devices, ledger. ARGV: ttl, state order, state to advance to ('' for none),
-    /// n, r, then n (counter, increment) pairs, then r installations whose lease is released
-    /// (retried), then (installation, entry) pairs; every installation with an entry but not
-    /// released is recorded in the ledger.
+    /// KEYS: (status, devices, ledger) per notification. ARGV: ttl, state order, then per
+    /// notification: state to advance to ('' for none), n, r, d, then n (counter, increment)
+    /// pairs, r installations whose lease is released (retried), d items of (installation,
+    /// entry) pairs. Every installation with an entry and not released is recorded in the ledger.
     static let recordScript = RedisScript(advanceFunction + """
-    local n = tonumber(ARGV[4])
-    local r = tonumber(ARGV[5])
-    local i = 6
-    for _ = 1, n do
-      redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
-      i = i + 2
-    end
-    local released = {}
-    for _ = 1, r do
-      released[ARGV[i]] = true
-      redis.call('HDEL', KEYS[3], ARGV[i])
-      i = i + 1
-    end
-    if i <= #ARGV then
-      local recorded = {}
-      for j = i, #ARGV, 2 do
-        if not released[ARGV[j]] then
-          recorded[#recorded + 1] = ARGV[j]
-          recorded[#recorded + 1] = 'R'
+    local ttl, order = ARGV[1], ARGV[2]
+    local a = 3
+    for k = 1, #KEYS, 3 do
+      local status, devices, ledger = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+      local state, n, r, d = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+      local i = a + 4
+      for _ = 1, n do
+        redis.call('HINCRBY', status, ARGV[i], ARGV[i + 1])
+        i = i + 2
+      end
+      local released = {}
+      for _ = 1, r do
+        released[ARGV[i]] = true
+        redis.call('HDEL', ledger, ARGV[i])
+        i = i + 1
+      end
+      local last = i + d - 1
+      if d > 0 then
+        local recorded = {}
+        for j = i, last, 2 do
+          if not released[ARGV[j]] then
+            recorded[#recorded + 1] = ARGV[j]
+            recorded[#recorded + 1] = 'R'
+          end
         end
+        for j = i, last, 200 do
+          redis.call('HSET', devices, unpack(ARGV, j, math.min(j + 199, last)))
+        end
+        redis.call('EXPIRE', devices, ttl)
+        for j = 1, #recorded, 200 do
+          redis.call('HSET', ledger, unpack(recorded, j, math.min(j + 199, #recorded)))
+        end
+        if #recorded > 0 then redis.call('EXPIRE', ledger, ttl) end
       end
-      while i <= #ARGV do
-        local last = math.min(i + 199, #ARGV)
-        redis.call('HSET', KEYS[2], unpack(ARGV, i, last))
-        i = last + 1
-      end
-      redis.call('EXPIRE', KEYS[2], ARGV[1])
-      for j = 1, #recorded, 200 do
-        redis.call('HSET', KEYS[3], unpack(recorded, j, math.min(j + 199, #recorded)))
-      end
-      if #recorded > 0 then redis.call('EXPIRE', KEYS[3], ARGV[1]) end
+      if state ~= '' then advance(status, state, order) end
+      a = last + 1
     end
-    if ARGV[3] ~= '' then advance(KEYS[1], ARGV[3], ARGV[2]) end
     return 1
     """)
 }
