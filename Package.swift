@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "RichPushWorker",
             dependencies: [
-                "RichPushCore", "RichPushQueue",
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

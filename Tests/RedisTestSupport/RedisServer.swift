@@ -110,6 +110,18 @@ public final class RedisServer: @unchecked Sendable {
         return true
     }
 
+    /// Stops the server and removes its directory without holding a thread of the 2-thread
+    /// cooperative pool while Redis exits (a blocking wait in every test's teardown starved
+    /// timing-sensitive tests running beside it).
+    public func shutdownGently() async {
+        if let process, process.isRunning {
+            _ = Self.rawCommand("SHUTDOWN NOSAVE", port: port)
+            let deadline = ContinuousClock.now + .seconds(5)
+            while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+        shutdown()
+    }
+
     /// Stops the server and removes its directory.
     public func shutdown() {
         stop()
@@ -202,8 +214,14 @@ public struct RedisServerError: Error, CustomStringConvertible {
 /// Runs `body` with a fresh private server, and stops it whatever happens.
 public func withRedisServer<T>(appendOnly: Bool = false, arguments: [String] = [], _ body: (RedisServer) async throws -> T) async throws -> T {
     let server = try await RedisServer(appendOnly: appendOnly, arguments: arguments)
-    defer { server.shutdown() }
-    return try await body(server)
+    do {
+        let result = try await body(server)
+        await server.shutdownGently()
+        return result
+    } catch {
+        await server.shutdownGently()
+        throw error
+    }
 }
 
 /// A key prefix no other test uses, so tests can share one server without sharing keys.

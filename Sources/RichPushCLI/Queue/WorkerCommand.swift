@@ -59,26 +59,23 @@ struct WorkerCommand: AsyncParsableCommand {
         let redisConfiguration = try redis.configuration(clientName: "richpush-worker")
         let pool = RedisConnectionPool(configuration: redisConfiguration, size: 2, logger: logger)
         let jobQueue = JobQueue(redis: pool, configuration: queue.configuration)
-        var handlers = JobHandlers()
-        handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
-        handlers.register(NoopJobHandler(redis: pool, latencyKey: latencyKey), for: NoopJobHandler.type)
-        let keys = queue.storageKeys
-        let retention = Duration.seconds(retentionDays * 86400)
-        let pushAdapter: any PushAdapter = switch adapter {
-        case .simulated: SimulatedHubAdapter(redis: pool, prefix: queue.prefix, holdFor: .seconds(holdHours * 3600))
-        }
-        RichPushJobHandler(
-            notifications: RedisNotificationStore(redis: pool, keys: keys, queue: jobQueue, retention: retention),
-            installations: RedisInstallationStore(redis: pool, keys: keys),
-            queue: jobQueue, adapter: pushAdapter,
-            renderer: PushRenderer(mode: pushMode, legacySound: legacySound, apiBaseURL: apiBaseURL),
-            fanOutBatch: fanOutBatch, logger: logger
-        ).register(in: &handlers)
         var workerConfiguration = JobWorkerConfiguration(concurrency: concurrency, batchSize: batchSize,
                                                          drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
-        let worker = JobWorker(queue: jobQueue, handlers: handlers, redis: redisConfiguration, configuration: workerConfiguration, logger: logger)
+        let pushAdapter: RichPushWorkerConfiguration.Adapter = switch adapter {
+        case .simulated: .simulated(holdFor: .seconds(holdHours * 3600))
+        }
+        let configuration = RichPushWorkerConfiguration(
+            worker: workerConfiguration, adapter: pushAdapter,
+            renderer: PushRenderer(mode: pushMode, legacySound: legacySound, apiBaseURL: apiBaseURL),
+            fanOutBatch: fanOutBatch, retention: .seconds(retentionDays * 86400))
+        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration)
+        let worker = buildWorker(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
+            // The benchmark and test job types (scripts/bench-queue.sh, the queue's process tests).
+            handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
+            handlers.register(NoopJobHandler(redis: pool, latencyKey: latencyKey), for: NoopJobHandler.type)
+        }, logger: logger)
         // A ServiceGroup stops its services in reverse order: the worker drains first, and the
         // metrics server answers until the worker is done.
         var services: [any Service] = []

@@ -41,7 +41,7 @@ struct Pipeline {
         let port = try RedisServer.freePort()
         var logger = Logger(label: "e2e")
         logger.logLevel = .warning
-        let app = buildApplication(configuration: APIConfiguration(host: "127.0.0.1", port: port),
+        let app = buildApplication(configuration: APIConfiguration(host: "127.0.0.1", port: port, auth: AuthConfiguration(bcryptCost: 4)),
                                    dependencies: APIDependencies(redis: redis, keys: keys, queue: queueConfiguration), logger: logger)
         let pipeline = Pipeline(server: server, redis: redis, prefix: prefix, keys: keys, queue: JobQueue(redis: redis, configuration: queueConfiguration), port: port)
         // A service group stopped gracefully: cancelling the server instead made Hummingbird log
@@ -65,19 +65,15 @@ struct Pipeline {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     func worker(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))") -> JobWorker {
-        var handlers = JobHandlers()
-        RichPushJobHandler(
-            notifications: RedisNotificationStore(redis: redis, keys: keys, queue: queue, retention: .seconds(3600)),
-            installations: RedisInstallationStore(redis: redis, keys: keys),
-            queue: queue, adapter: SimulatedHubAdapter(redis: redis, prefix: prefix, holdFor: .seconds(60)),
-            renderer: PushRenderer(), fanOutBatch: fanOutBatch
-        ).register(in: &handlers)
         var logger = Logger(label: "e2e.worker")
         logger.logLevel = .error
-        return JobWorker(queue: queue, handlers: handlers, redis: server.configuration,
-                         configuration: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
-                                                               drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
-                         logger: logger)
+        let configuration = RichPushWorkerConfiguration(
+            worker: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
+                                           drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
+            adapter: .simulated(holdFor: .seconds(60)), fanOutBatch: fanOutBatch, retention: .seconds(3600))
+        return buildWorker(configuration: configuration,
+                           dependencies: WorkerDependencies(redis: redis, redisConfiguration: server.configuration, keys: keys, queue: queue.configuration),
+                           logger: logger)
     }
 
     func simulator(devices: Int = 1, appState: SimulatorConfiguration.AppState = .active, tap: SimulatorConfiguration.Tap = .more,

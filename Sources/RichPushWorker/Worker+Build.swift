@@ -1,0 +1,72 @@
+public import Hiredis
+public import Logging
+import RichPushAdapters
+public import RichPushCore
+public import RichPushQueue
+public import RichPushStorage
+
+/// Everything `richpush worker` can be told about delivery, with production defaults.
+public struct RichPushWorkerConfiguration: Sendable {
+    /// Where pushes go.
+    public enum Adapter: Sendable, Hashable {
+        /// The hub on Redis Pub/Sub, keeping an offline device's newest push this long.
+        case simulated(holdFor: Duration)
+    }
+
+    public var worker: JobWorkerConfiguration
+    public var adapter: Adapter
+    public var renderer: PushRenderer
+    /// Installations per fan-out sub-job.
+    public var fanOutBatch: Int
+    /// How long records live (the API's retention).
+    public var retention: Duration
+    /// How long a (notification, installation) lease lasts in the delivery ledger.
+    public var leaseDuration: Duration
+
+    public init(worker: JobWorkerConfiguration = JobWorkerConfiguration(), adapter: Adapter = .simulated(holdFor: .seconds(86400)),
+                renderer: PushRenderer = PushRenderer(), fanOutBatch: Int = 500, retention: Duration = .seconds(7 * 86400),
+                leaseDuration: Duration = .seconds(30)) {
+        self.worker = worker
+        self.adapter = adapter
+        self.renderer = renderer
+        self.fanOutBatch = fanOutBatch
+        self.retention = retention
+        self.leaseDuration = leaseDuration
+    }
+}
+
+/// What a worker needs from outside: one place builds it for `richpush worker` and the tests.
+public struct WorkerDependencies: Sendable {
+    /// Shared connections for stores and the adapter.
+    public var redis: any RedisClient
+    /// For the worker's own blocking reads (a connection of its own).
+    public var redisConfiguration: RedisConfiguration
+    public var keys: StorageKeys
+    public var queue: JobQueueConfiguration
+
+    public init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration) {
+        self.redis = redis
+        self.redisConfiguration = redisConfiguration
+        self.keys = keys
+        self.queue = queue
+    }
+}
+
+/// Builds a worker that runs rich-push jobs (and whatever `extraHandlers` registers: the bench
+/// and test job types): the composition root of `richpush worker` and of the tests.
+public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
+                        extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> JobWorker {
+    let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
+    let adapter: any PushAdapter = switch configuration.adapter {
+    case .simulated(let holdFor): SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor)
+    }
+    var handlers = JobHandlers()
+    extraHandlers(&handlers)
+    RichPushJobHandler(
+        notifications: RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention),
+        installations: RedisInstallationStore(redis: dependencies.redis, keys: dependencies.keys),
+        queue: queue, adapter: adapter, renderer: configuration.renderer,
+        fanOutBatch: configuration.fanOutBatch, leaseDuration: configuration.leaseDuration, logger: logger
+    ).register(in: &handlers)
+    return JobWorker(queue: queue, handlers: handlers, redis: dependencies.redisConfiguration, configuration: configuration.worker, logger: logger)
+}
