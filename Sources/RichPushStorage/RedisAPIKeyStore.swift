@@ -17,7 +17,7 @@ public struct RedisAPIKeyStore: APIKeyStore {
 
     public func create(user: String, scopes: Set<APIKey.Scope>, label: String) async throws -> (key: APIKey, token: String)? {
         var random = SystemRandomNumberGenerator()
-        let id = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
+        let id = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255, using: &random) })
         let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let token = "rpk_\(id)_\(secret)"
@@ -52,10 +52,16 @@ public struct RedisAPIKeyStore: APIKeyStore {
                             arguments: [keys.apiKeys(of: ""), id, keys.credentialChanges]).int == 1
     }
 
-    /// Revokes every key of a user (the user is being removed); returns how many.
+    /// Revokes every key of a user (the user is being removed), in one pipeline; returns how many.
     public func revokeAll(user: String) async throws -> Int {
+        let ids = (try await redis.send("SMEMBERS", keys.apiKeys(of: user)).array ?? []).compactMap(\.string)
         var revoked = 0
-        for key in try await list(user: user) where try await revoke(id: key.id) { revoked += 1 }
+        if !ids.isEmpty {
+            let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = ids.map { id in
+                ([keys.apiKey(id)], [keys.apiKeys(of: ""), id, keys.credentialChanges])
+            }
+            for reply in try await redis.run(Self.revokeScript, calls: calls) { revoked += try reply.throwingError().int ?? 0 }
+        }
         try await redis.send("DEL", keys.apiKeys(of: user))
         return revoked
     }
@@ -82,7 +88,7 @@ public struct RedisAPIKeyStore: APIKeyStore {
     }
 
     static func digest(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(token.utf8)))
     }
 
     static func encode(_ scopes: Set<APIKey.Scope>) -> String { scopes.sorted().map(\.rawValue).joined(separator: ",") }

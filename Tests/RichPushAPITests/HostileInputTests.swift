@@ -142,6 +142,11 @@ struct HostileInputTests {
                 }
                 #expect(try await keys.revoke(id: key.id))
                 #expect(try await keys.verify(token: token) == nil)
+                // Removing a user revokes all their keys at once.
+                let bobKeys = [try await keys.create(user: "bob", scopes: [.read], label: "a"), try await keys.create(user: "bob", scopes: [.send], label: "b")]
+                #expect(try await keys.revokeAll(user: "bob") == 2)
+                for created in bobKeys { #expect(try await keys.verify(token: try #require(created).token) == nil) }
+                #expect(try await keys.list(user: "bob").isEmpty)
             }
         }
     }

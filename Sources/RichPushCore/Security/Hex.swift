@@ -1,8 +1,8 @@
 /// Lower-case hex without Foundation's formatter (which costs microseconds per byte).
-enum Hex {
+public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         for byte in bytes {
