@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against real redis-servers (the tests start their own on free ports).
 # Installs what is missing first: redis-server, redis-tools, libhiredis-dev, and docker-compose to
-# validate docker-compose.yml (apt-get; sudo when not root).
+# validate docker-compose.yml (apt-get; sudo when not root). Then the hostile-input, fuzz and
+# fault-injection runs against the debug binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -22,3 +23,5 @@ echo "==> hostile-input and authorization suite (scripts/security.sh)"
 RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/security.sh
 echo "==> short fuzz run (scripts/fuzz.sh: schemathesis against openapi.yaml, contract probes, parser fuzz tests)"
 RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" FUZZ_PARSER_ITERATIONS=50000 bash scripts/fuzz.sh --examples 25
+echo "==> short fault-injection run (scripts/chaos.sh: 30 s, every fault kind once, reconciled push by push)"
+RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/chaos.sh --duration 30 --rate 20 --fault-every 4 --seed 1

@@ -4,7 +4,7 @@ public import Hiredis
 public import Hummingbird
 public import Logging
 public import Prometheus
-public import ServiceLifecycle
+import ServiceLifecycle
 import RichPushCore
 public import RichPushQueue
 public import RichPushStorage

@@ -30,28 +30,26 @@ public struct SimulatedHubAdapter: PushAdapter {
             SimulatedEnvelope.encode(id: push.rendered.collapseID + ":" + push.installation.id, installation: push.installation.id,
                                      sentAt: sentAt, pushType: push.rendered.pushType, payload: push.rendered.payload)
         }
-        let replies = try await redis.pipeline(zip(pushes, envelopes).map { push, envelope in
-            RedisCommand("PUBLISH", Self.channel(prefix: prefix, handle: push.installation.handle), envelope)
+        // Publish-or-hold is one script per push, so a device that subscribes and then takes its
+        // held push (GETDEL) can never fall between a PUBLISH that found no one and the SET after it.
+        let holdMilliseconds = holdFor.milliseconds
+        let replies = try await redis.run(Self.publishOrHold, calls: zip(pushes, envelopes).map { push, envelope in
+            (keys: [Self.heldKey(prefix: prefix, handle: push.installation.handle)],
+             arguments: [Self.channel(prefix: prefix, handle: push.installation.handle), envelope, holdMilliseconds])
         })
-        var outcomes: [PushOutcome] = []
-        var holds: [RedisCommand] = []
-        for (index, reply) in replies.enumerated() {
+        return replies.enumerated().map { index, reply in
             let id = pushes[index].rendered.collapseID + ":" + pushes[index].installation.id
-            if let message = reply.errorMessage {
-                outcomes.append(.failed(reason: message, retryable: true))
-            } else if (reply.int ?? 0) > 0 {
-                outcomes.append(.sent(adapterID: id))
-            } else {
-                holds.append(RedisCommand("SET", Self.heldKey(prefix: prefix, handle: pushes[index].installation.handle), envelopes[index],
-                                          "PX", holdFor.components.seconds * 1000 + holdFor.components.attoseconds / 1_000_000_000_000_000))
-                outcomes.append(.held(adapterID: id))
-            }
+            if let message = reply.errorMessage { return .failed(reason: message, retryable: true) }
+            return (reply.int ?? 0) > 0 ? .sent(adapterID: id) : .held(adapterID: id)
         }
-        if !holds.isEmpty {
-            for reply in try await redis.pipeline(holds) { try reply.throwingError() }
-        }
-        return outcomes
     }
+
+    /// KEYS[1] held key; ARGV channel, envelope, hold in ms. Returns the receivers (0: held).
+    static let publishOrHold = RedisScript("""
+        local receivers = redis.call('PUBLISH', ARGV[1], ARGV[2])
+        if receivers == 0 then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+        return receivers
+        """)
 }
 
 /// What travels on a device channel: the platform payload plus the hub's metadata.

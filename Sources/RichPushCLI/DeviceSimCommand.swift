@@ -26,9 +26,12 @@ struct DeviceSimCommand: AsyncParsableCommand {
     @Option(help: "Key prefix of the simulated hub (the queue prefix of the workers).") var hubPrefix = "richpush"
     @Option(help: "Device handles are <prefix>-<n> (default sim-<user>).") var handlePrefix: String?
     @Option(help: "Output format.") var format: Format = .text
+    @Option(help: "File where the devices keep the collapse ids of what they show, so a restarted simulator still collapses a resend (a phone's Notification Center survives the app).") var stateFile: String?
+    @Option(help: "Register device n also under the tag g<n mod this> (0: no extra tag), so a sender can address groups of devices.") var tagGroups = 0
 
     func validate() throws {
         guard devices >= 1 else { throw ValidationError("--devices must be at least 1") }
+        guard (0...10_000).contains(tagGroups) else { throw ValidationError("--tag-groups must be between 0 and 10000") }
         guard fireDelay >= 0 else { throw ValidationError("--fire-delay must not be negative") }
         guard URL(string: api)?.host != nil else { throw ValidationError("--api must be a URL such as http://127.0.0.1:8080") }
     }
@@ -38,23 +41,27 @@ struct DeviceSimCommand: AsyncParsableCommand {
         guard let secret = password ?? ProcessInfo.processInfo.environment["RICHPUSH_PASSWORD"] else {
             throw CLIError("give --password or set RICHPUSH_PASSWORD")
         }
-        let configuration = SimulatorConfiguration(
+        var configuration = SimulatorConfiguration(
             apiBaseURL: URL(string: api)!, user: user, password: secret, devices: devices, appState: appState, tap: tap,
             fireDelay: .milliseconds(Int(fireDelay * 1000)), outDirectory: out.map { URL(fileURLWithPath: $0) },
             redis: try redis.configuration(clientName: "richpush-device-sim"), hubPrefix: hubPrefix, handlePrefix: handlePrefix)
-        let simulator = DeviceSimulator(configuration: configuration)
-        let printer = Task {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            for await event in simulator.events {
-                let line = format == .json
-                    ? String(decoding: (try? encoder.encode(event)) ?? Data(), as: UTF8.self)
-                    : event.textLine
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            }
+        // Each event is written as it happens (one write per line), not through a stream that
+        // could buffer without bound, and nothing is left unwritten when the process is killed.
+        let json = format == .json
+        configuration.eventSink = { event in
+            let line = json ? event.jsonLine : event.textLine
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+        configuration.stateFile = stateFile.map { URL(fileURLWithPath: $0) }
+        let simulator: DeviceSimulator
+        do {
+            simulator = try DeviceSimulator(configuration: configuration)
+        } catch {
+            throw CLIError("cannot use the state file \(stateFile ?? ""): \(error.localizedDescription)")
         }
         do {
-            try await simulator.start()
+            let groups = tagGroups
+            try await simulator.start(tags: { index in groups > 0 ? ["g\(index % groups)"] : [] })
         } catch {
             await simulator.stop()
             throw CLIError("device registration failed: \(error)")
@@ -69,7 +76,6 @@ struct DeviceSimCommand: AsyncParsableCommand {
         }
         try await simulator.run(limit: count > 0 ? count : nil)
         signals.forEach { $0.cancel() }
-        await printer.value
     }
 }
 
@@ -77,6 +83,12 @@ extension SimulatorConfiguration.AppState: ExpressibleByArgument {}
 extension SimulatorConfiguration.Tap: ExpressibleByArgument {}
 
 extension SimulatorEvent {
+    var jsonLine: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{\"event\":\"unencodable\"}"
+    }
+
     var textLine: String {
         var parts = ["device \(device)", event]
         if let richId { parts.append("richId=\(richId)") }

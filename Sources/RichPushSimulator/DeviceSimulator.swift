@@ -17,15 +17,17 @@ public final class DeviceSimulator: Sendable {
     private let api: APIClient
     private let devices = Mutex<[String: (index: Int, installation: String)]>([:])
     private let subscribers = Mutex<[RedisSubscriber]>([])
-    private let collapse = CollapseMemory()
+    private let collapse: CollapseMemory
     private let logger: Logger
 
     /// The notification category and action the tutorial's app registers.
     public static let category = "richPush"
     public static let moreAction = (identifier: "richPushMore", title: "More")
 
-    public init(configuration: SimulatorConfiguration, logger: Logger = Logger(label: "richpush.device-sim")) {
+    /// Throws when the configuration's `stateFile` cannot be read or written.
+    public init(configuration: SimulatorConfiguration, logger: Logger = Logger(label: "richpush.device-sim")) throws {
         self.configuration = configuration
+        collapse = try CollapseMemory(stateFile: configuration.stateFile)
         self.logger = logger
         (events, output) = AsyncStream.makeStream(of: SimulatorEvent.self)
         api = APIClient(base: configuration.apiBaseURL, user: configuration.user, password: configuration.password)
@@ -83,6 +85,16 @@ public final class DeviceSimulator: Sendable {
                 }
             }
             for subscriber in subscribers {
+                // After a dropped connection the hub held what it could not deliver: take it, as a
+                // phone does when it is back online.
+                group.addTask {
+                    for await _ in subscriber.restorations {
+                        for (handle, envelope) in await self.takeHeldPushesRetrying() {
+                            await self.handle(envelope: envelope, handle: handle)
+                            if let limit, handled.increment() >= limit { await self.stop() }
+                        }
+                    }
+                }
                 group.addTask {
                     await withDiscardingTaskGroup { inner in
                         for await message in subscriber.messages {
@@ -126,11 +138,25 @@ public final class DeviceSimulator: Sendable {
         }
     }
 
+    /// As ``takeHeldPushes()``, tried again (up to 10 times, 0.5 s apart) while Redis refuses:
+    /// right after a restore Redis may still be loading.
+    private func takeHeldPushesRetrying() async -> [(String, [UInt8])] {
+        for attempt in 1...10 {
+            do {
+                return try await takeHeldPushes()
+            } catch {
+                logger.warning("cannot take held pushes yet", metadata: ["attempt": "\(attempt)", "error": "\(error)"])
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        return []
+    }
+
     /// GETDEL of every device's held push, 1,000 devices per pipeline.
     private func takeHeldPushes(_ handles: [String], on connection: RedisConnection) async throws -> [(String, [UInt8])] {
         var held: [(String, [UInt8])] = []
         for chunk in stride(from: 0, to: handles.count, by: 1000).map({ Array(handles[$0..<min($0 + 1000, handles.count)]) }) {
-            let replies = try await connection.pipeline(chunk.map { RedisCommand("GETDEL", SimulatedHubAdapter.heldKey(prefix: configuration.hubPrefix, handle: $0)) })
+            let replies = try await connection.sendAll(chunk.map { RedisCommand("GETDEL", SimulatedHubAdapter.heldKey(prefix: configuration.hubPrefix, handle: $0)) })
             for (handle, reply) in zip(chunk, replies) where !reply.isNull {
                 if let bytes = reply.bytes { held.append((handle, bytes)) }
             }
@@ -142,12 +168,12 @@ public final class DeviceSimulator: Sendable {
 
     /// The background fetch, tried again with back-off (0.1 s doubling to 2 s) while the API is
     /// unreachable or answers 5xx, within `fetchBudget`; the last answer or error stands.
-    private func fetchWithRetry(_ id: Int) async throws -> (status: Int, body: Data, contentType: String?) {
+    private func fetchWithRetry(_ id: Int, installation: String) async throws -> (status: Int, body: Data, contentType: String?) {
         let deadline = ContinuousClock.now + configuration.fetchBudget
         var delay = Duration.milliseconds(100)
         while true {
             do {
-                let answer = try await api.call("GET", "/api/notifications/\(id)")
+                let answer = try await api.call("GET", "/api/notifications/\(id)?installation=\(installation)")
                 if answer.status < 500 || ContinuousClock.now + delay > deadline { return answer }
             } catch {
                 if ContinuousClock.now + delay > deadline { throw error }
@@ -195,7 +221,7 @@ public final class DeviceSimulator: Sendable {
         }
         let fetched: (status: Int, body: Data, contentType: String?)
         do {
-            fetched = try await fetchWithRetry(id)
+            fetched = try await fetchWithRetry(id, installation: device.installation)
         } catch {
             event.event = "failed"
             event.detail = "fetch failed: \(error)"
@@ -205,7 +231,7 @@ public final class DeviceSimulator: Sendable {
         guard fetched.status == 200 else {
             event.event = "failed"
             event.status = fetched.status
-            event.detail = "background fetch answered HTTP \(fetched.status)"
+            event.detail = "background fetch answered HTTP \(fetched.status): \(String(decoding: fetched.body.prefix(200), as: UTF8.self))"
             emit(event)
             return
         }
@@ -276,6 +302,8 @@ public final class DeviceSimulator: Sendable {
     }
 
     private func emit(_ event: SimulatorEvent) {
+        var event = event
+        event.at = Self.nowMicros()
         if let sink = configuration.eventSink { sink(event) } else { output.yield(event) }
     }
 

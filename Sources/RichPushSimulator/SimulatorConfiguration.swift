@@ -48,6 +48,10 @@ public struct SimulatorConfiguration: Sendable {
     /// concurrently. Load tests use it, as one consumer of the stream cannot keep up with tens
     /// of thousands of events per second and the stream would buffer them all.
     public var eventSink: (@Sendable (SimulatorEvent) -> Void)?
+    /// Where the devices keep the collapse ids of what they show, so a restarted simulator still
+    /// collapses a resend, as a phone's Notification Center does after the app was killed.
+    /// nil: in memory only.
+    public var stateFile: URL?
 
     public init(apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,
                 fireDelay: Duration = .seconds(5), outDirectory: URL? = nil, redis: RedisConfiguration, hubPrefix: String = "richpush",
@@ -80,6 +84,8 @@ public struct SimulatorEvent: Sendable, Codable, Hashable {
     public var path: String?
     /// Microseconds from the hub's send to this event.
     public var sinceSentMicros: Int?
+    /// When it happened: microseconds since 1970 (set when the event is emitted).
+    public var at: Int?
 
     public init(event: String, device: Int, installation: String? = nil, richId: String? = nil, richType: String? = nil, message: String? = nil,
                 status: Int? = nil, detail: String? = nil, path: String? = nil, sinceSentMicros: Int? = nil) {

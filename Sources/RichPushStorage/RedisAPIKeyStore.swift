@@ -38,9 +38,9 @@ public struct RedisAPIKeyStore: APIKeyStore {
     public func list(user: String?) async throws -> [APIKey] {
         let users: [String]
         if let user { users = [user] } else { users = (try await redis.send("SMEMBERS", keys.users).array ?? []).compactMap(\.string) }
-        let idSets = try await redis.pipeline(users.map { RedisCommand("SMEMBERS", keys.apiKeys(of: $0)) })
-        let ids = try idSets.flatMap { try $0.throwingError().array?.compactMap(\.string) ?? [] }
-        let replies = try await redis.pipeline(ids.map { RedisCommand("HMGET", keys.apiKey($0), "user", "scopes", "label", "created") })
+        let idSets = try await redis.sendAll(users.map { RedisCommand("SMEMBERS", keys.apiKeys(of: $0)) })
+        let ids = idSets.flatMap { $0.array?.compactMap(\.string) ?? [] }
+        let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", keys.apiKey($0), "user", "scopes", "label", "created") })
         return zip(ids, replies).compactMap { id, reply in
             guard let fields = reply.array, fields.count == 4, let user = fields[0].string, let scopes = fields[1].string else { return nil }
             return APIKey(id: id, user: user, scopes: Self.decode(scopes), label: fields[2].string ?? "", createdAt: Int64(fields[3].int ?? 0))

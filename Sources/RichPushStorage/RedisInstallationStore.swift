@@ -98,7 +98,7 @@ public struct RedisInstallationStore: InstallationStore {
 
     public func installations(ids: [String]) async throws -> [Installation] {
         guard !ids.isEmpty else { return [] }
-        let replies = try await redis.pipeline(ids.map { RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated") })
+        let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated") })
         return zip(ids, replies).compactMap { id, reply in
             guard let fields = reply.array, fields.count == 5,
                   let platform = fields[0].string.flatMap(Platform.init(rawValue:)),

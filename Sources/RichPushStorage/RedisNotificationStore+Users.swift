@@ -71,12 +71,10 @@ extension RedisNotificationStore {
             var remove = RedisCommand("ZREM", index)
             for id in ids { remove.append(id) }
             commands.append(remove)
-            for reply in try await redis.pipeline(commands) { try reply.throwingError() }
+            try await redis.sendAll(commands)
             forgotten += ids.count
         }
-        for reply in try await redis.pipeline([RedisCommand("DEL", index, keys.quotaRate(user), keys.quotaBytes(user), keys.quotaBytesLedger(user))]) {
-            try reply.throwingError()
-        }
+        try await redis.send(RedisCommand("DEL", index, keys.quotaRate(user), keys.quotaBytes(user), keys.quotaBytesLedger(user)))
         return forgotten
     }
 }

@@ -76,6 +76,15 @@ public struct RedisNotificationStore: NotificationStore {
     redis.call('EXPIRE', KEYS[3], ttl)
     redis.call('ZADD', KEYS[4], id, id)
     redis.call('EXPIRE', KEYS[4], ttl)
+    -- The creator's index drops its oldest entries whose records expired, up to 2 per create,
+    -- so it shrinks faster than it grows once records expire (the record keys share the
+    -- partition's hash tag, hence the slot, with the index).
+    local base = string.sub(KEYS[2], 1, #KEYS[2] - #id)
+    for _ = 1, 2 do
+      local oldest = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
+      if oldest == nil or redis.call('EXISTS', base .. oldest) == 1 then break end
+      redis.call('ZREM', KEYS[4], oldest)
+    end
     redis.call('XADD', KEYS[5], '*', unpack(ARGV, 6 + n, #ARGV))
     return 1
     """)
@@ -98,7 +107,7 @@ public struct RedisNotificationStore: NotificationStore {
             return false
         }
         if !missing.isEmpty {
-            let replies = try await redis.pipeline(missing.map {
+            let replies = try await redis.sendAll(missing.map {
                 RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created")
             })
             for (id, reply) in zip(missing, replies) {
@@ -129,7 +138,7 @@ public struct RedisNotificationStore: NotificationStore {
     }
 
     public func status(id: Int) async throws -> NotificationStatus? {
-        let replies = try await redis.pipeline([RedisCommand("HGETALL", keys.status(id)), RedisCommand("HGETALL", keys.devices(id))])
+        let replies = try await redis.sendAll([RedisCommand("HGETALL", keys.status(id)), RedisCommand("HGETALL", keys.devices(id))])
         let flat = replies[0].array ?? []
         guard !flat.isEmpty else { return nil }
         var state = DeliveryState.accepted
@@ -148,10 +157,10 @@ public struct RedisNotificationStore: NotificationStore {
         return NotificationStatus(id: id, state: state, counts: counts, devices: devices.sorted { $0.installation < $1.installation })
     }
 
-    public func recordFetch(id: Int, user: String) async throws {
-        // One round trip: count the first fetch per user, move the state forward.
+    public func recordFetch(id: Int, installation: String?, reader: String) async throws {
+        // One round trip: count the first fetch per device (or per reader), move the state forward.
         try await redis.run(Self.fetchScript, keys: [keys.fetchedBy(id), keys.status(id)],
-                            arguments: [user, Int(retention.components.seconds), DeliveryCounter.fetched.rawValue,
+                            arguments: [installation.map { "i:\($0)" } ?? "u:\(reader)", Int(retention.components.seconds), DeliveryCounter.fetched.rawValue,
                                         DeliveryState.fetched.rawValue, Self.stateOrder])
     }
 
@@ -274,12 +283,11 @@ public struct RedisNotificationStore: NotificationStore {
     public func releaseLeases(_ keys: [DeliveryKey]) async throws {
         guard !keys.isEmpty else { return }
         let grouped = Dictionary(grouping: keys, by: \.notification)
-        let replies = try await redis.pipeline(grouped.map { id, pairs in
+        try await redis.sendAll(grouped.map { id, pairs in
             var command = RedisCommand("HDEL", self.keys.ledger(id))
             for pair in pairs { command.append(pair.installation) }
             return command
         })
-        for reply in replies { try reply.throwingError() }
     }
 
     /// Clears the ledger entries of notification `id`, for the given installations or for all,
@@ -314,7 +322,7 @@ public struct RedisNotificationStore: NotificationStore {
                 if result.counter == .retried { released.append(result.installation) }
             }
             scriptKeys += [keys.status(id), keys.devices(id), keys.ledger(id)] as [any RedisArgument]
-            arguments += [counts[.sent, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
+            arguments += [counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
             for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
             arguments += released
             arguments += devices

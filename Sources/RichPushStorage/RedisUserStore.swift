@@ -37,21 +37,21 @@ public struct RedisUserStore: UserStore {
         if let passwordHash { command.append("hash"); command.append(passwordHash) }
         if let role { command.append("role"); command.append(role.rawValue) }
         if command.count > 2 {
-            for reply in try await redis.pipeline([command, RedisCommand("PUBLISH", keys.credentialChanges, "user:\(name)")]) { try reply.throwingError() }
+            try await redis.sendAll([command, RedisCommand("PUBLISH", keys.credentialChanges, "user:\(name)")])
         }
         return true
     }
 
     public func remove(name: String) async throws -> Bool {
-        let replies = try await redis.pipeline([RedisCommand("DEL", keys.user(name)), RedisCommand("SREM", keys.users, name),
-                                                RedisCommand("PUBLISH", keys.credentialChanges, "user:\(name)")])
+        let replies = try await redis.sendAll([RedisCommand("DEL", keys.user(name)), RedisCommand("SREM", keys.users, name),
+                                               RedisCommand("PUBLISH", keys.credentialChanges, "user:\(name)")])
         _ = try await unlock(user: name, address: nil)
-        return try replies[0].throwingError().int == 1
+        return replies[0].int == 1
     }
 
     public func list() async throws -> [User] {
         let names = (try await redis.send("SMEMBERS", keys.users).array ?? []).compactMap(\.string).sorted()
-        let roles = try await redis.pipeline(names.map { RedisCommand("HGET", keys.user($0), "role") })
+        let roles = try await redis.sendAll(names.map { RedisCommand("HGET", keys.user($0), "role") })
         return zip(names, roles).compactMap { name, role in role.string.flatMap(User.Role.init).map { User(name: name, role: $0) } }
     }
 }

@@ -85,7 +85,7 @@ extension RichPushJobHandler {
                 tally["sent", default: 0] += 1
                 if let createdAt = work[plan.work].notification?.createdAt { metrics.delivered(createdAt: createdAt, now: now) }
             case .held(let adapterID):
-                result = DeliveryResult(installation: plan.key.installation, counter: .sent, adapterID: adapterID)
+                result = DeliveryResult(installation: plan.key.installation, counter: .held, adapterID: adapterID)
                 tally["held", default: 0] += 1
             case .invalidToken(let reason):
                 result = DeliveryResult(installation: plan.key.installation, counter: .invalidToken, error: reason)

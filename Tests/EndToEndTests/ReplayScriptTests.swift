@@ -24,7 +24,7 @@ struct ReplayScriptTests {
                 }
                 func now() -> String { String(JobQueue.nowMilliseconds()) }
 
-                try await withSimulator(pipeline.simulator(devices: 3, tap: .none)) { log in
+                try await withSimulator(try pipeline.simulator(devices: 3, tap: .none)) { log in
                     try await withWorker(pipeline.worker()) {
                         func received(_ id: Int, _ event: String = "received") -> Int { log.all.filter { $0.event == event && $0.richId == String(id) }.count }
                         func send(_ message: String) async throws -> Int {

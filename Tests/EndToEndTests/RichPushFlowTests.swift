@@ -22,7 +22,7 @@ struct RichPushFlowTests {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
                 let out = server.directory.appendingPathComponent("device")
-                let simulator = pipeline.simulator(appState: appState, out: out)
+                let simulator = try pipeline.simulator(appState: appState, out: out)
                 let worker = pipeline.worker()
                 try await withSimulator(simulator) { log in
                     try await withWorker(worker) {
@@ -52,7 +52,7 @@ struct RichPushFlowTests {
     @Test func aRedeliveredJobDoesNotPushTwice() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
-                let simulator = pipeline.simulator(tap: .none)
+                let simulator = try pipeline.simulator(tap: .none)
                 try await withSimulator(simulator) { log in
                     try await withWorker(pipeline.worker()) {
                         let id = try await sendImage(pipeline)
@@ -74,7 +74,7 @@ struct RichPushFlowTests {
     @Test func aPushLeasedByAWorkerThatDiedIsSentOnceItsLeaseExpires() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
-                let simulator = pipeline.simulator(tap: .none)
+                let simulator = try pipeline.simulator(tap: .none)
                 try await withSimulator(simulator) { log in
                     let id = try await sendImage(pipeline)
                     let device = try #require(try await RedisInstallationStore(redis: pipeline.redis, keys: pipeline.keys).installations(owner: "alice").first)
@@ -99,23 +99,50 @@ struct RichPushFlowTests {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
                 // The device registers, then goes offline.
-                let first = pipeline.simulator(handlePrefix: "offline")
+                let first = try pipeline.simulator(handlePrefix: "offline")
                 try await first.start()
                 await first.stop()
                 let id = try await withWorker(pipeline.worker()) {
                     let id = try await sendImage(pipeline)
                     try await waitUntil(timeout: .seconds(20), "the push to be held") {
-                        (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 1
+                        (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == 1
                     }
+                    let counts = try await pipeline.status(id)["counts"] as? [String: Int]
+                    #expect(counts?["sent"] == 0)
+                    let devices = try await pipeline.status(id)["devices"] as? [[String: Any]]
+                    #expect(devices?.first?["state"] as? String == "held")
                     return id
                 }
                 let held = try await pipeline.redis.send("EXISTS", SimulatedHubAdapter.heldKey(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-offline-0"))
                 #expect(held == .integer(1))
                 // Back online (same handle: the seed's registration keeps the same id).
-                let again = pipeline.simulator(handlePrefix: "offline")
+                let again = try pipeline.simulator(handlePrefix: "offline")
                 try await withSimulator(again) { log in
                     try await waitUntil(timeout: .seconds(20), "the held push to arrive") { log.count("opened") == 1 }
                     #expect(log.all.first { $0.event == "received" }?.richId == String(id))
+                }
+            }
+        }
+    }
+
+    @Test func aDeviceTakesWhatWasHeldWhileItsHubConnectionWasDown() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let simulator = try pipeline.simulator(tap: .none, handlePrefix: "flaky")
+                try await withSimulator(simulator) { log in
+                    let handle = "\(pipeline.prefix)-flaky-0"
+                    // What the hub keeps when a PUBLISH finds no subscriber: as if a push came
+                    // in the moment the device's connection was down.
+                    let payload = Array(#"{"aps":{"content-available":1},"richId":"4242","richType":"text","richMessage":"held"}"#.utf8)
+                    let envelope = SimulatedEnvelope.encode(id: "4242:x", installation: "x", sentAt: 0, pushType: "background", payload: payload)
+                    try await pipeline.redis.send("SET", SimulatedHubAdapter.heldKey(prefix: pipeline.prefix, handle: handle), envelope)
+                    // The connection drops; the subscriber restores it and the device takes the held push.
+                    try await pipeline.redis.send("CLIENT", "KILL", "TYPE", "pubsub")
+                    try await waitUntil(timeout: .seconds(10), "the held push after the reconnection") {
+                        log.all.contains { $0.event == "received" && $0.richId == "4242" }
+                    }
+                    let left = try await pipeline.redis.send("EXISTS", SimulatedHubAdapter.heldKey(prefix: pipeline.prefix, handle: handle))
+                    #expect(left == .integer(0))
                 }
             }
         }
@@ -161,7 +188,7 @@ struct RichPushFlowTests {
     @Test func aFetchThatMeets503IsRetriedWithinTheBackgroundBudget() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
-                let simulator = pipeline.simulator(handlePrefix: "retry")
+                let simulator = try pipeline.simulator(handlePrefix: "retry")
                 try await withSimulator(simulator) { log in
                     let id = try await sendImage(pipeline)
                     // Redis refuses writes (OOM): the API answers the fetch 503 + Retry-After.
@@ -183,7 +210,7 @@ struct RichPushFlowTests {
     @Test func unknownRichTypesAndFailedFetchesAreReportedAsFailed() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
-                let simulator = pipeline.simulator(handlePrefix: "fails")
+                let simulator = try pipeline.simulator(handlePrefix: "fails")
                 try await withSimulator(simulator) { log in
                     let channel = SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-fails-0")
                     func publish(_ push: String, id: String) async throws {

@@ -52,6 +52,15 @@ struct ConnectionTests {
             }
             // The connection is still usable after an error reply.
             #expect(try await connection.send("PING") == .status("PONG"))
+            // A pipeline keeps error replies as values; sendAll throws the first, so a reply read
+            // as data can never be an error read as "nothing there".
+            let replies = try await connection.pipeline([RedisCommand("PING"), RedisCommand("GET", key)])
+            #expect(replies[1].errorMessage?.hasPrefix("WRONGTYPE") == true)
+            await #expect {
+                try await connection.sendAll([RedisCommand("PING"), RedisCommand("GET", key)])
+            } throws: { error in
+                (error as? RedisError)?.serverErrorPrefix == "WRONGTYPE"
+            }
             await connection.close()
         }
     }

@@ -86,7 +86,11 @@ struct PubSubTests {
             while received?.channel != channel { received = await messages.next() }
             #expect(received?.payload == Array("after restart".utf8))
             #expect(subscriber.reconnectCount >= 1)
+            // The restore was announced, so a consumer can pick up what was published in the gap.
+            var restorations = subscriber.restorations.makeAsyncIterator()
+            #expect(await restorations.next() != nil)
             await subscriber.close()
+            #expect(await restorations.next() == nil)
             await publisher.close()
         }
     }

@@ -48,6 +48,21 @@ struct SeedFlowTests {
                     #expect(response.json["state"] as? String == "fetched")
                     #expect((response.json["counts"] as? [String: Int])?["fetched"] == 1)
                 }
+                // A fetch naming the device counts once per device: alice's second phone counts
+                // again, the same phone twice does not, and someone else's registration is 404.
+                let second = try await client.register("alice", handle: "token-a2", tags: [])
+                let bob = try await client.register("bob", handle: "token-b", tags: [])
+                for installation in [registration, second, second] {
+                    try await client.execute(uri: "/api/notifications/\(id)?installation=\(installation)", method: .get, headers: APIFixture.basic("alice")) {
+                        #expect($0.status == .ok)
+                    }
+                }
+                try await client.execute(uri: "/api/notifications/\(id)?installation=\(bob)", method: .get, headers: APIFixture.basic("alice")) {
+                    #expect($0.status == .notFound)
+                }
+                try await client.execute(uri: "/api/notifications/\(id)/status", method: .get, headers: APIFixture.basic("alice")) { response in
+                    #expect((response.json["counts"] as? [String: Int])?["fetched"] == 3)
+                }
                 for kind in ["displayed", "opened"] {
                     try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: APIFixture.basic("alice"),
                                              body: APIFixture.json(["kind": kind, "installation": registration])) { #expect($0.status == .ok) }

@@ -171,11 +171,25 @@ struct LifecycleTests {
             let reader = RedisConnection(configuration: server.configuration)
             _ = try await fixture.queue.read(on: reader, consumer: "holding", count: 1, block: .milliseconds(10))
             let finished = try await fixture.queue.read(on: reader, consumer: "gone", count: 1, block: .milliseconds(10))
-            try await fixture.queue.acknowledge(finished.map { try $0.get().id })
+            try await fixture.queue.acknowledge(finished.map { try $0.get().id }, consumer: "gone")
+            #expect(try await fixture.queue.stats().processedByConsumer == ["gone": 1])
             try await waitUntil("idle time to pass") { try await fixture.queue.stats().consumers.allSatisfy { $0.idleMilliseconds > 50 } }
             let removed = try await fixture.queue.removeStaleConsumers(idleLongerThan: .milliseconds(50))
             #expect(removed == ["gone"])
             #expect(try await fixture.queue.stats().consumers.map(\.name) == ["holding"])
+            // Its counter folds into one field for all departed workers: no field per worker ever started.
+            #expect(try await fixture.queue.stats().processedByConsumer == ["(departed)": 1])
+            // A worker that leaves cleanly keeps its share until the sweep after the stale age.
+            try await fixture.queue.enqueue([fixture.probe("clean")])
+            let cleanJobs = try await fixture.queue.read(on: reader, consumer: "clean", count: 1, block: .milliseconds(10))
+            try await fixture.queue.acknowledge(cleanJobs.map { try $0.get().id }, consumer: "clean")
+            try await fixture.queue.removeConsumerIfIdle("clean")
+            _ = try await fixture.queue.removeStaleConsumers(idleLongerThan: .seconds(60))
+            #expect(try await fixture.queue.stats().processedByConsumer == ["(departed)": 1, "clean": 1])
+            try await Task.sleep(for: .milliseconds(60))
+            _ = try await fixture.queue.removeStaleConsumers(idleLongerThan: .milliseconds(50))
+            let swept = try await fixture.queue.stats().processedByConsumer
+            #expect(swept == ["(departed)": 2], "\(swept)")
             await reader.close()
         }
     }

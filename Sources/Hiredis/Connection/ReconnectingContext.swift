@@ -39,6 +39,9 @@ struct ReconnectingContext {
         }
     }
 
+    /// How long requests still fail fast before the next connect attempt.
+    var backoffRemaining: Duration { max(.zero, ContinuousClock.now.duration(to: nextAttempt)) }
+
     /// Forgets a broken context; the next request reconnects at once.
     mutating func dropped() {
         context = nil

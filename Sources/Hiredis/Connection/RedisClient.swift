@@ -16,6 +16,16 @@ extension RedisClient {
         try await pipeline([command])[0].throwingError()
     }
 
+    /// Sends the commands in one round trip and throws the first error reply, as ``send(_:)-(RedisCommand)``
+    /// does for one command. Use it wherever replies are read as data: an error read as data
+    /// (`LOADING` while Redis restarts reads as an empty hash) turns a fault into a wrong answer.
+    @discardableResult
+    public func sendAll(_ commands: [RedisCommand]) async throws -> [RedisValue] {
+        let replies = try await pipeline(commands)
+        for reply in replies { try reply.throwingError() }
+        return replies
+    }
+
     /// Sends one command built from its name and arguments.
     @discardableResult
     public func send(_ name: String, _ arguments: any RedisArgument...) async throws -> RedisValue {

@@ -29,6 +29,9 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
     private let socket = Atomic<Int32>(-1)
     private let exited = DispatchSemaphore(value: 0)
     private let outstanding = Atomic<Int>(0)
+    /// Until when (`DispatchTime` uptime nanoseconds) requests fail fast: the last connect failed
+    /// and the reconnect back-off runs. 0 when connected.
+    private let backoffUntil = Atomic<UInt64>(0)
     /// The `pthread_t` of the connection's thread, for tests that check where code ran.
     let threadID = Atomic<UInt>(0)
 
@@ -77,6 +80,9 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
 
     /// Commands queued or in flight; the pool sends each request to the connection with the fewest.
     public var outstandingCommandCount: Int { outstanding.load(ordering: .relaxed) }
+    /// Whether the last attempt to connect failed: requests fail fast until the back-off ends.
+    /// A pool sends elsewhere meanwhile.
+    public var isBackingOff: Bool { DispatchTime.now().uptimeNanoseconds < backoffUntil.load(ordering: .relaxed) }
 
     public func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] {
         guard !commands.isEmpty else { return [] }
@@ -207,7 +213,10 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
         do throws(RedisError) {
             context = try link.connected(logger: logger)
             socket.store(context.fileDescriptor, ordering: .releasing)
+            backoffUntil.store(0, ordering: .relaxed)
         } catch {
+            let wait = UInt64(max(0, link.backoffRemaining.nanoseconds))
+            backoffUntil.store(DispatchTime.now().uptimeNanoseconds + wait, ordering: .relaxed)
             for request in batch { finish(request, with: .failure(error)) }
             return
         }

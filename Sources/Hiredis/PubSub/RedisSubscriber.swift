@@ -16,6 +16,11 @@ public final class RedisSubscriber: Sendable {
     /// Every message received, in order. Unbounded: a consumer must keep up.
     public let messages: AsyncStream<RedisPubSubMessage>
     private let output: AsyncStream<RedisPubSubMessage>.Continuation
+    /// One element each time Redis confirmed the subscriptions restored after a reconnection:
+    /// from then on messages arrive again, and what was published in the gap is gone. A consumer
+    /// that keeps state in Redis for missed messages (the simulated hub's held pushes) reads it here.
+    public let restorations: AsyncStream<Void>
+    private let restored: AsyncStream<Void>.Continuation
     private let logger: Logger
     private let inbox = Mutex(Inbox())
     private let wakePipe: (read: Int32, write: Int32)
@@ -46,6 +51,7 @@ public final class RedisSubscriber: Sendable {
         self.configuration = subscriberConfiguration
         self.logger = logger
         (messages, output) = AsyncStream.makeStream(of: RedisPubSubMessage.self, bufferingPolicy: .unbounded)
+        (restorations, restored) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var fds: [Int32] = [-1, -1]
         _ = pipe(&fds)
         for fd in fds {
@@ -133,6 +139,10 @@ public final class RedisSubscriber: Sendable {
     var log: Logger { logger }
 
     func deliver(_ message: RedisPubSubMessage) { output.yield(message) }
-    func finishStream() { output.finish() }
+    func finishStream() {
+        output.finish()
+        restored.finish()
+    }
+    func signalRestored() { restored.yield() }
     func countReconnection() { reconnections.add(1, ordering: .relaxed) }
 }

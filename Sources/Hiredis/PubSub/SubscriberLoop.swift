@@ -17,6 +17,8 @@ struct SubscriberLoop {
         let kind: RedisSubscriber.Kind
         var remaining: Int
         var continuations: [CheckedContinuation<Void, any Error>]
+        /// The last confirmation of a restore after a reconnection.
+        var restores = false
     }
 
     init(owner: RedisSubscriber) {
@@ -71,7 +73,12 @@ struct SubscriberLoop {
                 awaiting.append(Awaited(kind: .psubscribe, remaining: patterns.count, continuations: []))
             }
             // Calls that were waiting when the connection dropped complete once the restore is confirmed.
-            if awaiting.isEmpty { succeed(carried) } else { awaiting[awaiting.count - 1].continuations += carried }
+            if awaiting.isEmpty {
+                succeed(carried)
+            } else {
+                awaiting[awaiting.count - 1].continuations += carried
+                awaiting[awaiting.count - 1].restores = true
+            }
             if carried.count + channels.count + patterns.count > 0 {
                 owner.log.info("redis subscriber reconnected", metadata: ["channels": "\(channels.count)", "patterns": "\(patterns.count)"])
             }
@@ -126,7 +133,9 @@ struct SubscriberLoop {
             guard let confirmed = RedisSubscriber.Kind(rawValue: kind), let head = awaiting.first, head.kind == confirmed else { return }
             awaiting[0].remaining -= 1
             if awaiting[0].remaining <= 0 {
-                succeed(awaiting.removeFirst().continuations)
+                let done = awaiting.removeFirst()
+                succeed(done.continuations)
+                if done.restores { owner.signalRestored() }
             }
         }
     }

@@ -1,4 +1,4 @@
-public import Hiredis
+import Hiredis
 import Logging
 public import ServiceLifecycle
 

@@ -111,7 +111,14 @@ struct NotificationRoutes {
         guard let payload = try await notifications.payload(hash: record.payloadHash) else {
             throw APIError(.gone, code: "gone", message: "the payload of notification \(record.id) has expired")
         }
-        try await notifications.recordFetch(id: record.id, user: user.name)
+        // The fetch may name the device (`?installation=`), so two devices of one user count twice.
+        let installation = request.uri.queryParameters["installation"].map(String.init)
+        if let installation {
+            guard installation.utf8.count <= 128, let device = try await installations.installation(id: installation), device.owner == user.name else {
+                throw APIError.notFound("no registration \(installation.prefix(128)) of yours")
+            }
+        }
+        try await notifications.recordFetch(id: record.id, installation: installation, reader: user.name)
         // The caller chose the content type: a browser must neither sniff it nor run it.
         let disposition = MediaType.isInline(record.contentType) ? "inline" : "attachment"
         return Response(status: .ok,

@@ -73,7 +73,7 @@ struct LoadTestCommand: AsyncParsableCommand {
             default: break
             }
         }
-        let simulator = DeviceSimulator(configuration: simulatorConfiguration)
+        let simulator = try DeviceSimulator(configuration: simulatorConfiguration)
         let tagPrefix = "load\(ProcessInfo.processInfo.processIdentifier)-"
         progress("registering \(devices) devices")
         try await simulator.start { ["\(tagPrefix)\($0)", "\(tagPrefix)all"] }

@@ -69,7 +69,10 @@ struct WorkerCommand: AsyncParsableCommand {
         let configuration = RichPushWorkerConfiguration(
             worker: workerConfiguration, adapter: pushAdapter,
             renderer: PushRenderer(mode: pushMode, legacySound: legacySound, apiBaseURL: apiBaseURL),
-            fanOutBatch: fanOutBatch, retention: .seconds(retentionDays * 86400))
+            fanOutBatch: fanOutBatch, retention: .seconds(retentionDays * 86400),
+            // A push's lease lasts as long as its job's delivery: a worker that dies holding
+            // both has its pushes resent when its job is reclaimed, not later.
+            leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)))
         let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration)
         let worker = buildWorker(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
             // The benchmark and test job types (scripts/bench-queue.sh, the queue's process tests).

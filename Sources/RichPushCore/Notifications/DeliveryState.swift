@@ -8,9 +8,10 @@ public enum DeliveryState: String, Sendable, Hashable, Codable, CaseIterable, Co
     }
 }
 
-/// The outcome counters a notification's status shows.
+/// The outcome counters a notification's status shows. `held`: the platform accepted the push for
+/// a device that is offline and keeps the newest one per device until it is back (APNs semantics).
 public enum DeliveryCounter: String, Sendable, Hashable, Codable, CaseIterable {
-    case sent, retried, invalidToken, failed, duplicateSuppressed, fetched, displayed, opened
+    case sent, held, retried, invalidToken, failed, duplicateSuppressed, fetched, displayed, opened
 }
 
 /// What a device reports back through the receipts route.

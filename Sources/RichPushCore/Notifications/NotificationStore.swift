@@ -70,8 +70,9 @@ public protocol NotificationStore: Sendable {
     /// Notifications created by `user`, newest first, ids below `before`.
     func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification]
     func status(id: Int) async throws -> NotificationStatus?
-    /// Counts a fetch (once per user) and moves the state forward.
-    func recordFetch(id: Int, user: String) async throws
+    /// Counts a fetch once per installation or, without one, once per reader, and moves the
+    /// state forward.
+    func recordFetch(id: Int, installation: String?, reader: String) async throws
     /// Counts a receipt once per (kind, installation) or, without an installation, once per
     /// (kind, reader), and moves the state forward; false when it was already counted.
     func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String) async throws -> Bool

@@ -29,7 +29,7 @@ extension JobQueue {
         for id in ids { ack.append(id) }
         var commands = [ack, RedisCommand("HINCRBY", configuration.countersKey, counter, ids.count)]
         if let consumer { commands.append(RedisCommand("HINCRBY", configuration.countersKey, "\(counter):\(consumer)", ids.count)) }
-        for reply in try await redis.pipeline(commands) { try reply.throwingError() }
+        try await redis.sendAll(commands)
     }
 
     /// Schedules the job to run again after `delay` (delayed set + XACK, atomically).

@@ -10,20 +10,23 @@ extension JobQueue {
     }
 
     /// Removes consumers that have nothing pending and have been idle longer than `idle`
-    /// (workers that exited or died after their jobs were reclaimed); returns their names.
+    /// (workers that exited or died after their jobs were reclaimed); returns their names. Their
+    /// `processed` shares, and those of workers that left cleanly longer than `idle` ago, fold
+    /// into one `(departed)` share.
     @discardableResult
     public func removeStaleConsumers(idleLongerThan idle: Duration, except keep: String = "") async throws -> [String] {
         try await removeIdleConsumers(minIdle: idle.milliseconds, only: "", except: keep)
     }
 
-    /// Removes one consumer if it has nothing pending (a worker leaving cleanly).
+    /// Removes one consumer if it has nothing pending (a worker leaving cleanly); its `processed`
+    /// share stays visible until the stale sweep folds it.
     public func removeConsumerIfIdle(_ name: String) async throws {
         _ = try await removeIdleConsumers(minIdle: -1, only: name, except: "")
     }
 
     private func removeIdleConsumers(minIdle: Int, only: String, except: String) async throws -> [String] {
-        let reply = try await redis.run(QueueScripts.removeIdleConsumers, keys: [configuration.streamKey],
-                                        arguments: [configuration.group, minIdle, only, except])
+        let reply = try await redis.run(QueueScripts.removeIdleConsumers, keys: [configuration.streamKey, configuration.countersKey],
+                                        arguments: [configuration.group, minIdle, only, except, Self.nowMilliseconds()])
         return (reply.array ?? []).compactMap(\.string)
     }
 }

@@ -39,7 +39,7 @@ extension JobQueue {
                         + Job.fields(for: JobRequest(type: job.type, payload: job.payload), now: now)
                         + ["origin", job.origin, "replayOf", job.id])
                 }
-                for reply in try await redis.pipeline(commands) { try reply.throwingError() }
+                try await redis.sendAll(commands)
             }
             candidates += jobs.map { ReplayCandidate(id: $0.id, type: $0.type, origin: $0.origin) }
             guard let last = page.last?.array?.first?.string else { break }

@@ -14,6 +14,10 @@ extension JobQueue {
             RedisCommand("HGETALL", c.countersKey),
         ])
         // A queue nobody has used yet has no stream: XINFO answers "no such key"; that is all zeros.
+        // Any other error (LOADING while Redis restarts, …) is thrown, not read as zeros.
+        for reply in replies {
+            if let message = reply.errorMessage, !message.contains("no such key"), !message.hasPrefix("NOGROUP") { try reply.throwingError() }
+        }
         let group = replies[1].array?.compactMap { Self.dictionary($0) }.first { $0["name"]?.string == c.group }
         let pendingSummary = replies[2].array ?? []
         let oldest = pendingSummary.count > 1 ? pendingSummary[1].string.flatMap(StreamID.init) : nil

@@ -146,21 +146,45 @@ enum QueueScripts {
     return moved
     """)
 
-    /// KEYS: stream. ARGV: group, min idle ms, only this consumer ('' = any), keep this one ('').
-    /// Deletes consumers with nothing pending, atomically (a consumer with pending entries is never
-    /// deleted: DELCONSUMER would drop its jobs from the PEL) → deleted names.
+    /// KEYS: stream, counters. ARGV: group, min idle ms, only this consumer ('' = any), keep this
+    /// one (''), now ms. Deletes consumers with nothing pending, atomically (a consumer with pending
+    /// entries is never deleted: DELCONSUMER would drop its jobs from the PEL) → deleted names.
+    /// A worker leaving cleanly (`only`) keeps its `processed:<name>` share, stamped `exited:<name>`;
+    /// the stale sweep (`only` = '') folds the shares of consumers it deletes and of workers that
+    /// exited longer than min idle ago into `processed:(departed)`, so the counters hold one field
+    /// per recent worker, not one per worker ever started.
     static let removeIdleConsumers = RedisScript("""
-    if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+    local function fold(name)
+      local share = redis.call('HGET', KEYS[2], 'processed:' .. name)
+      if share then
+        redis.call('HINCRBY', KEYS[2], 'processed:(departed)', share)
+        redis.call('HDEL', KEYS[2], 'processed:' .. name)
+      end
+      redis.call('HDEL', KEYS[2], 'exited:' .. name)
+    end
     local removed = {}
-    for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
-      local info = {}
-      for i = 1, #consumer, 2 do info[consumer[i]] = consumer[i + 1] end
-      local name = info['name']
-      if info['pending'] == 0 and info['idle'] > tonumber(ARGV[2]) and (ARGV[3] == '' or ARGV[3] == name) and ARGV[4] ~= name then
-        redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], name)
-        removed[#removed + 1] = name
+    if redis.call('EXISTS', KEYS[1]) == 1 then
+      for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+        local info = {}
+        for i = 1, #consumer, 2 do info[consumer[i]] = consumer[i + 1] end
+        local name = info['name']
+        if info['pending'] == 0 and info['idle'] > tonumber(ARGV[2]) and (ARGV[3] == '' or ARGV[3] == name) and ARGV[4] ~= name then
+          redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], name)
+          if ARGV[3] == '' then fold(name) else redis.call('HSET', KEYS[2], 'exited:' .. name, ARGV[5]) end
+          removed[#removed + 1] = name
+        end
+      end
+    end
+    if ARGV[3] == '' then
+      local counters = redis.call('HGETALL', KEYS[2])
+      for i = 1, #counters, 2 do
+        local field = counters[i]
+        if string.sub(field, 1, 7) == 'exited:' and tonumber(ARGV[5]) - tonumber(counters[i + 1]) > tonumber(ARGV[2]) then
+          fold(string.sub(field, 8))
+        end
       end
     end
     return removed
     """)
+
 }

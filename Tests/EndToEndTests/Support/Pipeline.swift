@@ -77,8 +77,8 @@ struct Pipeline {
     }
 
     func simulator(devices: Int = 1, appState: SimulatorConfiguration.AppState = .active, tap: SimulatorConfiguration.Tap = .more,
-                   out: URL? = nil, handlePrefix: String = "phone") -> DeviceSimulator {
-        DeviceSimulator(configuration: SimulatorConfiguration(
+                   out: URL? = nil, handlePrefix: String = "phone") throws -> DeviceSimulator {
+        try DeviceSimulator(configuration: SimulatorConfiguration(
             apiBaseURL: baseURL, user: "alice", password: "alice-pw", devices: devices, appState: appState, tap: tap,
             fireDelay: .milliseconds(50), outDirectory: out, redis: server.configuration, hubPrefix: prefix,
             handlePrefix: "\(prefix)-\(handlePrefix)"))

@@ -1,0 +1,89 @@
+import Foundation
+import Hiredis
+import RedisTestSupport
+import RichPushCore
+import RichPushQueue
+import RichPushSimulator
+import RichPushStorage
+import Testing
+
+/// docs/redis-keys.md, checked: after notifications went all the way (created, pushed, fetched,
+/// displayed), every key RichPush wrote either belongs to the documented durable set (users,
+/// installations, the queue) or expires within the retention; none grows by a key per push.
+@Suite("Memory bounds")
+struct MemoryBoundsTests {
+    static let perNotification = ["notif", "status", "devices", "fetched", "receipts", "ledger"]
+    static let durable = ["user", "users", "inst", "installations", "tag", "handle", "owned", "usertags", "seq",
+                          "jobs", "counters", "delayed", "dead", "apikey", "apikeys", "auth"]
+
+    @Test func everyKeyOfANotificationExpiresWithinTheRetention() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let simulator = try pipeline.simulator(devices: 2, tap: .ok, handlePrefix: "bounds")
+                let count = 300
+                try await withSimulator(simulator) { log in
+                    try await withWorker(pipeline.worker()) {
+                        for index in 0..<count {
+                            _ = try await pipeline.send(json: ["message": "m\(index)", "richType": "text", "payload": "p\(index % 10)"])
+                        }
+                        try await waitUntil(timeout: .seconds(60), "every push to be fetched and displayed") {
+                            log.count("dismissed") == 2 * count
+                        }
+                    }
+                }
+                let retention = 7 * 86400  // the API's default in Pipeline
+                var perPattern: [String: Int] = [:]
+                var cursor = "0"
+                repeat {
+                    let reply = try await pipeline.redis.send("SCAN", cursor, "MATCH", "\(pipeline.prefix):*", "COUNT", 1000).array ?? []
+                    cursor = reply.first?.string ?? "0"
+                    for key in (reply.last?.array ?? []).compactMap(\.string) {
+                        let kind = Self.kind(of: key, prefix: pipeline.prefix)
+                        perPattern[kind, default: 0] += 1
+                        let ttl = try await pipeline.redis.send("TTL", key).int ?? -2
+                        if Self.durable.contains(kind) {
+                            continue
+                        }
+                        #expect(ttl > 0 && ttl <= retention, "key \(key) (\(kind)) has TTL \(ttl)")
+                    }
+                } while cursor != "0"
+                // One key of each per-notification kind per notification, none per push or per device.
+                for kind in Self.perNotification {
+                    #expect(perPattern[kind, default: 0] <= count, "\(kind): \(perPattern[kind, default: 0]) keys for \(count) notifications")
+                }
+                // Every kind of key is documented (docs/redis-keys.md): a new kind must be added there.
+                let known = Set(Self.durable + Self.perNotification + ["payload", "created", "held", "quota", "login"])
+                #expect(Set(perPattern.keys).subtracting(known).isEmpty, "undocumented keys: \(perPattern)")
+                #expect(perPattern["notif"] == count)
+                // Payloads are shared by content: ten distinct ones.
+                #expect(perPattern["payload"] == 10)
+                #expect(perPattern["created"] == 1)
+            }
+        }
+    }
+
+    @Test func theCreatorsIndexDropsExpiredRecords() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                var ids: [Int] = []
+                for index in 0..<3 {
+                    ids.append(try await pipeline.send(json: ["message": "m\(index)", "richType": "text", "payload": "p"]))
+                }
+                let index = "\(pipeline.prefix):{q0}:created:alice"
+                #expect(try await pipeline.redis.send("ZCARD", index).int == 3)
+                // The two oldest records expire (as their TTL would make them).
+                for id in ids.prefix(2) { try await pipeline.redis.send("DEL", pipeline.keys.notification(id)) }
+                _ = try await pipeline.send(json: ["message": "m3", "richType": "text", "payload": "p"])
+                let left = (try await pipeline.redis.send("ZRANGE", index, 0, -1).array ?? []).compactMap(\.string).compactMap(Int.init)
+                #expect(left.count == 2 && left.first == ids[2])
+            }
+        }
+    }
+
+    /// The key's kind: the first segment after the prefix (and after the partition's hash tag).
+    static func kind(of key: String, prefix: String) -> String {
+        var parts = key.dropFirst(prefix.count + 1).split(separator: ":")
+        if parts.first?.hasPrefix("{") == true { parts.removeFirst() }
+        return parts.first.map(String.init) ?? key
+    }
+}

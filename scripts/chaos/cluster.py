@@ -1,0 +1,156 @@
+"""The system under test: one Redis (AOF everysec), API replicas, workers and device simulators,
+started, restarted and replaced here, with the times each device simulator was offline."""
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.request
+
+from procs import Proc, Supervisor, free_port, redis_call, redis_ready, wait_until
+
+
+class Cluster:
+    def __init__(self, binary, workdir, prefix="chaos", api_replicas=2, workers=3, simulators=2, devices=200, groups=20,
+                 visibility_timeout=5, fire_delay=0):
+        self.binary, self.workdir, self.prefix = binary, workdir, prefix
+        self.supervisor = Supervisor()
+        self.redis_port = free_port()
+        self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
+        self.api_ports = [free_port() for _ in range(api_replicas)]
+        self.worker_count, self.sim_count = workers, simulators
+        self.devices_per_sim = devices // simulators
+        self.groups, self.visibility_timeout, self.fire_delay = groups, visibility_timeout, fire_delay
+        self.admin, self.user = "chaos-admin", "chaos"
+        self.password = os.urandom(9).hex()
+        self.redis = None
+        self.apis, self.workers, self.sims = [], [], []
+        self.worker_generation = 0
+        # Per simulator: [offline_from, online_again] windows (None while still offline).
+        self.sim_offline = [[] for _ in range(simulators)]
+        self.log_lines = []
+
+    def log(self, text):
+        line = f"[{time.strftime('%H:%M:%S')}] {text}"
+        self.log_lines.append(line)
+        print(line, flush=True)
+
+    # MARK: Redis
+
+    def start_redis(self):
+        data = os.path.join(self.workdir, "redis")
+        os.makedirs(data, exist_ok=True)
+        if self.redis is None:
+            self.redis = self.supervisor.add(Proc("redis", [
+                "redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--dir", data,
+                "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
+                "--logfile", os.path.join(data, "redis.log")], self.workdir))
+        self.redis.start()
+        if not wait_until(lambda: redis_ready(self.redis_port), 30):
+            raise RuntimeError(f"redis-server did not come up; see {data}/redis.log")
+
+    def redis_cli(self, *args):
+        return redis_call(self.redis_port, *args)
+
+    # MARK: RichPush processes
+
+    def richpush(self, *args, stdin=None):
+        result = subprocess.run([self.binary, *args, "--redis-url", self.redis_url], input=stdin, capture_output=True, text=True,
+                                timeout=60)
+        if result.returncode != 0:
+            raise RuntimeError(f"richpush {' '.join(args[:2])} failed: {result.stderr.strip()}")
+        return result.stdout
+
+    def add_users(self):
+        for name, role in [(self.admin, "admin"), (self.user, "user")]:
+            self.richpush("users", "add", name, "--role", role, "--cost", "4", "--queue-prefix", self.prefix, stdin=self.password + "\n")
+
+    def start_api(self, index):
+        if index >= len(self.apis):
+            self.apis.append(self.supervisor.add(Proc(f"api-{index}", [
+                self.binary, "api", "--port", str(self.api_ports[index]), "--redis-url", self.redis_url, "--queue-prefix", self.prefix,
+                "--visibility-timeout", str(self.visibility_timeout), "--bcrypt-cost", "4",
+                "--quota-notifications-per-minute", "0", "--quota-registrations", "0", "--quota-tags", "0",
+                "--log-level", "warning"], self.workdir)))
+        self.apis[index].start()
+        url = f"http://127.0.0.1:{self.api_ports[index]}/health/live"
+        if not wait_until(lambda: urllib.request.urlopen(url, timeout=1).status == 200, 30):
+            raise RuntimeError(f"API replica {index} did not start; see {self.apis[index].stderr_path}")
+
+    def start_worker(self):
+        self.worker_generation += 1
+        name = f"worker-{self.worker_generation}"
+        proc = self.supervisor.add(Proc(name, [
+            self.binary, "worker", "--redis-url", self.redis_url, "--queue-prefix", self.prefix, "--consumer", f"chaos-{name}",
+            "--visibility-timeout", str(self.visibility_timeout), "--max-attempts", "25", "--log-level", "warning"], self.workdir))
+        proc.start()
+        self.workers.append(proc)
+        return proc
+
+    def listening_count(self, index):
+        try:
+            with open(self.sims[index].stderr_path) as err:
+                return err.read().count("listening")
+        except OSError:
+            return 0
+
+    def start_sim(self, index, timeout=60):
+        """Starts simulator `index` and waits until its devices listen; registration fails while
+        the API or Redis is down, so it is tried again (bounded)."""
+        if index >= len(self.sims):
+            self.sims.append(self.supervisor.add(Proc(f"sim-{index}", [
+                self.binary, "device-sim", "--api", f"http://127.0.0.1:{self.api_ports[index % len(self.api_ports)]}",
+                "--redis-url", self.redis_url, "--user", self.user, "--devices", str(self.devices_per_sim),
+                "--tag-groups", str(self.groups), "--fire-delay", str(self.fire_delay), "--tap", "none", "--format", "json",
+                "--hub-prefix", self.prefix, "--handle-prefix", f"chaos-{index}",
+                "--state-file", os.path.join(self.workdir, f"sim-{index}.state")], self.workdir,
+                env={"RICHPUSH_PASSWORD": self.password})))
+        sim = self.sims[index]
+        before = self.listening_count(index)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            sim.start()
+            while sim.alive() and self.listening_count(index) == before and time.time() < deadline:
+                time.sleep(0.05)
+            if self.listening_count(index) > before:
+                return time.time()
+            sim.terminate(2)
+            time.sleep(0.5)
+        raise RuntimeError(f"device simulator {index} did not start; see {sim.stderr_path}")
+
+    def start_all(self):
+        self.start_redis()
+        self.add_users()
+        for index in range(len(self.api_ports)):
+            self.start_api(index)
+        for _ in range(self.worker_count):
+            self.start_worker()
+        for index in range(self.sim_count):
+            self.start_sim(index)
+        self.log(f"up: redis :{self.redis_port} (AOF everysec), API {self.api_ports}, {self.worker_count} workers, "
+                 f"{self.sim_count} simulators x {self.devices_per_sim} devices in {self.groups} tag groups")
+
+    def queue_stats(self):
+        return json.loads(self.richpush("stats", "--json", "--queue-prefix", self.prefix))
+
+    def dead_letters(self):
+        out = self.richpush("dlq", "list", "--json", "--count", "10000", "--queue-prefix", self.prefix)
+        return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+    def stop(self):
+        self.supervisor.stop_all()
+
+    def kill_sim(self, index):
+        self.sims[index].kill9()
+        self.sim_offline[index].append([time.time(), None])
+
+    def restart_sim(self, index):
+        online = self.start_sim(index)
+        self.sim_offline[index][-1][1] = online
+        return online
+
+    def sigstop_redis(self):
+        self.redis.signal(signal.SIGSTOP)
+
+    def sigcont_redis(self):
+        self.redis.signal(signal.SIGCONT)
