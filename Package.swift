@@ -54,6 +54,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "RichPushInMemory",
+            dependencies: ["RichPushCore", "RichPushQueue"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RichPushAdapters",
             dependencies: ["Hiredis", "RichPushCore"],
             swiftSettings: strictSettings
@@ -163,6 +168,11 @@ let package = Package(
         .testTarget(
             name: "RichPushReportTests",
             dependencies: ["RichPushReport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushWorkerTests",
+            dependencies: ["RichPushWorker", "RichPushInMemory", "RichPushCore", "RichPushQueue", "RichPushStorage"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -7,7 +7,7 @@ public import RichPushQueue
 /// Rich notifications in Redis: a hash per record, payload bytes once per content hash, status
 /// counters, all with the retention TTL; created together with their delivery job in one
 /// script, so a job never exists without its record nor a record without its job.
-public struct RedisNotificationStore: NotificationStore {
+public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     let redis: any RedisClient
     let keys: StorageKeys
     let queue: JobQueue
@@ -15,9 +15,6 @@ public struct RedisNotificationStore: NotificationStore {
     private let payloads: ContentCache<String, [UInt8]>
     private let records: ContentCache<Int, RichNotification>
     private let ids: IDBlocks
-
-    /// The job type the rich-push worker runs; its payload is the notification id in decimal.
-    public static let jobType = "rich-push"
 
     /// `payloadCacheBytes` bounds the in-process cache of payloads (immutable, by content hash);
     /// `idBlock` ids are reserved per INCRBY, so most creations cost one round trip, not two.
@@ -42,7 +39,7 @@ public struct RedisNotificationStore: NotificationStore {
             let now = JobQueue.nowMilliseconds()
             let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
                                           payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now)
-            let job = queue.enqueueFields(for: JobRequest(type: Self.jobType, payload: Array(String(id).utf8)), now: now)
+            let job = queue.enqueueFields(for: RichPushJob.request(notification: id), now: now)
             let fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
                                                "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
                                                "created", now]

@@ -36,7 +36,7 @@ extension RichPushJobHandler {
         // Lease every pair before its push; recorded pairs are duplicates, live leases of
         // another worker are left to it and this job comes back after them.
         let owner = UInt64.random(in: 1...UInt64.max).description
-        let leases = try await notifications.leaseDeliveries(planned.map(\.key), owner: owner, duration: leaseDuration)
+        let leases = try await ledger.leaseDeliveries(planned.map(\.key), owner: owner, duration: leaseDuration)
         var outcomes: [Int: [DeliveryResult]] = [:]
         var toSend: [Planned] = []
         var waitFor: [Int: Duration] = [:]
@@ -65,7 +65,7 @@ extension RichPushJobHandler {
             // Nothing was sent: give the leases back so the retry resends at once. If even that
             // fails, the leases expire on their own and the retry waits for them.
             do {
-                try await notifications.releaseLeases(toSend.map(\.key))
+                try await ledger.releaseLeases(toSend.map(\.key))
             } catch {
                 throw JobError.retry("\(adapter.name) unreachable and the leases could not be released: \(error)", after: leaseDuration)
             }
@@ -101,7 +101,7 @@ extension RichPushJobHandler {
         for (outcome, count) in tally { metrics.count(outcome, by: count) }
         // Recording releases the leases of retryable failures in the same script, so a retry
         // reaches exactly the pushes that failed; a failure here fails the batch for retry.
-        try await notifications.recordDeliveries(outcomes)
+        try await ledger.recordDeliveries(outcomes)
         for installation in invalid { _ = try await installations.remove(installation) }
 
         guard !retryable.isEmpty else { return }

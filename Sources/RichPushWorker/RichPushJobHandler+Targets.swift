@@ -1,6 +1,7 @@
 import Foundation
 import RichPushCore
 import RichPushQueue
+import RichPushStorage
 
 extension RichPushJobHandler {
     /// Every installation that may match each job's target: the union of the candidate tags'
@@ -48,8 +49,7 @@ extension RichPushJobHandler {
             }
             let targets = item.targets
             for start in stride(from: 0, to: targets.count, by: fanOutBatch) {
-                let share = Batch(id: item.id, installations: Array(targets[start..<min(start + fanOutBatch, targets.count)]))
-                requests.append(JobRequest(type: Self.batchType, payload: Array(try JSONEncoder().encode(share))))
+                requests.append(RichPushJob.request(notification: item.id, installations: Array(targets[start..<min(start + fanOutBatch, targets.count)])))
             }
             logger.info("fan-out split", metadata: ["notification.id": "\(item.id)", "installations": "\(targets.count)",
                                                     "batches": "\((targets.count + fanOutBatch - 1) / fanOutBatch)"])

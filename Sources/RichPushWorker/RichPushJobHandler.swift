@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import RichPushCore
 public import RichPushQueue
+import RichPushStorage
 
 /// Runs rich-push jobs: resolves each notification's target to installations, renders the push
 /// once per job, sends through the adapter in batches and records every outcome.
@@ -14,12 +15,13 @@ public import RichPushQueue
 /// recorded after it, so a redelivered or replayed job skips what was recorded and resends what a
 /// dead worker leased but never recorded: at least once to the platform, never lost silently.
 public struct RichPushJobHandler: BatchJobHandler {
-    public static let type = "rich-push"
-    public static let batchType = "rich-push-batch"
+    public static let type = RichPushJob.type
+    public static let batchType = RichPushJob.batchType
 
-    let notifications: any NotificationStore
+    let ledger: any DeliveryLedger
     let installations: any InstallationStore
-    let queue: JobQueue
+    /// Where fan-out sub-jobs go.
+    let queue: any JobEnqueuing
     let adapter: any PushAdapter
     let renderer: PushRenderer
     let fanOutBatch: Int
@@ -28,10 +30,10 @@ public struct RichPushJobHandler: BatchJobHandler {
     let logger: Logger
     let metrics: PushMetrics
 
-    public init(notifications: any NotificationStore, installations: any InstallationStore, queue: JobQueue, adapter: any PushAdapter,
+    public init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
                 renderer: PushRenderer, fanOutBatch: Int = 500, leaseDuration: Duration = .seconds(30),
                 logger: Logger = Logger(label: "richpush.worker")) {
-        self.notifications = notifications
+        self.ledger = ledger
         self.installations = installations
         self.queue = queue
         self.adapter = adapter
@@ -46,12 +48,6 @@ public struct RichPushJobHandler: BatchJobHandler {
     public func register(in handlers: inout JobHandlers) {
         handlers.register(self, for: Self.type)
         handlers.register(self, for: Self.batchType)
-    }
-
-    /// A sub-job of a large fan-out: the notification and its share of the installations.
-    struct Batch: Codable {
-        var id: Int
-        var installations: [String]
     }
 
     /// One job on its way through the batch.
@@ -88,34 +84,14 @@ public struct RichPushJobHandler: BatchJobHandler {
         return results
     }
 
-    /// What a rich-push job delivers: its notification, and for a fan-out sub-job the
-    /// installations it was given (nil: the notification's whole target). Nil for other jobs.
-    /// The one reader of both payload formats (the worker, and `replay --force`).
-    public static func delivery(of job: Job) throws(JobError) -> (notification: Int, installations: [String]?) {
-        switch job.type {
-        case batchType:
-            guard let batch = try? JSONDecoder().decode(Batch.self, from: Data(job.payload)) else {
-                throw JobError.permanent("a rich-push-batch job must be {\"id\": n, \"installations\": [...]}")
-            }
-            return (batch.id, batch.installations)
-        case type:
-            guard let id = Int(String(decoding: job.payload, as: UTF8.self)) else {
-                throw JobError.permanent("a rich-push job's payload is a notification id, got '\(String(decoding: job.payload.prefix(40), as: UTF8.self))'")
-            }
-            return (id, nil)
-        default:
-            throw JobError.permanent("'\(job.type)' is not a rich-push job type")
-        }
-    }
-
     private func parse(_ job: Job, index: Int) throws -> Work {
-        let delivery = try Self.delivery(of: job)
+        let delivery = try RichPushJob.delivery(of: job)
         return Work(index: index, job: job, id: delivery.notification, explicit: delivery.installations)
     }
 
     /// Loads every record in one round trip; a missing record drops its job, a bad target fails it.
     private func load(_ work: [Work], results: inout [Result<Void, any Error>]) async throws -> [Work] {
-        let records = try await notifications.notifications(ids: Array(Set(work.map(\.id))))
+        let records = try await ledger.notifications(ids: Array(Set(work.map(\.id))))
         let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return work.compactMap { item -> Work? in
             guard let notification = byID[item.id] else {

@@ -63,7 +63,7 @@ public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies
     var handlers = JobHandlers()
     extraHandlers(&handlers)
     RichPushJobHandler(
-        notifications: RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention),
+        ledger: RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention),
         installations: RedisInstallationStore(redis: dependencies.redis, keys: dependencies.keys),
         queue: queue, adapter: adapter, renderer: configuration.renderer,
         fanOutBatch: configuration.fanOutBatch, leaseDuration: configuration.leaseDuration, logger: logger

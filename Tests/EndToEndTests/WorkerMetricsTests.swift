@@ -43,7 +43,7 @@ struct WorkerMetricsTests {
                 return stats.processed == 20 && stats.deadLetters == 1
             }
             // A redelivered job for a notification already pushed: suppressed, not pushed again.
-            _ = try await queue.enqueue(JobRequest(type: RedisNotificationStore.jobType, payload: Array(String(first.id).utf8)))
+            _ = try await queue.enqueue(RichPushJob.request(notification: first.id))
             try await waitUntil(timeout: .seconds(20), "the redelivered job") { try await queue.stats().processed == 21 }
 
             var metrics: [String: Double] = [:]

@@ -24,6 +24,12 @@ def used_memory(cluster):
     return int(next(line.split(":")[1] for line in info.splitlines() if line.startswith("used_memory:")))
 
 
+def commands(cluster):
+    """Commands Redis ran so far (INFO commandstats), EVALSHA counting once however much it did."""
+    info = cluster.redis_cli("INFO", "commandstats").decode()
+    return sum(int(line.split("calls=")[1].split(",")[0]) for line in info.splitlines() if line.startswith("cmdstat_"))
+
+
 def key_count(cluster):
     return cluster.redis_cli("DBSIZE")
 
@@ -48,6 +54,7 @@ def main():
         before_devices, keys_before = used_memory(cluster), key_count(cluster)
         cluster.start_sim(0, timeout=120)
         after_devices, keys_devices = used_memory(cluster), key_count(cluster)
+        commands_before = commands(cluster)
         token = base64.b64encode(f"{cluster.admin}:{cluster.password}".encode()).decode()
         connection = http.client.HTTPConnection("127.0.0.1", cluster.api_ports[0], timeout=10)
         for index in range(args.notifications):
@@ -68,6 +75,7 @@ def main():
                 break
             time.sleep(1)
         time.sleep(2)  # the last receipts
+        spent = commands(cluster) - commands_before
         after_notifications, keys_notifications = used_memory(cluster), key_count(cluster)
     finally:
         cluster.stop()
@@ -78,6 +86,8 @@ def main():
     print(f"notifications: {args.notifications} to {args.per_notification} devices each (pushed, fetched, displayed), "
           f"{(keys_notifications - keys_devices) / args.notifications:.2f} keys and {per_notification:,.0f} bytes each "
           f"(used_memory {after_devices:,} -> {after_notifications:,})")
+    print(f"Redis commands: {spent / args.notifications:.1f} per notification, {spent / expected:.2f} per push "
+          f"(create, push, fetch and receipt, workers' reads and maintenance; INFO commandstats)")
     return 0
 
 

@@ -42,7 +42,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let types = type.isEmpty ? nil : Set(type)
         let notification = self.notification
         let selected: @Sendable (Job) -> Bool = { job in
-            notification.map { (try? RichPushJobHandler.delivery(of: job))?.notification == $0 } ?? true
+            notification.map { (try? RichPushJob.delivery(of: job))?.notification == $0 } ?? true
         }
         var include = selected
         if force {
@@ -73,7 +73,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var whole = Set<Int>()
         var partial: [Int: Set<String>] = [:]
         for job in jobs {
-            guard let delivery = try? RichPushJobHandler.delivery(of: job) else { continue }
+            guard let delivery = try? RichPushJob.delivery(of: job) else { continue }
             if let installations = delivery.installations {
                 partial[delivery.notification, default: []].formUnion(installations)
             } else {

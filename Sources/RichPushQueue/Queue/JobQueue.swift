@@ -72,3 +72,13 @@ public struct JobQueue: Sendable {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
 }
+
+/// Where jobs can be enqueued: the queue in Redis (``JobQueue``), or an in-memory one in unit
+/// tests of a handler that enqueues follow-up jobs.
+public protocol JobEnqueuing: Sendable {
+    /// Enqueues the jobs; their ids in the order of the requests.
+    @discardableResult
+    func enqueue(_ requests: [JobRequest]) async throws -> [String]
+}
+
+extension JobQueue: JobEnqueuing {}

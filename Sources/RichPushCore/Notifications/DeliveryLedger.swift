@@ -1,0 +1,52 @@
+/// The worker's side of the notifications: the records it delivers, and the delivery ledger of
+/// each, where every (notification, installation) pair is leased before its push and recorded
+/// after it. The API's side is ``NotificationStore``.
+public protocol DeliveryLedger: Sendable {
+    /// Records by id, in order, in one round trip; ids with no record are left out.
+    func notifications(ids: [Int]) async throws -> [RichNotification]
+    /// Takes a short lease on each (notification, installation) pair before its push, in the
+    /// notification's delivery ledger: pairs already recorded are not pushed again, pairs leased
+    /// by a live owner are left to it, and pairs whose lease expired without a record (the owner
+    /// died between send and record) are leased again, so nothing is lost silently.
+    func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease]
+    /// Gives leases back (the pushes were not sent and will be retried). A lease that cannot be
+    /// given back expires on its own.
+    func releaseLeases(_ keys: [DeliveryKey]) async throws
+    /// Records per-device outcomes and counts of many notifications at once, in the ledger and the
+    /// status; moves each one's state to `sent` when any of its pushes went out. Outcomes with
+    /// the `retried` counter release their lease instead of recording it, so a retry resends.
+    func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws
+}
+
+/// What the ledger said to a lease request for one pair.
+public enum DeliveryLease: Sendable, Hashable {
+    /// Leased to the caller: push it, then record the outcome.
+    case leased
+    /// The outcome is already recorded: pushing again would be a duplicate.
+    case recorded
+    /// Another owner's lease is live for this long: try again after it (it will have recorded,
+    /// or its lease will have expired and the pair is free).
+    case leasedByOther(remaining: Duration)
+}
+
+/// One (notification, installation) pair: the unit a push is leased, sent and recorded for.
+public struct DeliveryKey: Sendable, Hashable {
+    public var notification: Int
+    public var installation: String
+
+    public init(notification: Int, installation: String) {
+        self.notification = notification
+        self.installation = installation
+    }
+}
+
+extension DeliveryLedger {
+    public func leaseDeliveries(id: Int, installations: [String], owner: String, duration: Duration) async throws -> [DeliveryLease] {
+        try await leaseDeliveries(installations.map { DeliveryKey(notification: id, installation: $0) }, owner: owner, duration: duration)
+    }
+
+    public func recordDeliveries(id: Int, results: [DeliveryResult]) async throws {
+        try await recordDeliveries([id: results])
+    }
+}
+

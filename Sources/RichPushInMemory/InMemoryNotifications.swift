@@ -1,0 +1,189 @@
+public import RichPushCore
+import Synchronization
+
+/// Notifications in memory, in both roles the Redis store plays: the API's ``NotificationStore``
+/// and the worker's ``DeliveryLedger``, with the same rules (leases, records, state order,
+/// counting once). For fast unit tests of logic; the real-Redis tests prove the Redis scripts.
+public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
+    private struct State {
+        var nextID = 1
+        var records: [Int: RichNotification] = [:]
+        var payloads: [String: [UInt8]] = [:]
+        var states: [Int: DeliveryState] = [:]
+        var counts: [Int: [String: Int]] = [:]
+        var devices: [Int: [String: NotificationStatus.Device]] = [:]
+        var ledger: [Int: [String: LedgerEntry]] = [:]
+        var seen: [Int: Set<String>] = [:]
+    }
+
+    private enum LedgerEntry {
+        case recorded
+        case leased(until: ContinuousClock.Instant, owner: String)
+    }
+
+    private let state = Mutex(State())
+    /// Injected failures: a write that throws this fails as a Redis write would.
+    private let failRecords = Mutex<(any Error)?>(nil)
+
+    public init() {}
+
+    /// Makes every `recordDeliveries` throw `error` until called with nil.
+    public func failRecording(with error: (any Error)?) {
+        failRecords.withLock { $0 = error }
+    }
+
+    // MARK: NotificationStore
+
+    public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
+        let hash = hashing(draft.payload)
+        return state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
+                                          payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target,
+                                          createdAt: 0)
+            state.records[id] = record
+            state.payloads[hash] = draft.payload
+            state.states[id] = .queued
+            return record
+        }
+    }
+
+    public func notification(id: Int) async throws -> RichNotification? {
+        state.withLock { $0.records[id] }
+    }
+
+    public func payload(hash: String) async throws -> [UInt8]? {
+        state.withLock { $0.payloads[hash] }
+    }
+
+    public func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification] {
+        state.withLock { state in
+            Array(state.records.values.filter { $0.creator == user && $0.id < (before ?? .max) }.sorted { $0.id > $1.id }.prefix(limit))
+        }
+    }
+
+    public func status(id: Int) async throws -> NotificationStatus? {
+        state.withLock { state in
+            guard let current = state.states[id] else { return nil }
+            var counts = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, 0) })
+            counts.merge(state.counts[id] ?? [:]) { _, new in new }
+            let devices = (state.devices[id] ?? [:]).values.sorted { $0.installation < $1.installation }
+            return NotificationStatus(id: id, state: current, counts: counts, devices: devices)
+        }
+    }
+
+    public func recordFetch(id: Int, installation: String?, reader: String) async throws {
+        state.withLock { state in
+            if state.seen[id, default: []].insert("fetched:" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted {
+                state.counts[id, default: [:]][DeliveryCounter.fetched.rawValue, default: 0] += 1
+            }
+            Self.advance(&state, id, to: .fetched)
+        }
+    }
+
+    public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String) async throws -> Bool {
+        state.withLock { state in
+            guard state.seen[id, default: []].insert("\(kind.rawValue):" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted else { return false }
+            state.counts[id, default: [:]][kind.rawValue, default: 0] += 1
+            if let installation {
+                let previous = state.devices[id]?[installation]
+                state.devices[id, default: [:]][installation] = NotificationStatus.Device(installation: installation, state: kind.rawValue,
+                                                                                          adapterID: previous?.adapterID, error: previous?.error)
+            }
+            Self.advance(&state, id, to: kind.state)
+            return true
+        }
+    }
+
+    public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
+        state.withLock { state in installations.contains { state.ledger[id]?[$0] != nil } }
+    }
+
+    public func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal? {
+        nil  // no quotas in memory: the Redis scripts and their tests own them
+    }
+
+    public func forgetNotifications(createdBy user: String) async throws -> Int {
+        state.withLock { state in
+            let ids = state.records.values.filter { $0.creator == user }.map(\.id)
+            for id in ids {
+                state.records[id] = nil
+                state.states[id] = nil
+                state.counts[id] = nil
+                state.devices[id] = nil
+                state.ledger[id] = nil
+            }
+            return ids.count
+        }
+    }
+
+    public func notifications(ids: [Int]) async throws -> [RichNotification] {
+        state.withLock { state in ids.compactMap { state.records[$0] } }
+    }
+
+    // MARK: DeliveryLedger
+
+    public func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            keys.map { key in
+                switch state.ledger[key.notification]?[key.installation] {
+                case .recorded:
+                    return .recorded
+                case .leased(let until, let holder) where holder != owner && until > now:
+                    return .leasedByOther(remaining: now.duration(to: until))
+                default:
+                    state.ledger[key.notification, default: [:]][key.installation] = .leased(until: now + duration, owner: owner)
+                    return .leased
+                }
+            }
+        }
+    }
+
+    public func releaseLeases(_ keys: [DeliveryKey]) async throws {
+        state.withLock { state in
+            for key in keys {
+                if case .leased = state.ledger[key.notification]?[key.installation] { state.ledger[key.notification]?[key.installation] = nil }
+            }
+        }
+    }
+
+    public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
+        if let error = failRecords.withLock({ $0 }) { throw error }
+        state.withLock { state in
+            for (id, results) in results {
+                for result in results {
+                    state.counts[id, default: [:]][result.counter.rawValue, default: 0] += 1
+                    guard result.counter != .duplicateSuppressed else { continue }
+                    state.devices[id, default: [:]][result.installation] = NotificationStatus.Device(
+                        installation: result.installation, state: result.counter.rawValue, adapterID: result.adapterID, error: result.error)
+                    state.ledger[id, default: [:]][result.installation] = result.counter == .retried ? nil : .recorded
+                }
+                if results.contains(where: { $0.counter == .sent || $0.counter == .held }) { Self.advance(&state, id, to: .sent) }
+            }
+        }
+    }
+
+    // MARK: For tests
+
+    /// The ledger entry of one pair: "R", "L:<owner>", or nil.
+    public func ledgerEntry(_ key: DeliveryKey) -> String? {
+        state.withLock { state in
+            switch state.ledger[key.notification]?[key.installation] {
+            case .recorded: "R"
+            case .leased(_, let owner): "L:\(owner)"
+            case nil: nil
+            }
+        }
+    }
+
+    /// Leases a pair for `owner` for `duration` (a worker that died holding it, in tests).
+    public func lease(_ key: DeliveryKey, owner: String, for duration: Duration) {
+        state.withLock { $0.ledger[key.notification, default: [:]][key.installation] = .leased(until: .now + duration, owner: owner) }
+    }
+
+    private static func advance(_ state: inout State, _ id: Int, to next: DeliveryState) {
+        if let current = state.states[id], current < next { state.states[id] = next }
+    }
+}
