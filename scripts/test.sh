@@ -19,9 +19,14 @@ echo "==> building (debug, with tests)"
 swift build --build-tests
 echo "==> testing"
 swift test --skip-build
+# The tests' redis-servers and worker processes are stopped by the tests themselves.
+assert_nothing_left "swift test" "$TMPDIR"
 echo "==> hostile-input and authorization suite (scripts/security.sh)"
 RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/security.sh
+assert_nothing_left scripts/security.sh .tmp/security
 echo "==> short fuzz run (scripts/fuzz.sh: schemathesis against openapi.yaml, contract probes, parser fuzz tests)"
 RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" FUZZ_PARSER_ITERATIONS=50000 bash scripts/fuzz.sh --examples 25
+assert_nothing_left scripts/fuzz.sh .tmp/fuzz
 echo "==> short fault-injection run (scripts/chaos.sh: 30 s, every fault kind once, reconciled push by push)"
 RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/chaos.sh --duration 30 --rate 20 --fault-every 4 --seed 1
+assert_nothing_left scripts/chaos.sh .tmp/chaos

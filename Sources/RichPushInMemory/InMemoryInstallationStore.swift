@@ -65,6 +65,10 @@ public final class InMemoryInstallationStore: InstallationStore {
         all.withLock { $0.values.filter { $0.owner == owner }.sorted { $0.id < $1.id } }
     }
 
+    public func installationIDs(owner: String) async throws -> [String] {
+        try await installations(owner: owner).map(\.id)
+    }
+
     public func removeAll(owner: String) async throws -> Int {
         all.withLock { all in
             let mine = all.values.filter { $0.owner == owner }.map(\.id)

@@ -109,6 +109,10 @@ public struct RedisInstallationStore: InstallationStore {
         }
     }
 
+    public func installationIDs(owner: String) async throws -> [String] {
+        (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
+    }
+
     public func installations(owner: String) async throws -> [Installation] {
         let ids = (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
         return try await installations(ids: ids).filter { $0.owner == owner }

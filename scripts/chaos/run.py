@@ -74,7 +74,8 @@ def print_report(result, seed, args):
     print(f"    pairs expected {result['pairs expected']}:")
     for key in sorted(pairs):
         print(f"      {key}: {pairs[key]}")
-    print(f"    client-side repeats delivered: {result['client-side repeats delivered (no Idempotency-Key yet)']}, "
+    print(f"    creates repeated by client retries (a 503 or lost answer after Redis ran the create; no Idempotency-Key yet): "
+          f"{result['client-side repeats delivered (no Idempotency-Key yet)']}, "
           f"unacknowledged creates delivered: {result['unacknowledged creates delivered']}")
     print(f"    dead letters: {result['dead letters']} {result['dead letter reasons'] or ''}")
     print(f"    fetch failures on devices: {result['fetch failures'] or 0}")

@@ -68,3 +68,33 @@ private_tmp() {
     export TMPDIR="$PWD/.tmp/$1"
     mkdir -p "$TMPDIR"
 }
+
+# processes_under DIR: prints "PID command" for every live process whose working directory or
+# command line lies under DIR (what a script started there and left behind).
+processes_under() {
+    local dir
+    dir=$(cd "$1" 2>/dev/null && pwd) || return 0
+    for proc in /proc/[0-9]*; do
+        local pid=${proc#/proc/}
+        [ "$pid" = "$$" ] && continue
+        local cwd cmd
+        cwd=$(readlink "$proc/cwd" 2>/dev/null) || continue
+        cmd=$(tr '\0' ' ' <"$proc/cmdline" 2>/dev/null) || continue
+        case "$cwd/ $cmd" in
+            "$dir"/*|*" $dir"/*|*"=$dir"/*) echo "$pid $cmd" ;;
+        esac
+    done
+}
+
+# assert_nothing_left NAME DIR: fails, naming them, if processes started under DIR outlived
+# the script NAME that started them (every script must stop exactly what it started).
+assert_nothing_left() {
+    local left
+    left=$(processes_under "$2")
+    if [ -n "$left" ]; then
+        echo "error: $1 left processes running:" >&2
+        echo "$left" >&2
+        return 1
+    fi
+    echo "==> $1 left no process behind"
+}

@@ -103,20 +103,18 @@ struct NotificationRoutes {
 
     @Sendable func fetch(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.read)
-        let record = try await readable(try Self.notificationID(context), by: user)
+        let id = try Self.notificationID(context)
+        // The fetch may name the device (`?installation=`): fetched then counts once per device,
+        // and reading is decided by that one device (not by every device the user has).
+        let installation = request.uri.queryParameters["installation"].map(String.init)
+        if let installation { try await checkOwned(installation, by: user) }
+        let record = try await readable(id, by: user, via: installation)
         let etag = "\"\(record.payloadHash)\""
         if Self.matches(ifNoneMatch: request.headers[.ifNoneMatch], etag: etag) {
             return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, max-age=3600"])
         }
         guard let payload = try await notifications.payload(hash: record.payloadHash) else {
             throw APIError(.gone, code: "gone", message: "the payload of notification \(record.id) has expired")
-        }
-        // The fetch may name the device (`?installation=`), so two devices of one user count twice.
-        let installation = request.uri.queryParameters["installation"].map(String.init)
-        if let installation {
-            guard installation.utf8.count <= 128, let device = try await installations.installation(id: installation), device.owner == user.name else {
-                throw APIError.notFound("no registration \(installation.prefix(128)) of yours")
-            }
         }
         try await notifications.recordFetch(id: record.id, installation: installation, reader: user.name)
         // The caller chose the content type: a browser must neither sniff it nor run it.
@@ -134,7 +132,7 @@ struct NotificationRoutes {
         guard var status = try await notifications.status(id: record.id) else { throw APIError.notFound("no notification \(record.id)") }
         if record.creator != user.name && user.role != .admin {
             // Other users' installations and outcomes are the creator's business only.
-            let own = Set(try await installations.installations(owner: user.name).map(\.id))
+            let own = Set(try await installations.installationIDs(owner: user.name))
             status.devices = status.devices.filter { own.contains($0.installation) }
         }
         return try JSONResponse.encode(StatusView(status, record: record), status: .ok)
@@ -142,18 +140,19 @@ struct NotificationRoutes {
 
     @Sendable func receipt(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.read)
-        let record = try await readable(try Self.notificationID(context), by: user)
+        let id = try Self.notificationID(context)
         let body = try await request.body.collect(upTo: 16 * 1024)
-        let object = try JSONObjectBody.parse(body, allowed: ["kind", "installation"],
-                                              shape: "{\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}")
+        let parsed = Result {
+            try JSONObjectBody.parse(body, allowed: ["kind", "installation"], shape: "{\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}")
+        }
+        // A receipt names its device: reading is decided by that one device. A body that does not
+        // parse is refused after the read check, so an unreadable notification is 404 whatever the body.
+        let installation = (try? parsed.get())?["installation"] as? String
+        if let installation { try await checkOwned(installation, by: user) }
+        let record = try await readable(id, by: user, via: installation)
+        let object = try parsed.get()
         guard let kindName = object["kind"] as? String, let kind = ReceiptKind(rawValue: kindName) else {
             throw APIError.unprocessable("'kind' must be one of: \(ReceiptKind.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_kind")
-        }
-        let installation = object["installation"] as? String
-        if let installation {
-            guard let device = try await installations.installation(id: installation), device.owner == user.name else {
-                throw APIError.notFound("no registration \(installation) of yours")
-            }
         }
         let counted = try await notifications.recordReceipt(id: record.id, kind: kind, installation: installation, reader: user.name)
         return try JSONResponse.encode(ReceiptView(recorded: kind.rawValue, duplicate: !counted), status: .ok)
@@ -176,13 +175,22 @@ struct NotificationRoutes {
     /// The record, if `user` may read it: they created it, they are an admin, or it was addressed
     /// to one of their devices when it was sent (a tag added later grants nothing). Anything else
     /// is 404, as if it did not exist (ids are sequential).
-    private func readable(_ id: Int, by user: User) async throws -> RichNotification {
+    /// `via`: one of the user's installations (checked by the caller) that decides alone, in
+    /// one lookup, instead of every installation the user has.
+    private func readable(_ id: Int, by user: User, via installation: String? = nil) async throws -> RichNotification {
         let missing = APIError.notFound("no notification \(id)")
         guard let record = try await notifications.notification(id: id) else { throw missing }
         if record.creator == user.name || user.role == .admin { return record }
-        let devices = try await installations.installations(owner: user.name)
-        guard try await notifications.wasAddressed(id: id, to: devices.map(\.id)) else { throw missing }
+        let devices = if let installation { [installation] } else { try await installations.installationIDs(owner: user.name) }
+        guard try await notifications.wasAddressed(id: id, to: devices) else { throw missing }
         return record
+    }
+
+    /// 404 unless `installation` is one of the user's registrations.
+    private func checkOwned(_ installation: String, by user: User) async throws {
+        guard installation.utf8.count <= 128, let device = try await installations.installation(id: installation), device.owner == user.name else {
+            throw APIError.notFound("no registration \(installation.prefix(128)) of yours")
+        }
     }
 
     /// RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored).

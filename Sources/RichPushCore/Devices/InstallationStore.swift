@@ -44,6 +44,8 @@ public protocol InstallationStore: Sendable {
     func installations(ids: [String]) async throws -> [Installation]
     /// Installations of one user.
     func installations(owner: String) async throws -> [Installation]
+    /// The ids of one user's installations (no record is read).
+    func installationIDs(owner: String) async throws -> [String]
     /// Removes every installation of a user (the user is being removed); returns how many.
     func removeAll(owner: String) async throws -> Int
 }
