@@ -33,7 +33,7 @@ run() { # LABEL RATE
     redis-cli -p "$port" flushall >/dev/null
     pids=()
     for i in $(seq 1 "$workers"); do
-        "$bin" worker --redis-url "$url" --concurrency 256 --batch-size 256 --latency-key bench:latency \
+        "$bin" worker --redis-url "$url" --concurrency 256 --batch-size 256 --bench-handlers --latency-key bench:latency \
             --log-level warning --consumer "bench-$i" 2>"$dir/worker-$i.log" &
         pids+=($!)
     done

@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import Hiredis
 import Logging
+import ServiceLifecycle
 public import RichPushSimulator
 
 /// `richpush device-sim`: simulated devices running the tutorial's app.
@@ -67,15 +68,12 @@ struct DeviceSimCommand: AsyncParsableCommand {
             throw CLIError("device registration failed: \(error)")
         }
         FileHandle.standardError.write(Data("device-sim: \(devices) device(s) of \(user) listening\n".utf8))
-        let signals = [SIGINT, SIGTERM].map { signal in
-            Foundation.signal(signal, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signal)
-            source.setEventHandler { Task { await simulator.stop() } }
-            source.resume()
-            return source
-        }
-        try await simulator.run(limit: count > 0 ? count : nil)
-        signals.forEach { $0.cancel() }
+        var logger = Logger(label: "richpush.device-sim")
+        logger.logLevel = .warning
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: DeviceSimulatorService(simulator: simulator, limit: count > 0 ? count : nil))],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 }
 

@@ -18,13 +18,8 @@ struct CommandTests {
         ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
         ("return 1", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"),
     ])
-    func sha1MatchesKnownDigests(input: String, digest: String) {
-        #expect(SHA1.hexDigest(of: Array(input.utf8)) == digest)
-    }
-
-    @Test func sha1OfLongInputCrossesBlocks() {
-        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
-        #expect(SHA1.hexDigest(of: million) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
+    func scriptsAreNamedByTheSHA1RedisComputes(input: String, digest: String) {
+        #expect(RedisScript(input).sha1 == digest)
     }
 
     @Test func serverErrorPrefixAndTransience() {

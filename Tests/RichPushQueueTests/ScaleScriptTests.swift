@@ -23,7 +23,7 @@ struct ScaleScriptTests {
                 let script = try ChildProcess(
                     executable: URL(fileURLWithPath: "/bin/bash"),
                     arguments: [Self.root.appendingPathComponent("scripts/scale-workers.sh").path, "\(count)",
-                                "--queue-prefix", prefix, "--concurrency", "8", "--maintenance-interval", "0.1", "--log-level", "warning"],
+                                "--queue-prefix", prefix, "--bench-handlers", "--concurrency", "8", "--maintenance-interval", "0.1", "--log-level", "warning"],
                     environment: ["RICHPUSH_BIN": try richpushExecutable().path, "RICHPUSH_REDIS_URL": server.url, "RICHPUSH_WORKERS_DIR": state.path],
                     logFile: server.directory.appendingPathComponent("scale-\(count)-\(UUID().uuidString.prefix(4)).log"))
                 let status = try await script.wait(timeout: .seconds(60))

@@ -1,3 +1,4 @@
+import Crypto
 /// A Lua script run by `EVALSHA`, loaded into Redis on first use and again after `NOSCRIPT`.
 ///
 /// The SHA-1 is computed here, so the common case is one `EVALSHA` round trip; after a Redis
@@ -8,7 +9,8 @@ public struct RedisScript: Sendable, Hashable {
 
     public init(_ source: String) {
         self.source = source
-        self.sha1 = SHA1.hexDigest(of: Array(source.utf8))
+        // SHA-1 only names the script, as Redis does; nothing secret depends on it.
+        self.sha1 = Insecure.SHA1.hash(data: Array(source.utf8)).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     }
 
     /// The `EVALSHA` command for these keys and arguments.
@@ -43,5 +45,11 @@ extension RedisClient {
         for load in retried.prefix(loads.count) { try load.throwingError() }
         for (index, reply) in zip(missing, retried.dropFirst(loads.count)) { replies[index] = reply }
         return replies
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

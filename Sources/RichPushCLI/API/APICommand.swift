@@ -3,6 +3,7 @@ import Foundation
 import Hiredis
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import Metrics
 import Prometheus
 public import RichPushAPI
@@ -78,8 +79,10 @@ struct APICommand: AsyncParsableCommand {
         let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys, queue: queue.configuration, registry: registry,
                                            credentialChanges: changes)
         let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-        await pool.close()
+        // Stopped in reverse order: the server drains first, the Redis pool closes last.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: pool), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 }
 

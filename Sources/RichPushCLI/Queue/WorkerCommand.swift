@@ -28,7 +28,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds running jobs get to finish on shutdown before they are released.") var drainTimeout: Double = 10
     @Option(help: "Consumer name in the group (default host:pid:random).") var consumer: String?
     @Option(help: "Seconds between reclaiming abandoned jobs and promoting due retries.") var maintenanceInterval: Double = 0.5
-    @Option(help: "Redis list where the noop handler appends its latencies (benchmarks).") var latencyKey: String?
+    @Flag(help: "Also run the benchmark and test job types probe and noop (scripts/bench-queue.sh, the queue's process tests); never needed in production.") var benchHandlers = false
+    @Option(help: "Redis list where the noop handler appends its latencies (with --bench-handlers).") var latencyKey: String?
     @Option(help: "Push adapter: simulated (Redis Pub/Sub hub).") var adapter: AdapterKind = .simulated
     @Option(help: "silent: the seed's content-available push; alert: mutable-content with the fetch URL.") var pushMode: PushRenderer.Mode = .silent
     @Flag(help: "Add the seed's legacy \"sound\": \"\" to silent pushes.") var legacySound = false
@@ -49,6 +50,7 @@ struct WorkerCommand: AsyncParsableCommand {
         guard fanOutBatch >= 1 else { throw ValidationError("--fan-out-batch must be at least 1") }
         guard holdHours > 0, retentionDays > 0 else { throw ValidationError("--hold-hours and --retention-days must be positive") }
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0 to 65535") }
+        guard latencyKey == nil || benchHandlers else { throw ValidationError("--latency-key needs --bench-handlers") }
         guard queueMetricsInterval >= 0.1 else { throw ValidationError("--queue-metrics-interval must be at least 0.1 seconds") }
     }
 
@@ -74,14 +76,16 @@ struct WorkerCommand: AsyncParsableCommand {
             // both has its pushes resent when its job is reclaimed, not later.
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)))
         let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration)
+        let bench = benchHandlers
         let worker = buildWorker(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
+            guard bench else { return }
             // The benchmark and test job types (scripts/bench-queue.sh, the queue's process tests).
             handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
             handlers.register(NoopJobHandler(redis: pool, latencyKey: latencyKey), for: NoopJobHandler.type)
         }, logger: logger)
         // A ServiceGroup stops its services in reverse order: the worker drains first, and the
         // metrics server answers until the worker is done.
-        var services: [any Service] = []
+        var services: [any Service] = [pool]
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
             services.append(QueueGauges(queue: jobQueue, interval: .seconds(queueMetricsInterval), logger: logger))
@@ -89,7 +93,6 @@ struct WorkerCommand: AsyncParsableCommand {
         services.append(worker)
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
-        await pool.close()
     }
 }
 

@@ -60,7 +60,7 @@ struct QueueFixture {
     func spawnWorker(name: String, extra: [String] = []) throws -> ChildProcess {
         let c = queue.configuration
         let arguments = [
-            "worker", "--redis-url", server.url, "--queue-prefix", c.prefix, "--queue-partition", c.partition,
+            "worker", "--bench-handlers", "--redis-url", server.url, "--queue-prefix", c.prefix, "--queue-partition", c.partition,
             "--visibility-timeout", "\(Double(c.visibilityTimeout.components.seconds) + Double(c.visibilityTimeout.components.attoseconds) / 1e18)",
             "--max-deliveries", "\(c.maxDeliveries)", "--max-attempts", "\(c.retry.maxAttempts)",
             "--maintenance-interval", "0.1", "--consumer", name, "--log-level", "warning",
