@@ -25,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -39,7 +42,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "RichPushCore", swiftSettings: strictSettings),
-        .target(name: "RichPushReport", swiftSettings: strictSettings),
+        .target(
+            name: "RichPushReport",
+            dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "RichPushQueue",
             dependencies: [
@@ -128,7 +135,11 @@ let package = Package(
         ),
         .target(
             name: "RedisTestSupport",
-            dependencies: ["Hiredis", "RichPushQueue"],
+            dependencies: [
+                "Hiredis", "RichPushQueue",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Tests/RedisTestSupport",
             swiftSettings: strictSettings
         ),

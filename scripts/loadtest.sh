@@ -62,5 +62,16 @@ watch=(--watch-pid "api=$api_pid" --watch-pid "redis=$(cat "$work/redis/redis.pi
 for i in "${!worker_pids[@]}"; do watch+=(--watch-pid "worker-$((i + 1))=${worker_pids[$i]}"); done
 
 echo "==> $notifications notifications to $devices devices (audience $audience), $workers workers, mode $mode ${extra[*]}"
+redis-cli -p "$port" config resetstat >/dev/null
 "$bin" loadtest --api "http://127.0.0.1:$api_port" --user load --notifications "$notifications" --devices "$devices" \
     --mode "$mode" --audience "$audience" --workers "$workers" "${watch[@]}" "${extra[@]}"
+# Redis commands per notification (INFO commandstats; commands run inside scripts count too, and
+# the device registrations and the simulator's own commands are included).
+redis-cli -p "$port" info commandstats | python3 -c '
+import sys
+calls = {line.split(":")[0][8:]: int(line.split("calls=")[1].split(",")[0]) for line in sys.stdin if line.startswith("cmdstat_")}
+n = int(sys.argv[1])
+top = ", ".join(f"{name} {count / n:.2f}" for name, count in sorted(calls.items(), key=lambda item: -item[1])[:8])
+scripts = calls.get("evalsha", 0) / n
+print(f"==> Redis ran {sum(calls.values()) / n:.1f} commands per notification ({scripts:.2f} EVALSHA): {top}")
+' "$notifications"

@@ -14,7 +14,7 @@ struct LoadReportTests {
             try await Pipeline.start(server: server) { pipeline in
                 try await withWorkers([pipeline.worker(consumer: "w-a"), pipeline.worker(consumer: "w-b")]) {
                     let directory = server.directory.appendingPathComponent("report")
-                    let loadtest = try ChildProcess(executable: try richpushExecutable(), arguments: [
+                    let loadtest = try await ChildProcess(executable: try richpushExecutable(), arguments: [
                         "loadtest", "--redis-url", server.url, "--queue-prefix", pipeline.prefix, "--api", pipeline.baseURL.absoluteString,
                         "--user", "root", "--password", "root-pw", "--notifications", "400", "--devices", "20",
                         "--shape", "burst", "--burst-size", "100", "--burst-interval", "0.4", "--sample-interval", "0.2",
@@ -69,7 +69,7 @@ struct LoadReportTests {
 
                     // `richpush report` renders the same page again from report.json alone.
                     let again = server.directory.appendingPathComponent("again")
-                    let render = try ChildProcess(executable: try richpushExecutable(),
+                    let render = try await ChildProcess(executable: try richpushExecutable(),
                                                   arguments: ["report", directory.appendingPathComponent("report.json").path, "--out", again.path],
                                                   logFile: server.directory.appendingPathComponent("report.log"))
                     #expect(try await render.wait(timeout: .seconds(30)) == 0, "\(render.log)")

@@ -14,7 +14,7 @@ struct ReplayScriptTests {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
                 func replay(_ arguments: [String]) async throws -> String {
-                    let script = try ChildProcess(
+                    let script = try await ChildProcess(
                         executable: URL(fileURLWithPath: "/bin/bash"),
                         arguments: [Self.root.appendingPathComponent("scripts/replay.sh").path] + arguments + ["--queue-prefix", pipeline.prefix],
                         environment: ["RICHPUSH_BIN": try richpushExecutable().path, "RICHPUSH_REDIS_URL": server.url],

@@ -26,7 +26,7 @@ struct WorkerMetricsTests {
             let device = RedisSubscriber(configuration: server.configuration)
             try await device.subscribe([SimulatedHubAdapter.channel(prefix: prefix, handle: "phone-1")])
             let port = try RedisServer.freePort()
-            let worker = try ChildProcess(executable: try richpushExecutable(), arguments: [
+            let worker = try await ChildProcess(executable: try richpushExecutable(), arguments: [
                 "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", "m1", "--log-level", "warning",
                 "--metrics-port", "\(port)", "--queue-metrics-interval", "0.2", "--maintenance-interval", "0.1",
             ], logFile: server.directory.appendingPathComponent("worker.log"))

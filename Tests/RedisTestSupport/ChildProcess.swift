@@ -1,79 +1,91 @@
 public import Foundation
+import Subprocess
+import SystemPackage
+import Synchronization
 
-/// A process the test starts (a `richpush worker`, say) with a clean signal mask and default
-/// signal handlers, its output in a log file, and real signals to stop or kill it.
+/// A process the test starts (a `richpush worker`, say), on swift-subprocess: a clean signal mask
+/// and default signal handlers (a child spawned from a Dispatch thread with Foundation's
+/// `Process` inherits a mask in which SIGTERM is blocked, and never sees the SIGTERM a test
+/// sends), its output in a log file, and real signals to stop or kill it.
 ///
-/// Not Foundation's `Process`: a child spawned from a Dispatch thread inherits that thread's
-/// signal mask, in which SIGTERM is blocked, and then never sees the SIGTERM a test sends.
-public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `status` is only written by wait(), which the owning test calls sequentially.
-    public let pid: pid_t
+/// swift-subprocess scopes a process to a closure; the closure here runs on a task of its own
+/// until the process exits, so a test can hold several processes at once and signal each.
+public final class ChildProcess: Sendable {
+    typealias Handle = Execution<NoInput, FileDescriptorOutput, FileDescriptorOutput>
+
+    public let pid: Int32
     public let logFile: URL
-    private var status: Int32?
+    private let execution: Handle
+    /// The exit status once the process ended (or why it could not be watched).
+    private let status = ExitStatus()
 
     /// `environment` is added to (or overrides) this process's environment.
-    public init(executable: URL, arguments: [String], environment: [String: String] = [:], logFile: URL) throws {
+    public init(executable: URL, arguments: [String], environment: [String: String] = [:], logFile: URL) async throws {
         self.logFile = logFile
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logFile.path, O_WRONLY | O_APPEND, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, logFile.path, O_WRONLY | O_APPEND, 0o644)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        var variables = ProcessInfo.processInfo.environment
-        variables.merge(environment) { $1 }
-        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        let result = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
-        guard result == 0 else { throw RedisServerError("cannot start \(executable.path): \(String(cString: strerror(result)))") }
-        self.pid = pid
+        let log = try FileDescriptor.open(FilePath(logFile.path), .writeOnly, options: [.create, .append, .truncate],
+                                          permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        var overrides: [Environment.Key: String?] = [:]
+        for (key, value) in environment {
+            guard let name = Environment.Key(rawValue: key) else { throw RedisServerError("bad environment variable name \(key)") }
+            overrides[name] = value
+        }
+        let (started, handle) = AsyncThrowingStream.makeStream(of: Handle.self)
+        let status = self.status
+        Task {
+            do {
+                let result = try await Subprocess.run(
+                    .path(FilePath(executable.path)), arguments: Arguments(arguments), environment: .inherit.updating(overrides),
+                    input: .none, output: .fileDescriptor(log, closeAfterSpawningProcess: false),
+                    error: .fileDescriptor(log, closeAfterSpawningProcess: false)
+                ) { execution in
+                    handle.yield(execution)
+                    handle.finish()
+                }
+                try log.close()
+                let code = switch result.terminationStatus {
+                case .exited(let code): code
+                case .signaled(let signal): 128 + signal
+                }
+                status.value.withLock { $0 = .success(code) }
+            } catch {
+                handle.finish(throwing: error)
+                try? log.close()
+                status.value.withLock { $0 = .failure(error) }
+            }
+        }
+        var iterator = started.makeAsyncIterator()
+        guard let execution = try await iterator.next() else { throw RedisServerError("cannot start \(executable.path)") }
+        self.execution = execution
+        self.pid = execution.processIdentifier.value
     }
 
     public func signal(_ signal: Int32) {
-        kill(pid, signal)
+        // The process may have exited already: then there is nothing to signal.
+        try? execution.send(signal: Signal(rawValue: signal))
     }
 
     /// Waits for the process to exit and returns its exit status (128+signal if killed), or nil on timeout.
     @discardableResult
     public func wait(timeout: Duration = .seconds(30)) async throws -> Int32? {
-        if let status { return status }
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            var raw: Int32 = 0
-            if waitpid(pid, &raw, WNOHANG) == pid {
-                let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-                status = code
-                return code
-            }
+        while true {
+            if let result = status.value.withLock({ $0 }) { return try result.get() }
+            guard ContinuousClock.now < deadline else { return nil }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return nil
     }
 
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     deinit {
-        if status == nil {
-            kill(pid, SIGKILL)
-            var raw: Int32 = 0
-            waitpid(pid, &raw, 0)
-        }
+        // A test that did not wait for its process: kill it (swift-subprocess reaps it).
+        try? execution.send(signal: .kill)
     }
+}
+
+/// Where the watching task leaves the exit status.
+final class ExitStatus: Sendable {
+    let value = Mutex<Result<Int32, any Error>?>(nil)
 }
 
 /// The `richpush` executable built beside the test bundle (or `RICHPUSH_BIN`).

@@ -20,7 +20,7 @@ struct ScaleScriptTests {
             }
             let state = server.directory.appendingPathComponent("workers")
             func scale(_ count: Int) async throws -> String {
-                let script = try ChildProcess(
+                let script = try await ChildProcess(
                     executable: URL(fileURLWithPath: "/bin/bash"),
                     arguments: [Self.root.appendingPathComponent("scripts/scale-workers.sh").path, "\(count)",
                                 "--queue-prefix", prefix, "--bench-handlers", "--concurrency", "8", "--maintenance-interval", "0.1", "--log-level", "warning"],

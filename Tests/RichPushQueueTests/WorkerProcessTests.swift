@@ -14,7 +14,8 @@ struct WorkerProcessTests {
             for start in stride(from: 0, to: 10_000, by: 1000) {
                 try await fixture.queue.enqueue((start..<start + 1000).map { fixture.probe("job-\($0)") })
             }
-            let workers = try (1...3).map { try fixture.spawnWorker(name: "worker-\($0)") }
+            var workers: [ChildProcess] = []
+            for index in 1...3 { workers.append(try await fixture.spawnWorker(name: "worker-\(index)")) }
             try await waitUntil(timeout: .seconds(120), "10,000 jobs to be acknowledged") {
                 try await fixture.queue.stats().processed == 10_000
             }
@@ -34,7 +35,7 @@ struct WorkerProcessTests {
             let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(2) }
             try await fixture.queue.ensureGroup()
             try await fixture.queue.enqueue((0..<200).map { fixture.probe("job-\($0)", sleepMs: 100) })
-            let victim = try fixture.spawnWorker(name: "victim", extra: ["--concurrency", "20"])
+            let victim = try await fixture.spawnWorker(name: "victim", extra: ["--concurrency", "20"])
             try await waitUntil(timeout: .seconds(30), "the victim to hold jobs in flight") {
                 try await fixture.queue.stats().consumers.first { $0.name == "victim" }?.pending ?? 0 >= 10
             }
@@ -42,7 +43,7 @@ struct WorkerProcessTests {
             victim.signal(SIGKILL)
             #expect(try await victim.wait() == 128 + SIGKILL)
             let killedAt = ContinuousClock.now
-            let survivor = try fixture.spawnWorker(name: "survivor", extra: ["--concurrency", "20"])
+            let survivor = try await fixture.spawnWorker(name: "survivor", extra: ["--concurrency", "20"])
             try await waitUntil(timeout: .seconds(7), "the survivor to reclaim the victim's jobs") {
                 try await fixture.queue.stats().consumers.first { $0.name == "victim" }?.pending ?? 0 == 0
             }
@@ -68,7 +69,8 @@ struct WorkerProcessTests {
             let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(3) }
             try await fixture.queue.ensureGroup()
             try await fixture.queue.enqueue((0..<2000).map { fixture.probe("job-\($0)", sleepMs: 2) })
-            let workers = try (1...2).map { try fixture.spawnWorker(name: "w\($0)", extra: ["--concurrency", "8"]) }
+            var workers: [ChildProcess] = []
+            for index in 1...2 { workers.append(try await fixture.spawnWorker(name: "w\(index)", extra: ["--concurrency", "8"])) }
             try await waitUntil(timeout: .seconds(60), "some progress") { try await fixture.queue.stats().processed >= 300 }
             let acknowledgedBefore = try await fixture.queue.stats().processed
             server.stop()  // SHUTDOWN: the AOF is flushed, as on a planned restart
@@ -93,7 +95,7 @@ struct WorkerProcessTests {
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
             try await fixture.queue.enqueue((0..<50).map { fixture.probe("job-\($0)", sleepMs: 700) })
-            let worker = try fixture.spawnWorker(name: "draining", extra: ["--concurrency", "5", "--drain-timeout", "5"])
+            let worker = try await fixture.spawnWorker(name: "draining", extra: ["--concurrency", "5", "--drain-timeout", "5"])
             try await waitUntil(timeout: .seconds(30), "jobs in flight") {
                 try await fixture.queue.stats().consumers.first?.pending ?? 0 == 5
             }
@@ -114,7 +116,7 @@ struct WorkerProcessTests {
             let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(60) }
             try await fixture.queue.ensureGroup()
             try await fixture.queue.enqueue((0..<3).map { fixture.probe("slow-\($0)", sleepMs: 30_000) })
-            let worker = try fixture.spawnWorker(name: "stuck", extra: ["--concurrency", "3", "--drain-timeout", "0.5"])
+            let worker = try await fixture.spawnWorker(name: "stuck", extra: ["--concurrency", "3", "--drain-timeout", "0.5"])
             try await waitUntil(timeout: .seconds(30), "jobs in flight") { try await fixture.queue.stats().pending == 3 }
             worker.signal(SIGTERM)
             #expect(try await worker.wait(timeout: .seconds(10)) == 0)
@@ -129,10 +131,10 @@ struct WorkerProcessTests {
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
             try await fixture.queue.enqueue((0..<3000).map { fixture.probe("job-\($0)", sleepMs: 5) })
-            let worker = try fixture.spawnWorker(name: "watched", extra: ["--concurrency", "16"])
+            let worker = try await fixture.spawnWorker(name: "watched", extra: ["--concurrency", "16"])
             try await waitUntil(timeout: .seconds(30), "the worker to start") { try await fixture.queue.stats().processed > 0 }
             let c = fixture.queue.configuration
-            let watch = try ChildProcess(executable: try richpushExecutable(),
+            let watch = try await ChildProcess(executable: try richpushExecutable(),
                                          arguments: ["stats", "--redis-url", server.url, "--queue-prefix", c.prefix, "--watch", "--refreshes", "3", "--interval", "0.3"],
                                          logFile: server.directory.appendingPathComponent("watch.log"))
             #expect(try await watch.wait(timeout: .seconds(20)) == 0)

@@ -1,22 +1,45 @@
-import Testing
 import RichPushReport
+import Testing
 
 @Suite("Percentiles")
 struct PercentilesTests {
-    @Test func nearestRankOfOneToHundred() throws {
-        let percentiles = try #require(Percentiles.of((1...100).map(Double.init).shuffled()))
-        #expect(percentiles == Percentiles(p50: 50, p90: 90, p99: 99, max: 100, count: 100))
+    /// Within HdrHistogram's three significant digits of the nearest-rank value.
+    static func close(_ value: Double?, _ expected: Double) -> Bool {
+        value.map { abs($0 - expected) <= expected * 0.001 } ?? false
     }
 
-    @Test func smallSamplesTakeMeasuredValues() throws {
-        #expect(try #require(Percentiles.of([7])) == Percentiles(p50: 7, p90: 7, p99: 7, max: 7, count: 1))
-        // Ranks ceil(0.5 × 4) = 2, ceil(0.9 × 4) = 4, ceil(0.99 × 4) = 4.
-        #expect(try #require(Percentiles.of([4, 1, 3, 2])) == Percentiles(p50: 2, p90: 4, p99: 4, max: 4, count: 4))
+    @Test func oneToHundredMilliseconds() throws {
+        var recorder = LatencyRecorder()
+        for ms in (1...100).shuffled() { recorder.record(ms: Double(ms)) }
+        let percentiles = try #require(recorder.percentiles)
+        #expect(Self.close(percentiles.p50, 50) && Self.close(percentiles.p90, 90) && Self.close(percentiles.p99, 99))
+        #expect(percentiles.max == 100 && percentiles.count == 100)
     }
 
-    @Test func emptyOrNonFiniteIsNil() {
-        #expect(Percentiles.of([]) == nil)
-        #expect(Percentiles.of([.nan, .infinity]) == nil)
-        #expect(Percentiles.of([.nan, 3])?.count == 1)
+    @Test func smallValuesStayExact() throws {
+        var recorder = LatencyRecorder()
+        for ms in [0.004, 0.001, 0.003, 0.002] { recorder.record(ms: ms) }
+        #expect(recorder.percentiles == Percentiles(p50: 0.002, p90: 0.004, p99: 0.004, max: 0.004, count: 4))
+    }
+
+    @Test func emptyOrNonFiniteIsNilAndResetEmpties() {
+        var recorder = LatencyRecorder()
+        #expect(recorder.percentiles == nil)
+        recorder.record(ms: .nan)
+        recorder.record(ms: .infinity)
+        #expect(recorder.percentiles == nil)
+        recorder.record(ms: -2)  // clock skew counts as 0
+        recorder.record(ms: 3)
+        #expect(recorder.percentiles?.count == 2)
+        recorder.reset()
+        #expect(recorder.percentiles == nil)
+    }
+
+    @Test func aMillionLatenciesTakeFixedMemory() throws {
+        var recorder = LatencyRecorder()
+        for index in 0..<1_000_000 { recorder.record(ms: Double(index % 5000) / 10) }
+        let percentiles = try #require(recorder.percentiles)
+        #expect(percentiles.count == 1_000_000)
+        #expect(Self.close(percentiles.p99, 495))
     }
 }

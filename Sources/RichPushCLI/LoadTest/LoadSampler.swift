@@ -46,7 +46,7 @@ final class LoadSampler: Sendable {
                 t: (now - start).seconds, sent: counts.sent, delivered: counts.delivered, notified: counts.notified,
                 sentPerSecond: Double(counts.sent - previous.counts.sent) / seconds,
                 deliveredPerSecond: Double(counts.delivered - previous.counts.delivered) / seconds,
-                latencyMs: Percentiles.of(tracker.takeIntervalLatencies()),
+                latencyMs: tracker.takeIntervalPercentiles(),
                 queueLag: queueFigures.lag, queuePending: queueFigures.pending, processes: processes)
             samples.withLock { $0.append(sample) }
             previous = (now, counts, cpu)

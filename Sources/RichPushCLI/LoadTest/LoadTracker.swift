@@ -6,10 +6,10 @@ import Synchronization
 final class LoadTracker: Sendable {
     private struct State {
         var enqueued: [Int: ContinuousClock.Instant] = [:]
-        var receivedLatencies: [Double] = []
-        var notifiedLatencies: [Double] = []
+        var receivedLatencies = LatencyRecorder()
+        var notifiedLatencies = LatencyRecorder()
         /// Latencies since the sampler last took them.
-        var interval: [Double] = []
+        var interval = LatencyRecorder()
         var histogram = LatencyHistogram()
         var seen: Set<Delivery> = []
         var notified: Set<Delivery> = []
@@ -43,8 +43,8 @@ final class LoadTracker: Sendable {
             if !state.seen.insert(Delivery(id: id, device: device)).inserted { state.duplicates += 1; return }
             if let at = state.enqueued[id] {
                 let ms = (now - at).milliseconds
-                state.receivedLatencies.append(ms)
-                state.interval.append(ms)
+                state.receivedLatencies.record(ms: ms)
+                state.interval.record(ms: ms)
                 state.histogram.add(ms)
             }
             state.last = now
@@ -55,7 +55,7 @@ final class LoadTracker: Sendable {
         let now = ContinuousClock.now
         state.withLock { state in
             guard state.notified.insert(Delivery(id: id, device: device)).inserted else { return }
-            if let at = state.enqueued[id] { state.notifiedLatencies.append((now - at).milliseconds) }
+            if let at = state.enqueued[id] { state.notifiedLatencies.record(ms: (now - at).milliseconds) }
             state.last = now
         }
     }
@@ -65,11 +65,11 @@ final class LoadTracker: Sendable {
     var counts: Counts { state.withLock { Counts(sent: $0.enqueued.count, delivered: $0.seen.count, notified: $0.notified.count) } }
     var lastEvent: ContinuousClock.Instant? { state.withLock { $0.last } }
 
-    /// The enqueue→device latencies recorded since the last call.
-    func takeIntervalLatencies() -> [Double] {
+    /// The percentiles of the enqueue→device latencies recorded since the last call.
+    func takeIntervalPercentiles() -> Percentiles? {
         state.withLock { state in
-            defer { state.interval.removeAll(keepingCapacity: true) }
-            return state.interval
+            defer { state.interval.reset() }
+            return state.interval.percentiles
         }
     }
 
@@ -89,7 +89,7 @@ final class LoadTracker: Sendable {
                 seconds: seconds, pushesExpected: expected, delivered: state.seen.count, notified: state.notified.count,
                 deliveredPerSecond: Double(state.seen.count) / seconds, notifiedPerSecond: Double(state.notified.count) / seconds,
                 lost: expected - state.seen.count, duplicated: state.duplicates, failed: state.failures,
-                enqueueToDeviceMs: Percentiles.of(state.receivedLatencies), enqueueToNotificationMs: Percentiles.of(state.notifiedLatencies))
+                enqueueToDeviceMs: state.receivedLatencies.percentiles, enqueueToNotificationMs: state.notifiedLatencies.percentiles)
         }
     }
 

@@ -57,7 +57,7 @@ struct QueueFixture {
     }
 
     /// Starts a real `richpush worker` process on this queue.
-    func spawnWorker(name: String, extra: [String] = []) throws -> ChildProcess {
+    func spawnWorker(name: String, extra: [String] = []) async throws -> ChildProcess {
         let c = queue.configuration
         let arguments = [
             "worker", "--bench-handlers", "--redis-url", server.url, "--queue-prefix", c.prefix, "--queue-partition", c.partition,
@@ -65,7 +65,7 @@ struct QueueFixture {
             "--max-deliveries", "\(c.maxDeliveries)", "--max-attempts", "\(c.retry.maxAttempts)",
             "--maintenance-interval", "0.1", "--consumer", name, "--log-level", "warning",
         ] + extra
-        return try ChildProcess(executable: try richpushExecutable(), arguments: arguments,
+        return try await ChildProcess(executable: try richpushExecutable(), arguments: arguments,
                                 logFile: server.directory.appendingPathComponent("\(name).log"))
     }
 }
