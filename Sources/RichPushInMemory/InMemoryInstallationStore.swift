@@ -35,6 +35,10 @@ public final class InMemoryInstallationStore: InstallationStore {
         all.withLock { $0[id] }
     }
 
+    public func owner(of id: String) async throws -> String? {
+        all.withLock { $0[id]?.owner }
+    }
+
     public func delete(id: String, owner: String) async throws -> Bool {
         all.withLock { all in
             guard all[id]?.owner == owner else { return false }

@@ -50,6 +50,12 @@ final class ContentCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    func remove(_ key: Key) {
+        state.withLock { state in
+            if let old = state.values.removeValue(forKey: key) { state.cost -= old.cost }
+        }
+    }
+
     func removeAll() {
         state.withLock { $0 = State() }
     }

@@ -6,10 +6,22 @@ public import RichPushCore
 public struct RedisInstallationStore: InstallationStore {
     let redis: any RedisClient
     let keys: StorageKeys
+    /// Owners by installation id, briefly: every background fetch and receipt of a device asks.
+    private let owners: ContentCache<String, String>
 
-    public init(redis: any RedisClient, keys: StorageKeys) {
+    /// `ownerTTL`: how long an installation's owner is remembered in this process. Its removal
+    /// here forgets it at once; a removal elsewhere is seen after at most this long.
+    public init(redis: any RedisClient, keys: StorageKeys, ownerTTL: Duration = .seconds(30)) {
         self.redis = redis
         self.keys = keys
+        self.owners = ContentCache(budget: 200_000, ttl: ownerTTL)
+    }
+
+    public func owner(of id: String) async throws -> String? {
+        if let cached = owners.value(for: id) { return cached }
+        guard let owner = try await redis.send("HGET", keys.installation(id), "owner").string else { return nil }
+        owners.insert(owner, for: id, cost: 1)
+        return owner
     }
 
     public func registrationID(forHandle handle: String?, owner: String) async throws -> String {
@@ -56,12 +68,14 @@ public struct RedisInstallationStore: InstallationStore {
 
     /// Removes an installation whoever owns it (the platform said its token is dead).
     public func remove(_ installation: Installation) async throws -> Bool {
-        try await redis.run(Self.removeScript, keys: [keys.installation(installation.id), keys.allInstallations],
+        owners.remove(installation.id)
+        return try await redis.run(Self.removeScript, keys: [keys.installation(installation.id), keys.allInstallations],
                             arguments: [installation.id, keys.tagPrefix, keys.handlePrefix, keys.ownedPrefix, keys.userTagsPrefix]).int == 1
     }
 
     public func removeAll(owner: String) async throws -> Int {
         let ids = (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
+        for id in ids { owners.remove(id) }
         let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = ids.map { id in
             ([keys.installation(id), keys.allInstallations], [id, keys.tagPrefix, keys.handlePrefix, keys.ownedPrefix, keys.userTagsPrefix])
         }

@@ -40,6 +40,13 @@ public final class ChildProcess: Sendable {
                 ) { execution in
                     handle.yield(execution)
                     handle.finish()
+                    // Stay in the body until the process has exited, so the handle (its pidfd)
+                    // stays valid for every signal sent before that: a signal sent later could
+                    // reach whatever reused the descriptor.
+                    let pid = execution.processIdentifier.value
+                    while !status.markExitedIfDone(pid) {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
                 }
                 try log.close()
                 let code = switch result.terminationStatus {
@@ -60,8 +67,9 @@ public final class ChildProcess: Sendable {
     }
 
     public func signal(_ signal: Int32) {
-        // The process may have exited already: then there is nothing to signal.
-        try? execution.send(signal: Signal(rawValue: signal))
+        let execution = execution
+        // Only while it runs (decided under the same lock the watcher marks the exit with).
+        status.whileRunning { try? execution.send(signal: Signal(rawValue: signal)) }
     }
 
     /// Waits for the process to exit and returns its exit status (128+signal if killed), or nil on timeout.
@@ -79,13 +87,30 @@ public final class ChildProcess: Sendable {
 
     deinit {
         // A test that did not wait for its process: kill it (swift-subprocess reaps it).
-        try? execution.send(signal: .kill)
+        let execution = execution
+        status.whileRunning { try? execution.send(signal: .kill) }
     }
 }
 
-/// Where the watching task leaves the exit status.
+/// Where the watching task leaves the exit status, and whether the process still runs.
 final class ExitStatus: Sendable {
     let value = Mutex<Result<Int32, any Error>?>(nil)
+    private let exited = Mutex(false)
+
+    /// Runs `body` unless the process was seen to exit.
+    func whileRunning(_ body: () -> Void) {
+        exited.withLock { exited in if !exited { body() } }
+    }
+
+    /// Whether `pid` has exited (a zombie not yet reaped, or already reaped); marks it so.
+    func markExitedIfDone(_ pid: Int32) -> Bool {
+        exited.withLock { exited in
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if result != 0 || info._sifields._sigchld.si_pid != 0 { exited = true }
+            return exited
+        }
+    }
 }
 
 /// The `richpush` executable built beside the test bundle (or `RICHPUSH_BIN`).

@@ -188,7 +188,7 @@ struct NotificationRoutes {
 
     /// 404 unless `installation` is one of the user's registrations.
     private func checkOwned(_ installation: String, by user: User) async throws {
-        guard installation.utf8.count <= 128, let device = try await installations.installation(id: installation), device.owner == user.name else {
+        guard installation.utf8.count <= 128, try await installations.owner(of: installation) == user.name else {
             throw APIError.notFound("no registration \(installation.prefix(128)) of yours")
         }
     }

@@ -31,6 +31,8 @@ public protocol InstallationStore: Sendable {
     /// Creates or updates a registration atomically, checking ownership, the handle and `limits`.
     func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome
     func installation(id: String) async throws -> Installation?
+    /// Who owns the installation (nil: there is none); may be remembered for a few seconds.
+    func owner(of id: String) async throws -> String?
     /// Deletes it if `owner` owns it; false if there is none or it is someone else's.
     func delete(id: String, owner: String) async throws -> Bool
     /// Removes an installation whoever owns it (the platform said its token is dead).
