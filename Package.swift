@@ -63,6 +63,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "RichPushAPNS",
+            dependencies: ["RichPushCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RichPushInMemory",
             dependencies: ["RichPushCore", "RichPushQueue"],
             swiftSettings: strictSettings
@@ -182,6 +187,11 @@ let package = Package(
         .testTarget(
             name: "RichPushReportTests",
             dependencies: ["RichPushReport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushAPNSTests",
+            dependencies: ["RichPushAPNS", "RichPushCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(
