@@ -64,7 +64,7 @@ let package = Package(
         ),
         .target(
             name: "RichPushAPNS",
-            dependencies: ["RichPushCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["RichPushCore", "Hiredis", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -191,7 +191,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RichPushAPNSTests",
-            dependencies: ["RichPushAPNS", "RichPushCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(
