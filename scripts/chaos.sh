@@ -18,12 +18,7 @@ ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config python3
 ensure_swift
 private_tmp chaos
 work=$(mktemp -d "$TMPDIR/run-XXXX")
-if [ -n "${RICHPUSH_BIN:-}" ]; then
-    bin=$RICHPUSH_BIN
-else
-    build_release
-fi
-[ -x "$bin" ] || { echo "error: no richpush binary at $bin" >&2; exit 2; }
+richpush_binary
 # The Python harness starts every process itself (Redis in the foreground, no daemon) and stops
 # each by PID when it ends, however it ends.
 exec python3 scripts/chaos/run.py --binary "$bin" --workdir "$work" "$@"

@@ -11,6 +11,6 @@ source scripts/lib/common.sh
 ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config python3
 ensure_swift
 private_tmp memory
+richpush_binary
 work=$(mktemp -d "$TMPDIR/run-XXXX")
-if [ -n "${RICHPUSH_BIN:-}" ]; then bin=$RICHPUSH_BIN; else build_release; fi
 exec python3 scripts/memory/measure.py --binary "$bin" --workdir "$work" "$@"

@@ -63,6 +63,13 @@ build_release() {
     bin="$(swift build -c release --show-bin-path)/richpush"
 }
 
+# richpush_binary: sets $bin to $RICHPUSH_BIN when given, else builds release; fails clearly
+# when there is no executable there.
+richpush_binary() {
+    if [ -n "${RICHPUSH_BIN:-}" ]; then bin=$RICHPUSH_BIN; else build_release; fi
+    [ -x "$bin" ] || { echo "error: no richpush binary at $bin" >&2; return 2; }
+}
+
 # private_tmp NAME: keeps SwiftPM's and our temporary files under .tmp/NAME, where cleanup finds them.
 private_tmp() {
     export TMPDIR="$PWD/.tmp/$1"
