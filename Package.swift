@@ -68,6 +68,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "RichPushAPNSSim",
+            dependencies: ["RichPushAPNS", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RichPushInMemory",
             dependencies: ["RichPushCore", "RichPushQueue"],
             swiftSettings: strictSettings
@@ -192,6 +197,11 @@ let package = Package(
         .testTarget(
             name: "RichPushAPNSTests",
             dependencies: ["RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushAPNSSimTests",
+            dependencies: ["RichPushAPNSSim", "RichPushAPNS", "RichPushCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -3,8 +3,8 @@ import Foundation
 /// Apple's rules for a payload, checked before sending: at most 4 KiB, a JSON object with an
 /// `aps` dictionary; a background push carries `content-available: 1` (the integer) and no
 /// `alert`, `badge` or `sound`; an alert push carries an `alert`.
-enum APNSPayloadCheck {
-    static func check(_ payload: [UInt8], pushType: String) throws(APNSRejection) {
+public enum APNSPayloadCheck {
+    public static func check(_ payload: [UInt8], pushType: String) throws(APNSRejection) {
         guard !payload.isEmpty else { throw APNSRejection(.payloadEmpty, "the payload is empty") }
         guard payload.count <= APNSRequest.maxPayloadBytes else {
             throw APNSRejection(.payloadTooLarge, "the payload is \(payload.count) bytes; APNs accepts at most \(APNSRequest.maxPayloadBytes)")

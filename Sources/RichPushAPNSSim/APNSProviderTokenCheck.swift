@@ -1,0 +1,51 @@
+public import Crypto
+public import Foundation
+public import RichPushAPNS
+
+/// What Apple checks of `authorization: bearer <jwt>`: an ES256 JWT whose `kid` names a key of
+/// the team, `iss` the team, `iat` (seconds) less than an hour old, signed by that key.
+public struct APNSProviderTokenCheck: Sendable {
+    public let teamID: String
+    /// Public keys by key id (raw 64-byte x‖y, as swift-crypto's key type is not Sendable).
+    let keys: [String: Data]
+    public let maxAge: TimeInterval
+
+    public init(teamID: String, keys: [String: P256.Signing.PublicKey], maxAge: TimeInterval = 3600) {
+        self.teamID = teamID
+        self.keys = keys.mapValues(\.rawRepresentation)
+        self.maxAge = maxAge
+    }
+
+    /// nil when the token is good; else Apple's 403 reason.
+    public func problem(with authorization: String?, now: Date) -> APNSReason? {
+        guard let authorization, !authorization.isEmpty else { return .missingProviderToken }
+        let prefix = "bearer "
+        guard authorization.lowercased().hasPrefix(prefix) else { return .invalidProviderToken }
+        let parts = authorization.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              let headerData = Self.base64URL(parts[0]), let claimsData = Self.base64URL(parts[1]), let signatureData = Self.base64URL(parts[2]),
+              let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
+              let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
+        else { return .invalidProviderToken }
+        guard header["alg"] as? String == "ES256", let kid = header["kid"] as? String,
+              let raw = keys[kid], let key = try? P256.Signing.PublicKey(rawRepresentation: raw) else { return .invalidProviderToken }
+        guard claims["iss"] as? String == teamID else { return .invalidProviderToken }
+        // iat must be a number of seconds (a string, or milliseconds, is not).
+        guard let iat = claims["iat"] as? NSNumber, !(claims["iat"] is String) else { return .invalidProviderToken }
+        let signed = Array("\(parts[0]).\(parts[1])".utf8)
+        let signature = (try? P256.Signing.ECDSASignature(rawRepresentation: signatureData))
+            ?? (try? P256.Signing.ECDSASignature(derRepresentation: signatureData))
+        guard let signature, key.isValidSignature(signature, for: signed) else { return .invalidProviderToken }
+        let age = now.timeIntervalSince1970 - iat.doubleValue
+        if age > maxAge { return .expiredProviderToken }
+        if age < -300 { return .invalidProviderToken }  // issued in the future (milliseconds, or a wrong clock)
+        return nil
+    }
+
+    static func base64URL(_ part: Substring) -> Data? {
+        guard !part.isEmpty, part.utf8.allSatisfy({ $0 != UInt8(ascii: "=") }) else { return nil }
+        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        return Data(base64Encoded: text)
+    }
+}

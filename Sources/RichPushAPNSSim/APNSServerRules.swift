@@ -1,0 +1,88 @@
+public import Foundation
+public import RichPushAPNS
+
+/// One request as `richpush apns-sim` receives it.
+public struct APNSIncomingRequest: Sendable {
+    public var method: String
+    public var path: String
+    /// In arrival order; names lowercase, as HTTP/2 sends them.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Apple's answer to one request.
+public enum APNSVerdict: Sendable, Hashable {
+    case accepted(apnsID: String)
+    case refused(status: Int, reason: APNSReason)
+}
+
+/// The checks Apple's servers make, in the order they are documented ("Sending notification
+/// requests to APNs", "Handling notification responses from APNs"), so that what the simulator
+/// accepts Apple would accept. One stricter choice, said where it is made: a payload that does
+/// not fit its push type is refused with `InvalidPushType` where Apple may also drop it silently.
+public struct APNSServerRules: Sendable {
+    public let token: APNSProviderTokenCheck
+    /// The bundle ids the team may push to.
+    public let topics: Set<String>
+    static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
+                                         "liveactivity", "pushtotalk", "widgets", "controls"]
+
+    public init(token: APNSProviderTokenCheck, topics: Set<String>) {
+        self.token = token
+        self.topics = topics
+    }
+
+    public func verdict(_ request: APNSIncomingRequest, now: Date = Date()) -> APNSVerdict {
+        guard request.method == "POST" else { return .refused(status: 405, reason: .methodNotAllowed) }
+        guard request.path.hasPrefix("/3/device/") else { return .refused(status: 404, reason: .badPath) }
+        let deviceToken = request.path.dropFirst("/3/device/".count)
+        guard !deviceToken.isEmpty else { return .refused(status: 400, reason: .missingDeviceToken) }
+        guard deviceToken.utf8.count % 2 == 0, deviceToken.utf8.allSatisfy(\.isHex) else { return .refused(status: 400, reason: .badDeviceToken) }
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers {
+            guard headers.updateValue(value, forKey: name.lowercased()) == nil else { return .refused(status: 400, reason: .duplicateHeaders) }
+        }
+        if let problem = token.problem(with: headers["authorization"], now: now) { return .refused(status: 403, reason: problem) }
+        guard let topic = headers["apns-topic"], !topic.isEmpty else { return .refused(status: 400, reason: .missingTopic) }
+        let pushType = headers["apns-push-type"] ?? "alert"
+        guard Self.pushTypes.contains(pushType) else { return .refused(status: 400, reason: .invalidPushType) }
+        guard topics.contains(topic) else { return .refused(status: 400, reason: .topicDisallowed) }
+        let priority = headers["apns-priority"].map { Int($0) } ?? 10
+        guard let priority, [1, 5, 10].contains(priority) else { return .refused(status: 400, reason: .badPriority) }
+        // "Always use priority 5. Using priority 10 is an error."
+        if pushType == "background" && priority == 10 { return .refused(status: 400, reason: .badPriority) }
+        if let expiration = headers["apns-expiration"], Int(expiration) == nil { return .refused(status: 400, reason: .badExpirationDate) }
+        if let collapse = headers["apns-collapse-id"], collapse.utf8.count > 64 { return .refused(status: 400, reason: .badCollapseID) }
+        if let id = headers["apns-id"], !Self.isCanonicalUUID(id) { return .refused(status: 400, reason: .badMessageID) }
+        guard !request.body.isEmpty else { return .refused(status: 400, reason: .payloadEmpty) }
+        guard request.body.count <= (pushType == "voip" ? 5120 : 4096) else { return .refused(status: 413, reason: .payloadTooLarge) }
+        guard let payload = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+              payload["aps"] is [String: Any] else { return .refused(status: 400, reason: .invalidPushType) }
+        if pushType == "background" {
+            // Stricter than Apple, which may drop these silently: a background push carries
+            // content-available 1 (the integer) and nothing to show.
+            do throws(APNSRejection) {
+                try APNSPayloadCheck.check(request.body, pushType: "background")
+            } catch {
+                return .refused(status: 400, reason: .invalidPushType)
+            }
+        }
+        return .accepted(apnsID: headers["apns-id"] ?? UUID().uuidString.lowercased())
+    }
+
+    static func isCanonicalUUID(_ text: String) -> Bool {
+        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.utf8.allSatisfy(\.isHex) }
+    }
+}
+
+extension UInt8 {
+    var isHex: Bool { (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self) }
+}
