@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against real redis-servers (the tests start their own on free ports).
-# Installs what is missing first: redis-server, redis-tools, libhiredis-dev, and docker-compose to
+# Installs what is missing first: redis-server, redis-tools, libhiredis-dev, openssl (the TLS tests
+# check certificates with it), and docker-compose to
 # validate docker-compose.yml (apt-get; sudo when not root). Then the hostile-input, fuzz and
 # fault-injection runs against the debug binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
-ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config docker-compose
+ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config docker-compose openssl
 ensure_swift
 
 # Keep SwiftPM's and the tests' temporary files (and private Redis servers) in one place we clean.
