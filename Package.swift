@@ -68,7 +68,13 @@ let package = Package(
         ),
         .target(
             name: "RichPushAPNS",
-            dependencies: ["RichPushCore", "Hiredis", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "RichPushCore", "Hiredis",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -216,7 +222,7 @@ let package = Package(
         .testTarget(
             name: "RichPushAPNSSimTests",
             dependencies: [
-                "RichPushAPNSSim", "RichPushAPNS", "RichPushCore",
+                "RichPushAPNSSim", "RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

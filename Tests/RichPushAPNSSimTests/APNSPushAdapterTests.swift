@@ -1,0 +1,70 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hiredis
+import NIOSSL
+import RedisTestSupport
+import RichPushAPNS
+import RichPushAPNSSim
+import RichPushCore
+import Synchronization
+import Testing
+
+/// The APNs adapter against the local APNs over TLS and HTTP/2, with the token shared in Redis.
+@Suite("APNs adapter against apns-sim")
+struct APNSPushAdapterTests {
+    static func push(_ token: String, priority: Int = 5, id: String = "42") -> OutgoingPush {
+        OutgoingPush(installation: Installation(id: "inst-\(token.prefix(4))", platform: .apns, handle: token, tags: [], owner: "alice", updatedAt: 0),
+                     rendered: RenderedPush(payload: Array(#"{"aps":{"content-available":1},"richId":"42"}"#.utf8), pushType: "background",
+                                            priority: priority, expiration: Int(Date().timeIntervalSince1970) + 3600, collapseID: id))
+    }
+
+    @Test func sendsRefusesBeforeSendingAndReplacesARejectedToken() async throws {
+        try await withRedisServer { server in
+            let signer = try APNSServerRulesTests.signer()
+            let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: "DEF123GHIJ", keys: ["ABC123DEFG": signer.publicKey]),
+                                        topics: ["com.example.richpush"])
+            let certificates = try LocalCertificates.generate()
+            let lines = Mutex<[String]>([])
+            let apns = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, log: { line in lines.withLock { $0.append(line) } })
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)))
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+            let redis = RedisConnection(configuration: server.configuration)
+            let prefix = String(uniqueKeyPrefix("apns").dropLast())
+            let token = APNSSharedToken(redis: redis, prefix: prefix, signer: signer)
+            let adapter = APNSPushAdapter(client: client, baseURL: "https://localhost:\(apns.port)", topic: "com.example.richpush", token: token)
+            do {
+                let good = String(repeating: "ab", count: 32)
+                let outcomes = try await adapter.send([Self.push(good), Self.push(good, priority: 10), Self.push("zz")])
+                #expect(outcomes.first == .sent(adapterID: APNSID.make(notification: 42, installation: "inst-abab")))
+                guard case .failed(let reason, let retryable) = outcomes[1], case .failed(_, let retryable2) = outcomes[2] else {
+                    Issue.record("expected refusals, got \(outcomes)")
+                    throw CancellationError()
+                }
+                #expect(reason.contains("BadPriority") && !retryable && !retryable2)
+                // Refused by the adapter: never reached the server.
+                #expect(lines.withLock { $0.count } == 1)
+
+                // A token Apple does not accept (signed by another key) is replaced once, and the push goes through.
+                let rogue = try APNSSigningKey(pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+                let stale = try rogue.token(issuedAt: Date())
+                try await redis.send("HSET", "\(prefix):apns:token:DEF123GHIJ:ABC123DEFG", "token", stale, "iat", Int(Date().timeIntervalSince1970))
+                let otherAdapter = APNSPushAdapter(client: client, baseURL: "https://localhost:\(apns.port)", topic: "com.example.richpush",
+                                                   token: APNSSharedToken(redis: redis, prefix: prefix, signer: signer))
+                #expect(try await otherAdapter.send([Self.push(good, id: "43")]) == [.sent(adapterID: APNSID.make(notification: 43, installation: "inst-abab"))])
+                let statuses = lines.withLock { $0 }.suffix(2).map { $0.contains(#""status":403"#) ? 403 : 200 }
+                #expect(statuses == [403, 200])
+                #expect(try await redis.send("HGET", "\(prefix):apns:token:DEF123GHIJ:ABC123DEFG", "token").string != stale)
+            } catch {
+                try await client.shutdown()
+                try await apns.stop()
+                await redis.close()
+                throw error
+            }
+            try await client.shutdown()
+            try await apns.stop()
+            await redis.close()
+        }
+    }
+}
