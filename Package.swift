@@ -105,7 +105,8 @@ let package = Package(
         .target(
             name: "RichPushWorker",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters",
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushAPNS",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -121,6 +122,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -153,7 +155,11 @@ let package = Package(
                 "RichPushAdapters",
                 "RichPushWorker",
                 "RichPushSimulator",
+                "RichPushAPNS",
+                "RichPushAPNSSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -191,7 +197,10 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters",
+                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters", "RichPushAPNS",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

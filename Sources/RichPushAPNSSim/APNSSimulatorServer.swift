@@ -18,6 +18,17 @@ public final class APNSSimulatorServer: Sendable {
     /// One line of JSON per request (method, path, status, reason, apns-id, push type, topic).
     public typealias RequestLog = @Sendable (String) -> Void
 
+    /// A push Apple would have accepted, for whatever stands in for the device (the hub).
+    public struct AcceptedPush: Sendable {
+        public let deviceToken: String
+        public let headers: [String: String]
+        public let payload: [UInt8]
+        public let apnsID: String
+    }
+
+    /// Called on the connection's event loop for each accepted push: must not block.
+    public typealias Forward = @Sendable (AcceptedPush) -> Void
+
     private init(channel: any Channel, port: Int) {
         self.channel = channel
         self.port = port
@@ -25,7 +36,7 @@ public final class APNSSimulatorServer: Sendable {
 
     public static func start(host: String = "127.0.0.1", port: Int = 0, certificates: LocalCertificates, rules: APNSServerRules,
                              maxStreams: Int = 1000, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                             log: RequestLog? = nil) async throws -> APNSSimulatorServer {
+                             log: RequestLog? = nil, forward: Forward? = nil) async throws -> APNSSimulatorServer {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(certificates.certificatePEM.utf8)).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificates.privateKeyPEM.utf8), format: .pem)))
@@ -47,7 +58,7 @@ public final class APNSSimulatorServer: Sendable {
                             stream.eventLoop.makeCompletedFuture {
                                 try stream.pipeline.syncOperations.addHandlers([
                                     HTTP2FramePayloadToHTTP1ServerCodec(),
-                                    StreamHandler(rules: rules, connection: connection, maxStreams: maxStreams, log: log),
+                                    StreamHandler(rules: rules, connection: connection, maxStreams: maxStreams, log: log, forward: forward),
                                 ])
                             }
                         }).map { _ in }
@@ -77,15 +88,18 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
     let connection: ConnectionState
     let maxStreams: Int
     let log: APNSSimulatorServer.RequestLog?
+    let forward: APNSSimulatorServer.Forward?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private static let maxBody = 64 * 1024
 
-    init(rules: APNSServerRules, connection: ConnectionState, maxStreams: Int, log: APNSSimulatorServer.RequestLog?) {
+    init(rules: APNSServerRules, connection: ConnectionState, maxStreams: Int, log: APNSSimulatorServer.RequestLog?,
+         forward: APNSSimulatorServer.Forward?) {
         self.rules = rules
         self.connection = connection
         self.maxStreams = maxStreams
         self.log = log
+        self.forward = forward
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -114,6 +128,12 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
         case .accepted(let id):
             status = 200
             apnsID = id
+            if let forward {
+                var fields: [String: String] = [:]
+                for (name, value) in request.headers where name != "authorization" { fields[name] = value }
+                forward(APNSSimulatorServer.AcceptedPush(deviceToken: String(head.uri.dropFirst("/3/device/".count)), headers: fields,
+                                                         payload: body, apnsID: id))
+            }
             if !connection.raised.exchange(true, ordering: .relaxed), let parent = context.channel.parent {
                 // The first valid token on this connection: more streams from now on.
                 let settings = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams)])))

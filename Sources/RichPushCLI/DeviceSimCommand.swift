@@ -28,6 +28,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
     @Option(help: "Device handles are <prefix>-<n> (default sim-<user>).") var handlePrefix: String?
     @Option(help: "Output format.") var format: Format = .text
     @Option(help: "File where the devices keep the collapse ids of what they show, so a restarted simulator still collapses a resend (a phone's Notification Center survives the app).") var stateFile: String?
+    @Flag(help: "Register APNs-style device tokens (64 hex digits) instead of <prefix>-<n>, for workers with --adapter apns.") var apnsTokens = false
     @Option(help: "Register device n also under the tag g<n mod this> (0: no extra tag), so a sender can address groups of devices.") var tagGroups = 0
 
     func validate() throws {
@@ -54,6 +55,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
         configuration.stateFile = stateFile.map { URL(fileURLWithPath: $0) }
+        configuration.apnsTokens = apnsTokens
         let simulator: DeviceSimulator
         do {
             simulator = try DeviceSimulator(configuration: configuration)

@@ -47,7 +47,7 @@ public final class DeviceSimulator: Sendable {
             func add() {
                 let index = next
                 next += 1
-                let handle = "\(configuration.handlePrefix)-\(index)"
+                let handle = configuration.handle(of: index)
                 group.addTask { (handle, index, try await self.api.register(handle: handle, tags: tags(index))) }
             }
             for _ in 0..<min(32, configuration.devices) { add() }

@@ -1,4 +1,5 @@
 public import Foundation
+import Crypto
 public import Hiredis
 
 /// How the simulated devices behave, as the tutorial's iOS app does.
@@ -52,6 +53,19 @@ public struct SimulatorConfiguration: Sendable {
     /// collapses a resend, as a phone's Notification Center does after the app was killed.
     /// nil: in memory only.
     public var stateFile: URL?
+    /// Push handles as APNs device tokens (64 hex digits, derived from `<handlePrefix>-<n>`),
+    /// for the APNs adapter and `richpush apns-sim`; false: `<handlePrefix>-<n>` as is.
+    public var apnsTokens = false
+
+    /// The push handle of device `index`.
+    public func handle(of index: Int) -> String {
+        let name = "\(handlePrefix)-\(index)"
+        guard apnsTokens else { return name }
+        return SHA256.hash(data: Array(name.utf8)).map { byte in
+            let hex = String(byte, radix: 16)
+            return hex.count == 1 ? "0" + hex : hex
+        }.joined()
+    }
 
     public init(apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,
                 fireDelay: Duration = .seconds(5), outDirectory: URL? = nil, redis: RedisConfiguration, hubPrefix: String = "richpush",

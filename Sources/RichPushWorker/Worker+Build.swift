@@ -1,3 +1,5 @@
+public import AsyncHTTPClient
+public import RichPushAPNS
 public import Hiredis
 public import Logging
 import RichPushAdapters
@@ -8,9 +10,27 @@ public import RichPushStorage
 /// Everything `richpush worker` can be told about delivery, with production defaults.
 public struct RichPushWorkerConfiguration: Sendable {
     /// Where pushes go.
-    public enum Adapter: Sendable, Hashable {
+    public enum Adapter: Sendable {
         /// The hub on Redis Pub/Sub, keeping an offline device's newest push this long.
         case simulated(holdFor: Duration)
+        /// Apple's servers (or a local `richpush apns-sim`) over HTTP/2 with a provider token.
+        case apns(APNSSettings)
+    }
+
+    /// Where and as whom the APNs adapter sends; the HTTP client (its TLS trust) comes from
+    /// ``WorkerDependencies/httpClient``.
+    public struct APNSSettings: Sendable {
+        public var baseURL: String
+        public var topic: String
+        public var signer: APNSSigningKey
+        public var timeout: Duration
+
+        public init(baseURL: String, topic: String, signer: APNSSigningKey, timeout: Duration = .seconds(10)) {
+            self.baseURL = baseURL
+            self.topic = topic
+            self.signer = signer
+            self.timeout = timeout
+        }
     }
 
     public var worker: JobWorkerConfiguration
@@ -43,12 +63,17 @@ public struct WorkerDependencies: Sendable {
     public var redisConfiguration: RedisConfiguration
     public var keys: StorageKeys
     public var queue: JobQueueConfiguration
+    /// The HTTP client of the APNs adapter (its TLS trust roots); the caller shuts it down.
+    /// Nil: the process-wide shared client, which trusts the system's roots.
+    public var httpClient: HTTPClient?
 
-    public init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration) {
+    public init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration,
+                httpClient: HTTPClient? = nil) {
         self.redis = redis
         self.redisConfiguration = redisConfiguration
         self.keys = keys
         self.queue = queue
+        self.httpClient = httpClient
     }
 }
 
@@ -58,7 +83,12 @@ public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies
                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> JobWorker {
     let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
     let adapter: any PushAdapter = switch configuration.adapter {
-    case .simulated(let holdFor): SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor)
+    case .simulated(let holdFor):
+        SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor)
+    case .apns(let settings):
+        APNSPushAdapter(client: dependencies.httpClient ?? HTTPClient.shared, baseURL: settings.baseURL, topic: settings.topic,
+                        token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer),
+                        timeout: settings.timeout)
     }
     var handlers = JobHandlers()
     extraHandlers(&handlers)

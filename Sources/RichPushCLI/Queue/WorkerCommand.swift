@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Hiredis
 public import Logging
+import AsyncHTTPClient
 import RichPushAdapters
 public import RichPushCore
 import RichPushQueue
@@ -22,6 +23,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
+    @OptionGroup var apns: APNSOptions
 
     @Option(help: "Jobs run at once by this worker.") var concurrency = 32
     @Option(help: "Most jobs fetched per read.") var batchSize = 64
@@ -30,7 +32,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between reclaiming abandoned jobs and promoting due retries.") var maintenanceInterval: Double = 0.5
     @Flag(help: "Also run the benchmark and test job types probe and noop (scripts/bench-queue.sh, the queue's process tests); never needed in production.") var benchHandlers = false
     @Option(help: "Redis list where the noop handler appends its latencies (with --bench-handlers).") var latencyKey: String?
-    @Option(help: "Push adapter: simulated (Redis Pub/Sub hub).") var adapter: AdapterKind = .simulated
+    @Option(help: "Push adapter: simulated (the Redis Pub/Sub hub) or apns (Apple, or a local apns-sim; see the --apns-* options).") var adapter: AdapterKind = .simulated
     @Option(help: "silent: the seed's content-available push; alert: mutable-content with the fetch URL.") var pushMode: PushRenderer.Mode = .silent
     @Flag(help: "Add the seed's legacy \"sound\": \"\" to silent pushes.") var legacySound = false
     @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
@@ -65,8 +67,14 @@ struct WorkerCommand: AsyncParsableCommand {
                                                          drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
-        let pushAdapter: RichPushWorkerConfiguration.Adapter = switch adapter {
-        case .simulated: .simulated(holdFor: .seconds(holdHours * 3600))
+        var httpClient: HTTPClient?
+        let pushAdapter: RichPushWorkerConfiguration.Adapter
+        switch adapter {
+        case .simulated:
+            pushAdapter = .simulated(holdFor: .seconds(holdHours * 3600))
+        case .apns:
+            pushAdapter = .apns(try apns.settings())
+            httpClient = try apns.httpClient()
         }
         let configuration = RichPushWorkerConfiguration(
             worker: workerConfiguration, adapter: pushAdapter,
@@ -75,7 +83,8 @@ struct WorkerCommand: AsyncParsableCommand {
             // A push's lease lasts as long as its job's delivery: a worker that dies holding
             // both has its pushes resent when its job is reclaimed, not later.
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)))
-        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration)
+        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration,
+                                              httpClient: httpClient)
         let bench = benchHandlers
         let worker = buildWorker(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
             guard bench else { return }
@@ -86,6 +95,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // A ServiceGroup stops its services in reverse order: the worker drains first, and the
         // metrics server answers until the worker is done.
         var services: [any Service] = [pool]
+        if let httpClient { services.append(HTTPClientService(client: httpClient)) }
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
             services.append(QueueGauges(queue: jobQueue, interval: .seconds(queueMetricsInterval), logger: logger))
@@ -101,5 +111,5 @@ extension PushRenderer.Mode: ExpressibleByArgument {}
 
 /// The push adapters `richpush worker --adapter` can use.
 enum AdapterKind: String, ExpressibleByArgument, CaseIterable {
-    case simulated
+    case simulated, apns
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -64,24 +65,28 @@ struct Pipeline {
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    func worker(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))") -> JobWorker {
+    func worker(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
+                adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), httpClient: HTTPClient? = nil) -> JobWorker {
         var logger = Logger(label: "e2e.worker")
         logger.logLevel = .error
         let configuration = RichPushWorkerConfiguration(
             worker: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
                                            drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
-            adapter: .simulated(holdFor: .seconds(60)), fanOutBatch: fanOutBatch, retention: .seconds(3600))
+            adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600))
         return buildWorker(configuration: configuration,
-                           dependencies: WorkerDependencies(redis: redis, redisConfiguration: server.configuration, keys: keys, queue: queue.configuration),
+                           dependencies: WorkerDependencies(redis: redis, redisConfiguration: server.configuration, keys: keys, queue: queue.configuration,
+                                                            httpClient: httpClient),
                            logger: logger)
     }
 
     func simulator(devices: Int = 1, appState: SimulatorConfiguration.AppState = .active, tap: SimulatorConfiguration.Tap = .more,
-                   out: URL? = nil, handlePrefix: String = "phone") throws -> DeviceSimulator {
-        try DeviceSimulator(configuration: SimulatorConfiguration(
+                   out: URL? = nil, handlePrefix: String = "phone", apnsTokens: Bool = false) throws -> DeviceSimulator {
+        var configuration = SimulatorConfiguration(
             apiBaseURL: baseURL, user: "alice", password: "alice-pw", devices: devices, appState: appState, tap: tap,
             fireDelay: .milliseconds(50), outDirectory: out, redis: server.configuration, hubPrefix: prefix,
-            handlePrefix: "\(prefix)-\(handlePrefix)"))
+            handlePrefix: "\(prefix)-\(handlePrefix)")
+        configuration.apnsTokens = apnsTokens
+        return try DeviceSimulator(configuration: configuration)
     }
 
     /// POSTs a notification as `user` with a JSON body; returns its id.

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import Hiredis
+import Logging
+import RichPushAdapters
+import RichPushAPNS
+import RichPushAPNSSim
+import RichPushCore
+import ServiceLifecycle
+
+/// `richpush apns-sim`: a local APNs for tests, demos and load tests.
+struct APNSSimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apns-sim",
+        abstract: "A local APNs: HTTP/2 over TLS, Apple's checks and answers; accepted pushes go on to the simulated devices.",
+        discussion: """
+        It makes a CA and a certificate for localhost/127.0.0.1 and writes them into --cert-dir; give \
+        workers --apns-ca-file <dir>/ca.pem. It checks provider tokens against the public half of \
+        --key-file (the same .p8 the workers sign with). Accepted pushes are published to the \
+        simulated hub's device channels (<hub-prefix>:device:<token>), so `richpush device-sim \
+        --apns-tokens` receives them. --log-requests prints one JSON line per request.
+        """)
+
+    @OptionGroup var redis: RedisOptions
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port (Apple's are 443 and 2197; 0 picks a free one).") var port = 2197
+    @Option(help: "The team id tokens must name.") var teamID: String
+    @Option(help: "The key id tokens must name.") var keyID: String
+    @Option(help: "The .p8 key the workers sign with; only its public half is used.") var keyFile: String
+    @Option(help: "A bundle id the team may push to (repeat for more).") var topic: [String] = []
+    @Option(help: "Concurrent streams per connection after a valid token (1 before, as Apple).") var maxStreams = 1000
+    @Option(help: "Directory for ca.pem, cert.pem and key.pem.") var certDir = ".richpush-apns-sim"
+    @Option(help: "Key prefix of the simulated hub (the workers' queue prefix).") var hubPrefix = "richpush"
+    @Flag(help: "Do not pass accepted pushes on to the simulated devices.") var noForward = false
+    @Flag(help: "Print one JSON line per request.") var logRequests = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard !topic.isEmpty else { throw ValidationError("give at least one --topic (the app's bundle id)") }
+        guard (1...100_000).contains(maxStreams) else { throw ValidationError("--max-streams must be 1 to 100000") }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(level: .warning)
+        var logger = Logger(label: "richpush.apns-sim")
+        logger.logLevel = .warning
+        let pem: String
+        do { pem = try String(contentsOfFile: keyFile, encoding: .utf8) } catch { throw CLIError("cannot read --key-file \(keyFile)") }
+        let signer: APNSSigningKey
+        do { signer = try APNSSigningKey(pem: pem, keyID: keyID, teamID: teamID) } catch { throw CLIError("\(error)") }
+        let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: teamID, keys: [keyID: signer.publicKey]), topics: Set(topic))
+        let certificates = try LocalCertificates.generate()
+        try certificates.write(to: URL(fileURLWithPath: certDir))
+        let pool = RedisConnectionPool(configuration: try redis.configuration(clientName: "richpush-apns-sim"), size: 2, logger: logger)
+        let hub = SimulatedHubAdapter(redis: pool, prefix: hubPrefix)
+        let (accepted, sink) = AsyncStream.makeStream(of: APNSSimulatorServer.AcceptedPush.self)
+        var log: APNSSimulatorServer.RequestLog?
+        if logRequests { log = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) } }
+        var forward: APNSSimulatorServer.Forward?
+        if !noForward { forward = { push in sink.yield(push) } }
+        let server = try await APNSSimulatorServer.start(host: host, port: port, certificates: certificates, rules: rules, maxStreams: maxStreams,
+                                                         log: log, forward: forward)
+        FileHandle.standardError.write(Data("apns-sim: listening on https://\(host):\(server.port) (trust \(certDir)/ca.pem)\n".utf8))
+        let forwarding = ForwardingService(accepted: accepted, sink: sink, hub: hub, server: server, logger: logger)
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: pool), .init(service: forwarding)]
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// Passes accepted pushes to the simulated hub (publish, or hold for an offline device) until
+/// shutdown, then stops the server.
+struct ForwardingService: Service {
+    let accepted: AsyncStream<APNSSimulatorServer.AcceptedPush>
+    let sink: AsyncStream<APNSSimulatorServer.AcceptedPush>.Continuation
+    let hub: SimulatedHubAdapter
+    let server: APNSSimulatorServer
+    let logger: Logger
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            for await push in accepted {
+                var batch = [Self.outgoing(push)]
+                await flush(&batch)
+            }
+        } onGracefulShutdown: {
+            sink.finish()
+        }
+        try await server.stop()
+    }
+
+    private func flush(_ batch: inout [OutgoingPush]) async {
+        do {
+            _ = try await hub.send(batch)
+        } catch {
+            logger.warning("cannot pass pushes on to the hub", metadata: ["pushes": "\(batch.count)", "error": "\(error)"])
+        }
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    static func outgoing(_ push: APNSSimulatorServer.AcceptedPush) -> OutgoingPush {
+        OutgoingPush(installation: Installation(id: push.deviceToken, platform: .apns, handle: push.deviceToken, tags: [], owner: "", updatedAt: 0),
+                     rendered: RenderedPush(payload: push.payload, pushType: push.headers["apns-push-type"] ?? "alert",
+                                            priority: Int(push.headers["apns-priority"] ?? "10") ?? 10,
+                                            expiration: Int(push.headers["apns-expiration"] ?? "0") ?? 0,
+                                            collapseID: push.headers["apns-collapse-id"] ?? push.apnsID))
+    }
+}

@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOSSL
+import RedisTestSupport
+import RichPushAPNS
+import RichPushCore
+import RichPushSimulator
+import RichPushWorker
+import Testing
+
+/// The tutorial's flow through APNs: the worker's APNs adapter sends over TLS and HTTP/2 to a
+/// `richpush apns-sim` process, which passes accepted pushes on to the simulated devices.
+@Suite("Rich push through apns-sim")
+struct APNSFlowTests {
+    @Test func aRichPushGoesThroughTheLocalAPNs() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let pem = P256.Signing.PrivateKey().pemRepresentation
+                let keyFile = server.directory.appendingPathComponent("AuthKey.p8")
+                try Data(pem.utf8).write(to: keyFile)
+                let certs = server.directory.appendingPathComponent("apns")
+                let port = try RedisServer.freePort()
+                let sim = try await ChildProcess(executable: try richpushExecutable(), arguments: [
+                    "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", "DEF123GHIJ", "--key-id", "ABC123DEFG",
+                    "--key-file", keyFile.path, "--topic", "com.example.richpush", "--cert-dir", certs.path, "--hub-prefix", pipeline.prefix,
+                    "--log-requests",
+                ], logFile: server.directory.appendingPathComponent("apns-sim.log"))
+                try await waitUntil(timeout: .seconds(20), "apns-sim to listen") { sim.log.contains("listening") }
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certs.appendingPathComponent("ca.pem").path))
+                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+                let settings = RichPushWorkerConfiguration.APNSSettings(
+                    baseURL: "https://127.0.0.1:\(port)", topic: "com.example.richpush",
+                    signer: try APNSSigningKey(pem: pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ"))
+                do {
+                    let simulator = try pipeline.simulator(devices: 2, tap: .more, handlePrefix: "iphone", apnsTokens: true)
+                    try await withSimulator(simulator) { log in
+                        try await withWorker(pipeline.worker(adapter: .apns(settings), httpClient: client)) {
+                            let id = try await pipeline.send(json: ["message": "through APNs", "richType": "text", "payload": "hello"])
+                            try await waitUntil(timeout: .seconds(20), "both devices to open it") { log.count("opened") == 2 }
+                            let counts = try await pipeline.status(id)["counts"] as? [String: Int] ?? [:]
+                            #expect(counts["sent"] == 2)
+                            let devices = try await pipeline.status(id)["devices"] as? [[String: Any]] ?? []
+                            // The platform's id is the apns-id Apple (here apns-sim) confirmed: a UUID.
+                            #expect(devices.allSatisfy { ($0["adapterID"] as? String).flatMap(UUID.init(uuidString:)) != nil }, "\(devices)")
+                        }
+                    }
+                    // Two requests reached apns-sim, both accepted over HTTP/2.
+                    let requests = sim.log.split(separator: "\n").filter { $0.hasPrefix("{") }
+                    #expect(requests.count == 2 && requests.allSatisfy { $0.contains(#""status":200"#) }, "\(sim.log)")
+                } catch {
+                    sim.signal(SIGTERM)
+                    _ = try await sim.wait(timeout: .seconds(10))
+                    try await client.shutdown()
+                    throw error
+                }
+                sim.signal(SIGTERM)
+                #expect(try await sim.wait(timeout: .seconds(10)) == 0)
+                try await client.shutdown()
+            }
+        }
+    }
+}
