@@ -1,0 +1,71 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hiredis
+import NIOSSL
+import RichPushAPNS
+import RichPushAPNSSim
+import RichPushCore
+
+/// `richpush bench apns`: pushes per second through ``APNSPushAdapter`` to an in-process
+/// `apns-sim` over TLS and HTTP/2 on loopback (client and server share this process and its cores).
+struct BenchAPNSCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "apns", abstract: "Measure the APNs adapter against a local apns-sim over TLS.")
+
+    @OptionGroup var redis: RedisOptions
+    @Option(help: "Pushes to send.") var pushes = 100_000
+    @Option(help: "Pushes per adapter call (a worker's batch).") var batch = 1000
+    @Option(help: "The simulator's concurrent streams per connection.") var maxStreams = 500
+
+    func validate() throws {
+        guard pushes > 0, batch > 0, maxStreams > 0 else { throw ValidationError("--pushes, --batch and --max-streams must be positive") }
+    }
+
+    func run() async throws {
+        let key = P256.Signing.PrivateKey()
+        let signer = try APNSSigningKey(pem: key.pemRepresentation, keyID: "BENCHKEY01", teamID: "BENCHTEAM1")
+        let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: "BENCHTEAM1", keys: ["BENCHKEY01": key.publicKey]), topics: ["com.example.bench"])
+        let certificates = try LocalCertificates.generate()
+        let server = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, maxStreams: maxStreams)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        let connection = try await RedisConnection.connect(configuration: try redis.configuration(clientName: "richpush-bench"))
+        let token = APNSSharedToken(redis: connection, prefix: "bench:\(UUID().uuidString.prefix(6))", signer: signer)
+        let adapter = APNSPushAdapter(client: client, baseURL: "https://localhost:\(server.port)", topic: "com.example.bench", token: token,
+                                      concurrency: maxStreams)
+        let payload = Array(#"{"aps":{"content-available":1},"richId":"1","richMessage":"bench","richType":"img"}"#.utf8)
+        func makeBatch(_ start: Int, _ count: Int) -> [OutgoingPush] {
+            (start..<start + count).map { index in
+                let handle = String(format: "%064lx", index)
+                return OutgoingPush(installation: Installation(id: "i\(index)", platform: .apns, handle: handle, tags: [], owner: "b", updatedAt: 0),
+                                    rendered: RenderedPush(payload: payload, pushType: "background", priority: 5, expiration: 0, collapseID: String(index)))
+            }
+        }
+        _ = try await adapter.send(makeBatch(0, min(batch, 100)))  // warm up: TLS, token, stream limit raised
+        var batchMilliseconds: [Double] = []
+        var sent = 0
+        var failed = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        while sent < pushes {
+            let count = min(batch, pushes - sent)
+            let began = clock.now
+            let outcomes = try await adapter.send(makeBatch(sent, count))
+            batchMilliseconds.append((clock.now - began).milliseconds)
+            failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
+            sent += count
+        }
+        let seconds = Double((clock.now - start).milliseconds) / 1000
+        batchMilliseconds.sort()
+        let p50 = batchMilliseconds[batchMilliseconds.count / 2], p99 = batchMilliseconds[min(batchMilliseconds.count - 1, batchMilliseconds.count * 99 / 100)]
+        let rss = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?.split(separator: "\n")
+            .first { $0.hasPrefix("VmHWM:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? "?"
+        print(String(format: "%d pushes in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; failed %d; peak RSS %@ (adapter and server in one process)",
+                     sent, seconds, Double(sent) / seconds, batch, p50, p99, failed, rss))
+        await connection.close()
+        try await client.shutdown()
+        try await server.stop()
+    }
+}
