@@ -6,19 +6,19 @@
 # with "More". Exits 0 only if the push went all the way through; stops everything it started.
 # --adapter apns sends through the APNs adapter instead: a local APNs (`richpush apns-sim`, TLS and
 # HTTP/2, with a signing key made for the run) passes the pushes on to the devices.
-# Usage: scripts/demo.sh [--adapter hub|apns]
+# Usage: scripts/demo.sh [--adapter simulated|apns]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
-adapter=hub
+adapter=simulated
 while [ $# -gt 0 ]; do
     case "$1" in
         --adapter) adapter=$2; shift 2 ;;
-        *) echo "unknown option $1 (usage: scripts/demo.sh [--adapter hub|apns])" >&2; exit 2 ;;
+        *) echo "unknown option $1 (usage: scripts/demo.sh [--adapter simulated|apns])" >&2; exit 2 ;;
     esac
 done
-case "$adapter" in hub|apns) ;; *) echo "--adapter must be hub or apns" >&2; exit 2 ;; esac
+case "$adapter" in simulated|apns) ;; *) echo "--adapter must be simulated or apns (as richpush worker --adapter)" >&2; exit 2 ;; esac
 
 ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config curl python3 openssl
 ensure_swift

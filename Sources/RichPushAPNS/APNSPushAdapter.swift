@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 import Foundation
+import Hiredis
 import NIOCore
 import NIOHTTP1
 public import RichPushCore
@@ -28,7 +29,7 @@ public struct APNSPushAdapter: PushAdapter {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.topic = topic
         self.token = token
-        self.timeout = .milliseconds(Int64(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        self.timeout = .milliseconds(Int64(timeout.milliseconds))
         self.concurrency = max(1, concurrency)
     }
 

@@ -24,7 +24,7 @@ public struct APNSRequest: Sendable, Hashable {
     /// refuse it: such a push fails for good and is never sent.
     public init(push: OutgoingPush, notification: Int, topic: String) throws(APNSRejection) {
         let token = push.installation.handle
-        guard (16...200).contains(token.utf8.count), token.utf8.count % 2 == 0, token.utf8.allSatisfy(\.isHexDigit) else {
+        guard (16...200).contains(token.utf8.count), token.utf8.count % 2 == 0, Hex.isDigits(token) else {
             throw APNSRejection(.badDeviceToken, "the device token must be an even number (16 to 200) of hex digits, got \(token.utf8.count) characters")
         }
         guard !topic.isEmpty, topic.utf8.count <= 255, !topic.contains(where: \.isWhitespace) else {
@@ -58,8 +58,4 @@ public struct APNSRequest: Sendable, Hashable {
         ]
         body = rendered.payload
     }
-}
-
-extension UInt8 {
-    var isHexDigit: Bool { (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self) }
 }

@@ -20,6 +20,7 @@ public final class APNSSharedToken: Sendable {
     let key: String
     let refreshAfter: Duration
     let localTTL: Duration
+    private var refreshSeconds: Double { Double(refreshAfter.milliseconds) / 1000 }
     private let local = Mutex<(stored: Stored, until: ContinuousClock.Instant)?>(nil)
 
     public init(redis: any RedisClient, prefix: String, signer: APNSSigningKey, refreshAfter: Duration = .seconds(40 * 60),
@@ -33,7 +34,7 @@ public final class APNSSharedToken: Sendable {
 
     /// The token to send now.
     public func current(now: Date = Date()) async throws -> String {
-        if let cached = local.withLock({ $0 }), cached.until > .now, now.timeIntervalSince(cached.stored.issuedAt) < refreshAfter.seconds {
+        if let cached = local.withLock({ $0 }), cached.until > .now, now.timeIntervalSince(cached.stored.issuedAt) < refreshSeconds {
             return cached.stored.token
         }
         return try await fetchOrCreate(replacing: nil, now: now).token
@@ -49,7 +50,7 @@ public final class APNSSharedToken: Sendable {
     private func fetchOrCreate(replacing rejected: String?, now: Date) async throws -> Stored {
         for _ in 0..<50 {
             let seen = try await read()
-            if let stored = seen, stored.token != rejected, now.timeIntervalSince(stored.issuedAt) < refreshAfter.seconds {
+            if let stored = seen, stored.token != rejected, now.timeIntervalSince(stored.issuedAt) < refreshSeconds {
                 remember(stored)
                 return stored
             }
@@ -93,8 +94,4 @@ public final class APNSSharedToken: Sendable {
     redis.call('DEL', KEYS[2])
     return 1
     """)
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

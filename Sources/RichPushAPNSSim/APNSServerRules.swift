@@ -1,5 +1,6 @@
 public import Foundation
 public import RichPushAPNS
+import RichPushCore
 
 /// One request as `richpush apns-sim` receives it.
 public struct APNSIncomingRequest: Sendable {
@@ -44,7 +45,7 @@ public struct APNSServerRules: Sendable {
         guard request.path.hasPrefix("/3/device/") else { return .refused(status: 404, reason: .badPath) }
         let deviceToken = request.path.dropFirst("/3/device/".count)
         guard !deviceToken.isEmpty else { return .refused(status: 400, reason: .missingDeviceToken) }
-        guard deviceToken.utf8.count % 2 == 0, deviceToken.utf8.allSatisfy(\.isHex) else { return .refused(status: 400, reason: .badDeviceToken) }
+        guard deviceToken.utf8.count % 2 == 0, Hex.isDigits(deviceToken) else { return .refused(status: 400, reason: .badDeviceToken) }
         var headers: [String: String] = [:]
         for (name, value) in request.headers {
             guard headers.updateValue(value, forKey: name.lowercased()) == nil else { return .refused(status: 400, reason: .duplicateHeaders) }
@@ -79,10 +80,6 @@ public struct APNSServerRules: Sendable {
 
     static func isCanonicalUUID(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
-        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.utf8.allSatisfy(\.isHex) }
+        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { Hex.isDigits($0) }
     }
-}
-
-extension UInt8 {
-    var isHex: Bool { (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self) }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 import Crypto
+import RichPushCore
 public import Hiredis
 
 /// How the simulated devices behave, as the tutorial's iOS app does.
@@ -61,10 +62,7 @@ public struct SimulatorConfiguration: Sendable {
     public func handle(of index: Int) -> String {
         let name = "\(handlePrefix)-\(index)"
         guard apnsTokens else { return name }
-        return SHA256.hash(data: Array(name.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined()
+        return Hex.encode(SHA256.hash(data: Array(name.utf8)))
     }
 
     public init(apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,

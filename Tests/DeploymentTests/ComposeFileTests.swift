@@ -12,7 +12,7 @@ struct ComposeFileTests {
 
     @Test func validatesWithDockerCompose() throws {
         let compose = try #require(Self.which("docker-compose"), "docker-compose is not installed: `sudo apt-get install docker-compose` (scripts/test.sh does)")
-        let (status, output) = try Self.run(compose, ["-f", Self.root.appendingPathComponent("docker-compose.yml").path, "config", "-q"])
+        let (status, output) = try runTool(compose, ["-f", Self.root.appendingPathComponent("docker-compose.yml").path, "config", "-q"])
         #expect(status == 0, "docker-compose config: \(output)")
     }
 
@@ -27,7 +27,7 @@ struct ComposeFileTests {
             for invocation in Self.richpushInvocations(command) {
                 let words = invocation.prefix { !$0.hasPrefix("-") }
                 let flags = invocation.filter { $0.hasPrefix("--") }.map { String($0.split(separator: "=")[0]) }
-                let (status, help) = try Self.run(try richpushExecutable().path, Array(words) + ["--help"])
+                let (status, help) = try runTool(try richpushExecutable().path, Array(words) + ["--help"])
                 #expect(status == 0, "service \(name): `richpush \(words.joined(separator: " "))` is not a subcommand: \(help)")
                 for flag in flags {
                     #expect(help.contains(flag), "service \(name): `richpush \(words.joined(separator: " "))` has no \(flag)")
@@ -91,16 +91,4 @@ struct ComposeFileTests {
         return nil
     }
 
-    static func run(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
 }

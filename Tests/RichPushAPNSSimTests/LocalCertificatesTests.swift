@@ -1,4 +1,5 @@
 import Foundation
+import RedisTestSupport
 import RichPushAPNSSim
 import Testing
 
@@ -6,16 +7,7 @@ import Testing
 @Suite("Local TLS certificates")
 struct LocalCertificatesTests {
     static func openssl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try runTool("/usr/bin/openssl", arguments)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))

@@ -11,4 +11,9 @@ public enum Hex {
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// Whether every character is a hex digit (either case).
+    public static func isDigits(_ text: some StringProtocol) -> Bool {
+        text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+    }
 }
