@@ -22,7 +22,7 @@ public struct APNSRequest: Sendable, Hashable {
 
     /// Builds the request for `push` to `topic` (the app's bundle id), or says why APNs would
     /// refuse it: such a push fails for good and is never sent.
-    public init(push: OutgoingPush, notification: Int, topic: String) throws(APNSRejection) {
+    public init(push: OutgoingPush, topic: String) throws(APNSRejection) {
         let token = push.installation.handle
         guard (16...200).contains(token.utf8.count), token.utf8.count % 2 == 0, Hex.isDigits(token) else {
             throw APNSRejection(.badDeviceToken, "the device token must be an even number (16 to 200) of hex digits, got \(token.utf8.count) characters")
@@ -45,7 +45,7 @@ public struct APNSRequest: Sendable, Hashable {
             throw APNSRejection(.badCollapseID, "apns-collapse-id must be 1 to \(Self.maxCollapseIDBytes) bytes, got \(rendered.collapseID.utf8.count)")
         }
         try APNSPayloadCheck.check(rendered.payload, pushType: rendered.pushType)
-        apnsID = APNSID.make(notification: notification, installation: push.installation.id)
+        apnsID = APNSID.make(notification: push.notification, installation: push.installation.id)
         path = "/3/device/\(token)"
         headers = [
             Header(name: "apns-push-type", value: rendered.pushType),

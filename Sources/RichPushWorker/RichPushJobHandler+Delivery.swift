@@ -29,7 +29,7 @@ extension RichPushJobHandler {
                 continue
             }
             metrics.rendered(in: ContinuousClock.now - clock)
-            planned += matching.map { Planned(work: offset, push: OutgoingPush(installation: $0, rendered: rendered), key: DeliveryKey(notification: item.id, installation: $0.id)) }
+            planned += matching.map { Planned(work: offset, push: OutgoingPush(notification: item.id, installation: $0, rendered: rendered), key: DeliveryKey(notification: item.id, installation: $0.id)) }
         }
         guard !planned.isEmpty else { return }
 

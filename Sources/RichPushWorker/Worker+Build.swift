@@ -1,4 +1,3 @@
-public import AsyncHTTPClient
 public import RichPushAPNS
 public import Hiredis
 public import Logging
@@ -17,19 +16,17 @@ public struct RichPushWorkerConfiguration: Sendable {
         case apns(APNSSettings)
     }
 
-    /// Where and as whom the APNs adapter sends; the HTTP client (its TLS trust) comes from
-    /// ``WorkerDependencies/httpClient``.
+    /// Where and as whom the APNs adapter sends: the client holds the connections (the caller
+    /// runs it in the process's `ServiceGroup`, which closes them), the signer the team's key.
     public struct APNSSettings: Sendable {
-        public var baseURL: String
+        public var client: APNSClient
         public var topic: String
         public var signer: APNSSigningKey
-        public var timeout: Duration
 
-        public init(baseURL: String, topic: String, signer: APNSSigningKey, timeout: Duration = .seconds(10)) {
-            self.baseURL = baseURL
+        public init(client: APNSClient, topic: String, signer: APNSSigningKey) {
+            self.client = client
             self.topic = topic
             self.signer = signer
-            self.timeout = timeout
         }
     }
 
@@ -63,17 +60,12 @@ public struct WorkerDependencies: Sendable {
     public var redisConfiguration: RedisConfiguration
     public var keys: StorageKeys
     public var queue: JobQueueConfiguration
-    /// The HTTP client of the APNs adapter (its TLS trust roots); the caller shuts it down.
-    /// Nil: the process-wide shared client, which trusts the system's roots.
-    public var httpClient: HTTPClient?
 
-    public init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration,
-                httpClient: HTTPClient? = nil) {
+    public init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration) {
         self.redis = redis
         self.redisConfiguration = redisConfiguration
         self.keys = keys
         self.queue = queue
-        self.httpClient = httpClient
     }
 }
 
@@ -86,9 +78,8 @@ public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies
     case .simulated(let holdFor):
         SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor)
     case .apns(let settings):
-        APNSPushAdapter(client: dependencies.httpClient ?? HTTPClient.shared, baseURL: settings.baseURL, topic: settings.topic,
-                        token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer),
-                        timeout: settings.timeout)
+        APNSPushAdapter(client: settings.client, topic: settings.topic,
+                        token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer))
     }
     var handlers = JobHandlers()
     extraHandlers(&handlers)

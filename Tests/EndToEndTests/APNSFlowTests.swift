@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOSSL
@@ -27,16 +26,16 @@ struct APNSFlowTests {
                     "--log-requests",
                 ], logFile: server.directory.appendingPathComponent("apns-sim.log"))
                 try await waitUntil(timeout: .seconds(20), "apns-sim to listen") { sim.log.contains("listening") }
-                var tls = TLSConfiguration.makeClientConfiguration()
-                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certs.appendingPathComponent("ca.pem").path))
-                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+                let client = try APNSClient(configuration: APNSClient.Configuration(
+                    endpoint: try APNSClient.Endpoint("https://127.0.0.1:\(port)"),
+                    trustRoots: try NIOSSLCertificate.fromPEMFile(certs.appendingPathComponent("ca.pem").path)))
                 let settings = RichPushWorkerConfiguration.APNSSettings(
-                    baseURL: "https://127.0.0.1:\(port)", topic: "com.example.richpush",
+                    client: client, topic: "com.example.richpush",
                     signer: try APNSSigningKey(pem: pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ"))
                 do {
                     let simulator = try pipeline.simulator(devices: 2, tap: .more, handlePrefix: "iphone", apnsTokens: true)
                     try await withSimulator(simulator) { log in
-                        try await withWorker(pipeline.worker(adapter: .apns(settings), httpClient: client)) {
+                        try await withWorker(pipeline.worker(adapter: .apns(settings))) {
                             let id = try await pipeline.send(json: ["message": "through APNs", "richType": "text", "payload": "hello"])
                             try await waitUntil(timeout: .seconds(20), "both devices to open it") { log.count("opened") == 2 }
                             let counts = try await pipeline.status(id)["counts"] as? [String: Int] ?? [:]
@@ -52,12 +51,12 @@ struct APNSFlowTests {
                 } catch {
                     sim.signal(SIGTERM)
                     _ = try await sim.wait(timeout: .seconds(10))
-                    try await client.shutdown()
+                    client.shutdown()
                     throw error
                 }
                 sim.signal(SIGTERM)
                 #expect(try await sim.wait(timeout: .seconds(10)) == 0)
-                try await client.shutdown()
+                client.shutdown()
             }
         }
     }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Crypto
 import Foundation
 import Hiredis
@@ -14,7 +13,7 @@ import Testing
 @Suite("APNs adapter against apns-sim")
 struct APNSPushAdapterTests {
     static func push(_ token: String, priority: Int = 5, id: String = "42") -> OutgoingPush {
-        OutgoingPush(installation: Installation(id: "inst-\(token.prefix(4))", platform: .apns, handle: token, tags: [], owner: "alice", updatedAt: 0),
+        OutgoingPush(notification: Int(id) ?? 0, installation: Installation(id: "inst-\(token.prefix(4))", platform: .apns, handle: token, tags: [], owner: "alice", updatedAt: 0),
                      rendered: RenderedPush(payload: Array(#"{"aps":{"content-available":1},"richId":"42"}"#.utf8), pushType: "background",
                                             priority: priority, expiration: Int(Date().timeIntervalSince1970) + 3600, collapseID: id))
     }
@@ -27,13 +26,13 @@ struct APNSPushAdapterTests {
             let certificates = try LocalCertificates.generate()
             let lines = Mutex<[String]>([])
             let apns = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, log: { line in lines.withLock { $0.append(line) } })
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)))
-            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+            let client = try APNSClient(configuration: APNSClient.Configuration(
+                endpoint: APNSClient.Endpoint(host: "localhost", port: apns.port, usesTLS: true),
+                trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8))))
             let redis = RedisConnection(configuration: server.configuration)
             let prefix = String(uniqueKeyPrefix("apns").dropLast())
             let token = APNSSharedToken(redis: redis, prefix: prefix, signer: signer)
-            let adapter = APNSPushAdapter(client: client, baseURL: "https://localhost:\(apns.port)", topic: "com.example.richpush", token: token)
+            let adapter = APNSPushAdapter(client: client, topic: "com.example.richpush", token: token)
             do {
                 let good = String(repeating: "ab", count: 32)
                 let outcomes = try await adapter.send([Self.push(good), Self.push(good, priority: 10), Self.push("zz")])
@@ -50,20 +49,70 @@ struct APNSPushAdapterTests {
                 let rogue = try APNSSigningKey(pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
                 let stale = try rogue.token(issuedAt: Date())
                 try await redis.send("HSET", "\(prefix):apns:token:DEF123GHIJ:ABC123DEFG", "token", stale, "iat", Int(Date().timeIntervalSince1970))
-                let otherAdapter = APNSPushAdapter(client: client, baseURL: "https://localhost:\(apns.port)", topic: "com.example.richpush",
+                let otherAdapter = APNSPushAdapter(client: client, topic: "com.example.richpush",
                                                    token: APNSSharedToken(redis: redis, prefix: prefix, signer: signer))
                 #expect(try await otherAdapter.send([Self.push(good, id: "43")]) == [.sent(adapterID: APNSID.make(notification: 43, installation: "inst-abab"))])
                 let statuses = lines.withLock { $0 }.suffix(2).map { $0.contains(#""status":403"#) ? 403 : 200 }
                 #expect(statuses == [403, 200])
                 #expect(try await redis.send("HGET", "\(prefix):apns:token:DEF123GHIJ:ABC123DEFG", "token").string != stale)
             } catch {
-                try await client.shutdown()
+                client.shutdown()
                 try await apns.stop()
                 await redis.close()
                 throw error
             }
-            try await client.shutdown()
+            client.shutdown()
             try await apns.stop()
+            await redis.close()
+        }
+    }
+
+    @Test func unregisteredRemovesOnlyRegistrationsOlderThanApplesTimestamp() async throws {
+        try await withRedisServer { server in
+            var faults = APNSFaultPlan()
+            faults.failures = try APNSFaultPlan.failures(parsing: "410:100%")
+            let since: Int64 = 1_800_000_000_000
+            faults.unregisteredAt = since
+            let apns = try await LocalAPNS.start(faults: faults)
+            let redis = RedisConnection(configuration: server.configuration)
+            let adapter = APNSPushAdapter(client: apns.client, topic: LocalAPNS.topic,
+                                          token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
+                                                                 signer: try APNSServerRulesTests.signer()))
+            let outcomes = try await adapter.send([LocalAPNS.push(token: LocalAPNS.token(1), registeredAt: since - 1000),
+                                                   LocalAPNS.push(token: LocalAPNS.token(2), registeredAt: since + 1000)])
+            #expect(outcomes[0] == .invalidToken(reason: "Unregistered"))
+            guard case .failed(let reason, let retryable) = outcomes[1] else {
+                Issue.record("expected the newer registration to be kept, got \(outcomes[1])")
+                return
+            }
+            #expect(!retryable && reason.contains("the registration is newer"))
+            #expect(apns.requests.map { $0["status"] as? Int } == [410, 410])
+            try await apns.stop()
+            await redis.close()
+        }
+    }
+
+    @Test func whenNoPushReachesAPNsTheBatchThrows() async throws {
+        try await withRedisServer { server in
+            // A port nobody listens on.
+            let port = try RedisServer.freePort()
+            let client = try APNSClient(configuration: APNSClient.Configuration(endpoint: APNSClient.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
+                                                                               connectTimeout: .seconds(2)))
+            let redis = RedisConnection(configuration: server.configuration)
+            let adapter = APNSPushAdapter(client: client, topic: LocalAPNS.topic,
+                                          token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
+                                                                 signer: try APNSServerRulesTests.signer()))
+            await #expect(throws: APNSUnreachable.self) {
+                try await adapter.send([LocalAPNS.push(token: LocalAPNS.token(1)), LocalAPNS.push(token: LocalAPNS.token(2))])
+            }
+            // A push refused before sending is still a plain permanent failure, not a reason to throw.
+            let refused = try await adapter.send([LocalAPNS.push(token: "zz")])
+            guard refused.count == 1, case .failed(let reason, false) = refused[0] else {
+                Issue.record("expected a permanent failure, got \(refused)")
+                return
+            }
+            #expect(reason.hasPrefix("never sent: BadDeviceToken"))
+            client.shutdown()
             await redis.close()
         }
     }

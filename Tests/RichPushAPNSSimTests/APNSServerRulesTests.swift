@@ -23,10 +23,10 @@ struct APNSServerRulesTests {
     /// What the adapter would send for a silent push, with `change` applied.
     static func request(token: String? = nil, _ change: (inout APNSIncomingRequest) -> Void = { _ in }) throws -> APNSIncomingRequest {
         let push = OutgoingPush(
-            installation: Installation(id: "i1", platform: .apns, handle: String(repeating: "ab", count: 32), tags: [], owner: "alice", updatedAt: 0),
+            notification: 42, installation: Installation(id: "i1", platform: .apns, handle: String(repeating: "ab", count: 32), tags: [], owner: "alice", updatedAt: 0),
             rendered: RenderedPush(payload: Array(#"{"aps":{"content-available":1},"richId":"42"}"#.utf8), pushType: "background",
                                    priority: 5, expiration: 1_800_086_400, collapseID: "42"))
-        let built = try APNSRequest(push: push, notification: 42, topic: "com.example.richpush")
+        let built = try APNSRequest(push: push, topic: "com.example.richpush")
         let bearer = try token ?? signer().token(issuedAt: now.addingTimeInterval(-60))
         var request = APNSIncomingRequest(method: "POST", path: built.path,
                                           headers: [("authorization", "bearer \(bearer)")] + built.headers.map { ($0.name, $0.value) }, body: built.body)

@@ -1,5 +1,4 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
 import NIOSSL
 import RichPushAPNS
@@ -16,51 +15,57 @@ struct APNSOptions: ParsableArguments {
     @Option(help: "The 10-character team id (env RICHPUSH_APNS_TEAM_ID).") var apnsTeamID: String?
     @Option(help: "PEM file of the CA to trust instead of the system's (a local apns-sim's ca.pem).") var apnsCAFile: String?
     @Option(help: "Seconds one request to APNs may take.") var apnsTimeout: Double = 10
+    @Option(help: "HTTP/2 connections to APNs per worker (each carries up to the server's stream limit, 1,000 at Apple).")
+    var apnsConnections = 2
+    @Flag(help: "Allow an http:// --apns-url: cleartext HTTP/2 (prior knowledge), for a local apns-sim only; Apple requires TLS.")
+    var apnsCleartext = false
 
     private func value(_ option: String?, _ variable: String) -> String? {
         option ?? ProcessInfo.processInfo.environment[variable]
     }
 
-    var baseURL: String {
-        switch value(apnsURL, "RICHPUSH_APNS_URL") ?? "production" {
-        case "production": "https://api.push.apple.com"
-        case "sandbox": "https://api.sandbox.push.apple.com"
-        case let url: url
-        }
-    }
-
-    /// The adapter's settings, or a message naming what is missing.
+    /// The adapter's settings and its client, or a message naming what is missing or wrong.
     func settings() throws -> RichPushWorkerConfiguration.APNSSettings {
         guard let topic = value(apnsTopic, "RICHPUSH_APNS_TOPIC"), let keyFile = value(apnsKeyFile, "RICHPUSH_APNS_KEY_FILE"),
               let keyID = value(apnsKeyID, "RICHPUSH_APNS_KEY_ID"), let teamID = value(apnsTeamID, "RICHPUSH_APNS_TEAM_ID") else {
             throw CLIError("--adapter apns needs --apns-topic, --apns-key-file, --apns-key-id and --apns-team-id (or their RICHPUSH_APNS_* variables)")
         }
-        guard baseURL.hasPrefix("https://") else { throw CLIError("--apns-url must be production, sandbox or an https:// URL") }
         guard apnsTimeout > 0 else { throw CLIError("--apns-timeout must be positive") }
+        guard (1...64).contains(apnsConnections) else { throw CLIError("--apns-connections must be 1 to 64") }
+        let endpoint: APNSClient.Endpoint
+        do {
+            endpoint = try APNSClient.Endpoint(value(apnsURL, "RICHPUSH_APNS_URL") ?? "production", allowCleartext: apnsCleartext)
+        } catch {
+            throw CLIError("--apns-url: \(error)")
+        }
         let pem: String
         do {
             pem = try String(contentsOfFile: keyFile, encoding: .utf8)
         } catch {
             throw CLIError("cannot read the APNs key file \(keyFile)")
         }
+        let signer: APNSSigningKey
         do {
-            let signer = try APNSSigningKey(pem: pem, keyID: keyID, teamID: teamID)
-            return RichPushWorkerConfiguration.APNSSettings(baseURL: baseURL, topic: topic, signer: signer, timeout: .milliseconds(Int(apnsTimeout * 1000)))
+            signer = try APNSSigningKey(pem: pem, keyID: keyID, teamID: teamID)
         } catch {
             throw CLIError("\(error)")
         }
-    }
-
-    /// An HTTP/2 client trusting `--apns-ca-file` when given, else the system's roots.
-    func httpClient() throws -> HTTPClient {
-        var tls = TLSConfiguration.makeClientConfiguration()
+        var trustRoots: [NIOSSLCertificate]?
         if let file = apnsCAFile {
             do {
-                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
+                trustRoots = try NIOSSLCertificate.fromPEMFile(file)
             } catch {
                 throw CLIError("cannot read the CA file \(file): \(error)")
             }
         }
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        let configuration = APNSClient.Configuration(endpoint: endpoint, trustRoots: trustRoots, connections: apnsConnections,
+                                                     requestTimeout: .milliseconds(Int(apnsTimeout * 1000)))
+        let client: APNSClient
+        do {
+            client = try APNSClient(configuration: configuration)
+        } catch {
+            throw CLIError("cannot set up TLS for APNs: \(error)")
+        }
+        return RichPushWorkerConfiguration.APNSSettings(client: client, topic: topic, signer: signer)
     }
 }

@@ -31,6 +31,13 @@ struct APNSSimCommand: AsyncParsableCommand {
     @Option(help: "Concurrent streams per connection after a valid token (1 before, as Apple).") var maxStreams = 1000
     @Option(help: "Directory for ca.pem, cert.pem and key.pem.") var certDir = ".richpush-apns-sim"
     @Option(help: "Key prefix of the simulated hub (the workers' queue prefix).") var hubPrefix = "richpush"
+    @Option(help: "Inject Apple's error answers into accepted pushes: STATUS:PERCENT%,… (400 and 410 stick to a device token; 403, 413, 429, 500, 503 are drawn per request), e.g. \"410:5%,429:2%,500:1%\".")
+    var fail: String?
+    @Option(help: "Hold each answer back N or MIN-MAX milliseconds.") var delayMs: String?
+    @Option(help: "Send GOAWAY after every N answers on a connection, then close it.") var goawayEvery: Int?
+    @Option(help: "Seed of the fault choices.") var seed: UInt64 = 1
+    @Option(help: "Apple's timestamp on 410 answers, ms since 1970 (default: the moment of the answer).") var unregisteredAt: Int64?
+    @Flag(help: "Serve cleartext HTTP/2 (prior knowledge) instead of TLS, for clients started with --apns-cleartext.") var cleartext = false
     @Flag(help: "Do not pass accepted pushes on to the simulated devices.") var noForward = false
     @Flag(help: "Print one JSON line per request.") var logRequests = false
 
@@ -38,6 +45,22 @@ struct APNSSimCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard !topic.isEmpty else { throw ValidationError("give at least one --topic (the app's bundle id)") }
         guard (1...100_000).contains(maxStreams) else { throw ValidationError("--max-streams must be 1 to 100000") }
+        guard goawayEvery.map({ $0 > 0 }) ?? true else { throw ValidationError("--goaway-every must be positive") }
+        _ = try faultPlan()
+    }
+
+    func faultPlan() throws -> APNSFaultPlan {
+        var plan = APNSFaultPlan()
+        do {
+            if let fail { plan.failures = try APNSFaultPlan.failures(parsing: fail) }
+            if let delayMs { plan.delayMilliseconds = try APNSFaultPlan.delay(parsing: delayMs) }
+        } catch {
+            throw ValidationError(error.description)
+        }
+        plan.goAwayEvery = goawayEvery
+        plan.seed = seed
+        plan.unregisteredAt = unregisteredAt
+        return plan
     }
 
     func run() async throws {
@@ -59,8 +82,8 @@ struct APNSSimCommand: AsyncParsableCommand {
         var forward: APNSSimulatorServer.Forward?
         if !noForward { forward = { push in sink.yield(push) } }
         let server = try await APNSSimulatorServer.start(host: host, port: port, certificates: certificates, rules: rules, maxStreams: maxStreams,
-                                                         log: log, forward: forward)
-        FileHandle.standardError.write(Data("apns-sim: listening on https://\(host):\(server.port) (trust \(certDir)/ca.pem)\n".utf8))
+                                                         faults: try faultPlan(), cleartext: cleartext, log: log, forward: forward)
+        FileHandle.standardError.write(Data("apns-sim: listening on \(cleartext ? "http" : "https")://\(host):\(server.port)\(cleartext ? " (cleartext HTTP/2)" : " (trust \(certDir)/ca.pem)")\n".utf8))
         let forwarding = ForwardingService(accepted: accepted, sink: sink, hub: hub, server: server, logger: logger)
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: pool), .init(service: forwarding)]
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -99,7 +122,7 @@ struct ForwardingService: Service {
     }
 
     static func outgoing(_ push: APNSSimulatorServer.AcceptedPush) -> OutgoingPush {
-        OutgoingPush(installation: Installation(id: push.deviceToken, platform: .apns, handle: push.deviceToken, tags: [], owner: "", updatedAt: 0),
+        OutgoingPush(notification: 0, installation: Installation(id: push.deviceToken, platform: .apns, handle: push.deviceToken, tags: [], owner: "", updatedAt: 0),
                      rendered: RenderedPush(payload: push.payload, pushType: push.headers["apns-push-type"] ?? "alert",
                                             priority: Int(push.headers["apns-priority"] ?? "10") ?? 10,
                                             expiration: Int(push.headers["apns-expiration"] ?? "0") ?? 0,

@@ -1,5 +1,4 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Crypto
 import Foundation
 import Hiredis
@@ -17,9 +16,13 @@ struct BenchAPNSCommand: AsyncParsableCommand {
     @Option(help: "Pushes to send.") var pushes = 100_000
     @Option(help: "Pushes per adapter call (a worker's batch).") var batch = 1000
     @Option(help: "The simulator's concurrent streams per connection.") var maxStreams = 500
+    @Option(help: "HTTP/2 connections of the adapter.") var connections = 2
+    @Option(help: "Requests of one batch in flight at once.") var concurrency = 1000
 
     func validate() throws {
-        guard pushes > 0, batch > 0, maxStreams > 0 else { throw ValidationError("--pushes, --batch and --max-streams must be positive") }
+        guard pushes > 0, batch > 0, maxStreams > 0, connections > 0, concurrency > 0 else {
+            throw ValidationError("--pushes, --batch, --max-streams, --connections and --concurrency must be positive")
+        }
     }
 
     func run() async throws {
@@ -28,18 +31,17 @@ struct BenchAPNSCommand: AsyncParsableCommand {
         let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: "BENCHTEAM1", keys: ["BENCHKEY01": key.publicKey]), topics: ["com.example.bench"])
         let certificates = try LocalCertificates.generate()
         let server = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, maxStreams: maxStreams)
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        let client = try APNSClient(configuration: APNSClient.Configuration(
+            endpoint: APNSClient.Endpoint(host: "localhost", port: server.port, usesTLS: true),
+            trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections))
         let connection = try await RedisConnection.connect(configuration: try redis.configuration(clientName: "richpush-bench"))
         let token = APNSSharedToken(redis: connection, prefix: "bench:\(UUID().uuidString.prefix(6))", signer: signer)
-        let adapter = APNSPushAdapter(client: client, baseURL: "https://localhost:\(server.port)", topic: "com.example.bench", token: token,
-                                      concurrency: maxStreams)
+        let adapter = APNSPushAdapter(client: client, topic: "com.example.bench", token: token, concurrency: concurrency)
         let payload = Array(#"{"aps":{"content-available":1},"richId":"1","richMessage":"bench","richType":"img"}"#.utf8)
         func makeBatch(_ start: Int, _ count: Int) -> [OutgoingPush] {
             (start..<start + count).map { index in
                 let handle = String(format: "%064lx", index)
-                return OutgoingPush(installation: Installation(id: "i\(index)", platform: .apns, handle: handle, tags: [], owner: "b", updatedAt: 0),
+                return OutgoingPush(notification: index, installation: Installation(id: "i\(index)", platform: .apns, handle: handle, tags: [], owner: "b", updatedAt: 0),
                                     rendered: RenderedPush(payload: payload, pushType: "background", priority: 5, expiration: 0, collapseID: String(index)))
             }
         }
@@ -65,7 +67,7 @@ struct BenchAPNSCommand: AsyncParsableCommand {
         print(String(format: "%d pushes in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; failed %d; peak RSS %@ (adapter and server in one process)",
                      sent, seconds, Double(sent) / seconds, batch, p50, p99, failed, rss))
         await connection.close()
-        try await client.shutdown()
+        client.shutdown()
         try await server.stop()
     }
 }

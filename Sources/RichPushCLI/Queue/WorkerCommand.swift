@@ -1,7 +1,7 @@
 public import ArgumentParser
+import RichPushAPNS
 import Hiredis
 public import Logging
-import AsyncHTTPClient
 import RichPushAdapters
 public import RichPushCore
 import RichPushQueue
@@ -67,14 +67,15 @@ struct WorkerCommand: AsyncParsableCommand {
                                                          drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
-        var httpClient: HTTPClient?
+        var apnsClient: APNSClient?
         let pushAdapter: RichPushWorkerConfiguration.Adapter
         switch adapter {
         case .simulated:
             pushAdapter = .simulated(holdFor: .seconds(holdHours * 3600))
         case .apns:
-            pushAdapter = .apns(try apns.settings())
-            httpClient = try apns.httpClient()
+            let settings = try apns.settings()
+            pushAdapter = .apns(settings)
+            apnsClient = settings.client
         }
         let configuration = RichPushWorkerConfiguration(
             worker: workerConfiguration, adapter: pushAdapter,
@@ -83,8 +84,7 @@ struct WorkerCommand: AsyncParsableCommand {
             // A push's lease lasts as long as its job's delivery: a worker that dies holding
             // both has its pushes resent when its job is reclaimed, not later.
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)))
-        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration,
-                                              httpClient: httpClient)
+        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration)
         let bench = benchHandlers
         let worker = buildWorker(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
             guard bench else { return }
@@ -95,7 +95,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // A ServiceGroup stops its services in reverse order: the worker drains first, and the
         // metrics server answers until the worker is done.
         var services: [any Service] = [pool]
-        if let httpClient { services.append(HTTPClientService(client: httpClient)) }
+        if let apnsClient { services.append(apnsClient) }
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
             services.append(QueueGauges(queue: jobQueue, interval: .seconds(queueMetricsInterval), logger: logger))

@@ -1,9 +1,13 @@
 /// One push for one installation.
 public struct OutgoingPush: Sendable, Hashable {
+    /// The notification it carries (platforms derive their message id from it and the
+    /// installation, so a retry keeps the id).
+    public var notification: Int
     public var installation: Installation
     public var rendered: RenderedPush
 
-    public init(installation: Installation, rendered: RenderedPush) {
+    public init(notification: Int, installation: Installation, rendered: RenderedPush) {
+        self.notification = notification
         self.installation = installation
         self.rendered = rendered
     }

@@ -66,7 +66,7 @@ struct Pipeline {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     func worker(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
-                adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), httpClient: HTTPClient? = nil) -> JobWorker {
+                adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60))) -> JobWorker {
         var logger = Logger(label: "e2e.worker")
         logger.logLevel = .error
         let configuration = RichPushWorkerConfiguration(
@@ -74,8 +74,7 @@ struct Pipeline {
                                            drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
             adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600))
         return buildWorker(configuration: configuration,
-                           dependencies: WorkerDependencies(redis: redis, redisConfiguration: server.configuration, keys: keys, queue: queue.configuration,
-                                                            httpClient: httpClient),
+                           dependencies: WorkerDependencies(redis: redis, redisConfiguration: server.configuration, keys: keys, queue: queue.configuration),
                            logger: logger)
     }
 

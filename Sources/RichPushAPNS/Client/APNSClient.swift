@@ -1,0 +1,207 @@
+public import NIOCore
+public import NIOPosix
+import NIOSSL
+public import ServiceLifecycle
+import Synchronization
+
+/// HTTP/2 connections to one APNs endpoint for one Apple team (a provider token is good for one
+/// team, and Apple ties a connection to the first token it sees). Requests are spread over the
+/// connections in turn; each connection carries as many streams as the server allows at the
+/// moment. A connection that closes or receives GOAWAY is replaced, with back-off after
+/// failures; a request APNs did not process is sent again on another connection, so the client
+/// itself neither loses nor duplicates a push. Run it in the process's `ServiceGroup`: it closes
+/// its connections on shutdown.
+public final class APNSClient: Service, Sendable {
+    public let configuration: Configuration
+    private let tls: NIOSSLContext?
+    private let group: any EventLoopGroup
+    private let slots: Mutex<[Slot]>
+    private let cursor = Atomic<Int>(0)
+    private let stopped = Atomic<Bool>(false)
+    private let opened = Atomic<Int>(0)
+    private let resent = Atomic<Int>(0)
+
+    enum Slot {
+        case idle(failures: Int, notBefore: NIODeadline, lastError: String?)
+        case connecting(Task<APNSConnection, any Error>, failures: Int)
+        case ready(APNSConnection)
+    }
+
+    public init(configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
+        self.configuration = configuration
+        self.group = group
+        if configuration.endpoint.usesTLS {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.applicationProtocols = ["h2"]
+            tls.minimumTLSVersion = .tlsv12
+            if let roots = configuration.trustRoots { tls.trustRoots = .certificates(roots) }
+            self.tls = try NIOSSLContext(configuration: tls)
+        } else {
+            self.tls = nil
+        }
+        slots = Mutex(Array(repeating: .idle(failures: 0, notBefore: .uptimeNanoseconds(0), lastError: nil), count: configuration.connections))
+    }
+
+    /// Sends one request and returns how it ended; never throws. A request APNs did not process
+    /// is sent again on another connection, up to `unprocessedRetries` times.
+    public func send(_ request: APNSRequest, bearer: String) async -> APNSExchange {
+        var exchange = APNSExchange.unprocessed(reason: "not sent")
+        for attempt in 0...configuration.unprocessedRetries {
+            let connection: APNSConnection
+            do {
+                connection = try await lease()
+            } catch {
+                return .unprocessed(reason: "\(error)")
+            }
+            do {
+                exchange = try await connection.execute(request, bearer: bearer, timeout: .nanoseconds(configuration.requestTimeout.nanoseconds)).get()
+            } catch {
+                exchange = .failed(reason: "\(error)")
+            }
+            guard case .unprocessed = exchange else { return exchange }
+            if attempt < configuration.unprocessedRetries { resent.add(1, ordering: .relaxed) }
+        }
+        return exchange
+    }
+
+    /// Connections opened so far (a GOAWAY or a dropped connection makes a new one).
+    public var connectionsOpened: Int { opened.load(ordering: .relaxed) }
+
+    /// Requests sent again because APNs did not process them (GOAWAY, `REFUSED_STREAM`).
+    public var requestsResent: Int { resent.load(ordering: .relaxed) }
+
+    /// The server's stream limits seen on each open connection, newest last (for operators and tests).
+    public var streamLimits: [[Int]] {
+        slots.withLock { $0.compactMap { if case .ready(let connection) = $0 { connection.state.streamLimits } else { nil } } }
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        shutdown()
+    }
+
+    /// Closes every connection; requests in flight end as failed, new ones are refused.
+    public func shutdown() {
+        stopped.store(true, ordering: .relaxed)
+        let closing = slots.withLock { slots in
+            defer { for index in slots.indices { slots[index] = .idle(failures: 0, notBefore: .distantFuture, lastError: "shut down") } }
+            return slots
+        }
+        for slot in closing {
+            switch slot {
+            case .ready(let connection): connection.close()
+            case .connecting(let task, _): task.cancel()
+            case .idle: break
+            }
+        }
+    }
+
+    private enum Lease {
+        case use(APNSConnection)
+        case wait(Task<APNSConnection, any Error>)
+        case unavailable(String)
+    }
+
+    /// A usable connection: the one in turn if it is open; else a slot whose back-off has passed
+    /// is connected (so connections are made as load arrives); else any open one; else one
+    /// being made; else the reason none can be had right now.
+    private func lease() async throws -> APNSConnection {
+        guard !stopped.load(ordering: .relaxed) else { throw APNSConfigurationError("the APNs client is shut down") }
+        let start = cursor.add(1, ordering: .relaxed).newValue
+        let now = NIODeadline.now()
+        let lease: Lease = slots.withLock { slots in
+            let count = slots.count
+            var open: APNSConnection?
+            var pending: Task<APNSConnection, any Error>?
+            var connectable: Int?
+            var problem: String?
+            for offset in 0..<count {
+                let index = (start + offset) % count
+                switch slots[index] {
+                case .ready(let connection) where connection.state.isUsable:
+                    if offset == 0 { return .use(connection) }
+                    if open == nil { open = connection }
+                case .ready(let connection):
+                    // Closed or going away: requests still on it finish, then it goes.
+                    retire(connection)
+                    slots[index] = .idle(failures: 0, notBefore: now, lastError: nil)
+                    if connectable == nil { connectable = index }
+                case .connecting(let task, _):
+                    if pending == nil { pending = task }
+                case .idle(_, let notBefore, let lastError):
+                    if notBefore <= now {
+                        if connectable == nil { connectable = index }
+                    } else if problem == nil {
+                        problem = "APNs at \(configuration.endpoint) unreachable (\(lastError ?? "?")); next attempt in \((notBefore - now).nanoseconds / 1_000_000) ms"
+                    }
+                }
+            }
+            if let index = connectable {
+                let task = connect(slot: index, slots: &slots)
+                return .wait(task)
+            }
+            if let open { return .use(open) }
+            if let pending { return .wait(pending) }
+            return .unavailable(problem ?? "no APNs connection")
+        }
+        switch lease {
+        case .use(let connection): return connection
+        case .wait(let task): return try await task.value
+        case .unavailable(let reason): throw APNSConfigurationError(reason)
+        }
+    }
+
+    private func connect(slot index: Int, slots: inout [Slot]) -> Task<APNSConnection, any Error> {
+        let failures = if case .idle(let failures, _, _) = slots[index] { failures } else { 0 }
+        let configuration = configuration
+        let tls = tls
+        let group = group
+        let task = Task {
+            do {
+                let connection = try await APNSConnection.connect(to: configuration.endpoint, tls: tls,
+                                                                  connectTimeout: .nanoseconds(configuration.connectTimeout.nanoseconds), group: group)
+                self.opened.add(1, ordering: .relaxed)
+                let kept = self.slots.withLock { slots in
+                    guard !self.stopped.load(ordering: .relaxed) else { return false }
+                    slots[index] = .ready(connection)
+                    return true
+                }
+                if !kept { connection.close() }
+                return connection
+            } catch {
+                let delay = Self.backOff(failures: failures + 1, limit: configuration.maxReconnectDelay)
+                self.slots.withLock { slots in
+                    guard !self.stopped.load(ordering: .relaxed) else { return }
+                    slots[index] = .idle(failures: failures + 1, notBefore: .now() + delay, lastError: "\(error)")
+                }
+                throw error
+            }
+        }
+        slots[index] = .connecting(task, failures: failures)
+        return task
+    }
+
+    /// Lets the requests on a connection that is going away finish, then closes it.
+    private func retire(_ connection: APNSConnection) {
+        let channel = connection.channel
+        channel.eventLoop.scheduleTask(in: .nanoseconds(configuration.requestTimeout.nanoseconds) + .seconds(1)) {
+            channel.close(promise: nil)
+        }
+    }
+
+    /// 100 ms doubling per failure up to `limit`, with up to 20 % jitter, so a fleet does not
+    /// reconnect in step.
+    static func backOff(failures: Int, limit: Duration) -> TimeAmount {
+        let base = min(Double(limit.nanoseconds), 100_000_000 * pow2(min(failures - 1, 30)))
+        return .nanoseconds(Int64(base * Double.random(in: 0.8...1.0)))
+    }
+
+    private static func pow2(_ exponent: Int) -> Double { Double(1 << max(0, exponent)) }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

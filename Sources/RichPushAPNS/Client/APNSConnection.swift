@@ -1,0 +1,101 @@
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+
+/// One HTTP/2 connection to APNs: TLS with ALPN `h2`, or cleartext with prior knowledge when the
+/// configuration says so. Requests are streams of it; the HTTP/2 handler keeps to the server's
+/// `SETTINGS_MAX_CONCURRENT_STREAMS` as it changes, holding new streams until one is free.
+final class APNSConnection: Sendable {
+    let channel: any Channel
+    let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    let state: APNSConnectionState
+    private let authority: String
+    private let scheme: String
+
+    private init(channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, state: APNSConnectionState, authority: String, scheme: String) {
+        self.channel = channel
+        self.multiplexer = multiplexer
+        self.state = state
+        self.authority = authority
+        self.scheme = scheme
+    }
+
+    static func connect(to endpoint: APNSClient.Endpoint, tls: NIOSSLContext?, connectTimeout: TimeAmount,
+                        group: any EventLoopGroup) async throws -> APNSConnection {
+        let state = APNSConnectionState()
+        let serverHostname = endpoint.host.first?.isNumber == true || endpoint.host.contains(":") ? nil : endpoint.host
+        let (channel, multiplexer) = try await ClientBootstrap(group: group)
+            .connectTimeout(connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connect(host: endpoint.host, port: endpoint.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname)) }
+                    try pipeline.addHandler(APNSReadClockHandler(state: state))
+                    var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                    // No server push; a large header list is never needed for an answer.
+                    connection.initialSettings = [HTTP2Setting(parameter: .enablePush, value: 0),
+                                                  HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024)]
+                    var streams = NIOHTTP2Handler.StreamConfiguration()
+                    streams.targetWindowSize = 64 * 1024
+                    let multiplexer = try pipeline.configureHTTP2Pipeline(mode: .client, connectionConfiguration: connection,
+                                                                          streamConfiguration: streams) { stream in
+                        // APNs opens no streams of its own: refuse any.
+                        stream.close()
+                    }
+                    try pipeline.addHandler(APNSRootStreamHandler(state: state))
+                    return (channel, multiplexer)
+                }
+            }
+        state.lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
+        return APNSConnection(channel: channel, multiplexer: multiplexer, state: state,
+                              authority: endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)",
+                              scheme: tls == nil ? "http" : "https")
+    }
+
+    /// Sends `request` with `bearer` on a new stream. Never fails: every ending is an ``APNSExchange``.
+    func execute(_ request: APNSRequest, bearer: String, timeout: TimeAmount) -> EventLoopFuture<APNSExchange> {
+        let completion = APNSExchangeCompletion(promise: channel.eventLoop.makePromise(of: APNSExchange.self))
+        let headers = hpackHeaders(for: request, bearer: bearer)
+        let body = ByteBuffer(bytes: request.body)
+        let state = state
+        let opened = channel.eventLoop.makePromise(of: (any Channel).self)
+        multiplexer.createStreamChannel(promise: opened) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(
+                    APNSStreamHandler(headers: headers, body: body, timeout: timeout, connection: state, completion: completion))
+            }
+        }
+        opened.futureResult.whenFailure { error in
+            // The stream never opened: nothing was sent.
+            completion.complete(.unprocessed(reason: "no stream: \(error)"))
+        }
+        return completion.promise.futureResult
+    }
+
+    /// Apple's advice for its small HPACK table: `:path` and `authorization` as literals without
+    /// indexing; `apns-id`, `apns-expiration` and `apns-collapse-id` indexed the first time on a
+    /// connection and literal without indexing afterwards; the rest (same value every time) indexed.
+    private func hpackHeaders(for request: APNSRequest, bearer: String) -> HPACKHeaders {
+        let firstTime = !state.namesIndexed.exchange(true, ordering: .relaxed)
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(request.headers.count + 6)
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":scheme", value: scheme)
+        headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
+        headers.add(name: ":authority", value: authority)
+        headers.add(name: "authorization", value: "bearer " + bearer, indexing: .nonIndexable)
+        for header in request.headers {
+            let perRequest = header.name == "apns-id" || header.name == "apns-expiration" || header.name == "apns-collapse-id"
+            headers.add(name: header.name, value: header.value, indexing: perRequest && !firstTime ? .nonIndexable : .indexable)
+        }
+        headers.add(name: "content-length", value: String(request.body.count))
+        return headers
+    }
+
+    func close() {
+        channel.close(promise: nil)
+    }
+}

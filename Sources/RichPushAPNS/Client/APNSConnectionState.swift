@@ -1,0 +1,91 @@
+import NIOCore
+import NIOHTTP2
+import Synchronization
+
+/// What one connection has heard from APNs outside its streams: a GOAWAY and its last stream
+/// id, the stream limit as it changes, when the server last sent anything, and whether the
+/// connection is closed. Written on the connection's event loop, read from anywhere.
+final class APNSConnectionState: Sendable {
+    /// The last stream id of a GOAWAY, or -1 before any.
+    let goAwayLastStreamID = Atomic<Int>(-1)
+    let closed = Atomic<Bool>(false)
+    /// `NIODeadline.now().uptimeNanoseconds` when the server last sent bytes.
+    let lastRead = Atomic<UInt64>(0)
+    /// Whether `apns-id`, `apns-expiration` and `apns-collapse-id` have gone out once with
+    /// incremental indexing (Apple: the first time indexed, later literal without indexing).
+    let namesIndexed = Atomic<Bool>(false)
+    private let limits = Mutex<[Int]>([])
+
+    /// For new requests: open and not going away.
+    var isUsable: Bool {
+        !closed.load(ordering: .relaxed) && goAwayLastStreamID.load(ordering: .relaxed) < 0
+    }
+
+    /// The server's `SETTINGS_MAX_CONCURRENT_STREAMS` values in the order they came (the last 32).
+    var streamLimits: [Int] { limits.withLock { $0 } }
+
+    func noteStreamLimit(_ value: Int) {
+        limits.withLock {
+            $0.append(value)
+            if $0.count > 32 { $0.removeFirst() }
+        }
+    }
+
+    /// Whether a stream that got no answer was certainly not processed: above a GOAWAY's last
+    /// stream id.
+    func wasRefusedByGoAway(_ streamID: Int) -> Bool {
+        let last = goAwayLastStreamID.load(ordering: .relaxed)
+        return last >= 0 && streamID > last
+    }
+}
+
+/// Between TLS and HTTP/2: notes when the server last sent anything, so a request that times
+/// out can tell a slow answer from a dead connection.
+final class APNSReadClockHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let state: APNSConnectionState
+
+    init(state: APNSConnectionState) { self.state = state }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        state.lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
+        context.fireChannelRead(data)
+    }
+}
+
+/// After the HTTP/2 handler: the frames of stream 0 (SETTINGS, GOAWAY) and the connection's end.
+final class APNSRootStreamHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTP2Frame
+    let state: APNSConnectionState
+
+    init(state: APNSConnectionState) { self.state = state }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data).payload {
+        case .goAway(let lastStreamID, _, _):
+            // A later GOAWAY may only lower the last stream id.
+            let last = Int(lastStreamID)
+            var current = state.goAwayLastStreamID.load(ordering: .relaxed)
+            while current < 0 || last < current {
+                let (exchanged, original) = state.goAwayLastStreamID.compareExchange(expected: current, desired: last, ordering: .relaxed)
+                if exchanged { break }
+                current = original
+            }
+        case .settings(.settings(let settings)):
+            for setting in settings where setting.parameter == .maxConcurrentStreams { state.noteStreamLimit(setting.value) }
+        default:
+            break
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        state.closed.store(true, ordering: .relaxed)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A connection error (TLS, protocol): this connection is done; requests on it end.
+        state.closed.store(true, ordering: .relaxed)
+        context.close(promise: nil)
+    }
+}

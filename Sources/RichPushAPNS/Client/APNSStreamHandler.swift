@@ -1,0 +1,138 @@
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// One request on one HTTP/2 stream: sends HEADERS and DATA (`END_STREAM`) as soon as the stream
+/// is active, collects the answer, and completes its promise exactly once with an
+/// ``APNSExchange``. A request that gets no answer is `unprocessed` only when HTTP/2 says so
+/// (`REFUSED_STREAM`, a GOAWAY below its stream id, the request never fully written); otherwise it
+/// is `failed`, because APNs may have acted on it.
+final class APNSStreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    static let maxAnswerBytes = 16 * 1024
+
+    private let headers: HPACKHeaders
+    private let body: ByteBuffer
+    private let timeout: TimeAmount
+    private let connection: APNSConnectionState
+    private let completion: APNSExchangeCompletion
+    private var started = false
+    private var finished = false
+    private var requestWritten = false
+    private var refused = false
+    private var status: Int?
+    private var apnsID: String?
+    private var retryAfter: String?
+    private var answer: [UInt8] = []
+    private var problem: String?
+    private var timer: Scheduled<Void>?
+    private var startedAt: UInt64 = 0
+
+    init(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount, connection: APNSConnectionState, completion: APNSExchangeCompletion) {
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.connection = connection
+        self.completion = completion
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context: context)
+        context.fireChannelActive()
+    }
+
+    private func start(context: ChannelHandlerContext) {
+        guard !started else { return }
+        started = true
+        startedAt = NIODeadline.now().uptimeNanoseconds
+        context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: written)
+        written.futureResult.assumeIsolated().whenSuccess { self.requestWritten = true }
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { self.timedOut(context: context) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .headers(let frame):
+            if status == nil, let code = frame.headers.first(name: ":status").flatMap(Int.init), code >= 200 {
+                status = code
+                apnsID = frame.headers.first(name: "apns-id")
+                retryAfter = frame.headers.first(name: "retry-after")
+            }
+            if frame.endStream { finishAnswered() }
+        case .data(let frame):
+            if case .byteBuffer(let bytes) = frame.data {
+                let room = Self.maxAnswerBytes - answer.count
+                if room > 0 { answer += bytes.readableBytesView.prefix(room) }
+            }
+            if frame.endStream { finishAnswered() }
+        default:
+            break
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let closed = event as? StreamClosedEvent, closed.reason == .refusedStream { refused = true }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if problem == nil { problem = "\(error)" }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finishUnanswered(context: context)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finishUnanswered(context: context)
+    }
+
+    private func finishAnswered() {
+        guard !finished, let status else { return }
+        complete(.answered(status: status, apnsID: apnsID, retryAfter: retryAfter, body: answer))
+    }
+
+    private func finishUnanswered(context: ChannelHandlerContext) {
+        guard !finished else { return }
+        if let status {
+            // Headers came, the body did not finish: an answer all the same.
+            complete(.answered(status: status, apnsID: apnsID, retryAfter: retryAfter, body: answer))
+            return
+        }
+        let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) }
+        if refused {
+            complete(.unprocessed(reason: "APNs refused the stream (REFUSED_STREAM)"))
+        } else if let streamID, connection.wasRefusedByGoAway(streamID) {
+            complete(.unprocessed(reason: "APNs sent GOAWAY below stream \(streamID)"))
+        } else if !requestWritten {
+            complete(.unprocessed(reason: "the connection closed before the request was written" + (problem.map { ": \($0)" } ?? "")))
+        } else {
+            complete(.failed(reason: "the connection closed before APNs answered" + (problem.map { ": \($0)" } ?? "")))
+        }
+    }
+
+    private func timedOut(context: ChannelHandlerContext) {
+        guard !finished else { return }
+        complete(.timedOut)
+        // Nothing at all from the server since this request began: the connection is dead, not slow.
+        if connection.lastRead.load(ordering: .relaxed) < startedAt { context.channel.parent?.close(promise: nil) }
+        context.close(promise: nil)
+    }
+
+    private func complete(_ exchange: APNSExchange) {
+        finished = true
+        timer?.cancel()
+        timer = nil
+        completion.complete(exchange)
+    }
+}

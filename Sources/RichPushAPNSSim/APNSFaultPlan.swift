@@ -1,0 +1,122 @@
+import Foundation
+public import RichPushAPNS
+import Synchronization
+
+/// Faults `richpush apns-sim` injects into pushes its rules accept, so tests and load tests see
+/// what Apple's servers do on a bad day: `--fail "410:5%,429:2%,500:1%"`, `--delay-ms 5-40`,
+/// `--goaway-every N`, `--seed S`.
+///
+/// A dead device token stays dead: 400 (`BadDeviceToken`) and 410 (`Unregistered`) are chosen by
+/// a hash of the token and the seed, so every push to that token gets the same answer and a test
+/// can know which devices were hit. 403 (`ExpiredProviderToken`), 429, 500 and 503 are transient,
+/// drawn per request from a generator seeded with `--seed`.
+public struct APNSFaultPlan: Sendable {
+    public struct Failure: Sendable, Hashable {
+        public let status: Int
+        public let reason: APNSReason
+        /// 0…1: the share of accepted pushes (or of device tokens, for sticky failures) it hits.
+        public let share: Double
+        public var isSticky: Bool { status == 400 || status == 410 }
+    }
+
+    public var failures: [Failure] = []
+    /// Milliseconds each answer is held back, chosen uniformly per request.
+    public var delayMilliseconds: ClosedRange<Int>?
+    /// Send GOAWAY after every N-th answer on a connection, then close it.
+    public var goAwayEvery: Int?
+    public var seed: UInt64 = 1
+    /// Apple's `timestamp` on 410 answers (ms since 1970); nil: the moment of the answer.
+    public var unregisteredAt: Int64?
+
+    static let reasons: [Int: APNSReason] = [400: .badDeviceToken, 403: .expiredProviderToken, 410: .unregistered, 413: .payloadTooLarge,
+                                             429: .tooManyRequests, 500: .internalServerError, 503: .serviceUnavailable]
+
+    public init() {}
+
+    public var isEmpty: Bool { failures.isEmpty && delayMilliseconds == nil && goAwayEvery == nil }
+
+    /// Parses `--fail`: comma-separated `STATUS:PERCENT%` (statuses 400, 403, 410, 413, 429, 500, 503).
+    public static func failures(parsing text: String) throws(APNSConfigurationError) -> [Failure] {
+        var failures: [Failure] = []
+        for part in text.split(separator: ",") {
+            let pieces = part.split(separator: ":")
+            guard pieces.count == 2, let status = Int(pieces[0].trimmingCharacters(in: .whitespaces)), let reason = reasons[status] else {
+                throw APNSConfigurationError("--fail '\(part)': expected STATUS:PERCENT% with STATUS one of \(reasons.keys.sorted())")
+            }
+            let percentText = pieces[1].trimmingCharacters(in: .whitespaces)
+            guard percentText.hasSuffix("%"), let percent = Double(percentText.dropLast()), (0...100).contains(percent) else {
+                throw APNSConfigurationError("--fail '\(part)': the share must be a percentage from 0% to 100%")
+            }
+            failures.append(Failure(status: status, reason: reason, share: percent / 100))
+        }
+        let sticky = failures.filter(\.isSticky).map(\.share).reduce(0, +), transient = failures.filter { !$0.isSticky }.map(\.share).reduce(0, +)
+        guard sticky <= 1, transient <= 1 else { throw APNSConfigurationError("--fail: the shares add up to more than 100%") }
+        return failures
+    }
+
+    /// Parses `--delay-ms`: `N` or `MIN-MAX`.
+    public static func delay(parsing text: String) throws(APNSConfigurationError) -> ClosedRange<Int> {
+        let bounds = text.split(separator: "-").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard (1...2).contains(bounds.count), bounds.count == text.split(separator: "-").count, bounds.allSatisfy({ (0...600_000).contains($0) }),
+              bounds[0] <= bounds[bounds.count - 1] else {
+            throw APNSConfigurationError("--delay-ms must be N or MIN-MAX milliseconds (0 to 600000), not '\(text)'")
+        }
+        return bounds[0]...bounds[bounds.count - 1]
+    }
+
+    /// The failure a push to `deviceToken` gets, if any; `draw` is a fresh uniform 0..<1 number.
+    func failure(for deviceToken: Substring, draw: Double) -> Failure? {
+        var threshold = 0.0
+        let hashed = Self.unit(Self.hash(deviceToken, seed: seed))
+        for failure in failures where failure.isSticky {
+            threshold += failure.share
+            if hashed < threshold { return failure }
+        }
+        threshold = 0
+        for failure in failures where !failure.isSticky {
+            threshold += failure.share
+            if draw < threshold { return failure }
+        }
+        return nil
+    }
+
+    /// FNV-1a of the token mixed with the seed: the same token and seed always give the same value.
+    static func hash(_ token: Substring, seed: UInt64) -> UInt64 {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
+        for byte in token.utf8 {
+            value ^= UInt64(byte)
+            value &*= 0x100_0000_01b3
+        }
+        return SplitMix64.mix(value)
+    }
+
+    static func unit(_ value: UInt64) -> Double { Double(value >> 11) / Double(1 << 53) }
+}
+
+/// A small seeded generator (SplitMix64), shared by a server's connections.
+final class SeededRandom: Sendable {
+    private let state: Mutex<UInt64>
+
+    init(seed: UInt64) { state = Mutex(seed) }
+
+    /// Uniform in 0..<1.
+    func next() -> Double {
+        APNSFaultPlan.unit(state.withLock { state in
+            state &+= 0x9e37_79b9_7f4a_7c15
+            return SplitMix64.mix(state)
+        })
+    }
+
+    func next(in range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() * Double(range.count))
+    }
+}
+
+enum SplitMix64 {
+    static func mix(_ input: UInt64) -> UInt64 {
+        var z = input
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}

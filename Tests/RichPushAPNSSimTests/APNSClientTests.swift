@@ -1,0 +1,118 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import RichPushAPNS
+import RichPushAPNSSim
+import RichPushCore
+import RedisTestSupport
+import Testing
+
+/// The HTTP/2 client against apns-sim over TLS: Apple's HPACK advice, the stream limit as it
+/// changes, GOAWAY, and a server that never answers.
+@Suite("APNs HTTP/2 client")
+struct APNSClientTests {
+    @Test func pathAndAuthorizationAreLiteralsWithoutIndexing() async throws {
+        let apns = try await LocalAPNS.start()
+        let bearer = try LocalAPNS.bearer()
+        for index in 0..<5 {
+            let exchange = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(index), notification: index), bearer: bearer)
+            guard case .answered(200, _, _, _) = exchange else {
+                Issue.record("push \(index): \(exchange)")
+                break
+            }
+        }
+        let requests = apns.requests
+        #expect(requests.count == 5)
+        #expect(requests.allSatisfy { ($0["indexed"] as? [String]) == [] }, "\(requests)")
+        try await apns.stop()
+    }
+
+    @Test func theStreamLimitRisesAfterAValidTokenFallsAfterARefusalAndIsHonoured() async throws {
+        let apns = try await LocalAPNS.start(maxStreams: 8, connections: 1)
+        let bearer = try LocalAPNS.bearer()
+        // 50 at once on a new connection: one stream until the first push succeeds, then 8.
+        let exchanges = await withTaskGroup(of: APNSExchange.self) { group in
+            for index in 0..<50 {
+                group.addTask { await apns.client.send(try! LocalAPNS.request(token: LocalAPNS.token(index), notification: index), bearer: bearer) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(exchanges.allSatisfy { if case .answered(200, _, _, _) = $0 { true } else { false } }, "\(exchanges)")
+        // Never more streams than allowed: nothing was refused and sent again.
+        #expect(apns.client.requestsResent == 0)
+        #expect(apns.client.streamLimits == [[1, 8]])
+        // A refused push (a topic the team may not use) brings it back to one; the next good push raises it.
+        let refused = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(99), topic: "com.example.other"), bearer: bearer)
+        #expect(refused == .answered(status: 400, apnsID: APNSID.make(notification: 42, installation: "inst-00000063"), retryAfter: nil,
+                                     body: Array(#"{"reason":"TopicDisallowed"}"#.utf8)))
+        _ = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(100)), bearer: bearer)
+        // The SETTINGS frame may land just after the answer.
+        try await waitUntil(timeout: .seconds(5), "the limit to be raised again") { apns.client.streamLimits == [[1, 8, 1, 8]] }
+        try await apns.stop()
+    }
+
+    @Test func goAwayMidwayLosesNothingAndSendsNothingTwice() async throws {
+        var faults = APNSFaultPlan()
+        faults.goAwayEvery = 150
+        let apns = try await LocalAPNS.start(maxStreams: 50, faults: faults)
+        let bearer = try LocalAPNS.bearer()
+        let pushes = (0..<1000).map { LocalAPNS.push(token: LocalAPNS.token($0), notification: $0) }
+        let exchanges = await withTaskGroup(of: APNSExchange.self) { group in
+            for push in pushes {
+                group.addTask { await apns.client.send(try! APNSRequest(push: push, topic: LocalAPNS.topic), bearer: bearer) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let answered = exchanges.filter { if case .answered(200, _, _, _) = $0 { true } else { false } }.count
+        let others = exchanges.filter { if case .answered(200, _, _, _) = $0 { false } else { true } }
+        #expect(answered == 1000, "\(others.prefix(3)) \(Dictionary(grouping: others.map { "\($0)".prefix(60) }, by: { $0 }).mapValues(\.count))")
+        // The simulator processed each push exactly once, over seven or more connections.
+        let paths = apns.requests.compactMap { $0["path"] as? String }
+        #expect(paths.count == 1000 && Set(paths).count == 1000)
+        #expect(apns.client.connectionsOpened >= 7)
+        #expect(apns.client.requestsResent > 0, "GOAWAY refused no stream: the test did not test it")
+        try await apns.stop()
+    }
+
+    @Test func aServerThatNeverAnswersTimesOutAndTheConnectionIsReplaced() async throws {
+        // Accepts TCP connections and never says a word, not even TLS.
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let client = try APNSClient(configuration: APNSClient.Configuration(
+            endpoint: APNSClient.Endpoint(host: "localhost", port: silent.localAddress?.port ?? 0, usesTLS: true),
+            connections: 1, requestTimeout: .milliseconds(300)))
+        let started = ContinuousClock.now
+        let first = await client.send(try LocalAPNS.request(token: LocalAPNS.token(1)), bearer: "x")
+        #expect(first == .timedOut)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        // Nothing came back on that connection at all: it is closed, and the next request opens another.
+        let second = await client.send(try LocalAPNS.request(token: LocalAPNS.token(2)), bearer: "x")
+        #expect(second == .timedOut)
+        #expect(client.connectionsOpened == 2)
+        client.shutdown()
+        try await silent.close()
+    }
+
+    @Test func aSlowAnswerTimesOutWithoutClosingTheConnection() async throws {
+        var faults = APNSFaultPlan()
+        faults.delayMilliseconds = 2000...2000
+        let apns = try await LocalAPNS.start(faults: faults, timeout: .milliseconds(300), connections: 1)
+        let exchange = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(1)), bearer: try LocalAPNS.bearer())
+        #expect(exchange == .timedOut)
+        #expect(apns.client.connectionsOpened == 1)
+        try await apns.stop()
+    }
+
+    @Test func endpointsAreParsedAndCleartextNeedsConsent() throws {
+        #expect(try APNSClient.Endpoint("production") == APNSClient.Endpoint(host: "api.push.apple.com", port: 443, usesTLS: true))
+        #expect(try APNSClient.Endpoint("sandbox") == APNSClient.Endpoint(host: "api.sandbox.push.apple.com", port: 443, usesTLS: true))
+        #expect(try APNSClient.Endpoint("https://127.0.0.1:2197") == APNSClient.Endpoint(host: "127.0.0.1", port: 2197, usesTLS: true))
+        #expect(try APNSClient.Endpoint("https://[::1]:2197/") == APNSClient.Endpoint(host: "::1", port: 2197, usesTLS: true))
+        #expect(throws: APNSConfigurationError.self) { try APNSClient.Endpoint("http://localhost:2197") }
+        #expect(try APNSClient.Endpoint("http://localhost:2197", allowCleartext: true) == APNSClient.Endpoint(host: "localhost", port: 2197, usesTLS: false))
+        for bad in ["ftp://x", "https://", "https://host:0", "https://host:99999", "https://host:port"] {
+            #expect(throws: APNSConfigurationError.self, "\(bad)") { try APNSClient.Endpoint(bad) }
+        }
+    }
+}
