@@ -1,6 +1,5 @@
 import Foundation
 public import RichPushCore
-import Synchronization
 
 /// Sends pushes to APNs (or a local `richpush apns-sim`) through an ``APNSClient``: each push
 /// becomes an ``APNSRequest`` (refused before sending when Apple would refuse it), goes out with
@@ -24,84 +23,78 @@ public struct APNSPushAdapter: PushAdapter {
         self.concurrency = max(1, concurrency)
     }
 
-    /// One push's ending, and whether it got an answer from APNs at all.
-    private struct Delivery: Sendable {
-        var outcome: PushOutcome
-        var reachedAPNs: Bool
-        var attempted: Bool
-    }
-
     public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
+        var outcomes = [PushOutcome](repeating: .failed(reason: "not sent", retryable: true), count: pushes.count)
+        // Check each push as Apple would; what fails is never sent.
+        var requests: [APNSRequest] = []
+        var positions: [Int] = []
+        requests.reserveCapacity(pushes.count)
+        var template: (rendered: RenderedPush, checked: Result<APNSRequest.Template, APNSRejection>)?
+        for (position, push) in pushes.enumerated() {
+            // The pushes of one notification share one rendering: it is checked once.
+            if template?.rendered != push.rendered {
+                template = (push.rendered, Result { () throws(APNSRejection) in try APNSRequest.Template(rendered: push.rendered, topic: topic) })
+            }
+            do throws(APNSRejection) {
+                requests.append(try template!.checked.get().request(for: push))
+                positions.append(position)
+            } catch {
+                outcomes[position] = .failed(reason: "never sent: \(error)", retryable: false)
+            }
+        }
+        guard !requests.isEmpty else { return outcomes }
+
         let bearer = try await token.current()
-        let deliveries = await inLanes(pushes) { push in await deliver(push, bearer: bearer) }
-        let attempted = deliveries.filter(\.attempted)
-        if !attempted.isEmpty, !attempted.contains(where: \.reachedAPNs), case .failed(let reason, _) = attempted[0].outcome {
-            throw APNSUnreachable(reason: reason)
-        }
-        return deliveries.map(\.outcome)
-    }
-
-    /// Runs `body` for every push with at most `concurrency` at once, results in order.
-    private func inLanes(_ pushes: [OutgoingPush], _ body: @escaping @Sendable (OutgoingPush) async -> Delivery) async -> [Delivery] {
-        let cursor = Cursor()
-        return await withTaskGroup(of: [(Int, Delivery)].self) { group in
-            for _ in 0..<min(concurrency, pushes.count) {
-                group.addTask {
-                    var done: [(Int, Delivery)] = []
-                    while true {
-                        let index = cursor.next()
-                        guard index < pushes.count else { return done }
-                        done.append((index, await body(pushes[index])))
-                    }
-                }
-            }
-            var deliveries = [Delivery](repeating: Delivery(outcome: .failed(reason: "not sent", retryable: true), reachedAPNs: false, attempted: false),
-                                        count: pushes.count)
-            for await lane in group {
-                for (index, delivery) in lane { deliveries[index] = delivery }
-            }
-            return deliveries
-        }
-    }
-
-    private func deliver(_ push: OutgoingPush, bearer: String) async -> Delivery {
-        let request: APNSRequest
-        do throws(APNSRejection) {
-            request = try APNSRequest(push: push, topic: topic)
-        } catch {
-            return Delivery(outcome: .failed(reason: "never sent: \(error)", retryable: false), reachedAPNs: false, attempted: false)
-        }
-        var exchange = await client.send(request, bearer: bearer)
-        var action = Self.action(for: exchange)
-        if case .refreshToken(let reason) = action {
-            // Once: a fresh token from the fleet's store, then the same push again.
+        var exchanges = await inChunks(requests) { chunk in await client.send(chunk, bearer: bearer) }
+        // A provider token APNs refused: one fresh token from the fleet's store, and those pushes once more.
+        let refused = exchanges.indices.filter { if case .refreshToken = Self.action(for: exchanges[$0]) { true } else { false } }
+        if !refused.isEmpty {
             do {
                 let fresh = try await token.replace(rejected: bearer)
-                exchange = await client.send(request, bearer: fresh)
-                action = Self.action(for: exchange)
+                let again = await inChunks(refused.map { requests[$0] }) { chunk in await client.send(chunk, bearer: fresh) }
+                for (index, exchange) in zip(refused, again) { exchanges[index] = exchange }
             } catch {
-                return Delivery(outcome: .failed(reason: "\(reason.rawValue); no new provider token: \(error)", retryable: true),
-                                reachedAPNs: true, attempted: true)
+                for index in refused { exchanges[index] = .failed(reason: "APNs refused the provider token and no new one could be made: \(error)") }
             }
         }
-        let reached = if case .answered = exchange { true } else { false }
-        let outcome: PushOutcome = switch action {
+        if !exchanges.contains(where: { if case .answered = $0 { true } else { false } }), let first = exchanges.first {
+            // Not one push reached APNs: the job backs off as a whole.
+            throw APNSUnreachable(reason: "\(first)")
+        }
+        for (index, exchange) in exchanges.enumerated() {
+            outcomes[positions[index]] = Self.outcome(of: Self.action(for: exchange), request: requests[index], push: pushes[positions[index]])
+        }
+        return outcomes
+    }
+
+    /// Sends in chunks of at most `concurrency` requests, several chunks in flight, results in order.
+    private func inChunks(_ requests: [APNSRequest], _ body: @escaping @Sendable ([APNSRequest]) async -> [APNSExchange]) async -> [APNSExchange] {
+        guard requests.count > concurrency else { return await body(requests) }
+        let chunks = stride(from: 0, to: requests.count, by: concurrency).map { Array(requests[$0..<min($0 + concurrency, requests.count)]) }
+        return await withTaskGroup(of: (Int, [APNSExchange]).self) { group in
+            for (index, chunk) in chunks.enumerated() { group.addTask { (index, await body(chunk)) } }
+            var results = [[APNSExchange]](repeating: [], count: chunks.count)
+            for await (index, exchanges) in group { results[index] = exchanges }
+            return results.flatMap { $0 }
+        }
+    }
+
+    static func outcome(of action: APNSAction, request: APNSRequest, push: OutgoingPush) -> PushOutcome {
+        switch action {
         case .sent(let apnsID):
-            .sent(adapterID: apnsID.isEmpty ? request.apnsID : apnsID)
+            return .sent(adapterID: apnsID.isEmpty ? request.apnsID : apnsID)
         case .unregistered(let since, let reason):
             // A device that registered again after Apple's timestamp keeps its registration.
             if let since, Double(push.installation.updatedAt) / 1000 > since.timeIntervalSince1970 {
-                .failed(reason: "\(reason.rawValue) at \(since), but the registration is newer", retryable: false)
-            } else {
-                .invalidToken(reason: reason.rawValue)
+                return .failed(reason: "\(reason.rawValue) at \(since), but the registration is newer", retryable: false)
             }
+            return .invalidToken(reason: reason.rawValue)
         case .permanent(let reason):
-            .failed(reason: reason.rawValue, retryable: false)
+            return .failed(reason: reason.rawValue, retryable: false)
         case .retry(let reason, _), .refreshToken(let reason):
-            .failed(reason: reason.rawValue, retryable: true)
+            return .failed(reason: reason.rawValue, retryable: true)
         }
-        return Delivery(outcome: outcome, reachedAPNs: reached, attempted: true)
     }
 
     static func action(for exchange: APNSExchange) -> APNSAction {
@@ -116,12 +109,6 @@ public struct APNSPushAdapter: PushAdapter {
             .retry(reason: .other("no answer within the request timeout"), after: nil)
         }
     }
-}
-
-/// Hands out 0, 1, 2, … to the lanes of one batch.
-private final class Cursor: Sendable {
-    private let value = Atomic<Int>(0)
-    func next() -> Int { value.add(1, ordering: .relaxed).oldValue }
 }
 
 /// No push of a batch reached APNs: the job is retried as a whole, after back-off.

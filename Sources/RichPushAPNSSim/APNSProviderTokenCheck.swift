@@ -1,6 +1,7 @@
 public import Crypto
 public import Foundation
 public import RichPushAPNS
+import Synchronization
 
 /// What Apple checks of `authorization: bearer <jwt>`: an ES256 JWT whose `kid` names a key of
 /// the team, `iss` the team, `iat` (seconds) less than an hour old, signed by that key.
@@ -9,6 +10,10 @@ public struct APNSProviderTokenCheck: Sendable {
     /// Public keys by key id (raw 64-byte x‖y, as swift-crypto's key type is not Sendable).
     let keys: [String: Data]
     public let maxAge: TimeInterval
+    /// Tokens whose signature and claims were verified, with their `iat`: a connection sends the
+    /// same token for up to an hour, and Apple does not verify it per push either. Only the age
+    /// is checked again.
+    private let verified = VerifiedTokens()
 
     public init(teamID: String, keys: [String: P256.Signing.PublicKey], maxAge: TimeInterval = 3600) {
         self.teamID = teamID
@@ -19,6 +24,7 @@ public struct APNSProviderTokenCheck: Sendable {
     /// nil when the token is good; else Apple's 403 reason.
     public func problem(with authorization: String?, now: Date) -> APNSReason? {
         guard let authorization, !authorization.isEmpty else { return .missingProviderToken }
+        if let iat = verified.issuedAt(of: authorization) { return ageProblem(iat: iat, now: now) }
         let prefix = "bearer "
         guard authorization.lowercased().hasPrefix(prefix) else { return .invalidProviderToken }
         let parts = authorization.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false)
@@ -36,7 +42,12 @@ public struct APNSProviderTokenCheck: Sendable {
         let signature = (try? P256.Signing.ECDSASignature(rawRepresentation: signatureData))
             ?? (try? P256.Signing.ECDSASignature(derRepresentation: signatureData))
         guard let signature, key.isValidSignature(signature, for: signed) else { return .invalidProviderToken }
-        let age = now.timeIntervalSince1970 - iat.doubleValue
+        verified.remember(authorization, issuedAt: iat.doubleValue)
+        return ageProblem(iat: iat.doubleValue, now: now)
+    }
+
+    private func ageProblem(iat: Double, now: Date) -> APNSReason? {
+        let age = now.timeIntervalSince1970 - iat
         if age > maxAge { return .expiredProviderToken }
         if age < -300 { return .invalidProviderToken }  // issued in the future (milliseconds, or a wrong clock)
         return nil
@@ -47,5 +58,21 @@ public struct APNSProviderTokenCheck: Sendable {
         var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while text.count % 4 != 0 { text += "=" }
         return Data(base64Encoded: text)
+    }
+}
+
+/// The last few tokens verified (a fleet uses one at a time; 64 leaves room for tests that mint many).
+final class VerifiedTokens: Sendable {
+    private let tokens = Mutex<[String: Double]>([:])
+
+    func issuedAt(of authorization: String) -> Double? {
+        tokens.withLock { $0[authorization] }
+    }
+
+    func remember(_ authorization: String, issuedAt: Double) {
+        tokens.withLock {
+            if $0.count >= 64 { $0.removeAll(keepingCapacity: true) }
+            $0[authorization] = issuedAt
+        }
     }
 }

@@ -64,16 +64,17 @@ public struct APNSServerRules: Sendable {
         if let id = headers["apns-id"], !Self.isCanonicalUUID(id) { return .refused(status: 400, reason: .badMessageID) }
         guard !request.body.isEmpty else { return .refused(status: 400, reason: .payloadEmpty) }
         guard request.body.count <= (pushType == "voip" ? 5120 : 4096) else { return .refused(status: 413, reason: .payloadTooLarge) }
-        guard let payload = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
-              payload["aps"] is [String: Any] else { return .refused(status: 400, reason: .invalidPushType) }
         if pushType == "background" {
             // Stricter than Apple, which may drop these silently: a background push carries
-            // content-available 1 (the integer) and nothing to show.
+            // content-available 1 (the integer) and nothing to show (one parse checks it all).
             do throws(APNSRejection) {
                 try APNSPayloadCheck.check(request.body, pushType: "background")
             } catch {
                 return .refused(status: 400, reason: .invalidPushType)
             }
+        } else {
+            guard let payload = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                  payload["aps"] is [String: Any] else { return .refused(status: 400, reason: .invalidPushType) }
         }
         return .accepted(apnsID: headers["apns-id"] ?? UUID().uuidString.lowercased())
     }

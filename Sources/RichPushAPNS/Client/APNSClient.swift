@@ -42,26 +42,48 @@ public final class APNSClient: Service, Sendable {
         slots = Mutex(Array(repeating: .idle(failures: 0, notBefore: .uptimeNanoseconds(0), lastError: nil), count: configuration.connections))
     }
 
-    /// Sends one request and returns how it ended; never throws. A request APNs did not process
-    /// is sent again on another connection, up to `unprocessedRetries` times.
+    /// Sends one request and returns how it ended; never throws.
     public func send(_ request: APNSRequest, bearer: String) async -> APNSExchange {
-        var exchange = APNSExchange.unprocessed(reason: "not sent")
-        for attempt in 0...configuration.unprocessedRetries {
-            let connection: APNSConnection
-            do {
-                connection = try await lease()
-            } catch {
-                return .unprocessed(reason: "\(error)")
+        await send([request], bearer: bearer)[0]
+    }
+
+    /// Sends the requests, spread over the connections, and returns how each ended, in order;
+    /// never throws. Requests APNs did not process are sent again on another connection, up to
+    /// `unprocessedRetries` times.
+    public func send(_ requests: [APNSRequest], bearer: String) async -> [APNSExchange] {
+        var exchanges = [APNSExchange](repeating: .unprocessed(reason: "not sent"), count: requests.count)
+        var pending = Array(requests.indices)
+        let timeout = TimeAmount.nanoseconds(configuration.requestTimeout.nanoseconds)
+        for attempt in 0...configuration.unprocessedRetries where !pending.isEmpty {
+            // One share per connection, so a batch uses all of them.
+            let shares = min(configuration.connections, pending.count)
+            var sent: [(indices: ArraySlice<Int>, answers: EventLoopFuture<[APNSExchange]>)] = []
+            for share in 0..<shares {
+                let indices = pending[pending.count * share / shares..<pending.count * (share + 1) / shares]
+                do {
+                    let connection = try await lease()
+                    sent.append((indices, connection.execute(indices.lazy.map { requests[$0] }, bearer: bearer, timeout: timeout)))
+                } catch {
+                    for index in indices { exchanges[index] = .unprocessed(reason: "\(error)") }
+                }
             }
-            do {
-                exchange = try await connection.execute(request, bearer: bearer, timeout: .nanoseconds(configuration.requestTimeout.nanoseconds)).get()
-            } catch {
-                exchange = .failed(reason: "\(error)")
+            var again: [Int] = []
+            for (indices, answers) in sent {
+                let results: [APNSExchange]
+                do {
+                    results = try await answers.get()
+                } catch {
+                    results = Array(repeating: .failed(reason: "\(error)"), count: indices.count)
+                }
+                for (index, exchange) in zip(indices, results) {
+                    exchanges[index] = exchange
+                    if case .unprocessed = exchange { again.append(index) }
+                }
             }
-            guard case .unprocessed = exchange else { return exchange }
-            if attempt < configuration.unprocessedRetries { resent.add(1, ordering: .relaxed) }
+            if attempt < configuration.unprocessedRetries { resent.add(again.count, ordering: .relaxed) }
+            pending = again
         }
-        return exchange
+        return exchanges
     }
 
     /// Connections opened so far (a GOAWAY or a dropped connection makes a new one).

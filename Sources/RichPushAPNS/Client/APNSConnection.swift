@@ -34,6 +34,7 @@ final class APNSConnection: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname)) }
                     try pipeline.addHandler(APNSReadClockHandler(state: state))
+                    try pipeline.addHandler(APNSFlushCoalescingHandler())
                     var connection = NIOHTTP2Handler.ConnectionConfiguration()
                     // No server push; a large header list is never needed for an answer.
                     connection.initialSettings = [HTTP2Setting(parameter: .enablePush, value: 0),
@@ -55,24 +56,41 @@ final class APNSConnection: Sendable {
                               scheme: tls == nil ? "http" : "https")
     }
 
-    /// Sends `request` with `bearer` on a new stream. Never fails: every ending is an ``APNSExchange``.
-    func execute(_ request: APNSRequest, bearer: String, timeout: TimeAmount) -> EventLoopFuture<APNSExchange> {
-        let completion = APNSExchangeCompletion(promise: channel.eventLoop.makePromise(of: APNSExchange.self))
-        let headers = hpackHeaders(for: request, bearer: bearer)
-        let body = ByteBuffer(bytes: request.body)
+    /// Sends each request with `bearer` on a stream of its own, all opened in one turn of the
+    /// event loop (and written with one flush). Never fails: every ending is an ``APNSExchange``,
+    /// in the order of `requests`.
+    func execute(_ requests: some Collection<APNSRequest>, bearer: String, timeout: TimeAmount) -> EventLoopFuture<[APNSExchange]> {
+        let prepared = requests.map { (headers: hpackHeaders(for: $0, bearer: bearer), body: ByteBuffer(bytes: $0.body)) }
+        let loop = channel.eventLoop
+        let multiplexer = multiplexer
         let state = state
-        let opened = channel.eventLoop.makePromise(of: (any Channel).self)
-        multiplexer.createStreamChannel(promise: opened) { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(
-                    APNSStreamHandler(headers: headers, body: body, timeout: timeout, connection: state, completion: completion))
+        return loop.flatSubmit {
+            var answers: [EventLoopFuture<APNSExchange>] = []
+            var handlers: [APNSStreamHandler] = []
+            answers.reserveCapacity(prepared.count)
+            handlers.reserveCapacity(prepared.count)
+            for (headers, body) in prepared {
+                let completion = APNSExchangeCompletion(promise: loop.makePromise(of: APNSExchange.self))
+                let handler = NIOLoopBound(APNSStreamHandler(headers: headers, body: body, connection: state, completion: completion), eventLoop: loop)
+                handlers.append(handler.value)
+                let opened = loop.makePromise(of: (any Channel).self)
+                multiplexer.createStreamChannel(promise: opened) { stream in
+                    stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(handler.value) }
+                }
+                opened.futureResult.whenFailure { error in
+                    // The stream never opened: nothing was sent.
+                    completion.complete(.unprocessed(reason: "no stream: \(error)"))
+                }
+                answers.append(completion.promise.futureResult)
             }
+            // One timer for the batch, cancelled when the last answer is in.
+            let timer = loop.assumeIsolated().scheduleTask(in: timeout) {
+                for handler in handlers { handler.expire() }
+            }
+            let all = EventLoopFuture.whenAllSucceed(answers, on: loop)
+            all.whenComplete { _ in timer.cancel() }
+            return all
         }
-        opened.futureResult.whenFailure { error in
-            // The stream never opened: nothing was sent.
-            completion.complete(.unprocessed(reason: "no stream: \(error)"))
-        }
-        return completion.promise.futureResult
     }
 
     /// Apple's advice for its small HPACK table: `:path` and `authorization` as literals without

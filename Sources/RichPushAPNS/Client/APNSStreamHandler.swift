@@ -6,7 +6,9 @@ import NIOHTTP2
 /// is active, collects the answer, and completes its promise exactly once with an
 /// ``APNSExchange``. A request that gets no answer is `unprocessed` only when HTTP/2 says so
 /// (`REFUSED_STREAM`, a GOAWAY below its stream id, the request never fully written); otherwise it
-/// is `failed`, because APNs may have acted on it.
+/// is `failed`, because APNs may have acted on it. Its timeout is its batch's: the connection
+/// arms one timer per batch and calls ``expire()`` on the handlers still waiting (a timer per
+/// stream costs a heap entry each, and cancelling one is a linear search).
 final class APNSStreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
@@ -15,7 +17,6 @@ final class APNSStreamHandler: ChannelInboundHandler {
 
     private let headers: HPACKHeaders
     private let body: ByteBuffer
-    private let timeout: TimeAmount
     private let connection: APNSConnectionState
     private let completion: APNSExchangeCompletion
     private var started = false
@@ -27,18 +28,18 @@ final class APNSStreamHandler: ChannelInboundHandler {
     private var retryAfter: String?
     private var answer: [UInt8] = []
     private var problem: String?
-    private var timer: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
     private var startedAt: UInt64 = 0
 
-    init(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount, connection: APNSConnectionState, completion: APNSExchangeCompletion) {
+    init(headers: HPACKHeaders, body: ByteBuffer, connection: APNSConnectionState, completion: APNSExchangeCompletion) {
         self.headers = headers
         self.body = body
-        self.timeout = timeout
         self.connection = connection
         self.completion = completion
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         if context.channel.isActive { start(context: context) }
     }
 
@@ -55,7 +56,6 @@ final class APNSStreamHandler: ChannelInboundHandler {
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: written)
         written.futureResult.assumeIsolated().whenSuccess { self.requestWritten = true }
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { self.timedOut(context: context) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -121,8 +121,9 @@ final class APNSStreamHandler: ChannelInboundHandler {
         }
     }
 
-    private func timedOut(context: ChannelHandlerContext) {
-        guard !finished else { return }
+    /// The batch's time is up: if this request has no answer yet, it has timed out.
+    func expire() {
+        guard !finished, let context else { return }
         complete(.timedOut)
         // Nothing at all from the server since this request began: the connection is dead, not slow.
         if connection.lastRead.load(ordering: .relaxed) < startedAt { context.channel.parent?.close(promise: nil) }
@@ -131,8 +132,7 @@ final class APNSStreamHandler: ChannelInboundHandler {
 
     private func complete(_ exchange: APNSExchange) {
         finished = true
-        timer?.cancel()
-        timer = nil
+        context = nil
         completion.complete(exchange)
     }
 }

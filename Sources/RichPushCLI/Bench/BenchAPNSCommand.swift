@@ -18,22 +18,38 @@ struct BenchAPNSCommand: AsyncParsableCommand {
     @Option(help: "The simulator's concurrent streams per connection.") var maxStreams = 500
     @Option(help: "HTTP/2 connections of the adapter.") var connections = 2
     @Option(help: "Requests of one batch in flight at once.") var concurrency = 1000
+    @Option(help: "An apns-sim already running (https://host:port) instead of one in this process; needs --ca-file and --key-file.")
+    var url: String?
+    @Option(help: "The running apns-sim's ca.pem.") var caFile: String?
+    @Option(help: "The .p8 key the running apns-sim checks tokens against (team BENCHTEAM1, key BENCHKEY01, topic com.example.bench).")
+    var keyFile: String?
 
     func validate() throws {
         guard pushes > 0, batch > 0, maxStreams > 0, connections > 0, concurrency > 0 else {
             throw ValidationError("--pushes, --batch, --max-streams, --connections and --concurrency must be positive")
         }
+        guard url == nil || (caFile != nil && keyFile != nil) else { throw ValidationError("--url needs --ca-file and --key-file") }
     }
 
     func run() async throws {
-        let key = P256.Signing.PrivateKey()
-        let signer = try APNSSigningKey(pem: key.pemRepresentation, keyID: "BENCHKEY01", teamID: "BENCHTEAM1")
-        let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: "BENCHTEAM1", keys: ["BENCHKEY01": key.publicKey]), topics: ["com.example.bench"])
-        let certificates = try LocalCertificates.generate()
-        let server = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, maxStreams: maxStreams)
-        let client = try APNSClient(configuration: APNSClient.Configuration(
-            endpoint: APNSClient.Endpoint(host: "localhost", port: server.port, usesTLS: true),
-            trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections))
+        let signer: APNSSigningKey
+        let client: APNSClient
+        var server: APNSSimulatorServer?
+        if let url, let caFile, let keyFile {
+            signer = try APNSSigningKey(pem: try String(contentsOfFile: keyFile, encoding: .utf8), keyID: "BENCHKEY01", teamID: "BENCHTEAM1")
+            client = try APNSClient(configuration: APNSClient.Configuration(endpoint: try APNSClient.Endpoint(url),
+                                                                           trustRoots: try NIOSSLCertificate.fromPEMFile(caFile), connections: connections))
+        } else {
+            let key = P256.Signing.PrivateKey()
+            signer = try APNSSigningKey(pem: key.pemRepresentation, keyID: "BENCHKEY01", teamID: "BENCHTEAM1")
+            let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: "BENCHTEAM1", keys: ["BENCHKEY01": key.publicKey]), topics: ["com.example.bench"])
+            let certificates = try LocalCertificates.generate()
+            let local = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, maxStreams: maxStreams)
+            server = local
+            client = try APNSClient(configuration: APNSClient.Configuration(
+                endpoint: APNSClient.Endpoint(host: "localhost", port: local.port, usesTLS: true),
+                trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections))
+        }
         let connection = try await RedisConnection.connect(configuration: try redis.configuration(clientName: "richpush-bench"))
         let token = APNSSharedToken(redis: connection, prefix: "bench:\(UUID().uuidString.prefix(6))", signer: signer)
         let adapter = APNSPushAdapter(client: client, topic: "com.example.bench", token: token, concurrency: concurrency)
@@ -48,7 +64,7 @@ struct BenchAPNSCommand: AsyncParsableCommand {
         _ = try await adapter.send(makeBatch(0, min(batch, 100)))  // warm up: TLS, token, stream limit raised
         var batchMilliseconds: [Double] = []
         var sent = 0
-        var failed = 0
+        var tally: [String: Int] = [:]
         let clock = ContinuousClock()
         let start = clock.now
         while sent < pushes {
@@ -56,7 +72,15 @@ struct BenchAPNSCommand: AsyncParsableCommand {
             let began = clock.now
             let outcomes = try await adapter.send(makeBatch(sent, count))
             batchMilliseconds.append((clock.now - began).milliseconds)
-            failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
+            for outcome in outcomes {
+                let kind = switch outcome {
+                case .sent, .held: "sent"
+                case .invalidToken: "invalid token"
+                case .failed(_, true): "retryable"
+                case .failed(_, false): "failed"
+                }
+                tally[kind, default: 0] += 1
+            }
             sent += count
         }
         let seconds = Double((clock.now - start).milliseconds) / 1000
@@ -64,10 +88,11 @@ struct BenchAPNSCommand: AsyncParsableCommand {
         let p50 = batchMilliseconds[batchMilliseconds.count / 2], p99 = batchMilliseconds[min(batchMilliseconds.count - 1, batchMilliseconds.count * 99 / 100)]
         let rss = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?.split(separator: "\n")
             .first { $0.hasPrefix("VmHWM:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? "?"
-        print(String(format: "%d pushes in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; failed %d; peak RSS %@ (adapter and server in one process)",
-                     sent, seconds, Double(sent) / seconds, batch, p50, p99, failed, rss))
+        print(String(format: "%d pushes in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; outcomes %@; resent after GOAWAY %d; peak RSS %@ \(server == nil ? "(adapter process)" : "(adapter and server in one process)")",
+                     sent, seconds, Double(sent) / seconds, batch, p50, p99,
+                     tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "), client.requestsResent, rss))
         await connection.close()
         client.shutdown()
-        try await server.stop()
+        try await server?.stop()
     }
 }
