@@ -14,9 +14,10 @@ RUN swift build -c release --product richpush --static-swift-stdlib \
     && cp "$(swift build -c release --show-bin-path)/richpush" /out/ \
     && cp -R "$(swift build -c release --show-bin-path)"/*.resources /out/
 
-# Run: a slim image with the binary, its resource bundle and libhiredis.
+# Run: a slim image with the binary, its resource bundle and libhiredis; openssl for the compose
+# profile `apns` (apns-keygen makes a .p8 signing key, apns-sim's healthcheck checks its TLS).
 FROM ubuntu:22.04
-RUN apt-get update && apt-get install -y --no-install-recommends libhiredis0.14 ca-certificates curl \
+RUN apt-get update && apt-get install -y --no-install-recommends libhiredis0.14 ca-certificates curl openssl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 richpush
 COPY --from=build /out/ /opt/richpush/

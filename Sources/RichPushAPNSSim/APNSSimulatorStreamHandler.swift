@@ -1,8 +1,10 @@
+import Crypto
 import Foundation
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import RichPushAPNS
+import RichPushCore
 import Synchronization
 
 /// Per connection of the simulator: whether the stream limit is raised, the highest stream seen
@@ -157,7 +159,9 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
 
     static func logLine(request: APNSIncomingRequest, answer: Answer, indexed: [String]) -> String {
         func header(_ name: String) -> Any { request.headers.first { $0.name == name }?.value ?? NSNull() }
-        let object: [String: Any] = ["method": request.method, "path": request.path, "status": answer.status,
+        // Which provider token, without the token: the first 8 bytes of its SHA-256, in hex.
+        let token = request.headers.first { $0.name == "authorization" }.map { Hex.encode(Array(SHA256.hash(data: Data($0.value.utf8)).prefix(8))) }
+        let object: [String: Any] = ["method": request.method, "path": request.path, "status": answer.status, "token": token ?? NSNull(),
                                      "reason": answer.reason?.rawValue ?? NSNull(), "apnsID": answer.apnsID,
                                      "pushType": header("apns-push-type"), "topic": header("apns-topic"), "bytes": request.body.count,
                                      "indexed": indexed, "injected": answer.injected, "at": Date().timeIntervalSince1970]

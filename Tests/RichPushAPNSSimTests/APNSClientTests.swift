@@ -74,22 +74,30 @@ struct APNSClientTests {
         try await apns.stop()
     }
 
-    @Test func aServerThatNeverAnswersTimesOutAndTheConnectionIsReplaced() async throws {
+    @Test func aServerThatNeverSpeaksHTTP2IsGivenUpOnWithoutSendingAnything() async throws {
         // Accepts TCP connections and never says a word, not even TLS.
         let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
             .bind(host: "127.0.0.1", port: 0).get()
         let client = try APNSClient(configuration: APNSClient.Configuration(
             endpoint: APNSClient.Endpoint(host: "localhost", port: silent.localAddress?.port ?? 0, usesTLS: true),
-            connections: 1, requestTimeout: .milliseconds(300)))
+            connections: 1, requestTimeout: .milliseconds(300), connectTimeout: .milliseconds(300), minReconnectDelay: .seconds(30)))
         let started = ContinuousClock.now
         let first = await client.send(try LocalAPNS.request(token: LocalAPNS.token(1)), bearer: "x")
-        #expect(first == .timedOut)
+        guard case .unprocessed(let reason) = first else {
+            Issue.record("expected nothing sent, got \(first)")
+            return
+        }
+        #expect(reason.contains("no HTTP/2 SETTINGS"), "\(reason)")
         #expect(ContinuousClock.now - started < .seconds(5))
-        // Nothing came back on that connection at all: it is closed, and the next request opens another.
+        // Then it backs off instead of trying again at once.
         let second = await client.send(try LocalAPNS.request(token: LocalAPNS.token(2)), bearer: "x")
-        #expect(second == .timedOut)
-        #expect(client.connectionsOpened == 2)
+        guard case .unprocessed(let again) = second else {
+            Issue.record("expected nothing sent, got \(second)")
+            return
+        }
+        #expect(again.contains("next attempt in"), "\(again)")
+        #expect(client.connectionsOpened == 0)
         client.shutdown()
         try await silent.close()
     }

@@ -25,6 +25,12 @@ struct LocalCertificatesTests {
         #expect(mismatched.status != 0)
         let wrongHost = try Self.openssl(["verify", "-CAfile", ca, "-verify_hostname", "api.push.apple.com", cert])
         #expect(wrongHost.status != 0)
+        // apns-sim --cert-host apns-sim: a compose service name verifies too.
+        let named = directory.appendingPathComponent("named")
+        try LocalCertificates.generate(hosts: ["localhost", "apns-sim"]).write(to: named)
+        let byService = try Self.openssl(["verify", "-CAfile", named.appendingPathComponent("ca.pem").path, "-verify_hostname", "apns-sim",
+                                          named.appendingPathComponent("cert.pem").path])
+        #expect(byService.status == 0, "\(byService.output)")
         let key = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("key.pem").path)
         #expect((key[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }

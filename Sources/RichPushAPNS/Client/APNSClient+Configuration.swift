@@ -74,18 +74,22 @@ extension APNSClient {
         /// How many times a request APNs did not process (GOAWAY, `REFUSED_STREAM`) is sent
         /// again on another connection before the push is handed back as a retryable failure.
         public var unprocessedRetries: Int
-        /// The longest wait before connecting again after failures (doubling from 100 ms, with jitter).
+        /// The wait before connecting again after a failure, doubling per failure up to
+        /// `maxReconnectDelay`, with jitter.
+        public var minReconnectDelay: Duration
         public var maxReconnectDelay: Duration
 
         public init(endpoint: Endpoint, trustRoots: [NIOSSLCertificate]? = nil, connections: Int = 2, requestTimeout: Duration = .seconds(10),
-                    connectTimeout: Duration = .seconds(10), unprocessedRetries: Int = 10, maxReconnectDelay: Duration = .seconds(30)) {
+                    connectTimeout: Duration = .seconds(10), unprocessedRetries: Int = 10, minReconnectDelay: Duration = .milliseconds(100),
+                    maxReconnectDelay: Duration = .seconds(30)) {
             self.endpoint = endpoint
             self.trustRoots = trustRoots
             self.connections = max(1, connections)
             self.requestTimeout = requestTimeout
             self.connectTimeout = connectTimeout
             self.unprocessedRetries = max(0, unprocessedRetries)
-            self.maxReconnectDelay = maxReconnectDelay
+            self.minReconnectDelay = minReconnectDelay
+            self.maxReconnectDelay = max(minReconnectDelay, maxReconnectDelay)
         }
     }
 }

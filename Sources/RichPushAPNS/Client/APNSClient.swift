@@ -191,7 +191,7 @@ public final class APNSClient: Service, Sendable {
                 if !kept { connection.close() }
                 return connection
             } catch {
-                let delay = Self.backOff(failures: failures + 1, limit: configuration.maxReconnectDelay)
+                let delay = Self.backOff(failures: failures + 1, from: configuration.minReconnectDelay, limit: configuration.maxReconnectDelay)
                 self.slots.withLock { slots in
                     guard !self.stopped.load(ordering: .relaxed) else { return }
                     slots[index] = .idle(failures: failures + 1, notBefore: .now() + delay, lastError: "\(error)")
@@ -211,10 +211,10 @@ public final class APNSClient: Service, Sendable {
         }
     }
 
-    /// 100 ms doubling per failure up to `limit`, with up to 20 % jitter, so a fleet does not
+    /// `first` doubling per failure up to `limit`, with up to 20 % jitter, so a fleet does not
     /// reconnect in step.
-    static func backOff(failures: Int, limit: Duration) -> TimeAmount {
-        let base = min(Double(limit.nanoseconds), 100_000_000 * pow2(min(failures - 1, 30)))
+    static func backOff(failures: Int, from first: Duration, limit: Duration) -> TimeAmount {
+        let base = min(Double(limit.nanoseconds), Double(first.nanoseconds) * pow2(min(failures - 1, 30)))
         return .nanoseconds(Int64(base * Double.random(in: 0.8...1.0)))
     }
 

@@ -9,14 +9,14 @@ import NIOSSL
 /// `SETTINGS_MAX_CONCURRENT_STREAMS` as it changes, holding new streams until one is free.
 final class APNSConnection: Sendable {
     let channel: any Channel
-    let multiplexer: NIOHTTP2Handler.StreamMultiplexer
     let state: APNSConnectionState
+    private let scheduler: NIOLoopBound<APNSStreamScheduler>
     private let authority: String
     private let scheme: String
 
-    private init(channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, state: APNSConnectionState, authority: String, scheme: String) {
+    private init(channel: any Channel, scheduler: NIOLoopBound<APNSStreamScheduler>, state: APNSConnectionState, authority: String, scheme: String) {
         self.channel = channel
-        self.multiplexer = multiplexer
+        self.scheduler = scheduler
         self.state = state
         self.authority = authority
         self.scheme = scheme
@@ -26,7 +26,7 @@ final class APNSConnection: Sendable {
                         group: any EventLoopGroup) async throws -> APNSConnection {
         let state = APNSConnectionState()
         let serverHostname = endpoint.host.first?.isNumber == true || endpoint.host.contains(":") ? nil : endpoint.host
-        let (channel, multiplexer) = try await ClientBootstrap(group: group)
+        let (channel, scheduler, ready) = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: endpoint.host, port: endpoint.port) { channel in
@@ -46,12 +46,25 @@ final class APNSConnection: Sendable {
                         // APNs opens no streams of its own: refuse any.
                         stream.close()
                     }
-                    try pipeline.addHandler(APNSRootStreamHandler(state: state))
-                    return (channel, multiplexer)
+                    let ready = channel.eventLoop.makePromise(of: Void.self)
+                    let scheduler = APNSStreamScheduler(multiplexer: multiplexer, eventLoop: channel.eventLoop)
+                    try pipeline.addHandler(APNSRootStreamHandler(state: state, scheduler: scheduler, ready: ready))
+                    return (channel, NIOLoopBound(scheduler, eventLoop: channel.eventLoop), ready.futureResult)
                 }
             }
+        // No request before the server's SETTINGS: until then HTTP/2 assumes 100 streams, and APNs
+        // allows one until a token is accepted.
+        let timeout = channel.eventLoop.scheduleTask(in: connectTimeout) { channel.close(promise: nil) }
+        do {
+            try await ready.get()
+            timeout.cancel()
+        } catch {
+            timeout.cancel()
+            channel.close(promise: nil)
+            throw APNSConfigurationError("\(endpoint): no HTTP/2 SETTINGS from the server (\(error)); is it an HTTP/2 server with ALPN h2?")
+        }
         state.lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
-        return APNSConnection(channel: channel, multiplexer: multiplexer, state: state,
+        return APNSConnection(channel: channel, scheduler: scheduler, state: state,
                               authority: endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)",
                               scheme: tls == nil ? "http" : "https")
     }
@@ -62,33 +75,17 @@ final class APNSConnection: Sendable {
     func execute(_ requests: some Collection<APNSRequest>, bearer: String, timeout: TimeAmount) -> EventLoopFuture<[APNSExchange]> {
         let prepared = requests.map { (headers: hpackHeaders(for: $0, bearer: bearer), body: ByteBuffer(bytes: $0.body)) }
         let loop = channel.eventLoop
-        let multiplexer = multiplexer
         let state = state
+        let scheduler = scheduler
         return loop.flatSubmit {
-            var answers: [EventLoopFuture<APNSExchange>] = []
-            var handlers: [APNSStreamHandler] = []
-            answers.reserveCapacity(prepared.count)
-            handlers.reserveCapacity(prepared.count)
-            for (headers, body) in prepared {
-                let completion = APNSExchangeCompletion(promise: loop.makePromise(of: APNSExchange.self))
-                let handler = NIOLoopBound(APNSStreamHandler(headers: headers, body: body, connection: state, completion: completion), eventLoop: loop)
-                handlers.append(handler.value)
-                let opened = loop.makePromise(of: (any Channel).self)
-                multiplexer.createStreamChannel(promise: opened) { stream in
-                    stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(handler.value) }
-                }
-                opened.futureResult.whenFailure { error in
-                    // The stream never opened: nothing was sent.
-                    completion.complete(.unprocessed(reason: "no stream: \(error)"))
-                }
-                answers.append(completion.promise.futureResult)
+            let handlers = prepared.map { headers, body in
+                APNSStreamHandler(headers: headers, body: body, connection: state,
+                                  completion: APNSExchangeCompletion(promise: loop.makePromise(of: APNSExchange.self)))
             }
-            // One timer for the batch, cancelled when the last answer is in.
-            let timer = loop.assumeIsolated().scheduleTask(in: timeout) {
-                for handler in handlers { handler.expire() }
-            }
-            let all = EventLoopFuture.whenAllSucceed(answers, on: loop)
-            all.whenComplete { _ in timer.cancel() }
+            let deadline = APNSBatchDeadline(handlers: handlers, timeout: timeout, eventLoop: loop)
+            let all = EventLoopFuture.whenAllSucceed(handlers.map(\.ended), on: loop)
+            all.assumeIsolated().whenComplete { _ in deadline.cancel() }
+            scheduler.value.enqueue(handlers)
             return all
         }
     }

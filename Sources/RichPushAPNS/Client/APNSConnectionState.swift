@@ -71,11 +71,19 @@ final class APNSFlushCoalescingHandler: ChannelOutboundHandler {
 }
 
 /// After the HTTP/2 handler: the frames of stream 0 (SETTINGS, GOAWAY) and the connection's end.
-final class APNSRootStreamHandler: ChannelInboundHandler, Sendable {
+final class APNSRootStreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     let state: APNSConnectionState
+    let scheduler: APNSStreamScheduler
+    /// Succeeds with the server's first SETTINGS frame (its stream limit known), fails if the
+    /// connection ends before.
+    let ready: EventLoopPromise<Void>
 
-    init(state: APNSConnectionState) { self.state = state }
+    init(state: APNSConnectionState, scheduler: APNSStreamScheduler, ready: EventLoopPromise<Void>) {
+        self.state = state
+        self.scheduler = scheduler
+        self.ready = ready
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data).payload {
@@ -88,21 +96,37 @@ final class APNSRootStreamHandler: ChannelInboundHandler, Sendable {
                 if exchanged { break }
                 current = original
             }
+            scheduler.close(reason: "APNs sent GOAWAY")
         case .settings(.settings(let settings)):
-            for setting in settings where setting.parameter == .maxConcurrentStreams { state.noteStreamLimit(setting.value) }
+            for setting in settings where setting.parameter == .maxConcurrentStreams {
+                state.noteStreamLimit(setting.value)
+                scheduler.limitChanged(to: setting.value)
+            }
+            ready.succeed()
         default:
             break
         }
     }
 
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // Also when the connection never became active (refused): the promise must end.
+        state.closed.store(true, ordering: .relaxed)
+        scheduler.close(reason: "the connection closed")
+        ready.fail(ChannelError.ioOnClosedChannel)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         state.closed.store(true, ordering: .relaxed)
+        scheduler.close(reason: "the connection closed")
+        ready.fail(ChannelError.ioOnClosedChannel)
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A connection error (TLS, protocol): this connection is done; requests on it end.
         state.closed.store(true, ordering: .relaxed)
+        scheduler.close(reason: "connection error: \(error)")
+        ready.fail(error)
         context.close(promise: nil)
     }
 }

@@ -6,9 +6,9 @@ import NIOHTTP2
 /// is active, collects the answer, and completes its promise exactly once with an
 /// ``APNSExchange``. A request that gets no answer is `unprocessed` only when HTTP/2 says so
 /// (`REFUSED_STREAM`, a GOAWAY below its stream id, the request never fully written); otherwise it
-/// is `failed`, because APNs may have acted on it. Its timeout is its batch's: the connection
-/// arms one timer per batch and calls ``expire()`` on the handlers still waiting (a timer per
-/// stream costs a heap entry each, and cancelling one is a linear search).
+/// is `failed`, because APNs may have acted on it. Its timeout is kept by its batch's
+/// ``APNSBatchDeadline`` (a timer per stream costs a heap entry each, and cancelling one is a
+/// linear search), which calls ``expire()``.
 final class APNSStreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
@@ -22,6 +22,12 @@ final class APNSStreamHandler: ChannelInboundHandler {
     private var started = false
     private var finished = false
     private var requestWritten = false
+    /// When the whole request left for the socket: its timeout runs from here, not from when it
+    /// was queued for a stream.
+    private(set) var writtenAt: NIODeadline?
+    var isFinished: Bool { finished }
+    /// Completes when this request has ended, however.
+    var ended: EventLoopFuture<APNSExchange> { completion.promise.futureResult }
     private var refused = false
     private var status: Int?
     private var apnsID: String?
@@ -55,7 +61,10 @@ final class APNSStreamHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: written)
-        written.futureResult.assumeIsolated().whenSuccess { self.requestWritten = true }
+        written.futureResult.assumeIsolated().whenSuccess {
+            self.requestWritten = true
+            self.writtenAt = .now()
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -121,9 +130,21 @@ final class APNSStreamHandler: ChannelInboundHandler {
         }
     }
 
+    /// Never sent: no stream was opened for it, or its connection went away first. Safe to send
+    /// again elsewhere.
+    func endUnsent(_ reason: String) {
+        guard !finished else { return }
+        complete(.unprocessed(reason: reason))
+    }
+
     /// The batch's time is up: if this request has no answer yet, it has timed out.
     func expire() {
-        guard !finished, let context else { return }
+        guard !finished else { return }
+        guard let context else {
+            // Still waiting for a stream: nothing was sent, and nothing will be.
+            complete(.timedOut)
+            return
+        }
         complete(.timedOut)
         // Nothing at all from the server since this request began: the connection is dead, not slow.
         if connection.lastRead.load(ordering: .relaxed) < startedAt { context.channel.parent?.close(promise: nil) }

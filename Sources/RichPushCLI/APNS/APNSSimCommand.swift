@@ -30,6 +30,8 @@ struct APNSSimCommand: AsyncParsableCommand {
     @Option(help: "A bundle id the team may push to (repeat for more).") var topic: [String] = []
     @Option(help: "Concurrent streams per connection after a valid token (1 before, as Apple).") var maxStreams = 1000
     @Option(help: "Directory for ca.pem, cert.pem and key.pem.") var certDir = ".richpush-apns-sim"
+    @Option(help: "Another DNS name the certificate is for, besides localhost (repeat for more; e.g. a compose service name).")
+    var certHost: [String] = []
     @Option(help: "Key prefix of the simulated hub (the workers' queue prefix).") var hubPrefix = "richpush"
     @Option(help: "Inject Apple's error answers into accepted pushes: STATUS:PERCENT%,… (400 and 410 stick to a device token; 403, 413, 429, 500, 503 are drawn per request), e.g. \"410:5%,429:2%,500:1%\".")
     var fail: String?
@@ -46,6 +48,9 @@ struct APNSSimCommand: AsyncParsableCommand {
         guard !topic.isEmpty else { throw ValidationError("give at least one --topic (the app's bundle id)") }
         guard (1...100_000).contains(maxStreams) else { throw ValidationError("--max-streams must be 1 to 100000") }
         guard goawayEvery.map({ $0 > 0 }) ?? true else { throw ValidationError("--goaway-every must be positive") }
+        for host in certHost where host.isEmpty || host.utf8.count > 253 || !host.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || (48...57).contains($0) || (97...122).contains($0 | 0x20) }) {
+            throw ValidationError("--cert-host '\(host)' is not a DNS name (letters, digits, '-' and '.')")
+        }
         _ = try faultPlan()
     }
 
@@ -72,7 +77,7 @@ struct APNSSimCommand: AsyncParsableCommand {
         let signer: APNSSigningKey
         do { signer = try APNSSigningKey(pem: pem, keyID: keyID, teamID: teamID) } catch { throw CLIError("\(error)") }
         let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: teamID, keys: [keyID: signer.publicKey]), topics: Set(topic))
-        let certificates = try LocalCertificates.generate()
+        let certificates = try LocalCertificates.generate(hosts: ["localhost"] + certHost)
         try certificates.write(to: URL(fileURLWithPath: certDir))
         let pool = RedisConnectionPool(configuration: try redis.configuration(clientName: "richpush-apns-sim"), size: 2, logger: logger)
         let hub = SimulatedHubAdapter(redis: pool, prefix: hubPrefix)

@@ -29,12 +29,12 @@ struct Pipeline {
     let port: Int
 
     /// Starts the API (returned task runs it) for users alice (user) and root (admin).
-    static func start(server: RedisServer, _ body: (Pipeline) async throws -> Void) async throws {
+    static func start(server: RedisServer, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
+                      _ body: (Pipeline) async throws -> Void) async throws {
         let redis = RedisConnectionPool(configuration: server.configuration, size: 2)
         let prefix = String(uniqueKeyPrefix("e2e").dropLast())
         let keys = StorageKeys(prefix: prefix)
-        let queueConfiguration = JobQueueConfiguration(prefix: prefix, visibilityTimeout: .seconds(2),
-                                                       retry: RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)))
+        let queueConfiguration = JobQueueConfiguration(prefix: prefix, visibilityTimeout: .seconds(2), retry: retry)
         let users = RedisUserStore(redis: redis, keys: keys)
         for (name, role) in [("alice", User.Role.user), ("root", .admin)] {
             _ = try await users.create(User(name: name, role: role), passwordHash: Bcrypt.hash("\(name)-pw", cost: 4))
@@ -66,13 +66,13 @@ struct Pipeline {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     func worker(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
-                adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60))) -> JobWorker {
+                adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30)) -> JobWorker {
         var logger = Logger(label: "e2e.worker")
         logger.logLevel = .error
         let configuration = RichPushWorkerConfiguration(
             worker: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
                                            drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
-            adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600))
+            adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600), leaseDuration: leaseDuration)
         return buildWorker(configuration: configuration,
                            dependencies: WorkerDependencies(redis: redis, redisConfiguration: server.configuration, keys: keys, queue: queue.configuration),
                            logger: logger)
