@@ -76,6 +76,10 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
         switch shared.rules.verdict(request) {
         case .accepted(let apnsID):
             let token = path.dropFirst("/3/device/".count)
+            if !connection.raised.exchange(true, ordering: .relaxed) {
+                // A valid provider token on this connection (whatever the device's fate): more streams from now on.
+                setStreamLimit(shared.maxStreams, context: context)
+            }
             if let failure = shared.faults.failure(for: token, draw: shared.random.next()) {
                 answer = Answer.refusal(status: failure.status, reason: failure.reason, apnsID: apnsID, injected: true,
                                         unregisteredAt: shared.faults.unregisteredAt)
@@ -85,10 +89,6 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
                     var fields: [String: String] = [:]
                     for (name, value) in request.headers where name != "authorization" { fields[name] = value }
                     forward(APNSSimulatorServer.AcceptedPush(deviceToken: String(token), headers: fields, payload: body, apnsID: apnsID))
-                }
-                if !connection.raised.exchange(true, ordering: .relaxed) {
-                    // A valid token on this connection: more streams from now on.
-                    setStreamLimit(shared.maxStreams, context: context)
                 }
             }
         case .refused(let status, let reason):

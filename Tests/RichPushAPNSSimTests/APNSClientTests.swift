@@ -66,10 +66,11 @@ struct APNSClientTests {
         let answered = exchanges.filter { if case .answered(200, _, _, _) = $0 { true } else { false } }.count
         let others = exchanges.filter { if case .answered(200, _, _, _) = $0 { false } else { true } }
         #expect(answered == 1000, "\(others.prefix(3)) \(Dictionary(grouping: others.map { "\($0)".prefix(60) }, by: { $0 }).mapValues(\.count))")
-        // The simulator processed each push exactly once, over seven or more connections.
+        // The simulator processed each push exactly once. A connection answers at most 150 + 50 (the
+        // streams open when its GOAWAY went out), so 1,000 took at least five.
         let paths = apns.requests.compactMap { $0["path"] as? String }
         #expect(paths.count == 1000 && Set(paths).count == 1000)
-        #expect(apns.client.connectionsOpened >= 7)
+        #expect(apns.client.connectionsOpened >= 5)
         #expect(apns.client.requestsResent > 0, "GOAWAY refused no stream: the test did not test it")
         try await apns.stop()
     }

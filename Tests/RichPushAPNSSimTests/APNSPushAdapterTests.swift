@@ -116,4 +116,24 @@ struct APNSPushAdapterTests {
             await redis.close()
         }
     }
+
+    @Test func anExpiredProviderTokenIsReplacedOnceThenThePushIsRetriedLater() async throws {
+        try await withRedisServer { server in
+            var faults = APNSFaultPlan()
+            faults.failures = try APNSFaultPlan.failures(parsing: "403:100%")
+            let apns = try await LocalAPNS.start(faults: faults)
+            let redis = RedisConnection(configuration: server.configuration)
+            let adapter = APNSPushAdapter(client: apns.client, topic: LocalAPNS.topic,
+                                          token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
+                                                                 signer: try APNSServerRulesTests.signer()))
+            let outcomes = try await adapter.send([LocalAPNS.push(token: LocalAPNS.token(1))])
+            #expect(outcomes == [.failed(reason: "ExpiredProviderToken", retryable: true)])
+            // Sent with the first token, then once with a new one: not a loop of new tokens.
+            let requests = apns.requests
+            #expect(requests.map { $0["status"] as? Int } == [403, 403])
+            #expect(Set(requests.compactMap { $0["token"] as? String }).count == 2)
+            try await apns.stop()
+            await redis.close()
+        }
+    }
 }
