@@ -81,6 +81,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "RichPushFCM",
+            dependencies: [
+                "RichPushCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RichPushAPNSSim",
             dependencies: [
                 "RichPushAPNS",
@@ -239,6 +248,15 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushFCMTests",
+            dependencies: [
+                "RichPushFCM", "RichPushCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

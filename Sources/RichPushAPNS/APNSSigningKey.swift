@@ -1,5 +1,6 @@
 public import Crypto
 public import Foundation
+import RichPushCore
 
 /// The provider token APNs takes in `authorization: bearer <token>`: an ES256 JWT signed with the
 /// team's `.p8` key, with `kid` (the key id) in its header and `iss` (the team id) and `iat`
@@ -28,11 +29,11 @@ public struct APNSSigningKey: Sendable {
 
     /// A token issued at `issuedAt` (APNs refuses tokens older than an hour).
     public func token(issuedAt: Date) throws -> String {
-        let header = Self.base64URL(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
-        let claims = Self.base64URL(Array(#"{"iss":"\#(teamID)","iat":\#(Int(issuedAt.timeIntervalSince1970))}"#.utf8))
+        let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
+        let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(Int(issuedAt.timeIntervalSince1970))}"#.utf8))
         let signingInput = header + "." + claims
         let signature = try P256.Signing.PrivateKey(rawRepresentation: rawKey).signature(for: Array(signingInput.utf8))
-        return signingInput + "." + Self.base64URL(Array(signature.rawRepresentation))
+        return signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation))
     }
 
     /// The public half, for a server that checks tokens (`richpush apns-sim`).
@@ -43,11 +44,6 @@ public struct APNSSigningKey: Sendable {
 
     static func isAppleID(_ text: String) -> Bool {
         text.utf8.count == 10 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }
 

@@ -1,6 +1,7 @@
 public import Crypto
 public import Foundation
 public import RichPushAPNS
+import RichPushCore
 import Synchronization
 
 /// What Apple checks of `authorization: bearer <jwt>`: an ES256 JWT whose `kid` names a key of
@@ -29,7 +30,7 @@ public struct APNSProviderTokenCheck: Sendable {
         guard authorization.lowercased().hasPrefix(prefix) else { return .invalidProviderToken }
         let parts = authorization.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerData = Self.base64URL(parts[0]), let claimsData = Self.base64URL(parts[1]), let signatureData = Self.base64URL(parts[2]),
+              let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]), let signatureData = Base64URL.decode(parts[2]),
               let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
               let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
         else { return .invalidProviderToken }
@@ -51,13 +52,6 @@ public struct APNSProviderTokenCheck: Sendable {
         if age > maxAge { return .expiredProviderToken }
         if age < -300 { return .invalidProviderToken }  // issued in the future (milliseconds, or a wrong clock)
         return nil
-    }
-
-    static func base64URL(_ part: Substring) -> Data? {
-        guard !part.isEmpty, part.utf8.allSatisfy({ $0 != UInt8(ascii: "=") }) else { return nil }
-        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        return Data(base64Encoded: text)
     }
 }
 
