@@ -46,6 +46,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "RichPushCore", swiftSettings: strictSettings),
+        .target(name: "RichPushCredentials", dependencies: ["Hiredis"], swiftSettings: strictSettings),
         .target(
             name: "RichPushReport",
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")],
@@ -69,7 +70,7 @@ let package = Package(
         .target(
             name: "RichPushAPNS",
             dependencies: [
-                "RichPushCore", "Hiredis",
+                "RichPushCore", "Hiredis", "RichPushCredentials",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -83,9 +84,22 @@ let package = Package(
         .target(
             name: "RichPushFCM",
             dependencies: [
-                "RichPushCore",
+                "RichPushCore", "Hiredis", "RichPushCredentials",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RichPushFCMSim",
+            dependencies: [
+                "RichPushCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -256,6 +270,18 @@ let package = Package(
             dependencies: [
                 "RichPushFCM", "RichPushCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushFCMSimTests",
+            dependencies: [
+                "RichPushFCMSim", "RichPushFCM", "RichPushCore", "Hiredis", "RedisTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings

@@ -1,6 +1,6 @@
 import Foundation
 public import RichPushAPNS
-import Synchronization
+import RichPushCore
 
 /// Faults `richpush apns-sim` injects into pushes its rules accept, so tests and load tests see
 /// what Apple's servers do on a bad day: `--fail "410:5%,429:2%,500:1%"`, `--delay-ms 5-40`,
@@ -67,7 +67,7 @@ public struct APNSFaultPlan: Sendable {
     /// The failure a push to `deviceToken` gets, if any; `draw` is a fresh uniform 0..<1 number.
     func failure(for deviceToken: Substring, draw: Double) -> Failure? {
         var threshold = 0.0
-        let hashed = Self.unit(Self.hash(deviceToken, seed: seed))
+        let hashed = SimulationRandom.stableUnit(of: deviceToken, seed: seed)
         for failure in failures where failure.isSticky {
             threshold += failure.share
             if hashed < threshold { return failure }
@@ -78,45 +78,5 @@ public struct APNSFaultPlan: Sendable {
             if draw < threshold { return failure }
         }
         return nil
-    }
-
-    /// FNV-1a of the token mixed with the seed: the same token and seed always give the same value.
-    static func hash(_ token: Substring, seed: UInt64) -> UInt64 {
-        var value: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
-        for byte in token.utf8 {
-            value ^= UInt64(byte)
-            value &*= 0x100_0000_01b3
-        }
-        return SplitMix64.mix(value)
-    }
-
-    static func unit(_ value: UInt64) -> Double { Double(value >> 11) / Double(1 << 53) }
-}
-
-/// A small seeded generator (SplitMix64), shared by a server's connections.
-final class SeededRandom: Sendable {
-    private let state: Mutex<UInt64>
-
-    init(seed: UInt64) { state = Mutex(seed) }
-
-    /// Uniform in 0..<1.
-    func next() -> Double {
-        APNSFaultPlan.unit(state.withLock { state in
-            state &+= 0x9e37_79b9_7f4a_7c15
-            return SplitMix64.mix(state)
-        })
-    }
-
-    func next(in range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() * Double(range.count))
-    }
-}
-
-enum SplitMix64 {
-    static func mix(_ input: UInt64) -> UInt64 {
-        var z = input
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }

@@ -4,6 +4,7 @@ import NIOHTTP2
 public import NIOPosix
 import NIOSSL
 import RichPushAPNS
+import RichPushCore
 
 /// The local APNs: HTTP/2 over TLS (ALPN `h2`) with the certificate of ``LocalCertificates``,
 /// judging every request by ``APNSServerRules`` and answering as Apple does (`apns-id` on every
@@ -46,7 +47,7 @@ public final class APNSSimulatorServer: Sendable {
         tls.applicationProtocols = ["h2"]
         tls.minimumTLSVersion = .tlsv12
         let context = cleartext ? nil : try NIOSSLContext(configuration: tls)
-        let shared = APNSSimulatorStreamHandler.Shared(rules: rules, maxStreams: maxStreams, faults: faults, random: SeededRandom(seed: faults.seed),
+        let shared = APNSSimulatorStreamHandler.Shared(rules: rules, maxStreams: maxStreams, faults: faults, random: SimulationRandom(seed: faults.seed),
                                                        log: log, forward: forward)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)

@@ -27,7 +27,7 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
         let rules: APNSServerRules
         let maxStreams: Int
         let faults: APNSFaultPlan
-        let random: SeededRandom
+        let random: SimulationRandom
         let log: APNSSimulatorServer.RequestLog?
         let forward: APNSSimulatorServer.Forward?
     }

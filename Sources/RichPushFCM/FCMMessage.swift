@@ -46,6 +46,14 @@ public struct FCMMessage: Sendable, Hashable {
         rest = json.bytes
     }
 
+    /// A rendering made earlier (a push's `RenderedPush.payload`); it must be a JSON object.
+    public init(rest: [UInt8]) throws(FCMRejection) {
+        guard rest.count >= 2, rest.first == UInt8(ascii: "{"), rest.last == UInt8(ascii: "}") else {
+            throw FCMRejection(.invalidArgument, "the rendering is not an FCM message object")
+        }
+        self.rest = rest
+    }
+
     /// `{"message":{"token":…,"android":…,"data":…}}` for one device.
     public func body(token: String) throws(FCMRejection) -> [UInt8] {
         guard Self.isRegistrationToken(token) else {

@@ -1,0 +1,152 @@
+public import Foundation
+public import Hiredis
+import Synchronization
+
+/// A bearer token every worker of a fleet uses, kept in Redis: whichever worker needs one first
+/// mints it under a short lock, the others read it, and it is replaced when it is older than
+/// `refreshAfter` or within `expiryMargin` of its expiry. A token the platform refuses is
+/// replaced once, by one worker. Each process also keeps the token for a few seconds, so the hot
+/// path does not read Redis per push.
+///
+/// APNs provider tokens (minted locally; Apple refuses a team that mints too often) and FCM
+/// access tokens (minted by Google's token endpoint; one exchange per fleet, not per worker) are
+/// both kept this way.
+public final class SharedToken: Sendable {
+    public struct Minted: Sendable, Hashable {
+        public let token: String
+        public let issuedAt: Date
+        /// When the platform stops accepting it, if it says (FCM's `expires_in`).
+        public let expiresAt: Date?
+
+        public init(token: String, issuedAt: Date, expiresAt: Date? = nil) {
+            self.token = token
+            self.issuedAt = issuedAt
+            self.expiresAt = expiresAt
+        }
+    }
+
+    /// Makes a new token at the given moment (may call the network).
+    public typealias Mint = @Sendable (Date) async throws -> Minted
+
+    let redis: any RedisClient
+    /// The token's hash; its lock is `<key>:lock`.
+    public let key: String
+    let refreshAfter: Duration
+    let expiryMargin: Duration
+    let localTTL: Duration
+    let lockTTL: Duration
+    private let mint: Mint
+    private let local = Mutex<(minted: Minted, until: ContinuousClock.Instant)?>(nil)
+
+    public init(redis: any RedisClient, key: String, refreshAfter: Duration, expiryMargin: Duration = .seconds(300),
+                localTTL: Duration = .seconds(5), lockTTL: Duration = .seconds(5), mint: @escaping Mint) {
+        self.redis = redis
+        self.key = key
+        self.refreshAfter = refreshAfter
+        self.expiryMargin = expiryMargin
+        self.localTTL = localTTL
+        self.lockTTL = lockTTL
+        self.mint = mint
+    }
+
+    /// The token to send now.
+    public func current(now: Date = Date()) async throws -> String {
+        if let cached = local.withLock({ $0 }), cached.until > .now, isFresh(cached.minted, now: now) {
+            return cached.minted.token
+        }
+        return try await fetchOrMint(replacing: nil, now: now).token
+    }
+
+    /// The platform refused `rejected`: replaces it in Redis unless another worker already did,
+    /// and returns the token to retry with.
+    public func replace(rejected: String, now: Date = Date()) async throws -> String {
+        local.withLock { $0 = nil }
+        return try await fetchOrMint(replacing: rejected, now: now).token
+    }
+
+    func isFresh(_ minted: Minted, now: Date) -> Bool {
+        if now.timeIntervalSince(minted.issuedAt) >= Self.seconds(refreshAfter) { return false }
+        if let expiresAt = minted.expiresAt, now.addingTimeInterval(Self.seconds(expiryMargin)) >= expiresAt { return false }
+        return true
+    }
+
+    private func fetchOrMint(replacing rejected: String?, now: Date) async throws -> Minted {
+        let attempts = max(1, Int(Self.seconds(lockTTL) * 1000 / 20) + 50)
+        for _ in 0..<attempts {
+            let seen = try await read()
+            if let stored = seen, stored.token != rejected, isFresh(stored, now: now) {
+                remember(stored)
+                return stored
+            }
+            // Stale, missing or rejected: one worker makes the next token, the others wait for it.
+            let lockOwner = UUID().uuidString
+            if try await redis.send("SET", key + ":lock", lockOwner, "NX", "PX", Int(Self.seconds(lockTTL) * 1000)).string == "OK" {
+                let fresh: Minted
+                do {
+                    fresh = try await mint(now)
+                } catch {
+                    _ = try? await redis.run(Self.unlockScript, keys: [key + ":lock"], arguments: [lockOwner])
+                    throw error
+                }
+                let expires = fresh.expiresAt.map { String($0.timeIntervalSince1970) } ?? ""
+                let reply = try await redis.run(Self.storeScript, keys: [key, key + ":lock"],
+                                                arguments: [fresh.token, String(fresh.issuedAt.timeIntervalSince1970), expires, lockOwner, seen?.token ?? ""])
+                if reply.int == 1 {
+                    remember(fresh)
+                    return fresh
+                }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw SharedTokenError("no token for \(key): another worker holds the lock and does not finish")
+    }
+
+    private func read() async throws -> Minted? {
+        let fields = try await redis.send("HMGET", key, "token", "iat", "exp").array ?? []
+        guard fields.count == 3, let token = fields[0].string, let iat = fields[1].string.flatMap(Double.init) else { return nil }
+        let expiresAt = fields[2].string.flatMap(Double.init).map { Date(timeIntervalSince1970: $0) }
+        return Minted(token: token, issuedAt: Date(timeIntervalSince1970: iat), expiresAt: expiresAt)
+    }
+
+    private func remember(_ minted: Minted) {
+        local.withLock { $0 = (minted, .now + localTTL) }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// KEYS: token hash, lock. ARGV: token, iat, exp ('' for none), lock owner, the token the
+    /// caller found stale ('' for none). Stores the token and releases the lock if the caller
+    /// still holds it and the stored token is still the stale one; else 0 (another worker
+    /// replaced it: read that one).
+    static let storeScript = RedisScript("""
+    if redis.call('GET', KEYS[2]) ~= ARGV[4] then return 0 end
+    if (redis.call('HGET', KEYS[1], 'token') or '') ~= ARGV[5] then
+      redis.call('DEL', KEYS[2])
+      return 0
+    end
+    redis.call('DEL', KEYS[1])
+    if ARGV[3] == '' then
+      redis.call('HSET', KEYS[1], 'token', ARGV[1], 'iat', ARGV[2])
+    else
+      redis.call('HSET', KEYS[1], 'token', ARGV[1], 'iat', ARGV[2], 'exp', ARGV[3])
+    end
+    redis.call('EXPIRE', KEYS[1], 3600)
+    redis.call('DEL', KEYS[2])
+    return 1
+    """)
+
+    /// KEYS: lock. ARGV: owner. Releases the lock only if the caller still holds it.
+    static let unlockScript = RedisScript("""
+    if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+    return 0
+    """)
+}
+
+/// No token could be had.
+public struct SharedTokenError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

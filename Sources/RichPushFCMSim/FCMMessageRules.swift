@@ -1,0 +1,92 @@
+import Foundation
+
+/// The checks FCM HTTP v1 makes of a `messages:send` body (the v1 `Message` schema; see
+/// docs/fcm-v1-notes.md), so that what the simulator accepts FCM would accept.
+public enum FCMMessageRules {
+    public static let maxBodyBytes = 64 * 1024
+    static let reservedDataKeys: Set<String> = ["from", "message_type"]
+    static let messageFields: Set<String> = ["name", "data", "notification", "android", "webpush", "apns", "fcm_options", "fcmOptions",
+                                             "token", "topic", "condition"]
+    static let androidFields: Set<String> = ["collapse_key", "collapseKey", "priority", "ttl", "restricted_package_name", "restrictedPackageName",
+                                             "data", "notification", "fcm_options", "fcmOptions", "direct_boot_ok", "directBootOk"]
+
+    /// The device token the message is for, or the INVALID_ARGUMENT message.
+    public static func check(_ body: [UInt8]) -> Result<(token: String, validateOnly: Bool), FCMSimError> {
+        func invalid(_ text: String) -> Result<(token: String, validateOnly: Bool), FCMSimError> { .failure(FCMSimError(400, "INVALID_ARGUMENT", text, fcm: "INVALID_ARGUMENT")) }
+        guard body.count <= maxBodyBytes else { return invalid("Request payload size exceeds the limit") }
+        guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else { return invalid("Invalid JSON payload received.") }
+        if let unknown = root.keys.first(where: { $0 != "message" && $0 != "validate_only" && $0 != "validateOnly" }) {
+            return invalid("Invalid JSON payload received. Unknown name \"\(unknown)\": Cannot find field.")
+        }
+        let validateOnly = (root["validate_only"] ?? root["validateOnly"]) as? Bool ?? false
+        guard let message = root["message"] as? [String: Any] else { return invalid("Request contains an invalid argument: no message") }
+        if let unknown = message.keys.first(where: { !messageFields.contains($0) }) {
+            return invalid("Invalid JSON payload received. Unknown name \"\(unknown)\" at 'message': Cannot find field.")
+        }
+        let targets = ["token", "topic", "condition"].filter { message[$0] != nil }
+        guard targets.count == 1 else { return invalid("Exactly one of token, topic or condition must be set, not \(targets.count)") }
+        guard let token = message["token"] as? String else { return invalid("This simulator delivers to device tokens only") }
+        guard !token.isEmpty, token.utf8.count <= 4096 else { return invalid("The registration token is not a valid FCM registration token") }
+        if let data = message["data"] {
+            guard let data = data as? [String: Any] else { return invalid("Invalid value at 'message.data'") }
+            var bytes = 0
+            for (key, value) in data {
+                guard let text = value as? String else { return invalid("Invalid value at 'message.data[\(key)]' (TYPE_STRING)") }
+                if reservedDataKeys.contains(key) || key.hasPrefix("google.") || key.hasPrefix("gcm.notification.") {
+                    return invalid("Invalid data payload key: \(key)")
+                }
+                bytes += key.utf8.count + text.utf8.count
+            }
+            guard bytes <= 4096 else { return invalid("Message is too big (data payload \(bytes) bytes; at most 4096)") }
+        }
+        if let android = message["android"] {
+            guard let android = android as? [String: Any] else { return invalid("Invalid value at 'message.android'") }
+            if let unknown = android.keys.first(where: { !androidFields.contains($0) }) {
+                return invalid("Invalid JSON payload received. Unknown name \"\(unknown)\" at 'message.android': Cannot find field.")
+            }
+            if let priority = android["priority"] {
+                guard let text = priority as? String, ["HIGH", "NORMAL"].contains(text.uppercased()) else {
+                    return invalid("Invalid value at 'message.android.priority'")
+                }
+            }
+            if let ttl = android["ttl"] {
+                guard let text = ttl as? String, let seconds = durationSeconds(text), seconds <= 2_419_200 else {
+                    return invalid("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration)")
+                }
+            }
+            if let key = android["collapse_key"] ?? android["collapseKey"], !(key is String) { return invalid("Invalid value at 'message.android.collapse_key'") }
+        }
+        return .success((token, validateOnly))
+    }
+
+    /// `"3.5s"`: seconds with up to nine fractional digits.
+    static func durationSeconds(_ text: String) -> Double? {
+        guard text.hasSuffix("s") else { return nil }
+        let number = text.dropLast()
+        let pieces = number.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(pieces.count), !pieces[0].isEmpty, pieces[0].allSatisfy(\.isASCII), pieces[0].allSatisfy(\.isNumber),
+              pieces.count == 1 || ((1...9).contains(pieces[1].count) && pieces[1].allSatisfy { $0.isASCII && $0.isNumber }) else { return nil }
+        return Double(number)
+    }
+}
+
+/// An FCM error answer: HTTP status, `google.rpc.Status` status, message, and the `FcmError` code.
+public struct FCMSimError: Error, Sendable, Hashable {
+    public let status: Int
+    public let rpcStatus: String
+    public let message: String
+    public let fcm: String?
+
+    public init(_ status: Int, _ rpcStatus: String, _ message: String, fcm: String?) {
+        self.status = status
+        self.rpcStatus = rpcStatus
+        self.message = message
+        self.fcm = fcm
+    }
+
+    public var body: [UInt8] {
+        var error: [String: Any] = ["code": status, "message": message, "status": rpcStatus]
+        if let fcm { error["details"] = [["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": fcm]] }
+        return Array((try? JSONSerialization.data(withJSONObject: ["error": error], options: [.sortedKeys])) ?? Data())
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+public import Hummingbird
+import NIOCore
+import RichPushCore
+import Synchronization
+
+/// The local FCM: Google's OAuth2 token endpoint (`POST /token`) and FCM HTTP v1's
+/// `POST /v1/projects/{project}/messages:send`, checked as Google checks them
+/// (``FCMAssertionCheck``, ``FCMMessageRules``), answering with Google's JSON errors, with
+/// faults on demand: dead registration tokens (404 `UNREGISTERED`, fixed per token by the seed)
+/// and transient 429 `QUOTA_EXCEEDED`, 500 `INTERNAL`, 503 `UNAVAILABLE`.
+public final class FCMSimulator: Sendable {
+    public struct Configuration: Sendable {
+        public var projectID: String
+        public var check: FCMAssertionCheck
+        /// `expires_in` of the access tokens it issues.
+        public var tokenLifetime: Duration = .seconds(3600)
+        /// The share of registration tokens that are dead (404 `UNREGISTERED`).
+        public var unregistered: Double = 0
+        /// Transient failures: HTTP status (429, 500, 503) and share of requests.
+        public var transient: [(status: Int, share: Double)] = []
+        public var seed: UInt64 = 1
+
+        public init(projectID: String, check: FCMAssertionCheck) {
+            self.projectID = projectID
+            self.check = check
+        }
+    }
+
+    /// A message FCM would have accepted, for whatever stands in for the device.
+    public struct Accepted: Sendable {
+        public let token: String
+        public let body: [UInt8]
+    }
+
+    let configuration: Configuration
+    private let tokens = Mutex<[String: Date]>([:])
+    private let random: SimulationRandom
+    private let sequence = Atomic<Int>(0)
+    private let issued = Atomic<Int>(0)
+
+    /// Access tokens issued so far (a fleet should need one per expiry period).
+    public var tokensIssued: Int { issued.load(ordering: .relaxed) }
+    /// One JSON line per request.
+    public typealias RequestLog = @Sendable (String) -> Void
+    let log: RequestLog?
+    let forward: (@Sendable (Accepted) -> Void)?
+
+    public init(configuration: Configuration, log: RequestLog? = nil, forward: (@Sendable (Accepted) -> Void)? = nil) {
+        self.configuration = configuration
+        self.random = SimulationRandom(seed: configuration.seed)
+        self.log = log
+        self.forward = forward
+    }
+
+    /// Forgets every access token it issued: the next request with one gets 401, as after expiry.
+    public func revokeTokens() {
+        tokens.withLock { $0.removeAll() }
+    }
+
+    /// The HTTP application (cleartext HTTP/1.1 on `host:port`).
+    public func application(host: String = "127.0.0.1", port: Int, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
+        -> some ApplicationProtocol {
+        let router = Router()
+        router.post("/token") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 16 * 1024)
+            return self.token(form: String(buffer: body))
+        }
+        router.post("/v1/projects/:project/messages:send") { request, context -> Response in
+            let body = try await request.body.collect(upTo: FCMMessageRules.maxBodyBytes + 1)
+            return self.send(project: context.parameters.get("project") ?? "", authorization: request.headers[.authorization], body: Array(buffer: body))
+        }
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "fcm-sim"),
+                           onServerRunning: onServerRunning)
+    }
+
+    func token(form: String) -> Response {
+        var fields: [String: String] = [:]
+        for pair in form.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? "" }
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        guard fields["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else {
+            return Self.json(400, ["error": "unsupported_grant_type", "error_description": "Invalid grant_type: \(fields["grant_type"] ?? "")"])
+        }
+        if let problem = configuration.check.problem(with: fields["assertion"] ?? "", now: Date()) {
+            return Self.json(400, ["error": "invalid_grant", "error_description": problem])
+        }
+        let token = "ya29.sim-" + Hex.encode((0..<24).map { _ in UInt8.random(in: 0...255) })
+        let lifetime = Double(configuration.tokenLifetime.components.seconds)
+        tokens.withLock { $0[token] = Date().addingTimeInterval(lifetime) }
+        issued.add(1, ordering: .relaxed)
+        return Self.json(200, ["access_token": token, "expires_in": Int(lifetime), "token_type": "Bearer"])
+    }
+
+    func send(project: String, authorization: String?, body: [UInt8]) -> Response {
+        let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        guard let bearer, let expiry = tokens.withLock({ $0[bearer] }), expiry > Date() else {
+            return answer(FCMSimError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token.", fcm: nil),
+                          token: nil, wwwAuthenticate: #"Bearer realm="https://accounts.google.com/", error="invalid_token""#)
+        }
+        guard project == configuration.projectID else {
+            return answer(FCMSimError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource '//fcm.googleapis.com/projects/\(project)'", fcm: "SENDER_ID_MISMATCH"), token: nil)
+        }
+        let token: String
+        let validateOnly: Bool
+        switch FCMMessageRules.check(body) {
+        case .failure(let error): return answer(error, token: nil)
+        case .success(let checked): (token, validateOnly) = checked
+        }
+        if SimulationRandom.stableUnit(of: token, seed: configuration.seed) < configuration.unregistered {
+            return answer(FCMSimError(404, "NOT_FOUND", "Requested entity was not found.", fcm: "UNREGISTERED"), token: token)
+        }
+        var threshold = 0.0
+        let draw = random.next()
+        for (status, share) in configuration.transient {
+            threshold += share
+            guard draw < threshold else { continue }
+            switch status {
+            case 429: return answer(FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", fcm: "QUOTA_EXCEEDED"), token: token, retryAfter: "1")
+            case 500: return answer(FCMSimError(500, "INTERNAL", "Internal error encountered.", fcm: "INTERNAL"), token: token)
+            default: return answer(FCMSimError(503, "UNAVAILABLE", "The service is currently unavailable.", fcm: "UNAVAILABLE"), token: token)
+            }
+        }
+        let name = "projects/\(project)/messages/\(validateOnly ? "fake_message_id" : "0:\(sequence.add(1, ordering: .relaxed).newValue)")"
+        if !validateOnly { forward?(Accepted(token: token, body: body)) }
+        log?(Self.logLine(token: token, status: 200, error: nil))
+        return Self.json(200, ["name": name])
+    }
+
+    private func answer(_ error: FCMSimError, token: String?, retryAfter: String? = nil, wwwAuthenticate: String? = nil) -> Response {
+        log?(Self.logLine(token: token, status: error.status, error: error.fcm ?? error.rpcStatus))
+        var headers: HTTPFields = [.contentType: "application/json; charset=UTF-8"]
+        if let retryAfter { headers[.retryAfter] = retryAfter }
+        if let wwwAuthenticate { headers[.wwwAuthenticate] = wwwAuthenticate }
+        return Response(status: .init(code: error.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
+    }
+
+    static func json(_ status: Int, _ object: [String: Any]) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return Response(status: .init(code: status), headers: [.contentType: "application/json; charset=UTF-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+    }
+
+    static func logLine(token: String?, status: Int, error: String?) -> String {
+        let object: [String: Any] = ["token": token ?? NSNull(), "status": status, "error": error ?? NSNull(), "at": Date().timeIntervalSince1970]
+        return String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,178 @@
+import _CryptoExtras
+import AsyncHTTPClient
+import Foundation
+import Hiredis
+import Hummingbird
+import Logging
+import NIOCore
+import RedisTestSupport
+import RichPushCore
+import RichPushFCM
+import RichPushFCMSim
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+/// The FCM adapter against fcm-sim over real HTTP on loopback, with the access token shared
+/// through a real Redis.
+@Suite("FCM adapter against fcm-sim")
+struct FCMAdapterTests {
+    static let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+
+    /// A service account whose token endpoint is the simulator's.
+    static func account(port: Int) throws -> FCMServiceAccount {
+        let object: [String: Any] = ["type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
+                                     "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
+                                     "token_uri": "http://127.0.0.1:\(port)/token"]
+        return try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: object)))
+    }
+
+    /// Runs fcm-sim on a free port for `body`, with its request log.
+    static func withSimulator(_ change: (inout FCMSimulator.Configuration) -> Void = { _ in },
+                              _ body: (FCMSimulator, Int, @Sendable () -> [[String: Any]]) async throws -> Void) async throws {
+        let port = try RedisServer.freePort()
+        var configuration = FCMSimulator.Configuration(
+            projectID: "richpush-demo",
+            check: try FCMAssertionCheck(clientEmail: "fcm@richpush-demo.iam.gserviceaccount.com", keyID: "k1",
+                                         publicKeyPEM: key.publicKey.pemRepresentation, audiences: ["http://127.0.0.1:\(port)/token"]))
+        change(&configuration)
+        let lines = LogLines()
+        let simulator = FCMSimulator(configuration: configuration, log: { lines.append($0) })
+        var logger = Logger(label: "fcm-sim")
+        logger.logLevel = .error
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [simulator.application(port: port)], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await waitUntil(timeout: .seconds(10), "fcm-sim to listen") { RedisServer.isListening(port: port) }
+            do {
+                try await body(simulator, port, { lines.all })
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    static func push(_ token: String, id: Int = 42) throws -> OutgoingPush {
+        let notification = RichNotification(id: id, message: "hello", richType: .text, contentType: "text/plain", payloadHash: "h", payloadSize: 1,
+                                            creator: "alice", target: "username:alice", createdAt: 0)
+        let message = try FCMMessage(notification: notification, collapseKey: String(id), timeToLive: .seconds(3600))
+        return OutgoingPush(notification: id, installation: Installation(id: "i-\(token)", platform: .fcm, handle: token, tags: [], owner: "alice", updatedAt: 0),
+                            rendered: RenderedPush(payload: message.rest, pushType: "data", priority: 10, expiration: 0, collapseID: String(id)))
+    }
+
+    @Test func sendsSharesOneAccessTokenAndMapsFCMsAnswers() async throws {
+        try await withRedisServer { server in
+            try await Self.withSimulator({ $0.unregistered = 0.3; $0.seed = 3 }) { simulator, port, requests in
+                let redis = RedisConnection(configuration: server.configuration)
+                let prefix = String(uniqueKeyPrefix("fcm").dropLast())
+                let account = try Self.account(port: port)
+                let http = HTTPClient(eventLoopGroupProvider: .singleton)
+                // Two workers' adapters: one token exchange between them.
+                let adapters = (0..<2).map { _ in
+                    FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: "richpush-demo",
+                                   token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration), prefix: prefix, account: account,
+                                                         http: http, localTTL: .zero))
+                }
+                let tokens = (0..<40).map { "fcm-token-\($0)" }
+                async let first = adapters[0].send(try tokens[..<20].map { try Self.push($0) })
+                async let second = adapters[1].send(try tokens[20...].map { try Self.push($0) })
+                let outcomes = try await first + second
+                let log = requests()
+                let dead = Set(log.filter { $0["error"] as? String == "UNREGISTERED" }.compactMap { $0["token"] as? String })
+                #expect(!dead.isEmpty && dead.count < 40, "unregistered share 0.3 of 40 gave \(dead.count)")
+                for (token, outcome) in zip(tokens, outcomes) {
+                    if dead.contains(token) {
+                        #expect(outcome == .invalidToken(reason: "UNREGISTERED: Requested entity was not found."))
+                    } else if case .sent(let name) = outcome {
+                        #expect(name.hasPrefix("projects/richpush-demo/messages/0:"))
+                    } else {
+                        Issue.record("\(token): \(outcome)")
+                    }
+                }
+                #expect(log.count == 40)
+                #expect(simulator.tokensIssued == 1, "two workers, one token exchange")
+                let stored = try await redis.send("HGET", "\(prefix):fcm:token:richpush-demo:fcm@richpush-demo.iam.gserviceaccount.com", "token").string
+                #expect(stored?.hasPrefix("ya29.sim-") == true)
+
+                // Every token revoked (as at expiry): 401, one new token for the fleet, the push goes through.
+                simulator.revokeTokens()
+                let again = try await adapters[1].send([try Self.push("fcm-token-x", id: 43)])
+                guard case .sent = again[0] else {
+                    Issue.record("expected sent after a refreshed token, got \(again)")
+                    return
+                }
+                #expect(requests().suffix(2).map { $0["status"] as? Int } == [401, 200])
+                #expect(simulator.tokensIssued == 2)
+                #expect(try await redis.send("HGET", "\(prefix):fcm:token:richpush-demo:fcm@richpush-demo.iam.gserviceaccount.com", "token").string != stored)
+                try await http.shutdown()
+                await redis.close()
+            }
+        }
+    }
+
+    @Test func quotaExceededHoldsTheWholeAdapter() async throws {
+        try await withRedisServer { server in
+            try await Self.withSimulator({ $0.transient = [(429, 1.0)] }) { _, port, _ in
+                let http = HTTPClient(eventLoopGroupProvider: .singleton)
+                let adapter = FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: "richpush-demo",
+                                             token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration),
+                                                                   prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: port), http: http))
+                let outcomes = try await adapter.send([try Self.push("a")])
+                #expect(outcomes == [.failed(reason: "QUOTA_EXCEEDED: Quota exceeded.", retryable: true)])
+                // FCM said Retry-After: 1: the next batch is not sent at all until then.
+                await #expect(throws: FCMQuotaExceeded.self) { _ = try await adapter.send([try Self.push("b")]) }
+                try await http.shutdown()
+            }
+        }
+    }
+
+    @Test func aBadServiceAccountIsAClearErrorAtTheTokenEndpoint() async throws {
+        try await withRedisServer { server in
+            try await Self.withSimulator { _, port, _ in
+                let http = HTTPClient(eventLoopGroupProvider: .singleton)
+                // Signed by another key: Google's invalid_grant.
+                let other = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+                let object: [String: Any] = ["type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
+                                             "private_key": other.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
+                                             "token_uri": "http://127.0.0.1:\(port)/token"]
+                let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: object)))
+                let token = FCMAccessToken(redis: RedisConnection(configuration: server.configuration), prefix: String(uniqueKeyPrefix("fcm").dropLast()),
+                                           account: account, http: http)
+                await #expect { _ = try await token.current() } throws: { "\($0)".contains("invalid_grant: Invalid JWT Signature.") }
+                try await http.shutdown()
+            }
+        }
+    }
+
+    @Test func fcmSimRefusesWhatFCMRefuses() {
+        func refused(_ json: String) -> String? {
+            if case .failure(let error) = FCMMessageRules.check(Array(json.utf8)) { return error.message }
+            return nil
+        }
+        #expect(refused(#"{"message":{"token":"t","data":{"a":"b"}}}"#) == nil)
+        #expect(refused(#"{"message":{"token":"t","topic":"news"}}"#)?.contains("Exactly one") == true)
+        #expect(refused(#"{"message":{"data":{"a":"b"}}}"#)?.contains("Exactly one") == true)
+        #expect(refused(#"{"message":{"token":"t","data":{"a":1}}}"#)?.contains("TYPE_STRING") == true)
+        #expect(refused(#"{"message":{"token":"t","data":{"from":"x"}}}"#)?.contains("Invalid data payload key") == true)
+        #expect(refused(#"{"message":{"token":"t","data":{"google.x":"x"}}}"#)?.contains("Invalid data payload key") == true)
+        #expect(refused(#"{"message":{"token":"t","android":{"ttl":"86400"}}}"#)?.contains("ttl") == true)
+        #expect(refused(#"{"message":{"token":"t","android":{"ttl":"2419201s"}}}"#)?.contains("ttl") == true)
+        #expect(refused(#"{"message":{"token":"t","android":{"priority":"URGENT"}}}"#)?.contains("priority") == true)
+        #expect(refused(#"{"message":{"token":"t","android":{"priority":"high","ttl":"3.5s"}}}"#) == nil)
+        #expect(refused(#"{"message":{"token":"t","unknown":1}}"#)?.contains("Unknown name") == true)
+        #expect(refused(#"{"message":{"token":"t","data":{"k":"\#(String(repeating: "x", count: 4100))"}}}"#)?.contains("too big") == true)
+        #expect(refused("not json")?.contains("Invalid JSON") == true)
+    }
+}
+
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [[String: Any]] {
+        lines.withLock { $0 }.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
+}
