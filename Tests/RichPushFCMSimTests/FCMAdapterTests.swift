@@ -59,9 +59,8 @@ struct FCMAdapterTests {
     static func push(_ token: String, id: Int = 42) throws -> OutgoingPush {
         let notification = RichNotification(id: id, message: "hello", richType: .text, contentType: "text/plain", payloadHash: "h", payloadSize: 1,
                                             creator: "alice", target: "username:alice", createdAt: 0)
-        let message = try FCMMessage(notification: notification, collapseKey: String(id), timeToLive: .seconds(3600))
         return OutgoingPush(notification: id, installation: Installation(id: "i-\(token)", platform: .fcm, handle: token, tags: [], owner: "alice", updatedAt: 0),
-                            rendered: RenderedPush(payload: message.rest, pushType: "data", priority: 10, expiration: 0, collapseID: String(id)))
+                            rendered: try PushRenderer().renderFCM(notification, collapseID: String(id)))
     }
 
     @Test func sendsSharesOneAccessTokenAndMapsFCMsAnswers() async throws {

@@ -12,7 +12,7 @@ struct FCMMessageTests {
     }
 
     @Test func aDataMessageWithHighPriorityCollapseKeyAndTTL() throws {
-        let message = try FCMMessage(notification: Self.notification(), collapseKey: "42", timeToLive: .seconds(86400))
+        let message = try Self.message(Self.notification(), ttl: .seconds(86400))
         let body = try message.body(token: "fcm-token_1:APA91b")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
         let inner = try #require(json["message"] as? [String: Any])
@@ -22,19 +22,25 @@ struct FCMMessageTests {
         #expect(Set(inner.keys) == ["token", "data", "android"])
     }
 
+    static func message(_ notification: RichNotification, ttl: Duration = .seconds(60)) throws -> FCMMessage {
+        try FCMMessage(rest: PushRenderer(timeToLive: ttl).renderFCM(notification, collapseID: "42").payload)
+    }
+
     @Test func whatFCMWouldRefuseIsNeverSent() throws {
         let tooLong = String(repeating: "x", count: 4100)
-        #expect(throws: FCMRejection.self) { _ = try FCMMessage(notification: Self.notification(message: tooLong), collapseKey: "42", timeToLive: .seconds(60)) }
-        #expect(throws: FCMRejection.self) { _ = try FCMMessage(notification: Self.notification(), collapseKey: "", timeToLive: .seconds(60)) }
-        #expect(throws: FCMRejection.self) { _ = try FCMMessage(notification: Self.notification(), collapseKey: "42", timeToLive: .seconds(29 * 86400)) }
-        let message = try FCMMessage(notification: Self.notification(), collapseKey: "42", timeToLive: .seconds(60))
+        #expect(throws: RenderError.self) { _ = try PushRenderer().renderFCM(Self.notification(message: tooLong), collapseID: "42") }
+        // FCM keeps a message at most 28 days: a longer time to live is capped.
+        let capped = try PushRenderer(timeToLive: .seconds(40 * 86400)).renderFCM(Self.notification(), collapseID: "42")
+        #expect(String(decoding: capped.payload, as: UTF8.self).contains(#""ttl":"2419200s""#))
+        #expect(throws: FCMRejection.self) { _ = try FCMMessage(rest: Array("not an object".utf8)) }
+        let message = try Self.message(Self.notification())
         for token in ["", "has space", "quote\"", String(repeating: "a", count: 4097)] {
             #expect(throws: FCMRejection.self, "\(token.prefix(10))") { _ = try message.body(token: token) }
         }
     }
 
     @Test func messageTextIsEscaped() throws {
-        let message = try FCMMessage(notification: Self.notification(message: "a \"quoted\"\nline\\"), collapseKey: "42", timeToLive: .seconds(60))
+        let message = try Self.message(Self.notification(message: "a \"quoted\"\nline\\"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(try message.body(token: "t"))) as? [String: Any])
         #expect(((json["message"] as? [String: Any])?["data"] as? [String: String])?["richMessage"] == "a \"quoted\"\nline\\")
     }

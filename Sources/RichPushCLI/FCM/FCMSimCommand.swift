@@ -1,0 +1,112 @@
+import _CryptoExtras
+import ArgumentParser
+import Foundation
+import Logging
+import RichPushFCM
+import RichPushFCMSim
+import ServiceLifecycle
+
+/// `richpush fcm-sim`: a local FCM (Google's token endpoint and FCM HTTP v1) for tests, demos and
+/// load tests.
+struct FCMSimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fcm-sim",
+        abstract: "A local FCM: Google's OAuth2 token endpoint and FCM HTTP v1 messages:send, with Google's checks and errors.",
+        discussion: """
+        It checks service-account assertions against the public half of --service-account (the same \
+        JSON the workers use) and FCM messages against the v1 Message schema. With --make-credentials \
+        it first writes a new service account (an RSA key) whose token_uri is this simulator, for \
+        workers to use with --fcm-credentials. Cleartext HTTP/1.1 for now. --log-requests prints one \
+        JSON line per messages:send.
+        """)
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port (0 picks a free one).") var port = 8095
+    @Option(help: "The service-account JSON whose assertions it accepts.") var serviceAccount: String
+    @Flag(help: "Write a new service account to --service-account first (an existing file is kept).") var makeCredentials = false
+    @Option(help: "The project id of a service account it makes.") var projectID = "richpush-local"
+    @Option(help: "Seconds the access tokens it issues live (expires_in).") var tokenLifetime = 3600
+    @Option(help: "Share of registration tokens that are dead (404 UNREGISTERED), e.g. 5%.") var unregistered = "0%"
+    @Option(help: "Transient failures of messages:send: STATUS:PERCENT%,… with STATUS 429, 500 or 503, e.g. \"429:2%,503:1%\".")
+    var fail: String?
+    @Option(help: "Seed of the fault choices.") var seed: UInt64 = 1
+    @Flag(help: "Print one JSON line per messages:send.") var logRequests = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard !makeCredentials || port != 0 else { throw ValidationError("--make-credentials writes this simulator's address into the file: give a fixed --port") }
+        guard (60...86400).contains(tokenLifetime) else { throw ValidationError("--token-lifetime must be 60 to 86400 seconds") }
+        _ = try Self.percent(unregistered, "--unregistered")
+        _ = try transient()
+    }
+
+    static func percent(_ text: String, _ option: String) throws -> Double {
+        guard text.hasSuffix("%"), let value = Double(text.dropLast()), (0...100).contains(value) else {
+            throw ValidationError("\(option) must be a percentage from 0% to 100%, not '\(text)'")
+        }
+        return value / 100
+    }
+
+    func transient() throws -> [(status: Int, share: Double)] {
+        guard let fail else { return [] }
+        var result: [(status: Int, share: Double)] = []
+        for part in fail.split(separator: ",") {
+            let pieces = part.split(separator: ":")
+            guard pieces.count == 2, let status = Int(pieces[0]), [429, 500, 503].contains(status) else {
+                throw ValidationError("--fail '\(part)': expected STATUS:PERCENT% with STATUS 429, 500 or 503")
+            }
+            result.append((status, try Self.percent(String(pieces[1]), "--fail")))
+        }
+        guard result.map(\.share).reduce(0, +) <= 1 else { throw ValidationError("--fail: the shares add up to more than 100%") }
+        return result
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(level: .warning)
+        var logger = Logger(label: "richpush.fcm-sim")
+        logger.logLevel = .warning
+        if makeCredentials && !FileManager.default.fileExists(atPath: serviceAccount) {
+            try writeServiceAccount()
+        }
+        let account: FCMServiceAccount
+        do {
+            account = try FCMServiceAccount(json: Array(try Data(contentsOf: URL(fileURLWithPath: serviceAccount))))
+        } catch let error as FCMConfigurationError {
+            throw CLIError("--service-account: \(error)")
+        } catch {
+            throw CLIError("cannot read --service-account \(serviceAccount)")
+        }
+        var configuration = FCMSimulator.Configuration(
+            projectID: account.projectID,
+            check: try FCMAssertionCheck(clientEmail: account.clientEmail, keyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM,
+                                         audiences: [account.tokenURI, "https://oauth2.googleapis.com/token"]))
+        configuration.tokenLifetime = .seconds(tokenLifetime)
+        configuration.unregistered = try Self.percent(unregistered, "--unregistered")
+        configuration.transient = try transient()
+        configuration.seed = seed
+        var log: FCMSimulator.RequestLog?
+        if logRequests { log = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) } }
+        let simulator = FCMSimulator(configuration: configuration, log: log)
+        let host = host
+        let application = simulator.application(host: host, port: port) { channel in
+            let bound = channel.localAddress?.port ?? 0
+            FileHandle.standardError.write(Data("fcm-sim: listening on http://\(host):\(bound) (project \(account.projectID), token endpoint /token)\n".utf8))
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// A new service account like the Firebase console's, whose token endpoint is this simulator.
+    private func writeServiceAccount() throws {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let object: [String: Any] = [
+            "type": "service_account", "project_id": projectID, "private_key_id": UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""),
+            "private_key": key.pkcs8PEMRepresentation, "client_email": "richpush@\(projectID).iam.gserviceaccount.com",
+            "client_id": "100000000000000000000", "token_uri": "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)/token",
+        ]
+        let url = URL(fileURLWithPath: serviceAccount)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]).write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+    }
+}

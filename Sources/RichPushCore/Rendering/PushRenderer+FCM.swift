@@ -1,0 +1,39 @@
+public import Foundation
+
+extension PushRenderer {
+    /// FCM's limit on a data message's payload (the `data` keys and values).
+    public static let maxFCMDataBytes = 4096
+    /// FCM keeps an undelivered message at most 28 days.
+    public static let maxFCMTimeToLive: Duration = .seconds(28 * 86400)
+
+    /// The rich push's Android form for FCM HTTP v1: a high-priority data message carrying
+    /// `richId`, `richType` and `richMessage`, which wakes the app to fetch the payload and post
+    /// its own notification with a "More" action. The payload is the v1 `Message` without its
+    /// target, `{"android":{…},"data":{…}}`; the FCM adapter adds each device's token.
+    public func renderFCM(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
+        let data = [("richId", String(notification.id)), ("richMessage", notification.message), ("richType", notification.richType.rawValue)]
+        let dataBytes = data.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
+        guard dataBytes <= Self.maxFCMDataBytes else {
+            throw RenderError(message: "the FCM data payload of notification \(notification.id) is \(dataBytes) bytes; FCM accepts at most \(Self.maxFCMDataBytes) (shorten the message)")
+        }
+        let seconds = min(timeToLive, Self.maxFCMTimeToLive).components.seconds
+        let collapseKey = String(collapseID.suffix(64))
+        var json = JSONWriter(capacity: 160 + notification.message.utf8.count)
+        json.beginObject()
+        json.key("android")
+        json.beginObject()
+        // collapse_key: a resend replaces rather than repeats. HIGH: the data message must wake
+        // the app now (FCM may lower it for apps that show nothing; this pattern always does).
+        json.field("collapse_key", collapseKey)
+        json.field("priority", "HIGH")
+        json.field("ttl", "\(max(0, seconds))s")
+        json.endObject()
+        json.key("data")
+        json.beginObject()
+        for (name, value) in data { json.field(name, value) }
+        json.endObject()
+        json.endObject()
+        return RenderedPush(payload: json.bytes, pushType: "data", priority: 10,
+                            expiration: Int(now.timeIntervalSince1970) + Int(seconds), collapseID: collapseKey)
+    }
+}

@@ -1,0 +1,54 @@
+import AsyncHTTPClient
+import Foundation
+import Hiredis
+import RedisTestSupport
+import RichPushCore
+import RichPushFCM
+import Testing
+
+/// `richpush fcm-sim` as a process: it makes a service account pointing at itself, and the
+/// adapter, reading that file, gets a token and sends through it.
+@Suite("fcm-sim process")
+struct FCMSimProcessTests {
+    @Test func aWorkerWithTheFileItWroteSendsThroughIt() async throws {
+        try await withRedisServer { server in
+            let port = try RedisServer.freePort()
+            let file = server.directory.appendingPathComponent("fcm/service-account.json")
+            let sim = try await ChildProcess(executable: try richpushExecutable(), arguments: [
+                "fcm-sim", "--port", String(port), "--service-account", file.path, "--make-credentials", "--log-requests",
+                "--unregistered", "50%", "--seed", "9",
+            ], logFile: server.directory.appendingPathComponent("fcm-sim.log"))
+            let http = HTTPClient(eventLoopGroupProvider: .singleton)
+            do {
+                try await waitUntil(timeout: .seconds(20), "fcm-sim to listen") { sim.log.contains("listening") }
+                let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+                #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "the private key's file is the owner's only")
+                let account = try FCMServiceAccount(json: Array(try Data(contentsOf: file)))
+                let adapter = FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: account.projectID,
+                                             token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration),
+                                                                   prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: account, http: http))
+                let notification = RichNotification(id: 7, message: "hi", richType: .text, contentType: "text/plain", payloadHash: "h", payloadSize: 2,
+                                                    creator: "alice", target: "username:alice", createdAt: 0)
+                let rendered = try PushRenderer().renderFCM(notification, collapseID: "7")
+                let pushes = (0..<10).map {
+                    OutgoingPush(notification: 7, installation: Installation(id: "a\($0)", platform: .fcm, handle: "android-\($0)", tags: [], owner: "alice", updatedAt: 0),
+                                 rendered: rendered)
+                }
+                let outcomes = try await adapter.send(pushes)
+                let sent = outcomes.filter { if case .sent = $0 { true } else { false } }.count
+                let dead = outcomes.filter { if case .invalidToken = $0 { true } else { false } }.count
+                #expect(sent + dead == 10 && sent > 0 && dead > 0, "\(outcomes)")
+                let lines = sim.log.split(separator: "\n").filter { $0.hasPrefix("{") }
+                #expect(lines.count == 10)
+            } catch {
+                sim.signal(SIGTERM)
+                _ = try await sim.wait(timeout: .seconds(10))
+                try await http.shutdown()
+                throw error
+            }
+            sim.signal(SIGTERM)
+            #expect(try await sim.wait(timeout: .seconds(10)) == 0)
+            try await http.shutdown()
+        }
+    }
+}
