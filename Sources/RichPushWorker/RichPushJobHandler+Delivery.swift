@@ -20,16 +20,23 @@ extension RichPushJobHandler {
             let matching = item.targets.compactMap { devices[$0] }.filter { expression.matches(Set($0.tags)) }
             guard !matching.isEmpty else { continue }
             let clock = ContinuousClock.now
-            let rendered: RenderedPush
+            // Once per format the audience needs (APNs payload, FCM data message).
+            var rendered: [PushFormat: RenderedPush] = [:]
             do {
-                // The notification's id, whatever job carries it: a resend collapses on the device.
-                rendered = try renderer.render(notification, collapseID: String(item.id))
+                for format in Set(matching.map { formats[$0.platform] ?? .apns }) {
+                    // The notification's id, whatever job carries it: a resend collapses on the device.
+                    rendered[format] = try renderer.render(notification, format: format, collapseID: String(item.id))
+                }
             } catch {
                 results[item.index] = .failure(JobError.permanent(error.message))
                 continue
             }
             metrics.rendered(in: ContinuousClock.now - clock)
-            planned += matching.map { Planned(work: offset, push: OutgoingPush(notification: item.id, installation: $0, rendered: rendered), key: DeliveryKey(notification: item.id, installation: $0.id)) }
+            for installation in matching {
+                guard let push = rendered[formats[installation.platform] ?? .apns] else { continue }
+                planned.append(Planned(work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
+                                       key: DeliveryKey(notification: item.id, installation: installation.id)))
+            }
         }
         guard !planned.isEmpty else { return }
 

@@ -24,6 +24,8 @@ public struct RichPushJobHandler: BatchJobHandler {
     let queue: any JobEnqueuing
     let adapter: any PushAdapter
     let renderer: PushRenderer
+    /// How each platform's pushes are rendered (APNs payload unless said otherwise).
+    let formats: [Platform: PushFormat]
     let fanOutBatch: Int
     /// How long a pair's lease lasts: longer than a send, shorter than a retry's patience.
     let leaseDuration: Duration
@@ -31,13 +33,14 @@ public struct RichPushJobHandler: BatchJobHandler {
     let metrics: PushMetrics
 
     public init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
-                renderer: PushRenderer, fanOutBatch: Int = 500, leaseDuration: Duration = .seconds(30),
+                renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, leaseDuration: Duration = .seconds(30),
                 logger: Logger = Logger(label: "richpush.worker")) {
         self.ledger = ledger
         self.installations = installations
         self.queue = queue
         self.adapter = adapter
         self.renderer = renderer
+        self.formats = formats
         self.fanOutBatch = max(1, fanOutBatch)
         self.leaseDuration = leaseDuration
         self.logger = logger

@@ -1,4 +1,6 @@
+public import AsyncHTTPClient
 public import RichPushAPNS
+public import RichPushFCM
 public import Hiredis
 public import Logging
 import RichPushAdapters
@@ -30,8 +32,26 @@ public struct RichPushWorkerConfiguration: Sendable {
         }
     }
 
+    /// Where Android devices (platform `fcm`) go through FCM HTTP v1 and the service account it
+    /// sends as; the HTTP client is the caller's (shut down by its `ServiceGroup`).
+    public struct FCMSettings: Sendable {
+        public var http: HTTPClient
+        /// `https://fcm.googleapis.com`, or a local `richpush fcm-sim`.
+        public var baseURL: String
+        public var account: FCMServiceAccount
+
+        public init(http: HTTPClient, baseURL: String = "https://fcm.googleapis.com", account: FCMServiceAccount) {
+            self.http = http
+            self.baseURL = baseURL
+            self.account = account
+        }
+    }
+
     public var worker: JobWorkerConfiguration
+    /// Where pushes go, unless their platform has a route of its own (`fcm`).
     public var adapter: Adapter
+    /// When set, installations with platform `fcm` get FCM data messages through FCM.
+    public var fcm: FCMSettings?
     public var renderer: PushRenderer
     /// Installations per fan-out sub-job.
     public var fanOutBatch: Int
@@ -42,9 +62,10 @@ public struct RichPushWorkerConfiguration: Sendable {
 
     public init(worker: JobWorkerConfiguration = JobWorkerConfiguration(), adapter: Adapter = .simulated(holdFor: .seconds(86400)),
                 renderer: PushRenderer = PushRenderer(), fanOutBatch: Int = 500, retention: Duration = .seconds(7 * 86400),
-                leaseDuration: Duration = .seconds(30)) {
+                leaseDuration: Duration = .seconds(30), fcm: FCMSettings? = nil) {
         self.worker = worker
         self.adapter = adapter
+        self.fcm = fcm
         self.renderer = renderer
         self.fanOutBatch = fanOutBatch
         self.retention = retention
@@ -74,19 +95,26 @@ public struct WorkerDependencies: Sendable {
 public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> JobWorker {
     let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
-    let adapter: any PushAdapter = switch configuration.adapter {
+    let base: any PushAdapter = switch configuration.adapter {
     case .simulated(let holdFor):
         SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor)
     case .apns(let settings):
         APNSPushAdapter(client: settings.client, topic: settings.topic,
                         token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer))
     }
+    var adapter = base
+    var formats: [Platform: PushFormat] = [:]
+    if let fcm = configuration.fcm {
+        let token = FCMAccessToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, account: fcm.account, http: fcm.http)
+        adapter = RoutedPushAdapter(fallback: base, routes: [.fcm: FCMPushAdapter(http: fcm.http, baseURL: fcm.baseURL, projectID: fcm.account.projectID, token: token)])
+        formats[.fcm] = .fcm
+    }
     var handlers = JobHandlers()
     extraHandlers(&handlers)
     RichPushJobHandler(
         ledger: RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention),
         installations: RedisInstallationStore(redis: dependencies.redis, keys: dependencies.keys),
-        queue: queue, adapter: adapter, renderer: configuration.renderer,
+        queue: queue, adapter: adapter, renderer: configuration.renderer, formats: formats,
         fanOutBatch: configuration.fanOutBatch, leaseDuration: configuration.leaseDuration, logger: logger
     ).register(in: &handlers)
     return JobWorker(queue: queue, handlers: handlers, redis: dependencies.redisConfiguration, configuration: configuration.worker, logger: logger)

@@ -24,6 +24,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
     @OptionGroup var apns: APNSOptions
+    @OptionGroup var fcm: FCMOptions
 
     @Option(help: "Jobs run at once by this worker.") var concurrency = 32
     @Option(help: "Most jobs fetched per read.") var batchSize = 64
@@ -83,7 +84,8 @@ struct WorkerCommand: AsyncParsableCommand {
             fanOutBatch: fanOutBatch, retention: .seconds(retentionDays * 86400),
             // A push's lease lasts as long as its job's delivery: a worker that dies holding
             // both has its pushes resent when its job is reclaimed, not later.
-            leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)))
+            leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)),
+            fcm: try fcm.settings())
         let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration)
         let bench = benchHandlers
         let worker = buildWorker(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
@@ -96,6 +98,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // metrics server answers until the worker is done.
         var services: [any Service] = [pool]
         if let apnsClient { services.append(apnsClient) }
+        if let http = configuration.fcm?.http { services.append(HTTPClientService(client: http)) }
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
             services.append(QueueGauges(queue: jobQueue, interval: .seconds(queueMetricsInterval), logger: logger))

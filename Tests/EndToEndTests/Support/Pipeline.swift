@@ -66,13 +66,14 @@ struct Pipeline {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     func worker(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
-                adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30)) -> JobWorker {
+                adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
+                fcm: RichPushWorkerConfiguration.FCMSettings? = nil) -> JobWorker {
         var logger = Logger(label: "e2e.worker")
         logger.logLevel = .error
         let configuration = RichPushWorkerConfiguration(
             worker: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
                                            drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
-            adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600), leaseDuration: leaseDuration)
+            adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600), leaseDuration: leaseDuration, fcm: fcm)
         return buildWorker(configuration: configuration,
                            dependencies: WorkerDependencies(redis: redis, redisConfiguration: server.configuration, keys: keys, queue: queue.configuration),
                            logger: logger)
