@@ -292,7 +292,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RichPushWorkerTests",
-            dependencies: ["RichPushWorker", "RichPushInMemory", "RichPushCore", "RichPushQueue", "RichPushStorage"],
+            dependencies: ["RichPushWorker", "RichPushInMemory", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters"],
             swiftSettings: strictSettings
         ),
         .testTarget(
