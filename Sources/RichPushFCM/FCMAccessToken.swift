@@ -14,7 +14,9 @@ public final class FCMAccessToken: Sendable {
     public init(redis: any RedisClient, prefix: String, account: FCMServiceAccount, http: HTTPClient, timeout: Duration = .seconds(10),
                 localTTL: Duration = .seconds(5)) {
         shared = SharedToken(redis: redis, key: "\(prefix):fcm:token:\(account.projectID):\(account.clientEmail)",
-                             refreshAfter: .seconds(50 * 60), localTTL: localTTL) { now in
+                             refreshAfter: .seconds(50 * 60), localTTL: localTTL,
+                             // The lock outlives a slow exchange, so a second worker waits instead of exchanging too.
+                             lockTTL: timeout + .seconds(10)) { now in
             try await Self.exchange(account: account, http: http, timeout: timeout, now: now)
         }
     }

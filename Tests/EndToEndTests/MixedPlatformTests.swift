@@ -45,12 +45,15 @@ struct MixedPlatformTests {
                     forward: { message in accepted.withLock { $0.append(message) } })
                 var logger = Logger(label: "fcm-sim")
                 logger.logLevel = .error
-                let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [simulator.application(port: port)], logger: logger))
+                // Its own start, not just something listening on the port (a parallel test may have taken it).
+                let running = Mutex(false)
+                let application = simulator.application(port: port) { _ in running.withLock { $0 = true } }
+                let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
                 let http = HTTPClient(eventLoopGroupProvider: .singleton)
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
                     tasks.addTask { try await group.run() }
                     defer { tasks.cancelAll() }
-                    try await waitUntil(timeout: .seconds(10), "fcm-sim to listen") { RedisServer.isListening(port: port) }
+                    try await waitUntil(timeout: .seconds(10), "fcm-sim to start") { running.withLock { $0 } }
                     let fcm = RichPushWorkerConfiguration.FCMSettings(http: http, baseURL: "http://127.0.0.1:\(port)", account: account)
                     let id = try await withWorker(pipeline.worker(fcm: fcm)) {
                         let id = try await pipeline.send(json: ["message": "to both", "richType": "text", "payload": "hi"])

@@ -27,32 +27,50 @@ struct FCMAdapterTests {
         return try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: object)))
     }
 
-    /// Runs fcm-sim on a free port for `body`, with its request log.
+    /// Runs fcm-sim on a free port for `body`, with its request log. The port is known before the
+    /// server binds it (the service account names it), so a parallel test could take it first:
+    /// only this server's own start counts, and a failed bind tries another port.
     static func withSimulator(_ change: (inout FCMSimulator.Configuration) -> Void = { _ in },
                               _ body: (FCMSimulator, Int, @Sendable () -> [[String: Any]]) async throws -> Void) async throws {
-        let port = try RedisServer.freePort()
-        var configuration = FCMSimulator.Configuration(
-            projectID: "richpush-demo",
-            check: try FCMAssertionCheck(clientEmail: "fcm@richpush-demo.iam.gserviceaccount.com", keyID: "k1",
-                                         publicKeyPEM: key.publicKey.pemRepresentation, audiences: ["http://127.0.0.1:\(port)/token"]))
-        change(&configuration)
-        let lines = LogLines()
-        let simulator = FCMSimulator(configuration: configuration, log: { lines.append($0) })
-        var logger = Logger(label: "fcm-sim")
-        logger.logLevel = .error
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [simulator.application(port: port)], logger: logger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            try await waitUntil(timeout: .seconds(10), "fcm-sim to listen") { RedisServer.isListening(port: port) }
-            do {
-                try await body(simulator, port, { lines.all })
-            } catch {
+        for attempt in 1...5 {
+            let port = try RedisServer.freePort()
+            var configuration = FCMSimulator.Configuration(
+                projectID: "richpush-demo",
+                check: try FCMAssertionCheck(clientEmail: "fcm@richpush-demo.iam.gserviceaccount.com", keyID: "k1",
+                                             publicKeyPEM: key.publicKey.pemRepresentation, audiences: ["http://127.0.0.1:\(port)/token"]))
+            change(&configuration)
+            let lines = LogLines()
+            let simulator = FCMSimulator(configuration: configuration, log: { lines.append($0) })
+            var logger = Logger(label: "fcm-sim")
+            logger.logLevel = .critical
+            let running = Mutex(false)
+            let application = simulator.application(port: port) { _ in running.withLock { $0 = true } }
+            let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
+            let started = try await withThrowingTaskGroup(of: Void.self) { tasks -> Bool in
+                let finished = Mutex(false)
+                tasks.addTask {
+                    defer { finished.withLock { $0 = true } }
+                    try await group.run()
+                }
+                try await waitUntil(timeout: .seconds(10), "fcm-sim to start or fail") { running.withLock { $0 } || finished.withLock { $0 } }
+                guard running.withLock({ $0 }) else {
+                    // The port was taken meanwhile: try another.
+                    try? await tasks.waitForAll()
+                    return false
+                }
+                do {
+                    try await body(simulator, port, { lines.all })
+                } catch {
+                    await group.triggerGracefulShutdown()
+                    try? await tasks.waitForAll()
+                    throw error
+                }
                 await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
+                try await tasks.waitForAll()
+                return true
             }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
+            if started { return }
+            if attempt == 5 { throw RedisServerError("fcm-sim could not bind a free port in 5 attempts") }
         }
     }
 
@@ -93,7 +111,7 @@ struct FCMAdapterTests {
                     }
                 }
                 #expect(log.count == 40)
-                #expect(simulator.tokensIssued == 1, "two workers, one token exchange")
+                #expect(simulator.tokensIssued == 1, "two workers, one token exchange; answers: \(log.map { "\($0["status"] ?? "?")" })")
                 let stored = try await redis.send("HGET", "\(prefix):fcm:token:richpush-demo:fcm@richpush-demo.iam.gserviceaccount.com", "token").string
                 #expect(stored?.hasPrefix("ya29.sim-") == true)
 
