@@ -255,7 +255,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RichPushAPNSTests",
-            dependencies: ["RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["RichPushAPNS", "RichPushCore", "RichPushCredentials", "Hiredis", "RedisTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -81,6 +81,14 @@ public final class SharedToken: Sendable {
             // Stale, missing or rejected: one worker makes the next token, the others wait for it.
             let lockOwner = UUID().uuidString
             if try await redis.send("SET", key + ":lock", lockOwner, "NX", "PX", Int(Self.seconds(lockTTL) * 1000)).string == "OK" {
+                // Another worker may have stored a token between our read and our lock: use it
+                // rather than mint a second one (each mint is a token exchange, or a new APNs token).
+                let latest = try await read()
+                if let latest, latest.token != rejected, isFresh(latest, now: now) {
+                    _ = try await redis.run(Self.unlockScript, keys: [key + ":lock"], arguments: [lockOwner])
+                    remember(latest)
+                    return latest
+                }
                 let fresh: Minted
                 do {
                     fresh = try await mint(now)
@@ -90,7 +98,7 @@ public final class SharedToken: Sendable {
                 }
                 let expires = fresh.expiresAt.map { String($0.timeIntervalSince1970) } ?? ""
                 let reply = try await redis.run(Self.storeScript, keys: [key, key + ":lock"],
-                                                arguments: [fresh.token, String(fresh.issuedAt.timeIntervalSince1970), expires, lockOwner, seen?.token ?? ""])
+                                                arguments: [fresh.token, String(fresh.issuedAt.timeIntervalSince1970), expires, lockOwner, latest?.token ?? ""])
                 if reply.int == 1 {
                     remember(fresh)
                     return fresh

@@ -90,6 +90,7 @@ public final class FCMSimulator: Sendable {
         let lifetime = Double(configuration.tokenLifetime.components.seconds)
         tokens.withLock { $0[token] = Date().addingTimeInterval(lifetime) }
         issued.add(1, ordering: .relaxed)
+        log?(Self.logLine(token: nil, status: 200, error: nil, issued: String(token.prefix(16))))
         return Self.json(200, ["access_token": token, "expires_in": Int(lifetime), "token_type": "Bearer"])
     }
 
@@ -142,8 +143,10 @@ public final class FCMSimulator: Sendable {
                         body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
     }
 
-    static func logLine(token: String?, status: Int, error: String?) -> String {
-        let object: [String: Any] = ["token": token ?? NSNull(), "status": status, "error": error ?? NSNull(), "at": Date().timeIntervalSince1970]
+    static func logLine(token: String?, status: Int, error: String?, issued: String? = nil) -> String {
+        var object: [String: Any] = ["token": token ?? NSNull(), "status": status, "error": error ?? NSNull(), "at": Date().timeIntervalSince1970]
+        // A token endpoint line: the access token issued (its first characters).
+        if let issued { object["issued"] = issued }
         return String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
     }
 }
