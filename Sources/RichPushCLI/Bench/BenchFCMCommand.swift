@@ -1,0 +1,87 @@
+import _CryptoExtras
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Hiredis
+import Logging
+import RichPushCore
+import RichPushFCM
+import RichPushFCMSim
+import ServiceLifecycle
+import Synchronization
+
+/// `richpush bench fcm`: messages per second through ``FCMPushAdapter`` to an in-process
+/// `fcm-sim` on loopback (cleartext HTTP/1.1; client and server share this process and its cores).
+struct BenchFCMCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "fcm", abstract: "Measure the FCM adapter against an in-process fcm-sim.")
+
+    @OptionGroup var redis: RedisOptions
+    @Option(help: "Messages to send.") var messages = 20_000
+    @Option(help: "Messages per adapter call (a worker's batch).") var batch = 1000
+    @Option(help: "Requests in flight at once.") var concurrency = 200
+    @Option(help: "Loopback port for the in-process fcm-sim.") var port = 18095
+
+    func validate() throws {
+        guard messages > 0, batch > 0, concurrency > 0 else { throw ValidationError("--messages, --batch and --concurrency must be positive") }
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
+    }
+
+    func run() async throws {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let port = port
+        let accountJSON: [String: Any] = ["type": "service_account", "project_id": "richpush-bench", "private_key_id": "bench",
+                                          "private_key": key.pkcs8PEMRepresentation, "client_email": "bench@richpush-bench.iam.gserviceaccount.com",
+                                          "token_uri": "http://127.0.0.1:\(port)/token"]
+        let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: accountJSON)))
+        let simulator = FCMSimulator(configuration: FCMSimulator.Configuration(
+            projectID: account.projectID,
+            check: try FCMAssertionCheck(clientEmail: account.clientEmail, keyID: "bench", publicKeyPEM: account.publicKeyPEM, audiences: [account.tokenURI])))
+        var logger = Logger(label: "bench.fcm")
+        logger.logLevel = .error
+        let running = Mutex(false)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [simulator.application(port: port) { _ in running.withLock { $0 = true } }], logger: logger))
+        let server = Task { try await group.run() }
+        while !running.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        let connection = try await RedisConnection.connect(configuration: try redis.configuration(clientName: "richpush-bench"))
+        let adapter = FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: account.projectID,
+                                     token: FCMAccessToken(redis: connection, prefix: "bench:\(UUID().uuidString.prefix(6))", account: account, http: http),
+                                     concurrency: concurrency)
+        func makeBatch(_ start: Int, _ count: Int) throws -> [OutgoingPush] {
+            try (start..<start + count).map { index in
+                let notification = RichNotification(id: index, message: "bench", richType: .image, contentType: "image/png", payloadHash: "h",
+                                                    payloadSize: 1, creator: "b", target: "t", createdAt: 0)
+                return OutgoingPush(notification: index, installation: Installation(id: "a\(index)", platform: .fcm, handle: "fcm-\(index)", tags: [],
+                                                                                    owner: "b", updatedAt: 0),
+                                    rendered: try PushRenderer().renderFCM(notification, collapseID: String(index)))
+            }
+        }
+        _ = try await adapter.send(try makeBatch(0, min(batch, 100)))  // warm up: token, connections
+        var batchMilliseconds: [Double] = []
+        var sent = 0
+        var failed = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        while sent < messages {
+            let count = min(batch, messages - sent)
+            let pushes = try makeBatch(sent, count)
+            let began = clock.now
+            let outcomes = try await adapter.send(pushes)
+            batchMilliseconds.append((clock.now - began).milliseconds)
+            failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
+            sent += count
+        }
+        let seconds = Double((clock.now - start).milliseconds) / 1000
+        batchMilliseconds.sort()
+        let p50 = batchMilliseconds[batchMilliseconds.count / 2], p99 = batchMilliseconds[min(batchMilliseconds.count - 1, batchMilliseconds.count * 99 / 100)]
+        let rss = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?.split(separator: "\n")
+            .first { $0.hasPrefix("VmHWM:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? "?"
+        print(String(format: "%d messages in %.2f s: %.0f messages/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; peak RSS %@ (adapter and fcm-sim in one process, HTTP/1.1)",
+                     sent, seconds, Double(sent) / seconds, batch, p50, p99, failed, rss))
+        await connection.close()
+        try await http.shutdown()
+        await group.triggerGracefulShutdown()
+        _ = try? await server.value
+    }
+}
