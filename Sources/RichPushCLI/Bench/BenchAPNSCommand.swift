@@ -62,7 +62,7 @@ struct BenchAPNSCommand: AsyncParsableCommand {
             }
         }
         _ = try await adapter.send(makeBatch(0, min(batch, 100)))  // warm up: TLS, token, stream limit raised
-        var batchMilliseconds: [Double] = []
+        var timings = BatchTimings()
         var sent = 0
         var tally: [String: Int] = [:]
         let clock = ContinuousClock()
@@ -71,7 +71,7 @@ struct BenchAPNSCommand: AsyncParsableCommand {
             let count = min(batch, pushes - sent)
             let began = clock.now
             let outcomes = try await adapter.send(makeBatch(sent, count))
-            batchMilliseconds.append((clock.now - began).milliseconds)
+            timings.record(clock.now - began)
             for outcome in outcomes {
                 let kind = switch outcome {
                 case .sent, .held: "sent"
@@ -84,10 +84,8 @@ struct BenchAPNSCommand: AsyncParsableCommand {
             sent += count
         }
         let seconds = Double((clock.now - start).milliseconds) / 1000
-        batchMilliseconds.sort()
-        let p50 = batchMilliseconds[batchMilliseconds.count / 2], p99 = batchMilliseconds[min(batchMilliseconds.count - 1, batchMilliseconds.count * 99 / 100)]
-        let rss = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?.split(separator: "\n")
-            .first { $0.hasPrefix("VmHWM:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? "?"
+        let (p50, p99) = timings.percentiles
+        let rss = BatchTimings.peakRSS
         print(String(format: "%d pushes in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; outcomes %@; resent after GOAWAY %d; peak RSS %@ \(server == nil ? "(adapter process)" : "(adapter and server in one process)")",
                      sent, seconds, Double(sent) / seconds, batch, p50, p99,
                      tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "), client.requestsResent, rss))

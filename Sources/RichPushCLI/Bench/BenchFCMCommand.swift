@@ -58,7 +58,7 @@ struct BenchFCMCommand: AsyncParsableCommand {
             }
         }
         _ = try await adapter.send(try makeBatch(0, min(batch, 100)))  // warm up: token, connections
-        var batchMilliseconds: [Double] = []
+        var timings = BatchTimings()
         var sent = 0
         var failed = 0
         let clock = ContinuousClock()
@@ -68,15 +68,13 @@ struct BenchFCMCommand: AsyncParsableCommand {
             let pushes = try makeBatch(sent, count)
             let began = clock.now
             let outcomes = try await adapter.send(pushes)
-            batchMilliseconds.append((clock.now - began).milliseconds)
+            timings.record(clock.now - began)
             failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
             sent += count
         }
         let seconds = Double((clock.now - start).milliseconds) / 1000
-        batchMilliseconds.sort()
-        let p50 = batchMilliseconds[batchMilliseconds.count / 2], p99 = batchMilliseconds[min(batchMilliseconds.count - 1, batchMilliseconds.count * 99 / 100)]
-        let rss = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?.split(separator: "\n")
-            .first { $0.hasPrefix("VmHWM:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? "?"
+        let (p50, p99) = timings.percentiles
+        let rss = BatchTimings.peakRSS
         print(String(format: "%d messages in %.2f s: %.0f messages/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; peak RSS %@ (adapter and fcm-sim in one process, HTTP/1.1)",
                      sent, seconds, Double(sent) / seconds, batch, p50, p99, failed, rss))
         await connection.close()
