@@ -19,6 +19,11 @@ struct WorkerProcessTests {
             try await waitUntil(timeout: .seconds(120), "10,000 jobs to be acknowledged") {
                 try await fixture.queue.stats().processed == 10_000
             }
+            // A worker still starting when the others have finished would die of SIGTERM before its
+            // handler is installed: stop them only once all three have joined the group.
+            try await waitUntil(timeout: .seconds(30), "all three workers to have joined") {
+                Set(try await fixture.queue.stats().consumers.map(\.name)).isSuperset(of: ["worker-1", "worker-2", "worker-3"])
+            }
             for worker in workers { worker.signal(SIGTERM) }
             for worker in workers { #expect(try await worker.wait() == 0, "worker log: \(worker.log.suffix(2000))") }
             let counts = try await fixture.handledCounts()
