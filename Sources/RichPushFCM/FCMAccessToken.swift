@@ -39,8 +39,7 @@ public final class FCMAccessToken: Sendable {
         let response: HTTPClientResponse
         let body: ByteBuffer
         do {
-            let (seconds, attoseconds) = timeout.components
-            response = try await http.execute(request, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+            response = try await http.execute(request, timeout: TimeAmount(timeout))
             body = try await response.body.collect(upTo: 64 * 1024)
         } catch {
             throw FCMConfigurationError("cannot reach the token endpoint \(account.tokenURI): \(error)")

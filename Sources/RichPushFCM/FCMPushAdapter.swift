@@ -26,8 +26,7 @@ public struct FCMPushAdapter: PushAdapter {
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         sendURL = "\(base)/v1/projects/\(projectID)/messages:send"
         self.token = token
-        let (seconds, attoseconds) = timeout.components
-        self.timeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        self.timeout = TimeAmount(timeout)
         self.concurrency = max(1, concurrency)
         self.throttle = throttle
     }

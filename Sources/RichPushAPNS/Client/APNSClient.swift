@@ -53,7 +53,7 @@ public final class APNSClient: Service, Sendable {
     public func send(_ requests: [APNSRequest], bearer: String) async -> [APNSExchange] {
         var exchanges = [APNSExchange](repeating: .unprocessed(reason: "not sent"), count: requests.count)
         var pending = Array(requests.indices)
-        let timeout = TimeAmount.nanoseconds(configuration.requestTimeout.nanoseconds)
+        let timeout = TimeAmount(configuration.requestTimeout)
         for attempt in 0...configuration.unprocessedRetries where !pending.isEmpty {
             // One share per connection, so a batch uses all of them.
             let shares = min(configuration.connections, pending.count)
@@ -181,7 +181,7 @@ public final class APNSClient: Service, Sendable {
         let task = Task {
             do {
                 let connection = try await APNSConnection.connect(to: configuration.endpoint, tls: tls,
-                                                                  connectTimeout: .nanoseconds(configuration.connectTimeout.nanoseconds), group: group)
+                                                                  connectTimeout: TimeAmount(configuration.connectTimeout), group: group)
                 self.opened.add(1, ordering: .relaxed)
                 let kept = self.slots.withLock { slots in
                     guard !self.stopped.load(ordering: .relaxed) else { return false }
@@ -206,7 +206,7 @@ public final class APNSClient: Service, Sendable {
     /// Lets the requests on a connection that is going away finish, then closes it.
     private func retire(_ connection: APNSConnection) {
         let channel = connection.channel
-        channel.eventLoop.scheduleTask(in: .nanoseconds(configuration.requestTimeout.nanoseconds) + .seconds(1)) {
+        channel.eventLoop.scheduleTask(in: TimeAmount(configuration.requestTimeout) + .seconds(1)) {
             channel.close(promise: nil)
         }
     }
@@ -214,16 +214,9 @@ public final class APNSClient: Service, Sendable {
     /// `first` doubling per failure up to `limit`, with up to 20 % jitter, so a fleet does not
     /// reconnect in step.
     static func backOff(failures: Int, from first: Duration, limit: Duration) -> TimeAmount {
-        let base = min(Double(limit.nanoseconds), Double(first.nanoseconds) * pow2(min(failures - 1, 30)))
+        let base = min(Double(TimeAmount(limit).nanoseconds), Double(TimeAmount(first).nanoseconds) * pow2(min(failures - 1, 30)))
         return .nanoseconds(Int64(base * Double.random(in: 0.8...1.0)))
     }
 
     private static func pow2(_ exponent: Int) -> Double { Double(1 << max(0, exponent)) }
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }

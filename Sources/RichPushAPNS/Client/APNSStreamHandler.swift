@@ -21,7 +21,6 @@ final class APNSStreamHandler: ChannelInboundHandler {
     private let completion: APNSExchangeCompletion
     private var started = false
     private var finished = false
-    private var requestWritten = false
     /// When the whole request left for the socket: its timeout runs from here, not from when it
     /// was queued for a stream.
     private(set) var writtenAt: NIODeadline?
@@ -62,7 +61,6 @@ final class APNSStreamHandler: ChannelInboundHandler {
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: written)
         written.futureResult.assumeIsolated().whenSuccess {
-            self.requestWritten = true
             self.writtenAt = .now()
         }
     }
@@ -123,7 +121,7 @@ final class APNSStreamHandler: ChannelInboundHandler {
             complete(.unprocessed(reason: "APNs refused the stream (REFUSED_STREAM)"))
         } else if let streamID, connection.wasRefusedByGoAway(streamID) {
             complete(.unprocessed(reason: "APNs sent GOAWAY below stream \(streamID)"))
-        } else if !requestWritten {
+        } else if writtenAt == nil {
             complete(.unprocessed(reason: "the connection closed before the request was written" + (problem.map { ": \($0)" } ?? "")))
         } else {
             complete(.failed(reason: "the connection closed before APNs answered" + (problem.map { ": \($0)" } ?? "")))
