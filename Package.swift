@@ -95,8 +95,10 @@ let package = Package(
         .target(
             name: "RichPushFCMSim",
             dependencies: [
-                "RichPushCore",
+                "RichPushCore", "RichPushSimTLS",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -104,12 +106,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "RichPushAPNSSim",
+            name: "RichPushSimTLS",
             dependencies: [
-                "RichPushAPNS",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RichPushAPNSSim",
+            dependencies: [
+                "RichPushAPNS", "RichPushSimTLS",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -183,6 +193,7 @@ let package = Package(
                 "RichPushSimulator",
                 "RichPushAPNS",
                 "RichPushAPNSSim",
+                "RichPushSimTLS",
                 "RichPushFCM",
                 "RichPushFCMSim",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -227,7 +238,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters", "RichPushAPNS", "RichPushAPNSSim",
-                "RichPushFCM", "RichPushFCMSim", .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS", .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -261,7 +272,7 @@ let package = Package(
         .testTarget(
             name: "RichPushAPNSSimTests",
             dependencies: [
-                "RichPushAPNSSim", "RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport",
+                "RichPushAPNSSim", "RichPushSimTLS", "RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -283,6 +294,7 @@ let package = Package(
             dependencies: [
                 "RichPushFCMSim", "RichPushFCM", "RichPushCore", "Hiredis", "RedisTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -6,7 +6,10 @@
 # with "More". Exits 0 only if the push went all the way through; stops everything it started.
 # --adapter apns sends through the APNs adapter instead: a local APNs (`richpush apns-sim`, TLS and
 # HTTP/2, with a signing key made for the run) passes the pushes on to the devices.
-# Usage: scripts/demo.sh [--adapter simulated|apns]
+# --adapter native: device 0 is an iPhone reached through apns-sim, device 1 an Android phone reached
+# through a local FCM (`richpush fcm-sim`, with a service account made for the run); the workers run
+# with --adapter apns,fcm.
+# Usage: scripts/demo.sh [--adapter simulated|apns|native]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -15,10 +18,10 @@ adapter=simulated
 while [ $# -gt 0 ]; do
     case "$1" in
         --adapter) adapter=$2; shift 2 ;;
-        *) echo "unknown option $1 (usage: scripts/demo.sh [--adapter simulated|apns])" >&2; exit 2 ;;
+        *) echo "unknown option $1 (usage: scripts/demo.sh [--adapter simulated|apns|native])" >&2; exit 2 ;;
     esac
 done
-case "$adapter" in simulated|apns) ;; *) echo "--adapter must be simulated or apns (as richpush worker --adapter)" >&2; exit 2 ;; esac
+case "$adapter" in simulated|apns|native) ;; *) echo "--adapter must be simulated, apns or native (apns for iOS and fcm for Android)" >&2; exit 2 ;; esac
 
 ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config curl python3 openssl
 ensure_swift
@@ -55,7 +58,7 @@ api_port=$(free_port)
 "$bin" api --port "$api_port" --queue-prefix "$prefix" --log-level warning 2>"$work/api.log" & pids+=($!)
 worker_options=()
 device_options=()
-if [ "$adapter" = apns ]; then
+if [ "$adapter" != simulated ]; then
     # A signing key like the .p8 Apple's portal gives (P-256, PKCS#8), made for this run only.
     openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null
     openssl pkcs8 -topk8 -nocrypt -in "$work/ec.pem" -out "$work/AuthKey.p8"
@@ -66,9 +69,20 @@ if [ "$adapter" = apns ]; then
     for _ in $(seq 1 100); do grep -q listening "$work/apns-sim.err" 2>/dev/null && break; sleep 0.1; done
     grep -q listening "$work/apns-sim.err" || { echo "apns-sim did not start:" >&2; cat "$work/apns-sim.err" >&2; exit 1; }
     echo "==> local APNs (richpush apns-sim) on https://127.0.0.1:$apns_port, HTTP/2 over TLS; workers trust $work/apns/ca.pem"
-    worker_options=(--adapter apns --apns-url "https://127.0.0.1:$apns_port" --apns-topic com.example.richpush
+    worker_options=(--adapter "$([ "$adapter" = native ] && echo apns,fcm || echo apns)" --apns-url "https://127.0.0.1:$apns_port" --apns-topic com.example.richpush
                     --apns-key-file "$work/AuthKey.p8" --apns-key-id DEMOKEY001 --apns-team-id DEMOTEAM01 --apns-ca-file "$work/apns/ca.pem")
     device_options=(--apns-tokens)
+fi
+if [ "$adapter" = native ]; then
+    # A service account like the Firebase console's (an RSA key), made by fcm-sim for this run only.
+    fcm_port=$(free_port)
+    "$bin" fcm-sim --port "$fcm_port" --service-account "$work/fcm/service-account.json" --make-credentials \
+        --cert-dir "$work/fcm" --hub-prefix "$prefix" --log-requests >"$work/fcm-sim.log" 2>"$work/fcm-sim.err" & pids+=($!)
+    for _ in $(seq 1 100); do grep -q listening "$work/fcm-sim.err" 2>/dev/null && break; sleep 0.1; done
+    grep -q listening "$work/fcm-sim.err" || { echo "fcm-sim did not start:" >&2; cat "$work/fcm-sim.err" >&2; exit 1; }
+    echo "==> local FCM (richpush fcm-sim) on https://127.0.0.1:$fcm_port, HTTP/2 over TLS: OAuth2 token endpoint and messages:send"
+    worker_options+=(--fcm-credentials "$work/fcm/service-account.json" --fcm-url "https://127.0.0.1:$fcm_port" --fcm-ca-file "$work/fcm/ca.pem")
+    device_options+=(--platform mixed)
 fi
 for i in 1 2; do
     "$bin" worker --queue-prefix "$prefix" --consumer "demo-worker-$i" --log-level warning "${worker_options[@]}" 2>"$work/worker-$i.log" & pids+=($!)
@@ -84,7 +98,11 @@ RICHPUSH_PASSWORD="$password" "$bin" device-sim --api "$base" --user demo --devi
 pids+=($sim)
 for _ in $(seq 1 100); do grep -q listening "$work/device.err" 2>/dev/null && break; sleep 0.1; done
 grep -q listening "$work/device.err" || { echo "the device simulator did not start:" >&2; cat "$work/device.err" >&2; exit 1; }
-echo "==> 2 simulated devices of user demo registered and listening (device 0 in the foreground, device 1 in the background)"
+if [ "$adapter" = native ]; then
+    echo "==> 2 simulated devices of user demo registered and listening (device 0 an iPhone in the foreground, device 1 an Android phone in the background)"
+else
+    echo "==> 2 simulated devices of user demo registered and listening (device 0 in the foreground, device 1 in the background)"
+fi
 
 image=Sources/RichPushAPI/Resources/default-image.png
 echo "==> sending a rich push: curl -u demo:*** -F message='Check this image out!' -F image=@$image $base/api/notifications"
@@ -107,10 +125,17 @@ for file in "$work"/device/richpush-"$id"-device*.png; do
     if cmp -s "$file" "$image"; then echo "==> image view saved $file (identical to the image sent)"; else echo "missing or different: $file" >&2; ok=0; fi
 done
 [ "$ok" -eq 1 ] || { echo "DEMO FAILED; logs in $work" >&2; exit 1; }
-if [ "$adapter" = apns ]; then
+if [ "$adapter" != simulated ]; then
     echo "==> what the local APNs received (one JSON line per request):"
     sed 's/^/    /' "$work/apns-sim.log"
+    expected=$([ "$adapter" = native ] && echo 1 || echo 2)
     accepted=$(grep -c '"status":200' "$work/apns-sim.log" || true)
-    [ "$accepted" -eq 2 ] || { echo "expected apns-sim to accept 2 pushes, it accepted $accepted" >&2; exit 1; }
+    [ "$accepted" -eq "$expected" ] || { echo "expected apns-sim to accept $expected push(es), it accepted $accepted" >&2; exit 1; }
+fi
+if [ "$adapter" = native ]; then
+    echo "==> what the local FCM received (one JSON line per request; the first is the token exchange):"
+    sed 's/^/    /' "$work/fcm-sim.log"
+    accepted=$(grep '"status":200' "$work/fcm-sim.log" | grep -vc '"issued"' || true)
+    [ "$accepted" -eq 1 ] || { echo "expected fcm-sim to accept 1 message, it accepted $accepted" >&2; exit 1; }
 fi
 echo "==> the rich push went all the way ($adapter): sent, received, fetched, displayed, opened with More"

@@ -5,6 +5,7 @@ public import NIOPosix
 import NIOSSL
 import RichPushAPNS
 import RichPushCore
+public import RichPushSimTLS
 
 /// The local APNs: HTTP/2 over TLS (ALPN `h2`) with the certificate of ``LocalCertificates``,
 /// judging every request by ``APNSServerRules`` and answering as Apple does (`apns-id` on every
@@ -41,10 +42,7 @@ public final class APNSSimulatorServer: Sendable {
                              maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(), cleartext: Bool = false,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                              log: RequestLog? = nil, forward: Forward? = nil) async throws -> APNSSimulatorServer {
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(certificates.certificatePEM.utf8)).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificates.privateKeyPEM.utf8), format: .pem)))
-        tls.applicationProtocols = ["h2"]
+        var tls = try certificates.serverTLS(applicationProtocols: ["h2"])
         tls.minimumTLSVersion = .tlsv12
         let context = cleartext ? nil : try NIOSSLContext(configuration: tls)
         let shared = APNSSimulatorStreamHandler.Shared(rules: rules, maxStreams: maxStreams, faults: faults, random: SimulationRandom(seed: faults.seed),

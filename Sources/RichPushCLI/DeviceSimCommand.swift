@@ -28,6 +28,8 @@ struct DeviceSimCommand: AsyncParsableCommand {
     @Option(help: "Device handles are <prefix>-<n> (default sim-<user>).") var handlePrefix: String?
     @Option(help: "Output format.") var format: Format = .text
     @Option(help: "File where the devices keep the collapse ids of what they show, so a restarted simulator still collapses a resend (a phone's Notification Center survives the app).") var stateFile: String?
+    @Option(help: "apns: iOS devices; fcm: Android devices (platform fcm, FCM data messages); mixed: every other device Android.")
+    var platform: SimulatorConfiguration.Devices = .apns
     @Flag(help: "Register APNs-style device tokens (64 hex digits) instead of <prefix>-<n>, for workers with --adapter apns.") var apnsTokens = false
     @Option(help: "Register device n also under the tag g<n mod this> (0: no extra tag), so a sender can address groups of devices.") var tagGroups = 0
 
@@ -56,6 +58,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
         }
         configuration.stateFile = stateFile.map { URL(fileURLWithPath: $0) }
         configuration.apnsTokens = apnsTokens
+        configuration.platforms = platform
         let simulator: DeviceSimulator
         do {
             simulator = try DeviceSimulator(configuration: configuration)
@@ -69,7 +72,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
             await simulator.stop()
             throw CLIError("device registration failed: \(error)")
         }
-        FileHandle.standardError.write(Data("device-sim: \(devices) device(s) of \(user) listening\n".utf8))
+        FileHandle.standardError.write(Data("device-sim: \(devices) device(s) of \(user) listening (\(platform.rawValue))\n".utf8))
         var logger = Logger(label: "richpush.device-sim")
         logger.logLevel = .warning
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
@@ -100,3 +103,4 @@ extension SimulatorEvent {
         return parts.joined(separator: "  ")
     }
 }
+extension SimulatorConfiguration.Devices: ExpressibleByArgument {}

@@ -17,7 +17,7 @@ public struct FCMMessage: Sendable, Hashable {
 
     /// `{"message":{"token":…,"android":…,"data":…}}` for one device.
     public func body(token: String) throws(FCMRejection) -> [UInt8] {
-        guard Self.isRegistrationToken(token) else {
+        guard PushHandle.isRegistrationToken(token, maxBytes: 4096) else {
             throw FCMRejection(.invalidArgument, "the registration token must be 1 to 4096 characters of [A-Za-z0-9_:.-], got \(token.utf8.count) characters")
         }
         var json = JSONWriter(capacity: rest.count + token.utf8.count + 32)
@@ -30,13 +30,6 @@ public struct FCMMessage: Sendable, Hashable {
         json.endObject()
         json.endObject()
         return json.bytes
-    }
-
-    static func isRegistrationToken(_ token: String) -> Bool {
-        (1...4096).contains(token.utf8.count) && token.utf8.allSatisfy {
-            (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-                || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-        }
     }
 }
 

@@ -1,5 +1,7 @@
 import Foundation
 public import Hummingbird
+import HummingbirdHTTP2
+public import NIOSSL
 import NIOCore
 import RichPushCore
 import Synchronization
@@ -7,8 +9,9 @@ import Synchronization
 /// The local FCM: Google's OAuth2 token endpoint (`POST /token`) and FCM HTTP v1's
 /// `POST /v1/projects/{project}/messages:send`, checked as Google checks them
 /// (``FCMAssertionCheck``, ``FCMMessageRules``), answering with Google's JSON errors, with
-/// faults on demand: dead registration tokens (404 `UNREGISTERED`, fixed per token by the seed)
-/// and transient 429 `QUOTA_EXCEEDED`, 500 `INTERNAL`, 503 `UNAVAILABLE`.
+/// FCM's send limits (``FCMQuota``: 429 `QUOTA_EXCEEDED` past the project's rolling minute or a
+/// device's 240 a minute) and faults on demand: dead registration tokens (404 `UNREGISTERED`, fixed
+/// per token by the seed) and transient 429 `QUOTA_EXCEEDED`, 500 `INTERNAL`, 503 `UNAVAILABLE`.
 public final class FCMSimulator: Sendable {
     public struct Configuration: Sendable {
         public var projectID: String
@@ -20,6 +23,8 @@ public final class FCMSimulator: Sendable {
         /// Transient failures: HTTP status (429, 500, 503) and share of requests.
         public var transient: [(status: Int, share: Double)] = []
         public var seed: UInt64 = 1
+        /// The project's and each device's send limits.
+        public var quota = FCMQuota.Limits()
 
         public init(projectID: String, check: FCMAssertionCheck) {
             self.projectID = projectID
@@ -27,13 +32,8 @@ public final class FCMSimulator: Sendable {
         }
     }
 
-    /// A message FCM would have accepted, for whatever stands in for the device.
-    public struct Accepted: Sendable {
-        public let token: String
-        public let body: [UInt8]
-    }
-
     let configuration: Configuration
+    private let quota: FCMQuota
     private let tokens = Mutex<[String: Date]>([:])
     private let random: SimulationRandom
     private let sequence = Atomic<Int>(0)
@@ -49,6 +49,7 @@ public final class FCMSimulator: Sendable {
     public init(configuration: Configuration, log: RequestLog? = nil, forward: (@Sendable (Accepted) -> Void)? = nil) {
         self.configuration = configuration
         self.random = SimulationRandom(seed: configuration.seed)
+        quota = FCMQuota(limits: configuration.quota)
         self.log = log
         self.forward = forward
     }
@@ -58,9 +59,10 @@ public final class FCMSimulator: Sendable {
         tokens.withLock { $0.removeAll() }
     }
 
-    /// The HTTP application (cleartext HTTP/1.1 on `host:port`).
-    public func application(host: String = "127.0.0.1", port: Int, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
-        -> some ApplicationProtocol {
+    /// The HTTP application on `host:port`: with `tls`, HTTP/2 (or HTTP/1.1, by ALPN) over TLS as
+    /// Google's endpoints; without, cleartext HTTP/1.1.
+    public func application(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration? = nil,
+                            onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let router = Router()
         router.post("/token") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 16 * 1024)
@@ -70,8 +72,8 @@ public final class FCMSimulator: Sendable {
             let body = try await request.body.collect(upTo: FCMMessageRules.maxBodyBytes + 1)
             return self.send(project: context.parameters.get("project") ?? "", authorization: request.headers[.authorization], body: Array(buffer: body))
         }
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "fcm-sim"),
-                           onServerRunning: onServerRunning)
+        return Application(router: router, server: try tls.map { try .http2Upgrade(tlsConfiguration: $0) } ?? .http1(),
+                           configuration: .init(address: .hostname(host, port: port), serverName: "fcm-sim"), onServerRunning: onServerRunning)
     }
 
     func token(form: String) -> Response {
@@ -109,6 +111,10 @@ public final class FCMSimulator: Sendable {
         case .failure(let error): return answer(error, token: nil)
         case .success(let checked): (token, validateOnly) = checked
         }
+        if let wait = quota.admit(token: token, now: Date().timeIntervalSince1970) {
+            return answer(FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.", fcm: "QUOTA_EXCEEDED"),
+                          token: token, retryAfter: String(wait))
+        }
         if SimulationRandom.stableUnit(of: token, seed: configuration.seed) < configuration.unregistered {
             return answer(FCMSimError(404, "NOT_FOUND", "Requested entity was not found.", fcm: "UNREGISTERED"), token: token)
         }
@@ -124,7 +130,7 @@ public final class FCMSimulator: Sendable {
             }
         }
         let name = "projects/\(project)/messages/\(validateOnly ? "fake_message_id" : "0:\(sequence.add(1, ordering: .relaxed).newValue)")"
-        if !validateOnly { forward?(Accepted(token: token, body: body)) }
+        if !validateOnly { forward?(Accepted(token: token, body: body, name: name)) }
         log?(Self.logLine(token: token, status: 200, error: nil))
         return Self.json(200, ["name": name])
     }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import RichPushCore
 
 /// The few calls a device makes to the backend, with Basic auth, over AsyncHTTPClient: pooled
 /// keep-alive connections on NIO's event loops (URLSession on Linux capped the background
@@ -42,12 +43,12 @@ struct APIClient: Sendable {
     }
 
     /// The seed's registration: POST /api/register?handle=H, then PUT /api/register/{id}.
-    func register(handle: String, tags: [String] = []) async throws -> String {
+    func register(handle: String, platform: Platform = .apns, tags: [String] = []) async throws -> String {
         let (status, body, _) = try await call("POST", "/api/register?handle=\(handle)")
         guard status == 200, let id = try? JSONDecoder().decode(String.self, from: body) else {
             throw SimulatorError("registration failed: HTTP \(status) \(String(decoding: body, as: UTF8.self))")
         }
-        let (putStatus, putBody, _) = try await call("PUT", "/api/register/\(id)", json: ["Platform": "apns", "Handle": handle, "Tags": tags])
+        let (putStatus, putBody, _) = try await call("PUT", "/api/register/\(id)", json: ["Platform": platform.rawValue, "Handle": handle, "Tags": tags])
         guard putStatus == 200 else { throw SimulatorError("registration failed: HTTP \(putStatus) \(String(decoding: putBody, as: UTF8.self))") }
         return id
     }

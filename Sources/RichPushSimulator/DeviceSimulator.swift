@@ -2,13 +2,16 @@ import Foundation
 import Hiredis
 public import Logging
 import RichPushAdapters
+import RichPushCore
 import Synchronization
 
-/// Simulated iOS devices running the tutorial's app: each registers with the backend, listens
-/// on its channel of the simulated hub, and for every silent push does the background fetch,
-/// schedules the local notification (category `richPush`, action `richPushMore` "More"), shows it
-/// as an alert or a banner, and lets the simulated user press More, which opens the image view.
-/// Thousands of devices share one Pub/Sub connection per 5,000.
+/// Simulated phones running the tutorial's app: iOS devices (platform `apns`) and their Android
+/// twins (platform `fcm`, reading the FCM data message). Each registers with the backend, listens
+/// on its channel of the simulated hub (where `apns-sim` and `fcm-sim` also pass on what they
+/// accept), and for every silent push does the background fetch, schedules the local notification
+/// (category `richPush`, action `richPushMore` "More"), shows it as an alert or a banner (Android:
+/// a heads-up or a notification in the shade), and lets the simulated user press More, which opens
+/// the image view. Thousands of devices share one Pub/Sub connection per 5,000.
 public final class DeviceSimulator: Sendable {
     public let configuration: SimulatorConfiguration
     /// Every step of every device, in order of occurrence.
@@ -48,7 +51,8 @@ public final class DeviceSimulator: Sendable {
                 let index = next
                 next += 1
                 let handle = configuration.handle(of: index)
-                group.addTask { (handle, index, try await self.api.register(handle: handle, tags: tags(index))) }
+                let platform = configuration.platform(of: index)
+                group.addTask { (handle, index, try await self.api.register(handle: handle, platform: platform, tags: tags(index))) }
             }
             for _ in 0..<min(32, configuration.devices) { add() }
             while let result = try await group.next() {
@@ -192,9 +196,15 @@ public final class DeviceSimulator: Sendable {
         }
         let sentAt = envelope.sentAt
         func since() -> Int? { sentAt.map { Self.nowMicros() - $0 } }
-        let richId = envelope.payload.richId
-        let richType = envelope.payload.richType
-        let message = envelope.payload.richMessage
+        let android = configuration.platform(of: device.index) == .fcm
+        guard let keys = envelope.payload.keys(for: android ? .fcm : .apns) else {
+            emit(SimulatorEvent(event: "failed", device: device.index, installation: device.installation,
+                                detail: "not an FCM data message: the Android app reads its keys from the message's data"))
+            return
+        }
+        let richId = keys.richId
+        let richType = keys.richType
+        let message = keys.richMessage
         var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
                                    message: message, sinceSentMicros: sentAt.map { now - $0 })
         if let id = envelope.id, !collapse.show(id, on: handle) {
@@ -248,7 +258,12 @@ public final class DeviceSimulator: Sendable {
         if configuration.fireDelay > .zero { try? await Task.sleep(for: configuration.fireDelay) }
         let active = configuration.appState == .active || (configuration.appState == .mixed && device.index % 2 == 0)
         event.event = active ? "alert" : "banner"
-        event.detail = active ? "in-app alert \"Notification\": \(message ?? "") [OK] [More]" : "system banner: \(message ?? "") (action: More)"
+        event.detail = switch (android, active) {
+        case (false, true): "in-app alert \"Notification\": \(message ?? "") [OK] [More]"
+        case (false, false): "system banner: \(message ?? "") (action: More)"
+        case (true, true): "heads-up notification \"Notification\": \(message ?? "") [More]"
+        case (true, false): "notification in the shade: \(message ?? "") (action: More)"
+        }
         event.sinceSentMicros = since()
         emit(event)
         await receipt(id, "displayed", device.installation)

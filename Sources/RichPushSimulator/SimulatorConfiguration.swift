@@ -1,6 +1,6 @@
 public import Foundation
 import Crypto
-import RichPushCore
+public import RichPushCore
 public import Hiredis
 
 /// How the simulated devices behave, as the tutorial's iOS app does.
@@ -11,6 +11,13 @@ public struct SimulatorConfiguration: Sendable {
         /// In the background: the system banner; tapping it or More opens the app.
         case background
         /// Every other device active.
+        case mixed
+    }
+
+    /// Which phones: iOS (the tutorial's app), Android (its twin on FCM data messages), or both.
+    public enum Devices: String, Sendable, CaseIterable {
+        case apns, fcm
+        /// Device 0, 2, 4… iOS; 1, 3, 5… Android.
         case mixed
     }
 
@@ -57,10 +64,27 @@ public struct SimulatorConfiguration: Sendable {
     /// Push handles as APNs device tokens (64 hex digits, derived from `<handlePrefix>-<n>`),
     /// for the APNs adapter and `richpush apns-sim`; false: `<handlePrefix>-<n>` as is.
     public var apnsTokens = false
+    /// iOS devices (platform `apns`), Android devices (platform `fcm`), or every other one each.
+    public var platforms: Devices = .apns
 
-    /// The push handle of device `index`.
+    /// The platform device `index` registers with.
+    public func platform(of index: Int) -> Platform {
+        switch platforms {
+        case .apns: .apns
+        case .fcm: .fcm
+        case .mixed: index % 2 == 0 ? .apns : .fcm
+        }
+    }
+
+    /// The push handle of device `index`: for Android an FCM-shaped registration token
+    /// (`<22 base64url>:APA91b<43 base64url>`, derived from `<handlePrefix>-<n>`), for iOS
+    /// `<handlePrefix>-<n>` or, with ``apnsTokens``, 64 hex digits derived from it.
     public func handle(of index: Int) -> String {
         let name = "\(handlePrefix)-\(index)"
+        if platform(of: index) == .fcm {
+            let instance = Base64URL.encode(SHA256.hash(data: Array("instance:\(name)".utf8)).prefix(16))
+            return "\(instance):APA91b" + Base64URL.encode(SHA256.hash(data: Array(name.utf8)))
+        }
         guard apnsTokens else { return name }
         return Hex.encode(SHA256.hash(data: Array(name.utf8)))
     }

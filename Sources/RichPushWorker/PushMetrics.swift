@@ -4,20 +4,26 @@ import Synchronization
 
 /// The push stage's series: `richpush_pushes_total{adapter,outcome}`,
 /// `richpush_duplicates_suppressed_total`, `richpush_render_seconds`,
-/// `richpush_send_seconds{adapter}` and `richpush_enqueue_to_device_seconds{adapter}` (from the
-/// notification's creation to the platform accepting the push). Handles are made once and kept.
+/// `richpush_send_seconds{adapter}` (one batch, through every route) and
+/// `richpush_enqueue_to_device_seconds{adapter}` (from the notification's creation to the platform
+/// accepting the push). `adapter` is the route that carried the push (`apns`, `fcm`, `simulated`),
+/// for `send_seconds` the worker's whole adapter. Handles are made once and kept.
 final class PushMetrics: Sendable {
+    struct Series: Hashable {
+        let adapter: String
+        let outcome: String
+    }
+
     let adapter: String
     private let render = Timer(label: "richpush_render_seconds")
     private let send: Timer
-    private let toDevice: Timer
+    private let toDevice = Mutex<[String: Timer]>([:])
     private let duplicates = Counter(label: "richpush_duplicates_suppressed_total")
-    private let outcomes = Mutex<[String: Counter]>([:])
+    private let outcomes = Mutex<[Series: Counter]>([:])
 
     init(adapter: String) {
         self.adapter = adapter
         send = Timer(label: "richpush_send_seconds", dimensions: [("adapter", adapter)])
-        toDevice = Timer(label: "richpush_enqueue_to_device_seconds", dimensions: [("adapter", adapter)])
     }
 
     func rendered(in elapsed: Duration) { render.recordNanoseconds(elapsed.nanoseconds) }
@@ -32,16 +38,23 @@ final class PushMetrics: Sendable {
     }
 
     /// One push reached the platform; `createdAt` is the notification's creation, ms since 1970.
-    func delivered(createdAt: Int64, now: Int64) {
-        toDevice.recordMilliseconds(max(0, now - createdAt))
+    /// The timer of `richpush_enqueue_to_device_seconds{adapter}`: a push reached the platform
+    /// `now - createdAt` ms after its notification was created (ms since 1970).
+    func toDevice(adapter: String) -> Timer {
+        toDevice.withLock { timers in
+            if let timer = timers[adapter] { return timer }
+            let timer = Timer(label: "richpush_enqueue_to_device_seconds", dimensions: [("adapter", adapter)])
+            timers[adapter] = timer
+            return timer
+        }
     }
 
-    func count(_ outcome: String, by amount: Int) {
+    func count(_ series: Series, by amount: Int) {
         guard amount > 0 else { return }
         let counter = outcomes.withLock { counters in
-            if let counter = counters[outcome] { return counter }
-            let counter = Counter(label: "richpush_pushes_total", dimensions: [("adapter", adapter), ("outcome", outcome)])
-            counters[outcome] = counter
+            if let counter = counters[series] { return counter }
+            let counter = Counter(label: "richpush_pushes_total", dimensions: [("adapter", series.adapter), ("outcome", series.outcome)])
+            counters[series] = counter
             return counter
         }
         counter.increment(by: amount)

@@ -1,3 +1,4 @@
+import Metrics
 import RichPushCore
 import RichPushQueue
 
@@ -83,29 +84,37 @@ extension RichPushJobHandler {
         let now = JobQueue.nowMilliseconds()
         var retryable: [Planned] = []
         var invalid: [Installation] = []
-        var tally: [String: Int] = [:]
+        // Per adapter (the route of the device's platform) and outcome.
+        var tally: [PushMetrics.Series: Int] = [:]
+        var routes: [Platform: (name: String, toDevice: Timer)] = [:]
         for (plan, outcome) in zip(toSend, sent) {
             let result: DeliveryResult
+            let platform = plan.push.installation.platform
+            let (route, toDevice) = routes[platform] ?? {
+                let route = (name: adapter.name(for: platform), toDevice: metrics.toDevice(adapter: adapter.name(for: platform)))
+                routes[platform] = route
+                return route
+            }()
             switch outcome {
             case .sent(let adapterID):
                 result = DeliveryResult(installation: plan.key.installation, counter: .sent, adapterID: adapterID)
-                tally["sent", default: 0] += 1
-                if let createdAt = work[plan.work].notification?.createdAt { metrics.delivered(createdAt: createdAt, now: now) }
+                tally[.init(adapter: route, outcome: "sent"), default: 0] += 1
+                if let createdAt = work[plan.work].notification?.createdAt { toDevice.recordMilliseconds(max(0, now - createdAt)) }
             case .held(let adapterID):
                 result = DeliveryResult(installation: plan.key.installation, counter: .held, adapterID: adapterID)
-                tally["held", default: 0] += 1
+                tally[.init(adapter: route, outcome: "held"), default: 0] += 1
             case .invalidToken(let reason):
                 result = DeliveryResult(installation: plan.key.installation, counter: .invalidToken, error: reason)
-                tally["invalid_token", default: 0] += 1
+                tally[.init(adapter: route, outcome: "invalid_token"), default: 0] += 1
                 invalid.append(plan.push.installation)
             case .failed(let reason, let canRetry):
                 if canRetry { retryable.append(plan) }
                 result = DeliveryResult(installation: plan.key.installation, counter: canRetry ? .retried : .failed, error: reason)
-                tally[canRetry ? "retried" : "failed", default: 0] += 1
+                tally[.init(adapter: route, outcome: canRetry ? "retried" : "failed"), default: 0] += 1
             }
             outcomes[plan.key.notification, default: []].append(result)
         }
-        for (outcome, count) in tally { metrics.count(outcome, by: count) }
+        for (series, count) in tally { metrics.count(series, by: count) }
         // Recording releases the leases of retryable failures in the same script, so a retry
         // reaches exactly the pushes that failed; a failure here fails the batch for retry.
         try await ledger.recordDeliveries(outcomes)

@@ -10,12 +10,23 @@ public import RichPushStorage
 
 /// Everything `richpush worker` can be told about delivery, with production defaults.
 public struct RichPushWorkerConfiguration: Sendable {
-    /// Where pushes go.
+    /// Where the pushes of a platform go.
     public enum Adapter: Sendable {
         /// The hub on Redis Pub/Sub, keeping an offline device's newest push this long.
         case simulated(holdFor: Duration)
         /// Apple's servers (or a local `richpush apns-sim`) over HTTP/2 with a provider token.
         case apns(APNSSettings)
+        /// No adapter of their own: they go with ``otherPlatforms``.
+        case none
+    }
+
+    /// Where pushes to platforms with no adapter of their own (`fcm` without ``fcm``, `wns`, …) go.
+    public enum OtherPlatforms: Sendable {
+        /// To the hub on Redis Pub/Sub, keeping an offline device's newest push this long.
+        case simulated(holdFor: Duration)
+        /// Nowhere: each such push fails at once, permanently, with a reason naming the missing
+        /// adapter (never handed to an adapter that would refuse the token and unregister the device).
+        case refused
     }
 
     /// Where and as whom the APNs adapter sends: the client holds the connections (the caller
@@ -39,19 +50,30 @@ public struct RichPushWorkerConfiguration: Sendable {
         /// `https://fcm.googleapis.com`, or a local `richpush fcm-sim`.
         public var baseURL: String
         public var account: FCMServiceAccount
+        /// How long one request (a send, a token exchange) may take.
+        public var timeout: Duration
 
-        public init(http: HTTPClient, baseURL: String = "https://fcm.googleapis.com", account: FCMServiceAccount) {
+        public init(http: HTTPClient, baseURL: String = "https://fcm.googleapis.com", account: FCMServiceAccount, timeout: Duration = .seconds(10)) {
             self.http = http
             self.baseURL = baseURL
             self.account = account
+            self.timeout = timeout
+        }
+
+        /// The fleet's shared access token for this account.
+        public func accessToken(redis: any RedisClient, prefix: String) -> FCMAccessToken {
+            FCMAccessToken(redis: redis, prefix: prefix, account: account, http: http, timeout: timeout)
         }
     }
 
     public var worker: JobWorkerConfiguration
-    /// Where pushes go, unless their platform has a route of its own (`fcm`).
+    /// Where iOS pushes (platform `apns`) go; the hub also takes every platform without an
+    /// adapter of its own.
     public var adapter: Adapter
-    /// When set, installations with platform `fcm` get FCM data messages through FCM.
+    /// When set, installations with platform `fcm` (or legacy `gcm`) get FCM messages through FCM.
     public var fcm: FCMSettings?
+    /// With the APNs adapter: where the other platforms' pushes go (`fcm` ones too, without ``fcm``).
+    public var otherPlatforms: OtherPlatforms
     public var renderer: PushRenderer
     /// Installations per fan-out sub-job.
     public var fanOutBatch: Int
@@ -62,10 +84,11 @@ public struct RichPushWorkerConfiguration: Sendable {
 
     public init(worker: JobWorkerConfiguration = JobWorkerConfiguration(), adapter: Adapter = .simulated(holdFor: .seconds(86400)),
                 renderer: PushRenderer = PushRenderer(), fanOutBatch: Int = 500, retention: Duration = .seconds(7 * 86400),
-                leaseDuration: Duration = .seconds(30), fcm: FCMSettings? = nil) {
+                leaseDuration: Duration = .seconds(30), fcm: FCMSettings? = nil, otherPlatforms: OtherPlatforms = .refused) {
         self.worker = worker
         self.adapter = adapter
         self.fcm = fcm
+        self.otherPlatforms = otherPlatforms
         self.renderer = renderer
         self.fanOutBatch = fanOutBatch
         self.retention = retention
@@ -95,20 +118,25 @@ public struct WorkerDependencies: Sendable {
 public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> JobWorker {
     let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
-    let base: any PushAdapter = switch configuration.adapter {
-    case .simulated(let holdFor):
-        SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor)
-    case .apns(let settings):
-        APNSPushAdapter(client: settings.client, topic: settings.topic,
-                        token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer))
+    let hub = { (holdFor: Duration) in SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor) }
+    var routes: [Platform: any PushAdapter] = [:]
+    if case .apns(let settings) = configuration.adapter {
+        routes[.apns] = APNSPushAdapter(client: settings.client, topic: settings.topic,
+                                        token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer))
     }
-    var adapter = base
-    var formats: [Platform: PushFormat] = [:]
     if let fcm = configuration.fcm {
-        let token = FCMAccessToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, account: fcm.account, http: fcm.http)
-        adapter = RoutedPushAdapter(fallback: base, routes: [.fcm: FCMPushAdapter(http: fcm.http, baseURL: fcm.baseURL, projectID: fcm.account.projectID, token: token)])
-        formats[.fcm] = .fcm
+        let token = fcm.accessToken(redis: dependencies.redis, prefix: dependencies.queue.prefix)
+        let adapter = FCMPushAdapter(http: fcm.http, baseURL: fcm.baseURL, projectID: fcm.account.projectID, token: token, timeout: fcm.timeout)
+        routes[.fcm] = adapter
+        routes[.gcm] = adapter
     }
+    // Android devices get an FCM message whichever adapter carries it (the hub in demos).
+    let formats: [Platform: PushFormat] = [.fcm: .fcm, .gcm: .fcm]
+    let fallback: any PushAdapter = switch (configuration.adapter, configuration.otherPlatforms) {
+    case (.simulated(let holdFor), _), (_, .simulated(let holdFor)): hub(holdFor)
+    case (_, .refused): UnroutedPushAdapter(configured: Set(routes.values.map(\.name)).sorted())
+    }
+    let adapter: any PushAdapter = routes.isEmpty ? fallback : RoutedPushAdapter(fallback: fallback, routes: routes)
     var handlers = JobHandlers()
     extraHandlers(&handlers)
     RichPushJobHandler(

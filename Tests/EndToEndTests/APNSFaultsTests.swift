@@ -10,6 +10,7 @@ import RichPushStorage
 import RichPushWorker
 import Synchronization
 import Testing
+import RichPushSimTLS
 
 /// The worker's APNs path against an apns-sim that fails as Apple does: dead tokens (410),
 /// bad tokens (400), throttling (429) and server errors (500). Every device ends in exactly one

@@ -47,7 +47,7 @@ struct MixedPlatformTests {
                 logger.logLevel = .error
                 // Its own start, not just something listening on the port (a parallel test may have taken it).
                 let running = Mutex(false)
-                let application = simulator.application(port: port) { _ in running.withLock { $0 = true } }
+                let application = try simulator.application(port: port) { _ in running.withLock { $0 = true } }
                 let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
                 let http = HTTPClient(eventLoopGroupProvider: .singleton)
                 try await withThrowingTaskGroup(of: Void.self) { tasks in

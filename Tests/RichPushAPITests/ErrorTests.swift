@@ -62,6 +62,20 @@ struct ErrorTests {
                     #expect(response.status == .badRequest && response.errorCode == "unknown_platform")
                     #expect(response.errorMessage.contains("apns"))
                 }
+                // An FCM registration token has FCM's alphabet; the same handle is fine for APNs.
+                try await client.execute(uri: "/api/register/abc", method: .put, headers: alice,
+                                         body: APIFixture.json(["Platform": "fcm", "Handle": "abc/def+="])) { response in
+                    #expect(response.status == .badRequest && response.errorCode == "bad_handle")
+                    #expect(response.errorMessage.contains("FCM registration token"), "\(response.errorMessage)")
+                }
+                try await client.execute(uri: "/api/register/abc", method: .put, headers: alice,
+                                         body: APIFixture.json(["Platform": "fcm", "Handle": "cX1:APA91b-x_y.z"])) { response in
+                    #expect(response.status == .ok)
+                }
+                try await client.execute(uri: "/api/register/abc", method: .put, headers: alice,
+                                         body: APIFixture.json(["Platform": "apns", "Handle": String(repeating: "a", count: 513)])) { response in
+                    #expect(response.status == .badRequest && response.errorCode == "bad_handle")
+                }
                 try await client.execute(uri: "/api/register/abc", method: .put, headers: alice,
                                          body: APIFixture.json(["Platform": "apns", "Handle": "h", "Extra": 1])) { response in
                     #expect(response.status == .badRequest && response.errorCode == "unknown_field")

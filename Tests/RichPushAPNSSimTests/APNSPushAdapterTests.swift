@@ -8,6 +8,7 @@ import RichPushAPNSSim
 import RichPushCore
 import Synchronization
 import Testing
+import RichPushSimTLS
 
 /// The APNs adapter against the local APNs over TLS and HTTP/2, with the token shared in Redis.
 @Suite("APNs adapter against apns-sim")

@@ -8,6 +8,7 @@ import RichPushAPNSSim
 import RichPushCore
 import Synchronization
 import Testing
+import RichPushSimTLS
 
 /// The local APNs over real TLS and HTTP/2 on loopback, with async-http-client as the client.
 @Suite("apns-sim over TLS and HTTP/2")

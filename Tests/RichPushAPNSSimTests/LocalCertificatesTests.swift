@@ -2,6 +2,7 @@ import Foundation
 import RedisTestSupport
 import RichPushAPNSSim
 import Testing
+import RichPushSimTLS
 
 /// The local APNs's certificates, checked by openssl (an independent implementation).
 @Suite("Local TLS certificates")

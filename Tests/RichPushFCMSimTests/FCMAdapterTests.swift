@@ -44,7 +44,7 @@ struct FCMAdapterTests {
             var logger = Logger(label: "fcm-sim")
             logger.logLevel = .critical
             let running = Mutex(false)
-            let application = simulator.application(port: port) { _ in running.withLock { $0 = true } }
+            let application = try simulator.application(port: port) { _ in running.withLock { $0 = true } }
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
             let started = try await withThrowingTaskGroup(of: Void.self) { tasks -> Bool in
                 let finished = Mutex(false)
@@ -192,5 +192,26 @@ final class LogLines: Sendable {
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [[String: Any]] {
         lines.withLock { $0 }.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
+}
+
+extension FCMAdapterTests {
+    /// Past a device's limit fcm-sim answers FCM's 429 with Retry-After, and the adapter holds.
+    @Test func theDeviceLimitIsFCMsQuotaExceeded() async throws {
+        try await withRedisServer { server in
+            try await Self.withSimulator({ $0.quota.devicePerMinute = 2 }) { _, port, requests in
+                let http = HTTPClient(eventLoopGroupProvider: .singleton)
+                let adapter = FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: "richpush-demo",
+                                             token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration),
+                                                                   prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: port), http: http),
+                                             concurrency: 1)
+                let outcomes = try await adapter.send(try (1...3).map { try Self.push("same-phone", id: $0) })
+                #expect(outcomes.prefix(2).allSatisfy { if case .sent = $0 { true } else { false } }, "\(outcomes)")
+                #expect(outcomes.last == .failed(reason: "QUOTA_EXCEEDED: Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.", retryable: true))
+                #expect(requests().filter { $0["status"] as? Int == 429 }.count == 1)
+                await #expect(throws: FCMQuotaExceeded.self) { _ = try await adapter.send([try Self.push("another-phone")]) }
+                try await http.shutdown()
+            }
+        }
     }
 }

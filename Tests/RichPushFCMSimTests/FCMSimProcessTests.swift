@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hiredis
+import NIOSSL
 import RedisTestSupport
 import RichPushCore
 import RichPushFCM
@@ -16,15 +17,24 @@ struct FCMSimProcessTests {
             let file = server.directory.appendingPathComponent("fcm/service-account.json")
             let sim = try await ChildProcess(executable: try richpushExecutable(), arguments: [
                 "fcm-sim", "--port", String(port), "--service-account", file.path, "--make-credentials", "--log-requests",
-                "--unregistered", "50%", "--seed", "9",
+                "--unregistered", "50%", "--seed", "9", "--redis-url", server.url, "--no-forward",
+                "--cert-dir", server.directory.appendingPathComponent("fcm").path,
             ], logFile: server.directory.appendingPathComponent("fcm-sim.log"))
-            let http = HTTPClient(eventLoopGroupProvider: .singleton)
+            var tls = TLSConfiguration.makeClientConfiguration()
+            var http = HTTPClient(eventLoopGroupProvider: .singleton)
             do {
                 try await waitUntil(timeout: .seconds(20), "fcm-sim to listen") { sim.log.contains("listening") }
+                #expect(sim.log.contains("https://127.0.0.1:\(port) (HTTP/2 over TLS"), "\(sim.log)")
+                // Only with its CA: the certificate is the simulator's own.
+                try await http.shutdown()
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(server.directory.appendingPathComponent("fcm/ca.pem").path))
+                http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+                let probe = try await http.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/token"), timeout: .seconds(5))
+                #expect(probe.version == .http2, "Google's endpoints speak HTTP/2 to a client that offers it")
                 let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
                 #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "the private key's file is the owner's only")
                 let account = try FCMServiceAccount(json: Array(try Data(contentsOf: file)))
-                let adapter = FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: account.projectID,
+                let adapter = FCMPushAdapter(http: http, baseURL: "https://127.0.0.1:\(port)", projectID: account.projectID,
                                              token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration),
                                                                    prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: account, http: http))
                 let notification = RichNotification(id: 7, message: "hi", richType: .text, contentType: "text/plain", payloadHash: "h", payloadSize: 2,

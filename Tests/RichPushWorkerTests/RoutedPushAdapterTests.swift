@@ -41,3 +41,17 @@ struct RoutedPushAdapterTests {
         await #expect(throws: Unreachable.self) { _ = try await routed.send([Self.push("a", .apns), Self.push("b", .fcm)]) }
     }
 }
+
+extension RoutedPushAdapterTests {
+    /// A platform the worker has no adapter for fails at once, for good, naming the fix, and is
+    /// never handed to another platform's adapter (which would refuse the token and unregister it).
+    @Test func aPlatformWithoutAnAdapterFailsNamingIt() async throws {
+        let apns = InMemoryPushAdapter()
+        let routed = RoutedPushAdapter(fallback: UnroutedPushAdapter(configured: ["apns"]), routes: [.apns: apns])
+        let outcomes = try await routed.send([Self.push("ios", .apns), Self.push("android", .fcm)])
+        #expect(outcomes.first.map { if case .sent = $0 { true } else { false } } == true, "\(outcomes)")
+        guard case .failed(let reason, let retryable) = outcomes.last else { Issue.record("\(outcomes)"); return }
+        #expect(!retryable && reason.contains("no adapter for platform fcm") && reason.contains("--adapter"), "\(reason)")
+        #expect(apns.pushes.map(\.installation.id) == ["ios"])
+    }
+}

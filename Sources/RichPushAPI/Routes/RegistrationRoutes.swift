@@ -38,7 +38,9 @@ struct RegistrationRoutes {
         guard let handle = object["Handle"] as? String else {
             throw APIError.badRequest("'Handle' (the push token) is required", code: "missing_field")
         }
-        try Self.validate(handle: handle)
+        if let problem = PushHandle.problem(with: handle, platform: platform) {
+            throw APIError.badRequest(problem, code: "bad_handle")
+        }
         var tags = Set<String>()
         if let rawTags = object["Tags"], !(rawTags is NSNull) {
             guard let list = rawTags as? [String] else { throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type") }
@@ -76,10 +78,11 @@ struct RegistrationRoutes {
         return Response(status: .ok)
     }
 
-    /// A push handle: 1 to 512 bytes of printable ASCII (APNs tokens are hex, FCM tokens base64url).
+    /// A handle before its platform is known (`POST /api/register?handle=`): 1 to 512 printable
+    /// ASCII characters; `PUT` checks it against its platform's rules.
     static func validate(handle: String) throws {
-        guard (1...512).contains(handle.utf8.count), handle.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw APIError.badRequest("a push handle is 1 to 512 printable ASCII characters", code: "bad_handle")
+        if let problem = PushHandle.problem(with: handle, platform: .apns) {
+            throw APIError.badRequest(problem, code: "bad_handle")
         }
     }
 

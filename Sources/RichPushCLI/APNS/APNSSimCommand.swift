@@ -7,6 +7,7 @@ import RichPushAPNS
 import RichPushAPNSSim
 import RichPushCore
 import ServiceLifecycle
+import RichPushSimTLS
 
 /// `richpush apns-sim`: a local APNs for tests, demos and load tests.
 struct APNSSimCommand: AsyncParsableCommand {
@@ -48,7 +49,7 @@ struct APNSSimCommand: AsyncParsableCommand {
         guard !topic.isEmpty else { throw ValidationError("give at least one --topic (the app's bundle id)") }
         guard (1...100_000).contains(maxStreams) else { throw ValidationError("--max-streams must be 1 to 100000") }
         guard goawayEvery.map({ $0 > 0 }) ?? true else { throw ValidationError("--goaway-every must be positive") }
-        for host in certHost where host.isEmpty || host.utf8.count > 253 || !host.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || (48...57).contains($0) || (97...122).contains($0 | 0x20) }) {
+        for host in certHost where !LocalCertificates.isDNSName(host) {
             throw ValidationError("--cert-host '\(host)' is not a DNS name (letters, digits, '-' and '.')")
         }
         _ = try faultPlan()
@@ -80,52 +81,24 @@ struct APNSSimCommand: AsyncParsableCommand {
         let certificates = try LocalCertificates.generate(hosts: ["localhost"] + certHost)
         try certificates.write(to: URL(fileURLWithPath: certDir))
         let pool = RedisConnectionPool(configuration: try redis.configuration(clientName: "richpush-apns-sim"), size: 2, logger: logger)
-        let hub = SimulatedHubAdapter(redis: pool, prefix: hubPrefix)
-        let (accepted, sink) = AsyncStream.makeStream(of: APNSSimulatorServer.AcceptedPush.self)
+        let (deliver, made) = HubForwarder.make(hub: SimulatedHubAdapter(redis: pool, prefix: hubPrefix), logger: logger)
+        var forwarder = made
         var log: APNSSimulatorServer.RequestLog?
         if logRequests { log = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) } }
         var forward: APNSSimulatorServer.Forward?
-        if !noForward { forward = { push in sink.yield(push) } }
+        if !noForward { forward = { push in deliver(Self.outgoing(push)) } }
         let server = try await APNSSimulatorServer.start(host: host, port: port, certificates: certificates, rules: rules, maxStreams: maxStreams,
                                                          faults: try faultPlan(), cleartext: cleartext, log: log, forward: forward)
         FileHandle.standardError.write(Data("apns-sim: listening on \(cleartext ? "http" : "https")://\(host):\(server.port)\(cleartext ? " (cleartext HTTP/2)" : " (trust \(certDir)/ca.pem)")\n".utf8))
-        let forwarding = ForwardingService(accepted: accepted, sink: sink, hub: hub, server: server, logger: logger)
-        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: pool), .init(service: forwarding)]
+        forwarder.onShutdown = { try await server.stop() }
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: pool), .init(service: forwarder)]
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }
 
-/// Passes accepted pushes to the simulated hub (publish, or hold for an offline device) until
-/// shutdown, then stops the server.
-struct ForwardingService: Service {
-    let accepted: AsyncStream<APNSSimulatorServer.AcceptedPush>
-    let sink: AsyncStream<APNSSimulatorServer.AcceptedPush>.Continuation
-    let hub: SimulatedHubAdapter
-    let server: APNSSimulatorServer
-    let logger: Logger
-
-    func run() async throws {
-        await withGracefulShutdownHandler {
-            for await push in accepted {
-                var batch = [Self.outgoing(push)]
-                await flush(&batch)
-            }
-        } onGracefulShutdown: {
-            sink.finish()
-        }
-        try await server.stop()
-    }
-
-    private func flush(_ batch: inout [OutgoingPush]) async {
-        do {
-            _ = try await hub.send(batch)
-        } catch {
-            logger.warning("cannot pass pushes on to the hub", metadata: ["pushes": "\(batch.count)", "error": "\(error)"])
-        }
-        batch.removeAll(keepingCapacity: true)
-    }
-
+extension APNSSimCommand {
+    /// An accepted push as the hub carries it to the device.
     static func outgoing(_ push: APNSSimulatorServer.AcceptedPush) -> OutgoingPush {
         OutgoingPush(notification: 0, installation: Installation(id: push.deviceToken, platform: .apns, handle: push.deviceToken, tags: [], owner: "", updatedAt: 0),
                      rendered: RenderedPush(payload: push.payload, pushType: push.headers["apns-push-type"] ?? "alert",

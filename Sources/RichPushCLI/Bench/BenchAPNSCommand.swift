@@ -6,6 +6,7 @@ import NIOSSL
 import RichPushAPNS
 import RichPushAPNSSim
 import RichPushCore
+import RichPushSimTLS
 
 /// `richpush bench apns`: pushes per second through ``APNSPushAdapter`` to an in-process
 /// `apns-sim` over TLS and HTTP/2 on loopback (client and server share this process and its cores).

@@ -4,6 +4,8 @@ import AsyncHTTPClient
 import Foundation
 import Hiredis
 import Logging
+import NIOSSL
+import RichPushSimTLS
 import RichPushCore
 import RichPushFCM
 import RichPushFCMSim
@@ -11,7 +13,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// `richpush bench fcm`: messages per second through ``FCMPushAdapter`` to an in-process
-/// `fcm-sim` on loopback (cleartext HTTP/1.1; client and server share this process and its cores).
+/// `fcm-sim` on loopback (HTTP/2 over TLS as Google's endpoint, or cleartext HTTP/1.1; client and
+/// server share this process and its cores).
 struct BenchFCMCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "fcm", abstract: "Measure the FCM adapter against an in-process fcm-sim.")
 
@@ -20,6 +23,7 @@ struct BenchFCMCommand: AsyncParsableCommand {
     @Option(help: "Messages per adapter call (a worker's batch).") var batch = 1000
     @Option(help: "Requests in flight at once.") var concurrency = 200
     @Option(help: "Loopback port for the in-process fcm-sim.") var port = 18095
+    @Flag(help: "Cleartext HTTP/1.1 instead of HTTP/2 over TLS.") var cleartext = false
 
     func validate() throws {
         guard messages > 0, batch > 0, concurrency > 0 else { throw ValidationError("--messages, --batch and --concurrency must be positive") }
@@ -29,23 +33,36 @@ struct BenchFCMCommand: AsyncParsableCommand {
     func run() async throws {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let port = port
+        let scheme = cleartext ? "http" : "https"
+        var serverTLS: TLSConfiguration?
+        var clientConfiguration = HTTPClient.Configuration()
+        if !cleartext {
+            let certificates = try LocalCertificates.generate()
+            serverTLS = try certificates.serverTLS(applicationProtocols: ["h2", "http/1.1"])
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)))
+            clientConfiguration.tlsConfiguration = tls
+        }
         let accountJSON: [String: Any] = ["type": "service_account", "project_id": "richpush-bench", "private_key_id": "bench",
                                           "private_key": key.pkcs8PEMRepresentation, "client_email": "bench@richpush-bench.iam.gserviceaccount.com",
-                                          "token_uri": "http://127.0.0.1:\(port)/token"]
+                                          "token_uri": "\(scheme)://127.0.0.1:\(port)/token"]
         let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: accountJSON)))
-        let simulator = FCMSimulator(configuration: FCMSimulator.Configuration(
+        var configuration = FCMSimulator.Configuration(
             projectID: account.projectID,
-            check: try FCMAssertionCheck(clientEmail: account.clientEmail, keyID: "bench", publicKeyPEM: account.publicKeyPEM, audiences: [account.tokenURI])))
+            check: try FCMAssertionCheck(clientEmail: account.clientEmail, keyID: "bench", publicKeyPEM: account.publicKeyPEM, audiences: [account.tokenURI]))
+        // The bench measures the adapter, not FCM's default 10,000/s project quota.
+        configuration.quota.projectPerMinute = .max / 2
+        let simulator = FCMSimulator(configuration: configuration)
         var logger = Logger(label: "bench.fcm")
         logger.logLevel = .error
         let running = Mutex(false)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [simulator.application(port: port) { _ in running.withLock { $0 = true } }], logger: logger))
+            services: [try simulator.application(port: port, tls: serverTLS) { _ in running.withLock { $0 = true } }], logger: logger))
         let server = Task { try await group.run() }
         while !running.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         let connection = try await RedisConnection.connect(configuration: try redis.configuration(clientName: "richpush-bench"))
-        let adapter = FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: account.projectID,
+        let adapter = FCMPushAdapter(http: http, baseURL: "\(scheme)://127.0.0.1:\(port)", projectID: account.projectID,
                                      token: FCMAccessToken(redis: connection, prefix: "bench:\(UUID().uuidString.prefix(6))", account: account, http: http),
                                      concurrency: concurrency)
         func makeBatch(_ start: Int, _ count: Int) throws -> [OutgoingPush] {
@@ -75,8 +92,8 @@ struct BenchFCMCommand: AsyncParsableCommand {
         let seconds = Double((clock.now - start).milliseconds) / 1000
         let (p50, p99) = timings.percentiles
         let rss = BatchTimings.peakRSS
-        print(String(format: "%d messages in %.2f s: %.0f messages/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; peak RSS %@ (adapter and fcm-sim in one process, HTTP/1.1)",
-                     sent, seconds, Double(sent) / seconds, batch, p50, p99, failed, rss))
+        print(String(format: "%d messages in %.2f s: %.0f messages/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; peak RSS %@ (adapter and fcm-sim in one process, %@)",
+                     sent, seconds, Double(sent) / seconds, batch, p50, p99, failed, rss, cleartext ? "cleartext HTTP/1.1" : "HTTP/2 over TLS"))
         await connection.close()
         try await http.shutdown()
         await group.triggerGracefulShutdown()

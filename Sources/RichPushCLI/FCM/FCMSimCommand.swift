@@ -2,6 +2,10 @@ import _CryptoExtras
 import ArgumentParser
 import Foundation
 import Logging
+import NIOSSL
+import RichPushSimTLS
+import Hiredis
+import RichPushAdapters
 import RichPushFCM
 import RichPushFCMSim
 import ServiceLifecycle
@@ -14,28 +18,47 @@ struct FCMSimCommand: AsyncParsableCommand {
         abstract: "A local FCM: Google's OAuth2 token endpoint and FCM HTTP v1 messages:send, with Google's checks and errors.",
         discussion: """
         It checks service-account assertions against the public half of --service-account (the same \
-        JSON the workers use) and FCM messages against the v1 Message schema. With --make-credentials \
+        JSON the workers use) and FCM messages against the v1 Message schema, and enforces the \
+        project's rolling-minute quota and the per-device limit (429 QUOTA_EXCEEDED with Retry-After). \
+        It speaks HTTP/2 over TLS with a CA it makes and writes into --cert-dir (give workers \
+        --fcm-ca-file <dir>/ca.pem), or cleartext HTTP/1.1 with --cleartext. With --make-credentials \
         it first writes a new service account (an RSA key) whose token_uri is this simulator, for \
-        workers to use with --fcm-credentials. Cleartext HTTP/1.1 for now. --log-requests prints one \
-        JSON line per messages:send.
+        workers to use with --fcm-credentials. Accepted messages are published to the simulated hub's \
+        device channels (<hub-prefix>:device:<token>), so `richpush device-sim --platform fcm` \
+        receives them. --log-requests prints one JSON line per messages:send.
         """)
 
+    @OptionGroup var redis: RedisOptions
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port (0 picks a free one).") var port = 8095
     @Option(help: "The service-account JSON whose assertions it accepts.") var serviceAccount: String
     @Flag(help: "Write a new service account to --service-account first (an existing file is kept).") var makeCredentials = false
     @Option(help: "The project id of a service account it makes.") var projectID = "richpush-local"
+    @Option(help: "The host name workers reach this simulator by, for the token_uri of a service account it makes (default: --host, or 127.0.0.1 for 0.0.0.0).")
+    var publicHost: String?
     @Option(help: "Seconds the access tokens it issues live (expires_in).") var tokenLifetime = 3600
     @Option(help: "Share of registration tokens that are dead (404 UNREGISTERED), e.g. 5%.") var unregistered = "0%"
     @Option(help: "Transient failures of messages:send: STATUS:PERCENT%,… with STATUS 429, 500 or 503, e.g. \"429:2%,503:1%\".")
     var fail: String?
     @Option(help: "Seed of the fault choices.") var seed: UInt64 = 1
     @Flag(help: "Print one JSON line per messages:send.") var logRequests = false
+    @Option(help: "Directory for ca.pem, cert.pem and key.pem (workers trust ca.pem with --fcm-ca-file).") var certDir = ".richpush-fcm-sim"
+    @Option(help: "Another DNS name the certificate is for, besides localhost (repeat for more; e.g. a compose service name).")
+    var certHost: [String] = []
+    @Flag(help: "Serve cleartext HTTP/1.1 instead of HTTP/2 over TLS (Google's endpoints are TLS only).") var cleartext = false
+    @Option(help: "Requests the project may send in any rolling minute (FCM's default quota is 600000).") var projectQuota = 600_000
+    @Option(help: "Messages one device may get per minute (FCM's limit is 240).") var deviceQuota = 240
+    @Option(help: "Key prefix of the simulated hub (the workers' queue prefix).") var hubPrefix = "richpush"
+    @Flag(help: "Do not pass accepted messages on to the simulated devices.") var noForward = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard !makeCredentials || port != 0 else { throw ValidationError("--make-credentials writes this simulator's address into the file: give a fixed --port") }
         guard (60...86400).contains(tokenLifetime) else { throw ValidationError("--token-lifetime must be 60 to 86400 seconds") }
+        guard projectQuota >= 1, deviceQuota >= 1 else { throw ValidationError("--project-quota and --device-quota must be at least 1") }
+        for host in certHost where !LocalCertificates.isDNSName(host) {
+            throw ValidationError("--cert-host '\(host)' is not a DNS name (letters, digits, '-' and '.')")
+        }
         _ = try Self.percent(unregistered, "--unregistered")
         _ = try transient()
     }
@@ -84,15 +107,27 @@ struct FCMSimCommand: AsyncParsableCommand {
         configuration.unregistered = try Self.percent(unregistered, "--unregistered")
         configuration.transient = try transient()
         configuration.seed = seed
+        configuration.quota = FCMQuota.Limits(projectPerMinute: projectQuota, devicePerMinute: deviceQuota)
+        var tls: TLSConfiguration?
+        if !cleartext {
+            let certificates = try LocalCertificates.generate(hosts: ["localhost"] + certHost)
+            try certificates.write(to: URL(fileURLWithPath: certDir))
+            tls = try certificates.serverTLS(applicationProtocols: ["h2", "http/1.1"])
+        }
         var log: FCMSimulator.RequestLog?
         if logRequests { log = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) } }
-        let simulator = FCMSimulator(configuration: configuration, log: log)
-        let host = host
-        let application = simulator.application(host: host, port: port) { channel in
+        let pool = RedisConnectionPool(configuration: try redis.configuration(clientName: "richpush-fcm-sim"), size: 2, logger: logger)
+        let (deliver, forwarder) = HubForwarder.make(hub: SimulatedHubAdapter(redis: pool, prefix: hubPrefix), logger: logger)
+        var forward: (@Sendable (FCMSimulator.Accepted) -> Void)?
+        if !noForward { forward = { accepted in deliver(accepted.hubPush) } }
+        let simulator = FCMSimulator(configuration: configuration, log: log, forward: forward)
+        let (host, scheme, certDir) = (host, cleartext ? "http" : "https", certDir)
+        let application = try simulator.application(host: host, port: port, tls: tls) { channel in
             let bound = channel.localAddress?.port ?? 0
-            FileHandle.standardError.write(Data("fcm-sim: listening on http://\(host):\(bound) (project \(account.projectID), token endpoint /token)\n".utf8))
+            let transport = scheme == "https" ? "HTTP/2 over TLS, trust \(certDir)/ca.pem" : "cleartext HTTP/1.1"
+            FileHandle.standardError.write(Data("fcm-sim: listening on \(scheme)://\(host):\(bound) (\(transport); project \(account.projectID), token endpoint /token)\n".utf8))
         }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [pool, forwarder, application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 
@@ -102,7 +137,7 @@ struct FCMSimCommand: AsyncParsableCommand {
         let object: [String: Any] = [
             "type": "service_account", "project_id": projectID, "private_key_id": UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""),
             "private_key": key.pkcs8PEMRepresentation, "client_email": "richpush@\(projectID).iam.gserviceaccount.com",
-            "client_id": "100000000000000000000", "token_uri": "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)/token",
+            "client_id": "100000000000000000000", "token_uri": "\(cleartext ? "http" : "https")://\(publicHost ?? (host == "0.0.0.0" ? "127.0.0.1" : host)):\(port)/token",
         ]
         let url = URL(fileURLWithPath: serviceAccount)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

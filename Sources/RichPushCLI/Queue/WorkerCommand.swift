@@ -1,8 +1,10 @@
 public import ArgumentParser
+import Foundation
 import RichPushAPNS
 import Hiredis
 public import Logging
 import RichPushAdapters
+import RichPushFCM
 public import RichPushCore
 import RichPushQueue
 import RichPushStorage
@@ -33,7 +35,13 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between reclaiming abandoned jobs and promoting due retries.") var maintenanceInterval: Double = 0.5
     @Flag(help: "Also run the benchmark and test job types probe and noop (scripts/bench-queue.sh, the queue's process tests); never needed in production.") var benchHandlers = false
     @Option(help: "Redis list where the noop handler appends its latencies (with --bench-handlers).") var latencyKey: String?
-    @Option(help: "Push adapter: simulated (the Redis Pub/Sub hub) or apns (Apple, or a local apns-sim; see the --apns-* options).") var adapter: AdapterKind = .simulated
+    @Option(help: """
+        Push adapters, comma-separated: simulated (alias hub: the Redis Pub/Sub hub, for every platform without an adapter \
+        of its own), apns (iOS devices through Apple or a local apns-sim; see --apns-*), fcm (Android devices through FCM \
+        or a local fcm-sim; see --fcm-*). E.g. apns,fcm in production, apns,fcm,hub to keep the hub for the rest. \
+        Pushes to a platform with no adapter fail, naming it.
+        """)
+    var adapter: AdapterSet = AdapterSet(kinds: [.simulated])
     @Option(help: "silent: the seed's content-available push; alert: mutable-content with the fetch URL.") var pushMode: PushRenderer.Mode = .silent
     @Flag(help: "Add the seed's legacy \"sound\": \"\" to silent pushes.") var legacySound = false
     @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
@@ -52,6 +60,9 @@ struct WorkerCommand: AsyncParsableCommand {
         guard maintenanceInterval > 0 else { throw ValidationError("--maintenance-interval must be positive") }
         guard fanOutBatch >= 1 else { throw ValidationError("--fan-out-batch must be at least 1") }
         guard holdHours > 0, retentionDays > 0 else { throw ValidationError("--hold-hours and --retention-days must be positive") }
+        if fcm.fcmCredentials != nil && !adapter.kinds.contains(.fcm) {
+            throw ValidationError("--fcm-credentials is for --adapter fcm (e.g. --adapter apns,fcm)")
+        }
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0 to 65535") }
         guard latencyKey == nil || benchHandlers else { throw ValidationError("--latency-key needs --bench-handlers") }
         guard queueMetricsInterval >= 0.1 else { throw ValidationError("--queue-metrics-interval must be at least 0.1 seconds") }
@@ -69,14 +80,17 @@ struct WorkerCommand: AsyncParsableCommand {
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
         var apnsClient: APNSClient?
-        let pushAdapter: RichPushWorkerConfiguration.Adapter
-        switch adapter {
-        case .simulated:
-            pushAdapter = .simulated(holdFor: .seconds(holdHours * 3600))
-        case .apns:
+        var pushAdapter = RichPushWorkerConfiguration.Adapter.none
+        if adapter.kinds.contains(.apns) {
             let settings = try apns.settings()
             pushAdapter = .apns(settings)
             apnsClient = settings.client
+        } else if adapter.kinds.contains(.simulated) {
+            pushAdapter = .simulated(holdFor: .seconds(holdHours * 3600))
+        }
+        let fcmSettings = adapter.kinds.contains(.fcm) ? try fcm.settings() : nil
+        if let fcmSettings {
+            try await Self.checkTokenEndpoint(fcmSettings, redis: pool, prefix: queue.configuration.prefix, logger: logger)
         }
         let configuration = RichPushWorkerConfiguration(
             worker: workerConfiguration, adapter: pushAdapter,
@@ -85,7 +99,7 @@ struct WorkerCommand: AsyncParsableCommand {
             // A push's lease lasts as long as its job's delivery: a worker that dies holding
             // both has its pushes resent when its job is reclaimed, not later.
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)),
-            fcm: try fcm.settings())
+            fcm: fcmSettings, otherPlatforms: adapter.kinds.contains(.simulated) ? .simulated(holdFor: .seconds(holdHours * 3600)) : .refused)
         let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration)
         let bench = benchHandlers
         let worker = buildWorker(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
@@ -109,10 +123,51 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 }
 
+extension WorkerCommand {
+    /// Gets the fleet's FCM access token before taking jobs, so a service account the token
+    /// endpoint refuses, or an endpoint that cannot be reached, stops the worker at start with
+    /// the reason instead of failing every Android push. (It is the shared token: a fleet of N
+    /// workers still makes one exchange.) Redis not answering yet is only a warning: the worker
+    /// waits for Redis as it always does.
+    static func checkTokenEndpoint(_ settings: RichPushWorkerConfiguration.FCMSettings, redis: RedisConnectionPool, prefix: String, logger: Logger) async throws {
+        do {
+            _ = try await settings.accessToken(redis: redis, prefix: prefix).current()
+        } catch let error as FCMConfigurationError {
+            try? await settings.http.shutdown()
+            await redis.close()
+            throw CLIError("FCM: \(error)")
+        } catch {
+            logger.warning("cannot get the FCM access token yet", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension PushRenderer.Mode: ExpressibleByArgument {}
 
-/// The push adapters `richpush worker --adapter` can use.
-enum AdapterKind: String, ExpressibleByArgument, CaseIterable {
-    case simulated, apns
+/// The push adapters `richpush worker --adapter` names, comma-separated.
+struct AdapterSet: ExpressibleByArgument {
+    enum Kind: String, CaseIterable {
+        case simulated, apns, fcm
+    }
+
+    let kinds: Set<Kind>
+
+    init(kinds: Set<Kind>) {
+        self.kinds = kinds
+    }
+
+    init?(argument: String) {
+        var kinds = Set<Kind>()
+        for name in argument.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let kind = name == "hub" ? .simulated : Kind(rawValue: name) else { return nil }
+            kinds.insert(kind)
+        }
+        guard !kinds.isEmpty else { return nil }
+        self.kinds = kinds
+    }
+
+    static var allValueStrings: [String] { ["simulated", "hub", "apns", "fcm", "apns,fcm", "apns,fcm,hub"] }
+    var defaultValueDescription: String { kinds.map(\.rawValue).sorted().joined(separator: ",") }
 }

@@ -32,4 +32,11 @@ public protocol PushAdapter: Sendable {
     /// Sends the pushes and returns one outcome each, in order. Throws only when nothing could be
     /// sent at all (the platform unreachable); the job is then retried.
     func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome]
+    /// The name of the adapter that carries `platform`'s pushes, for per-platform metrics (an
+    /// adapter routing by platform answers for each route; others are their own `name`).
+    func name(for platform: Platform) -> String
+}
+
+extension PushAdapter {
+    public func name(for platform: Platform) -> String { name }
 }

@@ -80,12 +80,14 @@ struct Pipeline {
     }
 
     func simulator(devices: Int = 1, appState: SimulatorConfiguration.AppState = .active, tap: SimulatorConfiguration.Tap = .more,
-                   out: URL? = nil, handlePrefix: String = "phone", apnsTokens: Bool = false) throws -> DeviceSimulator {
+                   out: URL? = nil, handlePrefix: String = "phone", apnsTokens: Bool = false,
+                   platforms: SimulatorConfiguration.Devices = .apns) throws -> DeviceSimulator {
         var configuration = SimulatorConfiguration(
             apiBaseURL: baseURL, user: "alice", password: "alice-pw", devices: devices, appState: appState, tap: tap,
             fireDelay: .milliseconds(50), outDirectory: out, redis: server.configuration, hubPrefix: prefix,
             handlePrefix: "\(prefix)-\(handlePrefix)")
         configuration.apnsTokens = apnsTokens
+        configuration.platforms = platforms
         return try DeviceSimulator(configuration: configuration)
     }
 

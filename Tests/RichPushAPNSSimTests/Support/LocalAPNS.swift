@@ -4,6 +4,7 @@ import RichPushAPNS
 import RichPushAPNSSim
 import RichPushCore
 import Synchronization
+import RichPushSimTLS
 
 /// An in-process apns-sim over TLS on loopback, an ``APNSClient`` that trusts it, and the
 /// simulator's request log, parsed.

@@ -1,0 +1,33 @@
+/// What a push handle (the platform's device address) may look like, checked at registration so a
+/// handle the platform would refuse is refused at once, with a reason, not at every send.
+public enum PushHandle {
+    /// The longest handle we store. APNs device tokens are 64 hex digits today (Apple allows them
+    /// to grow); FCM registration tokens are about 160 characters.
+    public static let maxBytes = 512
+
+    /// Why `handle` cannot be a push handle of `platform`, or nil when it can.
+    public static func problem(with handle: String, platform: Platform) -> String? {
+        guard (1...maxBytes).contains(handle.utf8.count) else {
+            return "a push handle is 1 to \(maxBytes) bytes, got \(handle.utf8.count)"
+        }
+        switch platform {
+        case .fcm, .gcm:
+            guard isRegistrationToken(handle) else {
+                return "an FCM registration token is made of letters, digits and _ : . - only"
+            }
+        case .apns, .wns, .mpns:
+            guard handle.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                return "a push handle is printable ASCII without spaces"
+            }
+        }
+        return nil
+    }
+
+    /// FCM's registration-token alphabet: base64url plus `:` and `.` (`cXyz…:APA91b…`).
+    public static func isRegistrationToken(_ token: String, maxBytes: Int = maxBytes) -> Bool {
+        (1...maxBytes).contains(token.utf8.count) && token.utf8.allSatisfy {
+            (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+        }
+    }
+}

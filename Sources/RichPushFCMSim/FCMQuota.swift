@@ -1,0 +1,63 @@
+import Synchronization
+
+/// FCM's send limits as the simulator enforces them ("Throttling and quotas"): a project may
+/// send `projectPerMinute` requests in any rolling minute (600,000 by default; refused requests
+/// count too), and one device may get `devicePerMinute` messages a minute (240). Past either,
+/// FCM answers 429 `QUOTA_EXCEEDED` with a `Retry-After`.
+public final class FCMQuota: Sendable {
+    public struct Limits: Sendable {
+        public var projectPerMinute: Int
+        public var devicePerMinute: Int
+
+        public init(projectPerMinute: Int = 600_000, devicePerMinute: Int = 240) {
+            self.projectPerMinute = projectPerMinute
+            self.devicePerMinute = devicePerMinute
+        }
+    }
+
+    struct State {
+        /// Requests per second of the last 60 seconds, indexed by second modulo 60.
+        var seconds = [(second: Int64, count: Int)](repeating: (-1, 0), count: 60)
+        /// Messages per device in the current minute.
+        var minute: Int64 = -1
+        var devices: [String: Int] = [:]
+    }
+
+    let limits: Limits
+    private let state = Mutex(State())
+
+    public init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// Counts one request for `token` at `now` (seconds since 1970): nil when within the limits,
+    /// or the seconds to wait.
+    func admit(token: String, now: Double) -> Int? {
+        let second = Int64(now)
+        return state.withLock { state in
+            let slot = Int(second % 60)
+            if state.seconds[slot].second != second { state.seconds[slot] = (second, 0) }
+            state.seconds[slot].count += 1
+            var inWindow = 0
+            var oldest = second
+            for entry in state.seconds where second - entry.second < 60 {
+                inWindow += entry.count
+                oldest = min(oldest, entry.second)
+            }
+            if inWindow > limits.projectPerMinute {
+                // Until the oldest second still in the window leaves it.
+                return Int(max(1, oldest + 60 - second))
+            }
+            let minute = second / 60
+            if state.minute != minute {
+                state.minute = minute
+                state.devices.removeAll(keepingCapacity: true)
+            }
+            state.devices[token, default: 0] += 1
+            if state.devices[token]! > limits.devicePerMinute {
+                return Int(max(1, (minute + 1) * 60 - second))
+            }
+            return nil
+        }
+    }
+}

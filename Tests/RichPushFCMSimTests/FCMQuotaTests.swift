@@ -1,0 +1,27 @@
+@testable import RichPushFCMSim
+import Testing
+
+/// fcm-sim's send limits, at chosen clock values: the project's rolling minute and a device's
+/// messages per minute.
+@Suite("fcm-sim quota")
+struct FCMQuotaTests {
+    @Test func theProjectQuotaIsARollingMinute() {
+        let quota = FCMQuota(limits: FCMQuota.Limits(projectPerMinute: 5, devicePerMinute: 1000))
+        for second in 0..<5 { #expect(quota.admit(token: "d\(second)", now: 1000 + Double(second)) == nil) }
+        // The sixth request within the minute is refused until the first one's second leaves it.
+        #expect(quota.admit(token: "x", now: 1030) == 30)
+        #expect(quota.admit(token: "x", now: 1059.5) == 1)
+        // At 1060 the request made at 1000 is out of the window, but the refused ones counted.
+        #expect(quota.admit(token: "x", now: 1060) != nil)
+        // A minute after the refusals, there is room again.
+        #expect(quota.admit(token: "x", now: 1125) == nil)
+    }
+
+    @Test func oneDeviceGetsAtMostItsLimitPerMinute() {
+        let quota = FCMQuota(limits: FCMQuota.Limits(projectPerMinute: 1000, devicePerMinute: 3))
+        for _ in 0..<3 { #expect(quota.admit(token: "phone", now: 120) == nil) }
+        #expect(quota.admit(token: "phone", now: 150) == 30, "the fourth in minute 2 waits for minute 3")
+        #expect(quota.admit(token: "other", now: 150) == nil, "another device is not held")
+        #expect(quota.admit(token: "phone", now: 180) == nil, "a new minute")
+    }
+}
