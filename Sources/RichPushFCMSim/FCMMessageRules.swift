@@ -55,8 +55,30 @@ public enum FCMMessageRules {
                 }
             }
             if let key = android["collapse_key"] ?? android["collapseKey"], !(key is String) { return invalid("Invalid value at 'message.android.collapse_key'") }
+            if let notification = android["notification"], let problem = stringFields(notification, at: "message.android.notification", allowed: androidNotificationFields) {
+                return invalid(problem)
+            }
+        }
+        if let notification = message["notification"], let problem = stringFields(notification, at: "message.notification", allowed: ["title", "body", "image"]) {
+            return invalid(problem)
         }
         return .success((token, validateOnly))
+    }
+
+    /// The string fields of `AndroidNotification` (its lists, numbers and objects are not ours to send).
+    static let androidNotificationFields: Set<String> = [
+        "title", "body", "icon", "color", "sound", "tag", "click_action", "clickAction", "body_loc_key", "bodyLocKey",
+        "title_loc_key", "titleLocKey", "channel_id", "channelId", "ticker", "image", "visibility", "notification_priority", "notificationPriority",
+    ]
+
+    /// Why `value` is not an object of string fields named in `allowed`, or nil.
+    static func stringFields(_ value: Any, at path: String, allowed: Set<String>) -> String? {
+        guard let object = value as? [String: Any] else { return "Invalid value at '\(path)'" }
+        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+            return "Invalid JSON payload received. Unknown name \"\(unknown)\" at '\(path)': Cannot find field."
+        }
+        if let (key, _) = object.first(where: { !($0.value is String) }) { return "Invalid value at '\(path).\(key)' (TYPE_STRING)" }
+        return nil
     }
 
     /// `"3.5s"`: seconds with up to nine fractional digits.

@@ -184,6 +184,10 @@ struct FCMAdapterTests {
         #expect(refused(#"{"message":{"token":"t","unknown":1}}"#)?.contains("Unknown name") == true)
         #expect(refused(#"{"message":{"token":"t","data":{"k":"\#(String(repeating: "x", count: 4100))"}}}"#)?.contains("too big") == true)
         #expect(refused("not json")?.contains("Invalid JSON") == true)
+        #expect(refused(#"{"message":{"token":"t","notification":{"title":"a","body":"b","image":"https://x/y.png"}}}"#) == nil)
+        #expect(refused(#"{"message":{"token":"t","notification":{"subtitle":"a"}}}"#)?.contains("Unknown name \"subtitle\"") == true)
+        #expect(refused(#"{"message":{"token":"t","notification":{"title":1}}}"#)?.contains("TYPE_STRING") == true)
+        #expect(refused(#"{"message":{"token":"t","android":{"notification":{"click_action":"x","badge":"1"}}}}"#)?.contains("Unknown name \"badge\"") == true)
     }
 }
 

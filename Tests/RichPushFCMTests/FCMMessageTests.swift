@@ -45,3 +45,16 @@ struct FCMMessageTests {
         #expect(((json["message"] as? [String: Any])?["data"] as? [String: String])?["richMessage"] == "a \"quoted\"\nline\\")
     }
 }
+
+extension FCMMessageTests {
+    /// The alert mode: a notification message the system shows, with the fetch URL in data for
+    /// More, and no image (the system would fetch it without the user's credentials).
+    @Test func theAlertModeIsANotificationMessage() throws {
+        let rendered = try PushRenderer(mode: .alert, apiBaseURL: "https://push.example.com").renderFCM(Self.notification(), collapseID: "42")
+        #expect(rendered.pushType == "notification")
+        let inner = try #require((try JSONSerialization.jsonObject(with: Data(try FCMMessage(rest: rendered.payload).body(token: "t"))) as? [String: Any])?["message"] as? [String: Any])
+        #expect(inner["notification"] as? [String: String] == ["title": "Notification", "body": "Check this image out!"])
+        #expect((inner["data"] as? [String: String])?["richUrl"] == "https://push.example.com/api/notifications/42")
+        #expect((inner["android"] as? [String: Any])?["notification"] as? [String: String] == ["click_action": "richPush"])
+    }
+}

@@ -10,8 +10,14 @@ extension PushRenderer {
     /// `richId`, `richType` and `richMessage`, which wakes the app to fetch the payload and post
     /// its own notification with a "More" action. The payload is the v1 `Message` without its
     /// target, `{"android":{…},"data":{…}}`; the FCM adapter adds each device's token.
+    ///
+    /// The alert mode is a notification message the system shows itself (title, body, the
+    /// `richPush` click action; with the fetch URL as `richUrl` in `data`, so the app's More
+    /// fetches it with the user's credentials). The system would fetch a notification `image`
+    /// without credentials, so none is set: the payload URL needs Basic auth.
     public func renderFCM(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
-        let data = [("richId", String(notification.id)), ("richMessage", notification.message), ("richType", notification.richType.rawValue)]
+        var data = [("richId", String(notification.id)), ("richMessage", notification.message), ("richType", notification.richType.rawValue)]
+        if mode == .alert { data.append(("richUrl", "\(apiBaseURL)/api/notifications/\(notification.id)")) }
         let dataBytes = data.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         guard dataBytes <= Self.maxFCMDataBytes else {
             throw RenderError(message: "the FCM data payload of notification \(notification.id) is \(dataBytes) bytes; FCM accepts at most \(Self.maxFCMDataBytes) (shorten the message)")
@@ -27,13 +33,26 @@ extension PushRenderer {
         json.field("collapse_key", collapseKey)
         json.field("priority", "HIGH")
         json.field("ttl", "\(max(0, seconds))s")
+        if mode == .alert {
+            json.key("notification")
+            json.beginObject()
+            json.field("click_action", "richPush")
+            json.endObject()
+        }
         json.endObject()
         json.key("data")
         json.beginObject()
         for (name, value) in data { json.field(name, value) }
         json.endObject()
+        if mode == .alert {
+            json.key("notification")
+            json.beginObject()
+            json.field("body", notification.message)
+            json.field("title", "Notification")
+            json.endObject()
+        }
         json.endObject()
-        return RenderedPush(payload: json.bytes, pushType: "data", priority: 10,
+        return RenderedPush(payload: json.bytes, pushType: mode == .alert ? "notification" : "data", priority: 10,
                             expiration: Int(now.timeIntervalSince1970) + Int(seconds), collapseID: collapseKey)
     }
 }
