@@ -68,9 +68,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "RichPushHTTP2",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RichPushAPNS",
             dependencies: [
-                "RichPushCore", "Hiredis", "RichPushCredentials",
+                "RichPushCore", "Hiredis", "RichPushCredentials", "RichPushHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -84,7 +96,7 @@ let package = Package(
         .target(
             name: "RichPushFCM",
             dependencies: [
-                "RichPushCore", "Hiredis", "RichPushCredentials",
+                "RichPushCore", "Hiredis", "RichPushCredentials", "RichPushHTTP2",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -141,7 +153,7 @@ let package = Package(
         .target(
             name: "RichPushWorker",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushAPNS", "RichPushFCM",
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushAPNS", "RichPushFCM", "RichPushHTTP2",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -194,6 +206,7 @@ let package = Package(
                 "RichPushAPNS",
                 "RichPushAPNSSim",
                 "RichPushSimTLS",
+                "RichPushHTTP2",
                 "RichPushFCM",
                 "RichPushFCMSim",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -238,7 +251,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters", "RichPushAPNS", "RichPushAPNSSim",
-                "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS", .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS", "RichPushHTTP2", .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -272,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "RichPushAPNSSimTests",
             dependencies: [
-                "RichPushAPNSSim", "RichPushSimTLS", "RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport",
+                "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

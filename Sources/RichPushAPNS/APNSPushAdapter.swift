@@ -1,7 +1,8 @@
 import Foundation
 public import RichPushCore
+public import RichPushHTTP2
 
-/// Sends pushes to APNs (or a local `richpush apns-sim`) through an ``APNSClient``: each push
+/// Sends pushes to APNs (or a local `richpush apns-sim`) through an ``HTTP2Client``: each push
 /// becomes an ``APNSRequest`` (refused before sending when Apple would refuse it), goes out with
 /// the fleet's shared provider token, and Apple's answer becomes an outcome: sent, invalid token
 /// (only for a registration older than Apple's timestamp), permanent failure, or retryable
@@ -9,14 +10,14 @@ public import RichPushCore
 /// batch reaches APNs at all, `send` throws, so the job backs off as a whole.
 public struct APNSPushAdapter: PushAdapter {
     public let name = "apns"
-    let client: APNSClient
+    let client: HTTP2Client
     let topic: String
     let token: APNSSharedToken
     let concurrency: Int
 
     /// `concurrency`: requests of one batch in flight at once (the client spreads them over its
     /// connections, each within the server's stream limit).
-    public init(client: APNSClient, topic: String, token: APNSSharedToken, concurrency: Int = 1000) {
+    public init(client: HTTP2Client, topic: String, token: APNSSharedToken, concurrency: Int = 1000) {
         self.client = client
         self.topic = topic
         self.token = token
@@ -69,12 +70,12 @@ public struct APNSPushAdapter: PushAdapter {
     }
 
     /// Sends in chunks of at most `concurrency` requests, several chunks in flight, results in order.
-    private func inChunks(_ requests: [APNSRequest], _ body: @escaping @Sendable ([APNSRequest]) async -> [APNSExchange]) async -> [APNSExchange] {
+    private func inChunks(_ requests: [APNSRequest], _ body: @escaping @Sendable ([APNSRequest]) async -> [HTTP2Exchange]) async -> [HTTP2Exchange] {
         guard requests.count > concurrency else { return await body(requests) }
         let chunks = stride(from: 0, to: requests.count, by: concurrency).map { Array(requests[$0..<min($0 + concurrency, requests.count)]) }
-        return await withTaskGroup(of: (Int, [APNSExchange]).self) { group in
+        return await withTaskGroup(of: (Int, [HTTP2Exchange]).self) { group in
             for (index, chunk) in chunks.enumerated() { group.addTask { (index, await body(chunk)) } }
-            var results = [[APNSExchange]](repeating: [], count: chunks.count)
+            var results = [[HTTP2Exchange]](repeating: [], count: chunks.count)
             for await (index, exchanges) in group { results[index] = exchanges }
             return results.flatMap { $0 }
         }
@@ -97,7 +98,7 @@ public struct APNSPushAdapter: PushAdapter {
         }
     }
 
-    static func action(for exchange: APNSExchange) -> APNSAction {
+    static func action(for exchange: HTTP2Exchange) -> APNSAction {
         switch exchange {
         case .answered(let status, let apnsID, let retryAfter, let body):
             APNSResponse.action(status: status, body: body, apnsID: apnsID, retryAfter: retryAfter)

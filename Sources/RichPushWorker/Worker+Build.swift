@@ -7,6 +7,7 @@ import RichPushAdapters
 public import RichPushCore
 public import RichPushQueue
 public import RichPushStorage
+public import RichPushHTTP2
 
 /// Everything `richpush worker` can be told about delivery, with production defaults.
 public struct RichPushWorkerConfiguration: Sendable {
@@ -32,11 +33,11 @@ public struct RichPushWorkerConfiguration: Sendable {
     /// Where and as whom the APNs adapter sends: the client holds the connections (the caller
     /// runs it in the process's `ServiceGroup`, which closes them), the signer the team's key.
     public struct APNSSettings: Sendable {
-        public var client: APNSClient
+        public var client: HTTP2Client
         public var topic: String
         public var signer: APNSSigningKey
 
-        public init(client: APNSClient, topic: String, signer: APNSSigningKey) {
+        public init(client: HTTP2Client, topic: String, signer: APNSSigningKey) {
             self.client = client
             self.topic = topic
             self.signer = signer

@@ -11,6 +11,7 @@ import RichPushWorker
 import Synchronization
 import Testing
 import RichPushSimTLS
+import RichPushHTTP2
 
 /// The worker's APNs path against an apns-sim that fails as Apple does: dead tokens (410),
 /// bad tokens (400), throttling (429) and server errors (500). Every device ends in exactly one
@@ -46,8 +47,8 @@ struct APNSFaultsTests {
                     rules: APNSServerRules(token: APNSProviderTokenCheck(teamID: "DEF123GHIJ", keys: ["ABC123DEFG": signer.publicKey]),
                                            topics: ["com.example.richpush"]),
                     faults: faults, log: { line in lines.withLock { $0.append(line) } })
-                let client = try APNSClient(configuration: APNSClient.Configuration(
-                    endpoint: APNSClient.Endpoint(host: "localhost", port: apns.port, usesTLS: true),
+                let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
+                    endpoint: HTTP2Client.Endpoint(host: "localhost", port: apns.port, usesTLS: true),
                     trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)),
                     // A debug build beside the other suites may answer slowly; a push that times out is
                     // retried and may then arrive twice (at least once), which is not what this test is about.

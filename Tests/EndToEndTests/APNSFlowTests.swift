@@ -7,6 +7,7 @@ import RichPushCore
 import RichPushSimulator
 import RichPushWorker
 import Testing
+import RichPushHTTP2
 
 /// The tutorial's flow through APNs: the worker's APNs adapter sends over TLS and HTTP/2 to a
 /// `richpush apns-sim` process, which passes accepted pushes on to the simulated devices.
@@ -26,8 +27,8 @@ struct APNSFlowTests {
                     "--log-requests",
                 ], logFile: server.directory.appendingPathComponent("apns-sim.log"))
                 try await waitUntil(timeout: .seconds(20), "apns-sim to listen") { sim.log.contains("listening") }
-                let client = try APNSClient(configuration: APNSClient.Configuration(
-                    endpoint: try APNSClient.Endpoint("https://127.0.0.1:\(port)"),
+                let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
+                    endpoint: try HTTP2Client.Endpoint(apns: "https://127.0.0.1:\(port)"),
                     trustRoots: try NIOSSLCertificate.fromPEMFile(certs.appendingPathComponent("ca.pem").path)))
                 let settings = RichPushWorkerConfiguration.APNSSettings(
                     client: client, topic: "com.example.richpush",

@@ -6,6 +6,7 @@ import RichPushAPNSSim
 import RichPushCore
 import RedisTestSupport
 import Testing
+import RichPushHTTP2
 
 /// The HTTP/2 client against apns-sim over TLS: Apple's HPACK advice, the stream limit as it
 /// changes, GOAWAY, and a server that never answers.
@@ -31,7 +32,7 @@ struct APNSClientTests {
         let apns = try await LocalAPNS.start(maxStreams: 8, connections: 1)
         let bearer = try LocalAPNS.bearer()
         // 50 at once on a new connection: one stream until the first push succeeds, then 8.
-        let exchanges = await withTaskGroup(of: APNSExchange.self) { group in
+        let exchanges = await withTaskGroup(of: HTTP2Exchange.self) { group in
             for index in 0..<50 {
                 group.addTask { await apns.client.send(try! LocalAPNS.request(token: LocalAPNS.token(index), notification: index), bearer: bearer) }
             }
@@ -43,7 +44,7 @@ struct APNSClientTests {
         #expect(apns.client.streamLimits == [[1, 8]])
         // A refused push (a topic the team may not use) brings it back to one; the next good push raises it.
         let refused = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(99), topic: "com.example.other"), bearer: bearer)
-        #expect(refused == .answered(status: 400, apnsID: APNSID.make(notification: 42, installation: "inst-00000063"), retryAfter: nil,
+        #expect(refused == .answered(status: 400, responseID: APNSID.make(notification: 42, installation: "inst-00000063"), retryAfter: nil,
                                      body: Array(#"{"reason":"TopicDisallowed"}"#.utf8)))
         _ = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(100)), bearer: bearer)
         // The SETTINGS frame may land just after the answer.
@@ -57,7 +58,7 @@ struct APNSClientTests {
         let apns = try await LocalAPNS.start(maxStreams: 50, faults: faults)
         let bearer = try LocalAPNS.bearer()
         let pushes = (0..<1000).map { LocalAPNS.push(token: LocalAPNS.token($0), notification: $0) }
-        let exchanges = await withTaskGroup(of: APNSExchange.self) { group in
+        let exchanges = await withTaskGroup(of: HTTP2Exchange.self) { group in
             for push in pushes {
                 group.addTask { await apns.client.send(try! APNSRequest(push: push, topic: LocalAPNS.topic), bearer: bearer) }
             }
@@ -80,8 +81,8 @@ struct APNSClientTests {
         let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
             .bind(host: "127.0.0.1", port: 0).get()
-        let client = try APNSClient(configuration: APNSClient.Configuration(
-            endpoint: APNSClient.Endpoint(host: "localhost", port: silent.localAddress?.port ?? 0, usesTLS: true),
+        let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
+            endpoint: HTTP2Client.Endpoint(host: "localhost", port: silent.localAddress?.port ?? 0, usesTLS: true),
             connections: 1, requestTimeout: .milliseconds(300), connectTimeout: .milliseconds(300), minReconnectDelay: .seconds(30)))
         let started = ContinuousClock.now
         let first = await client.send(try LocalAPNS.request(token: LocalAPNS.token(1)), bearer: "x")
@@ -114,14 +115,14 @@ struct APNSClientTests {
     }
 
     @Test func endpointsAreParsedAndCleartextNeedsConsent() throws {
-        #expect(try APNSClient.Endpoint("production") == APNSClient.Endpoint(host: "api.push.apple.com", port: 443, usesTLS: true))
-        #expect(try APNSClient.Endpoint("sandbox") == APNSClient.Endpoint(host: "api.sandbox.push.apple.com", port: 443, usesTLS: true))
-        #expect(try APNSClient.Endpoint("https://127.0.0.1:2197") == APNSClient.Endpoint(host: "127.0.0.1", port: 2197, usesTLS: true))
-        #expect(try APNSClient.Endpoint("https://[::1]:2197/") == APNSClient.Endpoint(host: "::1", port: 2197, usesTLS: true))
-        #expect(throws: APNSConfigurationError.self) { try APNSClient.Endpoint("http://localhost:2197") }
-        #expect(try APNSClient.Endpoint("http://localhost:2197", allowCleartext: true) == APNSClient.Endpoint(host: "localhost", port: 2197, usesTLS: false))
+        #expect(try HTTP2Client.Endpoint(apns: "production") == HTTP2Client.Endpoint(host: "api.push.apple.com", port: 443, usesTLS: true))
+        #expect(try HTTP2Client.Endpoint(apns: "sandbox") == HTTP2Client.Endpoint(host: "api.sandbox.push.apple.com", port: 443, usesTLS: true))
+        #expect(try HTTP2Client.Endpoint(apns: "https://127.0.0.1:2197") == HTTP2Client.Endpoint(host: "127.0.0.1", port: 2197, usesTLS: true))
+        #expect(try HTTP2Client.Endpoint(apns: "https://[::1]:2197/") == HTTP2Client.Endpoint(host: "::1", port: 2197, usesTLS: true))
+        #expect(throws: APNSConfigurationError.self) { try HTTP2Client.Endpoint(apns: "http://localhost:2197") }
+        #expect(try HTTP2Client.Endpoint(apns: "http://localhost:2197", allowCleartext: true) == HTTP2Client.Endpoint(host: "localhost", port: 2197, usesTLS: false))
         for bad in ["ftp://x", "https://", "https://host:0", "https://host:99999", "https://host:port"] {
-            #expect(throws: APNSConfigurationError.self, "\(bad)") { try APNSClient.Endpoint(bad) }
+            #expect(throws: APNSConfigurationError.self, "\(bad)") { try HTTP2Client.Endpoint(apns: bad) }
         }
     }
 }

@@ -9,6 +9,7 @@ import RichPushCore
 import Synchronization
 import Testing
 import RichPushSimTLS
+import RichPushHTTP2
 
 /// The APNs adapter against the local APNs over TLS and HTTP/2, with the token shared in Redis.
 @Suite("APNs adapter against apns-sim")
@@ -27,8 +28,8 @@ struct APNSPushAdapterTests {
             let certificates = try LocalCertificates.generate()
             let lines = Mutex<[String]>([])
             let apns = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, log: { line in lines.withLock { $0.append(line) } })
-            let client = try APNSClient(configuration: APNSClient.Configuration(
-                endpoint: APNSClient.Endpoint(host: "localhost", port: apns.port, usesTLS: true),
+            let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
+                endpoint: HTTP2Client.Endpoint(host: "localhost", port: apns.port, usesTLS: true),
                 trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8))))
             let redis = RedisConnection(configuration: server.configuration)
             let prefix = String(uniqueKeyPrefix("apns").dropLast())
@@ -97,7 +98,7 @@ struct APNSPushAdapterTests {
         try await withRedisServer { server in
             // A port nobody listens on.
             let port = try RedisServer.freePort()
-            let client = try APNSClient(configuration: APNSClient.Configuration(endpoint: APNSClient.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
+            let client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
                                                                                connectTimeout: .seconds(2)))
             let redis = RedisConnection(configuration: server.configuration)
             let adapter = APNSPushAdapter(client: client, topic: LocalAPNS.topic,

@@ -3,6 +3,7 @@ import Foundation
 import NIOSSL
 import RichPushAPNS
 import RichPushWorker
+import RichPushHTTP2
 
 /// `richpush worker --adapter apns` options (each also from an environment variable, so the
 /// key's path need not appear in `ps`; the key's contents are never logged).
@@ -32,9 +33,9 @@ struct APNSOptions: ParsableArguments {
         }
         guard apnsTimeout > 0 else { throw CLIError("--apns-timeout must be positive") }
         guard (1...64).contains(apnsConnections) else { throw CLIError("--apns-connections must be 1 to 64") }
-        let endpoint: APNSClient.Endpoint
+        let endpoint: HTTP2Client.Endpoint
         do {
-            endpoint = try APNSClient.Endpoint(value(apnsURL, "RICHPUSH_APNS_URL") ?? "production", allowCleartext: apnsCleartext)
+            endpoint = try HTTP2Client.Endpoint(apns: value(apnsURL, "RICHPUSH_APNS_URL") ?? "production", allowCleartext: apnsCleartext)
         } catch {
             throw CLIError("--apns-url: \(error)")
         }
@@ -58,11 +59,11 @@ struct APNSOptions: ParsableArguments {
                 throw CLIError("cannot read the CA file \(file): \(error)")
             }
         }
-        let configuration = APNSClient.Configuration(endpoint: endpoint, trustRoots: trustRoots, connections: apnsConnections,
-                                                     requestTimeout: .milliseconds(Int(apnsTimeout * 1000)))
-        let client: APNSClient
+        let configuration = HTTP2Client.Configuration(endpoint: endpoint, trustRoots: trustRoots, connections: apnsConnections,
+                                                     requestTimeout: .milliseconds(Int(apnsTimeout * 1000)), responseIDHeader: "apns-id")
+        let client: HTTP2Client
         do {
-            client = try APNSClient(configuration: configuration)
+            client = try HTTP2Client(configuration: configuration)
         } catch {
             throw CLIError("cannot set up TLS for APNs: \(error)")
         }

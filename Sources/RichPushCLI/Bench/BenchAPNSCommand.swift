@@ -7,6 +7,7 @@ import RichPushAPNS
 import RichPushAPNSSim
 import RichPushCore
 import RichPushSimTLS
+import RichPushHTTP2
 
 /// `richpush bench apns`: pushes per second through ``APNSPushAdapter`` to an in-process
 /// `apns-sim` over TLS and HTTP/2 on loopback (client and server share this process and its cores).
@@ -34,11 +35,11 @@ struct BenchAPNSCommand: AsyncParsableCommand {
 
     func run() async throws {
         let signer: APNSSigningKey
-        let client: APNSClient
+        let client: HTTP2Client
         var server: APNSSimulatorServer?
         if let url, let caFile, let keyFile {
             signer = try APNSSigningKey(pem: try String(contentsOfFile: keyFile, encoding: .utf8), keyID: "BENCHKEY01", teamID: "BENCHTEAM1")
-            client = try APNSClient(configuration: APNSClient.Configuration(endpoint: try APNSClient.Endpoint(url),
+            client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: try HTTP2Client.Endpoint(apns: url),
                                                                            trustRoots: try NIOSSLCertificate.fromPEMFile(caFile), connections: connections))
         } else {
             let key = P256.Signing.PrivateKey()
@@ -47,8 +48,8 @@ struct BenchAPNSCommand: AsyncParsableCommand {
             let certificates = try LocalCertificates.generate()
             let local = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, maxStreams: maxStreams)
             server = local
-            client = try APNSClient(configuration: APNSClient.Configuration(
-                endpoint: APNSClient.Endpoint(host: "localhost", port: local.port, usesTLS: true),
+            client = try HTTP2Client(configuration: HTTP2Client.Configuration(
+                endpoint: HTTP2Client.Endpoint(host: "localhost", port: local.port, usesTLS: true),
                 trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections))
         }
         let connection = try await RedisConnection.connect(configuration: try redis.configuration(clientName: "richpush-bench"))

@@ -12,9 +12,10 @@ import RichPushFCMSim
 import ServiceLifecycle
 import Synchronization
 
-/// `richpush bench fcm`: messages per second through ``FCMPushAdapter`` to an in-process
-/// `fcm-sim` on loopback (HTTP/2 over TLS as Google's endpoint, or cleartext HTTP/1.1; client and
-/// server share this process and its cores).
+/// `richpush bench fcm`: messages per second through ``FCMPushAdapter`` to `fcm-sim` on loopback:
+/// a running one (`--url`, its service account and CA; scripts/bench-fcm.sh starts it), or one in
+/// this process (HTTP/2 over TLS as Google's endpoint, or cleartext HTTP/1.1). Reports this
+/// process's CPU per message (the adapter's, when the simulator runs apart).
 struct BenchFCMCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "fcm", abstract: "Measure the FCM adapter against an in-process fcm-sim.")
 
@@ -23,14 +24,77 @@ struct BenchFCMCommand: AsyncParsableCommand {
     @Option(help: "Messages per adapter call (a worker's batch).") var batch = 1000
     @Option(help: "Requests in flight at once.") var concurrency = 200
     @Option(help: "Loopback port for the in-process fcm-sim.") var port = 18095
-    @Flag(help: "Cleartext HTTP/1.1 instead of HTTP/2 over TLS.") var cleartext = false
+    @Flag(help: "Cleartext HTTP/1.1 instead of HTTP/2 over TLS (in-process simulator).") var cleartext = false
+    @Option(help: "A running fcm-sim's URL (https://127.0.0.1:PORT) instead of one in this process.") var url: String?
+    @Option(help: "With --url: the service-account JSON the simulator accepts.") var serviceAccount: String?
+    @Option(help: "With --url: the simulator's ca.pem.") var caFile: String?
 
     func validate() throws {
         guard messages > 0, batch > 0, concurrency > 0 else { throw ValidationError("--messages, --batch and --concurrency must be positive") }
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
+        guard url == nil || serviceAccount != nil else { throw ValidationError("--url needs --service-account") }
     }
 
     func run() async throws {
+        let (http, baseURL, account, stopServer) = if let url { try external(url) } else { try await inProcess() }
+        let connection = try await RedisConnection.connect(configuration: try redis.configuration(clientName: "richpush-bench"))
+        let adapter = FCMPushAdapter(http: http, baseURL: baseURL, projectID: account.projectID,
+                                     token: FCMAccessToken(redis: connection, prefix: "bench:\(UUID().uuidString.prefix(6))", account: account, http: http),
+                                     concurrency: concurrency)
+        func makeBatch(_ start: Int, _ count: Int) throws -> [OutgoingPush] {
+            try (start..<start + count).map { index in
+                let notification = RichNotification(id: index, message: "bench", richType: .image, contentType: "image/png", payloadHash: "h",
+                                                    payloadSize: 1, creator: "b", target: "t", createdAt: 0)
+                return OutgoingPush(notification: index, installation: Installation(id: "a\(index)", platform: .fcm, handle: "fcm-\(index)", tags: [],
+                                                                                    owner: "b", updatedAt: 0),
+                                    rendered: try PushRenderer().renderFCM(notification, collapseID: String(index)))
+            }
+        }
+        _ = try await adapter.send(try makeBatch(0, min(batch, 100)))  // warm up: token, connections
+        var timings = BatchTimings()
+        let me = ProcessProbe(name: "bench", pid: getpid())
+        let cpuBefore = me.read()?.cpuSeconds ?? 0
+        var sent = 0
+        var failed = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        while sent < messages {
+            let count = min(batch, messages - sent)
+            let pushes = try makeBatch(sent, count)
+            let began = clock.now
+            let outcomes = try await adapter.send(pushes)
+            timings.record(clock.now - began)
+            failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
+            sent += count
+        }
+        let seconds = Double((clock.now - start).milliseconds) / 1000
+        let cpuMicros = ((me.read()?.cpuSeconds ?? 0) - cpuBefore) * 1_000_000 / Double(sent)
+        let (p50, p99) = timings.percentiles
+        let rss = BatchTimings.peakRSS
+        let setup = url == nil ? "adapter and fcm-sim in one process, \(cleartext ? "cleartext HTTP/1.1" : "HTTP/2 over TLS")" : "fcm-sim in its own process"
+        print(String(format: "%d messages in %.2f s: %.0f messages/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; CPU %.1f µs per message; peak RSS %@ (%@)",
+                     sent, seconds, Double(sent) / seconds, batch, p50, p99, failed, cpuMicros, rss, setup))
+        await connection.close()
+        try await http.shutdown()
+        await stopServer()
+    }
+
+    typealias Setup = (http: HTTPClient, baseURL: String, account: FCMServiceAccount, stop: @Sendable () async -> Void)
+
+    /// A running fcm-sim, with the service account it accepts and its CA.
+    private func external(_ url: String) throws -> Setup {
+        let account = try FCMServiceAccount(json: Array(try Data(contentsOf: URL(fileURLWithPath: serviceAccount ?? ""))))
+        var configuration = HTTPClient.Configuration()
+        if let caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
+            configuration.tlsConfiguration = tls
+        }
+        return (HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), url, account, {})
+    }
+
+    /// An fcm-sim in this process on `--port`, with a service account made for the run.
+    private func inProcess() async throws -> Setup {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let port = port
         let scheme = cleartext ? "http" : "https"
@@ -60,43 +124,9 @@ struct BenchFCMCommand: AsyncParsableCommand {
             services: [try simulator.application(port: port, tls: serverTLS) { _ in running.withLock { $0 = true } }], logger: logger))
         let server = Task { try await group.run() }
         while !running.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-        let connection = try await RedisConnection.connect(configuration: try redis.configuration(clientName: "richpush-bench"))
-        let adapter = FCMPushAdapter(http: http, baseURL: "\(scheme)://127.0.0.1:\(port)", projectID: account.projectID,
-                                     token: FCMAccessToken(redis: connection, prefix: "bench:\(UUID().uuidString.prefix(6))", account: account, http: http),
-                                     concurrency: concurrency)
-        func makeBatch(_ start: Int, _ count: Int) throws -> [OutgoingPush] {
-            try (start..<start + count).map { index in
-                let notification = RichNotification(id: index, message: "bench", richType: .image, contentType: "image/png", payloadHash: "h",
-                                                    payloadSize: 1, creator: "b", target: "t", createdAt: 0)
-                return OutgoingPush(notification: index, installation: Installation(id: "a\(index)", platform: .fcm, handle: "fcm-\(index)", tags: [],
-                                                                                    owner: "b", updatedAt: 0),
-                                    rendered: try PushRenderer().renderFCM(notification, collapseID: String(index)))
-            }
-        }
-        _ = try await adapter.send(try makeBatch(0, min(batch, 100)))  // warm up: token, connections
-        var timings = BatchTimings()
-        var sent = 0
-        var failed = 0
-        let clock = ContinuousClock()
-        let start = clock.now
-        while sent < messages {
-            let count = min(batch, messages - sent)
-            let pushes = try makeBatch(sent, count)
-            let began = clock.now
-            let outcomes = try await adapter.send(pushes)
-            timings.record(clock.now - began)
-            failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
-            sent += count
-        }
-        let seconds = Double((clock.now - start).milliseconds) / 1000
-        let (p50, p99) = timings.percentiles
-        let rss = BatchTimings.peakRSS
-        print(String(format: "%d messages in %.2f s: %.0f messages/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; peak RSS %@ (adapter and fcm-sim in one process, %@)",
-                     sent, seconds, Double(sent) / seconds, batch, p50, p99, failed, rss, cleartext ? "cleartext HTTP/1.1" : "HTTP/2 over TLS"))
-        await connection.close()
-        try await http.shutdown()
-        await group.triggerGracefulShutdown()
-        _ = try? await server.value
+        return (HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration), "\(scheme)://127.0.0.1:\(port)", account, {
+            await group.triggerGracefulShutdown()
+            _ = try? await server.value
+        })
     }
 }

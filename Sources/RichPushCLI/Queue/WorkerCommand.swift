@@ -10,6 +10,7 @@ import RichPushQueue
 import RichPushStorage
 import RichPushWorker
 import ServiceLifecycle
+import RichPushHTTP2
 
 /// `richpush worker`: joins the consumer group and runs jobs until SIGTERM/SIGINT.
 struct WorkerCommand: AsyncParsableCommand {
@@ -79,7 +80,7 @@ struct WorkerCommand: AsyncParsableCommand {
                                                          drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
-        var apnsClient: APNSClient?
+        var apnsClient: HTTP2Client?
         var pushAdapter = RichPushWorkerConfiguration.Adapter.none
         if adapter.kinds.contains(.apns) {
             let settings = try apns.settings()

@@ -5,16 +5,17 @@ import RichPushAPNSSim
 import RichPushCore
 import Synchronization
 import RichPushSimTLS
+import RichPushHTTP2
 
-/// An in-process apns-sim over TLS on loopback, an ``APNSClient`` that trusts it, and the
+/// An in-process apns-sim over TLS on loopback, an ``HTTP2Client`` that trusts it, and the
 /// simulator's request log, parsed.
 final class LocalAPNS: Sendable {
     let server: APNSSimulatorServer
-    let client: APNSClient
+    let client: HTTP2Client
     private let lines: Mutex<[String]>
     static let topic = "com.example.richpush"
 
-    private init(server: APNSSimulatorServer, client: APNSClient) {
+    private init(server: APNSSimulatorServer, client: HTTP2Client) {
         self.server = server
         self.client = client
         self.lines = Mutex([])
@@ -26,9 +27,10 @@ final class LocalAPNS: Sendable {
         let log = LogSink()
         let server = try await APNSSimulatorServer.start(certificates: certificates, rules: try APNSServerRulesTests.rules(), maxStreams: maxStreams,
                                                          faults: faults, log: { log.append($0) })
-        let client = try APNSClient(configuration: APNSClient.Configuration(
-            endpoint: APNSClient.Endpoint(host: "localhost", port: server.port, usesTLS: true),
-            trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections, requestTimeout: timeout))
+        let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
+            endpoint: HTTP2Client.Endpoint(host: "localhost", port: server.port, usesTLS: true),
+            trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections, requestTimeout: timeout,
+            responseIDHeader: "apns-id"))
         let local = LocalAPNS(server: server, client: client)
         log.target.withLock { $0 = local }
         return local

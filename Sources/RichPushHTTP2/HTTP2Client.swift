@@ -4,14 +4,15 @@ import NIOSSL
 public import ServiceLifecycle
 import Synchronization
 
-/// HTTP/2 connections to one APNs endpoint for one Apple team (a provider token is good for one
-/// team, and Apple ties a connection to the first token it sees). Requests are spread over the
-/// connections in turn; each connection carries as many streams as the server allows at the
-/// moment. A connection that closes or receives GOAWAY is replaced, with back-off after
-/// failures; a request APNs did not process is sent again on another connection, so the client
-/// itself neither loses nor duplicates a push. Run it in the process's `ServiceGroup`: it closes
-/// its connections on shutdown.
-public final class APNSClient: Service, Sendable {
+/// HTTP/2 connections to one push endpoint (APNs, FCM) for one sender: POST requests in batches,
+/// with one credential per batch (Apple ties a connection to the first provider token it sees,
+/// so a client serves one team). Requests are spread over the connections in turn; each
+/// connection carries as many streams as the server allows at the moment. A connection that
+/// closes or receives GOAWAY is replaced, with back-off after failures; a request the server did
+/// not process is sent again on another connection, so the client itself neither loses nor
+/// duplicates a push. Run it in the process's `ServiceGroup`: it closes its connections on
+/// shutdown.
+public final class HTTP2Client: Service, Sendable {
     public let configuration: Configuration
     private let tls: NIOSSLContext?
     private let group: any EventLoopGroup
@@ -23,8 +24,8 @@ public final class APNSClient: Service, Sendable {
 
     enum Slot {
         case idle(failures: Int, notBefore: NIODeadline, lastError: String?)
-        case connecting(Task<APNSConnection, any Error>, failures: Int)
-        case ready(APNSConnection)
+        case connecting(Task<HTTP2Connection, any Error>, failures: Int)
+        case ready(HTTP2Connection)
     }
 
     public init(configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
@@ -43,33 +44,33 @@ public final class APNSClient: Service, Sendable {
     }
 
     /// Sends one request and returns how it ended; never throws.
-    public func send(_ request: APNSRequest, bearer: String) async -> APNSExchange {
-        await send([request], bearer: bearer)[0]
+    public func send(_ request: HTTP2Request, authorization: String) async -> HTTP2Exchange {
+        await send([request], authorization: authorization)[0]
     }
 
     /// Sends the requests, spread over the connections, and returns how each ended, in order;
     /// never throws. Requests APNs did not process are sent again on another connection, up to
     /// `unprocessedRetries` times.
-    public func send(_ requests: [APNSRequest], bearer: String) async -> [APNSExchange] {
-        var exchanges = [APNSExchange](repeating: .unprocessed(reason: "not sent"), count: requests.count)
+    public func send(_ requests: [HTTP2Request], authorization: String) async -> [HTTP2Exchange] {
+        var exchanges = [HTTP2Exchange](repeating: .unprocessed(reason: "not sent"), count: requests.count)
         var pending = Array(requests.indices)
         let timeout = TimeAmount(configuration.requestTimeout)
         for attempt in 0...configuration.unprocessedRetries where !pending.isEmpty {
             // One share per connection, so a batch uses all of them.
             let shares = min(configuration.connections, pending.count)
-            var sent: [(indices: ArraySlice<Int>, answers: EventLoopFuture<[APNSExchange]>)] = []
+            var sent: [(indices: ArraySlice<Int>, answers: EventLoopFuture<[HTTP2Exchange]>)] = []
             for share in 0..<shares {
                 let indices = pending[pending.count * share / shares..<pending.count * (share + 1) / shares]
                 do {
                     let connection = try await lease()
-                    sent.append((indices, connection.execute(indices.lazy.map { requests[$0] }, bearer: bearer, timeout: timeout)))
+                    sent.append((indices, connection.execute(indices.lazy.map { requests[$0] }, authorization: authorization, timeout: timeout)))
                 } catch {
                     for index in indices { exchanges[index] = .unprocessed(reason: "\(error)") }
                 }
             }
             var again: [Int] = []
             for (indices, answers) in sent {
-                let results: [APNSExchange]
+                let results: [HTTP2Exchange]
                 do {
                     results = try await answers.get()
                 } catch {
@@ -119,22 +120,22 @@ public final class APNSClient: Service, Sendable {
     }
 
     private enum Lease {
-        case use(APNSConnection)
-        case wait(Task<APNSConnection, any Error>)
+        case use(HTTP2Connection)
+        case wait(Task<HTTP2Connection, any Error>)
         case unavailable(String)
     }
 
     /// A usable connection: the one in turn if it is open; else a slot whose back-off has passed
     /// is connected (so connections are made as load arrives); else any open one; else one
     /// being made; else the reason none can be had right now.
-    private func lease() async throws -> APNSConnection {
-        guard !stopped.load(ordering: .relaxed) else { throw APNSConfigurationError("the APNs client is shut down") }
+    private func lease() async throws -> HTTP2Connection {
+        guard !stopped.load(ordering: .relaxed) else { throw HTTP2ClientError("the HTTP/2 client is shut down") }
         let start = cursor.add(1, ordering: .relaxed).newValue
         let now = NIODeadline.now()
         let lease: Lease = slots.withLock { slots in
             let count = slots.count
-            var open: APNSConnection?
-            var pending: Task<APNSConnection, any Error>?
+            var open: HTTP2Connection?
+            var pending: Task<HTTP2Connection, any Error>?
             var connectable: Int?
             var problem: String?
             for offset in 0..<count {
@@ -169,19 +170,20 @@ public final class APNSClient: Service, Sendable {
         switch lease {
         case .use(let connection): return connection
         case .wait(let task): return try await task.value
-        case .unavailable(let reason): throw APNSConfigurationError(reason)
+        case .unavailable(let reason): throw HTTP2ClientError(reason)
         }
     }
 
-    private func connect(slot index: Int, slots: inout [Slot]) -> Task<APNSConnection, any Error> {
+    private func connect(slot index: Int, slots: inout [Slot]) -> Task<HTTP2Connection, any Error> {
         let failures = if case .idle(let failures, _, _) = slots[index] { failures } else { 0 }
         let configuration = configuration
         let tls = tls
         let group = group
         let task = Task {
             do {
-                let connection = try await APNSConnection.connect(to: configuration.endpoint, tls: tls,
-                                                                  connectTimeout: TimeAmount(configuration.connectTimeout), group: group)
+                let connection = try await HTTP2Connection.connect(to: configuration.endpoint, tls: tls,
+                                                                  connectTimeout: TimeAmount(configuration.connectTimeout),
+                                                                  responseIDHeader: configuration.responseIDHeader, group: group)
                 self.opened.add(1, ordering: .relaxed)
                 let kept = self.slots.withLock { slots in
                     guard !self.stopped.load(ordering: .relaxed) else { return false }
@@ -204,7 +206,7 @@ public final class APNSClient: Service, Sendable {
     }
 
     /// Lets the requests on a connection that is going away finish, then closes it.
-    private func retire(_ connection: APNSConnection) {
+    private func retire(_ connection: HTTP2Connection) {
         let channel = connection.channel
         channel.eventLoop.scheduleTask(in: TimeAmount(configuration.requestTimeout) + .seconds(1)) {
             channel.close(promise: nil)

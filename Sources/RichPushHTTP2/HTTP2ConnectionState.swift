@@ -2,19 +2,24 @@ import NIOCore
 import NIOHTTP2
 import Synchronization
 
-/// What one connection has heard from APNs outside its streams: a GOAWAY and its last stream
+/// What one connection has heard from the server outside its streams: a GOAWAY and its last stream
 /// id, the stream limit as it changes, when the server last sent anything, and whether the
 /// connection is closed. Written on the connection's event loop, read from anywhere.
-final class APNSConnectionState: Sendable {
+final class HTTP2ConnectionState: Sendable {
     /// The last stream id of a GOAWAY, or -1 before any.
     let goAwayLastStreamID = Atomic<Int>(-1)
     let closed = Atomic<Bool>(false)
     /// `NIODeadline.now().uptimeNanoseconds` when the server last sent bytes.
     let lastRead = Atomic<UInt64>(0)
-    /// Whether `apns-id`, `apns-expiration` and `apns-collapse-id` have gone out once with
-    /// incremental indexing (Apple: the first time indexed, later literal without indexing).
+    /// Whether the `firstTimeOnly` headers have gone out once with incremental indexing.
     let namesIndexed = Atomic<Bool>(false)
+    /// The answer header whose value an ``HTTP2Exchange`` reports as `responseID` (`apns-id`).
+    let responseIDHeader: String?
     private let limits = Mutex<[Int]>([])
+
+    init(responseIDHeader: String?) {
+        self.responseIDHeader = responseIDHeader
+    }
 
     /// For new requests: open and not going away.
     var isUsable: Bool {
@@ -41,11 +46,11 @@ final class APNSConnectionState: Sendable {
 
 /// Between TLS and HTTP/2: notes when the server last sent anything, so a request that times
 /// out can tell a slow answer from a dead connection.
-final class APNSReadClockHandler: ChannelInboundHandler, Sendable {
+final class HTTP2ReadClockHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
-    let state: APNSConnectionState
+    let state: HTTP2ConnectionState
 
-    init(state: APNSConnectionState) { self.state = state }
+    init(state: HTTP2ConnectionState) { self.state = state }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         state.lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
@@ -56,7 +61,7 @@ final class APNSReadClockHandler: ChannelInboundHandler, Sendable {
 /// Between TLS and HTTP/2: every stream flushes the connection when it starts, and each flush
 /// costs a TLS record and a system call. Flushes asked for in one turn of the event loop become
 /// one, at the end of that turn: a batch of a thousand requests goes out in a few writes.
-final class APNSFlushCoalescingHandler: ChannelOutboundHandler {
+final class HTTP2FlushCoalescingHandler: ChannelOutboundHandler {
     typealias OutboundIn = ByteBuffer
     private var flushPending = false
 
@@ -71,15 +76,15 @@ final class APNSFlushCoalescingHandler: ChannelOutboundHandler {
 }
 
 /// After the HTTP/2 handler: the frames of stream 0 (SETTINGS, GOAWAY) and the connection's end.
-final class APNSRootStreamHandler: ChannelInboundHandler {
+final class HTTP2RootStreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
-    let state: APNSConnectionState
-    let scheduler: APNSStreamScheduler
+    let state: HTTP2ConnectionState
+    let scheduler: HTTP2StreamScheduler
     /// Succeeds with the server's first SETTINGS frame (its stream limit known), fails if the
     /// connection ends before.
     let ready: EventLoopPromise<Void>
 
-    init(state: APNSConnectionState, scheduler: APNSStreamScheduler, ready: EventLoopPromise<Void>) {
+    init(state: HTTP2ConnectionState, scheduler: HTTP2StreamScheduler, ready: EventLoopPromise<Void>) {
         self.state = state
         self.scheduler = scheduler
         self.ready = ready

@@ -5,10 +5,10 @@ import NIOHTTP2
 /// `SETTINGS_MAX_CONCURRENT_STREAMS`; the rest wait here, in order. (SwiftNIO's HTTP/2 handler
 /// would also hold streams beyond the limit, but it walks all it holds on every flush, which is
 /// quadratic for the thousands a fan-out queues.) Lives on the connection's event loop.
-final class APNSStreamScheduler {
+final class HTTP2StreamScheduler {
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
     private let eventLoop: any EventLoop
-    private var queued = CircularBuffer<APNSStreamHandler>()
+    private var queued = CircularBuffer<HTTP2StreamHandler>()
     private var inFlight = 0
     /// The server's limit; HTTP/2's assumption until its SETTINGS say otherwise.
     private var limit = 100
@@ -19,7 +19,7 @@ final class APNSStreamScheduler {
         self.eventLoop = eventLoop
     }
 
-    func enqueue(_ handlers: [APNSStreamHandler]) {
+    func enqueue(_ handlers: [HTTP2StreamHandler]) {
         if let closedReason {
             for handler in handlers { handler.endUnsent("\(closedReason)") }
             return

@@ -4,14 +4,14 @@ import NIOCore
 /// `timeout` after it was written, so time spent waiting for a stream (the server's limit, or
 /// the requests ahead of it) does not count against it, and one that never gets a stream gives
 /// up after twice `timeout` (nothing was sent). Lives on the connection's event loop.
-final class APNSBatchDeadline {
-    private var waiting: [APNSStreamHandler]
+final class HTTP2BatchDeadline {
+    private var waiting: [HTTP2StreamHandler]
     private let timeout: TimeAmount
     private let queuedAt: NIODeadline
     private let eventLoop: any EventLoop
     private var timer: Scheduled<Void>?
 
-    init(handlers: [APNSStreamHandler], timeout: TimeAmount, eventLoop: any EventLoop) {
+    init(handlers: [HTTP2StreamHandler], timeout: TimeAmount, eventLoop: any EventLoop) {
         waiting = handlers
         self.timeout = timeout
         self.eventLoop = eventLoop
@@ -26,7 +26,7 @@ final class APNSBatchDeadline {
     private func check() {
         let now = NIODeadline.now()
         var next = NIODeadline.distantFuture
-        var expired: [APNSStreamHandler] = []
+        var expired: [HTTP2StreamHandler] = []
         // Expiring completes answers, which may cancel this deadline: decide first, expire after.
         waiting.removeAll { handler in
             if handler.isFinished { return true }

@@ -7,14 +7,14 @@ import NIOSSL
 /// One HTTP/2 connection to APNs: TLS with ALPN `h2`, or cleartext with prior knowledge when the
 /// configuration says so. Requests are streams of it; the HTTP/2 handler keeps to the server's
 /// `SETTINGS_MAX_CONCURRENT_STREAMS` as it changes, holding new streams until one is free.
-final class APNSConnection: Sendable {
+final class HTTP2Connection: Sendable {
     let channel: any Channel
-    let state: APNSConnectionState
-    private let scheduler: NIOLoopBound<APNSStreamScheduler>
+    let state: HTTP2ConnectionState
+    private let scheduler: NIOLoopBound<HTTP2StreamScheduler>
     private let authority: String
     private let scheme: String
 
-    private init(channel: any Channel, scheduler: NIOLoopBound<APNSStreamScheduler>, state: APNSConnectionState, authority: String, scheme: String) {
+    private init(channel: any Channel, scheduler: NIOLoopBound<HTTP2StreamScheduler>, state: HTTP2ConnectionState, authority: String, scheme: String) {
         self.channel = channel
         self.scheduler = scheduler
         self.state = state
@@ -22,9 +22,9 @@ final class APNSConnection: Sendable {
         self.scheme = scheme
     }
 
-    static func connect(to endpoint: APNSClient.Endpoint, tls: NIOSSLContext?, connectTimeout: TimeAmount,
-                        group: any EventLoopGroup) async throws -> APNSConnection {
-        let state = APNSConnectionState()
+    static func connect(to endpoint: HTTP2Client.Endpoint, tls: NIOSSLContext?, connectTimeout: TimeAmount, responseIDHeader: String?,
+                        group: any EventLoopGroup) async throws -> HTTP2Connection {
+        let state = HTTP2ConnectionState(responseIDHeader: responseIDHeader)
         let serverHostname = endpoint.host.first?.isNumber == true || endpoint.host.contains(":") ? nil : endpoint.host
         let (channel, scheduler, ready) = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
@@ -33,8 +33,8 @@ final class APNSConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname)) }
-                    try pipeline.addHandler(APNSReadClockHandler(state: state))
-                    try pipeline.addHandler(APNSFlushCoalescingHandler())
+                    try pipeline.addHandler(HTTP2ReadClockHandler(state: state))
+                    try pipeline.addHandler(HTTP2FlushCoalescingHandler())
                     var connection = NIOHTTP2Handler.ConnectionConfiguration()
                     // No server push; a large header list is never needed for an answer.
                     connection.initialSettings = [HTTP2Setting(parameter: .enablePush, value: 0),
@@ -47,8 +47,8 @@ final class APNSConnection: Sendable {
                         stream.close()
                     }
                     let ready = channel.eventLoop.makePromise(of: Void.self)
-                    let scheduler = APNSStreamScheduler(multiplexer: multiplexer, eventLoop: channel.eventLoop)
-                    try pipeline.addHandler(APNSRootStreamHandler(state: state, scheduler: scheduler, ready: ready))
+                    let scheduler = HTTP2StreamScheduler(multiplexer: multiplexer, eventLoop: channel.eventLoop)
+                    try pipeline.addHandler(HTTP2RootStreamHandler(state: state, scheduler: scheduler, ready: ready))
                     return (channel, NIOLoopBound(scheduler, eventLoop: channel.eventLoop), ready.futureResult)
                 }
             }
@@ -61,28 +61,28 @@ final class APNSConnection: Sendable {
         } catch {
             timeout.cancel()
             channel.close(promise: nil)
-            throw APNSConfigurationError("\(endpoint): no HTTP/2 SETTINGS from the server (\(error)); is it an HTTP/2 server with ALPN h2?")
+            throw HTTP2ClientError("\(endpoint): no HTTP/2 SETTINGS from the server (\(error)); is it an HTTP/2 server with ALPN h2?")
         }
         state.lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
-        return APNSConnection(channel: channel, scheduler: scheduler, state: state,
+        return HTTP2Connection(channel: channel, scheduler: scheduler, state: state,
                               authority: endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)",
                               scheme: tls == nil ? "http" : "https")
     }
 
-    /// Sends each request with `bearer` on a stream of its own, all opened in one turn of the
-    /// event loop (and written with one flush). Never fails: every ending is an ``APNSExchange``,
+    /// Sends each request with `authorization` on a stream of its own, all opened in one turn of the
+    /// event loop (and written with one flush). Never fails: every ending is an ``HTTP2Exchange``,
     /// in the order of `requests`.
-    func execute(_ requests: some Collection<APNSRequest>, bearer: String, timeout: TimeAmount) -> EventLoopFuture<[APNSExchange]> {
-        let prepared = requests.map { (headers: hpackHeaders(for: $0, bearer: bearer), body: ByteBuffer(bytes: $0.body)) }
+    func execute(_ requests: some Collection<HTTP2Request>, authorization: String, timeout: TimeAmount) -> EventLoopFuture<[HTTP2Exchange]> {
+        let prepared = requests.map { (headers: hpackHeaders(for: $0, authorization: authorization), body: ByteBuffer(bytes: $0.body)) }
         let loop = channel.eventLoop
         let state = state
         let scheduler = scheduler
         return loop.flatSubmit {
             let handlers = prepared.map { headers, body in
-                APNSStreamHandler(headers: headers, body: body, connection: state,
-                                  completion: APNSExchangeCompletion(promise: loop.makePromise(of: APNSExchange.self)))
+                HTTP2StreamHandler(headers: headers, body: body, connection: state,
+                                  completion: HTTP2ExchangeCompletion(promise: loop.makePromise(of: HTTP2Exchange.self)))
             }
-            let deadline = APNSBatchDeadline(handlers: handlers, timeout: timeout, eventLoop: loop)
+            let deadline = HTTP2BatchDeadline(handlers: handlers, timeout: timeout, eventLoop: loop)
             let all = EventLoopFuture.whenAllSucceed(handlers.map(\.ended), on: loop)
             all.assumeIsolated().whenComplete { _ in deadline.cancel() }
             scheduler.value.enqueue(handlers)
@@ -90,10 +90,10 @@ final class APNSConnection: Sendable {
         }
     }
 
-    /// Apple's advice for its small HPACK table: `:path` and `authorization` as literals without
-    /// indexing; `apns-id`, `apns-expiration` and `apns-collapse-id` indexed the first time on a
-    /// connection and literal without indexing afterwards; the rest (same value every time) indexed.
-    private func hpackHeaders(for request: APNSRequest, bearer: String) -> HPACKHeaders {
+    /// Apple's advice for APNs' small HPACK table, good for any server: `:path` and
+    /// `authorization` as literals without indexing; each header as its ``HTTP2Request/Indexing``
+    /// says (per-request values indexed only the first time on a connection).
+    private func hpackHeaders(for request: HTTP2Request, authorization: String) -> HPACKHeaders {
         let firstTime = !state.namesIndexed.exchange(true, ordering: .relaxed)
         var headers = HPACKHeaders()
         headers.reserveCapacity(request.headers.count + 6)
@@ -101,10 +101,14 @@ final class APNSConnection: Sendable {
         headers.add(name: ":scheme", value: scheme)
         headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
         headers.add(name: ":authority", value: authority)
-        headers.add(name: "authorization", value: "bearer " + bearer, indexing: .nonIndexable)
+        headers.add(name: "authorization", value: authorization, indexing: .nonIndexable)
         for header in request.headers {
-            let perRequest = header.name == "apns-id" || header.name == "apns-expiration" || header.name == "apns-collapse-id"
-            headers.add(name: header.name, value: header.value, indexing: perRequest && !firstTime ? .nonIndexable : .indexable)
+            let indexing: HPACKIndexing = switch header.indexing {
+            case .always: .indexable
+            case .firstTimeOnly: firstTime ? .indexable : .nonIndexable
+            case .never: .nonIndexable
+            }
+            headers.add(name: header.name, value: header.value, indexing: indexing)
         }
         headers.add(name: "content-length", value: String(request.body.count))
         return headers

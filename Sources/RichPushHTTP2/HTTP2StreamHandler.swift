@@ -4,12 +4,12 @@ import NIOHTTP2
 
 /// One request on one HTTP/2 stream: sends HEADERS and DATA (`END_STREAM`) as soon as the stream
 /// is active, collects the answer, and completes its promise exactly once with an
-/// ``APNSExchange``. A request that gets no answer is `unprocessed` only when HTTP/2 says so
+/// ``HTTP2Exchange``. A request that gets no answer is `unprocessed` only when HTTP/2 says so
 /// (`REFUSED_STREAM`, a GOAWAY below its stream id, the request never fully written); otherwise it
 /// is `failed`, because APNs may have acted on it. Its timeout is kept by its batch's
-/// ``APNSBatchDeadline`` (a timer per stream costs a heap entry each, and cancelling one is a
+/// ``HTTP2BatchDeadline`` (a timer per stream costs a heap entry each, and cancelling one is a
 /// linear search), which calls ``expire()``.
-final class APNSStreamHandler: ChannelInboundHandler {
+final class HTTP2StreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
 
@@ -17,8 +17,8 @@ final class APNSStreamHandler: ChannelInboundHandler {
 
     private let headers: HPACKHeaders
     private let body: ByteBuffer
-    private let connection: APNSConnectionState
-    private let completion: APNSExchangeCompletion
+    private let connection: HTTP2ConnectionState
+    private let completion: HTTP2ExchangeCompletion
     private var started = false
     private var finished = false
     /// When the whole request left for the socket: its timeout runs from here, not from when it
@@ -26,17 +26,17 @@ final class APNSStreamHandler: ChannelInboundHandler {
     private(set) var writtenAt: NIODeadline?
     var isFinished: Bool { finished }
     /// Completes when this request has ended, however.
-    var ended: EventLoopFuture<APNSExchange> { completion.promise.futureResult }
+    var ended: EventLoopFuture<HTTP2Exchange> { completion.promise.futureResult }
     private var refused = false
     private var status: Int?
-    private var apnsID: String?
+    private var responseID: String?
     private var retryAfter: String?
     private var answer: [UInt8] = []
     private var problem: String?
     private var context: ChannelHandlerContext?
     private var startedAt: UInt64 = 0
 
-    init(headers: HPACKHeaders, body: ByteBuffer, connection: APNSConnectionState, completion: APNSExchangeCompletion) {
+    init(headers: HPACKHeaders, body: ByteBuffer, connection: HTTP2ConnectionState, completion: HTTP2ExchangeCompletion) {
         self.headers = headers
         self.body = body
         self.connection = connection
@@ -70,7 +70,7 @@ final class APNSStreamHandler: ChannelInboundHandler {
         case .headers(let frame):
             if status == nil, let code = frame.headers.first(name: ":status").flatMap(Int.init), code >= 200 {
                 status = code
-                apnsID = frame.headers.first(name: "apns-id")
+                responseID = connection.responseIDHeader.flatMap { frame.headers.first(name: $0) }
                 retryAfter = frame.headers.first(name: "retry-after")
             }
             if frame.endStream { finishAnswered() }
@@ -106,14 +106,14 @@ final class APNSStreamHandler: ChannelInboundHandler {
 
     private func finishAnswered() {
         guard !finished, let status else { return }
-        complete(.answered(status: status, apnsID: apnsID, retryAfter: retryAfter, body: answer))
+        complete(.answered(status: status, responseID: responseID, retryAfter: retryAfter, body: answer))
     }
 
     private func finishUnanswered(context: ChannelHandlerContext) {
         guard !finished else { return }
         if let status {
             // Headers came, the body did not finish: an answer all the same.
-            complete(.answered(status: status, apnsID: apnsID, retryAfter: retryAfter, body: answer))
+            complete(.answered(status: status, responseID: responseID, retryAfter: retryAfter, body: answer))
             return
         }
         let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) }
@@ -149,7 +149,7 @@ final class APNSStreamHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func complete(_ exchange: APNSExchange) {
+    private func complete(_ exchange: HTTP2Exchange) {
         finished = true
         context = nil
         completion.complete(exchange)
