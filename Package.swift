@@ -121,6 +121,10 @@ let package = Package(
             name: "RichPushSimTLS",
             dependencies: [
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -305,7 +309,7 @@ let package = Package(
         .testTarget(
             name: "RichPushFCMSimTests",
             dependencies: [
-                "RichPushFCMSim", "RichPushFCM", "RichPushCore", "Hiredis", "RedisTestSupport",
+                "RichPushFCMSim", "RichPushFCM", "RichPushCore", "Hiredis", "RedisTestSupport", "RichPushHTTP2", "RichPushSimTLS",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),

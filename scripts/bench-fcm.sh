@@ -2,10 +2,10 @@
 # Benchmark (not a test): messages per second and batch latency p50/p99 through the FCM adapter to
 # a local fcm-sim over HTTP/2 and TLS on loopback, with a private redis-server for the shared
 # access token. The simulator runs as its own process (as Google's servers would be elsewhere),
-# with a service account it makes for the run; --in-process puts both in one (--cleartext there
-# for HTTP/1.1 without TLS). The adapter's CPU per message is the bench process's.
-# Usage: scripts/bench-fcm.sh [--messages N (100000)] [--batch B (1000)] [--concurrency K (200)]
-#          [--fail "429:1%,503:1%"] [--unregistered P%] [--in-process [--cleartext]]
+# with a service account it makes for the run; --in-process puts both in one. The adapter's CPU
+# per message is the bench process's.
+# Usage: scripts/bench-fcm.sh [--messages N (100000)] [--batch B (1000)] [--connections C (2)]
+#          [--fail "429:1%,503:1%"] [--unregistered P%] [--in-process]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -21,7 +21,6 @@ in_process=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --in-process) in_process=1; shift ;;
-        --cleartext) bench_args+=("$1"); shift ;;
         --fail|--unregistered|--seed) sim_args+=("$1" "$2"); shift 2 ;;
         *) bench_args+=("$1" "$2"); shift 2 ;;
     esac

@@ -1,7 +1,7 @@
 import Foundation
 public import Hummingbird
-import HummingbirdHTTP2
 public import NIOSSL
+public import RichPushSimTLS
 import NIOCore
 import RichPushCore
 import Synchronization
@@ -59,24 +59,55 @@ public final class FCMSimulator: Sendable {
         tokens.withLock { $0.removeAll() }
     }
 
-    /// The HTTP application on `host:port`: with `tls`, HTTP/2 (or HTTP/1.1, by ALPN) over TLS as
-    /// Google's endpoints; without, cleartext HTTP/1.1.
-    public func application(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration? = nil,
-                            onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) throws -> some ApplicationProtocol {
-        let router = Router()
-        router.post("/token") { request, _ -> Response in
-            let body = try await request.body.collect(upTo: 16 * 1024)
-            return self.token(form: String(buffer: body))
+    /// Serves Google's endpoints as they are served: HTTP/2 over TLS (`tls` offering `h2`), at
+    /// most `maxStreams` streams per connection, on raw HTTP/2 frames.
+    public func start(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration, maxStreams: Int = 100) async throws -> LocalHTTP2Server {
+        try await LocalHTTP2Server.start(host: host, port: port, tls: tls, maxStreams: maxStreams, maxBodyBytes: FCMMessageRules.maxBodyBytes) { request in
+            self.respond(to: request)
         }
-        router.post("/v1/projects/:project/messages:send") { request, context -> Response in
-            let body = try await request.body.collect(upTo: FCMMessageRules.maxBodyBytes + 1)
-            return self.send(project: context.parameters.get("project") ?? "", authorization: request.headers[.authorization], body: Array(buffer: body))
-        }
-        return Application(router: router, server: try tls.map { try .http2Upgrade(tlsConfiguration: $0) } ?? .http1(),
-                           configuration: .init(address: .hostname(host, port: port), serverName: "fcm-sim"), onServerRunning: onServerRunning)
     }
 
-    func token(form: String) -> Response {
+    /// The same endpoints over cleartext HTTP/1.1, for curl and debugging (the workers' FCM
+    /// client speaks HTTP/2 over TLS only, as Google does).
+    public func application(host: String = "127.0.0.1", port: Int, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
+        -> some ApplicationProtocol {
+        let router = Router()
+        router.post("**") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: FCMMessageRules.maxBodyBytes + 1)
+            let answer = self.respond(to: LocalHTTP2Server.Request(
+                method: "POST", path: request.uri.path,
+                headers: request.headers.map { (name: $0.name.canonicalName, value: $0.value) }, body: Array(buffer: body)))
+            var headers = HTTPFields()
+            for header in answer.headers {
+                switch header.name {
+                case "content-type": headers[.contentType] = header.value
+                case "retry-after": headers[.retryAfter] = header.value
+                case "www-authenticate": headers[.wwwAuthenticate] = header.value
+                default: break
+                }
+            }
+            return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+        }
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "fcm-sim"), onServerRunning: onServerRunning)
+    }
+
+    /// Google's answer to one request: the token endpoint (`POST /token`) or FCM's
+    /// `POST /v1/projects/{project}/messages:send`.
+    public func respond(to request: LocalHTTP2Server.Request) -> LocalHTTP2Server.Response {
+        guard request.method == "POST" else { return Self.json(405, ["error": ["code": 405, "message": "Method Not Allowed", "status": "UNIMPLEMENTED"]]) }
+        if request.path == "/token" { return token(form: String(decoding: request.body, as: UTF8.self)) }
+        let prefix = "/v1/projects/", suffix = "/messages:send"
+        if request.path.hasPrefix(prefix), request.path.hasSuffix(suffix), request.path.count > prefix.count + suffix.count {
+            let project = String(request.path.dropFirst(prefix.count).dropLast(suffix.count))
+            guard request.body.count <= FCMMessageRules.maxBodyBytes else {
+                return answer(FCMSimError(400, "INVALID_ARGUMENT", "Request payload size exceeds the limit", fcm: "INVALID_ARGUMENT"), token: nil)
+            }
+            return send(project: project, authorization: request.header("authorization"), body: request.body)
+        }
+        return Self.json(404, ["error": ["code": 404, "message": "The requested URL \(request.path) was not found on this server.", "status": "NOT_FOUND"]])
+    }
+
+    func token(form: String) -> LocalHTTP2Server.Response {
         var fields: [String: String] = [:]
         for pair in form.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? "" }
@@ -96,7 +127,7 @@ public final class FCMSimulator: Sendable {
         return Self.json(200, ["access_token": token, "expires_in": Int(lifetime), "token_type": "Bearer"])
     }
 
-    func send(project: String, authorization: String?, body: [UInt8]) -> Response {
+    func send(project: String, authorization: String?, body: [UInt8]) -> LocalHTTP2Server.Response {
         let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         guard let bearer, let expiry = tokens.withLock({ $0[bearer] }), expiry > Date() else {
             return answer(FCMSimError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token.", fcm: nil),
@@ -132,21 +163,22 @@ public final class FCMSimulator: Sendable {
         let name = "projects/\(project)/messages/\(validateOnly ? "fake_message_id" : "0:\(sequence.add(1, ordering: .relaxed).newValue)")"
         if !validateOnly { forward?(Accepted(token: token, body: body, name: name)) }
         log?(Self.logLine(token: token, status: 200, error: nil))
-        return Self.json(200, ["name": name])
+        // The one answer on the hot path, written directly (a name is [a-z0-9/:_-]).
+        return LocalHTTP2Server.Response(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")],
+                                         body: Array("{\"name\":\"\(name)\"}".utf8))
     }
 
-    private func answer(_ error: FCMSimError, token: String?, retryAfter: String? = nil, wwwAuthenticate: String? = nil) -> Response {
+    private func answer(_ error: FCMSimError, token: String?, retryAfter: String? = nil, wwwAuthenticate: String? = nil) -> LocalHTTP2Server.Response {
         log?(Self.logLine(token: token, status: error.status, error: error.fcm ?? error.rpcStatus))
-        var headers: HTTPFields = [.contentType: "application/json; charset=UTF-8"]
-        if let retryAfter { headers[.retryAfter] = retryAfter }
-        if let wwwAuthenticate { headers[.wwwAuthenticate] = wwwAuthenticate }
-        return Response(status: .init(code: error.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
+        var headers = [(name: "content-type", value: "application/json; charset=UTF-8")]
+        if let retryAfter { headers.append((name: "retry-after", value: retryAfter)) }
+        if let wwwAuthenticate { headers.append((name: "www-authenticate", value: wwwAuthenticate)) }
+        return LocalHTTP2Server.Response(status: error.status, headers: headers, body: error.body)
     }
 
-    static func json(_ status: Int, _ object: [String: Any]) -> Response {
+    static func json(_ status: Int, _ object: [String: Any]) -> LocalHTTP2Server.Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return Response(status: .init(code: status), headers: [.contentType: "application/json; charset=UTF-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+        return LocalHTTP2Server.Response(status: status, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(data))
     }
 
     static func logLine(token: String?, status: Int, error: String?, issued: String? = nil) -> String {

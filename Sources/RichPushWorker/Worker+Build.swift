@@ -45,18 +45,19 @@ public struct RichPushWorkerConfiguration: Sendable {
     }
 
     /// Where Android devices (platform `fcm`) go through FCM HTTP v1 and the service account it
-    /// sends as; the HTTP client is the caller's (shut down by its `ServiceGroup`).
+    /// sends as. Both clients are the caller's (run and shut down by its `ServiceGroup`): the
+    /// HTTP/2 client to FCM's endpoint for the sends, the HTTP client for the token endpoint.
     public struct FCMSettings: Sendable {
+        /// Connections to `https://fcm.googleapis.com`, or to a local `richpush fcm-sim`.
+        public var client: HTTP2Client
         public var http: HTTPClient
-        /// `https://fcm.googleapis.com`, or a local `richpush fcm-sim`.
-        public var baseURL: String
         public var account: FCMServiceAccount
-        /// How long one request (a send, a token exchange) may take.
+        /// How long a token exchange may take (a send's timeout is the client's).
         public var timeout: Duration
 
-        public init(http: HTTPClient, baseURL: String = "https://fcm.googleapis.com", account: FCMServiceAccount, timeout: Duration = .seconds(10)) {
+        public init(client: HTTP2Client, http: HTTPClient, account: FCMServiceAccount, timeout: Duration = .seconds(10)) {
+            self.client = client
             self.http = http
-            self.baseURL = baseURL
             self.account = account
             self.timeout = timeout
         }
@@ -127,7 +128,7 @@ public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies
     }
     if let fcm = configuration.fcm {
         let token = fcm.accessToken(redis: dependencies.redis, prefix: dependencies.queue.prefix)
-        let adapter = FCMPushAdapter(http: fcm.http, baseURL: fcm.baseURL, projectID: fcm.account.projectID, token: token, timeout: fcm.timeout)
+        let adapter = FCMPushAdapter(client: fcm.client, projectID: fcm.account.projectID, token: token)
         routes[.fcm] = adapter
         routes[.gcm] = adapter
     }

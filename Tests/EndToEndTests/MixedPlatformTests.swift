@@ -3,11 +3,14 @@ import AsyncHTTPClient
 import Foundation
 import Hiredis
 import Logging
+import NIOSSL
 import RedisTestSupport
 import RichPushAdapters
 import RichPushCore
 import RichPushFCM
 import RichPushFCMSim
+import RichPushHTTP2
+import RichPushSimTLS
 import RichPushStorage
 import RichPushWorker
 import ServiceLifecycle
@@ -34,7 +37,7 @@ struct MixedPlatformTests {
                 let port = try RedisServer.freePort()
                 let accountJSON: [String: Any] = ["type": "service_account", "project_id": "richpush-mixed", "private_key_id": "k1",
                                                   "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-mixed.iam.gserviceaccount.com",
-                                                  "token_uri": "http://127.0.0.1:\(port)/token"]
+                                                  "token_uri": "https://127.0.0.1:\(port)/token"]
                 let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: accountJSON)))
                 let accepted = Mutex<[FCMSimulator.Accepted]>([])
                 let simulator = FCMSimulator(
@@ -43,18 +46,16 @@ struct MixedPlatformTests {
                         check: try FCMAssertionCheck(clientEmail: account.clientEmail, keyID: "k1", publicKeyPEM: account.publicKeyPEM,
                                                      audiences: [account.tokenURI])),
                     forward: { message in accepted.withLock { $0.append(message) } })
-                var logger = Logger(label: "fcm-sim")
-                logger.logLevel = .error
-                // Its own start, not just something listening on the port (a parallel test may have taken it).
-                let running = Mutex(false)
-                let application = try simulator.application(port: port) { _ in running.withLock { $0 = true } }
-                let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
-                let http = HTTPClient(eventLoopGroupProvider: .singleton)
-                try await withThrowingTaskGroup(of: Void.self) { tasks in
-                    tasks.addTask { try await group.run() }
-                    defer { tasks.cancelAll() }
-                    try await waitUntil(timeout: .seconds(10), "fcm-sim to start") { running.withLock { $0 } }
-                    let fcm = RichPushWorkerConfiguration.FCMSettings(http: http, baseURL: "http://127.0.0.1:\(port)", account: account)
+                let certificates = try LocalCertificates.generate()
+                let roots = try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8))
+                let fcmServer = try await simulator.start(port: port, tls: try certificates.serverTLS(applicationProtocols: ["h2"]))
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.trustRoots = .certificates(roots)
+                let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+                let client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
+                                                                                      trustRoots: roots))
+                do {
+                    let fcm = RichPushWorkerConfiguration.FCMSettings(client: client, http: http, account: account)
                     let id = try await withWorker(pipeline.worker(fcm: fcm)) {
                         let id = try await pipeline.send(json: ["message": "to both", "richType": "text", "payload": "hi"])
                         var iosMessages: [String] = []
@@ -76,9 +77,16 @@ struct MixedPlatformTests {
                     let message = body["message"] as? [String: Any]
                     #expect((message?["data"] as? [String: String])?["richId"] == String(id))
                     #expect((message?["android"] as? [String: String])?["priority"] == "HIGH")
-                    await group.triggerGracefulShutdown()
+                } catch {
+                    client.shutdown()
+                    try? await http.shutdown()
+                    try? await fcmServer.stop()
+                    await hub.close()
+                    throw error
                 }
+                client.shutdown()
                 try await http.shutdown()
+                try await fcmServer.stop()
                 await hub.close()
             }
         }

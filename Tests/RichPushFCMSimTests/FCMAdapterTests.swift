@@ -5,6 +5,9 @@ import Hiredis
 import Hummingbird
 import Logging
 import NIOCore
+import NIOSSL
+import RichPushHTTP2
+import RichPushSimTLS
 import RedisTestSupport
 import RichPushCore
 import RichPushFCM
@@ -23,54 +26,66 @@ struct FCMAdapterTests {
     static func account(port: Int) throws -> FCMServiceAccount {
         let object: [String: Any] = ["type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
                                      "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
-                                     "token_uri": "http://127.0.0.1:\(port)/token"]
+                                     "token_uri": "https://127.0.0.1:\(port)/token"]
         return try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: object)))
     }
 
+    /// fcm-sim on loopback over HTTP/2 and TLS, with clients that trust its CA: `client` for
+    /// messages:send (the adapter's), `http` for the token endpoint.
+    struct LocalFCM: Sendable {
+        let simulator: FCMSimulator
+        let port: Int
+        let client: HTTP2Client
+        let http: HTTPClient
+        let requests: @Sendable () -> [[String: Any]]
+
+        func adapter(redis: RedisConfiguration, prefix: String, account: FCMServiceAccount, localTTL: Duration = .seconds(5)) -> FCMPushAdapter {
+            FCMPushAdapter(client: client, projectID: "richpush-demo",
+                           token: FCMAccessToken(redis: RedisConnection(configuration: redis), prefix: prefix, account: account, http: http, localTTL: localTTL))
+        }
+    }
+
     /// Runs fcm-sim on a free port for `body`, with its request log. The port is known before the
-    /// server binds it (the service account names it), so a parallel test could take it first:
-    /// only this server's own start counts, and a failed bind tries another port.
+    /// server binds it (the service account names it), so a parallel test could take it first: a
+    /// failed bind tries another port.
     static func withSimulator(_ change: (inout FCMSimulator.Configuration) -> Void = { _ in },
-                              _ body: (FCMSimulator, Int, @Sendable () -> [[String: Any]]) async throws -> Void) async throws {
+                              _ body: (LocalFCM) async throws -> Void) async throws {
+        let certificates = try LocalCertificates.generate()
+        let roots = try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8))
         for attempt in 1...5 {
             let port = try RedisServer.freePort()
             var configuration = FCMSimulator.Configuration(
                 projectID: "richpush-demo",
                 check: try FCMAssertionCheck(clientEmail: "fcm@richpush-demo.iam.gserviceaccount.com", keyID: "k1",
-                                             publicKeyPEM: key.publicKey.pemRepresentation, audiences: ["http://127.0.0.1:\(port)/token"]))
+                                             publicKeyPEM: key.publicKey.pemRepresentation, audiences: ["https://127.0.0.1:\(port)/token"]))
             change(&configuration)
             let lines = LogLines()
             let simulator = FCMSimulator(configuration: configuration, log: { lines.append($0) })
-            var logger = Logger(label: "fcm-sim")
-            logger.logLevel = .critical
-            let running = Mutex(false)
-            let application = try simulator.application(port: port) { _ in running.withLock { $0 = true } }
-            let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
-            let started = try await withThrowingTaskGroup(of: Void.self) { tasks -> Bool in
-                let finished = Mutex(false)
-                tasks.addTask {
-                    defer { finished.withLock { $0 = true } }
-                    try await group.run()
-                }
-                try await waitUntil(timeout: .seconds(10), "fcm-sim to start or fail") { running.withLock { $0 } || finished.withLock { $0 } }
-                guard running.withLock({ $0 }) else {
-                    // The port was taken meanwhile: try another.
-                    try? await tasks.waitForAll()
-                    return false
-                }
-                do {
-                    try await body(simulator, port, { lines.all })
-                } catch {
-                    await group.triggerGracefulShutdown()
-                    try? await tasks.waitForAll()
-                    throw error
-                }
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return true
+            let server: LocalHTTP2Server
+            do {
+                server = try await simulator.start(port: port, tls: try certificates.serverTLS(applicationProtocols: ["h2"]))
+            } catch {
+                if attempt == 5 { throw error }
+                continue
             }
-            if started { return }
-            if attempt == 5 { throw RedisServerError("fcm-sim could not bind a free port in 5 attempts") }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(roots)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+            let client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
+                                                                                  trustRoots: roots, requestTimeout: .seconds(5)))
+            let local = LocalFCM(simulator: simulator, port: port, client: client, http: http, requests: { lines.all })
+            do {
+                try await body(local)
+            } catch {
+                client.shutdown()
+                try? await http.shutdown()
+                try? await server.stop()
+                throw error
+            }
+            client.shutdown()
+            try await http.shutdown()
+            try await server.stop()
+            return
         }
     }
 
@@ -83,17 +98,13 @@ struct FCMAdapterTests {
 
     @Test func sendsSharesOneAccessTokenAndMapsFCMsAnswers() async throws {
         try await withRedisServer { server in
-            try await Self.withSimulator({ $0.unregistered = 0.3; $0.seed = 3 }) { simulator, port, requests in
+            try await Self.withSimulator({ $0.unregistered = 0.3; $0.seed = 3 }) { fcm in
+                let (simulator, requests) = (fcm.simulator, fcm.requests)
                 let redis = RedisConnection(configuration: server.configuration)
                 let prefix = String(uniqueKeyPrefix("fcm").dropLast())
-                let account = try Self.account(port: port)
-                let http = HTTPClient(eventLoopGroupProvider: .singleton)
+                let account = try Self.account(port: fcm.port)
                 // Two workers' adapters: one token exchange between them.
-                let adapters = (0..<2).map { _ in
-                    FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: "richpush-demo",
-                                   token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration), prefix: prefix, account: account,
-                                                         http: http, localTTL: .zero))
-                }
+                let adapters = (0..<2).map { _ in fcm.adapter(redis: server.configuration, prefix: prefix, account: account, localTTL: .zero) }
                 let tokens = (0..<40).map { "fcm-token-\($0)" }
                 async let first = adapters[0].send(try tokens[..<20].map { try Self.push($0) })
                 async let second = adapters[1].send(try tokens[20...].map { try Self.push($0) })
@@ -126,7 +137,6 @@ struct FCMAdapterTests {
                 #expect(requests().filter { $0["issued"] == nil }.suffix(2).map { $0["status"] as? Int } == [401, 200])
                 #expect(simulator.tokensIssued == 2)
                 #expect(try await redis.send("HGET", "\(prefix):fcm:token:richpush-demo:fcm@richpush-demo.iam.gserviceaccount.com", "token").string != stored)
-                try await http.shutdown()
                 await redis.close()
             }
         }
@@ -134,34 +144,29 @@ struct FCMAdapterTests {
 
     @Test func quotaExceededHoldsTheWholeAdapter() async throws {
         try await withRedisServer { server in
-            try await Self.withSimulator({ $0.transient = [(429, 1.0)] }) { _, port, _ in
-                let http = HTTPClient(eventLoopGroupProvider: .singleton)
-                let adapter = FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: "richpush-demo",
-                                             token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration),
-                                                                   prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: port), http: http))
+            try await Self.withSimulator({ $0.transient = [(429, 1.0)] }) { fcm in
+                let adapter = fcm.adapter(redis: server.configuration, prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: fcm.port))
                 let outcomes = try await adapter.send([try Self.push("a")])
                 #expect(outcomes == [.failed(reason: "QUOTA_EXCEEDED: Quota exceeded.", retryable: true)])
                 // FCM said Retry-After: 1: the next batch is not sent at all until then.
                 await #expect(throws: FCMQuotaExceeded.self) { _ = try await adapter.send([try Self.push("b")]) }
-                try await http.shutdown()
             }
         }
     }
 
     @Test func aBadServiceAccountIsAClearErrorAtTheTokenEndpoint() async throws {
         try await withRedisServer { server in
-            try await Self.withSimulator { _, port, _ in
-                let http = HTTPClient(eventLoopGroupProvider: .singleton)
+            try await Self.withSimulator { fcm in
+                let port = fcm.port
                 // Signed by another key: Google's invalid_grant.
                 let other = try _RSA.Signing.PrivateKey(keySize: .bits2048)
                 let object: [String: Any] = ["type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
                                              "private_key": other.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
-                                             "token_uri": "http://127.0.0.1:\(port)/token"]
+                                             "token_uri": "https://127.0.0.1:\(port)/token"]
                 let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: object)))
                 let token = FCMAccessToken(redis: RedisConnection(configuration: server.configuration), prefix: String(uniqueKeyPrefix("fcm").dropLast()),
-                                           account: account, http: http)
+                                           account: account, http: fcm.http)
                 await #expect { _ = try await token.current() } throws: { "\($0)".contains("invalid_grant: Invalid JWT Signature.") }
-                try await http.shutdown()
             }
         }
     }
@@ -203,18 +208,16 @@ extension FCMAdapterTests {
     /// Past a device's limit fcm-sim answers FCM's 429 with Retry-After, and the adapter holds.
     @Test func theDeviceLimitIsFCMsQuotaExceeded() async throws {
         try await withRedisServer { server in
-            try await Self.withSimulator({ $0.quota.devicePerMinute = 2 }) { _, port, requests in
-                let http = HTTPClient(eventLoopGroupProvider: .singleton)
-                let adapter = FCMPushAdapter(http: http, baseURL: "http://127.0.0.1:\(port)", projectID: "richpush-demo",
-                                             token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration),
-                                                                   prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: port), http: http),
-                                             concurrency: 1)
-                let outcomes = try await adapter.send(try (1...3).map { try Self.push("same-phone", id: $0) })
+            try await Self.withSimulator({ $0.quota.devicePerMinute = 2 }) { fcm in
+                let requests = fcm.requests
+                let adapter = fcm.adapter(redis: server.configuration, prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: fcm.port))
+                // One at a time, so which of the three is refused is known.
+                var outcomes: [PushOutcome] = []
+                for id in 1...3 { outcomes += try await adapter.send([try Self.push("same-phone", id: id)]) }
                 #expect(outcomes.prefix(2).allSatisfy { if case .sent = $0 { true } else { false } }, "\(outcomes)")
                 #expect(outcomes.last == .failed(reason: "QUOTA_EXCEEDED: Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.", retryable: true))
                 #expect(requests().filter { $0["status"] as? Int == 429 }.count == 1)
                 await #expect(throws: FCMQuotaExceeded.self) { _ = try await adapter.send([try Self.push("another-phone")]) }
-                try await http.shutdown()
             }
         }
     }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Hiredis
 import NIOSSL
+import RichPushHTTP2
 import RedisTestSupport
 import RichPushCore
 import RichPushFCM
@@ -34,7 +35,11 @@ struct FCMSimProcessTests {
                 let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
                 #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "the private key's file is the owner's only")
                 let account = try FCMServiceAccount(json: Array(try Data(contentsOf: file)))
-                let adapter = FCMPushAdapter(http: http, baseURL: "https://127.0.0.1:\(port)", projectID: account.projectID,
+                let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
+                    endpoint: HTTP2Client.Endpoint(url: "https://127.0.0.1:\(port)"),
+                    trustRoots: try NIOSSLCertificate.fromPEMFile(server.directory.appendingPathComponent("fcm/ca.pem").path)))
+                defer { client.shutdown() }
+                let adapter = FCMPushAdapter(client: client, projectID: account.projectID,
                                              token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration),
                                                                    prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: account, http: http))
                 let notification = RichNotification(id: 7, message: "hi", richType: .text, contentType: "text/plain", payloadHash: "h", payloadSize: 2,

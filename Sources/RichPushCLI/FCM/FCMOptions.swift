@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOSSL
 import RichPushFCM
+import RichPushHTTP2
 import RichPushWorker
 
 /// `richpush worker` options for Android devices (platform `fcm`) through FCM HTTP v1.
@@ -12,7 +13,8 @@ struct FCMOptions: ParsableArguments {
     @Option(help: "FCM's base URL, or a local fcm-sim's (env RICHPUSH_FCM_URL).") var fcmURL: String?
     @Option(help: "PEM file of the CA to trust instead of the system's, for FCM and the token endpoint (a local fcm-sim's ca.pem).")
     var fcmCAFile: String?
-    @Option(help: "Seconds one request to FCM may take.") var fcmTimeout: Double = 10
+    @Option(help: "Seconds one request to FCM (or its token endpoint) may take.") var fcmTimeout: Double = 10
+    @Option(help: "HTTP/2 connections to FCM per worker (each carries as many streams as FCM allows).") var fcmConnections = 2
 
     /// The FCM route's settings (for `--adapter fcm`), or a message naming what is missing or wrong.
     func settings() throws -> RichPushWorkerConfiguration.FCMSettings {
@@ -21,7 +23,12 @@ struct FCMOptions: ParsableArguments {
             throw CLIError("--adapter fcm needs --fcm-credentials FILE (the service-account JSON) or RICHPUSH_FCM_CREDENTIALS")
         }
         let baseURL = fcmURL ?? environment["RICHPUSH_FCM_URL"] ?? "https://fcm.googleapis.com"
-        guard baseURL.hasPrefix("https://") || baseURL.hasPrefix("http://") else { throw CLIError("--fcm-url must be an http(s) URL") }
+        let endpoint: HTTP2Client.Endpoint
+        do {
+            endpoint = try HTTP2Client.Endpoint(url: baseURL)
+        } catch {
+            throw CLIError("--fcm-url must be https://host[:port] (FCM speaks HTTP/2 over TLS only): \(error)")
+        }
         let json: Data
         do {
             json = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -35,17 +42,28 @@ struct FCMOptions: ParsableArguments {
             throw CLIError("\(file): \(error)")
         }
         guard fcmTimeout > 0 else { throw CLIError("--fcm-timeout must be positive") }
+        guard (1...64).contains(fcmConnections) else { throw CLIError("--fcm-connections must be 1 to 64") }
         var http = HTTPClient.Configuration()
+        var trustRoots: [NIOSSLCertificate]?
         if let file = fcmCAFile {
-            var tls = TLSConfiguration.makeClientConfiguration()
             do {
-                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
+                trustRoots = try NIOSSLCertificate.fromPEMFile(file)
             } catch {
                 throw CLIError("cannot read the CA file \(file): \(error)")
             }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(trustRoots ?? [])
             http.tlsConfiguration = tls
         }
-        return RichPushWorkerConfiguration.FCMSettings(http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: http), baseURL: baseURL,
-                                                       account: account, timeout: .milliseconds(Int(fcmTimeout * 1000)))
+        let timeout = Duration.milliseconds(Int(fcmTimeout * 1000))
+        let client: HTTP2Client
+        do {
+            client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: endpoint, trustRoots: trustRoots, connections: fcmConnections,
+                                                                              requestTimeout: timeout))
+        } catch {
+            throw CLIError("cannot set up TLS for FCM: \(error)")
+        }
+        return RichPushWorkerConfiguration.FCMSettings(client: client, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: http),
+                                                       account: account, timeout: timeout)
     }
 }

@@ -45,7 +45,9 @@ struct FCMSimCommand: AsyncParsableCommand {
     @Option(help: "Directory for ca.pem, cert.pem and key.pem (workers trust ca.pem with --fcm-ca-file).") var certDir = ".richpush-fcm-sim"
     @Option(help: "Another DNS name the certificate is for, besides localhost (repeat for more; e.g. a compose service name).")
     var certHost: [String] = []
-    @Flag(help: "Serve cleartext HTTP/1.1 instead of HTTP/2 over TLS (Google's endpoints are TLS only).") var cleartext = false
+    @Flag(help: "Serve cleartext HTTP/1.1 instead of HTTP/2 over TLS, for curl and debugging (workers speak HTTP/2 over TLS only, as Google's endpoints).")
+    var cleartext = false
+    @Option(help: "Concurrent streams per HTTP/2 connection.") var maxStreams = 100
     @Option(help: "Requests the project may send in any rolling minute (FCM's default quota is 600000).") var projectQuota = 600_000
     @Option(help: "Messages one device may get per minute (FCM's limit is 240).") var deviceQuota = 240
     @Option(help: "Key prefix of the simulated hub (the workers' queue prefix).") var hubPrefix = "richpush"
@@ -55,6 +57,7 @@ struct FCMSimCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard !makeCredentials || port != 0 else { throw ValidationError("--make-credentials writes this simulator's address into the file: give a fixed --port") }
         guard (60...86400).contains(tokenLifetime) else { throw ValidationError("--token-lifetime must be 60 to 86400 seconds") }
+        guard (1...10_000).contains(maxStreams) else { throw ValidationError("--max-streams must be 1 to 10000") }
         guard projectQuota >= 1, deviceQuota >= 1 else { throw ValidationError("--project-quota and --device-quota must be at least 1") }
         for host in certHost where !LocalCertificates.isDNSName(host) {
             throw ValidationError("--cert-host '\(host)' is not a DNS name (letters, digits, '-' and '.')")
@@ -108,26 +111,34 @@ struct FCMSimCommand: AsyncParsableCommand {
         configuration.transient = try transient()
         configuration.seed = seed
         configuration.quota = FCMQuota.Limits(projectPerMinute: projectQuota, devicePerMinute: deviceQuota)
-        var tls: TLSConfiguration?
-        if !cleartext {
-            let certificates = try LocalCertificates.generate(hosts: ["localhost"] + certHost)
-            try certificates.write(to: URL(fileURLWithPath: certDir))
-            tls = try certificates.serverTLS(applicationProtocols: ["h2", "http/1.1"])
-        }
         var log: FCMSimulator.RequestLog?
         if logRequests { log = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) } }
         let pool = RedisConnectionPool(configuration: try redis.configuration(clientName: "richpush-fcm-sim"), size: 2, logger: logger)
-        let (deliver, forwarder) = HubForwarder.make(hub: SimulatedHubAdapter(redis: pool, prefix: hubPrefix), logger: logger)
+        let hub = SimulatedHubAdapter(redis: pool, prefix: hubPrefix)
+        let summary = "project \(account.projectID), token endpoint /token"
+        var services: [any Service] = [pool]
+        let (deliver, made) = HubForwarder.make(hub: hub, logger: logger)
+        var forwarder = made
         var forward: (@Sendable (FCMSimulator.Accepted) -> Void)?
         if !noForward { forward = { accepted in deliver(accepted.hubPush) } }
         let simulator = FCMSimulator(configuration: configuration, log: log, forward: forward)
-        let (host, scheme, certDir) = (host, cleartext ? "http" : "https", certDir)
-        let application = try simulator.application(host: host, port: port, tls: tls) { channel in
-            let bound = channel.localAddress?.port ?? 0
-            let transport = scheme == "https" ? "HTTP/2 over TLS, trust \(certDir)/ca.pem" : "cleartext HTTP/1.1"
-            FileHandle.standardError.write(Data("fcm-sim: listening on \(scheme)://\(host):\(bound) (\(transport); project \(account.projectID), token endpoint /token)\n".utf8))
+        if cleartext {
+            let host = host
+            let application = simulator.application(host: host, port: port) { channel in
+                FileHandle.standardError.write(Data("fcm-sim: listening on http://\(host):\(channel.localAddress?.port ?? 0) (cleartext HTTP/1.1; \(summary))\n".utf8))
+            }
+            services.append(forwarder)
+            services.append(application)
+        } else {
+            let certificates = try LocalCertificates.generate(hosts: ["localhost"] + certHost)
+            try certificates.write(to: URL(fileURLWithPath: certDir))
+            let server = try await simulator.start(host: host, port: port, tls: try certificates.serverTLS(applicationProtocols: ["h2"]), maxStreams: maxStreams)
+            FileHandle.standardError.write(Data("fcm-sim: listening on https://\(host):\(server.port) (HTTP/2 over TLS, trust \(certDir)/ca.pem; \(summary))\n".utf8))
+            forwarder.onShutdown = { try await server.stop() }
+            services.append(forwarder)
         }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [pool, forwarder, application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services.map { .init(service: $0) },
+                                                                          gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 

@@ -113,7 +113,10 @@ struct WorkerCommand: AsyncParsableCommand {
         // metrics server answers until the worker is done.
         var services: [any Service] = [pool]
         if let apnsClient { services.append(apnsClient) }
-        if let http = configuration.fcm?.http { services.append(HTTPClientService(client: http)) }
+        if let fcm = configuration.fcm {
+            services.append(HTTPClientService(client: fcm.http))
+            services.append(fcm.client)
+        }
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
             services.append(QueueGauges(queue: jobQueue, interval: .seconds(queueMetricsInterval), logger: logger))
@@ -135,6 +138,7 @@ extension WorkerCommand {
             _ = try await settings.accessToken(redis: redis, prefix: prefix).current()
         } catch let error as FCMConfigurationError {
             try? await settings.http.shutdown()
+            settings.client.shutdown()
             await redis.close()
             throw CLIError("FCM: \(error)")
         } catch {

@@ -1,0 +1,138 @@
+public import NIOCore
+import NIOHPACK
+import NIOHTTP2
+public import NIOPosix
+public import NIOSSL
+
+/// A small HTTP/2 server over TLS for the local platform simulators: each stream's request
+/// (headers and body, at most `maxBodyBytes`) goes to `handler` on the event loop, whose answer
+/// is written at once. Read as raw HTTP/2 frames, with no HTTP/1 translation in between, so a
+/// load test measures the client under test rather than the simulator.
+public final class LocalHTTP2Server: Sendable {
+    public struct Request: Sendable {
+        public let method: String
+        public let path: String
+        /// Regular headers (no pseudo-headers), names in lowercase as HTTP/2 sends them.
+        public let headers: [(name: String, value: String)]
+        public let body: [UInt8]
+
+        public init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+            self.method = method
+            self.path = path
+            self.headers = headers
+            self.body = body
+        }
+
+        public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+    }
+
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
+
+        public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    /// Answers one request; called on the connection's event loop, so it must not block.
+    public typealias Handler = @Sendable (Request) -> Response
+
+    private let channel: any Channel
+    public let port: Int
+
+    private init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    /// Listens on `host:port` (0: a free port) with `tls` (its ALPN should offer `h2`),
+    /// advertising `maxStreams` concurrent streams per connection.
+    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, maxStreams: Int = 100, maxBodyBytes: Int = 64 * 1024,
+                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, handler: @escaping Handler) async throws -> LocalHTTP2Server {
+        let context = try NIOSSLContext(configuration: tls)
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(NIOSSLServerHandler(context: context))
+                    var settings = NIOHTTP2Handler.ConnectionConfiguration()
+                    settings.initialSettings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams),
+                                                HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024)]
+                    _ = try pipeline.configureHTTP2Pipeline(mode: .server, connectionConfiguration: settings,
+                                                            streamConfiguration: NIOHTTP2Handler.StreamConfiguration()) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(LocalHTTP2StreamHandler(maxBodyBytes: maxBodyBytes, handler: handler))
+                        }
+                    }
+                }
+            }
+            .bind(host: host, port: port).get()
+        return LocalHTTP2Server(channel: channel, port: channel.localAddress?.port ?? port)
+    }
+
+    public func stop() async throws {
+        try await channel.close()
+    }
+}
+
+/// One stream: collects the request, answers it through the server's handler.
+final class LocalHTTP2StreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private let maxBodyBytes: Int
+    private let handler: LocalHTTP2Server.Handler
+    private var headers: HPACKHeaders?
+    private var body: [UInt8] = []
+    private var tooLarge = false
+
+    init(maxBodyBytes: Int, handler: @escaping LocalHTTP2Server.Handler) {
+        self.maxBodyBytes = maxBodyBytes
+        self.handler = handler
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .headers(let frame):
+            if headers == nil { headers = frame.headers }
+            if frame.endStream { respond(context: context) }
+        case .data(let frame):
+            if case .byteBuffer(let bytes) = frame.data {
+                if body.count + bytes.readableBytes > maxBodyBytes { tooLarge = true } else { body += bytes.readableBytesView }
+            }
+            if frame.endStream { respond(context: context) }
+        default:
+            break
+        }
+    }
+
+    private func respond(context: ChannelHandlerContext) {
+        guard let headers else { return }
+        self.headers = nil
+        let response: LocalHTTP2Server.Response
+        if tooLarge {
+            response = LocalHTTP2Server.Response(status: 413, headers: [("content-type", "text/plain")], body: Array("request body too large".utf8))
+        } else {
+            let request = LocalHTTP2Server.Request(method: headers.first(name: ":method") ?? "", path: headers.first(name: ":path") ?? "",
+                                                   headers: headers.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) }, body: body)
+            response = handler(request)
+        }
+        var answer = HPACKHeaders()
+        answer.add(name: ":status", value: String(response.status))
+        for header in response.headers { answer.add(name: header.name, value: header.value) }
+        answer.add(name: "content-length", value: String(response.body.count))
+        if response.body.isEmpty {
+            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: answer, endStream: true))), promise: nil)
+        } else {
+            context.write(wrapOutboundOut(.headers(.init(headers: answer))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(bytes: response.body)), endStream: true))), promise: nil)
+        }
+    }
+}
