@@ -101,3 +101,12 @@ public struct FCMConfigurationError: Error, Sendable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
+
+extension FCMServiceAccount: CustomStringConvertible, CustomDebugStringConvertible {
+    /// Who the account is, never its key: interpolating an account into a log line is safe.
+    public var description: String {
+        "service account \(clientEmail) (project \(projectID), key \(privateKeyID), private key redacted)"
+    }
+
+    public var debugDescription: String { description }
+}

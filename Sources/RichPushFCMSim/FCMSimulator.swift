@@ -20,8 +20,10 @@ public final class FCMSimulator: Sendable {
         public var tokenLifetime: Duration = .seconds(3600)
         /// The share of registration tokens that are dead (404 `UNREGISTERED`).
         public var unregistered: Double = 0
-        /// Transient failures: HTTP status (429, 500, 503) and share of requests.
+        /// Transient failures: HTTP status (400, 429, 500, 503) and share of requests.
         public var transient: [(status: Int, share: Double)] = []
+        /// Each answer held back this many milliseconds (drawn per request), or not at all.
+        public var delayMilliseconds: ClosedRange<Int>?
         public var seed: UInt64 = 1
         /// The project's and each device's send limits.
         public var quota = FCMQuota.Limits()
@@ -94,6 +96,14 @@ public final class FCMSimulator: Sendable {
     /// Google's answer to one request: the token endpoint (`POST /token`) or FCM's
     /// `POST /v1/projects/{project}/messages:send`.
     public func respond(to request: LocalHTTP2Server.Request) -> LocalHTTP2Server.Response {
+        var response = answer(request)
+        if let range = configuration.delayMilliseconds {
+            response.delay = .milliseconds(range.lowerBound + Int(random.next() * Double(range.count - 1) + 0.5))
+        }
+        return response
+    }
+
+    private func answer(_ request: LocalHTTP2Server.Request) -> LocalHTTP2Server.Response {
         guard request.method == "POST" else { return Self.json(405, ["error": ["code": 405, "message": "Method Not Allowed", "status": "UNIMPLEMENTED"]]) }
         if request.path == "/token" { return token(form: String(decoding: request.body, as: UTF8.self)) }
         let prefix = "/v1/projects/", suffix = "/messages:send"
@@ -155,6 +165,7 @@ public final class FCMSimulator: Sendable {
             threshold += share
             guard draw < threshold else { continue }
             switch status {
+            case 400: return answer(FCMSimError(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", fcm: "INVALID_ARGUMENT"), token: token)
             case 429: return answer(FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", fcm: "QUOTA_EXCEEDED"), token: token, retryAfter: "1")
             case 500: return answer(FCMSimError(500, "INTERNAL", "Internal error encountered.", fcm: "INTERNAL"), token: token)
             default: return answer(FCMSimError(503, "UNAVAILABLE", "The service is currently unavailable.", fcm: "UNAVAILABLE"), token: token)

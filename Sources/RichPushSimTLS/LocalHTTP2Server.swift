@@ -30,6 +30,8 @@ public final class LocalHTTP2Server: Sendable {
         public var status: Int
         public var headers: [(name: String, value: String)]
         public var body: [UInt8]
+        /// How long to hold the answer back (a slow server), without holding up other streams.
+        public var delay: Duration = .zero
 
         public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
             self.status = status
@@ -124,6 +126,16 @@ final class LocalHTTP2StreamHandler: ChannelInboundHandler {
                                                    headers: headers.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) }, body: body)
             response = handler(request)
         }
+        if response.delay > .zero {
+            context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(response.delay)) {
+                self.write(response, context: context)
+            }
+        } else {
+            write(response, context: context)
+        }
+    }
+
+    private func write(_ response: LocalHTTP2Server.Response, context: ChannelHandlerContext) {
         var answer = HPACKHeaders()
         answer.add(name: ":status", value: String(response.status))
         for header in response.headers { answer.add(name: header.name, value: header.value) }

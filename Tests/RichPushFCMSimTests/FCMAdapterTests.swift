@@ -222,3 +222,19 @@ extension FCMAdapterTests {
         }
     }
 }
+
+extension FCMAdapterTests {
+    /// fcm-sim's injected 400 is FCM's INVALID_ARGUMENT, a failure for good; its delay holds the
+    /// answer back without failing it.
+    @Test func anInjected400FailsForGoodAndADelayOnlySlows() async throws {
+        try await withRedisServer { server in
+            try await Self.withSimulator({ $0.transient = [(400, 1.0)]; $0.delayMilliseconds = 300...300 }) { fcm in
+                let adapter = fcm.adapter(redis: server.configuration, prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: fcm.port))
+                let started = ContinuousClock.now
+                let outcomes = try await adapter.send([try Self.push("a")])
+                #expect(ContinuousClock.now - started >= .milliseconds(600), "the token exchange and the send, each held 300 ms")
+                #expect(outcomes == [.failed(reason: "INVALID_ARGUMENT: Request contains an invalid argument.", retryable: false)])
+            }
+        }
+    }
+}

@@ -75,3 +75,14 @@ struct FCMServiceAccountTests {
         #expect(throws: FCMConfigurationError.self) { _ = try FCMServiceAccount(json: Array(repeating: UInt8(ascii: " "), count: 65 * 1024)) }
     }
 }
+
+extension FCMServiceAccountTests {
+    /// An account in a log line or a debugger names itself, never its key.
+    @Test func printingAnAccountNeverShowsTheKey() throws {
+        let account = try FCMServiceAccount(json: try Self.file())
+        let keyBody = Self.key.pkcs8PEMRepresentation.split(separator: "\n").dropFirst().first.map(String.init) ?? "?"
+        for text in ["\(account)", String(reflecting: account), "\([account])"] {
+            #expect(text.contains("fcm@richpush-demo.iam.gserviceaccount.com") && !text.contains(keyBody) && !text.contains("PRIVATE KEY"), "\(text)")
+        }
+    }
+}

@@ -38,8 +38,9 @@ struct FCMSimCommand: AsyncParsableCommand {
     var publicHost: String?
     @Option(help: "Seconds the access tokens it issues live (expires_in).") var tokenLifetime = 3600
     @Option(help: "Share of registration tokens that are dead (404 UNREGISTERED), e.g. 5%.") var unregistered = "0%"
-    @Option(help: "Transient failures of messages:send: STATUS:PERCENT%,… with STATUS 429, 500 or 503, e.g. \"429:2%,503:1%\".")
+    @Option(help: "Failures of messages:send: STATUS:PERCENT%,… with STATUS 404 (UNREGISTERED, fixed per token, as --unregistered), 400, 429, 500 or 503 (drawn per request), e.g. \"404:5%,429:2%,503:1%\".")
     var fail: String?
+    @Option(help: "Hold each answer back N or MIN-MAX milliseconds.") var delayMs: String?
     @Option(help: "Seed of the fault choices.") var seed: UInt64 = 1
     @Flag(help: "Print one JSON line per messages:send.") var logRequests = false
     @Option(help: "Directory for ca.pem, cert.pem and key.pem (workers trust ca.pem with --fcm-ca-file).") var certDir = ".richpush-fcm-sim"
@@ -64,6 +65,7 @@ struct FCMSimCommand: AsyncParsableCommand {
         }
         _ = try Self.percent(unregistered, "--unregistered")
         _ = try transient()
+        if let delayMs { _ = try Self.delay(delayMs) }
     }
 
     static func percent(_ text: String, _ option: String) throws -> Double {
@@ -73,13 +75,22 @@ struct FCMSimCommand: AsyncParsableCommand {
         return value / 100
     }
 
+    /// `N` or `MIN-MAX` milliseconds, 0 to 600,000.
+    static func delay(_ text: String) throws -> ClosedRange<Int> {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil, 0 <= low, low <= high, high <= 600_000 else {
+            throw ValidationError("--delay-ms must be N or MIN-MAX milliseconds (0 to 600000), not '\(text)'")
+        }
+        return low...high
+    }
+
     func transient() throws -> [(status: Int, share: Double)] {
         guard let fail else { return [] }
         var result: [(status: Int, share: Double)] = []
         for part in fail.split(separator: ",") {
             let pieces = part.split(separator: ":")
-            guard pieces.count == 2, let status = Int(pieces[0]), [429, 500, 503].contains(status) else {
-                throw ValidationError("--fail '\(part)': expected STATUS:PERCENT% with STATUS 429, 500 or 503")
+            guard pieces.count == 2, let status = Int(pieces[0]), [400, 404, 429, 500, 503].contains(status) else {
+                throw ValidationError("--fail '\(part)': expected STATUS:PERCENT% with STATUS 400, 404, 429, 500 or 503")
             }
             result.append((status, try Self.percent(String(pieces[1]), "--fail")))
         }
@@ -107,8 +118,10 @@ struct FCMSimCommand: AsyncParsableCommand {
             check: try FCMAssertionCheck(clientEmail: account.clientEmail, keyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM,
                                          audiences: [account.tokenURI, "https://oauth2.googleapis.com/token"]))
         configuration.tokenLifetime = .seconds(tokenLifetime)
-        configuration.unregistered = try Self.percent(unregistered, "--unregistered")
-        configuration.transient = try transient()
+        let failures = try transient()
+        configuration.unregistered = min(1, try Self.percent(unregistered, "--unregistered") + failures.filter { $0.status == 404 }.map(\.share).reduce(0, +))
+        configuration.transient = failures.filter { $0.status != 404 }
+        configuration.delayMilliseconds = try delayMs.map(Self.delay)
         configuration.seed = seed
         configuration.quota = FCMQuota.Limits(projectPerMinute: projectQuota, devicePerMinute: deviceQuota)
         var log: FCMSimulator.RequestLog?
