@@ -55,7 +55,9 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
 }
 
 /// Builds the whole application; `richpush api` runs it, tests drive it with HummingbirdTesting.
-public func buildApplication(configuration: APIConfiguration, dependencies: APIDependencies, logger: Logger) -> some ApplicationProtocol {
+/// `onServerRunning`: called once the server listens (with port 0, the channel says which port).
+public func buildApplication(configuration: APIConfiguration, dependencies: APIDependencies, logger: Logger,
+                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
     if configuration.auth.mode == .demo {
         logger.warning("AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server.")
     }
@@ -73,6 +75,7 @@ public func buildApplication(configuration: APIConfiguration, dependencies: APID
                                             idleTimeout: .milliseconds(Int64(configuration.idleTimeout.milliseconds)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "RichPush"),
         services: services,
+        onServerRunning: onServerRunning,
         logger: logger)
 }
 

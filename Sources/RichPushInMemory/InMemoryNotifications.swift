@@ -14,6 +14,8 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         var devices: [Int: [String: NotificationStatus.Device]] = [:]
         var ledger: [Int: [String: LedgerEntry]] = [:]
         var seen: [Int: Set<String>] = [:]
+        /// Per (user, key): the fingerprint and, once created, the notification (no expiry here).
+        var keys: [String: (fingerprint: String, notification: Int?)] = [:]
     }
 
     private enum LedgerEntry {
@@ -45,9 +47,31 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
             state.records[id] = record
             state.payloads[hash] = draft.payload
             state.states[id] = .queued
+            if let key = draft.idempotency { state.keys[Self.name(key)] = (key.fingerprint, id) }
             return record
         }
     }
+
+    public func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim {
+        state.withLock { state in
+            guard let held = state.keys[Self.name(key)] else {
+                state.keys[Self.name(key)] = (key.fingerprint, nil)
+                return .claimed
+            }
+            guard held.fingerprint == key.fingerprint else { return .mismatch }
+            return held.notification.map { .completed(notification: $0) } ?? .inFlight(retryAfter: IdempotencyKey.claimLifetime)
+        }
+    }
+
+    public func release(_ key: IdempotencyKey) async throws {
+        state.withLock { state in
+            if let held = state.keys[Self.name(key)], held.notification == nil, held.fingerprint == key.fingerprint {
+                state.keys[Self.name(key)] = nil
+            }
+        }
+    }
+
+    private static func name(_ key: IdempotencyKey) -> String { "\(key.user)\u{0}\(key.key)" }
 
     public func notification(id: Int) async throws -> RichNotification? {
         state.withLock { $0.records[id] }

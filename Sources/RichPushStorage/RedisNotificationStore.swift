@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 public import Hiredis
@@ -43,9 +44,14 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             let fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
                                                "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
                                                "created", now]
+            // With an idempotency key, the same script completes it: no crash can leave a created
+            // notification whose key a retry would not find.
+            let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }
             let created = try await redis.run(Self.createScript,
-                                              keys: [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream],
-                                              arguments: [ttl, id, draft.payload, DeliveryState.queued.rawValue, fields.count] + fields + job.fields)
+                                              keys: [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream]
+                                                  + (idempotency.map { [$0.key] } ?? []),
+                                              arguments: [ttl, id, draft.payload, DeliveryState.queued.rawValue, fields.count, idempotency?.ttl ?? 0]
+                                                  + fields + job.fields)
             guard created.int == 1 else {
                 ids.discardBlock()
                 continue
@@ -59,15 +65,16 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
 
     static let maxIDAttempts = 200
 
-    /// KEYS: payload, record, status, creator's index, job stream. ARGV: ttl, id, payload bytes,
-    /// initial state, n, then n record field/value items, then the job's fields. Writes all of it,
-    /// or nothing and 0 when the record exists: an id is never reused over an older notification.
+    /// KEYS: payload, record, status, creator's index, job stream, and optionally the idempotency
+    /// key it completes. ARGV: ttl, id, payload bytes, initial state, n, the idempotency key's ttl,
+    /// then n record field/value items, then the job's fields. Writes all of it, or nothing and 0
+    /// when the record exists: an id is never reused over an older notification.
     static let createScript = RedisScript("""
     if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
     local ttl, id = ARGV[1], ARGV[2]
     local n = tonumber(ARGV[5])
     redis.call('SET', KEYS[1], ARGV[3], 'EX', ttl)
-    redis.call('HSET', KEYS[2], unpack(ARGV, 6, 5 + n))
+    redis.call('HSET', KEYS[2], unpack(ARGV, 7, 6 + n))
     redis.call('EXPIRE', KEYS[2], ttl)
     redis.call('HSET', KEYS[3], 'state', ARGV[4])
     redis.call('EXPIRE', KEYS[3], ttl)
@@ -82,8 +89,59 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
       if oldest == nil or redis.call('EXISTS', base .. oldest) == 1 then break end
       redis.call('ZREM', KEYS[4], oldest)
     end
-    redis.call('XADD', KEYS[5], '*', unpack(ARGV, 6 + n, #ARGV))
+    if KEYS[6] then
+      redis.call('HSET', KEYS[6], 'state', 'done', 'id', id)
+      redis.call('EXPIRE', KEYS[6], ARGV[6])
+    end
+    redis.call('XADD', KEYS[5], '*', unpack(ARGV, 7 + n, #ARGV))
     return 1
+    """)
+
+    private func idempotencyKey(_ key: IdempotencyKey) -> String {
+        keys.idempotency(user: key.user, keyDigest: Hex.encode(SHA256.hash(data: Array(key.key.utf8))))
+    }
+
+    public func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim {
+        let reply = try await redis.run(Self.claimScript, keys: [idempotencyKey(key)],
+                                        arguments: [key.fingerprint, IdempotencyKey.claimLifetime.milliseconds])
+        let parts = reply.array ?? []
+        switch parts.first?.string {
+        case "claimed": return .claimed
+        case "mismatch": return .mismatch
+        case "pending": return .inFlight(retryAfter: .milliseconds(max(1000, parts.dropFirst().first?.int ?? 1000)))
+        case "done":
+            guard let id = parts.dropFirst().first?.string.flatMap(Int.init) else { fallthrough }
+            return .completed(notification: id)
+        default:
+            throw RedisError(code: .unexpectedReply, message: "unexpected idempotency claim reply \(reply)")
+        }
+    }
+
+    public func release(_ key: IdempotencyKey) async throws {
+        _ = try await redis.run(Self.releaseScript, keys: [idempotencyKey(key)], arguments: [key.fingerprint])
+    }
+
+    /// KEYS: the idempotency key. ARGV: fingerprint, claim lifetime in ms. Claims a free key
+    /// (state pending, for the claim lifetime), or says who holds it: another request ("mismatch"),
+    /// this request still being handled ("pending", ms left), or its notification ("done", id).
+    static let claimScript = RedisScript("""
+    local state = redis.call('HGET', KEYS[1], 'state')
+    if not state then
+      redis.call('HSET', KEYS[1], 'state', 'pending', 'fp', ARGV[1])
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
+      return {'claimed'}
+    end
+    if redis.call('HGET', KEYS[1], 'fp') ~= ARGV[1] then return {'mismatch'} end
+    if state == 'pending' then return {'pending', redis.call('PTTL', KEYS[1])} end
+    return {'done', redis.call('HGET', KEYS[1], 'id')}
+    """)
+
+    /// KEYS: the idempotency key. ARGV: fingerprint. Deletes a pending claim of this request.
+    static let releaseScript = RedisScript("""
+    if redis.call('HGET', KEYS[1], 'state') == 'pending' and redis.call('HGET', KEYS[1], 'fp') == ARGV[1] then
+      return redis.call('DEL', KEYS[1])
+    end
+    return 0
     """)
 
     /// Drops the records this process cached (a user was removed: their records are gone).

@@ -6,7 +6,7 @@ extension RedisUserStore {
     public func reserveLoginAttempt(user: String, address: String, policy: LoginThrottle) async throws -> Int? {
         let wait = try await redis.run(Self.reserveScript, keys: [keys.loginPair(user, address), keys.loginAddress(address)],
                                        arguments: [JobQueue.nowMilliseconds(), policy.freeFailuresPerPair, policy.freeFailuresPerAddress,
-                                                   policy.maxDelay.milliseconds, policy.memory.milliseconds]).int ?? 0
+                                                   policy.maxDelay.milliseconds, policy.memory.milliseconds, policy.firstDelay.milliseconds]).int ?? 0
         return wait > 0 ? wait : nil
     }
 
@@ -33,7 +33,8 @@ extension RedisUserStore {
     }
 
 
-    /// KEYS: pair, address. ARGV: now ms, free failures per pair, per address, max delay ms, memory ms.
+    /// KEYS: pair, address. ARGV: now ms, free failures per pair, per address, max delay ms, memory ms,
+    /// first delay ms.
     /// Refuses (returns the seconds to wait) while either counter is in its delay, else charges both
     /// with one failure in advance: concurrent guesses see each other's charge.
     static let reserveScript = RedisScript("""
@@ -44,7 +45,7 @@ extension RedisUserStore {
       local n = tonumber(v[1] or '0')
       local last = tonumber(v[2] or '0')
       if n < free then return 0 end
-      local delay = math.min(maxDelay, 1000 * 2 ^ math.min(n - free, 40))
+      local delay = math.min(maxDelay, tonumber(ARGV[6]) * 2 ^ math.min(n - free, 40))
       local left = last + delay - now
       if left > 0 then return math.ceil(left / 1000) end
       return 0

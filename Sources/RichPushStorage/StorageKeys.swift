@@ -48,6 +48,8 @@ public struct StorageKeys: Sendable, Hashable {
     public func notification(_ id: Int) -> String { "\(tagged):notif:\(id)" }
     func payload(_ hash: String) -> String { "\(tagged):payload:\(hash)" }
     func created(by user: String) -> String { "\(tagged):created:\(user)" }
+    /// A user's idempotency key, by the SHA-256 of the key as sent (any printable text, bounded).
+    func idempotency(user: String, keyDigest: String) -> String { "\(tagged):idem:\(user):\(keyDigest)" }
     public func status(_ id: Int) -> String { "\(tagged):status:\(id)" }
     public func devices(_ id: Int) -> String { "\(tagged):devices:\(id)" }
     func fetchedBy(_ id: Int) -> String { "\(tagged):fetched:\(id)" }

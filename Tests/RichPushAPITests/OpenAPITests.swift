@@ -30,6 +30,10 @@ struct OpenAPITests {
                 try await check("/api/notifications", "/api/notifications", .post)
                 try await check("/api/notifications", "/api/notifications", .post, headers: json, body: APIFixture.json(["richType": "video"]))
                 try await check("/api/notifications", "/api/notifications", .post, headers: APIFixture.basic("alice") + [.contentType: "text/csv"], body: ByteBuffer(string: "a"))
+                let keyed = json + [HTTPField.Name("Idempotency-Key")!: "doc-1"]
+                try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "a"]))
+                try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "a"]))
+                try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "b"]))
                 try await check("/api/notifications", "/api/notifications", .get)
                 try await check("/api/notifications", "/api/notifications", .get, headers: [:])
                 try await check("/api/notifications/{id}", "/api/notifications/1", .get)
@@ -43,7 +47,7 @@ struct OpenAPITests {
                 try await check("/health/ready", "/health/ready", .get)
                 try await check("/metrics", "/metrics", .get)
                 try await check("/openapi.yaml", "/openapi.yaml", .get)
-                #expect(checked == 19)
+                #expect(checked == 22)
             }
         }
     }

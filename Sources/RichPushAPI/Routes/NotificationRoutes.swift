@@ -31,21 +31,69 @@ struct NotificationRoutes {
             input.payload = configuration.defaultImage
             input.richType = .image
         }
-        let draft = try validate(input, user: user)
-        try await backlog.check()
-        let quotas = configuration.quotas
-        if let refusal = try await notifications.chargeQuota(user: user.name, bytes: draft.payload.count,
-                                                             perMinute: quotas.notificationsPerMinute, liveBytes: quotas.payloadBytes) {
-            throw APIError.quotaExceeded(refusal)
+        var draft = try validate(input, user: user)
+        if let key = try Self.idempotencyKey(request, user: user, body: body) {
+            switch try await notifications.claim(key) {
+            case .completed(let id):
+                // The same request again: the first answer, nothing created (the fingerprint
+                // matched, so the target is the one it was created with).
+                return try Self.accepted(id: id, target: draft.target, replayed: true)
+            case .inFlight(let retryAfter):
+                throw APIError(.conflict, code: "idempotency_key_in_use",
+                               message: "a request with this Idempotency-Key is still being handled; retry after it",
+                               headers: [.retryAfter: "\(max(1, retryAfter.components.seconds))"])
+            case .mismatch:
+                throw APIError.unprocessable("this Idempotency-Key was used with a different request; use a new key for a new notification",
+                                             code: "idempotency_key_reused")
+            case .claimed:
+                draft.idempotency = key
+            }
         }
-        let record = try await notifications.create(draft) { bytes in
-            Hex.encode(SHA256.hash(data: bytes))
+        do {
+            try await backlog.check()
+            let quotas = configuration.quotas
+            if let refusal = try await notifications.chargeQuota(user: user.name, bytes: draft.payload.count,
+                                                                 perMinute: quotas.notificationsPerMinute, liveBytes: quotas.payloadBytes) {
+                throw APIError.quotaExceeded(refusal)
+            }
+            let record = try await notifications.create(draft) { bytes in
+                Hex.encode(SHA256.hash(data: bytes))
+            }
+            context.logger.info("notification accepted", metadata: ["notification.id": "\(record.id)", "notification.target": "\(record.target)"])
+            return try Self.accepted(id: record.id, target: record.target, replayed: false)
+        } catch {
+            // Not created: the key is free again at once for the client's retry (or, if Redis
+            // cannot be told now, when the claim expires).
+            if let key = draft.idempotency {
+                do {
+                    try await notifications.release(key)
+                } catch let releaseError {
+                    context.logger.warning("cannot release an idempotency key", metadata: ["error": "\(releaseError)"])
+                }
+            }
+            throw error
         }
-        context.logger.info("notification accepted", metadata: ["notification.id": "\(record.id)", "notification.target": "\(record.target)"])
-        let location = "/api/notifications/\(record.id)"
-        return try JSONResponse.encode(
-            AcceptedView(id: String(record.id), status: "\(location)/status", payload: location, target: record.target),
-            status: .accepted, headers: [.location: "\(location)/status"])
+    }
+
+    static let idempotencyHeader = HTTPField.Name("Idempotency-Key")!
+    static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
+
+    /// The request's `Idempotency-Key` with the fingerprint of what it asks (media type and body).
+    static func idempotencyKey(_ request: Request, user: User, body: ByteBuffer) throws -> IdempotencyKey? {
+        guard let key = request.headers[idempotencyHeader] else { return nil }
+        if let problem = IdempotencyKey.problem(with: key) { throw APIError.badRequest(problem, code: "bad_idempotency_key") }
+        var hasher = SHA256()
+        hasher.update(data: Array((request.headers[.contentType] ?? "").utf8) + [0])
+        hasher.update(data: Array(buffer: body))
+        return IdempotencyKey(user: user.name, key: key, fingerprint: Hex.encode(hasher.finalize()))
+    }
+
+    static func accepted(id: Int, target: String, replayed: Bool) throws -> Response {
+        let location = "/api/notifications/\(id)"
+        var headers: HTTPFields = [.location: "\(location)/status"]
+        if replayed { headers[replayedHeader] = "true" }
+        return try JSONResponse.encode(AcceptedView(id: String(id), status: "\(location)/status", payload: location, target: target),
+                                       status: .accepted, headers: headers)
     }
 
     private func parse(_ body: ByteBuffer, contentType: String?) throws -> NotificationInput {

@@ -6,8 +6,12 @@ public struct NotificationDraft: Sendable, Hashable {
     public var payload: [UInt8]
     public var creator: String
     public var target: String
+    /// When set, the notification completes this claimed key in the same write that creates it.
+    public var idempotency: IdempotencyKey?
 
-    public init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String) {
+    public init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
+                idempotency: IdempotencyKey? = nil) {
+        self.idempotency = idempotency
         self.message = message
         self.richType = richType
         self.contentType = contentType
@@ -66,6 +70,11 @@ public struct DeliveryResult: Sendable, Hashable {
 public protocol NotificationStore: Sendable {
     /// Stores the record and the payload and enqueues the delivery job, all or nothing.
     func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification
+    /// Claims `key` for a request about to create a notification, or says what holds it.
+    func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim
+    /// Frees a key this request claimed but did not complete (its create failed), so a retry can
+    /// go ahead at once; a completed key or another request's claim is left alone.
+    func release(_ key: IdempotencyKey) async throws
     func notification(id: Int) async throws -> RichNotification?
     func payload(hash: String) async throws -> [UInt8]?
     /// Notifications created by `user`, newest first, ids below `before`.

@@ -38,12 +38,16 @@ public struct LoginThrottle: Sendable, Hashable {
     public var freeFailuresPerPair: Int
     /// Failures from one address (any user names) before delays start.
     public var freeFailuresPerAddress: Int
+    /// The first delay once the free failures are used up; each failure after doubles it.
+    public var firstDelay: Duration
     /// The longest delay between two attempts.
     public var maxDelay: Duration
     /// Failures are forgotten this long after the last one.
     public var memory: Duration
 
-    public init(freeFailuresPerPair: Int = 5, freeFailuresPerAddress: Int = 100, maxDelay: Duration = .seconds(900), memory: Duration = .seconds(3600)) {
+    public init(freeFailuresPerPair: Int = 5, freeFailuresPerAddress: Int = 100, firstDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(900),
+                memory: Duration = .seconds(3600)) {
+        self.firstDelay = firstDelay
         self.freeFailuresPerPair = freeFailuresPerPair
         self.freeFailuresPerAddress = freeFailuresPerAddress
         self.maxDelay = maxDelay

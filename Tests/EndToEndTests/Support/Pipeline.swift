@@ -1,3 +1,4 @@
+import Synchronization
 import AsyncHTTPClient
 import Foundation
 #if canImport(FoundationNetworking)
@@ -39,18 +40,23 @@ struct Pipeline {
         for (name, role) in [("alice", User.Role.user), ("root", .admin)] {
             _ = try await users.create(User(name: name, role: role), passwordHash: Bcrypt.hash("\(name)-pw", cost: 4))
         }
-        let port = try RedisServer.freePort()
         var logger = Logger(label: "e2e")
         logger.logLevel = .warning
-        let app = buildApplication(configuration: APIConfiguration(host: "127.0.0.1", port: port, auth: AuthConfiguration(bcryptCost: 4)),
-                                   dependencies: APIDependencies(redis: redis, keys: keys, queue: queueConfiguration), logger: logger)
-        let pipeline = Pipeline(server: server, redis: redis, prefix: prefix, keys: keys, queue: JobQueue(redis: redis, configuration: queueConfiguration), port: port)
+        // Port 0, and the port the server got: a port picked beforehand could be taken by a
+        // parallel test's server, and this test would talk to that one.
+        let bound = Mutex<Int?>(nil)
+        let app = buildApplication(configuration: APIConfiguration(host: "127.0.0.1", port: 0, auth: AuthConfiguration(bcryptCost: 4)),
+                                   dependencies: APIDependencies(redis: redis, keys: keys, queue: queueConfiguration), logger: logger) { channel in
+            bound.withLock { $0 = channel.localAddress?.port }
+        }
         // A service group stopped gracefully: cancelling the server instead made Hummingbird log
         // "Server shutdown error: Already closed" at the end of every test.
         let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
-            try await waitUntil(timeout: .seconds(10), "the API to listen") { RedisServer.isListening(port: port) }
+            try await waitUntil(timeout: .seconds(10), "the API to listen") { bound.withLock { $0 } != nil }
+            let pipeline = Pipeline(server: server, redis: redis, prefix: prefix, keys: keys, queue: JobQueue(redis: redis, configuration: queueConfiguration),
+                                    port: bound.withLock { $0 } ?? 0)
             do {
                 try await body(pipeline)
             } catch {
