@@ -33,9 +33,13 @@ public struct SimulatedHubAdapter: PushAdapter {
         // Publish-or-hold is one script per push, so a device that subscribes and then takes its
         // held push (GETDEL) can never fall between a PUBLISH that found no one and the SET after it.
         let holdMilliseconds = holdFor.milliseconds
+        let nowMilliseconds = Int64(sentAt / 1000)
         let replies = try await redis.run(Self.publishOrHold, calls: zip(pushes, envelopes).map { push, envelope in
-            (keys: [Self.heldKey(prefix: prefix, handle: push.installation.handle)],
-             arguments: [Self.channel(prefix: prefix, handle: push.installation.handle), envelope, holdMilliseconds])
+            // Held no longer than the push's expiration (the sender's ttl), as APNs and FCM do.
+            let expiration = Int64(push.rendered.expiration)
+            let hold = expiration > 0 ? max(1, min(Int64(holdMilliseconds), expiration * 1000 - nowMilliseconds)) : Int64(holdMilliseconds)
+            return (keys: [Self.heldKey(prefix: prefix, handle: push.installation.handle)],
+                    arguments: [Self.channel(prefix: prefix, handle: push.installation.handle), envelope, Int(hold)])
         })
         return replies.enumerated().map { index, reply in
             let id = pushes[index].rendered.collapseID + ":" + pushes[index].installation.id

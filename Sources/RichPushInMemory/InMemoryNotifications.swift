@@ -43,7 +43,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
             state.nextID += 1
             let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
                                           payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target,
-                                          createdAt: 0)
+                                          createdAt: 0, delivery: draft.delivery)
             state.records[id] = record
             state.payloads[hash] = draft.payload
             state.states[id] = .queued

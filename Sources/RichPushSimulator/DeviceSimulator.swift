@@ -207,7 +207,9 @@ public final class DeviceSimulator: Sendable {
         let message = keys.richMessage
         var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
                                    message: message, sinceSentMicros: sentAt.map { now - $0 })
-        if let id = envelope.id, !collapse.show(id, on: handle) {
+        // A resend of the same notification under the same collapse id is replaced, not shown
+        // again; another notification with that collapse id replaces it and is shown.
+        if let id = envelope.id, !collapse.show("\(id)#\(richId ?? "")", on: handle) {
             // A resend (a worker died between send and record) replaces what the device shows.
             event.event = "collapsed"
             event.detail = "collapse id \(id) is already shown: replaced, not shown again"

@@ -39,11 +39,16 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             let id = try await ids.next(redis)
             let now = JobQueue.nowMilliseconds()
             let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
-                                          payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now)
+                                          payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
+                                          delivery: draft.delivery)
             let job = queue.enqueueFields(for: RichPushJob.request(notification: id), now: now)
-            let fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
+            var fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
                                                "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
                                                "created", now]
+            // Only what the sender set: records without options stay as small as before.
+            if let ttl = draft.delivery.ttl { fields += ["ttl", Int(ttl.components.seconds)] }
+            if let collapse = draft.delivery.collapseID { fields += ["collapse", collapse] }
+            if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
             // With an idempotency key, the same script completes it: no crash can leave a created
             // notification whose key a retry would not find.
             let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }
@@ -163,14 +168,18 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         }
         if !missing.isEmpty {
             let replies = try await redis.sendAll(missing.map {
-                RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created")
+                RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created",
+                             "ttl", "collapse", "priority")
             })
             for (id, reply) in zip(missing, replies) {
-                guard let fields = reply.array, fields.count == 8, let message = fields[0].string, let type = fields[1].string,
+                guard let fields = reply.array, fields.count == 11, let message = fields[0].string, let type = fields[1].string,
                       let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
                       let target = fields[6].string else { continue }
+                let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
+                                               priority: fields[10].string.flatMap(DeliveryOptions.Priority.init))
                 let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
-                                              payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0))
+                                              payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
+                                              delivery: delivery)
                 records.insert(record, for: id, cost: 1)
                 found[id] = record
             }

@@ -58,3 +58,30 @@ extension FCMMessageTests {
         #expect((inner["android"] as? [String: Any])?["notification"] as? [String: String] == ["click_action": "richPush"])
     }
 }
+
+extension FCMMessageTests {
+    /// The sender's ttl (from creation), collapse id and priority, each in its platform's terms.
+    @Test func deliveryOptionsReachBothPlatforms() throws {
+        var notification = Self.notification()
+        notification.createdAt = 1_800_000_000_000
+        notification.delivery = DeliveryOptions(ttl: .seconds(600), collapseID: "order-1", priority: .normal)
+        let now = Date(timeIntervalSince1970: 1_800_000_100)
+        let fcm = try PushRenderer().renderFCM(notification, collapseID: "42", now: now)
+        let android = try #require((try JSONSerialization.jsonObject(with: Data(fcm.payload)) as? [String: Any])?["android"] as? [String: String])
+        #expect(android == ["collapse_key": "order-1", "priority": "NORMAL", "ttl": "500s"])
+        #expect(fcm.expiration == 1_800_000_600 && fcm.collapseID == "order-1")
+        // APNs: the same deadline; a background push stays priority 5, an alert follows the sender.
+        let silent = try PushRenderer().render(notification, collapseID: "42", now: now)
+        #expect(silent.expiration == 1_800_000_600 && silent.collapseID == "order-1" && silent.priority == 5)
+        #expect(try PushRenderer(mode: .alert).render(notification, collapseID: "42", now: now).priority == 5)
+        notification.delivery.priority = .high
+        #expect(try PushRenderer(mode: .alert).render(notification, collapseID: "42", now: now).priority == 10)
+        // Past its deadline: zero, deliver now or never.
+        let late = Date(timeIntervalSince1970: 1_800_001_000)
+        #expect(try PushRenderer().renderFCM(notification, collapseID: "42", now: late).expiration == 1_800_001_000)
+        #expect(String(decoding: try PushRenderer().renderFCM(notification, collapseID: "42", now: late).payload, as: UTF8.self).contains(#""ttl":"0s""#))
+        // Without options: today's behaviour.
+        let plain = try PushRenderer().renderFCM(Self.notification(), collapseID: "42", now: now)
+        #expect(String(decoding: plain.payload, as: UTF8.self).contains(#""collapse_key":"42","priority":"HIGH","ttl":"86400s""#))
+    }
+}

@@ -9,8 +9,12 @@ struct NotificationInput {
     var payload: [UInt8]?
     var contentType: String?
     var target: String?
+    /// Delivery options, as sent (checked by the route).
+    var ttl: String?
+    var collapseId: String?
+    var priority: String?
 
-    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target"]
+    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority"]
 
     /// Parses a JSON body: `{"message", "richType", "payload", "contentType", "target"}` (the seed's
     /// PascalCase names are accepted too). `payload` is base64 for `img`/`sound`, text for `url`/`text`.
@@ -30,12 +34,25 @@ struct NotificationInput {
                 throw APIError.badRequest("unknown field '\(key)'; known fields: \(jsonFields.sorted().joined(separator: ", "))", code: "unknown_field")
             }
             if value is NSNull { continue }
+            if name == "ttl" {
+                // Seconds, as a JSON integer (or its decimal text).
+                // (A JSON true/false is an NSNumber of type char: not a number of seconds.)
+                guard let number = value as? NSNumber, String(cString: number.objCType) != "c", number.doubleValue == number.doubleValue.rounded(),
+                      abs(number.doubleValue) < 1e15 else {
+                    if let text = value as? String { input.ttl = text; continue }
+                    throw APIError.badRequest("field 'ttl' must be an integer number of seconds", code: "wrong_type")
+                }
+                input.ttl = String(number.int64Value)
+                continue
+            }
             guard let text = value as? String else { throw APIError.badRequest("field '\(key)' must be a string", code: "wrong_type") }
             switch name {
             case "message": input.message = text
             case "richType": input.richType = RichType(rawValue: text)
             case "payload": rawPayload = text
             case "contentType": input.contentType = text
+            case "collapseId": input.collapseId = text
+            case "priority": input.priority = text
             default: input.target = text
             }
         }
@@ -70,12 +87,16 @@ struct NotificationInput {
             case "message": input.message = text
             case "richType", "richtype", "type": input.richType = RichType(rawValue: text)
             case "target": input.target = text
+            case "ttl": input.ttl = text
+            case "collapseId": input.collapseId = text
+            case "priority": input.priority = text
             case "image", "payload", "file", "sound":
                 input.payload = Array(part.body)
                 input.contentType = part.headers["content-type"]
                 if input.richType == nil && name == "sound" { input.richType = .sound }
             default:
-                throw APIError.badRequest("unknown form field '\(name)'; known: message, richType, target, image (or payload, file, sound)", code: "unknown_field")
+                throw APIError.badRequest("unknown form field '\(name)'; known: message, richType, target, ttl, collapseId, priority, image (or payload, file, sound)",
+                                          code: "unknown_field")
             }
         }
         return input

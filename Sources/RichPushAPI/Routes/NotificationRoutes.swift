@@ -75,6 +75,30 @@ struct NotificationRoutes {
         }
     }
 
+    /// `ttl` (0 to 28 days in seconds), `collapseId` (1 to 64 bytes), `priority` (high, normal).
+    static func deliveryOptions(_ input: NotificationInput) throws -> DeliveryOptions {
+        var options = DeliveryOptions()
+        if let ttl = input.ttl {
+            guard let seconds = Int64(ttl), (0...Int64(DeliveryOptions.maxTTL.components.seconds)).contains(seconds) else {
+                throw APIError.unprocessable("'ttl' must be 0 to \(DeliveryOptions.maxTTL.components.seconds) seconds (28 days)", code: "bad_ttl")
+            }
+            options.ttl = .seconds(seconds)
+        }
+        if let collapseID = input.collapseId {
+            guard (1...DeliveryOptions.maxCollapseIDBytes).contains(collapseID.utf8.count), collapseID.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+                throw APIError.unprocessable("'collapseId' must be 1 to \(DeliveryOptions.maxCollapseIDBytes) printable ASCII characters", code: "bad_collapse_id")
+            }
+            options.collapseID = collapseID
+        }
+        if let priority = input.priority {
+            guard let value = DeliveryOptions.Priority(rawValue: priority) else {
+                throw APIError.unprocessable("'priority' must be high or normal", code: "bad_priority")
+            }
+            options.priority = value
+        }
+        return options
+    }
+
     static let idempotencyHeader = HTTPField.Name("Idempotency-Key")!
     static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
 
@@ -144,7 +168,8 @@ struct NotificationRoutes {
         } catch {
             throw APIError.unprocessable("bad target: \(error.message)", code: "bad_target")
         }
-        return NotificationDraft(message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target)
+        return NotificationDraft(message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target,
+                                 delivery: try Self.deliveryOptions(input))
     }
 
     // MARK: - Read

@@ -8,10 +8,12 @@ public struct NotificationDraft: Sendable, Hashable {
     public var target: String
     /// When set, the notification completes this claimed key in the same write that creates it.
     public var idempotency: IdempotencyKey?
+    public var delivery: DeliveryOptions
 
     public init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
-                idempotency: IdempotencyKey? = nil) {
+                idempotency: IdempotencyKey? = nil, delivery: DeliveryOptions = DeliveryOptions()) {
         self.idempotency = idempotency
+        self.delivery = delivery
         self.message = message
         self.richType = richType
         self.contentType = contentType

@@ -16,8 +16,12 @@ public struct RichNotification: Sendable, Hashable, Codable {
     public var target: String
     /// Milliseconds since 1970.
     public var createdAt: Int64
+    /// The sender's ttl, collapse id and priority.
+    public var delivery: DeliveryOptions
 
-    public init(id: Int, message: String, richType: RichType, contentType: String, payloadHash: String, payloadSize: Int, creator: String, target: String, createdAt: Int64) {
+    public init(id: Int, message: String, richType: RichType, contentType: String, payloadHash: String, payloadSize: Int, creator: String, target: String,
+                createdAt: Int64, delivery: DeliveryOptions = DeliveryOptions()) {
+        self.delivery = delivery
         self.id = id
         self.message = message
         self.richType = richType

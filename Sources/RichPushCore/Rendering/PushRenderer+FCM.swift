@@ -22,8 +22,8 @@ extension PushRenderer {
         guard dataBytes <= Self.maxFCMDataBytes else {
             throw RenderError(message: "the FCM data payload of notification \(notification.id) is \(dataBytes) bytes; FCM accepts at most \(Self.maxFCMDataBytes) (shorten the message)")
         }
-        let seconds = min(timeToLive, Self.maxFCMTimeToLive).components.seconds
-        let collapseKey = String(collapseID.suffix(64))
+        let seconds = min(lifetime(of: notification, now: now), Self.maxFCMTimeToLive).components.seconds
+        let collapseKey = String((notification.delivery.collapseID ?? collapseID).suffix(64))
         var json = JSONWriter(capacity: 160 + notification.message.utf8.count)
         json.beginObject()
         json.key("android")
@@ -31,7 +31,7 @@ extension PushRenderer {
         // collapse_key: a resend replaces rather than repeats. HIGH: the data message must wake
         // the app now (FCM may lower it for apps that show nothing; this pattern always does).
         json.field("collapse_key", collapseKey)
-        json.field("priority", "HIGH")
+        json.field("priority", notification.delivery.priority == .normal ? "NORMAL" : "HIGH")
         json.field("ttl", "\(max(0, seconds))s")
         if mode == .alert {
             json.key("notification")
@@ -52,7 +52,7 @@ extension PushRenderer {
             json.endObject()
         }
         json.endObject()
-        return RenderedPush(payload: json.bytes, pushType: mode == .alert ? "notification" : "data", priority: 10,
+        return RenderedPush(payload: json.bytes, pushType: mode == .alert ? "notification" : "data", priority: notification.delivery.priority == .normal ? 5 : 10,
                             expiration: Int(now.timeIntervalSince1970) + Int(seconds), collapseID: collapseKey)
     }
 }

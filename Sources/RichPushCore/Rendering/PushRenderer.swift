@@ -56,11 +56,23 @@ public struct PushRenderer: Sendable {
         guard data.count <= Self.maxPayloadBytes else {
             throw RenderError(message: "the APNs payload of notification \(notification.id) is \(data.count) bytes; APNs accepts at most \(Self.maxPayloadBytes) (shorten the message)")
         }
+        // A background push must be priority 5 (APNs refuses 10); an alert is 10 unless the
+        // sender asked for normal.
+        let priority = mode == .silent || notification.delivery.priority == .normal ? 5 : 10
         return RenderedPush(
             payload: data,
             pushType: mode == .silent ? "background" : "alert",
-            priority: mode == .silent ? 5 : 10,
-            expiration: Int(now.timeIntervalSince1970) + Int(timeToLive.components.seconds),
-            collapseID: String(collapseID.suffix(64)))
+            priority: priority,
+            expiration: Int(now.timeIntervalSince1970) + Int(lifetime(of: notification, now: now).components.seconds),
+            collapseID: String((notification.delivery.collapseID ?? collapseID).suffix(64)))
+    }
+
+    /// How much longer the platform should keep trying: the sender's `ttl` counted from the
+    /// notification's creation (a late or retried send keeps the same deadline), else the
+    /// renderer's time to live from now. Zero once the deadline has passed: deliver now or never.
+    public func lifetime(of notification: RichNotification, now: Date) -> Duration {
+        guard let ttl = notification.delivery.ttl else { return timeToLive }
+        let left = Double(notification.createdAt) / 1000 + Double(ttl.components.seconds) - now.timeIntervalSince1970
+        return .seconds(max(0, Int(left.rounded(.down))))
     }
 }

@@ -1,0 +1,37 @@
+/// How a notification's pushes should travel, as its sender asked (`ttl`, `collapseId`,
+/// `priority` on `POST /api/notifications`); each adapter says it in its platform's terms. Unset
+/// fields keep the defaults (the renderer's time to live, the notification id as collapse id,
+/// the push mode's priority).
+public struct DeliveryOptions: Sendable, Hashable, Codable {
+    public enum Priority: String, Sendable, Hashable, Codable, CaseIterable {
+        case high, normal
+    }
+
+    /// How long the platform keeps trying an offline device, counted from the notification's creation.
+    public var ttl: Duration?
+    /// Pushes with the same collapse id replace each other on the device.
+    public var collapseID: String?
+    public var priority: Priority?
+
+    /// FCM keeps a message at most 28 days; APNs has no stated limit, so the stricter one holds.
+    public static let maxTTL: Duration = .seconds(28 * 86400)
+    /// APNs' limit on `apns-collapse-id`.
+    public static let maxCollapseIDBytes = 64
+
+    public init(ttl: Duration? = nil, collapseID: String? = nil, priority: Priority? = nil) {
+        self.ttl = ttl
+        self.collapseID = collapseID
+        self.priority = priority
+    }
+
+    public var isEmpty: Bool { ttl == nil && collapseID == nil && priority == nil }
+
+    /// Why these options cannot be used, or nil.
+    public var problem: String? {
+        if let ttl, ttl < .zero || ttl > Self.maxTTL { return "'ttl' must be 0 to \(Self.maxTTL.components.seconds) seconds (28 days)" }
+        if let collapseID, !(1...Self.maxCollapseIDBytes).contains(collapseID.utf8.count) {
+            return "'collapseId' must be 1 to \(Self.maxCollapseIDBytes) bytes"
+        }
+        return nil
+    }
+}
