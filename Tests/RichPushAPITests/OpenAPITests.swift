@@ -34,6 +34,7 @@ struct OpenAPITests {
                 try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "a"]))
                 try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "a"]))
                 try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "b"]))
+                try await check("/api/notifications", "/api/notifications?dryRun=true", .post, headers: json, body: APIFixture.json(["richType": "text", "payload": "a"]))
                 try await check("/api/notifications", "/api/notifications", .get)
                 try await check("/api/notifications", "/api/notifications", .get, headers: [:])
                 try await check("/api/notifications/{id}", "/api/notifications/1", .get)
@@ -47,7 +48,7 @@ struct OpenAPITests {
                 try await check("/health/ready", "/health/ready", .get)
                 try await check("/metrics", "/metrics", .get)
                 try await check("/openapi.yaml", "/openapi.yaml", .get)
-                #expect(checked == 22)
+                #expect(checked == 23)
             }
         }
     }

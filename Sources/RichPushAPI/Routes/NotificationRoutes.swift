@@ -32,6 +32,8 @@ struct NotificationRoutes {
             input.richType = .image
         }
         var draft = try validate(input, user: user)
+        // A dry run checks all of the above and stores, charges and sends nothing.
+        if try Self.isDryRun(request) { return try await dryRun(draft) }
         if let key = try Self.idempotencyKey(request, user: user, body: body) {
             switch try await notifications.claim(key) {
             case .completed(let id):
