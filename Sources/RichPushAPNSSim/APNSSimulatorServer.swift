@@ -47,27 +47,12 @@ public final class APNSSimulatorServer: Sendable {
         let context = cleartext ? nil : try NIOSSLContext(configuration: tls)
         let shared = APNSSimulatorStreamHandler.Shared(rules: rules, maxStreams: maxStreams, faults: faults, random: SimulationRandom(seed: faults.seed),
                                                        log: log, forward: forward)
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    if let context { try pipeline.addHandler(NIOSSLServerHandler(context: context)) }
-                    let connection = APNSSimulatorConnection()
-                    var settings = NIOHTTP2Handler.ConnectionConfiguration()
-                    settings.initialSettings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: 1),
-                                                HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024)]
-                    _ = try pipeline.configureHTTP2Pipeline(mode: .server, connectionConfiguration: settings,
-                                                            streamConfiguration: NIOHTTP2Handler.StreamConfiguration()) { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandler(APNSSimulatorStreamHandler(shared: shared, connection: connection))
-                        }
-                    }
-                }
-            }
-            .bind(host: host, port: port).get()
+        let channel = try await LocalHTTP2Server.bind(host: host, port: port, tls: context,
+                                                      settings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)], group: group) {
+            // Per connection: whether its stream limit was raised, its highest stream, its answers.
+            let connection = APNSSimulatorConnection()
+            return { stream in try stream.pipeline.syncOperations.addHandler(APNSSimulatorStreamHandler(shared: shared, connection: connection)) }
+        }
         return APNSSimulatorServer(channel: channel, port: channel.localAddress?.port ?? port)
     }
 

@@ -2,7 +2,7 @@ import Synchronization
 
 /// FCM's send limits as the simulator enforces them ("Throttling and quotas"): a project may
 /// send `projectPerMinute` requests in any rolling minute (600,000 by default; refused requests
-/// count too), and one device may get `devicePerMinute` messages a minute (240). Past either,
+/// count too), and one device may get `devicePerMinute` messages in a sliding minute (240). Past either,
 /// FCM answers 429 `QUOTA_EXCEEDED` with a `Retry-After`.
 public final class FCMQuota: Sendable {
     public struct Limits: Sendable {
@@ -18,9 +18,11 @@ public final class FCMQuota: Sendable {
     struct State {
         /// Requests per second of the last 60 seconds, indexed by second modulo 60.
         var seconds = [(second: Int64, count: Int)](repeating: (-1, 0), count: 60)
-        /// Messages per device in the current minute.
-        var minute: Int64 = -1
-        var devices: [String: Int] = [:]
+        /// Messages per device in its last two minutes: a sliding minute, estimated from the
+        /// previous minute's count weighted by how much of it is still in the window (a per-device
+        /// log of times would cost kilobytes per device).
+        var devices: [String: (minute: Int64, count: Int, previous: Int)] = [:]
+        var pruned: Int64 = -1
     }
 
     let limits: Limits
@@ -49,14 +51,23 @@ public final class FCMQuota: Sendable {
                 return Int(max(1, oldest + 60 - second))
             }
             let minute = second / 60
-            if state.minute != minute {
-                state.minute = minute
-                state.devices.removeAll(keepingCapacity: true)
+            if state.pruned != minute {
+                // Devices quiet for two minutes no longer count.
+                state.pruned = minute
+                state.devices = state.devices.filter { $0.value.minute >= minute - 1 }
             }
-            state.devices[token, default: 0] += 1
-            if state.devices[token]! > limits.devicePerMinute {
+            var entry = state.devices[token] ?? (minute, 0, 0)
+            if entry.minute != minute {
+                entry = (minute, 0, entry.minute == minute - 1 ? entry.count : 0)
+            }
+            let elapsed = (now - Double(minute * 60)) / 60
+            let estimate = Double(entry.previous) * (1 - elapsed) + Double(entry.count + 1)
+            guard estimate <= Double(limits.devicePerMinute) else {
+                state.devices[token] = entry
                 return Int(max(1, (minute + 1) * 60 - second))
             }
+            entry.count += 1
+            state.devices[token] = entry
             return nil
         }
     }

@@ -1,6 +1,6 @@
 public import NIOCore
 import NIOHPACK
-import NIOHTTP2
+public import NIOHTTP2
 public import NIOPosix
 public import NIOSSL
 
@@ -55,32 +55,43 @@ public final class LocalHTTP2Server: Sendable {
     /// advertising `maxStreams` concurrent streams per connection.
     public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, maxStreams: Int = 100, maxBodyBytes: Int = 64 * 1024,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, handler: @escaping Handler) async throws -> LocalHTTP2Server {
-        let context = try NIOSSLContext(configuration: tls)
-        let channel = try await ServerBootstrap(group: group)
+        let channel = try await bind(host: host, port: port, tls: try NIOSSLContext(configuration: tls),
+                                     settings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams)], group: group) {
+            { stream in try stream.pipeline.syncOperations.addHandler(LocalHTTP2StreamHandler(maxBodyBytes: maxBodyBytes, handler: handler)) }
+        }
+        return LocalHTTP2Server(channel: channel, port: channel.localAddress?.port ?? port)
+    }
+
+    public func stop() async throws {
+        try await channel.close()
+    }
+
+    /// Sets up one stream's pipeline (called on its event loop).
+    public typealias StreamSetup = @Sendable (any Channel) throws -> Void
+
+    /// The listening socket every local simulator shares: TLS (or cleartext HTTP/2 with prior
+    /// knowledge when `tls` is nil), HTTP/2 with `settings` (a 16 KiB header list limit added), and
+    /// per connection a `StreamSetup` from `connection` (so a connection's streams can share state).
+    public static func bind(host: String, port: Int, tls: NIOSSLContext?, settings: [HTTP2Setting], group: any EventLoopGroup,
+                            connection: @escaping @Sendable () -> StreamSetup) async throws -> any Channel {
+        try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(NIOSSLServerHandler(context: context))
-                    var settings = NIOHTTP2Handler.ConnectionConfiguration()
-                    settings.initialSettings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams),
-                                                HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024)]
-                    _ = try pipeline.configureHTTP2Pipeline(mode: .server, connectionConfiguration: settings,
+                    if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
+                    var configuration = NIOHTTP2Handler.ConnectionConfiguration()
+                    configuration.initialSettings = settings + [HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024)]
+                    let setup = connection()
+                    _ = try pipeline.configureHTTP2Pipeline(mode: .server, connectionConfiguration: configuration,
                                                             streamConfiguration: NIOHTTP2Handler.StreamConfiguration()) { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandler(LocalHTTP2StreamHandler(maxBodyBytes: maxBodyBytes, handler: handler))
-                        }
+                        stream.eventLoop.makeCompletedFuture { try setup(stream) }
                     }
                 }
             }
             .bind(host: host, port: port).get()
-        return LocalHTTP2Server(channel: channel, port: channel.localAddress?.port ?? port)
-    }
-
-    public func stop() async throws {
-        try await channel.close()
     }
 }
 

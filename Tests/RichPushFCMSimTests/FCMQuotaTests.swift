@@ -17,11 +17,17 @@ struct FCMQuotaTests {
         #expect(quota.admit(token: "x", now: 1125) == nil)
     }
 
-    @Test func oneDeviceGetsAtMostItsLimitPerMinute() {
+    @Test func oneDeviceGetsAtMostItsLimitInASlidingMinute() {
         let quota = FCMQuota(limits: FCMQuota.Limits(projectPerMinute: 1000, devicePerMinute: 3))
-        for _ in 0..<3 { #expect(quota.admit(token: "phone", now: 120) == nil) }
-        #expect(quota.admit(token: "phone", now: 150) == 30, "the fourth in minute 2 waits for minute 3")
-        #expect(quota.admit(token: "other", now: 150) == nil, "another device is not held")
-        #expect(quota.admit(token: "phone", now: 180) == nil, "a new minute")
+        for _ in 0..<3 { #expect(quota.admit(token: "phone", now: 175) == nil) }
+        #expect(quota.admit(token: "phone", now: 178) == 2, "the fourth within the minute waits")
+        #expect(quota.admit(token: "other", now: 178) == nil, "another device is not held")
+        // Just past the minute's boundary the three are still in the sliding minute.
+        #expect(quota.admit(token: "phone", now: 181) != nil)
+        // Twenty seconds in, a third of the minute before has slid out: room for one, not two.
+        #expect(quota.admit(token: "phone", now: 200) == nil)
+        #expect(quota.admit(token: "phone", now: 201) != nil)
+        // Two quiet minutes later: all of it again.
+        for _ in 0..<3 { #expect(quota.admit(token: "phone", now: 400) == nil) }
     }
 }

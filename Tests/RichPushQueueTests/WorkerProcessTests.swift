@@ -21,8 +21,17 @@ struct WorkerProcessTests {
             }
             // A worker still starting when the others have finished would die of SIGTERM before its
             // handler is installed: stop them only once all three have joined the group.
-            try await waitUntil(timeout: .seconds(30), "all three workers to have joined") {
-                Set(try await fixture.queue.stats().consumers.map(\.name)).isSuperset(of: ["worker-1", "worker-2", "worker-3"])
+            // (On a loaded 2-core machine, with the rest of the suite's processes, a worker's start
+            // has taken more than 30 s.)
+            do {
+                try await waitUntil(timeout: .seconds(90), "all three workers to have joined") {
+                    Set(try await fixture.queue.stats().consumers.map(\.name)).isSuperset(of: ["worker-1", "worker-2", "worker-3"])
+                }
+            } catch {
+                for worker in workers { Issue.record("worker log: \(worker.log.suffix(2000))") }
+                for worker in workers { worker.signal(SIGTERM) }
+                for worker in workers { _ = try await worker.wait() }
+                throw error
             }
             for worker in workers { worker.signal(SIGTERM) }
             for worker in workers { #expect(try await worker.wait() == 0, "worker log: \(worker.log.suffix(2000))") }
