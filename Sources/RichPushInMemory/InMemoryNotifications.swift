@@ -46,7 +46,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
                                           createdAt: 0, delivery: draft.delivery)
             state.records[id] = record
             state.payloads[hash] = draft.payload
-            state.states[id] = .queued
+            state.states[id] = (draft.sendAt ?? 0) > 0 ? .scheduled : .queued
             if let key = draft.idempotency { state.keys[Self.name(key)] = (key.fingerprint, id) }
             return record
         }
@@ -61,6 +61,23 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
             guard held.fingerprint == key.fingerprint else { return .mismatch }
             return held.notification.map { .completed(notification: $0) } ?? .inFlight(retryAfter: IdempotencyKey.claimLifetime)
         }
+    }
+
+    public func cancel(id: Int) async throws -> CancelOutcome {
+        state.withLock { state in
+            guard let current = state.states[id] else { return .notFound }
+            switch current {
+            case .cancelled: return .alreadyCancelled
+            case .accepted, .scheduled, .queued:
+                state.states[id] = .cancelled
+                return .cancelled
+            default: return .tooLate(current)
+            }
+        }
+    }
+
+    public func cancelled(among ids: [Int]) async throws -> Set<Int> {
+        state.withLock { state in Set(ids.filter { state.states[$0] == .cancelled }) }
     }
 
     public func release(_ key: IdempotencyKey) async throws {

@@ -49,14 +49,18 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             if let ttl = draft.delivery.ttl { fields += ["ttl", Int(ttl.components.seconds)] }
             if let collapse = draft.delivery.collapseID { fields += ["collapse", collapse] }
             if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
+            if let sendAt = draft.sendAt, sendAt > now { fields += ["sendAt", sendAt] }
             // With an idempotency key, the same script completes it: no crash can leave a created
             // notification whose key a retry would not find.
             let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }
+            // A send in the future waits in the queue's delayed set, where due retries wait: the
+            // workers' maintenance moves it into the stream when its time comes.
+            let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
             let created = try await redis.run(Self.createScript,
-                                              keys: [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream]
-                                                  + (idempotency.map { [$0.key] } ?? []),
-                                              arguments: [ttl, id, draft.payload, DeliveryState.queued.rawValue, fields.count, idempotency?.ttl ?? 0]
-                                                  + fields + job.fields)
+                                              keys: [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream,
+                                                     queue.configuration.delayedKey] + (idempotency.map { [$0.key] } ?? []),
+                                              arguments: [ttl, id, draft.payload, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue, fields.count,
+                                                          idempotency?.ttl ?? 0, sendAt ?? 0] + fields + job.fields)
             guard created.int == 1 else {
                 ids.discardBlock()
                 continue
@@ -70,16 +74,17 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
 
     static let maxIDAttempts = 200
 
-    /// KEYS: payload, record, status, creator's index, job stream, and optionally the idempotency
-    /// key it completes. ARGV: ttl, id, payload bytes, initial state, n, the idempotency key's ttl,
-    /// then n record field/value items, then the job's fields. Writes all of it, or nothing and 0
-    /// when the record exists: an id is never reused over an older notification.
+    /// KEYS: payload, record, status, creator's index, job stream, delayed set, and optionally the
+    /// idempotency key it completes. ARGV: ttl, id, payload bytes, initial state, n, the
+    /// idempotency key's ttl, send time (ms, 0: now), then n record field/value items, then the
+    /// job's fields. Writes all of it, or nothing and 0 when the record exists: an id is never
+    /// reused over an older notification.
     static let createScript = RedisScript("""
     if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
     local ttl, id = ARGV[1], ARGV[2]
     local n = tonumber(ARGV[5])
     redis.call('SET', KEYS[1], ARGV[3], 'EX', ttl)
-    redis.call('HSET', KEYS[2], unpack(ARGV, 7, 6 + n))
+    redis.call('HSET', KEYS[2], unpack(ARGV, 8, 7 + n))
     redis.call('EXPIRE', KEYS[2], ttl)
     redis.call('HSET', KEYS[3], 'state', ARGV[4])
     redis.call('EXPIRE', KEYS[3], ttl)
@@ -94,13 +99,45 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
       if oldest == nil or redis.call('EXISTS', base .. oldest) == 1 then break end
       redis.call('ZREM', KEYS[4], oldest)
     end
-    if KEYS[6] then
-      redis.call('HSET', KEYS[6], 'state', 'done', 'id', id)
-      redis.call('EXPIRE', KEYS[6], ARGV[6])
+    if KEYS[7] then
+      redis.call('HSET', KEYS[7], 'state', 'done', 'id', id)
+      redis.call('EXPIRE', KEYS[7], ARGV[6])
     end
-    redis.call('XADD', KEYS[5], '*', unpack(ARGV, 7 + n, #ARGV))
+    if tonumber(ARGV[7]) > 0 then
+      -- As a due retry is kept: the job's fields packed, scored by when it is due.
+      redis.call('ZADD', KEYS[6], ARGV[7], cmsgpack.pack({unpack(ARGV, 8 + n, #ARGV)}))
+    else
+      redis.call('XADD', KEYS[5], '*', unpack(ARGV, 8 + n, #ARGV))
+    end
     return 1
     """)
+
+    public func cancel(id: Int) async throws -> CancelOutcome {
+        let reply = try await redis.run(Self.cancelScript, keys: [keys.status(id)], arguments: [])
+        switch reply.string {
+        case nil: return .notFound
+        case DeliveryState.cancelled.rawValue: return .alreadyCancelled
+        case "ok": return .cancelled
+        case let state?: return .tooLate(DeliveryState(rawValue: state) ?? .sent)
+        }
+    }
+
+    /// KEYS: status. Cancels a notification not yet sent: "ok"; else its state (nil: none).
+    static let cancelScript = RedisScript("""
+    local state = redis.call('HGET', KEYS[1], 'state')
+    if not state then return false end
+    if state == 'accepted' or state == 'scheduled' or state == 'queued' then
+      redis.call('HSET', KEYS[1], 'state', 'cancelled')
+      return 'ok'
+    end
+    return state
+    """)
+
+    public func cancelled(among ids: [Int]) async throws -> Set<Int> {
+        guard !ids.isEmpty else { return [] }
+        let replies = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), "state") })
+        return Set(zip(ids, replies).compactMap { id, reply in reply.string == DeliveryState.cancelled.rawValue ? id : nil })
+    }
 
     private func idempotencyKey(_ key: IdempotencyKey) -> String {
         keys.idempotency(user: key.user, keyDigest: Hex.encode(SHA256.hash(data: Array(key.key.utf8))))

@@ -94,13 +94,18 @@ public struct RichPushJobHandler: BatchJobHandler {
 
     /// Loads every record in one round trip; a missing record drops its job, a bad target fails it.
     private func load(_ work: [Work], results: inout [Result<Void, any Error>]) async throws -> [Work] {
-        let records = try await ledger.notifications(ids: Array(Set(work.map(\.id))))
+        let ids = Array(Set(work.map(\.id)))
+        let records = try await ledger.notifications(ids: ids)
+        // Read fresh for every batch: a fan-out cancelled midway stops at its next batch.
+        let cancelled = try await ledger.cancelled(among: ids)
         let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return work.compactMap { item -> Work? in
             guard let notification = byID[item.id] else {
                 results[item.index] = .failure(JobError.drop("notification \(item.id) no longer exists (expired or never stored)"))
                 return nil
             }
+            // Cancelled: the job is done, with nothing sent.
+            if cancelled.contains(item.id) { return nil }
             do {
                 var item = item
                 item.notification = notification

@@ -54,3 +54,25 @@ struct DeliveryOptionsTests {
         }
     }
 }
+
+extension DeliveryOptionsTests {
+    @Test func sendAtIsBounded() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server)
+            try await fixture.test { client in
+                let eightDays = Int64(Date().timeIntervalSince1970 * 1000) + 8 * 86_400_000
+                for value in ["tomorrow", "2026-13-01T00:00:00Z", String(eightDays)] as [Any] + [eightDays] {
+                    let response = try await client.execute(uri: "/api/notifications", method: .post, headers: Self.json,
+                                                            body: APIFixture.json(["richType": "text", "payload": "p", "sendAt": value]))
+                    #expect(response.status == .unprocessableContent && response.errorCode == "bad_send_at", "\(value): \(String(buffer: response.body))")
+                }
+                // In the past: sent now (queued, not scheduled).
+                let past = try await client.execute(uri: "/api/notifications", method: .post, headers: Self.json,
+                                                    body: APIFixture.json(["richType": "text", "payload": "p", "sendAt": "2020-01-01T00:00:00Z"]))
+                #expect(past.status == .accepted)
+                let id = try #require((past.json["id"] as? String).flatMap(Int.init))
+                #expect(try await fixture.notifications.status(id: id)?.state == .queued)
+            }
+        }
+    }
+}

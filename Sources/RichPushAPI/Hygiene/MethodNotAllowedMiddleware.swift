@@ -11,7 +11,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         ("api/register", [.post]),
         ("api/register/:id", [.put, .delete]),
         ("api/notifications", [.get, .post]),
-        ("api/notifications/:id", [.get]),
+        ("api/notifications/:id", [.get, .delete]),
         ("api/notifications/:id/status", [.get]),
         ("api/notifications/:id/receipts", [.post]),
         ("health/live", [.get]),

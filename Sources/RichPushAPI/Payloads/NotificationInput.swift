@@ -13,8 +13,10 @@ struct NotificationInput {
     var ttl: String?
     var collapseId: String?
     var priority: String?
+    /// RFC 3339 text, or epoch milliseconds (as a JSON integer or its decimal text).
+    var sendAt: String?
 
-    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority"]
+    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority", "sendAt"]
 
     /// Parses a JSON body: `{"message", "richType", "payload", "contentType", "target"}` (the seed's
     /// PascalCase names are accepted too). `payload` is base64 for `img`/`sound`, text for `url`/`text`.
@@ -34,6 +36,10 @@ struct NotificationInput {
                 throw APIError.badRequest("unknown field '\(key)'; known fields: \(jsonFields.sorted().joined(separator: ", "))", code: "unknown_field")
             }
             if value is NSNull { continue }
+            if name == "sendAt", let number = value as? NSNumber, String(cString: number.objCType) != "c" {
+                input.sendAt = number.stringValue
+                continue
+            }
             if name == "ttl" {
                 // Seconds, as a JSON integer (or its decimal text).
                 // (A JSON true/false is an NSNumber of type char: not a number of seconds.)
@@ -53,6 +59,7 @@ struct NotificationInput {
             case "contentType": input.contentType = text
             case "collapseId": input.collapseId = text
             case "priority": input.priority = text
+            case "sendAt": input.sendAt = text
             default: input.target = text
             }
         }
@@ -90,12 +97,13 @@ struct NotificationInput {
             case "ttl": input.ttl = text
             case "collapseId": input.collapseId = text
             case "priority": input.priority = text
+            case "sendAt": input.sendAt = text
             case "image", "payload", "file", "sound":
                 input.payload = Array(part.body)
                 input.contentType = part.headers["content-type"]
                 if input.richType == nil && name == "sound" { input.richType = .sound }
             default:
-                throw APIError.badRequest("unknown form field '\(name)'; known: message, richType, target, ttl, collapseId, priority, image (or payload, file, sound)",
+                throw APIError.badRequest("unknown form field '\(name)'; known: message, richType, target, ttl, collapseId, priority, sendAt, image (or payload, file, sound)",
                                           code: "unknown_field")
             }
         }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import RichPushCore
+import RichPushQueue
 
 /// Rich notifications: create (`POST /api/notifications`), the device's background fetch
 /// (`GET /api/notifications/{id}`), status, receipts and the caller's list.
@@ -18,6 +19,7 @@ struct NotificationRoutes {
         group.get("notifications/:id", use: fetch)
         group.get("notifications/:id/status", use: status)
         group.post("notifications/:id/receipts", use: receipt)
+        group.delete("notifications/:id", use: cancel)
     }
 
     // MARK: - Create
@@ -74,6 +76,48 @@ struct NotificationRoutes {
                 }
             }
             throw error
+        }
+    }
+
+    /// Sends are scheduled at most this far ahead (Azure Notification Hubs' Standard tier).
+    static let maxScheduleAhead: Int64 = 7 * 86_400_000
+
+    /// `sendAt`: RFC 3339 (`2026-11-24T18:00:00Z`, fractions and offsets allowed) or epoch ms; at
+    /// most 7 days ahead; a time in the past means now.
+    static func sendAt(_ text: String) throws -> Int64 {
+        let milliseconds: Int64
+        if let number = Int64(text) {
+            milliseconds = number
+        } else {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let plain = ISO8601DateFormatter()
+            guard text.utf8.count <= 64, let date = formatter.date(from: text) ?? plain.date(from: text) else {
+                throw APIError.unprocessable("'sendAt' must be an RFC 3339 time (2026-11-24T18:00:00Z) or epoch milliseconds", code: "bad_send_at")
+            }
+            milliseconds = Int64(date.timeIntervalSince1970 * 1000)
+        }
+        guard milliseconds <= JobQueue.nowMilliseconds() + maxScheduleAhead else {
+            throw APIError.unprocessable("'sendAt' may be at most 7 days ahead", code: "bad_send_at")
+        }
+        return milliseconds
+    }
+
+    /// `DELETE /api/notifications/{id}`: cancels a notification that is scheduled or still queued
+    /// (its creator or an admin); its jobs then send nothing more. 409 once it was sent.
+    @Sendable func cancel(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller(.send)
+        let id = try Self.notificationID(context)
+        guard let record = try await notifications.notification(id: id), record.creator == user.name || user.role == .admin else {
+            throw APIError.notFound("no notification \(id)")
+        }
+        switch try await notifications.cancel(id: id) {
+        case .cancelled, .alreadyCancelled:
+            return try JSONResponse.encode(["id": String(id), "state": DeliveryState.cancelled.rawValue], status: .ok)
+        case .tooLate(let state):
+            throw APIError(.conflict, code: "already_sent", message: "notification \(id) is \(state.rawValue): too late to cancel")
+        case .notFound:
+            throw APIError.notFound("no notification \(id)")
         }
     }
 
@@ -170,8 +214,10 @@ struct NotificationRoutes {
         } catch {
             throw APIError.unprocessable("bad target: \(error.message)", code: "bad_target")
         }
-        return NotificationDraft(message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target,
-                                 delivery: try Self.deliveryOptions(input))
+        var draft = NotificationDraft(message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target,
+                                      delivery: try Self.deliveryOptions(input))
+        draft.sendAt = try input.sendAt.map(Self.sendAt)
+        return draft
     }
 
     // MARK: - Read

@@ -4,6 +4,8 @@
 public protocol DeliveryLedger: Sendable {
     /// Records by id, in order, in one round trip; ids with no record are left out.
     func notifications(ids: [Int]) async throws -> [RichNotification]
+    /// Which of these notifications were cancelled (read fresh, in one round trip).
+    func cancelled(among ids: [Int]) async throws -> Set<Int>
     /// Takes a short lease on each (notification, installation) pair before its push, in the
     /// notification's delivery ledger: pairs already recorded are not pushed again, pairs leased
     /// by a live owner are left to it, and pairs whose lease expired without a record (the owner

@@ -1,7 +1,8 @@
-/// How far a rich notification got, in order. DESIGN.md: accepted → queued → sent → fetched →
-/// displayed → opened; each later state implies the earlier ones.
+/// How far a rich notification got, in order. DESIGN.md: accepted → (scheduled →) queued → sent →
+/// fetched → displayed → opened; each later state implies the earlier ones. `cancelled` comes
+/// last so that nothing moves a cancelled notification on.
 public enum DeliveryState: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
-    case accepted, queued, sent, fetched, displayed, opened
+    case accepted, scheduled, queued, sent, fetched, displayed, opened, cancelled
 
     public static func < (lhs: DeliveryState, rhs: DeliveryState) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

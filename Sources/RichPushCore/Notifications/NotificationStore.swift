@@ -9,6 +9,8 @@ public struct NotificationDraft: Sendable, Hashable {
     /// When set, the notification completes this claimed key in the same write that creates it.
     public var idempotency: IdempotencyKey?
     public var delivery: DeliveryOptions
+    /// When to send, ms since 1970; nil: now.
+    public var sendAt: Int64?
 
     public init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
                 idempotency: IdempotencyKey? = nil, delivery: DeliveryOptions = DeliveryOptions()) {
@@ -77,6 +79,9 @@ public protocol NotificationStore: Sendable {
     /// Frees a key this request claimed but did not complete (its create failed), so a retry can
     /// go ahead at once; a completed key or another request's claim is left alone.
     func release(_ key: IdempotencyKey) async throws
+    /// Cancels a notification that has not been sent yet (scheduled or queued): its jobs find it
+    /// cancelled and send nothing more.
+    func cancel(id: Int) async throws -> CancelOutcome
     func notification(id: Int) async throws -> RichNotification?
     func payload(hash: String) async throws -> [UInt8]?
     /// Notifications created by `user`, newest first, ids below `before`.
@@ -110,4 +115,14 @@ public struct QuotaRefusal: Sendable, Hashable, Error {
         self.message = message
         self.retryAfter = retryAfter
     }
+}
+
+/// What cancelling a notification did.
+public enum CancelOutcome: Sendable, Hashable {
+    case cancelled
+    /// It was cancelled before: nothing changed.
+    case alreadyCancelled
+    /// Too late: it reached this state.
+    case tooLate(DeliveryState)
+    case notFound
 }
