@@ -4,6 +4,7 @@ import Synchronization
 /// Collects enqueued jobs, for unit tests of handlers that enqueue follow-up jobs.
 public final class InMemoryJobQueue: JobEnqueuing {
     private let jobs = Mutex<[JobRequest]>([])
+    private let scheduled = Mutex<[(request: JobRequest, at: Int64)]>([])
 
     public init() {}
 
@@ -17,5 +18,12 @@ public final class InMemoryJobQueue: JobEnqueuing {
             jobs += requests
             return requests.indices.map { "mem-\(first + $0)" }
         }
+    }
+
+    /// Jobs enqueued to run later, with their times, in order.
+    public var delayed: [(request: JobRequest, at: Int64)] { scheduled.withLock { $0 } }
+
+    public func enqueue(_ requests: [JobRequest], at times: [Int64]) async throws {
+        scheduled.withLock { $0 += zip(requests, times).map { ($0, $1) } }
     }
 }

@@ -50,6 +50,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             if let collapse = draft.delivery.collapseID { fields += ["collapse", collapse] }
             if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
             if let sendAt = draft.sendAt, sendAt > now { fields += ["sendAt", sendAt] }
+            if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
             // With an idempotency key, the same script completes it: no crash can leave a created
             // notification whose key a retry would not find.
             let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }
@@ -122,7 +123,8 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         }
     }
 
-    /// KEYS: status. Cancels a notification not yet sent: "ok"; else its state (nil: none).
+    /// KEYS: status. Cancels a notification none of whose pushes went out: "ok"; else its state
+    /// (nil: none).
     static let cancelScript = RedisScript("""
     local state = redis.call('HGET', KEYS[1], 'state')
     if not state then return false end
@@ -206,14 +208,14 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         if !missing.isEmpty {
             let replies = try await redis.sendAll(missing.map {
                 RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created",
-                             "ttl", "collapse", "priority")
+                             "ttl", "collapse", "priority", "throttle")
             })
             for (id, reply) in zip(missing, replies) {
-                guard let fields = reply.array, fields.count == 11, let message = fields[0].string, let type = fields[1].string,
+                guard let fields = reply.array, fields.count == 12, let message = fields[0].string, let type = fields[1].string,
                       let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
                       let target = fields[6].string else { continue }
                 let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
-                                               priority: fields[10].string.flatMap(DeliveryOptions.Priority.init))
+                                               priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
                 let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
                                               payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
                                               delivery: delivery)

@@ -42,7 +42,23 @@ extension RichPushJobHandler {
     func splitLargeFanOuts(_ work: [Work]) async throws -> [Work] {
         var requests: [JobRequest] = []
         var rest: [Work] = []
+        var throttled: [(request: JobRequest, at: Int64)] = []
+        let now = JobQueue.nowMilliseconds()
         for item in work {
+            // Throttled: sub-jobs of at most a second's worth of pushes, one due every
+            // batch × 60 s / rate, so devices fetch the payload at most at that rate.
+            if item.explicit == nil, !item.targets.isEmpty,
+               let rate = item.notification?.delivery.throttlePerMinute ?? (defaultThrottlePerMinute > 0 ? defaultThrottlePerMinute : nil) {
+                let batch = max(1, min(fanOutBatch, rate / 60))
+                let interval = Int64(batch) * 60_000 / Int64(rate)
+                for (index, start) in stride(from: 0, to: item.targets.count, by: batch).enumerated() {
+                    let slice = Array(item.targets[start..<min(start + batch, item.targets.count)])
+                    throttled.append((RichPushJob.request(notification: item.id, installations: slice), now + Int64(index) * interval))
+                }
+                logger.info("throttled fan-out", metadata: ["notification.id": "\(item.id)", "installations": "\(item.targets.count)",
+                                                           "per.minute": "\(rate)", "batches": "\((item.targets.count + batch - 1) / batch)"])
+                continue
+            }
             guard item.explicit == nil, item.targets.count > fanOutBatch else {
                 rest.append(item)
                 continue
@@ -55,6 +71,7 @@ extension RichPushJobHandler {
                                                     "batches": "\((targets.count + fanOutBatch - 1) / fanOutBatch)"])
         }
         if !requests.isEmpty { try await queue.enqueue(requests) }
+        if !throttled.isEmpty { try await queue.enqueue(throttled.map(\.request), at: throttled.map(\.at)) }
         return rest
     }
 }

@@ -27,13 +27,15 @@ public struct RichPushJobHandler: BatchJobHandler {
     /// How each platform's pushes are rendered (APNs payload unless said otherwise).
     let formats: [Platform: PushFormat]
     let fanOutBatch: Int
+    /// Pushes a minute of a notification that sets no throttle of its own (0: none).
+    let defaultThrottlePerMinute: Int
     /// How long a pair's lease lasts: longer than a send, shorter than a retry's patience.
     let leaseDuration: Duration
     let logger: Logger
     let metrics: PushMetrics
 
     public init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
-                renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, leaseDuration: Duration = .seconds(30),
+                renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0, leaseDuration: Duration = .seconds(30),
                 logger: Logger = Logger(label: "richpush.worker")) {
         self.ledger = ledger
         self.installations = installations
@@ -42,6 +44,7 @@ public struct RichPushJobHandler: BatchJobHandler {
         self.renderer = renderer
         self.formats = formats
         self.fanOutBatch = max(1, fanOutBatch)
+        self.defaultThrottlePerMinute = max(0, defaultThrottlePerMinute)
         self.leaseDuration = leaseDuration
         self.logger = logger
         self.metrics = PushMetrics(adapter: adapter.name)

@@ -79,6 +79,8 @@ public struct RichPushWorkerConfiguration: Sendable {
     public var renderer: PushRenderer
     /// Installations per fan-out sub-job.
     public var fanOutBatch: Int
+    /// Pushes a minute for notifications that set no `throttlePerMinute` (0: as fast as possible).
+    public var defaultThrottlePerMinute: Int = 0
     /// How long records live (the API's retention).
     public var retention: Duration
     /// How long a (notification, installation) lease lasts in the delivery ledger.
@@ -145,7 +147,7 @@ public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies
         ledger: RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention),
         installations: RedisInstallationStore(redis: dependencies.redis, keys: dependencies.keys),
         queue: queue, adapter: adapter, renderer: configuration.renderer, formats: formats,
-        fanOutBatch: configuration.fanOutBatch, leaseDuration: configuration.leaseDuration, logger: logger
+        fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration, logger: logger
     ).register(in: &handlers)
     return JobWorker(queue: queue, handlers: handlers, redis: dependencies.redisConfiguration, configuration: configuration.worker, logger: logger)
 }

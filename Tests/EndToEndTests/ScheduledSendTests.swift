@@ -34,7 +34,7 @@ struct ScheduledSendTests {
                         let cancelled = try await pipeline.send(json: ["message": "never", "richType": "text", "payload": "p",
                                                                        "sendAt": formatter.string(from: Date(timeIntervalSince1970: Double(sendAt) / 1000))])
                         let cancel = try await Self.call(pipeline, "DELETE", "api/notifications/\(cancelled)")
-                        #expect(cancel.status == 200 && cancel.json["state"] as? String == "cancelled")
+                        #expect(cancel.status == 200 && cancel.json["state"] as? String == "cancelled" && cancel.json["sent"] as? Int == 0)
                         if JobQueue.nowMilliseconds() < sendAt - 500 {
                             #expect(try await pipeline.status(scheduled)["state"] as? String == "scheduled")
                         }

@@ -15,8 +15,9 @@ struct NotificationInput {
     var priority: String?
     /// RFC 3339 text, or epoch milliseconds (as a JSON integer or its decimal text).
     var sendAt: String?
+    var throttlePerMinute: String?
 
-    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority", "sendAt"]
+    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority", "sendAt", "throttlePerMinute"]
 
     /// Parses a JSON body: `{"message", "richType", "payload", "contentType", "target"}` (the seed's
     /// PascalCase names are accepted too). `payload` is base64 for `img`/`sound`, text for `url`/`text`.
@@ -40,6 +41,10 @@ struct NotificationInput {
                 input.sendAt = number.stringValue
                 continue
             }
+            if name == "throttlePerMinute", let number = value as? NSNumber, String(cString: number.objCType) != "c" {
+                input.throttlePerMinute = number.stringValue
+                continue
+            }
             if name == "ttl" {
                 // Seconds, as a JSON integer (or its decimal text).
                 // (A JSON true/false is an NSNumber of type char: not a number of seconds.)
@@ -60,6 +65,7 @@ struct NotificationInput {
             case "collapseId": input.collapseId = text
             case "priority": input.priority = text
             case "sendAt": input.sendAt = text
+            case "throttlePerMinute": input.throttlePerMinute = text
             default: input.target = text
             }
         }
@@ -98,12 +104,13 @@ struct NotificationInput {
             case "collapseId": input.collapseId = text
             case "priority": input.priority = text
             case "sendAt": input.sendAt = text
+            case "throttlePerMinute": input.throttlePerMinute = text
             case "image", "payload", "file", "sound":
                 input.payload = Array(part.body)
                 input.contentType = part.headers["content-type"]
                 if input.richType == nil && name == "sound" { input.richType = .sound }
             default:
-                throw APIError.badRequest("unknown form field '\(name)'; known: message, richType, target, ttl, collapseId, priority, sendAt, image (or payload, file, sound)",
+                throw APIError.badRequest("unknown form field '\(name)'; known: message, richType, target, ttl, collapseId, priority, sendAt, throttlePerMinute, image (or payload, file, sound)",
                                           code: "unknown_field")
             }
         }

@@ -104,7 +104,7 @@ struct NotificationRoutes {
     }
 
     /// `DELETE /api/notifications/{id}`: cancels a notification that is scheduled or still queued
-    /// (its creator or an admin); its jobs then send nothing more. 409 once it was sent.
+    /// (its creator or an admin); its jobs then send nothing. 409 once a push went out.
     @Sendable func cancel(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.send)
         let id = try Self.notificationID(context)
@@ -113,12 +113,20 @@ struct NotificationRoutes {
         }
         switch try await notifications.cancel(id: id) {
         case .cancelled, .alreadyCancelled:
-            return try JSONResponse.encode(["id": String(id), "state": DeliveryState.cancelled.rawValue], status: .ok)
+            let sent = try await notifications.status(id: id)?.counts[DeliveryCounter.sent.rawValue] ?? 0
+            return try JSONResponse.encode(CancelledView(id: String(id), state: DeliveryState.cancelled.rawValue, sent: sent), status: .ok)
         case .tooLate(let state):
-            throw APIError(.conflict, code: "already_sent", message: "notification \(id) is \(state.rawValue): too late to cancel")
+            throw APIError(.conflict, code: "already_sent", message: "notification \(id) is \(state.rawValue): its pushes went out, too late to cancel")
         case .notFound:
             throw APIError.notFound("no notification \(id)")
         }
+    }
+
+    struct CancelledView: Encodable {
+        let id: String
+        let state: String
+        /// Pushes that went out before the cancel (0 unless a fan-out raced the cancel).
+        let sent: Int
     }
 
     /// `ttl` (0 to 28 days in seconds), `collapseId` (1 to 64 bytes), `priority` (high, normal).
@@ -141,6 +149,12 @@ struct NotificationRoutes {
                 throw APIError.unprocessable("'priority' must be high or normal", code: "bad_priority")
             }
             options.priority = value
+        }
+        if let throttle = input.throttlePerMinute {
+            guard let value = Int(throttle), (1...DeliveryOptions.maxThrottlePerMinute).contains(value) else {
+                throw APIError.unprocessable("'throttlePerMinute' must be 1 to \(DeliveryOptions.maxThrottlePerMinute)", code: "bad_throttle")
+            }
+            options.throttlePerMinute = value
         }
         return options
     }

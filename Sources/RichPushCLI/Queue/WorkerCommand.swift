@@ -47,6 +47,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: "Add the seed's legacy \"sound\": \"\" to silent pushes.") var legacySound = false
     @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
     @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
+    @Option(help: "Pushes a minute for notifications that set no throttlePerMinute of their own, so devices fetch the payload at most at that rate (0: no limit).")
+    var throttlePerMinute = 0
     @Option(help: "Hours the simulated hub keeps the newest push of an offline device.") var holdHours: Double = 24
     @Option(help: "Days notification records are kept (must match the API's --retention-days).") var retentionDays: Double = 7
     @Option(help: "Serve Prometheus metrics on this port (GET /metrics); none when not given.") var metricsPort: Int?
@@ -60,6 +62,7 @@ struct WorkerCommand: AsyncParsableCommand {
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard maintenanceInterval > 0 else { throw ValidationError("--maintenance-interval must be positive") }
         guard fanOutBatch >= 1 else { throw ValidationError("--fan-out-batch must be at least 1") }
+        guard (0...10_000_000).contains(throttlePerMinute) else { throw ValidationError("--throttle-per-minute must be 0 to 10000000") }
         guard holdHours > 0, retentionDays > 0 else { throw ValidationError("--hold-hours and --retention-days must be positive") }
         if fcm.fcmCredentials != nil && !adapter.kinds.contains(.fcm) {
             throw ValidationError("--fcm-credentials is for --adapter fcm (e.g. --adapter apns,fcm)")
@@ -93,7 +96,7 @@ struct WorkerCommand: AsyncParsableCommand {
         if let fcmSettings {
             try await Self.checkTokenEndpoint(fcmSettings, redis: pool, prefix: queue.configuration.prefix, logger: logger)
         }
-        let configuration = RichPushWorkerConfiguration(
+        var configuration = RichPushWorkerConfiguration(
             worker: workerConfiguration, adapter: pushAdapter,
             renderer: PushRenderer(mode: pushMode, legacySound: legacySound, apiBaseURL: apiBaseURL),
             fanOutBatch: fanOutBatch, retention: .seconds(retentionDays * 86400),
@@ -101,6 +104,7 @@ struct WorkerCommand: AsyncParsableCommand {
             // both has its pushes resent when its job is reclaimed, not later.
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)),
             fcm: fcmSettings, otherPlatforms: adapter.kinds.contains(.simulated) ? .simulated(holdFor: .seconds(holdHours * 3600)) : .refused)
+        configuration.defaultThrottlePerMinute = throttlePerMinute
         let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration)
         let bench = benchHandlers
         let worker = buildWorker(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in

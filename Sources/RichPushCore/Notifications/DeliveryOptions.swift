@@ -12,19 +12,24 @@ public struct DeliveryOptions: Sendable, Hashable, Codable {
     /// Pushes with the same collapse id replace each other on the device.
     public var collapseID: String?
     public var priority: Priority?
+    /// At most this many of its pushes a minute (so devices fetch the payload at that rate).
+    public var throttlePerMinute: Int?
 
     /// FCM keeps a message at most 28 days; APNs has no stated limit, so the stricter one holds.
     public static let maxTTL: Duration = .seconds(28 * 86400)
     /// APNs' limit on `apns-collapse-id`.
     public static let maxCollapseIDBytes = 64
 
-    public init(ttl: Duration? = nil, collapseID: String? = nil, priority: Priority? = nil) {
+    public static let maxThrottlePerMinute = 10_000_000
+
+    public init(ttl: Duration? = nil, collapseID: String? = nil, priority: Priority? = nil, throttlePerMinute: Int? = nil) {
+        self.throttlePerMinute = throttlePerMinute
         self.ttl = ttl
         self.collapseID = collapseID
         self.priority = priority
     }
 
-    public var isEmpty: Bool { ttl == nil && collapseID == nil && priority == nil }
+    public var isEmpty: Bool { ttl == nil && collapseID == nil && priority == nil && throttlePerMinute == nil }
 
     /// Why these options cannot be used, or nil.
     public var problem: String? {

@@ -68,6 +68,14 @@ public struct JobQueue: Sendable {
         (configuration.streamKey, Job.fields(for: request, now: now))
     }
 
+    public func enqueue(_ requests: [JobRequest], at times: [Int64]) async throws {
+        let now = Self.nowMilliseconds()
+        let commands = zip(requests, times).map { request, time in
+            QueueScripts.schedule.command(keys: [configuration.delayedKey], arguments: [time] + Job.fields(for: request, now: now))
+        }
+        for reply in try await redis.pipeline(commands, loading: [QueueScripts.schedule]) { _ = try reply.throwingError() }
+    }
+
     public static func nowMilliseconds() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
@@ -79,6 +87,9 @@ public protocol JobEnqueuing: Sendable {
     /// Enqueues the jobs; their ids in the order of the requests.
     @discardableResult
     func enqueue(_ requests: [JobRequest]) async throws -> [String]
+    /// Enqueues each job to run at its time (ms since 1970), in one pipelined round trip: it waits
+    /// in the delayed set, as a retry does, until the workers' maintenance moves it to the stream.
+    func enqueue(_ requests: [JobRequest], at times: [Int64]) async throws
 }
 
 extension JobQueue: JobEnqueuing {}

@@ -43,6 +43,12 @@ enum QueueScripts {
     return redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
     """)
 
+    /// KEYS: delayed. ARGV: due time ms, then the job's fields. Keeps the job as a due retry is
+    /// kept (its fields packed, scored by when it is due).
+    static let schedule = RedisScript("""
+    return redis.call('ZADD', KEYS[1], ARGV[1], cmsgpack.pack({unpack(ARGV, 2, #ARGV)}))
+    """)
+
     /// KEYS: stream, delayed. ARGV: now ms, max count → number promoted.
     /// Moves due retries back into the stream as new entries.
     static let promote = RedisScript("""
