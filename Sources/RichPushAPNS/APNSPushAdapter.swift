@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import RichPushCore
 public import RichPushHTTP2
 
@@ -73,12 +74,15 @@ public struct APNSPushAdapter: PushAdapter {
     private func inChunks(_ requests: [APNSRequest], _ body: @escaping @Sendable ([APNSRequest]) async -> [HTTP2Exchange]) async -> [HTTP2Exchange] {
         guard requests.count > concurrency else { return await body(requests) }
         let chunks = stride(from: 0, to: requests.count, by: concurrency).map { Array(requests[$0..<min($0 + concurrency, requests.count)]) }
-        return await withTaskGroup(of: (Int, [HTTP2Exchange]).self) { group in
-            for (index, chunk) in chunks.enumerated() { group.addTask { (index, await body(chunk)) } }
-            var results = [[HTTP2Exchange]](repeating: [], count: chunks.count)
-            for await (index, exchanges) in group { results[index] = exchanges }
-            return results.flatMap { $0 }
+        // Each chunk writes its own slot; a discarding group keeps no child results (a task group
+        // of tuple results crashed release builds, see RoutedPushAdapter).
+        let results = ChunkResults(count: chunks.count)
+        await withDiscardingTaskGroup { group in
+            for (index, chunk) in chunks.enumerated() {
+                group.addTask { results.set(index, await body(chunk)) }
+            }
         }
+        return results.all
     }
 
     static func outcome(of action: APNSAction, request: APNSRequest, push: OutgoingPush) -> PushOutcome {
@@ -116,4 +120,15 @@ public struct APNSPushAdapter: PushAdapter {
 public struct APNSUnreachable: Error, CustomStringConvertible {
     public let reason: String
     public var description: String { "APNs unreachable: \(reason)" }
+}
+
+/// The exchanges of each chunk of one batch, written by the chunks' tasks.
+final class ChunkResults: Sendable {
+    private let slots: Mutex<[[HTTP2Exchange]]>
+
+    init(count: Int) { slots = Mutex(Array(repeating: [], count: count)) }
+
+    func set(_ index: Int, _ exchanges: [HTTP2Exchange]) { slots.withLock { $0[index] = exchanges } }
+
+    var all: [HTTP2Exchange] { slots.withLock { $0.flatMap { $0 } } }
 }

@@ -139,3 +139,26 @@ struct APNSPushAdapterTests {
         }
     }
 }
+
+extension APNSPushAdapterTests {
+    /// A batch larger than the adapter's concurrency goes in chunks, several in flight; every
+    /// outcome comes back at its push's position.
+    @Test func chunksKeepTheirOrder() async throws {
+        try await withRedisServer { server in
+            let apns = try await LocalAPNS.start()
+            let redis = RedisConnection(configuration: server.configuration)
+            let adapter = APNSPushAdapter(client: apns.client, topic: LocalAPNS.topic,
+                                          token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
+                                                                 signer: try APNSServerRulesTests.signer()),
+                                          concurrency: 7)
+            let pushes = (1...45).map { LocalAPNS.push(token: LocalAPNS.token($0), installation: "inst-\($0)") }
+            let outcomes = try await adapter.send(pushes)
+            #expect(outcomes.count == 45)
+            for (push, outcome) in zip(pushes, outcomes) {
+                #expect(outcome == .sent(adapterID: APNSID.make(notification: 42, installation: push.installation.id)), "\(push.installation.id): \(outcome)")
+            }
+            try await apns.stop()
+            await redis.close()
+        }
+    }
+}

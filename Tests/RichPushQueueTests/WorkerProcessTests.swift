@@ -50,10 +50,13 @@ struct WorkerProcessTests {
             try await fixture.queue.ensureGroup()
             try await fixture.queue.enqueue((0..<200).map { fixture.probe("job-\($0)", sleepMs: 100) })
             let victim = try await fixture.spawnWorker(name: "victim", extra: ["--concurrency", "20"])
+            // What the victim held when it was seen holding enough (a second read could come after
+            // it finished them, on a slow machine).
+            var held = 0
             try await waitUntil(timeout: .seconds(30), "the victim to hold jobs in flight") {
-                try await fixture.queue.stats().consumers.first { $0.name == "victim" }?.pending ?? 0 >= 10
+                held = try await fixture.queue.stats().consumers.first { $0.name == "victim" }?.pending ?? 0
+                return held >= 10
             }
-            let held = try await fixture.queue.stats().consumers.first { $0.name == "victim" }?.pending ?? 0
             victim.signal(SIGKILL)
             #expect(try await victim.wait() == 128 + SIGKILL)
             let killedAt = ContinuousClock.now
