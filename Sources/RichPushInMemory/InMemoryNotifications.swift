@@ -16,6 +16,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         var seen: [Int: Set<String>] = [:]
         /// Per (user, key): the fingerprint and, once created, the notification (no expiry here).
         var keys: [String: (fingerprint: String, notification: Int?)] = [:]
+        var planned: [Int: Int] = [:]
     }
 
     private enum LedgerEntry {
@@ -71,9 +72,18 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
             case .accepted, .scheduled, .queued:
                 state.states[id] = .cancelled
                 return .cancelled
-            default: return .tooLate(current)
+            default:
+                let counts = state.counts[id] ?? [:]
+                let ended = ["sent", "held", "invalidToken", "failed"].reduce(0) { $0 + (counts[$1] ?? 0) }
+                guard ended < state.planned[id] ?? 0 else { return .tooLate(current) }
+                state.states[id] = .cancelled
+                return .cancelled
             }
         }
+    }
+
+    public func recordPlannedFanOuts(_ planned: [Int: Int]) async throws {
+        state.withLock { $0.planned.merge(planned) { _, new in new } }
     }
 
     public func cancelled(among ids: [Int]) async throws -> Set<Int> {

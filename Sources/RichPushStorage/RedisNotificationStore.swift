@@ -123,17 +123,29 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         }
     }
 
-    /// KEYS: status. Cancels a notification none of whose pushes went out: "ok"; else its state
-    /// (nil: none).
+    /// KEYS: status. Cancels a notification none of whose pushes went out, or a split fan-out
+    /// whose planned pushes have not all ended (its remaining batches then send nothing): "ok";
+    /// else its state (nil: none).
     static let cancelScript = RedisScript("""
     local state = redis.call('HGET', KEYS[1], 'state')
     if not state then return false end
-    if state == 'accepted' or state == 'scheduled' or state == 'queued' then
+    if state == 'cancelled' then return state end
+    local planned = tonumber(redis.call('HGET', KEYS[1], 'planned') or '0')
+    local ended = 0
+    for _, counter in ipairs({'sent', 'held', 'invalidToken', 'failed'}) do
+      ended = ended + tonumber(redis.call('HGET', KEYS[1], counter) or '0')
+    end
+    if state == 'accepted' or state == 'scheduled' or state == 'queued' or ended < planned then
       redis.call('HSET', KEYS[1], 'state', 'cancelled')
       return 'ok'
     end
     return state
     """)
+
+    public func recordPlannedFanOuts(_ planned: [Int: Int]) async throws {
+        guard !planned.isEmpty else { return }
+        try await redis.sendAll(planned.map { RedisCommand("HSET", keys.status($0.key), "planned", $0.value) })
+    }
 
     public func cancelled(among ids: [Int]) async throws -> Set<Int> {
         guard !ids.isEmpty else { return [] }
@@ -248,7 +260,11 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         var counts: [String: Int] = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, 0) })
         for index in stride(from: 0, to: flat.count - 1, by: 2) {
             guard let name = flat[index].string else { continue }
-            if name == "state" { state = flat[index + 1].string.flatMap(DeliveryState.init) ?? state } else { counts[name] = flat[index + 1].int ?? 0 }
+            if name == "state" {
+                state = flat[index + 1].string.flatMap(DeliveryState.init) ?? state
+            } else if counts[name] != nil {
+                counts[name] = flat[index + 1].int ?? 0
+            }
         }
         let deviceFlat = replies[1].array ?? []
         var devices: [NotificationStatus.Device] = []

@@ -43,6 +43,7 @@ extension RichPushJobHandler {
         var requests: [JobRequest] = []
         var rest: [Work] = []
         var throttled: [(request: JobRequest, at: Int64)] = []
+        var planned: [Int: Int] = [:]
         let now = JobQueue.nowMilliseconds()
         for item in work {
             // Throttled: sub-jobs of at most a second's worth of pushes, one due every
@@ -55,6 +56,7 @@ extension RichPushJobHandler {
                     let slice = Array(item.targets[start..<min(start + batch, item.targets.count)])
                     throttled.append((RichPushJob.request(notification: item.id, installations: slice), now + Int64(index) * interval))
                 }
+                planned[item.id] = item.targets.count
                 logger.info("throttled fan-out", metadata: ["notification.id": "\(item.id)", "installations": "\(item.targets.count)",
                                                            "per.minute": "\(rate)", "batches": "\((item.targets.count + batch - 1) / batch)"])
                 continue
@@ -64,12 +66,15 @@ extension RichPushJobHandler {
                 continue
             }
             let targets = item.targets
+            planned[item.id] = targets.count
             for start in stride(from: 0, to: targets.count, by: fanOutBatch) {
                 requests.append(RichPushJob.request(notification: item.id, installations: Array(targets[start..<min(start + fanOutBatch, targets.count)])))
             }
             logger.info("fan-out split", metadata: ["notification.id": "\(item.id)", "installations": "\(targets.count)",
                                                     "batches": "\((targets.count + fanOutBatch - 1) / fanOutBatch)"])
         }
+        // Before the sub-jobs exist: a cancel that sees them also sees how many pushes they plan.
+        try await ledger.recordPlannedFanOuts(planned)
         if !requests.isEmpty { try await queue.enqueue(requests) }
         if !throttled.isEmpty { try await queue.enqueue(throttled.map(\.request), at: throttled.map(\.at)) }
         return rest

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationNetworking
 import Hiredis
 import RedisTestSupport
 import RichPushCore
@@ -6,10 +7,10 @@ import RichPushQueue
 import Testing
 
 /// `throttlePerMinute`: one notification's pushes spread at that rate (so the devices' fetches
-/// are too).
+/// are too), and a cancel stops a throttled fan-out at its next batch.
 @Suite("Throttled fan-out")
 struct ThrottledFanOutTests {
-    @Test func pushesSpreadAtTheRate() async throws {
+    @Test func pushesSpreadAtTheRateAndACancelStopsTheRest() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
                 let simulator = try pipeline.simulator(devices: 30, tap: .none)
@@ -24,6 +25,34 @@ struct ThrottledFanOutTests {
                         let spread = Double((times.last ?? 0) - (times.first ?? 0)) / 1_000_000
                         #expect(spread >= 4, "30 pushes at 300/min take 5 s; they took \(spread) s")
                         #expect((try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 30)
+
+                        // The same again, cancelled after its first batch: the rest never go.
+                        let second = try await pipeline.send(json: ["message": "m2", "richType": "text", "payload": "p", "throttlePerMinute": 300])
+                        try await waitUntil(timeout: .seconds(30), "the first batch") {
+                            log.all.contains { $0.event == "received" && $0.richId == String(second) }
+                        }
+                        var request = URLRequest(url: pipeline.baseURL.appendingPathComponent("api/notifications/\(second)"))
+                        request.httpMethod = "DELETE"
+                        request.setValue("Basic " + Data("alice:alice-pw".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+                        let (data, response) = try await URLSession.shared.data(for: request)
+                        let answer = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+                        #expect((response as? HTTPURLResponse)?.statusCode == 200 && answer["state"] as? String == "cancelled", "\(answer)")
+                        let before = answer["sent"] as? Int ?? -1
+                        #expect((1..<30).contains(before), "part-way: \(before) sent before the cancel")
+                        // All six batches would have gone within 6 s: after the cancel, at most the
+                        // batch being handled at that moment.
+                        try await Task.sleep(for: .seconds(7))
+                        let got = log.all.filter { $0.event == "received" && $0.richId == String(second) }.count
+                        #expect(got <= before + 5 && got < 30, "\(got) received, \(before) sent before the cancel")
+                        #expect(try await pipeline.status(second)["state"] as? String == "cancelled")
+                        // The first one, all sent: too late.
+                        let (_, tooLate) = try await URLSession.shared.data(for: {
+                            var again = URLRequest(url: pipeline.baseURL.appendingPathComponent("api/notifications/\(id)"))
+                            again.httpMethod = "DELETE"
+                            again.setValue("Basic " + Data("alice:alice-pw".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+                            return again
+                        }())
+                        #expect((tooLate as? HTTPURLResponse)?.statusCode == 409)
                     }
                 }
             }

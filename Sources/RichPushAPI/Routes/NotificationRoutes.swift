@@ -103,8 +103,9 @@ struct NotificationRoutes {
         return milliseconds
     }
 
-    /// `DELETE /api/notifications/{id}`: cancels a notification that is scheduled or still queued
-    /// (its creator or an admin); its jobs then send nothing. 409 once a push went out.
+    /// `DELETE /api/notifications/{id}`: cancels a notification that is scheduled, still queued, or
+    /// part-way through a split fan-out (its creator or an admin); its jobs then send nothing more,
+    /// and the answer says how many pushes went out before. 409 once all its pushes went out.
     @Sendable func cancel(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.send)
         let id = try Self.notificationID(context)
@@ -116,7 +117,7 @@ struct NotificationRoutes {
             let sent = try await notifications.status(id: id)?.counts[DeliveryCounter.sent.rawValue] ?? 0
             return try JSONResponse.encode(CancelledView(id: String(id), state: DeliveryState.cancelled.rawValue, sent: sent), status: .ok)
         case .tooLate(let state):
-            throw APIError(.conflict, code: "already_sent", message: "notification \(id) is \(state.rawValue): its pushes went out, too late to cancel")
+            throw APIError(.conflict, code: "already_sent", message: "notification \(id) is \(state.rawValue): all its pushes went out, too late to cancel")
         case .notFound:
             throw APIError.notFound("no notification \(id)")
         }
@@ -125,7 +126,7 @@ struct NotificationRoutes {
     struct CancelledView: Encodable {
         let id: String
         let state: String
-        /// Pushes that went out before the cancel (0 unless a fan-out raced the cancel).
+        /// Pushes that went out before the cancel.
         let sent: Int
     }
 

@@ -6,6 +6,9 @@ public protocol DeliveryLedger: Sendable {
     func notifications(ids: [Int]) async throws -> [RichNotification]
     /// Which of these notifications were cancelled (read fresh, in one round trip).
     func cancelled(among ids: [Int]) async throws -> Set<Int>
+    /// Records how many pushes each split fan-out plans, so a cancel can stop its remaining batches
+    /// until they have all ended.
+    func recordPlannedFanOuts(_ planned: [Int: Int]) async throws
     /// Takes a short lease on each (notification, installation) pair before its push, in the
     /// notification's delivery ledger: pairs already recorded are not pushed again, pairs leased
     /// by a live owner are left to it, and pairs whose lease expired without a record (the owner
