@@ -155,6 +155,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "RichPushWebhooks",
+            dependencies: [
+                "Hiredis", "RichPushCore", "RichPushStorage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RichPushWorker",
             dependencies: [
                 "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushAPNS", "RichPushFCM", "RichPushHTTP2",
@@ -206,6 +220,7 @@ let package = Package(
                 "RichPushAPI",
                 "RichPushAdapters",
                 "RichPushWorker",
+                "RichPushWebhooks",
                 "RichPushSimulator",
                 "RichPushAPNS",
                 "RichPushAPNSSim",
@@ -255,6 +270,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters", "RichPushAPNS", "RichPushAPNSSim",
+                "RichPushWebhooks",
                 "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS", "RichPushHTTP2", .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -22,6 +22,9 @@ public struct APIConfiguration: Sendable {
     public var idleTimeout: Duration
     /// A connection whose request body has not fully arrived this long after its head is closed.
     public var bodyTimeout: Duration
+    /// Lets webhooks name loopback and private addresses (a development setup, or receivers on
+    /// the operator's own network); link-local addresses stay refused.
+    public var webhookAllowPrivate: Bool = false
 
     /// Per-user limits; 0 turns one off. Over a limit: 429 with `Retry-After`, code `quota_exceeded`.
     public struct Quotas: Sendable, Hashable {

@@ -51,6 +51,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     RegistrationRoutes(installations: installations, quotas: configuration.quotas).add(to: api)
     NotificationRoutes(notifications: notifications, installations: installations,
                        backlog: BacklogGuard(queue: queue, limit: configuration.maxBacklog), configuration: apiConfiguration).add(to: api)
+    WebhookRoutes(webhooks: RedisWebhookStore(redis: dependencies.redis, keys: dependencies.keys), allowPrivate: configuration.webhookAllowPrivate).add(to: api)
     return router
 }
 

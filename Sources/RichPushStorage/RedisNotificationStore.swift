@@ -114,7 +114,8 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     """)
 
     public func cancel(id: Int) async throws -> CancelOutcome {
-        let reply = try await redis.run(Self.cancelScript, keys: [keys.status(id)], arguments: [])
+        let reply = try await redis.run(Self.cancelScript, keys: [keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox],
+                                        arguments: [id, JobQueue.nowMilliseconds()])
         switch reply.string {
         case nil: return .notFound
         case DeliveryState.cancelled.rawValue: return .alreadyCancelled
@@ -123,10 +124,10 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         }
     }
 
-    /// KEYS: status. Cancels a notification none of whose pushes went out, or a split fan-out
-    /// whose planned pushes have not all ended (its remaining batches then send nothing): "ok";
-    /// else its state (nil: none).
-    static let cancelScript = RedisScript("""
+    /// KEYS: status, record, webhook wants, webhook outbox. ARGV: id, now ms. Cancels a
+    /// notification none of whose pushes went out, or a split fan-out whose planned pushes have
+    /// not all ended (its remaining batches then send nothing): "ok"; else its state (nil: none).
+    static let cancelScript = RedisScript(webhookFunctions + """
     local state = redis.call('HGET', KEYS[1], 'state')
     if not state then return false end
     if state == 'cancelled' then return state end
@@ -137,6 +138,9 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     end
     if state == 'accepted' or state == 'scheduled' or state == 'queued' or ended < planned then
       redis.call('HSET', KEYS[1], 'state', 'cancelled')
+      if redis.call('EXISTS', KEYS[3]) == 1 then
+        emit(KEYS[3], KEYS[4], redis.call('HGET', KEYS[2], 'creator'), ARGV[1], 'cancelled', ARGV[2], {'{}'})
+      end
       return 'ok'
     end
     return state
@@ -278,9 +282,9 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
 
     public func recordFetch(id: Int, installation: String?, reader: String) async throws {
         // One round trip: count the first fetch per device (or per reader), move the state forward.
-        try await redis.run(Self.fetchScript, keys: [keys.fetchedBy(id), keys.status(id)],
+        try await redis.run(Self.fetchScript, keys: [keys.fetchedBy(id), keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox],
                             arguments: [installation.map { "i:\($0)" } ?? "u:\(reader)", Int(retention.components.seconds), DeliveryCounter.fetched.rawValue,
-                                        DeliveryState.fetched.rawValue, Self.stateOrder])
+                                        DeliveryState.fetched.rawValue, Self.stateOrder, id, JobQueue.nowMilliseconds(), Self.eventItem(installation: installation, reader: reader)])
     }
 
     static let stateOrder = DeliveryState.allCases.map(\.rawValue).joined(separator: ",")
@@ -299,10 +303,15 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
 
     """
 
-    static let fetchScript = RedisScript(advanceFunction + """
+    /// KEYS: fetched-by set, status, record, webhook wants, webhook outbox. ARGV: fetcher, ttl,
+    /// counter, state, state order, id, now ms, the webhook event's item.
+    static let fetchScript = RedisScript(advanceFunction + webhookFunctions + """
     if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
       redis.call('EXPIRE', KEYS[1], ARGV[2])
       redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+      if redis.call('EXISTS', KEYS[4]) == 1 then
+        emit(KEYS[4], KEYS[5], redis.call('HGET', KEYS[3], 'creator'), ARGV[6], 'fetched', ARGV[7], {ARGV[8]})
+      end
     end
     advance(KEYS[2], ARGV[4], ARGV[5])
     return 1
@@ -313,15 +322,21 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     /// and moves the state forward.
     public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String) async throws -> Bool {
         let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
-        return try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id), keys.receipts(id)],
+        return try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id), keys.receipts(id), keys.notification(id),
+                                                              keys.webhookWants, keys.webhookOutbox],
                                    arguments: [kind.rawValue, installation ?? "", kind.state.rawValue, Self.stateOrder,
-                                               Int(retention.components.seconds), "\(kind.rawValue):\(who)"]).int == 1
+                                               Int(retention.components.seconds), "\(kind.rawValue):\(who)", id, JobQueue.nowMilliseconds(),
+                                               Self.eventItem(installation: installation, reader: reader)]).int == 1
     }
 
-    /// KEYS: status, devices, receipts seen. ARGV: counter, installation ('' for none), state,
-    /// state order, ttl, receipt identity.
-    static let receiptScript = RedisScript(advanceFunction + """
+    /// KEYS: status, devices, receipts seen, record, webhook wants, webhook outbox. ARGV: counter,
+    /// installation ('' for none), state, state order, ttl, receipt identity, id, now ms, the
+    /// webhook event's item.
+    static let receiptScript = RedisScript(advanceFunction + webhookFunctions + """
     if redis.call('SADD', KEYS[3], ARGV[6]) == 0 then return 0 end
+    if redis.call('EXISTS', KEYS[5]) == 1 then
+      emit(KEYS[5], KEYS[6], redis.call('HGET', KEYS[4], 'creator'), ARGV[7], ARGV[1], ARGV[8], {ARGV[9]})
+    end
     if redis.call('TTL', KEYS[3]) < 0 then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
     redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
     if ARGV[2] ~= '' then
@@ -427,8 +442,8 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     /// One script call per notification, all in one pipeline: counters, per-device entries (JSON
     /// written by hand: this runs for every push) and the state, in one step each.
     public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
-        var scriptKeys: [any RedisArgument] = []
-        var arguments: [any RedisArgument] = [Int(retention.components.seconds), Self.stateOrder]
+        var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
+        var arguments: [any RedisArgument] = [Int(retention.components.seconds), Self.stateOrder, JobQueue.nowMilliseconds()]
         for (id, results) in results where !results.isEmpty {
             var counts: [DeliveryCounter: Int] = [:]
             var devices: [any RedisArgument] = []
@@ -440,15 +455,24 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
                 devices.append(Self.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
                 if result.counter == .retried { released.append(result.installation) }
             }
-            scriptKeys += [keys.status(id), keys.devices(id), keys.ledger(id)] as [any RedisArgument]
-            arguments += [counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
+            scriptKeys += [keys.status(id), keys.devices(id), keys.ledger(id), keys.notification(id)] as [any RedisArgument]
+            arguments += [id, counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
             for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
             arguments += released
             arguments += devices
         }
-        guard !scriptKeys.isEmpty else { return }
+        guard scriptKeys.count > 2 else { return }
         // One script call for the whole batch (all keys carry the partition's hash tag).
         try await redis.run(Self.recordScript, keys: scriptKeys, arguments: arguments)
+    }
+
+    /// A webhook event's device part: `{"installation":…}`, or `{"reader":…}` for a reader with none.
+    static func eventItem(installation: String?, reader: String) -> [UInt8] {
+        var json = JSONWriter(capacity: 48)
+        json.beginObject()
+        if let installation { json.field("installation", installation) } else { json.field("reader", reader) }
+        json.endObject()
+        return json.bytes
     }
 
     /// A device's entry in the status: `{"adapterID":…,"error":…,"state":…}`.
@@ -462,17 +486,21 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         return json.bytes
     }
 
-    /// KEYS: (status, devices, ledger) per notification. ARGV: ttl, state order, then per
-    /// notification: state to advance to ('' for none), n, r, d, then n (counter, increment)
-    /// pairs, r installations whose lease is released (retried), d items of (installation,
-    /// entry) pairs. Every installation with an entry and not released is recorded in the ledger.
-    static let recordScript = RedisScript(advanceFunction + """
-    local ttl, order = ARGV[1], ARGV[2]
-    local a = 3
-    for k = 1, #KEYS, 3 do
-      local status, devices, ledger = KEYS[k], KEYS[k + 1], KEYS[k + 2]
-      local state, n, r, d = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-      local i = a + 4
+    /// KEYS: webhook wants, webhook outbox, then (status, devices, ledger, record) per
+    /// notification. ARGV: ttl, state order, now ms, then per notification: id, state to advance
+    /// to ('' for none), n, r, d, then n (counter, increment) pairs, r installations whose lease is
+    /// released (retried), d items of (installation, entry) pairs. Every installation with an
+    /// entry and not released is recorded in the ledger; the outcomes a webhook wants (sent and
+    /// held as `sent`, `failed`, `invalidToken`) go into the outbox in the same step.
+    static let recordScript = RedisScript(advanceFunction + webhookFunctions + """
+    local ttl, order, now = ARGV[1], ARGV[2], ARGV[3]
+    local hooks = redis.call('EXISTS', KEYS[1]) == 1
+    local events = {sent = 'sent', held = 'sent', failed = 'failed', invalidToken = 'invalidToken'}
+    local a = 4
+    for k = 3, #KEYS, 4 do
+      local status, devices, ledger, record = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+      local id, state, n, r, d = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+      local i = a + 5
       for _ = 1, n do
         redis.call('HINCRBY', status, ARGV[i], ARGV[i + 1])
         i = i + 2
@@ -500,12 +528,36 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
           redis.call('HSET', ledger, unpack(recorded, j, math.min(j + 199, #recorded)))
         end
         if #recorded > 0 then redis.call('EXPIRE', ledger, ttl) end
+        if hooks then
+          local byType = {}
+          for j = i, last, 2 do
+            local event = events[string.match(ARGV[j + 1], '"state":"(%a+)"') or '']
+            if event and not released[ARGV[j]] then
+              byType[event] = byType[event] or {}
+              table.insert(byType[event], '{"installation":' .. cjson.encode(ARGV[j]) .. ',"result":' .. ARGV[j + 1] .. '}')
+            end
+          end
+          local creator = redis.call('HGET', record, 'creator')
+          for event, items in pairs(byType) do emit(KEYS[1], KEYS[2], creator, id, event, now, items) end
+        end
       end
       if state ~= '' then advance(status, state, order) end
       a = last + 1
     end
     return 1
     """)
+
+    /// Lua: `emit(wants, outbox, creator, id, event, now, items)` adds one outbox entry for the
+    /// `items` (JSON objects, one per device) when a webhook wants `event` for `creator`.
+    static let webhookFunctions = """
+    local function emit(wants, outbox, creator, id, event, now, items)
+      if not creator or #items == 0 then return end
+      local w = redis.call('HMGET', wants, event .. ':' .. creator, event .. ':*')
+      if tonumber(w[1] or '0') <= 0 and tonumber(w[2] or '0') <= 0 then return end
+      redis.call('XADD', outbox, '*', 'n', id, 'u', creator, 't', event, 'at', now, 'e', '[' .. table.concat(items, ',') .. ']')
+    end
+
+    """
 }
 
 /// Notification ids reserved a block at a time with INCRBY: unique decimal integers, increasing

@@ -56,4 +56,22 @@ public struct StorageKeys: Sendable, Hashable {
     func receipts(_ id: Int) -> String { "\(tagged):receipts:\(id)" }
     /// The delivery ledger: installation → `R` (recorded) or `L:<until ms>:<owner>` (leased).
     public func ledger(_ id: Int) -> String { "\(tagged):ledger:\(id)" }
+
+    // Webhooks: events go into the partition's outbox from the same script that records what
+    // they report; the registry and the deliveries share one hash tag of their own.
+    /// The partition's webhook outbox (a stream read by the workers' dispatchers).
+    public var webhookOutbox: String { "\(tagged):webhooks:outbox" }
+    /// `<event>:<user>` (or `<event>:*` for all users) → how many webhooks want it; absent when
+    /// none do, so recording costs one EXISTS while no webhook exists.
+    public var webhookWants: String { "\(tagged):webhooks:wants" }
+    private var hooks: String { "\(prefix):{webhooks}" }
+    func webhook(_ id: String) -> String { "\(hooks):hook:\(id)" }
+    var allWebhooks: String { "\(hooks):all" }
+    func webhooks(of user: String) -> String { "\(hooks):user:\(user)" }
+    func webhookAttempts(_ id: String) -> String { "\(hooks):attempts:\(id)" }
+    func webhookDead(_ id: String) -> String { "\(hooks):dead:\(id)" }
+    /// Deliveries waiting for their next attempt, scored by when it is due.
+    var webhookRetries: String { "\(hooks):retries" }
+    var webhookDeliveryPrefix: String { "\(hooks):delivery:" }
+    func webhookDelivery(_ id: String) -> String { webhookDeliveryPrefix + id }
 }

@@ -44,11 +44,24 @@ struct OpenAPITests {
                 try await check("/api/notifications/{id}/receipts", "/api/notifications/1/receipts", .post, headers: json, body: APIFixture.json(["kind": "opened"]))
                 try await check("/api/notifications/{id}/receipts", "/api/notifications/1/receipts", .post, headers: json, body: APIFixture.json(["kind": "lost"]))
                 try await check("/api/register/{id}", "/api/register/\(id)", .delete)
+                let hook = APIFixture.json(["url": "https://example.com/hook", "events": ["sent"]])
+                try await check("/api/webhooks", "/api/webhooks", .post, headers: json, body: hook)
+                try await check("/api/webhooks", "/api/webhooks", .post, headers: json, body: APIFixture.json(["url": "https://example.com/hook", "events": ["lost"]]))
+                try await check("/api/webhooks", "/api/webhooks", .get)
+                let webhook = try await client.execute(uri: "/api/webhooks", method: .get, headers: APIFixture.basic("alice")) { response in
+                    ((response.json["webhooks"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
+                }
+                try await check("/api/webhooks/{id}", "/api/webhooks/\(webhook)", .get)
+                try await check("/api/webhooks/{id}/attempts", "/api/webhooks/\(webhook)/attempts", .get)
+                try await check("/api/webhooks/{id}/dead-letters", "/api/webhooks/\(webhook)/dead-letters", .get)
+                try await check("/api/webhooks/{id}/dead-letters/replay", "/api/webhooks/\(webhook)/dead-letters/replay", .post)
+                try await check("/api/webhooks/{id}", "/api/webhooks/\(webhook)", .delete)
+                try await check("/api/webhooks/{id}", "/api/webhooks/\(webhook)", .get)
                 try await check("/health/live", "/health/live", .get)
                 try await check("/health/ready", "/health/ready", .get)
                 try await check("/metrics", "/metrics", .get)
                 try await check("/openapi.yaml", "/openapi.yaml", .get)
-                #expect(checked == 23)
+                #expect(checked == 32)
             }
         }
     }

@@ -39,6 +39,8 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Distinct tags over one user's registrations (0: no limit).") var quotaTags = 100
     @Option(help: "Seconds a connection may take to send a complete request head after opening or after its previous response (idle and slow headers).") var idleTimeout: Double = 30
     @Option(help: "Seconds a request body may take to arrive after its head (the connection is closed after).") var bodyTimeout: Double = 30
+    @Flag(help: "Let webhooks name loopback and private addresses (receivers on your own network, development); link-local stays refused.")
+    var webhookAllowPrivate = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func validate() throws {
@@ -71,10 +73,11 @@ struct APICommand: AsyncParsableCommand {
             bcryptCost: bcryptCost, bcryptConcurrency: bcryptConcurrency, bcryptQueueLimit: bcryptQueue)
         let quotas = APIConfiguration.Quotas(notificationsPerMinute: quotaNotificationsPerMinute, payloadBytes: quotaPayloadBytes,
                                              registrations: quotaRegistrations, tags: quotaTags)
-        let configuration = APIConfiguration(
+        var configuration = APIConfiguration(
             host: host, port: port, auth: auth, maxPayloadBytes: maxPayloadBytes,
             retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes,
             quotas: quotas, idleTimeout: .seconds(idleTimeout), bodyTimeout: .seconds(bodyTimeout))
+        configuration.webhookAllowPrivate = webhookAllowPrivate
         let changes = RedisSubscriber(configuration: redisConfiguration, logger: logger)
         let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys, queue: queue.configuration, registry: registry,
                                            credentialChanges: changes)

@@ -80,8 +80,9 @@ struct UsersCommand: AsyncParsableCommand {
                                                retention: .seconds(86400))
             let notifications = try await store.forgetNotifications(createdBy: name)
             let apiKeys = try await RedisAPIKeyStore(redis: connection, keys: keys).revokeAll(user: name)
-            guard removed || devices + notifications + apiKeys > 0 else { throw CLIError("no user \(name)") }
-            print("removed \(name): \(devices) registrations, \(notifications) notifications, \(apiKeys) API keys")
+            let webhooks = try await RedisWebhookStore(redis: connection, keys: keys).deleteAll(owner: name)
+            guard removed || devices + notifications + apiKeys + webhooks > 0 else { throw CLIError("no user \(name)") }
+            print("removed \(name): \(devices) registrations, \(notifications) notifications, \(apiKeys) API keys, \(webhooks) webhooks")
         }
     }
 

@@ -28,6 +28,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var queue: QueueOptions
     @OptionGroup var apns: APNSOptions
     @OptionGroup var fcm: FCMOptions
+    @OptionGroup var webhookOptions: WebhookOptions
 
     @Option(help: "Jobs run at once by this worker.") var concurrency = 32
     @Option(help: "Most jobs fetched per read.") var batchSize = 64
@@ -125,6 +126,8 @@ struct WorkerCommand: AsyncParsableCommand {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
             services.append(QueueGauges(queue: jobQueue, interval: .seconds(queueMetricsInterval), logger: logger))
         }
+        services += webhookOptions.services(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys,
+                                            consumer: workerConfiguration.consumer, logger: logger)
         services.append(worker)
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()

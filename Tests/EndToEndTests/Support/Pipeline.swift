@@ -45,7 +45,10 @@ struct Pipeline {
         // Port 0, and the port the server got: a port picked beforehand could be taken by a
         // parallel test's server, and this test would talk to that one.
         let bound = Mutex<Int?>(nil)
-        let app = buildApplication(configuration: APIConfiguration(host: "127.0.0.1", port: 0, auth: AuthConfiguration(bcryptCost: 4)),
+        var configuration = APIConfiguration(host: "127.0.0.1", port: 0, auth: AuthConfiguration(bcryptCost: 4))
+        // The tests' webhook receivers listen on loopback.
+        configuration.webhookAllowPrivate = true
+        let app = buildApplication(configuration: configuration,
                                    dependencies: APIDependencies(redis: redis, keys: keys, queue: queueConfiguration), logger: logger) { channel in
             bound.withLock { $0 = channel.localAddress?.port }
         }
@@ -110,6 +113,19 @@ struct Pipeline {
             throw RedisServerError("send failed: \(String(decoding: data, as: UTF8.self))")
         }
         return id
+    }
+
+    /// Calls the API as `user` with an optional JSON body: the status and the JSON answer.
+    func call(_ method: String, _ path: String, as user: String = "alice", json: [String: Any]? = nil) async throws -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.setValue("Basic " + Data("\(user):\(user)-pw".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        if let json {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
     }
 
     /// The status JSON of a notification, read as its creator.

@@ -1,0 +1,110 @@
+import Foundation
+public import Hiredis
+public import RichPushCore
+
+/// Webhooks in Redis: a hash per webhook, a set of all ids and one per owner, under the
+/// `{webhooks}` hash tag; and the partition's "wants" counters, which the scripts that record
+/// delivery states read to decide whether an event goes into the outbox at all.
+///
+/// The counters are raised before a webhook is stored and lowered after it is deleted, so a crash
+/// in between leaves them too high (an event nobody wants reaches the dispatcher, which drops
+/// it), never too low (an event someone wants never emitted).
+public struct RedisWebhookStore: WebhookStore {
+    let redis: any RedisClient
+    let keys: StorageKeys
+    /// Attempts kept per webhook (the newest).
+    static let attemptsKept = 100
+    /// Dead letters kept per webhook (the newest).
+    static let deadLettersKept = 10_000
+
+    public init(redis: any RedisClient, keys: StorageKeys) {
+        self.redis = redis
+        self.keys = keys
+    }
+
+    public func create(_ webhook: Webhook) async throws -> Bool {
+        try await redis.sendAll(wantsCommands(webhook, by: 1))
+        let fields: [any RedisArgument] = ["id", webhook.id, "owner", webhook.owner, "url", webhook.url,
+                                           "events", webhook.events.sorted().map(\.rawValue).joined(separator: ","),
+                                           "allUsers", webhook.allUsers ? 1 : 0, "description", webhook.description,
+                                           "secret", webhook.secret, "created", webhook.createdAt]
+        let stored = try await redis.run(Self.createScript, keys: [keys.webhook(webhook.id), keys.allWebhooks, keys.webhooks(of: webhook.owner)],
+                                         arguments: [webhook.id, Webhook.maxPerUser] + fields).int == 1
+        if !stored { try await lowerWants(webhook) }
+        return stored
+    }
+
+    /// KEYS: hook, all, owner's set. ARGV: id, limit, then field/value items.
+    static let createScript = RedisScript("""
+    if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[2]) then return 0 end
+    redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+    redis.call('SADD', KEYS[2], ARGV[1])
+    redis.call('SADD', KEYS[3], ARGV[1])
+    return 1
+    """)
+
+    public func webhook(id: String) async throws -> Webhook? {
+        guard Webhook.isValidID(id) else { return nil }
+        return Self.decode(try await redis.send("HGETALL", keys.webhook(id)))
+    }
+
+    public func webhooks(owner: String?) async throws -> [Webhook] {
+        let ids = (try await redis.send("SMEMBERS", owner.map { keys.webhooks(of: $0) } ?? keys.allWebhooks).array ?? []).compactMap(\.string)
+        guard !ids.isEmpty else { return [] }
+        let replies = try await redis.sendAll(ids.map { RedisCommand("HGETALL", keys.webhook($0)) })
+        return replies.compactMap(Self.decode).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    public func delete(id: String) async throws -> Bool {
+        guard let webhook = try await webhook(id: id) else { return false }
+        let removed = try await redis.transaction([
+            RedisCommand("DEL", keys.webhook(id), keys.webhookAttempts(id), keys.webhookDead(id)),
+            RedisCommand("SREM", keys.allWebhooks, id),
+            RedisCommand("SREM", keys.webhooks(of: webhook.owner), id),
+        ])
+        // Its deliveries still waiting for a retry are dropped by the dispatcher, which finds no webhook.
+        guard (removed.first?.int ?? 0) > 0 else { return false }
+        try await lowerWants(webhook)
+        return true
+    }
+
+    /// Deletes every webhook of `owner` (the user is being removed); returns how many.
+    public func deleteAll(owner: String) async throws -> Int {
+        var deleted = 0
+        for webhook in try await webhooks(owner: owner) where try await delete(id: webhook.id) { deleted += 1 }
+        try await redis.send("DEL", keys.webhooks(of: owner))
+        return deleted
+    }
+
+    private func lowerWants(_ webhook: Webhook) async throws {
+        try await redis.run(Self.lowerScript, keys: [keys.webhookWants], arguments: Self.wantsFields(webhook))
+    }
+
+    /// KEYS: wants. ARGV: fields to lower by one; a field at zero goes, and with the last one the key.
+    static let lowerScript = RedisScript("""
+    for _, field in ipairs(ARGV) do
+      if redis.call('HINCRBY', KEYS[1], field, -1) <= 0 then redis.call('HDEL', KEYS[1], field) end
+    end
+    return 1
+    """)
+
+    private func wantsCommands(_ webhook: Webhook, by step: Int) -> [RedisCommand] {
+        Self.wantsFields(webhook).map { RedisCommand("HINCRBY", keys.webhookWants, $0, step) }
+    }
+
+    static func wantsFields(_ webhook: Webhook) -> [any RedisArgument] {
+        webhook.events.sorted().map { "\($0.rawValue):\(webhook.allUsers ? "*" : webhook.owner)" }
+    }
+
+    static func decode(_ reply: RedisValue) -> Webhook? {
+        let items = reply.array ?? []
+        var fields: [String: String] = [:]
+        for index in stride(from: 0, to: items.count - 1, by: 2) {
+            if let name = items[index].string, let value = items[index + 1].string { fields[name] = value }
+        }
+        guard let id = fields["id"], let owner = fields["owner"], let url = fields["url"], let secret = fields["secret"] else { return nil }
+        let events = Set((fields["events"] ?? "").split(separator: ",").compactMap { WebhookEventType(rawValue: String($0)) })
+        return Webhook(id: id, owner: owner, url: url, events: events, allUsers: fields["allUsers"] == "1", description: fields["description"] ?? "",
+                       secret: secret, createdAt: Int64(fields["created"] ?? "") ?? 0)
+    }
+}

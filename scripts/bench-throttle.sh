@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): a throttled fan-out. One notification to D simulated devices with
+# throttlePerMinute R, through the API, two workers and one device-sim process on a private
+# redis-server; reports, from the devices' "fetched" events, how long the fan-out took against
+# D/R minutes and the most background fetches in any 1 s and any 10 s against the limit.
+# Usage: scripts/bench-throttle.sh [--devices D (600)] [--per-minute R (1200)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+
+devices=600
+per_minute=1200
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --devices) devices=$2; shift 2 ;;
+        --per-minute) per_minute=$2; shift 2 ;;
+        *) echo "unknown option $1 (usage: scripts/bench-throttle.sh [--devices D] [--per-minute R])" >&2; exit 2 ;;
+    esac
+done
+
+ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config curl python3
+ensure_swift
+private_tmp bench
+richpush_binary
+work=$(mktemp -d "$TMPDIR/throttle-XXXX")
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    kill_private_redis "$work"
+}
+trap cleanup EXIT
+port=$(free_port)
+start_private_redis "$work/redis" "$port"
+export RICHPUSH_REDIS_URL="redis://127.0.0.1:$port/0"
+echo "bench-password" | "$bin" users add bench --cost 4 >/dev/null
+api_port=$(free_port)
+"$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 --quota-registrations 0 --quota-tags 0 \
+    2>"$work/api.log" & pids+=($!)
+for i in 1 2; do "$bin" worker --consumer "w$i" --log-level warning 2>"$work/worker-$i.log" & pids+=($!); done
+base="http://127.0.0.1:$api_port"
+for _ in $(seq 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
+RICHPUSH_PASSWORD=bench-password "$bin" device-sim --api "$base" --user bench --devices "$devices" --tap none --fire-delay 0 --format json \
+    --handle-prefix throttle-phone >"$work/device.log" 2>"$work/device.err" & pids+=($!)
+for _ in $(seq 600); do grep -q listening "$work/device.err" 2>/dev/null && break; sleep 0.1; done
+
+curl -sf -u bench:bench-password -H 'Content-Type: application/json' \
+    -d "{\"message\":\"throttled\",\"richType\":\"text\",\"payload\":\"p\",\"throttlePerMinute\":$per_minute}" "$base/api/notifications" >"$work/created.json"
+
+python3 - "$work" "$devices" "$per_minute" <<'PY'
+import json, sys, time
+work, devices, per_minute = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rich_id = json.load(open(f"{work}/created.json"))["id"]
+expected = devices / per_minute * 60
+deadline = time.time() + expected * 2 + 60
+while True:
+    fetched = {}
+    for line in open(f"{work}/device.log"):
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("event") == "fetched" and event.get("richId") == rich_id:
+            fetched.setdefault(event["installation"], event["at"] / 1e6)
+    if len(fetched) >= devices or time.time() > deadline:
+        break
+    time.sleep(1)
+times = sorted(fetched.values())
+def most_within(seconds):
+    best, start = 0, 0
+    for end in range(len(times)):
+        while times[end] - times[start] >= seconds:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+span = times[-1] - times[0] if times else 0
+limit = per_minute / 60
+print(f"{len(fetched)} of {devices} devices fetched over {span:.1f} s (D/R = {expected:.1f} s); "
+      f"average {len(times) / max(span, 1e-9):.1f} fetches/s against a limit of {limit:.1f}/s")
+print(f"most fetches in any 1 s: {most_within(1)} (limit {limit:.0f}); in any 10 s: {most_within(10)} (limit {limit * 10:.0f})")
+sys.exit(0 if len(fetched) == devices else 1)
+PY
