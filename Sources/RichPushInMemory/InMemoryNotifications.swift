@@ -216,6 +216,19 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
+    public func recordExpired(_ expired: [Int: [String]]) async throws {
+        state.withLock { state in
+            for (id, installations) in expired {
+                for installation in installations {
+                    state.counts[id, default: [:]][DeliveryCounter.expired.rawValue, default: 0] += 1
+                    var device = state.devices[id]?[installation] ?? NotificationStatus.Device(installation: installation, state: "")
+                    device.state = DeliveryCounter.expired.rawValue
+                    state.devices[id, default: [:]][installation] = device
+                }
+            }
+        }
+    }
+
     // MARK: For tests
 
     /// The ledger entry of one pair: "R", "L:<owner>", or nil.

@@ -156,16 +156,10 @@ public final class DeviceSimulator: Sendable {
         return []
     }
 
-    /// GETDEL of every device's held push, 1,000 devices per pipeline.
+    /// Every device's held pushes that have not expired, 1,000 devices per pipeline.
     private func takeHeldPushes(_ handles: [String], on connection: RedisConnection) async throws -> [(String, [UInt8])] {
-        var held: [(String, [UInt8])] = []
-        for chunk in stride(from: 0, to: handles.count, by: 1000).map({ Array(handles[$0..<min($0 + 1000, handles.count)]) }) {
-            let replies = try await connection.sendAll(chunk.map { RedisCommand("GETDEL", SimulatedHubAdapter.heldKey(prefix: configuration.hubPrefix, handle: $0)) })
-            for (handle, reply) in zip(chunk, replies) where !reply.isNull {
-                if let bytes = reply.bytes { held.append((handle, bytes)) }
-            }
-        }
-        return held
+        try await HubHold(prefix: configuration.hubPrefix).take(handles, now: Int64((Date().timeIntervalSince1970 * 1000).rounded()), on: connection)
+            .map { ($0.handle, $0.envelope) }
     }
 
     // MARK: - One push, as the tutorial's app handles it

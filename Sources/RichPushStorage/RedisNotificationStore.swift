@@ -466,6 +466,51 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         try await redis.run(Self.recordScript, keys: scriptKeys, arguments: arguments)
     }
 
+    public func recordExpired(_ expired: [Int: [String]]) async throws {
+        var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
+        var arguments: [any RedisArgument] = [Int(retention.components.seconds), JobQueue.nowMilliseconds()]
+        for (id, installations) in expired where !installations.isEmpty {
+            scriptKeys += [keys.status(id), keys.devices(id), keys.notification(id)] as [any RedisArgument]
+            arguments += [id, installations.count] as [any RedisArgument]
+            arguments += installations as [any RedisArgument]
+        }
+        guard scriptKeys.count > 2 else { return }
+        try await redis.run(Self.expiredScript, keys: scriptKeys, arguments: arguments)
+    }
+
+    /// KEYS: webhook wants, webhook outbox, then (status, devices, record) per notification.
+    /// ARGV: ttl, now ms, then per notification: id, n, n installations. Counts `expired`, marks
+    /// each device's entry (keeping what it held), and emits the `expired` events a webhook wants.
+    static let expiredScript = RedisScript(webhookFunctions + """
+    local ttl, now = ARGV[1], ARGV[2]
+    local hooks = redis.call('EXISTS', KEYS[1]) == 1
+    local a = 3
+    for k = 3, #KEYS, 3 do
+      local status, devices, record = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+      local id, n = ARGV[a], tonumber(ARGV[a + 1])
+      local items = {}
+      if redis.call('EXISTS', status) == 1 then
+        redis.call('HINCRBY', status, 'expired', n)
+        for i = a + 2, a + 1 + n do
+          local entry = {}
+          local old = redis.call('HGET', devices, ARGV[i])
+          if old then
+            local ok, decoded = pcall(cjson.decode, old)
+            if ok and type(decoded) == 'table' then entry = decoded end
+          end
+          entry['state'] = 'expired'
+          local encoded = cjson.encode(entry)
+          redis.call('HSET', devices, ARGV[i], encoded)
+          items[#items + 1] = '{"installation":' .. cjson.encode(ARGV[i]) .. ',"result":' .. encoded .. '}'
+        end
+        if redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
+        if hooks then emit(KEYS[1], KEYS[2], redis.call('HGET', record, 'creator'), id, 'expired', now, items) end
+      end
+      a = a + 2 + n
+    end
+    return 1
+    """)
+
     /// A webhook event's device part: `{"installation":…}`, or `{"reader":…}` for a reader with none.
     static func eventItem(installation: String?, reader: String) -> [UInt8] {
         var json = JSONWriter(capacity: 48)

@@ -13,7 +13,7 @@ public import RichPushHTTP2
 public struct RichPushWorkerConfiguration: Sendable {
     /// Where the pushes of a platform go.
     public enum Adapter: Sendable {
-        /// The hub on Redis Pub/Sub, keeping an offline device's newest push this long.
+        /// The hub on Redis Pub/Sub, holding an offline device's pushes at most this long.
         case simulated(holdFor: Duration)
         /// Apple's servers (or a local `richpush apns-sim`) over HTTP/2 with a provider token.
         case apns(APNSSettings)
@@ -23,7 +23,7 @@ public struct RichPushWorkerConfiguration: Sendable {
 
     /// Where pushes to platforms with no adapter of their own (`fcm` without ``fcm``, `wns`, …) go.
     public enum OtherPlatforms: Sendable {
-        /// To the hub on Redis Pub/Sub, keeping an offline device's newest push this long.
+        /// To the hub on Redis Pub/Sub, holding an offline device's pushes at most this long.
         case simulated(holdFor: Duration)
         /// Nowhere: each such push fails at once, permanently, with a reason naming the missing
         /// adapter (never handed to an adapter that would refuse the token and unregister the device).

@@ -52,7 +52,7 @@ struct MemoryBoundsTests {
                     #expect(perPattern[kind, default: 0] <= count, "\(kind): \(perPattern[kind, default: 0]) keys for \(count) notifications")
                 }
                 // Every kind of key is documented (docs/redis-keys.md): a new kind must be added there.
-                let known = Set(Self.durable + Self.perNotification + ["payload", "created", "held", "quota", "login"])
+                let known = Set(Self.durable + Self.perNotification + ["payload", "created", "held", "held-expiry", "quota", "login"])
                 #expect(Set(perPattern.keys).subtracting(known).isEmpty, "undocumented keys: \(perPattern)")
                 #expect(perPattern["notif"] == count)
                 // Payloads are shared by content: ten distinct ones.

@@ -26,8 +26,9 @@ struct ScheduledSendTests {
                 let simulator = try pipeline.simulator(tap: .none)
                 try await withSimulator(simulator) { log in
                     try await withWorker(pipeline.worker()) {
-                        // Both due in 3 s (the second as RFC 3339); the second is cancelled at once.
-                        let sendAt = JobQueue.nowMilliseconds() + 3000
+                        // Both due in 6 s (the second as RFC 3339); the second is cancelled at once (6 s:
+                        // a loaded machine has taken more than 3 s between the create and the cancel).
+                        let sendAt = JobQueue.nowMilliseconds() + 6000
                         let scheduled = try await pipeline.send(json: ["message": "later", "richType": "text", "payload": "p", "sendAt": sendAt])
                         let formatter = ISO8601DateFormatter()
                         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -50,7 +50,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
     @Option(help: "Pushes a minute for notifications that set no throttlePerMinute of their own, so devices fetch the payload at most at that rate (0: no limit).")
     var throttlePerMinute = 0
-    @Option(help: "Hours the simulated hub keeps the newest push of an offline device.") var holdHours: Double = 24
+    @Option(help: "Hours at most the simulated hub holds a push for an offline device (its ttl, when shorter).") var holdHours: Double = 24
     @Option(help: "Days notification records are kept (must match the API's --retention-days).") var retentionDays: Double = 7
     @Option(help: "Serve Prometheus metrics on this port (GET /metrics); none when not given.") var metricsPort: Int?
     @Option(help: "Address the metrics server listens on (0.0.0.0 for a scraper on another host).") var metricsHost = "127.0.0.1"
@@ -125,6 +125,12 @@ struct WorkerCommand: AsyncParsableCommand {
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
             services.append(QueueGauges(queue: jobQueue, interval: .seconds(queueMetricsInterval), logger: logger))
+        }
+        if adapter.kinds.contains(.simulated) {
+            // The hub's held pushes that expire are reported by the workers that use the hub.
+            services.append(HubExpirySweeper(redis: pool, prefix: queue.configuration.prefix,
+                                             ledger: RedisNotificationStore(redis: pool, keys: queue.storageKeys, queue: jobQueue, retention: .seconds(retentionDays * 86400)),
+                                             logger: logger))
         }
         services += webhookOptions.services(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys,
                                             consumer: workerConfiguration.consumer, logger: logger)

@@ -21,6 +21,9 @@ public protocol DeliveryLedger: Sendable {
     /// status; moves each one's state to `sent` when any of its pushes went out. Outcomes with
     /// the `retried` counter release their lease instead of recording it, so a retry resends.
     func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws
+    /// Records that held pushes expired before their device came back (notification →
+    /// installations): counted `expired`, each device's entry marked so (the platform's id kept).
+    func recordExpired(_ expired: [Int: [String]]) async throws
 }
 
 /// What the ledger said to a lease request for one pair.

@@ -10,9 +10,10 @@ public enum DeliveryState: String, Sendable, Hashable, Codable, CaseIterable, Co
 }
 
 /// The outcome counters a notification's status shows. `held`: the platform accepted the push for
-/// a device that is offline and keeps the newest one per device until it is back (APNs semantics).
+/// a device that is offline and keeps it (one per collapse id) until it is back or its ttl runs
+/// out; `expired`: a held push whose ttl ran out first.
 public enum DeliveryCounter: String, Sendable, Hashable, Codable, CaseIterable {
-    case sent, held, retried, invalidToken, failed, duplicateSuppressed, fetched, displayed, opened
+    case sent, held, retried, invalidToken, failed, duplicateSuppressed, fetched, displayed, opened, expired
 }
 
 /// What a device reports back through the receipts route.

@@ -17,7 +17,7 @@ public struct OutgoingPush: Sendable, Hashable {
 public enum PushOutcome: Sendable, Hashable {
     /// Handed over; `adapterID` is the platform's id for it (apns-id, message id).
     case sent(adapterID: String)
-    /// The device is offline; the platform keeps the newest push for it for a while.
+    /// The device is offline; the platform keeps the push for it for a while (per collapse id).
     case held(adapterID: String)
     /// The token is no longer valid: remove the installation, never retry.
     case invalidToken(reason: String)

@@ -1,0 +1,117 @@
+public import Hiredis
+
+/// Where the simulated hub holds pushes for offline devices, and the scripts that put, take and
+/// expire them. Per device, a hash `<prefix>:held:<handle>`: collapse id → `<expires ms>|<envelope>`;
+/// for every held push, a member `<handle>\n<collapse id>` of the sorted set
+/// `<prefix>:held-expiry` scored by when it expires, which the sweeper reads.
+///
+/// The hub is a development and test tool on one Redis: its scripts touch a device's hash and
+/// the shared sorted set together, which Redis Cluster would refuse (two slots).
+public struct HubHold: Sendable, Hashable {
+    public let prefix: String
+    /// Most pushes held for one device (FCM keeps 100); past it the one expiring first is expired now.
+    public static let perDevice = 100
+
+    public init(prefix: String) {
+        self.prefix = prefix
+    }
+
+    public func key(_ handle: String) -> String { "\(prefix):held:\(handle)" }
+    public var expiryKey: String { "\(prefix):held-expiry" }
+
+    /// A held push as stored (tests that put one there by hand).
+    public static func value(envelope: [UInt8], expiresAt milliseconds: Int64) -> [UInt8] {
+        Array("\(milliseconds)|".utf8) + envelope
+    }
+
+    /// KEYS: held hash, expiry set. ARGV: channel, envelope, hold ms, collapse id, now ms, handle,
+    /// most per device. Returns the receivers (0: held).
+    static let publishOrHold = RedisScript("""
+        local receivers = redis.call('PUBLISH', ARGV[1], ARGV[2])
+        if receivers > 0 then return receivers end
+        local now, hold = tonumber(ARGV[5]), tonumber(ARGV[3])
+        local expires = now + hold
+        redis.call('HSET', KEYS[1], ARGV[4], expires .. '|' .. ARGV[2])
+        redis.call('ZADD', KEYS[2], expires, ARGV[6] .. '\\n' .. ARGV[4])
+        -- The key outlives its longest push by an hour: the sweeper reports expiries, the key's
+        -- own TTL only collects what a stopped sweeper left.
+        if redis.call('PTTL', KEYS[1]) < hold + 3600000 then redis.call('PEXPIRE', KEYS[1], hold + 3600000) end
+        if redis.call('HLEN', KEYS[1]) > tonumber(ARGV[7]) then
+          local fields = redis.call('HGETALL', KEYS[1])
+          local oldest, oldestAt = nil, nil
+          for i = 1, #fields, 2 do
+            local at = tonumber(string.match(fields[i + 1], '^(%d+)|'))
+            if fields[i] ~= ARGV[4] and at > now and (oldestAt == nil or at < oldestAt) then oldest, oldestAt = i, at end
+          end
+          if oldest then
+            local envelope = string.match(fields[oldest + 1], '^%d+|(.*)$')
+            redis.call('HSET', KEYS[1], fields[oldest], now .. '|' .. envelope)
+            redis.call('ZADD', KEYS[2], now, ARGV[6] .. '\\n' .. fields[oldest])
+          end
+        end
+        return 0
+        """)
+
+    /// KEYS: held hash, expiry set. ARGV: now ms, handle. Takes the device's pushes that have not
+    /// expired (envelopes); expired ones stay for the sweeper to report.
+    static let takeScript = RedisScript("""
+        local fields = redis.call('HGETALL', KEYS[1])
+        local out = {}
+        for i = 1, #fields, 2 do
+          local at, envelope = string.match(fields[i + 1], '^(%d+)|(.*)$')
+          if at and tonumber(at) > tonumber(ARGV[1]) then
+            redis.call('HDEL', KEYS[1], fields[i])
+            redis.call('ZREM', KEYS[2], ARGV[2] .. '\\n' .. fields[i])
+            out[#out + 1] = envelope
+          end
+        end
+        return out
+        """)
+
+    /// Takes every device's held pushes that have not expired, 1,000 devices per pipeline.
+    public func take(_ handles: [String], now: Int64, on redis: any RedisClient) async throws -> [(handle: String, envelope: [UInt8])] {
+        var held: [(handle: String, envelope: [UInt8])] = []
+        for start in stride(from: 0, to: handles.count, by: 1000) {
+            let chunk = Array(handles[start..<min(start + 1000, handles.count)])
+            let replies = try await redis.run(Self.takeScript, calls: chunk.map { (keys: [key($0), expiryKey], arguments: [now, $0]) })
+            for (handle, reply) in zip(chunk, replies) {
+                try reply.throwingError()
+                for envelope in reply.array ?? [] { if let bytes = envelope.bytes { held.append((handle, bytes)) } }
+            }
+        }
+        return held
+    }
+
+    /// KEYS: held hash, expiry set. ARGV: member, collapse id, now ms. Removes a push whose time
+    /// ran out and returns its envelope; nil when it was taken, or held again with a later time.
+    static let expireScript = RedisScript("""
+        local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
+        if not score or tonumber(score) > tonumber(ARGV[3]) then return false end
+        redis.call('ZREM', KEYS[2], ARGV[1])
+        local value = redis.call('HGET', KEYS[1], ARGV[2])
+        if not value then return false end
+        local at, envelope = string.match(value, '^(%d+)|(.*)$')
+        if not at or tonumber(at) > tonumber(ARGV[3]) then return false end
+        redis.call('HDEL', KEYS[1], ARGV[2])
+        return envelope
+        """)
+
+    /// Removes up to `limit` pushes whose time ran out; returns their envelopes.
+    public func expire(now: Int64, limit: Int, on redis: any RedisClient) async throws -> [[UInt8]] {
+        let members = (try await redis.send("ZRANGEBYSCORE", expiryKey, "-inf", now, "LIMIT", 0, limit).array ?? []).compactMap(\.string)
+        guard !members.isEmpty else { return [] }
+        var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
+        for member in members {
+            guard let split = member.firstIndex(of: "\n") else {
+                // Not one of ours: drop it, or it would be read again on every sweep.
+                try await redis.send("ZREM", expiryKey, member)
+                continue
+            }
+            let handle = String(member[..<split]), collapse = String(member[member.index(after: split)...])
+            calls.append((keys: [key(handle), expiryKey], arguments: [member, collapse, now]))
+        }
+        guard !calls.isEmpty else { return [] }
+        let replies = try await redis.run(Self.expireScript, calls: calls)
+        return try replies.compactMap { reply in try reply.throwingError().bytes }
+    }
+}
