@@ -17,6 +17,8 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         /// Per (user, key): the fingerprint and, once created, the notification (no expiry here).
         var keys: [String: (fingerprint: String, notification: Int?)] = [:]
         var planned: [Int: Int] = [:]
+        /// Per notification: admitted batches (member → (time, pushes)).
+        var throttles: [Int: [String: (at: ContinuousClock.Instant, pushes: Int)]] = [:]
     }
 
     private enum LedgerEntry {
@@ -225,6 +227,28 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
                     device.state = DeliveryCounter.expired.rawValue
                     state.devices[id, default: [:]][installation] = device
                 }
+            }
+        }
+    }
+
+    public func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            batches.map { batch in
+                var window = (state.throttles[batch.notification] ?? [:]).filter { now - $0.value.at < .seconds(60) }
+                defer { state.throttles[batch.notification] = window }
+                if window[batch.batch] != nil { return .zero }
+                let used = window.values.reduce(0) { $0 + $1.pushes }
+                if used + batch.pushes <= batch.perMinute {
+                    window[batch.batch] = (now, batch.pushes)
+                    return .zero
+                }
+                var freed = 0
+                for entry in window.values.sorted(by: { $0.at < $1.at }) {
+                    freed += entry.pushes
+                    if used - freed + batch.pushes <= batch.perMinute { return max(.milliseconds(1), entry.at + .seconds(60) - now) }
+                }
+                return .seconds(60)
             }
         }
     }

@@ -511,6 +511,54 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     return 1
     """)
 
+    public func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
+        guard !batches.isEmpty else { return [] }
+        var arguments: [any RedisArgument] = [JobQueue.nowMilliseconds()]
+        for batch in batches { arguments += ["\(batch.batch):\(batch.pushes)", batch.pushes, batch.perMinute] as [any RedisArgument] }
+        let reply = try await redis.run(Self.throttleScript, keys: batches.map { keys.throttle($0.notification) }, arguments: arguments)
+        let waits = (reply.array ?? []).map { Duration.milliseconds($0.int ?? 0) }
+        guard waits.count == batches.count else { throw RedisError.unexpected(reply, expected: "\(batches.count) waits") }
+        return waits
+    }
+
+    /// KEYS: one throttle set per batch (a notification's may repeat). ARGV: now ms, then per
+    /// batch: member (`<batch>:<pushes>`), pushes, limit per minute. Per batch: 0 when admitted
+    /// (recorded at now, or already recorded), else ms until the oldest batches leave the minute
+    /// and make room.
+    static let throttleScript = RedisScript("""
+    local now = tonumber(ARGV[1])
+    local out = {}
+    local a = 2
+    for k = 1, #KEYS do
+      local key, member, pushes, limit = KEYS[k], ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+      a = a + 3
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', now - 60000)
+      if redis.call('ZSCORE', key, member) then
+        out[#out + 1] = 0
+      else
+        local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+        local used = 0
+        for i = 1, #entries, 2 do used = used + tonumber(string.match(entries[i], ':(%d+)$') or '0') end
+        if used + pushes <= limit then
+          redis.call('ZADD', key, now, member)
+          redis.call('PEXPIRE', key, 61000)
+          out[#out + 1] = 0
+        else
+          local freed, wait = 0, 60000
+          for i = 1, #entries, 2 do
+            freed = freed + tonumber(string.match(entries[i], ':(%d+)$') or '0')
+            if used - freed + pushes <= limit then
+              wait = tonumber(entries[i + 1]) + 60000 - now
+              break
+            end
+          end
+          out[#out + 1] = math.max(1, wait)
+        end
+      end
+    end
+    return out
+    """)
+
     /// A webhook event's device part: `{"installation":…}`, or `{"reader":…}` for a reader with none.
     static func eventItem(installation: String?, reader: String) -> [UInt8] {
         var json = JSONWriter(capacity: 48)

@@ -56,6 +56,8 @@ public struct StorageKeys: Sendable, Hashable {
     func receipts(_ id: Int) -> String { "\(tagged):receipts:\(id)" }
     /// The delivery ledger: installation → `R` (recorded) or `L:<until ms>:<owner>` (leased).
     public func ledger(_ id: Int) -> String { "\(tagged):ledger:\(id)" }
+    /// A throttled fan-out's batches sent in the last minute: `<batch>:<pushes>` by time.
+    func throttle(_ id: Int) -> String { "\(tagged):throttle:\(id)" }
 
     // Webhooks: events go into the partition's outbox from the same script that records what
     // they report; the registry and the deliveries share one hash tag of their own.

@@ -13,6 +13,7 @@ extension RichPushJobHandler {
     /// Loads the installations of the whole batch, renders once per job, leases every pair, sends
     /// every leased push in one adapter call and records all outcomes: one round trip per step.
     func deliver(_ work: [Work], results: inout [Result<Void, any Error>]) async throws {
+        let work = try await gateThrottled(work, results: &results)
         let ids = Array(Set(work.flatMap(\.targets)))
         let devices = Dictionary(try await installations.installations(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var planned: [Planned] = []
@@ -62,7 +63,8 @@ extension RichPushJobHandler {
         }
         metrics.suppressed(planned.count - toSend.count - waiting)
         for (offset, remaining) in waitFor {
-            results[work[offset].index] = .failure(JobError.retry("pushes of notification \(work[offset].id) are leased by another worker", after: remaining + .milliseconds(250)))
+            // Not a failure: this job waits for the other worker's lease (spending no attempt).
+            results[work[offset].index] = .failure(JobError.deferred("pushes of notification \(work[offset].id) are leased by another worker", after: remaining + .milliseconds(250)))
         }
 
         let sent: [PushOutcome]
@@ -126,5 +128,26 @@ extension RichPushJobHandler {
         for (offset, failed) in failedPerJob {
             results[work[offset].index] = .failure(JobError.retry("\(failed) pushes failed on \(adapter.name)"))
         }
+    }
+
+    /// The batches of throttled fan-outs go out only while their notification stays within its
+    /// limit over the last minute (batches are due one interval apart, but a late one and the next
+    /// on time could otherwise go together): a batch that would exceed it is retried when the
+    /// oldest batches of the minute make room.
+    private func gateThrottled(_ work: [Work], results: inout [Result<Void, any Error>]) async throws -> [Work] {
+        var gated: [(offset: Int, batch: ThrottledBatch)] = []
+        for (offset, item) in work.enumerated() {
+            guard let explicit = item.explicit, let first = explicit.first,
+                  let rate = item.notification?.delivery.throttlePerMinute ?? (defaultThrottlePerMinute > 0 ? defaultThrottlePerMinute : nil) else { continue }
+            gated.append((offset, ThrottledBatch(notification: item.id, batch: first, pushes: explicit.count, perMinute: rate)))
+        }
+        guard !gated.isEmpty else { return work }
+        let waits = try await ledger.admitThrottled(gated.map(\.batch))
+        var refused = Set<Int>()
+        for ((offset, batch), wait) in zip(gated, waits) where wait > .zero {
+            refused.insert(offset)
+            results[work[offset].index] = .failure(JobError.deferred("notification \(batch.notification) is at its \(batch.perMinute) pushes a minute", after: wait))
+        }
+        return work.enumerated().filter { !refused.contains($0.offset) }.map(\.element)
     }
 }

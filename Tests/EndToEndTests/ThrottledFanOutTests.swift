@@ -4,6 +4,7 @@ import Hiredis
 import RedisTestSupport
 import RichPushCore
 import RichPushQueue
+import RichPushStorage
 import Testing
 
 /// `throttlePerMinute`: one notification's pushes spread at that rate (so the devices' fetches
@@ -55,6 +56,33 @@ struct ThrottledFanOutTests {
                         #expect((tooLate as? HTTPURLResponse)?.statusCode == 409)
                     }
                 }
+            }
+        }
+    }
+
+    /// The gate behind the spacing, on Redis: batches go out while the notification stays within
+    /// its limit over the last minute; one more waits until the oldest leave the minute; a batch
+    /// asking again (its retry) is not counted twice; notifications do not share a limit.
+    @Test func theMinuteGateAdmitsUpToTheLimitAndSaysHowLongToWait() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let ledger = RedisNotificationStore(redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue, retention: .seconds(3600))
+                func ask(_ notification: Int, _ batch: String, _ pushes: Int = 20) async throws -> Duration {
+                    try await ledger.admitThrottled([ThrottledBatch(notification: notification, batch: batch, pushes: pushes, perMinute: 50)])[0]
+                }
+                #expect(try await ask(1, "a") == .zero)
+                #expect(try await ask(1, "b") == .zero)
+                let wait = try await ask(1, "c")
+                #expect(wait > .seconds(58) && wait <= .seconds(60), "\(wait)")
+                #expect(try await ask(1, "a") == .zero, "a batch admitted before is admitted again")
+                #expect(try await ask(1, "d", 10) == .zero, "10 more fit the 50")
+                #expect(try await ask(2, "c") == .zero, "each notification has its own minute")
+                // Several in one call, the same notification twice: the second sees the first.
+                let both = try await ledger.admitThrottled([ThrottledBatch(notification: 3, batch: "x", pushes: 30, perMinute: 50),
+                                                            ThrottledBatch(notification: 3, batch: "y", pushes: 30, perMinute: 50)])
+                #expect(both[0] == .zero && both[1] > .seconds(58))
+                let ttl = try await pipeline.redis.send("PTTL", "\(pipeline.prefix):{q0}:throttle:1").int ?? -2
+                #expect((1...61_000).contains(ttl))
             }
         }
     }

@@ -43,6 +43,23 @@ struct LifecycleTests {
         }
     }
 
+    /// A deferral is not a failure: deferred more often than the retry policy allows attempts,
+    /// the job still runs, with its attempts untouched.
+    @Test func deferralsSpendNoAttempts() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 2, base: .milliseconds(5), cap: .milliseconds(20)) }
+            var handlers = JobHandlers()
+            let deferrals = Tally()
+            handlers.register(DeferringHandler(times: 5, deferrals: deferrals, redis: fixture.redis, key: fixture.recordKey), for: "deferring")
+            try await fixture.queue.enqueue(JobRequest(type: "deferring", payload: Array("later".utf8)))
+            try await fixture.withWorkers([fixture.worker(handlers)]) {
+                try await waitUntil("the job to run after its deferrals") { try await fixture.handledCounts()["later"] == 1 }
+            }
+            #expect(deferrals.count.load(ordering: .relaxed) == 5)
+            #expect(try await fixture.queue.deadLetterCount() == 0)
+        }
+    }
+
     @Test func permanentErrorsAreNeverRetried() async throws {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)
@@ -205,6 +222,27 @@ struct ToggleHandler: JobHandler {
         guard healthy.on.load(ordering: .relaxed) else { throw JobError.retry("downstream unavailable") }
         try await redis.send("HINCRBY", key, job.payload, 1)
     }
+}
+
+/// Defers the job `times` times (checking that its attempt number never moves), then records it.
+struct DeferringHandler: JobHandler {
+    let times: Int
+    let deferrals: Tally
+    let redis: RedisConnectionPool
+    let key: String
+
+    func handle(_ job: Job) async throws {
+        #expect(job.attempt == 0)
+        if deferrals.count.load(ordering: .relaxed) < times {
+            deferrals.count.add(1, ordering: .relaxed)
+            throw JobError.deferred("not yet", after: .milliseconds(10))
+        }
+        try await redis.send("HINCRBY", key, job.payload, 1)
+    }
+}
+
+final class Tally: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 final class Switch: Sendable {

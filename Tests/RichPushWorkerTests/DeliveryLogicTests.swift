@@ -96,8 +96,8 @@ struct DeliveryLogicTests {
         let setup = try await Setup()
         // A worker leased i0 and died before recording: a live lease makes the job wait for it.
         setup.notifications.lease(DeliveryKey(notification: setup.id, installation: "i0"), owner: "dead", for: .milliseconds(300))
-        guard case .retry(let after) = Self.disposition(await setup.run()) else { Issue.record("expected a retry"); return }
-        #expect(after.map { $0 > .zero && $0 <= .milliseconds(600) } == true)
+        guard case .deferred(let after) = Self.disposition(await setup.run()) else { Issue.record("expected a deferral"); return }
+        #expect(after > .zero && after <= .milliseconds(600))
         #expect(setup.adapter.pushes.map(\.installation.id).sorted() == ["i1", "i2"])
         try await Task.sleep(for: .milliseconds(350))
         #expect(Self.disposition(await setup.run()) == nil)
@@ -153,5 +153,22 @@ final class FlakyOutcome: Sendable {
             push.installation.id == failing && !healed.load(ordering: .relaxed)
                 ? .failed(reason: "try later", retryable: true) : .sent(adapterID: "x")
         }
+    }
+}
+
+/// The in-memory throttle gate follows the Redis script's rules.
+@Suite("Throttle gate in memory")
+struct InMemoryThrottleGateTests {
+    @Test func admitsUpToTheLimitPerMinute() async throws {
+        let ledger = InMemoryNotifications()
+        func ask(_ batch: String, _ pushes: Int) async throws -> Duration {
+            try await ledger.admitThrottled([ThrottledBatch(notification: 7, batch: batch, pushes: pushes, perMinute: 50)])[0]
+        }
+        #expect(try await ask("a", 20) == .zero)
+        #expect(try await ask("b", 20) == .zero)
+        let wait = try await ask("c", 20)
+        #expect(wait > .seconds(59) && wait <= .seconds(60))
+        #expect(try await ask("a", 20) == .zero)
+        #expect(try await ask("d", 10) == .zero)
     }
 }

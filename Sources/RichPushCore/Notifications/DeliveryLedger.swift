@@ -24,6 +24,26 @@ public protocol DeliveryLedger: Sendable {
     /// Records that held pushes expired before their device came back (notification →
     /// installations): counted `expired`, each device's entry marked so (the platform's id kept).
     func recordExpired(_ expired: [Int: [String]]) async throws
+    /// The gate of throttled fan-outs: admits each batch whose pushes keep its notification
+    /// within its limit over the last 60 s (answer `.zero`), or says how long until they would.
+    /// A batch admitted before (a retry of the same batch) is admitted again without counting twice.
+    func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration]
+}
+
+/// One batch of a throttled fan-out asking to go out now.
+public struct ThrottledBatch: Sendable, Hashable {
+    public var notification: Int
+    /// Stable across retries of the same batch (its first installation).
+    public var batch: String
+    public var pushes: Int
+    public var perMinute: Int
+
+    public init(notification: Int, batch: String, pushes: Int, perMinute: Int) {
+        self.notification = notification
+        self.batch = batch
+        self.pushes = pushes
+        self.perMinute = perMinute
+    }
 }
 
 /// What the ledger said to a lease request for one pair.

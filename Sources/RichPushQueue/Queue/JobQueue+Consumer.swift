@@ -32,11 +32,12 @@ extension JobQueue {
         try await redis.sendAll(commands)
     }
 
-    /// Schedules the job to run again after `delay` (delayed set + XACK, atomically).
-    public func retry(_ job: Job, after delay: Duration, error: String) async throws {
+    /// Schedules the job to run again after `delay` (delayed set + XACK, atomically); without
+    /// `countingAttempt` (a deferral, not a failure) it keeps its attempt number.
+    public func retry(_ job: Job, after delay: Duration, error: String, countingAttempt: Bool = true) async throws {
         try await redis.run(QueueScripts.retry,
                             keys: [configuration.streamKey, configuration.delayedKey, configuration.countersKey],
-                            arguments: [configuration.group, job.id, Self.nowMilliseconds() + Int64(delay.milliseconds), job.attempt + 1, error])
+                            arguments: [configuration.group, job.id, Self.nowMilliseconds() + Int64(delay.milliseconds), job.attempt + (countingAttempt ? 1 : 0), error])
     }
 
     /// Copies the entry to the dead letters with its error and acknowledges it, atomically.

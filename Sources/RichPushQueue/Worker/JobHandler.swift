@@ -34,6 +34,9 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         case permanent
         /// Never retry and do not keep it either: acknowledged and counted as failed.
         case drop
+        /// Not a failure (a throttle, another worker's lease): run again after `after`, without
+        /// spending one of the job's attempts.
+        case deferred(after: Duration)
     }
 
     public let disposition: Disposition
@@ -45,6 +48,11 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
 
     public static func permanent(_ message: String) -> JobError {
         JobError(disposition: .permanent, message: message)
+    }
+
+    /// The job cannot run yet and is not at fault: again after `delay`, its attempts untouched.
+    public static func deferred(_ message: String, after delay: Duration) -> JobError {
+        JobError(disposition: .deferred(after: delay), message: message)
     }
 
     public static func drop(_ message: String) -> JobError {

@@ -112,6 +112,9 @@ extension JobWorker {
         case .permanent:
             logger.warning("job failed permanently, dead-lettering", metadata: metadata)
             await settle(job.id, type: job.type, outcome: .deadLettered) { try await self.queue.deadLetter(id: job.id, error: message) }
+        case .deferred(let after):
+            logger.debug("job deferred", metadata: metadata.merging(["delay": "\(after)"]) { $1 })
+            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: after, error: message, countingAttempt: false) }
         case .drop:
             logger.info("job failed permanently, dropped", metadata: metadata)
             await settle(job.id, type: job.type, outcome: .dropped) { try await self.queue.countDropped([job.id]) }
