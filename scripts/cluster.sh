@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# A local Redis Cluster for development and tests: 3 masters and 3 replicas on loopback ports,
+# created with `redis-cli --cluster create`, data under DIR, every server stopped by its PID.
+# Usage:
+#   scripts/cluster.sh start [--dir DIR (.tmp/cluster)] [--node-timeout MS (2000)]
+#       prints the seed URL (redis+cluster://…) on its last line; DIR/ports lists the six ports,
+#       masters first; DIR/node-N/port and DIR/node-N/redis.pid say which server is where
+#   scripts/cluster.sh stop [--dir DIR]
+#   scripts/cluster.sh status [--dir DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+
+command=${1:-}
+[ $# -gt 0 ] && shift
+dir=.tmp/cluster
+node_timeout=2000
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --dir) dir=$2; shift 2 ;;
+        --node-timeout) node_timeout=$2; shift 2 ;;
+        *) echo "unknown option $1 (usage: scripts/cluster.sh start|stop|status [--dir DIR] [--node-timeout MS])" >&2; exit 2 ;;
+    esac
+done
+
+# A port free on 127.0.0.1 whose cluster bus port (port + 10000) is free too.
+cluster_port() {
+    python3 - <<'PY'
+import random, socket
+for _ in range(200):
+    port = random.randint(20000, 30000)
+    sockets = []
+    try:
+        for p in (port, port + 10000):
+            s = socket.socket(); s.bind(("127.0.0.1", p)); sockets.append(s)
+        for s in sockets: s.close()
+        print(port); break
+    except OSError:
+        for s in sockets: s.close()
+PY
+}
+
+stop() {
+    [ -d "$dir" ] || return 0
+    for pidfile in "$dir"/node-*/redis.pid; do
+        [ -f "$pidfile" ] || continue
+        pid=$(cat "$pidfile")
+        kill "$pid" 2>/dev/null || true
+    done
+    for pidfile in "$dir"/node-*/redis.pid; do
+        [ -f "$pidfile" ] || continue
+        pid=$(cat "$pidfile")
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+        rm -f "$pidfile"
+    done
+}
+
+case "$command" in
+start)
+    ensure_apt_packages redis-server redis-tools python3
+    stop
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    ports=()
+    for index in 0 1 2 3 4 5; do
+        port=$(cluster_port)
+        node="$dir/node-$index"
+        mkdir -p "$node"
+        redis-server --port "$port" --bind 127.0.0.1 --dir "$(cd "$node" && pwd)" --cluster-enabled yes --cluster-config-file nodes.conf \
+            --cluster-node-timeout "$node_timeout" --appendonly yes --appendfsync everysec --save '' --maxmemory-policy noeviction \
+            --daemonize yes --pidfile "$(cd "$node" && pwd)/redis.pid" --logfile "$(cd "$node" && pwd)/redis.log" >/dev/null 2>&1 </dev/null
+        for _ in $(seq 1 200); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
+        redis-cli -p "$port" ping >/dev/null || { echo "error: node $index on port $port did not start; see $node/redis.log" >&2; stop; exit 1; }
+        echo "$port" >"$node/port"
+        ports+=("$port")
+    done
+    printf '%s\n' "${ports[@]}" >"$dir/ports"
+    redis-cli --cluster create $(printf '127.0.0.1:%s ' "${ports[@]}") --cluster-replicas 1 --cluster-yes >"$dir/create.log" 2>&1 \
+        || { echo "error: redis-cli --cluster create failed; see $dir/create.log" >&2; stop; exit 1; }
+    for port in "${ports[@]}"; do
+        for _ in $(seq 1 200); do
+            redis-cli -p "$port" cluster info 2>/dev/null | grep -q 'cluster_state:ok' && break
+            sleep 0.05
+        done
+        redis-cli -p "$port" cluster info | grep -q 'cluster_state:ok' || { echo "error: node on port $port is not ok" >&2; stop; exit 1; }
+    done
+    # Masters first in the ports file (redis-cli makes the first three masters; check, as a test may rely on it).
+    masters=$(for port in "${ports[@]}"; do if redis-cli -p "$port" role | head -1 | grep -q master; then echo "$port"; fi; done)
+    replicas=$(for port in "${ports[@]}"; do if redis-cli -p "$port" role | head -1 | grep -q slave; then echo "$port"; fi; done)
+    printf '%s\n' $masters $replicas >"$dir/ports"
+    # Each replica has synced with its master (a replica that never synced is never promoted).
+    for port in $replicas; do
+        for _ in $(seq 1 400); do
+            redis-cli -p "$port" info replication 2>/dev/null | grep -q 'master_link_status:up' && break
+            sleep 0.05
+        done
+        redis-cli -p "$port" info replication | grep -q 'master_link_status:up' || { echo "error: replica on port $port did not sync" >&2; stop; exit 1; }
+    done
+    echo "cluster of 3 masters ($(echo $masters | tr ' ' ',')) and 3 replicas ($(echo $replicas | tr ' ' ',')); data in $dir"
+    echo "redis+cluster://$(for port in $masters; do printf '127.0.0.1:%s,' "$port"; done | sed 's/,$//')"
+    ;;
+stop)
+    stop
+    echo "cluster in $dir stopped"
+    ;;
+status)
+    [ -f "$dir/ports" ] || { echo "no cluster in $dir"; exit 1; }
+    for port in $(cat "$dir/ports"); do
+        printf '127.0.0.1:%s %s %s\n' "$port" "$(redis-cli -p "$port" role 2>/dev/null | head -1 || echo down)" \
+            "$(redis-cli -p "$port" cluster info 2>/dev/null | grep cluster_state | tr -d '\r' || true)"
+    done
+    ;;
+*)
+    echo "usage: scripts/cluster.sh start|stop|status [--dir DIR] [--node-timeout MS]" >&2
+    exit 2
+    ;;
+esac
