@@ -32,18 +32,7 @@ cleanup() {
     kill_private_redis "$work"
 }
 trap cleanup EXIT
-port=$(free_port)
-start_private_redis "$work/redis" "$port"
-export RICHPUSH_REDIS_URL="redis://127.0.0.1:$port/0"
-echo "bench-password" | "$bin" users add bench --cost 4 >/dev/null
-api_port=$(free_port)
-"$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 2>"$work/api.log" & pids+=($!)
-for i in 1 2; do "$bin" worker --consumer "w$i" --log-level warning 2>"$work/worker-$i.log" & pids+=($!); done
-base="http://127.0.0.1:$api_port"
-for _ in $(seq 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
-RICHPUSH_PASSWORD=bench-password "$bin" device-sim --api "$base" --user bench --devices 1 --tap none --fire-delay 0 --format json \
-    --handle-prefix bench-phone >"$work/device.log" 2>"$work/device.err" & pids+=($!)
-for _ in $(seq 100); do grep -q listening "$work/device.err" 2>/dev/null && break; sleep 0.1; done
+start_pipeline "$work" 1 bench-phone
 
 python3 - "$base" "$notifications" "$window" "$lead" "$work" <<'PY'
 import base64, http.client, json, sys, time, urllib.parse

@@ -105,3 +105,25 @@ assert_nothing_left() {
     fi
     echo "==> $1 left no process behind"
 }
+
+# start_pipeline WORK DEVICES HANDLE_PREFIX [API ARGS...]: for benchmarks, the whole pipeline on a
+# private redis-server under WORK: user "bench" (password bench-password), the API, two workers and
+# one device-sim process with DEVICES devices; appends every PID to the array `pids` (the caller's
+# trap kills them and calls kill_private_redis WORK) and sets `base` to the API's URL. Needs $bin.
+start_pipeline() {
+    local work=$1 devices=$2 handle_prefix=$3
+    shift 3
+    local port api_port
+    port=$(free_port)
+    start_private_redis "$work/redis" "$port"
+    export RICHPUSH_REDIS_URL="redis://127.0.0.1:$port/0"
+    echo "bench-password" | "$bin" users add bench --cost 4 >/dev/null
+    api_port=$(free_port)
+    "$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 "$@" 2>"$work/api.log" & pids+=($!)
+    for i in 1 2; do "$bin" worker --consumer "w$i" --log-level warning 2>"$work/worker-$i.log" & pids+=($!); done
+    base="http://127.0.0.1:$api_port"
+    for _ in $(seq 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
+    RICHPUSH_PASSWORD=bench-password "$bin" device-sim --api "$base" --user bench --devices "$devices" --tap none --fire-delay 0 --format json \
+        --handle-prefix "$handle_prefix" >"$work/device.log" 2>"$work/device.err" & pids+=($!)
+    for _ in $(seq 600); do grep -q listening "$work/device.err" 2>/dev/null && break; sleep 0.1; done
+}

@@ -1,0 +1,292 @@
+import Hiredis
+import RichPushCore
+
+/// The Lua behind ``RedisNotificationStore``: each write that belongs together is one script, and
+/// every key it touches carries the partition's hash tag (one Redis Cluster slot).
+extension RedisNotificationStore {
+    /// KEYS: payload, record, status, creator's index, job stream, delayed set, and optionally the
+    /// idempotency key it completes. ARGV: ttl, id, payload bytes, initial state, n, the
+    /// idempotency key's ttl, send time (ms, 0: now), then n record field/value items, then the
+    /// job's fields. Writes all of it, or nothing and 0 when the record exists: an id is never
+    /// reused over an older notification.
+    static let createScript = RedisScript("""
+    if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+    local ttl, id = ARGV[1], ARGV[2]
+    local n = tonumber(ARGV[5])
+    redis.call('SET', KEYS[1], ARGV[3], 'EX', ttl)
+    redis.call('HSET', KEYS[2], unpack(ARGV, 8, 7 + n))
+    redis.call('EXPIRE', KEYS[2], ttl)
+    redis.call('HSET', KEYS[3], 'state', ARGV[4])
+    redis.call('EXPIRE', KEYS[3], ttl)
+    redis.call('ZADD', KEYS[4], id, id)
+    redis.call('EXPIRE', KEYS[4], ttl)
+    -- The creator's index drops its oldest entries whose records expired, up to 2 per create,
+    -- so it shrinks faster than it grows once records expire (the record keys share the
+    -- partition's hash tag, hence the slot, with the index).
+    local base = string.sub(KEYS[2], 1, #KEYS[2] - #id)
+    for _ = 1, 2 do
+      local oldest = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
+      if oldest == nil or redis.call('EXISTS', base .. oldest) == 1 then break end
+      redis.call('ZREM', KEYS[4], oldest)
+    end
+    if KEYS[7] then
+      redis.call('HSET', KEYS[7], 'state', 'done', 'id', id)
+      redis.call('EXPIRE', KEYS[7], ARGV[6])
+    end
+    if tonumber(ARGV[7]) > 0 then
+      -- As a due retry is kept: the job's fields packed, scored by when it is due.
+      redis.call('ZADD', KEYS[6], ARGV[7], cmsgpack.pack({unpack(ARGV, 8 + n, #ARGV)}))
+    else
+      redis.call('XADD', KEYS[5], '*', unpack(ARGV, 8 + n, #ARGV))
+    end
+    return 1
+    """)
+
+    /// KEYS: status, record, webhook wants, webhook outbox. ARGV: id, now ms. Cancels a
+    /// notification none of whose pushes went out, or a split fan-out whose planned pushes have
+    /// not all ended (its remaining batches then send nothing): "ok"; else its state (nil: none).
+    static let cancelScript = RedisScript(webhookFunctions + """
+    local state = redis.call('HGET', KEYS[1], 'state')
+    if not state then return false end
+    if state == 'cancelled' then return state end
+    local planned = tonumber(redis.call('HGET', KEYS[1], 'planned') or '0')
+    local ended = 0
+    for _, counter in ipairs({'sent', 'held', 'invalidToken', 'failed'}) do
+      ended = ended + tonumber(redis.call('HGET', KEYS[1], counter) or '0')
+    end
+    if state == 'accepted' or state == 'scheduled' or state == 'queued' or ended < planned then
+      redis.call('HSET', KEYS[1], 'state', 'cancelled')
+      if redis.call('EXISTS', KEYS[3]) == 1 then
+        emit(KEYS[3], KEYS[4], redis.call('HGET', KEYS[2], 'creator'), ARGV[1], 'cancelled', ARGV[2], {'{}'})
+      end
+      return 'ok'
+    end
+    return state
+    """)
+
+    /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c").
+    static let advanceFunction = """
+    local function advance(key, state, order)
+      local rank = {}
+      local i = 0
+      for name in string.gmatch(order, '[^,]+') do i = i + 1; rank[name] = i end
+      local current = redis.call('HGET', key, 'state')
+      if current == false or (rank[current] or 0) < rank[state] then
+        redis.call('HSET', key, 'state', state)
+      end
+    end
+
+    """
+
+    /// KEYS: fetched-by set, status, record, webhook wants, webhook outbox. ARGV: fetcher, ttl,
+    /// counter, state, state order, id, now ms, the webhook event's item.
+    static let fetchScript = RedisScript(advanceFunction + webhookFunctions + """
+    if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
+      redis.call('EXPIRE', KEYS[1], ARGV[2])
+      redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+      if redis.call('EXISTS', KEYS[4]) == 1 then
+        emit(KEYS[4], KEYS[5], redis.call('HGET', KEYS[3], 'creator'), ARGV[6], 'fetched', ARGV[7], {ARGV[8]})
+      end
+    end
+    advance(KEYS[2], ARGV[4], ARGV[5])
+    return 1
+    """)
+
+    /// KEYS: status, devices, receipts seen, record, webhook wants, webhook outbox. ARGV: counter,
+    /// installation ('' for none), state, state order, ttl, receipt identity, id, now ms, the
+    /// webhook event's item.
+    static let receiptScript = RedisScript(advanceFunction + webhookFunctions + """
+    if redis.call('SADD', KEYS[3], ARGV[6]) == 0 then return 0 end
+    if redis.call('EXISTS', KEYS[5]) == 1 then
+      emit(KEYS[5], KEYS[6], redis.call('HGET', KEYS[4], 'creator'), ARGV[7], ARGV[1], ARGV[8], {ARGV[9]})
+    end
+    if redis.call('TTL', KEYS[3]) < 0 then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
+    redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+    if ARGV[2] ~= '' then
+      local entry = {}
+      local old = redis.call('HGET', KEYS[2], ARGV[2])
+      if old then
+        local ok, decoded = pcall(cjson.decode, old)
+        if ok and type(decoded) == 'table' then entry = decoded end
+      end
+      entry['state'] = ARGV[1]
+      redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(entry))
+      if redis.call('TTL', KEYS[2]) < 0 then redis.call('EXPIRE', KEYS[2], ARGV[5]) end
+    end
+    advance(KEYS[1], ARGV[3], ARGV[4])
+    return 1
+    """)
+
+    /// KEYS: the notifications' ledgers. ARGV: owner, now ms, lease ms, ttl s, then per ledger a
+    /// count and that many installations. Per installation, in order: -1 leased to the caller,
+    /// 0 already recorded, n > 0 another owner's lease is live for n ms. Fields hold `R`
+    /// (recorded) or `L:<until ms>:<owner>` (leased).
+    static let leaseScript = RedisScript("""
+    local owner, now, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+    local out = {}
+    local a = 5
+    for k = 1, #KEYS do
+      local ledger = KEYS[k]
+      local count = tonumber(ARGV[a])
+      for i = a + 1, a + count do
+        local value = redis.call('HGET', ledger, ARGV[i])
+        local code = -1
+        if value == 'R' then
+          code = 0
+        elseif value then
+          local untilMs, holder = string.match(value, '^L:(%d+):(.*)$')
+          if untilMs and holder ~= owner and tonumber(untilMs) > now then code = tonumber(untilMs) - now end
+        end
+        if code == -1 then redis.call('HSET', ledger, ARGV[i], 'L:' .. (now + lease) .. ':' .. owner) end
+        out[#out + 1] = code
+      end
+      if redis.call('TTL', ledger) < 0 then redis.call('EXPIRE', ledger, ARGV[4]) end
+      a = a + count + 1
+    end
+    return out
+    """)
+
+    /// KEYS: webhook wants, webhook outbox, then (status, devices, record) per notification.
+    /// ARGV: ttl, now ms, then per notification: id, n, n installations. Counts `expired`, marks
+    /// each device's entry (keeping what it held), and emits the `expired` events a webhook wants.
+    static let expiredScript = RedisScript(webhookFunctions + """
+    local ttl, now = ARGV[1], ARGV[2]
+    local hooks = redis.call('EXISTS', KEYS[1]) == 1
+    local a = 3
+    for k = 3, #KEYS, 3 do
+      local status, devices, record = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+      local id, n = ARGV[a], tonumber(ARGV[a + 1])
+      local items = {}
+      if redis.call('EXISTS', status) == 1 then
+        redis.call('HINCRBY', status, 'expired', n)
+        for i = a + 2, a + 1 + n do
+          local entry = {}
+          local old = redis.call('HGET', devices, ARGV[i])
+          if old then
+            local ok, decoded = pcall(cjson.decode, old)
+            if ok and type(decoded) == 'table' then entry = decoded end
+          end
+          entry['state'] = 'expired'
+          local encoded = cjson.encode(entry)
+          redis.call('HSET', devices, ARGV[i], encoded)
+          items[#items + 1] = '{"installation":' .. cjson.encode(ARGV[i]) .. ',"result":' .. encoded .. '}'
+        end
+        if redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
+        if hooks then emit(KEYS[1], KEYS[2], redis.call('HGET', record, 'creator'), id, 'expired', now, items) end
+      end
+      a = a + 2 + n
+    end
+    return 1
+    """)
+
+    /// KEYS: one throttle set per batch (a notification's may repeat). ARGV: now ms, then per
+    /// batch: member (`<batch>:<pushes>`), pushes, limit per minute. Per batch: 0 when admitted
+    /// (recorded at now, or already recorded), else ms until the oldest batches leave the minute
+    /// and make room.
+    static let throttleScript = RedisScript("""
+    local now = tonumber(ARGV[1])
+    local out = {}
+    local a = 2
+    for k = 1, #KEYS do
+      local key, member, pushes, limit = KEYS[k], ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+      a = a + 3
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', now - 60000)
+      if redis.call('ZSCORE', key, member) then
+        out[#out + 1] = 0
+      else
+        local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+        local used = 0
+        for i = 1, #entries, 2 do used = used + tonumber(string.match(entries[i], ':(%d+)$') or '0') end
+        if used + pushes <= limit then
+          redis.call('ZADD', key, now, member)
+          redis.call('PEXPIRE', key, 61000)
+          out[#out + 1] = 0
+        else
+          local freed, wait = 0, 60000
+          for i = 1, #entries, 2 do
+            freed = freed + tonumber(string.match(entries[i], ':(%d+)$') or '0')
+            if used - freed + pushes <= limit then
+              wait = tonumber(entries[i + 1]) + 60000 - now
+              break
+            end
+          end
+          out[#out + 1] = math.max(1, wait)
+        end
+      end
+    end
+    return out
+    """)
+
+    /// KEYS: webhook wants, webhook outbox, then (status, devices, ledger, record) per
+    /// notification. ARGV: ttl, state order, now ms, then per notification: id, state to advance
+    /// to ('' for none), n, r, d, then n (counter, increment) pairs, r installations whose lease is
+    /// released (retried), d items of (installation, entry) pairs. Every installation with an
+    /// entry and not released is recorded in the ledger; the outcomes a webhook wants (sent and
+    /// held as `sent`, `failed`, `invalidToken`) go into the outbox in the same step.
+    static let recordScript = RedisScript(advanceFunction + webhookFunctions + """
+    local ttl, order, now = ARGV[1], ARGV[2], ARGV[3]
+    local hooks = redis.call('EXISTS', KEYS[1]) == 1
+    local events = {sent = 'sent', held = 'sent', failed = 'failed', invalidToken = 'invalidToken'}
+    local a = 4
+    for k = 3, #KEYS, 4 do
+      local status, devices, ledger, record = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+      local id, state, n, r, d = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+      local i = a + 5
+      for _ = 1, n do
+        redis.call('HINCRBY', status, ARGV[i], ARGV[i + 1])
+        i = i + 2
+      end
+      local released = {}
+      for _ = 1, r do
+        released[ARGV[i]] = true
+        redis.call('HDEL', ledger, ARGV[i])
+        i = i + 1
+      end
+      local last = i + d - 1
+      if d > 0 then
+        local recorded = {}
+        for j = i, last, 2 do
+          if not released[ARGV[j]] then
+            recorded[#recorded + 1] = ARGV[j]
+            recorded[#recorded + 1] = 'R'
+          end
+        end
+        for j = i, last, 200 do
+          redis.call('HSET', devices, unpack(ARGV, j, math.min(j + 199, last)))
+        end
+        redis.call('EXPIRE', devices, ttl)
+        for j = 1, #recorded, 200 do
+          redis.call('HSET', ledger, unpack(recorded, j, math.min(j + 199, #recorded)))
+        end
+        if #recorded > 0 then redis.call('EXPIRE', ledger, ttl) end
+        if hooks then
+          local byType = {}
+          for j = i, last, 2 do
+            local event = events[string.match(ARGV[j + 1], '"state":"(%a+)"') or '']
+            if event and not released[ARGV[j]] then
+              byType[event] = byType[event] or {}
+              table.insert(byType[event], '{"installation":' .. cjson.encode(ARGV[j]) .. ',"result":' .. ARGV[j + 1] .. '}')
+            end
+          end
+          local creator = redis.call('HGET', record, 'creator')
+          for event, items in pairs(byType) do emit(KEYS[1], KEYS[2], creator, id, event, now, items) end
+        end
+      end
+      if state ~= '' then advance(status, state, order) end
+      a = last + 1
+    end
+    return 1
+    """)
+
+    /// Lua: `emit(wants, outbox, creator, id, event, now, items)` adds one outbox entry for the
+    /// `items` (JSON objects, one per device) when a webhook wants `event` for `creator`.
+    static let webhookFunctions = """
+    local function emit(wants, outbox, creator, id, event, now, items)
+      if not creator or #items == 0 then return end
+      local w = redis.call('HMGET', wants, event .. ':' .. creator, event .. ':*')
+      if tonumber(w[1] or '0') <= 0 and tonumber(w[2] or '0') <= 0 then return end
+      redis.call('XADD', outbox, '*', 'n', id, 'u', creator, 't', event, 'at', now, 'e', '[' .. table.concat(items, ',') .. ']')
+    end
+
+    """
+}
