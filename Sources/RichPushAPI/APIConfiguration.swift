@@ -1,3 +1,4 @@
+public import RichPushStorage
 /// Everything `richpush api` can be told, with production defaults.
 public struct APIConfiguration: Sendable {
     public var host: String
@@ -25,6 +26,8 @@ public struct APIConfiguration: Sendable {
     /// Lets webhooks name loopback and private addresses (a development setup, or receivers on
     /// the operator's own network); link-local addresses stay refused.
     public var webhookAllowPrivate: Bool = false
+    /// `replicated`: a notification is acknowledged (202) only once a replica has it too.
+    public var durability: Durability = .primary
 
     /// Per-user limits; 0 turns one off. Over a limit: 429 with `Retry-After`, code `quota_exceeded`.
     public struct Quotas: Sendable, Hashable {

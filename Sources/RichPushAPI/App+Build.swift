@@ -63,7 +63,8 @@ public func buildApplication(configuration: APIConfiguration, dependencies: APID
         logger.warning("AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server.")
     }
     let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
-    let notifications = RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention)
+    let notifications = RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention,
+                                               durability: configuration.durability)
     let auth = AuthState(configuration: configuration.auth) { _ in notifications.dropCachedRecords() }
     var services: [any Service] = []
     if let subscriber = dependencies.credentialChanges {

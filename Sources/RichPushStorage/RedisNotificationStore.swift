@@ -13,6 +13,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     let keys: StorageKeys
     let queue: JobQueue
     let retention: Duration
+    let durability: Durability
     private let payloads: ContentCache<String, [UInt8]>
     private let records: ContentCache<Int, RichNotification>
     private let ids: IDBlocks
@@ -20,8 +21,9 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     /// `payloadCacheBytes` bounds the in-process cache of payloads (immutable, by content hash);
     /// `idBlock` ids are reserved per INCRBY, so most creations cost one round trip, not two.
     public init(redis: any RedisClient, keys: StorageKeys, queue: JobQueue, retention: Duration,
-                payloadCacheBytes: Int = 64 << 20, idBlock: Int = 64) {
+                payloadCacheBytes: Int = 64 << 20, idBlock: Int = 64, durability: Durability = .primary) {
         self.redis = redis
+        self.durability = durability
         self.keys = keys
         self.queue = queue
         self.retention = retention
@@ -57,8 +59,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             // A send in the future waits in the queue's delayed set, where due retries wait: the
             // workers' maintenance moves it into the stream when its time comes.
             let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
-            let created = try await redis.run(Self.createScript,
-                                              keys: [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream,
+            let created = try await runCreate(keys: [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream,
                                                      queue.configuration.delayedKey] + (idempotency.map { [$0.key] } ?? []),
                                               arguments: [ttl, id, draft.payload, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue, fields.count,
                                                           idempotency?.ttl ?? 0, sendAt ?? 0] + fields + job.fields)
@@ -74,6 +75,30 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     }
 
     static let maxIDAttempts = 200
+
+    /// The create script; with replicated durability followed, on the same connection and in the
+    /// same round trip, by `WAIT`: fewer replicas than asked acknowledging in time is a transient
+    /// error (503 at the API). The notification exists on the master all the same, with its
+    /// idempotency key: a client that retries with the key gets the first answer, not a second
+    /// notification.
+    private func runCreate(keys: [any RedisArgument], arguments: [any RedisArgument]) async throws -> RedisValue {
+        guard case .replicated(let replicas, let timeout) = durability else {
+            return try await redis.run(Self.createScript, keys: keys, arguments: arguments)
+        }
+        let create = Self.createScript.command(keys: keys, arguments: arguments)
+        let wait = RedisCommand("WAIT", replicas, max(1, timeout.milliseconds))
+        var replies = try await redis.pipeline([create, wait])
+        if replies[0].errorMessage?.hasPrefix("NOSCRIPT") == true {
+            // One pipeline again, so the WAIT still follows the write on its connection.
+            replies = Array(try await redis.pipeline([RedisCommand("SCRIPT", "LOAD", Self.createScript.source), create, wait]).dropFirst())
+        }
+        let created = try replies[0].throwingError()
+        let acknowledged = try replies[1].throwingError().int ?? 0
+        if created.int == 1, acknowledged < replicas {
+            throw RedisError(code: .timeout, message: "WAIT: \(acknowledged) of \(replicas) replicas acknowledged the notification within \(timeout.milliseconds) ms")
+        }
+        return created
+    }
 
     public func cancel(id: Int) async throws -> CancelOutcome {
         let reply = try await redis.run(Self.cancelScript, keys: [keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox],
@@ -366,6 +391,15 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         return json.bytes
     }
 
+}
+
+/// How sure a created notification is to outlive its master.
+public enum Durability: Sendable, Hashable {
+    /// Acknowledged once the master has it (with `appendfsync everysec`, up to a second of writes
+    /// can be lost with the master's machine, or more with a failover to a lagging replica).
+    case primary
+    /// Acknowledged once `replicas` replicas have it too (`WAIT`), or 503 after `timeout`.
+    case replicated(replicas: Int, timeout: Duration)
 }
 
 /// Notification ids reserved a block at a time with INCRBY: unique decimal integers, increasing

@@ -184,6 +184,10 @@ public final class RedisClusterClient: RedisClient, Sendable {
                 let route = indices.lazy.map { commands[$0].route }.first { if case .slot = $0 { true } else { false } } ?? .anyNode
                 units.append(Unit(indices: indices, route: route))
                 index = end + 1
+            } else if commands[index].name == "WAIT", !units.isEmpty {
+                // WAIT counts the writes of its connection: it goes with the command before it.
+                units[units.count - 1].indices.append(index)
+                index += 1
             } else {
                 units.append(Unit(indices: [index], route: commands[index].route))
                 index += 1

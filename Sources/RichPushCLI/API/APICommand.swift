@@ -39,6 +39,10 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Distinct tags over one user's registrations (0: no limit).") var quotaTags = 100
     @Option(help: "Seconds a connection may take to send a complete request head after opening or after its previous response (idle and slow headers).") var idleTimeout: Double = 30
     @Option(help: "Seconds a request body may take to arrive after its head (the connection is closed after).") var bodyTimeout: Double = 30
+    @Option(help: "primary: a notification is acknowledged once the master has it; replicated: once --durability-replicas replicas have it too (WAIT), else 503 + Retry-After.")
+    var durability: DurabilityMode = .primary
+    @Option(help: "Replicas that must acknowledge a notification with --durability replicated.") var durabilityReplicas = 1
+    @Option(help: "Milliseconds to wait for them before answering 503.") var durabilityTimeoutMs = 500
     @Flag(help: "Let webhooks name loopback and private addresses (receivers on your own network, development); link-local stays refused.")
     var webhookAllowPrivate = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
@@ -54,6 +58,9 @@ struct APICommand: AsyncParsableCommand {
         guard loginFreeFailures >= 1, loginFreeFailuresPerAddress >= 1 else { throw ValidationError("--login-free-failures(-per-address) must be positive") }
         guard [quotaNotificationsPerMinute, quotaPayloadBytes, quotaRegistrations, quotaTags].allSatisfy({ $0 >= 0 }) else {
             throw ValidationError("quotas must be 0 (no limit) or positive")
+        }
+        guard (1...16).contains(durabilityReplicas), (1...60_000).contains(durabilityTimeoutMs) else {
+            throw ValidationError("--durability-replicas must be 1 to 16 and --durability-timeout-ms 1 to 60000")
         }
         guard idleTimeout > 0, bodyTimeout > 0 else { throw ValidationError("--idle-timeout and --body-timeout must be positive") }
         if let defaultImage, !FileManager.default.isReadableFile(atPath: defaultImage) {
@@ -78,6 +85,9 @@ struct APICommand: AsyncParsableCommand {
             retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes,
             quotas: quotas, idleTimeout: .seconds(idleTimeout), bodyTimeout: .seconds(bodyTimeout))
         configuration.webhookAllowPrivate = webhookAllowPrivate
+        if durability == .replicated {
+            configuration.durability = .replicated(replicas: durabilityReplicas, timeout: .milliseconds(durabilityTimeoutMs))
+        }
         let changes = RedisSubscriber(configuration: redisConfiguration, logger: logger)
         let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys, queue: queue.configuration, registry: registry,
                                            credentialChanges: changes)
@@ -90,3 +100,8 @@ struct APICommand: AsyncParsableCommand {
 }
 
 extension AuthConfiguration.Mode: ExpressibleByArgument {}
+
+/// `--durability`.
+enum DurabilityMode: String, ExpressibleByArgument, CaseIterable {
+    case primary, replicated
+}
