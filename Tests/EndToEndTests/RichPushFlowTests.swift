@@ -34,8 +34,10 @@ struct RichPushFlowTests {
                         let opened = try #require(log.all.first { $0.event == "opened" })
                         let saved = try #require(opened.path)
                         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: saved))) == Self.image)
-                        try await waitUntil(timeout: .seconds(10), "the status to reach opened") {
-                            try await pipeline.status(id)["state"] as? String == "opened"
+                        // The device can be done before the worker has recorded the hub's answer.
+                        try await waitUntil(timeout: .seconds(10), "the status to reach opened, with the push recorded") {
+                            let status = try await pipeline.status(id)
+                            return status["state"] as? String == "opened" && (status["counts"] as? [String: Int])?["sent"] == 1
                         }
                         let counts = try await pipeline.status(id)["counts"] as? [String: Int] ?? [:]
                         #expect(counts["sent"] == 1 && counts["displayed"] == 1 && counts["opened"] == 1)
