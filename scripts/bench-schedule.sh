@@ -25,13 +25,6 @@ ensure_swift
 private_tmp bench
 richpush_binary
 work=$(mktemp -d "$TMPDIR/schedule-XXXX")
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    kill_private_redis "$work"
-}
-trap cleanup EXIT
 start_pipeline "$work" 1 bench-phone
 
 python3 - "$base" "$notifications" "$window" "$lead" "$work" <<'PY'

@@ -25,13 +25,6 @@ ensure_swift
 private_tmp bench
 richpush_binary
 work=$(mktemp -d "$TMPDIR/throttle-XXXX")
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    kill_private_redis "$work"
-}
-trap cleanup EXIT
 start_pipeline "$work" "$devices" throttle-phone --quota-registrations 0 --quota-tags 0
 
 curl -sf -u bench:bench-password -H 'Content-Type: application/json' \

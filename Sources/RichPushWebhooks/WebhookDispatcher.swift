@@ -42,6 +42,7 @@ public final class WebhookDispatcher: Service, Sendable {
 
     /// Short, so a worker's shutdown does not wait for a read (an idle dispatcher makes 4 reads a second).
     static let block = Duration.milliseconds(250)
+    static let gaugeInterval = Duration.seconds(5)
 
     public func run() async throws {
         await withGracefulShutdownHandler {
@@ -138,8 +139,13 @@ public final class WebhookDispatcher: Service, Sendable {
     // MARK: - Retries
 
     private func retryLoop() async {
+        var lastGauges = ContinuousClock.now - Self.gaugeInterval
         while !isStopping {
             do {
+                if ContinuousClock.now - lastGauges >= Self.gaugeInterval {
+                    metrics.backlog(outbox: try await store.outboxLength(), retries: try await store.retryCount())
+                    lastGauges = .now
+                }
                 let due = try await store.claimDueDeliveries(now: RedisWebhookStore.nowMilliseconds(), count: configuration.concurrency * 2,
                                                              lease: configuration.timeout + .seconds(30))
                 if due.isEmpty {

@@ -108,10 +108,13 @@ assert_nothing_left() {
 
 # start_pipeline WORK DEVICES HANDLE_PREFIX [API ARGS...]: for benchmarks, the whole pipeline on a
 # private redis-server under WORK: user "bench" (password bench-password), the API, two workers and
-# one device-sim process with DEVICES devices; appends every PID to the array `pids` (the caller's
-# trap kills them and calls kill_private_redis WORK) and sets `base` to the API's URL. Needs $bin.
+# one device-sim process with DEVICES devices; sets `base` to the API's URL. Every PID goes into
+# the array `pids`, and an EXIT trap stops them and the redis-server. Needs $bin.
 start_pipeline() {
     local work=$1 devices=$2 handle_prefix=$3
+    pids=()
+    pipeline_work=$work
+    trap stop_pipeline EXIT
     shift 3
     local port api_port
     port=$(free_port)
@@ -126,4 +129,11 @@ start_pipeline() {
     RICHPUSH_PASSWORD=bench-password "$bin" device-sim --api "$base" --user bench --devices "$devices" --tap none --fire-delay 0 --format json \
         --handle-prefix "$handle_prefix" >"$work/device.log" 2>"$work/device.err" & pids+=($!)
     for _ in $(seq 600); do grep -q listening "$work/device.err" 2>/dev/null && break; sleep 0.1; done
+}
+
+# stop_pipeline: stops what start_pipeline started, by PID (its EXIT trap).
+stop_pipeline() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    kill_private_redis "$pipeline_work"
 }
