@@ -38,7 +38,6 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     router.middlewares.add(ErrorMiddleware())
     router.middlewares.add(MethodNotAllowedMiddleware())
     router.middlewares.add(RequestHygieneMiddleware(maxBodyBytes: configuration.maxBodyBytes))
-    let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
     let users = RedisUserStore(redis: dependencies.redis, keys: dependencies.keys)
     let installations = RedisInstallationStore(redis: dependencies.redis, keys: dependencies.keys)
     var apiConfiguration = configuration
@@ -50,7 +49,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
                                                                  configuration: configuration.auth, state: auth))
     RegistrationRoutes(installations: installations, quotas: configuration.quotas).add(to: api)
     NotificationRoutes(notifications: notifications, installations: installations,
-                       backlog: BacklogGuard(queue: queue, limit: configuration.maxBacklog), configuration: apiConfiguration).add(to: api)
+                       backlog: BacklogGuard(queues: notifications.queues, limit: configuration.maxBacklog), configuration: apiConfiguration).add(to: api)
     WebhookRoutes(webhooks: RedisWebhookStore(redis: dependencies.redis, keys: dependencies.keys), allowPrivate: configuration.webhookAllowPrivate).add(to: api)
     return router
 }

@@ -1,23 +1,38 @@
 public import Hiredis
 
 /// Where the simulated hub holds pushes for offline devices, and the scripts that put, take and
-/// expire them. Per device, a hash `<prefix>:held:<handle>`: collapse id → `<expires ms>|<envelope>`;
-/// for every held push, a member `<handle>\n<collapse id>` of the sorted set
-/// `<prefix>:held-expiry` scored by when it expires, which the sweeper reads.
+/// expire them.
 ///
-/// The hub is a development and test tool on one Redis: its scripts touch a device's hash and
-/// the shared sorted set together, which Redis Cluster would refuse (two slots).
+/// Devices are spread over ``buckets`` buckets by the CRC16 of their handle; every key and the
+/// channel of a device carry its bucket's hash tag `{hub<b>}`, so each script touches one Redis
+/// Cluster slot and the buckets spread over the masters. Per device, a hash
+/// `<prefix>:{hub<b>}:held:<handle>`: collapse id → `<expires ms>|<envelope>`; for every held push,
+/// a member `<handle>\n<collapse id>` of its bucket's sorted set `<prefix>:{hub<b>}:held-expiry`,
+/// scored by when it expires, which the sweeper reads.
 public struct HubHold: Sendable, Hashable {
     public let prefix: String
     /// Most pushes held for one device (FCM keeps 100); past it the one expiring first is expired now.
     public static let perDevice = 100
+    /// Enough for the slots of a few masters to share the hub's work evenly.
+    public static let buckets = 128
 
     public init(prefix: String) {
         self.prefix = prefix
     }
 
-    public func key(_ handle: String) -> String { "\(prefix):held:\(handle)" }
-    public var expiryKey: String { "\(prefix):held-expiry" }
+    static func bucket(_ handle: String) -> Int { Int(HashSlot.crc16(handle.utf8)) % buckets }
+    static func tagged(_ prefix: String, _ bucket: Int) -> String { "\(prefix):{hub\(bucket)}" }
+
+    public func key(_ handle: String) -> String { "\(Self.tagged(prefix, Self.bucket(handle))):held:\(handle)" }
+    public func expiryKey(_ handle: String) -> String { expiryKey(bucket: Self.bucket(handle)) }
+    func expiryKey(bucket: Int) -> String { "\(Self.tagged(prefix, bucket)):held-expiry" }
+    /// The channel a device with this push handle listens on (`SSUBSCRIBE`; the hub `SPUBLISH`es).
+    public func channel(_ handle: String) -> String { "\(Self.tagged(prefix, Self.bucket(handle))):device:\(handle)" }
+    /// The handle of a device channel.
+    public func handle(ofChannel channel: String) -> String? {
+        guard let range = channel.range(of: "}:device:") else { return nil }
+        return String(channel[range.upperBound...])
+    }
 
     /// A held push as stored (tests that put one there by hand).
     public static func value(envelope: [UInt8], expiresAt milliseconds: Int64) -> [UInt8] {
@@ -27,7 +42,7 @@ public struct HubHold: Sendable, Hashable {
     /// KEYS: held hash, expiry set. ARGV: channel, envelope, hold ms, collapse id, now ms, handle,
     /// most per device. Returns the receivers (0: held).
     static let publishOrHold = RedisScript("""
-        local receivers = redis.call('PUBLISH', ARGV[1], ARGV[2])
+        local receivers = redis.call('SPUBLISH', ARGV[1], ARGV[2])
         if receivers > 0 then return receivers end
         local now, hold = tonumber(ARGV[5]), tonumber(ARGV[3])
         local expires = now + hold
@@ -73,7 +88,7 @@ public struct HubHold: Sendable, Hashable {
         var held: [(handle: String, envelope: [UInt8])] = []
         for start in stride(from: 0, to: handles.count, by: 1000) {
             let chunk = Array(handles[start..<min(start + 1000, handles.count)])
-            let replies = try await redis.run(Self.takeScript, calls: chunk.map { (keys: [key($0), expiryKey], arguments: [now, $0]) })
+            let replies = try await redis.run(Self.takeScript, calls: chunk.map { (keys: [key($0), expiryKey($0)], arguments: [now, $0]) })
             for (handle, reply) in zip(chunk, replies) {
                 try reply.throwingError()
                 for envelope in reply.array ?? [] { if let bytes = envelope.bytes { held.append((handle, bytes)) } }
@@ -96,22 +111,27 @@ public struct HubHold: Sendable, Hashable {
         return envelope
         """)
 
-    /// Removes up to `limit` pushes whose time ran out; returns their envelopes.
+    /// Removes up to `limit` pushes whose time ran out (looked for in every bucket, in one
+    /// round trip); returns their envelopes.
     public func expire(now: Int64, limit: Int, on redis: any RedisClient) async throws -> [[UInt8]] {
-        let members = (try await redis.send("ZRANGEBYSCORE", expiryKey, "-inf", now, "LIMIT", 0, limit).array ?? []).compactMap(\.string)
-        guard !members.isEmpty else { return [] }
+        let replies = try await redis.sendAll((0..<Self.buckets).map { RedisCommand("ZRANGEBYSCORE", expiryKey(bucket: $0), "-inf", now, "LIMIT", 0, limit) })
         var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
-        for member in members {
-            guard let split = member.firstIndex(of: "\n") else {
-                // Not one of ours: drop it, or it would be read again on every sweep.
-                try await redis.send("ZREM", expiryKey, member)
-                continue
+        var strays: [RedisCommand] = []
+        for (bucket, reply) in replies.enumerated() {
+            for member in (reply.array ?? []).compactMap(\.string) {
+                guard calls.count < limit else { break }
+                guard let split = member.firstIndex(of: "\n") else {
+                    // Not one of ours: drop it, or it would be read again on every sweep.
+                    strays.append(RedisCommand("ZREM", expiryKey(bucket: bucket), member))
+                    continue
+                }
+                let handle = String(member[..<split]), collapse = String(member[member.index(after: split)...])
+                calls.append((keys: [key(handle), expiryKey(bucket: bucket)], arguments: [member, collapse, now]))
             }
-            let handle = String(member[..<split]), collapse = String(member[member.index(after: split)...])
-            calls.append((keys: [key(handle), expiryKey], arguments: [member, collapse, now]))
         }
+        if !strays.isEmpty { try await redis.sendAll(strays) }
         guard !calls.isEmpty else { return [] }
-        let replies = try await redis.run(Self.expireScript, calls: calls)
-        return try replies.compactMap { reply in try reply.throwingError().bytes }
+        let expired = try await redis.run(Self.expireScript, calls: calls)
+        return try expired.compactMap { reply in try reply.throwingError().bytes }
     }
 }

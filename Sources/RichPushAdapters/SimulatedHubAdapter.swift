@@ -2,7 +2,7 @@ import Foundation
 public import Hiredis
 public import RichPushCore
 
-/// A push hub on Redis Pub/Sub, for development, tests and load tests: each push is PUBLISHed
+/// A push hub on Redis (sharded) Pub/Sub, for development, tests and load tests: each push is SPUBLISHed
 /// (pipelined, one round trip per batch) to its device's channel. When no subscriber received it
 /// (the device is offline) the hub holds it, as APNs and FCM do: one push per collapse id per
 /// device (a newer push with the same collapse id replaces the older; without one, the
@@ -21,8 +21,9 @@ public struct SimulatedHubAdapter: PushAdapter {
         self.holdFor = holdFor
     }
 
-    /// The channel a device with this push handle listens on.
-    public static func channel(prefix: String, handle: String) -> String { "\(prefix):device:\(handle)" }
+    /// The channel a device with this push handle listens on (with `SSUBSCRIBE`: the hub sends
+    /// with `SPUBLISH`, so on Redis Cluster a push reaches only the shard of the device's channel).
+    public static func channel(prefix: String, handle: String) -> String { HubHold(prefix: prefix).channel(handle) }
 
     public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
@@ -38,8 +39,8 @@ public struct SimulatedHubAdapter: PushAdapter {
             // Held no longer than the push's expiration (the sender's ttl), as APNs and FCM do.
             let expiration = Int64(push.rendered.expiration)
             let holdFor = expiration > 0 ? max(1, min(holdMilliseconds, expiration * 1000 - nowMilliseconds)) : holdMilliseconds
-            return (keys: [hold.key(push.installation.handle), hold.expiryKey],
-                    arguments: [Self.channel(prefix: hold.prefix, handle: push.installation.handle), envelope, holdFor, push.rendered.collapseID,
+            return (keys: [hold.key(push.installation.handle), hold.expiryKey(push.installation.handle)],
+                    arguments: [hold.channel(push.installation.handle), envelope, holdFor, push.rendered.collapseID,
                                 nowMilliseconds, push.installation.handle, HubHold.perDevice])
         })
         return replies.enumerated().map { index, reply in

@@ -56,6 +56,9 @@ struct DeviceSimCommand: AsyncParsableCommand {
             let line = json ? event.jsonLine : event.textLine
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
+        if redis.isCluster {
+            configuration.cluster = RedisClusterClient(configuration: try redis.clusterConfiguration(clientName: "richpush-device-sim"))
+        }
         configuration.stateFile = stateFile.map { URL(fileURLWithPath: $0) }
         configuration.apnsTokens = apnsTokens
         configuration.platforms = platform
@@ -79,6 +82,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
             services: [.init(service: DeviceSimulatorService(simulator: simulator, limit: count > 0 ? count : nil))],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        await configuration.cluster?.close()
     }
 }
 

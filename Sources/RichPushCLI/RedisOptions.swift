@@ -1,23 +1,58 @@
 import ArgumentParser
 import Foundation
 import Hiredis
+import Logging
+import ServiceLifecycle
 
 /// The Redis connection options every subcommand shares.
 struct RedisOptions: ParsableArguments {
     @Option(name: .customLong("redis-url"), help: ArgumentHelp(
-        "Redis URL, redis://[user:password@]host[:port][/db] (env RICHPUSH_REDIS_URL; default \(RedisConfiguration.defaultURL)).",
+        """
+        Redis URL, redis://[user:password@]host[:port][/db], or for Redis Cluster \
+        redis+cluster://[user:password@]host:port[,host:port…] (any nodes; the rest are discovered) \
+        (env RICHPUSH_REDIS_URL; default \(RedisConfiguration.defaultURL)).
+        """,
         valueName: "url"))
     var redisURL: String?
 
     @Option(name: .customLong("redis-timeout"), help: "Seconds to wait for a Redis reply before dropping the connection.")
     var redisTimeout: Double = 5
 
+    var url: String { redisURL ?? ProcessInfo.processInfo.environment["RICHPUSH_REDIS_URL"] ?? RedisConfiguration.defaultURL }
+
+    var isCluster: Bool { RedisClusterConfiguration.isClusterURL(url) }
+
+    /// One node's settings: the URL's Redis, or on a cluster the first seed.
     func configuration(clientName: String) throws -> RedisConfiguration {
-        let url = redisURL ?? ProcessInfo.processInfo.environment["RICHPUSH_REDIS_URL"] ?? RedisConfiguration.defaultURL
+        if isCluster {
+            let cluster = try clusterConfiguration(clientName: clientName)
+            return cluster.configuration(for: cluster.seeds[0])
+        }
         var configuration = try RedisConfiguration(url: url)
         if configuration.clientName == nil { configuration.clientName = clientName }
         configuration.commandTimeout = .milliseconds(Int(redisTimeout * 1000))
         return configuration
+    }
+
+    func clusterConfiguration(clientName: String, connectionsPerNode: Int = 2) throws -> RedisClusterConfiguration {
+        var cluster = try RedisClusterConfiguration(url: url)
+        if cluster.node.clientName == nil { cluster.node.clientName = clientName }
+        cluster.node.commandTimeout = .milliseconds(Int(redisTimeout * 1000))
+        cluster.connectionsPerNode = connectionsPerNode
+        return cluster
+    }
+
+    /// The shared connections of a long-running process: a pool of `connections`, or on a
+    /// cluster a client with `connections` per node; run `backend.service` in the process's
+    /// ServiceGroup before the services that use it.
+    func backend(clientName: String, connections: Int, logger: Logger) throws -> RedisBackend {
+        if isCluster {
+            let client = RedisClusterClient(configuration: try clusterConfiguration(clientName: clientName, connectionsPerNode: connections), logger: logger)
+            return RedisBackend(client: client, service: client, locator: .cluster(client), redactedURL: client.configuration.redactedURL, close: { await client.close() })
+        }
+        let configuration = try configuration(clientName: clientName)
+        let pool = RedisConnectionPool(configuration: configuration, size: connections, logger: logger)
+        return RedisBackend(client: pool, service: pool, locator: .standalone(configuration), redactedURL: configuration.redactedURL, close: { await pool.close() })
     }
 
     func validate() throws {
@@ -27,5 +62,42 @@ struct RedisOptions: ParsableArguments {
         } catch let error as RedisError {
             throw ValidationError(error.message)
         }
+    }
+}
+
+/// What a process talks to Redis through: one Redis or a Redis Cluster, chosen by the URL.
+struct RedisBackend: RedisClient {
+    /// Commands and pipelines (routed by slot on a cluster).
+    let client: any RedisClient
+    /// Closes the connections when the ServiceGroup stops.
+    let service: any Service
+    /// Where connections of one's own go (blocking readers, sharded subscribers).
+    let locator: RedisNodeLocator
+    let redactedURL: String
+    private let closing: @Sendable () async -> Void
+
+    init(client: any RedisClient, service: any Service, locator: RedisNodeLocator, redactedURL: String, close: @escaping @Sendable () async -> Void) {
+        self.client = client
+        self.service = service
+        self.locator = locator
+        self.redactedURL = redactedURL
+        self.closing = close
+    }
+
+    func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] { try await client.pipeline(commands) }
+
+    func close() async { await closing() }
+}
+
+/// Connects for a one-shot command (checking that Redis answers), turning a Redis failure into
+/// one clear line; `close()` when done.
+func connect(_ options: RedisOptions, clientName: String) async throws -> RedisBackend {
+    let backend = try options.backend(clientName: clientName, connections: 1, logger: Logger(label: "richpush.cli"))
+    do {
+        try await backend.client.send("PING")
+        return backend
+    } catch let error as RedisError {
+        await backend.close()
+        throw CLIError("cannot reach Redis at \(backend.redactedURL): \(error.message)")
     }
 }

@@ -106,7 +106,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         state.withLock { $0.records[id] }
     }
 
-    public func payload(hash: String) async throws -> [UInt8]? {
+    public func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
         state.withLock { $0.payloads[hash] }
     }
 

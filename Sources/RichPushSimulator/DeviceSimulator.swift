@@ -11,7 +11,7 @@ import Synchronization
 /// accept), and for every silent push does the background fetch, schedules the local notification
 /// (category `richPush`, action `richPushMore` "More"), shows it as an alert or a banner (Android:
 /// a heads-up or a notification in the shade), and lets the simulated user press More, which opens
-/// the image view. Thousands of devices share one Pub/Sub connection per 5,000.
+/// the image view. The devices share one sharded Pub/Sub connection per Redis node.
 public final class DeviceSimulator: Sendable {
     public let configuration: SimulatorConfiguration
     /// Every step of every device, in order of occurrence.
@@ -19,7 +19,7 @@ public final class DeviceSimulator: Sendable {
     private let output: AsyncStream<SimulatorEvent>.Continuation
     private let api: APIClient
     private let devices = Mutex<[String: (index: Int, installation: String)]>([:])
-    private let subscribers = Mutex<[RedisSubscriber]>([])
+    private let subscriber: RedisShardedSubscriber
     private let collapse: CollapseMemory
     private let logger: Logger
 
@@ -32,6 +32,7 @@ public final class DeviceSimulator: Sendable {
         self.configuration = configuration
         collapse = try CollapseMemory(stateFile: configuration.stateFile)
         self.logger = logger
+        subscriber = RedisShardedSubscriber(locator: configuration.cluster.map { .cluster($0) } ?? .standalone(configuration.redis), logger: logger)
         (events, output) = AsyncStream.makeStream(of: SimulatorEvent.self)
         api = APIClient(base: configuration.apiBaseURL, user: configuration.user, password: configuration.password)
     }
@@ -64,18 +65,15 @@ public final class DeviceSimulator: Sendable {
         devices.withLock { devices in
             for (handle, index, installation) in registered { devices[handle] = (index, installation) }
         }
-        let handles = registered.map(\.0)
-        for chunk in stride(from: 0, to: handles.count, by: 5000).map({ Array(handles[$0..<min($0 + 5000, handles.count)]) }) {
-            let subscriber = RedisSubscriber(configuration: configuration.redis, logger: logger)
-            try await subscriber.subscribe(chunk.map { SimulatedHubAdapter.channel(prefix: configuration.hubPrefix, handle: $0) })
-            subscribers.withLock { $0.append(subscriber) }
-        }
+        let hold = HubHold(prefix: configuration.hubPrefix)
+        try await subscriber.ssubscribe(registered.map { hold.channel($0.0) })
     }
 
     /// Handles pushes until `stop()` (or until `limit` pushes were handled); each push runs on
     /// its own task, so a slow fetch does not hold up the others.
     public func run(limit: Int? = nil) async throws {
-        let subscribers = subscribers.withLock { $0 }
+        let subscriber = self.subscriber
+        let hold = HubHold(prefix: configuration.hubPrefix)
         let handled = HandledCounter()
         let held = try await takeHeldPushes()
         // Discarding groups: a long run handles millions of pushes, and a plain task group keeps
@@ -88,32 +86,31 @@ public final class DeviceSimulator: Sendable {
                     if let limit, handled.increment() >= limit { await self.stop() }
                 }
             }
-            for subscriber in subscribers {
-                // After a dropped connection the hub held what it could not deliver: take it, as a
-                // phone does when it is back online.
-                group.addTask {
-                    for await _ in subscriber.restorations {
-                        for (handle, envelope) in await self.takeHeldPushesRetrying() {
-                            await self.handle(envelope: envelope, handle: handle)
-                            if let limit, handled.increment() >= limit { await self.stop() }
-                        }
+            group.addTask { await subscriber.run() }
+            // After a dropped connection the hub held what it could not deliver: take it, as a
+            // phone does when it is back online.
+            group.addTask {
+                for await _ in subscriber.restorations {
+                    for (handle, envelope) in await self.takeHeldPushesRetrying() {
+                        await self.handle(envelope: envelope, handle: handle)
+                        if let limit, handled.increment() >= limit { await self.stop() }
                     }
                 }
-                group.addTask {
-                    await withDiscardingTaskGroup { inner in
-                        for await message in subscriber.messages {
-                            let handle = String(message.channel.dropFirst(self.configuration.hubPrefix.count + ":device:".count))
-                            guard self.configuration.fetch else {
-                                // Nothing to wait for without the background fetch: handle it here,
-                                // not on a task of its own (a task per push cost more than the push).
-                                await self.handle(envelope: message.payload, handle: handle)
-                                if let limit, handled.increment() >= limit { await self.stop() }
-                                continue
-                            }
-                            inner.addTask {
-                                await self.handle(envelope: message.payload, handle: handle)
-                                if let limit, handled.increment() >= limit { await self.stop() }
-                            }
+            }
+            group.addTask {
+                await withDiscardingTaskGroup { inner in
+                    for await message in subscriber.messages {
+                        guard let handle = hold.handle(ofChannel: message.channel) else { continue }
+                        guard self.configuration.fetch else {
+                            // Nothing to wait for without the background fetch: handle it here,
+                            // not on a task of its own (a task per push cost more than the push).
+                            await self.handle(envelope: message.payload, handle: handle)
+                            if let limit, handled.increment() >= limit { await self.stop() }
+                            continue
+                        }
+                        inner.addTask {
+                            await self.handle(envelope: message.payload, handle: handle)
+                            if let limit, handled.increment() >= limit { await self.stop() }
                         }
                     }
                 }
@@ -124,13 +121,13 @@ public final class DeviceSimulator: Sendable {
 
     /// Unsubscribes every device and ends `run()`.
     public func stop() async {
-        let all = subscribers.withLock { $0 }
-        for subscriber in all { await subscriber.close() }
+        await subscriber.close()
     }
 
     private func takeHeldPushes() async throws -> [(String, [UInt8])] {
         let handles = devices.withLock { Array($0.keys) }
         guard !handles.isEmpty else { return [] }
+        if let cluster = configuration.cluster { return try await takeHeldPushes(handles, on: cluster) }
         let connection = RedisConnection(configuration: configuration.redis, logger: logger)
         do {
             let held = try await takeHeldPushes(handles, on: connection)
@@ -157,7 +154,7 @@ public final class DeviceSimulator: Sendable {
     }
 
     /// Every device's held pushes that have not expired, 1,000 devices per pipeline.
-    private func takeHeldPushes(_ handles: [String], on connection: RedisConnection) async throws -> [(String, [UInt8])] {
+    private func takeHeldPushes(_ handles: [String], on connection: any RedisClient) async throws -> [(String, [UInt8])] {
         try await HubHold(prefix: configuration.hubPrefix).take(handles, now: Int64((Date().timeIntervalSince1970 * 1000).rounded()), on: connection)
             .map { ($0.handle, $0.envelope) }
     }

@@ -42,6 +42,9 @@ public struct SimulatorConfiguration: Sendable {
     public var outDirectory: URL?
     /// The Redis the simulated hub publishes on, and its key prefix.
     public var redis: RedisConfiguration
+    /// On Redis Cluster: the cluster (the device channels are sharded over its masters); `redis`
+    /// is then unused.
+    public var cluster: RedisClusterClient?
     public var hubPrefix: String
     /// Push handles are `<handlePrefix>-<n>`; the same prefix again re-registers the same devices.
     public var handlePrefix: String

@@ -59,22 +59,26 @@ extension RedisNotificationStore {
     """)
 
     public func forgetNotifications(createdBy user: String) async throws -> Int {
-        let index = keys.created(by: user)
         var forgotten = 0
-        while true {
-            let ids = (try await redis.send("ZRANGE", index, 0, 499).array ?? []).compactMap(\.int)
-            guard !ids.isEmpty else { break }
-            var commands: [RedisCommand] = []
-            for id in ids {
-                commands.append(RedisCommand("DEL", keys.notification(id), keys.status(id), keys.devices(id), keys.fetchedBy(id), keys.receipts(id), keys.ledger(id)))
+        for partition in 0..<keys.partitions {
+            let keys = self.keys.inPartition(partition)
+            let index = keys.created(by: user)
+            while true {
+                let ids = (try await redis.send("ZRANGE", index, 0, 499).array ?? []).compactMap(\.int)
+                guard !ids.isEmpty else { break }
+                var commands: [RedisCommand] = []
+                for id in ids {
+                    commands.append(RedisCommand("DEL", keys.notification(id), keys.status(id), keys.devices(id), keys.fetchedBy(id), keys.receipts(id), keys.ledger(id)))
+                }
+                var remove = RedisCommand("ZREM", index)
+                for id in ids { remove.append(id) }
+                commands.append(remove)
+                try await redis.sendAll(commands)
+                forgotten += ids.count
             }
-            var remove = RedisCommand("ZREM", index)
-            for id in ids { remove.append(id) }
-            commands.append(remove)
-            try await redis.sendAll(commands)
-            forgotten += ids.count
+            try await redis.send("DEL", index)
         }
-        try await redis.send(RedisCommand("DEL", index, keys.quotaRate(user), keys.quotaBytes(user), keys.quotaBytesLedger(user)))
+        try await redis.send(RedisCommand("DEL", keys.quotaRate(user), keys.quotaBytes(user), keys.quotaBytesLedger(user)))
         return forgotten
     }
 }

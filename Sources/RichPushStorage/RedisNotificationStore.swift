@@ -12,6 +12,8 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     let redis: any RedisClient
     let keys: StorageKeys
     let queue: JobQueue
+    /// The queue of each partition (index as in ``StorageKeys/partitionNames``).
+    public let queues: [JobQueue]
     let retention: Duration
     let durability: Durability
     private let payloads: ContentCache<String, [UInt8]>
@@ -26,6 +28,11 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         self.durability = durability
         self.keys = keys
         self.queue = queue
+        self.queues = keys.partitions == 1 ? [queue] : keys.partitionNames.map { name in
+            var configuration = queue.configuration
+            configuration.partition = name
+            return JobQueue(redis: queue.redis, configuration: configuration)
+        }
         self.retention = retention
         self.payloads = ContentCache(budget: payloadCacheBytes, ttl: retention)
         self.records = ContentCache(budget: 100_000, ttl: .seconds(60))
@@ -38,7 +45,13 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         // An id whose record exists (the counter went back: AOF everysec, a failover to a lagging
         // replica) is refused by the script; the rest of that block is dropped and a new one taken.
         for _ in 0..<Self.maxIDAttempts {
-            let id = try await ids.next(redis)
+            // Partition p gets ids ≡ p (mod P): round robin, or by the idempotency key, whose
+            // claim lives in that partition (the create completes it in the same script).
+            let sequence = try await ids.next(redis)
+            let partition = draft.idempotency.map(partitionIndex(of:)) ?? sequence % keys.partitions
+            let id = sequence * keys.partitions + partition
+            let keys = self.keys.inPartition(partition)
+            let queue = queues[partition]
             let now = JobQueue.nowMilliseconds()
             let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
                                           payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
@@ -55,7 +68,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
             // With an idempotency key, the same script completes it: no crash can leave a created
             // notification whose key a retry would not find.
-            let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }
+            let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (self.idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }
             // A send in the future waits in the queue's delayed set, where due retries wait: the
             // workers' maintenance moves it into the stream when its time comes.
             let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
@@ -101,6 +114,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     }
 
     public func cancel(id: Int) async throws -> CancelOutcome {
+        let keys = self.keys.forNotification(id)
         let reply = try await redis.run(Self.cancelScript, keys: [keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox],
                                         arguments: [id, JobQueue.nowMilliseconds()])
         switch reply.string {
@@ -123,7 +137,15 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     }
 
     private func idempotencyKey(_ key: IdempotencyKey) -> String {
-        keys.idempotency(user: key.user, keyDigest: Hex.encode(SHA256.hash(data: Array(key.key.utf8))))
+        keys.inPartition(partitionIndex(of: key)).idempotency(user: key.user, keyDigest: Hex.encode(SHA256.hash(data: Array(key.key.utf8))))
+    }
+
+    /// The partition of a notification created with this idempotency key (the key's claim is there).
+    private func partitionIndex(of key: IdempotencyKey) -> Int {
+        guard keys.partitions > 1 else { return 0 }
+        let digest = Array(SHA256.hash(data: Array("\(key.user)\n\(key.key)".utf8)))
+        let value = digest.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        return value % keys.partitions
     }
 
     public func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim {
@@ -207,9 +229,9 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         return ids.compactMap { found[$0] }
     }
 
-    public func payload(hash: String) async throws -> [UInt8]? {
+    public func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
         if let cached = payloads.value(for: hash) { return cached }
-        let reply = try await redis.send("GET", keys.payload(hash))
+        let reply = try await redis.send("GET", keys.forNotification(id).payload(hash))
         guard !reply.isNull, let bytes = reply.bytes else { return nil }
         payloads.insert(bytes, for: hash, cost: bytes.count)
         return bytes
@@ -217,8 +239,12 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
 
     public func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification] {
         let max = before.map { "(\($0)" } ?? "+inf"
-        let ids = (try await redis.send("ZREVRANGEBYSCORE", keys.created(by: user), max, "-inf", "LIMIT", 0, limit).array ?? []).compactMap(\.int)
-        return try await notifications(ids: ids)
+        // Each partition's newest, merged (ids grow in every partition as in all of them).
+        let replies = try await redis.sendAll((0..<keys.partitions).map {
+            RedisCommand("ZREVRANGEBYSCORE", keys.inPartition($0).created(by: user), max, "-inf", "LIMIT", 0, limit)
+        })
+        let ids = replies.flatMap { ($0.array ?? []).compactMap(\.int) }.sorted(by: >).prefix(limit)
+        return try await notifications(ids: Array(ids))
     }
 
     public func status(id: Int) async throws -> NotificationStatus? {
@@ -247,6 +273,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
 
     public func recordFetch(id: Int, installation: String?, reader: String) async throws {
         // One round trip: count the first fetch per device (or per reader), move the state forward.
+        let keys = self.keys.forNotification(id)
         try await redis.run(Self.fetchScript, keys: [keys.fetchedBy(id), keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox],
                             arguments: [installation.map { "i:\($0)" } ?? "u:\(reader)", Int(retention.components.seconds), DeliveryCounter.fetched.rawValue,
                                         DeliveryState.fetched.rawValue, Self.stateOrder, id, JobQueue.nowMilliseconds(), Self.eventItem(installation: installation, reader: reader)])
@@ -259,6 +286,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     /// and moves the state forward.
     public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String) async throws -> Bool {
         let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
+        let keys = self.keys.forNotification(id)
         return try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id), keys.receipts(id), keys.notification(id),
                                                               keys.webhookWants, keys.webhookOutbox],
                                    arguments: [kind.rawValue, installation ?? "", kind.state.rawValue, Self.stateOrder,
@@ -278,21 +306,29 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     public func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
         guard !keys.isEmpty else { return [] }
         let grouped = Dictionary(grouping: keys.indices, by: { keys[$0].notification })
-        let order = Array(grouped.keys)
-        // One script call for the whole batch: every ledger carries the partition's hash tag.
-        var arguments: [any RedisArgument] = [owner, JobQueue.nowMilliseconds(), duration.milliseconds, Int(retention.components.seconds)]
-        for id in order {
-            let indices = grouped[id]!
-            arguments.append(indices.count)
-            for index in indices { arguments.append(keys[index].installation) }
+        // One script call per partition (its ledgers share its hash tag), all in one round trip.
+        let partitions = Dictionary(grouping: grouped.keys, by: { self.keys.partitionIndex(ofNotification: $0) }).map { Array($0.value) }
+        var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
+        var order: [[Int]] = []
+        for ids in partitions {
+            var arguments: [any RedisArgument] = [owner, JobQueue.nowMilliseconds(), duration.milliseconds, Int(retention.components.seconds)]
+            for id in ids {
+                let indices = grouped[id]!
+                arguments.append(indices.count)
+                for index in indices { arguments.append(keys[index].installation) }
+            }
+            calls.append((ids.map { self.keys.ledger($0) }, arguments))
+            order.append(ids.flatMap { grouped[$0]! })
         }
-        let reply = try await redis.run(Self.leaseScript, keys: order.map { self.keys.ledger($0) }, arguments: arguments)
-        let codes = reply.array ?? []
-        guard codes.count == keys.count else { throw RedisError.unexpected(reply, expected: "\(keys.count) lease codes") }
+        let replies = try await redis.run(Self.leaseScript, calls: calls)
         var leases = [DeliveryLease](repeating: .recorded, count: keys.count)
-        for (index, code) in zip(order.flatMap { grouped[$0]! }, codes) {
-            let value = code.int ?? 0
-            leases[index] = value == -1 ? .leased : value == 0 ? .recorded : .leasedByOther(remaining: .milliseconds(value))
+        for (indices, reply) in zip(order, replies) {
+            let codes = try reply.throwingError().array ?? []
+            guard codes.count == indices.count else { throw RedisError.unexpected(reply, expected: "\(indices.count) lease codes") }
+            for (index, code) in zip(indices, codes) {
+                let value = code.int ?? 0
+                leases[index] = value == -1 ? .leased : value == 0 ? .recorded : .leasedByOther(remaining: .milliseconds(value))
+            }
         }
         return leases
     }
@@ -322,53 +358,77 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     }
 
 
-    /// One script call per notification, all in one pipeline: counters, per-device entries (JSON
-    /// written by hand: this runs for every push) and the state, in one step each.
+    /// One script call per partition, all in one pipeline: for each notification its counters,
+    /// per-device entries (JSON written by hand: this runs for every push) and its state.
     public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
-        var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
-        var arguments: [any RedisArgument] = [Int(retention.components.seconds), Self.stateOrder, JobQueue.nowMilliseconds()]
-        for (id, results) in results where !results.isEmpty {
-            var counts: [DeliveryCounter: Int] = [:]
-            var devices: [any RedisArgument] = []
-            var released: [any RedisArgument] = []
-            for result in results {
-                counts[result.counter, default: 0] += 1
-                guard result.counter != .duplicateSuppressed else { continue }
-                devices.append(result.installation)
-                devices.append(Self.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
-                if result.counter == .retried { released.append(result.installation) }
+        let calls = byPartition(results.filter { !$0.value.isEmpty }) { keys, part in
+            var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
+            var arguments: [any RedisArgument] = [Int(retention.components.seconds), Self.stateOrder, JobQueue.nowMilliseconds()]
+            for (id, results) in part {
+                var counts: [DeliveryCounter: Int] = [:]
+                var devices: [any RedisArgument] = []
+                var released: [any RedisArgument] = []
+                for result in results {
+                    counts[result.counter, default: 0] += 1
+                    guard result.counter != .duplicateSuppressed else { continue }
+                    devices.append(result.installation)
+                    devices.append(Self.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
+                    if result.counter == .retried { released.append(result.installation) }
+                }
+                scriptKeys += [keys.status(id), keys.devices(id), keys.ledger(id), keys.notification(id)] as [any RedisArgument]
+                arguments += [id, counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
+                for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
+                arguments += released
+                arguments += devices
             }
-            scriptKeys += [keys.status(id), keys.devices(id), keys.ledger(id), keys.notification(id)] as [any RedisArgument]
-            arguments += [id, counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
-            for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
-            arguments += released
-            arguments += devices
+            return (scriptKeys, arguments)
         }
-        guard scriptKeys.count > 2 else { return }
-        // One script call for the whole batch (all keys carry the partition's hash tag).
-        try await redis.run(Self.recordScript, keys: scriptKeys, arguments: arguments)
+        try await runAll(Self.recordScript, calls)
     }
 
     public func recordExpired(_ expired: [Int: [String]]) async throws {
-        var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
-        var arguments: [any RedisArgument] = [Int(retention.components.seconds), JobQueue.nowMilliseconds()]
-        for (id, installations) in expired where !installations.isEmpty {
-            scriptKeys += [keys.status(id), keys.devices(id), keys.notification(id)] as [any RedisArgument]
-            arguments += [id, installations.count] as [any RedisArgument]
-            arguments += installations as [any RedisArgument]
+        let calls = byPartition(expired.filter { !$0.value.isEmpty }) { keys, part in
+            var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
+            var arguments: [any RedisArgument] = [Int(retention.components.seconds), JobQueue.nowMilliseconds()]
+            for (id, installations) in part {
+                scriptKeys += [keys.status(id), keys.devices(id), keys.notification(id)] as [any RedisArgument]
+                arguments += [id, installations.count] as [any RedisArgument]
+                arguments += installations as [any RedisArgument]
+            }
+            return (scriptKeys, arguments)
         }
-        guard scriptKeys.count > 2 else { return }
-        try await redis.run(Self.expiredScript, keys: scriptKeys, arguments: arguments)
+        try await runAll(Self.expiredScript, calls)
     }
 
     public func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
         guard !batches.isEmpty else { return [] }
-        var arguments: [any RedisArgument] = [JobQueue.nowMilliseconds()]
-        for batch in batches { arguments += ["\(batch.batch):\(batch.pushes)", batch.pushes, batch.perMinute] as [any RedisArgument] }
-        let reply = try await redis.run(Self.throttleScript, keys: batches.map { keys.throttle($0.notification) }, arguments: arguments)
-        let waits = (reply.array ?? []).map { Duration.milliseconds($0.int ?? 0) }
-        guard waits.count == batches.count else { throw RedisError.unexpected(reply, expected: "\(batches.count) waits") }
+        let parts = Dictionary(grouping: batches.indices, by: { keys.partitionIndex(ofNotification: batches[$0].notification) }).map(\.value)
+        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = parts.map { indices in
+            var arguments: [any RedisArgument] = [JobQueue.nowMilliseconds()]
+            for batch in indices.map({ batches[$0] }) { arguments += ["\(batch.batch):\(batch.pushes)", batch.pushes, batch.perMinute] as [any RedisArgument] }
+            return (indices.map { keys.throttle(batches[$0].notification) }, arguments)
+        }
+        let replies = try await redis.run(Self.throttleScript, calls: calls)
+        var waits = [Duration](repeating: .zero, count: batches.count)
+        for (indices, reply) in zip(parts, replies) {
+            let values = (try reply.throwingError().array ?? []).map { Duration.milliseconds($0.int ?? 0) }
+            guard values.count == indices.count else { throw RedisError.unexpected(reply, expected: "\(indices.count) waits") }
+            for (index, wait) in zip(indices, values) { waits[index] = wait }
+        }
         return waits
+    }
+
+    /// One script call per partition of the notifications in `items`, built by `call` from that
+    /// partition's keys and its share of the items.
+    private func byPartition<Value>(_ items: [Int: Value], _ call: (StorageKeys, [(Int, Value)]) -> (keys: [any RedisArgument], arguments: [any RedisArgument]))
+        -> [(keys: [any RedisArgument], arguments: [any RedisArgument])] {
+        Dictionary(grouping: items, by: { keys.partitionIndex(ofNotification: $0.key) })
+            .map { call(keys.inPartition($0.key), $0.value.map { ($0.key, $0.value) }) }
+    }
+
+    private func runAll(_ script: RedisScript, _ calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])]) async throws {
+        guard !calls.isEmpty else { return }
+        for reply in try await redis.run(script, calls: calls) { try reply.throwingError() }
     }
 
     /// A webhook event's device part: `{"installation":…}`, or `{"reader":…}` for a reader with none.

@@ -7,6 +7,9 @@ public import RichPushCore
 public struct WebhookOutboxEntry: Sendable, Hashable {
     /// The stream id; with the item's index, the events' stable ids.
     public var streamID: String
+    /// Before the stream id in event ids: the partition (`q3:`) past one partition, else empty
+    /// (stream ids are unique within one outbox only).
+    public var eventIDPrefix: String = ""
     public var notification: String
     public var creator: String
     /// Nil for a type this version does not know (written by a newer one): dropped.
@@ -56,13 +59,13 @@ extension RedisWebhookStore {
     public func readOutbox(on reader: RedisConnection, consumer: String, count: Int, block: Duration) async throws -> [WebhookOutboxEntry] {
         let reply = try await reader.send("XREADGROUP", "GROUP", Self.outboxGroup, consumer, "COUNT", count, "BLOCK", max(1, block.milliseconds),
                                           "STREAMS", keys.webhookOutbox, ">")
-        return (reply.array ?? []).flatMap { ($0.array?.dropFirst().first?.array ?? []).compactMap(Self.outboxEntry) }
+        return (reply.array ?? []).flatMap { ($0.array?.dropFirst().first?.array ?? []).compactMap(outboxEntry) }
     }
 
     /// Takes over entries another dispatcher read and did not finish within `idle` (it died).
     public func reclaimOutbox(consumer: String, idle: Duration, count: Int) async throws -> [WebhookOutboxEntry] {
         let reply = try await redis.send("XAUTOCLAIM", keys.webhookOutbox, Self.outboxGroup, consumer, idle.milliseconds, "0-0", "COUNT", count)
-        return (reply.array?.dropFirst().first?.array ?? []).compactMap(Self.outboxEntry)
+        return (reply.array?.dropFirst().first?.array ?? []).compactMap(outboxEntry)
     }
 
     /// Acknowledges and deletes handled entries: each was delivered or is waiting as a retry.
@@ -82,7 +85,7 @@ extension RedisWebhookStore {
         try await redis.send("XLEN", keys.webhookOutbox).int ?? 0
     }
 
-    static func outboxEntry(_ entry: RedisValue) -> WebhookOutboxEntry? {
+    func outboxEntry(_ entry: RedisValue) -> WebhookOutboxEntry? {
         guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let flat = parts[1].array else { return nil }
         var fields: [String: RedisValue] = [:]
         for index in stride(from: 0, to: flat.count - 1, by: 2) {
@@ -90,8 +93,8 @@ extension RedisWebhookStore {
         }
         guard let notification = fields["n"]?.string, let creator = fields["u"]?.string, let type = fields["t"]?.string,
               let items = fields["e"]?.bytes else { return nil }
-        return WebhookOutboxEntry(streamID: id, notification: notification, creator: creator, type: WebhookEventType(rawValue: type),
-                                  at: Int64(fields["at"]?.string ?? "") ?? 0, items: items)
+        return WebhookOutboxEntry(streamID: id, eventIDPrefix: keys.partitions > 1 ? "\(keys.partition):" : "", notification: notification, creator: creator,
+                                  type: WebhookEventType(rawValue: type), at: Int64(fields["at"]?.string ?? "") ?? 0, items: items)
     }
 
     // MARK: - Retries

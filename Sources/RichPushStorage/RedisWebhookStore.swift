@@ -3,7 +3,7 @@ public import Hiredis
 public import RichPushCore
 
 /// Webhooks in Redis: a hash per webhook, a set of all ids and one per owner, under the
-/// `{webhooks}` hash tag; and the partition's "wants" counters, which the scripts that record
+/// `{webhooks}` hash tag; and each partition's "wants" counters, which the scripts that record
 /// delivery states read to decide whether an event goes into the outbox at all.
 ///
 /// The counters are raised before a webhook is stored and lowered after it is deleted, so a crash
@@ -11,7 +11,7 @@ public import RichPushCore
 /// it), never too low (an event someone wants never emitted).
 public struct RedisWebhookStore: WebhookStore {
     let redis: any RedisClient
-    let keys: StorageKeys
+    public let keys: StorageKeys
     /// Attempts kept per webhook (the newest).
     static let attemptsKept = 100
     /// Dead letters kept per webhook (the newest).
@@ -76,8 +76,12 @@ public struct RedisWebhookStore: WebhookStore {
         return deleted
     }
 
+    /// In every partition: an event is recorded in the partition of its notification.
     private func lowerWants(_ webhook: Webhook) async throws {
-        try await redis.run(Self.lowerScript, keys: [keys.webhookWants], arguments: Self.wantsFields(webhook))
+        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = (0..<keys.partitions).map {
+            ([keys.inPartition($0).webhookWants], Self.wantsFields(webhook))
+        }
+        for reply in try await redis.run(Self.lowerScript, calls: calls) { try reply.throwingError() }
     }
 
     /// KEYS: wants. ARGV: fields to lower by one; a field at zero goes, and with the last one the key.
@@ -89,7 +93,9 @@ public struct RedisWebhookStore: WebhookStore {
     """)
 
     private func wantsCommands(_ webhook: Webhook, by step: Int) -> [RedisCommand] {
-        Self.wantsFields(webhook).map { RedisCommand("HINCRBY", keys.webhookWants, $0, step) }
+        (0..<keys.partitions).flatMap { partition in
+            Self.wantsFields(webhook).map { RedisCommand("HINCRBY", keys.inPartition(partition).webhookWants, $0, step) }
+        }
     }
 
     static func wantsFields(_ webhook: Webhook) -> [any RedisArgument] {

@@ -1,15 +1,40 @@
 /// Key names of everything RichPush keeps in Redis besides the queue.
 ///
-/// Notification records, payloads and their status carry the queue partition's hash tag, so that
-/// creating a notification (record + payload + job) is one MULTI/EXEC on one Cluster slot.
+/// Notification records, payloads and their status carry their queue partition's hash tag, so
+/// that creating a notification (record + payload + job) is one script on one Cluster slot.
+///
+/// With `partitions` P > 1 the partitions are `q0` … `q<P-1>` and notification `id` lives in
+/// partition `id mod P`: the keys named by an id carry that partition's tag whatever
+/// ``partition`` is; the others (payloads, indexes, the webhook outbox) carry ``partition``'s.
+/// ``inPartition(_:)`` and ``forNotification(_:)`` give the keys of one partition.
 public struct StorageKeys: Sendable, Hashable {
     public let prefix: String
+    /// The partition of the keys not named by a notification id.
     public let partition: String
+    /// How many partitions the notifications are spread over.
+    public let partitions: Int
 
-    public init(prefix: String = "richpush", partition: String = "q0") {
+    public init(prefix: String = "richpush", partition: String = "q0", partitions: Int = 1) {
         self.prefix = prefix
-        self.partition = partition
+        self.partitions = max(1, partitions)
+        // Past one partition the names are fixed (q0 …): any other name means the first.
+        let named = self.partitions == 1 || (0..<self.partitions).contains { "q\($0)" == partition }
+        self.partition = named ? partition : "q0"
     }
+
+    /// The partitions' names: `partition` alone, or `q0` … `q<P-1>`.
+    public var partitionNames: [String] { partitions == 1 ? [partition] : (0..<partitions).map { "q\($0)" } }
+
+    /// The partition (index) of notification `id`.
+    public func partitionIndex(ofNotification id: Int) -> Int { partitions == 1 ? 0 : ((id % partitions) + partitions) % partitions }
+
+    /// The keys of partition `index` (0 ..< partitions).
+    public func inPartition(_ index: Int) -> StorageKeys {
+        partitions == 1 ? self : StorageKeys(prefix: prefix, partition: "q\(index)", partitions: partitions)
+    }
+
+    /// The keys of notification `id`'s partition.
+    public func forNotification(_ id: Int) -> StorageKeys { inPartition(partitionIndex(ofNotification: id)) }
 
     // Users and authentication
     func user(_ name: String) -> String { "\(prefix):user:\(name)" }
@@ -44,20 +69,21 @@ public struct StorageKeys: Sendable, Hashable {
 
     // Notifications (partition-tagged)
     private var tagged: String { "\(prefix):{\(partition)}" }
+    private func tagged(_ id: Int) -> String { partitions == 1 ? tagged : "\(prefix):{q\(partitionIndex(ofNotification: id))}" }
     var notificationSequence: String { "\(prefix):seq:notification" }
-    public func notification(_ id: Int) -> String { "\(tagged):notif:\(id)" }
+    public func notification(_ id: Int) -> String { "\(tagged(id)):notif:\(id)" }
     func payload(_ hash: String) -> String { "\(tagged):payload:\(hash)" }
     func created(by user: String) -> String { "\(tagged):created:\(user)" }
     /// A user's idempotency key, by the SHA-256 of the key as sent (any printable text, bounded).
     func idempotency(user: String, keyDigest: String) -> String { "\(tagged):idem:\(user):\(keyDigest)" }
-    public func status(_ id: Int) -> String { "\(tagged):status:\(id)" }
-    public func devices(_ id: Int) -> String { "\(tagged):devices:\(id)" }
-    func fetchedBy(_ id: Int) -> String { "\(tagged):fetched:\(id)" }
-    func receipts(_ id: Int) -> String { "\(tagged):receipts:\(id)" }
+    public func status(_ id: Int) -> String { "\(tagged(id)):status:\(id)" }
+    public func devices(_ id: Int) -> String { "\(tagged(id)):devices:\(id)" }
+    func fetchedBy(_ id: Int) -> String { "\(tagged(id)):fetched:\(id)" }
+    func receipts(_ id: Int) -> String { "\(tagged(id)):receipts:\(id)" }
     /// The delivery ledger: installation → `R` (recorded) or `L:<until ms>:<owner>` (leased).
-    public func ledger(_ id: Int) -> String { "\(tagged):ledger:\(id)" }
+    public func ledger(_ id: Int) -> String { "\(tagged(id)):ledger:\(id)" }
     /// A throttled fan-out's batches sent in the last minute: `<batch>:<pushes>` by time.
-    func throttle(_ id: Int) -> String { "\(tagged):throttle:\(id)" }
+    func throttle(_ id: Int) -> String { "\(tagged(id)):throttle:\(id)" }
 
     // Webhooks: events go into the partition's outbox from the same script that records what
     // they report; the registry and the deliveries share one hash tag of their own.

@@ -18,7 +18,7 @@ public final class WebhookDispatcher: Service, Sendable {
     let store: RedisWebhookStore
     let transport: any WebhookTransport
     let configuration: WebhookDispatcherConfiguration
-    private let readerConfiguration: RedisConfiguration
+    private let locator: RedisNodeLocator
     private let directory: WebhookDirectory
     private let logger: Logger
     private let metrics = WebhookMetrics()
@@ -27,15 +27,18 @@ public final class WebhookDispatcher: Service, Sendable {
     private let failing = Mutex<[String: Int64]>([:])
 
     /// `redis`: the configuration of the reader's own connection (its timeout is raised above the block time).
-    public init(store: RedisWebhookStore, transport: any WebhookTransport, redis: RedisConfiguration,
+    public convenience init(store: RedisWebhookStore, transport: any WebhookTransport, redis: RedisConfiguration,
+                            configuration: WebhookDispatcherConfiguration, logger: Logger = Logger(label: "richpush.webhooks")) {
+        self.init(store: store, transport: transport, locator: .standalone(redis), configuration: configuration, logger: logger)
+    }
+
+    /// `locator` finds the node of the store's partition's outbox for the reader's own connection.
+    public init(store: RedisWebhookStore, transport: any WebhookTransport, locator: RedisNodeLocator,
                 configuration: WebhookDispatcherConfiguration, logger: Logger = Logger(label: "richpush.webhooks")) {
         self.store = store
         self.transport = transport
         self.configuration = configuration
-        var reader = redis
-        reader.commandTimeout = Self.block + .seconds(5)
-        reader.clientName = reader.clientName.map { "\($0)-webhooks" } ?? "webhooks-reader"
-        self.readerConfiguration = reader
+        self.locator = locator
         self.directory = WebhookDirectory(store: store, refresh: configuration.registryRefresh)
         self.logger = logger
     }
@@ -48,7 +51,7 @@ public final class WebhookDispatcher: Service, Sendable {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.outboxLoop() }
-                group.addTask { await self.retryLoop() }
+                if self.configuration.runsRetries { group.addTask { await self.retryLoop() } }
             }
         } onGracefulShutdown: {
             self.stopping.store(true, ordering: .relaxed)
@@ -63,7 +66,7 @@ public final class WebhookDispatcher: Service, Sendable {
     // MARK: - The outbox
 
     private func outboxLoop() async {
-        let reader = RedisConnection(configuration: readerConfiguration, logger: logger)
+        let reader = RedisReaderConnection(locator: locator, key: store.keys.webhookOutbox, timeout: Self.block + .seconds(5), suffix: "webhooks", logger: logger)
         var groupReady = false
         var lastReclaim = ContinuousClock.now - configuration.reclaimIdle
         while !isStopping {
@@ -78,10 +81,11 @@ public final class WebhookDispatcher: Service, Sendable {
                     lastReclaim = .now
                 }
                 if entries.isEmpty {
-                    entries = try await store.readOutbox(on: reader, consumer: configuration.consumer, count: configuration.readCount, block: Self.block)
+                    entries = try await store.readOutbox(on: try await reader.connection(), consumer: configuration.consumer, count: configuration.readCount, block: Self.block)
                 }
                 if !entries.isEmpty { try await dispatch(entries) }
             } catch {
+                await reader.failed(error)
                 // The group goes with the outbox (FLUSHDB, a new Redis): make it again.
                 if "\(error)".contains("NOGROUP") { groupReady = false }
                 guard !isStopping else { break }

@@ -21,6 +21,9 @@ public struct WebhookDispatcherConfiguration: Sendable {
     public var registryRefresh: Duration
     /// How often due retries are looked for when none were due.
     public var retryPoll: Duration
+    /// Whether this dispatcher also sends due retries (shared by all partitions): a worker's
+    /// dispatchers of partitions other than the first leave them to the first.
+    public var runsRetries = true
 
     public init(consumer: String, timeout: Duration = .seconds(10), concurrency: Int = 16, retryBase: Duration = .seconds(5),
                 retryMax: Duration = .seconds(3600), retryWindow: Duration = .seconds(86400), eventsPerDelivery: Int = 100,

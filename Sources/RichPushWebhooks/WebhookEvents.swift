@@ -17,7 +17,7 @@ enum WebhookEvents {
               let items = (try? JSONSerialization.jsonObject(with: Data(entry.items))) as? [[String: Any]] else { return [] }
         let at = UTCTimestamp.iso8601(milliseconds: entry.at)
         return items.enumerated().map { index, item in
-            var event: Event = ["id": "\(entry.streamID)/\(index)", "type": type.rawValue, "notificationId": entry.notification,
+            var event: Event = ["id": "\(entry.eventIDPrefix)\(entry.streamID)/\(index)", "type": type.rawValue, "notificationId": entry.notification,
                                 "user": entry.creator, "at": at]
             if let installation = item["installation"] as? String { event["installation"] = installation }
             if let reader = item["reader"] as? String { event["reader"] = reader }

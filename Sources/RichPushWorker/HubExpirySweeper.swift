@@ -1,7 +1,7 @@
 import Foundation
 public import Hiredis
 public import Logging
-public import RichPushAdapters
+import RichPushAdapters
 public import RichPushCore
 public import ServiceLifecycle
 

@@ -106,22 +106,66 @@ public struct WorkerDependencies: Sendable {
     public var redis: any RedisClient
     /// For the worker's own blocking reads (a connection of its own).
     public var redisConfiguration: RedisConfiguration
+    /// Where the blocking readers connect: that Redis, or on Redis Cluster each partition's node.
+    public var locator: RedisNodeLocator
+    /// The keys, with the number of partitions the worker consumes (all of them).
     public var keys: StorageKeys
+    /// The queue's settings (its partition is replaced by each partition's name).
     public var queue: JobQueueConfiguration
 
-    public init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration) {
+    public init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration,
+                locator: RedisNodeLocator? = nil) {
         self.redis = redis
         self.redisConfiguration = redisConfiguration
+        self.locator = locator ?? .standalone(redisConfiguration)
         self.keys = keys
         self.queue = queue
+    }
+
+    /// The queue settings of partition `index`.
+    public func queue(partition index: Int) -> JobQueueConfiguration {
+        var configuration = queue
+        if keys.partitions > 1 { configuration.partition = keys.partitionNames[index] }
+        return configuration
     }
 }
 
 /// Builds a worker that runs rich-push jobs (and whatever `extraHandlers` registers: the bench
-/// and test job types): the composition root of `richpush worker` and of the tests.
+/// and test job types) on the first partition: the composition root of the tests on one partition.
 public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> JobWorker {
-    let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue)
+    buildWorkers(configuration: configuration, dependencies: dependencies, extraHandlers: extraHandlers, logger: logger)[0]
+}
+
+/// Builds one job loop per partition (`dependencies.keys.partitions`), each reading its own
+/// stream on its own connection with an equal share of `configuration.worker.concurrency`
+/// (at least 1), so every partition is served whatever the others' backlog: the composition root
+/// of `richpush worker`. The push adapters are shared.
+public func buildWorkers(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
+                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> [JobWorker] {
+    let adapter = buildAdapter(configuration: configuration, dependencies: dependencies)
+    let partitions = dependencies.keys.partitions
+    var workerConfiguration = configuration.worker
+    workerConfiguration.concurrency = max(1, (configuration.worker.concurrency + partitions - 1) / partitions)
+    return (0..<partitions).map { index in
+        let queue = JobQueue(redis: dependencies.redis, configuration: dependencies.queue(partition: index))
+        let keys = dependencies.keys.inPartition(index)
+        var handlers = JobHandlers()
+        extraHandlers(&handlers)
+        RichPushJobHandler(
+            ledger: RedisNotificationStore(redis: dependencies.redis, keys: keys, queue: queue, retention: configuration.retention),
+            installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
+            queue: queue, adapter: adapter, renderer: configuration.renderer, formats: [.fcm: .fcm, .gcm: .fcm],
+            fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration, logger: logger
+        ).register(in: &handlers)
+        var partitionLogger = logger
+        if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }
+        return JobWorker(queue: queue, handlers: handlers, locator: dependencies.locator, configuration: workerConfiguration, logger: partitionLogger)
+    }
+}
+
+/// The push adapter every partition's jobs send through: APNs, FCM and the hub by platform.
+private func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies) -> any PushAdapter {
     let hub = { (holdFor: Duration) in SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor) }
     var routes: [Platform: any PushAdapter] = [:]
     if case .apns(let settings) = configuration.adapter {
@@ -135,19 +179,9 @@ public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies
         routes[.gcm] = adapter
     }
     // Android devices get an FCM message whichever adapter carries it (the hub in demos).
-    let formats: [Platform: PushFormat] = [.fcm: .fcm, .gcm: .fcm]
     let fallback: any PushAdapter = switch (configuration.adapter, configuration.otherPlatforms) {
     case (.simulated(let holdFor), _), (_, .simulated(let holdFor)): hub(holdFor)
     case (_, .refused): UnroutedPushAdapter(configured: Set(routes.values.map(\.name)).sorted())
     }
-    let adapter: any PushAdapter = routes.isEmpty ? fallback : RoutedPushAdapter(fallback: fallback, routes: routes)
-    var handlers = JobHandlers()
-    extraHandlers(&handlers)
-    RichPushJobHandler(
-        ledger: RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: queue, retention: configuration.retention),
-        installations: RedisInstallationStore(redis: dependencies.redis, keys: dependencies.keys),
-        queue: queue, adapter: adapter, renderer: configuration.renderer, formats: formats,
-        fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration, logger: logger
-    ).register(in: &handlers)
-    return JobWorker(queue: queue, handlers: handlers, redis: dependencies.redisConfiguration, configuration: configuration.worker, logger: logger)
+    return routes.isEmpty ? fallback : RoutedPushAdapter(fallback: fallback, routes: routes)
 }

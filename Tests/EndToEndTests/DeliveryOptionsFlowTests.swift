@@ -26,7 +26,7 @@ struct DeliveryOptionsFlowTests {
                         (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == 1
                     }
                     let hold = HubHold(prefix: pipeline.prefix)
-                    let expires = try #require(try await pipeline.redis.send("ZSCORE", hold.expiryKey, "\(handle)\nscore").string.flatMap(Double.init))
+                    let expires = try #require(try await pipeline.redis.send("ZSCORE", hold.expiryKey(handle), "\(handle)\nscore").string.flatMap(Double.init))
                     let left = Int64(expires) - JobQueue.nowMilliseconds()
                     #expect((1...30_000).contains(left), "held for \(left) ms; the ttl is 30 s, the worker would hold for 60 s")
                     let envelope = try #require(try await pipeline.redis.send("HGET", hold.key(handle), "score").string)

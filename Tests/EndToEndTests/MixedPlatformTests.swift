@@ -31,7 +31,7 @@ struct MixedPlatformTests {
                 _ = try await store.save(Installation(id: "android1", platform: .fcm, handle: "android-token-1", tags: ["username:alice"], owner: "alice",
                                                       updatedAt: 0), limits: RegistrationLimits())
                 let hub = RedisSubscriber(configuration: server.configuration)
-                try await hub.subscribe([SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: iosHandle)])
+                try await hub.ssubscribe([SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: iosHandle)])
 
                 let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
                 let port = try RedisServer.freePort()

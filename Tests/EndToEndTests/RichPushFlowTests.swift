@@ -168,7 +168,7 @@ struct RichPushFlowTests {
                     try await group.waitForAll()
                 }
                 let subscriber = RedisSubscriber(configuration: server.configuration)
-                try await subscriber.subscribe(handles.map { SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: $0) })
+                try await subscriber.ssubscribe(handles.map { SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: $0) })
                 let id = try await withWorkers([pipeline.worker(fanOutBatch: 500), pipeline.worker(fanOutBatch: 500)]) {
                     let id = try await sendImage(pipeline)
                     var perChannel: [String: Int] = [:]
@@ -199,7 +199,7 @@ struct RichPushFlowTests {
                     let channel = SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-retry-0")
                     let push = #"{"aps":{"content-available":1},"richId":"\#(id)","richMessage":"m","richType":"img"}"#
                     let envelope = SimulatedEnvelope.encode(id: "\(id)", installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
-                    #expect(try await pipeline.redis.send("PUBLISH", channel, envelope) == .integer(1))
+                    #expect(try await pipeline.redis.send("SPUBLISH", channel, envelope) == .integer(1))
                     try await Task.sleep(for: .milliseconds(1500))
                     #expect(log.count("fetched") == 0)
                     _ = try await pipeline.redis.send("CONFIG", "SET", "maxmemory", 0)
@@ -218,7 +218,7 @@ struct RichPushFlowTests {
                     let channel = SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-fails-0")
                     func publish(_ push: String, id: String) async throws {
                         let envelope = SimulatedEnvelope.encode(id: id, installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
-                        #expect(try await pipeline.redis.send("PUBLISH", channel, envelope) == .integer(1))
+                        #expect(try await pipeline.redis.send("SPUBLISH", channel, envelope) == .integer(1))
                     }
                     try await publish(#"{"aps":{"content-available":1},"richId":"1","richMessage":"m","richType":"video"}"#, id: "t1")
                     try await publish(#"{"aps":{"content-available":1},"richId":"424242","richMessage":"m","richType":"img"}"#, id: "t2")

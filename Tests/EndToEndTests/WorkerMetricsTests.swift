@@ -24,7 +24,7 @@ struct WorkerMetricsTests {
             _ = try await RedisInstallationStore(redis: redis, keys: keys).save(
                 Installation(id: "i1", platform: .apns, handle: "phone-1", tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
             let device = RedisSubscriber(configuration: server.configuration)
-            try await device.subscribe([SimulatedHubAdapter.channel(prefix: prefix, handle: "phone-1")])
+            try await device.ssubscribe([SimulatedHubAdapter.channel(prefix: prefix, handle: "phone-1")])
             let port = try RedisServer.freePort()
             let worker = try await ChildProcess(executable: try richpushExecutable(), arguments: [
                 "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", "m1", "--log-level", "warning",

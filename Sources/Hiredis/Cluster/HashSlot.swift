@@ -21,7 +21,7 @@ public enum HashSlot {
     }
 
     /// CRC-16/XMODEM (polynomial 0x1021, initial 0), as Redis's crc16.c.
-    static func crc16(_ bytes: some Sequence<UInt8>) -> UInt16 {
+    public static func crc16(_ bytes: some Sequence<UInt8>) -> UInt16 {
         var crc: UInt16 = 0
         for byte in bytes {
             crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]

@@ -27,11 +27,16 @@ public final class RedisSubscriber: Sendable {
     private let exited = DispatchSemaphore(value: 0)
     /// Times the connection was made again after a drop (for tests and metrics).
     private let reconnections = Atomic<Int>(0)
+    private let connected = Atomic<Bool>(false)
+    private let shardsUsed = Atomic<Bool>(false)
+    /// Shard channels Redis unsubscribed on its own (their slot moved to another node).
+    private let lostShards = Mutex<[String]>([])
 
     enum Kind: String, Sendable {
-        case subscribe, unsubscribe, psubscribe, punsubscribe
+        case subscribe, unsubscribe, psubscribe, punsubscribe, ssubscribe, sunsubscribe
         var isPattern: Bool { self == .psubscribe || self == .punsubscribe }
-        var adds: Bool { self == .subscribe || self == .psubscribe }
+        var isShard: Bool { self == .ssubscribe || self == .sunsubscribe }
+        var adds: Bool { self == .subscribe || self == .psubscribe || self == .ssubscribe }
     }
 
     struct Operation {
@@ -71,6 +76,20 @@ public final class RedisSubscriber: Sendable {
     public func unsubscribe(_ channels: [String] = []) async throws { try await submit(.unsubscribe, channels) }
     public func psubscribe(_ patterns: [String]) async throws { try await submit(.psubscribe, patterns) }
     public func punsubscribe(_ patterns: [String] = []) async throws { try await submit(.punsubscribe, patterns) }
+    /// Sharded Pub/Sub (Redis 7): messages sent with `SPUBLISH`. On Redis Cluster all the
+    /// channels must be served by this subscriber's node (``RedisShardedSubscriber`` sees to it);
+    /// they are sent one `SSUBSCRIBE` per slot.
+    public func ssubscribe(_ channels: [String]) async throws {
+        shardsUsed.store(true, ordering: .relaxed)
+        try await submit(.ssubscribe, channels)
+    }
+    public func sunsubscribe(_ channels: [String] = []) async throws { try await submit(.sunsubscribe, channels) }
+
+    /// Whether the connection is up (false while it reconnects).
+    public var isConnected: Bool { connected.load(ordering: .relaxed) }
+
+    /// Takes the shard channels Redis dropped on its own since the last call (their slot moved).
+    public func takeLostShardChannels() -> [String] { lostShards.withLock { lost in defer { lost = [] }; return lost } }
 
     /// How many times the subscriber reconnected after losing its connection.
     public var reconnectCount: Int { reconnections.load(ordering: .relaxed) }
@@ -83,6 +102,7 @@ public final class RedisSubscriber: Sendable {
             group.addTask {
                 try? await self.unsubscribe()
                 try? await self.punsubscribe()
+                if self.shardsUsed.load(ordering: .relaxed) { try? await self.sunsubscribe() }
             }
             group.addTask { try? await Task.sleep(for: unsubscribeTimeout) }
             await group.next()
@@ -145,4 +165,6 @@ public final class RedisSubscriber: Sendable {
     }
     func signalRestored() { restored.yield() }
     func countReconnection() { reconnections.add(1, ordering: .relaxed) }
+    func setConnected(_ value: Bool) { connected.store(value, ordering: .relaxed) }
+    func shardChannelLost(_ channel: String) { lostShards.withLock { $0.append(channel) } }
 }

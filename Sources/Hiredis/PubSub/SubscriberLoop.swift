@@ -8,6 +8,7 @@ struct SubscriberLoop {
     private var context: RedisContext?
     private var channels: Set<String> = []
     private var patterns: Set<String> = []
+    private var shards: Set<String> = []
     /// Confirmations still expected, oldest first; Redis confirms commands in order.
     private var awaiting: [Awaited] = []
     private var backoff: Duration
@@ -36,7 +37,7 @@ struct SubscriberLoop {
                 owner.finishStream()
                 return
             }
-            let wanted = !operations.isEmpty || !channels.isEmpty || !patterns.isEmpty || !awaiting.isEmpty
+            let wanted = !operations.isEmpty || !channels.isEmpty || !patterns.isEmpty || !shards.isEmpty || !awaiting.isEmpty
             if context == nil && wanted && !reconnect(failing: operations) {
                 continue
             }
@@ -49,6 +50,7 @@ struct SubscriberLoop {
             } catch {
                 owner.log.warning("redis subscriber connection dropped", metadata: ["redis.url": "\(owner.configuration.redactedURL)", "error": "\(error.message)"])
                 context = nil
+                owner.setConnected(false)
             }
         }
     }
@@ -59,6 +61,7 @@ struct SubscriberLoop {
         do {
             let context = try RedisContext(configuration: owner.configuration)
             self.context = context
+            owner.setConnected(true)
             backoff = owner.configuration.reconnectBackoff.lowerBound
             let carried = awaiting.flatMap(\.continuations)
             awaiting = []
@@ -72,6 +75,10 @@ struct SubscriberLoop {
                 try context.append(RedisCommand("PSUBSCRIBE", arguments: Array(patterns)))
                 awaiting.append(Awaited(kind: .psubscribe, remaining: patterns.count, continuations: []))
             }
+            for group in Self.bySlot(Array(shards)) {
+                try context.append(RedisCommand("SSUBSCRIBE", arguments: group))
+                awaiting.append(Awaited(kind: .ssubscribe, remaining: group.count, continuations: []))
+            }
             // Calls that were waiting when the connection dropped complete once the restore is confirmed.
             if awaiting.isEmpty {
                 succeed(carried)
@@ -79,7 +86,7 @@ struct SubscriberLoop {
                 awaiting[awaiting.count - 1].continuations += carried
                 awaiting[awaiting.count - 1].restores = true
             }
-            if carried.count + channels.count + patterns.count > 0 {
+            if carried.count + channels.count + patterns.count + shards.count > 0 {
                 owner.log.info("redis subscriber reconnected", metadata: ["channels": "\(channels.count)", "patterns": "\(patterns.count)"])
             }
             return true
@@ -96,7 +103,7 @@ struct SubscriberLoop {
 
     private mutating func send(_ operation: RedisSubscriber.Operation, on context: RedisContext) throws(RedisError) {
         let kind = operation.kind
-        var current = kind.isPattern ? patterns : channels
+        var current = kind.isPattern ? patterns : kind.isShard ? shards : channels
         let expected: Int
         if operation.names.isEmpty {
             expected = max(current.count, 1)
@@ -105,9 +112,16 @@ struct SubscriberLoop {
             expected = operation.names.count
             if kind.adds { current.formUnion(operation.names) } else { current.subtract(operation.names) }
         }
-        if kind.isPattern { patterns = current } else { channels = current }
+        if kind.isPattern { patterns = current } else if kind.isShard { shards = current } else { channels = current }
         awaiting.append(Awaited(kind: kind, remaining: expected, continuations: [operation.continuation]))
-        try context.append(RedisCommand(kind.rawValue.uppercased(), arguments: operation.names))
+        // A cluster takes the shard channels of one slot per command.
+        for names in kind.isShard && !operation.names.isEmpty ? Self.bySlot(operation.names) : [operation.names] {
+            try context.append(RedisCommand(kind.rawValue.uppercased(), arguments: names))
+        }
+    }
+
+    static func bySlot(_ channels: [String]) -> [[String]] {
+        Dictionary(grouping: channels, by: HashSlot.of).sorted { $0.key < $1.key }.map(\.value)
     }
 
     /// Waits until the socket or the wake-up pipe is readable, then handles what arrived.
@@ -123,10 +137,22 @@ struct SubscriberLoop {
     }
 
     private mutating func handle(_ reply: RedisValue) {
+        if let message = reply.errorMessage, !awaiting.isEmpty {
+            // A refused (un)subscribe (CROSSSLOT, MOVED, an unknown command): its caller hears why.
+            let refused = awaiting.removeFirst()
+            fail(refused.continuations, RedisError(server: message))
+            return
+        }
         guard let parts = reply.array, let kind = parts.first?.string else { return }
         switch kind {
-        case "message" where parts.count == 3:
+        case "message" where parts.count == 3, "smessage" where parts.count == 3:
             owner.deliver(RedisPubSubMessage(channel: parts[1].string ?? "", payload: parts[2].bytes ?? []))
+        case "sunsubscribe" where awaiting.first?.kind != .sunsubscribe:
+            // Not asked for: the channel's slot moved to another node, which now serves it.
+            if let channel = parts.dropFirst().first?.string {
+                shards.remove(channel)
+                owner.shardChannelLost(channel)
+            }
         case "pmessage" where parts.count == 4:
             owner.deliver(RedisPubSubMessage(channel: parts[2].string ?? "", pattern: parts[1].string, payload: parts[3].bytes ?? []))
         default:

@@ -1,15 +1,16 @@
 import RichPushQueue
 import Synchronization
 
-/// Refuses new work (503 + Retry-After) when the queue's backlog is over its bound. The backlog
-/// is read at most every 250 ms per replica, so the check costs no round trip on most requests.
+/// Refuses new work (503 + Retry-After) when the queue's backlog (all partitions together) is
+/// over its bound. The backlog is read at most every 250 ms per replica, so the check costs no
+/// round trip on most requests.
 final class BacklogGuard: Sendable {
-    private let queue: JobQueue
+    private let queues: [JobQueue]
     private let limit: Int
     private let cached = Mutex<(backlog: Int, read: ContinuousClock.Instant)?>(nil)
 
-    init(queue: JobQueue, limit: Int) {
-        self.queue = queue
+    init(queues: [JobQueue], limit: Int) {
+        self.queues = queues
         self.limit = limit
     }
 
@@ -19,7 +20,8 @@ final class BacklogGuard: Sendable {
             cached.flatMap { now - $0.read < .milliseconds(250) ? $0.backlog : nil }
         }
         if backlog == nil {
-            let fresh = try await queue.stats().backlog
+            var fresh = 0
+            for queue in queues { fresh += try await queue.stats().backlog }
             cached.withLock { $0 = (fresh, now) }
             backlog = fresh
         }

@@ -249,7 +249,7 @@ struct NotificationRoutes {
         if Self.matches(ifNoneMatch: request.headers[.ifNoneMatch], etag: etag) {
             return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, max-age=3600"])
         }
-        guard let payload = try await notifications.payload(hash: record.payloadHash) else {
+        guard let payload = try await notifications.payload(hash: record.payloadHash, notification: record.id) else {
             throw APIError(.gone, code: "gone", message: "the payload of notification \(record.id) has expired")
         }
         try await notifications.recordFetch(id: record.id, installation: installation, reader: user.name)

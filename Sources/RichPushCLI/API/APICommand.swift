@@ -72,8 +72,8 @@ struct APICommand: AsyncParsableCommand {
         LogSetup.bootstrap(level: logLevel)
         let registry = MetricsSetup.bootstrap()
         let logger = Logger(label: "richpush.api")
-        let redisConfiguration = try redis.configuration(clientName: "richpush-api")
-        let pool = RedisConnectionPool(configuration: redisConfiguration, size: redisConnections, logger: logger)
+        let backend = try redis.backend(clientName: "richpush-api", connections: redisConnections, logger: logger)
+        let pool = backend.client
         let image = try defaultImage.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
         let auth = AuthConfiguration(
             mode: authMode, throttle: LoginThrottle(freeFailuresPerPair: loginFreeFailures, freeFailuresPerAddress: loginFreeFailuresPerAddress),
@@ -88,13 +88,16 @@ struct APICommand: AsyncParsableCommand {
         if durability == .replicated {
             configuration.durability = .replicated(replicas: durabilityReplicas, timeout: .milliseconds(durabilityTimeoutMs))
         }
-        let changes = RedisSubscriber(configuration: redisConfiguration, logger: logger)
+        // Announced with PUBLISH, which a cluster passes to every node: any node will do.
+        var changesNode = try redis.configuration(clientName: "richpush-api")
+        if redis.isCluster { changesNode = try await backend.locator.configuration(forKey: queue.storageKeys.credentialChanges) }
+        let changes = RedisSubscriber(configuration: changesNode, logger: logger)
         let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys, queue: queue.configuration, registry: registry,
                                            credentialChanges: changes)
         let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
         // Stopped in reverse order: the server drains first, the Redis pool closes last.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: pool), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: [.init(service: backend.service), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

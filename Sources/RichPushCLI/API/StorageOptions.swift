@@ -3,5 +3,5 @@ import RichPushStorage
 
 /// The key namespace of users, installations and notifications (the queue's prefix and partition).
 extension QueueOptions {
-    var storageKeys: StorageKeys { StorageKeys(prefix: prefix, partition: partition) }
+    var storageKeys: StorageKeys { StorageKeys(prefix: prefix, partition: partition, partitions: partitions) }
 }

@@ -18,10 +18,16 @@ struct DeadLetterCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-dlq")
-            let letters = try await JobQueue(redis: connection, configuration: queue.configuration).deadLetters(count: count)
+            // Each partition's newest, merged newest first.
+            var letters: [(partition: String?, letter: DeadLetter)] = []
+            for configuration in queue.partitionConfigurations {
+                let partition = queue.partitions > 1 ? configuration.partition : nil
+                letters += try await JobQueue(redis: connection, configuration: configuration).deadLetters(count: count).map { (partition, $0) }
+            }
             await connection.close()
+            letters = Array(letters.sorted { $0.letter.deadAt > $1.letter.deadAt }.prefix(count))
             if letters.isEmpty && !json { print("no dead letters") }
-            for letter in letters { print(json ? letter.jsonLine : letter.textLine) }
+            for (partition, letter) in letters { print(json ? letter.jsonLine(partition: partition) : letter.textLine(partition: partition)) }
         }
     }
 
@@ -29,14 +35,15 @@ struct DeadLetterCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one dead letter with its payload.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
-        @Argument(help: "Id of the dead letter (from dlq list).") var id: String
+        @Argument(help: "Id of the dead letter (from dlq list; past one partition with its partition, q3/<id>).") var id: String
 
         func run() async throws {
+            let (configuration, streamID) = try queue.deadLetterTarget(id)
             let connection = try await connect(redis, clientName: "richpush-dlq")
-            let letter = try await JobQueue(redis: connection, configuration: queue.configuration).deadLetter(id: id)
+            let letter = try await JobQueue(redis: connection, configuration: configuration).deadLetter(id: streamID)
             await connection.close()
             guard let letter else { throw CLIError("no dead letter with id \(id)") }
-            print(letter.textLine)
+            print(letter.textLine(partition: queue.partitions > 1 ? configuration.partition : nil))
             if let job = letter.job { print("payload: \(String(decoding: job.payload, as: UTF8.self))") }
         }
     }
@@ -54,7 +61,16 @@ struct DeadLetterCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-dlq")
-            let moved = try await JobQueue(redis: connection, configuration: queue.configuration).replayDeadLetters(ids: all ? nil : ids)
+            var moved = 0
+            if all {
+                for configuration in queue.partitionConfigurations {
+                    moved += try await JobQueue(redis: connection, configuration: configuration).replayDeadLetters(ids: nil)
+                }
+            } else {
+                for (configuration, streamIDs) in try queue.deadLetterTargets(ids) {
+                    moved += try await JobQueue(redis: connection, configuration: configuration).replayDeadLetters(ids: streamIDs)
+                }
+            }
             await connection.close()
             print("replayed \(moved) dead letter(s)")
             if !all && moved < ids.count { throw CLIError("\(ids.count - moved) id(s) were not in the dead letters") }
@@ -74,22 +90,52 @@ struct DeadLetterCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-dlq")
-            let deleted = try await JobQueue(redis: connection, configuration: queue.configuration).purgeDeadLetters(ids: all ? nil : ids)
+            var deleted = 0
+            if all {
+                for configuration in queue.partitionConfigurations {
+                    deleted += try await JobQueue(redis: connection, configuration: configuration).purgeDeadLetters(ids: nil)
+                }
+            } else {
+                for (configuration, streamIDs) in try queue.deadLetterTargets(ids) {
+                    deleted += try await JobQueue(redis: connection, configuration: configuration).purgeDeadLetters(ids: streamIDs)
+                }
+            }
             await connection.close()
             print("purged \(deleted) dead letter(s)")
         }
     }
 }
 
-extension DeadLetter {
-    var textLine: String {
-        let type = job?.type ?? "?"
-        let when = Date(timeIntervalSince1970: Double(deadAt) / 1000).formatted(.iso8601)
-        return "\(id)  type=\(type)  origin=\(origin)  dead=\(when)  error=\(undecodable.map { "undecodable: \($0); " } ?? "")\(error)"
+extension QueueOptions {
+    /// The partition and stream id a dead-letter id names: `q3/<id>` past one partition.
+    func deadLetterTarget(_ id: String) throws -> (JobQueueConfiguration, String) {
+        guard partitions > 1 else { return (configuration, id) }
+        let parts = id.split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let configuration = partitionConfigurations.first(where: { $0.partition == parts[0] }) else {
+            throw CLIError("dead letter '\(id)': with --partitions \(partitions), give it as listed, <partition>/<id> (e.g. q3/1732237200000-0)")
+        }
+        return (configuration, parts[1])
     }
 
-    var jsonLine: String {
-        let object: [String: Any] = ["id": id, "type": job?.type ?? NSNull(), "origin": origin, "deadAt": deadAt, "error": error,
+    func deadLetterTargets(_ ids: [String]) throws -> [(JobQueueConfiguration, [String])] {
+        var byPartition: [String: (JobQueueConfiguration, [String])] = [:]
+        for id in ids {
+            let (configuration, streamID) = try deadLetterTarget(id)
+            byPartition[configuration.partition, default: (configuration, [])].1.append(streamID)
+        }
+        return byPartition.keys.sorted().map { byPartition[$0]! }
+    }
+}
+
+extension DeadLetter {
+    func textLine(partition: String?) -> String {
+        let type = job?.type ?? "?"
+        let when = Date(timeIntervalSince1970: Double(deadAt) / 1000).formatted(.iso8601)
+        return "\(partition.map { "\($0)/" } ?? "")\(id)  type=\(type)  origin=\(origin)  dead=\(when)  error=\(undecodable.map { "undecodable: \($0); " } ?? "")\(error)"
+    }
+
+    func jsonLine(partition: String?) -> String {
+        let object: [String: Any] = ["id": partition.map { "\($0)/\(id)" } ?? id, "type": job?.type ?? NSNull(), "origin": origin, "deadAt": deadAt, "error": error,
                                      "attempt": job?.attempt ?? NSNull(), "payloadBytes": job?.payload.count ?? 0]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)

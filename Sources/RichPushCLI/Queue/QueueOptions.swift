@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RichPushQueue
 
 /// Options naming the queue in Redis, shared by worker, stats, dlq, replay and enqueue.
@@ -8,6 +9,14 @@ struct QueueOptions: ParsableArguments {
 
     @Option(name: .customLong("queue-partition"), help: "Queue partition (the Redis hash tag of its keys).")
     var partition = "q0"
+
+    @Option(name: .customLong("partitions"), help: ArgumentHelp(
+        "Queue partitions (q0 … q<P-1>, each under its own hash tag, so each lands on a Redis Cluster slot of its own); the same for every process (env RICHPUSH_PARTITIONS; default 1).",
+        valueName: "P"))
+    var partitionOption: Int?
+
+    /// `--partitions`, else RICHPUSH_PARTITIONS, else 1.
+    var partitions: Int { partitionOption ?? ProcessInfo.processInfo.environment["RICHPUSH_PARTITIONS"].flatMap { Int($0) } ?? 1 }
 
     @Option(help: "Seconds a delivered job may stay unacknowledged before another worker reclaims it.")
     var visibilityTimeout: Double = 30
@@ -26,6 +35,10 @@ struct QueueOptions: ParsableArguments {
         guard maxDeliveries >= 1 else { throw ValidationError("--max-deliveries must be at least 1") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
         guard retentionHours > 0 else { throw ValidationError("--retention-hours must be positive") }
+        guard (1...1024).contains(partitions) else { throw ValidationError("--partitions (or RICHPUSH_PARTITIONS) must be 1 to 1024") }
+        guard partitions == 1 || partition == "q0" else {
+            throw ValidationError("--queue-partition names the one partition; with --partitions \(partitions) they are q0 … q\(partitions - 1)")
+        }
         guard !prefix.isEmpty, !partition.contains("}"), !partition.contains("{") else {
             throw ValidationError("--queue-prefix must not be empty and --queue-partition must not contain braces")
         }
@@ -38,5 +51,17 @@ struct QueueOptions: ParsableArguments {
             maxDeliveries: maxDeliveries,
             retention: .seconds(retentionHours * 3600),
             retry: RetryPolicy(maxAttempts: maxAttempts))
+    }
+}
+
+extension QueueOptions {
+    /// Each partition's queue settings, in partition order.
+    var partitionConfigurations: [JobQueueConfiguration] {
+        guard partitions > 1 else { return [configuration] }
+        return (0..<partitions).map { index in
+            var configuration = self.configuration
+            configuration.partition = "q\(index)"
+            return configuration
+        }
     }
 }

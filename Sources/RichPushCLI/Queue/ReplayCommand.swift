@@ -38,7 +38,31 @@ struct ReplayCommand: AsyncParsableCommand {
         let start = try StreamTime.parse(from)
         let end = to == "+" ? "+" : try StreamTime.parse(to)
         let connection = try await connect(redis, clientName: "richpush-replay")
-        let jobQueue = JobQueue(redis: connection, configuration: queue.configuration)
+        // Every partition's stream, or with --notification the one that holds its jobs.
+        var configurations = queue.partitionConfigurations
+        if let notification, configurations.count > 1 {
+            configurations = [configurations[queue.storageKeys.partitionIndex(ofNotification: notification)]]
+        }
+        var replayed = 0, skipped = 0
+        do {
+            for configuration in configurations {
+                let result = try await replay(JobQueue(redis: connection, configuration: configuration), from: start, to: end, connection: connection)
+                let partition = queue.partitions > 1 ? "\(configuration.partition)/" : ""
+                for candidate in result.candidates {
+                    print("\(dryRun ? "would replay" : "replayed") \(partition)\(candidate.id) type=\(candidate.type) origin=\(candidate.origin)")
+                }
+                replayed += result.candidates.count
+                skipped += result.skipped
+            }
+        } catch {
+            await connection.close()
+            throw error
+        }
+        await connection.close()
+        print("\(dryRun ? "would replay" : "replayed") \(replayed) job(s)\(skipped > 0 ? ", skipped \(skipped) undecodable" : "")")
+    }
+
+    private func replay(_ jobQueue: JobQueue, from start: String, to end: String, connection: any RedisClient) async throws -> (candidates: [JobQueue.ReplayCandidate], skipped: Int) {
         let types = type.isEmpty ? nil : Set(type)
         let notification = self.notification
         let selected: @Sendable (Job) -> Bool = { job in
@@ -58,12 +82,7 @@ struct ReplayCommand: AsyncParsableCommand {
             let ids = Set(jobs.map(\.id))
             include = { ids.contains($0.id) }
         }
-        let result = try await jobQueue.replay(from: start, to: end, types: types, dryRun: dryRun, where: include)
-        await connection.close()
-        for candidate in result.candidates {
-            print("\(dryRun ? "would replay" : "replayed") \(candidate.id) type=\(candidate.type) origin=\(candidate.origin)")
-        }
-        print("\(dryRun ? "would replay" : "replayed") \(result.candidates.count) job(s)\(result.skipped > 0 ? ", skipped \(result.skipped) undecodable" : "")")
+        return try await jobQueue.replay(from: start, to: end, types: types, dryRun: dryRun, where: include)
     }
 
     /// `--force`: clears the delivery ledger entries the selected rich-push jobs would meet (a whole

@@ -21,20 +21,26 @@ struct StatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let connection = try await connect(redis, clientName: "richpush-stats")
-        let jobQueue = JobQueue(redis: connection, configuration: queue.configuration)
+        let queues = queue.partitionConfigurations.map { JobQueue(redis: connection, configuration: $0) }
         if watch {
-            try await watchLoop(jobQueue)
+            try await watchLoop(queues)
             await connection.close()
             return
         }
-        let stats = try await jobQueue.stats()
+        var partitions: [QueueStats] = []
+        for jobQueue in queues { partitions.append(try await jobQueue.stats()) }
         await connection.close()
+        let stats = QueueStats.total(partitions)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(stats), as: UTF8.self))
+            // One partition: its stats as ever; several: the total and each partition's.
+            let data = queues.count == 1 ? try encoder.encode(stats)
+                : try encoder.encode(PartitionedStats(total: stats, partitions: Dictionary(uniqueKeysWithValues: zip(queues.map(\.configuration.partition), partitions))))
+            print(String(decoding: data, as: UTF8.self))
             return
         }
+        if queues.count > 1 { print("all \(queues.count) partitions") }
         print("""
         stream length      \(stats.length)
         lag (undelivered)  \(stats.lag)
@@ -55,16 +61,29 @@ struct StatsCommand: AsyncParsableCommand {
             print("departed consumers (processed)")
             for name in departed { print("  \(name)  processed \(stats.processedByConsumer[name] ?? 0)") }
         }
+        guard queues.count > 1 else { return }
+        print("per partition")
+        for (jobQueue, part) in zip(queues, partitions) {
+            print("  \(jobQueue.configuration.partition)  lag \(part.lag)  pending \(part.pending)  delayed \(part.delayed)  dead letters \(part.deadLetters)  processed \(part.processed)  retried \(part.retried)  dead-lettered \(part.deadLettered)")
+        }
     }
+}
+
+/// `richpush stats --json` past one partition.
+struct PartitionedStats: Encodable {
+    let total: QueueStats
+    let partitions: [String: QueueStats]
 }
 
 extension StatsCommand {
     /// Redraws the queue's state with per-second rates computed from the totals.
-    private func watchLoop(_ jobQueue: JobQueue) async throws {
+    private func watchLoop(_ queues: [JobQueue]) async throws {
         var previous: (stats: QueueStats, at: ContinuousClock.Instant)?
         var shown = 0
         while refreshes == 0 || shown < refreshes {
-            let stats = try await jobQueue.stats()
+            var partitions: [QueueStats] = []
+            for jobQueue in queues { partitions.append(try await jobQueue.stats()) }
+            let stats = QueueStats.total(partitions)
             let now = ContinuousClock.now
             var rates = "rates: (first sample)"
             if let previous {
@@ -73,7 +92,7 @@ extension StatsCommand {
                 rates = "rates: processed \(rate(\.processed))  retried \(rate(\.retried))  dead-lettered \(rate(\.deadLettered))  enqueued \(rate(\.length))"
             }
             var screen = "\u{1B}[H\u{1B}[2J"  // home + clear, as `watch` does
-            screen += "richpush queue \(queue.configuration.streamKey)  (every \(interval) s, Ctrl-C to stop)\n\n"
+            screen += "richpush queue \(queues.count == 1 ? queue.configuration.streamKey : "\(queue.prefix), \(queues.count) partitions")  (every \(interval) s, Ctrl-C to stop)\n\n"
             screen += "\(rates)\n"
             screen += "lag \(stats.lag)  pending \(stats.pending) (oldest \(stats.oldestPendingAgeMilliseconds) ms)  delayed \(stats.delayed)  dead letters \(stats.deadLetters)\n"
             screen += "totals: processed \(stats.processed)  retried \(stats.retried)  failed \(stats.failed)  dead-lettered \(stats.deadLettered)\n\n"
@@ -86,15 +105,5 @@ extension StatsCommand {
             shown += 1
             if refreshes == 0 || shown < refreshes { try await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
         }
-    }
-}
-
-/// Connects for a one-shot command, turning a Redis failure into one clear line.
-func connect(_ options: RedisOptions, clientName: String) async throws -> RedisConnection {
-    let configuration = try options.configuration(clientName: clientName)
-    do {
-        return try await RedisConnection.connect(configuration: configuration)
-    } catch let error as RedisError {
-        throw CLIError("cannot reach Redis at \(configuration.redactedURL): \(error.message)")
     }
 }

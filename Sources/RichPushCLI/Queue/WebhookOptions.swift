@@ -27,15 +27,20 @@ struct WebhookOptions: ParsableArguments {
 
     /// The dispatcher and the HTTP client it posts with (both to run in the process's ServiceGroup,
     /// the client's service before the dispatcher so it closes after), or nothing with --no-webhooks.
-    func services(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, consumer: String, logger: Logger) -> [any Service] {
+    /// One dispatcher per partition (each reads its partition's outbox; the first also sends the retries).
+    func services(redis: any RedisClient, locator: RedisNodeLocator, keys: StorageKeys, consumer: String, logger: Logger) -> [any Service] {
         guard webhooks else { return [] }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPWebhookTransport.configuration(connections: webhookConcurrency))
-        let configuration = WebhookDispatcherConfiguration(
+        var configuration = WebhookDispatcherConfiguration(
             consumer: consumer, timeout: .milliseconds(Int(webhookTimeout * 1000)), concurrency: webhookConcurrency,
             retryBase: .milliseconds(Int(webhookRetryBase * 1000)), retryMax: .milliseconds(Int(webhookRetryMax * 1000)),
             retryWindow: .seconds(webhookRetryWindowHours * 3600))
-        let dispatcher = WebhookDispatcher(store: RedisWebhookStore(redis: redis, keys: keys), transport: HTTPWebhookTransport(client: client),
-                                           redis: redisConfiguration, configuration: configuration, logger: logger)
-        return [HTTPClientService(client: client), dispatcher]
+        var services: [any Service] = [HTTPClientService(client: client)]
+        for partition in 0..<keys.partitions {
+            configuration.runsRetries = partition == 0
+            services.append(WebhookDispatcher(store: RedisWebhookStore(redis: redis, keys: keys.inPartition(partition)), transport: HTTPWebhookTransport(client: client),
+                                              locator: locator, configuration: configuration, logger: logger))
+        }
+        return services
     }
 }

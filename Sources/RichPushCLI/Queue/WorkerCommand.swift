@@ -78,8 +78,8 @@ struct WorkerCommand: AsyncParsableCommand {
         let registry = metricsPort.map { _ in MetricsSetup.bootstrap() }
         let logger = Logger(label: "richpush.worker")
         let redisConfiguration = try redis.configuration(clientName: "richpush-worker")
-        let pool = RedisConnectionPool(configuration: redisConfiguration, size: 2, logger: logger)
-        let jobQueue = JobQueue(redis: pool, configuration: queue.configuration)
+        let backend = try redis.backend(clientName: "richpush-worker", connections: 2, logger: logger)
+        let pool = backend.client
         var workerConfiguration = JobWorkerConfiguration(concurrency: concurrency, batchSize: batchSize,
                                                          drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
@@ -95,7 +95,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         let fcmSettings = adapter.kinds.contains(.fcm) ? try fcm.settings() : nil
         if let fcmSettings {
-            try await Self.checkTokenEndpoint(fcmSettings, redis: pool, prefix: queue.configuration.prefix, logger: logger)
+            try await Self.checkTokenEndpoint(fcmSettings, redis: backend, prefix: queue.configuration.prefix, logger: logger)
         }
         var configuration = RichPushWorkerConfiguration(
             worker: workerConfiguration, adapter: pushAdapter,
@@ -106,9 +106,10 @@ struct WorkerCommand: AsyncParsableCommand {
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)),
             fcm: fcmSettings, otherPlatforms: adapter.kinds.contains(.simulated) ? .simulated(holdFor: .seconds(holdHours * 3600)) : .refused)
         configuration.defaultThrottlePerMinute = throttlePerMinute
-        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration)
+        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration,
+                                              locator: backend.locator)
         let bench = benchHandlers
-        let worker = buildWorker(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
+        let workers = buildWorkers(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
             guard bench else { return }
             // The benchmark and test job types (scripts/bench-queue.sh, the queue's process tests).
             handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
@@ -116,7 +117,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }, logger: logger)
         // A ServiceGroup stops its services in reverse order: the worker drains first, and the
         // metrics server answers until the worker is done.
-        var services: [any Service] = [pool]
+        var services: [any Service] = [backend.service]
         if let apnsClient { services.append(apnsClient) }
         if let fcm = configuration.fcm {
             services.append(HTTPClientService(client: fcm.http))
@@ -124,17 +125,20 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
-            services.append(QueueGauges(queue: jobQueue, interval: .seconds(queueMetricsInterval), logger: logger))
+            for worker in workers {
+                services.append(QueueGauges(queue: worker.queue, interval: .seconds(queueMetricsInterval), labelled: queue.partitions > 1, logger: logger))
+            }
         }
         if adapter.kinds.contains(.simulated) {
             // The hub's held pushes that expire are reported by the workers that use the hub.
             services.append(HubExpirySweeper(redis: pool, prefix: queue.configuration.prefix,
-                                             ledger: RedisNotificationStore(redis: pool, keys: queue.storageKeys, queue: jobQueue, retention: .seconds(retentionDays * 86400)),
+                                             ledger: RedisNotificationStore(redis: pool, keys: queue.storageKeys, queue: workers[0].queue,
+                                                                            retention: .seconds(retentionDays * 86400)),
                                              logger: logger))
         }
-        services += webhookOptions.services(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys,
+        services += webhookOptions.services(redis: pool, locator: backend.locator, keys: queue.storageKeys,
                                             consumer: workerConfiguration.consumer, logger: logger)
-        services.append(worker)
+        services += workers as [any Service]
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
     }
@@ -146,7 +150,7 @@ extension WorkerCommand {
     /// the reason instead of failing every Android push. (It is the shared token: a fleet of N
     /// workers still makes one exchange.) Redis not answering yet is only a warning: the worker
     /// waits for Redis as it always does.
-    static func checkTokenEndpoint(_ settings: RichPushWorkerConfiguration.FCMSettings, redis: RedisConnectionPool, prefix: String, logger: Logger) async throws {
+    static func checkTokenEndpoint(_ settings: RichPushWorkerConfiguration.FCMSettings, redis: RedisBackend, prefix: String, logger: Logger) async throws {
         do {
             _ = try await settings.accessToken(redis: redis, prefix: prefix).current()
         } catch let error as FCMConfigurationError {

@@ -83,7 +83,8 @@ public protocol NotificationStore: Sendable {
     /// cancelled and send nothing more.
     func cancel(id: Int) async throws -> CancelOutcome
     func notification(id: Int) async throws -> RichNotification?
-    func payload(hash: String) async throws -> [UInt8]?
+    /// The payload bytes of notification `id` (content hash `hash`), nil once expired.
+    func payload(hash: String, notification id: Int) async throws -> [UInt8]?
     /// Notifications created by `user`, newest first, ids below `before`.
     func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification]
     func status(id: Int) async throws -> NotificationStatus?

@@ -28,3 +28,35 @@ public struct QueueStats: Sendable, Hashable, Codable {
     /// Jobs accepted and not finished: the number back-pressure bounds.
     public var backlog: Int { lag + pending + delayed }
 }
+
+extension QueueStats {
+    /// The partitions' stats added up: counts summed, the oldest pending age the largest, a
+    /// consumer (one worker reads every partition under one name) listed once with its pending
+    /// and processed summed and its smallest idle time.
+    public static func total(_ partitions: [QueueStats]) -> QueueStats {
+        guard var total = partitions.first else {
+            return QueueStats(length: 0, lag: 0, pending: 0, oldestPendingAgeMilliseconds: 0, delayed: 0, deadLetters: 0, consumers: [],
+                              processed: 0, retried: 0, failed: 0, deadLettered: 0, processedByConsumer: [:])
+        }
+        for stats in partitions.dropFirst() {
+            total.length += stats.length
+            total.lag += stats.lag
+            total.pending += stats.pending
+            total.oldestPendingAgeMilliseconds = max(total.oldestPendingAgeMilliseconds, stats.oldestPendingAgeMilliseconds)
+            total.delayed += stats.delayed
+            total.deadLetters += stats.deadLetters
+            total.processed += stats.processed
+            total.retried += stats.retried
+            total.failed += stats.failed
+            total.deadLettered += stats.deadLettered
+            total.processedByConsumer.merge(stats.processedByConsumer, uniquingKeysWith: +)
+            total.consumers += stats.consumers
+        }
+        let byName = Dictionary(grouping: total.consumers, by: \.name)
+        total.consumers = byName.keys.sorted().map { name in
+            let all = byName[name]!
+            return Consumer(name: name, pending: all.map(\.pending).reduce(0, +), idleMilliseconds: all.map(\.idleMilliseconds).min() ?? 0)
+        }
+        return total
+    }
+}

@@ -16,7 +16,7 @@ public final class JobWorker: Service, Sendable {
     public let queue: JobQueue
     public let configuration: JobWorkerConfiguration
     let handlers: JobHandlers
-    private let readerConfiguration: RedisConfiguration
+    private let locator: RedisNodeLocator
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
     let running = Mutex<[String: ContinuousClock.Instant]>([:])
@@ -26,14 +26,17 @@ public final class JobWorker: Service, Sendable {
 
     /// `redis` is the reader's connection configuration (its command timeout is raised above the
     /// block time); `queue.redis` serves everything else.
-    public init(queue: JobQueue, handlers: JobHandlers, redis: RedisConfiguration, configuration: JobWorkerConfiguration = JobWorkerConfiguration(), logger: Logger = Logger(label: "richpush.worker")) {
+    public convenience init(queue: JobQueue, handlers: JobHandlers, redis: RedisConfiguration, configuration: JobWorkerConfiguration = JobWorkerConfiguration(), logger: Logger = Logger(label: "richpush.worker")) {
+        self.init(queue: queue, handlers: handlers, locator: .standalone(redis), configuration: configuration, logger: logger)
+    }
+
+    /// `locator` finds the node of the queue's stream for the reader's own connection (on Redis
+    /// Cluster, again after a failover or a reshard); `queue.redis` serves everything else.
+    public init(queue: JobQueue, handlers: JobHandlers, locator: RedisNodeLocator, configuration: JobWorkerConfiguration = JobWorkerConfiguration(), logger: Logger = Logger(label: "richpush.worker")) {
         self.queue = queue
         self.handlers = handlers
         self.configuration = configuration
-        var reader = redis
-        reader.commandTimeout = configuration.blockTime + .seconds(5)
-        reader.clientName = reader.clientName.map { "\($0)-reader" } ?? "worker-reader"
-        self.readerConfiguration = reader
+        self.locator = locator
         self.slots = SlotLimiter(capacity: configuration.concurrency)
         var logger = logger
         logger[metadataKey: "consumer"] = "\(configuration.consumer)"
@@ -50,7 +53,8 @@ public final class JobWorker: Service, Sendable {
     }
 
     public func run() async throws {
-        let reader = RedisConnection(configuration: readerConfiguration, logger: logger)
+        let reader = RedisReaderConnection(locator: locator, key: queue.configuration.streamKey, timeout: configuration.blockTime + .seconds(5),
+                                  suffix: "reader", logger: logger)
         let acks = AckBuffer(queue: queue, consumer: configuration.consumer, logger: logger)
         logger.info("worker started", metadata: ["stream": "\(queue.configuration.streamKey)", "concurrency": "\(configuration.concurrency)", "handlers": "\(handlers.types.joined(separator: ","))"])
         await withGracefulShutdownHandler {
@@ -83,7 +87,7 @@ public final class JobWorker: Service, Sendable {
 
     var isStopping: Bool { stopping.load(ordering: .relaxed) || Task.isCancelled }
 
-    private func fetchLoop(reader: RedisConnection, submit: ([JobQueue.Delivery]) -> Void) async {
+    private func fetchLoop(reader: RedisReaderConnection, submit: ([JobQueue.Delivery]) -> Void) async {
         var backoff = Duration.milliseconds(50)
         var groupReady = false
         var nextMaintenance = ContinuousClock.now
@@ -111,13 +115,14 @@ public final class JobWorker: Service, Sendable {
                     try await housekeeping()
                 }
                 if deliveries.isEmpty {
-                    deliveries = try await queue.read(on: reader, consumer: configuration.consumer,
+                    deliveries = try await queue.read(on: try await reader.connection(), consumer: configuration.consumer,
                                                       count: min(free, configuration.batchSize), block: configuration.blockTime)
                 }
                 slots.take(deliveries.count)
                 if !deliveries.isEmpty { submit(deliveries) }
                 backoff = .milliseconds(50)
             } catch {
+                await reader.failed(error)
                 if let error = error as? RedisError, error.serverErrorPrefix == "NOGROUP" {
                     groupReady = false  // Redis lost the group (restart without persistence): make it again
                 }

@@ -10,19 +10,23 @@ public import ServiceLifecycle
 public struct QueueGauges: Service {
     let queue: JobQueue
     let interval: Duration
+    let dimensions: [(String, String)]
     let logger: Logger
 
-    public init(queue: JobQueue, interval: Duration = .seconds(5), logger: Logger) {
+    /// `labelled`: the gauges carry the queue's partition (`partition="q3"`), for a worker that
+    /// reads several.
+    public init(queue: JobQueue, interval: Duration = .seconds(5), labelled: Bool = false, logger: Logger) {
         self.queue = queue
         self.interval = interval
+        self.dimensions = labelled ? [("partition", queue.configuration.partition)] : []
         self.logger = logger
     }
 
     public func run() async throws {
-        let lag = Gauge(label: "richpush_queue_lag_jobs")
-        let pending = Gauge(label: "richpush_queue_pending_jobs")
-        let delayed = Gauge(label: "richpush_queue_delayed_jobs")
-        let dead = Gauge(label: "richpush_queue_dead_jobs")
+        let lag = Gauge(label: "richpush_queue_lag_jobs", dimensions: dimensions)
+        let pending = Gauge(label: "richpush_queue_pending_jobs", dimensions: dimensions)
+        let delayed = Gauge(label: "richpush_queue_delayed_jobs", dimensions: dimensions)
+        let dead = Gauge(label: "richpush_queue_dead_jobs", dimensions: dimensions)
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
