@@ -7,6 +7,8 @@
 #       masters first; DIR/node-N/port and DIR/node-N/redis.pid say which server is where
 #   scripts/cluster.sh stop [--dir DIR]
 #   scripts/cluster.sh status [--dir DIR]
+#   scripts/cluster.sh restart-node --port P [--dir DIR]
+#       starts again a node that was stopped or killed (after a failover it rejoins as a replica)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -15,13 +17,25 @@ command=${1:-}
 [ $# -gt 0 ] && shift
 dir=.tmp/cluster
 node_timeout=2000
+node_port=
 while [ $# -gt 0 ]; do
     case "$1" in
         --dir) dir=$2; shift 2 ;;
         --node-timeout) node_timeout=$2; shift 2 ;;
-        *) echo "unknown option $1 (usage: scripts/cluster.sh start|stop|status [--dir DIR] [--node-timeout MS])" >&2; exit 2 ;;
+        --port) node_port=$2; shift 2 ;;
+        *) echo "unknown option $1 (usage: scripts/cluster.sh start|stop|status|restart-node [--dir DIR] [--node-timeout MS] [--port P])" >&2; exit 2 ;;
     esac
 done
+
+# Starts (or starts again, with its nodes.conf) the server of one node directory on its port.
+start_node() {
+    local node=$1 port=$2
+    redis-server --port "$port" --bind 127.0.0.1 --dir "$(cd "$node" && pwd)" --cluster-enabled yes --cluster-config-file nodes.conf \
+        --cluster-node-timeout "$node_timeout" --appendonly yes --appendfsync everysec --save '' --maxmemory-policy noeviction \
+        --daemonize yes --pidfile "$(cd "$node" && pwd)/redis.pid" --logfile "$(cd "$node" && pwd)/redis.log" >/dev/null 2>&1 </dev/null
+    for _ in $(seq 1 200); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
+    redis-cli -p "$port" ping >/dev/null || { echo "error: the node on port $port did not start; see $node/redis.log" >&2; return 1; }
+}
 
 # A port free on 127.0.0.1 whose cluster bus port (port + 10000) is free too.
 cluster_port() {
@@ -54,6 +68,12 @@ stop() {
         kill -9 "$pid" 2>/dev/null || true
         rm -f "$pidfile"
     done
+    # A node whose pidfile is gone (killed mid-write, restarted by hand): its PID by its exact
+    # process title, which names its port.
+    for portfile in "$dir"/node-*/port; do
+        [ -f "$portfile" ] || continue
+        for pid in $(pgrep -f "^redis-server 127.0.0.1:$(cat "$portfile") " || true); do kill -9 "$pid" 2>/dev/null || true; done
+    done
 }
 
 case "$command" in
@@ -67,11 +87,7 @@ start)
         port=$(cluster_port)
         node="$dir/node-$index"
         mkdir -p "$node"
-        redis-server --port "$port" --bind 127.0.0.1 --dir "$(cd "$node" && pwd)" --cluster-enabled yes --cluster-config-file nodes.conf \
-            --cluster-node-timeout "$node_timeout" --appendonly yes --appendfsync everysec --save '' --maxmemory-policy noeviction \
-            --daemonize yes --pidfile "$(cd "$node" && pwd)/redis.pid" --logfile "$(cd "$node" && pwd)/redis.log" >/dev/null 2>&1 </dev/null
-        for _ in $(seq 1 200); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
-        redis-cli -p "$port" ping >/dev/null || { echo "error: node $index on port $port did not start; see $node/redis.log" >&2; stop; exit 1; }
+        start_node "$node" "$port" || { stop; exit 1; }
         echo "$port" >"$node/port"
         ports+=("$port")
     done
@@ -104,6 +120,21 @@ stop)
     stop
     echo "cluster in $dir stopped"
     ;;
+restart-node)
+    [ -n "$node_port" ] || { echo "restart-node needs --port P" >&2; exit 2; }
+    for node in "$dir"/node-*; do
+        if [ "$(cat "$node/port" 2>/dev/null)" = "$node_port" ]; then
+            if [ -f "$node/redis.pid" ] && kill -0 "$(cat "$node/redis.pid")" 2>/dev/null; then
+                echo "the node on port $node_port is running"; exit 0
+            fi
+            start_node "$node" "$node_port"
+            echo "node on port $node_port started again ($(redis-cli -p "$node_port" role | head -1))"
+            exit 0
+        fi
+    done
+    echo "no node on port $node_port in $dir" >&2
+    exit 1
+    ;;
 status)
     [ -f "$dir/ports" ] || { echo "no cluster in $dir"; exit 1; }
     for port in $(cat "$dir/ports"); do
@@ -112,7 +143,7 @@ status)
     done
     ;;
 *)
-    echo "usage: scripts/cluster.sh start|stop|status [--dir DIR] [--node-timeout MS]" >&2
+    echo "usage: scripts/cluster.sh start|stop|status|restart-node [--dir DIR] [--node-timeout MS] [--port P]" >&2
     exit 2
     ;;
 esac

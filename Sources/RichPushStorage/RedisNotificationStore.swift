@@ -92,25 +92,33 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     /// The create script; with replicated durability followed, on the same connection and in the
     /// same round trip, by `WAIT`: fewer replicas than asked acknowledging in time is a transient
     /// error (503 at the API). The notification exists on the master all the same, with its
-    /// idempotency key: a client that retries with the key gets the first answer, not a second
-    /// notification.
+    /// idempotency key: a client that retries with the key gets the first answer (once the
+    /// replicas have it: ``claim(_:)`` waits for them too), not a second notification.
     private func runCreate(keys: [any RedisArgument], arguments: [any RedisArgument]) async throws -> RedisValue {
+        try await withDurability(Self.createScript, keys: keys, arguments: arguments) { $0.int == 1 }
+    }
+
+    /// Runs `script`; with replicated durability, `WAIT` follows in the same pipeline and, when
+    /// `needsReplicas` says the reply depends on the write reaching them, too few acknowledging
+    /// replicas throw a transient `RedisError(.timeout)`.
+    private func withDurability(_ script: RedisScript, keys: [any RedisArgument], arguments: [any RedisArgument],
+                                needsReplicas: (RedisValue) -> Bool) async throws -> RedisValue {
         guard case .replicated(let replicas, let timeout) = durability else {
-            return try await redis.run(Self.createScript, keys: keys, arguments: arguments)
+            return try await redis.run(script, keys: keys, arguments: arguments)
         }
-        let create = Self.createScript.command(keys: keys, arguments: arguments)
+        let call = script.command(keys: keys, arguments: arguments)
         let wait = RedisCommand("WAIT", replicas, max(1, timeout.milliseconds))
-        var replies = try await redis.pipeline([create, wait])
+        var replies = try await redis.pipeline([call, wait])
         if replies[0].errorMessage?.hasPrefix("NOSCRIPT") == true {
             // One pipeline again, so the WAIT still follows the write on its connection.
-            replies = Array(try await redis.pipeline([RedisCommand("SCRIPT", "LOAD", Self.createScript.source), create, wait]).dropFirst())
+            replies = Array(try await redis.pipeline([RedisCommand("SCRIPT", "LOAD", script.source), call, wait]).dropFirst())
         }
-        let created = try replies[0].throwingError()
+        let reply = try replies[0].throwingError()
         let acknowledged = try replies[1].throwingError().int ?? 0
-        if created.int == 1, acknowledged < replicas {
+        if needsReplicas(reply), acknowledged < replicas {
             throw RedisError(code: .timeout, message: "WAIT: \(acknowledged) of \(replicas) replicas acknowledged the notification within \(timeout.milliseconds) ms")
         }
-        return created
+        return reply
     }
 
     public func cancel(id: Int) async throws -> CancelOutcome {
@@ -149,8 +157,13 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     }
 
     public func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim {
-        let reply = try await redis.run(Self.claimScript, keys: [idempotencyKey(key)],
-                                        arguments: [key.fingerprint, IdempotencyKey.claimLifetime.milliseconds])
+        let reply = try await withDurability(Self.claimScript, keys: [idempotencyKey(key)],
+                                             arguments: [key.fingerprint, IdempotencyKey.claimLifetime.milliseconds]) { reply in
+            // Only a replayed answer needs its notification on the replicas now (a fresh claim's
+            // create waits for them itself): the script rewrote the key's expiry, so the WAIT
+            // covers everything written before it on that master, the notification included.
+            reply.array?.first?.string == "done"
+        }
         let parts = reply.array ?? []
         switch parts.first?.string {
         case "claimed": return .claimed
@@ -180,6 +193,8 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     end
     if redis.call('HGET', KEYS[1], 'fp') ~= ARGV[1] then return {'mismatch'} end
     if state == 'pending' then return {'pending', redis.call('PTTL', KEYS[1])} end
+    -- A write (the same expiry), so that a WAIT after this script covers the notification.
+    redis.call('PEXPIRE', KEYS[1], redis.call('PTTL', KEYS[1]))
     return {'done', redis.call('HGET', KEYS[1], 'id')}
     """)
 

@@ -7,15 +7,24 @@
 /// partition `id mod P`: the keys named by an id carry that partition's tag whatever
 /// ``partition`` is; the others (payloads, indexes, the webhook outbox) carry ``partition``'s.
 /// ``inPartition(_:)`` and ``forNotification(_:)`` give the keys of one partition.
+///
+/// On Redis Cluster (`clusterSafe`), the registry (users, logins, API keys, installations,
+/// tags, quotas) is written together by scripts, so its keys share one hash tag,
+/// `<prefix>:{<prefix>-registry}:…`; on one Redis they keep their names, `<prefix>:…`.
 public struct StorageKeys: Sendable, Hashable {
     public let prefix: String
+    /// Whether the registry's keys carry a hash tag of their own (Redis Cluster).
+    public let clusterSafe: Bool
+    /// Where the registry's keys start.
+    private var registry: String { clusterSafe ? "\(prefix):{\(prefix)-registry}" : prefix }
     /// The partition of the keys not named by a notification id.
     public let partition: String
     /// How many partitions the notifications are spread over.
     public let partitions: Int
 
-    public init(prefix: String = "richpush", partition: String = "q0", partitions: Int = 1) {
+    public init(prefix: String = "richpush", partition: String = "q0", partitions: Int = 1, clusterSafe: Bool = false) {
         self.prefix = prefix
+        self.clusterSafe = clusterSafe
         self.partitions = max(1, partitions)
         // Past one partition the names are fixed (q0 …): any other name means the first.
         let named = self.partitions == 1 || (0..<self.partitions).contains { "q\($0)" == partition }
@@ -30,42 +39,42 @@ public struct StorageKeys: Sendable, Hashable {
 
     /// The keys of partition `index` (0 ..< partitions).
     public func inPartition(_ index: Int) -> StorageKeys {
-        partitions == 1 ? self : StorageKeys(prefix: prefix, partition: "q\(index)", partitions: partitions)
+        partitions == 1 ? self : StorageKeys(prefix: prefix, partition: "q\(index)", partitions: partitions, clusterSafe: clusterSafe)
     }
 
     /// The keys of notification `id`'s partition.
     public func forNotification(_ id: Int) -> StorageKeys { inPartition(partitionIndex(ofNotification: id)) }
 
     // Users and authentication
-    func user(_ name: String) -> String { "\(prefix):user:\(name)" }
-    var users: String { "\(prefix):users" }
-    func loginPair(_ name: String, _ address: String) -> String { "\(prefix):login:pair:\(name):\(address)" }
-    func loginPairPattern(_ name: String) -> String { "\(prefix):login:pair:\(name):*" }
-    func loginAddress(_ address: String) -> String { "\(prefix):login:addr:\(address)" }
+    func user(_ name: String) -> String { "\(registry):user:\(name)" }
+    var users: String { "\(registry):users" }
+    func loginPair(_ name: String, _ address: String) -> String { "\(registry):login:pair:\(name):\(address)" }
+    func loginPairPattern(_ name: String) -> String { "\(registry):login:pair:\(name):*" }
+    func loginAddress(_ address: String) -> String { "\(registry):login:addr:\(address)" }
     /// Where credential changes are announced, so every API replica drops what it cached.
     public var credentialChanges: String { "\(prefix):auth:changed" }
-    func apiKey(_ id: String) -> String { "\(prefix):apikey:\(id)" }
-    func apiKeys(of user: String) -> String { "\(prefix):apikeys:\(user)" }
+    func apiKey(_ id: String) -> String { "\(registry):apikey:\(id)" }
+    func apiKeys(of user: String) -> String { "\(registry):apikeys:\(user)" }
 
     // Per-user quotas
-    func quotaRate(_ user: String) -> String { "\(prefix):quota:\(user):rate" }
-    func quotaBytes(_ user: String) -> String { "\(prefix):quota:\(user):bytes" }
-    func quotaBytesLedger(_ user: String) -> String { "\(prefix):quota:\(user):bytes-expiry" }
+    func quotaRate(_ user: String) -> String { "\(registry):quota:\(user):rate" }
+    func quotaBytes(_ user: String) -> String { "\(registry):quota:\(user):bytes" }
+    func quotaBytesLedger(_ user: String) -> String { "\(registry):quota:\(user):bytes-expiry" }
 
     // Installations
-    func installation(_ id: String) -> String { "\(prefix):inst:\(id)" }
-    public func tag(_ tag: String) -> String { "\(prefix):tag:\(tag)" }
+    func installation(_ id: String) -> String { "\(registry):inst:\(id)" }
+    public func tag(_ tag: String) -> String { "\(registry):tag:\(tag)" }
     func handle(_ handle: String) -> String { handlePrefix + handle }
-    var allInstallations: String { "\(prefix):installations" }
+    var allInstallations: String { "\(registry):installations" }
     /// The installations a user owns, for the registration quota and removal of the user.
     func owned(by user: String) -> String { ownedPrefix + user }
     /// Tag → number of the user's installations carrying it, for the distinct-tags quota.
     func userTags(_ user: String) -> String { userTagsPrefix + user }
-    var tagPrefix: String { "\(prefix):tag:" }
-    var installationPrefix: String { "\(prefix):inst:" }
-    var handlePrefix: String { "\(prefix):handle:" }
-    var ownedPrefix: String { "\(prefix):owned:" }
-    var userTagsPrefix: String { "\(prefix):usertags:" }
+    var tagPrefix: String { "\(registry):tag:" }
+    var installationPrefix: String { "\(registry):inst:" }
+    var handlePrefix: String { "\(registry):handle:" }
+    var ownedPrefix: String { "\(registry):owned:" }
+    var userTagsPrefix: String { "\(registry):usertags:" }
 
     // Notifications (partition-tagged)
     private var tagged: String { "\(prefix):{\(partition)}" }

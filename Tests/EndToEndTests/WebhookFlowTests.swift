@@ -25,7 +25,7 @@ struct WebhookFlowTests {
         logger.logLevel = .error
         let dispatcher = WebhookDispatcher(
             store: RedisWebhookStore(redis: pipeline.redis, keys: pipeline.keys), transport: HTTPWebhookTransport(client: client),
-            redis: pipeline.server.configuration,
+            redis: pipeline.node,
             configuration: WebhookDispatcherConfiguration(consumer: "d-\(UUID().uuidString.prefix(6))", timeout: .seconds(10), retryBase: .milliseconds(300),
                                                           retryMax: .seconds(2), retryWindow: retryWindow, registryRefresh: .milliseconds(200),
                                                           retryPoll: .milliseconds(50)),

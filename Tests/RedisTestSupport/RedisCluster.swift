@@ -36,6 +36,14 @@ public struct LocalRedisCluster: Sendable {
         try? FileManager.default.removeItem(at: directory)
         try? FileManager.default.removeItem(atPath: directory.path + ".start.log")
         try? FileManager.default.removeItem(atPath: directory.path + ".stop.log")
+        try? FileManager.default.removeItem(atPath: directory.path + ".restart.log")
+    }
+
+    /// Starts again the node on `port` after it was killed (after a failover it rejoins as a replica).
+    public func restartNode(_ port: Int) async throws {
+        let result = try await runScript([Self.script, "restart-node", "--dir", directory.path, "--port", "\(port)"],
+                                         log: URL(fileURLWithPath: directory.path + ".restart.log"))
+        guard result.status == 0 else { throw RedisServerError("restarting the node on port \(port) failed: \(result.output)") }
     }
 
     /// Runs `redis-cli` with these arguments against a node; its output.

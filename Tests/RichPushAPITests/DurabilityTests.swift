@@ -34,8 +34,25 @@ struct DurabilityTests {
                     let key = HTTPField.Name("Idempotency-Key")!
                     let refused = try await client.execute(uri: "/api/notifications", method: .post, headers: headers + [key: "order-1"], body: body)
                     #expect(refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil, "\(refused.status) \(refused.json)")
-                    let retried = try await client.execute(uri: "/api/notifications", method: .post, headers: headers + [key: "order-1"], body: body)
-                    #expect(retried.status == .accepted && retried.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+                    // The notification exists on the master, but a replayed answer is an
+                    // acknowledgement too: still 503 while no replica has it.
+                    let again = try await client.execute(uri: "/api/notifications", method: .post, headers: headers + [key: "order-1"], body: body)
+                    #expect(again.status == .serviceUnavailable, "\(again.status) \(again.json)")
+                    // A replica again: the retry replays the first notification, which it now has.
+                    let second = try await RedisServer(arguments: ["--replicaof", "127.0.0.1", "\(master.port)"])
+                    do {
+                        try await waitUntil(timeout: .seconds(20), "the new replica to sync") {
+                            (try await second.probe("INFO", "replication").string ?? "").contains("master_link_status:up")
+                        }
+                        let retried = try await client.execute(uri: "/api/notifications", method: .post, headers: headers + [key: "order-1"], body: body)
+                        #expect(retried.status == .accepted && retried.headers[HTTPField.Name("Idempotent-Replayed")!] == "true", "\(retried.status)")
+                        let replayed = try #require((retried.json["id"] as? String).flatMap(Int.init))
+                        #expect(try await second.probe("EXISTS", fixture.keys.notification(replayed)).int == 1)
+                    } catch {
+                        await second.shutdownGently()
+                        throw error
+                    }
+                    await second.shutdownGently()
                 }
             } catch {
                 await replica.shutdownGently()

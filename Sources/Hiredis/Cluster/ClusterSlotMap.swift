@@ -19,10 +19,22 @@ public struct ClusterNode: Sendable, Hashable, CustomStringConvertible {
 
 /// Which master owns each of the 16,384 slots.
 struct ClusterSlotMap: Sendable {
-    var owners: [ClusterNode?] = Array(repeating: nil, count: HashSlot.count)
+    private(set) var owners: [ClusterNode?] = Array(repeating: nil, count: HashSlot.count)
+    /// The masters that own slots, kept with `owners` (every command's routing reads it: it is
+    /// not recomputed from the 16,384 slots each time).
+    private(set) var masters: [ClusterNode] = []
 
-    var masters: [ClusterNode] { Array(Set(owners.compactMap { $0 })).sorted { $0.description < $1.description } }
     var isComplete: Bool { !owners.contains(nil) }
+
+    /// Gives `slots` to `node` (a map being read, or a MOVED reply).
+    mutating func assign(_ slots: ClosedRange<Int>, to node: ClusterNode, recount: Bool = true) {
+        for slot in slots { owners[slot] = node }
+        if recount { recountMasters() }
+    }
+
+    private mutating func recountMasters() {
+        masters = Array(Set(owners.compactMap { $0 })).sorted { $0.description < $1.description }
+    }
 
     /// From `CLUSTER SHARDS` (Redis 7): each shard's slot ranges and its master's address.
     static func shards(_ reply: RedisValue, seed: ClusterNode) -> ClusterSlotMap? {
@@ -39,9 +51,10 @@ struct ClusterSlotMap: Sendable {
             let host = address(master["ip"]?.string ?? master["endpoint"]?.string, seed: seed)
             for index in stride(from: 0, to: ranges.count - 1, by: 2) {
                 guard let start = ranges[index].int, let end = ranges[index + 1].int, start <= end, end < HashSlot.count else { return nil }
-                for slot in start...end { map.owners[slot] = ClusterNode(host: host, port: port) }
+                map.assign(start...end, to: ClusterNode(host: host, port: port), recount: false)
             }
         }
+        map.recountMasters()
         return map
     }
 
@@ -53,8 +66,9 @@ struct ClusterSlotMap: Sendable {
             guard let parts = range.array, parts.count >= 3, let start = parts[0].int, let end = parts[1].int, start <= end, end < HashSlot.count,
                   let master = parts[2].array, master.count >= 2, let port = master[1].int else { return nil }
             let host = address(master[0].string, seed: seed)
-            for slot in start...end { map.owners[slot] = ClusterNode(host: host, port: port) }
+            map.assign(start...end, to: ClusterNode(host: host, port: port), recount: false)
         }
+        map.recountMasters()
         return map
     }
 

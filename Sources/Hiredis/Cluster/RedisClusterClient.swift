@@ -146,7 +146,7 @@ public final class RedisClusterClient: RedisClient, Sendable {
                     let redirect = unitReplies.lazy.compactMap(\.errorMessage).compactMap(Self.redirect).first
                     switch redirect {
                     case .moved(let slot, let node)? where !last:
-                        state.withLock { $0.map.owners[slot] = node }
+                        state.withLock { $0.map.assign(slot...slot, to: node) }
                         var retry = unit
                         retry.target = .node(node)
                         next.append(retry)

@@ -7,7 +7,12 @@ import Synchronization
 final class BacklogGuard: Sendable {
     private let queues: [JobQueue]
     private let limit: Int
-    private let cached = Mutex<(backlog: Int, read: ContinuousClock.Instant)?>(nil)
+    private struct State {
+        var backlog: Int?
+        var read: ContinuousClock.Instant?
+        var refreshing = false
+    }
+    private let state = Mutex(State())
 
     init(queues: [JobQueue], limit: Int) {
         self.queues = queues
@@ -16,14 +21,24 @@ final class BacklogGuard: Sendable {
 
     func check() async throws {
         let now = ContinuousClock.now
-        var backlog = cached.withLock { cached in
-            cached.flatMap { now - $0.read < .milliseconds(250) ? $0.backlog : nil }
+        // One request reads the backlog when it is stale; the others meanwhile go by the last
+        // figure (a burst of requests does not become a burst of reads).
+        let (known, refresh) = state.withLock { state -> (Int?, Bool) in
+            if let read = state.read, now - read < .milliseconds(250) { return (state.backlog, false) }
+            if state.refreshing, state.backlog != nil { return (state.backlog, false) }
+            state.refreshing = true
+            return (state.backlog, true)
         }
-        if backlog == nil {
-            var fresh = 0
-            for queue in queues { fresh += try await queue.stats().backlog }
-            cached.withLock { $0 = (fresh, now) }
-            backlog = fresh
+        var backlog = known
+        if refresh {
+            do {
+                let fresh = try await JobQueue.backlog(of: queues)
+                state.withLock { $0 = State(backlog: fresh, read: .now, refreshing: false) }
+                backlog = fresh
+            } catch {
+                state.withLock { $0.refreshing = false }
+                throw error
+            }
         }
         if let backlog, backlog >= limit {
             throw APIError.unavailable("the delivery queue holds \(backlog) jobs (limit \(limit)); retry later", retryAfter: 5)

@@ -90,9 +90,9 @@ struct APICommand: AsyncParsableCommand {
         }
         // Announced with PUBLISH, which a cluster passes to every node: any node will do.
         var changesNode = try redis.configuration(clientName: "richpush-api")
-        if redis.isCluster { changesNode = try await backend.locator.configuration(forKey: queue.storageKeys.credentialChanges) }
+        if redis.isCluster { changesNode = try await backend.locator.configuration(forKey: queue.storageKeys(redis).credentialChanges) }
         let changes = RedisSubscriber(configuration: changesNode, logger: logger)
-        let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys, queue: queue.configuration, registry: registry,
+        let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys(redis), queue: queue.configuration, registry: registry,
                                            credentialChanges: changes)
         let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
         // Stopped in reverse order: the server drains first, the Redis pool closes last.

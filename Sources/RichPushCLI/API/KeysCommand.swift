@@ -38,7 +38,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-keys")
-            let created = try await RedisAPIKeyStore(redis: connection, keys: queue.storageKeys).create(user: user, scopes: try scopes(), label: label)
+            let created = try await RedisAPIKeyStore(redis: connection, keys: queue.storageKeys(redis)).create(user: user, scopes: try scopes(), label: label)
             await connection.close()
             guard let (key, token) = created else { throw CLIError("no user \(user)") }
             print("id \(key.id) user \(key.user) scopes \(key.scopes.sorted().map(\.rawValue).joined(separator: ","))")
@@ -54,7 +54,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-keys")
-            let keys = try await RedisAPIKeyStore(redis: connection, keys: queue.storageKeys).list(user: user)
+            let keys = try await RedisAPIKeyStore(redis: connection, keys: queue.storageKeys(redis)).list(user: user)
             await connection.close()
             for key in keys {
                 let created = Date(timeIntervalSince1970: Double(key.createdAt) / 1000).formatted(.iso8601)
@@ -77,7 +77,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-keys")
-            let revoked = try await RedisAPIKeyStore(redis: connection, keys: queue.storageKeys).revoke(id: id)
+            let revoked = try await RedisAPIKeyStore(redis: connection, keys: queue.storageKeys(redis)).revoke(id: id)
             await connection.close()
             guard revoked else { throw CLIError("no key \(id)") }
             print("revoked \(id)")

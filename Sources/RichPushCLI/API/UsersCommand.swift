@@ -54,7 +54,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let hash = try secret.hash()
             let connection = try await connect(redis, clientName: "richpush-users")
-            let created = try await RedisUserStore(redis: connection, keys: queue.storageKeys).create(User(name: name, role: role), passwordHash: hash)
+            let created = try await RedisUserStore(redis: connection, keys: queue.storageKeys(redis)).create(User(name: name, role: role), passwordHash: hash)
             await connection.close()
             guard created else { throw CLIError("user \(name) already exists (use `richpush users passwd`)") }
             print("added \(role.rawValue) \(name)")
@@ -72,7 +72,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-users")
             defer { Task { await connection.close() } }
-            let keys = queue.storageKeys
+            let keys = queue.storageKeys(redis)
             let removed = try await RedisUserStore(redis: connection, keys: keys).remove(name: name)
             // Even when the record is gone (a half-finished earlier removal), the data goes too.
             let devices = try await RedisInstallationStore(redis: connection, keys: keys).removeAll(owner: name)
@@ -99,7 +99,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-users")
-            let cleared = try await RedisUserStore(redis: connection, keys: queue.storageKeys).unlock(user: name, address: address)
+            let cleared = try await RedisUserStore(redis: connection, keys: queue.storageKeys(redis)).unlock(user: name, address: address)
             await connection.close()
             print("cleared \(cleared) throttled address\(cleared == 1 ? "" : "es") of \(name)")
         }
@@ -112,7 +112,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-users")
-            let users = try await RedisUserStore(redis: connection, keys: queue.storageKeys).list()
+            let users = try await RedisUserStore(redis: connection, keys: queue.storageKeys(redis)).list()
             await connection.close()
             for user in users { print("\(user.name)\t\(user.role.rawValue)") }
         }
@@ -129,7 +129,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let hash = try secret.hash()
             let connection = try await connect(redis, clientName: "richpush-users")
-            let updated = try await RedisUserStore(redis: connection, keys: queue.storageKeys).update(name: name, passwordHash: hash, role: role)
+            let updated = try await RedisUserStore(redis: connection, keys: queue.storageKeys(redis)).update(name: name, passwordHash: hash, role: role)
             await connection.close()
             guard updated else { throw CLIError("no user \(name)") }
             print("updated \(name)")

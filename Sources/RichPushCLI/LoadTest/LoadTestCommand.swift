@@ -80,7 +80,7 @@ struct LoadTestCommand: AsyncParsableCommand {
 
         let pool = RedisConnectionPool(configuration: redisConfiguration, size: 2)
         let jobQueue = JobQueue(redis: pool, configuration: queue.configuration)
-        let store = RedisNotificationStore(redis: pool, keys: queue.storageKeys, queue: jobQueue, retention: .seconds(3600), idBlock: 1000)
+        let store = RedisNotificationStore(redis: pool, keys: queue.storageKeys(redis), queue: jobQueue, retention: .seconds(3600), idBlock: 1000)
         let runner = Task { try await simulator.run() }
         let processedBefore = (try? await jobQueue.stats().processedByConsumer) ?? [:]
         let probes = [ProcessProbe(name: "loadtest", pid: getpid())] + watchPid.compactMap(ProcessProbe.init(argument:))

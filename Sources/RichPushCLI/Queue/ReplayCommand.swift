@@ -41,7 +41,7 @@ struct ReplayCommand: AsyncParsableCommand {
         // Every partition's stream, or with --notification the one that holds its jobs.
         var configurations = queue.partitionConfigurations
         if let notification, configurations.count > 1 {
-            configurations = [configurations[queue.storageKeys.partitionIndex(ofNotification: notification)]]
+            configurations = [configurations[queue.storageKeys(redis).partitionIndex(ofNotification: notification)]]
         }
         var replayed = 0, skipped = 0
         do {
@@ -88,7 +88,7 @@ struct ReplayCommand: AsyncParsableCommand {
     /// `--force`: clears the delivery ledger entries the selected rich-push jobs would meet (a whole
     /// notification for a rich-push job, its installations for a fan-out batch).
     private func forgetDeliveries(of jobs: [Job], connection: any RedisClient, queue jobQueue: JobQueue) async throws {
-        let store = RedisNotificationStore(redis: connection, keys: queue.storageKeys, queue: jobQueue, retention: .seconds(86400))
+        let store = RedisNotificationStore(redis: connection, keys: queue.storageKeys(redis), queue: jobQueue, retention: .seconds(86400))
         var whole = Set<Int>()
         var partial: [Int: Set<String>] = [:]
         for job in jobs {

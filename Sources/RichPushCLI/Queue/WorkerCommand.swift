@@ -106,7 +106,7 @@ struct WorkerCommand: AsyncParsableCommand {
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)),
             fcm: fcmSettings, otherPlatforms: adapter.kinds.contains(.simulated) ? .simulated(holdFor: .seconds(holdHours * 3600)) : .refused)
         configuration.defaultThrottlePerMinute = throttlePerMinute
-        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys, queue: queue.configuration,
+        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys(redis), queue: queue.configuration,
                                               locator: backend.locator)
         let bench = benchHandlers
         let workers = buildWorkers(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
@@ -132,11 +132,11 @@ struct WorkerCommand: AsyncParsableCommand {
         if adapter.kinds.contains(.simulated) {
             // The hub's held pushes that expire are reported by the workers that use the hub.
             services.append(HubExpirySweeper(redis: pool, prefix: queue.configuration.prefix,
-                                             ledger: RedisNotificationStore(redis: pool, keys: queue.storageKeys, queue: workers[0].queue,
+                                             ledger: RedisNotificationStore(redis: pool, keys: queue.storageKeys(redis), queue: workers[0].queue,
                                                                             retention: .seconds(retentionDays * 86400)),
                                              logger: logger))
         }
-        services += webhookOptions.services(redis: pool, locator: backend.locator, keys: queue.storageKeys,
+        services += webhookOptions.services(redis: pool, locator: backend.locator, keys: queue.storageKeys(redis),
                                             consumer: workerConfiguration.consumer, logger: logger)
         services += workers as [any Service]
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

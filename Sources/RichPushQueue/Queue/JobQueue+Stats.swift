@@ -54,3 +54,27 @@ extension JobQueue {
         return result
     }
 }
+
+extension JobQueue {
+    /// Jobs accepted and not finished (lag + pending + delayed) in all `queues` (the partitions,
+    /// on the first one's Redis), in one pipelined round trip: what back-pressure bounds.
+    public static func backlog(of queues: [JobQueue]) async throws -> Int {
+        guard let redis = queues.first?.redis else { return 0 }
+        var commands: [RedisCommand] = []
+        for c in queues.map(\.configuration) {
+            commands += [RedisCommand("XLEN", c.streamKey), RedisCommand("XINFO", "GROUPS", c.streamKey), RedisCommand("ZCARD", c.delayedKey)]
+        }
+        let replies = try await redis.pipeline(commands)
+        var total = 0
+        for (index, queue) in queues.enumerated() {
+            let length = replies[3 * index], groups = replies[3 * index + 1], delayed = replies[3 * index + 2]
+            for reply in [length, groups, delayed] {
+                if let message = reply.errorMessage, !message.contains("no such key") { try reply.throwingError() }
+            }
+            let group = groups.array?.compactMap { dictionary($0) }.first { $0["name"]?.string == queue.configuration.group }
+            // Without a group yet (no worker has started), every entry is waiting.
+            total += (group.map { ($0["lag"]?.int ?? 0) + ($0["pending"]?.int ?? 0) } ?? (length.int ?? 0)) + (delayed.int ?? 0)
+        }
+        return total
+    }
+}

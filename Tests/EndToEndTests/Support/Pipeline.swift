@@ -18,12 +18,17 @@ import RichPushStorage
 import RichPushWorker
 import ServiceLifecycle
 
-/// The whole pipeline in one test process, every part real: a private redis-server, the API
-/// listening on a free loopback port, in-process workers with the simulated hub, and simulated
-/// devices that talk to the API over HTTP and to the hub over Pub/Sub.
+/// The whole pipeline in one test process, every part real: a private redis-server (or a local
+/// Redis Cluster), the API listening on a free loopback port, in-process workers with the
+/// simulated hub, and simulated devices that talk to the API over HTTP and to the hub over Pub/Sub.
 struct Pipeline {
-    let server: RedisServer
-    let redis: RedisConnectionPool
+    /// The private redis-server (nil on a cluster).
+    let server: RedisServer?
+    let redis: any RedisClient
+    /// On a cluster, its client (the same as `redis`).
+    let cluster: RedisClusterClient?
+    /// A node's settings: the server's, or on a cluster a seed's (the device simulator's).
+    let node: RedisConfiguration
     let prefix: String
     let keys: StorageKeys
     let queue: JobQueue
@@ -31,10 +36,29 @@ struct Pipeline {
 
     /// Starts the API (returned task runs it) for users alice (user) and root (admin).
     static func start(server: RedisServer, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
-                      _ body: (Pipeline) async throws -> Void) async throws {
+                      partitions: Int = 1, _ body: (Pipeline) async throws -> Void) async throws {
         let redis = RedisConnectionPool(configuration: server.configuration, size: 2)
+        try await start(redis: redis, server: server, cluster: nil, node: server.configuration, retry: retry, partitions: partitions, body)
+    }
+
+    /// The same on a local Redis Cluster; `configure` may change the API's configuration.
+    static func start(cluster local: LocalRedisCluster, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
+                      partitions: Int, configure: (inout APIConfiguration) -> Void = { _ in }, _ body: (Pipeline) async throws -> Void) async throws {
+        let cluster = RedisClusterClient(configuration: local.configuration)
+        do {
+            try await start(redis: cluster, server: nil, cluster: cluster, node: local.configuration.configuration(for: local.configuration.seeds[0]),
+                            retry: retry, partitions: partitions, configure: configure, body)
+        } catch {
+            await cluster.close()
+            throw error
+        }
+        await cluster.close()
+    }
+
+    private static func start(redis: any RedisClient, server: RedisServer?, cluster: RedisClusterClient?, node: RedisConfiguration, retry: RetryPolicy,
+                              partitions: Int, configure: (inout APIConfiguration) -> Void = { _ in }, _ body: (Pipeline) async throws -> Void) async throws {
         let prefix = String(uniqueKeyPrefix("e2e").dropLast())
-        let keys = StorageKeys(prefix: prefix)
+        let keys = StorageKeys(prefix: prefix, partitions: partitions, clusterSafe: cluster != nil)
         let queueConfiguration = JobQueueConfiguration(prefix: prefix, visibilityTimeout: .seconds(2), retry: retry)
         let users = RedisUserStore(redis: redis, keys: keys)
         for (name, role) in [("alice", User.Role.user), ("root", .admin)] {
@@ -48,6 +72,7 @@ struct Pipeline {
         var configuration = APIConfiguration(host: "127.0.0.1", port: 0, auth: AuthConfiguration(bcryptCost: 4))
         // The tests' webhook receivers listen on loopback.
         configuration.webhookAllowPrivate = true
+        configure(&configuration)
         let app = buildApplication(configuration: configuration,
                                    dependencies: APIDependencies(redis: redis, keys: keys, queue: queueConfiguration), logger: logger) { channel in
             bound.withLock { $0 = channel.localAddress?.port }
@@ -58,8 +83,8 @@ struct Pipeline {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
             try await waitUntil(timeout: .seconds(10), "the API to listen") { bound.withLock { $0 } != nil }
-            let pipeline = Pipeline(server: server, redis: redis, prefix: prefix, keys: keys, queue: JobQueue(redis: redis, configuration: queueConfiguration),
-                                    port: bound.withLock { $0 } ?? 0)
+            let pipeline = Pipeline(server: server, redis: redis, cluster: cluster, node: node, prefix: prefix, keys: keys,
+                                    queue: JobQueue(redis: redis, configuration: queueConfiguration), port: bound.withLock { $0 } ?? 0)
             do {
                 try await body(pipeline)
             } catch {
@@ -77,24 +102,34 @@ struct Pipeline {
     func worker(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
                 adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
                 fcm: RichPushWorkerConfiguration.FCMSettings? = nil) -> JobWorker {
+        workers(fanOutBatch: fanOutBatch, consumer: consumer, adapter: adapter, leaseDuration: leaseDuration, fcm: fcm)[0]
+    }
+
+    /// A worker process's job loops: one per partition.
+    func workers(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
+                 adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
+                 fcm: RichPushWorkerConfiguration.FCMSettings? = nil) -> [JobWorker] {
         var logger = Logger(label: "e2e.worker")
         logger.logLevel = .error
         let configuration = RichPushWorkerConfiguration(
             worker: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
                                            drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
             adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600), leaseDuration: leaseDuration, fcm: fcm)
-        return buildWorker(configuration: configuration,
-                           dependencies: WorkerDependencies(redis: redis, redisConfiguration: server.configuration, keys: keys, queue: queue.configuration),
-                           logger: logger)
+        return buildWorkers(configuration: configuration,
+                            dependencies: WorkerDependencies(redis: redis, redisConfiguration: node, keys: keys, queue: queue.configuration,
+                                                             locator: cluster.map { .cluster($0) }),
+                            logger: logger)
     }
 
     func simulator(devices: Int = 1, appState: SimulatorConfiguration.AppState = .active, tap: SimulatorConfiguration.Tap = .more,
                    out: URL? = nil, handlePrefix: String = "phone", apnsTokens: Bool = false,
-                   platforms: SimulatorConfiguration.Devices = .apns) throws -> DeviceSimulator {
+                   platforms: SimulatorConfiguration.Devices = .apns, fetchPayload: Bool = true) throws -> DeviceSimulator {
         var configuration = SimulatorConfiguration(
             apiBaseURL: baseURL, user: "alice", password: "alice-pw", devices: devices, appState: appState, tap: tap,
-            fireDelay: .milliseconds(50), outDirectory: out, redis: server.configuration, hubPrefix: prefix,
+            fireDelay: .milliseconds(50), outDirectory: out, redis: node, hubPrefix: prefix,
             handlePrefix: "\(prefix)-\(handlePrefix)")
+        configuration.cluster = cluster
+        configuration.fetch = fetchPayload
         configuration.apnsTokens = apnsTokens
         configuration.platforms = platforms
         return try DeviceSimulator(configuration: configuration)
@@ -148,10 +183,12 @@ final class EventLog: @unchecked Sendable {
     func count(_ name: String) -> Int { all.filter { $0.event == name }.count }
 }
 
-/// Runs `body` while the simulator handles pushes and its events are collected.
-func withSimulator(_ simulator: DeviceSimulator, _ body: (EventLog) async throws -> Void) async throws {
+/// Runs `body` while the simulator handles pushes and its events are collected; `tags` gives
+/// each device index extra tags.
+func withSimulator(_ simulator: DeviceSimulator, tags: @escaping @Sendable (Int) -> [String] = { _ in [] },
+                   _ body: (EventLog) async throws -> Void) async throws {
     let log = EventLog()
-    try await simulator.start()
+    try await simulator.start(tags: tags)
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { for await event in simulator.events { log.append(event) } }
         group.addTask { try await simulator.run() }
