@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Load test (not a test): the full pipeline on this machine. Starts a private redis-server, the
 # API, K workers, registers M simulated devices and sends N notifications, one device each.
+# --via api (the default) creates them as users do, POST /api/notifications over keep-alive
+# connections with an API key; --via store writes them straight into Redis (no HTTP). The summary
+# gives each process's CPU µs per notification (from /proc) and Redis commands per notification.
 # --mode silent counts pushes delivered to devices; --mode rich adds the background fetch and
 # the local notification (fire delay 0). Prints throughput, latency percentiles, lost and
 # duplicated counts, and every process's peak RSS.
@@ -8,14 +11,18 @@
 # Shapes of load: as fast as possible (default), --rate R (constant), --shape ramp --rate R
 # (0 up to R per second), --shape burst --burst-size B --burst-interval S.
 # --report DIR writes DIR/report.json, DIR/report.html (charts) and DIR/overview.svg.
+# --cluster runs it on a local Redis Cluster (scripts/cluster.sh: 3 masters, 3 replicas) with
+# --partitions P (default 6 there, 1 on one Redis), and prints the commands each node ran: one
+# 2-core machine is not faster with 6 nodes, the figure to read is how evenly the work spreads.
 # Usage: scripts/loadtest.sh [--notifications N] [--devices M] [--workers K] [--mode silent|rich]
 #                            [--audience one|all] [--rate R] [--shape max|constant|ramp|burst]
 #                            [--burst-size B] [--burst-interval S] [--report DIR]
+#                            [--cluster] [--partitions P] [--via api|store] [--connections C]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
-notifications=100000 devices=1000 workers=2 mode=silent audience=one
+notifications=100000 devices=1000 workers=2 mode=silent audience=one cluster=0 partitions=
 extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -24,8 +31,10 @@ while [ $# -gt 0 ]; do
         --workers) workers=$2; shift 2 ;;
         --mode) mode=$2; shift 2 ;;
         --audience) audience=$2; shift 2 ;;
-        --rate|--shape|--burst-size|--burst-interval|--timeout) extra+=("$1" "$2"); shift 2 ;;
+        --rate|--shape|--burst-size|--burst-interval|--timeout|--via|--connections) extra+=("$1" "$2"); shift 2 ;;
         --report) mkdir -p "$2"; extra+=(--report "$(cd "$2" && pwd)"); shift 2 ;;
+        --cluster) cluster=1; shift ;;
+        --partitions) partitions=$2; shift 2 ;;
         *) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
     esac
 done
@@ -37,16 +46,28 @@ work=$(mktemp -d "$TMPDIR/run-XXXX")
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    [ "$cluster" = 1 ] && scripts/cluster.sh stop --dir "$work/cluster" >/dev/null
     kill_private_redis "$TMPDIR"
 }
 trap cleanup EXIT
 
 build_release
-port=$(free_port)
-start_private_redis "$work/redis" "$port"
-export RICHPUSH_REDIS_URL="redis://127.0.0.1:$port/0"
+if [ "$cluster" = 1 ]; then
+    export RICHPUSH_REDIS_URL=$(scripts/cluster.sh start --dir "$work/cluster" | tail -1)
+    export RICHPUSH_PARTITIONS=${partitions:-6}
+    node_ports=$(cat "$work/cluster/ports")  # masters first
+    masters=$(head -3 "$work/cluster/ports")
+else
+    port=$(free_port)
+    start_private_redis "$work/redis" "$port"
+    export RICHPUSH_REDIS_URL="redis://127.0.0.1:$port/0"
+    export RICHPUSH_PARTITIONS=${partitions:-1}
+    node_ports=$port masters=$port
+fi
 export RICHPUSH_PASSWORD=load-pw
 echo "$RICHPUSH_PASSWORD" | "$bin" users add load --role admin --cost 4 >/dev/null
+# --via api sends with an API key, as a server-to-server sender would (the token is the last line).
+export RICHPUSH_API_KEY=$("$bin" keys create load --scope send --label loadtest | tail -1)
 api_port=$(free_port)
 # One user drives the whole load: its quotas are off (they guard a shared service from one tenant).
 "$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 --quota-payload-bytes 0 --quota-registrations 0 --quota-tags 0 --bcrypt-cost 4 2>"$work/api.log" & pids+=($!)
@@ -58,20 +79,27 @@ for i in $(seq 1 "$workers"); do
 done
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/health/ready" >/dev/null && break; sleep 0.1; done
 
-watch=(--watch-pid "api=$api_pid" --watch-pid "redis=$(cat "$work/redis/redis.pid")")
+watch=(--watch-pid "api=$api_pid")
+if [ "$cluster" = 1 ]; then
+    for index in 0 1 2 3 4 5; do
+        node_port=$(cat "$work/cluster/node-$index/port")
+        watch+=(--watch-pid "redis-$node_port=$(cat "$work/cluster/node-$index/redis.pid")")
+    done
+else
+    watch+=(--watch-pid "redis=$(cat "$work/redis/redis.pid")")
+fi
 for i in "${!worker_pids[@]}"; do watch+=(--watch-pid "worker-$((i + 1))=${worker_pids[$i]}"); done
 
-echo "==> $notifications notifications to $devices devices (audience $audience), $workers workers, mode $mode ${extra[*]}"
-redis-cli -p "$port" config resetstat >/dev/null
+where="one Redis"
+[ "$cluster" = 1 ] && where="Redis Cluster (masters $(echo $masters | tr ' ' ','))"
+echo "==> $notifications notifications to $devices devices (audience $audience), $workers workers, mode $mode, $where, $RICHPUSH_PARTITIONS partition(s) ${extra[*]}"
+for node_port in $node_ports; do redis-cli -p "$node_port" config resetstat >/dev/null; done
 "$bin" loadtest --api "http://127.0.0.1:$api_port" --user load --notifications "$notifications" --devices "$devices" \
     --mode "$mode" --audience "$audience" --workers "$workers" "${watch[@]}" "${extra[@]}"
 # Redis commands per notification (INFO commandstats; commands run inside scripts count too, and
-# the device registrations and the simulator's own commands are included).
-redis-cli -p "$port" info commandstats | python3 -c '
-import sys
-calls = {line.split(":")[0][8:]: int(line.split("calls=")[1].split(",")[0]) for line in sys.stdin if line.startswith("cmdstat_")}
-n = int(sys.argv[1])
-top = ", ".join(f"{name} {count / n:.2f}" for name, count in sorted(calls.items(), key=lambda item: -item[1])[:8])
-scripts = calls.get("evalsha", 0) / n
-print(f"==> Redis ran {sum(calls.values()) / n:.1f} commands per notification ({scripts:.2f} EVALSHA): {top}")
-' "$notifications"
+# the device registrations and the simulator's own commands are included), and on a cluster per
+# node: the masters' spread (busiest / quietest) says whether the partitions share the work.
+for node_port in $node_ports; do
+    echo "node $node_port $(echo "$masters" | grep -qx "$node_port" && echo master || echo replica)"
+    redis-cli -p "$node_port" info commandstats
+done | python3 scripts/lib/commandstats.py "$notifications"

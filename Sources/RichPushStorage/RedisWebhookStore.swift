@@ -81,7 +81,13 @@ public struct RedisWebhookStore: WebhookStore {
         let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = (0..<keys.partitions).map {
             ([keys.inPartition($0).webhookWants], Self.wantsFields(webhook))
         }
-        for reply in try await redis.run(Self.lowerScript, calls: calls) { try reply.throwingError() }
+        // Checked outside the async function: the same loop inline (`for … in try await …
+        // { try … }`) crashes the Swift 6.3.1 optimizer (LLVM coroutine splitting, release builds).
+        try Self.check(try await redis.run(Self.lowerScript, calls: calls))
+    }
+
+    private static func check(_ replies: [RedisValue]) throws(RedisError) {
+        for reply in replies { _ = try reply.throwingError() }
     }
 
     /// KEYS: wants. ARGV: fields to lower by one; a field at zero goes, and with the last one the key.

@@ -117,4 +117,53 @@ struct ClusterTests {
             #expect(after.allSatisfy { $0.string == "2" })
         }
     }
+
+    /// Sharded subscriptions follow a failover: the killed master's channels move to its promoted
+    /// replica, and stay there when the old master comes back as a replica (it accepts
+    /// `SSUBSCRIBE` too, but `SPUBLISH` on the new master counts only its own subscribers).
+    @Test func shardedSubscriptionsFollowAFailoverAndARestartedMaster() async throws {
+        try await withRedisCluster { cluster in
+            let client = RedisClusterClient(configuration: cluster.configuration)
+            defer { Task { await client.close() } }
+            let subscriber = RedisShardedSubscriber(locator: .cluster(client), checkInterval: .seconds(1))
+            let channels = (0..<40).map { "{hub\($0)}:device" }
+            try await subscriber.ssubscribe(channels)
+            let following = Task { await subscriber.run() }
+            let received = Received()
+            let reading = Task { for await message in subscriber.messages { received.seen.withLock { _ = $0.insert(String(decoding: message.payload, as: UTF8.self)) } } }
+            defer { following.cancel(); reading.cancel() }
+
+            /// Every channel's publish, on the master that serves it now, reaches this subscriber.
+            func everyChannelIsServed(_ round: String) async throws {
+                try await waitUntil(timeout: .seconds(30), "every channel to reach the subscriber (\(round))") {
+                    try? await client.refreshSlots()
+                    guard let counts = try? await client.pipeline(channels.map { RedisCommand("SPUBLISH", $0, "\(round) \($0)") }) else { return false }
+                    return counts.allSatisfy { ($0.int ?? 0) >= 1 }
+                }
+                try await waitUntil(timeout: .seconds(5), "the \(round) messages") {
+                    received.seen.withLock { seen in channels.allSatisfy { seen.contains("\(round) \($0)") } }
+                }
+            }
+            try await everyChannelIsServed("before")
+            let victim = cluster.masterPorts[0]
+            kill(try cluster.pid(of: victim), SIGKILL)
+            try await waitUntil(timeout: .seconds(30), "a replica to take over") {
+                try? await client.refreshSlots()
+                return (try? await client.masters())?.contains { $0.port == victim } == false
+            }
+            // Restarted at once: its subscriber connection may come back before the subscriber's
+            // next check sees the new slot map (the race seen in a CI run).
+            try await cluster.restartNode(victim)
+            try await waitUntil(timeout: .seconds(30), "the old master to rejoin as a replica") {
+                (try? cluster.cli(victim, ["info", "replication"]))?.contains("master_link_status:up") == true
+            }
+            try await everyChannelIsServed("rejoined")
+            await subscriber.close()
+        }
+    }
+}
+
+/// What a subscriber received (a class: a `Mutex` cannot be captured by an escaping closure).
+private final class Received: Sendable {
+    let seen = Mutex<Set<String>>([])
 }

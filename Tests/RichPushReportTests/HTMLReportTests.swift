@@ -7,7 +7,7 @@ struct HTMLReportTests {
     /// The page's SVG elements, each fragment required to be well-formed XML.
     private func svgElements(_ html: String) throws -> [Element] {
         let fragments = html.svgFragments
-        #expect(fragments.count == 6)
+        #expect(fragments.count == 7)
         return try fragments.flatMap { try parseXML($0).get() }
     }
 
@@ -20,6 +20,20 @@ struct HTMLReportTests {
         for external in ["http://", "https://", "src=", "<link", "@import", "@keyframes", "animation"] {
             #expect(!html.replacing("http://www.w3.org/2000/svg", with: "").contains(external), "\(external)")
         }
+    }
+
+    /// The CPU budget: each process's CPU seconds over the notifications, in the table and as bars.
+    @Test func cpuBudgetPerNotification() {
+        var report = LoadReport.fixture()
+        report.processes.append(ProcessSummary(name: "loadtest", pid: 103, peakRSSMiB: 80, cpuSeconds: 0.75))
+        let html = HTMLReport.render(report)
+        // 1 s, 4.5 s and 0.75 s of CPU over 1,500 notifications.
+        #expect(html.contains("data-key=\"cpuMicrosPerNotification\">666.7</td>"))
+        #expect(html.contains("data-key=\"cpuMicrosPerNotification\">3,000.0</td>"))
+        #expect(html.contains("data-key=\"cpuMicrosPerNotification\">500.0</td>"))
+        #expect(html.contains("data-name=\"CPU µs per notification\" data-values=\"667,3000,500\""))
+        #expect(html.contains("loadtest (load generator)"))
+        #expect(report.serviceCPUMicrosPerNotification.rounded() == 3667)
     }
 
     @Test func embeddedJSONDecodesToTheReport() throws {

@@ -9,7 +9,15 @@ struct SummaryTextTests {
             enqueue -> device      ms: p50 2.9  p90 5.1  p99 7.3  max 22.2
             lost 0  duplicated 0  failed 0
             peak RSS MiB           api 45.0, worker-1 60.5
+            CPU µs / notification  api 666.7, worker-1 3,000.0; service 3,666.7
             """)
+    }
+
+    @Test func theLoadGeneratorsCPUIsShownApart() {
+        var report = LoadReport.fixture()
+        report.processes.append(ProcessSummary(name: "loadtest", pid: 103, peakRSSMiB: 80, cpuSeconds: 0.75))
+        let last = SummaryText.render(report).split(separator: "\n").last
+        #expect(last == "CPU µs / notification  api 666.7, worker-1 3,000.0; service 3,666.7 (load generator 500.0 apart)")
     }
 
     @Test func richModeAddsNotifications() {

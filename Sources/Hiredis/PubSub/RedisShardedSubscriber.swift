@@ -50,14 +50,28 @@ public final class RedisShardedSubscriber: Sendable {
 
     /// Follows moved slots and failed nodes until ``close()``; on one Redis, it only passes on
     /// the subscriber's own restorations.
-    public func run() async {
+    ///
+    /// Every `checkInterval` it looks for channels a node dropped or refused, a node that is
+    /// down, or one that reconnected (a killed master restarted as a replica accepts `SSUBSCRIBE`,
+    /// but `SPUBLISH` on the new master counts only its own subscribers); and every
+    /// `verifyEvery` checks it compares the placement with a fresh slot map anyway, so no change
+    /// of the map goes unseen for long.
+    public func run(verifyEvery: Int = 5) async {
+        var reconnections: [ObjectIdentifier: Int] = [:]
+        var checks = 0
         while !state.withLock({ $0.closed }) {
             try? await Task.sleep(for: checkInterval)
             guard case .cluster = locator, !state.withLock({ $0.closed }) else { continue }
+            checks += 1
             let nodes = state.withLock { Array($0.nodes.values) }
             let lost = nodes.flatMap { $0.subscriber.takeLostShardChannels() }
             let down = nodes.contains { !$0.subscriber.isConnected }
-            guard !lost.isEmpty || down else { continue }
+            var reconnected = false
+            for node in nodes {
+                let count = node.subscriber.reconnectCount
+                if reconnections.updateValue(count, forKey: ObjectIdentifier(node.subscriber)) ?? 0 != count { reconnected = true }
+            }
+            guard !lost.isEmpty || down || reconnected || checks % max(verifyEvery, 1) == 0 else { continue }
             if !lost.isEmpty {
                 state.withLock { state in
                     for key in state.nodes.keys { state.nodes[key]?.channels.subtract(lost) }
@@ -66,7 +80,7 @@ public final class RedisShardedSubscriber: Sendable {
             await locator.invalidate()
             do {
                 if try await place() {
-                    logger.info("sharded subscriptions moved", metadata: ["lost": "\(lost.count)", "nodeDown": "\(down)"])
+                    logger.info("sharded subscriptions moved", metadata: ["lost": "\(lost.count)", "nodeDown": "\(down)", "reconnected": "\(reconnected)"])
                     restored.yield()
                 }
             } catch {

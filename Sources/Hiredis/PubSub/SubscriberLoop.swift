@@ -13,11 +13,20 @@ struct SubscriberLoop {
     private var awaiting: [Awaited] = []
     private var backoff: Duration
     private var hadConnection = false
+    /// Why an earlier command of the operation being confirmed was refused: its callers hear it
+    /// when the operation's last command is answered.
+    private var refusal: RedisError?
 
+    /// One command's confirmations. An operation (or a restore) that takes several commands
+    /// (sharded channels of several slots) has one entry per command; the last ends it.
     private struct Awaited {
         let kind: RedisSubscriber.Kind
         var remaining: Int
         var continuations: [CheckedContinuation<Void, any Error>]
+        /// The shard channels an `SSUBSCRIBE` asked for: if it is refused (the node no longer
+        /// serves their slot), they are lost and the owner places them again.
+        var shards: [String] = []
+        var endsOperation = true
         /// The last confirmation of a restore after a reconnection.
         var restores = false
     }
@@ -69,25 +78,27 @@ struct SubscriberLoop {
             hadConnection = true
             if !channels.isEmpty {
                 try context.append(RedisCommand("SUBSCRIBE", arguments: Array(channels)))
-                awaiting.append(Awaited(kind: .subscribe, remaining: channels.count, continuations: []))
+                awaiting.append(Awaited(kind: .subscribe, remaining: channels.count, continuations: [], endsOperation: false))
             }
             if !patterns.isEmpty {
                 try context.append(RedisCommand("PSUBSCRIBE", arguments: Array(patterns)))
-                awaiting.append(Awaited(kind: .psubscribe, remaining: patterns.count, continuations: []))
+                awaiting.append(Awaited(kind: .psubscribe, remaining: patterns.count, continuations: [], endsOperation: false))
             }
             for group in Self.bySlot(Array(shards)) {
                 try context.append(RedisCommand("SSUBSCRIBE", arguments: group))
-                awaiting.append(Awaited(kind: .ssubscribe, remaining: group.count, continuations: []))
+                awaiting.append(Awaited(kind: .ssubscribe, remaining: group.count, continuations: [], shards: group, endsOperation: false))
             }
+            refusal = nil
             // Calls that were waiting when the connection dropped complete once the restore is confirmed.
             if awaiting.isEmpty {
                 succeed(carried)
             } else {
                 awaiting[awaiting.count - 1].continuations += carried
                 awaiting[awaiting.count - 1].restores = true
+                awaiting[awaiting.count - 1].endsOperation = true
             }
             if carried.count + channels.count + patterns.count + shards.count > 0 {
-                owner.log.info("redis subscriber reconnected", metadata: ["channels": "\(channels.count)", "patterns": "\(patterns.count)"])
+                owner.log.info("redis subscriber reconnected", metadata: ["channels": "\(channels.count)", "patterns": "\(patterns.count)", "shards": "\(shards.count)"])
             }
             return true
         } catch {
@@ -113,9 +124,13 @@ struct SubscriberLoop {
             if kind.adds { current.formUnion(operation.names) } else { current.subtract(operation.names) }
         }
         if kind.isPattern { patterns = current } else if kind.isShard { shards = current } else { channels = current }
-        awaiting.append(Awaited(kind: kind, remaining: expected, continuations: [operation.continuation]))
-        // A cluster takes the shard channels of one slot per command.
-        for names in kind.isShard && !operation.names.isEmpty ? Self.bySlot(operation.names) : [operation.names] {
+        // A cluster takes the shard channels of one slot per command: one confirmation entry each.
+        let commands = kind.isShard && !operation.names.isEmpty ? Self.bySlot(operation.names) : [operation.names]
+        for (index, names) in commands.enumerated() {
+            let last = index == commands.count - 1
+            awaiting.append(Awaited(kind: kind, remaining: names.isEmpty ? expected : names.count,
+                                    continuations: last ? [operation.continuation] : [],
+                                    shards: kind == .ssubscribe ? names : [], endsOperation: last))
             try context.append(RedisCommand(kind.rawValue.uppercased(), arguments: names))
         }
     }
@@ -139,8 +154,11 @@ struct SubscriberLoop {
     private mutating func handle(_ reply: RedisValue) {
         if let message = reply.errorMessage, !awaiting.isEmpty {
             // A refused (un)subscribe (CROSSSLOT, MOVED, an unknown command): its caller hears why.
+            // Refused shard channels are not served here (any more): the owner places them again.
             let refused = awaiting.removeFirst()
-            fail(refused.continuations, RedisError(server: message))
+            for channel in refused.shards where shards.remove(channel) != nil { owner.shardChannelLost(channel) }
+            refusal = refusal ?? RedisError(server: message)
+            if refused.endsOperation { finish(refused) }
             return
         }
         guard let parts = reply.array, let kind = parts.first?.string else { return }
@@ -160,10 +178,21 @@ struct SubscriberLoop {
             awaiting[0].remaining -= 1
             if awaiting[0].remaining <= 0 {
                 let done = awaiting.removeFirst()
-                succeed(done.continuations)
-                if done.restores { owner.signalRestored() }
+                if done.endsOperation { finish(done) }
             }
         }
+    }
+
+    /// Answers the callers of an operation whose last command was answered: refused if any of
+    /// its commands was.
+    private mutating func finish(_ done: Awaited) {
+        if let refusal {
+            fail(done.continuations, refusal)
+        } else {
+            succeed(done.continuations)
+            if done.restores { owner.signalRestored() }
+        }
+        refusal = nil
     }
 
     private func drainWakePipe() {

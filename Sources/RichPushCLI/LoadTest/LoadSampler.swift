@@ -8,16 +8,17 @@ import Synchronization
 /// memory and CPU. A failed queue read leaves that interval's queue figures at the last values.
 final class LoadSampler: Sendable {
     private let tracker: LoadTracker
-    private let queue: JobQueue
+    private let queues: [JobQueue]
     private let probes: [ProcessProbe]
     private let interval: Duration
     private let samples = Mutex<[Sample]>([])
     private let peaks = Mutex<[String: ProcessProbe.Reading]>([:])
     private let cpuAtStart: [String: Double]
 
-    init(tracker: LoadTracker, queue: JobQueue, probes: [ProcessProbe], interval: Duration) {
+    /// `queues`: every partition of the queue; the timeline shows their total.
+    init(tracker: LoadTracker, queues: [JobQueue], probes: [ProcessProbe], interval: Duration) {
         self.tracker = tracker
-        self.queue = queue
+        self.queues = queues
         self.probes = probes
         self.interval = interval
         cpuAtStart = Dictionary(probes.compactMap { probe in probe.read().map { (probe.name, $0.cpuSeconds) } }, uniquingKeysWith: { first, _ in first })
@@ -31,7 +32,7 @@ final class LoadSampler: Sendable {
             try? await Task.sleep(for: interval)
             let now = ContinuousClock.now
             let counts = tracker.counts
-            if let stats = try? await queue.stats() { queueFigures = (stats.lag, stats.pending) }
+            if let stats = try? await QueueStats.read(queues) { queueFigures = (stats.lag, stats.pending) }
             let seconds = max((now - previous.at).seconds, 0.001)
             var processes: [String: ProcessSample] = [:]
             var cpu = previous.cpu

@@ -10,20 +10,25 @@ import RichPushReport
 
 /// `richpush loadtest`: the referee of scripts/loadtest.sh. Registers M simulated devices (each
 /// with a tag of its own) through the API, creates N notifications addressed one device each or
-/// all of them (through the store: record + payload + job, as the API does) in the chosen shape
-/// of load, and measures what the devices see. Workers and the API run as their own processes,
+/// all of them in the chosen shape of load (`--via api`: `POST /api/notifications` over keep-alive
+/// connections, as a user does; `--via store`: record + payload + job straight into Redis), and
+/// measures what the devices see and what each process spent. Workers and the API run as their own processes,
 /// started by the script; `--report DIR` writes report.json, report.html and overview.svg.
 struct LoadTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "loadtest", abstract: "Drive the full pipeline with simulated devices and print throughput, latency, lost and duplicated.")
 
     enum Mode: String, ExpressibleByArgument, CaseIterable { case silent, rich }
     enum Audience: String, ExpressibleByArgument, CaseIterable { case one, all }
+    enum Via: String, ExpressibleByArgument, CaseIterable { case api, store }
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
     @Option(help: "Base URL of the API.") var api = "http://127.0.0.1:8080"
     @Option(help: "User the devices register as (an admin, to address devices by tag).") var user: String
     @Option(help: "Password (or RICHPUSH_PASSWORD).") var password: String?
+    @Option(help: "api: create notifications with POST /api/notifications (HTTP, auth, the backlog guard), as users do; store: straight into Redis through the store, without HTTP.") var via: Via = .api
+    @Option(help: "With --via api: an API key with the send scope (or RICHPUSH_API_KEY); without one, Basic auth as --user.") var apiKey: String?
+    @Option(help: "With --via api: keep-alive HTTP connections to the API.") var connections = 32
     @Option(help: "Notifications to send.") var notifications = 100_000
     @Option(help: "Simulated devices.") var devices = 1000
     @Option(help: "silent: count pushes delivered; rich: the whole flow with the background fetch.") var mode: Mode = .silent
@@ -46,6 +51,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         guard rate >= 0 else { throw ValidationError("--rate must not be negative") }
         if [.constant, .ramp].contains(effectiveShape) && rate == 0 { throw ValidationError("--shape \(effectiveShape.rawValue) needs --rate > 0") }
         if effectiveShape == .burst && (burstSize <= 0 || burstInterval <= 0) { throw ValidationError("--shape burst needs --burst-size and --burst-interval > 0") }
+        guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1 to 1024") }
         guard sampleInterval >= 0.1 else { throw ValidationError("--sample-interval must be at least 0.1 seconds") }
         for argument in watchPid where ProcessProbe(argument: argument) == nil {
             throw ValidationError("--watch-pid '\(argument)' is not name=pid")
@@ -61,6 +67,9 @@ struct LoadTestCommand: AsyncParsableCommand {
             fireDelay: .zero, redis: redisConfiguration, hubPrefix: queue.prefix, handlePrefix: "load-\(ProcessInfo.processInfo.processIdentifier)",
             sendReceipts: false)
         simulatorConfiguration.fetch = mode == .rich
+        if redis.isCluster {
+            simulatorConfiguration.cluster = RedisClusterClient(configuration: try redis.clusterConfiguration(clientName: "richpush-loadtest-devices"))
+        }
         let tracker = LoadTracker(expected: notifications * (audience == .all ? devices : 1))
         // Events go straight to the tracker from each device's task: one consumer of the event
         // stream capped fan-out runs near 33,000 events/s and buffered the rest (10 GiB).
@@ -78,23 +87,44 @@ struct LoadTestCommand: AsyncParsableCommand {
         progress("registering \(devices) devices")
         try await simulator.start { ["\(tagPrefix)\($0)", "\(tagPrefix)all"] }
 
-        let pool = RedisConnectionPool(configuration: redisConfiguration, size: 2)
-        let jobQueue = JobQueue(redis: pool, configuration: queue.configuration)
-        let store = RedisNotificationStore(redis: pool, keys: queue.storageKeys(redis), queue: jobQueue, retention: .seconds(3600), idBlock: 1000)
+        // A pool on one Redis, a cluster client on a cluster; the store spreads the notifications
+        // over --partitions as the API does.
+        let backend = try redis.backend(clientName: "richpush-loadtest", connections: 2, logger: Logger(label: "richpush.loadtest"))
+        let store = RedisNotificationStore(redis: backend, keys: queue.storageKeys(redis), queue: JobQueue(redis: backend, configuration: queue.configuration),
+                                           retention: .seconds(3600), idBlock: 1000)
+        let payload = [UInt8](repeating: 0x42, count: 1024)
+        let creator: any NotificationCreator
+        switch via {
+        case .store:
+            creator = StoreCreator(store: store, user: user, payload: payload)
+        case .api:
+            let key = apiKey ?? ProcessInfo.processInfo.environment["RICHPUSH_API_KEY"]
+            let authorization = key.map { "Bearer \($0)" } ?? "Basic " + Data("\(user):\(secret)".utf8).base64EncodedString()
+            creator = APICreator(baseURL: api, authorization: authorization, payload: payload, connections: connections)
+        }
         let runner = Task { try await simulator.run() }
-        let processedBefore = (try? await jobQueue.stats().processedByConsumer) ?? [:]
+        let processedBefore = (try? await QueueStats.read(store.queues).processedByConsumer) ?? [:]
         let probes = [ProcessProbe(name: "loadtest", pid: getpid())] + watchPid.compactMap(ProcessProbe.init(argument:))
         // The sampler runs on its own connection's thread: on the cooperative pool, busy with
         // the devices' work, its ticks came late or not at all in the heaviest runs.
+        // On a cluster the connection is only the sampler's thread; its reads go by the backend.
         let samplerConnection = RedisConnection(configuration: redisConfiguration)
-        let sampler = LoadSampler(tracker: tracker, queue: JobQueue(redis: samplerConnection, configuration: queue.configuration),
+        let samplerClient: any RedisClient = redis.isCluster ? backend : samplerConnection
+        let sampler = LoadSampler(tracker: tracker, queues: queue.partitionConfigurations.map { JobQueue(redis: samplerClient, configuration: $0) },
                                   probes: probes, interval: .seconds(sampleInterval))
         let startedAt = Date()
         let clock = ContinuousClock()
         let start = clock.now
         let sampling = Task { await withTaskExecutorPreference(samplerConnection) { await sampler.run(start: start) } }
-        progress("sending \(notifications) notifications (\(mode.rawValue), shape \(effectiveShape.rawValue))")
-        try await send(store: store, tracker: tracker, tagPrefix: tagPrefix, start: start)
+        progress("sending \(notifications) notifications (\(mode.rawValue), shape \(effectiveShape.rawValue), via \(via.rawValue))")
+        do {
+            try await send(creator, tracker: tracker, tagPrefix: tagPrefix, start: start)
+        } catch {
+            await creator.shutdown()
+            throw error
+        }
+        await creator.shutdown()
+        if creator.retried > 0 { progress("\(creator.retried) creates answered 503 (Retry-After) were sent again") }
 
         let deadline = clock.now + .seconds(timeout)
         let goal: (LoadTracker) -> Bool = mode == .rich ? { $0.counts.notified >= $0.expected } : { $0.counts.delivered >= $0.expected }
@@ -110,10 +140,11 @@ struct LoadTestCommand: AsyncParsableCommand {
         sampling.cancel()
         await sampling.value
         await samplerConnection.close()
-        let processedAfter = (try? await jobQueue.stats().processedByConsumer) ?? [:]
+        let processedAfter = (try? await QueueStats.read(store.queues).processedByConsumer) ?? [:]
         await simulator.stop()
         _ = try? await runner.value
-        await pool.close()
+        await backend.close()
+        await simulatorConfiguration.cluster?.close()
 
         let shares = processedAfter.map { WorkerShare(consumer: $0.key, jobs: $0.value - (processedBefore[$0.key] ?? 0)) }
             .filter { $0.jobs > 0 }.sorted { $0.consumer < $1.consumer }
@@ -121,7 +152,7 @@ struct LoadTestCommand: AsyncParsableCommand {
             settings: Settings(mode: mode.rawValue, audience: audience.rawValue, shape: effectiveShape.rawValue, notifications: notifications,
                                devices: devices, workers: workers > 0 ? workers : shares.count, rate: rate,
                                startedAt: ISO8601DateFormatter().string(from: startedAt),
-                               command: CommandLine.arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")),
+                               command: CommandLine.arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " "), via: via.rawValue),
             summary: tracker.summary(elapsed: elapsed), timeline: sampler.timeline, histogram: tracker.histogram,
             workers: shares, processes: sampler.processSummaries())
         try write(result)
@@ -129,11 +160,10 @@ struct LoadTestCommand: AsyncParsableCommand {
     }
 
     /// Creates the notifications on the shape's schedule, a step at a time, each step in parallel.
-    private func send(store: RedisNotificationStore, tracker: LoadTracker, tagPrefix: String, start: ContinuousClock.Instant) async throws {
+    private func send(_ creator: any NotificationCreator, tracker: LoadTracker, tagPrefix: String, start: ContinuousClock.Instant) async throws {
         let parameters = LoadShape.Parameters(notifications: notifications, rate: rate, burstSize: burstSize, burstInterval: burstInterval)
         let shape = effectiveShape
         let step = shape.step(parameters)
-        let payload = [UInt8](repeating: 0x42, count: 1024)
         var sent = 0
         var lastProgress = ContinuousClock.now
         while sent < notifications {
@@ -141,15 +171,14 @@ struct LoadTestCommand: AsyncParsableCommand {
             if ContinuousClock.now < due { try await Task.sleep(until: due, clock: .continuous) }
             let batch = min(step, notifications - sent)
             let first = sent
-            let (devices, user, audience) = (self.devices, self.user, self.audience)
+            let (devices, audience) = (self.devices, self.audience)
             try await withThrowingDiscardingTaskGroup { group in
                 for offset in 0..<batch {
-                    let device = (first + offset) % devices
-                    let draft = NotificationDraft(message: "load \(first + offset)", richType: .image, contentType: "image/png",
-                                                  payload: payload, creator: user, target: audience == .all ? "\(tagPrefix)all" : "\(tagPrefix)\(device)")
+                    let index = first + offset
+                    let target = audience == .all ? "\(tagPrefix)all" : "\(tagPrefix)\(index % devices)"
                     group.addTask {
-                        let record = try await store.create(draft) { _ in "load-payload" }
-                        tracker.enqueued(record.id)
+                        let started = ContinuousClock.now
+                        tracker.enqueued(try await creator.create(index: index, target: target), at: started)
                     }
                 }
             }

@@ -4,8 +4,11 @@ import Synchronization
 
 /// Enqueue times and what the devices saw, keyed by notification id: the load test's referee.
 final class LoadTracker: Sendable {
-    private struct State {
+    fileprivate struct State {
         var enqueued: [Int: ContinuousClock.Instant] = [:]
+        /// Receipts of notifications whose create has not returned yet (a push can beat the
+        /// API's answer to the load generator): their latencies are recorded at the create.
+        var early: [Int: [ContinuousClock.Instant]] = [:]
         var receivedLatencies = LatencyRecorder()
         var notifiedLatencies = LatencyRecorder()
         /// Latencies since the sampler last took them.
@@ -18,7 +21,7 @@ final class LoadTracker: Sendable {
         var last: ContinuousClock.Instant?
     }
 
-    private struct Delivery: Hashable {
+    fileprivate struct Delivery: Hashable {
         let id: Int
         let device: Int
     }
@@ -35,17 +38,22 @@ final class LoadTracker: Sendable {
 
     init(expected: Int) { self.expected = expected }
 
-    func enqueued(_ id: Int) { state.withLock { $0.enqueued[id] = .now } }
+    /// Notification `id` was created by a call that started `at` (latencies count from there).
+    func enqueued(_ id: Int, at: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            state.enqueued[id] = at
+            for receipt in state.early.removeValue(forKey: id) ?? [] { state.recordLatency((receipt - at).milliseconds) }
+        }
+    }
 
     func received(_ id: Int, device: Int) {
         let now = ContinuousClock.now
         state.withLock { state in
             if !state.seen.insert(Delivery(id: id, device: device)).inserted { state.duplicates += 1; return }
             if let at = state.enqueued[id] {
-                let ms = (now - at).milliseconds
-                state.receivedLatencies.record(ms: ms)
-                state.interval.record(ms: ms)
-                state.histogram.add(ms)
+                state.recordLatency((now - at).milliseconds)
+            } else {
+                state.early[id, default: []].append(now)
             }
             state.last = now
         }
@@ -94,4 +102,12 @@ final class LoadTracker: Sendable {
     }
 
     var histogram: [HistogramBucket] { state.withLock { $0.histogram.buckets } }
+}
+
+private extension LoadTracker.State {
+    mutating func recordLatency(_ ms: Double) {
+        receivedLatencies.record(ms: ms)
+        interval.record(ms: ms)
+        histogram.add(ms)
+    }
 }

@@ -30,6 +30,13 @@ public struct QueueStats: Sendable, Hashable, Codable {
 }
 
 extension QueueStats {
+    /// Reads every partition's stats (one queue's stats when there is one) and totals them.
+    public static func read(_ queues: [JobQueue]) async throws -> QueueStats {
+        var partitions: [QueueStats] = []
+        for queue in queues { partitions.append(try await queue.stats()) }
+        return total(partitions)
+    }
+
     /// The partitions' stats added up: counts summed, the oldest pending age the largest, a
     /// consumer (one worker reads every partition under one name) listed once with its pending
     /// and processed summed and its smallest idle time.

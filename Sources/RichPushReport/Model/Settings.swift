@@ -18,8 +18,11 @@ public struct Settings: Codable, Sendable, Equatable {
     public var startedAt: String
     /// The command line that ran it.
     public var command: String
+    /// How notifications were created: `api` (POST /api/notifications) or `store` (straight
+    /// into Redis). Absent in reports from before the choice existed (they used the store).
+    public var via: String?
 
-    public init(mode: String, audience: String, shape: String, notifications: Int, devices: Int, workers: Int, rate: Int, startedAt: String, command: String) {
+    public init(mode: String, audience: String, shape: String, notifications: Int, devices: Int, workers: Int, rate: Int, startedAt: String, command: String, via: String? = nil) {
         self.mode = mode
         self.audience = audience
         self.shape = shape
@@ -29,5 +32,6 @@ public struct Settings: Codable, Sendable, Equatable {
         self.rate = rate
         self.startedAt = startedAt
         self.command = command
+        self.via = via
     }
 }

@@ -61,12 +61,15 @@ extension HTMLReport {
     static func processTable(_ report: LoadReport) -> String {
         guard !report.processes.isEmpty else { return "<p class=\"none\">No process was sampled.</p>\n" }
         let seconds = report.summary.seconds
-        var html = "<table class=\"processes\">\n<thead><tr><th>Process</th><th class=\"num\">PID</th><th class=\"num\">Peak RSS, MiB</th><th class=\"num\">CPU, s</th><th class=\"num\">Mean CPU</th></tr></thead>\n<tbody>\n"
-        for process in report.processes {
+        var html = "<table class=\"processes\">\n<thead><tr><th>Process</th><th class=\"num\">PID</th><th class=\"num\">Peak RSS, MiB</th><th class=\"num\">CPU, s</th><th class=\"num\">Mean CPU</th><th class=\"num\">CPU µs per notification</th></tr></thead>\n<tbody>\n"
+        let budget = report.cpuBudget
+        for (index, process) in report.processes.enumerated() {
             let mean = seconds > 0 ? NumberFormat.percent(process.cpuSeconds / seconds) : NumberFormat.missing
+            let perNotification = index < budget.count ? NumberFormat.fixed(budget[index].microsPerNotification, places: 1) : NumberFormat.missing
             html += "<tr><th>\(process.name.markupEscaped)</th><td class=\"num\">\(process.pid)</td>"
             html += "<td class=\"num\" data-key=\"peakRSSMiB\">\(NumberFormat.fixed(process.peakRSSMiB, places: 1))</td>"
-            html += "<td class=\"num\" data-key=\"cpuSeconds\">\(NumberFormat.fixed(process.cpuSeconds, places: 1))</td><td class=\"num\">\(mean)</td></tr>\n"
+            html += "<td class=\"num\" data-key=\"cpuSeconds\">\(NumberFormat.fixed(process.cpuSeconds, places: 1))</td><td class=\"num\">\(mean)</td>"
+            html += "<td class=\"num\" data-key=\"cpuMicrosPerNotification\">\(perNotification)</td></tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }

@@ -42,7 +42,7 @@ public enum HTMLReport {
         return html
     }
 
-    /// Charts (a) to (f), each with a line on how to read it.
+    /// Charts (a) to (g), each with a line on how to read it.
     private static func figures(_ report: LoadReport) -> String {
         let (width, height) = (chartWidth, chartHeight)
         return [
@@ -58,6 +58,8 @@ public enum HTMLReport {
                    "Jobs each worker consumer handled; the dashed line is an even share."),
             figure(report.memoryChart(width: width, height: height).render(),
                    "Resident memory of each process in each interval."),
+            figure(report.cpuChart(width: width, height: height).render(),
+                   "CPU time (user + system) of each process over the run, in microseconds per notification created: the service's CPU budget, with the load generator apart."),
         ].joined()
     }
 

@@ -41,6 +41,21 @@ extension LoadReport {
             emptyText: "no deliveries")
     }
 
+    /// (g) The CPU budget: each process's CPU time per notification (the load generator too,
+    /// labelled as such); a bar's share is of the whole.
+    func cpuChart(width: Double, height: Double) -> BarChart {
+        BarChart(
+            chart: SVGChart(id: "cpu", title: "CPU per notification", width: width, height: height),
+            seriesName: "CPU µs per notification",
+            xLabel: "process",
+            yLabel: "µs per notification",
+            bars: cpuBudget.map { share in
+                let label = share.name == Self.loadGeneratorName ? "\(share.name) (load generator)" : share.name
+                return BarChart.Bar(label: label, detail: "\(label), µs per notification", count: Int(share.microsPerNotification.rounded()))
+            },
+            emptyText: "no process sampled")
+    }
+
     /// (d) Jobs waiting for a worker (lag) and jobs being worked on (pending).
     func queueChart(width: Double, height: Double) -> LineChart {
         LineChart(

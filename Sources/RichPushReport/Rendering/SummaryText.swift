@@ -17,6 +17,15 @@ public enum SummaryText {
         if !report.processes.isEmpty {
             lines.append(line("peak RSS MiB", report.processes.map { "\($0.name) \(NumberFormat.fixed($0.peakRSSMiB, places: 1))" }.joined(separator: ", ")))
         }
+        let budget = report.cpuBudget
+        if !budget.isEmpty {
+            let service = budget.filter { $0.name != LoadReport.loadGeneratorName }
+            let generator = budget.first { $0.name == LoadReport.loadGeneratorName }
+            var text = service.map { "\($0.name) \(NumberFormat.fixed($0.microsPerNotification, places: 1))" }.joined(separator: ", ")
+            text += "; service \(NumberFormat.fixed(report.serviceCPUMicrosPerNotification, places: 1))"
+            if let generator { text += " (load generator \(NumberFormat.fixed(generator.microsPerNotification, places: 1)) apart)" }
+            lines.append(line("CPU µs / notification", text))
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -1,0 +1,90 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import RichPushCore
+import RichPushStorage
+import Synchronization
+
+/// How the load test creates a notification: as a user does (`POST /api/notifications`) or
+/// straight through the store (record, payload and job in Redis, no HTTP).
+protocol NotificationCreator: Sendable {
+    /// Creates notification number `index` for `target` (a tag); its id.
+    func create(index: Int, target: String) async throws -> Int
+    /// Answers that said "not now" (503) and were sent again after their Retry-After.
+    var retried: Int { get }
+    func shutdown() async
+}
+
+/// Through the store, as the API would after parsing (the load test's old, HTTP-free path).
+struct StoreCreator: NotificationCreator {
+    let store: RedisNotificationStore
+    let user: String
+    let payload: [UInt8]
+
+    func create(index: Int, target: String) async throws -> Int {
+        let draft = NotificationDraft(message: "load \(index)", richType: .image, contentType: "image/png", payload: payload, creator: user, target: target)
+        return try await store.create(draft) { _ in "load-payload" }.id
+    }
+
+    var retried: Int { 0 }
+    func shutdown() async {}
+}
+
+/// `POST /api/notifications` over a pool of keep-alive connections, authenticated with an API
+/// key (`Authorization: Bearer`) or Basic, with the same 1 KiB image as the store path (base64 in
+/// JSON). A 503 (the backlog guard, Redis busy) is sent again after its `Retry-After`, as a
+/// well-behaved client does; anything else that is not 202 fails the run.
+final class APICreator: NotificationCreator {
+    private let client: HTTPClient
+    private let url: String
+    private let authorization: String
+    private let payloadBase64: String
+    private let unavailable = Atomic<Int>(0)
+
+    init(baseURL: String, authorization: String, payload: [UInt8], connections: Int) {
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
+        url = baseURL.hasSuffix("/") ? baseURL + "api/notifications" : baseURL + "/api/notifications"
+        self.authorization = authorization
+        payloadBase64 = Data(payload).base64EncodedString()
+    }
+
+    var retried: Int { unavailable.load(ordering: .relaxed) }
+
+    func create(index: Int, target: String) async throws -> Int {
+        // Tags and the message are ours ([a-z0-9-] and digits): no JSON escaping needed.
+        let body = #"{"message":"load \#(index)","richType":"img","payload":"\#(payloadBase64)","target":"\#(target)"}"#
+        while true {
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: authorization)
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let answer = try await response.body.collect(upTo: 64 * 1024)
+            switch response.status.code {
+            case 202:
+                guard let id = Self.id(in: answer) else { throw CLIError("POST /api/notifications: 202 without an id: \(String(buffer: answer))") }
+                return id
+            case 503:
+                unavailable.add(1, ordering: .relaxed)
+                let wait = response.headers.first(name: "Retry-After").flatMap(Double.init) ?? 1
+                try await Task.sleep(for: .milliseconds(Int(min(max(wait, 0.05), 30) * 1000)))
+            default:
+                throw CLIError("POST /api/notifications answered \(response.status.code): \(String(buffer: answer).prefix(300))")
+            }
+        }
+    }
+
+    /// The `"id":"123"` of a create's answer, without decoding the whole object.
+    static func id(in body: ByteBuffer) -> Int? {
+        let text = String(buffer: body)
+        guard let range = text.range(of: #""id":""#) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    func shutdown() async {
+        try? await client.shutdown()
+    }
+}
