@@ -18,12 +18,13 @@
 #                            [--audience one|all] [--rate R] [--shape max|constant|ramp|burst]
 #                            [--burst-size B] [--burst-interval S] [--report DIR]
 #                            [--cluster] [--partitions P] [--via api|store] [--connections C]
+#                            [--api-option OPT]... [--worker-option OPT]...  (passed to richpush api / worker)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
 notifications=100000 devices=1000 workers=2 mode=silent audience=one cluster=0 partitions=
-extra=()
+extra=() api_options=() worker_options=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --notifications) notifications=$2; shift 2 ;;
@@ -34,6 +35,8 @@ while [ $# -gt 0 ]; do
         --rate|--shape|--burst-size|--burst-interval|--timeout|--via|--connections) extra+=("$1" "$2"); shift 2 ;;
         --report) mkdir -p "$2"; extra+=(--report "$(cd "$2" && pwd)"); shift 2 ;;
         --cluster) cluster=1; shift ;;
+        --api-option) api_options+=("$2"); shift 2 ;;
+        --worker-option) worker_options+=("$2"); shift 2 ;;
         --partitions) partitions=$2; shift 2 ;;
         *) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
     esac
@@ -70,11 +73,11 @@ echo "$RICHPUSH_PASSWORD" | "$bin" users add load --role admin --cost 4 >/dev/nu
 export RICHPUSH_API_KEY=$("$bin" keys create load --scope send --label loadtest | tail -1)
 api_port=$(free_port)
 # One user drives the whole load: its quotas are off (they guard a shared service from one tenant).
-"$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 --quota-payload-bytes 0 --quota-registrations 0 --quota-tags 0 --bcrypt-cost 4 2>"$work/api.log" & pids+=($!)
+"$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 --quota-payload-bytes 0 --quota-registrations 0 --quota-tags 0 --bcrypt-cost 4 ${api_options[@]+"${api_options[@]}"} 2>"$work/api.log" & pids+=($!)
 api_pid=$!
 worker_pids=()
 for i in $(seq 1 "$workers"); do
-    "$bin" worker --consumer "load-$i" --concurrency 64 --batch-size 128 --log-level warning 2>"$work/worker-$i.log" & pids+=($!)
+    "$bin" worker --consumer "load-$i" --concurrency 64 --batch-size 128 --log-level warning ${worker_options[@]+"${worker_options[@]}"} 2>"$work/worker-$i.log" & pids+=($!)
     worker_pids+=($!)
 done
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/health/ready" >/dev/null && break; sleep 0.1; done

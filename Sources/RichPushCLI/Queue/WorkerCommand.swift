@@ -32,6 +32,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Option(help: "Jobs run at once by this worker.") var concurrency = 32
     @Option(help: "Most jobs fetched per read.") var batchSize = 64
+    @Option(help: "Milliseconds the next read waits after one that found fewer jobs than it asked for, so more gather and run as one batch (0: off).") var lingerMs: Double = 5
     @Option(help: "Seconds running jobs get to finish on shutdown before they are released.") var drainTimeout: Double = 10
     @Option(help: "Consumer name in the group (default host:pid:random).") var consumer: String?
     @Option(help: "Seconds between reclaiming abandoned jobs and promoting due retries.") var maintenanceInterval: Double = 0.5
@@ -59,6 +60,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        guard (0...1000).contains(lingerMs) else { throw ValidationError("--linger-ms must be between 0 and 1000") }
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard maintenanceInterval > 0 else { throw ValidationError("--maintenance-interval must be positive") }
@@ -84,6 +86,7 @@ struct WorkerCommand: AsyncParsableCommand {
                                                          drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
+        workerConfiguration.linger = .microseconds(Int(lingerMs * 1000))
         var apnsClient: HTTP2Client?
         var pushAdapter = RichPushWorkerConfiguration.Adapter.none
         if adapter.kinds.contains(.apns) {

@@ -92,6 +92,7 @@ public final class JobWorker: Service, Sendable {
         var groupReady = false
         var nextMaintenance = ContinuousClock.now
         var nextHousekeeping = ContinuousClock.now + configuration.housekeepingInterval
+        var lastReadWasPartial = false
         while !isStopping {
             let free = await slots.waitForFreeSlots()
             if isStopping { break }
@@ -115,8 +116,11 @@ public final class JobWorker: Service, Sendable {
                     try await housekeeping()
                 }
                 if deliveries.isEmpty {
+                    if lastReadWasPartial && configuration.linger > .zero { try? await Task.sleep(for: configuration.linger) }
+                    let count = min(free, configuration.batchSize)
                     deliveries = try await queue.read(on: try await reader.connection(), consumer: configuration.consumer,
-                                                      count: min(free, configuration.batchSize), block: configuration.blockTime)
+                                                      count: count, block: configuration.blockTime)
+                    lastReadWasPartial = !deliveries.isEmpty && deliveries.count < count
                 }
                 slots.take(deliveries.count)
                 if !deliveries.isEmpty { submit(deliveries) }

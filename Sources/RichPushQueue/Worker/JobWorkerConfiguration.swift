@@ -10,6 +10,12 @@ public struct JobWorkerConfiguration: Sendable {
     public var batchSize: Int
     /// How long one XREADGROUP waits for new jobs; bounds how long a shutdown waits for the read.
     public var blockTime: Duration
+    /// After a read that found some jobs but fewer than it asked for, how long the next read
+    /// waits so that more jobs gather (as Kafka's `linger.ms`): at a moderate rate a read then
+    /// takes several jobs and their scripts run once per batch, not per job. Full reads (a
+    /// backlog) and empty ones (an idle queue, where the blocking read answers at once) never
+    /// wait. Zero turns it off.
+    public var linger: Duration
     /// How long a graceful shutdown waits for running jobs before releasing them to other workers.
     public var drainTimeout: Duration
     /// How often the worker reclaims abandoned jobs and promotes due retries.
@@ -24,6 +30,7 @@ public struct JobWorkerConfiguration: Sendable {
         concurrency: Int = 32,
         batchSize: Int = 64,
         blockTime: Duration = .milliseconds(500),
+        linger: Duration = .milliseconds(5),
         drainTimeout: Duration = .seconds(10),
         maintenanceInterval: Duration = .milliseconds(500),
         housekeepingInterval: Duration = .seconds(60),
@@ -33,6 +40,7 @@ public struct JobWorkerConfiguration: Sendable {
         self.concurrency = concurrency
         self.batchSize = batchSize
         self.blockTime = blockTime
+        self.linger = linger
         self.drainTimeout = drainTimeout
         self.maintenanceInterval = maintenanceInterval
         self.housekeepingInterval = housekeepingInterval
