@@ -7,6 +7,7 @@ import Synchronization
 public final class InMemoryPushAdapter: PushAdapter {
     public let name = "memory"
     private let sent = Mutex<[OutgoingPush]>([])
+    private let sizes = Mutex<[Int]>([])
     private let failure = Mutex<(any Error)?>(nil)
     private let outcome: @Sendable (OutgoingPush) -> PushOutcome
 
@@ -16,6 +17,8 @@ public final class InMemoryPushAdapter: PushAdapter {
 
     /// Every push handed to the adapter (and not refused by a thrown send), in order.
     public var pushes: [OutgoingPush] { sent.withLock { $0 } }
+    /// How many pushes each send call carried, in order.
+    public var sendSizes: [Int] { sizes.withLock { $0 } }
 
     /// Makes every send throw `error` (nil: works again).
     public func failAll(with error: (any Error)?) {
@@ -25,6 +28,7 @@ public final class InMemoryPushAdapter: PushAdapter {
     public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         if let error = failure.withLock({ $0 }) { throw error }
         sent.withLock { $0 += pushes }
+        sizes.withLock { $0.append(pushes.count) }
         return pushes.map(outcome)
     }
 }

@@ -27,6 +27,10 @@ public struct RichPushJobHandler: BatchJobHandler {
     /// How each platform's pushes are rendered (APNs payload unless said otherwise).
     let formats: [Platform: PushFormat]
     let fanOutBatch: Int
+    /// Most pushes one round of a batch holds at once (see ``handle(batch:)``).
+    let maxPushesPerRound: Int
+    /// The same bound across the batches this handler runs at once.
+    let budget: PushBudget
     /// Pushes a minute of a notification that sets no throttle of its own (0: none).
     let defaultThrottlePerMinute: Int
     /// How long a pair's lease lasts: longer than a send, shorter than a retry's patience.
@@ -36,7 +40,7 @@ public struct RichPushJobHandler: BatchJobHandler {
 
     public init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
                 renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0, leaseDuration: Duration = .seconds(30),
-                logger: Logger = Logger(label: "richpush.worker")) {
+                maxPushesPerRound: Int = 4_000, logger: Logger = Logger(label: "richpush.worker")) {
         self.ledger = ledger
         self.installations = installations
         self.queue = queue
@@ -44,6 +48,8 @@ public struct RichPushJobHandler: BatchJobHandler {
         self.renderer = renderer
         self.formats = formats
         self.fanOutBatch = max(1, fanOutBatch)
+        self.maxPushesPerRound = max(1, maxPushesPerRound)
+        self.budget = PushBudget(limit: self.maxPushesPerRound)
         self.defaultThrottlePerMinute = max(0, defaultThrottlePerMinute)
         self.leaseDuration = leaseDuration
         self.logger = logger
@@ -78,16 +84,44 @@ public struct RichPushJobHandler: BatchJobHandler {
                 results[index] = .failure(error)
             }
         }
-        do {
-            work = try await load(work, results: &results)
-            work = try await resolve(work)
-            work = try await splitLargeFanOuts(work)
-            try await deliver(work, results: &results)
-        } catch {
-            // Redis or the adapter failed for the whole batch: every job still in it is retried.
-            for item in work { if case .success = results[item.index] { results[item.index] = .failure(error) } }
+        // Rounds of at most `maxPushesPerRound` pushes, one after another, and no more than that
+        // many in all the batches running here at once: reads of many fan-out sub-jobs (each up
+        // to `fanOutBatch` installations) would otherwise render and pipeline all of them
+        // together, and the worker's memory would grow with the audience.
+        for round in Self.rounds(work, maxPushes: maxPushesPerRound) {
+            let pushes = round.reduce(0) { $0 + max(1, $1.explicit?.count ?? 1) }
+            await budget.acquire(pushes)
+            var current = round
+            do {
+                current = try await load(current, results: &results)
+                current = try await resolve(current)
+                current = try await splitLargeFanOuts(current)
+                try await deliver(current, results: &results)
+            } catch {
+                // Redis or the adapter failed for the whole round: every job still in it is retried.
+                for item in current { if case .success = results[item.index] { results[item.index] = .failure(error) } }
+            }
+            await budget.release(pushes)
         }
         return results
+    }
+
+    /// Splits the jobs, in order, into rounds whose pushes (a sub-job's installations, or one for
+    /// a whole notification, whose audience is split off as sub-jobs) stay within `maxPushes`;
+    /// a job larger than that is a round of its own.
+    static func rounds(_ work: [Work], maxPushes: Int) -> [[Work]] {
+        var rounds: [[Work]] = []
+        var pushes = 0
+        for item in work {
+            let weight = max(1, item.explicit?.count ?? 1)
+            if rounds.isEmpty || pushes + weight > maxPushes && !rounds[rounds.count - 1].isEmpty {
+                rounds.append([])
+                pushes = 0
+            }
+            rounds[rounds.count - 1].append(item)
+            pushes += weight
+        }
+        return rounds
     }
 
     private func parse(_ job: Job, index: Int) throws -> Work {

@@ -79,6 +79,9 @@ public struct RichPushWorkerConfiguration: Sendable {
     public var renderer: PushRenderer
     /// Installations per fan-out sub-job.
     public var fanOutBatch: Int
+    /// Most pushes a worker's batch holds at once: a read of many sub-jobs is sent in rounds of
+    /// this many, which bounds the worker's memory whatever the audience.
+    public var maxPushesPerRound: Int = 4_000
     /// Pushes a minute for notifications that set no `throttlePerMinute` (0: as fast as possible).
     public var defaultThrottlePerMinute: Int = 0
     /// How long records live (the API's retention).
@@ -156,7 +159,8 @@ public func buildWorkers(configuration: RichPushWorkerConfiguration, dependencie
             ledger: RedisNotificationStore(redis: dependencies.redis, keys: keys, queue: queue, retention: configuration.retention),
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
             queue: queue, adapter: adapter, renderer: configuration.renderer, formats: [.fcm: .fcm, .gcm: .fcm],
-            fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration, logger: logger
+            fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,
+            maxPushesPerRound: configuration.maxPushesPerRound, logger: logger
         ).register(in: &handlers)
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }

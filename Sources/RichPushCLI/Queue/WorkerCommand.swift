@@ -49,6 +49,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: "Add the seed's legacy \"sound\": \"\" to silent pushes.") var legacySound = false
     @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
     @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
+    @Option(help: "Most pushes one batch of jobs holds at once; a read of many fan-out sub-jobs is sent in rounds of this many, which bounds the worker's memory.") var maxPushesPerRound = 4_000
     @Option(help: "Pushes a minute for notifications that set no throttlePerMinute of their own, so devices fetch the payload at most at that rate (0: no limit).")
     var throttlePerMinute = 0
     @Option(help: "Hours at most the simulated hub holds a push for an offline device (its ttl, when shorter).") var holdHours: Double = 24
@@ -64,6 +65,7 @@ struct WorkerCommand: AsyncParsableCommand {
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard maintenanceInterval > 0 else { throw ValidationError("--maintenance-interval must be positive") }
+        guard (1...1_000_000).contains(maxPushesPerRound) else { throw ValidationError("--max-pushes-per-round must be 1 to 1000000") }
         guard fanOutBatch >= 1 else { throw ValidationError("--fan-out-batch must be at least 1") }
         guard (0...10_000_000).contains(throttlePerMinute) else { throw ValidationError("--throttle-per-minute must be 0 to 10000000") }
         guard holdHours > 0, retentionDays > 0 else { throw ValidationError("--hold-hours and --retention-days must be positive") }
@@ -109,6 +111,7 @@ struct WorkerCommand: AsyncParsableCommand {
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)),
             fcm: fcmSettings, otherPlatforms: adapter.kinds.contains(.simulated) ? .simulated(holdFor: .seconds(holdHours * 3600)) : .refused)
         configuration.defaultThrottlePerMinute = throttlePerMinute
+        configuration.maxPushesPerRound = maxPushesPerRound
         let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys(redis), queue: queue.configuration,
                                               locator: backend.locator)
         let bench = benchHandlers
