@@ -106,9 +106,11 @@ public struct RichPushJobHandler: BatchJobHandler {
         return results
     }
 
-    /// Splits the jobs, in order, into rounds whose pushes (a sub-job's installations, or one for
-    /// a whole notification, whose audience is split off as sub-jobs) stay within `maxPushes`;
-    /// a job larger than that is a round of its own.
+    /// Splits the jobs, in order, into rounds whose pushes stay within `maxPushes`; a job larger
+    /// than that is a round of its own. A sub-job weighs its installations. A whole notification
+    /// weighs one, since its audience is not known before `resolve`: up to `fanOutBatch` devices
+    /// are sent in its round, a larger audience becomes sub-jobs (so a round of many notifications
+    /// each to a few hundred devices can hold more than `maxPushes`).
     static func rounds(_ work: [Work], maxPushes: Int) -> [[Work]] {
         var rounds: [[Work]] = []
         var pushes = 0

@@ -42,9 +42,11 @@ struct LoadReportTests {
                         previousT = sample.t
                     }
                     #expect(abs(delivered - 400) < 1)
-                    // Each worker's share is what the queue counted for that consumer.
+                    // Each worker's share is what the queue counted for that consumer: every job at
+                    // least once (a job whose 2 s lease ran out on a busy machine is handled again,
+                    // its push suppressed by the ledger: the devices saw no duplicate, above).
                     let stats = try await pipeline.queue.stats()
-                    #expect(report.workers.reduce(0) { $0 + $1.jobs } == 400)
+                    #expect(report.workers.reduce(0) { $0 + $1.jobs } >= 400)
                     for share in report.workers {
                         #expect(stats.processedByConsumer[share.consumer] == share.jobs, "\(share.consumer)")
                     }
