@@ -50,6 +50,8 @@ public struct StorageKeys: Sendable, Hashable {
     var users: String { "\(registry):users" }
     func loginPair(_ name: String, _ address: String) -> String { "\(registry):login:pair:\(name):\(address)" }
     func loginPairPattern(_ name: String) -> String { "\(registry):login:pair:\(name):*" }
+    /// The addresses with a login-failure record for this user (for `users unlock` without a SCAN).
+    func loginPairs(_ name: String) -> String { "\(registry):login:pairs:\(name)" }
     func loginAddress(_ address: String) -> String { "\(registry):login:addr:\(address)" }
     /// Where credential changes are announced, so every API replica drops what it cached.
     public var credentialChanges: String { "\(prefix):auth:changed" }

@@ -132,6 +132,27 @@ struct ClusterFlowTests {
         }
     }
 
+    /// `richpush users unlock` on a cluster: the user's login-failure records are found through
+    /// the user's address index in the registry's slot (a SCAN would see one node only).
+    @Test func unlockFindsEveryAddressOnACluster() async throws {
+        try await withRedisCluster { cluster in
+            let client = RedisClusterClient(configuration: cluster.configuration)
+            let users = RedisUserStore(redis: client, keys: StorageKeys(prefix: "unlock", clusterSafe: true))
+            let policy = LoginThrottle(freeFailuresPerPair: 1)
+            let addresses = (1...5).map { "192.0.2.\($0)" }
+            for address in addresses {
+                _ = try await users.reserveLoginAttempt(user: "bob", address: address, policy: policy)
+                #expect(try await users.reserveLoginAttempt(user: "bob", address: address, policy: policy) != nil, "locked from \(address)")
+            }
+            // A success forgets its address; the other four are unlocked at once.
+            try await users.loginSucceeded(user: "bob", address: addresses[0])
+            #expect(try await users.unlock(user: "bob", address: nil) == 4)
+            for address in addresses { #expect(try await users.reserveLoginAttempt(user: "bob", address: address, policy: policy) == nil) }
+            #expect(try await users.unlock(user: "bob", address: addresses[2]) == 1)
+            await client.close()
+        }
+    }
+
     /// Moves one slot by hand, as `redis-cli --cluster reshard` does: IMPORTING/MIGRATING, MIGRATE
     /// its keys 100 at a time, then the slot's new owner told to every master.
     static func migrate(slot: Int, from source: Int, to target: Int, in cluster: LocalRedisCluster) throws {
