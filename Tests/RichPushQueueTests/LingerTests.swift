@@ -15,7 +15,7 @@ struct LingerTests {
             let recorder = BatchRecorder()
             var handlers = JobHandlers()
             handlers.register(recorder, for: BatchRecorder.type)
-            let worker = fixture.worker(handlers) { $0.linger = .milliseconds(400); $0.batchSize = 16 }
+            let worker = fixture.worker(handlers) { $0.linger = .seconds(2); $0.batchSize = 16 }
             try await fixture.withWorkers([worker]) {
                 try await fixture.queue.enqueue(JobRequest(type: BatchRecorder.type, payload: Array("first".utf8)))
                 try await waitUntil("the first job") { recorder.batches.count == 1 }
@@ -25,7 +25,10 @@ struct LingerTests {
                 try await waitUntil("the five") { recorder.batches.reduce(0, +) == 6 }
                 try await waitUntil("all acknowledged") { try await fixture.queue.stats().processed == 6 }
             }
-            #expect(recorder.batches == [1, 5], "batch sizes: \(recorder.batches)")
+            // Normally [1, 5]; on a busy machine the five enqueues may straddle the linger's end
+            // (a CI run saw [1, 2, 3]). Without the linger every job came alone: [1, 1, 1, 1, 1, 1].
+            let batches = recorder.batches
+            #expect(batches.first == 1 && batches.count >= 2 && batches[1] >= 2, "batch sizes: \(batches)")
         }
     }
 
