@@ -119,12 +119,14 @@ struct ConnectionTests {
             let key = uniqueKeyPrefix() + "empty"
             let clock = ContinuousClock()
             let start = clock.now
+            // BLPOP would block for 30 s; the 200 ms command timeout must end it long before
+            // (the bound leaves a busy CI machine many seconds of stalls).
             await #expect {
-                try await connection.send("BLPOP", key, 2)
+                try await connection.send("BLPOP", key, 30)
             } throws: { error in
                 (error as? RedisError)?.code == .timeout
             }
-            #expect(clock.now - start < .seconds(2))
+            #expect(clock.now - start < .seconds(20))
             // The timed-out socket is dropped; the next command gets a fresh one and its own reply.
             let after = try await connection.send("ECHO", "after")
             #expect(after == .bulk(Array("after".utf8)))

@@ -38,10 +38,10 @@ struct PubSubTests {
             let subscriber = RedisSubscriber(configuration: server.configuration)
             try await subscriber.subscribe([uniqueKeyPrefix() + "a"])
             // A paused Redis never confirms the unsubscribe; close gives up after its timeout.
-            _ = try await server.probe("CLIENT", "PAUSE", 4000, "ALL")
+            _ = try await server.probe("CLIENT", "PAUSE", 8000, "ALL")
             let start = ContinuousClock.now
             await subscriber.close(unsubscribeTimeout: .milliseconds(300))
-            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(ContinuousClock.now - start < .seconds(6))
             var messages = subscriber.messages.makeAsyncIterator()
             #expect(await messages.next() == nil)
         }

@@ -39,7 +39,7 @@ struct ReconnectTests {
     @Test func requestsFailFastWhileRedisIsDown() async throws {
         try await withRedisServer { server in
             var configuration = server.configuration
-            configuration.reconnectBackoff = .seconds(5)...(.seconds(5))
+            configuration.reconnectBackoff = .seconds(30)...(.seconds(30))
             let connection = RedisConnection(configuration: configuration)
             try await connection.send("PING")
             server.kill()
@@ -54,7 +54,7 @@ struct ReconnectTests {
                 let error = try #require(error as? RedisError)
                 return error.code == .connectionUnavailable && error.message.contains("next reconnect")
             }
-            #expect(clock.now - start < .seconds(1))
+            #expect(clock.now - start < .seconds(10))
             await connection.close()
         }
     }
