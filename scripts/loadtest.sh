@@ -19,6 +19,7 @@
 #                            [--burst-size B] [--burst-interval S] [--report DIR]
 #                            [--cluster] [--partitions P] [--via api|store] [--connections C]
 #                            [--api-option OPT]... [--worker-option OPT]...  (passed to richpush api / worker)
+# RICHPUSH_BIN=path runs that richpush instead of building release (a before/after comparison).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -54,7 +55,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-build_release
+richpush_binary
 if [ "$cluster" = 1 ]; then
     export RICHPUSH_REDIS_URL=$(scripts/cluster.sh start --dir "$work/cluster" | tail -1)
     export RICHPUSH_PARTITIONS=${partitions:-6}

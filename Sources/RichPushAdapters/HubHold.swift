@@ -39,33 +39,47 @@ public struct HubHold: Sendable, Hashable {
         Array("\(milliseconds)|".utf8) + envelope
     }
 
-    /// KEYS: held hash, expiry set. ARGV: channel, envelope, hold ms, collapse id, now ms, handle,
-    /// most per device. Returns the receivers (0: held).
+    /// KEYS: the bucket's expiry set, then one held hash per push. ARGV: now ms, most per device,
+    /// then per push: channel, envelope, hold ms, collapse id, handle. Publishes each push and
+    /// holds the ones no subscriber received; returns each push's receivers (0: held). One
+    /// call per bucket and batch, not per push: every key of a bucket shares its slot.
     static let publishOrHold = RedisScript("""
-        local receivers = redis.call('SPUBLISH', ARGV[1], ARGV[2])
-        if receivers > 0 then return receivers end
-        local now, hold = tonumber(ARGV[5]), tonumber(ARGV[3])
-        local expires = now + hold
-        redis.call('HSET', KEYS[1], ARGV[4], expires .. '|' .. ARGV[2])
-        redis.call('ZADD', KEYS[2], expires, ARGV[6] .. '\\n' .. ARGV[4])
-        -- The key outlives its longest push by an hour: the sweeper reports expiries, the key's
-        -- own TTL only collects what a stopped sweeper left.
-        if redis.call('PTTL', KEYS[1]) < hold + 3600000 then redis.call('PEXPIRE', KEYS[1], hold + 3600000) end
-        if redis.call('HLEN', KEYS[1]) > tonumber(ARGV[7]) then
-          local fields = redis.call('HGETALL', KEYS[1])
-          local oldest, oldestAt = nil, nil
-          for i = 1, #fields, 2 do
-            local at = tonumber(string.match(fields[i + 1], '^(%d+)|'))
-            if fields[i] ~= ARGV[4] and at > now and (oldestAt == nil or at < oldestAt) then oldest, oldestAt = i, at end
-          end
-          if oldest then
-            local envelope = string.match(fields[oldest + 1], '^%d+|(.*)$')
-            redis.call('HSET', KEYS[1], fields[oldest], now .. '|' .. envelope)
-            redis.call('ZADD', KEYS[2], now, ARGV[6] .. '\\n' .. fields[oldest])
+        local now, most = tonumber(ARGV[1]), tonumber(ARGV[2])
+        local expiry = KEYS[1]
+        local out = {}
+        for k = 2, #KEYS do
+          local held = KEYS[k]
+          local a = 3 + (k - 2) * 5
+          local channel, envelope, hold, collapse, handle = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
+          local receivers = redis.call('SPUBLISH', channel, envelope)
+          out[#out + 1] = receivers
+          if receivers == 0 then
+            local expires = now + hold
+            redis.call('HSET', held, collapse, expires .. '|' .. envelope)
+            redis.call('ZADD', expiry, expires, handle .. '\\n' .. collapse)
+            -- The key outlives its longest push by an hour: the sweeper reports expiries, the
+            -- key's own TTL only collects what a stopped sweeper left.
+            if redis.call('PTTL', held) < hold + 3600000 then redis.call('PEXPIRE', held, hold + 3600000) end
+            if redis.call('HLEN', held) > most then
+              local fields = redis.call('HGETALL', held)
+              local oldest, oldestAt = nil, nil
+              for i = 1, #fields, 2 do
+                local at = tonumber(string.match(fields[i + 1], '^(%d+)|'))
+                if fields[i] ~= collapse and at > now and (oldestAt == nil or at < oldestAt) then oldest, oldestAt = i, at end
+              end
+              if oldest then
+                local kept = string.match(fields[oldest + 1], '^%d+|(.*)$')
+                redis.call('HSET', held, fields[oldest], now .. '|' .. kept)
+                redis.call('ZADD', expiry, now, handle .. '\\n' .. fields[oldest])
+              end
+            end
           end
         end
-        return 0
+        return out
         """)
+
+    /// Most pushes in one `publishOrHold` call.
+    static let pushesPerCall = 500
 
     /// KEYS: held hash, expiry set. ARGV: now ms, handle. Takes the device's pushes that have not
     /// expired (envelopes); expired ones stay for the sweeper to report.

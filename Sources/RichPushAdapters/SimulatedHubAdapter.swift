@@ -30,24 +30,51 @@ public struct SimulatedHubAdapter: PushAdapter {
         let sentAt = Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
         let nowMilliseconds = Int64(sentAt / 1000)
         let holdMilliseconds = Int64(holdFor.milliseconds)
-        // Publish-or-hold is one script per push, so a device that subscribes and then takes its
-        // held pushes can never fall between a PUBLISH that found no one and the hold after it.
-        let replies = try await redis.run(HubHold.publishOrHold, calls: pushes.map { push in
-            let envelope = SimulatedEnvelope.encode(id: push.rendered.collapseID + ":" + push.installation.id, installation: push.installation.id,
-                                                    sentAt: sentAt, pushType: push.rendered.pushType, payload: push.rendered.payload,
-                                                    notification: push.notification)
-            // Held no longer than the push's expiration (the sender's ttl), as APNs and FCM do.
-            let expiration = Int64(push.rendered.expiration)
-            let holdFor = expiration > 0 ? max(1, min(holdMilliseconds, expiration * 1000 - nowMilliseconds)) : holdMilliseconds
-            return (keys: [hold.key(push.installation.handle), hold.expiryKey(push.installation.handle)],
-                    arguments: [hold.channel(push.installation.handle), envelope, holdFor, push.rendered.collapseID,
-                                nowMilliseconds, push.installation.handle, HubHold.perDevice])
-        })
-        return replies.enumerated().map { index, reply in
-            let id = pushes[index].rendered.collapseID + ":" + pushes[index].installation.id
-            if let message = reply.errorMessage { return .failed(reason: message, retryable: true) }
-            return (reply.int ?? 0) > 0 ? .sent(adapterID: id) : .held(adapterID: id)
+        // Publish-or-hold is one script, so a device that subscribes and then takes its held
+        // pushes can never fall between a PUBLISH that found no one and the hold after it; one
+        // call per bucket (a slot) takes all of the batch's pushes there.
+        var byBucket: [Int: [Int]] = [:]
+        for (index, push) in pushes.enumerated() { byBucket[HubHold.bucket(push.installation.handle), default: []].append(index) }
+        var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
+        var order: [[Int]] = []
+        for (bucket, indices) in byBucket {
+            for start in stride(from: 0, to: indices.count, by: HubHold.pushesPerCall) {
+                let chunk = Array(indices[start..<min(start + HubHold.pushesPerCall, indices.count)])
+                var keys: [any RedisArgument] = [hold.expiryKey(bucket: bucket)]
+                var arguments: [any RedisArgument] = [nowMilliseconds, HubHold.perDevice]
+                keys.reserveCapacity(chunk.count + 1)
+                arguments.reserveCapacity(chunk.count * 5 + 2)
+                for index in chunk {
+                    let push = pushes[index]
+                    let envelope = SimulatedEnvelope.encode(id: push.rendered.collapseID + ":" + push.installation.id, installation: push.installation.id,
+                                                            sentAt: sentAt, pushType: push.rendered.pushType, payload: push.rendered.payload,
+                                                            notification: push.notification)
+                    // Held no longer than the push's expiration (the sender's ttl), as APNs and FCM do.
+                    let expiration = Int64(push.rendered.expiration)
+                    let holdFor = expiration > 0 ? max(1, min(holdMilliseconds, expiration * 1000 - nowMilliseconds)) : holdMilliseconds
+                    keys.append(hold.key(push.installation.handle))
+                    arguments += [hold.channel(push.installation.handle), envelope, holdFor, push.rendered.collapseID, push.installation.handle] as [any RedisArgument]
+                }
+                calls.append((keys, arguments))
+                order.append(chunk)
+            }
         }
+        let replies = try await redis.run(HubHold.publishOrHold, calls: calls)
+        var outcomes = [PushOutcome](repeating: .failed(reason: "no reply from Redis", retryable: true), count: pushes.count)
+        for (chunk, reply) in zip(order, replies) {
+            let receivers = reply.errorMessage == nil ? reply.array ?? [] : []
+            for (position, index) in chunk.enumerated() {
+                let id = pushes[index].rendered.collapseID + ":" + pushes[index].installation.id
+                if let message = reply.errorMessage {
+                    outcomes[index] = .failed(reason: message, retryable: true)
+                } else if position < receivers.count {
+                    outcomes[index] = (receivers[position].int ?? 0) > 0 ? .sent(adapterID: id) : .held(adapterID: id)
+                } else {
+                    outcomes[index] = .failed(reason: "Redis answered \(receivers.count) of \(chunk.count) pushes", retryable: true)
+                }
+            }
+        }
+        return outcomes
     }
 }
 

@@ -120,16 +120,25 @@ extension RedisNotificationStore {
     /// KEYS: the notifications' ledgers. ARGV: owner, now ms, lease ms, ttl s, then per ledger a
     /// count and that many installations. Per installation, in order: -1 leased to the caller,
     /// 0 already recorded, n > 0 another owner's lease is live for n ms. Fields hold `R`
-    /// (recorded) or `L:<until ms>:<owner>` (leased).
+    /// (recorded) or `L:<until ms>:<owner>` (leased). Per ledger one HMGET and one HSET per 2,000
+    /// installations and one `EXPIRE … NX`, not a command per installation.
     static let leaseScript = RedisScript("""
     local owner, now, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+    local leased = 'L:' .. (now + lease) .. ':' .. owner
     local out = {}
     local a = 5
     for k = 1, #KEYS do
       local ledger = KEYS[k]
       local count = tonumber(ARGV[a])
-      for i = a + 1, a + count do
-        local value = redis.call('HGET', ledger, ARGV[i])
+      local values = {}
+      for j = a + 1, a + count, 2000 do
+        for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, j, math.min(j + 1999, a + count)))) do
+          values[#values + 1] = value
+        end
+      end
+      local writes = {}
+      for j = 1, count do
+        local value = values[j]
         local code = -1
         if value == 'R' then
           code = 0
@@ -137,10 +146,16 @@ extension RedisNotificationStore {
           local untilMs, holder = string.match(value, '^L:(%d+):(.*)$')
           if untilMs and holder ~= owner and tonumber(untilMs) > now then code = tonumber(untilMs) - now end
         end
-        if code == -1 then redis.call('HSET', ledger, ARGV[i], 'L:' .. (now + lease) .. ':' .. owner) end
+        if code == -1 then
+          writes[#writes + 1] = ARGV[a + j]
+          writes[#writes + 1] = leased
+        end
         out[#out + 1] = code
       end
-      if redis.call('TTL', ledger) < 0 then redis.call('EXPIRE', ledger, ARGV[4]) end
+      for j = 1, #writes, 2000 do
+        redis.call('HSET', ledger, unpack(writes, j, math.min(j + 1999, #writes)))
+      end
+      if #writes > 0 then redis.call('EXPIRE', ledger, ARGV[4], 'NX') end
       a = a + count + 1
     end
     return out

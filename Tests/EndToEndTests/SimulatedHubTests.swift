@@ -1,0 +1,61 @@
+import Foundation
+import Hiredis
+import RedisTestSupport
+import RichPushAdapters
+import RichPushCore
+import Testing
+
+/// The simulated hub against a real Redis: a push reaches a subscribed device's channel, is held
+/// for an offline one, and a batch costs one script call per bucket, not one per push.
+@Suite("Simulated hub")
+struct SimulatedHubTests {
+    static func push(to handle: String, notification: Int) throws -> OutgoingPush {
+        let installation = Installation(id: "i-\(handle)", platform: .apns, handle: handle, tags: [], owner: "alice", updatedAt: 0)
+        let rendered = try PushRenderer().render(RichNotification(id: notification, message: "hi", richType: .text, contentType: "text/plain",
+                                                                  payloadHash: "h", payloadSize: 2, creator: "alice",
+                                                                  target: "username:alice", createdAt: 0), collapseID: String(notification))
+        return OutgoingPush(notification: notification, installation: installation, rendered: rendered)
+    }
+
+    @Test func onlineDevicesGetTheirPushAndOfflineOnesHaveItHeldInOneCallPerBucket() async throws {
+        try await withRedisServer { server in
+            let prefix = uniqueKeyPrefix("hub")
+            let redis = RedisConnection(configuration: server.configuration)
+            let hub = SimulatedHubAdapter(redis: redis, prefix: prefix)
+            let hold = HubHold(prefix: prefix)
+            let handles = (0..<1_000).map { String(format: "%064x", $0) }
+            // Every other device is online.
+            let subscriber = RedisSubscriber(configuration: server.configuration)
+            let online = stride(from: 0, to: handles.count, by: 2).map { handles[$0] }
+            try await subscriber.ssubscribe(online.map { hold.channel($0) })
+            // Once first, so that the script is loaded (its first call is a NOSCRIPT and a retry).
+            _ = try await hub.send([try Self.push(to: "warm", notification: 1)])
+            _ = try await server.probe("CONFIG", "RESETSTAT")
+
+            let outcomes = try await hub.send(try handles.map { try Self.push(to: $0, notification: 7) })
+
+            let stats = try await server.probe("INFO", "commandstats").string ?? ""
+            let calls = { (name: String) -> Int in
+                guard let line = stats.components(separatedBy: "\r\n").first(where: { $0.hasPrefix("cmdstat_\(name):") }),
+                      let value = line.split(separator: ":calls=").dropFirst().first?.split(separator: ",").first else { return -1 }
+                return Int(value) ?? 0
+            }
+            // 1,000 pushes over at most 128 buckets: one EVALSHA each, and every push published.
+            #expect((1...HubHold.buckets).contains(calls("evalsha")), "\(calls("evalsha")) script calls for 1,000 pushes")
+            #expect(calls("spublish") == handles.count)
+            for (index, outcome) in outcomes.enumerated() {
+                switch outcome {
+                case .sent: #expect(index % 2 == 0, "device \(index) is offline but its push was sent")
+                case .held: #expect(index % 2 == 1, "device \(index) is online but its push was held")
+                default: Issue.record("device \(index): \(outcome)")
+                }
+            }
+            // What was held is there for the device to take when it comes back; the online ones hold nothing.
+            let taken = try await hold.take(handles, now: Int64(Date().timeIntervalSince1970 * 1000), on: redis)
+            #expect(Set(taken.map(\.handle)) == Set(stride(from: 1, to: handles.count, by: 2).map { handles[$0] }))
+            #expect(taken.count == handles.count / 2)
+            await subscriber.close()
+            await redis.close()
+        }
+    }
+}
