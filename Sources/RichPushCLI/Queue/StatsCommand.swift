@@ -27,8 +27,7 @@ struct StatsCommand: AsyncParsableCommand {
             await connection.close()
             return
         }
-        var partitions: [QueueStats] = []
-        for jobQueue in queues { partitions.append(try await jobQueue.stats()) }
+        let partitions = try await QueueStats.partitions(queues)
         await connection.close()
         let stats = QueueStats.total(partitions)
         if json {
@@ -81,9 +80,7 @@ extension StatsCommand {
         var previous: (stats: QueueStats, at: ContinuousClock.Instant)?
         var shown = 0
         while refreshes == 0 || shown < refreshes {
-            var partitions: [QueueStats] = []
-            for jobQueue in queues { partitions.append(try await jobQueue.stats()) }
-            let stats = QueueStats.total(partitions)
+            let stats = try await QueueStats.read(queues)
             let now = ContinuousClock.now
             var rates = "rates: (first sample)"
             if let previous {

@@ -32,9 +32,18 @@ public struct QueueStats: Sendable, Hashable, Codable {
 extension QueueStats {
     /// Reads every partition's stats (one queue's stats when there is one) and totals them.
     public static func read(_ queues: [JobQueue]) async throws -> QueueStats {
-        var partitions: [QueueStats] = []
-        for queue in queues { partitions.append(try await queue.stats()) }
-        return total(partitions)
+        total(try await partitions(queues))
+    }
+
+    /// Every partition's stats, in the queues' order; the partitions' round trips overlap
+    /// instead of running one after another.
+    public static func partitions(_ queues: [JobQueue]) async throws -> [QueueStats] {
+        try await withThrowingTaskGroup(of: (Int, QueueStats).self) { group in
+            for (index, queue) in queues.enumerated() { group.addTask { (index, try await queue.stats()) } }
+            var read = [QueueStats?](repeating: nil, count: queues.count)
+            while let (index, stats) = try await group.next() { read[index] = stats }
+            return read.compactMap { $0 }
+        }
     }
 
     /// The partitions' stats added up: counts summed, the oldest pending age the largest, a
