@@ -61,6 +61,13 @@ public final class InMemoryInstallationStore: InstallationStore {
         tags.map(members)
     }
 
+    public func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
+        tags.map { tag in
+            let ids = members(tag)
+            return (Array(ids.prefix(max(1, pageSize))), ids.count <= max(1, pageSize))
+        }
+    }
+
     public func installations(ids: [String]) async throws -> [Installation] {
         all.withLock { all in ids.compactMap { all[$0] } }
     }

@@ -88,7 +88,21 @@ public struct RedisInstallationStore: InstallationStore {
     }
 
     public func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
-        let reply = try await redis.send("SSCAN", tag.map(keys.tag) ?? keys.allInstallations, cursor, "COUNT", count)
+        try Self.scanPage(try await redis.send("SSCAN", tag.map(keys.tag) ?? keys.allInstallations, cursor, "COUNT", count))
+    }
+
+    public func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
+        guard !tags.isEmpty else { return [] }
+        let replies = try await redis.pipeline(tags.map { RedisCommand("SSCAN", $0.map(keys.tag) ?? keys.allInstallations, 0, "COUNT", pageSize) })
+        return try replies.map { reply in
+            let page = try Self.scanPage(reply)
+            return (page.ids, page.next == 0)
+        }
+    }
+
+    /// An SSCAN reply: the members and the next cursor (0: done).
+    static func scanPage(_ reply: RedisValue) throws -> (ids: [String], next: Int) {
+        try reply.throwingError()
         guard let parts = reply.array, parts.count == 2 else { throw RedisError(code: .unexpectedReply, message: "SSCAN answered \(reply)") }
         return ((parts[1].array ?? []).compactMap(\.string), parts[0].int ?? 0)
     }
@@ -100,10 +114,9 @@ public struct RedisInstallationStore: InstallationStore {
         while !open.isEmpty {
             let replies = try await redis.pipeline(open.map { RedisCommand("SSCAN", tags[$0].map(keys.tag) ?? keys.allInstallations, cursors[$0], "COUNT", pageSize) })
             for (index, reply) in zip(open, replies) {
-                try reply.throwingError()
-                guard let parts = reply.array, parts.count == 2 else { throw RedisError(code: .unexpectedReply, message: "SSCAN answered \(reply)") }
-                members[index] += (parts[1].array ?? []).compactMap(\.string)
-                cursors[index] = parts[0].int ?? 0
+                let page = try Self.scanPage(reply)
+                members[index] += page.ids
+                cursors[index] = page.next
             }
             open = open.filter { cursors[$0] != 0 }
         }

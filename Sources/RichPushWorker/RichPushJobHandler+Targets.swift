@@ -8,6 +8,55 @@ extension RichPushJobHandler {
     /// sets (all installations when a top-level `!` leaves no narrower set). The tags of the
     /// whole batch are scanned together. A sub-job keeps the installations it was given.
     func resolve(_ work: [Work]) async throws -> [Work] {
+        let (sources, sourcesOf) = Self.sources(of: work)
+        let members = sources.isEmpty ? [] : try await installations.installationIDs(tags: sources, pageSize: Self.scanPage)
+        return work.enumerated().map { Self.assigning(members, sourcesOf[$0.offset], to: $0.element) }
+    }
+
+    /// As ``resolve(_:)`` with one page of each tag, one round trip for the whole batch: the
+    /// jobs whose tags fit in it are resolved (`ready`); the others, audiences larger than a
+    /// page, are returned apart (`large`), without targets, for ``splitLargeAudiences(_:)``. So
+    /// a batch of many large fan-outs never holds all their audiences at once.
+    func resolveSmall(_ work: [Work]) async throws -> (ready: [Work], large: [Work]) {
+        let (sources, sourcesOf) = Self.sources(of: work)
+        let pages = sources.isEmpty ? [] : try await installations.firstInstallationIDs(tags: sources, pageSize: Self.scanPage)
+        var ready: [Work] = []
+        var large: [Work] = []
+        for (offset, item) in work.enumerated() {
+            if let indexes = sourcesOf[offset], indexes.contains(where: { !pages[$0].complete }) {
+                large.append(item)
+            } else {
+                ready.append(Self.assigning(pages.map(\.ids), sourcesOf[offset], to: item))
+            }
+        }
+        return (ready, large)
+    }
+
+    /// Resolves and splits the large audiences one job at a time, and one job at a time in all
+    /// the batches this handler runs (``fanOutGate``): a worker holds one large audience at once,
+    /// whatever the number of fan-outs it reads. Returns the jobs whose audience turned out
+    /// small enough to send at once.
+    func splitLargeAudiences(_ large: [Work]) async throws -> [Work] {
+        var rest: [Work] = []
+        for item in large {
+            await fanOutGate.acquire(1)
+            do {
+                rest += try await splitLargeFanOuts(try await resolve([item]))
+            } catch {
+                await fanOutGate.release(1)
+                throw error
+            }
+            await fanOutGate.release(1)
+        }
+        return rest
+    }
+
+    /// Members per SSCAN page.
+    static let scanPage = 1000
+
+    /// The distinct tags the jobs without explicit installations need (nil: every installation),
+    /// and which of them each job (by offset) reads.
+    private static func sources(of work: [Work]) -> (sources: [String?], sourcesOf: [Int: [Int]]) {
         var sources: [String?] = []
         var position: [String?: Int] = [:]
         var sourcesOf: [Int: [Int]] = [:]
@@ -20,21 +69,23 @@ extension RichPushJobHandler {
                 return sources.count - 1
             }
         }
-        let members = sources.isEmpty ? [] : try await installations.installationIDs(tags: sources, pageSize: 1000)
-        return work.enumerated().map { offset, item in
-            var item = item
-            if let explicit = item.explicit {
-                item.targets = explicit
-            } else if let indexes = sourcesOf[offset] {
-                if indexes.count == 1 {
-                    item.targets = members[indexes[0]]
-                } else {
-                    var seen = Set<String>()
-                    item.targets = indexes.flatMap { members[$0] }.filter { seen.insert($0).inserted }
-                }
+        return (sources, sourcesOf)
+    }
+
+    /// The job with its targets: its explicit installations, or the union of its sources' members.
+    private static func assigning(_ members: [[String]], _ indexes: [Int]?, to item: Work) -> Work {
+        var item = item
+        if let explicit = item.explicit {
+            item.targets = explicit
+        } else if let indexes {
+            if indexes.count == 1 {
+                item.targets = members[indexes[0]]
+            } else {
+                var seen = Set<String>()
+                item.targets = indexes.flatMap { members[$0] }.filter { seen.insert($0).inserted }
             }
-            return item
         }
+        return item
     }
 
     /// Jobs whose audience is larger than `fanOutBatch` become sub-jobs for every worker to

@@ -31,6 +31,8 @@ public struct RichPushJobHandler: BatchJobHandler {
     let maxPushesPerRound: Int
     /// The same bound across the batches this handler runs at once.
     let budget: PushBudget
+    /// One large audience resolved at a time across those batches (see ``splitLargeAudiences(_:)``).
+    let fanOutGate = PushBudget(limit: 1)
     /// Pushes a minute of a notification that sets no throttle of its own (0: none).
     let defaultThrottlePerMinute: Int
     /// How long a pair's lease lasts: longer than a send, shorter than a retry's patience.
@@ -40,7 +42,7 @@ public struct RichPushJobHandler: BatchJobHandler {
 
     public init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
                 renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0, leaseDuration: Duration = .seconds(30),
-                maxPushesPerRound: Int = 4_000, logger: Logger = Logger(label: "richpush.worker")) {
+                maxPushesPerRound: Int = 1_000, logger: Logger = Logger(label: "richpush.worker")) {
         self.ledger = ledger
         self.installations = installations
         self.queue = queue
@@ -94,8 +96,11 @@ public struct RichPushJobHandler: BatchJobHandler {
             var current = round
             do {
                 current = try await load(current, results: &results)
-                current = try await resolve(current)
-                current = try await splitLargeFanOuts(current)
+                // Audiences of up to a page resolve together; larger ones one at a time.
+                let (ready, large) = try await resolveSmall(current)
+                let small = try await splitLargeFanOuts(ready)
+                current = small + large  // what a failure below fails for retry
+                current = small + (try await splitLargeAudiences(large))
                 try await deliver(current, results: &results)
             } catch {
                 // Redis or the adapter failed for the whole round: every job still in it is retried.

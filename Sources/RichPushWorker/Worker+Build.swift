@@ -81,7 +81,7 @@ public struct RichPushWorkerConfiguration: Sendable {
     public var fanOutBatch: Int
     /// Most pushes a worker's batch holds at once: a read of many sub-jobs is sent in rounds of
     /// this many, which bounds the worker's memory whatever the audience.
-    public var maxPushesPerRound: Int = 4_000
+    public var maxPushesPerRound: Int = 1_000
     /// Pushes a minute for notifications that set no `throttlePerMinute` (0: as fast as possible).
     public var defaultThrottlePerMinute: Int = 0
     /// How long records live (the API's retention).

@@ -49,7 +49,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: "Add the seed's legacy \"sound\": \"\" to silent pushes.") var legacySound = false
     @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
     @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
-    @Option(help: "Most pushes one batch of jobs holds at once; a read of many fan-out sub-jobs is sent in rounds of this many, which bounds the worker's memory.") var maxPushesPerRound = 4_000
+    @Option(help: "Most pushes one batch of jobs holds at once; a read of many fan-out sub-jobs is sent in rounds of this many, which bounds the worker's memory.") var maxPushesPerRound = 1_000
     @Option(help: "Pushes a minute for notifications that set no throttlePerMinute of their own, so devices fetch the payload at most at that rate (0: no limit).")
     var throttlePerMinute = 0
     @Option(help: "Hours at most the simulated hub holds a push for an offline device (its ttl, when shorter).") var holdHours: Double = 24

@@ -43,6 +43,9 @@ public protocol InstallationStore: Sendable {
     /// Every member of each tag (every installation for a nil tag), in order of `tags`; the
     /// scans of all tags advance together, one pipelined round trip per page.
     func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]]
+    /// The first page of each tag's members (every installation's for a nil tag), in order of
+    /// `tags`, all in one pipelined round trip; `complete` says the page held every member.
+    func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)]
     func installations(ids: [String]) async throws -> [Installation]
     /// Installations of one user.
     func installations(owner: String) async throws -> [Installation]
