@@ -126,18 +126,22 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func recordFetch(id: Int, installation: String?, reader: String) async throws {
+    public func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
         state.withLock { state in
+            if let addressees, !addressees.contains(where: { state.ledger[id]?[$0] != nil }) { return false }
             if state.seen[id, default: []].insert("fetched:" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted {
                 state.counts[id, default: [:]][DeliveryCounter.fetched.rawValue, default: 0] += 1
             }
             Self.advance(&state, id, to: .fetched)
+            return true
         }
     }
 
-    public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String) async throws -> Bool {
+    public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
+                              ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome {
         state.withLock { state in
-            guard state.seen[id, default: []].insert("\(kind.rawValue):" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted else { return false }
+            if let addressees, !addressees.contains(where: { state.ledger[id]?[$0] != nil }) { return .notAddressed }
+            guard state.seen[id, default: []].insert("\(kind.rawValue):" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted else { return .duplicate }
             state.counts[id, default: [:]][kind.rawValue, default: 0] += 1
             if let installation {
                 let previous = state.devices[id]?[installation]
@@ -145,7 +149,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
                                                                                           adapterID: previous?.adapterID, error: previous?.error)
             }
             Self.advance(&state, id, to: kind.state)
-            return true
+            return .counted
         }
     }
 

@@ -68,6 +68,22 @@ extension RedisNotificationStore {
     return state
     """)
 
+    /// Lua: `addressed(ledger, first)` is true when ARGV holds no installations from index `first`
+    /// on (no check asked), or when the ledger has a field for one of them: the notification was
+    /// addressed to that device (its lease is taken before the push). One HMGET.
+    static let addressedFunction = """
+    local function addressed(ledger, first)
+      if #ARGV < first then return true end
+      for from = first, #ARGV, 1000 do
+        for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, from, math.min(from + 999, #ARGV)))) do
+          if value then return true end
+        end
+      end
+      return false
+    end
+
+    """
+
     /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c").
     static let advanceFunction = """
     local function advance(key, state, order)
@@ -82,9 +98,12 @@ extension RedisNotificationStore {
 
     """
 
-    /// KEYS: fetched-by set, status, record, webhook wants, webhook outbox. ARGV: fetcher, ttl,
-    /// counter, state, state order, id, now ms, the webhook event's item.
-    static let fetchScript = RedisScript(advanceFunction + webhookFunctions + """
+    /// KEYS: fetched-by set, status, record, webhook wants, webhook outbox, ledger. ARGV: fetcher,
+    /// ttl, counter, state, state order, id, now ms, the webhook event's item, then the
+    /// installations of which one must have been addressed (none: no check). 1 recorded, 0 not
+    /// addressed.
+    static let fetchScript = RedisScript(advanceFunction + webhookFunctions + addressedFunction + """
+    if not addressed(KEYS[6], 9) then return 0 end
     if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
       redis.call('EXPIRE', KEYS[1], ARGV[2])
       redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
@@ -96,10 +115,12 @@ extension RedisNotificationStore {
     return 1
     """)
 
-    /// KEYS: status, devices, receipts seen, record, webhook wants, webhook outbox. ARGV: counter,
-    /// installation ('' for none), state, state order, ttl, receipt identity, id, now ms, the
-    /// webhook event's item.
-    static let receiptScript = RedisScript(advanceFunction + webhookFunctions + """
+    /// KEYS: status, devices, receipts seen, record, webhook wants, webhook outbox, ledger. ARGV:
+    /// counter, installation ('' for none), state, state order, ttl, receipt identity, id, now ms,
+    /// the webhook event's item, then the installations of which one must have been addressed
+    /// (none: no check). 1 counted, 0 counted before, -1 not addressed.
+    static let receiptScript = RedisScript(advanceFunction + webhookFunctions + addressedFunction + """
+    if not addressed(KEYS[7], 10) then return -1 end
     if redis.call('SADD', KEYS[3], ARGV[6]) == 0 then return 0 end
     if redis.call('EXISTS', KEYS[5]) == 1 then
       emit(KEYS[5], KEYS[6], redis.call('HGET', KEYS[4], 'creator'), ARGV[7], ARGV[1], ARGV[8], {ARGV[9]})

@@ -286,27 +286,42 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         return NotificationStatus(id: id, state: state, counts: counts, devices: devices.sorted { $0.installation < $1.installation })
     }
 
-    public func recordFetch(id: Int, installation: String?, reader: String) async throws {
-        // One round trip: count the first fetch per device (or per reader), move the state forward.
+    public func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
+        if addressees?.isEmpty == true { return false }
+        // One round trip: the read check (when asked), then count the first fetch per device (or
+        // per reader) and move the state forward.
         let keys = self.keys.forNotification(id)
-        try await redis.run(Self.fetchScript, keys: [keys.fetchedBy(id), keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox],
-                            arguments: [installation.map { "i:\($0)" } ?? "u:\(reader)", Int(retention.components.seconds), DeliveryCounter.fetched.rawValue,
-                                        DeliveryState.fetched.rawValue, Self.stateOrder, id, JobQueue.nowMilliseconds(), Self.eventItem(installation: installation, reader: reader)])
+        var arguments: [any RedisArgument] = [installation.map { "i:\($0)" } ?? "u:\(reader)", Int(retention.components.seconds), DeliveryCounter.fetched.rawValue,
+                                              DeliveryState.fetched.rawValue, Self.stateOrder, id, JobQueue.nowMilliseconds(),
+                                              Self.eventItem(installation: installation, reader: reader)]
+        arguments += (addressees ?? []) as [any RedisArgument]
+        return try await redis.run(Self.fetchScript, keys: [keys.fetchedBy(id), keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox,
+                                                            self.keys.ledger(id)],
+                                   arguments: arguments).int == 1
     }
 
     static let stateOrder = DeliveryState.allCases.map(\.rawValue).joined(separator: ",")
 
-    /// One script: counts the receipt once per (kind, installation or reader), sets the device's
-    /// state in its entry (keeping what the delivery recorded there, such as the platform's id)
-    /// and moves the state forward.
-    public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String) async throws -> Bool {
+    /// One script: the read check (when asked), then counts the receipt once per (kind,
+    /// installation or reader), sets the device's state in its entry (keeping what the delivery
+    /// recorded there, such as the platform's id) and moves the state forward.
+    public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
+                              ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome {
+        if addressees?.isEmpty == true { return .notAddressed }
         let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
         let keys = self.keys.forNotification(id)
-        return try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id), keys.receipts(id), keys.notification(id),
-                                                              keys.webhookWants, keys.webhookOutbox],
-                                   arguments: [kind.rawValue, installation ?? "", kind.state.rawValue, Self.stateOrder,
-                                               Int(retention.components.seconds), "\(kind.rawValue):\(who)", id, JobQueue.nowMilliseconds(),
-                                               Self.eventItem(installation: installation, reader: reader)]).int == 1
+        var arguments: [any RedisArgument] = [kind.rawValue, installation ?? "", kind.state.rawValue, Self.stateOrder,
+                                              Int(retention.components.seconds), "\(kind.rawValue):\(who)", id, JobQueue.nowMilliseconds(),
+                                              Self.eventItem(installation: installation, reader: reader)]
+        arguments += (addressees ?? []) as [any RedisArgument]
+        let reply = try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id), keys.receipts(id), keys.notification(id),
+                                                                   keys.webhookWants, keys.webhookOutbox, self.keys.ledger(id)],
+                                        arguments: arguments)
+        switch reply.int {
+        case 1: return .counted
+        case -1: return .notAddressed
+        default: return .duplicate
+        }
     }
 
     public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {

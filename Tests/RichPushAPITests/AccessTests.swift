@@ -133,6 +133,66 @@ struct AccessTests {
         }
     }
 
+    /// Fetches and receipts make their read check in the script that records them: a reader the
+    /// notification was not addressed to gets 404 and leaves no count behind, whatever it sends.
+    @Test func aReadIsCheckedInTheStepThatRecordsIt() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server)
+            try await fixture.test { client in
+                let bobDevice = try await client.register("bob", handle: "token-b", tags: ["sports"])
+                let aliceDevice = try await client.register("alice", handle: "token-a", tags: ["weekend"])
+                let accepted = try await client.sendImage("root", target: "sports")
+                let id = try #require(accepted.json["id"] as? String)
+                let bob = APIFixture.basic("bob"), alice = APIFixture.basic("alice")
+                let fetch = "/api/notifications/\(id)?installation=\(bobDevice)"
+                let receipt = { (device: String) in APIFixture.json(["kind": "displayed", "installation": device]) }
+                let counts = { () async throws -> [String: Int] in
+                    try await client.execute(uri: "/api/notifications/\(id)/status", method: .get, headers: APIFixture.basic("root")) {
+                        ($0.json["counts"] as? [String: Int]) ?? [:]
+                    }
+                }
+                // Not addressed yet: 404 for the fetch, the receipt, and a receipt whose body is bad.
+                try await client.execute(uri: fetch, method: .get, headers: bob) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob, body: receipt(bobDevice)) {
+                    #expect($0.status == .notFound)
+                }
+                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob,
+                                         body: APIFixture.json(["kind": "read-it", "installation": bobDevice])) { #expect($0.status == .notFound) }
+                var before = try await counts()
+                #expect(before["fetched"] == 0 && before["displayed"] == 0)
+                _ = try await fixture.notifications.leaseDeliveries(id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
+                let etag = try await client.execute(uri: fetch, method: .get, headers: bob) { response in
+                    #expect(response.status == .ok)
+                    return response.headers[.eTag] ?? ""
+                }
+                var revalidate = bob
+                revalidate[.ifNoneMatch] = etag
+                try await client.execute(uri: fetch, method: .get, headers: revalidate) { #expect($0.status == .notModified) }
+                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob, body: receipt(bobDevice)) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.json["duplicate"] as? Bool == false)
+                }
+                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob, body: receipt(bobDevice)) { response in
+                    #expect(response.json["duplicate"] as? Bool == true)
+                }
+                // Bob's kind that does not exist is refused by name once he may read it.
+                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob,
+                                         body: APIFixture.json(["kind": "read-it", "installation": bobDevice])) { #expect($0.status == .unprocessableContent) }
+                // Alice's device was never addressed: 404 with or without her device named, with an ETag too.
+                var aliceRevalidate = alice
+                aliceRevalidate[.ifNoneMatch] = etag
+                try await client.execute(uri: "/api/notifications/\(id)?installation=\(aliceDevice)", method: .get, headers: alice) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: alice) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: aliceRevalidate) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: alice, body: receipt(aliceDevice)) {
+                    #expect($0.status == .notFound)
+                }
+                before = try await counts()
+                #expect(before["fetched"] == 1 && before["displayed"] == 1)
+            }
+        }
+    }
+
     @Test func usersMayOnlyPutTheirOwnUserTagOnDevices() async throws {
         try await withRedisServer { server in
             let fixture = try await APIFixture(server: server)

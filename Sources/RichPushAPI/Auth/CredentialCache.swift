@@ -1,5 +1,4 @@
 import Crypto
-import Foundation
 import RichPushCore
 import Synchronization
 
@@ -10,7 +9,7 @@ import Synchronization
 /// credential channel drop entries at once on every replica.
 final class CredentialCache<Value: Sendable>: Sendable {
     struct Entry {
-        let digest: [UInt8]
+        let digest: Digest
         let value: Value
         let checked: ContinuousClock.Instant
     }
@@ -26,7 +25,7 @@ final class CredentialCache<Value: Sendable>: Sendable {
     func lookup(_ name: String, secret: String) -> Entry? {
         let digest = Self.digest(name, secret)
         return entries.withLock { entries in
-            guard let entry = entries[name], ConstantTime.equal(entry.digest, digest) else { return nil }
+            guard let entry = entries[name], entry.digest.matches(digest) else { return nil }
             return entry
         }
     }
@@ -47,7 +46,25 @@ final class CredentialCache<Value: Sendable>: Sendable {
         entries.withLock { $0.removeAll() }
     }
 
-    private static func digest(_ name: String, _ secret: String) -> [UInt8] {
-        Array(SHA256.hash(data: Data((name + "\u{0}" + secret).utf8)))
+    /// SHA-256 of `name`, a NUL and `secret`, hashed in place (no joined string, no copy).
+    private static func digest(_ name: String, _ secret: String) -> Digest {
+        var hasher = SHA256()
+        var name = name, secret = secret
+        name.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        withUnsafeBytes(of: UInt8(0)) { hasher.update(bufferPointer: $0) }
+        secret.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        return hasher.finalize().withUnsafeBytes { bytes in
+            Digest(a: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), b: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                   c: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), d: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        }
+    }
+
+    /// A SHA-256 digest as four words, compared in constant time without allocating.
+    struct Digest: Sendable {
+        let a, b, c, d: UInt64
+
+        func matches(_ other: Digest) -> Bool {
+            (a ^ other.a) | (b ^ other.b) | (c ^ other.c) | (d ^ other.d) == 0
+        }
     }
 }

@@ -9,9 +9,9 @@ enum Credentials {
     static let maxHeaderBytes = 1024
 
     init?(header: String?) {
-        guard let header, header.utf8.count <= Self.maxHeaderBytes, let space = header.firstIndex(of: " ") else { return nil }
-        let scheme = header[..<space].lowercased()
-        let value = header[header.index(after: space)...].trimmingCharacters(in: .whitespaces)
+        guard let header, header.utf8.count <= Self.maxHeaderBytes, let space = header.utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        let scheme = String(Substring(header.utf8[..<space])).lowercased()
+        let value = String(header[space...].trimmingOptionalWhitespace)
         switch scheme {
         case "basic":
             guard let data = Data(base64Encoded: value), let decoded = String(data: data, encoding: .utf8),

@@ -26,7 +26,7 @@ enum MediaType {
 
     /// A media type is `type/subtype` with optional parameters, nothing that could split a header.
     static func isValid(_ value: String) -> Bool {
-        let essence = value.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let essence = essence(of: value)
         let parts = essence.split(separator: "/")
         return parts.count == 2 && !value.contains("\r") && !value.contains("\n") && value.count <= 200
     }
@@ -34,8 +34,14 @@ enum MediaType {
     /// Whether a browser may show the payload in place: raster images, audio and plain text.
     /// Anything else (HTML, SVG, scripts) is served as an attachment.
     static func isInline(_ value: String) -> Bool {
-        let essence = value.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let essence = essence(of: value).lowercased()
         if essence == "image/svg+xml" { return false }
         return essence.hasPrefix("image/") || essence.hasPrefix("audio/") || essence == "text/plain" || essence == "text/uri-list"
+    }
+
+    /// `type/subtype` without parameters or surrounding blanks (as written, not lowercased).
+    static func essence(of value: String) -> Substring {
+        let end = value.utf8.firstIndex(of: UInt8(ascii: ";")) ?? value.utf8.endIndex
+        return value[..<end].trimmingOptionalWhitespace
     }
 }

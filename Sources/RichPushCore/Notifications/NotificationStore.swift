@@ -89,11 +89,13 @@ public protocol NotificationStore: Sendable {
     func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification]
     func status(id: Int) async throws -> NotificationStatus?
     /// Counts a fetch once per installation or, without one, once per reader, and moves the
-    /// state forward.
-    func recordFetch(id: Int, installation: String?, reader: String) async throws
+    /// state forward. With `addressees`, only if the notification was addressed to one of them
+    /// (as `wasAddressed` decides), checked in the same step: false, and nothing recorded, if not.
+    func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool
     /// Counts a receipt once per (kind, installation) or, without an installation, once per
-    /// (kind, reader), and moves the state forward; false when it was already counted.
-    func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String) async throws -> Bool
+    /// (kind, reader), and moves the state forward. With `addressees`, only if the notification
+    /// was addressed to one of them, checked in the same step.
+    func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome
     /// Whether the notification was addressed to any of these installations when it was sent
     /// (the worker claimed a push for it): what lets a device's owner read it.
     func wasAddressed(id: Int, to installations: [String]) async throws -> Bool
@@ -116,6 +118,15 @@ public struct QuotaRefusal: Sendable, Hashable, Error {
         self.message = message
         self.retryAfter = retryAfter
     }
+}
+
+/// What recording a receipt did.
+public enum ReceiptOutcome: Sendable, Hashable {
+    case counted
+    /// This (kind, installation or reader) was counted before.
+    case duplicate
+    /// The notification was not addressed to any of the given installations: nothing recorded.
+    case notAddressed
 }
 
 /// What cancelling a notification did.

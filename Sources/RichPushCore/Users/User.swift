@@ -18,7 +18,17 @@ public struct User: Sendable, Hashable, Codable {
     /// Checks a user name: 1 to 64 characters of letters, digits and `_ . @ -` (it becomes a tag).
     public static func validate(name: String) -> String? {
         guard (1...64).contains(name.count) else { return "user name must be 1 to 64 characters long" }
-        let allowed = name.unicodeScalars.allSatisfy { ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0) || "_.@-".unicodeScalars.contains($0) }
+        // ASCII letters, digits and four marks, checked byte by byte (every request's Basic
+        // credentials pass here).
+        let allowed = name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "@"), UInt8(ascii: "-"):
+                true
+            default:
+                false
+            }
+        }
         return allowed ? nil : "user name may only hold letters, digits and _ . @ -"
     }
 }
