@@ -52,8 +52,12 @@ public struct SimulatedHubAdapter: PushAdapter {
                     // Held no longer than the push's expiration (the sender's ttl), as APNs and FCM do.
                     let expiration = Int64(push.rendered.expiration)
                     let holdFor = expiration > 0 ? max(1, min(holdMilliseconds, expiration * 1000 - nowMilliseconds)) : holdMilliseconds
-                    keys.append(hold.key(push.installation.handle))
-                    arguments += [hold.channel(push.installation.handle), envelope, holdFor, push.rendered.collapseID, push.installation.handle] as [any RedisArgument]
+                    keys.append(hold.key(push.installation.handle, bucket: bucket))
+                    arguments.append(hold.channel(push.installation.handle, bucket: bucket))
+                    arguments.append(envelope)
+                    arguments.append(holdFor)
+                    arguments.append(push.rendered.collapseID)
+                    arguments.append(push.installation.handle)
                 }
                 calls.append((keys, arguments))
                 order.append(chunk)

@@ -181,7 +181,7 @@ public final class DeviceSimulator: Sendable {
     private func handle(envelope bytes: [UInt8], handle: String) async {
         guard let device = devices.withLock({ $0[handle] }) else { return }
         let now = Self.nowMicros()
-        guard let envelope = try? JSONDecoder().decode(ReceivedPush.self, from: Data(bytes)) else {
+        guard let envelope = ReceivedPush(json: bytes) else {
             emit(SimulatorEvent(event: "failed", device: device.index, installation: device.installation, detail: "push is not JSON"))
             return
         }

@@ -17,6 +17,16 @@ struct SimulatedHubTests {
         return OutgoingPush(notification: notification, installation: installation, rendered: rendered)
     }
 
+    /// The device simulator reads the handle back from every channel it gets a push on.
+    @Test func aChannelNamesItsHandle() {
+        let hold = HubHold(prefix: "rp:hub")
+        for handle in ["token-1", "a}:device:b", "ünï", ""] {
+            #expect(hold.handle(ofChannel: hold.channel(handle)) == handle)
+        }
+        #expect(hold.handle(ofChannel: "rp:hub:{hub3}:held:x") == nil)
+        #expect(hold.handle(ofChannel: "}:device") == nil)
+    }
+
     @Test func onlineDevicesGetTheirPushAndOfflineOnesHaveItHeldInOneCallPerBucket() async throws {
         try await withRedisServer { server in
             let prefix = uniqueKeyPrefix("hub")

@@ -12,6 +12,12 @@ struct ClusterTests {
     @Test func slotsMatchRedisKnownValues() {
         // CRC16/XMODEM check value, and slots Redis documents or computes (CLUSTER KEYSLOT).
         #expect(HashSlot.of("123456789") == 0x31C3 & 0x3FFF)
+        // The String, raw-buffer and generic sequence paths agree (the check value of CRC-16/XMODEM).
+        let check: UInt16 = 0x31C3
+        #expect(HashSlot.crc16("123456789") == check)
+        #expect(HashSlot.crc16(Array("123456789".utf8)) == check)
+        #expect(HashSlot.crc16("123456789".utf8.lazy.map { $0 }) == check)
+        #expect(HashSlot.crc16("") == 0)
         #expect(HashSlot.of("foo") == 12182)
         #expect(HashSlot.of("bar") == 5061)
         #expect(HashSlot.of("{user1000}.following") == HashSlot.of("{user1000}.followers"))

@@ -73,7 +73,7 @@ struct RenderingTests {
 struct JSONStringArrayTests {
     @Test(arguments: [
         #"[]"#, #" [ "a" , "b" ] "#, #"["username:alice","sports"]"#, #"["q\"u\\o\/te","\n\t\r\b\f"]"#,
-        #"["\u00e9\u65e5","\ud83d\ude80","ünïcødé"]"#,
+        #"["\u00e9\u65e5","\ud83d\ude80","ünïcødé"]"#, #"["plain then\nescaped","tail\\","x"]"#,
     ])
     func parsesWhatJSONDecoderParses(text: String) throws {
         let expected = try JSONDecoder().decode([String].self, from: Data(text.utf8))
@@ -83,5 +83,11 @@ struct JSONStringArrayTests {
     @Test(arguments: [#""#, #"["a""#, #"["a",]"#, #"[1]"#, #"["\x"]"#, #"["\ud83d"]"#, "[\"a\u{01}\"]", #"["a"] x"#, #"{"a":1}"#])
     func refusesWhatIsNotAnArrayOfStrings(text: String) {
         #expect(JSONStringArray.parse(Array(text.utf8)) == nil)
+    }
+
+    @Test func refusesBytesThatAreNotUTF8() {
+        #expect(JSONStringArray.parse([0x5B, 0x22, 0xFF, 0x22, 0x5D]) == nil)
+        #expect(JSONStringArray.parse([0x5B, 0x22, 0x61, 0x5C, 0x6E, 0xC3, 0x22, 0x5D]) == nil)
+        #expect(JSONStringArray.parse(ArraySlice([0x5B, 0x22, 0xC3, 0xA9, 0x22, 0x5D])) == ["é"])
     }
 }

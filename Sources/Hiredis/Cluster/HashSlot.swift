@@ -22,11 +22,29 @@ public enum HashSlot {
 
     /// CRC-16/XMODEM (polynomial 0x1021, initial 0), as Redis's crc16.c.
     public static func crc16(_ bytes: some Sequence<UInt8>) -> UInt16 {
+        if let crc = bytes.withContiguousStorageIfAvailable({ crc16(UnsafeRawBufferPointer($0)) }) { return crc }
         var crc: UInt16 = 0
         for byte in bytes {
             crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
         }
         return crc
+    }
+
+    /// The CRC16 of a string's UTF-8 bytes, read in place: the generic walk over a String's
+    /// UTF-8 view was 9 % of a fan-out worker's CPU (the hub's bucket of every push).
+    public static func crc16(_ text: String) -> UInt16 {
+        var text = text
+        return text.withUTF8 { crc16(UnsafeRawBufferPointer($0)) }
+    }
+
+    public static func crc16(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
+        table.withUnsafeBufferPointer { table in
+            var crc: UInt16 = 0
+            for byte in bytes {
+                crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
+            }
+            return crc
+        }
     }
 
     private static let table: [UInt16] = (0..<256).map { index in

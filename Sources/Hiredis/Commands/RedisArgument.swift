@@ -15,12 +15,40 @@ extension RedisArgument {
 }
 
 extension Array where Element == UInt8 {
-    mutating func appendRESPBulk(_ bytes: some Collection<UInt8>) {
+    /// `$<length>\r\n<bytes>\r\n`, the bytes copied in one block: appending a String's
+    /// UTF-8 view byte by byte, and a String for the length, were 9 % of a fan-out worker's CPU.
+    mutating func appendRESPBulk(_ bytes: UnsafeRawBufferPointer) {
         append(UInt8(ascii: "$"))
-        append(contentsOf: String(bytes.count).utf8)
-        append(contentsOf: [13, 10])
+        Self.withDecimal(bytes.count) { append(contentsOf: $0) }
+        append(13)
+        append(10)
         append(contentsOf: bytes)
-        append(contentsOf: [13, 10])
+        append(13)
+        append(10)
+    }
+
+    mutating func appendRESPBulk(_ bytes: some Collection<UInt8>) {
+        if bytes.withContiguousStorageIfAvailable({ appendRESPBulk(UnsafeRawBufferPointer($0)) }) == nil {
+            Array(bytes).withUnsafeBytes { appendRESPBulk($0) }
+        }
+    }
+
+    /// Calls `body` with the decimal digits of `value` (and its sign), written on the stack.
+    static func withDecimal<R>(_ value: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var magnitude = value.magnitude
+            var index = buffer.count
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                index -= 1
+                buffer[index] = UInt8(ascii: "-")
+            }
+            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[index...])))
+        }
     }
 }
 
@@ -32,7 +60,7 @@ extension String: RedisArgument {
     }
 
     public func appendRESP(to buffer: inout [UInt8]) {
-        buffer.appendRESPBulk(utf8)
+        withRedisBytes { buffer.appendRESPBulk($0) }
     }
 }
 
@@ -50,7 +78,7 @@ extension Array: RedisArgument where Element == UInt8 {
     }
 
     public func appendRESP(to buffer: inout [UInt8]) {
-        buffer.appendRESPBulk(self)
+        withUnsafeBytes { buffer.appendRESPBulk($0) }
     }
 }
 
@@ -68,7 +96,7 @@ extension Int: RedisArgument {
     }
 
     public func appendRESP(to buffer: inout [UInt8]) {
-        buffer.appendRESPBulk(String(self).utf8)
+        [UInt8].withDecimal(self) { buffer.appendRESPBulk($0) }
     }
 }
 

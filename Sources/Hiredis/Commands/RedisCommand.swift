@@ -34,8 +34,9 @@ public struct RedisCommand: Sendable, Hashable {
     /// Appends the whole command, header included, in RESP: what goes on the wire.
     func encode(into buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "*"))
-        buffer.append(contentsOf: String(count).utf8)
-        buffer.append(contentsOf: [13, 10])
+        [UInt8].withDecimal(count) { buffer.append(contentsOf: $0) }
+        buffer.append(13)
+        buffer.append(10)
         buffer.append(contentsOf: encodedArguments)
     }
 

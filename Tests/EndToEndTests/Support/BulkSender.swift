@@ -48,6 +48,13 @@ struct BulkSender {
                                     progress.ids.withLock { $0[index] = id }
                                     break
                                 }
+                                // 409 idempotency_key_in_use: an earlier try's claim is still pending (its
+                                // release met the failover too); the API says to retry after it, as here.
+                                let keyInUse = answer.status == 409 && String(decoding: answer.body, as: UTF8.self).contains("idempotency_key_in_use")
+                                if keyInUse, ContinuousClock.now < deadline {
+                                    try await Task.sleep(for: .milliseconds(500))
+                                    continue
+                                }
                                 guard answer.status == 503 || answer.status == 0, ContinuousClock.now < deadline else {
                                     throw RedisServerError("notification \(index): HTTP \(answer.status) \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
                                 }
