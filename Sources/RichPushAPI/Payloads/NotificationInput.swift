@@ -22,41 +22,37 @@ struct NotificationInput {
     /// Parses a JSON body: `{"message", "richType", "payload", "contentType", "target"}` (the seed's
     /// PascalCase names are accepted too). `payload` is base64 for `img`/`sound`, text for `url`/`text`.
     static func json(_ body: ByteBuffer) throws -> NotificationInput {
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: Data(buffer: body))
-        } catch {
+        // JSONValue, not JSONSerialization: no bridging to NSNumber and NSString on every create,
+        // numbers kept as written, nesting bounded.
+        guard let document = JSONValue.parse(Array(buffer: body)) else {
             throw APIError.badRequest("the body is not valid JSON", code: "malformed_json")
         }
-        guard let fields = object as? [String: Any] else { throw APIError.badRequest("the body must be a JSON object", code: "malformed_json") }
+        guard case .object(let fields) = document else { throw APIError.badRequest("the body must be a JSON object", code: "malformed_json") }
         var input = NotificationInput()
         var rawPayload: String?
-        for (key, value) in fields {
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
             let name = key.prefix(1).lowercased() + key.dropFirst()
             guard jsonFields.contains(name) else {
                 throw APIError.badRequest("unknown field '\(key)'; known fields: \(jsonFields.sorted().joined(separator: ", "))", code: "unknown_field")
             }
-            if value is NSNull { continue }
-            if name == "sendAt", let number = value as? NSNumber, String(cString: number.objCType) != "c" {
-                input.sendAt = number.stringValue
-                continue
-            }
-            if name == "throttlePerMinute", let number = value as? NSNumber, String(cString: number.objCType) != "c" {
-                input.throttlePerMinute = number.stringValue
+            if value == .null { continue }
+            if name == "sendAt" || name == "throttlePerMinute", case .number(let number) = value {
+                if name == "sendAt" { input.sendAt = number } else { input.throttlePerMinute = number }
                 continue
             }
             if name == "ttl" {
                 // Seconds, as a JSON integer (or its decimal text).
-                // (A JSON true/false is an NSNumber of type char: not a number of seconds.)
-                guard let number = value as? NSNumber, String(cString: number.objCType) != "c", number.doubleValue == number.doubleValue.rounded(),
-                      abs(number.doubleValue) < 1e15 else {
-                    if let text = value as? String { input.ttl = text; continue }
+                if case .string(let text) = value {
+                    input.ttl = text
+                    continue
+                }
+                guard case .number(let number) = value, let seconds = Double(number), seconds == seconds.rounded(), abs(seconds) < 1e15 else {
                     throw APIError.badRequest("field 'ttl' must be an integer number of seconds", code: "wrong_type")
                 }
-                input.ttl = String(number.int64Value)
+                input.ttl = String(Int64(seconds))
                 continue
             }
-            guard let text = value as? String else { throw APIError.badRequest("field '\(key)' must be a string", code: "wrong_type") }
+            guard case .string(let text) = value else { throw APIError.badRequest("field '\(key)' must be a string", code: "wrong_type") }
             switch name {
             case "message": input.message = text
             case "richType": input.richType = RichType(rawValue: text)
