@@ -51,17 +51,16 @@ public struct HubHold: Sendable, Hashable {
         Array("\(milliseconds)|".utf8) + envelope
     }
 
-    /// KEYS: the bucket's expiry set, then one held hash per push. ARGV: now ms, most per device,
+    /// KEYS: per push its held hash and its bucket's expiry set. ARGV: now ms, most per device,
     /// then per push: channel, envelope, hold ms, collapse id, handle. Publishes each push and
-    /// holds the ones no subscriber received; returns each push's receivers (0: held). One
-    /// call per bucket and batch, not per push: every key of a bucket shares its slot.
+    /// holds the ones no subscriber received; returns each push's receivers (0: held). One call
+    /// per batch on one Redis; on a cluster one per bucket and batch, whose keys share a slot.
     static let publishOrHold = RedisScript("""
         local now, most = tonumber(ARGV[1]), tonumber(ARGV[2])
-        local expiry = KEYS[1]
         local out = {}
-        for k = 2, #KEYS do
-          local held = KEYS[k]
-          local a = 3 + (k - 2) * 5
+        for k = 1, #KEYS, 2 do
+          local held, expiry = KEYS[k], KEYS[k + 1]
+          local a = 3 + (k - 1) / 2 * 5
           local channel, envelope, hold, collapse, handle = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
           local receivers = redis.call('SPUBLISH', channel, envelope)
           out[#out + 1] = receivers
@@ -91,7 +90,7 @@ public struct HubHold: Sendable, Hashable {
         """)
 
     /// Most pushes in one `publishOrHold` call.
-    static let pushesPerCall = 500
+    public static let pushesPerCall = 500
 
     /// KEYS: held hash, expiry set. ARGV: now ms, handle. Takes the device's pushes that have not
     /// expired (envelopes); expired ones stay for the sweeper to report.

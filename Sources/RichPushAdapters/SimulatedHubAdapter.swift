@@ -14,11 +14,16 @@ public struct SimulatedHubAdapter: PushAdapter {
     let redis: any RedisClient
     let hold: HubHold
     let holdFor: Duration
+    /// On a cluster a script's keys must share a slot, so a batch goes out in one call per
+    /// bucket; one Redis takes the whole batch in one call (with one push per bucket, as a batch
+    /// of single-device notifications mostly has, one call per bucket was one per push).
+    let callPerBucket: Bool
 
     public init(redis: any RedisClient, prefix: String = "richpush", holdFor: Duration = .seconds(86400)) {
         self.redis = redis
         self.hold = HubHold(prefix: prefix)
         self.holdFor = holdFor
+        callPerBucket = redis is RedisClusterClient
     }
 
     /// The channel a device with this push handle listens on (with `SSUBSCRIBE`: the hub sends
@@ -32,20 +37,22 @@ public struct SimulatedHubAdapter: PushAdapter {
         let holdMilliseconds = Int64(holdFor.milliseconds)
         // Publish-or-hold is one script, so a device that subscribes and then takes its held
         // pushes can never fall between a PUBLISH that found no one and the hold after it; one
-        // call per bucket (a slot) takes all of the batch's pushes there.
-        var byBucket: [Int: [Int]] = [:]
-        for (index, push) in pushes.enumerated() { byBucket[HubHold.bucket(push.installation.handle), default: []].append(index) }
+        // call takes the batch (on a cluster, one per bucket: a slot).
+        let buckets = pushes.map { HubHold.bucket($0.installation.handle) }
+        var groups: [Int: [Int]] = [:]
+        for index in pushes.indices { groups[callPerBucket ? buckets[index] : 0, default: []].append(index) }
         var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
         var order: [[Int]] = []
-        for (bucket, indices) in byBucket {
+        for indices in groups.values {
             for start in stride(from: 0, to: indices.count, by: HubHold.pushesPerCall) {
                 let chunk = Array(indices[start..<min(start + HubHold.pushesPerCall, indices.count)])
-                var keys: [any RedisArgument] = [hold.expiryKey(bucket: bucket)]
+                var keys: [any RedisArgument] = []
                 var arguments: [any RedisArgument] = [nowMilliseconds, HubHold.perDevice]
-                keys.reserveCapacity(chunk.count + 1)
+                keys.reserveCapacity(chunk.count * 2)
                 arguments.reserveCapacity(chunk.count * 5 + 2)
                 for index in chunk {
                     let push = pushes[index]
+                    let bucket = buckets[index]
                     let envelope = SimulatedEnvelope.encode(id: push.rendered.collapseID + ":" + push.installation.id, installation: push.installation.id,
                                                             sentAt: sentAt, pushType: push.rendered.pushType, payload: push.rendered.payload,
                                                             notification: push.notification)
@@ -53,6 +60,7 @@ public struct SimulatedHubAdapter: PushAdapter {
                     let expiration = Int64(push.rendered.expiration)
                     let holdFor = expiration > 0 ? max(1, min(holdMilliseconds, expiration * 1000 - nowMilliseconds)) : holdMilliseconds
                     keys.append(hold.key(push.installation.handle, bucket: bucket))
+                    keys.append(hold.expiryKey(bucket: bucket))
                     arguments.append(hold.channel(push.installation.handle, bucket: bucket))
                     arguments.append(envelope)
                     arguments.append(holdFor)

@@ -292,26 +292,32 @@ struct NotificationRoutes {
         let id = try Self.notificationID(context)
         let body = try await request.body.collect(upTo: 16 * 1024)
         let parsed = Result {
-            try JSONObjectBody.parse(body, allowed: ["kind", "installation"], shape: "{\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}")
+            try JSONObjectBody.members(body, allowed: ["kind", "installation"], shape: "{\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}")
         }
         // A receipt names its device: reading is decided by that one device. A body that does not
         // parse is refused after the read check, so an unreadable notification is 404 whatever the body.
-        let installation = (try? parsed.get())?["installation"] as? String
+        let installation = (try? parsed.get())?["installation"]?.string
         if let installation { try await checkOwned(installation, by: user) }
         let (record, addressees) = try await candidate(id, by: user, via: installation)
-        guard let kindName = (try? parsed.get())?["kind"] as? String, let kind = ReceiptKind(rawValue: kindName) else {
+        guard let kindName = (try? parsed.get())?["kind"]?.string, let kind = ReceiptKind(rawValue: kindName) else {
             try await checkAddressed(id, to: addressees)
             _ = try parsed.get()
             throw APIError.unprocessable("'kind' must be one of: \(ReceiptKind.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_kind")
         }
         // The read check and the receipt's bookkeeping in one round trip.
-        switch try await notifications.recordReceipt(id: record.id, kind: kind, installation: installation, reader: user.name, ifAddressedTo: addressees) {
+        let outcome = try await notifications.recordReceipt(id: record.id, kind: kind, installation: installation, reader: user.name, ifAddressedTo: addressees)
+        switch outcome {
         case .notAddressed:
             throw APIError.notFound("no notification \(id)")
-        case .counted:
-            return try JSONResponse.encode(ReceiptView(recorded: kind.rawValue, duplicate: false), status: .ok)
-        case .duplicate:
-            return try JSONResponse.encode(ReceiptView(recorded: kind.rawValue, duplicate: true), status: .ok)
+        case .counted, .duplicate:
+            // `{"duplicate", "recorded"}`, keys sorted, written directly (a receipt per push).
+            // `duplicate`: this (kind, device or reader) was already counted; receipts count once.
+            var json = JSONWriter(capacity: 48)
+            json.beginObject()
+            json.field("duplicate", outcome == .duplicate)
+            json.field("recorded", kind.rawValue)
+            json.endObject()
+            return JSONResponse.written(json.bytes, status: .ok)
         }
     }
 
@@ -399,12 +405,6 @@ struct SummaryView: Codable {
         target = record.target
         createdAt = record.createdAt
     }
-}
-
-struct ReceiptView: Codable {
-    var recorded: String
-    /// True when this (kind, device or reader) was already counted: receipts count once.
-    var duplicate: Bool
 }
 
 struct ListView: Codable {

@@ -57,6 +57,11 @@ public struct JSONWriter: Sendable {
         integer(value)
     }
 
+    public mutating func field(_ name: String, _ value: Bool) {
+        key(name)
+        raw(Array((value ? "true" : "false").utf8))
+    }
+
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// A comma before every value but the first of its object; values right after a key need none.
