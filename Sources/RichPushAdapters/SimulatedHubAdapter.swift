@@ -92,13 +92,21 @@ public struct SimulatedHubAdapter: PushAdapter {
 
 /// What travels on a device channel: the platform payload plus the hub's metadata.
 public enum SimulatedEnvelope {
+    /// `{"id", "installation", "notification"?, "sentAt", "pushType", "payload"}`. The strings
+    /// are escaped: the id carries the sender's collapse id, any printable ASCII, `"` and `\`
+    /// included (spliced in unescaped, such a push was not JSON and no device could read it).
     public static func encode(id: String, installation: String, sentAt: Int, pushType: String, payload: [UInt8], notification: Int? = nil) -> [UInt8] {
+        var json = JSONWriter(capacity: payload.count + 160)
+        json.beginObject()
+        json.field("id", id)
+        json.field("installation", installation)
+        if let notification { json.field("notification", notification) }
+        json.field("sentAt", sentAt)
+        json.field("pushType", pushType)
         // The payload is JSON already; splice it in rather than re-encode it.
-        var bytes = Array("{\"id\":\"\(id)\",\"installation\":\"\(installation)\",".utf8)
-        if let notification { bytes += Array("\"notification\":\(notification),".utf8) }
-        bytes += Array("\"sentAt\":\(sentAt),\"pushType\":\"\(pushType)\",\"payload\":".utf8)
-        bytes += payload
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
+        json.key("payload")
+        json.raw(payload)
+        json.endObject()
+        return json.bytes
     }
 }

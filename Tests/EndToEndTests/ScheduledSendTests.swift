@@ -73,7 +73,9 @@ extension ScheduledSendTests {
             try await Pipeline.start(server: server) { pipeline in
                 let simulator = try pipeline.simulator(tap: .none)
                 try await withSimulator(simulator) { log in
-                    let sendAt = JobQueue.nowMilliseconds() + 2500
+                    // 6 s ahead: a create delayed past its sendAt (a busy machine stalls a task for
+                    // seconds) would be queued at once, not scheduled.
+                    let sendAt = JobQueue.nowMilliseconds() + 6000
                     let id = try await pipeline.send(json: ["message": "later", "richType": "text", "payload": "p", "sendAt": sendAt])
                     #expect(try await pipeline.redis.send("ZCARD", pipeline.queue.configuration.delayedKey).int == 1)
                     try await Task.sleep(for: .milliseconds(1000))

@@ -27,6 +27,16 @@ struct SimulatedHubTests {
         #expect(hold.handle(ofChannel: "}:device") == nil)
     }
 
+    /// A sender's collapse id may hold `"` and `\` (any printable ASCII): the envelope stays JSON.
+    @Test func anEnvelopeIsJSONWhateverTheCollapseID() throws {
+        let id = #"say "hi" \ bye:inst-1"#
+        let bytes = SimulatedEnvelope.encode(id: id, installation: "inst-1", sentAt: 5, pushType: "alert", payload: Array(#"{"aps":{}}"#.utf8), notification: 9)
+        let value = try #require(JSONValue.parse(bytes), "\(String(decoding: bytes, as: UTF8.self))")
+        #expect(value["id"]?.string == id && value["installation"]?.string == "inst-1")
+        #expect(value["notification"]?.int == 9 && value["sentAt"]?.int == 5 && value["pushType"]?.string == "alert")
+        #expect(value["payload"]?["aps"] == .object([:]))
+    }
+
     @Test func onlineDevicesGetTheirPushAndOfflineOnesHaveItHeldInOneCallPerChunk() async throws {
         try await withRedisServer { server in
             let prefix = uniqueKeyPrefix("hub")

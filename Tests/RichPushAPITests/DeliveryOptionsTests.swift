@@ -72,6 +72,10 @@ extension DeliveryOptionsTests {
                 #expect(past.status == .accepted)
                 let id = try #require((past.json["id"] as? String).flatMap(Int.init))
                 #expect(try await fixture.notifications.status(id: id)?.state == .queued)
+                // Epoch milliseconds in exponent notation are the same number (here in 2023: now).
+                let exponent = try await client.execute(uri: "/api/notifications", method: .post, headers: Self.json,
+                                                        body: ByteBuffer(string: #"{"richType":"text","payload":"p","sendAt":1.7e12}"#))
+                #expect(exponent.status == .accepted, "\(String(buffer: exponent.body))")
             }
         }
     }

@@ -37,7 +37,9 @@ struct NotificationInput {
             }
             if value == .null { continue }
             if name == "sendAt" || name == "throttlePerMinute", case .number(let number) = value {
-                if name == "sendAt" { input.sendAt = number } else { input.throttlePerMinute = number }
+                // An integral number in any notation (`1.7e12`) as its decimal digits.
+                let integral = Int64(number) == nil ? Double(number).flatMap { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : nil } : nil
+                if name == "sendAt" { input.sendAt = integral ?? number } else { input.throttlePerMinute = integral ?? number }
                 continue
             }
             if name == "ttl" {
