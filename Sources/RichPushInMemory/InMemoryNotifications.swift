@@ -128,7 +128,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
 
     public func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
         state.withLock { state in
-            if let addressees, !addressees.contains(where: { state.ledger[id]?[$0] != nil }) { return false }
+            if let addressees, !Self.addressed(state, id, to: addressees) { return false }
             if state.seen[id, default: []].insert("fetched:" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted {
                 state.counts[id, default: [:]][DeliveryCounter.fetched.rawValue, default: 0] += 1
             }
@@ -140,7 +140,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
                               ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome {
         state.withLock { state in
-            if let addressees, !addressees.contains(where: { state.ledger[id]?[$0] != nil }) { return .notAddressed }
+            if let addressees, !Self.addressed(state, id, to: addressees) { return .notAddressed }
             guard state.seen[id, default: []].insert("\(kind.rawValue):" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted else { return .duplicate }
             state.counts[id, default: [:]][kind.rawValue, default: 0] += 1
             if let installation {
@@ -154,7 +154,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     }
 
     public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
-        state.withLock { state in installations.contains { state.ledger[id]?[$0] != nil } }
+        state.withLock { state in Self.addressed(state, id, to: installations) }
     }
 
     public func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal? {
@@ -273,6 +273,11 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     /// Leases a pair for `owner` for `duration` (a worker that died holding it, in tests).
     public func lease(_ key: DeliveryKey, owner: String, for duration: Duration) {
         state.withLock { $0.ledger[key.notification, default: [:]][key.installation] = .leased(until: .now + duration, owner: owner) }
+    }
+
+    /// Whether one of `installations` is in the notification's ledger (its push was leased).
+    private static func addressed(_ state: State, _ id: Int, to installations: [String]) -> Bool {
+        installations.contains { state.ledger[id]?[$0] != nil }
     }
 
     private static func advance(_ state: inout State, _ id: Int, to next: DeliveryState) {

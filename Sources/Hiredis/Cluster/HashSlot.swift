@@ -22,12 +22,7 @@ public enum HashSlot {
 
     /// CRC-16/XMODEM (polynomial 0x1021, initial 0), as Redis's crc16.c.
     public static func crc16(_ bytes: some Sequence<UInt8>) -> UInt16 {
-        if let crc = bytes.withContiguousStorageIfAvailable({ crc16(UnsafeRawBufferPointer($0)) }) { return crc }
-        var crc: UInt16 = 0
-        for byte in bytes {
-            crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
-        }
-        return crc
+        bytes.withContiguousStorageIfAvailable { crc16(UnsafeRawBufferPointer($0)) } ?? Array(bytes).withUnsafeBytes { crc16($0) }
     }
 
     /// The CRC16 of a string's UTF-8 bytes, read in place: the generic walk over a String's
