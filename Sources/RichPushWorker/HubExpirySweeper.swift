@@ -50,8 +50,9 @@ public final class HubExpirySweeper: Service, Sendable {
         let envelopes = try await hold.expire(now: now, limit: Self.batch, on: redis)
         var expired: [Int: [String]] = [:]
         for envelope in envelopes {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(envelope)) as? [String: Any],
-                  let notification = object["notification"] as? Int, let installation = object["installation"] as? String else { continue }
+            // The envelope as the device reads it (``JSONValue``), so both read one shape one way.
+            guard let object = JSONValue.parse(envelope), let notification = object["notification"]?.int,
+                  let installation = object["installation"]?.string else { continue }
             expired[notification, default: []].append(installation)
         }
         // Taken from the hold but not recorded (Redis failed in between): the count is short by

@@ -84,6 +84,18 @@ struct ErrorTests {
                                          body: APIFixture.json(["Platform": "apns", "Handle": "h", "Tags": ["bad tag!"]])) { response in
                     #expect(response.status == .unprocessableContent && response.errorCode == "invalid_tag")
                 }
+                for (body, code) in [(["Platform": "apns", "Handle": "h", "Tags": ["news", 3]], "wrong_type"),
+                                     (["Platform": "apns", "Handle": "h", "Tags": "news"], "wrong_type"),
+                                     (["Platform": 1, "Handle": "h"], "missing_field"),
+                                     (["Platform": "apns", "Handle": NSNull()], "missing_field")] as [([String: Any], String)] {
+                    try await client.execute(uri: "/api/register/abc", method: .put, headers: alice, body: APIFixture.json(body)) { response in
+                        #expect(response.status == .badRequest && response.errorCode == code, "\(body): \(response.status)")
+                    }
+                }
+                try await client.execute(uri: "/api/register/abc", method: .put, headers: alice,
+                                         body: APIFixture.json(["Platform": "apns", "Handle": "h", "Tags": NSNull()])) { response in
+                    #expect(response.status == .ok && response.json["Tags"] as? [String] == ["username:alice"])
+                }
                 try await client.execute(uri: "/api/notifications?limit=1000", method: .get, headers: alice) { response in
                     #expect(response.status == .badRequest && response.errorCode == "bad_limit")
                 }

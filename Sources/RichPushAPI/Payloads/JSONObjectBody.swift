@@ -1,20 +1,10 @@
-import Foundation
 import NIOCore
 import RichPushCore
 
-/// A small JSON object body: parsed, with fields outside `allowed` refused by name.
+/// A small JSON object body: parsed strictly (``JSONValue``: RFC 8259, nesting bounded), with
+/// fields outside `allowed` refused by name. Callers bound the body's bytes when they collect it.
 enum JSONObjectBody {
     /// `shape` describes the expected object in the error message, e.g. `{"kind", "installation"}`.
-    static func parse(_ body: ByteBuffer, allowed: [String], shape: String) throws -> [String: Any] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
-            throw APIError.badRequest("the body must be a JSON object \(shape)", code: "malformed_json")
-        }
-        try refuseUnknown(object.keys, allowed: allowed)
-        return object
-    }
-
-    /// The same check, read as ``JSONValue`` members: for hot routes (a receipt per push), where
-    /// JSONSerialization's bridging to Foundation types costs more than the route's own work.
     static func members(_ body: ByteBuffer, allowed: [String], shape: String) throws -> [String: JSONValue] {
         guard case .object(let members)? = JSONValue.parse(Array(buffer: body)) else {
             throw APIError.badRequest("the body must be a JSON object \(shape)", code: "malformed_json")

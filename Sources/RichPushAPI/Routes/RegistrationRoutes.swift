@@ -30,22 +30,23 @@ struct RegistrationRoutes {
         let user = try context.caller(.admin)
         let id = try Self.registrationID(context)
         let body = try await request.body.collect(upTo: 64 * 1024)
-        let object = try JSONObjectBody.parse(body, allowed: Self.fields, shape: "{\"Platform\", \"Handle\", \"Tags\"}")
-        guard let platformName = object["Platform"] as? String else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
+        let object = try JSONObjectBody.members(body, allowed: Self.fields, shape: "{\"Platform\", \"Handle\", \"Tags\"}")
+        guard let platformName = object["Platform"]?.string else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
         guard let platform = Platform(seedName: platformName) else {
             throw APIError.badRequest("unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "unknown_platform")
         }
-        guard let handle = object["Handle"] as? String else {
+        guard let handle = object["Handle"]?.string else {
             throw APIError.badRequest("'Handle' (the push token) is required", code: "missing_field")
         }
         if let problem = PushHandle.problem(with: handle, platform: platform) {
             throw APIError.badRequest(problem, code: "bad_handle")
         }
         var tags = Set<String>()
-        if let rawTags = object["Tags"], !(rawTags is NSNull) {
-            guard let list = rawTags as? [String] else { throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type") }
-            guard list.count <= Self.maxTags else { throw APIError.unprocessable("at most \(Self.maxTags) tags per registration") }
-            for tag in list {
+        if let rawTags = object["Tags"], rawTags != .null {
+            guard case .array(let items) = rawTags else { throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type") }
+            guard items.count <= Self.maxTags else { throw APIError.unprocessable("at most \(Self.maxTags) tags per registration") }
+            for item in items {
+                guard let tag = item.string else { throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type") }
                 do { try TagExpression.validate(tag: tag) } catch { throw APIError.unprocessable(error.message, code: "invalid_tag") }
                 // username: tags name a user; only admins may put someone else's on a device.
                 if tag.hasPrefix("username:") && tag != Installation.userTag(user.name) && user.role != .admin {

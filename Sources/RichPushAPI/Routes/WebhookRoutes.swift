@@ -28,8 +28,8 @@ struct WebhookRoutes {
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.admin)
         let body = try await request.body.collect(upTo: Self.maxBodyBytes)
-        let object = try JSONObjectBody.parse(body, allowed: Self.fields, shape: "{\"url\", \"events\", \"secret\", \"description\", \"allUsers\"}")
-        guard let url = object["url"] as? String else { throw APIError.badRequest("'url' (a string) is required", code: "missing_field") }
+        let object = try JSONObjectBody.members(body, allowed: Self.fields, shape: "{\"url\", \"events\", \"secret\", \"description\", \"allUsers\"}")
+        guard let url = object["url"]?.string else { throw APIError.badRequest("'url' (a string) is required", code: "missing_field") }
         if let problem = WebhookURL.problem(with: url, allowPrivate: allowPrivate) { throw APIError.badRequest(problem, code: "bad_url") }
         let events = try Self.events(object["events"])
         let generated = object["secret"] == nil
@@ -96,38 +96,38 @@ struct WebhookRoutes {
         return webhook
     }
 
-    static func events(_ value: Any?) throws -> Set<WebhookEventType> {
+    static func events(_ value: JSONValue?) throws -> Set<WebhookEventType> {
         let known = WebhookEventType.allCases.map(\.rawValue).joined(separator: ", ")
-        guard let names = value as? [Any], !names.isEmpty, names.count <= 2 * WebhookEventType.allCases.count else {
+        guard case .array(let names)? = value, !names.isEmpty, names.count <= 2 * WebhookEventType.allCases.count else {
             throw APIError.badRequest("'events' must be a non-empty array of event names: \(known)", code: "bad_events")
         }
         var events = Set<WebhookEventType>()
         for name in names {
-            guard let name = name as? String, let event = WebhookEventType(rawValue: name) else {
-                throw APIError.badRequest("unknown event '\(String(describing: name).prefix(40))'; known: \(known)", code: "unknown_event")
+            guard let text = name.string, let event = WebhookEventType(rawValue: text) else {
+                throw APIError.badRequest("unknown event \(name.string.map { "'\($0.prefix(40))'" } ?? "(not a string)"); known: \(known)", code: "unknown_event")
             }
             events.insert(event)
         }
         return events
     }
 
-    /// A JSON `true` or `false` (not 1 or 0, which JSONSerialization also bridges to Bool).
-    static func boolean(_ value: Any) throws -> Bool {
-        guard type(of: value) == type(of: NSNumber(value: true)), let flag = value as? Bool else {
+    /// A JSON `true` or `false` (not 1 or 0).
+    static func boolean(_ value: JSONValue) throws -> Bool {
+        guard case .bool(let flag) = value else {
             throw APIError.badRequest("'allUsers' must be true or false", code: "wrong_type")
         }
         return flag
     }
 
-    static func secret(_ value: Any) throws -> String {
-        guard let secret = value as? String, secretLength.contains(secret.utf8.count), secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+    static func secret(_ value: JSONValue) throws -> String {
+        guard let secret = value.string, secretLength.contains(secret.utf8.count), secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw APIError.badRequest("'secret' must be \(secretLength.lowerBound) to \(secretLength.upperBound) printable ASCII characters without spaces", code: "bad_secret")
         }
         return secret
     }
 
-    static func description(_ value: Any) throws -> String {
-        guard let text = value as? String, text.count <= maxDescription else {
+    static func description(_ value: JSONValue) throws -> String {
+        guard let text = value.string, text.count <= maxDescription else {
             throw APIError.badRequest("'description' must be a string of at most \(maxDescription) characters", code: "bad_description")
         }
         return text
