@@ -39,6 +39,24 @@ struct JSONValueTests {
         #expect(JSONValue.parse([0x22, 0xFF, 0x22]) == nil)
     }
 
+    /// Strings are valid UTF-8 or refused: overlong forms, surrogates, bytes past U+10FFFF,
+    /// stray continuation bytes and truncated sequences, with and without an escape before them.
+    @Test(arguments: [[0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE6, 0x97], [0xF0, 0x9F, 0x9A], [0xFE]] as [[UInt8]])
+    func refusesInvalidUTF8(_ invalid: [UInt8]) {
+        for prefix in [[], Array("ok".utf8), Array(#"\n"#.utf8)] as [[UInt8]] {
+            #expect(JSONValue.parse([0x22] + prefix + invalid + [0x22]) == nil, "\(prefix + invalid)")
+            #expect(JSONValue.parse([0x22] + prefix + invalid + Array("tail".utf8) + [0x22]) == nil, "\(prefix + invalid)")
+        }
+    }
+
+    @Test func keepsValidUTF8AsItIs() {
+        for text in ["é", "日本", "🚀", "\u{10FFFF}", "\u{FFFD}", "aé\u{7F}z", String(repeating: "ü", count: 300)] {
+            let quoted = [0x22] + Array(text.utf8) + [0x22]
+            #expect(JSONValue.parse(quoted) == .string(text), "\(text)")
+            #expect(JSONValue.parse([0x22, 0x5C, 0x6E] + Array(text.utf8) + [0x22]) == .string("\n" + text), "\(text)")
+        }
+    }
+
     /// Whether a JSONValue and what JSONSerialization made of the same text agree.
     static func same(_ value: JSONValue, _ other: Any) -> Bool {
         switch value {

@@ -67,6 +67,34 @@ struct RenderingTests {
         json.endObject()
         #expect(json.text == #"{"a":1,"b":{},"c":{"d":"x","e":-2},"f":[1,2]}"#)
     }
+
+    /// Every control character, quote and backslash escaped, wherever it stands in the string;
+    /// the rest (non-ASCII included) copied as it is: Foundation reads back the same strings.
+    @Test func writerEscapesWhatRFC8259Requires() throws {
+        let controls = String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) })
+        let strings = ["", "plain", "\"", "\\", "a\"b\\c", controls, "x" + controls + "y", "ünï\ncødé 日本 🚀", "end\u{1F}", "\u{7F}/</"]
+        var json = JSONWriter()
+        json.beginObject()
+        for (index, text) in strings.enumerated() { json.field("k\(index)\"\n", text) }
+        json.endObject()
+        #expect(!json.bytes.contains { $0 < 0x20 }, "a control character went out unescaped")
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(json.bytes)) as? [String: String])
+        #expect(decoded.count == strings.count)
+        for (index, text) in strings.enumerated() { #expect(decoded["k\(index)\"\n"] == text, "\(index)") }
+        var escapes = JSONWriter()
+        escapes.string("\u{01}\t\u{1F}")
+        #expect(escapes.text == #""\u0001\t\u001f""#)
+    }
+
+    @Test func writerWritesIntegersAndBooleans() {
+        var json = JSONWriter()
+        json.beginObject()
+        for (index, value) in [0, 7, -1, 10, -10, 1_234_567, Int.max, Int.min].enumerated() { json.field("n\(index)", value) }
+        json.field("t", true)
+        json.field("f", false)
+        json.endObject()
+        #expect(json.text == #"{"n0":0,"n1":7,"n2":-1,"n3":10,"n4":-10,"n5":1234567,"n6":9223372036854775807,"n7":-9223372036854775808,"t":true,"f":false}"#)
+    }
 }
 
 @Suite("JSON string arrays")

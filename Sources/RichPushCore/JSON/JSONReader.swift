@@ -121,7 +121,7 @@ struct JSONReader {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                return String(validating: bytes[start..<(index - 1)], as: UTF8.self)
+                return StrictUTF8.string(bytes[start..<(index - 1)])
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
             index += 1
@@ -132,7 +132,7 @@ struct JSONReader {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(validating: utf8, as: UTF8.self)
+                return StrictUTF8.string(utf8)
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { return nil }
                 let escape = bytes[index]

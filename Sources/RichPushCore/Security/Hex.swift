@@ -1,15 +1,22 @@
 /// Lower-case hex without Foundation's formatter (which costs microseconds per byte).
 public enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
+    /// Lowercase hex. `@inlinable` so that callers in other modules get it specialised for their
+    /// sequence (a digest per create and per credential check); unspecialised, it walked the
+    /// sequence through witness tables.
+    @inlinable
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+            out.append(digit(byte >> 4))
+            out.append(digit(byte & 0x0F))
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    @inlinable
+    static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 
     /// Whether every character is a hex digit (either case).
