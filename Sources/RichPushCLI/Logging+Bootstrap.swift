@@ -1,10 +1,11 @@
 import Logging
+import RichPushAPI
 
 /// Logs go to stderr, one line each, so stdout stays for the command's own output.
 enum LogSetup {
     static func bootstrap(level: Logger.Level = .info) {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }
