@@ -4,17 +4,27 @@ import RichPushCore
 /// The Lua behind ``RedisNotificationStore``: each write that belongs together is one script, and
 /// every key it touches carries the partition's hash tag (one Redis Cluster slot).
 extension RedisNotificationStore {
-    /// KEYS: payload, record, status, creator's index, job stream, delayed set, and optionally the
-    /// idempotency key it completes. ARGV: ttl, id, payload bytes, initial state, n, the
-    /// idempotency key's ttl, send time (ms, 0: now), then n record field/value items, then the
-    /// job's fields. Writes all of it, or nothing and 0 when the record exists: an id is never
-    /// reused over an older notification.
-    static let createScript = RedisScript("""
+    /// KEYS: payload, record, status, creator's index, job stream, delayed set, then the creator's
+    /// three quota keys when q > 0, then optionally the idempotency key it completes. ARGV: ttl,
+    /// id, payload bytes, initial state, n, the idempotency key's ttl, send time (ms, 0: now), q,
+    /// then q quota arguments (``quotaFunction``'s), then n record field/value items, then the
+    /// job's fields. Writes all of it, or nothing and 0 when the record exists (an id is never
+    /// reused over an older notification), or nothing and the quota's `{code, seconds}` when it
+    /// is spent: one round trip for the charge and the create on one Redis (on a cluster the
+    /// quota keys are in another slot, and the quota is charged first, apart).
+    static let createScript = RedisScript(quotaFunction + """
     if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
     local ttl, id = ARGV[1], ARGV[2]
-    local n = tonumber(ARGV[5])
+    local n, q = tonumber(ARGV[5]), tonumber(ARGV[8])
+    local f = 9 + q
+    local idempotency = KEYS[7]
+    if q > 0 then
+      local refused = charge(KEYS[7], KEYS[8], KEYS[9], ARGV, 9)
+      if refused then return refused end
+      idempotency = KEYS[10]
+    end
     redis.call('SET', KEYS[1], ARGV[3], 'EX', ttl)
-    redis.call('HSET', KEYS[2], unpack(ARGV, 8, 7 + n))
+    redis.call('HSET', KEYS[2], unpack(ARGV, f, f - 1 + n))
     redis.call('EXPIRE', KEYS[2], ttl)
     redis.call('HSET', KEYS[3], 'state', ARGV[4])
     redis.call('EXPIRE', KEYS[3], ttl)
@@ -33,15 +43,15 @@ extension RedisNotificationStore {
       end
       if #gone > 0 then redis.call('ZREM', KEYS[4], unpack(gone)) end
     end
-    if KEYS[7] then
-      redis.call('HSET', KEYS[7], 'state', 'done', 'id', id)
-      redis.call('EXPIRE', KEYS[7], ARGV[6])
+    if idempotency then
+      redis.call('HSET', idempotency, 'state', 'done', 'id', id)
+      redis.call('EXPIRE', idempotency, ARGV[6])
     end
     if tonumber(ARGV[7]) > 0 then
       -- As a due retry is kept: the job's fields packed, scored by when it is due.
-      redis.call('ZADD', KEYS[6], ARGV[7], cmsgpack.pack({unpack(ARGV, 8 + n, #ARGV)}))
+      redis.call('ZADD', KEYS[6], ARGV[7], cmsgpack.pack({unpack(ARGV, f + n, #ARGV)}))
     else
-      redis.call('XADD', KEYS[5], '*', unpack(ARGV, 8 + n, #ARGV))
+      redis.call('XADD', KEYS[5], '*', unpack(ARGV, f + n, #ARGV))
     end
     return 1
     """)

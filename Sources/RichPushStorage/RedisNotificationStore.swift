@@ -42,6 +42,14 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
         let hash = hashing(draft.payload)
         let ttl = Int(retention.components.seconds)
+        // The quota is charged in the create's own script on one Redis; on a cluster its keys are
+        // in another slot, so it is charged first, apart.
+        let charge = draft.quota.flatMap { $0.isUnlimited ? nil : $0 }
+        let chargesInCreate = !(redis is RedisClusterClient)
+        if let charge, !chargesInCreate,
+           let refusal = try await chargeQuota(user: draft.creator, bytes: draft.payload.count, perMinute: charge.perMinute, liveBytes: charge.liveBytes) {
+            throw refusal
+        }
         // An id whose record exists (the counter went back: AOF everysec, a failover to a lagging
         // replica) is refused by the script; the rest of that block is dropped and a new one taken.
         for _ in 0..<Self.maxIDAttempts {
@@ -72,10 +80,18 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             // A send in the future waits in the queue's delayed set, where due retries wait: the
             // workers' maintenance moves it into the stream when its time comes.
             let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
-            let created = try await runCreate(keys: [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream,
-                                                     queue.configuration.delayedKey] + (idempotency.map { [$0.key] } ?? []),
-                                              arguments: [ttl, id, draft.payload, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue, fields.count,
-                                                          idempotency?.ttl ?? 0, sendAt ?? 0] + fields + job.fields)
+            let quota = chargesInCreate ? charge : nil
+            var scriptKeys: [any RedisArgument] = [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream,
+                                                   queue.configuration.delayedKey]
+            let charging: [any RedisArgument] = quota.map { quotaArguments(user: draft.creator, bytes: draft.payload.count, limits: $0) } ?? []
+            if quota != nil { scriptKeys += quotaKeys(user: draft.creator) }
+            if let idempotency { scriptKeys.append(idempotency.key) }
+            let header: [any RedisArgument] = [ttl, id, draft.payload, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue, fields.count,
+                                               idempotency?.ttl ?? 0, sendAt ?? 0, charging.count]
+            let created = try await runCreate(keys: scriptKeys, arguments: header + charging + fields + job.fields)
+            if let quota, created.array != nil, let refusal = try Self.refusal(created, user: draft.creator, limits: quota) {
+                throw refusal
+            }
             guard created.int == 1 else {
                 ids.discardBlock()
                 continue

@@ -215,6 +215,21 @@ struct ConnectionTests {
         }
     }
 
+    /// The kernel keeps 15 bytes of a thread's name; a longer one used to name nothing at all.
+    @Test func theConnectionsThreadIsNamedAfterItsClient() async throws {
+        try await withRedisServer { server in
+            var configuration = server.configuration
+            for (clientName, expected) in [("richpush-api", "redis:api"), ("richpush-loadtest-devices", "redis:loadtest-"), ("other", "redis:other")] {
+                configuration.clientName = clientName
+                let connection = try await RedisConnection.connect(configuration: configuration)
+                #expect(ThreadName.name(of: pthread_t(connection.threadID.load(ordering: .acquiring))) == expected)
+                await connection.close()
+            }
+            #expect(ThreadName.fitted("redis:ééééééééé") == "redis:éééé")
+            #expect(ThreadName.forConnection(clientName: nil) == "redis")
+        }
+    }
+
     @Test func aLoopCanRunOnTheConnectionsOwnThread() async throws {
         try await withRedisServer { server in
             let connection = try await RedisConnection.connect(configuration: server.configuration)

@@ -58,9 +58,9 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
     public init(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis")) {
         self.configuration = configuration
         self.logger = logger
-        let name = "redis-\(configuration.clientName ?? "connection")"
+        let name = ThreadName.forConnection(clientName: configuration.clientName)
         Thread { [self] in
-            Thread.current.name = name  // from inside: Foundation on Linux ignores a name set before start()
+            ThreadName.setCurrent(name)  // from inside: Foundation on Linux ignores a name set before start()
             threadID.store(UInt(pthread_self()), ordering: .releasing)
             run()
         }.start()

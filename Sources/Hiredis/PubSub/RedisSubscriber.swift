@@ -65,7 +65,7 @@ public final class RedisSubscriber: Sendable {
         }
         wakePipe = (fds[0], fds[1])
         Thread { [self] in
-            Thread.current.name = "redis-pubsub"
+            ThreadName.setCurrent("redis-pubsub")
             var loop = SubscriberLoop(owner: self)
             loop.run()
             exited.signal()

@@ -55,13 +55,15 @@ struct NotificationRoutes {
         }
         do {
             try await backlog.check()
-            let quotas = configuration.quotas
-            if let refusal = try await notifications.chargeQuota(user: user.name, bytes: draft.payload.count,
-                                                                 perMinute: quotas.notificationsPerMinute, liveBytes: quotas.payloadBytes) {
+            draft.quota = QuotaLimits(perMinute: configuration.quotas.notificationsPerMinute, liveBytes: configuration.quotas.payloadBytes)
+            let record: RichNotification
+            do {
+                // The quota is charged in the same step (one round trip on one Redis).
+                record = try await notifications.create(draft) { bytes in
+                    Hex.encode(SHA256.hash(data: bytes))
+                }
+            } catch let refusal as QuotaRefusal {
                 throw APIError.quotaExceeded(refusal)
-            }
-            let record = try await notifications.create(draft) { bytes in
-                Hex.encode(SHA256.hash(data: bytes))
             }
             context.logger.info("notification accepted", metadata: ["notification.id": "\(record.id)", "notification.target": "\(record.target)"])
             return Self.accepted(id: record.id, target: record.target, replayed: false)

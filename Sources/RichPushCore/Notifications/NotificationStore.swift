@@ -11,6 +11,9 @@ public struct NotificationDraft: Sendable, Hashable {
     public var delivery: DeliveryOptions
     /// When to send, ms since 1970; nil: now.
     public var sendAt: Int64?
+    /// The creator's quotas, charged in the step that creates it; a refusal is thrown as
+    /// ``QuotaRefusal`` and nothing is created. nil: no quota.
+    public var quota: QuotaLimits?
 
     public init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
                 idempotency: IdempotencyKey? = nil, delivery: DeliveryOptions = DeliveryOptions()) {
@@ -72,7 +75,8 @@ public struct DeliveryResult: Sendable, Hashable {
 /// Where rich notifications, their payloads and their status live: the API's side. The
 /// worker's side, the delivery ledger, is ``DeliveryLedger``.
 public protocol NotificationStore: Sendable {
-    /// Stores the record and the payload and enqueues the delivery job, all or nothing.
+    /// Stores the record and the payload and enqueues the delivery job, all or nothing. With
+    /// `draft.quota`, charges it first and throws ``QuotaRefusal`` (nothing created) when it is spent.
     func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification
     /// Claims `key` for a request about to create a notification, or says what holds it.
     func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim
@@ -110,6 +114,19 @@ public protocol NotificationStore: Sendable {
 }
 
 /// Why a per-user quota refused a request, and when to try again.
+/// Limits to charge one notification against; 0 is no limit.
+public struct QuotaLimits: Sendable, Hashable {
+    public var perMinute: Int
+    public var liveBytes: Int
+
+    public init(perMinute: Int, liveBytes: Int) {
+        self.perMinute = perMinute
+        self.liveBytes = liveBytes
+    }
+
+    public var isUnlimited: Bool { perMinute <= 0 && liveBytes <= 0 }
+}
+
 public struct QuotaRefusal: Sendable, Hashable, Error {
     public var message: String
     public var retryAfter: Int
