@@ -39,6 +39,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
 
     // MARK: NotificationStore
 
+    /// `draft.quota` is not charged: there are no quotas in memory (see ``chargeQuota(user:bytes:perMinute:liveBytes:)``).
     public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
         let hash = hashing(draft.payload)
         return state.withLock { state in

@@ -113,7 +113,6 @@ public protocol NotificationStore: Sendable {
     func notifications(ids: [Int]) async throws -> [RichNotification]
 }
 
-/// Why a per-user quota refused a request, and when to try again.
 /// Limits to charge one notification against; 0 is no limit.
 public struct QuotaLimits: Sendable, Hashable {
     public var perMinute: Int
@@ -127,6 +126,7 @@ public struct QuotaLimits: Sendable, Hashable {
     public var isUnlimited: Bool { perMinute <= 0 && liveBytes <= 0 }
 }
 
+/// Why a per-user quota refused a request, and when to try again.
 public struct QuotaRefusal: Sendable, Hashable, Error {
     public var message: String
     public var retryAfter: Int
