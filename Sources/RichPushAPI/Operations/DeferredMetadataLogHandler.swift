@@ -4,7 +4,7 @@ public import Logging
 ///
 /// `StreamLogHandler` formats its whole metadata again each time a key is set. The API sets two
 /// per request (Hummingbird's `hb.request.id`, then `user`) and writes no line for most
-/// requests: that formatting was 2–4 % of the API's CPU per request. Here the metadata waits in
+/// requests: that formatting was about 2 % of the API's CPU per request. Here the metadata waits in
 /// this handler and goes to the stream handler with the event, where the line reads the same
 /// (keys sorted, an event's own metadata winning).
 public struct DeferredMetadataLogHandler: LogHandler {
