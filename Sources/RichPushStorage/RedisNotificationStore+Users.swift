@@ -4,10 +4,15 @@ import RichPushQueue
 
 extension RedisNotificationStore {
     public func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal? {
-        guard perMinute > 0 || liveBytes > 0 else { return nil }
-        let reply = try await redis.run(Self.quotaScript, keys: quotaKeys(user: user),
-                                        arguments: quotaArguments(user: user, bytes: bytes, limits: QuotaLimits(perMinute: perMinute, liveBytes: liveBytes)))
-        return try Self.refusal(reply, user: user, limits: QuotaLimits(perMinute: perMinute, liveBytes: liveBytes))
+        let limits = QuotaLimits(perMinute: perMinute, liveBytes: liveBytes)
+        guard !limits.isUnlimited else { return nil }
+        return try await charge(limits, user: user, bytes: bytes)
+    }
+
+    /// The quota's own call: on a cluster, where its keys cannot join the create's script.
+    func charge(_ limits: QuotaLimits, user: String, bytes: Int) async throws -> QuotaRefusal? {
+        let reply = try await redis.run(Self.quotaScript, keys: quotaKeys(user: user), arguments: quotaArguments(bytes: bytes, limits: limits))
+        return try Self.refusal(reply, user: user, limits: limits)
     }
 
     func quotaKeys(user: String) -> [any RedisArgument] {
@@ -15,7 +20,7 @@ extension RedisNotificationStore {
     }
 
     /// The quota function's arguments (see ``quotaFunction``).
-    func quotaArguments(user: String, bytes: Int, limits: QuotaLimits) -> [any RedisArgument] {
+    func quotaArguments(bytes: Int, limits: QuotaLimits) -> [any RedisArgument] {
         let now = JobQueue.nowMilliseconds()
         let retentionMs = Int(retention.components.seconds) * 1000
         return [now, limits.perMinute, limits.liveBytes, bytes, now + Int64(retentionMs), retentionMs, "\(now):\(bytes):\(UInt32.random(in: 0...UInt32.max))"]

@@ -46,8 +46,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         // in another slot, so it is charged first, apart.
         let charge = draft.quota.flatMap { $0.isUnlimited ? nil : $0 }
         let chargesInCreate = !(redis is RedisClusterClient)
-        if let charge, !chargesInCreate,
-           let refusal = try await chargeQuota(user: draft.creator, bytes: draft.payload.count, perMinute: charge.perMinute, liveBytes: charge.liveBytes) {
+        if let charge, !chargesInCreate, let refusal = try await self.charge(charge, user: draft.creator, bytes: draft.payload.count) {
             throw refusal
         }
         // An id whose record exists (the counter went back: AOF everysec, a failover to a lagging
@@ -83,7 +82,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             let quota = chargesInCreate ? charge : nil
             var scriptKeys: [any RedisArgument] = [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream,
                                                    queue.configuration.delayedKey]
-            let charging: [any RedisArgument] = quota.map { quotaArguments(user: draft.creator, bytes: draft.payload.count, limits: $0) } ?? []
+            let charging: [any RedisArgument] = quota.map { quotaArguments(bytes: draft.payload.count, limits: $0) } ?? []
             if quota != nil { scriptKeys += quotaKeys(user: draft.creator) }
             if let idempotency { scriptKeys.append(idempotency.key) }
             let header: [any RedisArgument] = [ttl, id, draft.payload, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue, fields.count,
