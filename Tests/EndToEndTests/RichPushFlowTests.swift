@@ -59,6 +59,11 @@ struct RichPushFlowTests {
                     try await withWorker(pipeline.worker()) {
                         let id = try await sendImage(pipeline)
                         try await waitUntil(timeout: .seconds(20), "the first delivery") { log.count("received") == 1 }
+                        // The device can have it before the worker records it; a replay in between
+                        // would find the worker's lease and wait it out (30 s) before it is suppressed.
+                        try await waitUntil(timeout: .seconds(20), "the first delivery's record") {
+                            (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 1
+                        }
                         // Replay the same job from the stream's history, as an operator would.
                         let history = try await pipeline.queue.replay(from: "-", to: "+")
                         #expect(history.candidates.count == 1)

@@ -38,10 +38,15 @@ struct FCMAdapterTests {
         let client: HTTP2Client
         let http: HTTPClient
         let requests: @Sendable () -> [[String: Any]]
+        /// Loopback answers in milliseconds, but the test run starts some 300 tests at once on 2
+        /// cores; 5 and 10 s deadlines were seen to pass there (CI, stop 24). No test here waits
+        /// for a timeout.
+        static let timeout = Duration.seconds(30)
 
         func adapter(redis: RedisConfiguration, prefix: String, account: FCMServiceAccount, localTTL: Duration = .seconds(5)) -> FCMPushAdapter {
             FCMPushAdapter(client: client, projectID: "richpush-demo",
-                           token: FCMAccessToken(redis: RedisConnection(configuration: redis), prefix: prefix, account: account, http: http, localTTL: localTTL))
+                           token: FCMAccessToken(redis: RedisConnection(configuration: redis), prefix: prefix, account: account, http: http,
+                                                 timeout: Self.timeout, localTTL: localTTL))
         }
     }
 
@@ -72,7 +77,7 @@ struct FCMAdapterTests {
             tls.trustRoots = .certificates(roots)
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
             let client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
-                                                                                  trustRoots: roots, requestTimeout: .seconds(5)))
+                                                                                  trustRoots: roots, requestTimeout: LocalFCM.timeout))
             let local = LocalFCM(simulator: simulator, port: port, client: client, http: http, requests: { lines.all })
             do {
                 try await body(local)

@@ -30,18 +30,20 @@ struct FCMSimProcessTests {
                 try await http.shutdown()
                 tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(server.directory.appendingPathComponent("fcm/ca.pem").path))
                 http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
-                let probe = try await http.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/token"), timeout: .seconds(5))
+                let probe = try await http.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/token"), timeout: .seconds(30))
                 #expect(probe.version == .http2, "Google's endpoints speak HTTP/2 to a client that offers it")
                 let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
                 #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "the private key's file is the owner's only")
                 let account = try FCMServiceAccount(json: Array(try Data(contentsOf: file)))
                 let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
                     endpoint: HTTP2Client.Endpoint(url: "https://127.0.0.1:\(port)"),
-                    trustRoots: try NIOSSLCertificate.fromPEMFile(server.directory.appendingPathComponent("fcm/ca.pem").path)))
+                    trustRoots: try NIOSSLCertificate.fromPEMFile(server.directory.appendingPathComponent("fcm/ca.pem").path),
+                    requestTimeout: FCMAdapterTests.LocalFCM.timeout))
                 defer { client.shutdown() }
                 let adapter = FCMPushAdapter(client: client, projectID: account.projectID,
                                              token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration),
-                                                                   prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: account, http: http))
+                                                                   prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: account, http: http,
+                                                                   timeout: FCMAdapterTests.LocalFCM.timeout))
                 let notification = RichNotification(id: 7, message: "hi", richType: .text, contentType: "text/plain", payloadHash: "h", payloadSize: 2,
                                                     creator: "alice", target: "username:alice", createdAt: 0)
                 let rendered = try PushRenderer().renderFCM(notification, collapseID: "7")

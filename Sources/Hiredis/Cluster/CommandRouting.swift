@@ -56,4 +56,21 @@ extension RedisCommand {
             return argument(at: 1).map { .slot(HashSlot.of($0)) } ?? .anyNode
         }
     }
+
+    /// Whether the command only reads, so running it twice is the same as once (a read sent again
+    /// after its connection broke). Unknown commands count as writes.
+    var isReadOnly: Bool {
+        guard let name = argumentString(at: 0) else { return false }
+        return Self.readOnlyNames.contains(name)
+    }
+
+    private static let readOnlyNames: Set<String> = [
+        "GET", "MGET", "STRLEN", "GETRANGE", "EXISTS", "TYPE", "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME",
+        "HGET", "HMGET", "HGETALL", "HEXISTS", "HLEN", "HKEYS", "HVALS", "HSTRLEN", "HSCAN",
+        "SMEMBERS", "SISMEMBER", "SMISMEMBER", "SCARD", "SSCAN",
+        "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZCARD", "ZCOUNT", "ZSCORE", "ZMSCORE", "ZRANK", "ZSCAN",
+        "LRANGE", "LLEN", "LINDEX", "XLEN", "XRANGE", "XREVRANGE", "XPENDING", "XINFO",
+        "EVALSHA_RO", "EVAL_RO", "FCALL_RO",
+        "PING", "ECHO", "INFO", "TIME", "DBSIZE", "SCAN", "KEYS", "COMMAND",
+    ]
 }

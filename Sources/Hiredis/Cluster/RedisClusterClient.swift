@@ -7,8 +7,11 @@ import Synchronization
 /// the commands. `MULTI … EXEC` groups travel whole to the node of their first key. The slot map
 /// comes from `CLUSTER SHARDS` (`CLUSTER SLOTS` before Redis 7) and is read again when a node
 /// answers `MOVED` or cannot be reached (a failover); `ASK` is followed with `ASKING` for one
-/// command; `TRYAGAIN`, `CLUSTERDOWN` and a lost node are retried with back-off, up to
-/// ``RedisClusterConfiguration/maxRedirects`` times, then their error is returned as Redis gave it.
+/// command; `TRYAGAIN`, `CLUSTERDOWN` and a node that cannot be reached are retried with back-off,
+/// up to ``RedisClusterConfiguration/maxRedirects`` times, then their error is returned as Redis
+/// gave it. A connection lost or timed out with a command in flight is retried only for reads: a
+/// write may have run, and its ``RedisError/Code/connectionLost`` or ``RedisError/Code/timeout``
+/// goes to the caller.
 /// `SCRIPT LOAD` goes to every master, so `EVALSHA` finds its script wherever its keys live.
 /// A script or command whose keys are in several slots gets Redis's `CROSSSLOT` error: keys that
 /// belong together share a hash tag (`{q0}`).
@@ -136,8 +139,9 @@ public final class RedisClusterClient: RedisClient, Sendable {
             for (unit, result) in zip(pending, results) {
                 switch result {
                 case .failure(let error):
-                    // The node is gone (a failover, a network cut): re-read the map and try again.
-                    guard !last, Self.isConnectionError(error) else { throw error }
+                    // The node is gone (a failover, a network cut): re-read the map and try again,
+                    // unless the unit may already have run there.
+                    guard !last, Self.mayResend(unit, commands: commands, after: error) else { throw error }
                     lostError = error
                     var retry = unit
                     retry.target = .route
@@ -291,8 +295,18 @@ public final class RedisClusterClient: RedisClient, Sendable {
         }
     }
 
-    private static func isConnectionError(_ error: any Error) -> Bool {
+    /// Whether a unit that failed with `error` may be sent again: when it never reached its node
+    /// (no connection), or when running it twice changes nothing (reads). A write whose connection
+    /// broke or timed out may have run, and may even have reached a replica that is promoted next:
+    /// sent again, it would run twice (a second notification, a second push), so its error goes
+    /// to the caller, whose retry is idempotent where it matters (the API's idempotency keys, a
+    /// worker's job that is retried as a whole).
+    private static func mayResend(_ unit: Unit, commands: [RedisCommand], after error: any Error) -> Bool {
         guard let error = error as? RedisError else { return false }
-        return [.connectionFailed, .connectionLost, .connectionUnavailable, .timeout, .closed].contains(error.code)
+        switch error.code {
+        case .connectionFailed, .connectionUnavailable: return true
+        case .connectionLost, .timeout: return unit.indices.allSatisfy { commands[$0].isReadOnly }
+        default: return false
+        }
     }
 }
