@@ -10,13 +10,13 @@ import Yams
 struct ComposeFileTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test func validatesWithDockerCompose() throws {
+    @Test func validatesWithDockerCompose() async throws {
         let compose = try #require(Self.which("docker-compose"), "docker-compose is not installed: `sudo apt-get install docker-compose` (scripts/test.sh does)")
-        let (status, output) = try runTool(compose, ["-f", Self.root.appendingPathComponent("docker-compose.yml").path, "config", "-q"])
+        let (status, output) = try await runTool(compose, ["-f", Self.root.appendingPathComponent("docker-compose.yml").path, "config", "-q"])
         #expect(status == 0, "docker-compose config: \(output)")
     }
 
-    @Test func everyRichpushCommandIsRealWithRealFlags() throws {
+    @Test func everyRichpushCommandIsRealWithRealFlags() async throws {
         let text = try String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
         let document = try #require(try Yams.load(yaml: text) as? [String: Any])
         let services = try #require(document["services"] as? [String: Any])
@@ -27,7 +27,7 @@ struct ComposeFileTests {
             for invocation in Self.richpushInvocations(command) {
                 let words = invocation.prefix { !$0.hasPrefix("-") }
                 let flags = invocation.filter { $0.hasPrefix("--") }.map { String($0.split(separator: "=")[0]) }
-                let (status, help) = try runTool(try richpushExecutable().path, Array(words) + ["--help"])
+                let (status, help) = try await runTool(try richpushExecutable().path, Array(words) + ["--help"])
                 #expect(status == 0, "service \(name): `richpush \(words.joined(separator: " "))` is not a subcommand: \(help)")
                 for flag in flags {
                     #expect(help.contains(flag), "service \(name): `richpush \(words.joined(separator: " "))` has no \(flag)")

@@ -79,7 +79,7 @@ struct ClusterFlowTests {
                     let ids = try await withWorkers(pipeline.workers()) {
                         let migration = Task.detached {
                             try await Task.sleep(for: .seconds(2))
-                            try Self.migrate(slot: slot, from: source, to: target, in: cluster)
+                            try await Self.migrate(slot: slot, from: source, to: target, in: cluster)
                         }
                         let sent = try await BulkSender(pipeline: pipeline).send(3_000, target: { "g\($0 % Self.devices)" })
                         try await migration.value
@@ -161,17 +161,17 @@ struct ClusterFlowTests {
 
     /// Moves one slot by hand, as `redis-cli --cluster reshard` does: IMPORTING/MIGRATING, MIGRATE
     /// its keys 100 at a time, then the slot's new owner told to every master.
-    static func migrate(slot: Int, from source: Int, to target: Int, in cluster: LocalRedisCluster) throws {
-        let sourceID = try cluster.cli(source, ["cluster", "myid"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let targetID = try cluster.cli(target, ["cluster", "myid"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        _ = try cluster.cli(target, ["cluster", "setslot", "\(slot)", "importing", sourceID])
-        _ = try cluster.cli(source, ["cluster", "setslot", "\(slot)", "migrating", targetID])
+    static func migrate(slot: Int, from source: Int, to target: Int, in cluster: LocalRedisCluster) async throws {
+        let sourceID = try await cluster.cli(source, ["cluster", "myid"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let targetID = try await cluster.cli(target, ["cluster", "myid"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await cluster.cli(target, ["cluster", "setslot", "\(slot)", "importing", sourceID])
+        _ = try await cluster.cli(source, ["cluster", "setslot", "\(slot)", "migrating", targetID])
         while true {
-            let keys = try cluster.cli(source, ["cluster", "getkeysinslot", "\(slot)", "100"]).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            let keys = try await cluster.cli(source, ["cluster", "getkeysinslot", "\(slot)", "100"]).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
             guard !keys.isEmpty else { break }
-            let reply = try cluster.cli(source, ["migrate", "127.0.0.1", "\(target)", "", "0", "5000", "KEYS"] + keys)
+            let reply = try await cluster.cli(source, ["migrate", "127.0.0.1", "\(target)", "", "0", "5000", "KEYS"] + keys)
             guard reply.contains("OK") || reply.contains("NOKEY") else { throw RedisServerError("MIGRATE: \(reply)") }
         }
-        for port in cluster.masterPorts { _ = try cluster.cli(port, ["cluster", "setslot", "\(slot)", "node", targetID]) }
+        for port in cluster.masterPorts { _ = try await cluster.cli(port, ["cluster", "setslot", "\(slot)", "node", targetID]) }
     }
 }

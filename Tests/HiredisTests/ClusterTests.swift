@@ -56,7 +56,7 @@ struct ClusterTests {
             #expect(values.dropFirst(1000).map(\.int) == keys.map { "v-\($0)".count })
             // The keys really are spread: every master holds some.
             for port in cluster.masterPorts {
-                let size = Int(try cluster.cli(port, ["dbsize"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                let size = Int(try await cluster.cli(port, ["dbsize"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
                 #expect(size > 200, "master \(port) holds \(size) keys")
             }
             // Scripts load on every master and run where their keys are; a transaction runs whole.
@@ -78,11 +78,11 @@ struct ClusterTests {
             let client = RedisClusterClient(configuration: cluster.configuration)
             defer { Task { await client.close() } }
             let keys = (0..<500).map { "counter:\($0)" }
-            let ids = try cluster.cli(cluster.masterPorts[0], ["cluster", "myid"]).trimmingCharacters(in: .whitespacesAndNewlines)
-            let to = try cluster.cli(cluster.masterPorts[1], ["cluster", "myid"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let ids = try await cluster.cli(cluster.masterPorts[0], ["cluster", "myid"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let to = try await cluster.cli(cluster.masterPorts[1], ["cluster", "myid"]).trimmingCharacters(in: .whitespacesAndNewlines)
             let port = cluster.masterPorts[0]
             let reshard = Task.detached {
-                try runTool("/usr/bin/redis-cli", ["--cluster", "reshard", "127.0.0.1:\(port)", "--cluster-from", ids, "--cluster-to", to,
+                try await runTool("/usr/bin/redis-cli", ["--cluster", "reshard", "127.0.0.1:\(port)", "--cluster-from", ids, "--cluster-to", to,
                                                    "--cluster-slots", "1000", "--cluster-yes", "--cluster-pipeline", "10"])
             }
             for round in 0..<40 {
@@ -105,7 +105,7 @@ struct ClusterTests {
             let keys = (0..<300).map { "f:\($0)" }
             _ = try await client.sendAll(keys.map { RedisCommand("SET", $0, "1") })
             // WAIT: the replicas have the writes before the kill.
-            for port in cluster.masterPorts { _ = try cluster.cli(port, ["wait", "1", "2000"]) }
+            for port in cluster.masterPorts { _ = try await cluster.cli(port, ["wait", "1", "2000"]) }
             kill(try cluster.pid(of: cluster.masterPorts[0]), SIGKILL)
             let seen = Mutex<Set<String>>([])
             do {
@@ -146,7 +146,7 @@ struct ClusterTests {
                     guard let counts = try? await client.pipeline(channels.map { RedisCommand("SPUBLISH", $0, "\(round) \($0)") }) else { return false }
                     return counts.allSatisfy { ($0.int ?? 0) >= 1 }
                 }
-                try await waitUntil(timeout: .seconds(5), "the \(round) messages") {
+                try await waitUntil(timeout: .seconds(20), "the \(round) messages") {
                     received.seen.withLock { seen in channels.allSatisfy { seen.contains("\(round) \($0)") } }
                 }
             }
@@ -161,7 +161,7 @@ struct ClusterTests {
             // next check sees the new slot map (the race seen in a CI run).
             try await cluster.restartNode(victim)
             try await waitUntil(timeout: .seconds(30), "the old master to rejoin as a replica") {
-                (try? cluster.cli(victim, ["info", "replication"]))?.contains("master_link_status:up") == true
+                (try? await cluster.cli(victim, ["info", "replication"]))?.contains("master_link_status:up") == true
             }
             try await everyChannelIsServed("rejoined")
             await subscriber.close()

@@ -47,8 +47,8 @@ public struct LocalRedisCluster: Sendable {
     }
 
     /// Runs `redis-cli` with these arguments against a node; its output.
-    public func cli(_ port: Int, _ arguments: [String]) throws -> String {
-        try runTool("/usr/bin/redis-cli", ["-p", String(port)] + arguments).output
+    public func cli(_ port: Int, _ arguments: [String]) async throws -> String {
+        try await runTool("/usr/bin/redis-cli", ["-p", String(port)] + arguments).output
     }
 
     /// The PID of the server on `port` (to kill it).

@@ -176,7 +176,7 @@ struct ErrorTests {
                 #expect(try await client.sendImage("alice").status == .accepted)
                 #expect(try await client.sendImage("alice").status == .accepted)
                 // The guard re-reads the backlog at most every 250 ms.
-                try await waitUntil(timeout: .seconds(5), "the bound to bite") {
+                try await waitUntil(timeout: .seconds(20), "the bound to bite") {
                     let response = try await client.sendImage("alice")
                     return response.status == .serviceUnavailable && response.headers[.retryAfter] == "5"
                 }

@@ -7,29 +7,29 @@ import RichPushSimTLS
 /// The local APNs's certificates, checked by openssl (an independent implementation).
 @Suite("Local TLS certificates")
 struct LocalCertificatesTests {
-    static func openssl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try runTool("/usr/bin/openssl", arguments)
+    static func openssl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await runTool("/usr/bin/openssl", arguments)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
-    func opensslVerifiesTheChainAndTheNames() throws {
+    func opensslVerifiesTheChainAndTheNames() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("certs-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
         try LocalCertificates.generate().write(to: directory)
         let ca = directory.appendingPathComponent("ca.pem").path, cert = directory.appendingPathComponent("cert.pem").path
-        let verified = try Self.openssl(["verify", "-CAfile", ca, "-verify_hostname", "localhost", "-verify_ip", "127.0.0.1", "-purpose", "sslserver", cert])
+        let verified = try await Self.openssl(["verify", "-CAfile", ca, "-verify_hostname", "localhost", "-verify_ip", "127.0.0.1", "-purpose", "sslserver", cert])
         #expect(verified.status == 0, "\(verified.output)")
         // A certificate from another CA does not verify: the check can fail.
         let other = directory.appendingPathComponent("other")
         try LocalCertificates.generate().write(to: other)
-        let mismatched = try Self.openssl(["verify", "-CAfile", other.appendingPathComponent("ca.pem").path, cert])
+        let mismatched = try await Self.openssl(["verify", "-CAfile", other.appendingPathComponent("ca.pem").path, cert])
         #expect(mismatched.status != 0)
-        let wrongHost = try Self.openssl(["verify", "-CAfile", ca, "-verify_hostname", "api.push.apple.com", cert])
+        let wrongHost = try await Self.openssl(["verify", "-CAfile", ca, "-verify_hostname", "api.push.apple.com", cert])
         #expect(wrongHost.status != 0)
         // apns-sim --cert-host apns-sim: a compose service name verifies too.
         let named = directory.appendingPathComponent("named")
         try LocalCertificates.generate(hosts: ["localhost", "apns-sim"]).write(to: named)
-        let byService = try Self.openssl(["verify", "-CAfile", named.appendingPathComponent("ca.pem").path, "-verify_hostname", "apns-sim",
+        let byService = try await Self.openssl(["verify", "-CAfile", named.appendingPathComponent("ca.pem").path, "-verify_hostname", "apns-sim",
                                           named.appendingPathComponent("cert.pem").path])
         #expect(byService.status == 0, "\(byService.output)")
         let key = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("key.pem").path)
