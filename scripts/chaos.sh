@@ -7,8 +7,11 @@
 # restart; every kind at least once, then random kinds. At the end every acknowledged notification
 # is reconciled with what each device received (see scripts/chaos/reconcile.py); exit 1 on any
 # loss while online or any duplicate. Report: .tmp/chaos/run-*/chaos-report.json.
+# With --cluster: on a local Redis Cluster (scripts/cluster.sh: 3 masters, 3 replicas, 6 queue
+# partitions, the API with --durability replicated), whose faults are a master's kill -9 (its replica
+# takes over; the node comes back as a replica) and a master's SIGSTOP shorter than the node timeout.
 # Usage: scripts/chaos.sh [--duration S (90)] [--rate N/s (40)] [--devices M (200)] [--groups G (20)]
-#                         [--fault-every S (10)] [--seed N]
+#                         [--fault-every S (10)] [--seed N] [--cluster [--partitions P (6)]]
 # RICHPUSH_BIN=path uses that binary instead of building release.
 set -euo pipefail
 cd "$(dirname "$0")/.."

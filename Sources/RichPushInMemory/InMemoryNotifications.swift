@@ -24,6 +24,8 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     private enum LedgerEntry {
         case recorded
         case leased(until: ContinuousClock.Instant, owner: String)
+        /// Its lease was released: free to lease again, and still addressed.
+        case tried
     }
 
     private let state = Mutex(State())
@@ -202,7 +204,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     public func releaseLeases(_ keys: [DeliveryKey]) async throws {
         state.withLock { state in
             for key in keys {
-                if case .leased = state.ledger[key.notification]?[key.installation] { state.ledger[key.notification]?[key.installation] = nil }
+                if case .leased = state.ledger[key.notification]?[key.installation] { state.ledger[key.notification]?[key.installation] = .tried }
             }
         }
     }
@@ -216,7 +218,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
                     guard result.counter != .duplicateSuppressed else { continue }
                     state.devices[id, default: [:]][result.installation] = NotificationStatus.Device(
                         installation: result.installation, state: result.counter.rawValue, adapterID: result.adapterID, error: result.error)
-                    state.ledger[id, default: [:]][result.installation] = result.counter == .retried ? nil : .recorded
+                    state.ledger[id, default: [:]][result.installation] = result.counter == .retried ? .tried : .recorded
                 }
                 if results.contains(where: { $0.counter == .sent || $0.counter == .held }) { Self.advance(&state, id, to: .sent) }
             }
@@ -260,12 +262,13 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
 
     // MARK: For tests
 
-    /// The ledger entry of one pair: "R", "L:<owner>", or nil.
+    /// The ledger entry of one pair: "R", "L:<owner>", "T", or nil.
     public func ledgerEntry(_ key: DeliveryKey) -> String? {
         state.withLock { state in
             switch state.ledger[key.notification]?[key.installation] {
             case .recorded: "R"
             case .leased(_, let owner): "L:\(owner)"
+            case .tried: "T"
             case nil: nil
             }
         }

@@ -155,7 +155,9 @@ extension RedisNotificationStore {
     /// KEYS: the notifications' ledgers. ARGV: owner, now ms, lease ms, ttl s, then per ledger a
     /// count and that many installations. Per installation, in order: -1 leased to the caller,
     /// 0 already recorded, n > 0 another owner's lease is live for n ms. Fields hold `R`
-    /// (recorded) or `L:<until ms>:<owner>` (leased). Per ledger one HMGET and one HSET per 2,000
+    /// (recorded), `L:<until ms>:<owner>` (leased) or `T` (tried: its lease was released, so it
+    /// may be leased again, and it stays addressed: the push may have reached the device, whose
+    /// fetch must still be allowed). Per ledger one HMGET and one HSET per 2,000
     /// installations and one `EXPIRE … NX`, not a command per installation.
     static let leaseScript = RedisScript("""
     local owner, now, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -270,7 +272,8 @@ extension RedisNotificationStore {
     /// KEYS: webhook wants, webhook outbox, then (status, devices, ledger, record) per
     /// notification. ARGV: ttl, state order, now ms, then per notification: id, state to advance
     /// to ('' for none), n, r, d, then n (counter, increment) pairs, r installations whose lease is
-    /// released (retried), d items of (installation, entry) pairs. Every installation with an
+    /// released (retried: their field becomes `T`, free to lease and still addressed), d items of
+    /// (installation, entry) pairs. Every installation with an
     /// entry and not released is recorded in the ledger; the outcomes a webhook wants (sent and
     /// held as `sent`, `failed`, `invalidToken`) go into the outbox in the same step.
     static let recordScript = RedisScript(advanceFunction + webhookFunctions + """
@@ -287,9 +290,10 @@ extension RedisNotificationStore {
         i = i + 2
       end
       local released = {}
+      local added = 0
       for _ = 1, r do
         released[ARGV[i]] = true
-        redis.call('HDEL', ledger, ARGV[i])
+        added = added + redis.call('HSET', ledger, ARGV[i], 'T')
         i = i + 1
       end
       local last = i + d - 1
@@ -305,13 +309,9 @@ extension RedisNotificationStore {
           redis.call('HSET', devices, unpack(ARGV, j, math.min(j + 199, last)))
         end
         redis.call('EXPIRE', devices, ttl)
-        -- The ledger got its expiry with the leases: only a field that was not leased (a
-        -- ledger that expired meanwhile, or a record without a lease) may have made a new key.
-        local added = 0
         for j = 1, #recorded, 200 do
           added = added + redis.call('HSET', ledger, unpack(recorded, j, math.min(j + 199, #recorded)))
         end
-        if added > 0 then redis.call('EXPIRE', ledger, ttl, 'NX') end
         if hooks then
           local byType = {}
           for j = i, last, 2 do
@@ -325,6 +325,9 @@ extension RedisNotificationStore {
           for event, items in pairs(byType) do emit(KEYS[1], KEYS[2], creator, id, event, now, items) end
         end
       end
+      -- The ledger got its expiry with the leases: only a field that was not leased (a ledger
+      -- that expired meanwhile, or a record without a lease) may have made a new key.
+      if added > 0 then redis.call('EXPIRE', ledger, ttl, 'NX') end
       if state ~= '' then advance(status, state, order) end
       a = last + 1
     end

@@ -381,10 +381,15 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     public func releaseLeases(_ keys: [DeliveryKey]) async throws {
         guard !keys.isEmpty else { return }
         let grouped = Dictionary(grouping: keys, by: \.notification)
-        try await redis.sendAll(grouped.map { id, pairs in
-            var command = RedisCommand("HDEL", self.keys.ledger(id))
-            for pair in pairs { command.append(pair.installation) }
-            return command
+        let ttl = Int(retention.components.seconds)
+        // `T`, not a deleted field: free to lease again, and still addressed (see leaseScript).
+        try await redis.sendAll(grouped.flatMap { id, pairs in
+            var command = RedisCommand("HSET", self.keys.ledger(id))
+            for pair in pairs {
+                command.append(pair.installation)
+                command.append("T")
+            }
+            return [command, RedisCommand("EXPIRE", self.keys.ledger(id), ttl, "NX")]
         })
     }
 

@@ -36,4 +36,33 @@ struct DeliveryLedgerTests {
             await redis.close()
         }
     }
+
+    /// A lease given back (an unreachable adapter) or released by a retryable failure leaves its
+    /// pair addressed: the push may have reached the device (its reply was lost), and the device's
+    /// fetch of the payload must not be 404. The pair is free to lease again, and a ledger that
+    /// expired meanwhile gets its expiry back.
+    @Test func aReleasedPairStaysAddressedAndFree() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration)
+            let keys = StorageKeys(prefix: String(uniqueKeyPrefix("ledger").dropLast()))
+            let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
+                                               retention: .seconds(3600))
+            #expect(try await store.leaseDeliveries(id: 9, installations: ["a", "b"], owner: "w1", duration: .seconds(30)) == [.leased, .leased])
+            try await store.releaseLeases([DeliveryKey(notification: 9, installation: "a")])
+            try await store.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
+            #expect(try await redis.send("HMGET", keys.ledger(9), "a", "b").array?.map(\.string) == ["T", "T"])
+            #expect(try await store.wasAddressed(id: 9, to: ["a"]))
+            #expect(try await store.wasAddressed(id: 9, to: ["b"]))
+            #expect(try await store.wasAddressed(id: 9, to: ["c"]) == false)
+            #expect(try await store.leaseDeliveries(id: 9, installations: ["a", "b"], owner: "w2", duration: .seconds(30)) == [.leased, .leased])
+            // Released into a ledger that had expired: the key it makes expires too.
+            try await redis.send("DEL", keys.ledger(9))
+            try await store.releaseLeases([DeliveryKey(notification: 9, installation: "a")])
+            #expect(try await redis.send("TTL", keys.ledger(9)).int ?? 0 > 0)
+            try await redis.send("DEL", keys.ledger(9))
+            try await store.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
+            #expect(try await redis.send("TTL", keys.ledger(9)).int ?? 0 > 0)
+            await redis.close()
+        }
+    }
 }

@@ -64,7 +64,7 @@ struct DeliveryLogicTests {
         let setup = try await Setup()
         setup.adapter.failAll(with: Unreachable())
         guard case .retry = Self.disposition(await setup.run()) else { Issue.record("expected a retry"); return }
-        #expect(setup.notifications.ledgerEntry(DeliveryKey(notification: setup.id, installation: "i0")) == nil)
+        #expect(setup.notifications.ledgerEntry(DeliveryKey(notification: setup.id, installation: "i0")) == "T", "free to lease, still addressed")
         setup.adapter.failAll(with: nil)
         #expect(Self.disposition(await setup.run()) == nil)
         #expect(setup.adapter.pushes.count == 3)

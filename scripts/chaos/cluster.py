@@ -1,5 +1,6 @@
-"""The system under test: one Redis (AOF everysec), API replicas, workers and device simulators,
-started, restarted and replaced here, with the times each device simulator was offline."""
+"""The system under test: one Redis (AOF everysec) or a Redis Cluster of 3 masters and 3 replicas
+(`--cluster`), API replicas, workers and device simulators, started, restarted and replaced here,
+with the times each device simulator was offline."""
 import json
 import os
 import signal
@@ -8,15 +9,21 @@ import time
 import urllib.request
 
 from procs import Proc, Supervisor, free_port, redis_call, redis_ready, wait_until
+from redis_cluster import RedisClusterNodes
 
 
 class Cluster:
     def __init__(self, binary, workdir, prefix="chaos", api_replicas=2, workers=3, simulators=2, devices=200, groups=20,
-                 visibility_timeout=5, fire_delay=0):
+                 visibility_timeout=5, fire_delay=0, redis_cluster=False, partitions=1):
         self.binary, self.workdir, self.prefix = binary, workdir, prefix
         self.supervisor = Supervisor()
         self.redis_port = free_port()
         self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
+        # On a cluster: its nodes, every process told the partitions, and creates acknowledged
+        # once a replica has them (a master's kill -9 must not take acknowledged creates with it).
+        self.nodes = RedisClusterNodes(workdir) if redis_cluster else None
+        self.partitions = partitions
+        self.env = {"RICHPUSH_PARTITIONS": str(partitions)}
         self.api_ports = [free_port() for _ in range(api_replicas)]
         self.worker_count, self.sim_count = workers, simulators
         self.devices_per_sim = devices // simulators
@@ -38,6 +45,10 @@ class Cluster:
     # MARK: Redis
 
     def start_redis(self):
+        if self.nodes:
+            self.nodes.start()
+            self.redis_url = self.nodes.url
+            return
         data = os.path.join(self.workdir, "redis")
         os.makedirs(data, exist_ok=True)
         if self.redis is None:
@@ -50,13 +61,17 @@ class Cluster:
             raise RuntimeError(f"redis-server did not come up; see {data}/redis.log")
 
     def redis_cli(self, *args):
-        return redis_call(self.redis_port, *args)
+        return self.nodes.cli(*args) if self.nodes else redis_call(self.redis_port, *args)
+
+    def records_key(self, kind, notification):
+        """A notification's key of `kind` (`devices`, …) in its partition."""
+        return f"{self.prefix}:{{q{notification % self.partitions}}}:{kind}:{notification}"
 
     # MARK: RichPush processes
 
     def richpush(self, *args, stdin=None):
         result = subprocess.run([self.binary, *args, "--redis-url", self.redis_url], input=stdin, capture_output=True, text=True,
-                                timeout=60)
+                                timeout=60, env=dict(os.environ, **self.env))
         if result.returncode != 0:
             raise RuntimeError(f"richpush {' '.join(args[:2])} failed: {result.stderr.strip()}")
         return result.stdout
@@ -71,7 +86,7 @@ class Cluster:
                 self.binary, "api", "--port", str(self.api_ports[index]), "--redis-url", self.redis_url, "--queue-prefix", self.prefix,
                 "--visibility-timeout", str(self.visibility_timeout), "--bcrypt-cost", "4",
                 "--quota-notifications-per-minute", "0", "--quota-registrations", "0", "--quota-tags", "0",
-                "--log-level", "warning"], self.workdir)))
+                "--log-level", "warning"] + (["--durability", "replicated"] if self.nodes else []), self.workdir, env=self.env)))
         self.apis[index].start()
         url = f"http://127.0.0.1:{self.api_ports[index]}/health/live"
         if not wait_until(lambda: urllib.request.urlopen(url, timeout=1).status == 200, 30):
@@ -82,7 +97,7 @@ class Cluster:
         name = f"worker-{self.worker_generation}"
         proc = self.supervisor.add(Proc(name, [
             self.binary, "worker", "--redis-url", self.redis_url, "--queue-prefix", self.prefix, "--consumer", f"chaos-{name}",
-            "--visibility-timeout", str(self.visibility_timeout), "--max-attempts", "25", "--log-level", "warning"], self.workdir))
+            "--visibility-timeout", str(self.visibility_timeout), "--max-attempts", "25", "--log-level", "warning"], self.workdir, env=self.env))
         proc.start()
         self.workers.append(proc)
         return proc
@@ -104,7 +119,7 @@ class Cluster:
                 "--tag-groups", str(self.groups), "--fire-delay", str(self.fire_delay), "--tap", "none", "--format", "json",
                 "--hub-prefix", self.prefix, "--handle-prefix", f"chaos-{index}",
                 "--state-file", os.path.join(self.workdir, f"sim-{index}.state")], self.workdir,
-                env={"RICHPUSH_PASSWORD": self.password})))
+                env=dict(self.env, RICHPUSH_PASSWORD=self.password))))
         sim = self.sims[index]
         before = self.listening_count(index)
         deadline = time.time() + timeout
@@ -127,11 +142,14 @@ class Cluster:
             self.start_worker()
         for index in range(self.sim_count):
             self.start_sim(index)
-        self.log(f"up: redis :{self.redis_port} (AOF everysec), API {self.api_ports}, {self.worker_count} workers, "
+        redis = f"cluster {self.redis_url} ({self.partitions} partitions)" if self.nodes else f"redis :{self.redis_port}"
+        self.log(f"up: {redis} (AOF everysec), API {self.api_ports}, {self.worker_count} workers, "
                  f"{self.sim_count} simulators x {self.devices_per_sim} devices in {self.groups} tag groups")
 
     def queue_stats(self):
-        return json.loads(self.richpush("stats", "--json", "--queue-prefix", self.prefix))
+        stats = json.loads(self.richpush("stats", "--json", "--queue-prefix", self.prefix))
+        # With partitions: {"partitions": {...}, "total": {...}}.
+        return stats.get("total", stats)
 
     def dead_letters(self):
         out = self.richpush("dlq", "list", "--json", "--count", "10000", "--queue-prefix", self.prefix)
@@ -139,6 +157,8 @@ class Cluster:
 
     def stop(self):
         self.supervisor.stop_all()
+        if self.nodes:
+            self.nodes.stop()
 
     def kill_sim(self, index):
         self.sims[index].kill9()

@@ -6,6 +6,9 @@ import time
 from procs import redis_ready, wait_until
 
 KINDS = ["worker-kill", "api-kill", "redis-pause", "redis-restart", "redis-kill", "sim-kill"]
+# On a Redis Cluster: a master killed -9 (its replica takes over, then it comes back as a replica)
+# or paused for less than the node timeout, instead of the one Redis's faults.
+CLUSTER_KINDS = ["worker-kill", "api-kill", "master-kill", "master-pause", "sim-kill"]
 
 
 class Fault:
@@ -20,11 +23,11 @@ class Fault:
                 "recovery_s": None if self.recovered_at is None else round(self.recovered_at - self.start, 3)}
 
 
-def schedule(duration, rng, every=10.0):
+def schedule(duration, rng, every=10.0, kinds_to_use=KINDS):
     """Offsets (s) and kinds: every kind once in random order, then random kinds, one fault per
     `every` seconds (at least every kind once), none in the last 10% of the load."""
-    count = max(len(KINDS), int(duration * 0.9 / every))
-    kinds = rng.sample(KINDS, len(KINDS)) + [rng.choice(KINDS) for _ in range(count - len(KINDS))]
+    count = max(len(kinds_to_use), int(duration * 0.9 / every))
+    kinds = rng.sample(kinds_to_use, len(kinds_to_use)) + [rng.choice(kinds_to_use) for _ in range(count - len(kinds_to_use))]
     spacing = duration * 0.85 / count
     return [(spacing * (index + 0.5) + rng.uniform(-0.2, 0.2) * spacing, kind) for index, kind in enumerate(kinds)]
 
@@ -64,6 +67,14 @@ def inject(cluster, kind, rng, pause_seconds=2.0):
         cluster.redis.signal(signal.SIGKILL)
         cluster.redis.wait(5)
         cluster.start_redis()
+    elif kind == "master-kill":
+        port = rng.choice(cluster.nodes.masters())
+        fault = Fault(kind, f"master :{port} kill -9, back as a replica")
+        cluster.nodes.kill_master(port)
+    elif kind == "master-pause":
+        port = rng.choice(cluster.nodes.masters())
+        fault = Fault(kind, f"master :{port} SIGSTOP {pause_seconds / 2:.0f} s")
+        cluster.nodes.pause_master(port, pause_seconds / 2)
     elif kind == "sim-kill":
         index = rng.randrange(len(cluster.sims))
         fault = Fault(kind, cluster.sims[index].name)

@@ -3,14 +3,17 @@
 Notification k is due at start + k/rate; a pool of threads sends them with keep-alive connections,
 alternating between the API replicas. A 503 (honouring Retry-After, at most 2 s), a 5xx, a refused
 or dropped connection and a timeout are retried, on the other replica first, until the create is
-acknowledged (202) or `give_up` seconds have passed. An attempt whose request went out but got no
-answer (timeout, reset) may have created the notification: such creates are "ambiguous", and a
-notification delivered without a 202 is counted apart as a client-side repeat (there is no
-Idempotency-Key yet to make the retry safe).
+acknowledged (202) or `give_up` seconds have passed. Every attempt of one notification carries the
+same Idempotency-Key, so a retry after a lost answer replays the first create instead of making a
+second (a 409 while the first is still handled is retried after its Retry-After). An attempt whose
+request went out but got no answer (timeout, reset) may have created the notification: such creates
+are "ambiguous". A notification delivered twice under two ids is a repeat the key did not prevent
+(its record lost with Redis's last second of AOF after a kill -9).
 """
 import base64
 import http.client
 import json
+import os
 import queue
 import threading
 import time
@@ -27,8 +30,8 @@ class Attempt:
 class Send:
     """One notification the client wants created."""
 
-    def __init__(self, seq, group, due):
-        self.seq, self.group, self.due = seq, group, due
+    def __init__(self, seq, group, due, key):
+        self.seq, self.group, self.due, self.key = seq, group, due, key
         self.attempts = []
         self.id = None
         self.acked_at = None
@@ -49,6 +52,8 @@ class LoadGenerator:
         self.lock = threading.Lock()
         self.todo = queue.Queue()
         self.stop_flag = threading.Event()
+        # Idempotency keys unique to this run (the API keeps a key's answer for a day).
+        self.run_token = os.urandom(6).hex()
 
     def run(self):
         """Blocks for the load's duration plus the retries still running (bounded by give_up)."""
@@ -64,7 +69,7 @@ class LoadGenerator:
                 time.sleep(delay)
             if self.stop_flag.is_set():
                 break
-            send = Send(seq, seq % self.groups, due)
+            send = Send(seq, seq % self.groups, due, f"chaos-{self.run_token}-{seq}")
             with self.lock:
                 self.sends.append(send)
             self.todo.put(send)
@@ -86,6 +91,7 @@ class LoadGenerator:
     def _create(self, send, connections):
         body = json.dumps({"message": send.message, "richType": "text", "payload": f"chaos payload {send.seq}",
                            "target": f"g{send.group}"}).encode()
+        headers = dict(self.headers, **{"Idempotency-Key": send.key})
         deadline = time.time() + self.give_up
         attempt = 0
         while time.time() < deadline and not self.stop_flag.is_set():
@@ -99,7 +105,7 @@ class LoadGenerator:
             send.attempts.append(record)
             sent = False
             try:
-                connection.request("POST", "/api/notifications", body=body, headers=self.headers)
+                connection.request("POST", "/api/notifications", body=body, headers=headers)
                 sent = True
                 response = connection.getresponse()
                 payload = response.read()

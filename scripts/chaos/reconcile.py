@@ -1,10 +1,12 @@
-"""Every 202-acknowledged notification against what each device received.
+"""Every 202-acknowledged notification against what each device received and showed.
 
 A pair (notification, device) the device never received is classified from what Redis recorded
 for it: `held` by the hub while the device was offline and replaced by a newer held push is
 coalesced while offline (what APNs does); `sent` to a device whose simulator was killed -9 right
 after is in flight at the kill (the device process died with it in its socket); anything else
-is lost. Dead letters are listed with their reasons.
+is lost. A pair received once but never shown (its payload fetch failed, or its resend was
+collapsed before it was shown) is lost too, unless its simulator was killed -9 right after. Dead
+letters are listed with their reasons.
 """
 import collections
 import json
@@ -32,6 +34,7 @@ def reconcile(cluster, sends, faults, settle=5.0):
     installation = {}  # (sim, device) -> installation id
     received = collections.Counter()
     collapsed = collections.Counter()
+    shown = collections.Counter()
     first_seen = {}
     fetch_failures = collections.Counter()
     by_message = collections.defaultdict(set)  # "chaos k" -> notification ids delivered
@@ -53,6 +56,8 @@ def reconcile(cluster, sends, faults, settle=5.0):
                     by_message[event["message"]].add(int(rich_id))
             elif kind == "collapsed":
                 collapsed[pair] += 1
+            elif kind in ("alert", "banner"):
+                shown[pair] += 1
             elif kind == "failed":
                 fetch_failures[event.get("detail", "?").split(":")[0]] += 1
 
@@ -64,7 +69,12 @@ def reconcile(cluster, sends, faults, settle=5.0):
     lost = []
     for send, device in expected:
         count = received[(send.id, device)]
-        if count == 1:
+        if count == 1 and shown[(send.id, device)] == 0:
+            reason = classify_unshown(cluster, device, first_seen[(send.id, device)])
+            stats[reason] += 1
+            if reason.startswith("lost"):
+                lost.append({"notification": send.id, "seq": send.seq, "sim": device[0], "device": device[1], "why": reason})
+        elif count == 1:
             stats["delivered once"] += 1
         elif count > 1:
             stats["duplicated"] += 1
@@ -123,7 +133,7 @@ def reconcile(cluster, sends, faults, settle=5.0):
         "ambiguous creates (request sent, no answer)": sum(1 for send in sends if send.ambiguous),
         "pairs expected": len(expected),
         "pairs": dict(stats),
-        "client-side repeats delivered (no Idempotency-Key yet)": repeats,
+        "client-side repeats delivered (despite the Idempotency-Key)": repeats,
         "unacknowledged creates delivered": unacked_delivered,
         "delivered ids never acknowledged": len({i for ids in by_message.values() for i in ids} - acked_ids),
         "dead letters": len(dead),
@@ -137,10 +147,18 @@ def reconcile(cluster, sends, faults, settle=5.0):
     }
 
 
+def classify_unshown(cluster, device, received_at):
+    """A pair received once and never shown: its simulator killed -9 within seconds, or lost."""
+    for offline_from, _ in cluster.sim_offline[device[0]]:
+        if received_at - 1 <= offline_from <= received_at + 10:
+            return "received, its simulator killed -9 before it was shown"
+    return "lost: received, never shown"
+
+
 def classify_missing(cluster, send, device, installation_id):
     entry = None
     try:
-        raw = cluster.redis_cli("HGET", f"{cluster.prefix}:{{q0}}:devices:{send.id}", installation_id)
+        raw = cluster.redis_cli("HGET", cluster.records_key("devices", send.id), installation_id)
         entry = json.loads(raw) if raw else None
     except (OSError, ValueError):
         pass

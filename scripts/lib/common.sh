@@ -68,6 +68,8 @@ build_release() {
 richpush_binary() {
     if [ -n "${RICHPUSH_BIN:-}" ]; then bin=$RICHPUSH_BIN; else build_release; fi
     [ -x "$bin" ] || { echo "error: no richpush binary at $bin" >&2; return 2; }
+    # Absolute: the harnesses start processes in their own working directories.
+    bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 }
 
 # private_tmp NAME: keeps SwiftPM's and our temporary files under .tmp/NAME, where cleanup finds them.

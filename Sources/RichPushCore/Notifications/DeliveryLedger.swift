@@ -14,8 +14,9 @@ public protocol DeliveryLedger: Sendable {
     /// by a live owner are left to it, and pairs whose lease expired without a record (the owner
     /// died between send and record) are leased again, so nothing is lost silently.
     func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease]
-    /// Gives leases back (the pushes were not sent and will be retried). A lease that cannot be
-    /// given back expires on its own.
+    /// Gives leases back (the pushes failed and will be retried). The pairs stay addressed: a push
+    /// whose outcome was unknown (its reply lost) may have reached its device, which must still be
+    /// allowed to fetch the payload. A lease that cannot be given back expires on its own.
     func releaseLeases(_ keys: [DeliveryKey]) async throws
     /// Records per-device outcomes and counts of many notifications at once, in the ledger and the
     /// status; moves each one's state to `sent` when any of its pushes went out. Outcomes with
