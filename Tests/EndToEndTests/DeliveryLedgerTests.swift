@@ -9,12 +9,25 @@ import Testing
 /// The delivery ledger against a real Redis: leases, records, expiry and release.
 @Suite("Delivery ledger")
 struct DeliveryLedgerTests {
-    @Test func leasesRecordsAndExpiry() async throws {
+    /// A notification store on a private Redis, with its keys under a prefix of its own.
+    static func withStore(_ body: (RedisConnection, StorageKeys, RedisNotificationStore) async throws -> Void) async throws {
         try await withRedisServer { server in
             let redis = RedisConnection(configuration: server.configuration)
             let keys = StorageKeys(prefix: String(uniqueKeyPrefix("ledger").dropLast()))
             let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
                                                retention: .seconds(3600))
+            do {
+                try await body(redis, keys, store)
+            } catch {
+                await redis.close()
+                throw error
+            }
+            await redis.close()
+        }
+    }
+
+    @Test func leasesRecordsAndExpiry() async throws {
+        try await Self.withStore { redis, keys, store in
             #expect(try await store.leaseDeliveries(id: 7, installations: ["a", "b"], owner: "w1", duration: .seconds(30)) == [.leased, .leased])
             #expect(try await store.leaseDeliveries(id: 7, installations: ["c"], owner: "w1", duration: .milliseconds(300)) == [.leased])
             // Another owner waits for a live lease; the owner itself may lease again.
@@ -33,7 +46,6 @@ struct DeliveryLedgerTests {
             #expect(try await redis.send("TTL", keys.ledger(7)).int ?? 0 > 0)
             #expect(try await store.forgetDeliveries(id: 7, installations: ["a"]) == 1)
             #expect(try await store.leaseDeliveries(id: 7, installations: ["a"], owner: "w4", duration: .seconds(1)) == [.leased])
-            await redis.close()
         }
     }
 
@@ -42,11 +54,7 @@ struct DeliveryLedgerTests {
     /// fetch of the payload must not be 404. The pair is free to lease again, and a ledger that
     /// expired meanwhile gets its expiry back.
     @Test func aReleasedPairStaysAddressedAndFree() async throws {
-        try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration)
-            let keys = StorageKeys(prefix: String(uniqueKeyPrefix("ledger").dropLast()))
-            let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
-                                               retention: .seconds(3600))
+        try await Self.withStore { redis, keys, store in
             #expect(try await store.leaseDeliveries(id: 9, installations: ["a", "b"], owner: "w1", duration: .seconds(30)) == [.leased, .leased])
             try await store.releaseLeases([DeliveryKey(notification: 9, installation: "a")])
             try await store.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
@@ -62,7 +70,6 @@ struct DeliveryLedgerTests {
             try await redis.send("DEL", keys.ledger(9))
             try await store.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
             #expect(try await redis.send("TTL", keys.ledger(9)).int ?? 0 > 0)
-            await redis.close()
         }
     }
 }
