@@ -36,11 +36,15 @@ def parse():
     parser.add_argument("--cluster", action="store_true",
                         help="on a local Redis Cluster (scripts/cluster.sh: 3 masters, 3 replicas) with --durability replicated; "
                              "its faults kill -9 or pause a master instead of the one Redis")
-    parser.add_argument("--partitions", type=int, default=6, help="queue partitions with --cluster (default 6)")
+    parser.add_argument("--partitions", type=int, default=None, help="queue partitions with --cluster (default 6)")
     args = parser.parse_args()
     for name in ("duration", "rate", "fault_every", "drain_timeout"):
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be positive")
+    if args.partitions is not None and not args.cluster:
+        parser.error("--partitions needs --cluster (one Redis runs one partition)")
+    if args.partitions is None:
+        args.partitions = 6 if args.cluster else 1
     if args.partitions < 1:
         parser.error("--partitions must be at least 1")
     if args.devices < 2 or args.groups < 1 or args.groups > args.devices // 2:
@@ -102,7 +106,7 @@ def main():
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     os.makedirs(args.workdir, exist_ok=True)
     cluster = Cluster(args.binary, args.workdir, devices=args.devices, groups=args.groups,
-                      redis_cluster=args.cluster, partitions=args.partitions if args.cluster else 1)
+                      redis_cluster=args.cluster, partitions=args.partitions)
     kinds = CLUSTER_KINDS if args.cluster else KINDS
     cluster.seed = seed
     stop_flag = threading.Event()
