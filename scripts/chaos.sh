@@ -4,14 +4,15 @@
 # HTTP API (a client that retries 503 and connection errors), while faults are injected on a
 # schedule: kill -9 of a worker (a replacement starts), kill -9 of an API replica (restarted),
 # Redis SIGSTOP/SIGCONT, Redis restart, Redis kill -9 (restart from the AOF), simulator kill -9 and
-# restart; every kind at least once, then random kinds. At the end every acknowledged notification
+# restart, FCM's project quota used up for --provider-hold seconds (every other device is an Android
+# phone reached through `richpush fcm-sim`); every kind at least once, then random kinds. At the end every acknowledged notification
 # is reconciled with what each device received (see scripts/chaos/reconcile.py); exit 1 on any
 # loss while online or any duplicate. Report: .tmp/chaos/run-*/chaos-report.json.
 # With --cluster: on a local Redis Cluster (scripts/cluster.sh: 3 masters, 3 replicas, 6 queue
 # partitions, the API with --durability replicated), whose faults are a master's kill -9 (its replica
 # takes over; the node comes back as a replica) and a master's SIGSTOP shorter than the node timeout.
 # Usage: scripts/chaos.sh [--duration S (90)] [--rate N/s (40)] [--devices M (200)] [--groups G (20)]
-#                         [--fault-every S (10)] [--seed N] [--cluster [--partitions P (6)]]
+#                         [--fault-every S (10)] [--seed N] [--provider-hold S (30)] [--cluster [--partitions P (6)]]
 # RICHPUSH_BIN=path uses that binary instead of building release.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -33,5 +33,5 @@ echo "==> short fuzz run (scripts/fuzz.sh: schemathesis against openapi.yaml, co
 RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" FUZZ_PARSER_ITERATIONS=50000 bash scripts/fuzz.sh --examples 25
 assert_nothing_left scripts/fuzz.sh .tmp/fuzz
 echo "==> short fault-injection run (scripts/chaos.sh: 30 s, every fault kind once, reconciled push by push)"
-RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/chaos.sh --duration 30 --rate 20 --fault-every 4 --seed 1
+RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/chaos.sh --duration 30 --rate 20 --fault-every 4 --seed 1 --provider-hold 10
 assert_nothing_left scripts/chaos.sh .tmp/chaos

@@ -28,6 +28,9 @@ public struct APIConfiguration: Sendable {
     public var webhookAllowPrivate: Bool = false
     /// `replicated`: a notification is acknowledged (202) only once a replica has it too.
     public var durability: Durability = .primary
+    /// Load balancers whose `X-Forwarded-For` names the client (for the per-address login
+    /// throttle); none: the peer is the client.
+    public var trustedProxies = TrustedProxies()
 
     /// Per-user limits; 0 turns one off. Over a limit: 429 with `Retry-After`, code `quota_exceeded`.
     public struct Quotas: Sendable, Hashable {

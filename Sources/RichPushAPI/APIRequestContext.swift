@@ -3,7 +3,7 @@ import NIOCore
 public import RichPushCore
 
 /// The request context of every route: Hummingbird's core storage, the caller once
-/// authenticated (and the API key they used, if any), and the peer address that the login
+/// authenticated (and the API key they used, if any), and the client address that the login
 /// throttle keys on.
 public struct APIRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
@@ -11,11 +11,16 @@ public struct APIRequestContext: RequestContext {
     public var user: User?
     /// The key of a Bearer caller; nil for Basic, which may call every route its role allows.
     public var apiKey: APIKey?
-    public let remoteAddress: String
+    /// The address of the connection's other end (a load balancer's, behind one).
+    public let peerAddress: String
+    /// The client's address: the peer's, or the one `X-Forwarded-For` gives when the peer is a
+    /// trusted proxy (set by ``ClientAddressMiddleware``).
+    public var clientAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        clientAddress = peerAddress
     }
 
     /// The authenticated caller, if their credential covers `scope` (403 otherwise).

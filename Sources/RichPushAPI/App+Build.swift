@@ -35,9 +35,12 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     let router = Router(context: APIRequestContext.self)
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(RequestLogMiddleware())
+    // Outside the error middleware: it sees every error already as an APIError.
+    router.middlewares.add(NoStoreMiddleware())
     router.middlewares.add(ErrorMiddleware())
     router.middlewares.add(MethodNotAllowedMiddleware())
     router.middlewares.add(RequestHygieneMiddleware(maxBodyBytes: configuration.maxBodyBytes))
+    router.middlewares.add(ClientAddressMiddleware(proxies: configuration.trustedProxies))
     let users = RedisUserStore(redis: dependencies.redis, keys: dependencies.keys)
     let installations = RedisInstallationStore(redis: dependencies.redis, keys: dependencies.keys)
     var apiConfiguration = configuration
@@ -49,7 +52,8 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
                                                                  configuration: configuration.auth, state: auth))
     RegistrationRoutes(installations: installations, quotas: configuration.quotas).add(to: api)
     NotificationRoutes(notifications: notifications, installations: installations,
-                       backlog: BacklogGuard(queues: notifications.queues, limit: configuration.maxBacklog), configuration: apiConfiguration).add(to: api)
+                       backlog: BacklogGuard(queues: notifications.queues, limit: configuration.maxBacklog), configuration: apiConfiguration,
+                       cachedRecord: { notifications.cachedNotification(id: $0) }).add(to: api)
     WebhookRoutes(webhooks: RedisWebhookStore(redis: dependencies.redis, keys: dependencies.keys), allowPrivate: configuration.webhookAllowPrivate).add(to: api)
     return router
 }

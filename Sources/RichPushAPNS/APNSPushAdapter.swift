@@ -7,26 +7,51 @@ public import RichPushHTTP2
 /// becomes an ``APNSRequest`` (refused before sending when Apple would refuse it), goes out with
 /// the fleet's shared provider token, and Apple's answer becomes an outcome: sent, invalid token
 /// (only for a registration older than Apple's timestamp), permanent failure, or retryable
-/// failure. A token Apple rejects is replaced once and the push tried again. When no push of a
-/// batch reaches APNs at all, `send` throws, so the job backs off as a whole.
+/// failure (after Apple's `Retry-After` when it gives one). A token Apple rejects is replaced once
+/// and the push tried again. When no push of a batch reaches APNs at all, `send` throws, so the
+/// job backs off as a whole.
+///
+/// Back-pressure is a deferral, never a failure: a 429 `TooManyRequests` (too many pushes to one
+/// device) defers that push; a 429 with `Retry-After` (or `TooManyProviderTokenUpdates`) holds this
+/// sender across the fleet (``ProviderHold``) and stops the rest of the batch, and while the hold
+/// lasts every push comes back `deferred` without a request.
 public struct APNSPushAdapter: PushAdapter {
     public let name = "apns"
     let client: HTTP2Client
     let topic: String
     let token: APNSSharedToken
     let concurrency: Int
+    /// This sender's hold after a 429 with `Retry-After`.
+    public let hold: ProviderHold
+    /// Device tokens a 410 declared dead, for every batch of this process at once.
+    let gone = HTTP2GoneRecipients()
 
     /// `concurrency`: requests of one batch in flight at once (the client spreads them over its
-    /// connections, each within the server's stream limit).
-    public init(client: HTTP2Client, topic: String, token: APNSSharedToken, concurrency: Int = 1000) {
+    /// connections, each within the server's stream limit). `holds`: where the fleet shares a
+    /// hold on this sender (nil: this process only).
+    public init(client: HTTP2Client, topic: String, token: APNSSharedToken, concurrency: Int = 1000, holds: (any ProviderHolds)? = nil) {
         self.client = client
         self.topic = topic
         self.token = token
         self.concurrency = max(1, concurrency)
+        hold = ProviderHold(scope: "apns:\(topic)", shared: holds)
+    }
+
+    /// How long a push waits after a 429 `TooManyRequests` that names no time, and how long the
+    /// sender is held after a `TooManyProviderTokenUpdates` without one.
+    public static let deviceHold = Duration.seconds(30)
+
+    static let deadMomentsAgo = PushOutcome.deferred(reason: "not sent: APNs answered Unregistered for this device token moments ago", after: .seconds(1))
+
+    static func held(_ wait: Duration) -> PushOutcome {
+        .deferred(reason: "APNs asked this sender to wait; sending again in \(wait)", after: wait)
     }
 
     public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
+        if let wait = try await hold.remaining() {
+            return Array(repeating: Self.held(wait), count: pushes.count)
+        }
         var outcomes = [PushOutcome](repeating: .failed(reason: "not sent", retryable: true), count: pushes.count)
         // Check each push as Apple would; what fails is never sent.
         var requests: [APNSRequest] = []
@@ -48,13 +73,15 @@ public struct APNSPushAdapter: PushAdapter {
         guard !requests.isEmpty else { return outcomes }
 
         let bearer = try await token.current()
-        var exchanges = await inChunks(requests) { chunk in await client.send(chunk, bearer: bearer) }
+        // ... and a 410 stops the batch's other pushes to that device token.
+        let halt = HTTP2Halt(when: APNSResponse.holdsSender, recipientGone: { status, _ in status == 410 }, gone: gone)
+        var exchanges = await inChunks(requests) { chunk in await client.send(chunk, bearer: bearer, halt: halt) }
         // A provider token APNs refused: one fresh token from the fleet's store, and those pushes once more.
         let refused = exchanges.indices.filter { if case .refreshToken = Self.action(for: exchanges[$0]) { true } else { false } }
         if !refused.isEmpty {
             do {
                 let fresh = try await token.replace(rejected: bearer)
-                let again = await inChunks(refused.map { requests[$0] }) { chunk in await client.send(chunk, bearer: fresh) }
+                let again = await inChunks(refused.map { requests[$0] }) { chunk in await client.send(chunk, bearer: fresh, halt: halt) }
                 for (index, exchange) in zip(refused, again) { exchanges[index] = exchange }
             } catch {
                 for index in refused { exchanges[index] = .failed(reason: "APNs refused the provider token and no new one could be made: \(error)") }
@@ -64,8 +91,21 @@ public struct APNSPushAdapter: PushAdapter {
             // Not one push reached APNs: the job backs off as a whole.
             throw APNSUnreachable(reason: "\(first)")
         }
-        for (index, exchange) in exchanges.enumerated() {
-            outcomes[positions[index]] = Self.outcome(of: Self.action(for: exchange), request: requests[index], push: pushes[positions[index]])
+        let actions = exchanges.map(Self.action(for:))
+        var senderWait: Duration?
+        for case .throttled(_, let after) in actions { senderWait = max(senderWait ?? .zero, after ?? Self.deviceHold) }
+        if let senderWait { await hold.hold(for: senderWait) }
+        for (index, (exchange, action)) in zip(exchanges, actions).enumerated() {
+            if case .unprocessed = exchange, halt.isGone(requests[index].path) {
+                // Not sent: Apple just declared the token dead. The job comes back in a moment and
+                // the fleet's record, judged against this registration's time, decides.
+                outcomes[positions[index]] = Self.deadMomentsAgo
+            } else if case .unprocessed = exchange, halt.isTripped {
+                // Stopped before it was sent by the batch's first 429 that holds the sender.
+                outcomes[positions[index]] = Self.held(hold.remainingHere ?? senderWait ?? Self.deviceHold)
+            } else {
+                outcomes[positions[index]] = Self.outcome(of: action, request: requests[index], push: pushes[positions[index]])
+            }
         }
         return outcomes
     }
@@ -97,7 +137,11 @@ public struct APNSPushAdapter: PushAdapter {
             return .invalidToken(reason: reason.rawValue)
         case .permanent(let reason):
             return .failed(reason: reason.rawValue, retryable: false)
-        case .retry(let reason, _), .refreshToken(let reason):
+        case .throttled(let reason, let after), .deviceThrottled(let reason, let after):
+            return .deferred(reason: reason.rawValue, after: after ?? deviceHold)
+        case .retry(let reason, let after?):
+            return .failedRetryAfter(reason: reason.rawValue, after: after)
+        case .retry(let reason, nil), .refreshToken(let reason):
             return .failed(reason: reason.rawValue, retryable: true)
         }
     }

@@ -10,8 +10,14 @@ public enum APNSAction: Sendable, Hashable {
     /// The provider token was refused (403 `ExpiredProviderToken`/`InvalidProviderToken`):
     /// take a fresh token once, then try again.
     case refreshToken(reason: APNSReason)
-    /// Worth trying again later (429, 500, 503, shutdown, unknown statuses).
+    /// Worth trying again later (500, 503, shutdown, unknown statuses), after `after` if APNs said.
     case retry(reason: APNSReason, after: Duration?)
+    /// 429 `TooManyRequests` without `Retry-After`: too many pushes to this device token, so only
+    /// this push waits (no time given: ``APNSPushAdapter/deviceHold``).
+    case deviceThrottled(reason: APNSReason, after: Duration?)
+    /// 429 with `Retry-After`, or `TooManyProviderTokenUpdates`: the sender is asked to wait, so
+    /// the fleet holds every push to this APNs sender until then.
+    case throttled(reason: APNSReason, after: Duration?)
     /// This push can never succeed as it is (400, 403 others, 404, 405, 413): fail it, do not retry.
     case permanent(reason: APNSReason)
 }
@@ -33,8 +39,18 @@ public enum APNSResponse {
         case 400, 403, 404, 405, 413:
             return .permanent(reason: reason)
         default:
-            let after = retryAfter.flatMap(Int.init).map { Duration.seconds(max(0, min($0, 3600))) }
+            let after = retryAfter.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { Duration.seconds(max(0, min($0, 3600))) }
+            if status == 429 {
+                return after != nil || reason == .tooManyProviderTokenUpdates ? .throttled(reason: reason, after: after) : .deviceThrottled(reason: reason, after: after)
+            }
             return .retry(reason: reason, after: after)
         }
+    }
+
+    /// Whether an answer holds the whole sender (what stops the rest of a batch).
+    public static func holdsSender(status: Int, retryAfter: String?, body: [UInt8]) -> Bool {
+        guard status == 429 else { return false }
+        if case .throttled = action(status: status, body: body, apnsID: nil, retryAfter: retryAfter) { return true }
+        return false
     }
 }

@@ -26,8 +26,8 @@ extension HTTP2Client.Endpoint {
 
 extension HTTP2Client {
     /// Sends APNs requests with the team's provider token (`authorization: bearer <JWT>`).
-    public func send(_ requests: [APNSRequest], bearer: String) async -> [HTTP2Exchange] {
-        await send(requests.map(\.http2), authorization: "bearer " + bearer)
+    public func send(_ requests: [APNSRequest], bearer: String, halt: HTTP2Halt? = nil) async -> [HTTP2Exchange] {
+        await send(requests.map(\.http2), authorization: "bearer " + bearer, halt: halt)
     }
 
     public func send(_ request: APNSRequest, bearer: String) async -> HTTP2Exchange {
@@ -43,6 +43,6 @@ extension APNSRequest {
         HTTP2Request(path: path, headers: headers.map { header in
             let perRequest = header.name == "apns-id" || header.name == "apns-expiration" || header.name == "apns-collapse-id"
             return HTTP2Request.Header(name: header.name, value: header.value, indexing: perRequest ? .firstTimeOnly : .always)
-        }, body: body)
+        }, body: body, recipient: path)
     }
 }

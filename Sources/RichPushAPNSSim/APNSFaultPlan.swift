@@ -1,6 +1,6 @@
 import Foundation
 public import RichPushAPNS
-import RichPushCore
+public import RichPushCore
 
 /// Faults `richpush apns-sim` injects into pushes its rules accept, so tests and load tests see
 /// what Apple's servers do on a bad day: `--fail "410:5%,429:2%,500:1%"`, `--delay-ms 5-40`,
@@ -27,13 +27,15 @@ public struct APNSFaultPlan: Sendable {
     public var seed: UInt64 = 1
     /// Apple's `timestamp` on 410 answers (ms since 1970); nil: the moment of the answer.
     public var unregisteredAt: Int64?
+    /// The sender held mid-run: 429 `TooManyRequests` with `Retry-After` to every push, once.
+    public var outage: SimulatedOutage?
 
     static let reasons: [Int: APNSReason] = [400: .badDeviceToken, 403: .expiredProviderToken, 410: .unregistered, 413: .payloadTooLarge,
                                              429: .tooManyRequests, 500: .internalServerError, 503: .serviceUnavailable]
 
     public init() {}
 
-    public var isEmpty: Bool { failures.isEmpty && delayMilliseconds == nil && goAwayEvery == nil }
+    public var isEmpty: Bool { failures.isEmpty && delayMilliseconds == nil && goAwayEvery == nil && outage == nil }
 
     /// Parses `--fail`: comma-separated `STATUS:PERCENT%` (statuses 400, 403, 410, 413, 429, 500, 503).
     public static func failures(parsing text: String) throws(APNSConfigurationError) -> [Failure] {

@@ -80,7 +80,10 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
                 // A valid provider token on this connection (whatever the device's fate): more streams from now on.
                 setStreamLimit(shared.maxStreams, context: context)
             }
-            if let failure = shared.faults.failure(for: token, draw: shared.random.next()) {
+            if let left = shared.faults.outage?.refusal(now: Date().timeIntervalSince1970) {
+                answer = Answer.refusal(status: 429, reason: .tooManyRequests, apnsID: apnsID, injected: true, unregisteredAt: nil)
+                answer.retryAfter = left
+            } else if let failure = shared.faults.failure(for: token, draw: shared.random.next()) {
                 answer = Answer.refusal(status: failure.status, reason: failure.reason, apnsID: apnsID, injected: true,
                                         unregisteredAt: shared.faults.unregisteredAt)
             } else {
@@ -115,6 +118,7 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
         var fields = HPACKHeaders()
         fields.add(name: ":status", value: String(answer.status))
         fields.add(name: "apns-id", value: answer.apnsID)
+        if let retryAfter = answer.retryAfter { fields.add(name: "retry-after", value: String(retryAfter)) }
         if !answer.body.isEmpty { fields.add(name: "content-type", value: "application/json") }
         fields.add(name: "content-length", value: String(answer.body.count))
         if answer.body.isEmpty {
@@ -149,6 +153,8 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
         var reason: APNSReason?
         var body: [UInt8] = []
         var injected = false
+        /// Seconds for a `Retry-After` header (the outage fault only: Apple documents none).
+        var retryAfter: Int?
 
         static func refusal(status: Int, reason: APNSReason, apnsID: String, injected: Bool, unregisteredAt: Int64?) -> Answer {
             var text = #"{"reason":"\#(reason.rawValue)""#

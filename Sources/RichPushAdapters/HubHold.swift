@@ -1,4 +1,5 @@
 public import Hiredis
+public import RichPushCore
 
 /// Where the simulated hub holds pushes for offline devices, and the scripts that put, take and
 /// expire them.
@@ -6,13 +7,39 @@ public import Hiredis
 /// Devices are spread over ``buckets`` buckets by the CRC16 of their handle; every key and the
 /// channel of a device carry its bucket's hash tag `{hub<b>}`, so each script touches one Redis
 /// Cluster slot and the buckets spread over the masters. Per device, a hash
-/// `<prefix>:{hub<b>}:held:<handle>`: collapse id → `<expires ms>|<envelope>`; for every held push,
-/// a member `<handle>\n<collapse id>` of its bucket's sorted set `<prefix>:{hub<b>}:held-expiry`,
-/// scored by when it expires, which the sweeper reads.
+/// `<prefix>:{hub<b>}:held:<handle>`: collapse id → `<expires ms>|<envelope>` (a push without a
+/// collapse id under `\n<notification>.<random>`, held beside the others); for every held push, a
+/// member `<handle>\n<field>` of its bucket's sorted set `<prefix>:{hub<b>}:held-expiry`, scored by
+/// when it expires, which the sweeper reads.
 public struct HubHold: Sendable, Hashable {
     public let prefix: String
-    /// Most pushes held for one device (FCM keeps 100); past it the one expiring first is expired now.
-    public static let perDevice = 100
+
+    /// How many pushes the hub holds for one offline device, as its platform does. Past a limit
+    /// the push of that kind the hub took longest ago is dropped (expired now, so the sweeper
+    /// reports it): for collapse keys FCM says only that it keeps 4, "with no determining factor
+    /// on which keys are kept"; dropping the oldest keeps the newest news. (Past 100 messages
+    /// without a collapse key FCM drops them all and tells the app; the hub drops the oldest.)
+    public struct Limits: Sendable, Hashable {
+        /// Most collapse ids held at once, each with its newest push.
+        public var collapseIDs: Int
+        /// Most pushes held without a collapse id.
+        public var messages: Int
+
+        public init(collapseIDs: Int, messages: Int) {
+            self.collapseIDs = collapseIDs
+            self.messages = messages
+        }
+
+        /// The hub's own, for iOS devices: 100 collapse ids (every APNs push has one).
+        public static let standard = Limits(collapseIDs: 100, messages: 100)
+        /// FCM's: 4 collapse keys and 100 messages without one per device.
+        public static let fcm = Limits(collapseIDs: 4, messages: 100)
+
+        /// The limits of a device on `platform`.
+        public static func of(_ platform: Platform) -> Limits {
+            platform == .fcm || platform == .gcm ? .fcm : .standard
+        }
+    }
     /// Enough for the slots of a few masters to share the hub's work evenly.
     public static let buckets = 128
 
@@ -51,34 +78,43 @@ public struct HubHold: Sendable, Hashable {
         Array("\(milliseconds)|".utf8) + envelope
     }
 
-    /// KEYS: per push its held hash and its bucket's expiry set. ARGV: now ms, most per device,
-    /// then per push: channel, envelope, hold ms, collapse id, handle. Publishes each push and
-    /// holds the ones no subscriber received; returns each push's receivers (0: held). One call
-    /// per batch on one Redis; on a cluster one per bucket and batch, whose keys share a slot.
+    /// KEYS: per push its held hash and its bucket's expiry set. ARGV: now ms, then per push:
+    /// channel, envelope, hold ms, field (its collapse id; `\n…` for a push without one), handle,
+    /// most held of its kind. Publishes each push and holds the ones no subscriber received;
+    /// returns each push's receivers (0: held). Past `most` live pushes of its kind, the one the
+    /// hub took longest ago (the envelope's `sentAt`) is expired now. One call per batch on one
+    /// Redis; on a cluster one per bucket and batch, whose keys share a slot.
     static let publishOrHold = RedisScript("""
-        local now, most = tonumber(ARGV[1]), tonumber(ARGV[2])
+        local now = tonumber(ARGV[1])
         local out = {}
         for k = 1, #KEYS, 2 do
           local held, expiry = KEYS[k], KEYS[k + 1]
-          local a = 3 + (k - 1) / 2 * 5
-          local channel, envelope, hold, collapse, handle = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
+          local a = 2 + (k - 1) / 2 * 6
+          local channel, envelope, hold, field, handle, most = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5])
           local receivers = redis.call('SPUBLISH', channel, envelope)
           out[#out + 1] = receivers
           if receivers == 0 then
             local expires = now + hold
-            redis.call('HSET', held, collapse, expires .. '|' .. envelope)
-            redis.call('ZADD', expiry, expires, handle .. '\\n' .. collapse)
+            redis.call('HSET', held, field, expires .. '|' .. envelope)
+            redis.call('ZADD', expiry, expires, handle .. '\\n' .. field)
             -- The key outlives its longest push by an hour: the sweeper reports expiries, the
             -- key's own TTL only collects what a stopped sweeper left.
             if redis.call('PTTL', held) < hold + 3600000 then redis.call('PEXPIRE', held, hold + 3600000) end
             if redis.call('HLEN', held) > most then
+              -- A field starting with a newline is a push without a collapse id.
+              local plain = string.byte(field, 1) == 10
               local fields = redis.call('HGETALL', held)
-              local oldest, oldestAt = nil, nil
+              local live, oldest, oldestAt = 0, nil, nil
               for i = 1, #fields, 2 do
                 local at = tonumber(string.match(fields[i + 1], '^(%d+)|'))
-                if fields[i] ~= collapse and at > now and (oldestAt == nil or at < oldestAt) then oldest, oldestAt = i, at end
+                if (string.byte(fields[i], 1) == 10) == plain and at and at > now then
+                  live = live + 1
+                  -- The envelope's first "sentAt" member (strings before it are escaped).
+                  local sent = tonumber(string.match(fields[i + 1], ',"sentAt":(%d+)')) or 0
+                  if fields[i] ~= field and (oldestAt == nil or sent < oldestAt) then oldest, oldestAt = i, sent end
+                end
               end
-              if oldest then
+              if live > most and oldest then
                 local kept = string.match(fields[oldest + 1], '^%d+|(.*)$')
                 redis.call('HSET', held, fields[oldest], now .. '|' .. kept)
                 redis.call('ZADD', expiry, now, handle .. '\\n' .. fields[oldest])

@@ -5,10 +5,11 @@ public import RichPushCore
 /// A push hub on Redis (sharded) Pub/Sub, for development, tests and load tests: each push is SPUBLISHed
 /// (pipelined, one round trip per batch) to its device's channel. When no subscriber received it
 /// (the device is offline) the hub holds it, as APNs and FCM do: one push per collapse id per
-/// device (a newer push with the same collapse id replaces the older; without one, the
-/// notification's id is the collapse id), each until its ttl (or the hub's hold time) runs out,
-/// at most ``HubHold/perDevice`` per device. The device simulator takes what is held when it
-/// subscribes again; ``HubHoldSweeper`` reports what expired.
+/// device (a newer push with the same collapse id replaces the older), and every push without
+/// one (an FCM message without `collapse_key`), each until its deadline (its ttl from the
+/// notification's creation, to the millisecond, or the hub's hold time) and within its
+/// platform's ``HubHold/Limits`` (Android: FCM's 4 collapse keys). The device simulator takes
+/// what is held when it subscribes again; `HubExpirySweeper` reports what expired.
 public struct SimulatedHubAdapter: PushAdapter {
     public let name = "simulated"
     let redis: any RedisClient
@@ -47,25 +48,30 @@ public struct SimulatedHubAdapter: PushAdapter {
             for start in stride(from: 0, to: indices.count, by: HubHold.pushesPerCall) {
                 let chunk = Array(indices[start..<min(start + HubHold.pushesPerCall, indices.count)])
                 var keys: [any RedisArgument] = []
-                var arguments: [any RedisArgument] = [nowMilliseconds, HubHold.perDevice]
+                var arguments: [any RedisArgument] = [nowMilliseconds]
                 keys.reserveCapacity(chunk.count * 2)
-                arguments.reserveCapacity(chunk.count * 5 + 2)
+                arguments.reserveCapacity(chunk.count * 6 + 1)
                 for index in chunk {
                     let push = pushes[index]
                     let bucket = buckets[index]
-                    let envelope = SimulatedEnvelope.encode(id: push.rendered.collapseID + ":" + push.installation.id, installation: push.installation.id,
+                    let collapses = !push.rendered.collapseID.isEmpty
+                    let envelope = SimulatedEnvelope.encode(id: Self.id(of: push), installation: push.installation.id,
                                                             sentAt: sentAt, pushType: push.rendered.pushType, payload: push.rendered.payload,
                                                             notification: push.notification)
-                    // Held no longer than the push's expiration (the sender's ttl), as APNs and FCM do.
-                    let expiration = Int64(push.rendered.expiration)
-                    let holdFor = expiration > 0 ? max(1, min(holdMilliseconds, expiration * 1000 - nowMilliseconds)) : holdMilliseconds
+                    // Held until the push's deadline (creation + the sender's ttl, in ms), never
+                    // longer or shorter, as APNs and FCM do.
+                    let deadline = push.rendered.deadline
+                    let holdFor = deadline > 0 ? max(1, min(holdMilliseconds, deadline - nowMilliseconds)) : holdMilliseconds
+                    let limits = HubHold.Limits.of(push.installation.platform)
                     keys.append(hold.key(push.installation.handle, bucket: bucket))
                     keys.append(hold.expiryKey(bucket: bucket))
                     arguments.append(hold.channel(push.installation.handle, bucket: bucket))
                     arguments.append(envelope)
                     arguments.append(holdFor)
-                    arguments.append(push.rendered.collapseID)
+                    // Without a collapse id each push is held on its own, under a field of its own.
+                    arguments.append(collapses ? push.rendered.collapseID : "\n\(push.notification).\(String(UInt64.random(in: 0...UInt64.max), radix: 36))")
                     arguments.append(push.installation.handle)
+                    arguments.append(collapses ? limits.collapseIDs : limits.messages)
                 }
                 calls.append((keys, arguments))
                 order.append(chunk)
@@ -76,7 +82,7 @@ public struct SimulatedHubAdapter: PushAdapter {
         for (chunk, reply) in zip(order, replies) {
             let receivers = reply.errorMessage == nil ? reply.array ?? [] : []
             for (position, index) in chunk.enumerated() {
-                let id = pushes[index].rendered.collapseID + ":" + pushes[index].installation.id
+                let id = Self.id(of: pushes[index])
                 if let message = reply.errorMessage {
                     outcomes[index] = .failed(reason: message, retryable: true)
                 } else if position < receivers.count {
@@ -87,6 +93,12 @@ public struct SimulatedHubAdapter: PushAdapter {
             }
         }
         return outcomes
+    }
+
+    /// The hub's id of a push (its envelope's `id`, the adapter id): its collapse id, or its
+    /// notification's id when it has none, and its installation.
+    static func id(of push: OutgoingPush) -> String {
+        (push.rendered.collapseID.isEmpty ? String(push.notification) : push.rendered.collapseID) + ":" + push.installation.id
     }
 }
 

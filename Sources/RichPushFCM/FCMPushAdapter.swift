@@ -7,31 +7,40 @@ public import RichPushHTTP2
 /// the server allows. A push's rendering is the notification's ``FCMMessage`` without the token
 /// (`RenderedPush.payload`); each device's request adds its registration token. FCM's answer
 /// becomes an outcome: sent, invalid token (`UNREGISTERED`), permanent failure, or retryable
-/// failure; a refused access token is replaced once for the whole batch; `QUOTA_EXCEEDED` holds
-/// every send of this adapter until FCM's `Retry-After` (at least a minute without one), since
-/// the quota is the project's, not the device's. When not one push of a batch reaches FCM,
+/// failure (with FCM's `Retry-After` when it gives one); a refused access token is replaced once
+/// for the whole batch.
+///
+/// Back-pressure is a deferral, never a failure: the project's `QUOTA_EXCEEDED` holds the
+/// project (``ProviderHold``, shared by the fleet through Redis) until FCM's `Retry-After`, at
+/// least a minute without one, as Firebase asks; it stops the rest of the batch at the first such
+/// answer, and while the hold lasts every push comes back `deferred` without a request. A
+/// device's own quota defers that device's push only. When not one push of a batch reaches FCM,
 /// `send` throws ``FCMUnreachable`` and the job backs off as a whole.
 public struct FCMPushAdapter: PushAdapter {
     public let name = "fcm"
     let client: HTTP2Client
     let path: String
     let token: FCMAccessToken
-    let throttle: FCMThrottle
+    /// The project's hold after `QUOTA_EXCEEDED`.
+    public let hold: ProviderHold
+    /// Registration tokens an `UNREGISTERED` declared dead, for every batch of this process at once.
+    let gone = HTTP2GoneRecipients()
 
     static let contentType = HTTP2Request.Header(name: "content-type", value: "application/json; charset=UTF-8")
 
     /// `client`: connections to FCM's endpoint (the caller runs it in its `ServiceGroup`).
-    public init(client: HTTP2Client, projectID: String, token: FCMAccessToken, throttle: FCMThrottle = FCMThrottle()) {
+    /// `holds`: where the fleet shares the project's hold (nil: this process only).
+    public init(client: HTTP2Client, projectID: String, token: FCMAccessToken, holds: (any ProviderHolds)? = nil) {
         self.client = client
         path = "/v1/projects/\(projectID)/messages:send"
         self.token = token
-        self.throttle = throttle
+        hold = ProviderHold(scope: "fcm:\(projectID)", shared: holds)
     }
 
     public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
-        if let wait = throttle.remaining() {
-            throw FCMQuotaExceeded(retryAfter: wait)
+        if let wait = try await hold.remaining() {
+            return Array(repeating: Self.held(wait), count: pushes.count)
         }
         var outcomes = [PushOutcome](repeating: .failed(reason: "not sent", retryable: true), count: pushes.count)
         var requests: [HTTP2Request] = []
@@ -41,7 +50,7 @@ public struct FCMPushAdapter: PushAdapter {
         for (position, push) in pushes.enumerated() {
             do throws(FCMRejection) {
                 let body = try FCMMessage(rest: push.rendered.payload).body(token: push.installation.handle)
-                requests.append(HTTP2Request(path: path, headers: [Self.contentType], body: body))
+                requests.append(HTTP2Request(path: path, headers: [Self.contentType], body: body, recipient: push.installation.handle))
                 positions.append(position)
             } catch {
                 outcomes[position] = .failed(reason: "never sent: \(error)", retryable: false)
@@ -50,14 +59,17 @@ public struct FCMPushAdapter: PushAdapter {
         guard !requests.isEmpty else { return outcomes }
 
         let bearer = try await token.current()
-        var exchanges = await client.send(requests, authorization: "Bearer " + bearer)
+        // The first answer that holds the project stops what has not gone out yet.
+        // ... and an UNREGISTERED stops the batch's other messages to that token.
+        let halt = HTTP2Halt(when: FCMResponse.holdsProject, recipientGone: FCMResponse.isUnregistered, gone: gone)
+        var exchanges = await client.send(requests, authorization: "Bearer " + bearer, halt: halt)
         // An access token FCM refused (expired, revoked): one new token for the fleet, and those
         // pushes once more.
         let refused = exchanges.indices.filter { if case .refreshToken = Self.action(for: exchanges[$0]) { true } else { false } }
         if !refused.isEmpty {
             do {
                 let fresh = try await token.replace(rejected: bearer)
-                let again = await client.send(refused.map { requests[$0] }, authorization: "Bearer " + fresh)
+                let again = await client.send(refused.map { requests[$0] }, authorization: "Bearer " + fresh, halt: halt)
                 for (index, exchange) in zip(refused, again) { exchanges[index] = exchange }
             } catch {
                 for index in refused { exchanges[index] = .failed(reason: "FCM refused the access token and no new one could be had: \(error)") }
@@ -66,21 +78,43 @@ public struct FCMPushAdapter: PushAdapter {
         if !exchanges.contains(where: { if case .answered = $0 { true } else { false } }), let first = exchanges.first {
             throw FCMUnreachable(reason: "\(first)")
         }
-        for (index, exchange) in exchanges.enumerated() {
-            outcomes[positions[index]] = outcome(of: Self.action(for: exchange))
+        let actions = exchanges.map(Self.action(for:))
+        // The project's quota: the longest Retry-After of the batch holds the fleet (one write).
+        var projectWait: Duration?
+        for case .throttled(_, let after) in actions { projectWait = max(projectWait ?? .zero, after ?? Self.quotaHold) }
+        if let projectWait { await hold.hold(for: projectWait) }
+        for (index, (exchange, action)) in zip(exchanges, actions).enumerated() {
+            if case .unprocessed = exchange, halt.isGone(requests[index].recipient) {
+                // Not sent: FCM just declared the token dead. The job comes back in a moment and
+                // the fleet's record, judged against this registration's time, decides.
+                outcomes[positions[index]] = .deferred(reason: "not sent: FCM answered UNREGISTERED for this token moments ago", after: .seconds(1))
+            } else if case .unprocessed = exchange, halt.isTripped {
+                // Stopped before it was sent by the batch's first quota answer.
+                outcomes[positions[index]] = Self.held(hold.remainingHere ?? projectWait ?? Self.quotaHold)
+            } else {
+                outcomes[positions[index]] = Self.outcome(of: action)
+            }
         }
         return outcomes
     }
 
-    private func outcome(of action: FCMAction) -> PushOutcome {
+    /// How long FCM is held after `QUOTA_EXCEEDED` without a `Retry-After`: Firebase asks for
+    /// back-off "with a minimum initial delay of 1 minute".
+    static let quotaHold = Duration.seconds(60)
+
+    static func held(_ wait: Duration) -> PushOutcome {
+        .deferred(reason: "FCM quota exceeded for the project; sending again in \(wait)", after: wait)
+    }
+
+    static func outcome(of action: FCMAction) -> PushOutcome {
         switch action {
         case .sent(let messageID): return .sent(adapterID: messageID)
         case .unregistered(let reason): return .invalidToken(reason: reason)
         case .permanent(let reason): return .failed(reason: reason, retryable: false)
-        case .throttled(let reason, let after):
-            throttle.hold(for: after ?? .seconds(60))
-            return .failed(reason: reason, retryable: true)
-        case .retry(let reason, _), .refreshToken(let reason): return .failed(reason: reason, retryable: true)
+        case .throttled(let reason, let after): return .deferred(reason: reason, after: after ?? quotaHold)
+        case .deviceThrottled(let reason, let after): return .deferred(reason: reason, after: after ?? quotaHold)
+        case .retry(let reason, let after?): return .failedRetryAfter(reason: reason, after: after)
+        case .retry(let reason, nil), .refreshToken(let reason): return .failed(reason: reason, retryable: true)
         }
     }
 
@@ -94,12 +128,6 @@ public struct FCMPushAdapter: PushAdapter {
             .retry(reason: "no answer within the request timeout", after: nil)
         }
     }
-}
-
-/// FCM said the project's quota is used up: nothing is sent until `retryAfter` has passed.
-public struct FCMQuotaExceeded: Error, CustomStringConvertible {
-    public let retryAfter: Duration
-    public var description: String { "FCM quota exceeded; sending again in \(retryAfter)" }
 }
 
 /// No push of a batch reached FCM: the job is retried as a whole, after back-off.

@@ -12,6 +12,9 @@ public enum FCMAction: Sendable, Hashable {
     /// up; the whole adapter slows down for `after` (FCM's `Retry-After`; without one, Firebase
     /// asks for at least a minute).
     case throttled(reason: String, after: Duration?)
+    /// `QUOTA_EXCEEDED` for one device (its `google.rpc.QuotaFailure` names a device's message
+    /// rate): only that device slows down, for `after` (without one, a minute).
+    case deviceThrottled(reason: String, after: Duration?)
     /// `UNAVAILABLE` (503), `INTERNAL` (500) and other 5xx: try again later, with back-off.
     case retry(reason: String, after: Duration?)
     /// `INVALID_ARGUMENT` (400), `SENDER_ID_MISMATCH` (403), `THIRD_PARTY_AUTH_ERROR` (401) and
@@ -38,6 +41,8 @@ public enum FCMResponse {
         switch (status, errorCode) {
         case (_, "UNREGISTERED"):
             return .unregistered(reason: reason)
+        case (_, "QUOTA_EXCEEDED") where isDeviceQuota(details):
+            return .deviceThrottled(reason: reason, after: after)
         case (_, "QUOTA_EXCEEDED"), (429, _):
             return .throttled(reason: reason, after: after)
         case (_, "UNAVAILABLE"), (_, "INTERNAL"):
@@ -50,6 +55,33 @@ public enum FCMResponse {
             return .retry(reason: reason, after: after)
         default:
             return .permanent(reason: reason)
+        }
+    }
+
+    /// Whether a 429's body holds the whole project (FCM's project quota, or a 429 that says no
+    /// more), as opposed to one device's rate: what stops the rest of a batch.
+    public static func holdsProject(status: Int, retryAfter: String?, body: [UInt8]) -> Bool {
+        guard status == 429 else { return false }
+        if case .throttled = action(status: status, body: body) { return true }
+        return false
+    }
+
+    /// Whether an answer says the registration token is dead (404 `UNREGISTERED`).
+    public static func isUnregistered(status: Int, body: [UInt8]) -> Bool {
+        guard status == 404 else { return false }
+        if case .unregistered = action(status: status, body: body) { return true }
+        return false
+    }
+
+    /// A `google.rpc.QuotaFailure` detail whose violation is about a device ("Device message rate
+    /// exceeded"), not the project or a topic.
+    static func isDeviceQuota(_ details: [[String: Any]]) -> Bool {
+        details.contains { detail in
+            guard (detail["@type"] as? String)?.hasSuffix("google.rpc.QuotaFailure") == true else { return false }
+            let violations = detail["violations"] as? [[String: Any]] ?? []
+            return violations.contains { violation in
+                [violation["subject"], violation["description"]].contains { ($0 as? String)?.lowercased().contains("device") == true }
+            }
         }
     }
 }

@@ -98,17 +98,37 @@ public struct FCMSimError: Error, Sendable, Hashable {
     public let rpcStatus: String
     public let message: String
     public let fcm: String?
+    /// A `google.rpc.QuotaFailure` violation's subject and description (FCM adds one to
+    /// `QUOTA_EXCEEDED`, saying whether the project's or a device's rate was exceeded).
+    public let quotaViolation: (subject: String, description: String)?
 
-    public init(_ status: Int, _ rpcStatus: String, _ message: String, fcm: String?) {
+    public init(_ status: Int, _ rpcStatus: String, _ message: String, fcm: String?, quotaViolation: (subject: String, description: String)? = nil) {
         self.status = status
         self.rpcStatus = rpcStatus
         self.message = message
         self.fcm = fcm
+        self.quotaViolation = quotaViolation
+    }
+
+    public static func == (lhs: FCMSimError, rhs: FCMSimError) -> Bool {
+        lhs.status == rhs.status && lhs.rpcStatus == rhs.rpcStatus && lhs.message == rhs.message && lhs.fcm == rhs.fcm
+            && lhs.quotaViolation?.subject == rhs.quotaViolation?.subject && lhs.quotaViolation?.description == rhs.quotaViolation?.description
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(message)
     }
 
     public var body: [UInt8] {
         var error: [String: Any] = ["code": status, "message": message, "status": rpcStatus]
-        if let fcm { error["details"] = [["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": fcm]] }
+        var details: [[String: Any]] = []
+        if let fcm { details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": fcm]) }
+        if let quotaViolation {
+            details.append(["@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                            "violations": [["subject": quotaViolation.subject, "description": quotaViolation.description]]])
+        }
+        if !details.isEmpty { error["details"] = details }
         return Array((try? JSONSerialization.data(withJSONObject: ["error": error], options: [.sortedKeys])) ?? Data())
     }
 }

@@ -32,9 +32,16 @@ public final class FCMQuota: Sendable {
         self.limits = limits
     }
 
+    /// Which limit refused a request: the project's or the device's (FCM says which in a
+    /// `google.rpc.QuotaFailure` detail).
+    enum Refusal: Equatable {
+        case project(wait: Int)
+        case device(wait: Int)
+    }
+
     /// Counts one request for `token` at `now` (seconds since 1970): nil when within the limits,
-    /// or the seconds to wait.
-    func admit(token: String, now: Double) -> Int? {
+    /// or which limit refused it and the seconds to wait.
+    func admit(token: String, now: Double) -> Refusal? {
         let second = Int64(now)
         return state.withLock { state in
             let slot = Int(second % 60)
@@ -48,7 +55,7 @@ public final class FCMQuota: Sendable {
             }
             if inWindow > limits.projectPerMinute {
                 // Until the oldest second still in the window leaves it.
-                return Int(max(1, oldest + 60 - second))
+                return .project(wait: Int(max(1, oldest + 60 - second)))
             }
             let minute = second / 60
             if state.pruned != minute {
@@ -64,7 +71,7 @@ public final class FCMQuota: Sendable {
             let estimate = Double(entry.previous) * (1 - elapsed) + Double(entry.count + 1)
             guard estimate <= Double(limits.devicePerMinute) else {
                 state.devices[token] = entry
-                return Int(max(1, (minute + 1) * 60 - second))
+                return .device(wait: Int(max(1, (minute + 1) * 60 - second)))
             }
             entry.count += 1
             state.devices[token] = entry

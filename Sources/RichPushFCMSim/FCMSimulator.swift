@@ -3,7 +3,7 @@ public import Hummingbird
 public import NIOSSL
 public import RichPushSimTLS
 import NIOCore
-import RichPushCore
+public import RichPushCore
 import Synchronization
 
 /// The local FCM: Google's OAuth2 token endpoint (`POST /token`) and FCM HTTP v1's
@@ -27,6 +27,8 @@ public final class FCMSimulator: Sendable {
         public var seed: UInt64 = 1
         /// The project's and each device's send limits.
         public var quota = FCMQuota.Limits()
+        /// The project's quota used up mid-run (429 `QUOTA_EXCEEDED` with `Retry-After`), once.
+        public var outage: SimulatedOutage?
 
         public init(projectID: String, check: FCMAssertionCheck) {
             self.projectID = projectID
@@ -152,9 +154,19 @@ public final class FCMSimulator: Sendable {
         case .failure(let error): return answer(error, token: nil)
         case .success(let checked): (token, validateOnly) = checked
         }
-        if let wait = quota.admit(token: token, now: Date().timeIntervalSince1970) {
-            return answer(FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.", fcm: "QUOTA_EXCEEDED"),
+        let now = Date().timeIntervalSince1970
+        if let left = configuration.outage?.refusal(now: now) {
+            return answer(Self.projectQuotaExceeded(project), token: token, retryAfter: String(left))
+        }
+        switch quota.admit(token: token, now: now) {
+        case .project(let wait)?:
+            return answer(Self.projectQuotaExceeded(project), token: token, retryAfter: String(wait))
+        case .device(let wait)?:
+            return answer(FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.", fcm: "QUOTA_EXCEEDED",
+                                      quotaViolation: ("device:\(token.prefix(12))", "Device message rate exceeded.")),
                           token: token, retryAfter: String(wait))
+        case nil:
+            break
         }
         if SimulationRandom.stableUnit(of: token, seed: configuration.seed) < configuration.unregistered {
             return answer(FCMSimError(404, "NOT_FOUND", "Requested entity was not found.", fcm: "UNREGISTERED"), token: token)
@@ -166,7 +178,8 @@ public final class FCMSimulator: Sendable {
             guard draw < threshold else { continue }
             switch status {
             case 400: return answer(FCMSimError(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", fcm: "INVALID_ARGUMENT"), token: token)
-            case 429: return answer(FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", fcm: "QUOTA_EXCEEDED"), token: token, retryAfter: "1")
+            case 429: return answer(FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", fcm: "QUOTA_EXCEEDED",
+                                                quotaViolation: ("project:\(project)", "Project message rate exceeded.")), token: token, retryAfter: "1")
             case 500: return answer(FCMSimError(500, "INTERNAL", "Internal error encountered.", fcm: "INTERNAL"), token: token)
             default: return answer(FCMSimError(503, "UNAVAILABLE", "The service is currently unavailable.", fcm: "UNAVAILABLE"), token: token)
             }
@@ -177,6 +190,11 @@ public final class FCMSimulator: Sendable {
         // The one answer on the hot path, written directly (a name is [a-z0-9/:_-]).
         return LocalHTTP2Server.Response(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")],
                                          body: Array("{\"name\":\"\(name)\"}".utf8))
+    }
+
+    static func projectQuotaExceeded(_ project: String) -> FCMSimError {
+        FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.", fcm: "QUOTA_EXCEEDED",
+                    quotaViolation: ("project:\(project)", "Project message rate exceeded."))
     }
 
     private func answer(_ error: FCMSimError, token: String?, retryAfter: String? = nil, wwwAuthenticate: String? = nil) -> LocalHTTP2Server.Response {

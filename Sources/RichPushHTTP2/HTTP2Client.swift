@@ -50,12 +50,12 @@ public final class HTTP2Client: Service, Sendable {
 
     /// Sends the requests, spread over the connections, and returns how each ended, in order;
     /// never throws. Requests APNs did not process are sent again on another connection, up to
-    /// `unprocessedRetries` times.
-    public func send(_ requests: [HTTP2Request], authorization: String) async -> [HTTP2Exchange] {
+    /// `unprocessedRetries` times. Once `halt` trips, requests not yet sent stay `unprocessed`.
+    public func send(_ requests: [HTTP2Request], authorization: String, halt: HTTP2Halt? = nil) async -> [HTTP2Exchange] {
         var exchanges = [HTTP2Exchange](repeating: .unprocessed(reason: "not sent"), count: requests.count)
         var pending = Array(requests.indices)
         let timeout = TimeAmount(configuration.requestTimeout)
-        for attempt in 0...configuration.unprocessedRetries where !pending.isEmpty {
+        for attempt in 0...configuration.unprocessedRetries where !pending.isEmpty && !(halt?.isTripped ?? false) {
             // One share per connection, so a batch uses all of them.
             let shares = min(configuration.connections, pending.count)
             var sent: [(indices: ArraySlice<Int>, answers: EventLoopFuture<[HTTP2Exchange]>)] = []
@@ -63,7 +63,7 @@ public final class HTTP2Client: Service, Sendable {
                 let indices = pending[pending.count * share / shares..<pending.count * (share + 1) / shares]
                 do {
                     let connection = try await lease()
-                    sent.append((indices, connection.execute(indices.lazy.map { requests[$0] }, authorization: authorization, timeout: timeout)))
+                    sent.append((indices, connection.execute(indices.lazy.map { requests[$0] }, authorization: authorization, timeout: timeout, halt: halt)))
                 } catch {
                     for index in indices { exchanges[index] = .unprocessed(reason: "\(error)") }
                 }
@@ -78,7 +78,8 @@ public final class HTTP2Client: Service, Sendable {
                 }
                 for (index, exchange) in zip(indices, results) {
                     exchanges[index] = exchange
-                    if case .unprocessed = exchange { again.append(index) }
+                    // Not sent again to a recipient an answer of this batch declared gone.
+                    if case .unprocessed = exchange, !(halt?.isGone(requests[index].recipient) ?? false) { again.append(index) }
                 }
             }
             if attempt < configuration.unprocessedRetries { resent.add(again.count, ordering: .relaxed) }

@@ -72,15 +72,15 @@ final class HTTP2Connection: Sendable {
     /// Sends each request with `authorization` on a stream of its own, all opened in one turn of the
     /// event loop (and written with one flush). Never fails: every ending is an ``HTTP2Exchange``,
     /// in the order of `requests`.
-    func execute(_ requests: some Collection<HTTP2Request>, authorization: String, timeout: TimeAmount) -> EventLoopFuture<[HTTP2Exchange]> {
-        let prepared = requests.map { (headers: hpackHeaders(for: $0, authorization: authorization), body: ByteBuffer(bytes: $0.body)) }
+    func execute(_ requests: some Collection<HTTP2Request>, authorization: String, timeout: TimeAmount, halt: HTTP2Halt? = nil) -> EventLoopFuture<[HTTP2Exchange]> {
+        let prepared = requests.map { (headers: hpackHeaders(for: $0, authorization: authorization), body: ByteBuffer(bytes: $0.body), recipient: $0.recipient) }
         let loop = channel.eventLoop
         let state = state
         let scheduler = scheduler
         return loop.flatSubmit {
-            let handlers = prepared.map { headers, body in
+            let handlers = prepared.map { headers, body, recipient in
                 HTTP2StreamHandler(headers: headers, body: body, connection: state,
-                                  completion: HTTP2ExchangeCompletion(promise: loop.makePromise(of: HTTP2Exchange.self)))
+                                  completion: HTTP2ExchangeCompletion(promise: loop.makePromise(of: HTTP2Exchange.self)), halt: halt, recipient: recipient)
             }
             let deadline = HTTP2BatchDeadline(handlers: handlers, timeout: timeout, eventLoop: loop)
             let all = EventLoopFuture.whenAllSucceed(handlers.map(\.ended), on: loop)

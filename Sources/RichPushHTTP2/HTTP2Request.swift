@@ -29,11 +29,15 @@ public struct HTTP2Request: Sendable, Hashable {
     public let path: String
     public let headers: [Header]
     public let body: [UInt8]
+    /// Who it is for (a device token), so that an answer saying that recipient is gone stops the
+    /// batch's other requests to it (``HTTP2Halt``); nil: not said.
+    public let recipient: String?
 
-    public init(path: String, headers: [Header], body: [UInt8]) {
+    public init(path: String, headers: [Header], body: [UInt8], recipient: String? = nil) {
         self.path = path
         self.headers = headers
         self.body = body
+        self.recipient = recipient
     }
 }
 

@@ -19,6 +19,10 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     private let body: ByteBuffer
     private let connection: HTTP2ConnectionState
     private let completion: HTTP2ExchangeCompletion
+    /// The batch's halt, if it has one: answers are shown to it, and no stream opens once it trips.
+    let halt: HTTP2Halt?
+    /// The request's recipient (``HTTP2Request/recipient``).
+    let recipient: String?
     private var started = false
     private var finished = false
     /// When the whole request left for the socket: its timeout runs from here, not from when it
@@ -36,7 +40,9 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     private var context: ChannelHandlerContext?
     private var startedAt: UInt64 = 0
 
-    init(headers: HPACKHeaders, body: ByteBuffer, connection: HTTP2ConnectionState, completion: HTTP2ExchangeCompletion) {
+    init(headers: HPACKHeaders, body: ByteBuffer, connection: HTTP2ConnectionState, completion: HTTP2ExchangeCompletion, halt: HTTP2Halt? = nil, recipient: String? = nil) {
+        self.halt = halt
+        self.recipient = recipient
         self.headers = headers
         self.body = body
         self.connection = connection
@@ -106,6 +112,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
 
     private func finishAnswered() {
         guard !finished, let status else { return }
+        halt?.consider(status: status, retryAfter: retryAfter, body: answer, recipient: recipient)
         complete(.answered(status: status, responseID: responseID, retryAfter: retryAfter, body: answer))
     }
 
@@ -113,6 +120,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         guard !finished else { return }
         if let status {
             // Headers came, the body did not finish: an answer all the same.
+            halt?.consider(status: status, retryAfter: retryAfter, body: answer, recipient: recipient)
             complete(.answered(status: status, responseID: responseID, retryAfter: retryAfter, body: answer))
             return
         }

@@ -43,6 +43,10 @@ final class HTTP2StreamScheduler {
     private func dispatch() {
         while inFlight < limit, closedReason == nil, let handler = queued.popFirst() {
             guard !handler.isFinished else { continue }
+            if let halt = handler.halt, halt.skips(handler.recipient) {
+                handler.endUnsent("held back: an earlier answer of its batch stopped it")
+                continue
+            }
             inFlight += 1
             handler.ended.assumeIsolated().whenComplete { _ in
                 self.inFlight -= 1

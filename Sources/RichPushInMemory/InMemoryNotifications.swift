@@ -5,7 +5,7 @@ import Synchronization
 /// and the worker's ``DeliveryLedger``, with the same rules (leases, records, state order,
 /// counting once). For fast unit tests of logic; the real-Redis tests prove the Redis scripts.
 public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
-    private struct State {
+    struct State {
         var nextID = 1
         var records: [Int: RichNotification] = [:]
         var payloads: [String: [UInt8]] = [:]
@@ -21,14 +21,17 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         var throttles: [Int: [String: (at: ContinuousClock.Instant, pushes: Int)]] = [:]
     }
 
-    private enum LedgerEntry {
+    enum LedgerEntry {
         case recorded
         case leased(until: ContinuousClock.Instant, owner: String)
         /// Its lease was released: free to lease again, and still addressed.
         case tried
+        /// Marked failed when its job was dead-lettered: free and addressed as `tried`; leasing
+        /// it takes the failure back.
+        case failed
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
     /// Injected failures: a write that throws this fails as a Redis write would.
     private let failRecords = Mutex<(any Error)?>(nil)
 
@@ -65,7 +68,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
                 return .claimed
             }
             guard held.fingerprint == key.fingerprint else { return .mismatch }
-            return held.notification.map { .completed(notification: $0) } ?? .inFlight(retryAfter: IdempotencyKey.claimLifetime)
+            return held.notification.map { .completed(notification: $0) } ?? .inFlight(retryAfter: IdempotencyKey.inFlightRetryAfter)
         }
     }
 
@@ -74,7 +77,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
             guard let current = state.states[id] else { return .notFound }
             switch current {
             case .cancelled: return .alreadyCancelled
-            case .accepted, .scheduled, .queued:
+            case .accepted, .scheduled, .queued, .failed:
                 state.states[id] = .cancelled
                 return .cancelled
             default:
@@ -194,6 +197,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
                 case .leased(let until, let holder) where holder != owner && until > now:
                     return .leasedByOther(remaining: now.duration(to: until))
                 default:
+                    if case .failed = state.ledger[key.notification]?[key.installation] { Self.revive(&state, key) }
                     state.ledger[key.notification, default: [:]][key.installation] = .leased(until: now + duration, owner: owner)
                     return .leased
                 }
@@ -262,13 +266,14 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
 
     // MARK: For tests
 
-    /// The ledger entry of one pair: "R", "L:<owner>", "T", or nil.
+    /// The ledger entry of one pair: "R", "L:<owner>", "T", "F", or nil.
     public func ledgerEntry(_ key: DeliveryKey) -> String? {
         state.withLock { state in
             switch state.ledger[key.notification]?[key.installation] {
             case .recorded: "R"
             case .leased(_, let owner): "L:\(owner)"
             case .tried: "T"
+            case .failed: "F"
             case nil: nil
             }
         }
@@ -284,7 +289,11 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         installations.contains { state.ledger[id]?[$0] != nil }
     }
 
-    private static func advance(_ state: inout State, _ id: Int, to next: DeliveryState) {
-        if let current = state.states[id], current < next { state.states[id] = next }
+    /// Moves the state on to `next` unless it is further; true when it moved.
+    @discardableResult
+    static func advance(_ state: inout State, _ id: Int, to next: DeliveryState) -> Bool {
+        guard let current = state.states[id], current < next else { return false }
+        state.states[id] = next
+        return true
     }
 }

@@ -199,11 +199,14 @@ public final class DeviceSimulator: Sendable {
         var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
                                    message: message, sinceSentMicros: sentAt.map { now - $0 })
         // A resend of the same notification under the same collapse id is replaced, not shown
-        // again; another notification with that collapse id replaces it and is shown.
-        if let id = envelope.id, !collapse.show("\(id)#\(richId ?? "")", on: handle) {
+        // again; another notification with that collapse id replaces it and is shown. The
+        // Android app drops a richId it has shown (FCM gets no collapse key of ours: a resend
+        // after a crash arrives as a message of its own).
+        let shownAs = android ? richId.map { "richId#\($0)" } : envelope.id.map { "\($0)#\(richId ?? "")" }
+        if let shownAs, !collapse.show(shownAs, on: handle) {
             // A resend (a worker died between send and record) replaces what the device shows.
             event.event = "collapsed"
-            event.detail = "collapse id \(id) is already shown: replaced, not shown again"
+            event.detail = android ? "richId \(richId ?? "") is already shown: dropped" : "collapse id \(envelope.id ?? "") is already shown: replaced, not shown again"
             emit(event)
             return
         }

@@ -57,8 +57,9 @@ extension RedisNotificationStore {
     """)
 
     /// KEYS: status, record, webhook wants, webhook outbox. ARGV: id, now ms. Cancels a
-    /// notification none of whose pushes went out, or a split fan-out whose planned pushes have
-    /// not all ended (its remaining batches then send nothing): "ok"; else its state (nil: none).
+    /// notification none of whose pushes went out (`failed` too: a replay of its dead letter then
+    /// sends nothing), or a split fan-out whose planned pushes have not all ended (its remaining
+    /// batches then send nothing): "ok"; else its state (nil: none).
     static let cancelScript = RedisScript(webhookFunctions + """
     local state = redis.call('HGET', KEYS[1], 'state')
     if not state then return false end
@@ -68,7 +69,7 @@ extension RedisNotificationStore {
     for _, counter in ipairs({'sent', 'held', 'invalidToken', 'failed'}) do
       ended = ended + tonumber(redis.call('HGET', KEYS[1], counter) or '0')
     end
-    if state == 'accepted' or state == 'scheduled' or state == 'queued' or ended < planned then
+    if state == 'accepted' or state == 'scheduled' or state == 'queued' or state == 'failed' or ended < planned then
       redis.call('HSET', KEYS[1], 'state', 'cancelled')
       if redis.call('EXISTS', KEYS[3]) == 1 then
         emit(KEYS[3], KEYS[4], redis.call('HGET', KEYS[2], 'creator'), ARGV[1], 'cancelled', ARGV[2], {'{}'})
@@ -94,7 +95,8 @@ extension RedisNotificationStore {
 
     """
 
-    /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c").
+    /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c");
+    /// true when it moved.
     static let advanceFunction = """
     local function advance(key, state, order)
       local rank = {}
@@ -103,7 +105,9 @@ extension RedisNotificationStore {
       local current = redis.call('HGET', key, 'state')
       if current == false or (rank[current] or 0) < rank[state] then
         redis.call('HSET', key, 'state', state)
+        return true
       end
+      return false
     end
 
     """
@@ -111,9 +115,11 @@ extension RedisNotificationStore {
     /// KEYS: fetched-by set, status, record, webhook wants, webhook outbox, ledger. ARGV: fetcher,
     /// ttl, counter, state, state order, id, now ms, the webhook event's item, then the
     /// installations of which one must have been addressed (none: no check). 1 recorded, 0 not
-    /// addressed.
+    /// addressed or no record (a ledger may outlive its record; both are looked at either way,
+    /// so a missing id costs what someone else's does).
     static let fetchScript = RedisScript(advanceFunction + webhookFunctions + addressedFunction + """
-    if not addressed(KEYS[6], 9) then return 0 end
+    local exists = redis.call('EXISTS', KEYS[3]) == 1
+    if not addressed(KEYS[6], 9) or not exists then return 0 end
     if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
       redis.call('EXPIRE', KEYS[1], ARGV[2])
       redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
@@ -128,9 +134,11 @@ extension RedisNotificationStore {
     /// KEYS: status, devices, receipts seen, record, webhook wants, webhook outbox, ledger. ARGV:
     /// counter, installation ('' for none), state, state order, ttl, receipt identity, id, now ms,
     /// the webhook event's item, then the installations of which one must have been addressed
-    /// (none: no check). 1 counted, 0 counted before, -1 not addressed.
+    /// (none: no check). 1 counted, 0 counted before, -1 not addressed or no record (both looked
+    /// at either way, as in ``fetchScript``).
     static let receiptScript = RedisScript(advanceFunction + webhookFunctions + addressedFunction + """
-    if not addressed(KEYS[7], 10) then return -1 end
+    local exists = redis.call('EXISTS', KEYS[4]) == 1
+    if not addressed(KEYS[7], 10) or not exists then return -1 end
     if redis.call('SADD', KEYS[3], ARGV[6]) == 0 then return 0 end
     if redis.call('EXISTS', KEYS[5]) == 1 then
       emit(KEYS[5], KEYS[6], redis.call('HGET', KEYS[4], 'creator'), ARGV[7], ARGV[1], ARGV[8], {ARGV[9]})
@@ -152,21 +160,24 @@ extension RedisNotificationStore {
     return 1
     """)
 
-    /// KEYS: the notifications' ledgers. ARGV: owner, now ms, lease ms, ttl s, then per ledger a
-    /// count and that many installations. Per installation, in order: -1 leased to the caller,
-    /// 0 already recorded, n > 0 another owner's lease is live for n ms. Fields hold `R`
-    /// (recorded), `L:<until ms>:<owner>` (leased) or `T` (tried: its lease was released, so it
-    /// may be leased again, and it stays addressed: the push may have reached the device, whose
-    /// fetch must still be allowed). Per ledger one HMGET and one HSET per 2,000
-    /// installations and one `EXPIRE … NX`, not a command per installation.
+    /// KEYS: (ledger, status, devices) per notification. ARGV: owner, now ms, lease ms, ttl s,
+    /// then per ledger a count and that many installations. Per installation, in order: -1 leased
+    /// to the caller, 0 already recorded, n > 0 another owner's lease is live for n ms. Fields
+    /// hold `R` (recorded), `L:<until ms>:<owner>` (leased), `T` (tried: its lease was released,
+    /// so it may be leased again, and it stays addressed: the push may have reached the device,
+    /// whose fetch must still be allowed) or `F` (failed when its job was dead-lettered: free and
+    /// addressed as `T`; leasing it takes the failure back, out of the `failed` count, the device
+    /// `queued` again, and a `failed` notification `queued`). Per ledger one HMGET and one HSET
+    /// per 2,000 installations and one `EXPIRE … NX`, not a command per installation.
     static let leaseScript = RedisScript("""
     local owner, now, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
     local leased = 'L:' .. (now + lease) .. ':' .. owner
     local out = {}
     local a = 5
-    for k = 1, #KEYS do
+    for k = 1, #KEYS, 3 do
       local ledger = KEYS[k]
       local count = tonumber(ARGV[a])
+      local revived, taken = {}, 0
       local values = {}
       for j = a + 1, a + count, 2000 do
         for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, j, math.min(j + 1999, a + count)))) do
@@ -186,6 +197,11 @@ extension RedisNotificationStore {
         if code == -1 then
           writes[#writes + 1] = ARGV[a + j]
           writes[#writes + 1] = leased
+          if value == 'F' then
+            taken = taken + 1
+            revived[#revived + 1] = ARGV[a + j]
+            revived[#revived + 1] = '{"state":"queued"}'
+          end
         end
         out[#out + 1] = code
       end
@@ -193,6 +209,14 @@ extension RedisNotificationStore {
         redis.call('HSET', ledger, unpack(writes, j, math.min(j + 1999, #writes)))
       end
       if #writes > 0 then redis.call('EXPIRE', ledger, ARGV[4], 'NX') end
+      if taken > 0 then
+        local status = KEYS[k + 1]
+        for j = 1, #revived, 2000 do
+          redis.call('HSET', KEYS[k + 2], unpack(revived, j, math.min(j + 1999, #revived)))
+        end
+        redis.call('HINCRBY', status, 'failed', -taken)
+        if redis.call('HGET', status, 'state') == 'failed' then redis.call('HSET', status, 'state', 'queued') end
+      end
       a = a + count + 1
     end
     return out

@@ -183,7 +183,8 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         switch parts.first?.string {
         case "claimed": return .claimed
         case "mismatch": return .mismatch
-        case "pending": return .inFlight(retryAfter: .milliseconds(max(1000, parts.dropFirst().first?.int ?? 1000)))
+        // Not the claim's remaining life (up to a minute): the first request is about done.
+        case "pending": return .inFlight(retryAfter: IdempotencyKey.inFlightRetryAfter)
         case "done":
             guard let id = parts.dropFirst().first?.string.flatMap(Int.init) else { fallthrough }
             return .completed(notification: id)
@@ -198,7 +199,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
 
     /// KEYS: the idempotency key. ARGV: fingerprint, claim lifetime in ms. Claims a free key
     /// (state pending, for the claim lifetime), or says who holds it: another request ("mismatch"),
-    /// this request still being handled ("pending", ms left), or its notification ("done", id).
+    /// this request still being handled ("pending"), or its notification ("done", id).
     static let claimScript = RedisScript("""
     local state = redis.call('HGET', KEYS[1], 'state')
     if not state then
@@ -207,7 +208,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
       return {'claimed'}
     end
     if redis.call('HGET', KEYS[1], 'fp') ~= ARGV[1] then return {'mismatch'} end
-    if state == 'pending' then return {'pending', redis.call('PTTL', KEYS[1])} end
+    if state == 'pending' then return {'pending'} end
     -- A write (the same expiry), so that a WAIT after this script covers the notification.
     redis.call('PEXPIRE', KEYS[1], redis.call('PTTL', KEYS[1]))
     return {'done', redis.call('HGET', KEYS[1], 'id')}
@@ -226,8 +227,16 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         records.removeAll()
     }
 
+    /// The record read from Redis, past this process's cache (which it refreshes): the API's
+    /// reads by id do the same work whether a record was cached here, is someone else's or does
+    /// not exist, so timing tells none of them apart. ``cachedNotification(id:)`` only looks.
     public func notification(id: Int) async throws -> RichNotification? {
-        try await notifications(ids: [id]).first
+        try await read(ids: [id])[id]
+    }
+
+    /// The record if this process has it cached; no round trip.
+    public func cachedNotification(id: Int) -> RichNotification? {
+        records.value(for: id)
     }
 
     /// Records by id in one pipelined round trip (cached ones cost none); missing ones are left out.
@@ -239,24 +248,31 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             return false
         }
         if !missing.isEmpty {
-            let replies = try await redis.sendAll(missing.map {
-                RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created",
-                             "ttl", "collapse", "priority", "throttle")
-            })
-            for (id, reply) in zip(missing, replies) {
-                guard let fields = reply.array, fields.count == 12, let message = fields[0].string, let type = fields[1].string,
-                      let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
-                      let target = fields[6].string else { continue }
-                let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
-                                               priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
-                let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
-                                              payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
-                                              delivery: delivery)
-                records.insert(record, for: id, cost: 1)
-                found[id] = record
-            }
+            found.merge(try await read(ids: missing)) { _, read in read }
         }
         return ids.compactMap { found[$0] }
+    }
+
+    /// Records read from Redis in one pipelined round trip, and cached.
+    private func read(ids: [Int]) async throws -> [Int: RichNotification] {
+        let replies = try await redis.sendAll(ids.map {
+            RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created",
+                         "ttl", "collapse", "priority", "throttle")
+        })
+        var found: [Int: RichNotification] = [:]
+        for (id, reply) in zip(ids, replies) {
+            guard let fields = reply.array, fields.count == 12, let message = fields[0].string, let type = fields[1].string,
+                  let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
+                  let target = fields[6].string else { continue }
+            let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
+                                           priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
+            let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
+                                          payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
+                                          delivery: delivery)
+            records.insert(record, for: id, cost: 1)
+            found[id] = record
+        }
+        return found
     }
 
     public func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
@@ -362,7 +378,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
                 arguments.append(indices.count)
                 for index in indices { arguments.append(keys[index].installation) }
             }
-            calls.append((ids.map { self.keys.ledger($0) }, arguments))
+            calls.append((ids.flatMap { [self.keys.ledger($0), self.keys.status($0), self.keys.devices($0)] }, arguments))
             order.append(ids.flatMap { grouped[$0]! })
         }
         let replies = try await redis.run(Self.leaseScript, calls: calls)
@@ -470,13 +486,13 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
 
     /// One script call per partition of the notifications in `items`, built by `call` from that
     /// partition's keys and its share of the items.
-    private func byPartition<Value>(_ items: [Int: Value], _ call: (StorageKeys, [(Int, Value)]) -> (keys: [any RedisArgument], arguments: [any RedisArgument]))
+    func byPartition<Value>(_ items: [Int: Value], _ call: (StorageKeys, [(Int, Value)]) -> (keys: [any RedisArgument], arguments: [any RedisArgument]))
         -> [(keys: [any RedisArgument], arguments: [any RedisArgument])] {
         Dictionary(grouping: items, by: { keys.partitionIndex(ofNotification: $0.key) })
             .map { call(keys.inPartition($0.key), $0.value.map { ($0.key, $0.value) }) }
     }
 
-    private func runAll(_ script: RedisScript, _ calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])]) async throws {
+    func runAll(_ script: RedisScript, _ calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])]) async throws {
         guard !calls.isEmpty else { return }
         for reply in try await redis.run(script, calls: calls) { try reply.throwingError() }
     }

@@ -1,4 +1,5 @@
 import Foundation
+public import RichPushCore
 public import RichPushQueue
 
 /// The rich-push job contract, the one place that says what a delivery job looks like: the store
@@ -46,5 +47,12 @@ public enum RichPushJob {
         default:
             throw JobError.permanent("'\(job.type)' is not a rich-push job type")
         }
+    }
+
+    /// What a rich-push job delivers, as a ledger scope; nil for another job type or a payload
+    /// that cannot be read (such a job never leased anything).
+    public static func scope(of job: Job) -> DeliveryScope? {
+        guard let delivery = try? delivery(of: job) else { return nil }
+        return DeliveryScope(notification: delivery.notification, installations: delivery.installations)
     }
 }

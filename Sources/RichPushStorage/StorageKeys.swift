@@ -113,4 +113,10 @@ public struct StorageKeys: Sendable, Hashable {
     var webhookRetries: String { "\(hooks):retries" }
     var webhookDeliveryPrefix: String { "\(hooks):delivery:" }
     func webhookDelivery(_ id: String) -> String { webhookDeliveryPrefix + id }
+
+    // Provider back-pressure, shared by the fleet
+    /// A hold on a provider (`fcm:<project>`): until when no worker sends to it.
+    func providerHold(_ scope: String) -> String { "\(prefix):hold:\(scope)" }
+    /// Device tokens a provider declared dead, scored by when.
+    var goneTokens: String { "\(prefix):gone-tokens" }
 }

@@ -67,6 +67,14 @@ extension RichPushJobHandler {
             results[work[offset].index] = .failure(JobError.deferred("pushes of notification \(work[offset].id) are leased by another worker", after: remaining + .milliseconds(250)))
         }
 
+        // A token a provider declared dead after this job resolved its device gets nothing more.
+        var goneNow: [Planned] = []
+        (toSend, goneNow) = try await withoutGoneTokens(toSend)
+        for plan in goneNow {
+            outcomes[plan.key.notification, default: []].append(DeliveryResult(installation: plan.key.installation, counter: .invalidToken,
+                                                                               error: "the provider declared this token dead"))
+        }
+
         let sent: [PushOutcome]
         let clock = ContinuousClock.now
         do {
@@ -85,18 +93,21 @@ extension RichPushJobHandler {
 
         let now = JobQueue.nowMilliseconds()
         var retryable: [Planned] = []
+        var deferred: [Planned] = []
+        // Per job: the longest wait a provider asked for (Retry-After, a quota's hold).
+        var waits: [Int: Duration] = [:]
         var invalid: [Installation] = []
         // Per adapter (the route of the device's platform) and outcome.
         var tally: [PushMetrics.Series: Int] = [:]
         var routes: [Platform: (name: String, toDevice: Timer)] = [:]
         for (plan, outcome) in zip(toSend, sent) {
-            let result: DeliveryResult
             let platform = plan.push.installation.platform
             let (route, toDevice) = routes[platform] ?? {
                 let route = (name: adapter.name(for: platform), toDevice: metrics.toDevice(adapter: adapter.name(for: platform)))
                 routes[platform] = route
                 return route
             }()
+            let result: DeliveryResult
             switch outcome {
             case .sent(let adapterID):
                 result = DeliveryResult(installation: plan.key.installation, counter: .sent, adapterID: adapterID)
@@ -113,22 +124,78 @@ extension RichPushJobHandler {
                 if canRetry { retryable.append(plan) }
                 result = DeliveryResult(installation: plan.key.installation, counter: canRetry ? .retried : .failed, error: reason)
                 tally[.init(adapter: route, outcome: canRetry ? "retried" : "failed"), default: 0] += 1
+            case .failedRetryAfter(let reason, let after):
+                retryable.append(plan)
+                waits[plan.work] = max(waits[plan.work] ?? .zero, after)
+                result = DeliveryResult(installation: plan.key.installation, counter: .retried, error: reason)
+                tally[.init(adapter: route, outcome: "retried"), default: 0] += 1
+            case .deferred(_, let after):
+                // Not sent, and not a failure: the lease is given back below, nothing is counted
+                // in the status (the device is still queued), and the job comes back after `after`.
+                deferred.append(plan)
+                waits[plan.work] = max(waits[plan.work] ?? .zero, after)
+                tally[.init(adapter: route, outcome: "deferred"), default: 0] += 1
+                continue
             }
             outcomes[plan.key.notification, default: []].append(result)
         }
         for (series, count) in tally { metrics.count(series, by: count) }
         // Recording releases the leases of retryable failures in the same script, so a retry
-        // reaches exactly the pushes that failed; a failure here fails the batch for retry.
+        // reaches exactly the pushes that failed; a failure here fails the batch for retry. The
+        // dead tokens are marked for the fleet at the same time.
+        async let marked: Void = markGone(invalid, at: now)
         try await ledger.recordDeliveries(outcomes)
-        for installation in invalid { _ = try await installations.remove(installation) }
+        if !deferred.isEmpty { try await ledger.releaseLeases(deferred.map(\.key)) }
+        try await marked
+        for installation in invalid + goneNow.map(\.push.installation) { _ = try await installations.remove(installation) }
 
-        guard !retryable.isEmpty else { return }
         var failedPerJob: [Int: Int] = [:]
         for plan in retryable { failedPerJob[plan.work, default: 0] += 1 }
+        var deferredPerJob: [Int: Int] = [:]
+        for plan in deferred { deferredPerJob[plan.work, default: 0] += 1 }
         for (offset, failed) in failedPerJob {
-            results[work[offset].index] = .failure(JobError.retry("\(failed) pushes failed on \(adapter.name)"))
+            // A failure spends an attempt; the back-off grows with each one, and is never shorter
+            // than what the provider asked for.
+            let backOff = providerBackOff(afterAttempt: work[offset].job.attempt + 1)
+            results[work[offset].index] = .failure(JobError.retry("\(failed) pushes failed on \(adapter.name)", after: max(backOff, waits[offset] ?? .zero)))
+        }
+        for (offset, held) in deferredPerJob where failedPerJob[offset] == nil {
+            let after = max(waits[offset] ?? .seconds(1), waitFor[offset].map { $0 + .milliseconds(250) } ?? .zero)
+            results[work[offset].index] = .failure(JobError.deferred("\(held) pushes held back by \(adapter.name)'s limits", after: after))
         }
     }
+
+    /// The back-off after `attempt` failures at a provider: `providerRetryBase` doubled per
+    /// attempt up to five minutes, the upper half of it at random ("equal jitter"), so retries of
+    /// a batch spread out and none comes back at once.
+    func providerBackOff(afterAttempt attempt: Int) -> Duration {
+        let ceiling = min(providerRetryBase * Double(1 << min(max(attempt - 1, 0), 20)), .seconds(300))
+        return ceiling * Double.random(in: 0.5...1)
+    }
+
+    /// Splits the pushes about to be sent into those whose token is alive and those a provider
+    /// declared dead since their device registered (one round trip; none without `goneTokens`).
+    private func withoutGoneTokens(_ planned: [Planned]) async throws -> (alive: [Planned], gone: [Planned]) {
+        guard let goneTokens, !planned.isEmpty else { return (planned, []) }
+        let marks = try await goneTokens.gone(among: Array(Set(planned.map { Self.goneKey($0.push.installation) })))
+        guard !marks.isEmpty else { return (planned, []) }
+        var alive: [Planned] = []
+        var gone: [Planned] = []
+        for plan in planned {
+            let installation = plan.push.installation
+            if let since = marks[Self.goneKey(installation)], since >= installation.updatedAt { gone.append(plan) } else { alive.append(plan) }
+        }
+        return (alive, gone)
+    }
+
+    /// Marks the tokens of `installations` dead for the whole fleet.
+    private func markGone(_ installations: [Installation], at time: Int64) async throws {
+        guard let goneTokens, !installations.isEmpty else { return }
+        try await goneTokens.markGone(Array(Set(installations.map(Self.goneKey))), at: time)
+    }
+
+    /// A token's name among the dead: its platform and handle.
+    static func goneKey(_ installation: Installation) -> String { "\(installation.platform.rawValue):\(installation.handle)" }
 
     /// The batches of throttled fan-outs go out only while their notification stays within its
     /// limit over the last minute (batches are due one interval apart, but a late one and the next

@@ -37,12 +37,19 @@ public struct RichPushJobHandler: BatchJobHandler {
     let defaultThrottlePerMinute: Int
     /// How long a pair's lease lasts: longer than a send, shorter than a retry's patience.
     let leaseDuration: Duration
+    /// Tokens the providers declared dead, consulted right before each send (nil: not kept,
+    /// as for the simulated hub alone).
+    let goneTokens: (any GoneTokens)?
+    /// The first back-off after a push failed at the provider (a 5xx, no answer); it doubles with
+    /// each attempt, so a provider in trouble is not sent the same pushes again at once.
+    let providerRetryBase: Duration
     let logger: Logger
     let metrics: PushMetrics
 
     public init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
                 renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0, leaseDuration: Duration = .seconds(30),
-                maxPushesPerRound: Int = 1_000, logger: Logger = Logger(label: "richpush.worker")) {
+                maxPushesPerRound: Int = 1_000, goneTokens: (any GoneTokens)? = nil, providerRetryBase: Duration = .seconds(1),
+                logger: Logger = Logger(label: "richpush.worker")) {
         self.ledger = ledger
         self.installations = installations
         self.queue = queue
@@ -54,6 +61,8 @@ public struct RichPushJobHandler: BatchJobHandler {
         self.budget = PushBudget(limit: self.maxPushesPerRound)
         self.defaultThrottlePerMinute = max(0, defaultThrottlePerMinute)
         self.leaseDuration = leaseDuration
+        self.goneTokens = goneTokens
+        self.providerRetryBase = providerRetryBase
         self.logger = logger
         self.metrics = PushMetrics(adapter: adapter.name)
     }

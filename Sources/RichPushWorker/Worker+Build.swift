@@ -147,6 +147,9 @@ public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies
 public func buildWorkers(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
                          extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> [JobWorker] {
     let adapter = buildAdapter(configuration: configuration, dependencies: dependencies)
+    // Dead tokens are kept for the platforms that declare them (APNs, FCM), not for the hub alone.
+    let providers = configuration.fcm != nil || { if case .apns = configuration.adapter { true } else { false } }()
+    let goneTokens: (any GoneTokens)? = providers ? RedisGoneTokens(redis: dependencies.redis, keys: dependencies.keys) : nil
     let partitions = dependencies.keys.partitions
     var workerConfiguration = configuration.worker
     workerConfiguration.concurrency = max(1, (configuration.worker.concurrency + partitions - 1) / partitions)
@@ -160,7 +163,7 @@ public func buildWorkers(configuration: RichPushWorkerConfiguration, dependencie
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
             queue: queue, adapter: adapter, renderer: configuration.renderer, formats: [.fcm: .fcm, .gcm: .fcm],
             fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,
-            maxPushesPerRound: configuration.maxPushesPerRound, logger: logger
+            maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, logger: logger
         ).register(in: &handlers)
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }
@@ -172,13 +175,16 @@ public func buildWorkers(configuration: RichPushWorkerConfiguration, dependencie
 private func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies) -> any PushAdapter {
     let hub = { (holdFor: Duration) in SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor) }
     var routes: [Platform: any PushAdapter] = [:]
+    // A provider's hold (a quota, a Retry-After on 429) is shared by the whole fleet.
+    let holds = RedisProviderHolds(redis: dependencies.redis, keys: dependencies.keys)
     if case .apns(let settings) = configuration.adapter {
         routes[.apns] = APNSPushAdapter(client: settings.client, topic: settings.topic,
-                                        token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer))
+                                        token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer),
+                                        holds: holds)
     }
     if let fcm = configuration.fcm {
         let token = fcm.accessToken(redis: dependencies.redis, prefix: dependencies.queue.prefix)
-        let adapter = FCMPushAdapter(client: fcm.client, projectID: fcm.account.projectID, token: token)
+        let adapter = FCMPushAdapter(client: fcm.client, projectID: fcm.account.projectID, token: token, holds: holds)
         routes[.fcm] = adapter
         routes[.gcm] = adapter
     }

@@ -16,7 +16,12 @@ struct APNSResponseTests {
         #expect(APNSResponse.action(status: 403, body: Self.body("ExpiredProviderToken"), apnsID: nil) == .refreshToken(reason: .expiredProviderToken))
         #expect(APNSResponse.action(status: 403, body: Self.body("InvalidProviderToken"), apnsID: nil) == .refreshToken(reason: .invalidProviderToken))
         #expect(APNSResponse.action(status: 403, body: Self.body("BadCertificate"), apnsID: nil) == .permanent(reason: .badCertificate))
-        #expect(APNSResponse.action(status: 429, body: Self.body("TooManyRequests"), apnsID: nil) == .retry(reason: .tooManyRequests, after: nil))
+        // 429 without a time is about one device; with Retry-After (or too many token updates) the sender waits.
+        #expect(APNSResponse.action(status: 429, body: Self.body("TooManyRequests"), apnsID: nil) == .deviceThrottled(reason: .tooManyRequests, after: nil))
+        #expect(APNSResponse.action(status: 429, body: Self.body("TooManyRequests"), apnsID: nil, retryAfter: "20") == .throttled(reason: .tooManyRequests, after: .seconds(20)))
+        #expect(APNSResponse.action(status: 429, body: Self.body("TooManyProviderTokenUpdates"), apnsID: nil) == .throttled(reason: .tooManyProviderTokenUpdates, after: nil))
+        #expect(APNSResponse.holdsSender(status: 429, retryAfter: "20", body: Self.body("TooManyRequests")))
+        #expect(!APNSResponse.holdsSender(status: 429, retryAfter: nil, body: Self.body("TooManyRequests")))
         #expect(APNSResponse.action(status: 503, body: Self.body("ServiceUnavailable"), apnsID: nil, retryAfter: "7") == .retry(reason: .serviceUnavailable, after: .seconds(7)))
         #expect(APNSResponse.action(status: 500, body: Self.body("InternalServerError"), apnsID: nil) == .retry(reason: .internalServerError, after: nil))
         let gone = APNSResponse.action(status: 410, body: Self.body("Unregistered", timestamp: 1_700_000_000_123), apnsID: nil)

@@ -41,6 +41,36 @@ struct RenderingTests {
         #expect(rendered.collapseID == "1700000000000-0")
     }
 
+    /// `apns-expiration` is whole seconds: the deadline (creation + ttl, to the millisecond)
+    /// rounded up, never down, so APNs never gives up before it. (Rounded down twice, a push
+    /// created half-way through a second with ttl 3 expired after 1.9 s.)
+    @Test(arguments: [(created: Int64(1_800_000_000_500), ttl: 3, expiration: 1_800_000_004),
+                      (created: 1_800_000_000_001, ttl: 1, expiration: 1_800_000_002),
+                      (created: 1_800_000_000_999, ttl: 4, expiration: 1_800_000_005),
+                      (created: 1_800_000_000_000, ttl: 4, expiration: 1_800_000_004)])
+    func theExpirationIsTheDeadlineRoundedUp(created: Int64, ttl: Int64, expiration: Int) throws {
+        var notification = Self.notification("hi")
+        notification.createdAt = created
+        notification.delivery.ttl = .seconds(ttl)
+        // Rendered a little after creation, as a worker does, and late (a retry): the same deadline.
+        for delay in [0.05, 0.7] {
+            let now = Date(timeIntervalSince1970: Double(created) / 1000 + delay)
+            let rendered = try PushRenderer().render(notification, collapseID: "42", now: now)
+            #expect(rendered.deadline == created + ttl * 1000)
+            #expect(rendered.expiration == expiration)
+            let off = PushRenderer().lifetime(of: notification, now: now) - (.seconds(ttl) - .seconds(delay))
+            #expect(off >= .milliseconds(-1) && off <= .milliseconds(1), "lifetime off by \(off)")
+        }
+        #expect(PushRenderer.seconds(roundingUp: 1_000) == 1 && PushRenderer.seconds(roundingUp: 1_001) == 2 && PushRenderer.seconds(roundingUp: 0) == 0)
+    }
+
+    /// Without a ttl the renderer's time to live counts from now, also to the millisecond.
+    @Test func withoutATTLTheTimeToLiveCountsFromNowRoundedUp() throws {
+        let rendered = try PushRenderer(timeToLive: .seconds(60)).render(Self.notification("hi"), collapseID: "42", now: Date(timeIntervalSince1970: 1000.25))
+        #expect(rendered.deadline == 1_060_250)
+        #expect(rendered.expiration == 1061)
+    }
+
     @Test func oversizedPayloadIsAPermanentErrorNamingTheLimit() {
         let long = String(repeating: "é", count: 2100)  // 4200 bytes of UTF-8
         #expect {

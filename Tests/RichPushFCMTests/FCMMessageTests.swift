@@ -11,14 +11,15 @@ struct FCMMessageTests {
                          creator: "alice", target: "username:alice", createdAt: 0)
     }
 
-    @Test func aDataMessageWithHighPriorityCollapseKeyAndTTL() throws {
+    /// No collapse key of ours: FCM keeps only 4 per offline device (a sender's own is sent).
+    @Test func aDataMessageWithHighPriorityAndTTLAndNoCollapseKey() throws {
         let message = try Self.message(Self.notification(), ttl: .seconds(86400))
         let body = try message.body(token: "fcm-token_1:APA91b")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
         let inner = try #require(json["message"] as? [String: Any])
         #expect(inner["token"] as? String == "fcm-token_1:APA91b")
         #expect(inner["data"] as? [String: String] == ["richId": "42", "richMessage": "Check this image out!", "richType": "img"])
-        #expect(inner["android"] as? [String: String] == ["collapse_key": "42", "priority": "HIGH", "ttl": "86400s"])
+        #expect(inner["android"] as? [String: String] == ["priority": "HIGH", "ttl": "86400s"])
         #expect(Set(inner.keys) == ["token", "data", "android"])
     }
 
@@ -80,8 +81,28 @@ extension FCMMessageTests {
         let late = Date(timeIntervalSince1970: 1_800_001_000)
         #expect(try PushRenderer().renderFCM(notification, collapseID: "42", now: late).expiration == 1_800_001_000)
         #expect(String(decoding: try PushRenderer().renderFCM(notification, collapseID: "42", now: late).payload, as: UTF8.self).contains(#""ttl":"0s""#))
-        // Without options: today's behaviour.
+        // Without options: no collapse key (the app drops a richId it has shown), a day, high.
         let plain = try PushRenderer().renderFCM(Self.notification(), collapseID: "42", now: now)
-        #expect(String(decoding: plain.payload, as: UTF8.self).contains(#""collapse_key":"42","priority":"HIGH","ttl":"86400s""#))
+        #expect(String(decoding: plain.payload, as: UTF8.self).contains(#"{"android":{"priority":"HIGH","ttl":"86400s"}"#))
+        #expect(plain.collapseID == "")
+    }
+}
+
+extension FCMMessageTests {
+    /// FCM counts `ttl` in whole seconds and rounds a fraction down: the rendering rounds what is
+    /// left up, so FCM never drops the push before creation + ttl; the hub's deadline is exact.
+    @Test(arguments: [(created: Int64(1_800_000_000_500), now: 1_800_000_000.6, ttl: "3s", deadline: Int64(1_800_000_003_500)),
+                      (created: 1_800_000_000_999, now: 1_800_000_001.0, ttl: "3s", deadline: 1_800_000_003_999),
+                      (created: 1_800_000_000_000, now: 1_800_000_000.0, ttl: "3s", deadline: 1_800_000_003_000),
+                      (created: 1_800_000_000_250, now: 1_800_000_003.2, ttl: "1s", deadline: 1_800_000_003_250)])
+    func theTTLIsNeverShorterThanWhatIsLeft(created: Int64, now: Double, ttl: String, deadline: Int64) throws {
+        var notification = Self.notification()
+        notification.createdAt = created
+        notification.delivery = DeliveryOptions(ttl: .seconds(3))
+        let rendered = try PushRenderer().renderFCM(notification, collapseID: "42", now: Date(timeIntervalSince1970: now))
+        let android = try #require((try JSONSerialization.jsonObject(with: Data(rendered.payload)) as? [String: Any])?["android"] as? [String: String])
+        #expect(android["ttl"] == ttl)
+        #expect(rendered.deadline == deadline)
+        #expect(rendered.expiration == Int((deadline + 999) / 1000))
     }
 }

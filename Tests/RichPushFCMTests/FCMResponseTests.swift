@@ -1,5 +1,6 @@
 import Foundation
-import RichPushFCM
+import RichPushCore
+@testable import RichPushFCM
 import Testing
 
 /// FCM's answers, mapped as Firebase's error-code page says to handle them.
@@ -9,6 +10,29 @@ struct FCMResponseTests {
         var details = ""
         if let fcm { details = #","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#(fcm)"}]"# }
         return Array(#"{"error":{"code":\#(code),"message":"m","status":"\#(status)"\#(details)}}"#.utf8)
+    }
+
+    /// What each answer becomes for the worker: a quota is a deferral (no attempt spent), a 5xx
+    /// with Retry-After a failure retried no sooner than that, one without a plain retryable failure.
+    @Test func answersBecomeOutcomes() {
+        #expect(FCMPushAdapter.outcome(of: .throttled(reason: "q", after: .seconds(20))) == .deferred(reason: "q", after: .seconds(20)))
+        #expect(FCMPushAdapter.outcome(of: .throttled(reason: "q", after: nil)) == .deferred(reason: "q", after: .seconds(60)), "a minute without Retry-After")
+        #expect(FCMPushAdapter.outcome(of: .deviceThrottled(reason: "d", after: .seconds(5))) == .deferred(reason: "d", after: .seconds(5)))
+        #expect(FCMPushAdapter.outcome(of: .retry(reason: "u", after: .seconds(3))) == .failedRetryAfter(reason: "u", after: .seconds(3)))
+        #expect(FCMPushAdapter.outcome(of: .retry(reason: "u", after: nil)) == .failed(reason: "u", retryable: true))
+        #expect(FCMPushAdapter.outcome(of: .unregistered(reason: "x")) == .invalidToken(reason: "x"))
+    }
+
+    /// A QuotaFailure that names a device slows that device only; any other 429 holds the project.
+    @Test func aDevicesQuotaIsNotTheProjects() {
+        func body(_ subject: String, _ description: String) -> [UInt8] {
+            Array(#"{"error":{"code":429,"message":"m","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"},{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"subject":"\#(subject)","description":"\#(description)"}]}]}}"#.utf8)
+        }
+        #expect(FCMResponse.action(status: 429, body: body("device:abc", "Device message rate exceeded."), retryAfter: "5") == .deviceThrottled(reason: "QUOTA_EXCEEDED: m", after: .seconds(5)))
+        #expect(FCMResponse.action(status: 429, body: body("project:p", "Project message rate exceeded."), retryAfter: "5") == .throttled(reason: "QUOTA_EXCEEDED: m", after: .seconds(5)))
+        #expect(FCMResponse.holdsProject(status: 429, retryAfter: "5", body: body("project:p", "Project message rate exceeded.")))
+        #expect(!FCMResponse.holdsProject(status: 429, retryAfter: "5", body: body("device:abc", "Device message rate exceeded.")))
+        #expect(!FCMResponse.holdsProject(status: 503, retryAfter: "5", body: []))
     }
 
     @Test func eachErrorLeadsToItsAction() {

@@ -103,12 +103,19 @@ struct LifecycleTests {
             try await waitUntil("the lease to lapse") {
                 try await fixture.queue.reclaim(for: "doomed-2").jobs.count == 1
             }
-            try await waitUntil("the lease to lapse again") {
-                try await fixture.queue.reclaim(for: "doomed-3").deadLettered == 1
-            }
             await reader.close()
+            // Delivered twice: the next reclaim, a worker's, finds a poison message and dead-letters
+            // it as a job that failed for good, its handler told first.
+            let handler = HookRecorder()
+            var handlers = JobHandlers()
+            handlers.register(handler, for: ProbeJobHandler.type)
+            try await fixture.withWorkers([fixture.worker(handlers)]) {
+                try await waitUntil("the dead letter") { try await fixture.queue.deadLetterCount() == 1 }
+            }
             let letter = try #require(try await fixture.queue.deadLetters().first)
             #expect(letter.error.contains("delivered 2 times"))
+            #expect(handler.calls.map { $0.map(\.reason) } == [[letter.error]])
+            #expect(handler.runs == 0)
             #expect(try await fixture.queue.stats().pending == 0)
             #expect(try await fixture.handledCounts()["crasher"] == nil)
         }

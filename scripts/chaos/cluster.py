@@ -14,7 +14,7 @@ from redis_cluster import RedisClusterNodes
 
 class Cluster:
     def __init__(self, binary, workdir, prefix="chaos", api_replicas=2, workers=3, simulators=2, devices=200, groups=20,
-                 visibility_timeout=5, fire_delay=0, redis_cluster=False, partitions=1):
+                 visibility_timeout=5, fire_delay=0, redis_cluster=False, partitions=1, provider_hold=30):
         self.binary, self.workdir, self.prefix = binary, workdir, prefix
         self.supervisor = Supervisor()
         self.redis_port = free_port()
@@ -31,6 +31,13 @@ class Cluster:
         self.admin, self.user = "chaos-admin", "chaos"
         self.password = os.urandom(9).hex()
         self.redis = None
+        # On one Redis, every other device is an Android phone reached through FCM: workers send
+        # through `richpush fcm-sim`, which passes what it accepts on to the devices, and whose
+        # quota a `provider-quota` fault exhausts for `provider_hold` seconds (SIGUSR1).
+        self.provider_hold = provider_hold
+        self.fcm = None
+        self.fcm_port = free_port()
+        self.fcm_dir = os.path.join(workdir, "fcm")
         self.apis, self.workers, self.sims = [], [], []
         self.worker_generation = 0
         # Per simulator: [offline_from, online_again] windows (None while still offline).
@@ -92,12 +99,47 @@ class Cluster:
         if not wait_until(lambda: urllib.request.urlopen(url, timeout=1).status == 200, 30):
             raise RuntimeError(f"API replica {index} did not start; see {self.apis[index].stderr_path}")
 
+    def start_fcm(self):
+        """Starts `richpush fcm-sim` (one Redis only) and waits until it listens."""
+        os.makedirs(self.fcm_dir, exist_ok=True)
+        self.fcm = self.supervisor.add(Proc("fcm-sim", [
+            self.binary, "fcm-sim", "--redis-url", self.redis_url, "--port", str(self.fcm_port),
+            "--service-account", os.path.join(self.fcm_dir, "service-account.json"), "--make-credentials",
+            "--cert-dir", self.fcm_dir, "--hub-prefix", self.prefix, "--quota-outage-on-signal", str(self.provider_hold),
+            "--log-requests"],
+            self.workdir, env=self.env))
+        self.fcm.start()
+        if not wait_until(lambda: "listening" in open(self.fcm.stderr_path).read(), 30):
+            raise RuntimeError(f"fcm-sim did not start; see {self.fcm.stderr_path}")
+
+    def exhaust_fcm_quota(self):
+        self.fcm.signal(signal.SIGUSR1)
+
+    def fcm_requests(self):
+        """fcm-sim's log of messages:send, one dict per request (status, token, at)."""
+        if self.fcm is None or not os.path.exists(self.fcm.stdout_path):
+            return []
+        requests = []
+        with open(self.fcm.stdout_path) as log:
+            for line in log:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if "issued" not in entry:
+                    requests.append(entry)
+        return requests
+
     def start_worker(self):
         self.worker_generation += 1
         name = f"worker-{self.worker_generation}"
+        fcm = [] if self.fcm is None else [
+            "--adapter", "fcm,hub", "--fcm-credentials", os.path.join(self.fcm_dir, "service-account.json"),
+            "--fcm-url", f"https://127.0.0.1:{self.fcm_port}", "--fcm-ca-file", os.path.join(self.fcm_dir, "ca.pem")]
         proc = self.supervisor.add(Proc(name, [
             self.binary, "worker", "--redis-url", self.redis_url, "--queue-prefix", self.prefix, "--consumer", f"chaos-{name}",
-            "--visibility-timeout", str(self.visibility_timeout), "--max-attempts", "25", "--log-level", "warning"], self.workdir, env=self.env))
+            "--visibility-timeout", str(self.visibility_timeout), "--max-attempts", "25", "--log-level", "warning"] + fcm,
+            self.workdir, env=self.env))
         proc.start()
         self.workers.append(proc)
         return proc
@@ -118,6 +160,7 @@ class Cluster:
                 "--redis-url", self.redis_url, "--user", self.user, "--devices", str(self.devices_per_sim),
                 "--tag-groups", str(self.groups), "--fire-delay", str(self.fire_delay), "--tap", "none", "--format", "json",
                 "--hub-prefix", self.prefix, "--handle-prefix", f"chaos-{index}",
+                "--platform", "apns" if self.nodes else "mixed",
                 "--state-file", os.path.join(self.workdir, f"sim-{index}.state")], self.workdir,
                 env=dict(self.env, RICHPUSH_PASSWORD=self.password))))
         sim = self.sims[index]
@@ -136,6 +179,8 @@ class Cluster:
     def start_all(self):
         self.start_redis()
         self.add_users()
+        if not self.nodes:
+            self.start_fcm()
         for index in range(len(self.api_ports)):
             self.start_api(index)
         for _ in range(self.worker_count):
@@ -143,8 +188,9 @@ class Cluster:
         for index in range(self.sim_count):
             self.start_sim(index)
         redis = f"cluster {self.redis_url} ({self.partitions} partitions)" if self.nodes else f"redis :{self.redis_port}"
+        fcm = "" if self.fcm is None else f", fcm-sim :{self.fcm_port} for the Android half"
         self.log(f"up: {redis} (AOF everysec), API {self.api_ports}, {self.worker_count} workers, "
-                 f"{self.sim_count} simulators x {self.devices_per_sim} devices in {self.groups} tag groups")
+                 f"{self.sim_count} simulators x {self.devices_per_sim} devices in {self.groups} tag groups{fcm}")
 
     def queue_stats(self):
         stats = json.loads(self.richpush("stats", "--json", "--queue-prefix", self.prefix))

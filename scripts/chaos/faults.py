@@ -5,7 +5,7 @@ import time
 
 from procs import redis_ready, wait_until
 
-KINDS = ["worker-kill", "api-kill", "redis-pause", "redis-restart", "redis-kill", "sim-kill"]
+KINDS = ["worker-kill", "api-kill", "redis-pause", "redis-restart", "redis-kill", "sim-kill", "provider-quota"]
 # On a Redis Cluster: a master killed -9 (its replica takes over, then it comes back as a replica)
 # or paused for less than the node timeout, instead of the one Redis's faults.
 CLUSTER_KINDS = ["worker-kill", "api-kill", "master-kill", "master-pause", "sim-kill"]
@@ -75,6 +75,14 @@ def inject(cluster, kind, rng, pause_seconds=2.0):
         port = rng.choice(cluster.nodes.masters())
         fault = Fault(kind, f"master :{port} SIGSTOP {pause_seconds / 2:.0f} s")
         cluster.nodes.pause_master(port, pause_seconds / 2)
+    elif kind == "provider-quota":
+        # FCM's project quota used up: 429 QUOTA_EXCEEDED with Retry-After until it ends. Nothing
+        # is killed; the fault lasts as long as the quota is out, while the schedule goes on.
+        fault = Fault(kind, f"fcm-sim quota out {cluster.provider_hold:g} s")
+        cluster.exhaust_fcm_quota()
+        fault.end = fault.start + cluster.provider_hold
+        cluster.log(f"fault {kind} ({fault.target})")
+        return fault
     elif kind == "sim-kill":
         index = rng.randrange(len(cluster.sims))
         fault = Fault(kind, cluster.sims[index].name)

@@ -37,12 +37,16 @@ def parse():
                         help="on a local Redis Cluster (scripts/cluster.sh: 3 masters, 3 replicas) with --durability replicated; "
                              "its faults kill -9 or pause a master instead of the one Redis")
     parser.add_argument("--partitions", type=int, default=None, help="queue partitions with --cluster (default 6)")
+    parser.add_argument("--provider-hold", type=float, default=30,
+                        help="seconds FCM's quota stays used up in a provider-quota fault (default 30; one Redis only)")
     args = parser.parse_args()
     for name in ("duration", "rate", "fault_every", "drain_timeout"):
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be positive")
     if args.partitions is not None and not args.cluster:
         parser.error("--partitions needs --cluster (one Redis runs one partition)")
+    if not 1 <= args.provider_hold <= 3600:
+        parser.error("--provider-hold must be 1 to 3600 seconds")
     if args.partitions is None:
         args.partitions = 6 if args.cluster else 1
     if args.partitions < 1:
@@ -97,8 +101,33 @@ def print_report(result, seed, args):
     for fault in result["faults"]:
         recovery = "never" if fault["recovery_s"] is None else f"{fault['recovery_s']:.2f} s"
         print(f"      {fault['kind']:<14} {fault['target']:<32} restored in {fault['end'] - fault['start']:.2f} s, recovery {recovery}")
+    provider = result.get("provider")
+    if provider:
+        print(f"    FCM answers: {provider['answers']}; requests during a quota hold (after its first 429 + 2 s): "
+              f"{provider['during hold']}")
     for item in result["lost"][:10]:
         print(f"    LOST: {item}")
+
+
+def provider_figures(cluster, faults):
+    """What fcm-sim answered, and how many requests reached it while a quota hold was in force:
+    from 2 s after the hold's first 429 (requests already in flight may land before) to 0.2 s
+    before its end. The fleet must send nothing then."""
+    requests = cluster.fcm_requests()
+    if not requests:
+        return None
+    answers = {}
+    for entry in requests:
+        answers[str(entry.get("status"))] = answers.get(str(entry.get("status")), 0) + 1
+    during = 0
+    for fault in faults:
+        if fault.kind != "provider-quota":
+            continue
+        first = min((e["at"] for e in requests if e.get("status") == 429 and e.get("at", 0) >= fault.start), default=None)
+        if first is None:
+            continue
+        during += sum(1 for e in requests if first + 2 < e.get("at", 0) < fault.end - 0.2)
+    return {"answers": answers, "during hold": during}
 
 
 def main():
@@ -106,7 +135,7 @@ def main():
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     os.makedirs(args.workdir, exist_ok=True)
     cluster = Cluster(args.binary, args.workdir, devices=args.devices, groups=args.groups,
-                      redis_cluster=args.cluster, partitions=args.partitions)
+                      redis_cluster=args.cluster, partitions=args.partitions, provider_hold=args.provider_hold)
     kinds = CLUSTER_KINDS if args.cluster else KINDS
     cluster.seed = seed
     stop_flag = threading.Event()
@@ -136,6 +165,7 @@ def main():
         for sim in cluster.sims:
             sim.terminate(10)
         result = reconcile(cluster, load.sends, faults)
+        result["provider"] = provider_figures(cluster, faults)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -149,9 +179,12 @@ def main():
     missing_kinds = set(kinds) - {fault["kind"] for fault in result["faults"]}
     lost = sum(count for key, count in result["pairs"].items() if key.startswith("lost"))
     duplicated = result["pairs"].get("duplicated", 0)
-    failed = lost > 0 or duplicated > 0 or result["acknowledged"] == 0 or bool(missing_kinds)
+    during_hold = (result.get("provider") or {}).get("during hold", 0)
+    failed = lost > 0 or duplicated > 0 or result["acknowledged"] == 0 or bool(missing_kinds) or during_hold > 0
     if missing_kinds:
         print(f"    fault kinds never injected: {sorted(missing_kinds)}")
+    if during_hold:
+        print(f"    {during_hold} requests reached FCM while its quota hold was in force")
     print(f"==> {'FAILED' if failed else 'PASSED'}: lost while online {lost}, duplicated {duplicated}; "
           f"report {os.path.join(args.workdir, 'chaos-report.json')}")
     return 1 if failed else 0

@@ -177,12 +177,15 @@ if mode == "up":
               template="/api/notifications/{id}", headers={**alice, "If-None-Match": "W/" + etag})
         probe("payload, If-None-Match *", "GET", "/api/notifications/1", [304], template="/api/notifications/{id}",
               headers={**alice, "If-None-Match": "*"})
-    html = probe("send an HTML payload", "POST", "/api/notifications", [202], template="/api/notifications",
-                 headers={**alice, **JSON}, data=json.dumps({"richType": "text", "payload": "<script>alert(1)</script>", "contentType": "text/html"}))
-    if html is not None and html.status_code == 202:
-        got = probe("fetch the HTML payload", "GET", html.json()["payload"], [200], template="/api/notifications/{id}", headers=alice)
+    probe("send an HTML payload (no device shows it)", "POST", "/api/notifications", [415], template="/api/notifications",
+          code="unsupported_payload_type",
+          headers={**alice, **JSON}, data=json.dumps({"richType": "text", "payload": "<script>alert(1)</script>", "contentType": "text/html"}))
+    script = probe("send a script-looking JSON payload", "POST", "/api/notifications", [202], template="/api/notifications",
+                   headers={**alice, **JSON}, data=json.dumps({"richType": "text", "payload": "<script>alert(1)</script>", "contentType": "application/json"}))
+    if script is not None and script.status_code == 202:
+        got = probe("fetch the JSON payload", "GET", script.json()["payload"], [200], template="/api/notifications/{id}", headers=alice)
         if got is not None:
-            expect_that("an HTML payload is an attachment", got.headers.get("Content-Disposition", "").startswith("attachment"), got,
+            expect_that("a JSON payload is an attachment", got.headers.get("Content-Disposition", "").startswith("attachment"), got,
                         "expected Content-Disposition: attachment")
 
     # What is not yours.

@@ -97,7 +97,11 @@ def log_injection(ctx, t):
 
 
 def payload_headers(ctx, t):
-    nid = ctx.sent_id(t, "alice sends an HTML-looking text", ctx.send("alice", payload="<script>alert(1)</script>", fields={"contentType": "text/html"}))
+    for declared in ("text/html", "image/svg+xml"):
+        t.status(f"a payload declared {declared} (no device shows it)",
+                 ctx.send("alice", payload="<script>alert(1)</script>", fields={"contentType": declared}), 415, code="unsupported_payload_type")
+    nid = ctx.sent_id(t, "alice sends a script-looking JSON payload",
+                      ctx.send("alice", payload="<script>alert(1)</script>", fields={"contentType": "application/json"}))
     resp = ctx.http("GET", f"/api/notifications/{nid}", user="alice")
     t.need(t.status("GET the payload", resp, 200))
     t.expect("X-Content-Type-Options", resp.header("X-Content-Type-Options") == "nosniff", "nosniff", resp.header("X-Content-Type-Options"))

@@ -16,7 +16,8 @@ public struct AuthConfiguration: Sendable {
     /// not a bcrypt check). Changes announced by `richpush users`/`keys` apply at once.
     public var cacheTTL: Duration
     /// The bcrypt cost of the users' hashes (`richpush users add --cost`): unknown user names are
-    /// checked against a decoy of this cost, so they take as long as known ones.
+    /// checked against a decoy of this cost until a stored hash is verified, and from then on of
+    /// that hash's cost, so they take as long as known ones.
     public var bcryptCost: Int
     /// bcrypt checks run at once (NIO's thread pool).
     public var bcryptConcurrency: Int

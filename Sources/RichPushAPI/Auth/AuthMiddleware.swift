@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdBcrypt
 import Logging
 import RichPushCore
 
@@ -22,7 +21,7 @@ struct AuthMiddleware: RouterMiddleware {
         var context = context
         switch Credentials(header: request.headers[.authorization]) {
         case .basic(let name, let password):
-            context.user = try await authenticate(name: name, password: password, address: context.remoteAddress, logger: context.logger)
+            context.user = try await authenticate(name: name, password: password, address: context.clientAddress, logger: context.logger)
             context.logger[metadataKey: "user"] = "\(name)"
         case .bearer(let token):
             let (key, user) = try await authenticate(token: token, logger: context.logger)
@@ -87,8 +86,10 @@ struct AuthMiddleware: RouterMiddleware {
             throw APIError.tooManyRequests("too many failed logins for this user from this address; try again in \(wait) s", retryAfter: wait)
         }
         let stored = try await users.user(named: name)
-        // Verify even for unknown users, at the same cost, so timing does not tell which names exist.
-        let valid = try await state.gate.verify(password, hash: stored?.passwordHash ?? state.decoyHash)
+        // Verify even for unknown users, at the cost of the stored hashes, so timing does not tell
+        // which names exist.
+        if let stored { state.decoy.learn(from: stored.passwordHash) }
+        let valid = try await state.gate.verify(password, hash: stored?.passwordHash ?? state.decoy.hash)
         guard valid, let stored else { return nil }
         try await users.loginSucceeded(user: name, address: address)
         state.users.remember(name, secret: password, value: stored)
@@ -122,8 +123,8 @@ final class AuthState: Sendable {
     /// (user, address) pairs that failed here recently: they skip the credential cache.
     let suspects: ExpiringSet
     let gate: BcryptGate
-    /// A valid bcrypt hash of nothing anyone knows, at the users' cost.
-    let decoyHash: String
+    /// What unknown user names are checked against, at the cost of the stored hashes.
+    let decoy: DecoyHash
 
     /// Called with the name of a changed or removed user, after its credentials were dropped.
     let userChanged: @Sendable (String) -> Void
@@ -132,7 +133,7 @@ final class AuthState: Sendable {
         self.userChanged = userChanged
         suspects = ExpiringSet(lifetime: configuration.throttle.memory)
         gate = BcryptGate(concurrency: configuration.bcryptConcurrency, queueLimit: configuration.bcryptQueueLimit)
-        decoyHash = Bcrypt.hash(UUID().uuidString, cost: UInt8(clamping: configuration.bcryptCost))
+        decoy = DecoyHash(cost: configuration.bcryptCost)
     }
 
     /// Applies a change announced on the credential channel: `user:<name>` or `key:<id>`.

@@ -1,4 +1,5 @@
-/// Media types by rich type, and a look at the payload's first bytes for images.
+/// Media types by rich type, a look at the payload's first bytes for images and audio, and the
+/// types a payload may be declared with.
 enum MediaType {
     static func infer(for type: String, payload: [UInt8]) -> String {
         switch type {
@@ -29,6 +30,32 @@ enum MediaType {
         let essence = essence(of: value)
         let parts = essence.split(separator: "/")
         return parts.count == 2 && !value.contains("\r") && !value.contains("\n") && value.count <= 200
+    }
+
+    /// The payload types a sender may declare: what a device shows in a notification. Raster
+    /// images (not SVG, which can carry script), any audio and video, plain text, `text/uri-list`
+    /// (a `url` payload's own type) and JSON; everything else (HTML, SVG, scripts, PDF, ...) is
+    /// 415. A declared `application/octet-stream` means "not declared": the type is inferred.
+    static let shownImages = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic", "image/heif"]
+    static let shownTexts = ["text/plain", "text/uri-list", "application/json"]
+    static let shown = shownImages + ["audio/*", "video/*"] + shownTexts
+
+    /// Whether `value` (parameters allowed) is one of ``shown``; its subtype must be an RFC 6838
+    /// name, so an `audio/...` cannot smuggle anything odd into the Content-Type it is served with.
+    static func isShown(_ value: String) -> Bool {
+        let essence = essence(of: value).lowercased()
+        guard let slash = essence.firstIndex(of: "/") else { return false }
+        let type = essence[..<slash], subtype = essence[essence.index(after: slash)...]
+        guard (1...127).contains(subtype.utf8.count), subtype.utf8.allSatisfy(isRestrictedNameCharacter) else { return false }
+        return type == "audio" || type == "video" || shownImages.contains(essence) || shownTexts.contains(essence)
+    }
+
+    /// RFC 6838 §4.2 `restricted-name-chars` (lowercased): letters, digits and `!#$&-^_.+`.
+    private static func isRestrictedNameCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "!#$&-^_.+".utf8.contains(byte)
+        }
     }
 
     /// Whether a browser may show the payload in place: raster images, audio and plain text.

@@ -12,6 +12,9 @@ struct NotificationRoutes {
     let installations: any InstallationStore
     let backlog: BacklogGuard
     let configuration: APIConfiguration
+    /// The store's cached record, if it has one (no round trip): the caller's own records are
+    /// read from it (see NotificationRoutes+Access).
+    var cachedRecord: @Sendable (Int) -> RichNotification? = { _ in nil }
 
     func add(to group: RouterGroup<APIRequestContext>) {
         group.post("notifications", use: create)
@@ -111,9 +114,9 @@ struct NotificationRoutes {
     @Sendable func cancel(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.send)
         let id = try Self.notificationID(context)
-        guard let record = try await notifications.notification(id: id), record.creator == user.name || user.role == .admin else {
-            throw APIError.notFound("no notification \(id)")
-        }
+        // Its creator or an admin; someone else's id is answered as a missing one, after the same lookups.
+        let lookup = try await lookUp(id, by: user, via: nil) { _ in }
+        guard lookup.record != nil, lookup.addressees == nil else { throw APIError.notFound("no notification \(id)") }
         switch try await notifications.cancel(id: id) {
         case .cancelled, .alreadyCancelled:
             let sent = try await notifications.status(id: id)?.counts[DeliveryCounter.sent.rawValue] ?? 0
@@ -225,8 +228,7 @@ struct NotificationRoutes {
                 throw APIError.unprocessable("a 'url' payload must be an http(s) URL", code: "bad_url")
             }
         }
-        let contentType = input.contentType.flatMap { $0 == "application/octet-stream" ? nil : $0 } ?? MediaType.infer(for: richType.rawValue, payload: payload)
-        guard MediaType.isValid(contentType) else { throw APIError.unprocessable("'contentType' is not a media type", code: "bad_content_type") }
+        let contentType = try Self.declaredType(input.contentType) ?? MediaType.infer(for: richType.rawValue, payload: payload)
         let ownTag = Installation.userTag(user.name)
         let target = input.target?.trimmingCharacters(in: .whitespaces) ?? ownTag
         // The role first: a plain user's target is their own tag or nothing, so their input never
@@ -245,6 +247,18 @@ struct NotificationRoutes {
         return draft
     }
 
+    /// The payload type the sender declared, if it is one a device shows (415 otherwise); nil
+    /// when none was, or `application/octet-stream` (then it is inferred from the bytes).
+    static func declaredType(_ declared: String?) throws -> String? {
+        guard let declared, MediaType.essence(of: declared).lowercased() != "application/octet-stream" else { return nil }
+        guard MediaType.isValid(declared) else { throw APIError.unprocessable("'contentType' is not a media type", code: "bad_content_type") }
+        guard MediaType.isShown(declared) else {
+            throw APIError(.unsupportedMediaType, code: "unsupported_payload_type",
+                           message: "payload type '\(MediaType.essence(of: declared).prefix(100))' is not one a device shows; accepted: \(MediaType.shown.joined(separator: ", "))")
+        }
+        return declared
+    }
+
     // MARK: - Read
 
     @Sendable func fetch(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -253,37 +267,50 @@ struct NotificationRoutes {
         // The fetch may name the device (`?installation=`): fetched then counts once per device,
         // and reading is decided by that one device (not by every device the user has).
         let installation = request.uri.queryParameters["installation"].map(String.init)
-        if let installation { try await checkOwned(installation, by: user) }
-        let (record, addressees) = try await candidate(id, by: user, via: installation)
-        let etag = "\"\(record.payloadHash)\""
-        let notModified = Self.matches(ifNoneMatch: request.headers[.ifNoneMatch], etag: etag)
-        let payload = notModified ? nil : try await notifications.payload(hash: record.payloadHash, notification: record.id)
-        guard let payload else {
-            // Nothing is recorded for these answers, so the read check is a lookup of its own.
-            try await checkAddressed(id, to: addressees)
-            if notModified { return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, max-age=3600"]) }
-            throw APIError(.gone, code: "gone", message: "the payload of notification \(record.id) has expired")
+        let ifNoneMatch = request.headers[.ifNoneMatch]
+        let lookup = try await lookUp(id, by: user, via: installation) { [notifications] devices in
+            // A fetch's read check records it in the same round trip; a revalidation records
+            // nothing, so its check is a lookup of its own.
+            ifNoneMatch == nil ? try await notifications.recordFetch(id: id, installation: installation, reader: user.name, ifAddressedTo: devices)
+                               : try await notifications.wasAddressed(id: id, to: devices)
         }
-        // The read check and the fetch's bookkeeping in one round trip.
-        guard try await notifications.recordFetch(id: record.id, installation: installation, reader: user.name, ifAddressedTo: addressees) else {
-            throw APIError.notFound("no notification \(id)")
+        if Self.matches(ifNoneMatch: ifNoneMatch, etag: lookup.record.map(Self.etag)) {
+            guard let record = lookup.record, lookup.addressees == nil || lookup.checked == true else { throw APIError.notFound("no notification \(id)") }
+            return Response(status: .notModified, headers: [.eTag: Self.etag(record), .cacheControl: "private, max-age=3600"])
+        }
+        var recorded = ifNoneMatch == nil ? lookup.checked : nil
+        if recorded == nil || (recorded == false && lookup.addressees == nil) {
+            // Not recorded yet: an admin's fetch, its creator's (their own devices need not have
+            // been addressed), one with an If-None-Match that did not match. A missing id too, in
+            // the last case, as someone else's would be.
+            recorded = try await notifications.recordFetch(id: id, installation: installation, reader: user.name, ifAddressedTo: lookup.addressees)
+        }
+        guard recorded == true, let record = lookup.record else { throw APIError.notFound("no notification \(id)") }
+        // Looked up once the read is allowed, so a 404 has no payload lookup to time. (One found
+        // expired though the check found its record was counted as fetched: both expire
+        // together, so only a moment's race gets here.)
+        guard let payload = try await notifications.payload(hash: record.payloadHash, notification: record.id) else {
+            throw APIError(.gone, code: "gone", message: "the payload of notification \(record.id) has expired")
         }
         // The caller chose the content type: a browser must neither sniff it nor run it.
         let disposition = MediaType.isInline(record.contentType) ? "inline" : "attachment"
         return Response(status: .ok,
-                        headers: [.contentType: record.contentType, .contentLength: "\(payload.count)", .eTag: etag, .cacheControl: "private, max-age=3600",
+                        headers: [.contentType: record.contentType, .contentLength: "\(payload.count)", .eTag: Self.etag(record), .cacheControl: "private, max-age=3600",
                                   .xContentTypeOptions: "nosniff", .contentSecurityPolicy: "default-src 'none'; sandbox",
                                   .contentDisposition: "\(disposition); filename=\"notification-\(record.id)\""],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: payload)))
     }
 
+    /// A payload's strong validator: its SHA-256, quoted.
+    static func etag(_ record: RichNotification) -> String { "\"\(record.payloadHash)\"" }
+
     @Sendable func status(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.read)
-        let record = try await readable(try Self.notificationID(context), by: user)
+        let (record, addressees) = try await readable(try Self.notificationID(context), by: user)
         guard var status = try await notifications.status(id: record.id) else { throw APIError.notFound("no notification \(record.id)") }
-        if record.creator != user.name && user.role != .admin {
+        if let addressees {
             // Other users' installations and outcomes are the creator's business only.
-            let own = Set(try await installations.installationIDs(owner: user.name))
+            let own = Set(addressees)
             status.devices = status.devices.filter { own.contains($0.installation) }
         }
         return try JSONResponse.encode(StatusView(status, record: record), status: .ok)
@@ -299,15 +326,20 @@ struct NotificationRoutes {
         // A receipt names its device: reading is decided by that one device. A body that does not
         // parse is refused after the read check, so an unreadable notification is 404 whatever the body.
         let installation = (try? parsed.get())?["installation"]?.string
-        if let installation { try await checkOwned(installation, by: user) }
-        let (record, addressees) = try await candidate(id, by: user, via: installation)
         guard let kindName = (try? parsed.get())?["kind"]?.string, let kind = ReceiptKind(rawValue: kindName) else {
-            try await checkAddressed(id, to: addressees)
+            _ = try await readable(id, by: user, via: installation)
             _ = try parsed.get()
             throw APIError.unprocessable("'kind' must be one of: \(ReceiptKind.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_kind")
         }
         // The read check and the receipt's bookkeeping in one round trip.
-        let outcome = try await notifications.recordReceipt(id: record.id, kind: kind, installation: installation, reader: user.name, ifAddressedTo: addressees)
+        let lookup = try await lookUp(id, by: user, via: installation) { [notifications] devices in
+            try await notifications.recordReceipt(id: id, kind: kind, installation: installation, reader: user.name, ifAddressedTo: devices)
+        }
+        var outcome = lookup.checked ?? .notAddressed
+        if outcome == .notAddressed, lookup.record != nil, lookup.addressees == nil {
+            // An admin's receipt, or its creator's (their own devices need not have been addressed).
+            outcome = try await notifications.recordReceipt(id: id, kind: kind, installation: installation, reader: user.name, ifAddressedTo: nil)
+        }
         switch outcome {
         case .notAddressed:
             throw APIError.notFound("no notification \(id)")
@@ -337,42 +369,9 @@ struct NotificationRoutes {
         return try JSONResponse.encode(ListView(notifications: page.map(SummaryView.init), nextCursor: next), status: .ok)
     }
 
-    /// The record, if `user` may read it: they created it, they are an admin, or it was addressed
-    /// to one of their devices when it was sent (a tag added later grants nothing). Anything else
-    /// is 404, as if it did not exist (ids are sequential).
-    /// `via`: one of the user's installations (checked by the caller) that decides alone, in
-    /// one lookup, instead of every installation the user has.
-    private func readable(_ id: Int, by user: User, via installation: String? = nil) async throws -> RichNotification {
-        let (record, addressees) = try await candidate(id, by: user, via: installation)
-        try await checkAddressed(id, to: addressees)
-        return record
-    }
-
-    /// The record, and the installations of which one must have been addressed for `user` to
-    /// read it: nil when they may anyway (creator, admin). The check itself is left to the caller,
-    /// so a write that records the read can make it in the same round trip.
-    private func candidate(_ id: Int, by user: User, via installation: String?) async throws -> (RichNotification, addressees: [String]?) {
-        guard let record = try await notifications.notification(id: id) else { throw APIError.notFound("no notification \(id)") }
-        if record.creator == user.name || user.role == .admin { return (record, nil) }
-        let devices = if let installation { [installation] } else { try await installations.installationIDs(owner: user.name) }
-        return (record, devices)
-    }
-
-    /// 404 unless the notification was addressed to one of `addressees` (nil: no check).
-    private func checkAddressed(_ id: Int, to addressees: [String]?) async throws {
-        guard let addressees else { return }
-        guard try await notifications.wasAddressed(id: id, to: addressees) else { throw APIError.notFound("no notification \(id)") }
-    }
-
-    /// 404 unless `installation` is one of the user's registrations.
-    private func checkOwned(_ installation: String, by user: User) async throws {
-        guard installation.utf8.count <= 128, try await installations.owner(of: installation) == user.name else {
-            throw APIError.notFound("no registration \(installation.prefix(128)) of yours")
-        }
-    }
-
-    /// RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored).
-    static func matches(ifNoneMatch header: String?, etag: String) -> Bool {
+    /// RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored); with no
+    /// `etag` (no such notification) only `*`.
+    static func matches(ifNoneMatch header: String?, etag: String?) -> Bool {
         guard let header else { return false }
         return header.split(separator: ",").contains { candidate in
             var tag = candidate.trimmingCharacters(in: .whitespaces)

@@ -28,7 +28,8 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Image sent by a POST /api/notifications with no body (default: a bundled PNG).") var defaultImage: String?
     @Option(help: "Connections to Redis shared by all requests.") var redisConnections = 4
     @Flag(help: "Serve GET /bench/hello, the ceiling of scripts/bench-api.sh.") var benchRoutes = false
-    @Option(help: "bcrypt cost of the users' hashes (`users add --cost`): unknown names are checked against a decoy of this cost.") var bcryptCost = 12
+    @Option(help: "bcrypt cost of the users' hashes (`users add --cost`): unknown names are checked against a decoy of this cost until a stored hash is verified, then of that hash's cost.")
+    var bcryptCost = 12
     @Option(help: "bcrypt checks run at once.") var bcryptConcurrency = 2
     @Option(help: "bcrypt checks that may wait; more get 503 + Retry-After.") var bcryptQueue = 64
     @Option(help: "Failed logins of one (user, address) pair before delays of 1, 2, 4, … s start.") var loginFreeFailures = 5
@@ -45,7 +46,24 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Milliseconds to wait for them before answering 503.") var durabilityTimeoutMs = 500
     @Flag(help: "Let webhooks name loopback and private addresses (receivers on your own network, development); link-local stays refused.")
     var webhookAllowPrivate = false
+    @Option(help: ArgumentHelp("""
+        Load balancers (CIDR ranges or addresses, comma-separated: 10.0.0.0/8,fd00::/8) whose X-Forwarded-For names the client \
+        (env RICHPUSH_TRUSTED_PROXIES). Only from these peers is the client (what per-address login limits count) taken from the header: \
+        its right-most address that is not itself a trusted proxy. Default: none; the peer is the client and the header is ignored.
+        """, valueName: "cidr,…"))
+    var trustedProxies: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+
+    /// `--trusted-proxies`, else RICHPUSH_TRUSTED_PROXIES, else none.
+    var proxies: TrustedProxies {
+        get throws {
+            do {
+                return try TrustedProxies(parsing: trustedProxies ?? ProcessInfo.processInfo.environment["RICHPUSH_TRUSTED_PROXIES"] ?? "")
+            } catch {
+                throw ValidationError("--trusted-proxies (or RICHPUSH_TRUSTED_PROXIES): \(error)")
+            }
+        }
+    }
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
@@ -63,6 +81,7 @@ struct APICommand: AsyncParsableCommand {
             throw ValidationError("--durability-replicas must be 1 to 16 and --durability-timeout-ms 1 to 60000")
         }
         guard idleTimeout > 0, bodyTimeout > 0 else { throw ValidationError("--idle-timeout and --body-timeout must be positive") }
+        _ = try proxies
         if let defaultImage, !FileManager.default.isReadableFile(atPath: defaultImage) {
             throw ValidationError("--default-image \(defaultImage) is not a readable file")
         }
@@ -85,6 +104,7 @@ struct APICommand: AsyncParsableCommand {
             retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes,
             quotas: quotas, idleTimeout: .seconds(idleTimeout), bodyTimeout: .seconds(bodyTimeout))
         configuration.webhookAllowPrivate = webhookAllowPrivate
+        configuration.trustedProxies = try proxies
         if durability == .replicated {
             configuration.durability = .replicated(replicas: durabilityReplicas, timeout: .milliseconds(durabilityTimeoutMs))
         }

@@ -39,6 +39,8 @@ struct APNSSimCommand: AsyncParsableCommand {
     @Option(help: "Hold each answer back N or MIN-MAX milliseconds.") var delayMs: String?
     @Option(help: "Send GOAWAY after every N answers on a connection, then close it.") var goawayEvery: Int?
     @Option(help: "Seed of the fault choices.") var seed: UInt64 = 1
+    @Option(help: "The sender held mid-run, once: after N pushes, 429 TooManyRequests with Retry-After to every push for S seconds (AFTER:SECONDS, e.g. 100:20).")
+    var outage: String?
     @Option(help: "Apple's timestamp on 410 answers, ms since 1970 (default: the moment of the answer).") var unregisteredAt: Int64?
     @Flag(help: "Serve cleartext HTTP/2 (prior knowledge) instead of TLS, for clients started with --apns-cleartext.") var cleartext = false
     @Flag(help: "Do not pass accepted pushes on to the simulated devices.") var noForward = false
@@ -66,6 +68,10 @@ struct APNSSimCommand: AsyncParsableCommand {
         plan.goAwayEvery = goawayEvery
         plan.seed = seed
         plan.unregisteredAt = unregisteredAt
+        if let outage {
+            guard let parsed = SimulatedOutage(parsing: outage) else { throw ValidationError("--outage must be AFTER:SECONDS (e.g. 100:20, 1 to 3600 seconds), not '\(outage)'") }
+            plan.outage = parsed
+        }
         return plan
     }
 

@@ -78,7 +78,8 @@ struct BenchAPNSCommand: AsyncParsableCommand {
                 let kind = switch outcome {
                 case .sent, .held: "sent"
                 case .invalidToken: "invalid token"
-                case .failed(_, true): "retryable"
+                case .failed(_, true), .failedRetryAfter: "retryable"
+                case .deferred: "deferred"
                 case .failed(_, false): "failed"
                 }
                 tally[kind, default: 0] += 1

@@ -6,6 +6,7 @@ import NIOSSL
 import RichPushSimTLS
 import Hiredis
 import RichPushAdapters
+import RichPushCore
 import RichPushFCM
 import RichPushFCMSim
 import ServiceLifecycle
@@ -25,7 +26,9 @@ struct FCMSimCommand: AsyncParsableCommand {
         it first writes a new service account (an RSA key) whose token_uri is this simulator, for \
         workers to use with --fcm-credentials. Accepted messages are published to the simulated hub's \
         device channels (<hub-prefix>:device:<token>), so `richpush device-sim --platform fcm` \
-        receives them. --log-requests prints one JSON line per messages:send.
+        receives them; for an offline device the hub holds them as FCM does, for their android.ttl: \
+        the newest per collapse_key, at most 4 keys (past that the oldest key is dropped), and up to \
+        100 messages without one. --log-requests prints one JSON line per messages:send.
         """)
 
     @OptionGroup var redis: RedisOptions
@@ -50,6 +53,10 @@ struct FCMSimCommand: AsyncParsableCommand {
     var cleartext = false
     @Option(help: "Concurrent streams per HTTP/2 connection.") var maxStreams = 100
     @Option(help: "Requests the project may send in any rolling minute (FCM's default quota is 600000).") var projectQuota = 600_000
+    @Option(help: "The project's quota used up mid-run, once: after N requests, 429 QUOTA_EXCEEDED with Retry-After to every request for S seconds (AFTER:SECONDS, e.g. 100:20).")
+    var quotaOutage: String?
+    @Option(help: "On SIGUSR1, the project's quota runs out for this many seconds (429 QUOTA_EXCEEDED with Retry-After), each time: a fault for scripts/chaos.sh.")
+    var quotaOutageOnSignal: Double?
     @Option(help: "Messages one device may get per minute (FCM's limit is 240).") var deviceQuota = 240
     @Option(help: "Key prefix of the simulated hub (the workers' queue prefix).") var hubPrefix = "richpush"
     @Flag(help: "Do not pass accepted messages on to the simulated devices.") var noForward = false
@@ -60,6 +67,15 @@ struct FCMSimCommand: AsyncParsableCommand {
         guard (60...86400).contains(tokenLifetime) else { throw ValidationError("--token-lifetime must be 60 to 86400 seconds") }
         guard (1...10_000).contains(maxStreams) else { throw ValidationError("--max-streams must be 1 to 10000") }
         guard projectQuota >= 1, deviceQuota >= 1 else { throw ValidationError("--project-quota and --device-quota must be at least 1") }
+        if let quotaOutage, SimulatedOutage(parsing: quotaOutage) == nil {
+            throw ValidationError("--quota-outage must be AFTER:SECONDS (e.g. 100:20, 1 to 3600 seconds), not '\(quotaOutage)'")
+        }
+        if let quotaOutageOnSignal, !(1...3600).contains(quotaOutageOnSignal) {
+            throw ValidationError("--quota-outage-on-signal must be 1 to 3600 seconds")
+        }
+        if quotaOutage != nil && quotaOutageOnSignal != nil {
+            throw ValidationError("--quota-outage and --quota-outage-on-signal exclude each other")
+        }
         for host in certHost where !LocalCertificates.isDNSName(host) {
             throw ValidationError("--cert-host '\(host)' is not a DNS name (letters, digits, '-' and '.')")
         }
@@ -124,6 +140,22 @@ struct FCMSimCommand: AsyncParsableCommand {
         configuration.delayMilliseconds = try delayMs.map(Self.delay)
         configuration.seed = seed
         configuration.quota = FCMQuota.Limits(projectPerMinute: projectQuota, devicePerMinute: deviceQuota)
+        configuration.outage = quotaOutage.flatMap(SimulatedOutage.init(parsing:))
+        // The signal's handler runs on a Dispatch queue, never on Swift's pool.
+        var onSignal: (any DispatchSourceSignal)?
+        if let quotaOutageOnSignal {
+            let outage = SimulatedOutage(after: Int.max, seconds: quotaOutageOnSignal)
+            configuration.outage = outage
+            signal(SIGUSR1, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+            source.setEventHandler {
+                outage.start(now: Date().timeIntervalSince1970)
+                FileHandle.standardError.write(Data("fcm-sim: SIGUSR1: the project's quota is used up for \(quotaOutageOnSignal) s\n".utf8))
+            }
+            source.resume()
+            onSignal = source
+        }
+        defer { onSignal?.cancel() }
         var log: FCMSimulator.RequestLog?
         if logRequests { log = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) } }
         let pool = RedisConnectionPool(configuration: try redis.configuration(clientName: "richpush-fcm-sim"), size: 2, logger: logger)

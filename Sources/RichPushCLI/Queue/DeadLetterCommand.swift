@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Hiredis
 import RichPushQueue
+import RichPushStorage
 
 /// `richpush dlq list|show|replay|purge`.
 struct DeadLetterCommand: AsyncParsableCommand {
@@ -49,7 +51,12 @@ struct DeadLetterCommand: AsyncParsableCommand {
     }
 
     struct Replay: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Move dead letters back into the queue as fresh jobs.")
+        static let configuration = CommandConfiguration(
+            abstract: "Move dead letters back into the queue as fresh jobs.",
+            discussion: """
+            A rich push's devices that its dead-lettering marked failed are queued again (and its \
+            notification, if it said failed), so the status tells the truth while the replayed job runs.
+            """)
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @Argument(help: "Ids to replay.") var ids: [String] = []
@@ -62,18 +69,39 @@ struct DeadLetterCommand: AsyncParsableCommand {
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-dlq")
             var moved = 0
-            if all {
-                for configuration in queue.partitionConfigurations {
-                    moved += try await JobQueue(redis: connection, configuration: configuration).replayDeadLetters(ids: nil)
+            do {
+                if all {
+                    for configuration in queue.partitionConfigurations {
+                        moved += try await replay(nil, in: configuration, connection: connection)
+                    }
+                } else {
+                    for (configuration, streamIDs) in try queue.deadLetterTargets(ids) {
+                        moved += try await replay(streamIDs, in: configuration, connection: connection)
+                    }
                 }
-            } else {
-                for (configuration, streamIDs) in try queue.deadLetterTargets(ids) {
-                    moved += try await JobQueue(redis: connection, configuration: configuration).replayDeadLetters(ids: streamIDs)
-                }
+            } catch {
+                await connection.close()
+                throw error
             }
             await connection.close()
             print("replayed \(moved) dead letter(s)")
             if !all && moved < ids.count { throw CLIError("\(ids.count - moved) id(s) were not in the dead letters") }
+        }
+
+        /// Replays first, then takes back the failures the rich pushes' dead-lettering marked: if
+        /// that second step fails, the replayed jobs take them back themselves as they lease their
+        /// devices again, whereas the other order could leave a dead job whose devices say queued.
+        private func replay(_ ids: [String]?, in configuration: JobQueueConfiguration, connection: any RedisClient) async throws -> Int {
+            let jobQueue = JobQueue(redis: connection, configuration: configuration)
+            // The retention only sets the expiry of keys a store creates; reviving creates none.
+            let store = RedisNotificationStore(redis: connection, keys: queue.storageKeys(redis), queue: jobQueue, retention: .seconds(86400))
+            return try await jobQueue.replayDeadLetters(ids: ids) { jobs in
+                do {
+                    try await store.reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:)))
+                } catch {
+                    throw CLIError("replayed \(jobs.count) job(s), but could not mark their devices queued again (the jobs will as they run): \(error)")
+                }
+            }
         }
     }
 

@@ -86,9 +86,11 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     /// `--force`: clears the delivery ledger entries the selected rich-push jobs would meet (a whole
-    /// notification for a rich-push job, its installations for a fan-out batch).
+    /// notification for a rich-push job, its installations for a fan-out batch), after taking back
+    /// the failures a dead-lettering of them marked (so the `failed` count does not keep them).
     private func forgetDeliveries(of jobs: [Job], connection: any RedisClient, queue jobQueue: JobQueue) async throws {
         let store = RedisNotificationStore(redis: connection, keys: queue.storageKeys(redis), queue: jobQueue, retention: .seconds(86400))
+        if !dryRun { try await store.reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:))) }
         var whole = Set<Int>()
         var partial: [Int: Set<String>] = [:]
         for job in jobs {

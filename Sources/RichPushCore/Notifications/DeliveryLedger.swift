@@ -29,6 +29,32 @@ public protocol DeliveryLedger: Sendable {
     /// within its limit over the last 60 s (answer `.zero`), or says how long until they would.
     /// A batch admitted before (a retry of the same batch) is admitted again without counting twice.
     func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration]
+    /// Records that delivery jobs gave up for good (they are about to be dead-lettered), each with
+    /// its reason: every pair of the scope with no outcome yet (never leased, given back, or whose
+    /// lease expired; not a recorded pair, nor one another owner holds a live lease on) is marked
+    /// failed in the ledger and the status, counted `failed` and reported to webhooks as `failed`;
+    /// the notification moves to `failed` unless a push of it went out. A whole notification
+    /// whose ledger is still empty (its target never resolved) moves to `failed` all the same,
+    /// with one `failed` event naming no device. Idempotent: pairs already marked are left alone.
+    /// A pair marked so is free to lease: leasing it takes the mark back (counted out of `failed`).
+    func recordDeadLettered(_ reasons: [DeliveryScope: String]) async throws
+    /// Takes back the marks ``recordDeadLettered(_:)`` left in these scopes (their dead letters
+    /// were replayed): those pairs are queued again (free to lease, counted out of `failed`), and
+    /// a `failed` notification is `queued` again.
+    func reviveDeadLettered(_ scopes: [DeliveryScope]) async throws
+}
+
+/// What one delivery job covers: a notification's whole target, or some of its installations
+/// (a fan-out batch).
+public struct DeliveryScope: Sendable, Hashable {
+    public var notification: Int
+    /// nil: every pair of the notification's ledger.
+    public var installations: [String]?
+
+    public init(notification: Int, installations: [String]? = nil) {
+        self.notification = notification
+        self.installations = installations
+    }
 }
 
 /// One batch of a throttled fan-out asking to go out now.

@@ -1,8 +1,10 @@
 /// How far a rich notification got, in order. DESIGN.md: accepted → (scheduled →) queued → sent →
-/// fetched → displayed → opened; each later state implies the earlier ones. `cancelled` comes
-/// last so that nothing moves a cancelled notification on.
+/// fetched → displayed → opened; each later state implies the earlier ones. `failed`: a delivery
+/// job of it gave up (was dead-lettered) before any of its pushes went out; a push that goes out
+/// later moves it on to `sent`, and a replay of the dead letter back to `queued`. `cancelled`
+/// comes last so that nothing moves a cancelled notification on.
 public enum DeliveryState: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
-    case accepted, scheduled, queued, sent, fetched, displayed, opened, cancelled
+    case accepted, scheduled, queued, failed, sent, fetched, displayed, opened, cancelled
 
     public static func < (lhs: DeliveryState, rhs: DeliveryState) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

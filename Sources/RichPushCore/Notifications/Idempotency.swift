@@ -14,6 +14,10 @@ public struct IdempotencyKey: Sendable, Hashable {
     /// How long a key stays claimed while its first request is being handled: a process that dies
     /// mid-request frees it after this, not after a day.
     public static let claimLifetime: Duration = .seconds(60)
+    /// How long a repeat should wait while the first request is still being handled
+    /// (`Retry-After` of a 409): it finishes within milliseconds; the claim's lifetime only
+    /// guards against a process that died mid-request.
+    public static let inFlightRetryAfter: Duration = .seconds(1)
 
     public init(user: String, key: String, fingerprint: String) {
         self.user = user

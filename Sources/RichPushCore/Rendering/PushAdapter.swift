@@ -23,6 +23,13 @@ public enum PushOutcome: Sendable, Hashable {
     case invalidToken(reason: String)
     /// Failed; `retryable` says whether trying again later may work.
     case failed(reason: String, retryable: Bool)
+    /// Failed retryably, and the platform said when to try again (a 5xx with `Retry-After`): the
+    /// retry waits at least `after` and spends an attempt, as any failure does.
+    case failedRetryAfter(reason: String, after: Duration)
+    /// Not sent because the provider pushed back (a quota used up, `429` with `Retry-After`, a
+    /// hold in force across the fleet): not the push's fault. It goes again after `after` without
+    /// spending one of the job's attempts, however long the provider holds.
+    case deferred(reason: String, after: Duration)
 }
 
 /// Sends rendered pushes to a platform (a simulated hub, APNs, …), in batches.

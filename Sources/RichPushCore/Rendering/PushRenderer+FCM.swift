@@ -15,6 +15,9 @@ extension PushRenderer {
     /// `richPush` click action; with the fetch URL as `richUrl` in `data`, so the app's More
     /// fetches it with the user's credentials). The system would fetch a notification `image`
     /// without credentials, so none is set: the payload URL needs Basic auth.
+    ///
+    /// `collapseID` (the notification id) is not sent: only a sender's own collapse id becomes
+    /// `collapse_key`. It is kept so both platforms render from the same call.
     public func renderFCM(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
         var data = [("richId", String(notification.id)), ("richMessage", notification.message), ("richType", notification.richType.rawValue)]
         if mode == .alert { data.append(("richUrl", "\(apiBaseURL)/api/notifications/\(notification.id)")) }
@@ -22,17 +25,25 @@ extension PushRenderer {
         guard dataBytes <= Self.maxFCMDataBytes else {
             throw RenderError(message: "the FCM data payload of notification \(notification.id) is \(dataBytes) bytes; FCM accepts at most \(Self.maxFCMDataBytes) (shorten the message)")
         }
-        let seconds = min(lifetime(of: notification, now: now), Self.maxFCMTimeToLive).components.seconds
-        let collapseKey = String((notification.delivery.collapseID ?? collapseID).suffix(64))
+        // FCM counts ttl in whole seconds (rounding a fraction down): rounded up here, so FCM
+        // never drops the push before its deadline.
+        let current = Self.milliseconds(now)
+        let until = min(deadline(of: notification, now: now), current + Self.milliseconds(roundingUp: Self.maxFCMTimeToLive))
+        let seconds = Self.seconds(roundingUp: until - current)
+        // Only the sender's collapse id: FCM keeps at most 4 collapse keys per offline device
+        // (which ones is up to FCM) and up to 100 messages without one, so the notification id
+        // as collapse key lost all but 4 notifications. A resend after a crash is dropped by the
+        // app, which ignores a richId it has shown.
+        let collapseKey = notification.delivery.collapseID.map { String($0.suffix(64)) }
         var json = JSONWriter(capacity: 160 + notification.message.utf8.count)
         json.beginObject()
         json.key("android")
         json.beginObject()
-        // collapse_key: a resend replaces rather than repeats. HIGH: the data message must wake
-        // the app now (FCM may lower it for apps that show nothing; this pattern always does).
-        json.field("collapse_key", collapseKey)
+        // HIGH: the data message must wake the app now (FCM may lower it for apps that show
+        // nothing; this pattern always does).
+        if let collapseKey { json.field("collapse_key", collapseKey) }
         json.field("priority", notification.delivery.priority == .normal ? "NORMAL" : "HIGH")
-        json.field("ttl", "\(max(0, seconds))s")
+        json.field("ttl", "\(seconds)s")
         if mode == .alert {
             json.key("notification")
             json.beginObject()
@@ -53,6 +64,6 @@ extension PushRenderer {
         }
         json.endObject()
         return RenderedPush(payload: json.bytes, pushType: mode == .alert ? "notification" : "data", priority: notification.delivery.priority == .normal ? 5 : 10,
-                            expiration: Int(now.timeIntervalSince1970) + Int(seconds), collapseID: collapseKey)
+                            expiration: Self.seconds(roundingUp: until), collapseID: collapseKey ?? "", deadline: until)
     }
 }

@@ -18,7 +18,7 @@ public struct PushRenderer: Sendable {
     public var legacySound: Bool
     /// Base URL of the API, for the alert mode's fetch URL.
     public var apiBaseURL: String
-    /// How long APNs should keep trying an offline device.
+    /// How long the platforms should keep trying an offline device when the sender set no `ttl`.
     public var timeToLive: Duration
 
     public init(mode: Mode = .silent, legacySound: Bool = false, apiBaseURL: String = "http://127.0.0.1:8080", timeToLive: Duration = .seconds(86400)) {
@@ -59,20 +59,43 @@ public struct PushRenderer: Sendable {
         // A background push must be priority 5 (APNs refuses 10); an alert is 10 unless the
         // sender asked for normal.
         let priority = mode == .silent || notification.delivery.priority == .normal ? 5 : 10
+        let until = deadline(of: notification, now: now)
         return RenderedPush(
             payload: data,
             pushType: mode == .silent ? "background" : "alert",
             priority: priority,
-            expiration: Int(now.timeIntervalSince1970) + Int(lifetime(of: notification, now: now).components.seconds),
-            collapseID: String((notification.delivery.collapseID ?? collapseID).suffix(64)))
+            expiration: Self.seconds(roundingUp: until),
+            collapseID: String((notification.delivery.collapseID ?? collapseID).suffix(64)),
+            deadline: until)
     }
 
-    /// How much longer the platform should keep trying: the sender's `ttl` counted from the
-    /// notification's creation (a late or retried send keeps the same deadline), else the
-    /// renderer's time to live from now. Zero once the deadline has passed: deliver now or never.
+    /// Until when the platform should keep trying, in milliseconds since 1970: the
+    /// notification's creation plus the sender's `ttl`, to the millisecond (a late or retried
+    /// send keeps the same deadline), else the renderer's time to live from now. Never before
+    /// now: once the deadline has passed, deliver now or never.
+    public func deadline(of notification: RichNotification, now: Date) -> Int64 {
+        let current = Self.milliseconds(now)
+        guard let ttl = notification.delivery.ttl else { return current + Self.milliseconds(roundingUp: timeToLive) }
+        return max(current, notification.createdAt + Self.milliseconds(roundingUp: ttl))
+    }
+
+    /// How much longer the platform should keep trying (to ``deadline(of:now:)``), to the
+    /// millisecond; zero once the deadline has passed.
     public func lifetime(of notification: RichNotification, now: Date) -> Duration {
-        guard let ttl = notification.delivery.ttl else { return timeToLive }
-        let left = Double(notification.createdAt) / 1000 + Double(ttl.components.seconds) - now.timeIntervalSince1970
-        return .seconds(max(0, Int(left.rounded(.down))))
+        .milliseconds(deadline(of: notification, now: now) - Self.milliseconds(now))
+    }
+
+    /// Milliseconds since 1970, rounded down (so a lifetime measured from it is never short).
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    static func milliseconds(roundingUp duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+    }
+
+    /// Whole seconds for a platform that counts in seconds (`apns-expiration`, FCM's `ttl`),
+    /// rounded up: a platform told a second less would drop the push before its deadline.
+    public static func seconds(roundingUp milliseconds: Int64) -> Int {
+        Int(milliseconds / 1000 + (milliseconds % 1000 > 0 ? 1 : 0))
     }
 }

@@ -5,17 +5,26 @@ public struct RenderedPush: Sendable, Hashable {
     public var pushType: String
     /// `apns-priority`: 5 for background pushes (Apple requires it), 10 for alerts.
     public var priority: Int
-    /// `apns-expiration`, seconds since 1970 (0: deliver once or never).
+    /// `apns-expiration`, seconds since 1970 (0: deliver once or never): ``deadline`` rounded up,
+    /// so a platform never gives up before it.
     public var expiration: Int
-    /// `apns-collapse-id`: the notification id, so a resend (replay, or after a worker died
-    /// between send and record) replaces what the device shows rather than repeats it.
+    /// Until when the push may be delivered, in milliseconds since 1970: the notification's
+    /// creation plus its ttl, exactly (the simulated hub holds it until then, never later or
+    /// earlier); 0 when `expiration` is 0.
+    public var deadline: Int64
+    /// `apns-collapse-id`: the sender's collapse id, else the notification id, so a resend
+    /// (replay, or after a worker died between send and record) replaces what the device shows
+    /// rather than repeats it. Empty for an FCM message without a sender's collapse id: FCM keeps
+    /// only 4 collapse keys per offline device, so such a message carries none.
     public var collapseID: String
 
-    public init(payload: [UInt8], pushType: String, priority: Int, expiration: Int, collapseID: String) {
+    /// `deadline` defaults to `expiration` in milliseconds.
+    public init(payload: [UInt8], pushType: String, priority: Int, expiration: Int, collapseID: String, deadline: Int64? = nil) {
         self.payload = payload
         self.pushType = pushType
         self.priority = priority
         self.expiration = expiration
+        self.deadline = deadline ?? Int64(expiration) * 1000
         self.collapseID = collapseID
     }
 }

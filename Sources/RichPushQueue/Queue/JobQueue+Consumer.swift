@@ -40,7 +40,8 @@ extension JobQueue {
                             arguments: [configuration.group, job.id, Self.nowMilliseconds() + Int64(delay.milliseconds), job.attempt + (countingAttempt ? 1 : 0), error])
     }
 
-    /// Copies the entry to the dead letters with its error and acknowledges it, atomically.
+    /// Copies the entry to the dead letters with its error and acknowledges it, atomically; a job
+    /// no longer pending (another worker settled it) is left alone, so it is dead-lettered once.
     public func deadLetter(id: String, error: String) async throws {
         try await redis.run(QueueScripts.deadLetter,
                             keys: [configuration.streamKey, configuration.deadKey, configuration.countersKey],
@@ -52,17 +53,25 @@ extension JobQueue {
         try await acknowledge(ids, counting: "failed")
     }
 
-    /// Claims for `consumer` the jobs idle longer than the visibility timeout; poison pills
-    /// (delivered `maxDeliveries` times) are dead-lettered instead. Returns the claimed jobs and
-    /// how many went to the dead letters.
-    public func reclaim(for consumer: String, count: Int = 100) async throws -> (jobs: [Delivery], deadLettered: Int) {
-        let reply = try await redis.run(QueueScripts.reclaim,
-                                        keys: [configuration.streamKey, configuration.deadKey, configuration.countersKey],
+    /// Claims for `consumer` the jobs idle longer than the visibility timeout. Poison messages
+    /// (delivered `maxDeliveries` times) are claimed too but returned apart, each with its
+    /// dead-letter reason: the caller dead-letters them (``deadLetter(id:error:)``) as it does
+    /// jobs that failed for good, after their handler's ``JobHandler/willDeadLetter(_:)``.
+    public func reclaim(for consumer: String, count: Int = 100) async throws -> (jobs: [Delivery], poison: [(delivery: Delivery, reason: String)]) {
+        let reply = try await redis.run(QueueScripts.reclaim, keys: [configuration.streamKey],
                                         arguments: [configuration.group, consumer, configuration.visibilityTimeout.milliseconds, count,
-                                                    configuration.maxDeliveries, Self.nowMilliseconds()])
-        guard let parts = reply.array, parts.count == 2 else { throw RedisError(code: .unexpectedReply, message: "reclaim answered \(reply)") }
+                                                    configuration.maxDeliveries])
+        guard let parts = reply.array, parts.count == 4 else { throw RedisError(code: .unexpectedReply, message: "reclaim answered \(reply)") }
         let entries = (parts[0].array ?? []).filter { !$0.isNull }
-        return (entries.map(Self.delivery), parts[1].int ?? 0)
+        var deliveries: [String: Int] = [:]
+        for (id, count) in zip(parts[2].array ?? [], parts[3].array ?? []) {
+            if let id = id.string { deliveries[id] = count.int ?? 0 }
+        }
+        let poison = (parts[1].array ?? []).filter { !$0.isNull }.map { entry in
+            let id = entry.array?.first?.string ?? "?"
+            return (Self.delivery(entry), "delivered \(deliveries[id] ?? configuration.maxDeliveries) times without an acknowledgement (poison message or crashing handler)")
+        }
+        return (entries.map(Self.delivery), poison)
     }
 
     /// Resets the idle time of jobs still running, so nobody reclaims them (lease extension).

@@ -32,19 +32,22 @@ extension JobQueue {
     }
 
     /// Moves the given dead letters (all of them when `ids` is nil) back into the queue as fresh
-    /// jobs, in batches of 500 per script call; returns how many were moved.
+    /// jobs, in batches of 500 per script call; returns how many were moved. `replayed` gets the
+    /// jobs of each batch once they are back in the queue (with their new ids), for the caller to
+    /// undo what their handler's ``JobHandler/willDeadLetter(_:)`` recorded; when it throws, the
+    /// replay stops there (that batch stays replayed).
     @discardableResult
-    public func replayDeadLetters(ids: [String]? = nil) async throws -> Int {
+    public func replayDeadLetters(ids: [String]? = nil, replayed: ([Job]) async throws -> Void = { _ in }) async throws -> Int {
         var moved = 0
         if let ids {
-            for batch in ids.chunked(500) { moved += try await replayDeadBatch(batch) }
+            for batch in ids.chunked(500) { moved += try await replayDeadBatch(batch, replayed) }
             return moved
         }
         while true {
             let page = try await redis.send("XRANGE", configuration.deadKey, "-", "+", "COUNT", 500).array ?? []
             let batch = page.compactMap { $0.array?.first?.string }
             if batch.isEmpty { return moved }
-            moved += try await replayDeadBatch(batch[...])
+            moved += try await replayDeadBatch(batch[...], replayed)
         }
     }
 
@@ -65,8 +68,12 @@ extension JobQueue {
         return deleted
     }
 
-    private func replayDeadBatch(_ ids: ArraySlice<String>) async throws -> Int {
-        try await redis.run(QueueScripts.replayDead, keys: [configuration.deadKey, configuration.streamKey], arguments: Array(ids)).int ?? 0
+    private func replayDeadBatch(_ ids: ArraySlice<String>, _ replayed: ([Job]) async throws -> Void) async throws -> Int {
+        let entries = try await redis.run(QueueScripts.replayDead, keys: [configuration.deadKey, configuration.streamKey], arguments: Array(ids)).array ?? []
+        // An undecodable dead letter goes back as it was, and its handler had nothing to undo.
+        let jobs = entries.compactMap { try? Job(entry: $0) }
+        if !jobs.isEmpty { try await replayed(jobs) }
+        return entries.count
     }
 
     static func deadLetter(_ entry: RedisValue) -> DeadLetter {

@@ -60,9 +60,11 @@ enum QueueScripts {
     return #due
     """)
 
-    /// KEYS: stream, dead, counters. ARGV: group, id, error, now ms.
-    /// Copies the job to the dead letters with its error and acks it, atomically.
+    /// KEYS: stream, dead, counters. ARGV: group, id, error, now ms → 1, or 0 when the job was
+    /// no longer pending (another worker settled it): copies the job to the dead letters with its
+    /// error and acks it, atomically, once.
     static let deadLetter = RedisScript(stripFields + "\n" + """
+    if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
     local entry = redis.call('XRANGE', KEYS[1], ARGV[2], ARGV[2])
     local fields = {}
     local origin = ARGV[2]
@@ -75,43 +77,29 @@ enum QueueScripts {
     fields[#fields + 1] = 'deadAt'; fields[#fields + 1] = ARGV[4]
     redis.call('XADD', KEYS[2], '*', unpack(fields))
     redis.call('HINCRBY', KEYS[3], 'dead', 1)
-    return redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+    return 1
     """)
 
-    /// KEYS: stream, dead, counters. ARGV: group, consumer, min idle ms, count, max deliveries, now ms.
-    /// → {claimed entries, dead-lettered count}. Reclaims jobs idle past the visibility timeout;
-    /// those already delivered max-deliveries times go to the dead letters instead (poison pills).
-    static let reclaim = RedisScript(stripFields + "\n" + """
+    /// KEYS: stream. ARGV: group, consumer, min idle ms, count, max deliveries → {claimed entries,
+    /// poison entries, poison ids, their delivery counts}. Claims for the consumer the jobs idle past the
+    /// visibility timeout; those already delivered max-deliveries times (poison messages) are
+    /// claimed too but returned apart, for the worker to dead-letter as it does a job that failed
+    /// for good (its handler's `willDeadLetter` first).
+    static let reclaim = RedisScript("""
     local pending = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[3], '-', '+', ARGV[4])
-    local claim = {}
-    local dead = 0
+    local claim, poison, counts = {}, {}, {}
     for _, p in ipairs(pending) do
-      local id, deliveries = p[1], tonumber(p[4])
-      if deliveries >= tonumber(ARGV[5]) then
-        local entry = redis.call('XRANGE', KEYS[1], id, id)
-        local fields = {}
-        local origin = id
-        if entry[1] then
-          for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
-          fields = strip(entry[1][2], {err = true, origin = true, deadAt = true})
-        end
-        fields[#fields + 1] = 'origin'; fields[#fields + 1] = origin
-        fields[#fields + 1] = 'err'
-        fields[#fields + 1] = 'delivered ' .. deliveries .. ' times without an acknowledgement (poison message or crashing handler)'
-        fields[#fields + 1] = 'deadAt'; fields[#fields + 1] = ARGV[6]
-        redis.call('XADD', KEYS[2], '*', unpack(fields))
-        redis.call('XACK', KEYS[1], ARGV[1], id)
-        redis.call('HINCRBY', KEYS[3], 'dead', 1)
-        dead = dead + 1
+      if tonumber(p[4]) >= tonumber(ARGV[5]) then
+        poison[#poison + 1] = p[1]
+        counts[#counts + 1] = p[4]
       else
-        claim[#claim + 1] = id
+        claim[#claim + 1] = p[1]
       end
     end
-    local claimed = {}
-    if #claim > 0 then
-      claimed = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], unpack(claim))
-    end
-    return {claimed, dead}
+    local claimed, poisoned = {}, {}
+    if #claim > 0 then claimed = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], unpack(claim)) end
+    if #poison > 0 then poisoned = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], unpack(poison)) end
+    return {claimed, poisoned, poison, counts}
     """)
 
     /// KEYS: stream. ARGV: cutoff id. Trims entries older than the cutoff, but never an entry that
@@ -136,17 +124,16 @@ enum QueueScripts {
     return redis.call('XTRIM', KEYS[1], 'MINID', cutoff)
     """)
 
-    /// KEYS: dead, stream. ARGV: ids… → number replayed. Moves dead letters back into the stream
-    /// as fresh jobs (attempt 0, error cleared), keeping their origin id.
+    /// KEYS: dead, stream. ARGV: ids… → the new stream entries ({id, fields}). Moves dead letters
+    /// back into the stream as fresh jobs (attempt 0, error cleared), keeping their origin id.
     static let replayDead = RedisScript(stripFields + "\n" + """
-    local moved = 0
+    local moved = {}
     for _, id in ipairs(ARGV) do
       local entry = redis.call('XRANGE', KEYS[1], id, id)
       if entry[1] then
         local fields = strip(entry[1][2], {err = true, deadAt = true, attempt = true})
-        redis.call('XADD', KEYS[2], '*', unpack(fields))
+        moved[#moved + 1] = {redis.call('XADD', KEYS[2], '*', unpack(fields)), fields}
         redis.call('XDEL', KEYS[1], id)
-        moved = moved + 1
       end
     end
     return moved

@@ -4,10 +4,18 @@ public protocol JobHandler: Sendable {
     func handle(_ job: Job) async throws
     /// Called once when the worker stops, after the last job (flush buffers here).
     func shutdown() async
+    /// Called just before the worker dead-letters jobs of this handler's types (attempts
+    /// exhausted, a permanent error, a poison message), with each job's reason, once per read:
+    /// the place to record, where users look, that they failed for good. The dead letters are
+    /// written only after it returns; when it throws a transient Redis error the jobs stay
+    /// pending, are reclaimed and run again, and it is called again: it must be idempotent.
+    /// Undoing it when the dead letters are replayed is up to whoever replays them.
+    func willDeadLetter(_ jobs: [(job: Job, reason: String)]) async throws
 }
 
 extension JobHandler {
     public func shutdown() async {}
+    public func willDeadLetter(_ jobs: [(job: Job, reason: String)]) async throws {}
 }
 
 /// A handler that runs many jobs at once: the worker hands it all the jobs of one type from one

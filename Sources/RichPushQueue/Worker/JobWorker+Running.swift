@@ -2,7 +2,8 @@ import Hiredis
 import Logging
 
 /// Running what the fetch loop read: a job on its own or a batch for a ``BatchJobHandler``,
-/// then acknowledging, retrying, dead-lettering or dropping each job by its result.
+/// then acknowledging, retrying, dead-lettering (``deadLetter(_:handler:)``, once per unit) or
+/// dropping each job by its result.
 extension JobWorker {
     /// What one task runs: a job on its own, or the jobs of one read that a batch handler takes together.
     enum Unit {
@@ -45,9 +46,11 @@ extension JobWorker {
             metrics.started(jobs)
             let results = await handler.handle(batch: jobs)
             metrics.finished(jobs.count, type: jobs[0].type, after: ContinuousClock.now - started)
+            var dead: [(job: Job, reason: String)] = []
             for (job, result) in zip(jobs, results) {
-                await finish(job, result, acks: acks)
+                if let reason = await finish(job, result, acks: acks) { dead.append((job, reason)) }
             }
+            await deadLetter(dead, handler: handler)
         }
     }
 
@@ -79,10 +82,12 @@ extension JobWorker {
             result = .failure(error)
         }
         metrics.finished(1, type: job.type, after: ContinuousClock.now - started)
-        await finish(job, result, acks: acks)
+        if let reason = await finish(job, result, acks: acks) { await deadLetter([(job, reason)], handler: handler) }
     }
 
-    private func finish(_ job: Job, _ result: Result<Void, any Error>, acks: AckBuffer) async {
+    /// Acknowledges, retries or drops the job by its result; a job that failed for good is not
+    /// settled here: its dead-letter reason is returned, for ``deadLetter(_:handler:)``.
+    private func finish(_ job: Job, _ result: Result<Void, any Error>, acks: AckBuffer) async -> String? {
         switch result {
         case .success:
             acks.add(job.id)
@@ -92,13 +97,15 @@ extension JobWorker {
             // Cut short by shutdown after the drain timeout: it was released for another worker.
             logger.info("job interrupted by shutdown, left for another worker", metadata: ["job.id": "\(job.id)"])
         case .failure(let error as JobError):
-            await fail(job, disposition: error.disposition, message: error.message)
+            return await fail(job, disposition: error.disposition, message: error.message)
         case .failure(let error):
-            await fail(job, disposition: .retry(after: nil), message: "\(error)")
+            return await fail(job, disposition: .retry(after: nil), message: "\(error)")
         }
+        return nil
     }
 
-    private func fail(_ job: Job, disposition: JobError.Disposition, message: String) async {
+    /// Settles a failed job by its disposition, or returns its dead-letter reason.
+    private func fail(_ job: Job, disposition: JobError.Disposition, message: String) async -> String? {
         let attempts = job.attempt + 1
         let metadata: Logger.Metadata = ["job.id": "\(job.id)", "job.origin": "\(job.origin)", "job.type": "\(job.type)", "attempt": "\(attempts)", "error": "\(message)"]
         switch disposition {
@@ -108,10 +115,10 @@ extension JobWorker {
             await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: delay, error: message) }
         case .retry:
             logger.warning("job failed on its last attempt, dead-lettering", metadata: metadata)
-            await settle(job.id, type: job.type, outcome: .deadLettered) { try await self.queue.deadLetter(id: job.id, error: "gave up after \(attempts) attempts: \(message)") }
+            return "gave up after \(attempts) attempts: \(message)"
         case .permanent:
             logger.warning("job failed permanently, dead-lettering", metadata: metadata)
-            await settle(job.id, type: job.type, outcome: .deadLettered) { try await self.queue.deadLetter(id: job.id, error: message) }
+            return message
         case .deferred(let after):
             logger.debug("job deferred", metadata: metadata.merging(["delay": "\(after)"]) { $1 })
             await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: after, error: message, countingAttempt: false) }
@@ -119,24 +126,33 @@ extension JobWorker {
             logger.info("job failed permanently, dropped", metadata: metadata)
             await settle(job.id, type: job.type, outcome: .dropped) { try await self.queue.countDropped([job.id]) }
         }
+        return nil
     }
 
     /// Runs a retry/dead-letter/drop step, retrying it while Redis is briefly away; if Redis stays
     /// away, the job stays pending and is reclaimed later, so nothing is lost.
-    private func settle(_ id: String, type: String, outcome: WorkerMetrics.Outcome, _ step: @Sendable () async throws -> Void) async {
+    func settle(_ id: String, type: String, outcome: WorkerMetrics.Outcome, _ step: @Sendable () async throws -> Void) async {
+        do {
+            try await retryingTransient(step)
+            handled.add(1, ordering: .relaxed)
+            metrics.count(type, outcome)
+        } catch {
+            logger.error("could not settle a failed job; it stays pending and will be reclaimed", metadata: ["job.id": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// Runs `step`, again with a growing back-off while Redis is briefly away (a transient error,
+    /// up to 8 tries, none once the worker is stopping); rethrows what it threw last.
+    func retryingTransient(_ step: () async throws -> Void) async throws {
         var backoff = Duration.milliseconds(50)
-        for attempt in 1...8 {
+        var attempt = 1
+        while true {
             do {
-                try await step()
-                handled.add(1, ordering: .relaxed)
-                metrics.count(type, outcome)
-                return
+                return try await step()
             } catch let error as RedisError where error.isTransient && attempt < 8 && !isStopping {
+                attempt += 1
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(2))
-            } catch {
-                logger.error("could not settle a failed job; it stays pending and will be reclaimed", metadata: ["job.id": "\(id)", "error": "\(error)"])
-                return
             }
         }
     }

@@ -106,9 +106,10 @@ public final class JobWorker: Service, Sendable {
                     nextMaintenance = ContinuousClock.now + configuration.maintenanceInterval
                     try await queue.promoteDueRetries()
                     let reclaimed = try await queue.reclaim(for: configuration.consumer, count: free)
-                    if !reclaimed.jobs.isEmpty || reclaimed.deadLettered > 0 {
-                        logger.info("reclaimed abandoned jobs", metadata: ["claimed": "\(reclaimed.jobs.count)", "deadLettered": "\(reclaimed.deadLettered)"])
+                    if !reclaimed.jobs.isEmpty || !reclaimed.poison.isEmpty {
+                        logger.info("reclaimed abandoned jobs", metadata: ["claimed": "\(reclaimed.jobs.count)", "poison": "\(reclaimed.poison.count)"])
                     }
+                    await deadLetterPoison(reclaimed.poison)
                     deliveries = reclaimed.jobs
                 }
                 if ContinuousClock.now >= nextHousekeeping {

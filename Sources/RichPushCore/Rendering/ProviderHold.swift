@@ -1,0 +1,55 @@
+import Foundation
+import Synchronization
+
+/// One provider's hold as an adapter sees it: what this process learned from its own answers
+/// (at once, without a round trip) joined with what the fleet shares through ``ProviderHolds``.
+/// An adapter asks ``remaining()`` once per batch and sends nothing while a hold is in force;
+/// a 429 that holds the provider calls ``hold(for:)``, which every worker then honours.
+public final class ProviderHold: Sendable {
+    /// What is held, e.g. `fcm:<project>`.
+    public let scope: String
+    private let shared: (any ProviderHolds)?
+    private let localEnd = Mutex<Int64>(0)
+    private let now: @Sendable () -> Int64
+
+    /// `shared`: the fleet's holds (nil: this process only). `now`: UNIX milliseconds.
+    public init(scope: String, shared: (any ProviderHolds)?, now: @escaping @Sendable () -> Int64 = ProviderHold.wallClock) {
+        self.scope = scope
+        self.shared = shared
+        self.now = now
+    }
+
+    /// UNIX milliseconds from the system clock: hosts of a fleet agree on it, as they must on a hold.
+    public static func wallClock() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.up)) }
+
+    /// How long sends are still held, or nil: the later of this process's hold and the fleet's.
+    /// Throws when the fleet's holds cannot be read (the batch is then retried as a whole).
+    public func remaining() async throws -> Duration? {
+        var end = localEnd.withLock { $0 }
+        if let shared, let fleet = try await shared.holdEnd(scope), fleet > end {
+            end = fleet
+            localEnd.withLock { $0 = max($0, fleet) }
+        }
+        let left = end - now()
+        return left > 0 ? .milliseconds(left) : nil
+    }
+
+    /// This process's hold alone (no round trip): for answers of a batch already under way.
+    public var remainingHere: Duration? {
+        let left = localEnd.withLock { $0 } - now()
+        return left > 0 ? .milliseconds(left) : nil
+    }
+
+    /// Holds the provider for `duration` from now, here at once and for the fleet. A failure to
+    /// tell the fleet is not the batch's failure: this process still holds, and the others learn
+    /// of the limit from their own next answer, as they would without a shared hold.
+    @discardableResult
+    public func hold(for duration: Duration) async -> Duration {
+        let end = now() + Int64(duration.components.seconds) * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        localEnd.withLock { $0 = max($0, end) }
+        if let shared {
+            do { try await shared.hold(scope, until: end) } catch {}
+        }
+        return duration
+    }
+}

@@ -1,0 +1,43 @@
+import Synchronization
+
+/// Stops the rest of a batch once an answer says so: a provider that answers 429 for its whole
+/// project (FCM's `QUOTA_EXCEEDED`) would answer every further request of the batch the same, and
+/// counts them against the quota. From the first answer that trips it, the batch's requests that
+/// have not gone out yet end `unprocessed` (never sent) instead of opening a stream; those already
+/// in flight get their answers.
+///
+/// It also stops, request by request, what is not sent yet to a recipient an answer declared gone
+/// (APNs' 410 for a device token, FCM's `UNREGISTERED`), in this batch and, through the
+/// adapter's ``HTTP2GoneRecipients``, in every other batch of the process: a fan-out batch holds
+/// many notifications to the same device, and none may go out after the provider said the token
+/// is dead.
+public final class HTTP2Halt: Sendable {
+    private let tripped = Atomic<Bool>(false)
+    private let trips: @Sendable (_ status: Int, _ retryAfter: String?, _ body: [UInt8]) -> Bool
+    private let recipientGone: (@Sendable (_ status: Int, _ body: [UInt8]) -> Bool)?
+    private let gone: HTTP2GoneRecipients
+
+    /// `trips` sees each answer's status, `retry-after` and body on the connection's event loop:
+    /// keep it cheap (look at the status first); so does `recipientGone`, which says an answer
+    /// declared its request's recipient gone, into `gone` (shared by the batches of a process).
+    public init(when trips: @escaping @Sendable (_ status: Int, _ retryAfter: String?, _ body: [UInt8]) -> Bool,
+                recipientGone: (@Sendable (_ status: Int, _ body: [UInt8]) -> Bool)? = nil, gone: HTTP2GoneRecipients = HTTP2GoneRecipients()) {
+        self.trips = trips
+        self.recipientGone = recipientGone
+        self.gone = gone
+    }
+
+    /// Whether an answer has tripped it.
+    public var isTripped: Bool { tripped.load(ordering: .relaxed) }
+
+    /// Whether an answer of the batch declared `recipient` gone.
+    public func isGone(_ recipient: String?) -> Bool { gone.contains(recipient) }
+
+    /// Whether a request for `recipient` that has not gone out yet must stay unsent.
+    func skips(_ recipient: String?) -> Bool { isTripped || isGone(recipient) }
+
+    func consider(status: Int, retryAfter: String?, body: [UInt8], recipient: String?) {
+        if !isTripped && trips(status, retryAfter, body) { tripped.store(true, ordering: .relaxed) }
+        if let recipient, let recipientGone, recipientGone(status, body) { gone.insert(recipient) }
+    }
+}

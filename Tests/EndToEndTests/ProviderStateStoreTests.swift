@@ -1,0 +1,65 @@
+import Foundation
+import Hiredis
+import RedisTestSupport
+import RichPushCore
+import RichPushStorage
+import Testing
+
+/// The fleet's provider holds and dead tokens against a real Redis.
+@Suite("Provider holds and dead tokens in Redis")
+struct ProviderStateStoreTests {
+    static func withRedis(_ body: (RedisConnection, StorageKeys) async throws -> Void) async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration)
+            let keys = StorageKeys(prefix: String(uniqueKeyPrefix("provider").dropLast()))
+            do {
+                try await body(redis, keys)
+            } catch {
+                await redis.close()
+                throw error
+            }
+            await redis.close()
+        }
+    }
+
+    @Test func theLaterHoldWinsAndAHoldEndsOnItsOwn() async throws {
+        try await Self.withRedis { redis, keys in
+            let holds = RedisProviderHolds(redis: redis, keys: keys)
+            let now = ProviderHold.wallClock()
+            #expect(try await holds.holdEnd("fcm:p") == nil)
+            try await holds.hold("fcm:p", until: now + 20_000)
+            try await holds.hold("fcm:p", until: now + 5_000)
+            #expect(try await holds.holdEnd("fcm:p") == now + 20_000, "a shorter hold does not cut a longer one short")
+            #expect(try await holds.holdEnd("apns:t") == nil, "a hold is per scope")
+            // A hold that ends expires with it: nothing to clear.
+            try await holds.hold("apns:t", until: ProviderHold.wallClock() + 300)
+            try await waitUntil(timeout: .seconds(20), "the hold to end") { try await holds.holdEnd("apns:t") == nil }
+            #expect(try await redis.send("EXISTS", "\(keys.prefix):hold:apns:t").int == 0)
+        }
+    }
+
+    /// Two adapters of a fleet share the hold one of them learned: the other sends nothing until it ends.
+    @Test func aHoldLearnedByOneProcessHoldsTheOther() async throws {
+        try await Self.withRedis { redis, keys in
+            let first = ProviderHold(scope: "fcm:p", shared: RedisProviderHolds(redis: redis, keys: keys))
+            let second = ProviderHold(scope: "fcm:p", shared: RedisProviderHolds(redis: redis, keys: keys))
+            #expect(try await second.remaining() == nil)
+            await first.hold(for: .seconds(20))
+            let left = try #require(try await second.remaining())
+            #expect(left > .seconds(15) && left <= .seconds(20))
+            #expect(second.remainingHere != nil, "learned once, it holds without asking again")
+        }
+    }
+
+    @Test func deadTokensAreFoundWithWhenAndOldMarksAreTrimmed() async throws {
+        try await Self.withRedis { redis, keys in
+            let gone = RedisGoneTokens(redis: redis, keys: keys, retention: .seconds(60))
+            #expect(try await gone.gone(among: ["apns:a", "apns:b"]).isEmpty)
+            try await gone.markGone(["apns:a"], at: 1_000)
+            try await gone.markGone(["apns:b", "fcm:c"], at: 500_000)
+            #expect(try await gone.gone(among: ["apns:a", "apns:b", "fcm:c", "fcm:d"]) == ["apns:b": 500_000, "fcm:c": 500_000],
+                    "a's mark is older than the retention before the newest: trimmed")
+            #expect(try await gone.gone(among: []).isEmpty)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Crypto
+import Foundation
+import Hiredis
+import RedisTestSupport
+import RichPushCore
+import RichPushQueue
+import RichPushStorage
+import Synchronization
+import Testing
+
+/// `richpush apns-sim`, `richpush fcm-sim` and `richpush worker` as child processes on a private
+/// redis-server, for the tests of what crosses process boundaries (a fleet of workers sharing a
+/// token, a hold, a dead token): each test starts what it needs here, and ``with(server:prefix:_:)``
+/// stops exactly those processes by PID when the test ends, however it ends.
+struct NativeProcesses {
+    static let teamID = "DEF123GHIJ"
+    static let keyID = "ABC123DEFG"
+    static let topic = "com.example.richpush"
+
+    let server: RedisServer
+    let redis: RedisConnection
+    let prefix: String
+    let keys: StorageKeys
+    let queue: JobQueue
+    let store: RedisNotificationStore
+    let installations: RedisInstallationStore
+    /// Every process started through this value, in order.
+    private let started = StartedProcesses()
+
+    /// A store under a prefix of its own on `server`; after `body`, every process it started gets
+    /// SIGTERM and must exit 0 (after a body that threw, they are stopped and the error goes on).
+    static func with(server: RedisServer, prefix name: String, _ body: (NativeProcesses) async throws -> Void) async throws {
+        let redis = RedisConnection(configuration: server.configuration)
+        let prefix = String(uniqueKeyPrefix(name).dropLast())
+        let keys = StorageKeys(prefix: prefix)
+        let queue = JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: prefix))
+        let native = NativeProcesses(server: server, redis: redis, prefix: prefix, keys: keys, queue: queue,
+                                     store: RedisNotificationStore(redis: redis, keys: keys, queue: queue, retention: .seconds(600)),
+                                     installations: RedisInstallationStore(redis: redis, keys: keys))
+        do {
+            try await body(native)
+        } catch {
+            let processes = native.started.all
+            for process in processes { process.signal(SIGTERM) }
+            for process in processes { _ = try await process.wait(timeout: .seconds(15)) }
+            await redis.close()
+            throw error
+        }
+        let processes = native.started.all
+        for process in processes { process.signal(SIGTERM) }
+        for process in processes { #expect(try await process.wait(timeout: .seconds(15)) == 0, "\(process) did not exit cleanly") }
+        await redis.close()
+    }
+
+    private func track(_ process: ChildProcess) -> ChildProcess {
+        started.add(process)
+        return process
+    }
+
+    /// Registers `count` iPhones (`ios<n>`, 64-hex tokens from `first`) or Android phones
+    /// (`android<n>`) of alice.
+    func register(iPhones count: Int, first: Int) async throws {
+        for index in 0..<count {
+            _ = try await installations.save(Installation(id: "ios\(index)", platform: .apns, handle: String(format: "%064lx", first + index),
+                                                          tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
+        }
+    }
+
+    func register(androids count: Int, named name: String) async throws {
+        for index in 0..<count {
+            _ = try await installations.save(Installation(id: "android\(index)", platform: .fcm, handle: "\(name)\(index):APA91b-\(index)",
+                                                          tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
+        }
+    }
+
+    /// Creates `count` text notifications to alice's devices; their ids.
+    func createNotifications(_ count: Int) async throws -> [Int] {
+        var ids: [Int] = []
+        for _ in 0..<count {
+            ids.append(try await store.create(NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                                                                creator: "alice", target: "username:alice")) { _ in "h" }.id)
+        }
+        return ids
+    }
+
+    /// A simulator process and the worker flags that reach it.
+    struct Simulator {
+        let process: ChildProcess
+        let workerArguments: [String]
+        /// Its `--log-requests` lines about requests it answered (not its token endpoint's).
+        var requests: [[String: Any]] { NativeProcesses.lines(process.log).filter { $0["status"] != nil && $0["issued"] == nil } }
+        /// Every line it logged, token exchanges included.
+        var lines: [[String: Any]] { NativeProcesses.lines(process.log) }
+    }
+
+    /// Starts `richpush apns-sim` (logging requests, passing nothing on) with `arguments` added.
+    func startAPNsSim(_ arguments: [String] = []) async throws -> Simulator {
+        let keyFile = server.directory.appendingPathComponent("AuthKey.p8")
+        try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: keyFile)
+        let certs = server.directory.appendingPathComponent("apns")
+        let port = try RedisServer.freePort()
+        let process = track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
+            "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", Self.teamID, "--key-id", Self.keyID,
+            "--key-file", keyFile.path, "--topic", Self.topic, "--cert-dir", certs.path, "--no-forward", "--log-requests",
+        ] + arguments, logFile: server.directory.appendingPathComponent("apns-sim.log")))
+        return Simulator(process: process, workerArguments: [
+            "--apns-url", "https://127.0.0.1:\(port)", "--apns-ca-file", certs.appendingPathComponent("ca.pem").path, "--apns-topic", Self.topic,
+            "--apns-key-file", keyFile.path, "--apns-key-id", Self.keyID, "--apns-team-id", Self.teamID,
+        ])
+    }
+
+    /// Starts `richpush fcm-sim` (logging requests, passing nothing on) with `arguments` added.
+    func startFCMSim(_ arguments: [String] = []) async throws -> Simulator {
+        let port = try RedisServer.freePort()
+        let directory = server.directory.appendingPathComponent("fcm")
+        let account = directory.appendingPathComponent("service-account.json")
+        let process = track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
+            "fcm-sim", "--redis-url", server.url, "--port", String(port), "--service-account", account.path, "--make-credentials",
+            "--cert-dir", directory.path, "--no-forward", "--log-requests",
+        ] + arguments, logFile: server.directory.appendingPathComponent("fcm-sim.log")))
+        return Simulator(process: process, workerArguments: [
+            "--fcm-credentials", account.path, "--fcm-url", "https://127.0.0.1:\(port)", "--fcm-ca-file", directory.appendingPathComponent("ca.pem").path,
+        ])
+    }
+
+    /// Starts one `richpush worker` per name, consuming this prefix's queue through `adapter`.
+    func startWorkers(_ names: [String], adapter: String, _ arguments: [String]) async throws -> [ChildProcess] {
+        var workers: [ChildProcess] = []
+        for name in names {
+            workers.append(track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
+                "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", name, "--log-level", "warning", "--adapter", adapter,
+            ] + arguments, logFile: server.directory.appendingPathComponent("\(name).log"))))
+        }
+        return workers
+    }
+
+    /// A JSON-lines log, parsed (lines that are not JSON objects are passed over).
+    static func lines(_ log: String) -> [[String: Any]] {
+        log.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
+}
+
+/// The processes a ``NativeProcesses`` started, in order.
+final class StartedProcesses: Sendable {
+    private let list = Mutex<[ChildProcess]>([])
+    func add(_ process: ChildProcess) { list.withLock { $0.append(process) } }
+    var all: [ChildProcess] { list.withLock { $0 } }
+}

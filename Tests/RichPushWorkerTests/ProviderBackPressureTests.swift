@@ -1,0 +1,132 @@
+import RichPushCore
+import RichPushInMemory
+import RichPushQueue
+import RichPushStorage
+import RichPushWorker
+import Testing
+
+/// What the worker does when a provider pushes back or declares a token dead, on the in-memory
+/// store, ledger and adapter (the same handler runs against Redis and the simulators in
+/// EndToEndTests): a deferral spends no attempt and counts nothing, a failure backs off and
+/// honours `Retry-After`, a dead token gets nothing more from any job.
+@Suite("Provider back-pressure, in memory")
+struct ProviderBackPressureTests {
+    static let devices = (0..<3).map { Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 1_000) }
+
+    struct Setup {
+        let notifications: InMemoryNotifications
+        let installations: any InstallationStore
+        let adapter: InMemoryPushAdapter
+        let handler: RichPushJobHandler
+
+        init(installations: any InstallationStore = InMemoryInstallationStore(ProviderBackPressureTests.devices), notifications: InMemoryNotifications? = nil,
+             goneTokens: (any GoneTokens)? = nil, outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome = { .sent(adapterID: "mem-\($0.installation.id)") }) {
+            let notifications = notifications ?? InMemoryNotifications()
+            self.notifications = notifications
+            self.installations = installations
+            adapter = InMemoryPushAdapter(outcome: outcome)
+            handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
+                                         renderer: PushRenderer(), goneTokens: goneTokens, providerRetryBase: .seconds(1))
+        }
+
+        func create(on notifications: InMemoryNotifications? = nil) async throws -> Int {
+            try await (notifications ?? self.notifications).create(NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                                                                                   creator: "alice", target: "news"), hashing: { _ in "hash" }).id
+        }
+
+        func run(_ id: Int, attempt: Int = 0) async -> JobError.Disposition? {
+            let job = Job(id: "1-0", type: RichPushJob.type, payload: RichPushJob.request(notification: id).payload, attempt: attempt, enqueuedAt: 0)
+            if case .failure(let error) = await handler.handle(batch: [job])[0] { return (error as? JobError)?.disposition ?? .retry(after: nil) }
+            return nil
+        }
+    }
+
+    @Test func aProviderHoldDefersTheJobWithoutAnAttemptAndTheStatusStaysQueued() async throws {
+        let setup = Setup { _ in .deferred(reason: "QUOTA_EXCEEDED", after: .seconds(20)) }
+        let id = try await setup.create()
+        #expect(await setup.run(id) == .deferred(after: .seconds(20)))
+        let status = try #require(try await setup.notifications.status(id: id))
+        #expect((status.counts["retried"] ?? 0) == 0 && (status.counts["failed"] ?? 0) == 0, "a deferral is no failure: \(status.counts)")
+        #expect(status.state == .queued)
+        // The leases were given back: the job's return sends at once.
+        #expect(setup.notifications.ledgerEntry(DeliveryKey(notification: id, installation: "i0")) == "T")
+        let healthy = Setup(notifications: setup.notifications)
+        #expect(await healthy.run(id) == nil)
+        #expect(try await setup.notifications.status(id: id)?.counts["sent"] == 3)
+    }
+
+    @Test func aRetryAfterOnAFailureIsTheLeastBackOff() async throws {
+        let setup = Setup { push in
+            push.installation.id == "i2" ? .failedRetryAfter(reason: "ServiceUnavailable", after: .seconds(7)) : .sent(adapterID: "x")
+        }
+        let id = try await setup.create()
+        guard case .retry(let after?) = await setup.run(id) else { Issue.record("expected a retry with a delay"); return }
+        #expect(after >= .seconds(7), "sent again before the Retry-After: \(after)")
+        #expect(try await setup.notifications.status(id: id)?.counts["retried"] == 1)
+    }
+
+    @Test func aFailureAtTheProviderBacksOffMoreWithEachAttempt() async throws {
+        let setup = Setup { _ in .failed(reason: "InternalServerError", retryable: true) }
+        let id = try await setup.create()
+        guard case .retry(let first?) = await setup.run(id, attempt: 0) else { Issue.record("expected a retry with a delay"); return }
+        #expect(first >= .milliseconds(500) && first <= .seconds(1), "first back-off \(first)")
+        guard case .retry(let fourth?) = await setup.run(id, attempt: 3) else { Issue.record("expected a retry with a delay"); return }
+        #expect(fourth >= .seconds(4) && fourth <= .seconds(8), "fourth back-off \(fourth)")
+    }
+
+    /// APNs answered 410 for h1 while another job to it was under way, its device already
+    /// resolved: that job sends nothing to h1. A handler without the dead-token set would (the
+    /// control), and a registration newer than the 410 revives the token.
+    @Test func aTokenDeclaredDeadGetsNothingFromAJobThatResolvedItBefore() async throws {
+        let gone = InMemoryGoneTokens()
+        let live = InMemoryInstallationStore(Self.devices)
+        let notifications = InMemoryNotifications()
+        let first = Setup(installations: live, notifications: notifications, goneTokens: gone) { push in
+            push.installation.handle == "h1" ? .invalidToken(reason: "Unregistered") : .sent(adapterID: "x")
+        }
+        // The other job resolved its devices before the 410: it still sees h1's installation.
+        let stale = StaleInstallations(snapshot: Self.devices, live: live)
+        let second = Setup(installations: stale, notifications: notifications, goneTokens: gone)
+        let control = Setup(installations: stale, notifications: notifications)
+        let (a, b, c) = (try await first.create(on: notifications), try await first.create(on: notifications), try await first.create(on: notifications))
+        #expect(await first.run(a) == nil)
+        #expect(try await live.installation(id: "i1") == nil, "the 410 removed the installation")
+        #expect(await second.run(b) == nil)
+        #expect(second.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h2"])
+        #expect(try await notifications.status(id: b)?.counts["invalidToken"] == 1)
+        #expect(await control.run(c) == nil)
+        #expect(control.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h1", "h2"], "without the set, the stale job pushes to the dead token")
+
+        // The device registers again with the same token, after the 410: it is alive again.
+        let revived = StaleInstallations(snapshot: Self.devices.map { var device = $0; device.updatedAt = Int64.max / 2; return device }, live: live)
+        let third = Setup(installations: revived, notifications: notifications, goneTokens: gone)
+        #expect(await third.run(try await first.create(on: notifications)) == nil)
+        #expect(third.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h1", "h2"])
+    }
+}
+
+/// Installations as a job saw them when it resolved its devices (`snapshot`), whatever happened
+/// since; the tag index and writes go to `live`.
+final class StaleInstallations: InstallationStore {
+    let snapshot: [Installation]
+    let live: InMemoryInstallationStore
+
+    init(snapshot: [Installation], live: InMemoryInstallationStore) {
+        self.snapshot = snapshot
+        self.live = live
+    }
+
+    func installations(ids: [String]) async throws -> [Installation] { snapshot.filter { ids.contains($0.id) } }
+    func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] { tags.map { _ in snapshot.map(\.id) } }
+    func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] { tags.map { _ in (snapshot.map(\.id), true) } }
+    func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) { (snapshot.map(\.id), 0) }
+    func registrationID(forHandle handle: String?, owner: String) async throws -> String { try await live.registrationID(forHandle: handle, owner: owner) }
+    func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome { try await live.save(installation, limits: limits) }
+    func installation(id: String) async throws -> Installation? { try await live.installation(id: id) }
+    func owner(of id: String) async throws -> String? { try await live.owner(of: id) }
+    func delete(id: String, owner: String) async throws -> Bool { try await live.delete(id: id, owner: owner) }
+    func remove(_ installation: Installation) async throws -> Bool { try await live.remove(installation) }
+    func installations(owner: String) async throws -> [Installation] { try await live.installations(owner: owner) }
+    func installationIDs(owner: String) async throws -> [String] { try await live.installationIDs(owner: owner) }
+    func removeAll(owner: String) async throws -> Int { try await live.removeAll(owner: owner) }
+}
