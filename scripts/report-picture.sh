@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates docs/loadtest-report.svg, the load-test picture in README.md, from a real run on
+# Regenerates docs/loadtest-report.svg, the load-test picture in docs/load-tests.md, from a real run on
 # this machine: a ramp from 0 to 12,000 notifications per second (one device each), past what
 # two workers on a 2-core machine deliver, so the picture shows the pipeline saturate and recover.
 # The run's full report (report.html, report.json) stays in .tmp/report-picture/.

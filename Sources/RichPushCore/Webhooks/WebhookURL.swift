@@ -3,7 +3,7 @@
 /// Without `allowPrivate` (the API's `--webhook-allow-private`), a host written as a loopback,
 /// private, link-local or unspecified address, or `localhost`, is refused: a user must not make
 /// the workers POST to the machines around them. Link-local (cloud metadata) is refused always.
-/// A name that resolves to such an address is not caught here (see README, "Status webhooks").
+/// A name that resolves to such an address is not caught here (see docs/webhooks.md).
 public enum WebhookURL {
     public static let maxBytes = 2048
 

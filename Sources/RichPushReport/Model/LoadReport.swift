@@ -3,7 +3,7 @@ public import Foundation
 /// Everything `richpush loadtest --report DIR` measured, as written to `DIR/report.json`.
 ///
 /// One value feeds every renderer (`HTMLReport`, `OverviewSVG`, `SummaryText`), so the page, the
-/// README picture and the terminal lines never disagree. Property names are the JSON keys.
+/// picture in docs/load-tests.md and the terminal lines never disagree. Property names are the JSON keys.
 public struct LoadReport: Codable, Sendable, Equatable {
     /// How the run was set up.
     public var settings: Settings

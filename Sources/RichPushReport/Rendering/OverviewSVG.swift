@@ -1,5 +1,5 @@
 /// The load test at a glance as one standalone SVG picture (960 × 640, white, nothing from
-/// elsewhere), the one committed to the README: a headline of the figures that matter, then
+/// elsewhere), the one committed as docs/loadtest-report.svg: a headline of the figures that matter, then
 /// throughput, latency over time, the latency distribution and the queue in a 2 × 2 grid.
 public enum OverviewSVG {
     static let width = 960.0
