@@ -21,8 +21,9 @@
 # FUZZ_API_ARGS (more `richpush api` flags, split on spaces), FUZZ_USERS (passes, default
 # "alice root"), FUZZ_CHECKS (schemathesis checks), FUZZ_SPEC (the document to test against:
 # a file or a URL; default the repository's openapi.yaml, which may be newer than the binary's).
-# Files: .tmp/fuzz/venv (schemathesis, installed once), .tmp/fuzz/run-* (Redis, API log, reports;
-# removed after a clean run, kept after a failing one).
+# Files: ~/.cache/richpush/fuzz-venv (schemathesis, installed once per machine and reused by every
+# clone; RICHPUSH_FUZZ_VENV names another), .tmp/fuzz/run-* (Redis, API log, reports; removed
+# after a clean run, kept after a failing one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -59,13 +60,15 @@ ensure_apt_packages redis-server redis-tools curl
 private_tmp fuzz
 
 # schemathesis in a virtualenv of its own, installed once and reused while the pins are the same.
-venv="$PWD/.tmp/fuzz/venv"
+# Outside the clone, so a fresh clone (CI) reuses it instead of installing it again.
+venv="${RICHPUSH_FUZZ_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/richpush/fuzz-venv}"
 pins=("schemathesis==4.32.5" "openapi-spec-validator==0.7.2")
 if [ "$(cat "$venv/.pins" 2>/dev/null)" != "${pins[*]}" ]; then
     # Debian's python3 has venv and ensurepip in a package of their own.
     python3 -c 'import ensurepip, venv' 2>/dev/null || ensure_apt_packages python3-venv
     echo "==> installing ${pins[*]} into $venv"
     rm -rf "$venv"
+    mkdir -p "$(dirname "$venv")"
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "${pins[@]}"
     echo "${pins[*]}" >"$venv/.pins"

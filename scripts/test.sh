@@ -16,22 +16,31 @@ export TMPDIR="$PWD/.tmp/test"
 mkdir -p "$TMPDIR"
 trap 'kill_private_redis "$TMPDIR"' EXIT
 
-echo "==> building (debug, with tests)"
-swift build --build-tests
+# stage NAME COMMAND...: runs one stage and notes how long it took (the table at the end).
+timings=()
+stage() {
+    local name=$1 started=$SECONDS
+    shift
+    echo "==> $name"
+    "$@"
+    timings+=("$(printf '%6d s  %s' $((SECONDS - started)) "$name")")
+}
+bin_path() { echo "$(swift build --show-bin-path)/richpush"; }
+
+stage "building (debug, with tests)" swift build --build-tests
 # The release build too: scripts/demo.sh and the benchmarks run it, and the optimizer can fail
 # where a debug build passes (Swift 6.3.1 crashed splitting one async function, session 9).
-echo "==> building the richpush binary (release, as scripts/demo.sh does)"
-swift build -c release --product richpush
-echo "==> testing"
-swift test --skip-build
+stage "building the richpush binary (release, as scripts/demo.sh does)" swift build -c release --product richpush
+stage "testing (swift test)" swift test --skip-build
 # The tests' redis-servers and worker processes are stopped by the tests themselves.
 assert_nothing_left "swift test" "$TMPDIR"
-echo "==> hostile-input and authorization suite (scripts/security.sh)"
-RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/security.sh
+stage "hostile-input and authorization suite (scripts/security.sh)" env RICHPUSH_BIN="$(bin_path)" bash scripts/security.sh
 assert_nothing_left scripts/security.sh .tmp/security
-echo "==> short fuzz run (scripts/fuzz.sh: schemathesis against openapi.yaml, contract probes, parser fuzz tests)"
-RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" FUZZ_PARSER_ITERATIONS=50000 bash scripts/fuzz.sh --examples 25
+stage "short fuzz run (scripts/fuzz.sh: schemathesis against openapi.yaml, contract probes, parser fuzz tests)" \
+    env RICHPUSH_BIN="$(bin_path)" FUZZ_PARSER_ITERATIONS=50000 bash scripts/fuzz.sh --examples 25
 assert_nothing_left scripts/fuzz.sh .tmp/fuzz
-echo "==> short fault-injection run (scripts/chaos.sh: 30 s, every fault kind once, reconciled push by push)"
-RICHPUSH_BIN="$(swift build --show-bin-path)/richpush" bash scripts/chaos.sh --duration 30 --rate 20 --fault-every 4 --seed 1 --provider-hold 10
+stage "short fault-injection run (scripts/chaos.sh: 30 s, every fault kind once, reconciled push by push)" \
+    env RICHPUSH_BIN="$(bin_path)" bash scripts/chaos.sh --duration 30 --rate 20 --fault-every 4 --seed 1 --provider-hold 10
 assert_nothing_left scripts/chaos.sh .tmp/chaos
+echo "==> stages (wall time, ${SECONDS} s in all)"
+printf '%s\n' "${timings[@]}"
