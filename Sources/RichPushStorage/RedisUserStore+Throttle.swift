@@ -32,21 +32,6 @@ extension RedisUserStore {
             }
             removed += try await redis.sendAll([delete, forget])[0].int ?? 0
         }
-        // ...and, on one Redis, records from before the index existed (a SCAN would see one node
-        // of a cluster only; deployments on a cluster started with the index).
-        guard !keys.clusterSafe else { return removed }
-        var cursor = 0
-        repeat {
-            let reply = try await redis.send("SCAN", cursor, "MATCH", keys.loginPairPattern(user), "COUNT", 1000)
-            guard let parts = reply.array, parts.count == 2 else { break }
-            cursor = parts[0].int ?? 0
-            let found = (parts[1].array ?? []).compactMap(\.string)
-            if !found.isEmpty {
-                var command = RedisCommand("DEL")
-                for key in found { command.append(key) }
-                removed += try await redis.send(command).int ?? 0
-            }
-        } while cursor != 0
         return removed
     }
 

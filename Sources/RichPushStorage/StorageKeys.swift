@@ -49,7 +49,6 @@ public struct StorageKeys: Sendable, Hashable {
     func user(_ name: String) -> String { "\(registry):user:\(name)" }
     var users: String { "\(registry):users" }
     func loginPair(_ name: String, _ address: String) -> String { "\(registry):login:pair:\(name):\(address)" }
-    func loginPairPattern(_ name: String) -> String { "\(registry):login:pair:\(name):*" }
     /// The addresses with a login-failure record for this user (for `users unlock` without a SCAN).
     func loginPairs(_ name: String) -> String { "\(registry):login:pairs:\(name)" }
     func loginAddress(_ address: String) -> String { "\(registry):login:addr:\(address)" }

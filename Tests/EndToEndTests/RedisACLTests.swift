@@ -25,7 +25,7 @@ struct RedisACLTests {
     ]
 
     /// The test: the API (replicated durability), `users add`, `keys create|revoke`,
-    /// `ping`, `stats`, `dlq list`, `replay --dry-run`, `users unlock --address`, a worker with the
+    /// `ping`, `stats`, `dlq list`, `replay --dry-run`, `users unlock` (with and without `--address`), a worker with the
     /// simulated hub, its sweeper and webhook dispatcher, and a device simulator, all as the ACL
     /// user; an immediate, a scheduled, a cancelled, a throttled and an expiring notification
     /// arrive (or expire) as they should, a failing webhook receiver gets its events on a retry,
@@ -147,6 +147,7 @@ struct RedisACLTests {
                         _ = try await cli(["dlq", "list"] + common, "dlq list")
                         _ = try await cli(["replay", "--from=-15m", "--dry-run"] + common, "replay --dry-run")
                         _ = try await cli(["users", "unlock", "alice", "--address", "10.1.2.3"] + common, "users unlock --address")
+                        _ = try await cli(["users", "unlock", "alice"] + common, "users unlock")
                     }
                     // Stopped in the order an operator would: devices, workers, then the API.
                     for process in processes.reversed() {
