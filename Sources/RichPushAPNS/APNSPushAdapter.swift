@@ -29,7 +29,9 @@ public struct APNSPushAdapter: PushAdapter {
     /// `concurrency`: requests of one batch in flight at once (the client spreads them over its
     /// connections, each within the server's stream limit). `holds`: where the fleet shares a
     /// hold on this sender (nil: this process only).
-    public init(client: HTTP2Client, topic: String, token: APNSSharedToken, concurrency: Int = 1000, holds: (any ProviderHolds)? = nil) {
+    public init(client: HTTP2Client, topic: String, token: APNSSharedToken, concurrency: Int = 1000, holds: (any ProviderHolds)? = nil,
+                throttleWait: Duration = .seconds(30)) {
+        self.throttleWait = throttleWait
         self.client = client
         self.topic = topic
         self.token = token
@@ -38,8 +40,8 @@ public struct APNSPushAdapter: PushAdapter {
     }
 
     /// How long a push waits after a 429 `TooManyRequests` that names no time, and how long the
-    /// sender is held after a `TooManyProviderTokenUpdates` without one.
-    public static let deviceHold = Duration.seconds(30)
+    /// sender is held after a `TooManyProviderTokenUpdates` without one (Apple names no time).
+    public let throttleWait: Duration
 
     static let deadMomentsAgo = PushOutcome.deferred(reason: "not sent: APNs answered Unregistered for this device token moments ago", after: .seconds(1))
 
@@ -93,7 +95,7 @@ public struct APNSPushAdapter: PushAdapter {
         }
         let actions = exchanges.map(Self.action(for:))
         var senderWait: Duration?
-        for case .throttled(_, let after) in actions { senderWait = max(senderWait ?? .zero, after ?? Self.deviceHold) }
+        for case .throttled(_, let after) in actions { senderWait = max(senderWait ?? .zero, after ?? throttleWait) }
         if let senderWait { await hold.hold(for: senderWait) }
         for (index, (exchange, action)) in zip(exchanges, actions).enumerated() {
             if case .unprocessed = exchange, halt.isGone(requests[index].path) {
@@ -102,9 +104,9 @@ public struct APNSPushAdapter: PushAdapter {
                 outcomes[positions[index]] = Self.deadMomentsAgo
             } else if case .unprocessed = exchange, halt.isTripped {
                 // Stopped before it was sent by the batch's first 429 that holds the sender.
-                outcomes[positions[index]] = Self.held(hold.remainingHere ?? senderWait ?? Self.deviceHold)
+                outcomes[positions[index]] = Self.held(hold.remainingHere ?? senderWait ?? throttleWait)
             } else {
-                outcomes[positions[index]] = Self.outcome(of: action, request: requests[index], push: pushes[positions[index]])
+                outcomes[positions[index]] = Self.outcome(of: action, request: requests[index], push: pushes[positions[index]], throttleWait: throttleWait)
             }
         }
         return outcomes
@@ -125,7 +127,7 @@ public struct APNSPushAdapter: PushAdapter {
         return results.all
     }
 
-    static func outcome(of action: APNSAction, request: APNSRequest, push: OutgoingPush) -> PushOutcome {
+    static func outcome(of action: APNSAction, request: APNSRequest, push: OutgoingPush, throttleWait: Duration) -> PushOutcome {
         switch action {
         case .sent(let apnsID):
             return .sent(adapterID: apnsID.isEmpty ? request.apnsID : apnsID)
@@ -138,7 +140,7 @@ public struct APNSPushAdapter: PushAdapter {
         case .permanent(let reason):
             return .failed(reason: reason.rawValue, retryable: false)
         case .throttled(let reason, let after), .deviceThrottled(let reason, let after):
-            return .deferred(reason: reason.rawValue, after: after ?? deviceHold)
+            return .deferred(reason: reason.rawValue, after: after ?? throttleWait)
         case .retry(let reason, let after?):
             return .failedRetryAfter(reason: reason.rawValue, after: after)
         case .retry(let reason, nil), .refreshToken(let reason):

@@ -13,7 +13,7 @@ public enum APNSAction: Sendable, Hashable {
     /// Worth trying again later (500, 503, shutdown, unknown statuses), after `after` if APNs said.
     case retry(reason: APNSReason, after: Duration?)
     /// 429 `TooManyRequests` without `Retry-After`: too many pushes to this device token, so only
-    /// this push waits (no time given: ``APNSPushAdapter/deviceHold``).
+    /// this push waits (no time given: ``APNSPushAdapter/throttleWait``).
     case deviceThrottled(reason: APNSReason, after: Duration?)
     /// 429 with `Retry-After`, or `TooManyProviderTokenUpdates`: the sender is asked to wait, so
     /// the fleet holds every push to this APNs sender until then.

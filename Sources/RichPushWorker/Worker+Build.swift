@@ -36,11 +36,14 @@ public struct RichPushWorkerConfiguration: Sendable {
         public var client: HTTP2Client
         public var topic: String
         public var signer: APNSSigningKey
+        /// How long a push waits after APNs' 429 `TooManyRequests`, which names no time.
+        public var throttleWait: Duration
 
-        public init(client: HTTP2Client, topic: String, signer: APNSSigningKey) {
+        public init(client: HTTP2Client, topic: String, signer: APNSSigningKey, throttleWait: Duration = .seconds(30)) {
             self.client = client
             self.topic = topic
             self.signer = signer
+            self.throttleWait = throttleWait
         }
     }
 
@@ -133,19 +136,12 @@ public struct WorkerDependencies: Sendable {
     }
 }
 
-/// Builds a worker that runs rich-push jobs (and whatever `extraHandlers` registers: the bench
-/// and test job types) on the first partition: the composition root of the tests on one partition.
-public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
-                        extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> JobWorker {
-    buildWorkers(configuration: configuration, dependencies: dependencies, extraHandlers: extraHandlers, logger: logger)[0]
-}
-
 /// Builds one job loop per partition (`dependencies.keys.partitions`), each reading its own
 /// stream on its own connection with an equal share of `configuration.worker.concurrency`
-/// (at least 1), so every partition is served whatever the others' backlog: the composition root
-/// of `richpush worker`. The push adapters are shared.
-public func buildWorkers(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
-                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> [JobWorker] {
+/// (at least 1), so every partition is served whatever the others' backlog (part of
+/// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)``). The push adapters are shared.
+func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
+                   extraHandlers: (inout JobHandlers) -> Void, logger: Logger) -> [JobWorker] {
     let adapter = buildAdapter(configuration: configuration, dependencies: dependencies)
     // Dead tokens are kept for the platforms that declare them (APNs, FCM), not for the hub alone.
     let providers = configuration.fcm != nil || { if case .apns = configuration.adapter { true } else { false } }()
@@ -180,7 +176,7 @@ private func buildAdapter(configuration: RichPushWorkerConfiguration, dependenci
     if case .apns(let settings) = configuration.adapter {
         routes[.apns] = APNSPushAdapter(client: settings.client, topic: settings.topic,
                                         token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer),
-                                        holds: holds)
+                                        holds: holds, throttleWait: settings.throttleWait)
     }
     if let fcm = configuration.fcm {
         let token = fcm.accessToken(redis: dependencies.redis, prefix: dependencies.queue.prefix)

@@ -53,7 +53,8 @@ struct APNSFaultsTests {
                     // A debug build beside the other suites may answer slowly; a push that times out is
                     // retried and may then arrive twice (at least once), which is not what this test is about.
                     requestTimeout: .seconds(120)))
-                let settings = RichPushWorkerConfiguration.APNSSettings(client: client, topic: "com.example.richpush", signer: signer)
+                // A 429 defers its push (spending no attempt); a second instead of Apple's unnamed wait.
+                let settings = RichPushWorkerConfiguration.APNSSettings(client: client, topic: "com.example.richpush", signer: signer, throttleWait: .seconds(1))
                 let id = try await withWorker(pipeline.worker(adapter: .apns(settings), leaseDuration: .seconds(300))) {
                     let id = try await pipeline.send(json: ["message": "to ten thousand", "richType": "text", "payload": "hello"])
                     try await waitUntil(timeout: .seconds(240), "every device to end in one state") {

@@ -21,9 +21,11 @@ struct PartitionedFlowTests {
                         try await waitUntil(timeout: .seconds(60), "every device to fetch its pushes") { log.count("fetched") >= 240 }
                         return sent.ids
                     }
-                    // Each was sent with an Idempotency-Key, which picks its partition by hash: about 40 each.
+                    // Each was sent with a random Idempotency-Key, which picks its partition by hash: 40 each
+                    // on average, a standard deviation of 5.8. Within 5 of them (12...70): a run that saw 61
+                    // failed the old bound of 3.5 (20...60), which about 1 run in 300 misses by chance.
                     let perPartition = Dictionary(grouping: ids, by: { pipeline.keys.partitionIndex(ofNotification: $0) }).mapValues(\.count)
-                    #expect(perPartition.count == 6 && perPartition.values.allSatisfy { (20...60).contains($0) }, "\(perPartition)")
+                    #expect(perPartition.count == 6 && perPartition.values.allSatisfy { (12...70).contains($0) }, "\(perPartition)")
                     // Each partition's stream carried its own notifications' jobs.
                     for (index, name) in pipeline.keys.partitionNames.enumerated() {
                         let length = try await pipeline.redis.send("XLEN", "\(pipeline.prefix):{\(name)}:jobs").int ?? 0

@@ -9,6 +9,7 @@ import RedisTestSupport
 import RichPushCore
 import RichPushStorage
 import RichPushWebhooks
+import RichPushWorker
 import Synchronization
 import Testing
 
@@ -18,36 +19,14 @@ import Testing
 struct WebhookFlowTests {
     static let secret = "whsec_test-secret-0123456789"
 
-    /// Runs a dispatcher as `richpush worker` does, retrying fast, while `body` runs.
+    /// Runs the webhook dispatchers of a worker process built by its composition root, retrying
+    /// fast, while `body` runs.
     static func withDispatcher(_ pipeline: Pipeline, retryWindow: Duration = .seconds(3600), _ body: () async throws -> Void) async throws {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPWebhookTransport.configuration(connections: 4))
-        var logger = Logger(label: "e2e.webhooks")
-        logger.logLevel = .error
-        let dispatcher = WebhookDispatcher(
-            store: RedisWebhookStore(redis: pipeline.redis, keys: pipeline.keys), transport: HTTPWebhookTransport(client: client),
-            redis: pipeline.node,
-            configuration: WebhookDispatcherConfiguration(consumer: "d-\(UUID().uuidString.prefix(6))", timeout: .seconds(10), retryBase: .milliseconds(300),
-                                                          retryMax: .seconds(2), retryWindow: retryWindow, registryRefresh: .milliseconds(200),
-                                                          retryPoll: .milliseconds(50)),
-            logger: logger)
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await dispatcher.run() }
-                do {
-                    try await body()
-                } catch {
-                    dispatcher.stop()
-                    try? await group.waitForAll()
-                    throw error
-                }
-                dispatcher.stop()
-                try await group.waitForAll()
-            }
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
+        let webhooks = WebhookDispatcherConfiguration(consumer: "d-\(UUID().uuidString.prefix(6))", timeout: .seconds(10),
+                                                      retryBase: .milliseconds(300), retryMax: .seconds(2), retryWindow: retryWindow,
+                                                      registryRefresh: .milliseconds(200), retryPoll: .milliseconds(50))
+        let process = pipeline.process(process: WorkerProcess.Configuration(webhooks: webhooks), logger: "e2e.webhooks")
+        try await withServices(process.webhooks, body)
     }
 
     static func createWebhook(_ pipeline: Pipeline, port: Int, events: [String] = WebhookEventType.allCases.map(\.rawValue), as user: String = "alice",

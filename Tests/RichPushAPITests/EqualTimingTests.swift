@@ -67,7 +67,7 @@ struct EqualTimingTests {
             logger.logLevel = .warning
             let recording = RecordingRedis(base: fixture.redis)
             let app = buildApplication(configuration: fixture.configuration,
-                                       dependencies: APIDependencies(redis: recording, keys: fixture.keys, queue: fixture.queue),
+                                       dependencies: .redis(redis: recording, keys: fixture.keys, queue: fixture.queue, configuration: fixture.configuration),
                                        logger: logger)
             try await app.test(.live) { client in
                 let bobDevice = try await client.register("bob", handle: "token-b")

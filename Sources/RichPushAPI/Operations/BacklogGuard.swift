@@ -1,11 +1,10 @@
-import RichPushQueue
 import Synchronization
 
 /// Refuses new work (503 + Retry-After) when the queue's backlog (all partitions together) is
 /// over its bound. The backlog is read at most every 250 ms per replica, so the check costs no
 /// round trip on most requests.
 final class BacklogGuard: Sendable {
-    private let queues: [JobQueue]
+    private let readBacklog: @Sendable () async throws -> Int
     private let limit: Int
     private struct State {
         var backlog: Int?
@@ -14,8 +13,9 @@ final class BacklogGuard: Sendable {
     }
     private let state = Mutex(State())
 
-    init(queues: [JobQueue], limit: Int) {
-        self.queues = queues
+    /// `readBacklog`: the backlog now (on Redis, `JobQueue.backlog(of:)` over every partition).
+    init(readBacklog: @escaping @Sendable () async throws -> Int, limit: Int) {
+        self.readBacklog = readBacklog
         self.limit = limit
     }
 
@@ -32,7 +32,7 @@ final class BacklogGuard: Sendable {
         var backlog = known
         if refresh {
             do {
-                let fresh = try await JobQueue.backlog(of: queues)
+                let fresh = try await readBacklog()
                 state.withLock { $0 = State(backlog: fresh, read: .now, refreshing: false) }
                 backlog = fresh
             } catch {

@@ -1,11 +1,11 @@
 import Foundation
-import Hiredis
 import Hummingbird
 import Prometheus
 
 /// Health, metrics and the API description; no authentication.
 struct OperationsRoutes {
-    let redis: any RedisClient
+    /// Throws when the backend does not answer.
+    let ready: @Sendable () async throws -> Void
     let registry: PrometheusCollectorRegistry?
     let openAPI: [UInt8]
 
@@ -13,7 +13,7 @@ struct OperationsRoutes {
         router.get("health/live") { _, _ in try JSONResponse.encode(["status": "ok"], status: .ok) }
         router.get("health/ready") { _, _ in
             do {
-                _ = try await redis.send("PING")
+                try await ready()
                 return try JSONResponse.encode(["status": "ok", "redis": "ok"], status: .ok)
             } catch {
                 // Unauthenticated: say what is down, not where it is.

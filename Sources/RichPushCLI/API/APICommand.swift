@@ -112,8 +112,8 @@ struct APICommand: AsyncParsableCommand {
         var changesNode = try redis.configuration(clientName: "richpush-api")
         if redis.isCluster { changesNode = try await backend.locator.configuration(forKey: queue.storageKeys(redis).credentialChanges) }
         let changes = RedisSubscriber(configuration: changesNode, logger: logger)
-        let dependencies = APIDependencies(redis: pool, keys: queue.storageKeys(redis), queue: queue.configuration, registry: registry,
-                                           credentialChanges: changes)
+        let dependencies = APIDependencies.redis(redis: pool, keys: queue.storageKeys(redis), queue: queue.configuration, configuration: configuration,
+                                                 registry: registry, credentialChanges: changes)
         let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
         // Stopped in reverse order: the server drains first, the Redis pool closes last.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

@@ -1,10 +1,5 @@
 import ArgumentParser
-import AsyncHTTPClient
-import Hiredis
-import Logging
-import RichPushStorage
 import RichPushWebhooks
-import ServiceLifecycle
 
 /// `richpush worker`'s webhook delivery options.
 struct WebhookOptions: ParsableArguments {
@@ -25,22 +20,12 @@ struct WebhookOptions: ParsableArguments {
         guard webhookRetryWindowHours >= 0 else { throw ValidationError("--webhook-retry-window-hours must not be negative") }
     }
 
-    /// The dispatcher and the HTTP client it posts with (both to run in the process's ServiceGroup,
-    /// the client's service before the dispatcher so it closes after), or nothing with --no-webhooks.
-    /// One dispatcher per partition (each reads its partition's outbox; the first also sends the retries).
-    func services(redis: any RedisClient, locator: RedisNodeLocator, keys: StorageKeys, consumer: String, logger: Logger) -> [any Service] {
-        guard webhooks else { return [] }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPWebhookTransport.configuration(connections: webhookConcurrency))
-        var configuration = WebhookDispatcherConfiguration(
+    /// The dispatchers' settings for a worker named `consumer`, or nil with --no-webhooks.
+    func configuration(consumer: String) -> WebhookDispatcherConfiguration? {
+        guard webhooks else { return nil }
+        return WebhookDispatcherConfiguration(
             consumer: consumer, timeout: .milliseconds(Int(webhookTimeout * 1000)), concurrency: webhookConcurrency,
             retryBase: .milliseconds(Int(webhookRetryBase * 1000)), retryMax: .milliseconds(Int(webhookRetryMax * 1000)),
             retryWindow: .seconds(webhookRetryWindowHours * 3600))
-        var services: [any Service] = [HTTPClientService(client: client)]
-        for partition in 0..<keys.partitions {
-            configuration.runsRetries = partition == 0
-            services.append(WebhookDispatcher(store: RedisWebhookStore(redis: redis, keys: keys.inPartition(partition)), transport: HTTPWebhookTransport(client: client),
-                                              locator: locator, configuration: configuration, logger: logger))
-        }
-        return services
     }
 }

@@ -115,7 +115,9 @@ struct WorkerCommand: AsyncParsableCommand {
         let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys(redis), queue: queue.configuration,
                                               locator: backend.locator)
         let bench = benchHandlers
-        let workers = buildWorkers(configuration: configuration, dependencies: dependencies, extraHandlers: { handlers in
+        let process = WorkerProcess.Configuration(webhooks: webhookOptions.configuration(consumer: workerConfiguration.consumer),
+                                                  queueGaugeInterval: metricsPort == nil ? nil : .seconds(queueMetricsInterval))
+        let worker = buildWorker(configuration: configuration, dependencies: dependencies, process: process, extraHandlers: { handlers in
             guard bench else { return }
             // The benchmark and test job types (scripts/bench-queue.sh, the queue's process tests).
             handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
@@ -131,20 +133,8 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
-            for worker in workers {
-                services.append(QueueGauges(queue: worker.queue, interval: .seconds(queueMetricsInterval), labelled: queue.partitions > 1, logger: logger))
-            }
         }
-        if adapter.kinds.contains(.simulated) {
-            // The hub's held pushes that expire are reported by the workers that use the hub.
-            services.append(HubExpirySweeper(redis: pool, prefix: queue.configuration.prefix,
-                                             ledger: RedisNotificationStore(redis: pool, keys: queue.storageKeys(redis), queue: workers[0].queue,
-                                                                            retention: .seconds(retentionDays * 86400)),
-                                             logger: logger))
-        }
-        services += webhookOptions.services(redis: pool, locator: backend.locator, keys: queue.storageKeys(redis),
-                                            consumer: workerConfiguration.consumer, logger: logger)
-        services += workers as [any Service]
+        services += worker.services
         let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
     }

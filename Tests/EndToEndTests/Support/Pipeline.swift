@@ -74,7 +74,7 @@ struct Pipeline {
         configuration.webhookAllowPrivate = true
         configure(&configuration)
         let app = buildApplication(configuration: configuration,
-                                   dependencies: APIDependencies(redis: redis, keys: keys, queue: queueConfiguration), logger: logger) { channel in
+                                   dependencies: .redis(redis: redis, keys: keys, queue: queueConfiguration, configuration: configuration), logger: logger) { channel in
             bound.withLock { $0 = channel.localAddress?.port }
         }
         // A service group stopped gracefully: cancelling the server instead made Hummingbird log
@@ -109,16 +109,25 @@ struct Pipeline {
     func workers(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
                  adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
                  fcm: RichPushWorkerConfiguration.FCMSettings? = nil) -> [JobWorker] {
-        var logger = Logger(label: "e2e.worker")
+        process(fanOutBatch: fanOutBatch, consumer: consumer, adapter: adapter, leaseDuration: leaseDuration, fcm: fcm).workers
+    }
+
+    /// A worker process as `richpush worker` builds it (its composition root), on this pipeline's
+    /// Redis and keys, with the tests' short timings.
+    func process(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
+                 adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
+                 fcm: RichPushWorkerConfiguration.FCMSettings? = nil, process: WorkerProcess.Configuration = WorkerProcess.Configuration(),
+                 logger label: String = "e2e.worker") -> WorkerProcess {
+        var logger = Logger(label: label)
         logger.logLevel = .error
         let configuration = RichPushWorkerConfiguration(
             worker: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
                                            drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
             adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600), leaseDuration: leaseDuration, fcm: fcm)
-        return buildWorkers(configuration: configuration,
-                            dependencies: WorkerDependencies(redis: redis, redisConfiguration: node, keys: keys, queue: queue.configuration,
-                                                             locator: cluster.map { .cluster($0) }),
-                            logger: logger)
+        return buildWorker(configuration: configuration,
+                           dependencies: WorkerDependencies(redis: redis, redisConfiguration: node, keys: keys, queue: queue.configuration,
+                                                            locator: cluster.map { .cluster($0) }),
+                           process: process, logger: logger)
     }
 
     func simulator(devices: Int = 1, appState: SimulatorConfiguration.AppState = .active, tap: SimulatorConfiguration.Tap = .more,

@@ -44,7 +44,7 @@ struct APIFixture {
     func test<T: Sendable>(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         var logger = Logger(label: "test.api")
         logger.logLevel = .warning
-        let app = buildApplication(configuration: configuration, dependencies: APIDependencies(redis: redis, keys: keys, queue: queue), logger: logger)
+        let app = buildApplication(configuration: configuration, dependencies: .redis(redis: redis, keys: keys, queue: queue, configuration: configuration), logger: logger)
         return try await app.test(.live) { client in try await body(client) }
     }
 

@@ -1,0 +1,22 @@
+public import Hiredis
+public import Prometheus
+
+/// What the API needs from outside: the stores by role, where `/metrics` reads from, and how it
+/// hears credential changes. ``redis(redis:keys:queue:configuration:registry:credentialChanges:)``
+/// builds it on Redis for `richpush api` and the tests.
+public struct APIDependencies: Sendable {
+    public var stores: APIStores
+    /// Where `/metrics` reads from; nil serves an empty page (tests that do not bootstrap metrics).
+    public var registry: PrometheusCollectorRegistry?
+    /// Hears credential changes from `richpush users`/`keys` on `credentialChannel` so every
+    /// replica drops its cached entries at once; nil leaves that to the cache's revalidation after its TTL.
+    public var credentialChanges: RedisSubscriber?
+    public var credentialChannel: String
+
+    public init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: RedisSubscriber? = nil, credentialChannel: String = "") {
+        self.stores = stores
+        self.registry = registry
+        self.credentialChanges = credentialChanges
+        self.credentialChannel = credentialChannel
+    }
+}

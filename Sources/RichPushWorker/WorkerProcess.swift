@@ -1,0 +1,49 @@
+public import RichPushQueue
+public import RichPushWebhooks
+public import ServiceLifecycle
+
+/// Every long-lived service one worker process runs, as
+/// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)`` builds them for
+/// `richpush worker` and the tests.
+///
+/// The caller adds only what belongs to the process (its Redis connections, the provider clients,
+/// the metrics server) and runs ``services`` in one `ServiceGroup`, which stops them in reverse
+/// order: the job loops drain first, then the webhook dispatchers, the hub sweeper, the gauges.
+public struct WorkerProcess: Sendable {
+    /// What the process runs besides delivery itself.
+    public struct Configuration: Sendable {
+        /// The webhook dispatchers' settings (`consumer` is the worker's), or nil for none
+        /// (`--no-webhooks`).
+        public var webhooks: WebhookDispatcherConfiguration?
+        /// How often the queue gauges are read, or nil for no gauges (no metrics server).
+        public var queueGaugeInterval: Duration?
+
+        public init(webhooks: WebhookDispatcherConfiguration? = nil, queueGaugeInterval: Duration? = nil) {
+            self.webhooks = webhooks
+            self.queueGaugeInterval = queueGaugeInterval
+        }
+    }
+
+    /// One job loop per partition.
+    public var workers: [JobWorker]
+    /// One per partition, when the process serves metrics.
+    public var gauges: [QueueGauges]
+    /// When pushes go through the simulated hub: reports its held pushes that expire.
+    public var hubSweeper: HubExpirySweeper?
+    /// The webhook client's service, then one dispatcher per partition (empty without webhooks).
+    public var webhooks: [any Service]
+
+    public init(workers: [JobWorker], gauges: [QueueGauges] = [], hubSweeper: HubExpirySweeper? = nil, webhooks: [any Service] = []) {
+        self.workers = workers
+        self.gauges = gauges
+        self.hubSweeper = hubSweeper
+        self.webhooks = webhooks
+    }
+
+    /// All of them, in the order they start (and the reverse of the order they stop).
+    public var services: [any Service] {
+        var services: [any Service] = gauges
+        if let hubSweeper { services.append(hubSweeper) }
+        return services + webhooks + workers as [any Service]
+    }
+}
