@@ -19,7 +19,9 @@ struct ClusterFlowTests {
     static func unlimited(_ configuration: inout APIConfiguration) {
         configuration.quotas.notificationsPerMinute = 0
     }
-    static let count = Int(ProcessInfo.processInfo.environment["CLUSTER_TEST_COUNT"] ?? "") ?? 20_000
+    /// Enough to spread over every partition and master; the load itself is the benchmarks' job
+    /// (`CLUSTER_TEST_COUNT=20000` runs the old size).
+    static let count = Int(ProcessInfo.processInfo.environment["CLUSTER_TEST_COUNT"] ?? "") ?? 3_000
 
     /// Every notification reached its device once: one `received` per (notification, device), and
     /// its ledger has exactly its one device.
@@ -40,7 +42,7 @@ struct ClusterFlowTests {
         }
     }
 
-    @Test func twentyThousandNotificationsOverSixPartitionsReachTheirDevicesOnce() async throws {
+    @Test func thousandsOfNotificationsOverSixPartitionsReachTheirDevicesOnce() async throws {
         try await withRedisCluster { cluster in
             try await Pipeline.start(cluster: cluster, partitions: 6, configure: Self.unlimited) { pipeline in
                 let simulator = try pipeline.simulator(devices: Self.devices, fetchPayload: false)
@@ -54,7 +56,9 @@ struct ClusterFlowTests {
                         return sent.ids
                     }
                     let perPartition = Dictionary(grouping: ids, by: { pipeline.keys.partitionIndex(ofNotification: $0) }).mapValues(\.count)
-                    #expect(perPartition.count == 6 && perPartition.values.allSatisfy { (2_800...3_900).contains($0) }, "\(perPartition)")
+                    // Keys hash to partitions: count/6 each on average, within 5 standard deviations.
+                    let mean = Double(Self.count) / 6, spread = 5 * (Double(Self.count) * 5 / 36).squareRoot()
+                    #expect(perPartition.count == 6 && perPartition.values.allSatisfy { (Int(mean - spread)...Int(mean + spread)).contains($0) }, "\(perPartition)")
                     try await Self.expectEachOnce(ids, log, pipeline)
                     // The partitions' streams are on different masters.
                     var owners = Set<ClusterNode>()
