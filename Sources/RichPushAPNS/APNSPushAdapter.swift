@@ -98,15 +98,13 @@ public struct APNSPushAdapter: PushAdapter {
         for case .throttled(_, let after) in actions { senderWait = max(senderWait ?? .zero, after ?? throttleWait) }
         if let senderWait { await hold.hold(for: senderWait) }
         for (index, (exchange, action)) in zip(exchanges, actions).enumerated() {
-            if case .unprocessed = exchange, halt.isGone(requests[index].path) {
-                // Not sent: Apple just declared the token dead. The job comes back in a moment and
-                // the fleet's record, judged against this registration's time, decides.
-                outcomes[positions[index]] = Self.deadMomentsAgo
-            } else if case .unprocessed = exchange, halt.isTripped {
-                // Stopped before it was sent by the batch's first 429 that holds the sender.
-                outcomes[positions[index]] = Self.held(hold.remainingHere ?? senderWait ?? throttleWait)
-            } else {
-                outcomes[positions[index]] = Self.outcome(of: action, request: requests[index], push: pushes[positions[index]], throttleWait: throttleWait)
+            outcomes[positions[index]] = switch halt.stopped(exchange, recipient: requests[index].path) {
+            // Apple just declared the token dead: the job comes back in a moment and the fleet's
+            // record, judged against this registration's time, decides.
+            case .recipientGone: Self.deadMomentsAgo
+            // Stopped by the batch's first 429 that holds the sender.
+            case .tripped: Self.held(hold.remainingHere ?? senderWait ?? throttleWait)
+            case nil: Self.outcome(of: action, request: requests[index], push: pushes[positions[index]], throttleWait: throttleWait)
             }
         }
         return outcomes

@@ -59,8 +59,8 @@ public struct FCMPushAdapter: PushAdapter {
         guard !requests.isEmpty else { return outcomes }
 
         let bearer = try await token.current()
-        // The first answer that holds the project stops what has not gone out yet.
-        // ... and an UNREGISTERED stops the batch's other messages to that token.
+        // The first answer that holds the project stops what has not gone out yet, and an
+        // UNREGISTERED stops what this process has not sent yet to that token.
         let halt = HTTP2Halt(when: FCMResponse.holdsProject, recipientGone: FCMResponse.isUnregistered, gone: gone)
         var exchanges = await client.send(requests, authorization: "Bearer " + bearer, halt: halt)
         // An access token FCM refused (expired, revoked): one new token for the fleet, and those
@@ -84,15 +84,13 @@ public struct FCMPushAdapter: PushAdapter {
         for case .throttled(_, let after) in actions { projectWait = max(projectWait ?? .zero, after ?? Self.quotaHold) }
         if let projectWait { await hold.hold(for: projectWait) }
         for (index, (exchange, action)) in zip(exchanges, actions).enumerated() {
-            if case .unprocessed = exchange, halt.isGone(requests[index].recipient) {
-                // Not sent: FCM just declared the token dead. The job comes back in a moment and
-                // the fleet's record, judged against this registration's time, decides.
-                outcomes[positions[index]] = .deferred(reason: "not sent: FCM answered UNREGISTERED for this token moments ago", after: .seconds(1))
-            } else if case .unprocessed = exchange, halt.isTripped {
-                // Stopped before it was sent by the batch's first quota answer.
-                outcomes[positions[index]] = Self.held(hold.remainingHere ?? projectWait ?? Self.quotaHold)
-            } else {
-                outcomes[positions[index]] = Self.outcome(of: action)
+            outcomes[positions[index]] = switch halt.stopped(exchange, recipient: requests[index].recipient) {
+            // FCM just declared the token dead: the job comes back in a moment and the fleet's
+            // record, judged against this registration's time, decides.
+            case .recipientGone: .deferred(reason: "not sent: FCM answered UNREGISTERED for this token moments ago", after: .seconds(1))
+            // Stopped by the batch's first quota answer.
+            case .tripped: Self.held(hold.remainingHere ?? projectWait ?? Self.quotaHold)
+            case nil: Self.outcome(of: action)
             }
         }
         return outcomes

@@ -33,6 +33,22 @@ public final class HTTP2Halt: Sendable {
     /// Whether an answer of the batch declared `recipient` gone.
     public func isGone(_ recipient: String?) -> Bool { gone.contains(recipient) }
 
+    /// Why a request stayed unsent because of this halt.
+    public enum Stop: Sendable, Hashable {
+        /// An answer declared its recipient gone (in this batch or another of the process).
+        case recipientGone
+        /// An answer of the batch tripped the halt.
+        case tripped
+    }
+
+    /// Why `exchange`, a request for `recipient`, stayed unsent because of this halt; nil if it
+    /// was sent, or unsent for another reason.
+    public func stopped(_ exchange: HTTP2Exchange, recipient: String?) -> Stop? {
+        guard case .unprocessed = exchange else { return nil }
+        if isGone(recipient) { return .recipientGone }
+        return isTripped ? .tripped : nil
+    }
+
     /// Whether a request for `recipient` that has not gone out yet must stay unsent.
     func skips(_ recipient: String?) -> Bool { isTripped || isGone(recipient) }
 

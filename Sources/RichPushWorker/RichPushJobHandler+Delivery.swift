@@ -169,8 +169,7 @@ extension RichPushJobHandler {
     /// attempt up to five minutes, the upper half of it at random ("equal jitter"), so retries of
     /// a batch spread out and none comes back at once.
     func providerBackOff(afterAttempt attempt: Int) -> Duration {
-        let ceiling = min(providerRetryBase * Double(1 << min(max(attempt - 1, 0), 20)), .seconds(300))
-        return ceiling * Double.random(in: 0.5...1)
+        RetryPolicy(base: providerRetryBase, cap: .seconds(300)).ceiling(afterAttempt: attempt) * Double.random(in: 0.5...1)
     }
 
     /// Splits the pushes about to be sent into those whose token is alive and those a provider
