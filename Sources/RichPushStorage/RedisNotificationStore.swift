@@ -16,9 +16,9 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     public let queues: [JobQueue]
     let retention: Duration
     let durability: Durability
-    private let payloads: ContentCache<String, [UInt8]>
-    private let records: ContentCache<Int, RichNotification>
-    private let ids: IDBlocks
+    let payloads: ContentCache<String, [UInt8]>
+    let records: ContentCache<Int, RichNotification>
+    let ids: IDBlocks
 
     /// `payloadCacheBytes` bounds the in-process cache of payloads (immutable, by content hash);
     /// `idBlock` ids are reserved per INCRBY, so most creations cost one round trip, not two.
@@ -37,103 +37,6 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         self.payloads = ContentCache(budget: payloadCacheBytes, ttl: retention)
         self.records = ContentCache(budget: 100_000, ttl: .seconds(60))
         self.ids = IDBlocks(key: keys.notificationSequence, block: idBlock)
-    }
-
-    public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
-        let hash = hashing(draft.payload)
-        let ttl = Int(retention.components.seconds)
-        // The quota is charged in the create's own script on one Redis; on a cluster its keys are
-        // in another slot, so it is charged first, apart.
-        let charge = draft.quota.flatMap { $0.isUnlimited ? nil : $0 }
-        let chargesInCreate = !(redis is RedisClusterClient)
-        if let charge, !chargesInCreate, let refusal = try await self.charge(charge, user: draft.creator, bytes: draft.payload.count) {
-            throw refusal
-        }
-        // An id whose record exists (the counter went back: AOF everysec, a failover to a lagging
-        // replica) is refused by the script; the rest of that block is dropped and a new one taken.
-        for _ in 0..<Self.maxIDAttempts {
-            // Partition p gets ids ≡ p (mod P): round robin, or by the idempotency key, whose
-            // claim lives in that partition (the create completes it in the same script).
-            let sequence = try await ids.next(redis)
-            let partition = draft.idempotency.map(partitionIndex(of:)) ?? sequence % keys.partitions
-            let id = sequence * keys.partitions + partition
-            let keys = self.keys.inPartition(partition)
-            let queue = queues[partition]
-            let now = JobQueue.nowMilliseconds()
-            let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
-                                          payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
-                                          delivery: draft.delivery)
-            let job = queue.enqueueFields(for: RichPushJob.request(notification: id), now: now)
-            var fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
-                                               "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
-                                               "created", now]
-            // Only what the sender set: records without options stay as small as before.
-            if let ttl = draft.delivery.ttl { fields += ["ttl", Int(ttl.components.seconds)] }
-            if let collapse = draft.delivery.collapseID { fields += ["collapse", collapse] }
-            if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
-            if let sendAt = draft.sendAt, sendAt > now { fields += ["sendAt", sendAt] }
-            if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
-            // With an idempotency key, the same script completes it: no crash can leave a created
-            // notification whose key a retry would not find.
-            let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (self.idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }
-            // A send in the future waits in the queue's delayed set, where due retries wait: the
-            // workers' maintenance moves it into the stream when its time comes.
-            let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
-            let quota = chargesInCreate ? charge : nil
-            var scriptKeys: [any RedisArgument] = [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream,
-                                                   queue.configuration.delayedKey]
-            let charging: [any RedisArgument] = quota.map { quotaArguments(bytes: draft.payload.count, limits: $0) } ?? []
-            if quota != nil { scriptKeys += quotaKeys(user: draft.creator) }
-            if let idempotency { scriptKeys.append(idempotency.key) }
-            let header: [any RedisArgument] = [ttl, id, draft.payload, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue, fields.count,
-                                               idempotency?.ttl ?? 0, sendAt ?? 0, charging.count]
-            let created = try await runCreate(keys: scriptKeys, arguments: header + charging + fields + job.fields)
-            if let quota, created.array != nil, let refusal = try Self.refusal(created, user: draft.creator, limits: quota) {
-                throw refusal
-            }
-            guard created.int == 1 else {
-                ids.discardBlock()
-                continue
-            }
-            payloads.insert(draft.payload, for: hash, cost: draft.payload.count)
-            records.insert(record, for: id, cost: 1)
-            return record
-        }
-        throw RedisError(code: .unexpectedReply, message: "\(Self.maxIDAttempts) notification ids in a row were taken: the id counter went back")
-    }
-
-    static let maxIDAttempts = 200
-
-    /// The create script; with replicated durability followed, on the same connection and in the
-    /// same round trip, by `WAIT`: fewer replicas than asked acknowledging in time is a transient
-    /// error (503 at the API). The notification exists on the master all the same, with its
-    /// idempotency key: a client that retries with the key gets the first answer (once the
-    /// replicas have it: ``claim(_:)`` waits for them too), not a second notification.
-    private func runCreate(keys: [any RedisArgument], arguments: [any RedisArgument]) async throws -> RedisValue {
-        try await withDurability(Self.createScript, keys: keys, arguments: arguments) { $0.int == 1 }
-    }
-
-    /// Runs `script`; with replicated durability, `WAIT` follows in the same pipeline and, when
-    /// `needsReplicas` says the reply depends on the write reaching them, too few acknowledging
-    /// replicas throw a transient `RedisError(.timeout)`.
-    private func withDurability(_ script: RedisScript, keys: [any RedisArgument], arguments: [any RedisArgument],
-                                needsReplicas: (RedisValue) -> Bool) async throws -> RedisValue {
-        guard case .replicated(let replicas, let timeout) = durability else {
-            return try await redis.run(script, keys: keys, arguments: arguments)
-        }
-        let call = script.command(keys: keys, arguments: arguments)
-        let wait = RedisCommand("WAIT", replicas, max(1, timeout.milliseconds))
-        var replies = try await redis.pipeline([call, wait])
-        if replies[0].errorMessage?.hasPrefix("NOSCRIPT") == true {
-            // One pipeline again, so the WAIT still follows the write on its connection.
-            replies = Array(try await redis.pipeline([RedisCommand("SCRIPT", "LOAD", script.source), call, wait]).dropFirst())
-        }
-        let reply = try replies[0].throwingError()
-        let acknowledged = try replies[1].throwingError().int ?? 0
-        if needsReplicas(reply), acknowledged < replicas {
-            throw RedisError(code: .timeout, message: "WAIT: \(acknowledged) of \(replicas) replicas acknowledged the notification within \(timeout.milliseconds) ms")
-        }
-        return reply
     }
 
     public func cancel(id: Int) async throws -> CancelOutcome {
@@ -158,69 +61,6 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         let replies = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), "state") })
         return Set(zip(ids, replies).compactMap { id, reply in reply.string == DeliveryState.cancelled.rawValue ? id : nil })
     }
-
-    private func idempotencyKey(_ key: IdempotencyKey) -> String {
-        keys.inPartition(partitionIndex(of: key)).idempotency(user: key.user, keyDigest: Hex.encode(SHA256.hash(data: Array(key.key.utf8))))
-    }
-
-    /// The partition of a notification created with this idempotency key (the key's claim is there).
-    private func partitionIndex(of key: IdempotencyKey) -> Int {
-        guard keys.partitions > 1 else { return 0 }
-        let digest = Array(SHA256.hash(data: Array("\(key.user)\n\(key.key)".utf8)))
-        let value = digest.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-        return value % keys.partitions
-    }
-
-    public func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim {
-        let reply = try await withDurability(Self.claimScript, keys: [idempotencyKey(key)],
-                                             arguments: [key.fingerprint, IdempotencyKey.claimLifetime.milliseconds]) { reply in
-            // Only a replayed answer needs its notification on the replicas now (a fresh claim's
-            // create waits for them itself): the script rewrote the key's expiry, so the WAIT
-            // covers everything written before it on that master, the notification included.
-            reply.array?.first?.string == "done"
-        }
-        let parts = reply.array ?? []
-        switch parts.first?.string {
-        case "claimed": return .claimed
-        case "mismatch": return .mismatch
-        // Not the claim's remaining life (up to a minute): the first request is about done.
-        case "pending": return .inFlight(retryAfter: IdempotencyKey.inFlightRetryAfter)
-        case "done":
-            guard let id = parts.dropFirst().first?.string.flatMap(Int.init) else { fallthrough }
-            return .completed(notification: id)
-        default:
-            throw RedisError(code: .unexpectedReply, message: "unexpected idempotency claim reply \(reply)")
-        }
-    }
-
-    public func release(_ key: IdempotencyKey) async throws {
-        _ = try await redis.run(Self.releaseScript, keys: [idempotencyKey(key)], arguments: [key.fingerprint])
-    }
-
-    /// KEYS: the idempotency key. ARGV: fingerprint, claim lifetime in ms. Claims a free key
-    /// (state pending, for the claim lifetime), or says who holds it: another request ("mismatch"),
-    /// this request still being handled ("pending"), or its notification ("done", id).
-    static let claimScript = RedisScript("""
-    local state = redis.call('HGET', KEYS[1], 'state')
-    if not state then
-      redis.call('HSET', KEYS[1], 'state', 'pending', 'fp', ARGV[1])
-      redis.call('PEXPIRE', KEYS[1], ARGV[2])
-      return {'claimed'}
-    end
-    if redis.call('HGET', KEYS[1], 'fp') ~= ARGV[1] then return {'mismatch'} end
-    if state == 'pending' then return {'pending'} end
-    -- A write (the same expiry), so that a WAIT after this script covers the notification.
-    redis.call('PEXPIRE', KEYS[1], redis.call('PTTL', KEYS[1]))
-    return {'done', redis.call('HGET', KEYS[1], 'id')}
-    """)
-
-    /// KEYS: the idempotency key. ARGV: fingerprint. Deletes a pending claim of this request.
-    static let releaseScript = RedisScript("""
-    if redis.call('HGET', KEYS[1], 'state') == 'pending' and redis.call('HGET', KEYS[1], 'fp') == ARGV[1] then
-      return redis.call('DEL', KEYS[1])
-    end
-    return 0
-    """)
 
     /// Drops the records this process cached (a user was removed: their records are gone).
     public func dropCachedRecords() {
@@ -545,22 +385,27 @@ final class IDBlocks: Sendable {
         range.withLock { $0 = (0, 0) }
     }
 
-    func next(_ redis: any RedisClient) async throws -> Int {
-        if let id = take() { return id }
-        let end = try await redis.send("INCRBY", key, block).int ?? 0
-        return range.withLock { range in
-            // Another task may have refilled meanwhile; keep whichever block has ids left.
-            if range.next >= range.end { range = (end - block + 1, end + 1) }
-            defer { range.next += 1 }
-            return range.next
+    /// `count` ids: what is left of the current block first, then one INCRBY for the rest and a
+    /// new block (kept unless another task refilled meanwhile: its ids are then a gap).
+    func next(_ redis: any RedisClient, count: Int = 1) async throws -> [Int] {
+        var taken = take(upTo: count)
+        guard taken.count < count else { return taken }
+        let need = count - taken.count
+        let size = need + block
+        let end = try await redis.send("INCRBY", key, size).int ?? 0
+        let first = end - size + 1
+        taken += first..<(first + need)
+        range.withLock { range in
+            if range.next >= range.end { range = (first + need, end + 1) }
         }
+        return taken
     }
 
-    private func take() -> Int? {
+    private func take(upTo count: Int) -> [Int] {
         range.withLock { range in
-            guard range.next < range.end else { return nil }
-            defer { range.next += 1 }
-            return range.next
+            let taken = Array(range.next..<min(range.end, range.next + count))
+            range.next += taken.count
+            return taken
         }
     }
 }

@@ -5,6 +5,7 @@ is the number of notifications. Prints the commands per notification (in total, 
 masters), the busiest commands by calls and by Redis time, and with several masters the calls per
 node and the spread.
 """
+import os
 import sys
 
 notifications = int(sys.argv[1])
@@ -26,11 +27,11 @@ calls = {}
 for _, _, stats in masters:
     for name, count in stats.items():
         calls[name] = calls.get(name, 0) + count
-top = ", ".join(f"{name} {count / notifications:.2f}" for name, count in sorted(calls.items(), key=lambda item: -item[1])[:8])
+top = ", ".join(f"{name} {count / notifications:.2f}" for name, count in sorted(calls.items(), key=lambda item: -item[1])[:int(os.environ.get("COMMANDSTATS_TOP", "8"))])
 print(f"==> Redis ran {sum(calls.values()) / notifications:.1f} commands per notification "
       f"({calls.get('evalsha', 0) / notifications:.2f} EVALSHA): {top}")
 # Redis 7 times a script's EVALSHA including the commands it ran, and times those commands again.
-by_time = ", ".join(f"{name} {micros / notifications:.1f}" for name, micros in sorted(usec.items(), key=lambda item: -item[1])[:8])
+by_time = ", ".join(f"{name} {micros / notifications:.1f}" for name, micros in sorted(usec.items(), key=lambda item: -item[1])[:int(os.environ.get("COMMANDSTATS_TOP", "8"))])
 print(f"==> Redis time per notification by command, µs (a script's includes what it ran): {by_time}")
 if len(masters) > 1:
     per_node = [(port, sum(stats.values())) for port, _, stats in masters]

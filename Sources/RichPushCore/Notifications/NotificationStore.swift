@@ -78,8 +78,17 @@ public protocol NotificationStore: Sendable {
     /// Stores the record and the payload and enqueues the delivery job, all or nothing. With
     /// `draft.quota`, charges it first and throws ``QuotaRefusal`` (nothing created) when it is spent.
     func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification
+    /// Creates each draft as ``create(_:hashing:)`` does, together (pipelined on Redis): one
+    /// outcome per draft, in order; a spent quota or a transient failure of one draft is that
+    /// draft's `.failure`. Throws when the store could not be reached for the whole batch: which
+    /// drafts were created is then unknown (a draft with an idempotency key is safe to send again).
+    func create(_ drafts: [NotificationDraft], hashing: ([UInt8]) -> String) async throws -> [Result<RichNotification, any Error>]
     /// Claims `key` for a request about to create a notification, or says what holds it.
     func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim
+    /// ``claim(_:)`` for each key, together: one answer per key, in order.
+    func claim(_ keys: [IdempotencyKey]) async throws -> [IdempotencyClaim]
+    /// ``release(_:)`` for each key, together.
+    func release(_ keys: [IdempotencyKey]) async throws
     /// Frees a key this request claimed but did not complete (its create failed), so a retry can
     /// go ahead at once; a completed key or another request's claim is left alone.
     func release(_ key: IdempotencyKey) async throws

@@ -1,0 +1,188 @@
+public import RichPushCore
+import Hiredis
+import RichPushQueue
+
+/// Creating notifications: one script call per notification (record, payload, status, creator's
+/// index, job, and on one Redis the quota charge and the idempotency key's completion), many of
+/// them in one pipelined round trip.
+extension RedisNotificationStore {
+    public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
+        guard let outcome = try await create([draft], hashing: hashing).first else {
+            throw RedisError(code: .unexpectedReply, message: "no outcome for the notification")
+        }
+        return try outcome.get()
+    }
+
+    public func create(_ drafts: [NotificationDraft], hashing: ([UInt8]) -> String) async throws -> [Result<RichNotification, any Error>] {
+        var outcomes = [Result<RichNotification, any Error>?](repeating: nil, count: drafts.count)
+        let hashes = drafts.map { hashing($0.payload) }
+        // The quota is charged in the create's own script on one Redis; on a cluster its keys are
+        // in another slot, so it is charged first, apart (all of the batch's in one pipeline).
+        let chargesInCreate = !(redis is RedisClusterClient)
+        if !chargesInCreate {
+            for (index, refusal) in try await chargeApart(drafts) { outcomes[index] = .failure(refusal) }
+        }
+        var pending = drafts.indices.filter { outcomes[$0] == nil }
+        // An id whose record exists (the counter went back: AOF everysec, a failover to a lagging
+        // replica) is refused by the script; the rest of that block is dropped and new ids taken.
+        for _ in 0..<Self.maxIDAttempts where !pending.isEmpty {
+            let sequences = try await ids.next(redis, count: pending.count)
+            let now = JobQueue.nowMilliseconds()
+            let calls = zip(pending, sequences).map { index, sequence in
+                createCall(drafts[index], hash: hashes[index], sequence: sequence, now: now, chargesInCreate: chargesInCreate)
+            }
+            let replies = try await withDurability(Self.createScript, calls: calls.map { ($0.keys, $0.arguments) }) { $0.int == 1 }
+            var taken: [Int] = []
+            for ((index, call), reply) in zip(zip(pending, calls), replies) {
+                switch reply {
+                case .failure(let error):
+                    outcomes[index] = .failure(error)
+                case .success(let value) where value.array != nil:
+                    let refusal = call.quota.map { quota in Result { try Self.refusal(value, user: drafts[index].creator, limits: quota) } }
+                    switch refusal {
+                    case .success(let refusal?)?: outcomes[index] = .failure(refusal)
+                    case .failure(let error)?: outcomes[index] = .failure(error)
+                    default: outcomes[index] = .failure(RedisError.unexpected(value, expected: "1, 0 or a quota refusal"))
+                    }
+                case .success(let value) where value.int == 1:
+                    payloads.insert(drafts[index].payload, for: hashes[index], cost: drafts[index].payload.count)
+                    records.insert(call.record, for: call.record.id, cost: 1)
+                    outcomes[index] = .success(call.record)
+                case .success:
+                    taken.append(index)
+                }
+            }
+            if !taken.isEmpty { ids.discardBlock() }
+            pending = taken
+        }
+        for index in pending {
+            outcomes[index] = .failure(RedisError(code: .unexpectedReply,
+                                                  message: "\(Self.maxIDAttempts) notification ids in a row were taken: the id counter went back"))
+        }
+        return outcomes.map { $0! }
+    }
+
+    static let maxIDAttempts = 200
+
+    /// One create's script call.
+    struct CreateCall {
+        let keys: [any RedisArgument]
+        let arguments: [any RedisArgument]
+        let record: RichNotification
+        /// The quota the script charges (nil: none, or charged apart).
+        let quota: QuotaLimits?
+    }
+
+    /// The create script's call for `draft` as notification number `sequence` (see ``createScript``).
+    func createCall(_ draft: NotificationDraft, hash: String, sequence: Int, now: Int64, chargesInCreate: Bool) -> CreateCall {
+        // Partition p gets ids ≡ p (mod P): round robin, or by the idempotency key, whose claim
+        // lives in that partition (the create completes it in the same script).
+        let partition = draft.idempotency.map(partitionIndex(of:)) ?? sequence % keys.partitions
+        let id = sequence * keys.partitions + partition
+        let keys = self.keys.inPartition(partition)
+        let queue = queues[partition]
+        let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
+                                      payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
+                                      delivery: draft.delivery)
+        let job = queue.enqueueFields(for: RichPushJob.request(notification: id), now: now)
+        var fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
+                                           "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
+                                           "created", now]
+        // Only what the sender set: records without options stay as small as before.
+        if let ttl = draft.delivery.ttl { fields += ["ttl", Int(ttl.components.seconds)] }
+        if let collapse = draft.delivery.collapseID { fields += ["collapse", collapse] }
+        if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
+        if let sendAt = draft.sendAt, sendAt > now { fields += ["sendAt", sendAt] }
+        if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
+        // With an idempotency key, the same script completes it: no crash can leave a created
+        // notification whose key a retry would not find.
+        let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }
+        // A send in the future waits in the queue's delayed set, where due retries wait: the
+        // workers' maintenance moves it into the stream when its time comes.
+        let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
+        let quota = chargesInCreate ? Self.chargeable(draft) : nil
+        var scriptKeys: [any RedisArgument] = [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream,
+                                               queue.configuration.delayedKey]
+        let charging: [any RedisArgument] = quota.map { quotaArguments(bytes: draft.payload.count, limits: $0) } ?? []
+        if quota != nil { scriptKeys += quotaKeys(user: draft.creator) }
+        if let idempotency { scriptKeys.append(idempotency.key) }
+        let header: [any RedisArgument] = [Int(retention.components.seconds), id, draft.payload, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue,
+                                           fields.count, idempotency?.ttl ?? 0, sendAt ?? 0, charging.count]
+        return CreateCall(keys: scriptKeys, arguments: header + charging + fields + job.fields, record: record, quota: quota)
+    }
+
+    /// The draft's quota, unless it has none or it is unlimited.
+    static func chargeable(_ draft: NotificationDraft) -> QuotaLimits? {
+        draft.quota.flatMap { $0.isUnlimited ? nil : $0 }
+    }
+
+    /// On a cluster: charges the drafts' quotas in one pipeline, before their creates; the
+    /// refused ones by index.
+    private func chargeApart(_ drafts: [NotificationDraft]) async throws -> [(Int, any Error)] {
+        let charged = drafts.indices.compactMap { index in Self.chargeable(drafts[index]).map { (index, $0) } }
+        guard !charged.isEmpty else { return [] }
+        let replies = try await redis.run(Self.quotaScript, calls: charged.map { index, limits in
+            (quotaKeys(user: drafts[index].creator), quotaArguments(bytes: drafts[index].payload.count, limits: limits))
+        })
+        var refused: [(Int, any Error)] = []
+        for ((index, limits), reply) in zip(charged, replies) {
+            do {
+                if let refusal = try Self.refusal(try reply.throwingError(), user: drafts[index].creator, limits: limits) { refused.append((index, refusal)) }
+            } catch {
+                refused.append((index, error))
+            }
+        }
+        return refused
+    }
+
+    /// Runs `script` once per call, all in one pipeline; an error reply is that call's failure.
+    /// With replicated durability `WAIT` follows in the same pipeline (on one Redis once, after
+    /// all the calls: it covers every write before it; on a cluster after each call, on its
+    /// node's connection), and a call whose reply `needsReplicas` fails with a transient
+    /// `RedisError(.timeout)` when fewer replicas acknowledged in time. The notification exists on
+    /// the master all the same, with its idempotency key: a client that retries with the key gets
+    /// the first answer (once the replicas have it: ``claim(_:)`` waits for them too), not a
+    /// second notification.
+    func withDurability(_ script: RedisScript, calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])],
+                        needsReplicas: (RedisValue) -> Bool) async throws -> [Result<RedisValue, RedisError>] {
+        guard !calls.isEmpty else { return [] }
+        guard case .replicated(let replicas, let timeout) = durability else {
+            return try await redis.run(script, calls: calls).map(Self.result)
+        }
+        let commands = calls.map { script.command(keys: $0.keys, arguments: $0.arguments) }
+        let wait = RedisCommand("WAIT", replicas, max(1, timeout.milliseconds))
+        let waitEach = redis is RedisClusterClient
+        func withWaits(_ commands: [RedisCommand]) -> [RedisCommand] { waitEach ? commands.flatMap { [$0, wait] } : commands + [wait] }
+        var replies = try Self.waited(try await redis.pipeline(withWaits(commands)), waitEach: waitEach, count: commands.count)
+        let missing = replies.indices.filter { replies[$0].reply.errorMessage?.hasPrefix("NOSCRIPT") == true }
+        if !missing.isEmpty {
+            // Only the calls that did not run, again with their WAIT after them.
+            let again = try await redis.pipeline([RedisCommand("SCRIPT", "LOAD", script.source)] + withWaits(missing.map { commands[$0] }))
+            try again[0].throwingError()
+            for (index, reply) in zip(missing, try Self.waited(Array(again.dropFirst()), waitEach: waitEach, count: missing.count)) { replies[index] = reply }
+        }
+        return replies.map { reply, acknowledged in
+            Self.result(reply).flatMap { value in
+                guard needsReplicas(value), acknowledged < replicas else { return .success(value) }
+                return .failure(RedisError(code: .timeout, message: "WAIT: \(acknowledged) of \(replicas) replicas acknowledged the write within \(timeout.milliseconds) ms"))
+            }
+        }
+    }
+
+    /// Each call's reply and the replicas that acknowledged it, from a pipeline's replies with
+    /// `WAIT` after each call or once after all.
+    private static func waited(_ replies: [RedisValue], waitEach: Bool, count: Int) throws -> [(reply: RedisValue, acknowledged: Int)] {
+        guard replies.count == (waitEach ? 2 * count : count + 1) else {
+            throw RedisError(code: .unexpectedReply, message: "\(replies.count) replies to \(count) calls and their WAIT")
+        }
+        if waitEach {
+            return try stride(from: 0, to: replies.count, by: 2).map { (replies[$0], try replies[$0 + 1].throwingError().int ?? 0) }
+        }
+        let acknowledged = try replies[count].throwingError().int ?? 0
+        return replies.prefix(count).map { ($0, acknowledged) }
+    }
+
+    private static func result(_ reply: RedisValue) -> Result<RedisValue, RedisError> {
+        Result { () throws(RedisError) in try reply.throwingError() }
+    }
+}
