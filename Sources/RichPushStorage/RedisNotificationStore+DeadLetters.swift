@@ -69,15 +69,15 @@ extension RedisNotificationStore {
     /// KEYS: webhook wants, webhook outbox, then (status, devices, ledger, record) per scope.
     /// ARGV: ttl, now ms, state order, then per scope: id, reason, n (-1: the whole ledger), n
     /// installations. Marks each pair of the scope with no outcome (no field, `T`, or an expired
-    /// lease) `F` in the ledger and failed in its device entry (the reason, and the device's own
+    /// lease) `F{entry}` in the ledger, its device entry failed (the reason, and the device's own
     /// last error when it had one), counts them `failed`, moves the state to `failed` (unless it
     /// is further) and emits their `failed` events. A whole notification with an empty ledger moves
     /// to `failed` with one event naming no device, once. A notification that expired is skipped.
-    static let deadLetteredScript = RedisScript(advanceFunction + webhookFunctions + scopeFunction + """
+    static let deadLetteredScript = RedisScript(advanceFunction + webhookFunctions + scopeFunction + entryFunction + """
     local ttl, now, order = ARGV[1], tonumber(ARGV[2]), ARGV[3]
     local hooks = redis.call('EXISTS', KEYS[1]) == 1
     local function open(value)
-      if not value or value == 'T' then return true end
+      if not value or string.byte(value) == 84 then return true end
       local untilMs = string.match(value, '^L:(%d+):')
       return untilMs ~= nil and tonumber(untilMs) <= now
     end
@@ -91,32 +91,31 @@ extension RedisNotificationStore {
         local marked = scopePairs(ledger, n, first, open)
         local items = {}
         if #marked > 0 then
-          local ledgerWrites, deviceWrites = {}, {}
+          local ledgerWrites = {}
           for from = 1, #marked, 1000 do
-            local olds = redis.call('HMGET', devices, unpack(marked, from, math.min(from + 999, #marked)))
-            for j = 1, #olds do
-              local installation = marked[from + j - 1]
+            local part = {unpack(marked, from, math.min(from + 999, #marked))}
+            local values = redis.call('HMGET', ledger, unpack(part))
+            local olds = redis.call('HMGET', devices, unpack(part))
+            for j = 1, #part do
+              local installation = part[j]
               local text = reason
-              if olds[j] then
-                local ok, old = pcall(cjson.decode, olds[j])
+              local last = entryOf(values[j]) or olds[j]
+              if last then
+                local ok, old = pcall(cjson.decode, last)
                 if ok and type(old) == 'table' and type(old['error']) == 'string' and old['error'] ~= '' then
                   text = reason .. '; its last error: ' .. old['error']
                 end
               end
               local entry = '{"error":' .. cjson.encode(text) .. ',"state":"failed"}'
               ledgerWrites[#ledgerWrites + 1] = installation
-              ledgerWrites[#ledgerWrites + 1] = 'F'
-              deviceWrites[#deviceWrites + 1] = installation
-              deviceWrites[#deviceWrites + 1] = entry
+              ledgerWrites[#ledgerWrites + 1] = 'F' .. entry
               items[#items + 1] = '{"installation":' .. cjson.encode(installation) .. ',"result":' .. entry .. '}'
             end
           end
           for j = 1, #ledgerWrites, 2000 do
             redis.call('HSET', ledger, unpack(ledgerWrites, j, math.min(j + 1999, #ledgerWrites)))
-            redis.call('HSET', devices, unpack(deviceWrites, j, math.min(j + 1999, #deviceWrites)))
           end
           redis.call('EXPIRE', ledger, ttl, 'NX')
-          redis.call('EXPIRE', devices, ttl, 'NX')
           redis.call('HINCRBY', status, 'failed', #marked)
           advance(status, 'failed', order)
         elseif n < 0 and redis.call('EXISTS', ledger) == 0 and advance(status, 'failed', order) then
@@ -129,8 +128,8 @@ extension RedisNotificationStore {
     """)
 
     /// KEYS: (status, devices, ledger) per scope. ARGV: per scope: n (-1: the whole ledger), n
-    /// installations. Each pair of the scope marked `F` becomes `T` (free to lease, still
-    /// addressed), its device entry `queued`, counted out of `failed`; a `failed` notification is
+    /// installations. Each pair of the scope marked `F` becomes `T{"state":"queued"}` (free to
+    /// lease, still addressed, its device entry `queued`), counted out of `failed`; a `failed` notification is
     /// `queued` again. A notification that expired is skipped.
     static let reviveScript = RedisScript(scopeFunction + """
     local a = 1
@@ -140,17 +139,14 @@ extension RedisNotificationStore {
       local first = a + 1
       a = first + math.max(n, 0)
       if redis.call('EXISTS', status) == 1 then
-        local revived = scopePairs(ledger, n, first, function(value) return value == 'F' end)
+        local revived = scopePairs(ledger, n, first, function(value) return value and string.byte(value) == 70 end)
         for j = 1, #revived, 1000 do
-          local ledgerWrites, deviceWrites = {}, {}
+          local ledgerWrites = {}
           for i = j, math.min(j + 999, #revived) do
             ledgerWrites[#ledgerWrites + 1] = revived[i]
-            ledgerWrites[#ledgerWrites + 1] = 'T'
-            deviceWrites[#deviceWrites + 1] = revived[i]
-            deviceWrites[#deviceWrites + 1] = '{"state":"queued"}'
+            ledgerWrites[#ledgerWrites + 1] = 'T{"state":"queued"}'
           end
           redis.call('HSET', ledger, unpack(ledgerWrites))
-          redis.call('HSET', devices, unpack(deviceWrites))
         end
         if #revived > 0 then redis.call('HINCRBY', status, 'failed', -#revived) end
         if redis.call('HGET', status, 'state') == 'failed' then redis.call('HSET', status, 'state', 'queued') end

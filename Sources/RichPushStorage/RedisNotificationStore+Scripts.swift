@@ -79,6 +79,18 @@ extension RedisNotificationStore {
     return state
     """)
 
+    /// Lua: `entryOf(value)`: the device's entry (its JSON) in a ledger value: `R{…}` recorded,
+    /// `T{…}` tried, `F{…}` failed by a dead letter. nil for a lease (`L:…`) and for a bare mark
+    /// (`R`, `T`, `F`) written before the entries moved into the ledger, whose entry is in the
+    /// notification's devices hash.
+    static let entryFunction = """
+    local function entryOf(value)
+      if value and string.byte(value, 2) == 123 then return string.sub(value, 2) end
+      return nil
+    end
+
+    """
+
     /// Lua: `addressed(ledger, first)` is true when ARGV holds no installations from index `first`
     /// on (no check asked), or when the ledger has a field for one of them: the notification was
     /// addressed to that device (its lease is taken before the push). One HMGET.
@@ -136,7 +148,7 @@ extension RedisNotificationStore {
     /// the webhook event's item, then the installations of which one must have been addressed
     /// (none: no check). 1 counted, 0 counted before, -1 not addressed or no record (both looked
     /// at either way, as in ``fetchScript``).
-    static let receiptScript = RedisScript(advanceFunction + webhookFunctions + addressedFunction + """
+    static let receiptScript = RedisScript(advanceFunction + webhookFunctions + addressedFunction + entryFunction + """
     local exists = redis.call('EXISTS', KEYS[4]) == 1
     if not addressed(KEYS[7], 10) or not exists then return -1 end
     if redis.call('SADD', KEYS[3], ARGV[6]) == 0 then return 0 end
@@ -146,15 +158,25 @@ extension RedisNotificationStore {
     if redis.call('TTL', KEYS[3]) < 0 then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
     redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
     if ARGV[2] ~= '' then
-      local entry = {}
-      local old = redis.call('HGET', KEYS[2], ARGV[2])
-      if old then
-        local ok, decoded = pcall(cjson.decode, old)
-        if ok and type(decoded) == 'table' then entry = decoded end
+      -- The device's entry: in its ledger value (kept under its mark) once an outcome is
+      -- recorded, else in the devices hash (a bare mark's, or a pair with none yet).
+      local value = redis.call('HGET', KEYS[7], ARGV[2])
+      local text = entryOf(value)
+      do
+        local entry = {}
+        local old = text or redis.call('HGET', KEYS[2], ARGV[2])
+        if old then
+          local ok, decoded = pcall(cjson.decode, old)
+          if ok and type(decoded) == 'table' then entry = decoded end
+        end
+        entry['state'] = ARGV[1]
+        if text then
+          redis.call('HSET', KEYS[7], ARGV[2], string.sub(value, 1, 1) .. cjson.encode(entry))
+        else
+          redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(entry))
+          if redis.call('TTL', KEYS[2]) < 0 then redis.call('EXPIRE', KEYS[2], ARGV[5]) end
+        end
       end
-      entry['state'] = ARGV[1]
-      redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(entry))
-      if redis.call('TTL', KEYS[2]) < 0 then redis.call('EXPIRE', KEYS[2], ARGV[5]) end
     end
     advance(KEYS[1], ARGV[3], ARGV[4])
     return 1
@@ -163,12 +185,14 @@ extension RedisNotificationStore {
     /// KEYS: (ledger, status, devices) per notification. ARGV: owner, now ms, lease ms, ttl s,
     /// then per ledger a count and that many installations. Per installation, in order: -1 leased
     /// to the caller, 0 already recorded, n > 0 another owner's lease is live for n ms. Fields
-    /// hold `R` (recorded), `L:<until ms>:<owner>` (leased), `T` (tried: its lease was released,
-    /// so it may be leased again, and it stays addressed: the push may have reached the device,
-    /// whose fetch must still be allowed) or `F` (failed when its job was dead-lettered: free and
-    /// addressed as `T`; leasing it takes the failure back, out of the `failed` count, the device
-    /// `queued` again, and a `failed` notification `queued`). Per ledger one HMGET and one HSET
-    /// per 2,000 installations and one `EXPIRE … NX`, not a command per installation.
+    /// hold `R{entry}` (recorded, with the device's entry in the status), `L:<until ms>:<owner>`
+    /// (leased), `T` or `T{entry}` (tried: its lease was released, so it may be leased again, and
+    /// it stays addressed: the push may have reached the device, whose fetch must still be
+    /// allowed) or `F{entry}` (failed when its job was dead-lettered: free and addressed as `T`;
+    /// leasing it takes the failure back, out of the `failed` count, the device `queued` again
+    /// and a `failed` notification `queued`). Bare `R`, `T`, `F` are from before the entries moved into the ledger (theirs are
+    /// in the devices hash). Per ledger one HMGET and one HSET per 2,000 installations and one
+    /// `EXPIRE … NX`, not a command per installation.
     static let leaseScript = RedisScript("""
     local owner, now, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
     local leased = 'L:' .. (now + lease) .. ':' .. owner
@@ -187,17 +211,20 @@ extension RedisNotificationStore {
       local writes = {}
       for j = 1, count do
         local value = values[j]
+        local mark = value and string.byte(value)
         local code = -1
-        if value == 'R' then
+        if mark == 82 then
           code = 0
-        elseif value then
+        elseif mark == 76 then
           local untilMs, holder = string.match(value, '^L:(%d+):(.*)$')
           if untilMs and holder ~= owner and tonumber(untilMs) > now then code = tonumber(untilMs) - now end
         end
         if code == -1 then
           writes[#writes + 1] = ARGV[a + j]
           writes[#writes + 1] = leased
-          if value == 'F' then
+          if mark == 70 then
+            -- Its failed entry goes with the mark: the device says queued (in the devices hash,
+            -- where the status looks for a pair without an entry in the ledger).
             taken = taken + 1
             revived[#revived + 1] = ARGV[a + j]
             revived[#revived + 1] = '{"state":"queued"}'
@@ -214,6 +241,7 @@ extension RedisNotificationStore {
         for j = 1, #revived, 2000 do
           redis.call('HSET', KEYS[k + 2], unpack(revived, j, math.min(j + 1999, #revived)))
         end
+        redis.call('EXPIRE', KEYS[k + 2], ARGV[4], 'NX')
         redis.call('HINCRBY', status, 'failed', -taken)
         if redis.call('HGET', status, 'state') == 'failed' then redis.call('HSET', status, 'state', 'queued') end
       end
@@ -222,32 +250,44 @@ extension RedisNotificationStore {
     return out
     """)
 
-    /// KEYS: webhook wants, webhook outbox, then (status, devices, record) per notification.
-    /// ARGV: ttl, now ms, then per notification: id, n, n installations. Counts `expired`, marks
-    /// each device's entry (keeping what it held), and emits the `expired` events a webhook wants.
-    static let expiredScript = RedisScript(webhookFunctions + """
+    /// KEYS: webhook wants, webhook outbox, then (status, devices, record, ledger) per
+    /// notification. ARGV: ttl, now ms, then per notification: id, n, n installations. Counts
+    /// `expired`, marks each device's entry (keeping what it held, under its ledger mark; a bare
+    /// mark's in the devices hash), and emits the `expired` events a webhook wants.
+    static let expiredScript = RedisScript(webhookFunctions + entryFunction + """
     local ttl, now = ARGV[1], ARGV[2]
     local hooks = redis.call('EXISTS', KEYS[1]) == 1
     local a = 3
-    for k = 3, #KEYS, 3 do
-      local status, devices, record = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+    for k = 3, #KEYS, 4 do
+      local status, devices, record, ledger = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
       local id, n = ARGV[a], tonumber(ARGV[a + 1])
       local items = {}
       if redis.call('EXISTS', status) == 1 then
         redis.call('HINCRBY', status, 'expired', n)
+        local inDevices = false
         for i = a + 2, a + 1 + n do
+          local value = redis.call('HGET', ledger, ARGV[i])
+          local text = entryOf(value)
           local entry = {}
-          local old = redis.call('HGET', devices, ARGV[i])
+          local old = text or redis.call('HGET', devices, ARGV[i])
           if old then
             local ok, decoded = pcall(cjson.decode, old)
             if ok and type(decoded) == 'table' then entry = decoded end
           end
           entry['state'] = 'expired'
           local encoded = cjson.encode(entry)
-          redis.call('HSET', devices, ARGV[i], encoded)
+          if text then
+            redis.call('HSET', ledger, ARGV[i], string.sub(value, 1, 1) .. encoded)
+          elseif value == false then
+            redis.call('HSET', ledger, ARGV[i], 'R' .. encoded)
+            redis.call('EXPIRE', ledger, ttl, 'NX')
+          elseif string.byte(value) ~= 76 then
+            redis.call('HSET', devices, ARGV[i], encoded)
+            inDevices = true
+          end
           items[#items + 1] = '{"installation":' .. cjson.encode(ARGV[i]) .. ',"result":' .. encoded .. '}'
         end
-        if redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
+        if inDevices and redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
         if hooks then emit(KEYS[1], KEYS[2], redis.call('HGET', record, 'creator'), id, 'expired', now, items) end
       end
       a = a + 2 + n
@@ -293,20 +333,21 @@ extension RedisNotificationStore {
     return out
     """)
 
-    /// KEYS: webhook wants, webhook outbox, then (status, devices, ledger, record) per
-    /// notification. ARGV: ttl, state order, now ms, then per notification: id, state to advance
-    /// to ('' for none), n, r, d, then n (counter, increment) pairs, r installations whose lease is
-    /// released (retried: their field becomes `T`, free to lease and still addressed), d items of
-    /// (installation, entry) pairs. Every installation with an
-    /// entry and not released is recorded in the ledger; the outcomes a webhook wants (sent and
-    /// held as `sent`, `failed`, `invalidToken`) go into the outbox in the same step.
+    /// KEYS: webhook wants, webhook outbox, then (status, ledger, record) per notification. ARGV:
+    /// ttl, state order, now ms, then per notification: id, state to advance to ('' for none), n,
+    /// r, d, then n (counter, increment) pairs, r installations whose lease is released (retried:
+    /// their field becomes `T{entry}`, free to lease and still addressed), d items of
+    /// (installation, entry) pairs. Every installation with an entry and not released is recorded
+    /// in the ledger with its entry, `R{entry}`: one write per push for both; the outcomes a
+    /// webhook wants (sent and held as `sent`, `failed`, `invalidToken`) go into the outbox in
+    /// the same step.
     static let recordScript = RedisScript(advanceFunction + webhookFunctions + """
     local ttl, order, now = ARGV[1], ARGV[2], ARGV[3]
     local hooks = redis.call('EXISTS', KEYS[1]) == 1
     local events = {sent = 'sent', held = 'sent', failed = 'failed', invalidToken = 'invalidToken'}
     local a = 4
-    for k = 3, #KEYS, 4 do
-      local status, devices, ledger, record = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+    for k = 3, #KEYS, 3 do
+      local status, ledger, record = KEYS[k], KEYS[k + 1], KEYS[k + 2]
       local id, state, n, r, d = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
       local i = a + 5
       for _ = 1, n do
@@ -314,40 +355,38 @@ extension RedisNotificationStore {
         i = i + 2
       end
       local released = {}
-      local added = 0
       for _ = 1, r do
         released[ARGV[i]] = true
-        added = added + redis.call('HSET', ledger, ARGV[i], 'T')
         i = i + 1
       end
       local last = i + d - 1
-      if d > 0 then
-        local recorded = {}
+      local writes, written = {}, {}
+      for j = i, last, 2 do
+        writes[#writes + 1] = ARGV[j]
+        writes[#writes + 1] = (released[ARGV[j]] and 'T' or 'R') .. ARGV[j + 1]
+        written[ARGV[j]] = true
+      end
+      for installation in pairs(released) do
+        if not written[installation] then
+          writes[#writes + 1] = installation
+          writes[#writes + 1] = 'T'
+        end
+      end
+      local added = 0
+      for j = 1, #writes, 200 do
+        added = added + redis.call('HSET', ledger, unpack(writes, j, math.min(j + 199, #writes)))
+      end
+      if d > 0 and hooks then
+        local byType = {}
         for j = i, last, 2 do
-          if not released[ARGV[j]] then
-            recorded[#recorded + 1] = ARGV[j]
-            recorded[#recorded + 1] = 'R'
+          local event = events[string.match(ARGV[j + 1], '"state":"(%a+)"') or '']
+          if event and not released[ARGV[j]] then
+            byType[event] = byType[event] or {}
+            table.insert(byType[event], '{"installation":' .. cjson.encode(ARGV[j]) .. ',"result":' .. ARGV[j + 1] .. '}')
           end
         end
-        for j = i, last, 200 do
-          redis.call('HSET', devices, unpack(ARGV, j, math.min(j + 199, last)))
-        end
-        redis.call('EXPIRE', devices, ttl)
-        for j = 1, #recorded, 200 do
-          added = added + redis.call('HSET', ledger, unpack(recorded, j, math.min(j + 199, #recorded)))
-        end
-        if hooks then
-          local byType = {}
-          for j = i, last, 2 do
-            local event = events[string.match(ARGV[j + 1], '"state":"(%a+)"') or '']
-            if event and not released[ARGV[j]] then
-              byType[event] = byType[event] or {}
-              table.insert(byType[event], '{"installation":' .. cjson.encode(ARGV[j]) .. ',"result":' .. ARGV[j + 1] .. '}')
-            end
-          end
-          local creator = redis.call('HGET', record, 'creator')
-          for event, items in pairs(byType) do emit(KEYS[1], KEYS[2], creator, id, event, now, items) end
-        end
+        local creator = redis.call('HGET', record, 'creator')
+        for event, items in pairs(byType) do emit(KEYS[1], KEYS[2], creator, id, event, now, items) end
       end
       -- The ledger got its expiry with the leases: only a field that was not leased (a ledger
       -- that expired meanwhile, or a record without a lease) may have made a new key.

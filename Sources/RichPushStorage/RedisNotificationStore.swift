@@ -133,8 +133,12 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         return try await notifications(ids: Array(ids))
     }
 
+    /// The counters and state, and each device's entry: in its ledger value once an outcome is
+    /// recorded, else in the devices hash (values written before the entries moved into the
+    /// ledger, receipts and revivals of pairs with no outcome yet); a pair with neither is not listed.
     public func status(id: Int) async throws -> NotificationStatus? {
-        let replies = try await redis.sendAll([RedisCommand("HGETALL", keys.status(id)), RedisCommand("HGETALL", keys.devices(id))])
+        let replies = try await redis.sendAll([RedisCommand("HGETALL", keys.status(id)), RedisCommand("HGETALL", keys.ledger(id)),
+                                               RedisCommand("HGETALL", keys.devices(id))])
         let flat = replies[0].array ?? []
         guard !flat.isEmpty else { return nil }
         var state = DeliveryState.accepted
@@ -147,14 +151,26 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
                 counts[name] = flat[index + 1].int ?? 0
             }
         }
-        let deviceFlat = replies[1].array ?? []
+        var entries = Self.pairs(replies[2])
+        for (installation, value) in Self.pairs(replies[1]) where value.count > 1 && value[1] == UInt8(ascii: "{") {
+            entries[installation] = Array(value.dropFirst())
+        }
         var devices: [NotificationStatus.Device] = []
-        for index in stride(from: 0, to: deviceFlat.count - 1, by: 2) {
-            guard let installation = deviceFlat[index].string, let bytes = deviceFlat[index + 1].bytes,
-                  let info = try? JSONDecoder().decode([String: String].self, from: Data(bytes)) else { continue }
+        for (installation, bytes) in entries {
+            guard let info = try? JSONDecoder().decode([String: String].self, from: Data(bytes)) else { continue }
             devices.append(NotificationStatus.Device(installation: installation, state: info["state"] ?? "sent", adapterID: info["adapterID"], error: info["error"]))
         }
         return NotificationStatus(id: id, state: state, counts: counts, devices: devices.sorted { $0.installation < $1.installation })
+    }
+
+    /// A hash's fields and values, from HGETALL's reply.
+    private static func pairs(_ reply: RedisValue) -> [String: [UInt8]] {
+        let flat = reply.array ?? []
+        var pairs: [String: [UInt8]] = [:]
+        for index in stride(from: 0, to: flat.count - 1, by: 2) {
+            if let field = flat[index].string, let value = flat[index + 1].bytes { pairs[field] = value }
+        }
+        return pairs
     }
 
     public func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
@@ -281,7 +297,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
                     devices.append(Self.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
                     if result.counter == .retried { released.append(result.installation) }
                 }
-                scriptKeys += [keys.status(id), keys.devices(id), keys.ledger(id), keys.notification(id)] as [any RedisArgument]
+                scriptKeys += [keys.status(id), keys.ledger(id), keys.notification(id)] as [any RedisArgument]
                 arguments += [id, counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
                 for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
                 arguments += released
@@ -297,7 +313,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
             var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
             var arguments: [any RedisArgument] = [Int(retention.components.seconds), JobQueue.nowMilliseconds()]
             for (id, installations) in part {
-                scriptKeys += [keys.status(id), keys.devices(id), keys.notification(id)] as [any RedisArgument]
+                scriptKeys += [keys.status(id), keys.devices(id), keys.notification(id), keys.ledger(id)] as [any RedisArgument]
                 arguments += [id, installations.count] as [any RedisArgument]
                 arguments += installations as [any RedisArgument]
             }

@@ -58,7 +58,8 @@ struct DeliveryLedgerTests {
             #expect(try await store.leaseDeliveries(id: 9, installations: ["a", "b"], owner: "w1", duration: .seconds(30)) == [.leased, .leased])
             try await store.releaseLeases([DeliveryKey(notification: 9, installation: "a")])
             try await store.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
-            #expect(try await redis.send("HMGET", keys.ledger(9), "a", "b").array?.map(\.string) == ["T", "T"])
+            // Given back bare; released by the failure with the device's entry.
+            #expect(try await redis.send("HMGET", keys.ledger(9), "a", "b").array?.map(\.string) == ["T", #"T{"error":"no answer","state":"retried"}"#])
             #expect(try await store.wasAddressed(id: 9, to: ["a"]))
             #expect(try await store.wasAddressed(id: 9, to: ["b"]))
             #expect(try await store.wasAddressed(id: 9, to: ["c"]) == false)
@@ -70,6 +71,48 @@ struct DeliveryLedgerTests {
             try await redis.send("DEL", keys.ledger(9))
             try await store.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
             #expect(try await redis.send("TTL", keys.ledger(9)).int ?? 0 > 0)
+        }
+    }
+    /// A notification in flight across the upgrade that moved each device's entry into its
+    /// ledger value: its bare marks (`R`, `T`, `F`) keep their entries in the devices hash, and
+    /// the status, leases, receipts, new outcomes and dead letters read and write both.
+    @Test func entriesWrittenBeforeTheyMovedIntoTheLedgerStillCount() async throws {
+        try await Self.withStore { redis, keys, store in
+            let id = try await store.create(NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                                                              creator: "alice", target: "username:alice"), hashing: { _ in "hash" }).id
+            // As the previous version left it: a sent, b retried, c failed by a dead letter, d leased.
+            try await redis.send("HSET", keys.ledger(id), "a", "R", "b", "T", "c", "F", "d", "L:1:gone-worker")
+            try await redis.send("HSET", keys.devices(id), "a", #"{"adapterID":"x1","state":"sent"}"#, "b", #"{"error":"try later","state":"retried"}"#,
+                                 "c", #"{"error":"gave up","state":"failed"}"#)
+            try await redis.send("HSET", keys.status(id), "sent", 1, "retried", 1, "failed", 1, "state", "sent")
+            var status = try #require(try await store.status(id: id))
+            #expect(status.devices.map(\.installation) == ["a", "b", "c"])
+            #expect(status.devices.map(\.state) == ["sent", "retried", "failed"])
+            #expect(status.devices.first?.adapterID == "x1")
+
+            // A receipt for a: its entry in the devices hash says so.
+            #expect(try await store.recordReceipt(id: id, kind: .displayed, installation: "a", reader: "alice", ifAddressedTo: ["a"]) == .counted)
+            // a is recorded; b, c (taking its failure back) and d (its lease expired) are leased.
+            #expect(try await store.leaseDeliveries(id: id, installations: ["a", "b", "c", "d"], owner: "w1", duration: .seconds(30))
+                    == [.recorded, .leased, .leased, .leased])
+            status = try #require(try await store.status(id: id))
+            #expect(status.counts["failed"] == 0)
+            #expect(status.devices.map(\.state) == ["displayed", "retried", "queued"])
+            // New outcomes carry their entries in the ledger, and the status shows them.
+            try await store.recordDeliveries(id: id, results: [DeliveryResult(installation: "b", counter: .sent, adapterID: "x2"),
+                                                               DeliveryResult(installation: "c", counter: .sent, adapterID: "x3"),
+                                                               DeliveryResult(installation: "d", counter: .invalidToken, error: "gone")])
+            status = try #require(try await store.status(id: id))
+            #expect(status.devices.map(\.installation) == ["a", "b", "c", "d"])
+            #expect(status.devices.map(\.state) == ["displayed", "sent", "sent", "invalidToken"])
+            #expect(status.devices.map(\.adapterID) == ["x1", "x2", "x3", nil])
+            let values = try await redis.send("HMGET", keys.ledger(id), "a", "b", "d").array?.map(\.string)
+            #expect(values == ["R", #"R{"adapterID":"x2","state":"sent"}"#, #"R{"error":"gone","state":"invalidToken"}"#])
+            // A receipt for b updates the entry in its ledger value, under its mark.
+            #expect(try await store.recordReceipt(id: id, kind: .opened, installation: "b", reader: "alice", ifAddressedTo: ["b"]) == .counted)
+            #expect(try await redis.send("HGET", keys.ledger(id), "b").string?.hasPrefix("R{") == true)
+            #expect(try #require(try await store.status(id: id)).devices.first { $0.installation == "b" }?.state == "opened")
+            #expect(try #require(try await store.status(id: id)).devices.first { $0.installation == "b" }?.adapterID == "x2")
         }
     }
 }

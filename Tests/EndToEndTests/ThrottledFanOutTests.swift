@@ -76,15 +76,16 @@ struct ThrottledFanOutTests {
                 }
                 #expect(try await ask(1, "a") == .zero)
                 #expect(try await ask(1, "b") == .zero)
+                // Until a's minute ends: the minute less the time since a (seconds on a busy machine).
                 let wait = try await ask(1, "c")
-                #expect(wait > .seconds(58) && wait <= .seconds(60), "\(wait)")
+                #expect(wait > .seconds(30) && wait <= .seconds(60), "\(wait)")
                 #expect(try await ask(1, "a") == .zero, "a batch admitted before is admitted again")
                 #expect(try await ask(1, "d", 10) == .zero, "10 more fit the 50")
                 #expect(try await ask(2, "c") == .zero, "each notification has its own minute")
                 // Several in one call, the same notification twice: the second sees the first.
                 let both = try await ledger.admitThrottled([ThrottledBatch(notification: 3, batch: "x", pushes: 30, perMinute: 50),
                                                             ThrottledBatch(notification: 3, batch: "y", pushes: 30, perMinute: 50)])
-                #expect(both[0] == .zero && both[1] > .seconds(58))
+                #expect(both[0] == .zero && both[1] > .seconds(30))
                 let ttl = try await pipeline.redis.send("PTTL", "\(pipeline.prefix):{q0}:throttle:1").int ?? -2
                 #expect((1...61_000).contains(ttl))
             }

@@ -231,7 +231,7 @@ public func uniqueKeyPrefix(_ name: String = "test") -> String {
 
 /// Waits until `condition` holds, polling every 10 ms, or fails after `timeout`. A transient Redis
 /// error (connection lost or refused while a test restarts its server) counts as "not yet".
-public func waitUntil(timeout: Duration = .seconds(10), _ what: String = "condition", _ condition: () async throws -> Bool) async throws {
+public func waitUntil(timeout: Duration = .seconds(30), _ what: String = "condition", _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     var lastError: RedisError?
     while ContinuousClock.now < deadline {
