@@ -4,56 +4,72 @@ import RichPushCore
 /// The Lua behind ``RedisNotificationStore``: each write that belongs together is one script, and
 /// every key it touches carries the partition's hash tag (one Redis Cluster slot).
 extension RedisNotificationStore {
-    /// KEYS: payload, record, status, creator's index, job stream, delayed set, then the creator's
-    /// three quota keys when q > 0, then optionally the idempotency key it completes. ARGV: ttl,
-    /// id, payload bytes, initial state, n, the idempotency key's ttl, send time (ms, 0: now), q,
-    /// then q quota arguments (``quotaFunction``'s), then n record field/value items, then the
-    /// job's fields. Writes all of it, or nothing and 0 when the record exists (an id is never
-    /// reused over an older notification), or nothing and the quota's `{code, seconds}` when it
-    /// is spent: one round trip for the charge and the create on one Redis (on a cluster the
-    /// quota keys are in another slot, and the quota is charged first, apart).
+    /// Creates one or more notifications, each all or nothing, in one call (a batch's share of a
+    /// partition: all its keys carry the partition's hash tag). Per notification, KEYS: payload,
+    /// record, status, creator's index, job stream, delayed set, then the creator's three quota
+    /// keys when q > 0, then the idempotency key it completes when its ttl > 0. ARGV: ttl, id,
+    /// payload bytes, initial state, n, the idempotency key's ttl (0: none), send time (ms, 0:
+    /// now), q, j, then q quota arguments (``quotaFunction``'s), n record field/value items and j
+    /// job field/value items. Per notification, in order: 1 created; 0 nothing written, the record
+    /// exists (an id is never reused over an older notification); or the quota's `{code, seconds}`
+    /// and nothing written when it is spent: the charge and the create in one step on one Redis
+    /// (on a cluster the quota keys are in another slot, and the quota is charged first, apart).
+    /// One call for many amortizes the script call itself, which costs more than the writes.
     static let createScript = RedisScript(quotaFunction + """
-    if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-    local ttl, id = ARGV[1], ARGV[2]
-    local n, q = tonumber(ARGV[5]), tonumber(ARGV[8])
-    local f = 9 + q
-    local idempotency = KEYS[7]
-    if q > 0 then
-      local refused = charge(KEYS[7], KEYS[8], KEYS[9], ARGV, 9)
-      if refused then return refused end
-      idempotency = KEYS[10]
-    end
-    redis.call('SET', KEYS[1], ARGV[3], 'EX', ttl)
-    redis.call('HSET', KEYS[2], unpack(ARGV, f, f - 1 + n))
-    redis.call('EXPIRE', KEYS[2], ttl)
-    redis.call('HSET', KEYS[3], 'state', ARGV[4])
-    redis.call('EXPIRE', KEYS[3], ttl)
-    redis.call('ZADD', KEYS[4], id, id)
-    redis.call('EXPIRE', KEYS[4], ttl)
-    -- The creator's index drops its oldest entries whose records expired: on one create in 8
-    -- (by id), up to 16, so it shrinks faster than it grows once records expire, and the other
-    -- creates pay nothing for it (the record keys share the partition's hash tag, hence the
-    -- slot, with the index).
-    if tonumber(id) % 8 == 0 then
-      local base = string.sub(KEYS[2], 1, #KEYS[2] - #id)
-      local gone = {}
-      for _, oldest in ipairs(redis.call('ZRANGE', KEYS[4], 0, 15)) do
-        if redis.call('EXISTS', base .. oldest) == 1 then break end
-        gone[#gone + 1] = oldest
+    local function create(k, a)
+      local ttl, id = ARGV[a], ARGV[a + 1]
+      local n, keyTTL, q, j = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8])
+      local f = a + 9 + q
+      local nextK = k + 6 + (q > 0 and 3 or 0) + (keyTTL > 0 and 1 or 0)
+      local nextA = f + n + j
+      local payload, record, status, index = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+      if redis.call('EXISTS', record) == 1 then return 0, nextK, nextA end
+      local idempotency = keyTTL > 0 and KEYS[nextK - 1] or nil
+      if q > 0 then
+        local refused = charge(KEYS[k + 6], KEYS[k + 7], KEYS[k + 8], ARGV, a + 9)
+        if refused then return refused, nextK, nextA end
       end
-      if #gone > 0 then redis.call('ZREM', KEYS[4], unpack(gone)) end
+      redis.call('SET', payload, ARGV[a + 2], 'EX', ttl)
+      redis.call('HSET', record, unpack(ARGV, f, f + n - 1))
+      redis.call('EXPIRE', record, ttl)
+      redis.call('HSET', status, 'state', ARGV[a + 3])
+      redis.call('EXPIRE', status, ttl)
+      redis.call('ZADD', index, id, id)
+      redis.call('EXPIRE', index, ttl)
+      -- The creator's index drops its oldest entries whose records expired: on one create in 8
+      -- (by id), up to 16, so it shrinks faster than it grows once records expire, and the other
+      -- creates pay nothing for it (the record keys share the partition's hash tag, hence the
+      -- slot, with the index).
+      if tonumber(id) % 8 == 0 then
+        local base = string.sub(record, 1, #record - #id)
+        local gone = {}
+        for _, oldest in ipairs(redis.call('ZRANGE', index, 0, 15)) do
+          if redis.call('EXISTS', base .. oldest) == 1 then break end
+          gone[#gone + 1] = oldest
+        end
+        if #gone > 0 then redis.call('ZREM', index, unpack(gone)) end
+      end
+      if idempotency then
+        redis.call('HSET', idempotency, 'state', 'done', 'id', id)
+        redis.call('EXPIRE', idempotency, keyTTL)
+      end
+      local sendAt = tonumber(ARGV[a + 6])
+      if sendAt > 0 then
+        -- As a due retry is kept: the job's fields packed, scored by when it is due.
+        redis.call('ZADD', KEYS[k + 5], sendAt, cmsgpack.pack({unpack(ARGV, f + n, nextA - 1)}))
+      else
+        redis.call('XADD', KEYS[k + 4], '*', unpack(ARGV, f + n, nextA - 1))
+      end
+      return 1, nextK, nextA
     end
-    if idempotency then
-      redis.call('HSET', idempotency, 'state', 'done', 'id', id)
-      redis.call('EXPIRE', idempotency, ARGV[6])
+    local out = {}
+    local k, a = 1, 1
+    while a <= #ARGV do
+      local reply
+      reply, k, a = create(k, a)
+      out[#out + 1] = reply
     end
-    if tonumber(ARGV[7]) > 0 then
-      -- As a due retry is kept: the job's fields packed, scored by when it is due.
-      redis.call('ZADD', KEYS[6], ARGV[7], cmsgpack.pack({unpack(ARGV, f + n, #ARGV)}))
-    else
-      redis.call('XADD', KEYS[5], '*', unpack(ARGV, f + n, #ARGV))
-    end
-    return 1
+    return out
     """)
 
     /// KEYS: status, record, webhook wants, webhook outbox. ARGV: id, now ms. Cancels a

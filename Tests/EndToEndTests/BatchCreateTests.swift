@@ -85,6 +85,15 @@ struct BatchCreateTests {
         #expect(try await store.claim(loose).allSatisfy { $0 == .claimed })
         #expect(try await store.claim(keysOf).allSatisfy { if case .completed = $0 { true } else { false } })
 
+        // More than one script call holds (100 a call, per partition): every draft gets its own
+        // notification and job, in order.
+        let many = try await store.create((0..<250).map { draft("dave", $0) }, hashing: hashing).map { try $0.get() }
+        #expect(many.map(\.message) == (0..<250).map { "m\($0)" })
+        #expect(Set(many.map(\.id)).count == 250)
+        var allJobs = 0
+        for partition in store.queues { allJobs += try await redis.send("XLEN", partition.configuration.streamKey).int ?? 0 }
+        #expect(allJobs == 30 + 20 + 5 + 250)
+
         #expect(try await store.create([], hashing: hashing).isEmpty)
     }
 }
