@@ -6,16 +6,27 @@ import RichPushQueue
 /// index, job, and on one Redis the quota charge and the idempotency key's completion), many of
 /// them in one pipelined round trip.
 extension RedisNotificationStore {
+    /// Creates sent at the same time go together (``Coalescer``): under load, one script call
+    /// makes the notifications of many requests.
     public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
-        guard let outcome = try await create([draft], hashing: hashing).first else {
-            throw RedisError(code: .unexpectedReply, message: "no outcome for the notification")
+        let hash = hashing(draft.payload)
+        return try await concurrentCreates.submit(HashedDraft(draft: draft, hash: hash)) { [self] drafts in
+            try await create(drafts.map(\.draft), hashes: drafts.map(\.hash))
         }
-        return try outcome.get()
     }
 
     public func create(_ drafts: [NotificationDraft], hashing: ([UInt8]) -> String) async throws -> [Result<RichNotification, any Error>] {
+        try await create(drafts, hashes: drafts.map { hashing($0.payload) })
+    }
+
+    /// A draft with its payload's hash.
+    struct HashedDraft: Sendable {
+        let draft: NotificationDraft
+        let hash: String
+    }
+
+    private func create(_ drafts: [NotificationDraft], hashes: [String]) async throws -> [Result<RichNotification, any Error>] {
         var outcomes = [Result<RichNotification, any Error>?](repeating: nil, count: drafts.count)
-        let hashes = drafts.map { hashing($0.payload) }
         // The quota is charged in the create's own script on one Redis; on a cluster its keys are
         // in another slot, so it is charged first, apart (all of the batch's in one pipeline).
         let chargesInCreate = !(redis is RedisClusterClient)

@@ -19,6 +19,11 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     let payloads: ContentCache<String, [UInt8]>
     let records: ContentCache<Int, RichNotification>
     let ids: IDBlocks
+    /// Single creates made at the same time, sent together.
+    let concurrentCreates: Coalescer<HashedDraft, RichNotification>
+
+    /// Most single-create batches in flight at once (see ``Coalescer``).
+    static let createsInFlight = 4
 
     /// `payloadCacheBytes` bounds the in-process cache of payloads (immutable, by content hash);
     /// `idBlock` ids are reserved per INCRBY, so most creations cost one round trip, not two.
@@ -37,6 +42,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         self.payloads = ContentCache(budget: payloadCacheBytes, ttl: retention)
         self.records = ContentCache(budget: 100_000, ttl: .seconds(60))
         self.ids = IDBlocks(key: keys.notificationSequence, block: idBlock)
+        self.concurrentCreates = Coalescer(concurrency: Self.createsInFlight, maxBatch: Self.notificationsPerCall)
     }
 
     public func cancel(id: Int) async throws -> CancelOutcome {
