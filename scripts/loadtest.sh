@@ -2,7 +2,9 @@
 # Load test (not a test): the full pipeline on this machine. Starts a private redis-server, the
 # API, K workers, registers M simulated devices and sends N notifications, one device each.
 # --via api (the default) creates them as users do, POST /api/notifications over keep-alive
-# connections with an API key; --via store writes them straight into Redis (no HTTP). The summary
+# connections with an API key; --via api-batch sends them --batch-size (500) to a request with
+# POST /api/notifications/batch over the same connections; --via store writes them straight into
+# Redis (no HTTP). The summary
 # gives each process's CPU µs per notification (from /proc) and Redis commands per notification.
 # --mode silent counts pushes delivered to devices; --mode rich adds the background fetch and
 # the local notification (fire delay 0). Prints throughput, latency percentiles, lost and
@@ -17,7 +19,8 @@
 # Usage: scripts/loadtest.sh [--notifications N] [--devices M] [--workers K] [--mode silent|rich]
 #                            [--audience one|all] [--rate R] [--shape max|constant|ramp|burst]
 #                            [--burst-size B] [--burst-interval S] [--report DIR]
-#                            [--cluster] [--partitions P] [--via api|store] [--connections C]
+#                            [--cluster] [--partitions P] [--via api|api-batch|store] [--connections C]
+#                            [--batch-size B]
 #                            [--api-option OPT]... [--worker-option OPT]...  (passed to richpush api / worker)
 # RICHPUSH_BIN=path runs that richpush instead of building release (a before/after comparison).
 set -euo pipefail
@@ -33,7 +36,7 @@ while [ $# -gt 0 ]; do
         --workers) workers=$2; shift 2 ;;
         --mode) mode=$2; shift 2 ;;
         --audience) audience=$2; shift 2 ;;
-        --rate|--shape|--burst-size|--burst-interval|--timeout|--via|--connections) extra+=("$1" "$2"); shift 2 ;;
+        --rate|--shape|--burst-size|--burst-interval|--timeout|--via|--connections|--batch-size) extra+=("$1" "$2"); shift 2 ;;
         --report) mkdir -p "$2"; extra+=(--report "$(cd "$2" && pwd)"); shift 2 ;;
         --cluster) cluster=1; shift ;;
         --api-option) api_options+=("$2"); shift 2 ;;
@@ -70,7 +73,7 @@ else
 fi
 export RICHPUSH_PASSWORD=load-pw
 echo "$RICHPUSH_PASSWORD" | "$bin" users add load --role admin --cost 4 >/dev/null
-# --via api sends with an API key, as a server-to-server sender would (the token is the last line).
+# --via api and api-batch send with an API key, as a server-to-server sender would (the token is the last line).
 export RICHPUSH_API_KEY=$("$bin" keys create load --scope send --label loadtest | tail -1)
 api_port=$(free_port)
 # One user drives the whole load: its quotas are off (they guard a shared service from one tenant).

@@ -8,6 +8,9 @@ public struct APIConfiguration: Sendable {
     public var maxPayloadBytes: Int
     /// Largest request body accepted (the payload plus JSON/multipart overhead).
     public var maxBodyBytes: Int { maxPayloadBytes * 4 / 3 + 64 * 1024 }
+    /// Largest body of `POST /api/notifications/batch` (up to 1,000 notifications), bounded on
+    /// its own: a batch of small pushes is larger than one push, yet must not be unbounded.
+    public var maxBatchBodyBytes: Int = 16 << 20
     /// Records and payloads are kept this long.
     public var retention: Duration
     /// Jobs accepted but not finished above which new notifications get 503 with Retry-After.

@@ -13,7 +13,8 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     router.middlewares.add(NoStoreMiddleware())
     router.middlewares.add(ErrorMiddleware())
     router.middlewares.add(MethodNotAllowedMiddleware())
-    router.middlewares.add(RequestHygieneMiddleware(maxBodyBytes: configuration.maxBodyBytes))
+    router.middlewares.add(RequestHygieneMiddleware(maxBodyBytes: configuration.maxBodyBytes,
+                                                    largerBodies: ["/api/notifications/batch": configuration.maxBatchBodyBytes]))
     router.middlewares.add(ClientAddressMiddleware(proxies: configuration.trustedProxies))
     let stores = dependencies.stores
     var apiConfiguration = configuration

@@ -2,7 +2,7 @@ public import AsyncHTTPClient
 public import RichPushAPNS
 public import RichPushFCM
 public import Hiredis
-public import Logging
+import Logging
 import RichPushAdapters
 public import RichPushCore
 public import RichPushQueue

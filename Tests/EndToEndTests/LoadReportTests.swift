@@ -82,6 +82,31 @@ struct LoadReportTests {
         }
     }
 
+    /// `--via api-batch`: the notifications go 7 to a `POST /api/notifications/batch`, and the
+    /// summary still counts each one by its own id (none lost, none twice).
+    @Test func aBatchedRunCountsEveryNotificationByItsId() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                try await withWorkers([pipeline.worker(consumer: "w-a")]) {
+                    let json = server.directory.appendingPathComponent("batch.json")
+                    let loadtest = try await ChildProcess(executable: try richpushExecutable(), arguments: [
+                        "loadtest", "--redis-url", server.url, "--queue-prefix", pipeline.prefix, "--api", pipeline.baseURL.absoluteString,
+                        "--user", "root", "--password", "root-pw", "--notifications", "100", "--devices", "10",
+                        "--via", "api-batch", "--batch-size", "7", "--connections", "4", "--json", json.path,
+                    ], logFile: server.directory.appendingPathComponent("loadtest-batch.log"))
+                    let status = try await loadtest.wait(timeout: .seconds(90))
+                    try #require(status == 0, "loadtest failed: \(loadtest.log.suffix(2000))")
+                    let report = try LoadReport.decode(from: Data(contentsOf: json))
+                    #expect(report.settings.via == "api-batch")
+                    #expect(report.summary.delivered == 100 && report.summary.lost == 0 && report.summary.duplicated == 0)
+                    #expect(report.summary.enqueueToDeviceMs?.count == 100)
+                    // One job per notification: none was created twice.
+                    #expect(try await pipeline.redis.send("XLEN", pipeline.queue.configuration.streamKey).int == 100)
+                }
+            }
+        }
+    }
+
     static func between(_ text: String, _ start: String, _ end: String) -> String? {
         guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex) else { return nil }
         return String(text[from.upperBound..<to.lowerBound])

@@ -49,6 +49,13 @@ struct OpenAPITests {
                 try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "a"]))
                 try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "b"]))
                 try await check("/api/notifications", "/api/notifications?dryRun=true", .post, headers: json, body: APIFixture.json(["richType": "text", "payload": "a"]))
+                let batch = APIFixture.json(["notifications": [["richType": "text", "payload": "a", "idempotencyKey": "doc-2"], ["richType": "video"]]])
+                try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: json, body: batch)
+                try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: json, body: batch)
+                try await check("/api/notifications/batch", "/api/notifications/batch?dryRun=true", .post, headers: json, body: batch)
+                try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: json, body: APIFixture.json(["notifications": []]))
+                try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: json, body: ByteBuffer(string: "{"))
+                try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: APIFixture.basic("alice"), body: batch)
                 try await check("/api/notifications", "/api/notifications", .get)
                 try await check("/api/notifications", "/api/notifications", .get, headers: [:])
                 try await check("/api/notifications/{id}", "/api/notifications/1", .get)
@@ -75,7 +82,7 @@ struct OpenAPITests {
                 try await check("/health/ready", "/health/ready", .get)
                 try await check("/metrics", "/metrics", .get)
                 try await check("/openapi.yaml", "/openapi.yaml", .get)
-                #expect(checked == 32)
+                #expect(checked == 38)
             }
         }
     }

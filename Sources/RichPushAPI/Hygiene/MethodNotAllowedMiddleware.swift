@@ -11,6 +11,8 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         ("api/register", [.post]),
         ("api/register/:id", [.put, .delete]),
         ("api/notifications", [.get, .post]),
+        // Before `:id`, which the first match would otherwise take it for.
+        ("api/notifications/batch", [.post]),
         ("api/notifications/:id", [.get, .delete]),
         ("api/notifications/:id/status", [.get]),
         ("api/notifications/:id/receipts", [.post]),

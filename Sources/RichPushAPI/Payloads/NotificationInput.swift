@@ -28,12 +28,20 @@ struct NotificationInput {
             throw APIError.badRequest("the body is not valid JSON", code: "malformed_json")
         }
         guard case .object(let fields) = document else { throw APIError.badRequest("the body must be a JSON object", code: "malformed_json") }
+        return try json(fields)
+    }
+
+    /// The members of one JSON notification object: a single create's body, or an item of a batch
+    /// (whose own `idempotencyKey` the caller took out and names in `alsoKnown`, so the message
+    /// for an unknown field lists every field the item may have).
+    static func json(_ fields: [String: JSONValue], alsoKnown: [String] = []) throws -> NotificationInput {
         var input = NotificationInput()
         var rawPayload: String?
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
             let name = key.prefix(1).lowercased() + key.dropFirst()
             guard jsonFields.contains(name) else {
-                throw APIError.badRequest("unknown field '\(key)'; known fields: \(jsonFields.sorted().joined(separator: ", "))", code: "unknown_field")
+                let known = (Array(jsonFields) + alsoKnown).sorted().joined(separator: ", ")
+                throw APIError.badRequest("unknown field '\(key)'; known fields: \(known)", code: "unknown_field")
             }
             if value == .null { continue }
             if name == "sendAt" || name == "throttlePerMinute", case .number(let number) = value {

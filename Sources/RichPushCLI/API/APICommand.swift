@@ -23,6 +23,7 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "bcrypt: users from `richpush users`; demo: the tutorial's user-name-equals-password check (never in production).")
     var authMode: AuthConfiguration.Mode = .bcrypt
     @Option(help: "Largest payload accepted, in bytes.") var maxPayloadBytes = 5 * 1024 * 1024
+    @Option(help: "Largest body of POST /api/notifications/batch (up to 1,000 notifications), in bytes.") var maxBatchBodyBytes = 16 << 20
     @Option(help: "Days notifications and payloads are kept.") var retentionDays: Double = 7
     @Option(help: "Queue backlog above which new notifications get 503 + Retry-After.") var maxBacklog = 1_000_000
     @Option(help: "Image sent by a POST /api/notifications with no body (default: a bundled PNG).") var defaultImage: String?
@@ -67,7 +68,7 @@ struct APICommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-        guard maxPayloadBytes > 0 else { throw ValidationError("--max-payload-bytes must be positive") }
+        guard maxPayloadBytes > 0, maxBatchBodyBytes > 0 else { throw ValidationError("--max-payload-bytes and --max-batch-body-bytes must be positive") }
         guard retentionDays > 0 else { throw ValidationError("--retention-days must be positive") }
         guard maxBacklog > 0 else { throw ValidationError("--max-backlog must be positive") }
         guard (1...64).contains(redisConnections) else { throw ValidationError("--redis-connections must be 1 to 64") }
@@ -103,6 +104,7 @@ struct APICommand: AsyncParsableCommand {
             host: host, port: port, auth: auth, maxPayloadBytes: maxPayloadBytes,
             retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes,
             quotas: quotas, idleTimeout: .seconds(idleTimeout), bodyTimeout: .seconds(bodyTimeout))
+        configuration.maxBatchBodyBytes = maxBatchBodyBytes
         configuration.webhookAllowPrivate = webhookAllowPrivate
         configuration.trustedProxies = try proxies
         if durability == .replicated {

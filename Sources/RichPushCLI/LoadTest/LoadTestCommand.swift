@@ -11,7 +11,8 @@ import RichPushReport
 /// `richpush loadtest`: the referee of scripts/loadtest.sh. Registers M simulated devices (each
 /// with a tag of its own) through the API, creates N notifications addressed one device each or
 /// all of them in the chosen shape of load (`--via api`: `POST /api/notifications` over keep-alive
-/// connections, as a user does; `--via store`: record + payload + job straight into Redis), and
+/// connections, as a user does; `--via api-batch`: `POST /api/notifications/batch`, `--batch-size`
+/// to a request; `--via store`: record + payload + job straight into Redis), and
 /// measures what the devices see and what each process spent. Workers and the API run as their own processes,
 /// started by the script; `--report DIR` writes report.json, report.html and overview.svg.
 struct LoadTestCommand: AsyncParsableCommand {
@@ -19,16 +20,20 @@ struct LoadTestCommand: AsyncParsableCommand {
 
     enum Mode: String, ExpressibleByArgument, CaseIterable { case silent, rich }
     enum Audience: String, ExpressibleByArgument, CaseIterable { case one, all }
-    enum Via: String, ExpressibleByArgument, CaseIterable { case api, store }
+    enum Via: String, ExpressibleByArgument, CaseIterable {
+        case api, store
+        case apiBatch = "api-batch"
+    }
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
     @Option(help: "Base URL of the API.") var api = "http://127.0.0.1:8080"
     @Option(help: "User the devices register as (an admin, to address devices by tag).") var user: String
     @Option(help: "Password (or RICHPUSH_PASSWORD).") var password: String?
-    @Option(help: "api: create notifications with POST /api/notifications (HTTP, auth, the backlog guard), as users do; store: straight into Redis through the store, without HTTP.") var via: Via = .api
-    @Option(help: "With --via api: an API key with the send scope (or RICHPUSH_API_KEY); without one, Basic auth as --user.") var apiKey: String?
-    @Option(help: "With --via api: keep-alive HTTP connections to the API.") var connections = 32
+    @Option(help: "api: create notifications with POST /api/notifications (HTTP, auth, the backlog guard), as users do; api-batch: with POST /api/notifications/batch, --batch-size to a request; store: straight into Redis through the store, without HTTP.") var via: Via = .api
+    @Option(help: "With --via api or api-batch: an API key with the send scope (or RICHPUSH_API_KEY); without one, Basic auth as --user.") var apiKey: String?
+    @Option(help: "With --via api or api-batch: keep-alive HTTP connections to the API.") var connections = 32
+    @Option(help: "With --via api-batch: notifications per request (1 to 1000).") var batchSize = 500
     @Option(help: "Notifications to send.") var notifications = 100_000
     @Option(help: "Simulated devices.") var devices = 1000
     @Option(help: "silent: count pushes delivered; rich: the whole flow with the background fetch.") var mode: Mode = .silent
@@ -52,6 +57,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         if [.constant, .ramp].contains(effectiveShape) && rate == 0 { throw ValidationError("--shape \(effectiveShape.rawValue) needs --rate > 0") }
         if effectiveShape == .burst && (burstSize <= 0 || burstInterval <= 0) { throw ValidationError("--shape burst needs --burst-size and --burst-interval > 0") }
         guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1 to 1024") }
+        guard (1...1000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 1000 (a batch's limit)") }
         guard sampleInterval >= 0.1 else { throw ValidationError("--sample-interval must be at least 0.1 seconds") }
         for argument in watchPid where ProcessProbe(argument: argument) == nil {
             throw ValidationError("--watch-pid '\(argument)' is not name=pid")
@@ -97,10 +103,11 @@ struct LoadTestCommand: AsyncParsableCommand {
         switch via {
         case .store:
             creator = StoreCreator(store: store, user: user, payload: payload)
-        case .api:
+        case .api, .apiBatch:
             let key = apiKey ?? ProcessInfo.processInfo.environment["RICHPUSH_API_KEY"]
             let authorization = key.map { "Bearer \($0)" } ?? "Basic " + Data("\(user):\(secret)".utf8).base64EncodedString()
-            creator = APICreator(baseURL: api, authorization: authorization, payload: payload, connections: connections)
+            creator = via == .api ? APICreator(baseURL: api, authorization: authorization, payload: payload, connections: connections)
+                                  : BatchAPICreator(baseURL: api, authorization: authorization, payload: payload, connections: connections, batchSize: batchSize)
         }
         let runner = Task { try await simulator.run() }
         let processedBefore = (try? await QueueStats.read(store.queues).processedByConsumer) ?? [:]
@@ -124,7 +131,7 @@ struct LoadTestCommand: AsyncParsableCommand {
             throw error
         }
         await creator.shutdown()
-        if creator.retried > 0 { progress("\(creator.retried) creates answered 503 (Retry-After) were sent again") }
+        if creator.retried > 0 { progress("\(creator.retried) creates answered 503 or 429 (Retry-After) were sent again") }
 
         let deadline = clock.now + .seconds(timeout)
         let goal: (LoadTracker) -> Bool = mode == .rich ? { $0.counts.notified >= $0.expected } : { $0.counts.delivered >= $0.expected }
@@ -159,11 +166,14 @@ struct LoadTestCommand: AsyncParsableCommand {
         print(SummaryText.render(result))
     }
 
-    /// Creates the notifications on the shape's schedule, a step at a time, each step in parallel.
+    /// Creates the notifications on the shape's schedule, a step at a time, each step in parallel
+    /// (in calls of the creator's batch size: a batch creator's step holds whole batches, as
+    /// many as there are connections when as fast as possible).
     private func send(_ creator: any NotificationCreator, tracker: LoadTracker, tagPrefix: String, start: ContinuousClock.Instant) async throws {
         let parameters = LoadShape.Parameters(notifications: notifications, rate: rate, burstSize: burstSize, burstInterval: burstInterval)
         let shape = effectiveShape
-        let step = shape.step(parameters)
+        let perCall = creator.batchSize
+        let step = perCall == 1 ? shape.step(parameters) : max(shape.step(parameters), perCall * (shape == .max ? connections : 1))
         var sent = 0
         var lastProgress = ContinuousClock.now
         while sent < notifications {
@@ -173,12 +183,13 @@ struct LoadTestCommand: AsyncParsableCommand {
             let first = sent
             let (devices, audience) = (self.devices, self.audience)
             try await withThrowingDiscardingTaskGroup { group in
-                for offset in 0..<batch {
-                    let index = first + offset
-                    let target = audience == .all ? "\(tagPrefix)all" : "\(tagPrefix)\(index % devices)"
+                for offset in stride(from: 0, to: batch, by: perCall) {
+                    let items = (first + offset..<first + min(offset + perCall, batch)).map { index in
+                        (index: index, target: audience == .all ? "\(tagPrefix)all" : "\(tagPrefix)\(index % devices)")
+                    }
                     group.addTask {
                         let started = ContinuousClock.now
-                        tracker.enqueued(try await creator.create(index: index, target: target), at: started)
+                        for id in try await creator.create(items) { tracker.enqueued(id, at: started) }
                     }
                 }
             }

@@ -6,14 +6,29 @@ import RichPushCore
 import RichPushStorage
 import Synchronization
 
-/// How the load test creates a notification: as a user does (`POST /api/notifications`) or
-/// straight through the store (record, payload and job in Redis, no HTTP).
+/// How the load test creates a notification: as a user does (`POST /api/notifications`, or many
+/// at once with `POST /api/notifications/batch`) or straight through the store (record, payload
+/// and job in Redis, no HTTP).
 protocol NotificationCreator: Sendable {
     /// Creates notification number `index` for `target` (a tag); its id.
     func create(index: Int, target: String) async throws -> Int
+    /// Notifications the load test hands to one call of ``create(_:)``.
+    var batchSize: Int { get }
+    /// Creates the notifications `items` (number and target each); their ids, in order.
+    func create(_ items: [(index: Int, target: String)]) async throws -> [Int]
     /// Answers that said "not now" (503) and were sent again after their Retry-After.
     var retried: Int { get }
     func shutdown() async
+}
+
+extension NotificationCreator {
+    var batchSize: Int { 1 }
+
+    func create(_ items: [(index: Int, target: String)]) async throws -> [Int] {
+        var ids: [Int] = []
+        for item in items { ids.append(try await create(index: item.index, target: item.target)) }
+        return ids
+    }
 }
 
 /// Through the store, as the API would after parsing (the load test's old, HTTP-free path).
