@@ -16,18 +16,21 @@
 # --cluster runs it on a local Redis Cluster (scripts/cluster.sh: 3 masters, 3 replicas) with
 # --partitions P (default 6 there, 1 on one Redis), and prints the commands each node ran: one
 # 2-core machine is not faster with 6 nodes, the figure to read is how evenly the work spreads.
+# --profile logs every Redis command in the SLOWLOG and prints the Redis time per call of each
+# command and script (scripts/lib/slowlog.py): what a script costs beyond the commands it runs.
+# (SLOWLOG on every command costs Redis CPU itself: read the throughput of a run without it.)
 # Usage: scripts/loadtest.sh [--notifications N] [--devices M] [--workers K] [--mode silent|rich]
 #                            [--audience one|all] [--rate R] [--shape max|constant|ramp|burst]
 #                            [--burst-size B] [--burst-interval S] [--report DIR]
 #                            [--cluster] [--partitions P] [--via api|api-batch|store] [--connections C]
-#                            [--batch-size B]
+#                            [--batch-size B] [--profile]
 #                            [--api-option OPT]... [--worker-option OPT]...  (passed to richpush api / worker)
 # RICHPUSH_BIN=path runs that richpush instead of building release (a before/after comparison).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
-notifications=100000 devices=1000 workers=2 mode=silent audience=one cluster=0 partitions=
+notifications=100000 devices=1000 workers=2 mode=silent audience=one cluster=0 partitions= profile=0
 extra=() api_options=() worker_options=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
         --rate|--shape|--burst-size|--burst-interval|--timeout|--via|--connections|--batch-size) extra+=("$1" "$2"); shift 2 ;;
         --report) mkdir -p "$2"; extra+=(--report "$(cd "$2" && pwd)"); shift 2 ;;
         --cluster) cluster=1; shift ;;
+        --profile) profile=1; shift ;;
         --api-option) api_options+=("$2"); shift 2 ;;
         --worker-option) worker_options+=("$2"); shift 2 ;;
         --partitions) partitions=$2; shift 2 ;;
@@ -101,6 +105,15 @@ where="one Redis"
 [ "$cluster" = 1 ] && where="Redis Cluster (masters $(echo $masters | tr ' ' ','))"
 echo "==> $notifications notifications to $devices devices (audience $audience), $workers workers, mode $mode, $where, $RICHPUSH_PARTITIONS partition(s) ${extra[*]}"
 for node_port in $node_ports; do redis-cli -p "$node_port" config resetstat >/dev/null; done
+if [ "$profile" = 1 ]; then
+    # Every command into the SLOWLOG (its duration in µs, commands run by scripts too): what each
+    # script costs per call, which INFO commandstats cannot tell apart.
+    for node_port in $masters; do
+        redis-cli -p "$node_port" config set slowlog-log-slower-than 0 >/dev/null
+        redis-cli -p "$node_port" config set slowlog-max-len 10000000 >/dev/null
+        redis-cli -p "$node_port" slowlog reset >/dev/null
+    done
+fi
 "$bin" loadtest --api "http://127.0.0.1:$api_port" --user load --notifications "$notifications" --devices "$devices" \
     --mode "$mode" --audience "$audience" --workers "$workers" "${watch[@]}" "${extra[@]}"
 # Redis commands per notification (INFO commandstats; commands run inside scripts count too, and
@@ -110,3 +123,6 @@ for node_port in $node_ports; do
     echo "node $node_port $(echo "$masters" | grep -qx "$node_port" && echo master || echo replica)"
     redis-cli -p "$node_port" info commandstats
 done | python3 scripts/lib/commandstats.py "$notifications"
+if [ "$profile" = 1 ]; then
+    for node_port in $masters; do redis-cli -p "$node_port" --json slowlog get -1; done | python3 scripts/lib/slowlog.py "$notifications"
+fi

@@ -148,9 +148,11 @@ public struct RichPushJobHandler: BatchJobHandler {
     /// Loads every record in one round trip; a missing record drops its job, a bad target fails it.
     private func load(_ work: [Work], results: inout [Result<Void, any Error>]) async throws -> [Work] {
         let ids = Array(Set(work.map(\.id)))
-        let records = try await ledger.notifications(ids: ids)
-        // Read fresh for every batch: a fan-out cancelled midway stops at its next batch.
-        let cancelled = try await ledger.cancelled(among: ids)
+        // Both reads at once (one round trip's wait, pipelined on the connection). The state is
+        // read fresh for every batch: a fan-out cancelled midway stops at its next batch.
+        async let reading = ledger.notifications(ids: ids)
+        async let cancelling = ledger.cancelled(among: ids)
+        let (records, cancelled) = try await (reading, cancelling)
         let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return work.compactMap { item -> Work? in
             guard let notification = byID[item.id] else {
