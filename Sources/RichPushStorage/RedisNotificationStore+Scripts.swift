@@ -16,6 +16,7 @@ extension RedisNotificationStore {
     /// (on a cluster the quota keys are in another slot, and the quota is charged first, apart).
     /// One call for many amortizes the script call itself, which costs more than the writes.
     static let createScript = RedisScript(quotaFunction + """
+    local stored, indexes = {}, {}
     local function create(k, a)
       local ttl, id = ARGV[a], ARGV[a + 1]
       local n, keyTTL, q, j = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8])
@@ -29,13 +30,21 @@ extension RedisNotificationStore {
         local refused = charge(KEYS[k + 6], KEYS[k + 7], KEYS[k + 8], ARGV, a + 9)
         if refused then return refused, nextK, nextA end
       end
-      redis.call('SET', payload, ARGV[a + 2], 'EX', ttl)
+      -- A payload sent again in the same call (the same content, hence key) is written once, and
+      -- each creator's index gets its expiry once (the call's creates all expire then).
+      if not stored[payload] then
+        redis.call('SET', payload, ARGV[a + 2], 'EX', ttl)
+        stored[payload] = true
+      end
       redis.call('HSET', record, unpack(ARGV, f, f + n - 1))
       redis.call('EXPIRE', record, ttl)
       redis.call('HSET', status, 'state', ARGV[a + 3])
       redis.call('EXPIRE', status, ttl)
       redis.call('ZADD', index, id, id)
-      redis.call('EXPIRE', index, ttl)
+      if not indexes[index] then
+        redis.call('EXPIRE', index, ttl)
+        indexes[index] = true
+      end
       -- The creator's index drops its oldest entries whose records expired: on one create in 8
       -- (by id), up to 16, so it shrinks faster than it grows once records expire, and the other
       -- creates pay nothing for it (the record keys share the partition's hash tag, hence the
@@ -123,13 +132,16 @@ extension RedisNotificationStore {
 
     """
 
-    /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c");
-    /// true when it moved.
+    /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c",
+    /// the same in every call of a script run: its ranks are read once); true when it moved.
     static let advanceFunction = """
+    local rank = nil
     local function advance(key, state, order)
-      local rank = {}
-      local i = 0
-      for name in string.gmatch(order, '[^,]+') do i = i + 1; rank[name] = i end
+      if not rank then
+        rank = {}
+        local i = 0
+        for name in string.gmatch(order, '[^,]+') do i = i + 1; rank[name] = i end
+      end
       local current = redis.call('HGET', key, 'state')
       if current == false or (rank[current] or 0) < rank[state] then
         redis.call('HSET', key, 'state', state)

@@ -93,6 +93,17 @@ struct BatchCreateTests {
         var allJobs = 0
         for partition in store.queues { allJobs += try await redis.send("XLEN", partition.configuration.streamKey).int ?? 0 }
         #expect(allJobs == 30 + 20 + 5 + 250)
+        // Written once a call, the payload (one content) and the creator's index expire all the same.
+        let same = try await store.create((0..<150).map { index in
+            NotificationDraft(message: "s\(index)", richType: .text, contentType: "text/plain", payload: Array("same".utf8), creator: "erin", target: "t")
+        }, hashing: hashing).map { try $0.get() }
+        #expect(try await store.payload(hash: same[0].payloadHash, notification: same[0].id) == Array("same".utf8))
+        for partition in 0..<keys.partitions {
+            let inPartition = keys.inPartition(partition)
+            #expect((1...600).contains(try await redis.send("TTL", inPartition.created(by: "erin")).int ?? -1), "index of partition \(partition)")
+            #expect((1...600).contains(try await redis.send("TTL", inPartition.payload(same[0].payloadHash)).int ?? -1), "payload in partition \(partition)")
+        }
+        #expect(try await store.notifications(createdBy: "erin", before: nil, limit: 200).count == 150)
 
         #expect(try await store.create([], hashing: hashing).isEmpty)
     }
