@@ -11,6 +11,11 @@ public struct APIConfiguration: Sendable {
     /// Largest body of `POST /api/notifications/batch` (up to 1,000 notifications), bounded on
     /// its own: a batch of small pushes is larger than one push, yet must not be unbounded.
     public var maxBatchBodyBytes: Int = 16 << 20
+    /// Batches this process works on at once, and how many more may wait for one of them; more
+    /// get 503 + `Retry-After`. A batch holds its body and its parsed items (up to
+    /// `maxBatchBodyBytes` and 1,000 drafts) while it runs: this bounds the memory they take.
+    public var batchConcurrency = 4
+    public var batchQueueLimit = 64
     /// Records and payloads are kept this long.
     public var retention: Duration
     /// Jobs accepted but not finished above which new notifications get 503 with Retry-After.

@@ -22,6 +22,11 @@ extension NotificationRoutes {
 
     @Sendable func createBatch(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.send)
+        // A slot before the body is read: a batch waiting for one holds no body in memory.
+        return try await batches.run { try await createBatch(request, user: user, context: context) }
+    }
+
+    private func createBatch(_ request: Request, user: User, context: APIRequestContext) async throws -> Response {
         guard request.headers[Self.idempotencyHeader] == nil else {
             throw APIError.badRequest("a batch takes no Idempotency-Key header: give each item its own 'idempotencyKey'", code: "bad_idempotency_key")
         }

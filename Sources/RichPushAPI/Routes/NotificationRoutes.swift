@@ -14,6 +14,19 @@ struct NotificationRoutes {
     /// The store's cached record, if it has one (no round trip): the caller's own records are
     /// read from it (see NotificationRoutes+Access).
     var cachedRecord: @Sendable (Int) -> RichNotification? = { _ in nil }
+    /// Bounds the batches worked on at once (their bodies and items are in memory meanwhile).
+    let batches: WorkGate
+
+    init(notifications: any NotificationStore, installations: any InstallationStore, backlog: BacklogGuard, configuration: APIConfiguration,
+         cachedRecord: @escaping @Sendable (Int) -> RichNotification? = { _ in nil }) {
+        self.notifications = notifications
+        self.installations = installations
+        self.backlog = backlog
+        self.configuration = configuration
+        self.cachedRecord = cachedRecord
+        batches = WorkGate(concurrency: configuration.batchConcurrency, queueLimit: configuration.batchQueueLimit,
+                           busy: "too many batches are being created")
+    }
 
     func add(to group: RouterGroup<APIRequestContext>) {
         group.post("notifications", use: create)

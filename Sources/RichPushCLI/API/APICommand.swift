@@ -24,6 +24,8 @@ struct APICommand: AsyncParsableCommand {
     var authMode: AuthConfiguration.Mode = .bcrypt
     @Option(help: "Largest payload accepted, in bytes.") var maxPayloadBytes = 5 * 1024 * 1024
     @Option(help: "Largest body of POST /api/notifications/batch (up to 1,000 notifications), in bytes.") var maxBatchBodyBytes = 16 << 20
+    @Option(help: "Batches (POST /api/notifications/batch) worked on at once.") var batchConcurrency = 4
+    @Option(help: "Batches that may wait for one of those; more get 503 + Retry-After.") var batchQueue = 64
     @Option(help: "Days notifications and payloads are kept.") var retentionDays: Double = 7
     @Option(help: "Queue backlog above which new notifications get 503 + Retry-After.") var maxBacklog = 1_000_000
     @Option(help: "Image sent by a POST /api/notifications with no body (default: a bundled PNG).") var defaultImage: String?
@@ -73,6 +75,7 @@ struct APICommand: AsyncParsableCommand {
         guard maxBacklog > 0 else { throw ValidationError("--max-backlog must be positive") }
         guard (1...64).contains(redisConnections) else { throw ValidationError("--redis-connections must be 1 to 64") }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4 to 31") }
+        guard batchConcurrency >= 1, batchQueue >= 0 else { throw ValidationError("--batch-concurrency must be positive and --batch-queue not negative") }
         guard bcryptConcurrency >= 1, bcryptQueue >= 0 else { throw ValidationError("--bcrypt-concurrency must be positive and --bcrypt-queue not negative") }
         guard loginFreeFailures >= 1, loginFreeFailuresPerAddress >= 1 else { throw ValidationError("--login-free-failures(-per-address) must be positive") }
         guard [quotaNotificationsPerMinute, quotaPayloadBytes, quotaRegistrations, quotaTags].allSatisfy({ $0 >= 0 }) else {
@@ -105,6 +108,8 @@ struct APICommand: AsyncParsableCommand {
             retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes,
             quotas: quotas, idleTimeout: .seconds(idleTimeout), bodyTimeout: .seconds(bodyTimeout))
         configuration.maxBatchBodyBytes = maxBatchBodyBytes
+        configuration.batchConcurrency = batchConcurrency
+        configuration.batchQueueLimit = batchQueue
         configuration.webhookAllowPrivate = webhookAllowPrivate
         configuration.trustedProxies = try proxies
         if durability == .replicated {
