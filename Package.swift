@@ -277,7 +277,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport",
+                "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport", "RichPushCredentials",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

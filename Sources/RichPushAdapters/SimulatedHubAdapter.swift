@@ -24,7 +24,7 @@ public struct SimulatedHubAdapter: PushAdapter {
         self.redis = redis
         self.hold = HubHold(prefix: prefix)
         self.holdFor = holdFor
-        callPerBucket = redis is RedisClusterClient
+        callPerBucket = redis.topology == .cluster
     }
 
     /// The channel a device with this push handle listens on (with `SSUBSCRIBE`: the hub sends

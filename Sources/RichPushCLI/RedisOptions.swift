@@ -86,6 +86,8 @@ struct RedisBackend: RedisClient {
 
     func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] { try await client.pipeline(commands) }
 
+    var topology: RedisTopology { client.topology }
+
     func close() async { await closing() }
 }
 

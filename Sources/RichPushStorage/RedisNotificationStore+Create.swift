@@ -29,7 +29,7 @@ extension RedisNotificationStore {
         var outcomes = [Result<RichNotification, any Error>?](repeating: nil, count: drafts.count)
         // The quota is charged in the create's own script on one Redis; on a cluster its keys are
         // in another slot, so it is charged first, apart (all of the batch's in one pipeline).
-        let chargesInCreate = !(redis is RedisClusterClient)
+        let chargesInCreate = redis.topology == .single
         if !chargesInCreate {
             for (index, refusal) in try await chargeApart(drafts) { outcomes[index] = .failure(refusal) }
         }
@@ -185,7 +185,7 @@ extension RedisNotificationStore {
         }
         let commands = calls.map { script.command(keys: $0.keys, arguments: $0.arguments) }
         let wait = RedisCommand("WAIT", replicas, max(1, timeout.milliseconds))
-        let waitEach = redis is RedisClusterClient
+        let waitEach = redis.topology == .cluster
         func withWaits(_ commands: [RedisCommand]) -> [RedisCommand] { waitEach ? commands.flatMap { [$0, wait] } : commands + [wait] }
         var replies = try Self.waited(try await redis.pipeline(withWaits(commands)), waitEach: waitEach, count: commands.count)
         let missing = replies.indices.filter { replies[$0].reply.errorMessage?.hasPrefix("NOSCRIPT") == true }

@@ -16,6 +16,8 @@ import Synchronization
 /// A script or command whose keys are in several slots gets Redis's `CROSSSLOT` error: keys that
 /// belong together share a hash tag (`{q0}`).
 public final class RedisClusterClient: RedisClient, Sendable {
+    public var topology: RedisTopology { .cluster }
+
     public let configuration: RedisClusterConfiguration
     private let logger: Logger
     private struct State {

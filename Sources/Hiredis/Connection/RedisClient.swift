@@ -7,9 +7,22 @@ public protocol RedisClient: Sendable {
     /// Error replies are returned as ``RedisValue/error(_:)`` values, not thrown;
     /// a connection failure throws ``RedisError``.
     func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue]
+    /// One Redis (a connection or a pool), or a Redis Cluster: what callers ask, rather than the
+    /// client's type, where it changes what may share a script or a `WAIT` (keys of other slots).
+    var topology: RedisTopology { get }
+}
+
+/// Whether a ``RedisClient`` talks to one Redis or to a cluster.
+public enum RedisTopology: Sendable, Hashable {
+    /// One Redis: a script may touch any key, and a `WAIT` covers every earlier write of its connection.
+    case single
+    /// A Redis Cluster: a script's keys share a slot, and a `WAIT` covers one node's writes.
+    case cluster
 }
 
 extension RedisClient {
+    public var topology: RedisTopology { .single }
+
     /// Sends one command; an error reply is thrown as ``RedisError`` with code ``RedisError/Code/server``.
     @discardableResult
     public func send(_ command: RedisCommand) async throws -> RedisValue {

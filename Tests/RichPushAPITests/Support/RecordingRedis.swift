@@ -9,6 +9,8 @@ final class RecordingRedis: RedisClient {
 
     init(base: any RedisClient) { self.base = base }
 
+    var topology: RedisTopology { base.topology }
+
     func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] {
         let signature = commands.map(Self.signature).joined(separator: "+")
         trips.withLock { $0.append(signature) }

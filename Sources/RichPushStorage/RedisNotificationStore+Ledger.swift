@@ -1,0 +1,150 @@
+import Hiredis
+public import RichPushCore
+import RichPushQueue
+
+/// The delivery ledger (``DeliveryLedger``): each (notification, installation) pair leased before
+/// its push and recorded after it, with the device's entry in the status, one script call per
+/// partition for a whole batch.
+extension RedisNotificationStore {
+    public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
+        guard !installations.isEmpty else { return false }
+        // A pair is in the ledger from its lease, taken before the push: the device that got a
+        // push can fetch its payload, even before the worker recorded the outcome.
+        var fields = RedisCommand("HMGET", keys.ledger(id))
+        for installation in installations { fields.append(installation) }
+        return try await redis.send(fields).array?.contains(where: { !$0.isNull }) ?? false
+    }
+
+    public func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
+        guard !keys.isEmpty else { return [] }
+        let grouped = Dictionary(grouping: keys.indices, by: { keys[$0].notification })
+        // One script call per partition (its ledgers share its hash tag), all in one round trip.
+        let partitions = Dictionary(grouping: grouped.keys, by: { self.keys.partitionIndex(ofNotification: $0) }).map { Array($0.value) }
+        var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
+        var order: [[Int]] = []
+        for ids in partitions {
+            var arguments: [any RedisArgument] = [owner, JobQueue.nowMilliseconds(), duration.milliseconds, Int(retention.components.seconds)]
+            for id in ids {
+                let indices = grouped[id]!
+                arguments.append(indices.count)
+                for index in indices { arguments.append(keys[index].installation) }
+            }
+            calls.append((ids.flatMap { [self.keys.ledger($0), self.keys.status($0), self.keys.devices($0)] }, arguments))
+            order.append(ids.flatMap { grouped[$0]! })
+        }
+        let replies = try await redis.run(Self.leaseScript, calls: calls)
+        var leases = [DeliveryLease](repeating: .recorded, count: keys.count)
+        for (indices, reply) in zip(order, replies) {
+            let codes = try reply.throwingError().array ?? []
+            guard codes.count == indices.count else { throw RedisError.unexpected(reply, expected: "\(indices.count) lease codes") }
+            for (index, code) in zip(indices, codes) {
+                let value = code.int ?? 0
+                leases[index] = value == -1 ? .leased : value == 0 ? .recorded : .leasedByOther(remaining: .milliseconds(value))
+            }
+        }
+        return leases
+    }
+
+    public func releaseLeases(_ keys: [DeliveryKey]) async throws {
+        guard !keys.isEmpty else { return }
+        let grouped = Dictionary(grouping: keys, by: \.notification)
+        let ttl = Int(retention.components.seconds)
+        // `T`, not a deleted field: free to lease again, and still addressed (see leaseScript).
+        try await redis.sendAll(grouped.flatMap { id, pairs in
+            var command = RedisCommand("HSET", self.keys.ledger(id))
+            for pair in pairs {
+                command.append(pair.installation)
+                command.append("T")
+            }
+            return [command, RedisCommand("EXPIRE", self.keys.ledger(id), ttl, "NX")]
+        })
+    }
+
+    /// Clears the ledger entries of notification `id`, for the given installations or for all,
+    /// so that a forced replay pushes to them again. Returns how many entries existed.
+    public func forgetDeliveries(id: Int, installations: [String]? = nil) async throws -> Int {
+        guard let installations else {
+            let count = try await redis.send("HLEN", keys.ledger(id)).int ?? 0
+            try await redis.send("DEL", keys.ledger(id))
+            return count
+        }
+        guard !installations.isEmpty else { return 0 }
+        var command = RedisCommand("HDEL", keys.ledger(id))
+        for installation in installations { command.append(installation) }
+        return try await redis.send(command).int ?? 0
+    }
+
+
+    /// One script call per partition, all in one pipeline: for each notification its counters,
+    /// per-device entries (JSON written by hand: this runs for every push) and its state.
+    public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
+        let calls = byPartition(results.filter { !$0.value.isEmpty }) { keys, part in
+            var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
+            var arguments: [any RedisArgument] = [Int(retention.components.seconds), Self.stateOrder, JobQueue.nowMilliseconds()]
+            for (id, results) in part {
+                var counts: [DeliveryCounter: Int] = [:]
+                var devices: [any RedisArgument] = []
+                var released: [any RedisArgument] = []
+                for result in results {
+                    counts[result.counter, default: 0] += 1
+                    guard result.counter != .duplicateSuppressed else { continue }
+                    devices.append(result.installation)
+                    devices.append(Self.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
+                    if result.counter == .retried { released.append(result.installation) }
+                }
+                scriptKeys += [keys.status(id), keys.ledger(id), keys.notification(id)] as [any RedisArgument]
+                arguments += [id, counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
+                for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
+                arguments += released
+                arguments += devices
+            }
+            return (scriptKeys, arguments)
+        }
+        try await runAll(Self.recordScript, calls)
+    }
+
+    public func recordExpired(_ expired: [Int: [String]]) async throws {
+        let calls = byPartition(expired.filter { !$0.value.isEmpty }) { keys, part in
+            var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
+            var arguments: [any RedisArgument] = [Int(retention.components.seconds), JobQueue.nowMilliseconds()]
+            for (id, installations) in part {
+                scriptKeys += [keys.status(id), keys.devices(id), keys.notification(id), keys.ledger(id)] as [any RedisArgument]
+                arguments += [id, installations.count] as [any RedisArgument]
+                arguments += installations as [any RedisArgument]
+            }
+            return (scriptKeys, arguments)
+        }
+        try await runAll(Self.expiredScript, calls)
+    }
+
+    public func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
+        guard !batches.isEmpty else { return [] }
+        let parts = Dictionary(grouping: batches.indices, by: { keys.partitionIndex(ofNotification: batches[$0].notification) }).map(\.value)
+        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = parts.map { indices in
+            var arguments: [any RedisArgument] = [JobQueue.nowMilliseconds()]
+            for batch in indices.map({ batches[$0] }) { arguments += ["\(batch.batch):\(batch.pushes)", batch.pushes, batch.perMinute] as [any RedisArgument] }
+            return (indices.map { keys.throttle(batches[$0].notification) }, arguments)
+        }
+        let replies = try await redis.run(Self.throttleScript, calls: calls)
+        var waits = [Duration](repeating: .zero, count: batches.count)
+        for (indices, reply) in zip(parts, replies) {
+            let values = (try reply.throwingError().array ?? []).map { Duration.milliseconds($0.int ?? 0) }
+            guard values.count == indices.count else { throw RedisError.unexpected(reply, expected: "\(indices.count) waits") }
+            for (index, wait) in zip(indices, values) { waits[index] = wait }
+        }
+        return waits
+    }
+
+    /// One script call per partition of the notifications in `items`, built by `call` from that
+    /// partition's keys and its share of the items.
+    func byPartition<Value>(_ items: [Int: Value], _ call: (StorageKeys, [(Int, Value)]) -> (keys: [any RedisArgument], arguments: [any RedisArgument]))
+        -> [(keys: [any RedisArgument], arguments: [any RedisArgument])] {
+        Dictionary(grouping: items, by: { keys.partitionIndex(ofNotification: $0.key) })
+            .map { call(keys.inPartition($0.key), $0.value.map { ($0.key, $0.value) }) }
+    }
+
+    func runAll(_ script: RedisScript, _ calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])]) async throws {
+        guard !calls.isEmpty else { return }
+        for reply in try await redis.run(script, calls: calls) { try reply.throwingError() }
+    }
+}
