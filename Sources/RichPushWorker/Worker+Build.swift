@@ -155,7 +155,7 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
         var handlers = JobHandlers()
         extraHandlers(&handlers)
         RichPushJobHandler(
-            ledger: RedisNotificationStore(redis: dependencies.redis, keys: keys, queue: queue, retention: configuration.retention),
+            ledger: RedisDeliveryLedger(redis: dependencies.redis, keys: keys, retention: configuration.retention),
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
             queue: queue, adapter: adapter, renderer: configuration.renderer, formats: [.fcm: .fcm, .gcm: .fcm],
             fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,

@@ -22,8 +22,7 @@ public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies
     default: false
     }
     let sweeper = usesHub ? HubExpirySweeper(redis: dependencies.redis, prefix: dependencies.queue.prefix,
-                                             ledger: RedisNotificationStore(redis: dependencies.redis, keys: dependencies.keys, queue: workers[0].queue,
-                                                                            retention: configuration.retention),
+                                             ledger: RedisDeliveryLedger(redis: dependencies.redis, keys: dependencies.keys, retention: configuration.retention),
                                              logger: logger) : nil
     let webhooks = process.webhooks.map { buildWebhookServices(configuration: $0, dependencies: dependencies, logger: logger) } ?? []
     return WorkerProcess(workers: workers, gauges: gauges, hubSweeper: sweeper, webhooks: webhooks)

@@ -26,7 +26,7 @@ struct APNSFlowTests {
                     "--key-file", keyFile.path, "--topic", "com.example.richpush", "--cert-dir", certs.path, "--hub-prefix", pipeline.prefix,
                     "--log-requests",
                 ], logFile: server.directory.appendingPathComponent("apns-sim.log"))
-                try await waitUntil(timeout: .seconds(20), "apns-sim to listen") { sim.log.contains("listening") }
+                try await waitUntil(timeout: .seconds(60), "apns-sim to listen") { sim.log.contains("listening") }
                 let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
                     endpoint: try HTTP2Client.Endpoint(apns: "https://127.0.0.1:\(port)"),
                     trustRoots: try NIOSSLCertificate.fromPEMFile(certs.appendingPathComponent("ca.pem").path)))
@@ -38,9 +38,9 @@ struct APNSFlowTests {
                     try await withSimulator(simulator) { log in
                         try await withWorker(pipeline.worker(adapter: .apns(settings))) {
                             let id = try await pipeline.send(json: ["message": "through APNs", "richType": "text", "payload": "hello"])
-                            try await waitUntil(timeout: .seconds(20), "both devices to open it") { log.count("opened") == 2 }
+                            try await waitUntil(timeout: .seconds(60), "both devices to open it") { log.count("opened") == 2 }
                             // A device can open the push before the worker has recorded apns-sim's answer.
-                            try await waitUntil(timeout: .seconds(10), "the worker to record both as sent") {
+                            try await waitUntil(timeout: .seconds(60), "the worker to record both as sent") {
                                 (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 2
                             }
                             let devices = try await pipeline.status(id)["devices"] as? [[String: Any]] ?? []

@@ -49,7 +49,7 @@ struct AndroidCollapseTests {
     static func comeBack(_ pipeline: Pipeline, handlePrefix: String, expecting expected: Set<String>) async throws {
         let again = try pipeline.simulator(tap: .none, handlePrefix: handlePrefix, platforms: .fcm, fetchPayload: false)
         try await withSimulator(again) { log in
-            try await waitUntil(timeout: .seconds(20), "the \(expected.count) held pushes") { log.count("received") >= expected.count }
+            try await waitUntil(timeout: .seconds(60), "the \(expected.count) held pushes") { log.count("received") >= expected.count }
             let received = log.all.filter { $0.event == "received" }.compactMap(\.richId)
             #expect(Set(received) == expected && received.count == expected.count, "received \(received.sorted()), expected \(expected.sorted())")
         }
@@ -66,8 +66,7 @@ struct AndroidCollapseTests {
                 try await phone.start()
                 await phone.stop()
                 let sweeper = HubExpirySweeper(redis: pipeline.redis, prefix: pipeline.prefix,
-                                               ledger: RedisNotificationStore(redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue,
-                                                                              retention: .seconds(3600)))
+                                               ledger: RedisDeliveryLedger(redis: pipeline.redis, keys: pipeline.keys, retention: .seconds(3600)))
                 for round in [Self.fourKeys, Self.sixKeys] {
                     var ids: [Int] = []
                     try await withWorker(pipeline.worker()) {
@@ -77,7 +76,7 @@ struct AndroidCollapseTests {
                             if let collapse { json["collapseId"] = collapse }
                             let id = try await pipeline.send(json: json)
                             ids.append(id)
-                            try await waitUntil(timeout: .seconds(20), "push \(id) to be held") {
+                            try await waitUntil(timeout: .seconds(60), "push \(id) to be held") {
                                 (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == 1
                             }
                         }

@@ -20,7 +20,7 @@ struct AndroidDeviceTests {
                     try await withWorker(pipeline.worker()) {
                         let id = try await pipeline.send(json: ["message": "Check this image out!", "richType": "img",
                                                                 "payload": Data(RichPushFlowTests.image).base64EncodedString()])
-                        try await waitUntil(timeout: .seconds(20), "four devices to open the image") { log.count("opened") == 4 }
+                        try await waitUntil(timeout: .seconds(60), "four devices to open the image") { log.count("opened") == 4 }
                         let status = try await pipeline.status(id)
                         #expect((status["counts"] as? [String: Int])?["failed"] == 0)
                         #expect((status["devices"] as? [[String: Any]])?.count == 4)
@@ -54,7 +54,7 @@ struct AndroidDeviceTests {
                                                                                                  payloadHash: "h", payloadSize: 2, creator: "alice",
                                                                                                  target: "username:alice", createdAt: 0), collapseID: "1"))
                     _ = try await SimulatedHubAdapter(redis: pipeline.redis, prefix: pipeline.prefix).send([apns])
-                    try await waitUntil(timeout: .seconds(10), "the device to report the push") { log.count("failed") == 1 }
+                    try await waitUntil(timeout: .seconds(60), "the device to report the push") { log.count("failed") == 1 }
                     #expect(log.all.first { $0.event == "failed" }?.detail?.contains("not an FCM data message") == true)
                     #expect(log.count("received") == 0)
                 }

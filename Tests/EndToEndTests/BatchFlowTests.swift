@@ -22,9 +22,9 @@ struct BatchFlowTests {
                         let ids = Set(results.compactMap { $0["id"] as? String })
                         #expect(ids.count == 4)
                         // Each accepted notification to both of alice's devices, once.
-                        try await waitUntil(timeout: .seconds(20), "8 pushes at the devices") { log.count("received") >= 8 }
+                        try await waitUntil(timeout: .seconds(60), "8 pushes at the devices") { log.count("received") >= 8 }
                         for id in ids {
-                            try await waitUntil(timeout: .seconds(20), "notification \(id) recorded as sent twice") {
+                            try await waitUntil(timeout: .seconds(60), "notification \(id) recorded as sent twice") {
                                 (try await pipeline.status(Int(id) ?? 0)["counts"] as? [String: Int])?["sent"] == 2
                             }
                         }

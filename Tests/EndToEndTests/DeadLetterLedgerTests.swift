@@ -42,13 +42,13 @@ struct DeadLetterLedgerTests {
         try await DeliveryLedgerTests.withStore { redis, keys, store in
             let id = try await Self.create(store)
             try await redis.send("HSET", keys.webhookWants, "failed:alice", 1)
-            #expect(try await store.leaseDeliveries(id: id, installations: ["a", "b", "c"], owner: "w1", duration: .seconds(30)) == [.leased, .leased, .leased])
-            try await store.recordDeliveries(id: id, results: [DeliveryResult(installation: "a", counter: .sent, adapterID: "x"),
+            #expect(try await store.ledger.leaseDeliveries(id: id, installations: ["a", "b", "c"], owner: "w1", duration: .seconds(30)) == [.leased, .leased, .leased])
+            try await store.ledger.recordDeliveries(id: id, results: [DeliveryResult(installation: "a", counter: .sent, adapterID: "x"),
                                                                DeliveryResult(installation: "b", counter: .retried, error: "platform down")])
             try await redis.send("HSET", keys.ledger(id), "d", "L:1:dead-worker")
             let scope = DeliveryScope(notification: id, installations: ["a", "b", "c", "d", "e"])
-            try await store.recordDeadLettered([scope: "gave up after 5 attempts: 1 pushes failed"])
-            try await store.recordDeadLettered([scope: "gave up after 5 attempts: 1 pushes failed"])  // again: nothing more
+            try await store.ledger.recordDeadLettered([scope: "gave up after 5 attempts: 1 pushes failed"])
+            try await store.ledger.recordDeadLettered([scope: "gave up after 5 attempts: 1 pushes failed"])  // again: nothing more
 
             #expect(try await Self.marks(redis, keys, id, ["a", "b", "d", "e"]) == ["R", "F", "F", "F"])
             #expect(try await Self.ledger(redis, keys, id, ["c"]).first??.hasPrefix("L:") == true, "a live lease is its owner's")
@@ -65,13 +65,13 @@ struct DeadLetterLedgerTests {
             #expect(try await store.wasAddressed(id: id, to: ["e"]), "a device the batch was meant for")
 
             // A rerun of the job leases b again: its failure is taken back.
-            #expect(try await store.leaseDeliveries(id: id, installations: ["b"], owner: "w2", duration: .seconds(30)) == [.leased])
+            #expect(try await store.ledger.leaseDeliveries(id: id, installations: ["b"], owner: "w2", duration: .seconds(30)) == [.leased])
             status = try #require(try await store.status(id: id))
             #expect(status.counts["failed"] == 2)
             #expect(status.devices.first { $0.installation == "b" }?.state == "queued")
 
             // The replay of the dead letter takes back the rest; b, leased, is left to its owner.
-            try await store.reviveDeadLettered([scope])
+            try await store.ledger.reviveDeadLettered([scope])
             #expect(try await Self.marks(redis, keys, id, ["a", "d", "e"]) == ["R", "T", "T"])
             #expect(try await Self.ledger(redis, keys, id, ["b"]).first??.hasPrefix("L:w") == false)
             status = try #require(try await store.status(id: id))
@@ -87,29 +87,29 @@ struct DeadLetterLedgerTests {
         try await DeliveryLedgerTests.withStore { redis, keys, store in
             try await redis.send("HSET", keys.webhookWants, "failed:*", 1)
             let unresolved = try await Self.create(store)
-            try await store.recordDeadLettered([DeliveryScope(notification: unresolved): "notification has an invalid target"])
-            try await store.recordDeadLettered([DeliveryScope(notification: unresolved): "notification has an invalid target"])
+            try await store.ledger.recordDeadLettered([DeliveryScope(notification: unresolved): "notification has an invalid target"])
+            try await store.ledger.recordDeadLettered([DeliveryScope(notification: unresolved): "notification has an invalid target"])
             var status = try #require(try await store.status(id: unresolved))
             #expect(status.state == .failed && status.counts["failed"] == 0 && status.devices.isEmpty)
             let events = try await Self.failedEvents(redis, keys)
             #expect(events.count == 1)
             #expect(events.first?.first?["installation"] == nil)
             #expect((events.first?.first?["result"] as? [String: Any])?["error"] as? String == "notification has an invalid target")
-            try await store.reviveDeadLettered([DeliveryScope(notification: unresolved)])
+            try await store.ledger.reviveDeadLettered([DeliveryScope(notification: unresolved)])
             #expect(try await store.status(id: unresolved)?.state == .queued)
 
             let tried = try await Self.create(store)
-            _ = try await store.leaseDeliveries(id: tried, installations: ["x", "y"], owner: "w1", duration: .seconds(30))
-            try await store.recordDeliveries(id: tried, results: [DeliveryResult(installation: "x", counter: .invalidToken, error: "Unregistered"),
+            _ = try await store.ledger.leaseDeliveries(id: tried, installations: ["x", "y"], owner: "w1", duration: .seconds(30))
+            try await store.ledger.recordDeliveries(id: tried, results: [DeliveryResult(installation: "x", counter: .invalidToken, error: "Unregistered"),
                                                                   DeliveryResult(installation: "y", counter: .retried, error: "503")])
-            try await store.recordDeadLettered([DeliveryScope(notification: tried): "gave up after 5 attempts"])
+            try await store.ledger.recordDeadLettered([DeliveryScope(notification: tried): "gave up after 5 attempts"])
             #expect(try await Self.marks(redis, keys, tried, ["x", "y"]) == ["R", "F"])
             status = try #require(try await store.status(id: tried))
             #expect(status.state == .failed && status.counts["failed"] == 1 && status.counts["invalidToken"] == 1)
             // The job run again (a replay from history) leases y: queued again, then sent.
-            #expect(try await store.leaseDeliveries(id: tried, installations: ["x", "y"], owner: "w2", duration: .seconds(30)) == [.recorded, .leased])
+            #expect(try await store.ledger.leaseDeliveries(id: tried, installations: ["x", "y"], owner: "w2", duration: .seconds(30)) == [.recorded, .leased])
             #expect(try await store.status(id: tried)?.state == .queued)
-            try await store.recordDeliveries(id: tried, results: [DeliveryResult(installation: "y", counter: .sent)])
+            try await store.ledger.recordDeliveries(id: tried, results: [DeliveryResult(installation: "y", counter: .sent)])
             status = try #require(try await store.status(id: tried))
             #expect(status.state == .sent && status.counts["failed"] == 0 && status.counts["sent"] == 1)
         }
@@ -118,8 +118,8 @@ struct DeadLetterLedgerTests {
     /// A notification that expired meanwhile is left alone: nothing is created for it.
     @Test func anExpiredNotificationIsSkipped() async throws {
         try await DeliveryLedgerTests.withStore { redis, keys, store in
-            try await store.recordDeadLettered([DeliveryScope(notification: 404, installations: ["a"]): "gave up"])
-            try await store.reviveDeadLettered([DeliveryScope(notification: 404, installations: ["a"])])
+            try await store.ledger.recordDeadLettered([DeliveryScope(notification: 404, installations: ["a"]): "gave up"])
+            try await store.ledger.reviveDeadLettered([DeliveryScope(notification: 404, installations: ["a"])])
             #expect(try await redis.send("EXISTS", keys.status(404), keys.devices(404), keys.ledger(404)).int == 0)
         }
     }

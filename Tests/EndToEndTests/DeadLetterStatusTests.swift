@@ -23,7 +23,7 @@ struct DeadLetterStatusTests {
                 let receiver = WebhookReceiver(secret: WebhookFlowTests.secret)
                 let bound = Atomic<Int>(0)
                 try await receiver.serve(onPort: { bound.store($0, ordering: .relaxed) }) {
-                    try await waitUntil(timeout: .seconds(10), "the receiver") { bound.load(ordering: .relaxed) != 0 }
+                    try await waitUntil(timeout: .seconds(60), "the receiver") { bound.load(ordering: .relaxed) != 0 }
                     _ = try await WebhookFlowTests.createWebhook(pipeline, port: bound.load(ordering: .relaxed), events: ["sent", "failed"])
                     var devices: [String] = []
                     for index in 0..<2 { devices.append(try await WebhookFlowTests.register(pipeline, handle: "\(pipeline.prefix)-dl\(index)")) }
@@ -108,7 +108,7 @@ extension Pipeline {
         var logger = Logger(label: "e2e.worker")
         logger.logLevel = .error
         let handler = RichPushJobHandler(
-            ledger: RedisNotificationStore(redis: redis, keys: keys, queue: queue, retention: .seconds(3600)),
+            ledger: RedisDeliveryLedger(redis: redis, keys: keys, retention: .seconds(3600)),
             installations: RedisInstallationStore(redis: redis, keys: keys), queue: queue, adapter: adapter, renderer: PushRenderer(), logger: logger)
         var handlers = JobHandlers()
         handler.register(in: &handlers)

@@ -16,7 +16,7 @@ struct DeadTokenFleetTests {
                 let (iPhones, notifications) = (12, 40)
                 try await native.register(iPhones: iPhones, first: 0x60E)
                 let apns = try await native.startAPNsSim(["--fail", "410:34%", "--delay-ms", "20-40", "--max-streams", "4", "--seed", "3"])
-                try await waitUntil(timeout: .seconds(20), "the simulator to listen") { apns.process.log.contains("listening") }
+                try await waitUntil(timeout: .seconds(60), "the simulator to listen") { apns.process.log.contains("listening") }
                 _ = try await native.startWorkers(["w1", "w2"], adapter: "apns", apns.workerArguments)
                 let ids = try await native.createNotifications(notifications)
                 // Every job ends (a notification resolved after a dead device was removed does not

@@ -28,24 +28,24 @@ struct DeliveryLedgerTests {
 
     @Test func leasesRecordsAndExpiry() async throws {
         try await Self.withStore { redis, keys, store in
-            #expect(try await store.leaseDeliveries(id: 7, installations: ["a", "b"], owner: "w1", duration: .seconds(30)) == [.leased, .leased])
-            #expect(try await store.leaseDeliveries(id: 7, installations: ["c"], owner: "w1", duration: .milliseconds(300)) == [.leased])
+            #expect(try await store.ledger.leaseDeliveries(id: 7, installations: ["a", "b"], owner: "w1", duration: .seconds(30)) == [.leased, .leased])
+            #expect(try await store.ledger.leaseDeliveries(id: 7, installations: ["c"], owner: "w1", duration: .milliseconds(300)) == [.leased])
             // Another owner waits for a live lease; the owner itself may lease again.
-            let other = try await store.leaseDeliveries(id: 7, installations: ["a"], owner: "w2", duration: .seconds(1))
+            let other = try await store.ledger.leaseDeliveries(id: 7, installations: ["a"], owner: "w2", duration: .seconds(1))
             guard case .leasedByOther(let remaining) = other[0] else { Issue.record("expected a live lease, got \(other)"); return }
             #expect(remaining > .seconds(20) && remaining <= .seconds(30))
-            #expect(try await store.leaseDeliveries(id: 7, installations: ["a"], owner: "w1", duration: .seconds(30)) == [.leased])
+            #expect(try await store.ledger.leaseDeliveries(id: 7, installations: ["a"], owner: "w1", duration: .seconds(30)) == [.leased])
             // a sent (recorded), b failed for retry (released), c never recorded (its worker died).
-            try await store.recordDeliveries(id: 7, results: [DeliveryResult(installation: "a", counter: .sent),
+            try await store.ledger.recordDeliveries(id: 7, results: [DeliveryResult(installation: "a", counter: .sent),
                                                               DeliveryResult(installation: "b", counter: .retried, error: "try later")])
-            #expect(try await store.leaseDeliveries(id: 7, installations: ["a", "b"], owner: "w2", duration: .seconds(1)) == [.recorded, .leased])
-            try await store.releaseLeases([DeliveryKey(notification: 7, installation: "b")])
+            #expect(try await store.ledger.leaseDeliveries(id: 7, installations: ["a", "b"], owner: "w2", duration: .seconds(1)) == [.recorded, .leased])
+            try await store.ledger.releaseLeases([DeliveryKey(notification: 7, installation: "b")])
             try await Task.sleep(for: .milliseconds(400))
-            #expect(try await store.leaseDeliveries(id: 7, installations: ["b", "c"], owner: "w3", duration: .seconds(1)) == [.leased, .leased])
+            #expect(try await store.ledger.leaseDeliveries(id: 7, installations: ["b", "c"], owner: "w3", duration: .seconds(1)) == [.leased, .leased])
             // The ledger is one hash per notification that expires with it.
             #expect(try await redis.send("TTL", keys.ledger(7)).int ?? 0 > 0)
-            #expect(try await store.forgetDeliveries(id: 7, installations: ["a"]) == 1)
-            #expect(try await store.leaseDeliveries(id: 7, installations: ["a"], owner: "w4", duration: .seconds(1)) == [.leased])
+            #expect(try await store.ledger.forgetDeliveries(id: 7, installations: ["a"]) == 1)
+            #expect(try await store.ledger.leaseDeliveries(id: 7, installations: ["a"], owner: "w4", duration: .seconds(1)) == [.leased])
         }
     }
 
@@ -55,21 +55,21 @@ struct DeliveryLedgerTests {
     /// expired meanwhile gets its expiry back.
     @Test func aReleasedPairStaysAddressedAndFree() async throws {
         try await Self.withStore { redis, keys, store in
-            #expect(try await store.leaseDeliveries(id: 9, installations: ["a", "b"], owner: "w1", duration: .seconds(30)) == [.leased, .leased])
-            try await store.releaseLeases([DeliveryKey(notification: 9, installation: "a")])
-            try await store.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
+            #expect(try await store.ledger.leaseDeliveries(id: 9, installations: ["a", "b"], owner: "w1", duration: .seconds(30)) == [.leased, .leased])
+            try await store.ledger.releaseLeases([DeliveryKey(notification: 9, installation: "a")])
+            try await store.ledger.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
             // Given back bare; released by the failure with the device's entry.
             #expect(try await redis.send("HMGET", keys.ledger(9), "a", "b").array?.map(\.string) == ["T", #"T{"error":"no answer","state":"retried"}"#])
             #expect(try await store.wasAddressed(id: 9, to: ["a"]))
             #expect(try await store.wasAddressed(id: 9, to: ["b"]))
             #expect(try await store.wasAddressed(id: 9, to: ["c"]) == false)
-            #expect(try await store.leaseDeliveries(id: 9, installations: ["a", "b"], owner: "w2", duration: .seconds(30)) == [.leased, .leased])
+            #expect(try await store.ledger.leaseDeliveries(id: 9, installations: ["a", "b"], owner: "w2", duration: .seconds(30)) == [.leased, .leased])
             // Released into a ledger that had expired: the key it makes expires too.
             try await redis.send("DEL", keys.ledger(9))
-            try await store.releaseLeases([DeliveryKey(notification: 9, installation: "a")])
+            try await store.ledger.releaseLeases([DeliveryKey(notification: 9, installation: "a")])
             #expect(try await redis.send("TTL", keys.ledger(9)).int ?? 0 > 0)
             try await redis.send("DEL", keys.ledger(9))
-            try await store.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
+            try await store.ledger.recordDeliveries(id: 9, results: [DeliveryResult(installation: "b", counter: .retried, error: "no answer")])
             #expect(try await redis.send("TTL", keys.ledger(9)).int ?? 0 > 0)
         }
     }
@@ -93,13 +93,13 @@ struct DeliveryLedgerTests {
             // A receipt for a: its entry in the devices hash says so.
             #expect(try await store.recordReceipt(id: id, kind: .displayed, installation: "a", reader: "alice", ifAddressedTo: ["a"]) == .counted)
             // a is recorded; b, c (taking its failure back) and d (its lease expired) are leased.
-            #expect(try await store.leaseDeliveries(id: id, installations: ["a", "b", "c", "d"], owner: "w1", duration: .seconds(30))
+            #expect(try await store.ledger.leaseDeliveries(id: id, installations: ["a", "b", "c", "d"], owner: "w1", duration: .seconds(30))
                     == [.recorded, .leased, .leased, .leased])
             status = try #require(try await store.status(id: id))
             #expect(status.counts["failed"] == 0)
             #expect(status.devices.map(\.state) == ["displayed", "retried", "queued"])
             // New outcomes carry their entries in the ledger, and the status shows them.
-            try await store.recordDeliveries(id: id, results: [DeliveryResult(installation: "b", counter: .sent, adapterID: "x2"),
+            try await store.ledger.recordDeliveries(id: id, results: [DeliveryResult(installation: "b", counter: .sent, adapterID: "x2"),
                                                                DeliveryResult(installation: "c", counter: .sent, adapterID: "x3"),
                                                                DeliveryResult(installation: "d", counter: .invalidToken, error: "gone")])
             status = try #require(try await store.status(id: id))

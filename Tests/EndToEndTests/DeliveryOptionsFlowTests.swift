@@ -22,7 +22,7 @@ struct DeliveryOptionsFlowTests {
                 let handle = simulator.configuration.handle(of: 0)
                 try await withWorker(pipeline.worker()) {
                     let id = try await pipeline.send(json: ["message": "m", "richType": "text", "payload": "p", "ttl": 30, "collapseId": "score"])
-                    try await waitUntil(timeout: .seconds(20), "the push to be held") {
+                    try await waitUntil(timeout: .seconds(60), "the push to be held") {
                         (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == 1
                     }
                     let hold = HubHold(prefix: pipeline.prefix)
@@ -51,7 +51,7 @@ struct DeliveryOptionsFlowTests {
                         if let collapse { json["collapseId"] = collapse }
                         let id = try await pipeline.send(json: json)
                         ids.append(id)
-                        try await waitUntil(timeout: .seconds(20), "push \(id) to be held") {
+                        try await waitUntil(timeout: .seconds(60), "push \(id) to be held") {
                             (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == 1
                         }
                     }
@@ -61,7 +61,7 @@ struct DeliveryOptionsFlowTests {
                 #expect(Set(fields) == ["score", String(ids[2])])
                 let again = try pipeline.simulator(tap: .none, handlePrefix: "collapse")
                 try await withSimulator(again) { log in
-                    try await waitUntil(timeout: .seconds(20), "the held pushes") { log.count("received") == 2 }
+                    try await waitUntil(timeout: .seconds(60), "the held pushes") { log.count("received") == 2 }
                     try await Task.sleep(for: .milliseconds(300))
                     #expect(Set(log.all.filter { $0.event == "received" }.compactMap(\.richId)) == [String(ids[1]), String(ids[2])])
                 }
@@ -81,14 +81,13 @@ struct DeliveryOptionsFlowTests {
                 await simulator.stop()
                 let id = try await withWorker(pipeline.worker()) {
                     let id = try await pipeline.send(json: ["message": "soon stale", "richType": "text", "payload": "p", "ttl": 1])
-                    try await waitUntil(timeout: .seconds(20), "the push to be held") {
+                    try await waitUntil(timeout: .seconds(60), "the push to be held") {
                         (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == 1
                     }
                     return id
                 }
-                let queue = JobQueue(redis: pipeline.redis, configuration: pipeline.queue.configuration)
                 let sweeper = HubExpirySweeper(redis: pipeline.redis, prefix: pipeline.prefix,
-                                               ledger: RedisNotificationStore(redis: pipeline.redis, keys: pipeline.keys, queue: queue, retention: .seconds(3600)))
+                                               ledger: RedisDeliveryLedger(redis: pipeline.redis, keys: pipeline.keys, retention: .seconds(3600)))
                 // Not yet due: nothing expires.
                 #expect(try await sweeper.sweep(now: JobQueue.nowMilliseconds() - 5000) == 0)
                 try await Task.sleep(for: .milliseconds(1200))

@@ -39,7 +39,7 @@ struct HeldTTLTests {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { for await event in phone.events { log.append(event) } }
             do {
-                try await waitUntil(timeout: .seconds(20), "phone \(name) to register") { log.count("registered") == 1 }
+                try await waitUntil(timeout: .seconds(60), "phone \(name) to register") { log.count("registered") == 1 }
                 let installation = try #require(log.all.first { $0.event == "registered" }?.installation)
                 let wait = at - JobQueue.nowMilliseconds()
                 if wait > 0 { try await Task.sleep(for: .milliseconds(wait)) }
@@ -52,12 +52,12 @@ struct HeldTTLTests {
                 _ = try await SimulatedHubAdapter(redis: pipeline.redis, prefix: pipeline.prefix).send([OutgoingPush(
                     notification: marker.id, installation: Installation(id: installation, platform: .apns, handle: handle, tags: [], owner: "alice", updatedAt: 0),
                     rendered: try PushRenderer().render(marker, collapseID: "marker"))])
-                try await waitUntil(timeout: .seconds(20), "the marker on phone \(name)") { log.all.contains { $0.richId == String(marker.id) } }
+                try await waitUntil(timeout: .seconds(60), "the marker on phone \(name)") { log.all.contains { $0.richId == String(marker.id) } }
                 let to = JobQueue.nowMilliseconds()
                 // Taken (the phone has it), or left in the hold for the sweeper.
                 let delivered = try await pipeline.redis.send("HEXISTS", HubHold(prefix: pipeline.prefix).key(handle), String(id)).int == 0
                 if delivered {
-                    try await waitUntil(timeout: .seconds(20), "push \(id) on phone \(name)") { log.all.contains { $0.event == "received" && $0.richId == String(id) } }
+                    try await waitUntil(timeout: .seconds(60), "push \(id) on phone \(name)") { log.all.contains { $0.event == "received" && $0.richId == String(id) } }
                 }
                 await phone.stop()
                 try await group.waitForAll()
@@ -70,9 +70,11 @@ struct HeldTTLTests {
         }
     }
 
-    /// ttl 1, 3 and 4 s, created at a given fraction of a second (0.5: where rounding down cost
-    /// the most; 0.15: where a hold rounded up to a whole second would outlive ttl + 0.3 s).
-    @Test(arguments: [(ttl: 1, fraction: 0.5), (ttl: 3, fraction: 0.15), (ttl: 4, fraction: 0.85)])
+    /// ttl 2, 3 and 4 s, created at a given fraction of a second (0.5: where rounding down cost
+    /// the most; 0.15: where a hold rounded up to a whole second would outlive ttl + 0.3 s). Not
+    /// ttl 1: the worker must hold both pushes and a phone come back within 0.7 s, which a busy
+    /// machine missed three times in a row.
+    @Test(arguments: [(ttl: 2, fraction: 0.5), (ttl: 3, fraction: 0.15), (ttl: 4, fraction: 0.85)])
     func aHeldPushReachesAPhoneBackBeforeItsTTLAndExpiresAfter(ttl: Int, fraction: Double) async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
@@ -83,10 +85,10 @@ struct HeldTTLTests {
                     await phone.stop()
                 }
                 let store = RedisNotificationStore(redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue, retention: .seconds(3600))
-                let sweeper = HubExpirySweeper(redis: pipeline.redis, prefix: pipeline.prefix, ledger: store)
+                let sweeper = HubExpirySweeper(redis: pipeline.redis, prefix: pipeline.prefix, ledger: store.ledger)
                 var conclusive = false
                 try await withWorker(pipeline.worker()) {
-                    for attempt in 1...3 where !conclusive {
+                    for attempt in 1...5 where !conclusive {
                         // Created at `fraction` of a second.
                         let now = JobQueue.nowMilliseconds()
                         try await Task.sleep(for: .milliseconds((now / 1000 + 1) * 1000 + Int64(fraction * 1000) - now))
@@ -94,7 +96,7 @@ struct HeldTTLTests {
                                                                               creator: "alice", target: "username:alice",
                                                                               delivery: DeliveryOptions(ttl: .seconds(ttl)))) { _ in "h" }
                         let deadline = record.createdAt + Int64(ttl) * 1000
-                        try await waitUntil(timeout: .seconds(20), "both pushes to be held") { try await store.status(id: record.id)?.counts["held"] == 2 }
+                        try await waitUntil(timeout: .seconds(60), "both pushes to be held") { try await store.status(id: record.id)?.counts["held"] == 2 }
                         let early = try await Self.comeBack(pipeline, name: "early", at: deadline - 300, push: record.id)
                         let late = try await Self.comeBack(pipeline, name: "late", at: deadline + 300, push: record.id)
                         let context = "attempt \(attempt): created at \(record.createdAt % 1000) ms into a second, ttl \(ttl) s; early took within "
@@ -119,7 +121,7 @@ struct HeldTTLTests {
                         #expect(status.devices.first { $0.installation == early.installation }?.state != "expired", "\(status.devices)")
                     }
                 }
-                #expect(conclusive, "the machine was too slow to bring a phone back within 0.3 s of its deadline, three times")
+                #expect(conclusive, "the machine was too slow to bring a phone back within 0.3 s of its deadline, five times")
             }
         }
     }

@@ -63,7 +63,7 @@ struct MixedPlatformTests {
                             iosMessages.append(String(decoding: message.payload, as: UTF8.self))
                             break
                         }
-                        try await waitUntil(timeout: .seconds(20), "both devices to be sent to") {
+                        try await waitUntil(timeout: .seconds(60), "both devices to be sent to") {
                             (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 2
                         }
                         // iOS: the APNs payload in the hub's envelope.

@@ -22,7 +22,7 @@ struct NativeFleetTests {
                 let apns = try await native.startAPNsSim()
                 let fcm = try await native.startFCMSim(["--fail", "404:25%,503:10%", "--seed", "5"])
                 let (apnsSim, fcmSim) = (apns.process, fcm.process)
-                try await waitUntil(timeout: .seconds(20), "the simulators to listen") { apnsSim.log.contains("listening") && fcmSim.log.contains("listening") }
+                try await waitUntil(timeout: .seconds(60), "the simulators to listen") { apnsSim.log.contains("listening") && fcmSim.log.contains("listening") }
                 var metricsPorts: [Int] = []
                 for name in ["w1", "w2"] {
                     let port = try RedisServer.freePort()
@@ -30,7 +30,7 @@ struct NativeFleetTests {
                     _ = try await native.startWorkers([name], adapter: "apns,fcm", ["--metrics-port", String(port)] + apns.workerArguments + fcm.workerArguments)
                 }
                 for port in metricsPorts {
-                    try await waitUntil(timeout: .seconds(20), "a worker's metrics server") { RedisServer.isListening(port: port) }
+                    try await waitUntil(timeout: .seconds(60), "a worker's metrics server") { RedisServer.isListening(port: port) }
                 }
                 let notifications = 20
                 let ids = try await native.createNotifications(notifications)
@@ -65,13 +65,13 @@ struct NativeFleetTests {
                 #expect(Self.lines(fcmSim.log).filter { $0["issued"] != nil }.count == 1, "\(fcmSim.log)")
                 // Every notification's status adds up.
                 for id in ids {
-                    try await waitUntil(timeout: .seconds(20), "notification \(id)'s counts") {
+                    try await waitUntil(timeout: .seconds(60), "notification \(id)'s counts") {
                         try await store.status(id: id)?.counts["sent"] == iPhones + live
                     }
                 }
                 // Each worker counted per route.
                 var perRoute: [String: Double] = [:]
-                try await waitUntil(timeout: .seconds(20), "the workers' counters to add up") {
+                try await waitUntil(timeout: .seconds(60), "the workers' counters to add up") {
                     perRoute = [:]
                     for port in metricsPorts {
                         let metrics = try await WorkerMetricsTests.scrape(port: port)

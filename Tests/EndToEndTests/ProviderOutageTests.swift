@@ -19,7 +19,7 @@ struct ProviderOutageTests {
                 // Both run out after 8 accepted requests, for 20 s.
                 let apns = try await native.startAPNsSim(["--outage", "8:\(Int(Self.outageSeconds))"])
                 let fcm = try await native.startFCMSim(["--quota-outage", "8:\(Int(Self.outageSeconds))"])
-                try await waitUntil(timeout: .seconds(20), "the simulators to listen") { apns.process.log.contains("listening") && fcm.process.log.contains("listening") }
+                try await waitUntil(timeout: .seconds(60), "the simulators to listen") { apns.process.log.contains("listening") && fcm.process.log.contains("listening") }
                 _ = try await native.startWorkers(["w1", "w2"], adapter: "apns,fcm", apns.workerArguments + fcm.workerArguments)
                 _ = try await native.createNotifications(notifications)
                 try await waitUntil(timeout: .seconds(120), "every push to be accepted after the hold") {

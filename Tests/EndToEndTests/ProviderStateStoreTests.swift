@@ -33,7 +33,7 @@ struct ProviderStateStoreTests {
             #expect(try await holds.holdEnd("apns:t") == nil, "a hold is per scope")
             // A hold that ends expires with it: nothing to clear.
             try await holds.hold("apns:t", until: ProviderHold.wallClock() + 300)
-            try await waitUntil(timeout: .seconds(20), "the hold to end") { try await holds.holdEnd("apns:t") == nil }
+            try await waitUntil(timeout: .seconds(60), "the hold to end") { try await holds.holdEnd("apns:t") == nil }
             #expect(try await redis.send("EXISTS", "\(keys.prefix):hold:apns:t").int == 0)
         }
     }

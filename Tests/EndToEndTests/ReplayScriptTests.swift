@@ -29,7 +29,7 @@ struct ReplayScriptTests {
                         func received(_ id: Int, _ event: String = "received") -> Int { log.all.filter { $0.event == event && $0.richId == String(id) }.count }
                         func send(_ message: String) async throws -> Int {
                             let id = try await pipeline.send(json: ["message": message, "richType": "img", "payload": Data([1, 2, 3]).base64EncodedString()])
-                            try await waitUntil(timeout: .seconds(20), "\(message) to reach the 3 devices") { received(id) == 3 }
+                            try await waitUntil(timeout: .seconds(60), "\(message) to reach the 3 devices") { received(id) == 3 }
                             return id
                         }
                         let a = try await send("a")
@@ -43,7 +43,7 @@ struct ReplayScriptTests {
                         let window = try await replay(["window", "--from", windowStart, "--to", windowEnd])
                         #expect(window.contains("replayed 1 job(s)"), "\(window)")
                         // The replayed job ran, and every device had b already: suppressed, not pushed.
-                        try await waitUntil(timeout: .seconds(20), "the replayed job to run") {
+                        try await waitUntil(timeout: .seconds(60), "the replayed job to run") {
                             (try await pipeline.status(b)["counts"] as? [String: Int])?["duplicateSuppressed"] == 3
                         }
 
@@ -52,7 +52,7 @@ struct ReplayScriptTests {
                         #expect(forced.contains("replayed 1 job(s)"), "\(forced)")
                         // Pushed again to every device, with a's collapse id: each device replaces
                         // the notification it shows, as iOS does, rather than showing a second one.
-                        try await waitUntil(timeout: .seconds(20), "a to reach the devices again") { received(a, "collapsed") == 3 }
+                        try await waitUntil(timeout: .seconds(60), "a to reach the devices again") { received(a, "collapsed") == 3 }
                         try await Task.sleep(for: .milliseconds(300))
                         #expect(received(a) == 3)
                         #expect(received(a, "collapsed") == 3)

@@ -27,7 +27,7 @@ struct RichPushFlowTests {
                 try await withSimulator(simulator) { log in
                     try await withWorker(worker) {
                         let id = try await sendImage(pipeline)
-                        try await waitUntil(timeout: .seconds(20), "the device to open the image") { log.count("opened") == 1 }
+                        try await waitUntil(timeout: .seconds(60), "the device to open the image") { log.count("opened") == 1 }
                         let steps = log.all.filter { $0.richId == String(id) }.map(\.event)
                         let shown = appState == .active ? "alert" : "banner"
                         #expect(steps == ["received", "fetched", "scheduled", shown, "opened"])
@@ -35,7 +35,7 @@ struct RichPushFlowTests {
                         let saved = try #require(opened.path)
                         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: saved))) == Self.image)
                         // The device can be done before the worker has recorded the hub's answer.
-                        try await waitUntil(timeout: .seconds(10), "the status to reach opened, with the push recorded") {
+                        try await waitUntil(timeout: .seconds(60), "the status to reach opened, with the push recorded") {
                             let status = try await pipeline.status(id)
                             return status["state"] as? String == "opened" && (status["counts"] as? [String: Int])?["sent"] == 1
                         }
@@ -58,16 +58,16 @@ struct RichPushFlowTests {
                 try await withSimulator(simulator) { log in
                     try await withWorker(pipeline.worker()) {
                         let id = try await sendImage(pipeline)
-                        try await waitUntil(timeout: .seconds(20), "the first delivery") { log.count("received") == 1 }
+                        try await waitUntil(timeout: .seconds(60), "the first delivery") { log.count("received") == 1 }
                         // The device can have it before the worker records it; a replay in between
                         // would find the worker's lease and wait it out (30 s) before it is suppressed.
-                        try await waitUntil(timeout: .seconds(20), "the first delivery's record") {
+                        try await waitUntil(timeout: .seconds(60), "the first delivery's record") {
                             (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 1
                         }
                         // Replay the same job from the stream's history, as an operator would.
                         let history = try await pipeline.queue.replay(from: "-", to: "+")
                         #expect(history.candidates.count == 1)
-                        try await waitUntil(timeout: .seconds(20), "the replay to be suppressed") {
+                        try await waitUntil(timeout: .seconds(60), "the replay to be suppressed") {
                             (try await pipeline.status(id)["counts"] as? [String: Int])?["duplicateSuppressed"] == 1
                         }
                         #expect(log.count("received") == 1)
@@ -87,16 +87,16 @@ struct RichPushFlowTests {
                     let device = try #require(try await RedisInstallationStore(redis: pipeline.redis, keys: pipeline.keys).installations(owner: "alice").first)
                     // A worker leased the pair and died before sending (or before recording).
                     let store = RedisNotificationStore(redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue, retention: .seconds(3600))
-                    #expect(try await store.leaseDeliveries(id: id, installations: [device.id], owner: "dead", duration: .milliseconds(1500)) == [.leased])
+                    #expect(try await store.ledger.leaseDeliveries(id: id, installations: [device.id], owner: "dead", duration: .milliseconds(1500)) == [.leased])
                     try await withWorker(pipeline.worker()) {
                         // The live worker leaves the lease alone, comes back after it and sends.
-                        try await waitUntil(timeout: .seconds(20), "the push after the lease") { log.count("received") == 1 }
-                        try await waitUntil(timeout: .seconds(10), "the record") {
+                        try await waitUntil(timeout: .seconds(60), "the push after the lease") { log.count("received") == 1 }
+                        try await waitUntil(timeout: .seconds(60), "the record") {
                             (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 1
                         }
                     }
                     #expect(log.count("received") == 1)
-                    #expect(try await store.leaseDeliveries(id: id, installations: [device.id], owner: "later", duration: .seconds(1)) == [.recorded])
+                    #expect(try await store.ledger.leaseDeliveries(id: id, installations: [device.id], owner: "later", duration: .seconds(1)) == [.recorded])
                 }
             }
         }
@@ -111,7 +111,7 @@ struct RichPushFlowTests {
                 await first.stop()
                 let id = try await withWorker(pipeline.worker()) {
                     let id = try await sendImage(pipeline)
-                    try await waitUntil(timeout: .seconds(20), "the push to be held") {
+                    try await waitUntil(timeout: .seconds(60), "the push to be held") {
                         (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == 1
                     }
                     let counts = try await pipeline.status(id)["counts"] as? [String: Int]
@@ -125,7 +125,7 @@ struct RichPushFlowTests {
                 // Back online (same handle: the seed's registration keeps the same id).
                 let again = try pipeline.simulator(handlePrefix: "offline")
                 try await withSimulator(again) { log in
-                    try await waitUntil(timeout: .seconds(20), "the held push to arrive") { log.count("opened") == 1 }
+                    try await waitUntil(timeout: .seconds(60), "the held push to arrive") { log.count("opened") == 1 }
                     #expect(log.all.first { $0.event == "received" }?.richId == String(id))
                 }
             }
@@ -146,7 +146,7 @@ struct RichPushFlowTests {
                                                   HubHold.value(envelope: envelope, expiresAt: JobQueue.nowMilliseconds() + 60_000))
                     // The connection drops; the subscriber restores it and the device takes the held push.
                     try await pipeline.redis.send("CLIENT", "KILL", "TYPE", "pubsub")
-                    try await waitUntil(timeout: .seconds(10), "the held push after the reconnection") {
+                    try await waitUntil(timeout: .seconds(60), "the held push after the reconnection") {
                         log.all.contains { $0.event == "received" && $0.richId == "4242" }
                     }
                     let left = try await pipeline.redis.send("EXISTS", HubHold(prefix: pipeline.prefix).key(handle))
@@ -182,7 +182,7 @@ struct RichPushFlowTests {
                         if perChannel.count == handles.count { break }
                     }
                     #expect(perChannel.count == 5000 && perChannel.values.allSatisfy { $0 == 1 })
-                    try await waitUntil(timeout: .seconds(20), "all outcomes to be recorded") {
+                    try await waitUntil(timeout: .seconds(60), "all outcomes to be recorded") {
                         (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 5000
                     }
                     return id
@@ -208,7 +208,7 @@ struct RichPushFlowTests {
                     try await Task.sleep(for: .milliseconds(1500))
                     #expect(log.count("fetched") == 0)
                     _ = try await pipeline.redis.send("CONFIG", "SET", "maxmemory", 0)
-                    try await waitUntil(timeout: .seconds(10), "the fetch to go through") { log.count("fetched") == 1 }
+                    try await waitUntil(timeout: .seconds(60), "the fetch to go through") { log.count("fetched") == 1 }
                     #expect(log.count("failed") == 0)
                 }
             }
@@ -227,7 +227,7 @@ struct RichPushFlowTests {
                     }
                     try await publish(#"{"aps":{"content-available":1},"richId":"1","richMessage":"m","richType":"video"}"#, id: "t1")
                     try await publish(#"{"aps":{"content-available":1},"richId":"424242","richMessage":"m","richType":"img"}"#, id: "t2")
-                    try await waitUntil(timeout: .seconds(20), "two failures") { log.count("failed") == 2 }
+                    try await waitUntil(timeout: .seconds(60), "two failures") { log.count("failed") == 2 }
                     let failures = log.all.filter { $0.event == "failed" }
                     #expect(failures.contains { $0.detail?.contains("unsupported rich type 'video'") == true })
                     #expect(failures.contains { $0.status == 404 && $0.richId == "424242" })

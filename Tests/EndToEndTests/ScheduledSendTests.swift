@@ -53,7 +53,7 @@ struct ScheduledSendTests {
                         let status = try await pipeline.status(cancelled)
                         #expect(status["state"] as? String == "cancelled" && (status["counts"] as? [String: Int])?["sent"] == 0)
                         // Sent: too late to cancel.
-                        try await waitUntil(timeout: .seconds(10), "the scheduled one to be sent") {
+                        try await waitUntil(timeout: .seconds(60), "the scheduled one to be sent") {
                             try await pipeline.status(scheduled)["state"] as? String != "scheduled"
                         }
                         let tooLate = try await Self.call(pipeline, "DELETE", "api/notifications/\(scheduled)")

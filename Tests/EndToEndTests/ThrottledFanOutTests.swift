@@ -70,7 +70,7 @@ struct ThrottledFanOutTests {
     @Test func theMinuteGateAdmitsUpToTheLimitAndSaysHowLongToWait() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
-                let ledger = RedisNotificationStore(redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue, retention: .seconds(3600))
+                let ledger = RedisDeliveryLedger(redis: pipeline.redis, keys: pipeline.keys, retention: .seconds(3600))
                 func ask(_ notification: Int, _ batch: String, _ pushes: Int = 20) async throws -> Duration {
                     try await ledger.admitThrottled([ThrottledBatch(notification: notification, batch: batch, pushes: pushes, perMinute: 50)])[0]
                 }

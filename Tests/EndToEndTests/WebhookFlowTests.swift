@@ -143,7 +143,7 @@ struct WebhookFlowTests {
                 receiver.failing.store(true, ordering: .relaxed)
                 let bound = Atomic<Int>(0)
                 try await receiver.serve(onPort: { bound.store($0, ordering: .relaxed) }) {
-                    try await waitUntil(timeout: .seconds(10), "the receiver") { bound.load(ordering: .relaxed) != 0 }
+                    try await waitUntil(timeout: .seconds(60), "the receiver") { bound.load(ordering: .relaxed) != 0 }
                     let webhook = try await Self.createWebhook(pipeline, port: bound.load(ordering: .relaxed), events: ["sent"])
                     try await withWorker(pipeline.worker()) {
                         try await Self.withDispatcher(pipeline, retryWindow: .seconds(2)) {

@@ -30,7 +30,7 @@ struct WorkerMetricsTests {
                 "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", "m1", "--log-level", "warning",
                 "--metrics-port", "\(port)", "--queue-metrics-interval", "0.2", "--maintenance-interval", "0.1",
             ], logFile: server.directory.appendingPathComponent("worker.log"))
-            try await waitUntil(timeout: .seconds(20), "the metrics server") { RedisServer.isListening(port: port) }
+            try await waitUntil(timeout: .seconds(60), "the metrics server") { RedisServer.isListening(port: port) }
 
             func draft(_ target: String) -> NotificationDraft {
                 NotificationDraft(message: "m", richType: .image, contentType: "image/png", payload: [1, 2, 3], creator: "alice", target: target)
@@ -38,16 +38,16 @@ struct WorkerMetricsTests {
             let first = try await store.create(draft("username:alice")) { _ in "h" }
             for _ in 1..<20 { _ = try await store.create(draft("username:alice")) { _ in "h" } }
             _ = try await store.create(draft("((")) { _ in "h" }  // an invalid target: dead-lettered
-            try await waitUntil(timeout: .seconds(20), "the jobs to finish") {
+            try await waitUntil(timeout: .seconds(60), "the jobs to finish") {
                 let stats = try await queue.stats()
                 return stats.processed == 20 && stats.deadLetters == 1
             }
             // A redelivered job for a notification already pushed: suppressed, not pushed again.
             _ = try await queue.enqueue(RichPushJob.request(notification: first.id))
-            try await waitUntil(timeout: .seconds(20), "the redelivered job") { try await queue.stats().processed == 21 }
+            try await waitUntil(timeout: .seconds(60), "the redelivered job") { try await queue.stats().processed == 21 }
 
             var metrics: [String: Double] = [:]
-            try await waitUntil(timeout: .seconds(10), "the queue gauges") {
+            try await waitUntil(timeout: .seconds(60), "the queue gauges") {
                 metrics = try await Self.scrape(port: port)
                 return metrics["richpush_queue_dead_jobs"] == 1 && metrics["richpush_queue_pending_jobs"] == 0
             }

@@ -146,7 +146,7 @@ struct ClusterTests {
                     guard let counts = try? await client.pipeline(channels.map { RedisCommand("SPUBLISH", $0, "\(round) \($0)") }) else { return false }
                     return counts.allSatisfy { ($0.int ?? 0) >= 1 }
                 }
-                try await waitUntil(timeout: .seconds(20), "the \(round) messages") {
+                try await waitUntil(timeout: .seconds(60), "the \(round) messages") {
                     received.seen.withLock { seen in channels.allSatisfy { seen.contains("\(round) \($0)") } }
                 }
             }

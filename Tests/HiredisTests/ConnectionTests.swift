@@ -204,7 +204,7 @@ struct ConnectionTests {
             configuration.commandTimeout = .seconds(30)
             let connection = try await RedisConnection.connect(configuration: configuration)
             let blocked = Task { try await connection.send("BLPOP", uniqueKeyPrefix() + "never", 20) }
-            try await waitUntil(timeout: .seconds(20), "the BLPOP to block") {
+            try await waitUntil(timeout: .seconds(60), "the BLPOP to block") {
                 try await server.probe("INFO", "clients").string?.contains("blocked_clients:1") == true
             }
             let clock = ContinuousClock()

@@ -77,7 +77,7 @@ struct PubSubTests {
             server.kill()
             try await server.start()
             let publisher = RedisConnection(configuration: server.configuration)
-            try await waitUntil(timeout: .seconds(10), "the subscriber to come back") {
+            try await waitUntil(timeout: .seconds(60), "the subscriber to come back") {
                 try await publisher.send("PUBLISH", channel, "after restart") == .integer(1)
             }
             var messages = subscriber.messages.makeAsyncIterator()

@@ -11,7 +11,7 @@ struct ReconnectTests {
             try await pool.send("SET", key, "before")
             // appendfsync everysec: wait for the write to reach the AOF before the crash.
             try await pool.send("BGREWRITEAOF")
-            try await waitUntil(timeout: .seconds(10), "the AOF rewrite") {
+            try await waitUntil(timeout: .seconds(60), "the AOF rewrite") {
                 try await pool.send("INFO", "persistence").string?.contains("aof_rewrite_in_progress:0") == true
             }
             server.kill()
@@ -22,7 +22,7 @@ struct ReconnectTests {
                 (error as? RedisError)?.isTransient == true
             }
             try await server.start()
-            try await waitUntil(timeout: .seconds(10), "the pool to reconnect") {
+            try await waitUntil(timeout: .seconds(60), "the pool to reconnect") {
                 (try? await pool.send("PING")) == .status("PONG")
             }
             #expect(try await pool.send("GET", key) == .bulk(Array("before".utf8)))

@@ -124,7 +124,7 @@ struct AccessTests {
                 let id = try #require(accepted.json["id"] as? String)
                 // Nobody but the creator reads it before a worker addressed it to a device.
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .notFound) }
-                _ = try await fixture.notifications.leaseDeliveries(id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
+                _ = try await fixture.ledger.leaseDeliveries(id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .ok) }
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("alice")) { #expect($0.status == .notFound) }
                 let bad = try await client.sendImage("root", target: "sports &&")
@@ -160,7 +160,7 @@ struct AccessTests {
                                          body: APIFixture.json(["kind": "read-it", "installation": bobDevice])) { #expect($0.status == .notFound) }
                 var before = try await counts()
                 #expect(before["fetched"] == 0 && before["displayed"] == 0)
-                _ = try await fixture.notifications.leaseDeliveries(id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
+                _ = try await fixture.ledger.leaseDeliveries(id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
                 let etag = try await client.execute(uri: fetch, method: .get, headers: bob) { response in
                     #expect(response.status == .ok)
                     return response.headers[.eTag] ?? ""

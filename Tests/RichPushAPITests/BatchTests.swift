@@ -259,7 +259,7 @@ struct BatchTests {
                 #expect(refused.status == .serviceUnavailable && refused.errorCode == "unavailable" && refused.headers[.retryAfter] != nil)
                 try await server.start()
                 var ids: [String] = []
-                try await waitUntil(timeout: .seconds(20), "the batch to be accepted again") {
+                try await waitUntil(timeout: .seconds(60), "the batch to be accepted again") {
                     let response = try await client.execute(uri: "/api/notifications/batch", method: .post, headers: Self.json, body: items)
                     ids = Self.results(response).compactMap { $0["id"] as? String }
                     return response.status == .ok && ids.count == 2
@@ -280,7 +280,7 @@ struct BatchTests {
                                                      body: Self.body([Self.text("a"), Self.text("b")]))
                 #expect(first.json["accepted"] as? Int == 2)
                 // The guard re-reads the backlog at most every 250 ms.
-                try await waitUntil(timeout: .seconds(20), "the bound to bite") {
+                try await waitUntil(timeout: .seconds(60), "the bound to bite") {
                     let response = try await client.execute(uri: "/api/notifications/batch", method: .post, headers: Self.json, body: Self.body([Self.text("c")]))
                     return response.status == .serviceUnavailable && response.headers[.retryAfter] == "5" && response.errorCode == "unavailable"
                 }

@@ -17,7 +17,7 @@ struct DurabilityTests {
         try await withRedisServer { master in
             let replica = try await RedisServer(arguments: ["--replicaof", "127.0.0.1", "\(master.port)"])
             do {
-                try await waitUntil(timeout: .seconds(20), "the replica to sync") {
+                try await waitUntil(timeout: .seconds(60), "the replica to sync") {
                     (try await replica.probe("INFO", "replication").string ?? "").contains("master_link_status:up")
                 }
                 let fixture = try await APIFixture(server: master) { $0.durability = .replicated(replicas: 1, timeout: .milliseconds(500)) }
@@ -41,7 +41,7 @@ struct DurabilityTests {
                     // A replica again: the retry replays the first notification, which it now has.
                     let second = try await RedisServer(arguments: ["--replicaof", "127.0.0.1", "\(master.port)"])
                     do {
-                        try await waitUntil(timeout: .seconds(20), "the new replica to sync") {
+                        try await waitUntil(timeout: .seconds(60), "the new replica to sync") {
                             (try await second.probe("INFO", "replication").string ?? "").contains("master_link_status:up")
                         }
                         // As a client does on 503: again after a while. A replica just synced under a

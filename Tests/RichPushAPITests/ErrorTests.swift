@@ -119,7 +119,7 @@ struct ErrorTests {
                 try await client.execute(uri: "/health/ready", method: .get) { #expect($0.status == .serviceUnavailable) }
                 try await client.execute(uri: "/health/live", method: .get) { #expect($0.status == .ok) }
                 try await server.start()
-                try await waitUntil(timeout: .seconds(10), "the API to accept again") {
+                try await waitUntil(timeout: .seconds(60), "the API to accept again") {
                     try await client.sendImage("alice").status == .accepted
                 }
                 try await client.execute(uri: "/health/ready", method: .get) { #expect($0.status == .ok) }
@@ -176,7 +176,7 @@ struct ErrorTests {
                 #expect(try await client.sendImage("alice").status == .accepted)
                 #expect(try await client.sendImage("alice").status == .accepted)
                 // The guard re-reads the backlog at most every 250 ms.
-                try await waitUntil(timeout: .seconds(20), "the bound to bite") {
+                try await waitUntil(timeout: .seconds(60), "the bound to bite") {
                     let response = try await client.sendImage("alice")
                     return response.status == .serviceUnavailable && response.headers[.retryAfter] == "5"
                 }

@@ -94,8 +94,8 @@ struct HostileInputTests {
                 let bobDevice = try await client.register("bob", handle: "bob-token", tags: [])
                 let sent = try await client.sendImage("root", target: "sports")
                 let id = try #require(Int(sent.json["id"] as? String ?? ""))
-                _ = try await fixture.notifications.leaseDeliveries(id: id, installations: [aliceDevice], owner: "test", duration: .seconds(30))
-                try await fixture.notifications.recordDeliveries(id: id, results: [DeliveryResult(installation: aliceDevice, counter: .sent)])
+                _ = try await fixture.ledger.leaseDeliveries(id: id, installations: [aliceDevice], owner: "test", duration: .seconds(30))
+                try await fixture.ledger.recordDeliveries(id: id, results: [DeliveryResult(installation: aliceDevice, counter: .sent)])
                 _ = try await client.register("bob", handle: "bob-token", tags: ["sports"])
                 #expect(bobDevice.isEmpty == false)
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .notFound) }

@@ -48,7 +48,7 @@ struct APNSClientTests {
                                      body: Array(#"{"reason":"TopicDisallowed"}"#.utf8)))
         _ = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(100)), bearer: bearer)
         // The SETTINGS frame may land just after the answer.
-        try await waitUntil(timeout: .seconds(20), "the limit to be raised again") { apns.client.streamLimits == [[1, 8, 1, 8]] }
+        try await waitUntil(timeout: .seconds(60), "the limit to be raised again") { apns.client.streamLimits == [[1, 8, 1, 8]] }
         try await apns.stop()
     }
 

@@ -24,7 +24,7 @@ struct FCMSimProcessTests {
             var tls = TLSConfiguration.makeClientConfiguration()
             var http = HTTPClient(eventLoopGroupProvider: .singleton)
             do {
-                try await waitUntil(timeout: .seconds(20), "fcm-sim to listen") { sim.log.contains("listening") }
+                try await waitUntil(timeout: .seconds(60), "fcm-sim to listen") { sim.log.contains("listening") }
                 #expect(sim.log.contains("https://127.0.0.1:\(port) (HTTP/2 over TLS"), "\(sim.log)")
                 // Only with its CA: the certificate is the simulator's own.
                 try await http.shutdown()

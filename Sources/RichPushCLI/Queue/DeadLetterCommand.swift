@@ -93,11 +93,11 @@ struct DeadLetterCommand: AsyncParsableCommand {
         /// devices again, whereas the other order could leave a dead job whose devices say queued.
         private func replay(_ ids: [String]?, in configuration: JobQueueConfiguration, connection: any RedisClient) async throws -> Int {
             let jobQueue = JobQueue(redis: connection, configuration: configuration)
-            // The retention only sets the expiry of keys a store creates; reviving creates none.
-            let store = RedisNotificationStore(redis: connection, keys: queue.storageKeys(redis), queue: jobQueue, retention: .seconds(86400))
+            // The retention only sets the expiry of keys a ledger creates; reviving creates none.
+            let ledger = RedisDeliveryLedger(redis: connection, keys: queue.storageKeys(redis), retention: .seconds(86400))
             return try await jobQueue.replayDeadLetters(ids: ids) { jobs in
                 do {
-                    try await store.reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:)))
+                    try await ledger.reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:)))
                 } catch {
                     throw CLIError("replayed \(jobs.count) job(s), but could not mark their devices queued again (the jobs will as they run): \(error)")
                 }

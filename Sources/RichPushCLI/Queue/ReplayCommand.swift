@@ -89,8 +89,8 @@ struct ReplayCommand: AsyncParsableCommand {
     /// notification for a rich-push job, its installations for a fan-out batch), after taking back
     /// the failures a dead-lettering of them marked (so the `failed` count does not keep them).
     private func forgetDeliveries(of jobs: [Job], connection: any RedisClient, queue jobQueue: JobQueue) async throws {
-        let store = RedisNotificationStore(redis: connection, keys: queue.storageKeys(redis), queue: jobQueue, retention: .seconds(86400))
-        if !dryRun { try await store.reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:))) }
+        let ledger = RedisDeliveryLedger(redis: connection, keys: queue.storageKeys(redis), retention: .seconds(86400))
+        if !dryRun { try await ledger.reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:))) }
         var whole = Set<Int>()
         var partial: [Int: Set<String>] = [:]
         for job in jobs {
@@ -103,12 +103,12 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         for (id, installations) in partial where whole.contains(id) == false {
             if dryRun { print("would clear the delivery ledger entries of notification \(id) for \(installations.count) installation(s)"); continue }
-            let cleared = try await store.forgetDeliveries(id: id, installations: installations.sorted())
+            let cleared = try await ledger.forgetDeliveries(id: id, installations: installations.sorted())
             print("cleared \(cleared) delivery ledger entries of notification \(id)")
         }
         for id in whole.sorted() {
             if dryRun { print("would clear the delivery ledger entries of notification \(id)"); continue }
-            let cleared = try await store.forgetDeliveries(id: id)
+            let cleared = try await ledger.forgetDeliveries(id: id)
             print("cleared \(cleared) delivery ledger entries of notification \(id)")
         }
     }

@@ -82,7 +82,7 @@ struct Pipeline {
         let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
-            try await waitUntil(timeout: .seconds(10), "the API to listen") { bound.withLock { $0 } != nil }
+            try await waitUntil(timeout: .seconds(60), "the API to listen") { bound.withLock { $0 } != nil }
             let pipeline = Pipeline(server: server, redis: redis, cluster: cluster, node: node, prefix: prefix, keys: keys,
                                     queue: JobQueue(redis: redis, configuration: queueConfiguration), port: bound.withLock { $0 } ?? 0)
             do {

@@ -35,9 +35,14 @@ struct APIFixture {
         }
     }
 
-    /// The store the API writes to, for what a worker would do (claim a delivery, ...).
+    /// The store the API writes to.
     var notifications: RedisNotificationStore {
         RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: queue), retention: configuration.retention)
+    }
+
+    /// The ledger a worker writes to, for what a worker would do (lease a delivery, record it, ...).
+    var ledger: RedisDeliveryLedger {
+        RedisDeliveryLedger(redis: redis, keys: keys, retention: configuration.retention)
     }
 
     /// Runs `body` against the live application.

@@ -7,12 +7,12 @@ import RichPushQueue
 /// The ledger field of a pair marked failed so is `F`: the lease script takes it as free (a
 /// replayed job sends it again) and takes the mark back when it leases it, so the counts stay
 /// true whichever of the replay's revive and the worker's lease comes first.
-extension RedisNotificationStore {
+extension RedisDeliveryLedger {
     public func recordDeadLettered(_ reasons: [DeliveryScope: String]) async throws {
         let scopes = Dictionary(grouping: reasons.keys, by: \.notification)
         let calls = byPartition(scopes) { keys, part in
             var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
-            var arguments: [any RedisArgument] = [Int(retention.components.seconds), JobQueue.nowMilliseconds(), Self.stateOrder]
+            var arguments: [any RedisArgument] = [Int(retention.components.seconds), JobQueue.nowMilliseconds(), NotificationLua.stateOrder]
             for (id, scopes) in part {
                 for scope in scopes {
                     scriptKeys += [keys.status(id), keys.devices(id), keys.ledger(id), keys.notification(id)] as [any RedisArgument]
@@ -73,7 +73,7 @@ extension RedisNotificationStore {
     /// last error when it had one), counts them `failed`, moves the state to `failed` (unless it
     /// is further) and emits their `failed` events. A whole notification with an empty ledger moves
     /// to `failed` with one event naming no device, once. A notification that expired is skipped.
-    static let deadLetteredScript = RedisScript(advanceFunction + webhookFunctions + scopeFunction + entryFunction + """
+    static let deadLetteredScript = RedisScript(NotificationLua.advanceFunction + NotificationLua.webhookFunctions + scopeFunction + NotificationLua.entryFunction + """
     local ttl, now, order = ARGV[1], tonumber(ARGV[2]), ARGV[3]
     local hooks = redis.call('EXISTS', KEYS[1]) == 1
     local function open(value)

@@ -1,9 +1,9 @@
 import Hiredis
 
-/// The Lua of the delivery ledger (``RedisNotificationStore+Ledger``): leases, recorded outcomes,
+/// The Lua of the delivery ledger (``RedisDeliveryLedger``): leases, recorded outcomes,
 /// expiries and the throttle's minute gate. Every key a call touches carries its partition's hash
 /// tag.
-extension RedisNotificationStore {
+extension RedisDeliveryLedger {
     /// KEYS: (ledger, status, devices) per notification. ARGV: owner, now ms, lease ms, ttl s,
     /// then per ledger a count and that many installations. Per installation, in order: -1 leased
     /// to the caller, 0 already recorded, n > 0 another owner's lease is live for n ms. Fields
@@ -76,7 +76,7 @@ extension RedisNotificationStore {
     /// notification. ARGV: ttl, now ms, then per notification: id, n, n installations. Counts
     /// `expired`, marks each device's entry (keeping what it held, under its ledger mark; a bare
     /// mark's in the devices hash), and emits the `expired` events a webhook wants.
-    static let expiredScript = RedisScript(webhookFunctions + entryFunction + """
+    static let expiredScript = RedisScript(NotificationLua.webhookFunctions + NotificationLua.entryFunction + """
     local ttl, now = ARGV[1], ARGV[2]
     local hooks = redis.call('EXISTS', KEYS[1]) == 1
     local a = 3
@@ -163,7 +163,7 @@ extension RedisNotificationStore {
     /// in the ledger with its entry, `R{entry}`: one write per push for both; the outcomes a
     /// webhook wants (sent and held as `sent`, `failed`, `invalidToken`) go into the outbox in
     /// the same step.
-    static let recordScript = RedisScript(advanceFunction + webhookFunctions + """
+    static let recordScript = RedisScript(NotificationLua.advanceFunction + NotificationLua.webhookFunctions + """
     local ttl, order, now = ARGV[1], ARGV[2], ARGV[3]
     local hooks = redis.call('EXISTS', KEYS[1]) == 1
     local events = {sent = 'sent', held = 'sent', failed = 'failed', invalidToken = 'invalidToken'}

@@ -85,7 +85,7 @@ extension RedisNotificationStore {
     /// notification none of whose pushes went out (`failed` too: a replay of its dead letter then
     /// sends nothing), or a split fan-out whose planned pushes have not all ended (its remaining
     /// batches then send nothing): "ok"; else its state (nil: none).
-    static let cancelScript = RedisScript(webhookFunctions + """
+    static let cancelScript = RedisScript(NotificationLua.webhookFunctions + """
     local state = redis.call('HGET', KEYS[1], 'state')
     if not state then return false end
     if state == 'cancelled' then return state end
@@ -104,60 +104,12 @@ extension RedisNotificationStore {
     return state
     """)
 
-    /// Lua: `entryOf(value)`: the device's entry (its JSON) in a ledger value: `R{…}` recorded,
-    /// `T{…}` tried, `F{…}` failed by a dead letter. nil for a lease (`L:…`) and for a bare mark
-    /// (`R`, `T`, `F`) written before the entries moved into the ledger, whose entry is in the
-    /// notification's devices hash.
-    static let entryFunction = """
-    local function entryOf(value)
-      if value and string.byte(value, 2) == 123 then return string.sub(value, 2) end
-      return nil
-    end
-
-    """
-
-    /// Lua: `addressed(ledger, first)` is true when ARGV holds no installations from index `first`
-    /// on (no check asked), or when the ledger has a field for one of them: the notification was
-    /// addressed to that device (its lease is taken before the push). One HMGET.
-    static let addressedFunction = """
-    local function addressed(ledger, first)
-      if #ARGV < first then return true end
-      for from = first, #ARGV, 1000 do
-        for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, from, math.min(from + 999, #ARGV)))) do
-          if value then return true end
-        end
-      end
-      return false
-    end
-
-    """
-
-    /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c",
-    /// the same in every call of a script run: its ranks are read once); true when it moved.
-    static let advanceFunction = """
-    local rank = nil
-    local function advance(key, state, order)
-      if not rank then
-        rank = {}
-        local i = 0
-        for name in string.gmatch(order, '[^,]+') do i = i + 1; rank[name] = i end
-      end
-      local current = redis.call('HGET', key, 'state')
-      if current == false or (rank[current] or 0) < rank[state] then
-        redis.call('HSET', key, 'state', state)
-        return true
-      end
-      return false
-    end
-
-    """
-
     /// KEYS: fetched-by set, status, record, webhook wants, webhook outbox, ledger. ARGV: fetcher,
     /// ttl, counter, state, state order, id, now ms, the webhook event's item, then the
     /// installations of which one must have been addressed (none: no check). 1 recorded, 0 not
     /// addressed or no record (a ledger may outlive its record; both are looked at either way,
     /// so a missing id costs what someone else's does).
-    static let fetchScript = RedisScript(advanceFunction + webhookFunctions + addressedFunction + """
+    static let fetchScript = RedisScript(NotificationLua.advanceFunction + NotificationLua.webhookFunctions + NotificationLua.addressedFunction + """
     local exists = redis.call('EXISTS', KEYS[3]) == 1
     if not addressed(KEYS[6], 9) or not exists then return 0 end
     if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
@@ -176,7 +128,7 @@ extension RedisNotificationStore {
     /// the webhook event's item, then the installations of which one must have been addressed
     /// (none: no check). 1 counted, 0 counted before, -1 not addressed or no record (both looked
     /// at either way, as in ``fetchScript``).
-    static let receiptScript = RedisScript(advanceFunction + webhookFunctions + addressedFunction + entryFunction + """
+    static let receiptScript = RedisScript(NotificationLua.advanceFunction + NotificationLua.webhookFunctions + NotificationLua.addressedFunction + NotificationLua.entryFunction + """
     local exists = redis.call('EXISTS', KEYS[4]) == 1
     if not addressed(KEYS[7], 10) or not exists then return -1 end
     if redis.call('SADD', KEYS[3], ARGV[6]) == 0 then return 0 end
@@ -210,15 +162,4 @@ extension RedisNotificationStore {
     return 1
     """)
 
-    /// Lua: `emit(wants, outbox, creator, id, event, now, items)` adds one outbox entry for the
-    /// `items` (JSON objects, one per device) when a webhook wants `event` for `creator`.
-    static let webhookFunctions = """
-    local function emit(wants, outbox, creator, id, event, now, items)
-      if not creator or #items == 0 then return end
-      local w = redis.call('HMGET', wants, event .. ':' .. creator, event .. ':*')
-      if tonumber(w[1] or '0') <= 0 and tonumber(w[2] or '0') <= 0 then return end
-      redis.call('XADD', outbox, '*', 'n', id, 'u', creator, 't', event, 'at', now, 'e', '[' .. table.concat(items, ',') .. ']')
-    end
-
-    """
 }

@@ -5,16 +5,7 @@ import RichPushQueue
 /// The delivery ledger (``DeliveryLedger``): each (notification, installation) pair leased before
 /// its push and recorded after it, with the device's entry in the status, one script call per
 /// partition for a whole batch.
-extension RedisNotificationStore {
-    public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
-        guard !installations.isEmpty else { return false }
-        // A pair is in the ledger from its lease, taken before the push: the device that got a
-        // push can fetch its payload, even before the worker recorded the outcome.
-        var fields = RedisCommand("HMGET", keys.ledger(id))
-        for installation in installations { fields.append(installation) }
-        return try await redis.send(fields).array?.contains(where: { !$0.isNull }) ?? false
-    }
-
+extension RedisDeliveryLedger {
     public func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
         guard !keys.isEmpty else { return [] }
         let grouped = Dictionary(grouping: keys.indices, by: { keys[$0].notification })
@@ -80,7 +71,7 @@ extension RedisNotificationStore {
     public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
         let calls = byPartition(results.filter { !$0.value.isEmpty }) { keys, part in
             var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
-            var arguments: [any RedisArgument] = [Int(retention.components.seconds), Self.stateOrder, JobQueue.nowMilliseconds()]
+            var arguments: [any RedisArgument] = [Int(retention.components.seconds), NotificationLua.stateOrder, JobQueue.nowMilliseconds()]
             for (id, results) in part {
                 var counts: [DeliveryCounter: Int] = [:]
                 var devices: [any RedisArgument] = []
@@ -89,7 +80,7 @@ extension RedisNotificationStore {
                     counts[result.counter, default: 0] += 1
                     guard result.counter != .duplicateSuppressed else { continue }
                     devices.append(result.installation)
-                    devices.append(Self.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
+                    devices.append(NotificationLua.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
                     if result.counter == .retried { released.append(result.installation) }
                 }
                 scriptKeys += [keys.status(id), keys.ledger(id), keys.notification(id)] as [any RedisArgument]

@@ -5,10 +5,12 @@ public import Hiredis
 public import RichPushCore
 public import RichPushQueue
 
-/// Rich notifications in Redis: a hash per record, payload bytes once per content hash, status
-/// counters, all with the retention TTL; created together with their delivery job in one
-/// script, so a job never exists without its record nor a record without its job.
-public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
+/// Rich notifications in Redis, as the API uses them: a hash per record, payload bytes once per
+/// content hash, status counters, all with the retention TTL; created together with their
+/// delivery job in one script, so a job never exists without its record nor a record without its
+/// job; cancels, reads, fetches and receipts. What the workers write while delivering is
+/// ``RedisDeliveryLedger``'s.
+public struct RedisNotificationStore: NotificationStore {
     let redis: any RedisClient
     let keys: StorageKeys
     let queue: JobQueue
@@ -17,10 +19,15 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
     let retention: Duration
     let durability: Durability
     let payloads: ContentCache<String, [UInt8]>
-    let records: ContentCache<Int, RichNotification>
+    /// Records read or created here, cached for a minute.
+    let records: NotificationRecords
     let ids: IDBlocks
     /// Single creates made at the same time, sent together.
     let concurrentCreates: Coalescer<HashedDraft, RichNotification>
+
+    /// The delivery ledger over the same Redis and keys (what the workers write), for tools and
+    /// tests that hold this store.
+    public var ledger: RedisDeliveryLedger { RedisDeliveryLedger(redis: redis, keys: keys, retention: retention) }
 
     /// Most single-create batches in flight at once (see ``Coalescer``).
     static let createsInFlight = 4
@@ -40,7 +47,7 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         }
         self.retention = retention
         self.payloads = ContentCache(budget: payloadCacheBytes, ttl: retention)
-        self.records = ContentCache(budget: 100_000, ttl: .seconds(60))
+        self.records = NotificationRecords(redis: redis, keys: keys)
         self.ids = IDBlocks(key: keys.notificationSequence, block: idBlock)
         self.concurrentCreates = Coalescer(concurrency: Self.createsInFlight, maxBatch: Self.notificationsPerCall)
     }
@@ -57,68 +64,35 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func recordPlannedFanOuts(_ planned: [Int: Int]) async throws {
-        guard !planned.isEmpty else { return }
-        try await redis.sendAll(planned.map { RedisCommand("HSET", keys.status($0.key), "planned", $0.value) })
-    }
-
-    public func cancelled(among ids: [Int]) async throws -> Set<Int> {
-        guard !ids.isEmpty else { return [] }
-        let replies = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), "state") })
-        return Set(zip(ids, replies).compactMap { id, reply in reply.string == DeliveryState.cancelled.rawValue ? id : nil })
-    }
-
     /// Drops the records this process cached (a user was removed: their records are gone).
     public func dropCachedRecords() {
-        records.removeAll()
+        records.cache.removeAll()
     }
 
     /// The record read from Redis, past this process's cache (which it refreshes): the API's
     /// reads by id do the same work whether a record was cached here, is someone else's or does
     /// not exist, so timing tells none of them apart. ``cachedNotification(id:)`` only looks.
     public func notification(id: Int) async throws -> RichNotification? {
-        try await read(ids: [id])[id]
+        try await records.read(ids: [id])[id]
     }
 
     /// The record if this process has it cached; no round trip.
     public func cachedNotification(id: Int) -> RichNotification? {
-        records.value(for: id)
+        records.cache.value(for: id)
     }
 
     /// Records by id in one pipelined round trip (cached ones cost none); missing ones are left out.
     public func notifications(ids: [Int]) async throws -> [RichNotification] {
-        var found: [Int: RichNotification] = [:]
-        let missing = ids.filter { id in
-            guard let cached = records.value(for: id) else { return true }
-            found[id] = cached
-            return false
-        }
-        if !missing.isEmpty {
-            found.merge(try await read(ids: missing)) { _, read in read }
-        }
-        return ids.compactMap { found[$0] }
+        try await records.notifications(ids: ids)
     }
 
-    /// Records read from Redis in one pipelined round trip, and cached.
-    private func read(ids: [Int]) async throws -> [Int: RichNotification] {
-        let replies = try await redis.sendAll(ids.map {
-            RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created",
-                         "ttl", "collapse", "priority", "throttle")
-        })
-        var found: [Int: RichNotification] = [:]
-        for (id, reply) in zip(ids, replies) {
-            guard let fields = reply.array, fields.count == 12, let message = fields[0].string, let type = fields[1].string,
-                  let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
-                  let target = fields[6].string else { continue }
-            let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
-                                           priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
-            let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
-                                          payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
-                                          delivery: delivery)
-            records.insert(record, for: id, cost: 1)
-            found[id] = record
-        }
-        return found
+    public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
+        guard !installations.isEmpty else { return false }
+        // A pair is in the ledger from its lease, taken before the push: the device that got a
+        // push can fetch its payload, even before the worker recorded the outcome.
+        var fields = RedisCommand("HMGET", keys.ledger(id))
+        for installation in installations { fields.append(installation) }
+        return try await redis.send(fields).array?.contains(where: { !$0.isNull }) ?? false
     }
 
     public func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
@@ -185,15 +159,13 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         // per reader) and move the state forward.
         let keys = self.keys.forNotification(id)
         var arguments: [any RedisArgument] = [installation.map { "i:\($0)" } ?? "u:\(reader)", Int(retention.components.seconds), DeliveryCounter.fetched.rawValue,
-                                              DeliveryState.fetched.rawValue, Self.stateOrder, id, JobQueue.nowMilliseconds(),
-                                              Self.eventItem(installation: installation, reader: reader)]
+                                              DeliveryState.fetched.rawValue, NotificationLua.stateOrder, id, JobQueue.nowMilliseconds(),
+                                              NotificationLua.eventItem(installation: installation, reader: reader)]
         arguments += (addressees ?? []) as [any RedisArgument]
         return try await redis.run(Self.fetchScript, keys: [keys.fetchedBy(id), keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox,
                                                             self.keys.ledger(id)],
                                    arguments: arguments).int == 1
     }
-
-    static let stateOrder = DeliveryState.allCases.map(\.rawValue).joined(separator: ",")
 
     /// One script: the read check (when asked), then counts the receipt once per (kind,
     /// installation or reader), sets the device's state in its entry (keeping what the delivery
@@ -203,9 +175,9 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         if addressees?.isEmpty == true { return .notAddressed }
         let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
         let keys = self.keys.forNotification(id)
-        var arguments: [any RedisArgument] = [kind.rawValue, installation ?? "", kind.state.rawValue, Self.stateOrder,
+        var arguments: [any RedisArgument] = [kind.rawValue, installation ?? "", kind.state.rawValue, NotificationLua.stateOrder,
                                               Int(retention.components.seconds), "\(kind.rawValue):\(who)", id, JobQueue.nowMilliseconds(),
-                                              Self.eventItem(installation: installation, reader: reader)]
+                                              NotificationLua.eventItem(installation: installation, reader: reader)]
         arguments += (addressees ?? []) as [any RedisArgument]
         let reply = try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id), keys.receipts(id), keys.notification(id),
                                                                    keys.webhookWants, keys.webhookOutbox, self.keys.ledger(id)],
@@ -215,26 +187,6 @@ public struct RedisNotificationStore: NotificationStore, DeliveryLedger {
         case -1: return .notAddressed
         default: return .duplicate
         }
-    }
-
-    /// A webhook event's device part: `{"installation":…}`, or `{"reader":…}` for a reader with none.
-    static func eventItem(installation: String?, reader: String) -> [UInt8] {
-        var json = JSONWriter(capacity: 48)
-        json.beginObject()
-        if let installation { json.field("installation", installation) } else { json.field("reader", reader) }
-        json.endObject()
-        return json.bytes
-    }
-
-    /// A device's entry in the status: `{"adapterID":…,"error":…,"state":…}`.
-    static func deviceEntry(state: String, adapterID: String? = nil, error: String? = nil) -> [UInt8] {
-        var json = JSONWriter(capacity: 64)
-        json.beginObject()
-        if let adapterID { json.field("adapterID", adapterID) }
-        if let error { json.field("error", error) }
-        json.field("state", state)
-        json.endObject()
-        return json.bytes
     }
 
 }

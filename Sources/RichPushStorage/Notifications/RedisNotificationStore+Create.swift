@@ -74,7 +74,7 @@ extension RedisNotificationStore {
                         }
                     } else if value.int == 1 {
                         payloads.insert(drafts[index].payload, for: hashes[index], cost: drafts[index].payload.count)
-                        records.insert(call.record, for: call.record.id, cost: 1)
+                        records.cache.insert(call.record, for: call.record.id, cost: 1)
                         outcomes[index] = .success(call.record)
                     } else {
                         taken.append(index)

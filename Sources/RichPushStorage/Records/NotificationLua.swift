@@ -1,0 +1,88 @@
+import RichPushCore
+
+/// What the API's scripts and the ledger's share: Lua fragments put in front of a script's body,
+/// the state order they advance by, and the JSON items they write (device entries, webhook items).
+enum NotificationLua {
+    static let stateOrder = DeliveryState.allCases.map(\.rawValue).joined(separator: ",")
+
+
+    /// A webhook event's device part: `{"installation":…}`, or `{"reader":…}` for a reader with none.
+    static func eventItem(installation: String?, reader: String) -> [UInt8] {
+        var json = JSONWriter(capacity: 48)
+        json.beginObject()
+        if let installation { json.field("installation", installation) } else { json.field("reader", reader) }
+        json.endObject()
+        return json.bytes
+    }
+
+    /// A device's entry in the status: `{"adapterID":…,"error":…,"state":…}`.
+    static func deviceEntry(state: String, adapterID: String? = nil, error: String? = nil) -> [UInt8] {
+        var json = JSONWriter(capacity: 64)
+        json.beginObject()
+        if let adapterID { json.field("adapterID", adapterID) }
+        if let error { json.field("error", error) }
+        json.field("state", state)
+        json.endObject()
+        return json.bytes
+    }
+
+    /// Lua: `entryOf(value)`: the device's entry (its JSON) in a ledger value: `R{…}` recorded,
+    /// `T{…}` tried, `F{…}` failed by a dead letter. nil for a lease (`L:…`) and for a bare mark
+    /// (`R`, `T`, `F`) written before the entries moved into the ledger, whose entry is in the
+    /// notification's devices hash.
+    static let entryFunction = """
+    local function entryOf(value)
+      if value and string.byte(value, 2) == 123 then return string.sub(value, 2) end
+      return nil
+    end
+
+    """
+
+    /// Lua: `addressed(ledger, first)` is true when ARGV holds no installations from index `first`
+    /// on (no check asked), or when the ledger has a field for one of them: the notification was
+    /// addressed to that device (its lease is taken before the push). One HMGET.
+    static let addressedFunction = """
+    local function addressed(ledger, first)
+      if #ARGV < first then return true end
+      for from = first, #ARGV, 1000 do
+        for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, from, math.min(from + 999, #ARGV)))) do
+          if value then return true end
+        end
+      end
+      return false
+    end
+
+    """
+
+    /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c",
+    /// the same in every call of a script run: its ranks are read once); true when it moved.
+    static let advanceFunction = """
+    local rank = nil
+    local function advance(key, state, order)
+      if not rank then
+        rank = {}
+        local i = 0
+        for name in string.gmatch(order, '[^,]+') do i = i + 1; rank[name] = i end
+      end
+      local current = redis.call('HGET', key, 'state')
+      if current == false or (rank[current] or 0) < rank[state] then
+        redis.call('HSET', key, 'state', state)
+        return true
+      end
+      return false
+    end
+
+    """
+
+    /// Lua: `emit(wants, outbox, creator, id, event, now, items)` adds one outbox entry for the
+    /// `items` (JSON objects, one per device) when a webhook wants `event` for `creator`.
+    static let webhookFunctions = """
+    local function emit(wants, outbox, creator, id, event, now, items)
+      if not creator or #items == 0 then return end
+      local w = redis.call('HMGET', wants, event .. ':' .. creator, event .. ':*')
+      if tonumber(w[1] or '0') <= 0 and tonumber(w[2] or '0') <= 0 then return end
+      redis.call('XADD', outbox, '*', 'n', id, 'u', creator, 't', event, 'at', now, 'e', '[' .. table.concat(items, ',') .. ']')
+    end
+
+    """
+}

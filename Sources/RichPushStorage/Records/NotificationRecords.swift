@@ -1,0 +1,53 @@
+import Hiredis
+import RichPushCore
+
+/// Notification records as the API's store and the workers' ledger read them: one pipelined
+/// HMGET per batch, and a cache of a minute in each process (records never change; a removed
+/// user's are dropped with ``RedisNotificationStore/dropCachedRecords()``).
+struct NotificationRecords: Sendable {
+    let redis: any RedisClient
+    let keys: StorageKeys
+    let cache: ContentCache<Int, RichNotification>
+
+    init(redis: any RedisClient, keys: StorageKeys) {
+        self.redis = redis
+        self.keys = keys
+        self.cache = ContentCache(budget: 100_000, ttl: .seconds(60))
+    }
+
+    /// Records by id in one pipelined round trip (cached ones cost none); missing ones are left out.
+    func notifications(ids: [Int]) async throws -> [RichNotification] {
+        var found: [Int: RichNotification] = [:]
+        let missing = ids.filter { id in
+            guard let cached = cache.value(for: id) else { return true }
+            found[id] = cached
+            return false
+        }
+        if !missing.isEmpty {
+            found.merge(try await read(ids: missing)) { _, read in read }
+        }
+        return ids.compactMap { found[$0] }
+    }
+
+    /// Records read from Redis in one pipelined round trip, and cached.
+    func read(ids: [Int]) async throws -> [Int: RichNotification] {
+        let replies = try await redis.sendAll(ids.map {
+            RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created",
+                         "ttl", "collapse", "priority", "throttle")
+        })
+        var found: [Int: RichNotification] = [:]
+        for (id, reply) in zip(ids, replies) {
+            guard let fields = reply.array, fields.count == 12, let message = fields[0].string, let type = fields[1].string,
+                  let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
+                  let target = fields[6].string else { continue }
+            let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
+                                           priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
+            let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
+                                          payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
+                                          delivery: delivery)
+            cache.insert(record, for: id, cost: 1)
+            found[id] = record
+        }
+        return found
+    }
+}
