@@ -155,13 +155,24 @@ def classify_unshown(cluster, device, received_at):
     return "lost: received, never shown"
 
 
-def classify_missing(cluster, send, device, installation_id):
-    entry = None
+def device_entry(cluster, notification, installation_id):
+    """The device's entry in the status: in its ledger value (`R{…}`, `T{…}`, `F{…}`) once an
+    outcome was recorded, else in the devices hash (values written before the entries moved into
+    the ledger, receipts that came first); None when neither has one."""
     try:
-        raw = cluster.redis_cli("HGET", cluster.records_key("devices", send.id), installation_id)
-        entry = json.loads(raw) if raw else None
+        value = cluster.redis_cli("HGET", cluster.records_key("ledger", notification), installation_id)
+        if isinstance(value, bytes):
+            value = value.decode()
+        if value and len(value) > 1 and value[1] == "{":
+            return json.loads(value[1:])
+        raw = cluster.redis_cli("HGET", cluster.records_key("devices", notification), installation_id)
+        return json.loads(raw) if raw else None
     except (OSError, ValueError):
-        pass
+        return None
+
+
+def classify_missing(cluster, send, device, installation_id):
+    entry = device_entry(cluster, send.id, installation_id)
     state = entry.get("state") if entry else None
     if state == "held":
         return "coalesced while offline (held, replaced by a newer push)"
