@@ -49,6 +49,14 @@ public struct APNSPushAdapter: PushAdapter {
         .deferred(reason: "APNs asked this sender to wait; sending again in \(wait)", after: wait)
     }
 
+    /// The provider token, made or taken from the fleet now if need be. A failure is left for
+    /// `send`, which asks again and reports it for its pushes.
+    public func prepare() async {
+        do {
+            _ = try await token.current()
+        } catch {}
+    }
+
     public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
         if let wait = try await hold.remaining() {

@@ -20,6 +20,13 @@ public struct RoutedPushAdapter: PushAdapter {
         (routes[platform] ?? fallback).name(for: platform)
     }
 
+    /// Every route prepares, at once.
+    public func prepare() async {
+        await withDiscardingTaskGroup { group in
+            for adapter in [fallback] + Array(routes.values) { group.addTask { await adapter.prepare() } }
+        }
+    }
+
     public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         var groups: [Platform?: [Int]] = [:]
         for (index, push) in pushes.enumerated() {

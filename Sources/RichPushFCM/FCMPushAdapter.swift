@@ -37,6 +37,14 @@ public struct FCMPushAdapter: PushAdapter {
         hold = ProviderHold(scope: "fcm:\(projectID)", shared: holds)
     }
 
+    /// The access token, fetched or exchanged now if need be. A failure is left for `send`, which
+    /// asks again and reports it for its pushes.
+    public func prepare() async {
+        do {
+            _ = try await token.current()
+        } catch {}
+    }
+
     public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
         if let wait = try await hold.remaining() {

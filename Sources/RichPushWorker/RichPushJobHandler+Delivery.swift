@@ -68,6 +68,9 @@ extension RichPushJobHandler {
         }
 
         // A token a provider declared dead after this job resolved its device gets nothing more.
+        // The adapter gets its credentials first: waiting for another worker's token exchange
+        // between this check and the requests would let a dead token through after it was marked.
+        if goneTokens != nil, !toSend.isEmpty { await adapter.prepare() }
         var goneNow: [Planned] = []
         (toSend, goneNow) = try await withoutGoneTokens(toSend)
         for plan in goneNow {

@@ -42,8 +42,14 @@ public protocol PushAdapter: Sendable {
     /// The name of the adapter that carries `platform`'s pushes, for per-platform metrics (an
     /// adapter routing by platform answers for each route; others are their own `name`).
     func name(for platform: Platform) -> String
+    /// Has what `send` needs before its first request (a provider's auth token, which may mean
+    /// waiting for another worker's exchange), so the checks made right before `send` (the
+    /// fleet's dead tokens) are not made seconds before its requests go out. Never fails: what it
+    /// could not get, `send` reports.
+    func prepare() async
 }
 
 extension PushAdapter {
     public func name(for platform: Platform) -> String { name }
+    public func prepare() async {}
 }
