@@ -4,6 +4,7 @@ public import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import RichPushCore
 
 /// Turns every error into the API's JSON error shape: Hummingbird's own (404 for an unknown
 /// route, 413 for a body over the limit), Redis being away (503 with `Retry-After`), and anything
@@ -32,12 +33,26 @@ public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             // The client went away mid-request; nobody will read this answer.
             context.logger.debug("client closed the connection", metadata: ["error": "\(error)"])
             throw APIError(.badRequest, code: "connection_closed", message: "the connection closed before the request was complete", headers: [.connection: "close"])
-        } catch let error as RedisError where error.isTransient {
-            context.logger.warning("redis unavailable", metadata: ["error": "\(error)"])
-            throw APIError.unavailable("the store is unavailable; retry shortly", retryAfter: 1)
         } catch {
-            context.logger.error("unexpected error", metadata: ["error": "\(error)"])
-            throw APIError(.internalServerError, code: "internal", message: "internal error; the request id is \(context.id)")
+            throw Self.apiError(for: error, logger: context.logger, requestID: context.id)
+        }
+    }
+
+    /// What an error of the store (or anything unexpected) answers: a quota's 429, 503 +
+    /// `Retry-After` while Redis is away, else 500 (logged) with nothing internal in it. A batch
+    /// answers each item's failure with it too.
+    static func apiError(for error: any Error, logger: Logger, requestID: String) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let refusal as QuotaRefusal:
+            return APIError.quotaExceeded(refusal)
+        case let error as RedisError where error.isTransient:
+            logger.warning("redis unavailable", metadata: ["error": "\(error)"])
+            return APIError.unavailable("the store is unavailable; retry shortly", retryAfter: 1)
+        default:
+            logger.error("unexpected error", metadata: ["error": "\(error)"])
+            return APIError(.internalServerError, code: "internal", message: "internal error; the request id is \(requestID)")
         }
     }
 

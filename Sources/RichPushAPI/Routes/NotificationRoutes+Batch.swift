@@ -172,20 +172,9 @@ extension NotificationRoutes {
         }
     }
 
-    /// The answer one item's failure gets, as the error middleware would give it to a single create.
+    /// The answer one item's failure gets: what the error middleware gives a single create.
     static func itemError(_ error: any Error, context: APIRequestContext) -> APIError {
-        switch error {
-        case let error as APIError:
-            return error
-        case let refusal as QuotaRefusal:
-            return APIError.quotaExceeded(refusal)
-        case let error as RedisError where error.isTransient:
-            context.logger.warning("redis unavailable for a batch item", metadata: ["error": "\(error)"])
-            return APIError.unavailable("the store is unavailable; retry shortly", retryAfter: 1)
-        default:
-            context.logger.error("unexpected error in a batch item", metadata: ["error": "\(error)"])
-            return APIError(.internalServerError, code: "internal", message: "internal error; the request id is \(context.id)")
-        }
+        ErrorMiddleware<APIRequestContext>.apiError(for: error, logger: context.logger, requestID: context.id)
     }
 }
 

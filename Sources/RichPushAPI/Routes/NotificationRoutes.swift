@@ -69,14 +69,10 @@ struct NotificationRoutes {
         do {
             try await backlog.check()
             draft.quota = QuotaLimits(perMinute: configuration.quotas.notificationsPerMinute, liveBytes: configuration.quotas.payloadBytes)
-            let record: RichNotification
-            do {
-                // The quota is charged in the same step (one round trip on one Redis).
-                record = try await notifications.create(draft) { bytes in
-                    Hex.encode(SHA256.hash(data: bytes))
-                }
-            } catch let refusal as QuotaRefusal {
-                throw APIError.quotaExceeded(refusal)
+            // The quota is charged in the same step (one round trip on one Redis); a refusal is a
+            // 429 (ErrorMiddleware.apiError).
+            let record = try await notifications.create(draft) { bytes in
+                Hex.encode(SHA256.hash(data: bytes))
             }
             context.logger.info("notification accepted", metadata: ["notification.id": "\(record.id)", "notification.target": "\(record.target)"])
             return Self.accepted(id: record.id, target: record.target, replayed: false)

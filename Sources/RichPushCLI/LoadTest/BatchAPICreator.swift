@@ -12,18 +12,11 @@ import Synchronization
 /// tracker counts lost and duplicated pushes per notification as with one create per request.
 final class BatchAPICreator: NotificationCreator {
     let batchSize: Int
-    private let client: HTTPClient
-    private let url: String
-    private let authorization: String
-    private let payloadBase64: String
+    private let api: LoadAPIClient
     private let unavailable = Atomic<Int>(0)
 
     init(baseURL: String, authorization: String, payload: [UInt8], connections: Int, batchSize: Int) {
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
-        url = (baseURL.hasSuffix("/") ? baseURL : baseURL + "/") + "api/notifications/batch"
-        self.authorization = authorization
-        payloadBase64 = Data(payload).base64EncodedString()
+        api = LoadAPIClient(baseURL: baseURL, authorization: authorization, payload: payload, connections: connections)
         self.batchSize = batchSize
     }
 
@@ -74,21 +67,14 @@ final class BatchAPICreator: NotificationCreator {
     }
 
     private func post(_ items: [(index: Int, target: String)]) async throws -> (HTTPClientResponse, ByteBuffer) {
-        // Tags and the message are ours ([a-z0-9-] and digits): no JSON escaping needed.
         var body = #"{"notifications":["#
-        body.reserveCapacity(items.count * (payloadBase64.utf8.count + 96))
+        body.reserveCapacity(api.batchCapacity(items.count))
         for (position, item) in items.enumerated() {
             if position > 0 { body += "," }
-            body += #"{"message":"load \#(item.index)","richType":"img","payload":"\#(payloadBase64)","target":"\#(item.target)"}"#
+            body += api.notificationJSON(index: item.index, target: item.target)
         }
         body += "]}"
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: authorization)
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: body))
-        let response = try await client.execute(request, timeout: .seconds(60))
-        return (response, try await response.body.collect(upTo: 8 << 20))
+        return try await api.post("/api/notifications/batch", body: body, timeout: .seconds(60), limit: 8 << 20)
     }
 
     private func pause(_ seconds: Double) async throws {
@@ -96,6 +82,6 @@ final class BatchAPICreator: NotificationCreator {
     }
 
     func shutdown() async {
-        try? await client.shutdown()
+        await api.shutdown()
     }
 }

@@ -51,33 +51,19 @@ struct StoreCreator: NotificationCreator {
 /// JSON). A 503 (the backlog guard, Redis busy) is sent again after its `Retry-After`, as a
 /// well-behaved client does; anything else that is not 202 fails the run.
 final class APICreator: NotificationCreator {
-    private let client: HTTPClient
-    private let url: String
-    private let authorization: String
-    private let payloadBase64: String
+    private let api: LoadAPIClient
     private let unavailable = Atomic<Int>(0)
 
     init(baseURL: String, authorization: String, payload: [UInt8], connections: Int) {
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
-        url = baseURL.hasSuffix("/") ? baseURL + "api/notifications" : baseURL + "/api/notifications"
-        self.authorization = authorization
-        payloadBase64 = Data(payload).base64EncodedString()
+        api = LoadAPIClient(baseURL: baseURL, authorization: authorization, payload: payload, connections: connections)
     }
 
     var retried: Int { unavailable.load(ordering: .relaxed) }
 
     func create(index: Int, target: String) async throws -> Int {
-        // Tags and the message are ours ([a-z0-9-] and digits): no JSON escaping needed.
-        let body = #"{"message":"load \#(index)","richType":"img","payload":"\#(payloadBase64)","target":"\#(target)"}"#
+        let body = api.notificationJSON(index: index, target: target)
         while true {
-            var request = HTTPClientRequest(url: url)
-            request.method = .POST
-            request.headers.add(name: "Authorization", value: authorization)
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: body))
-            let response = try await client.execute(request, timeout: .seconds(30))
-            let answer = try await response.body.collect(upTo: 64 * 1024)
+            let (response, answer) = try await api.post("/api/notifications", body: body, timeout: .seconds(30), limit: 64 * 1024)
             switch response.status.code {
             case 202:
                 guard let id = Self.id(in: answer) else { throw CLIError("POST /api/notifications: 202 without an id: \(String(buffer: answer))") }
@@ -100,6 +86,6 @@ final class APICreator: NotificationCreator {
     }
 
     func shutdown() async {
-        try? await client.shutdown()
+        await api.shutdown()
     }
 }
