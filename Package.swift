@@ -145,6 +145,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "RichPushApps",
+            dependencies: ["Hiredis", "RichPushCore", "RichPushAPNS", "RichPushFCM", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RichPushInMemory",
             dependencies: ["RichPushCore", "RichPushQueue"],
             swiftSettings: strictSettings
@@ -197,7 +202,7 @@ let package = Package(
         .target(
             name: "RichPushAPI",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage",
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -230,6 +235,7 @@ let package = Package(
                 "RichPushHTTP2",
                 "RichPushFCM",
                 "RichPushFCMSim",
+                "RichPushApps",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -247,6 +253,8 @@ let package = Package(
             name: "RedisTestSupport",
             dependencies: [
                 "Hiredis", "RichPushQueue",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -261,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "RichPushAPITests",
             dependencies: [
-                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "Hiredis", "RedisTestSupport",
+                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "Hiredis", "RedisTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Yams", package: "Yams"),
@@ -277,11 +285,16 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport", "RichPushCredentials",
+                "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport", "RichPushCredentials", "RichPushApps",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushAppsTests",
+            dependencies: ["RichPushApps", "Hiredis", "RedisTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -39,6 +39,8 @@ public struct APIConfiguration: Sendable {
     /// Load balancers whose `X-Forwarded-For` names the client (for the per-address login
     /// throttle); none: the peer is the client.
     public var trustedProxies = TrustedProxies()
+    /// The operator's token for `/api/apps`; nil turns those routes off (403 saying so).
+    public var operatorToken: OperatorToken?
 
     /// Per-user limits; 0 turns one off. Over a limit: 429 with `Retry-After`, code `quota_exceeded`.
     public struct Quotas: Sendable, Hashable {

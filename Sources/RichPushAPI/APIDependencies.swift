@@ -1,5 +1,6 @@
 public import Hiredis
 public import Prometheus
+public import RichPushApps
 
 /// What the API needs from outside: the stores by role, where `/metrics` reads from, and how it
 /// hears credential changes. ``redis(redis:keys:queue:configuration:registry:credentialChanges:)``
@@ -12,11 +13,14 @@ public struct APIDependencies: Sendable {
     /// replica drops its cached entries at once; nil leaves that to the cache's revalidation after its TTL.
     public var credentialChanges: RedisSubscriber?
     public var credentialChannel: String
+    /// Apps and their credentials, for the operator's `/api/apps`; nil leaves those routes out.
+    public var apps: (any AppStore)?
 
-    public init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: RedisSubscriber? = nil, credentialChannel: String = "") {
+    public init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: RedisSubscriber? = nil, credentialChannel: String = "", apps: (any AppStore)? = nil) {
         self.stores = stores
         self.registry = registry
         self.credentialChanges = credentialChanges
         self.credentialChannel = credentialChannel
+        self.apps = apps
     }
 }

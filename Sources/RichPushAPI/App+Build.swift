@@ -28,6 +28,10 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
                        backlog: BacklogGuard(readBacklog: stores.backlog, limit: configuration.maxBacklog), configuration: apiConfiguration,
                        cachedRecord: stores.cachedNotification).add(to: api)
     WebhookRoutes(webhooks: stores.webhooks, allowPrivate: configuration.webhookAllowPrivate).add(to: api)
+    if let apps = dependencies.apps {
+        // The operator's routes: their own credential, not a user's (see OperatorAuthMiddleware).
+        AppRoutes(apps: apps).add(to: router.group("api/apps").add(middleware: OperatorAuthMiddleware(token: configuration.operatorToken)))
+    }
     return router
 }
 

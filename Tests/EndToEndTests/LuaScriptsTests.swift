@@ -2,6 +2,7 @@ import Foundation
 @testable import Hiredis
 import RedisTestSupport
 @testable import RichPushAdapters
+@testable import RichPushApps
 @testable import RichPushCredentials
 @testable import RichPushQueue
 @testable import RichPushStorage
@@ -45,6 +46,8 @@ struct LuaScriptsTests {
         ("SharedToken.storeScript", SharedToken.storeScript), ("SharedToken.unlockScript", SharedToken.unlockScript),
         ("HubHold.publishOrHold", HubHold.publishOrHold), ("HubHold.takeScript", HubHold.takeScript),
         ("HubHold.expireScript", HubHold.expireScript),
+        ("RedisAppStore.writeScript", RedisAppStore.writeScript), ("RedisAppStore.removeScript", RedisAppStore.removeScript),
+        ("RedisAppStore.resealScript", RedisAppStore.resealScript),
     ]
 
     @Test func eachCompilesUnderItsSHA() async throws {

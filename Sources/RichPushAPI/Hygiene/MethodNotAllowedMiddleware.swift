@@ -21,6 +21,8 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         ("api/webhooks/:id/attempts", [.get]),
         ("api/webhooks/:id/dead-letters", [.get]),
         ("api/webhooks/:id/dead-letters/replay", [.post]),
+        ("api/apps", [.get, .post]),
+        ("api/apps/:id", [.get, .patch, .delete]),
         ("health/live", [.get]),
         ("health/ready", [.get]),
         ("metrics", [.get]),

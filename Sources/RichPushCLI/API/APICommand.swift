@@ -1,4 +1,5 @@
 public import ArgumentParser
+import RichPushApps
 import Foundation
 import Hiredis
 import Hummingbird
@@ -56,6 +57,9 @@ struct APICommand: AsyncParsableCommand {
         """, valueName: "cidr,…"))
     var trustedProxies: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+    @Option(help: "File holding the operator's token for /api/apps (32+ characters; env RICHPUSH_OPERATOR_TOKEN_FILE). Without it those routes are off.")
+    var operatorTokenFile: String?
+    @OptionGroup var kek: KeyEncryptionOptions
 
     /// `--trusted-proxies`, else RICHPUSH_TRUSTED_PROXIES, else none.
     var proxies: TrustedProxies {
@@ -119,13 +123,31 @@ struct APICommand: AsyncParsableCommand {
         var changesNode = try redis.configuration(clientName: "richpush-api")
         if redis.isCluster { changesNode = try await backend.locator.configuration(forKey: queue.storageKeys(redis).credentialChanges) }
         let changes = RedisSubscriber(configuration: changesNode, logger: logger)
-        let dependencies = APIDependencies.redis(redis: pool, keys: queue.storageKeys(redis), queue: queue.configuration, configuration: configuration,
+        configuration.operatorToken = try operatorToken()
+        let ring = try kek.ring()
+        if configuration.operatorToken != nil, ring == nil {
+            throw CLIError("--operator-token-file needs a key-encryption key to seal app credentials: " + AppError.noKeyEncryptionKey.description)
+        }
+        let apps = RedisAppStore(redis: pool, keys: AppKeys(prefix: queue.prefix), ring: ring)
+        if ring != nil { try await AppKeyRingCheck.atStart(apps, logger: logger) }
+        var dependencies = APIDependencies.redis(redis: pool, keys: queue.storageKeys(redis), queue: queue.configuration, configuration: configuration,
                                                  registry: registry, credentialChanges: changes)
+        dependencies.apps = apps
         let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
         // Stopped in reverse order: the server drains first, the Redis pool closes last.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: backend.service), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+}
+
+extension APICommand {
+    /// `--operator-token-file`, else RICHPUSH_OPERATOR_TOKEN_FILE, else none.
+    func operatorToken() throws -> OperatorToken? {
+        guard let file = operatorTokenFile ?? ProcessInfo.processInfo.environment["RICHPUSH_OPERATOR_TOKEN_FILE"] else { return nil }
+        let text = try AppCredentialOptions.read(file, flag: "--operator-token-file", limit: 1024)
+        if let problem = OperatorToken.problem(text) { throw CLIError("--operator-token-file \(file): \(problem)") }
+        return OperatorToken(text: text)
     }
 }
 

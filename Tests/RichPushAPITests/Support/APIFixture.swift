@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Logging
 import RedisTestSupport
 import RichPushAPI
+import RichPushApps
 import RichPushCore
 import RichPushQueue
 import RichPushStorage
@@ -19,6 +20,8 @@ struct APIFixture {
     let keys: StorageKeys
     let queue: JobQueueConfiguration
     var configuration: APIConfiguration
+    /// The operator's `/api/apps` store; nil leaves those routes out, as a backend without apps would.
+    var apps: (any AppStore)?
 
     init(server: RedisServer, configure: (inout APIConfiguration) -> Void = { _ in }) async throws {
         self.server = server
@@ -49,7 +52,9 @@ struct APIFixture {
     func test<T: Sendable>(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         var logger = Logger(label: "test.api")
         logger.logLevel = .warning
-        let app = buildApplication(configuration: configuration, dependencies: .redis(redis: redis, keys: keys, queue: queue, configuration: configuration), logger: logger)
+        var dependencies = APIDependencies.redis(redis: redis, keys: keys, queue: queue, configuration: configuration)
+        dependencies.apps = apps
+        let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
         return try await app.test(.live) { client in try await body(client) }
     }
 

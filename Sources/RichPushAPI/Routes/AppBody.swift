@@ -1,0 +1,108 @@
+import Hummingbird
+import NIOCore
+import RichPushApps
+import RichPushCore
+
+/// The body of `POST /api/apps` and `PATCH /api/apps/{id}`, checked member by member:
+/// `{"id", "name", "apns": {"key", "keyId", "teamId", "bundleId"}, "fcm": {"serviceAccount"},
+/// "webPush": {"privateKey", "subject"}}`. In a PATCH a platform set to `null` is removed.
+struct AppBody {
+    var id: AppID?
+    var change = AppChange()
+    /// A Web Push subject given without a private key (keep or make the key pair).
+    var webPushSubject: String?
+
+    static func parse(_ buffer: ByteBuffer, creating: Bool) async throws -> AppBody {
+        guard case .object(let members)? = JSONValue.parse(Array(buffer: buffer), maxDepth: 4) else {
+            throw APIError.badRequest("the body must be a JSON object {\"id\", \"name\", \"apns\", \"fcm\", \"webPush\"} at most 4 levels deep", code: "malformed_json")
+        }
+        let allowed = creating ? ["id", "name", "apns", "fcm", "webPush"] : ["name", "apns", "fcm", "webPush"]
+        if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIError.badRequest("unknown field '\(unknown)'; known fields: \(allowed.joined(separator: ", "))", code: "unknown_field")
+        }
+        var body = AppBody()
+        if creating, let value = members["id"] {
+            guard let text = value.string else { throw APIError.unprocessable("'id' must be a string", code: "wrong_type") }
+            body.id = try await AppRoutes.mapped { () throws(AppError) in try AppID(text) }
+        }
+        if let value = members["name"] {
+            guard let name = value.string else { throw APIError.unprocessable("'name' must be a string", code: "wrong_type") }
+            if let problem = AppChange.nameProblem(name) { throw APIError.unprocessable("name: \(problem)", code: "invalid") }
+            body.change.name = name
+        }
+        for platform in AppPlatform.allCases {
+            guard let value = members[platform.rawValue] else { continue }
+            if case .null = value {
+                guard !creating else { throw APIError.unprocessable("'\(platform.rawValue)' is null: leave it out instead", code: "wrong_type") }
+                body.change.remove.insert(platform)
+                continue
+            }
+            guard case .object(let fields) = value else {
+                throw APIError.unprocessable("'\(platform.rawValue)' must be an object (or null to remove it)", code: "wrong_type")
+            }
+            try await body.read(platform, fields)
+        }
+        return body
+    }
+
+    private mutating func read(_ platform: AppPlatform, _ fields: [String: JSONValue]) async throws {
+        switch platform {
+        case .apns:
+            try Self.refuseUnknown(fields, ["key", "keyId", "teamId", "bundleId"], in: "apns")
+            let key = try Self.string(fields, "key", in: "apns"), keyID = try Self.string(fields, "keyId", in: "apns")
+            let teamID = try Self.string(fields, "teamId", in: "apns"), bundleID = try Self.string(fields, "bundleId", in: "apns")
+            change.set.apns = try await AppRoutes.mapped { () throws(AppError) in
+                try APNSCredential(keyPEM: key, keyID: keyID, teamID: teamID, bundleID: bundleID)
+            }
+        case .fcm:
+            try Self.refuseUnknown(fields, ["serviceAccount"], in: "fcm")
+            let json: String
+            switch fields["serviceAccount"] {
+            case .string(let text)?: json = text
+            case .object(let members)?: json = try Self.stringObject(members)
+            default: throw APIError.unprocessable("fcm.serviceAccount (the service-account JSON, as an object or its text) is required", code: "missing_field")
+            }
+            change.set.fcm = try await AppRoutes.mapped { () throws(AppError) in try FCMCredential(serviceAccountJSON: json) }
+        case .webPush:
+            try Self.refuseUnknown(fields, ["privateKey", "subject"], in: "webPush")
+            let subject = try fields["subject"].map { value in
+                guard let text = value.string else { throw APIError.unprocessable("webPush.subject must be a string", code: "wrong_type") }
+                return text
+            }
+            if let privateKey = try fields["privateKey"].map({ value in
+                guard let text = value.string else { throw APIError.unprocessable("webPush.privateKey must be a string", code: "wrong_type") }
+                return text
+            }) {
+                change.set.webPush = try await AppRoutes.mapped { () throws(AppError) in try WebPushCredential(privateKey: privateKey, subject: subject ?? "") }
+            } else {
+                webPushSubject = subject ?? ""
+            }
+        }
+    }
+
+    private static func refuseUnknown(_ fields: [String: JSONValue], _ allowed: [String], in object: String) throws {
+        if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIError.badRequest("unknown field '\(object).\(unknown)'; known: \(allowed.joined(separator: ", "))", code: "unknown_field")
+        }
+    }
+
+    private static func string(_ fields: [String: JSONValue], _ name: String, in object: String) throws -> String {
+        guard let value = fields[name] else { throw APIError.unprocessable("\(object).\(name) is required", code: "missing_field") }
+        guard let text = value.string else { throw APIError.unprocessable("\(object).\(name) must be a string", code: "wrong_type") }
+        return text
+    }
+
+    /// A service account given as an object: its members are all strings in Google's files.
+    private static func stringObject(_ members: [String: JSONValue]) throws -> String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        for (name, value) in members.sorted(by: { $0.key < $1.key }) {
+            guard let text = value.string else {
+                throw APIError.unprocessable("fcm.serviceAccount.\(name) must be a string, as in the file Google gives", code: "wrong_type")
+            }
+            writer.field(name, text)
+        }
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

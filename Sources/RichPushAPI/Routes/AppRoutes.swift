@@ -1,0 +1,122 @@
+import Foundation
+import Hummingbird
+import RichPushApps
+import RichPushCore
+
+/// The operator's routes for apps: `GET/POST /api/apps`, `GET/PATCH/DELETE /api/apps/{id}`.
+/// Credentials go in (and are sealed before they are stored); only ids, fingerprints and the Web
+/// Push public key come out.
+struct AppRoutes {
+    let apps: any AppStore
+
+    static let maxBodyBytes = 64 * 1024
+
+    func add(to group: RouterGroup<APIRequestContext>) {
+        group.get(use: list)
+        group.post(use: create)
+        group.get(":id", use: show)
+        group.patch(":id", use: update)
+        group.delete(":id", use: remove)
+    }
+
+    @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
+        try JSONResponse.encode(["apps": try await apps.list().map(AppView.init)], status: .ok)
+    }
+
+    @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let id = try Self.id(context)
+        guard let app = try await apps.summary(id: id) else { throw APIError.notFound("no app '\(id)'") }
+        return try JSONResponse.encode(AppView(app), status: .ok)
+    }
+
+    @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let body = try await AppBody.parse(try await request.body.collect(upTo: Self.maxBodyBytes), creating: true)
+        guard let id = body.id else { throw APIError.badRequest("'id' (an app id such as \"shop\") is required", code: "missing_field") }
+        var credentials = body.change.set
+        if credentials.webPush == nil, !body.change.remove.contains(.webPush) {
+            // Every app gets a VAPID key pair, so browsers can subscribe from the start.
+            credentials.webPush = try await Self.mapped { () throws(AppError) in try WebPushCredential.generate(subject: body.webPushSubject ?? "") }
+        }
+        let app = try await Self.mapped { try await apps.create(id: id, name: body.change.name ?? id.rawValue, credentials: credentials) }
+        context.logger.info("app created", metadata: ["app": "\(id)", "platforms": "\(app.credentials.keys.sorted().map(\.rawValue))"])
+        return try JSONResponse.encode(AppView(app), status: .created, headers: [.location: "/api/apps/\(id)"])
+    }
+
+    @Sendable func update(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let id = try Self.id(context)
+        let body = try await AppBody.parse(try await request.body.collect(upTo: Self.maxBodyBytes), creating: false)
+        var change = body.change
+        if let subject = body.webPushSubject, change.set.webPush == nil {
+            // A new contact for the key pair the app has (or a new pair when it has none).
+            let current = try await Self.mapped { try await apps.credentials(id: id) }
+            guard let current else { throw APIError.notFound("no app '\(id)'") }
+            change.set.webPush = try await Self.mapped { () throws(AppError) in
+                if let pair = current.credentials.webPush { return try WebPushCredential(privateKey: pair.privateKey, subject: subject) }
+                return try WebPushCredential.generate(subject: subject)
+            }
+        }
+        let app = try await Self.mapped { try await apps.update(id: id, change: change) }
+        context.logger.info("app changed", metadata: ["app": "\(id)", "version": "\(app.version)"])
+        return try JSONResponse.encode(AppView(app), status: .ok)
+    }
+
+    @Sendable func remove(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let id = try Self.id(context)
+        guard try await Self.mapped({ try await apps.remove(id: id) }) else { throw APIError.notFound("no app '\(id)'") }
+        context.logger.info("app removed", metadata: ["app": "\(id)"])
+        return Response(status: .noContent)
+    }
+
+    private static func id(_ context: APIRequestContext) throws -> AppID {
+        let text = context.parameters.get("id") ?? ""
+        do {
+            return try AppID(text)
+        } catch {
+            throw APIError.badRequest(error.description, code: "bad_app_id")
+        }
+    }
+
+    /// Runs `body`, answering an ``AppError`` as the API error that says what to do.
+    static func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as AppError {
+            throw apiError(error)
+        }
+    }
+
+    static func apiError(_ error: AppError) -> APIError {
+        switch error {
+        case .invalid(field: "id", _): APIError.unprocessable(error.description, code: "bad_app_id")
+        case .invalid: APIError.unprocessable(error.description, code: "invalid_credentials")
+        case .notFound: APIError.notFound(error.description)
+        case .exists: APIError(.conflict, code: "app_exists", message: error.description)
+        case .cannotRemoveDefault: APIError(.conflict, code: "default_app", message: error.description)
+        case .unknownKeyEncryptionKey, .unreadable, .noKeyEncryptionKey:
+            APIError(.internalServerError, code: "key_encryption_key", message: error.description)
+        }
+    }
+}
+
+/// An app as the API shows it.
+struct AppView: Encodable {
+    let id: String
+    let name: String
+    let createdAt: String?
+    let updatedAt: String?
+    let version: Int
+    let apns: [String: String]?
+    let fcm: [String: String]?
+    let webPush: [String: String]?
+
+    init(_ app: AppSummary) {
+        id = app.id.rawValue
+        name = app.name
+        createdAt = app.createdAt > 0 ? UTCTimestamp.iso8601(milliseconds: app.createdAt) : nil
+        updatedAt = app.updatedAt > 0 ? UTCTimestamp.iso8601(milliseconds: app.updatedAt) : nil
+        version = app.version
+        apns = app.credentials[.apns]
+        fcm = app.credentials[.fcm]
+        webPush = app.credentials[.webPush]
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+public import Hiredis
+
+/// Apps as Redis hashes (`<prefix>:{apps}:app:<id>`: name, created, updated, version, and per
+/// platform the sealed credentials and their shown summary), with the set of ids. Credentials are
+/// sealed with the key ring's current key before they leave the process; the summaries are not
+/// secret, so listing apps needs no key.
+public struct RedisAppStore: AppStore {
+    let redis: any RedisClient
+    public let keys: AppKeys
+    /// Nil: this process may list apps but not set or read credentials.
+    let ring: KeyRing?
+
+    public init(redis: any RedisClient, keys: AppKeys, ring: KeyRing?) {
+        self.redis = redis
+        self.keys = keys
+        self.ring = ring
+    }
+
+    public func create(id: AppID, name: String, credentials: AppCredentials) async throws -> AppSummary {
+        guard id != .default else { throw AppError.exists(id) }
+        try await write(id: id, mode: .create, change: AppChange(name: name, set: credentials))
+        guard let summary = try await summary(id: id) else { throw AppError.notFound(id) }
+        return summary
+    }
+
+    public func update(id: AppID, change: AppChange) async throws -> AppSummary {
+        try await write(id: id, mode: id == .default ? .upsert : .update, change: change)
+        guard let summary = try await summary(id: id) else { throw AppError.notFound(id) }
+        return summary
+    }
+
+    public func remove(id: AppID) async throws -> Bool {
+        guard id != .default else { throw AppError.cannotRemoveDefault }
+        return try await redis.run(Self.removeScript, keys: [keys.app(id), keys.all], arguments: [id.rawValue, keys.changes]).int == 1
+    }
+
+    public func list() async throws -> [AppSummary] {
+        let ids = (try await redis.send("SMEMBERS", keys.all).array ?? []).compactMap { $0.string.flatMap { try? AppID($0) } }
+        let others = ids.filter { $0 != .default }.sorted()
+        let all = [AppID.default] + others
+        let replies = try await redis.sendAll(all.map { RedisCommand("HGETALL", keys.app($0)) })
+        return zip(all, replies).compactMap { id, reply in
+            Self.summary(id: id, fields: Self.fields(reply)) ?? (id == .default ? .implicitDefault : nil)
+        }
+    }
+
+    public func summary(id: AppID) async throws -> AppSummary? {
+        let fields = Self.fields(try await redis.send("HGETALL", keys.app(id)))
+        return Self.summary(id: id, fields: fields) ?? (id == .default ? .implicitDefault : nil)
+    }
+
+    public func credentials(id: AppID) async throws -> (version: Int, credentials: AppCredentials)? {
+        let fields = Self.fields(try await redis.send("HGETALL", keys.app(id)))
+        guard let version = fields["version"].flatMap(Int.init) else { return id == .default ? (0, AppCredentials()) : nil }
+        var credentials = AppCredentials()
+        let decoder = JSONDecoder()
+        func open<T: Decodable>(_ platform: AppPlatform, as type: T.Type) throws -> T? {
+            guard let sealed = fields[platform.rawValue] else { return nil }
+            let bytes = try CredentialSealer.open(sealed, app: id, field: platform.rawValue, ring: ring)
+            do {
+                return try decoder.decode(T.self, from: Data(bytes))
+            } catch {
+                throw AppError.unreadable(app: id, field: platform.rawValue)
+            }
+        }
+        credentials.apns = try open(.apns, as: APNSCredential.self)
+        credentials.fcm = try open(.fcm, as: FCMCredential.self)
+        credentials.webPush = try open(.webPush, as: WebPushCredential.self)
+        return (version, credentials)
+    }
+
+    /// The app's version alone (0 for the default app before anything was stored), nil for no app:
+    /// one HGET, for a worker checking what it cached.
+    public func version(id: AppID) async throws -> Int? {
+        if let version = try await redis.send("HGET", keys.app(id), "version").int { return version }
+        return id == .default ? 0 : nil
+    }
+
+    private func write(id: AppID, mode: WriteMode, change: AppChange) async throws {
+        var set: [String: String] = [:]
+        if let name = change.name { set["name"] = name }
+        let encoder = JSONEncoder()
+        func seal(_ platform: AppPlatform, _ value: (some Encodable)?, summary: [String: String]?) throws {
+            guard let value, let summary else { return }
+            guard let ring else { throw AppError.noKeyEncryptionKey }
+            set[platform.rawValue] = try CredentialSealer.seal(Array(try encoder.encode(value)), app: id, field: platform.rawValue, with: ring.current)
+            set[platform.rawValue + ":summary"] = String(decoding: try encoder.encode(summary), as: UTF8.self)
+        }
+        try seal(.apns, change.set.apns, summary: change.set.apns?.summary)
+        try seal(.fcm, change.set.fcm, summary: change.set.fcm?.summary)
+        try seal(.webPush, change.set.webPush, summary: change.set.webPush?.summary)
+        let remove = change.remove.sorted().flatMap { [$0.rawValue, $0.rawValue + ":summary"] }
+        let body: [String: Any] = ["name": change.name ?? (id == .default ? AppSummary.implicitDefault.name : id.rawValue), "set": set, "remove": remove]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]), as: UTF8.self)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let result = try await redis.run(Self.writeScript, keys: [keys.app(id), keys.all], arguments: [id.rawValue, keys.changes, now, mode.rawValue, json]).int
+        switch result {
+        case -1: throw AppError.notFound(id)
+        case -2: throw AppError.exists(id)
+        default: break
+        }
+    }
+
+    static func fields(_ reply: RedisValue) -> [String: String] {
+        let items = (reply.array ?? []).map { $0.string ?? "" }
+        var fields: [String: String] = [:]
+        var index = 0
+        while index + 1 < items.count {
+            fields[items[index]] = items[index + 1]
+            index += 2
+        }
+        return fields
+    }
+
+    static func summary(id: AppID, fields: [String: String]) -> AppSummary? {
+        guard let version = fields["version"].flatMap(Int.init) else { return nil }
+        var credentials: [AppPlatform: [String: String]] = [:]
+        for platform in AppPlatform.allCases {
+            if let text = fields[platform.rawValue + ":summary"],
+               let shown = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) {
+                credentials[platform] = shown
+            }
+        }
+        return AppSummary(id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
+                          updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials)
+    }
+}

@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import RichPushApps
+
+/// `richpush apps`: the apps one deployment serves, their credentials (sealed at rest) and the
+/// key-encryption key's rotation.
+struct AppsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps",
+        abstract: "Manage apps: their APNs, FCM and Web Push credentials, sealed in Redis with a key-encryption key.",
+        discussion: "Credentials are never printed: ids and key fingerprints only. See docs/apps.md.",
+        subcommands: [Create.self, List.self, Show.self, Set.self, Remove.self, Check.self, Rekey.self, NewKEK.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an app; it gets a Web Push (VAPID) key pair unless one is given.")
+        @OptionGroup var redis: RedisOptions
+        @OptionGroup var queue: QueueOptions
+        @OptionGroup var kek: KeyEncryptionOptions
+        @OptionGroup var credentials: AppCredentialOptions
+        @Argument(help: "The app's id: 2 to 32 lowercase letters, digits and '-'.") var id: String
+
+        func validate() throws {
+            if let problem = AppID.problem(id) { throw ValidationError(problem) }
+        }
+
+        func run() async throws {
+            var (set, subject) = try credentials.credentials()
+            if set.webPush == nil { set.webPush = try AppsOutput.checked { () throws(AppError) in try WebPushCredential.generate(subject: subject ?? "") } }
+            let app = try await AppsOutput.withStore(redis, queue, kek.requiredRing()) { store in
+                try await store.create(id: try AppID(id), name: credentials.name ?? id, credentials: set)
+            }
+            AppsOutput.print(app)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List apps: id, version, platforms with credentials, name.")
+        @OptionGroup var redis: RedisOptions
+        @OptionGroup var queue: QueueOptions
+
+        func run() async throws {
+            let apps = try await AppsOutput.withStore(redis, queue, nil) { try await $0.list() }
+            for app in apps {
+                let platforms = app.credentials.keys.sorted().map(\.rawValue).joined(separator: ",")
+                Swift.print("\(app.id)\tv\(app.version)\t\(platforms.isEmpty ? "-" : platforms)\t\(app.name)")
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one app as JSON (ids and fingerprints, never a secret).")
+        @OptionGroup var redis: RedisOptions
+        @OptionGroup var queue: QueueOptions
+        @Argument(help: "The app's id.") var id: String
+
+        func run() async throws {
+            let appID = try AppsOutput.checked { () throws(AppError) in try AppID(id) }
+            guard let app = try await AppsOutput.withStore(redis, queue, nil, { try await $0.summary(id: appID) }) else {
+                throw CLIError("no app '\(id)'")
+            }
+            AppsOutput.print(app)
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change an app: its name, or a platform's credentials (replaced whole); workers use them within seconds.")
+        @OptionGroup var redis: RedisOptions
+        @OptionGroup var queue: QueueOptions
+        @OptionGroup var kek: KeyEncryptionOptions
+        @OptionGroup var credentials: AppCredentialOptions
+        @Option(help: "Remove a platform's credentials: apns, fcm or webPush (repeatable).") var remove: [String] = []
+        @Argument(help: "The app's id (`default` for the deployment's first app).") var id: String
+
+        func run() async throws {
+            let appID = try AppsOutput.checked { () throws(AppError) in try AppID(id) }
+            let removed = try remove.map { name in
+                guard let platform = AppPlatform(rawValue: name) else { throw CLIError("--remove: '\(name)' is not apns, fcm or webPush") }
+                return platform
+            }
+            var (set, subject) = try credentials.credentials()
+            let app = try await AppsOutput.withStore(redis, queue, kek.requiredRing()) { store in
+                if let subject, set.webPush == nil {
+                    guard let current = try await store.credentials(id: appID) else { throw AppError.notFound(appID) }
+                    let pair = current.credentials.webPush
+                    set.webPush = try pair.map { try WebPushCredential(privateKey: $0.privateKey, subject: subject) } ?? WebPushCredential.generate(subject: subject)
+                }
+                return try await store.update(id: appID, change: AppChange(name: credentials.name, set: set, remove: Swift.Set(removed)))
+            }
+            AppsOutput.print(app)
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an app and its credentials (not the default app).")
+        @OptionGroup var redis: RedisOptions
+        @OptionGroup var queue: QueueOptions
+        @Argument(help: "The app's id.") var id: String
+
+        func run() async throws {
+            let appID = try AppsOutput.checked { () throws(AppError) in try AppID(id) }
+            guard try await AppsOutput.withStore(redis, queue, nil, { try await $0.remove(id: appID) }) else { throw CLIError("no app '\(id)'") }
+            Swift.print("removed \(id)")
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Open every stored credential with the given key-encryption key(s); fails naming a missing key.")
+        @OptionGroup var redis: RedisOptions
+        @OptionGroup var queue: QueueOptions
+        @OptionGroup var kek: KeyEncryptionOptions
+
+        func run() async throws {
+            let check = try await AppsOutput.withStore(redis, queue, kek.requiredRing()) { try await $0.checkKeyRing() }
+            let keys = check.byKey.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            Swift.print("\(check.sealed) credentials open\(keys.isEmpty ? "" : " (sealed under \(keys))")")
+        }
+    }
+
+    struct Rekey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-seal every credential under the current key-encryption key (give the old one as --previous-kek-file).")
+        @OptionGroup var redis: RedisOptions
+        @OptionGroup var queue: QueueOptions
+        @OptionGroup var kek: KeyEncryptionOptions
+
+        func run() async throws {
+            let ring = try kek.requiredRing()
+            let count = try await AppsOutput.withStore(redis, queue, ring) { try await $0.rekey() }
+            Swift.print("re-sealed \(count) credentials under key \(ring.current.id)")
+        }
+    }
+
+    struct NewKEK: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "new-kek", abstract: "Print a new random key-encryption key (store it as a file readable only by RichPush).")
+
+        func run() async throws {
+            Swift.print(KeyEncryptionKey.generate().text)
+        }
+    }
+}

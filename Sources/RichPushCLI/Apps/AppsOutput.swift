@@ -1,0 +1,38 @@
+import Foundation
+import RichPushApps
+
+/// What the `apps` commands share: a store on a fresh connection, errors as CLI messages, an app as JSON.
+enum AppsOutput {
+    static func withStore<T>(_ redis: RedisOptions, _ queue: QueueOptions, _ ring: KeyRing?,
+                             _ body: (RedisAppStore) async throws -> T) async throws -> T {
+        let connection = try await connect(redis, clientName: "richpush-apps")
+        do {
+            let result = try await body(RedisAppStore(redis: connection, keys: AppKeys(prefix: queue.prefix), ring: ring))
+            await connection.close()
+            return result
+        } catch let error as AppError {
+            await connection.close()
+            throw CLIError(error.description)
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    static func checked<T>(_ body: () throws(AppError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw CLIError(error.description)
+        }
+    }
+
+    static func print(_ app: AppSummary) {
+        var object: [String: Any] = ["id": app.id.rawValue, "name": app.name, "version": app.version]
+        if app.createdAt > 0 { object["createdAt"] = app.createdAt }
+        if app.updatedAt > 0 { object["updatedAt"] = app.updatedAt }
+        for (platform, shown) in app.credentials { object[platform.rawValue] = shown }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
+        Swift.print(String(decoding: data, as: UTF8.self))
+    }
+}

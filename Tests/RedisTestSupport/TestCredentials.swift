@@ -1,0 +1,23 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+
+/// Platform credentials of the shapes Apple and Google hand out, made fresh for a test: a `.p8`
+/// (PKCS#8 P-256) key and a service-account JSON with a 2048-bit RSA key.
+public enum TestCredentials {
+    /// A P-256 private key in PEM, as Apple's `.p8` files hold one.
+    public static func p8() -> String { P256.Signing.PrivateKey().pemRepresentation }
+
+    /// A P-384 key: a valid PEM key that APNs does not take.
+    public static func p384() -> String { P384.Signing.PrivateKey().pemRepresentation }
+
+    /// A service-account JSON (its text) for `project`; `edit` may change or drop members.
+    public static func serviceAccount(project: String = "richpush-apps", edit: (inout [String: Any]) -> Void = { _ in }) throws -> String {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        var object: [String: Any] = ["type": "service_account", "project_id": project, "private_key_id": "k1",
+                                     "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@\(project).iam.gserviceaccount.com",
+                                     "token_uri": "https://oauth2.googleapis.com/token"]
+        edit(&object)
+        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+}
