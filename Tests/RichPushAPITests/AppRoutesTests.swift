@@ -37,6 +37,7 @@ struct AppRoutesTests {
     @Test func onlyTheOperatorTokenOpensTheRoutes() async throws {
         try await withRedisServer { server in
             try await Self.fixture(server, token: nil).test { client in
+                #expect(try await Self.send(client, .get, "/api/apps", headers: [:]).status == .unauthorized)
                 let off = try await Self.send(client, .get, "/api/apps")
                 #expect(off.status == .forbidden && off.errorCode == "operator_routes_off" && off.errorMessage.contains("--operator-token-file"))
             }

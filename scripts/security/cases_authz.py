@@ -152,13 +152,24 @@ def matrix_needs_credentials(ctx, t):
 
 def matrix_other_users_ids(ctx, t):
     ids = matrix_ids(ctx, t)
+    operator = openapi.operator_operations(OPENAPI)
     for method, path, needs_auth in openapi.operations(OPENAPI):
-        if not needs_auth or "{id}" not in path:
+        if not needs_auth or "{id}" not in path or (method, path) in operator:
             continue
         concrete = concrete_path(path, ids)
         t.status(f"bob {method} {concrete} (alice's)", ctx.http(method, concrete, body_for(method, path), user="bob"), 404)
     nid = ids["notification"]
     t.status(f"alice GET /api/notifications/{nid} after bob's attempts", ctx.http("GET", f"/api/notifications/{nid}", user="alice"), 200)
+
+
+def matrix_operator_routes_refuse_users(ctx, t):
+    """The operator's routes (/api/apps) take the operator's token, never a user's password."""
+    ops = openapi.operator_operations(OPENAPI)
+    t.need(t.expect("operator operations in openapi.yaml", len(ops) >= 5, ">= 5", sorted(ops)))
+    for method, path in sorted(ops):
+        concrete = path.replace("{id}", "default")
+        for user in ("alice", "root"):
+            t.status(f"{user} {method} {concrete}", ctx.http(method, concrete, {"name": "x"} if method in ("POST", "PATCH") else None, user=user), 401)
 
 
 def matrix_ids(ctx, t):
@@ -193,4 +204,5 @@ CASES = [
     ("authz/api-keys", api_keys),
     ("authz/matrix-no-credentials-401", matrix_needs_credentials),
     ("authz/matrix-other-users-ids-404", matrix_other_users_ids),
+    ("authz/matrix-operator-routes-refuse-users", matrix_operator_routes_refuse_users),
 ]

@@ -28,3 +28,29 @@ def operations(path):
             if re.match(r"^      security:\s*\[\s*\]\s*$", line) and found and found[-1][1] == current_path:
                 found[-1][2] = False
     return [tuple(op) for op in found]
+
+
+def operator_operations(path):
+    """{(method, path)} of the operations secured by the operator's token alone."""
+    found = set()
+    in_paths = False
+    current_path = None
+    method = None
+    with open(path) as file:
+        for line in file:
+            if re.match(r"^\S", line):
+                in_paths = line.startswith("paths:")
+                continue
+            if not in_paths:
+                continue
+            match = re.match(r"^  (/\S*):\s*$", line)
+            if match:
+                current_path, method = match.group(1), None
+                continue
+            match = re.match(r"^    (\w+):\s*$", line)
+            if match and match.group(1) in METHODS:
+                method = match.group(1).upper()
+                continue
+            if method and re.match(r"^      security:\s*\[\s*\{\s*operatorToken:", line):
+                found.add((method, current_path))
+    return found
