@@ -91,6 +91,9 @@ public struct RichPushWorkerConfiguration: Sendable {
     public var retention: Duration
     /// How long a (notification, installation) lease lasts in the delivery ledger.
     public var leaseDuration: Duration
+    /// The app whose stored credentials the adapters send as, kept current while the worker
+    /// runs; nil: the credentials given as flags.
+    public var apps: WorkerAppCredentials?
 
     public init(worker: JobWorkerConfiguration = JobWorkerConfiguration(), adapter: Adapter = .simulated(holdFor: .seconds(86400)),
                 renderer: PushRenderer = PushRenderer(), fanOutBatch: Int = 500, retention: Duration = .seconds(7 * 86400),
@@ -140,9 +143,8 @@ public struct WorkerDependencies: Sendable {
 /// stream on its own connection with an equal share of `configuration.worker.concurrency`
 /// (at least 1), so every partition is served whatever the others' backlog (part of
 /// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)``). The push adapters are shared.
-func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
+func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, adapter: any PushAdapter,
                    extraHandlers: (inout JobHandlers) -> Void, logger: Logger) -> [JobWorker] {
-    let adapter = buildAdapter(configuration: configuration, dependencies: dependencies)
     // Dead tokens are kept for the platforms that declare them (APNs, FCM), not for the hub alone.
     let providers = configuration.fcm != nil || { if case .apns = configuration.adapter { true } else { false } }()
     let goneTokens: (any GoneTokens)? = providers ? RedisGoneTokens(redis: dependencies.redis, keys: dependencies.keys) : nil
@@ -168,7 +170,7 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
 }
 
 /// The push adapter every partition's jobs send through: APNs, FCM and the hub by platform.
-private func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies) -> any PushAdapter {
+func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies) -> any PushAdapter {
     let hub = { (holdFor: Duration) in SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor) }
     var routes: [Platform: any PushAdapter] = [:]
     // A provider's hold (a quota, a Retry-After on 429) is shared by the whole fleet.

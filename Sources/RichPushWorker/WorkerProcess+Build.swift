@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import Hiredis
+import RichPushCore
 public import Logging
 public import RichPushQueue
 import RichPushStorage
@@ -12,7 +14,8 @@ import ServiceLifecycle
 public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
                         process: WorkerProcess.Configuration = WorkerProcess.Configuration(),
                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> WorkerProcess {
-    let workers = buildJobLoops(configuration: configuration, dependencies: dependencies, extraHandlers: extraHandlers, logger: logger)
+    let (adapter, watcher) = buildLiveAdapter(configuration: configuration, dependencies: dependencies, logger: logger)
+    let workers = buildJobLoops(configuration: configuration, dependencies: dependencies, adapter: adapter, extraHandlers: extraHandlers, logger: logger)
     let gauges = process.queueGaugeInterval.map { interval in
         workers.map { QueueGauges(queue: $0.queue, interval: interval, labelled: dependencies.keys.partitions > 1, logger: logger) }
     } ?? []
@@ -25,7 +28,23 @@ public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies
                                              ledger: RedisDeliveryLedger(redis: dependencies.redis, keys: dependencies.keys, retention: configuration.retention),
                                              logger: logger) : nil
     let webhooks = process.webhooks.map { buildWebhookServices(configuration: $0, dependencies: dependencies, logger: logger) } ?? []
-    return WorkerProcess(workers: workers, gauges: gauges, hubSweeper: sweeper, webhooks: webhooks)
+    return WorkerProcess(workers: workers, gauges: gauges, hubSweeper: sweeper, webhooks: webhooks, credentialWatcher: watcher)
+}
+
+/// The adapter the job loops send through: built from the configuration, or, when the worker
+/// takes an app's credentials from the store, from those, replaced by the watcher on every change.
+private func buildLiveAdapter(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
+                              logger: Logger) -> (any PushAdapter, AppCredentialWatcher?) {
+    guard let apps = configuration.apps else { return (buildAdapter(configuration: configuration, dependencies: dependencies), nil) }
+    // The credentials were opened at start; a signer they cannot make was refused then.
+    let initial = (try? configuration.applying(apps.loaded.credentials)) ?? configuration
+    let live = LivePushAdapter(buildAdapter(configuration: initial, dependencies: dependencies))
+    let watcher = AppCredentialWatcher(
+        store: apps.store, app: apps.app, subscriber: RedisSubscriber(configuration: dependencies.redisConfiguration, logger: logger),
+        interval: apps.checkEvery, loaded: apps.loaded.version,
+        apply: { credentials in live.replace(with: buildAdapter(configuration: try configuration.applying(credentials), dependencies: dependencies)) },
+        logger: logger)
+    return (live, watcher)
 }
 
 /// The dispatchers and the HTTP client they post with (the client's service first, so it closes

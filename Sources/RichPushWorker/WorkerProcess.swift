@@ -32,6 +32,8 @@ public struct WorkerProcess: Sendable {
     public var hubSweeper: HubExpirySweeper?
     /// The webhook client's service, then one dispatcher per partition (empty without webhooks).
     public var webhooks: [any Service]
+    /// When the worker sends as an app's stored credentials: keeps them current.
+    var credentialWatcher: (any Service)?
 
     public init(workers: [JobWorker], gauges: [QueueGauges] = [], hubSweeper: HubExpirySweeper? = nil, webhooks: [any Service] = []) {
         self.workers = workers
@@ -40,9 +42,15 @@ public struct WorkerProcess: Sendable {
         self.webhooks = webhooks
     }
 
+    init(workers: [JobWorker], gauges: [QueueGauges], hubSweeper: HubExpirySweeper?, webhooks: [any Service], credentialWatcher: (any Service)?) {
+        self.init(workers: workers, gauges: gauges, hubSweeper: hubSweeper, webhooks: webhooks)
+        self.credentialWatcher = credentialWatcher
+    }
+
     /// All of them, in the order they start (and the reverse of the order they stop).
     public var services: [any Service] {
         var services: [any Service] = gauges
+        if let credentialWatcher { services.append(credentialWatcher) }
         if let hubSweeper { services.append(hubSweeper) }
         return services + webhooks + workers as [any Service]
     }

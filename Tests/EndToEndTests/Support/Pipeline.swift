@@ -10,6 +10,7 @@ import HummingbirdBcrypt
 import Logging
 import RedisTestSupport
 import RichPushAdapters
+import RichPushApps
 import RichPushAPI
 import RichPushCore
 import RichPushQueue
@@ -117,13 +118,14 @@ struct Pipeline {
     func process(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
                  adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
                  fcm: RichPushWorkerConfiguration.FCMSettings? = nil, process: WorkerProcess.Configuration = WorkerProcess.Configuration(),
-                 logger label: String = "e2e.worker") -> WorkerProcess {
+                 apps: WorkerAppCredentials? = nil, logger label: String = "e2e.worker") -> WorkerProcess {
         var logger = Logger(label: label)
         logger.logLevel = .error
-        let configuration = RichPushWorkerConfiguration(
+        var configuration = RichPushWorkerConfiguration(
             worker: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
                                            drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
             adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600), leaseDuration: leaseDuration, fcm: fcm)
+        configuration.apps = apps
         return buildWorker(configuration: configuration,
                            dependencies: WorkerDependencies(redis: redis, redisConfiguration: node, keys: keys, queue: queue.configuration,
                                                             locator: cluster.map { .cluster($0) }),

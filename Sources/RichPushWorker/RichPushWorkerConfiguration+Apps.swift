@@ -1,0 +1,42 @@
+public import RichPushApps
+import RichPushAPNS
+import RichPushFCM
+
+/// Where a worker takes its app's credentials from: the app store, read at start and watched
+/// while the worker runs. `--adapter` and its URL, CA and connection flags say which providers the
+/// worker talks to and where; the app says as whom (APNs key, team and bundle id; FCM service
+/// account). Stored credentials win over the credential flags; a platform the app has none for
+/// keeps the flags'.
+public struct WorkerAppCredentials: Sendable {
+    public var store: RedisAppStore
+    public var app: AppID
+    /// How often the app's version is read besides the change announcements.
+    public var checkEvery: Duration
+    /// What the worker starts with.
+    public var loaded: (version: Int, credentials: AppCredentials)
+
+    public init(store: RedisAppStore, app: AppID = .default, checkEvery: Duration = .seconds(5), loaded: (version: Int, credentials: AppCredentials)) {
+        self.store = store
+        self.app = app
+        self.checkEvery = checkEvery
+        self.loaded = loaded
+    }
+}
+
+extension RichPushWorkerConfiguration {
+    /// This configuration sending as `credentials` says, for the platforms this worker sends to.
+    /// Throws when stored credentials no longer make a signer (they were checked when stored).
+    public func applying(_ credentials: AppCredentials) throws -> RichPushWorkerConfiguration {
+        var configuration = self
+        if case .apns(var settings) = adapter, let apns = credentials.apns {
+            settings.signer = try APNSSigningKey(pem: apns.keyPEM, keyID: apns.keyID, teamID: apns.teamID)
+            settings.topic = apns.bundleID
+            configuration.adapter = .apns(settings)
+        }
+        if var fcm, let stored = credentials.fcm {
+            fcm.account = try FCMServiceAccount(json: Array(stored.serviceAccountJSON.utf8))
+            configuration.fcm = fcm
+        }
+        return configuration
+    }
+}
