@@ -11,43 +11,44 @@ public import RichPushHTTP2
 /// and the push tried again. When no push of a batch reaches APNs at all, `send` throws, so the
 /// job backs off as a whole.
 ///
+/// Apple runs two services, production and sandbox, and a device token is valid in one only
+/// (``APNSEnvironment``): each push goes to its installation's, production through `client`,
+/// sandbox through `sandboxClient` (which opens no connection before its first push). Each
+/// service has its own hold and its own dead tokens (``APNSHost``); one that cannot be reached
+/// fails only its own pushes.
+///
 /// Back-pressure is a deferral, never a failure: a 429 `TooManyRequests` (too many pushes to one
 /// device) defers that push; a 429 with `Retry-After` (or `TooManyProviderTokenUpdates`) holds this
-/// sender across the fleet (``ProviderHold``) and stops the rest of the batch, and while the hold
-/// lasts every push comes back `deferred` without a request.
+/// sender's service across the fleet (``ProviderHold``) and stops the rest of the batch, and while
+/// the hold lasts every push to that service comes back `deferred` without a request.
 public struct APNSPushAdapter: PushAdapter {
     public let name = "apns"
-    let client: HTTP2Client
     let topic: String
     let token: APNSSharedToken
-    let concurrency: Int
-    /// This sender's hold after a 429 with `Retry-After`.
-    public let hold: ProviderHold
-    /// Device tokens a 410 declared dead, for every batch of this process at once.
-    let gone = HTTP2GoneRecipients()
+    let production: APNSHost
+    /// Nil: no sandbox service; a sandbox installation's push fails, unsent, saying so.
+    let sandbox: APNSHost?
 
-    /// `concurrency`: requests of one batch in flight at once (the client spreads them over its
-    /// connections, each within the server's stream limit). `holds`: where the fleet shares a
-    /// hold on this sender (nil: this process only).
-    public init(client: HTTP2Client, topic: String, token: APNSSharedToken, concurrency: Int = 1000, holds: (any ProviderHolds)? = nil,
-                throttleWait: Duration = .seconds(30)) {
+    /// `client`: connections to the production service; `sandboxClient`: to the sandbox service
+    /// (nil: none). `concurrency`: requests of one batch in flight at once per service (the
+    /// client spreads them over its connections, each within the server's stream limit).
+    /// `holds`: where the fleet shares a hold on each service (nil: this process only).
+    public init(client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, token: APNSSharedToken, concurrency: Int = 1000,
+                holds: (any ProviderHolds)? = nil, throttleWait: Duration = .seconds(30)) {
         self.throttleWait = throttleWait
-        self.client = client
         self.topic = topic
         self.token = token
-        self.concurrency = max(1, concurrency)
-        hold = ProviderHold(scope: "apns:\(topic)", shared: holds)
+        func host(_ environment: APNSEnvironment, _ client: HTTP2Client) -> APNSHost {
+            APNSHost(environment: environment, client: client, token: token, concurrency: max(1, concurrency),
+                     hold: ProviderHold(scope: APNSHost.holdScope(environment, topic: topic), shared: holds), throttleWait: throttleWait)
+        }
+        production = host(.production, client)
+        sandbox = sandboxClient.map { host(.sandbox, $0) }
     }
 
     /// How long a push waits after a 429 `TooManyRequests` that names no time, and how long the
     /// sender is held after a `TooManyProviderTokenUpdates` without one (Apple names no time).
     public let throttleWait: Duration
-
-    static let deadMomentsAgo = PushOutcome.deferred(reason: "not sent: APNs answered Unregistered for this device token moments ago", after: .seconds(1))
-
-    static func held(_ wait: Duration) -> PushOutcome {
-        .deferred(reason: "APNs asked this sender to wait; sending again in \(wait)", after: wait)
-    }
 
     /// The provider token, made or taken from the fleet now if need be. A failure is left for
     /// `send`, which asks again and reports it for its pushes.
@@ -59,14 +60,9 @@ public struct APNSPushAdapter: PushAdapter {
 
     public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
-        if let wait = try await hold.remaining() {
-            return Array(repeating: Self.held(wait), count: pushes.count)
-        }
         var outcomes = [PushOutcome](repeating: .failed(reason: "not sent", retryable: true), count: pushes.count)
-        // Check each push as Apple would; what fails is never sent.
-        var requests: [APNSRequest] = []
-        var positions: [Int] = []
-        requests.reserveCapacity(pushes.count)
+        // Check each push as Apple would; what fails is never sent. The rest go by service.
+        var batches: [APNSEnvironment: HostBatch] = [:]
         var template: (rendered: RenderedPush, checked: Result<APNSRequest.Template, APNSRejection>)?
         for (position, push) in pushes.enumerated() {
             // The pushes of one notification share one rendering: it is checked once.
@@ -74,63 +70,44 @@ public struct APNSPushAdapter: PushAdapter {
                 template = (push.rendered, Result { () throws(APNSRejection) in try APNSRequest.Template(rendered: push.rendered, topic: topic) })
             }
             do throws(APNSRejection) {
-                requests.append(try template!.checked.get().request(for: push))
-                positions.append(position)
+                let request = try template!.checked.get().request(for: push)
+                batches[push.installation.apnsEnvironment, default: HostBatch()].add(position, request)
             } catch {
                 outcomes[position] = .failed(reason: "never sent: \(error)", retryable: false)
             }
         }
-        guard !requests.isEmpty else { return outcomes }
-
-        let bearer = try await token.current()
-        // ... and a 410 stops the batch's other pushes to that device token.
-        let halt = HTTP2Halt(when: APNSResponse.holdsSender, recipientGone: { status, _ in status == 410 }, gone: gone)
-        var exchanges = await inChunks(requests) { chunk in await client.send(chunk, bearer: bearer, halt: halt) }
-        // A provider token APNs refused: one fresh token from the fleet's store, and those pushes once more.
-        let refused = exchanges.indices.filter { if case .refreshToken = Self.action(for: exchanges[$0]) { true } else { false } }
-        if !refused.isEmpty {
-            do {
-                let fresh = try await token.replace(rejected: bearer)
-                let again = await inChunks(refused.map { requests[$0] }) { chunk in await client.send(chunk, bearer: fresh, halt: halt) }
-                for (index, exchange) in zip(refused, again) { exchanges[index] = exchange }
-            } catch {
-                for index in refused { exchanges[index] = .failed(reason: "APNs refused the provider token and no new one could be made: \(error)") }
+        if let unserved = batches[.sandbox], sandbox == nil {
+            for position in unserved.positions {
+                outcomes[position] = .failed(reason: "never sent: the device token is APNs sandbox's and no sandbox service is configured", retryable: false)
             }
+            batches[.sandbox] = nil
         }
-        if !exchanges.contains(where: { if case .answered = $0 { true } else { false } }), let first = exchanges.first {
-            // Not one push reached APNs: the job backs off as a whole.
-            throw APNSUnreachable(reason: "\(first)")
+        let work = [production, sandbox].compactMap { host in host.flatMap { host in batches[host.environment].map { (host, $0) } } }
+        if work.count == 1, let (host, batch) = work.first {
+            let sent = try await host.send(batch.requests, for: batch.positions.map { pushes[$0] })
+            for (position, outcome) in zip(batch.positions, sent) { outcomes[position] = outcome }
+            return outcomes
         }
-        let actions = exchanges.map(Self.action(for:))
-        var senderWait: Duration?
-        for case .throttled(_, let after) in actions { senderWait = max(senderWait ?? .zero, after ?? throttleWait) }
-        if let senderWait { await hold.hold(for: senderWait) }
-        for (index, (exchange, action)) in zip(exchanges, actions).enumerated() {
-            outcomes[positions[index]] = switch halt.stopped(exchange, recipient: requests[index].path) {
-            // Apple just declared the token dead: the job comes back in a moment and the fleet's
-            // record, judged against this registration's time, decides.
-            case .recipientGone: Self.deadMomentsAgo
-            // Stopped by the batch's first 429 that holds the sender.
-            case .tripped: Self.held(hold.remainingHere ?? senderWait ?? throttleWait)
-            case nil: Self.outcome(of: action, request: requests[index], push: pushes[positions[index]], throttleWait: throttleWait)
-            }
-        }
-        return outcomes
-    }
-
-    /// Sends in chunks of at most `concurrency` requests, several chunks in flight, results in order.
-    private func inChunks(_ requests: [APNSRequest], _ body: @escaping @Sendable ([APNSRequest]) async -> [HTTP2Exchange]) async -> [HTTP2Exchange] {
-        guard requests.count > concurrency else { return await body(requests) }
-        let chunks = stride(from: 0, to: requests.count, by: concurrency).map { Array(requests[$0..<min($0 + concurrency, requests.count)]) }
-        // Each chunk writes its own slot; a discarding group keeps no child results (a task group
-        // of tuple results crashed release builds, see RoutedPushAdapter).
-        let results = ChunkResults(count: chunks.count)
+        guard !work.isEmpty else { return outcomes }
+        // Both services at once. One that cannot be reached fails its own pushes for retry; only
+        // when neither can does the batch throw. (A discarding group writing into a Mutex: see
+        // RoutedPushAdapter for why not a group of tuple results.)
+        let results = HostResults(outcomes)
         await withDiscardingTaskGroup { group in
-            for (index, chunk) in chunks.enumerated() {
-                group.addTask { results.set(index, await body(chunk)) }
+            for (host, batch) in work {
+                let hostPushes = batch.positions.map { pushes[$0] }
+                group.addTask {
+                    do {
+                        results.set(batch.positions, try await host.send(batch.requests, for: hostPushes))
+                    } catch {
+                        results.fail(batch.positions, error)
+                    }
+                }
             }
         }
-        return results.all
+        let (all, failures) = results.state.withLock { ($0.outcomes, $0.failures) }
+        if failures.count == work.count, let first = failures.first { throw first }
+        return all
     }
 
     static func outcome(of action: APNSAction, request: APNSRequest, push: OutgoingPush, throttleWait: Duration) -> PushOutcome {
@@ -172,6 +149,40 @@ public struct APNSPushAdapter: PushAdapter {
 public struct APNSUnreachable: Error, CustomStringConvertible {
     public let reason: String
     public var description: String { "APNs unreachable: \(reason)" }
+}
+
+/// The requests of one batch for one service, and where their pushes are in the batch.
+struct HostBatch {
+    var positions: [Int] = []
+    var requests: [APNSRequest] = []
+
+    mutating func add(_ position: Int, _ request: APNSRequest) {
+        positions.append(position)
+        requests.append(request)
+    }
+}
+
+/// What each service's send of one batch reports, each into its own positions.
+final class HostResults: Sendable {
+    struct State {
+        var outcomes: [PushOutcome]
+        var failures: [any Error] = []
+    }
+
+    let state: Mutex<State>
+
+    init(_ outcomes: [PushOutcome]) { state = Mutex(State(outcomes: outcomes)) }
+
+    func set(_ positions: [Int], _ outcomes: [PushOutcome]) {
+        state.withLock { state in for (position, outcome) in zip(positions, outcomes) { state.outcomes[position] = outcome } }
+    }
+
+    func fail(_ positions: [Int], _ error: any Error) {
+        state.withLock { state in
+            state.failures.append(error)
+            for position in positions { state.outcomes[position] = .failed(reason: "\(error)", retryable: true) }
+        }
+    }
 }
 
 /// The exchanges of each chunk of one batch, written by the chunks' tasks.

@@ -32,12 +32,17 @@ public struct APNSServerRules: Sendable {
     public let token: APNSProviderTokenCheck
     /// The bundle ids the team may push to.
     public let topics: Set<String>
+    /// Device tokens of Apple's other service (a sandbox token, for a simulator standing in for
+    /// production, and the reverse), lowercase: refused with 400 `BadDeviceToken`, as Apple
+    /// refuses a token sent to the wrong service.
+    public let otherEnvironmentTokens: Set<String>
     static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
                                          "liveactivity", "pushtotalk", "widgets", "controls"]
 
-    public init(token: APNSProviderTokenCheck, topics: Set<String>) {
+    public init(token: APNSProviderTokenCheck, topics: Set<String>, otherEnvironmentTokens: Set<String> = []) {
         self.token = token
         self.topics = topics
+        self.otherEnvironmentTokens = Set(otherEnvironmentTokens.map { $0.lowercased() })
     }
 
     public func verdict(_ request: APNSIncomingRequest, now: Date = Date()) -> APNSVerdict {
@@ -76,6 +81,8 @@ public struct APNSServerRules: Sendable {
             guard let payload = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
                   payload["aps"] is [String: Any] else { return .refused(status: 400, reason: .invalidPushType) }
         }
+        // Well formed, but not a token this service issued.
+        if otherEnvironmentTokens.contains(deviceToken.lowercased()) { return .refused(status: 400, reason: .badDeviceToken) }
         return .accepted(apnsID: headers["apns-id"] ?? UUID().uuidString.lowercased())
     }
 

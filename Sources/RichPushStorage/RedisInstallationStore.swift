@@ -45,7 +45,7 @@ public struct RedisInstallationStore: InstallationStore {
                                                keys.userTags(installation.owner), keys.allInstallations],
                                         arguments: [installation.id, installation.owner, installation.platform.rawValue, installation.handle, tags,
                                                     installation.updatedAt, limits.registrations, limits.tags, keys.tagPrefix, keys.installationPrefix,
-                                                    keys.handlePrefix])
+                                                    keys.handlePrefix, Self.storedEnvironment(installation.apnsEnvironment)])
         switch reply.string {
         case "created": return .created
         case "updated": return .updated
@@ -123,17 +123,31 @@ public struct RedisInstallationStore: InstallationStore {
         return members
     }
 
+    /// One HMGET per installation, all sent at once; the APNs environment comes in the same
+    /// command (no field: production).
     public func installations(ids: [String]) async throws -> [Installation] {
         guard !ids.isEmpty else { return [] }
-        let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated") })
+        let replies = try await redis.sendAll(ids.map {
+            RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated", "environment")
+        })
         return zip(ids, replies).compactMap { id, reply in
-            guard let fields = reply.array, fields.count == 5,
+            guard let fields = reply.array, fields.count == 6,
                   let platform = fields[0].string.flatMap(Platform.init(rawValue:)),
                   let handle = fields[1].string, let owner = fields[3].string,
-                  let tags = fields[2].bytes.flatMap(JSONStringArray.parse)
+                  let tags = fields[2].bytes.flatMap(JSONStringArray.parse),
+                  // No field: production. A value this build does not know is unreadable, as an
+                  // unknown platform is: the record is passed over, never sent to a guessed host.
+                  let environment = fields[5].string.map(APNSEnvironment.init(rawValue:)) ?? .production
             else { return nil }
-            return Installation(id: id, platform: platform, handle: handle, tags: tags, owner: owner, updatedAt: Int64(fields[4].int ?? 0))
+            return Installation(id: id, platform: platform, handle: handle, tags: tags, owner: owner, updatedAt: Int64(fields[4].int ?? 0),
+                                apnsEnvironment: environment)
         }
+    }
+
+    /// The `environment` field's value: none for production (the default, as records from before
+    /// the field read), the name otherwise.
+    static func storedEnvironment(_ environment: APNSEnvironment) -> String {
+        environment == .production ? "" : environment.rawValue
     }
 
     public func installationIDs(owner: String) async throws -> [String] {

@@ -30,21 +30,29 @@ public struct RichPushWorkerConfiguration: Sendable {
         case refused
     }
 
-    /// Where and as whom the APNs adapter sends: the client holds the connections (the caller
-    /// runs it in the process's `ServiceGroup`, which closes them), the signer the team's key.
+    /// Where and as whom the APNs adapter sends: the clients hold the connections (the caller
+    /// runs them in the process's `ServiceGroup`, which closes them), the signer the team's key.
     public struct APNSSettings: Sendable {
+        /// Connections to Apple's production service, for installations of environment `production`.
         public var client: HTTP2Client
+        /// Connections to Apple's sandbox service, for installations of environment `sandbox`
+        /// (nil: none; their pushes fail, unsent). It connects at its first push, not before.
+        public var sandboxClient: HTTP2Client?
         public var topic: String
         public var signer: APNSSigningKey
         /// How long a push waits after APNs' 429 `TooManyRequests`, which names no time.
         public var throttleWait: Duration
 
-        public init(client: HTTP2Client, topic: String, signer: APNSSigningKey, throttleWait: Duration = .seconds(30)) {
+        public init(client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, signer: APNSSigningKey, throttleWait: Duration = .seconds(30)) {
             self.client = client
+            self.sandboxClient = sandboxClient
             self.topic = topic
             self.signer = signer
             self.throttleWait = throttleWait
         }
+
+        /// The clients the caller runs and shuts down.
+        public var clients: [HTTP2Client] { [client] + (sandboxClient.map { [$0] } ?? []) }
     }
 
     /// Where Android devices (platform `fcm`) go through FCM HTTP v1 and the service account it
@@ -176,7 +184,7 @@ func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: Work
     // A provider's hold (a quota, a Retry-After on 429) is shared by the whole fleet.
     let holds = RedisProviderHolds(redis: dependencies.redis, keys: dependencies.keys)
     if case .apns(let settings) = configuration.adapter {
-        routes[.apns] = APNSPushAdapter(client: settings.client, topic: settings.topic,
+        routes[.apns] = APNSPushAdapter(client: settings.client, sandboxClient: settings.sandboxClient, topic: settings.topic,
                                         token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer),
                                         holds: holds, throttleWait: settings.throttleWait)
     }

@@ -41,6 +41,10 @@ struct OpenAPITests {
                 let id = try await client.register("alice", handle: "t")
                 try await check("/api/register/{id}", "/api/register/\(id)", .put, headers: json, body: APIFixture.json(["Platform": "apns", "Handle": "t"]))
                 try await check("/api/register/{id}", "/api/register/\(id)", .put, headers: json, body: APIFixture.json(["Platform": "nope", "Handle": "t"]))
+                try await check("/api/register/{id}", "/api/register/\(id)", .put, headers: json,
+                                body: APIFixture.json(["Platform": "apns", "Handle": "t", "Environment": "sandbox"]))
+                try await check("/api/register/{id}", "/api/register/\(id)", .put, headers: json,
+                                body: APIFixture.json(["Platform": "fcm", "Handle": "t", "Environment": "sandbox"]))
                 try await check("/api/notifications", "/api/notifications", .post)
                 try await check("/api/notifications", "/api/notifications", .post, headers: json, body: APIFixture.json(["richType": "video"]))
                 try await check("/api/notifications", "/api/notifications", .post, headers: APIFixture.basic("alice") + [.contentType: "text/csv"], body: ByteBuffer(string: "a"))
@@ -82,7 +86,7 @@ struct OpenAPITests {
                 try await check("/health/ready", "/health/ready", .get)
                 try await check("/metrics", "/metrics", .get)
                 try await check("/openapi.yaml", "/openapi.yaml", .get)
-                #expect(checked == 38)
+                #expect(checked == 40)
             }
         }
     }

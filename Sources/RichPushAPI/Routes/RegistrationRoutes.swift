@@ -9,7 +9,7 @@ struct RegistrationRoutes {
     let installations: any InstallationStore
     let quotas: APIConfiguration.Quotas
 
-    static let fields = ["Platform", "Handle", "Tags"]
+    static let fields = ["Platform", "Handle", "Tags", "Environment"]
     static let maxTags = 60
 
     func add(to group: RouterGroup<APIRequestContext>) {
@@ -30,7 +30,7 @@ struct RegistrationRoutes {
         let user = try context.caller(.admin)
         let id = try Self.registrationID(context)
         let body = try await request.body.collect(upTo: 64 * 1024)
-        let object = try JSONObjectBody.members(body, allowed: Self.fields, shape: "{\"Platform\", \"Handle\", \"Tags\"}")
+        let object = try JSONObjectBody.members(body, allowed: Self.fields, shape: "{\"Platform\", \"Handle\", \"Tags\", \"Environment\"}")
         guard let platformName = object["Platform"]?.string else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
         guard let platform = Platform(seedName: platformName) else {
             throw APIError.badRequest("unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "unknown_platform")
@@ -41,6 +41,7 @@ struct RegistrationRoutes {
         if let problem = PushHandle.problem(with: handle, platform: platform) {
             throw APIError.badRequest(problem, code: "bad_handle")
         }
+        let environment = try Self.apnsEnvironment(object["Environment"], platform: platform)
         var tags = Set<String>()
         if let rawTags = object["Tags"], rawTags != .null {
             guard case .array(let items) = rawTags else { throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type") }
@@ -56,7 +57,8 @@ struct RegistrationRoutes {
             }
         }
         tags.insert(Installation.userTag(user.name))
-        let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds())
+        let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds(),
+                                        apnsEnvironment: environment)
         switch try await installations.save(installation, limits: RegistrationLimits(registrations: quotas.registrations, tags: quotas.tags)) {
         case .ownedByAnotherUser:
             throw APIError.notFound("no registration \(id) of yours")
@@ -87,6 +89,25 @@ struct RegistrationRoutes {
         }
     }
 
+    /// The body's `Environment`: absent (or null) is production; `sandbox` or `production`
+    /// (exactly) for platform `apns`; on another platform any value is refused (422), since only
+    /// Apple has two services and a value there would be silently meaningless.
+    static func apnsEnvironment(_ value: JSONValue?, platform: Platform) throws -> APNSEnvironment {
+        guard let value, value != .null else { return .production }
+        guard let name = value.string else {
+            throw APIError.badRequest("'Environment' must be a string: production or sandbox", code: "wrong_type")
+        }
+        guard let environment = APNSEnvironment(rawValue: name) else {
+            throw APIError.badRequest("unknown APNs environment '\(name)'; known: \(APNSEnvironment.allCases.map(\.rawValue).joined(separator: ", "))",
+                                      code: "unknown_environment")
+        }
+        guard platform == .apns else {
+            throw APIError.unprocessable("'Environment' is for platform apns only (Apple's sandbox or production service), not \(platform.rawValue)",
+                                         code: "environment_not_apns")
+        }
+        return environment
+    }
+
     static func registrationID(_ context: APIRequestContext) throws -> String {
         guard let id = context.parameters.get("id"), (1...64).contains(id.count),
               id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
@@ -96,17 +117,19 @@ struct RegistrationRoutes {
     }
 }
 
-/// A registration as the API shows it.
+/// A registration as the API shows it; `Environment` only for platform `apns`.
 struct RegistrationView: Codable {
     var RegistrationId: String
     var Platform: String
     var Handle: String
     var Tags: [String]
+    var Environment: String?
 
     init(_ installation: Installation) {
         RegistrationId = installation.id
         Platform = installation.platform.rawValue
         Handle = installation.handle
         Tags = installation.tags
+        Environment = installation.platform == .apns ? installation.apnsEnvironment.rawValue : nil
     }
 }

@@ -8,17 +8,19 @@ import RichPushHTTP2
 /// `richpush worker --adapter apns` options (each also from an environment variable, so the
 /// key's path need not appear in `ps`; the key's contents are never logged).
 struct APNSOptions: ParsableArguments {
-    @Option(help: "APNs server: production (api.push.apple.com), sandbox (api.sandbox.push.apple.com), or https://host:port (env RICHPUSH_APNS_URL).")
+    @Option(help: "APNs server for installations of environment production, every registration without Environment sandbox: production (api.push.apple.com), sandbox (api.sandbox.push.apple.com), or https://host:port (env RICHPUSH_APNS_URL).")
     var apnsURL: String?
+    @Option(help: "APNs server for installations registered with Environment sandbox (development builds): same forms as --apns-url, default sandbox (env RICHPUSH_APNS_SANDBOX_URL). Connected at its first push.")
+    var apnsSandboxURL: String?
     @Option(help: "The app's bundle id, sent as apns-topic (env RICHPUSH_APNS_TOPIC).") var apnsTopic: String?
     @Option(help: "The .p8 signing key from Apple's developer portal (env RICHPUSH_APNS_KEY_FILE).") var apnsKeyFile: String?
     @Option(help: "Its 10-character key id (env RICHPUSH_APNS_KEY_ID).") var apnsKeyID: String?
     @Option(help: "The 10-character team id (env RICHPUSH_APNS_TEAM_ID).") var apnsTeamID: String?
-    @Option(help: "PEM file of the CA to trust instead of the system's (a local apns-sim's ca.pem).") var apnsCAFile: String?
+    @Option(help: "PEM file of the CAs to trust instead of the system's, for both APNs servers (a local apns-sim's ca.pem; two simulators' CAs may share one file).") var apnsCAFile: String?
     @Option(help: "Seconds one request to APNs may take.") var apnsTimeout: Double = 10
     @Option(help: "HTTP/2 connections to APNs per worker (each carries up to the server's stream limit, 1,000 at Apple).")
     var apnsConnections = 2
-    @Flag(help: "Allow an http:// --apns-url: cleartext HTTP/2 (prior knowledge), for a local apns-sim only; Apple requires TLS.")
+    @Flag(help: "Allow an http:// --apns-url or --apns-sandbox-url: cleartext HTTP/2 (prior knowledge), for a local apns-sim only; Apple requires TLS.")
     var apnsCleartext = false
 
     private func value(_ option: String?, _ variable: String) -> String? {
@@ -33,12 +35,8 @@ struct APNSOptions: ParsableArguments {
         }
         guard apnsTimeout > 0 else { throw CLIError("--apns-timeout must be positive") }
         guard (1...64).contains(apnsConnections) else { throw CLIError("--apns-connections must be 1 to 64") }
-        let endpoint: HTTP2Client.Endpoint
-        do {
-            endpoint = try HTTP2Client.Endpoint(apns: value(apnsURL, "RICHPUSH_APNS_URL") ?? "production", allowCleartext: apnsCleartext)
-        } catch {
-            throw CLIError("--apns-url: \(error)")
-        }
+        let endpoint = try apnsEndpoint(value(apnsURL, "RICHPUSH_APNS_URL") ?? "production", option: "--apns-url")
+        let sandboxEndpoint = try apnsEndpoint(value(apnsSandboxURL, "RICHPUSH_APNS_SANDBOX_URL") ?? "sandbox", option: "--apns-sandbox-url")
         let pem: String
         do {
             pem = try String(contentsOfFile: keyFile, encoding: .utf8)
@@ -59,14 +57,24 @@ struct APNSOptions: ParsableArguments {
                 throw CLIError("cannot read the CA file \(file): \(error)")
             }
         }
-        let configuration = HTTP2Client.Configuration(endpoint: endpoint, trustRoots: trustRoots, connections: apnsConnections,
-                                                     requestTimeout: .milliseconds(Int(apnsTimeout * 1000)), responseIDHeader: "apns-id")
-        let client: HTTP2Client
-        do {
-            client = try HTTP2Client(configuration: configuration)
-        } catch {
-            throw CLIError("cannot set up TLS for APNs: \(error)")
+        // Two clients, one per Apple service; neither connects before its first push.
+        func client(_ endpoint: HTTP2Client.Endpoint) throws -> HTTP2Client {
+            let configuration = HTTP2Client.Configuration(endpoint: endpoint, trustRoots: trustRoots, connections: apnsConnections,
+                                                         requestTimeout: .milliseconds(Int(apnsTimeout * 1000)), responseIDHeader: "apns-id")
+            do {
+                return try HTTP2Client(configuration: configuration)
+            } catch {
+                throw CLIError("cannot set up TLS for APNs: \(error)")
+            }
         }
-        return RichPushWorkerConfiguration.APNSSettings(client: client, topic: topic, signer: signer)
+        return RichPushWorkerConfiguration.APNSSettings(client: try client(endpoint), sandboxClient: try client(sandboxEndpoint), topic: topic, signer: signer)
+    }
+
+    private func apnsEndpoint(_ text: String, option: String) throws -> HTTP2Client.Endpoint {
+        do {
+            return try HTTP2Client.Endpoint(apns: text, allowCleartext: apnsCleartext)
+        } catch {
+            throw CLIError("\(option): \(error)")
+        }
     }
 }

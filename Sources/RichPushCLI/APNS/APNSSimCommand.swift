@@ -42,6 +42,8 @@ struct APNSSimCommand: AsyncParsableCommand {
     @Option(help: "The sender held mid-run, once: after N pushes, 429 TooManyRequests with Retry-After to every push for S seconds (AFTER:SECONDS, e.g. 100:20).")
     var outage: String?
     @Option(help: "Apple's timestamp on 410 answers, ms since 1970 (default: the moment of the answer).") var unregisteredAt: Int64?
+    @Option(help: "A device token of Apple's other service (a sandbox token when this simulator stands in for production, and the reverse): answered 400 BadDeviceToken, as Apple answers a token sent to the wrong service (repeat for more).")
+    var otherEnvironmentToken: [String] = []
     @Flag(help: "Serve cleartext HTTP/2 (prior knowledge) instead of TLS, for clients started with --apns-cleartext.") var cleartext = false
     @Flag(help: "Do not pass accepted pushes on to the simulated devices.") var noForward = false
     @Flag(help: "Print one JSON line per request.") var logRequests = false
@@ -83,7 +85,8 @@ struct APNSSimCommand: AsyncParsableCommand {
         do { pem = try String(contentsOfFile: keyFile, encoding: .utf8) } catch { throw CLIError("cannot read --key-file \(keyFile)") }
         let signer: APNSSigningKey
         do { signer = try APNSSigningKey(pem: pem, keyID: keyID, teamID: teamID) } catch { throw CLIError("\(error)") }
-        let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: teamID, keys: [keyID: signer.publicKey]), topics: Set(topic))
+        let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: teamID, keys: [keyID: signer.publicKey]), topics: Set(topic),
+                                   otherEnvironmentTokens: Set(otherEnvironmentToken))
         let certificates = try LocalCertificates.generate(hosts: ["localhost"] + certHost)
         try certificates.write(to: URL(fileURLWithPath: certDir))
         let pool = RedisConnectionPool(configuration: try redis.configuration(clientName: "richpush-apns-sim"), size: 2, logger: logger)

@@ -89,12 +89,12 @@ struct WorkerCommand: AsyncParsableCommand {
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
         workerConfiguration.linger = .microseconds(Int(lingerMs * 1000))
-        var apnsClient: HTTP2Client?
+        var apnsClients: [HTTP2Client] = []
         var pushAdapter = RichPushWorkerConfiguration.Adapter.none
         if adapter.kinds.contains(.apns) {
             let settings = try apns.settings()
             pushAdapter = .apns(settings)
-            apnsClient = settings.client
+            apnsClients = settings.clients
         } else if adapter.kinds.contains(.simulated) {
             pushAdapter = .simulated(holdFor: .seconds(holdHours * 3600))
         }
@@ -126,7 +126,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // A ServiceGroup stops its services in reverse order: the worker drains first, and the
         // metrics server answers until the worker is done.
         var services: [any Service] = [backend.service]
-        if let apnsClient { services.append(apnsClient) }
+        services += apnsClients as [any Service]
         if let fcm = configuration.fcm {
             services.append(HTTPClientService(client: fcm.http))
             services.append(fcm.client)

@@ -11,14 +11,33 @@ public struct Installation: Sendable, Hashable, Codable {
     public var owner: String
     /// Milliseconds since 1970.
     public var updatedAt: Int64
+    /// The Apple service that knows `handle` (platform `apns` only; other platforms keep the
+    /// default). A registration stored before environments existed is `production`.
+    public var apnsEnvironment: APNSEnvironment
 
-    public init(id: String, platform: Platform, handle: String, tags: [String], owner: String, updatedAt: Int64) {
+    public init(id: String, platform: Platform, handle: String, tags: [String], owner: String, updatedAt: Int64,
+                apnsEnvironment: APNSEnvironment = .production) {
         self.id = id
         self.platform = platform
         self.handle = handle
         self.tags = tags
         self.owner = owner
         self.updatedAt = updatedAt
+        self.apnsEnvironment = apnsEnvironment
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, platform, handle, tags, owner, updatedAt, apnsEnvironment
+    }
+
+    /// As synthesized, except that an encoding without `apnsEnvironment` (written before it
+    /// existed) reads as `production`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try container.decode(String.self, forKey: .id), platform: try container.decode(Platform.self, forKey: .platform),
+                  handle: try container.decode(String.self, forKey: .handle), tags: try container.decode([String].self, forKey: .tags),
+                  owner: try container.decode(String.self, forKey: .owner), updatedAt: try container.decode(Int64.self, forKey: .updatedAt),
+                  apnsEnvironment: try container.decodeIfPresent(APNSEnvironment.self, forKey: .apnsEnvironment) ?? .production)
     }
 
     /// The tag the backend adds to every registration of `user` (the seed's rule).

@@ -87,6 +87,10 @@ struct NativeProcesses {
     struct Simulator {
         let process: ChildProcess
         let workerArguments: [String]
+        /// Where it listens (`https://127.0.0.1:<port>`) and the CA it made, for workers that
+        /// reach two simulators (an APNs production and sandbox pair).
+        var url = ""
+        var caFile: URL?
         /// Its `--log-requests` lines about requests it answered (not its token endpoint's).
         var requests: [[String: Any]] { NativeProcesses.lines(process.log).filter { $0["status"] != nil && $0["issued"] == nil } }
         /// Every line it logged, token exchanges included.
@@ -94,19 +98,22 @@ struct NativeProcesses {
     }
 
     /// Starts `richpush apns-sim` (logging requests, passing nothing on) with `arguments` added.
-    func startAPNsSim(_ arguments: [String] = []) async throws -> Simulator {
+    /// `name` keeps a second simulator's certificates and log apart (both check the one key).
+    func startAPNsSim(_ arguments: [String] = [], name: String = "apns") async throws -> Simulator {
         let keyFile = server.directory.appendingPathComponent("AuthKey.p8")
-        try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: keyFile)
-        let certs = server.directory.appendingPathComponent("apns")
+        if !FileManager.default.fileExists(atPath: keyFile.path) {
+            try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: keyFile)
+        }
+        let certs = server.directory.appendingPathComponent(name)
         let port = try RedisServer.freePort()
         let process = track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
             "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", Self.teamID, "--key-id", Self.keyID,
             "--key-file", keyFile.path, "--topic", Self.topic, "--cert-dir", certs.path, "--no-forward", "--log-requests",
-        ] + arguments, logFile: server.directory.appendingPathComponent("apns-sim.log")))
+        ] + arguments, logFile: server.directory.appendingPathComponent("\(name)-sim.log")))
         return Simulator(process: process, workerArguments: [
             "--apns-url", "https://127.0.0.1:\(port)", "--apns-ca-file", certs.appendingPathComponent("ca.pem").path, "--apns-topic", Self.topic,
             "--apns-key-file", keyFile.path, "--apns-key-id", Self.keyID, "--apns-team-id", Self.teamID,
-        ])
+        ], url: "https://127.0.0.1:\(port)", caFile: certs.appendingPathComponent("ca.pem"))
     }
 
     /// Starts `richpush fcm-sim` (logging requests, passing nothing on) with `arguments` added.

@@ -21,11 +21,14 @@ final class LocalAPNS: Sendable {
         self.lines = Mutex([])
     }
 
+    /// `otherEnvironmentTokens`: device tokens this simulator refuses as Apple's other service's.
     static func start(maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(), timeout: Duration = .seconds(10),
-                      connections: Int = 2) async throws -> LocalAPNS {
+                      connections: Int = 2, otherEnvironmentTokens: Set<String> = []) async throws -> LocalAPNS {
         let certificates = try LocalCertificates.generate()
         let log = LogSink()
-        let server = try await APNSSimulatorServer.start(certificates: certificates, rules: try APNSServerRulesTests.rules(), maxStreams: maxStreams,
+        let base = try APNSServerRulesTests.rules()
+        let rules = APNSServerRules(token: base.token, topics: base.topics, otherEnvironmentTokens: otherEnvironmentTokens)
+        let server = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, maxStreams: maxStreams,
                                                          faults: faults, log: { log.append($0) })
         let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
             endpoint: HTTP2Client.Endpoint(host: "localhost", port: server.port, usesTLS: true),
@@ -49,10 +52,11 @@ final class LocalAPNS: Sendable {
     }
 
     /// A silent push for notification `notification` to a device with `token`.
-    static func push(token: String, notification: Int = 42, installation: String? = nil, registeredAt: Int64 = 0) -> OutgoingPush {
+    static func push(token: String, notification: Int = 42, installation: String? = nil, registeredAt: Int64 = 0,
+                     environment: APNSEnvironment = .production) -> OutgoingPush {
         OutgoingPush(notification: notification,
                      installation: Installation(id: installation ?? "inst-\(token.suffix(8))", platform: .apns, handle: token, tags: [],
-                                                owner: "alice", updatedAt: registeredAt),
+                                                owner: "alice", updatedAt: registeredAt, apnsEnvironment: environment),
                      rendered: RenderedPush(payload: Array(#"{"aps":{"content-available":1},"richId":"\#(notification)"}"#.utf8),
                                             pushType: "background", priority: 5, expiration: Int(Date().timeIntervalSince1970) + 3600,
                                             collapseID: String(notification)))
