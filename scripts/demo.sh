@@ -69,7 +69,7 @@ if [ "$adapter" != simulated ]; then
     for _ in $(seq 1 100); do grep -q listening "$work/apns-sim.err" 2>/dev/null && break; sleep 0.1; done
     grep -q listening "$work/apns-sim.err" || { echo "apns-sim did not start:" >&2; cat "$work/apns-sim.err" >&2; exit 1; }
     echo "==> local APNs (richpush apns-sim) on https://127.0.0.1:$apns_port, HTTP/2 over TLS; workers trust $work/apns/ca.pem"
-    worker_options=(--adapter "$([ "$adapter" = native ] && echo apns,fcm || echo apns)" --apns-url "https://127.0.0.1:$apns_port" --apns-topic com.example.richpush
+    worker_options=(--adapter "$([ "$adapter" = native ] && echo apns,fcm || echo apns)" --apns-url "https://127.0.0.1:$apns_port" --apns-sandbox-url "https://127.0.0.1:$apns_port" --apns-topic com.example.richpush
                     --apns-key-file "$work/AuthKey.p8" --apns-key-id DEMOKEY001 --apns-team-id DEMOTEAM01 --apns-ca-file "$work/apns/ca.pem")
     device_options=(--apns-tokens)
 fi
