@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NIOSSL
 import RichPushAPNS
+import RichPushApps
 import RichPushWorker
 import RichPushHTTP2
 
@@ -27,28 +28,15 @@ struct APNSOptions: ParsableArguments {
         option ?? ProcessInfo.processInfo.environment[variable]
     }
 
-    /// The adapter's settings and its client, or a message naming what is missing or wrong.
-    func settings() throws -> RichPushWorkerConfiguration.APNSSettings {
-        guard let topic = value(apnsTopic, "RICHPUSH_APNS_TOPIC"), let keyFile = value(apnsKeyFile, "RICHPUSH_APNS_KEY_FILE"),
-              let keyID = value(apnsKeyID, "RICHPUSH_APNS_KEY_ID"), let teamID = value(apnsTeamID, "RICHPUSH_APNS_TEAM_ID") else {
-            throw CLIError("--adapter apns needs --apns-topic, --apns-key-file, --apns-key-id and --apns-team-id (or their RICHPUSH_APNS_* variables)")
-        }
+    /// The adapter's settings and its client, or a message naming what is missing or wrong. The
+    /// credential flags when given, else `stored` (the default app's, which the worker applies
+    /// over the flags' anyway while it runs).
+    func settings(stored: APNSCredential? = nil) throws -> RichPushWorkerConfiguration.APNSSettings {
         guard apnsTimeout > 0 else { throw CLIError("--apns-timeout must be positive") }
         guard (1...64).contains(apnsConnections) else { throw CLIError("--apns-connections must be 1 to 64") }
         let endpoint = try apnsEndpoint(value(apnsURL, "RICHPUSH_APNS_URL") ?? "production", option: "--apns-url")
         let sandboxEndpoint = try apnsEndpoint(value(apnsSandboxURL, "RICHPUSH_APNS_SANDBOX_URL") ?? "sandbox", option: "--apns-sandbox-url")
-        let pem: String
-        do {
-            pem = try String(contentsOfFile: keyFile, encoding: .utf8)
-        } catch {
-            throw CLIError("cannot read the APNs key file \(keyFile)")
-        }
-        let signer: APNSSigningKey
-        do {
-            signer = try APNSSigningKey(pem: pem, keyID: keyID, teamID: teamID)
-        } catch {
-            throw CLIError("\(error)")
-        }
+        let (topic, signer) = try credentials(stored: stored)
         var trustRoots: [NIOSSLCertificate]?
         if let file = apnsCAFile {
             do {
@@ -68,6 +56,33 @@ struct APNSOptions: ParsableArguments {
             }
         }
         return RichPushWorkerConfiguration.APNSSettings(client: try client(endpoint), sandboxClient: try client(sandboxEndpoint), topic: topic, signer: signer)
+    }
+
+    /// The topic and signer of the credential flags, else of `stored`.
+    private func credentials(stored: APNSCredential?) throws -> (topic: String, signer: APNSSigningKey) {
+        guard let topic = value(apnsTopic, "RICHPUSH_APNS_TOPIC"), let keyFile = value(apnsKeyFile, "RICHPUSH_APNS_KEY_FILE"),
+              let keyID = value(apnsKeyID, "RICHPUSH_APNS_KEY_ID"), let teamID = value(apnsTeamID, "RICHPUSH_APNS_TEAM_ID") else {
+            if let stored {
+                do {
+                    return (stored.bundleID, try APNSSigningKey(pem: stored.keyPEM, keyID: stored.keyID, teamID: stored.teamID))
+                } catch {
+                    throw CLIError("the default app's APNs credentials: \(error)")
+                }
+            }
+            throw CLIError("--adapter apns needs --apns-topic, --apns-key-file, --apns-key-id and --apns-team-id (or their RICHPUSH_APNS_* variables), "
+                           + "or the default app's APNs credentials with --kek-file (docs/apps.md)")
+        }
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: keyFile, encoding: .utf8)
+        } catch {
+            throw CLIError("cannot read the APNs key file \(keyFile)")
+        }
+        do {
+            return (topic, try APNSSigningKey(pem: pem, keyID: keyID, teamID: teamID))
+        } catch {
+            throw CLIError("\(error)")
+        }
     }
 
     private func apnsEndpoint(_ text: String, option: String) throws -> HTTP2Client.Endpoint {

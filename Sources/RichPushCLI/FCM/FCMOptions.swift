@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import NIOSSL
+import RichPushApps
 import RichPushFCM
 import RichPushHTTP2
 import RichPushWorker
@@ -16,11 +17,18 @@ struct FCMOptions: ParsableArguments {
     @Option(help: "Seconds one request to FCM (or its token endpoint) may take.") var fcmTimeout: Double = 10
     @Option(help: "HTTP/2 connections to FCM per worker (each carries as many streams as FCM allows).") var fcmConnections = 2
 
-    /// The FCM route's settings (for `--adapter fcm`), or a message naming what is missing or wrong.
-    func settings() throws -> RichPushWorkerConfiguration.FCMSettings {
+    /// The FCM route's settings (for `--adapter fcm`), or a message naming what is missing or wrong:
+    /// the service account of `--fcm-credentials` when given, else `stored` (the default app's).
+    func settings(stored: FCMCredential? = nil) throws -> RichPushWorkerConfiguration.FCMSettings {
         let environment = ProcessInfo.processInfo.environment
-        guard let file = fcmCredentials ?? environment["RICHPUSH_FCM_CREDENTIALS"] else {
-            throw CLIError("--adapter fcm needs --fcm-credentials FILE (the service-account JSON) or RICHPUSH_FCM_CREDENTIALS")
+        let account: FCMServiceAccount
+        if let file = fcmCredentials ?? environment["RICHPUSH_FCM_CREDENTIALS"] {
+            account = try Self.account(file: file)
+        } else if let stored, let storedAccount = stored.account {
+            account = storedAccount
+        } else {
+            throw CLIError("--adapter fcm needs --fcm-credentials FILE (the service-account JSON) or RICHPUSH_FCM_CREDENTIALS, "
+                           + "or the default app's FCM credentials with --kek-file (docs/apps.md)")
         }
         let baseURL = fcmURL ?? environment["RICHPUSH_FCM_URL"] ?? "https://fcm.googleapis.com"
         let endpoint: HTTP2Client.Endpoint
@@ -28,18 +36,6 @@ struct FCMOptions: ParsableArguments {
             endpoint = try HTTP2Client.Endpoint(url: baseURL)
         } catch {
             throw CLIError("--fcm-url must be https://host[:port] (FCM speaks HTTP/2 over TLS only): \(error)")
-        }
-        let json: Data
-        do {
-            json = try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
-            throw CLIError("cannot read the FCM service-account file \(file)")
-        }
-        let account: FCMServiceAccount
-        do {
-            account = try FCMServiceAccount(json: Array(json))
-        } catch {
-            throw CLIError("\(file): \(error)")
         }
         guard fcmTimeout > 0 else { throw CLIError("--fcm-timeout must be positive") }
         guard (1...64).contains(fcmConnections) else { throw CLIError("--fcm-connections must be 1 to 64") }
@@ -65,5 +61,19 @@ struct FCMOptions: ParsableArguments {
         }
         return RichPushWorkerConfiguration.FCMSettings(client: client, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: http),
                                                        account: account, timeout: timeout)
+    }
+
+    private static func account(file: String) throws -> FCMServiceAccount {
+        let json: Data
+        do {
+            json = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw CLIError("cannot read the FCM service-account file \(file)")
+        }
+        do {
+            return try FCMServiceAccount(json: Array(json))
+        } catch {
+            throw CLIError("\(file): \(error)")
+        }
     }
 }

@@ -29,6 +29,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var apns: APNSOptions
     @OptionGroup var fcm: FCMOptions
     @OptionGroup var webhookOptions: WebhookOptions
+    @OptionGroup var kek: KeyEncryptionOptions
 
     @Option(help: "Jobs run at once by this worker.") var concurrency = 32
     @Option(help: "Most jobs fetched per read.") var batchSize = 64
@@ -89,16 +90,17 @@ struct WorkerCommand: AsyncParsableCommand {
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
         workerConfiguration.linger = .microseconds(Int(lingerMs * 1000))
+        let apps = try await Self.appCredentials(kek: kek, redis: pool, prefix: queue.prefix, logger: logger)
         var apnsClients: [HTTP2Client] = []
         var pushAdapter = RichPushWorkerConfiguration.Adapter.none
         if adapter.kinds.contains(.apns) {
-            let settings = try apns.settings()
+            let settings = try apns.settings(stored: apps?.loaded.credentials.apns)
             pushAdapter = .apns(settings)
             apnsClients = settings.clients
         } else if adapter.kinds.contains(.simulated) {
             pushAdapter = .simulated(holdFor: .seconds(holdHours * 3600))
         }
-        let fcmSettings = adapter.kinds.contains(.fcm) ? try fcm.settings() : nil
+        let fcmSettings = adapter.kinds.contains(.fcm) ? try fcm.settings(stored: apps?.loaded.credentials.fcm) : nil
         if let fcmSettings {
             try await Self.checkTokenEndpoint(fcmSettings, redis: backend, prefix: queue.configuration.prefix, logger: logger)
         }
@@ -110,6 +112,7 @@ struct WorkerCommand: AsyncParsableCommand {
             // both has its pushes resent when its job is reclaimed, not later.
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)),
             fcm: fcmSettings, otherPlatforms: adapter.kinds.contains(.simulated) ? .simulated(holdFor: .seconds(holdHours * 3600)) : .refused)
+        configuration.apps = apps
         configuration.defaultThrottlePerMinute = throttlePerMinute
         configuration.maxPushesPerRound = maxPushesPerRound
         let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys(redis), queue: queue.configuration,
