@@ -11,6 +11,9 @@ public struct APIRequestContext: RequestContext {
     public var user: User?
     /// The key of a Bearer caller; nil for Basic, which may call every route its role allows.
     public var apiKey: APIKey?
+    /// On the operator's routes, when the caller is not the operator but an admin's key with the
+    /// `manage` scope: the one app it may read and change.
+    public var managedApp: String?
     /// The address of the connection's other end (a load balancer's, behind one).
     public let peerAddress: String
     /// The client's address: the peer's, or the one `X-Forwarded-For` gives when the peer is a

@@ -30,7 +30,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     WebhookRoutes(webhooks: stores.webhooks, allowPrivate: configuration.webhookAllowPrivate).add(to: api)
     if let apps = dependencies.apps {
         // The operator's routes: their own credential, not a user's (see OperatorAuthMiddleware).
-        AppRoutes(apps: apps).add(to: router.group("api/apps").add(middleware: OperatorAuthMiddleware(token: configuration.operatorToken)))
+        AppRoutes(apps: apps).add(to: router.group("api/apps").add(middleware: OperatorAuthMiddleware(token: configuration.operatorToken, keys: stores.apiKeys)))
     }
     return router
 }

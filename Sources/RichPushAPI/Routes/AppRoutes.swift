@@ -20,7 +20,8 @@ struct AppRoutes {
     }
 
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
-        try JSONResponse.encode(["apps": try await apps.list().map(AppView.init)], status: .ok)
+        let all = try await apps.list().filter { app in context.managedApp.map { $0 == app.id.rawValue } ?? true }
+        return try JSONResponse.encode(["apps": all.map(AppView.init)], status: .ok)
     }
 
     @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -30,6 +31,7 @@ struct AppRoutes {
     }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
+        try Self.operatorOnly(context, "create an app")
         let body = try await AppBody.parse(try await request.body.collect(upTo: Self.maxBodyBytes), creating: true)
         guard let id = body.id else { throw APIError.badRequest("'id' (an app id such as \"shop\") is required", code: "missing_field") }
         var credentials = body.change.set
@@ -61,18 +63,29 @@ struct AppRoutes {
     }
 
     @Sendable func remove(_ request: Request, context: APIRequestContext) async throws -> Response {
+        try Self.operatorOnly(context, "remove an app")
         let id = try Self.id(context)
         guard try await Self.mapped({ try await apps.remove(id: id) }) else { throw APIError.notFound("no app '\(id)'") }
         context.logger.info("app removed", metadata: ["app": "\(id)"])
         return Response(status: .noContent)
     }
 
+    /// The app of the path; a manager's key sees its own app only (404 for any other, as for none).
     private static func id(_ context: APIRequestContext) throws -> AppID {
         let text = context.parameters.get("id") ?? ""
+        let id: AppID
         do {
-            return try AppID(text)
+            id = try AppID(text)
         } catch {
             throw APIError.badRequest(error.description, code: "bad_app_id")
+        }
+        if let managed = context.managedApp, managed != id.rawValue { throw APIError.notFound("no app '\(id)'") }
+        return id
+    }
+
+    private static func operatorOnly(_ context: APIRequestContext, _ what: String) throws {
+        if context.managedApp != nil {
+            throw APIError(.forbidden, code: "operator_only", message: "only the operator may \(what); a manage key changes its own app")
         }
     }
 

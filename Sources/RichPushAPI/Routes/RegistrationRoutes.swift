@@ -19,7 +19,7 @@ struct RegistrationRoutes {
     }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller(.admin)
+        let user = try context.caller(.listen)
         let handle = request.uri.queryParameters["handle"].map(String.init)
         if let handle, !handle.isEmpty { try Self.validate(handle: handle) }
         let id = try await installations.registrationID(forHandle: handle, owner: user.name)
@@ -27,7 +27,7 @@ struct RegistrationRoutes {
     }
 
     @Sendable func update(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller(.admin)
+        let user = try context.caller(.listen)
         let id = try Self.registrationID(context)
         let body = try await request.body.collect(upTo: 64 * 1024)
         let object = try JSONObjectBody.members(body, allowed: Self.fields, shape: "{\"Platform\", \"Handle\", \"Tags\", \"Environment\"}")
@@ -75,7 +75,7 @@ struct RegistrationRoutes {
     }
 
     @Sendable func delete(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let user = try context.caller(.admin)
+        let user = try context.caller(.listen)
         let id = try Self.registrationID(context)
         guard try await installations.delete(id: id, owner: user.name) else { throw APIError.notFound("no registration \(id) of yours") }
         return Response(status: .ok)

@@ -13,11 +13,15 @@ struct KeysCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a key for a user; prints its id and the token, which is shown only this once.",
-            discussion: "Scopes: send (POST /api/notifications), read (notifications, status, list, receipts), admin (every route the user may call).")
+            discussion: """
+            Scopes: send (POST /api/notifications), read (notifications, status, list, receipts), listen (the user's device registrations only: \
+            what an app ships in its client), admin (every route the user may call), manage (the app's credentials at /api/apps/default; \
+            an admin user's key only, never implied by admin).
+            """)
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @Argument(help: "The user the key acts as.") var user: String
-        @Option(help: "Comma-separated scopes: send, read, admin.") var scope = "send"
+        @Option(help: "Comma-separated scopes: send, read, listen, admin, manage.") var scope = "send"
         @Option(help: "A label to recognise the key by.") var label = ""
 
         func validate() throws {
@@ -29,7 +33,9 @@ struct KeysCommand: AsyncParsableCommand {
         func scopes() throws -> Set<APIKey.Scope> {
             let parts = scope.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             let scopes = try parts.map { part in
-                guard let scope = APIKey.Scope(rawValue: part) else { throw ValidationError("unknown scope '\(part)'; known: send, read, admin") }
+                guard let scope = APIKey.Scope(rawValue: part) else {
+                    throw ValidationError("unknown scope '\(part)'; known: \(APIKey.Scope.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
                 return scope
             }
             guard !scopes.isEmpty else { throw ValidationError("give at least one scope") }
@@ -38,7 +44,12 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-keys")
-            let created = try await RedisAPIKeyStore(redis: connection, keys: queue.storageKeys(redis)).create(user: user, scopes: try scopes(), label: label)
+            let scopes = try scopes()
+            if scopes.contains(.manage), try await RedisUserStore(redis: connection, keys: queue.storageKeys(redis)).user(named: user)?.user.role != .admin {
+                await connection.close()
+                throw CLIError("the manage scope is for an admin's key (the app's credentials); \(user) is not an admin")
+            }
+            let created = try await RedisAPIKeyStore(redis: connection, keys: queue.storageKeys(redis)).create(user: user, scopes: scopes, label: label)
             await connection.close()
             guard let (key, token) = created else { throw CLIError("no user \(user)") }
             print("id \(key.id) user \(key.user) scopes \(key.scopes.sorted().map(\.rawValue).joined(separator: ","))")

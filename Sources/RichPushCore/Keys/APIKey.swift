@@ -8,8 +8,14 @@ public struct APIKey: Sendable, Hashable {
         case send
         /// Reading notifications, their status and list, and posting receipts.
         case read
-        /// Every route its user may call, registrations included.
+        /// Every route its user may call, registrations included (not ``manage``).
         case admin
+        /// Registering, updating and removing its user's devices only: what an app ships inside its
+        /// client (Azure Notification Hubs' Listen right).
+        case listen
+        /// The app's own credentials (`GET`/`PATCH /api/apps/{its app}`); only for an admin's key,
+        /// and never implied by ``admin`` (Notification Hubs' Manage right).
+        case manage
 
         public static func < (lhs: Scope, rhs: Scope) -> Bool { lhs.rawValue < rhs.rawValue }
     }
@@ -31,8 +37,8 @@ public struct APIKey: Sendable, Hashable {
         self.createdAt = createdAt
     }
 
-    /// Whether the key covers a route that needs `scope` (`admin` covers everything).
-    public func allows(_ scope: Scope) -> Bool { scopes.contains(scope) || scopes.contains(.admin) }
+    /// Whether the key covers a route that needs `scope` (`admin` covers everything but `manage`).
+    public func allows(_ scope: Scope) -> Bool { scopes.contains(scope) || (scope != .manage && scopes.contains(.admin)) }
 
     /// The id inside a token `rpk_<16 hex>_<secret>`, or nil when it does not have that shape.
     public static func id(inToken token: String) -> String? {
