@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -150,6 +151,33 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "RichPushWebPush",
+            dependencies: [
+                "RichPushCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RichPushWebPushSim",
+            dependencies: [
+                "RichPushCore", "RichPushSimTLS",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RichPushInMemory",
             dependencies: ["RichPushCore", "RichPushQueue"],
             swiftSettings: strictSettings
@@ -235,7 +263,7 @@ let package = Package(
                 "RichPushHTTP2",
                 "RichPushFCM",
                 "RichPushFCMSim",
-                "RichPushApps",
+                "RichPushApps", "RichPushWebPush", "RichPushWebPushSim",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -290,6 +318,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushWebPushTests",
+            dependencies: ["RichPushWebPush", "RichPushWebPushSim", "RichPushCore", "RedisTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
