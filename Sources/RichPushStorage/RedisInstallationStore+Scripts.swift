@@ -5,7 +5,8 @@ extension RedisInstallationStore {
     /// ARGV: id, owner, platform, handle, tags (JSON array), updated, max registrations, max
     /// distinct tags (0: none), tag key prefix, installation key prefix, handle key prefix, APNs
     /// environment (empty: production, stored as no field, as registrations made before
-    /// environments existed read; a production record keeps the shape it always had).
+    /// environments existed read; a production record keeps the shape it always had), Web Push
+    /// keys (`<p256dh>.<auth>`; empty: none, no field).
     /// Refuses with a word (owned, handle, registrations, tags) or writes everything and answers
     /// created/updated: the installation, its tag sets, the handle index, the owner's set and
     /// the owner's per-tag counts move together.
@@ -51,6 +52,7 @@ extension RedisInstallationStore {
     if old[2] and old[2] ~= ARGV[4] then redis.call('SREM', ARGV[11] .. old[2], id) end
     redis.call('HSET', KEYS[1], 'platform', ARGV[3], 'handle', ARGV[4], 'tags', ARGV[5], 'owner', owner, 'updated', ARGV[6])
     if ARGV[12] == '' then redis.call('HDEL', KEYS[1], 'environment') else redis.call('HSET', KEYS[1], 'environment', ARGV[12]) end
+    if ARGV[13] == '' then redis.call('HDEL', KEYS[1], 'keys') else redis.call('HSET', KEYS[1], 'keys', ARGV[13]) end
     redis.call('SADD', KEYS[2], id)
     redis.call('SADD', KEYS[3], id)
     redis.call('SADD', KEYS[5], id)

@@ -45,7 +45,8 @@ public struct RedisInstallationStore: InstallationStore {
                                                keys.userTags(installation.owner), keys.allInstallations],
                                         arguments: [installation.id, installation.owner, installation.platform.rawValue, installation.handle, tags,
                                                     installation.updatedAt, limits.registrations, limits.tags, keys.tagPrefix, keys.installationPrefix,
-                                                    keys.handlePrefix, Self.storedEnvironment(installation.apnsEnvironment)])
+                                                    keys.handlePrefix, Self.storedEnvironment(installation.apnsEnvironment),
+                                                    installation.webPushKeys?.stored ?? ""])
         switch reply.string {
         case "created": return .created
         case "updated": return .updated
@@ -123,15 +124,15 @@ public struct RedisInstallationStore: InstallationStore {
         return members
     }
 
-    /// One HMGET per installation, all sent at once; the APNs environment comes in the same
-    /// command (no field: production).
+    /// One HMGET per installation, all sent at once; the APNs environment (no field: production)
+    /// and a browser's keys come in the same command.
     public func installations(ids: [String]) async throws -> [Installation] {
         guard !ids.isEmpty else { return [] }
         let replies = try await redis.sendAll(ids.map {
-            RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated", "environment")
+            RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated", "environment", "keys")
         })
         return zip(ids, replies).compactMap { id, reply in
-            guard let fields = reply.array, fields.count == 6,
+            guard let fields = reply.array, fields.count == 7,
                   let platform = fields[0].string.flatMap(Platform.init(rawValue:)),
                   let handle = fields[1].string, let owner = fields[3].string,
                   let tags = fields[2].bytes.flatMap(JSONStringArray.parse),
@@ -140,7 +141,7 @@ public struct RedisInstallationStore: InstallationStore {
                   let environment = fields[5].string.map(APNSEnvironment.init(rawValue:)) ?? .production
             else { return nil }
             return Installation(id: id, platform: platform, handle: handle, tags: tags, owner: owner, updatedAt: Int64(fields[4].int ?? 0),
-                                apnsEnvironment: environment)
+                                apnsEnvironment: environment, webPushKeys: fields[6].string.flatMap(WebPushKeys.init(stored:)))
         }
     }
 

@@ -1,6 +1,6 @@
 import _CryptoExtras
 import Crypto
-import Foundation
+public import Foundation
 
 /// Platform credentials of the shapes Apple and Google hand out, made fresh for a test: a `.p8`
 /// (PKCS#8 P-256) key and a service-account JSON with a 2048-bit RSA key.
@@ -19,5 +19,18 @@ public enum TestCredentials {
                                      "token_uri": "https://oauth2.googleapis.com/token"]
         edit(&object)
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    /// A browser subscription's keys as `PushSubscription.toJSON()` gives them (base64url, no
+    /// padding): a fresh P-256 public key (uncompressed) and a 16-byte auth secret; and the
+    /// private key, for decrypting what is sent to it.
+    public static func webPushKeys() -> (p256dh: String, auth: String, privateKey: Data) {
+        let key = P256.KeyAgreement.PrivateKey()
+        let auth = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        return (base64url(key.publicKey.x963Representation), base64url(auth), key.rawRepresentation)
+    }
+
+    public static func base64url(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

@@ -9,7 +9,7 @@ struct RegistrationRoutes {
     let installations: any InstallationStore
     let quotas: APIConfiguration.Quotas
 
-    static let fields = ["Platform", "Handle", "Tags", "Environment"]
+    static let fields = ["Platform", "Handle", "Tags", "Environment", "Subscription", "pushChannel"]
     static let maxTags = 60
 
     func add(to group: RouterGroup<APIRequestContext>) {
@@ -30,14 +30,13 @@ struct RegistrationRoutes {
         let user = try context.caller(.listen)
         let id = try Self.registrationID(context)
         let body = try await request.body.collect(upTo: 64 * 1024)
-        let object = try JSONObjectBody.members(body, allowed: Self.fields, shape: "{\"Platform\", \"Handle\", \"Tags\", \"Environment\"}")
+        let object = try JSONObjectBody.members(body, allowed: Self.fields,
+                                                shape: "{\"Platform\", \"Handle\", \"Tags\", \"Environment\", \"Subscription\" or \"pushChannel\" (webpush)}")
         guard let platformName = object["Platform"]?.string else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
         guard let platform = Platform(seedName: platformName) else {
             throw APIError.badRequest("unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "unknown_platform")
         }
-        guard let handle = object["Handle"]?.string else {
-            throw APIError.badRequest("'Handle' (the push token) is required", code: "missing_field")
-        }
+        let (handle, webPushKeys) = try Self.handle(object, platform: platform)
         if let problem = PushHandle.problem(with: handle, platform: platform) {
             throw APIError.badRequest(problem, code: "bad_handle")
         }
@@ -58,7 +57,7 @@ struct RegistrationRoutes {
         }
         tags.insert(Installation.userTag(user.name))
         let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds(),
-                                        apnsEnvironment: environment)
+                                        apnsEnvironment: environment, webPushKeys: webPushKeys)
         switch try await installations.save(installation, limits: RegistrationLimits(registrations: quotas.registrations, tags: quotas.tags)) {
         case .ownedByAnotherUser:
             throw APIError.notFound("no registration \(id) of yours")

@@ -14,9 +14,11 @@ public struct Installation: Sendable, Hashable, Codable {
     /// The Apple service that knows `handle` (platform `apns` only; other platforms keep the
     /// default). A registration stored before environments existed is `production`.
     public var apnsEnvironment: APNSEnvironment
+    /// The browser subscription's keys (platform `webpush` only): what its messages are encrypted to.
+    public var webPushKeys: WebPushKeys?
 
     public init(id: String, platform: Platform, handle: String, tags: [String], owner: String, updatedAt: Int64,
-                apnsEnvironment: APNSEnvironment = .production) {
+                apnsEnvironment: APNSEnvironment = .production, webPushKeys: WebPushKeys? = nil) {
         self.id = id
         self.platform = platform
         self.handle = handle
@@ -24,10 +26,11 @@ public struct Installation: Sendable, Hashable, Codable {
         self.owner = owner
         self.updatedAt = updatedAt
         self.apnsEnvironment = apnsEnvironment
+        self.webPushKeys = webPushKeys
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, platform, handle, tags, owner, updatedAt, apnsEnvironment
+        case id, platform, handle, tags, owner, updatedAt, apnsEnvironment, webPushKeys
     }
 
     /// As synthesized, except that an encoding without `apnsEnvironment` (written before it
@@ -37,7 +40,8 @@ public struct Installation: Sendable, Hashable, Codable {
         self.init(id: try container.decode(String.self, forKey: .id), platform: try container.decode(Platform.self, forKey: .platform),
                   handle: try container.decode(String.self, forKey: .handle), tags: try container.decode([String].self, forKey: .tags),
                   owner: try container.decode(String.self, forKey: .owner), updatedAt: try container.decode(Int64.self, forKey: .updatedAt),
-                  apnsEnvironment: try container.decodeIfPresent(APNSEnvironment.self, forKey: .apnsEnvironment) ?? .production)
+                  apnsEnvironment: try container.decodeIfPresent(APNSEnvironment.self, forKey: .apnsEnvironment) ?? .production,
+                  webPushKeys: try container.decodeIfPresent(WebPushKeys.self, forKey: .webPushKeys))
     }
 
     /// The tag the backend adds to every registration of `user` (the seed's rule).

@@ -4,13 +4,21 @@ public enum PushHandle {
     /// The longest handle we store. APNs device tokens are 64 hex digits today (Apple allows them
     /// to grow); FCM registration tokens are about 160 characters.
     public static let maxBytes = 512
+    /// The longest Web Push endpoint we store: push services' URLs run to a few hundred bytes
+    /// (Windows' carry a long token in the query).
+    public static let maxEndpointBytes = 2048
 
     /// Why `handle` cannot be a push handle of `platform`, or nil when it can.
     public static func problem(with handle: String, platform: Platform) -> String? {
-        guard (1...maxBytes).contains(handle.utf8.count) else {
-            return "a push handle is 1 to \(maxBytes) bytes, got \(handle.utf8.count)"
+        let limit = platform == .webpush ? maxEndpointBytes : maxBytes
+        guard (1...limit).contains(handle.utf8.count) else {
+            return "a push handle is 1 to \(limit) bytes, got \(handle.utf8.count)"
         }
         switch platform {
+        case .webpush:
+            guard handle.hasPrefix("https://"), handle.utf8.count > 8, handle.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                return "a Web Push handle is the subscription's endpoint, an https URL"
+            }
         case .fcm, .gcm:
             guard isRegistrationToken(handle) else {
                 return "an FCM registration token is made of letters, digits and _ : . - only"
