@@ -167,7 +167,7 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
         RichPushJobHandler(
             ledger: RedisDeliveryLedger(redis: dependencies.redis, keys: keys, retention: configuration.retention),
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
-            queue: queue, adapter: adapter, renderer: configuration.renderer, formats: [.fcm: .fcm, .gcm: .fcm],
+            queue: queue, adapter: adapter, renderer: configuration.renderer, formats: [.fcm: .fcm, .gcm: .fcm, .webpush: .webpush],
             fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,
             maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, logger: logger
         ).register(in: &handlers)

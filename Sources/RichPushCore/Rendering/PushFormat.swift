@@ -1,7 +1,8 @@
 /// The shape a push is rendered in, chosen by where it goes: the APNs payload (Apple, and the
-/// simulated hub whose devices read it) or FCM HTTP v1's data message.
+/// simulated hub whose devices read it), FCM HTTP v1's data message, or the JSON a browser's
+/// service worker decrypts (Web Push).
 public enum PushFormat: String, Sendable, Hashable {
-    case apns, fcm
+    case apns, fcm, webpush
 }
 
 extension PushRenderer {
@@ -9,6 +10,7 @@ extension PushRenderer {
         switch format {
         case .apns: try render(notification, collapseID: collapseID)
         case .fcm: try renderFCM(notification, collapseID: collapseID)
+        case .webpush: try renderWebPush(notification)
         }
     }
 }
