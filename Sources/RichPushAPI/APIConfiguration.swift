@@ -1,59 +1,59 @@
-public import RichPushStorage
+package import RichPushStorage
 /// Everything `richpush api` can be told, with production defaults.
-public struct APIConfiguration: Sendable {
-    public var host: String
-    public var port: Int
-    public var auth: AuthConfiguration
+package struct APIConfiguration: Sendable {
+    package var host: String
+    package var port: Int
+    package var auth: AuthConfiguration
     /// Largest payload accepted, in bytes (img, sound, ...).
-    public var maxPayloadBytes: Int
+    package var maxPayloadBytes: Int
     /// Largest request body accepted (the payload plus JSON/multipart overhead).
-    public var maxBodyBytes: Int { maxPayloadBytes * 4 / 3 + 64 * 1024 }
+    package var maxBodyBytes: Int { maxPayloadBytes * 4 / 3 + 64 * 1024 }
     /// Largest body of `POST /api/notifications/batch` (up to 1,000 notifications), bounded on
     /// its own: a batch of small pushes is larger than one push, yet must not be unbounded.
-    public var maxBatchBodyBytes: Int = 16 << 20
+    package var maxBatchBodyBytes: Int = 16 << 20
     /// Batches this process works on at once, and how many more may wait for one of them; more
     /// get 503 + `Retry-After`. A batch holds its body and its parsed items (up to
     /// `maxBatchBodyBytes` and 1,000 drafts) while it runs: this bounds the memory they take.
-    public var batchConcurrency = 4
-    public var batchQueueLimit = 64
+    package var batchConcurrency = 4
+    package var batchQueueLimit = 64
     /// Records and payloads are kept this long.
-    public var retention: Duration
+    package var retention: Duration
     /// Jobs accepted but not finished above which new notifications get 503 with Retry-After.
-    public var maxBacklog: Int
+    package var maxBacklog: Int
     /// The image sent by `POST /api/notifications` with no body (the tutorial's behaviour).
-    public var defaultImage: [UInt8]?
+    package var defaultImage: [UInt8]?
     /// Serves `GET /bench/hello`, the ceiling scripts/bench-api.sh compares against.
-    public var benchRoutes: Bool
+    package var benchRoutes: Bool
     /// What one user may hold and send.
-    public var quotas: Quotas
+    package var quotas: Quotas
     /// A connection that completes no request head this long after it opened or after its
     /// previous response is closed (idle keep-alive and slow headers alike).
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// A connection whose request body has not fully arrived this long after its head is closed.
-    public var bodyTimeout: Duration
+    package var bodyTimeout: Duration
     /// Lets webhooks name loopback and private addresses (a development setup, or receivers on
     /// the operator's own network); link-local addresses stay refused.
-    public var webhookAllowPrivate: Bool = false
+    package var webhookAllowPrivate: Bool = false
     /// `replicated`: a notification is acknowledged (202) only once a replica has it too.
-    public var durability: Durability = .primary
+    package var durability: Durability = .primary
     /// Load balancers whose `X-Forwarded-For` names the client (for the per-address login
     /// throttle); none: the peer is the client.
-    public var trustedProxies = TrustedProxies()
+    package var trustedProxies = TrustedProxies()
     /// The operator's token for `/api/apps`; nil turns those routes off (403 saying so).
-    public var operatorToken: OperatorToken?
+    package var operatorToken: OperatorToken?
 
     /// Per-user limits; 0 turns one off. Over a limit: 429 with `Retry-After`, code `quota_exceeded`.
-    public struct Quotas: Sendable, Hashable {
+    package struct Quotas: Sendable, Hashable {
         /// Notifications one user may create per minute.
-        public var notificationsPerMinute: Int
+        package var notificationsPerMinute: Int
         /// Payload bytes of one user's notifications still within the retention.
-        public var payloadBytes: Int
+        package var payloadBytes: Int
         /// Registrations (installations) one user may own.
-        public var registrations: Int
+        package var registrations: Int
         /// Distinct tags over all of one user's registrations (their `username:` tag included).
-        public var tags: Int
+        package var tags: Int
 
-        public init(notificationsPerMinute: Int = 600, payloadBytes: Int = 256 << 20, registrations: Int = 100, tags: Int = 100) {
+        package init(notificationsPerMinute: Int = 600, payloadBytes: Int = 256 << 20, registrations: Int = 100, tags: Int = 100) {
             self.notificationsPerMinute = notificationsPerMinute
             self.payloadBytes = payloadBytes
             self.registrations = registrations
@@ -61,7 +61,7 @@ public struct APIConfiguration: Sendable {
         }
     }
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, auth: AuthConfiguration = AuthConfiguration(),
+    package init(host: String = "127.0.0.1", port: Int = 8080, auth: AuthConfiguration = AuthConfiguration(),
                 maxPayloadBytes: Int = 5 * 1024 * 1024, retention: Duration = .seconds(7 * 86400), maxBacklog: Int = 1_000_000,
                 defaultImage: [UInt8]? = nil, benchRoutes: Bool = false, quotas: Quotas = Quotas(),
                 idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(30)) {

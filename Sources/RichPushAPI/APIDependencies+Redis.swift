@@ -1,12 +1,12 @@
-public import Hiredis
-public import Prometheus
-public import RichPushQueue
-public import RichPushStorage
+package import Hiredis
+package import Prometheus
+package import RichPushQueue
+package import RichPushStorage
 
 extension APIDependencies {
     /// The API on Redis: its stores under `keys`, the queue of `queue` (all its partitions), the
     /// records kept as `configuration` says (retention, durability).
-    public static func redis(redis: any RedisClient, keys: StorageKeys, queue: JobQueueConfiguration, configuration: APIConfiguration,
+    package static func redis(redis: any RedisClient, keys: StorageKeys, queue: JobQueueConfiguration, configuration: APIConfiguration,
                              registry: PrometheusCollectorRegistry? = nil, credentialChanges: RedisSubscriber? = nil) -> APIDependencies {
         let notifications = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: queue),
                                                    retention: configuration.retention, durability: configuration.durability)

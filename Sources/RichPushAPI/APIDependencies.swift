@@ -1,22 +1,22 @@
-public import Hiredis
-public import Prometheus
-public import RichPushApps
+package import Hiredis
+package import Prometheus
+package import RichPushApps
 
 /// What the API needs from outside: the stores by role, where `/metrics` reads from, and how it
 /// hears credential changes. ``redis(redis:keys:queue:configuration:registry:credentialChanges:)``
 /// builds it on Redis for `richpush api` and the tests.
-public struct APIDependencies: Sendable {
-    public var stores: APIStores
+package struct APIDependencies: Sendable {
+    package var stores: APIStores
     /// Where `/metrics` reads from; nil serves an empty page (tests that do not bootstrap metrics).
-    public var registry: PrometheusCollectorRegistry?
+    package var registry: PrometheusCollectorRegistry?
     /// Hears credential changes from `richpush users`/`keys` on `credentialChannel` so every
     /// replica drops its cached entries at once; nil leaves that to the cache's revalidation after its TTL.
-    public var credentialChanges: RedisSubscriber?
-    public var credentialChannel: String
+    package var credentialChanges: RedisSubscriber?
+    package var credentialChannel: String
     /// Apps and their credentials, for the operator's `/api/apps`; nil leaves those routes out.
-    public var apps: (any AppStore)?
+    package var apps: (any AppStore)?
 
-    public init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: RedisSubscriber? = nil, credentialChannel: String = "", apps: (any AppStore)? = nil) {
+    package init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: RedisSubscriber? = nil, credentialChannel: String = "", apps: (any AppStore)? = nil) {
         self.stores = stores
         self.registry = registry
         self.credentialChanges = credentialChanges

@@ -1,26 +1,26 @@
-public import Hummingbird
+package import Hummingbird
 import NIOCore
-public import RichPushCore
+package import RichPushCore
 
 /// The request context of every route: Hummingbird's core storage, the caller once
 /// authenticated (and the API key they used, if any), and the client address that the login
 /// throttle keys on.
-public struct APIRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct APIRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// Set by ``AuthMiddleware`` on every `/api` route.
-    public var user: User?
+    package var user: User?
     /// The key of a Bearer caller; nil for Basic, which may call every route its role allows.
-    public var apiKey: APIKey?
+    package var apiKey: APIKey?
     /// On the operator's routes, when the caller is not the operator but an admin's key with the
     /// `manage` scope: the one app it may read and change.
-    public var managedApp: String?
+    package var managedApp: String?
     /// The address of the connection's other end (a load balancer's, behind one).
-    public let peerAddress: String
+    package let peerAddress: String
     /// The client's address: the peer's, or the one `X-Forwarded-For` gives when the peer is a
     /// trusted proxy (set by ``ClientAddressMiddleware``).
-    public var clientAddress: String
+    package var clientAddress: String
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
         clientAddress = peerAddress

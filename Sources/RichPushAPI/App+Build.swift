@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
-public import Hummingbird
-public import Logging
+package import Hummingbird
+package import Logging
 import ServiceLifecycle
 
 /// Builds the router: operations routes open, everything under `/api` behind authentication.
@@ -37,7 +37,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
 
 /// Builds the whole application; `richpush api` runs it, tests drive it with HummingbirdTesting.
 /// `onServerRunning`: called once the server listens (with port 0, the channel says which port).
-public func buildApplication(configuration: APIConfiguration, dependencies: APIDependencies, logger: Logger,
+package func buildApplication(configuration: APIConfiguration, dependencies: APIDependencies, logger: Logger,
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
     if configuration.auth.mode == .demo {
         logger.warning("AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server.")

@@ -4,8 +4,8 @@ import Foundation
 /// `aps` dictionary; a background push carries `content-available: 1` (the integer) and no
 /// `alert`, `badge` or `sound`; an alert push carries an `alert`. One decoding pass: it runs
 /// once per notification on the worker's hot path.
-public enum APNSPayloadCheck {
-    public static func check(_ payload: [UInt8], pushType: String) throws(APNSRejection) {
+package enum APNSPayloadCheck {
+    package static func check(_ payload: [UInt8], pushType: String) throws(APNSRejection) {
         guard !payload.isEmpty else { throw APNSRejection(.payloadEmpty, "the payload is empty") }
         guard payload.count <= APNSRequest.maxPayloadBytes else {
             throw APNSRejection(.payloadTooLarge, "the payload is \(payload.count) bytes; APNs accepts at most \(APNSRequest.maxPayloadBytes)")

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-public import RichPushCore
-public import RichPushHTTP2
+package import RichPushCore
+package import RichPushHTTP2
 
 /// Sends pushes to APNs (or a local `richpush apns-sim`) through an ``HTTP2Client``: each push
 /// becomes an ``APNSRequest`` (refused before sending when Apple would refuse it), goes out with
@@ -21,8 +21,8 @@ public import RichPushHTTP2
 /// device) defers that push; a 429 with `Retry-After` (or `TooManyProviderTokenUpdates`) holds this
 /// sender's service across the fleet (``ProviderHold``) and stops the rest of the batch, and while
 /// the hold lasts every push to that service comes back `deferred` without a request.
-public struct APNSPushAdapter: PushAdapter {
-    public let name = "apns"
+package struct APNSPushAdapter: PushAdapter {
+    package let name = "apns"
     let topic: String
     let token: APNSSharedToken
     let production: APNSHost
@@ -33,7 +33,7 @@ public struct APNSPushAdapter: PushAdapter {
     /// (nil: none). `concurrency`: requests of one batch in flight at once per service (the
     /// client spreads them over its connections, each within the server's stream limit).
     /// `holds`: where the fleet shares a hold on each service (nil: this process only).
-    public init(client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, token: APNSSharedToken, concurrency: Int = 1000,
+    package init(client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, token: APNSSharedToken, concurrency: Int = 1000,
                 holds: (any ProviderHolds)? = nil, throttleWait: Duration = .seconds(30)) {
         self.throttleWait = throttleWait
         self.topic = topic
@@ -48,17 +48,17 @@ public struct APNSPushAdapter: PushAdapter {
 
     /// How long a push waits after a 429 `TooManyRequests` that names no time, and how long the
     /// sender is held after a `TooManyProviderTokenUpdates` without one (Apple names no time).
-    public let throttleWait: Duration
+    package let throttleWait: Duration
 
     /// The provider token, made or taken from the fleet now if need be. A failure is left for
     /// `send`, which asks again and reports it for its pushes.
-    public func prepare() async {
+    package func prepare() async {
         do {
             _ = try await token.current()
         } catch {}
     }
 
-    public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
+    package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
         var outcomes = [PushOutcome](repeating: .failed(reason: "not sent", retryable: true), count: pushes.count)
         // Check each push as Apple would; what fails is never sent. The rest go by service.
@@ -146,9 +146,9 @@ public struct APNSPushAdapter: PushAdapter {
 }
 
 /// No push of a batch reached APNs: the job is retried as a whole, after back-off.
-public struct APNSUnreachable: Error, CustomStringConvertible {
-    public let reason: String
-    public var description: String { "APNs unreachable: \(reason)" }
+package struct APNSUnreachable: Error, CustomStringConvertible {
+    package let reason: String
+    package var description: String { "APNs unreachable: \(reason)" }
 }
 
 /// The requests of one batch for one service, and where their pushes are in the batch.

@@ -1,19 +1,19 @@
 /// Why APNs refuses (or would refuse) a push: Apple's reason, and our explanation.
-public struct APNSRejection: Error, Sendable, Hashable, CustomStringConvertible {
-    public let reason: APNSReason
-    public let message: String
+package struct APNSRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    package let reason: APNSReason
+    package let message: String
 
-    public init(_ reason: APNSReason, _ message: String) {
+    package init(_ reason: APNSReason, _ message: String) {
         self.reason = reason
         self.message = message
     }
 
-    public var description: String { "\(reason.rawValue): \(message)" }
+    package var description: String { "\(reason.rawValue): \(message)" }
 }
 
 /// The `reason` strings of Apple's error responses ("Handling notification responses from
 /// APNs": 32 reasons), plus RichPush's own `InvalidPayload`. An unknown reason is kept as its text.
-public enum APNSReason: Hashable, Sendable {
+package enum APNSReason: Hashable, Sendable {
     case badCollapseID, badDeviceToken, badExpirationDate, badMessageID, badPriority, badTopic
     case deviceTokenNotForTopic, duplicateHeaders, idleTimeout, invalidPushType, missingDeviceToken
     case missingTopic, payloadEmpty, topicDisallowed
@@ -41,11 +41,11 @@ public enum APNSReason: Hashable, Sendable {
         (.internalServerError, "InternalServerError"), (.serviceUnavailable, "ServiceUnavailable"), (.shutdown, "Shutdown"),
     ]
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         self = Self.names.first { $0.1 == rawValue }?.0 ?? .other(rawValue)
     }
 
-    public var rawValue: String {
+    package var rawValue: String {
         if case .other(let text) = self { return text }
         return Self.names.first { $0.0 == self }?.1 ?? "?"
     }

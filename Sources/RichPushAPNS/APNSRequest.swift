@@ -1,28 +1,28 @@
 import Foundation
-public import RichPushCore
+package import RichPushCore
 
 /// One request to APNs, checked against Apple's rules before it is ever sent: `POST
 /// /3/device/<token>` with the headers Apple documents and the JSON payload.
-public struct APNSRequest: Sendable, Hashable {
-    public struct Header: Sendable, Hashable {
-        public let name: String
-        public let value: String
+package struct APNSRequest: Sendable, Hashable {
+    package struct Header: Sendable, Hashable {
+        package let name: String
+        package let value: String
     }
 
-    public let path: String
+    package let path: String
     /// In the order they are sent; `authorization` is added per connection, not here.
-    public let headers: [Header]
-    public let body: [UInt8]
-    public let apnsID: String
+    package let headers: [Header]
+    package let body: [UInt8]
+    package let apnsID: String
 
     /// Push types this adapter sends and what Apple requires of each.
-    public static let pushTypes: Set<String> = ["alert", "background"]
-    public static let maxPayloadBytes = 4096
-    public static let maxCollapseIDBytes = 64
+    package static let pushTypes: Set<String> = ["alert", "background"]
+    package static let maxPayloadBytes = 4096
+    package static let maxCollapseIDBytes = 64
 
     /// Builds the request for `push` to `topic` (the app's bundle id), or says why APNs would
     /// refuse it: such a push fails for good and is never sent.
-    public init(push: OutgoingPush, topic: String) throws(APNSRejection) {
+    package init(push: OutgoingPush, topic: String) throws(APNSRejection) {
         self = try Template(rendered: push.rendered, topic: topic).request(for: push)
     }
 
@@ -36,11 +36,11 @@ public struct APNSRequest: Sendable, Hashable {
     /// What every push of one rendered notification shares, checked once: push type, priority,
     /// expiration, collapse id, topic and payload. A fan-out to thousands of devices parses the
     /// payload once, not per device.
-    public struct Template: Sendable {
-        public let rendered: RenderedPush
+    package struct Template: Sendable {
+        package let rendered: RenderedPush
         let headers: [Header]
 
-        public init(rendered: RenderedPush, topic: String) throws(APNSRejection) {
+        package init(rendered: RenderedPush, topic: String) throws(APNSRejection) {
             guard !topic.isEmpty, topic.utf8.count <= 255, !topic.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7f }) else {
                 throw APNSRejection(.missingTopic, "the APNs topic (the app's bundle id) is empty or malformed")
             }
@@ -69,7 +69,7 @@ public struct APNSRequest: Sendable, Hashable {
         }
 
         /// The request for one device: its token checked, its path and its `apns-id`.
-        public func request(for push: OutgoingPush) throws(APNSRejection) -> APNSRequest {
+        package func request(for push: OutgoingPush) throws(APNSRejection) -> APNSRequest {
             let token = push.installation.handle
             guard (16...200).contains(token.utf8.count), token.utf8.count % 2 == 0, Hex.isDigits(token) else {
                 throw APNSRejection(.badDeviceToken, "the device token must be an even number (16 to 200) of hex digits, got \(token.utf8.count) characters")

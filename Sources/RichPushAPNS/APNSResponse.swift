@@ -1,7 +1,7 @@
-public import Foundation
+package import Foundation
 
 /// What to do with Apple's answer to one push.
-public enum APNSAction: Sendable, Hashable {
+package enum APNSAction: Sendable, Hashable {
     /// 200: delivered to Apple; the `apns-id` it confirmed.
     case sent(apnsID: String)
     /// The device token is dead (410 `Unregistered`/`ExpiredToken`) since `since` (Apple's
@@ -24,8 +24,8 @@ public enum APNSAction: Sendable, Hashable {
 
 /// Maps Apple's status and JSON body (`{"reason": …, "timestamp": ms}`) to an action. Never
 /// throws: a body that is not JSON keeps its text as the reason.
-public enum APNSResponse {
-    public static func action(status: Int, body: [UInt8], apnsID: String?, retryAfter: String? = nil) -> APNSAction {
+package enum APNSResponse {
+    package static func action(status: Int, body: [UInt8], apnsID: String?, retryAfter: String? = nil) -> APNSAction {
         if status == 200 { return .sent(apnsID: apnsID ?? "") }
         let parsed = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         let reason = (parsed?["reason"] as? String).map(APNSReason.init(rawValue:))
@@ -48,7 +48,7 @@ public enum APNSResponse {
     }
 
     /// Whether an answer holds the whole sender (what stops the rest of a batch).
-    public static func holdsSender(status: Int, retryAfter: String?, body: [UInt8]) -> Bool {
+    package static func holdsSender(status: Int, retryAfter: String?, body: [UInt8]) -> Bool {
         guard status == 429 else { return false }
         if case .throttled = action(status: status, body: body, apnsID: nil, retryAfter: retryAfter) { return true }
         return false

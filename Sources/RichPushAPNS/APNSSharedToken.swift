@@ -1,5 +1,5 @@
-public import Foundation
-public import Hiredis
+package import Foundation
+package import Hiredis
 import RichPushCredentials
 
 /// The provider token every worker of a fleet uses, kept in Redis by ``SharedToken``: whichever
@@ -7,10 +7,10 @@ import RichPushCredentials
 /// replaced after `refreshAfter` (Apple: no more often than every 20 minutes, no less than every
 /// 60). So a fleet never triggers `TooManyProviderTokenUpdates` by minting a token per worker,
 /// and never sends one older than an hour (`ExpiredProviderToken`).
-public final class APNSSharedToken: Sendable {
+package final class APNSSharedToken: Sendable {
     let shared: SharedToken
 
-    public init(redis: any RedisClient, prefix: String, signer: APNSSigningKey, refreshAfter: Duration = .seconds(40 * 60),
+    package init(redis: any RedisClient, prefix: String, signer: APNSSigningKey, refreshAfter: Duration = .seconds(40 * 60),
                 localTTL: Duration = .seconds(5)) {
         shared = SharedToken(redis: redis, key: "\(prefix):apns:token:\(signer.teamID):\(signer.keyID)", refreshAfter: refreshAfter,
                              localTTL: localTTL) { now in
@@ -19,13 +19,13 @@ public final class APNSSharedToken: Sendable {
     }
 
     /// The token to send now.
-    public func current(now: Date = Date()) async throws -> String {
+    package func current(now: Date = Date()) async throws -> String {
         try await shared.current(now: now)
     }
 
     /// Apple refused `rejected` (`ExpiredProviderToken`, `InvalidProviderToken`): replaces it in
     /// Redis unless another worker already did, and returns the token to retry with.
-    public func replace(rejected: String, now: Date = Date()) async throws -> String {
+    package func replace(rejected: String, now: Date = Date()) async throws -> String {
         try await shared.replace(rejected: rejected, now: now)
     }
 }

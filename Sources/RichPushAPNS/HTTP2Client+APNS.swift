@@ -1,10 +1,10 @@
-public import RichPushHTTP2
+package import RichPushHTTP2
 
 extension HTTP2Client.Endpoint {
     /// Where APNs is: `production` (api.push.apple.com), `sandbox` (api.sandbox.push.apple.com),
     /// `https://host[:port]`, or `http://host:port` (cleartext HTTP/2 with prior knowledge, for a
     /// local simulator only, and only when the caller allows it: `--apns-cleartext`).
-    public init(apns text: String, allowCleartext: Bool = false) throws(APNSConfigurationError) {
+    package init(apns text: String, allowCleartext: Bool = false) throws(APNSConfigurationError) {
         switch text {
         case "production": self.init(host: "api.push.apple.com", port: 443, usesTLS: true)
         case "sandbox", "development": self.init(host: "api.sandbox.push.apple.com", port: 443, usesTLS: true)
@@ -26,11 +26,11 @@ extension HTTP2Client.Endpoint {
 
 extension HTTP2Client {
     /// Sends APNs requests with the team's provider token (`authorization: bearer <JWT>`).
-    public func send(_ requests: [APNSRequest], bearer: String, halt: HTTP2Halt? = nil) async -> [HTTP2Exchange] {
+    package func send(_ requests: [APNSRequest], bearer: String, halt: HTTP2Halt? = nil) async -> [HTTP2Exchange] {
         await send(requests.map(\.http2), authorization: "bearer " + bearer, halt: halt)
     }
 
-    public func send(_ request: APNSRequest, bearer: String) async -> HTTP2Exchange {
+    package func send(_ request: APNSRequest, bearer: String) async -> HTTP2Exchange {
         await send([request], bearer: bearer)[0]
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-public import RichPushAPNS
-public import RichPushCore
+package import RichPushAPNS
+package import RichPushCore
 
 /// Faults `richpush apns-sim` injects into pushes its rules accept, so tests and load tests see
 /// what Apple's servers do on a bad day: `--fail "410:5%,429:2%,500:1%"`, `--delay-ms 5-40`,
@@ -10,35 +10,35 @@ public import RichPushCore
 /// a hash of the token and the seed, so every push to that token gets the same answer and a test
 /// can know which devices were hit. 403 (`ExpiredProviderToken`), 429, 500 and 503 are transient,
 /// drawn per request from a generator seeded with `--seed`.
-public struct APNSFaultPlan: Sendable {
-    public struct Failure: Sendable, Hashable {
-        public let status: Int
-        public let reason: APNSReason
+package struct APNSFaultPlan: Sendable {
+    package struct Failure: Sendable, Hashable {
+        package let status: Int
+        package let reason: APNSReason
         /// 0…1: the share of accepted pushes (or of device tokens, for sticky failures) it hits.
-        public let share: Double
-        public var isSticky: Bool { status == 400 || status == 410 }
+        package let share: Double
+        package var isSticky: Bool { status == 400 || status == 410 }
     }
 
-    public var failures: [Failure] = []
+    package var failures: [Failure] = []
     /// Milliseconds each answer is held back, chosen uniformly per request.
-    public var delayMilliseconds: ClosedRange<Int>?
+    package var delayMilliseconds: ClosedRange<Int>?
     /// Send GOAWAY after every N-th answer on a connection, then close it.
-    public var goAwayEvery: Int?
-    public var seed: UInt64 = 1
+    package var goAwayEvery: Int?
+    package var seed: UInt64 = 1
     /// Apple's `timestamp` on 410 answers (ms since 1970); nil: the moment of the answer.
-    public var unregisteredAt: Int64?
+    package var unregisteredAt: Int64?
     /// The sender held mid-run: 429 `TooManyRequests` with `Retry-After` to every push, once.
-    public var outage: SimulatedOutage?
+    package var outage: SimulatedOutage?
 
     static let reasons: [Int: APNSReason] = [400: .badDeviceToken, 403: .expiredProviderToken, 410: .unregistered, 413: .payloadTooLarge,
                                              429: .tooManyRequests, 500: .internalServerError, 503: .serviceUnavailable]
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { failures.isEmpty && delayMilliseconds == nil && goAwayEvery == nil && outage == nil }
+    package var isEmpty: Bool { failures.isEmpty && delayMilliseconds == nil && goAwayEvery == nil && outage == nil }
 
     /// Parses `--fail`: comma-separated `STATUS:PERCENT%` (statuses 400, 403, 410, 413, 429, 500, 503).
-    public static func failures(parsing text: String) throws(APNSConfigurationError) -> [Failure] {
+    package static func failures(parsing text: String) throws(APNSConfigurationError) -> [Failure] {
         var failures: [Failure] = []
         for part in text.split(separator: ",") {
             let pieces = part.split(separator: ":")
@@ -57,7 +57,7 @@ public struct APNSFaultPlan: Sendable {
     }
 
     /// Parses `--delay-ms`: `N` or `MIN-MAX`.
-    public static func delay(parsing text: String) throws(APNSConfigurationError) -> ClosedRange<Int> {
+    package static func delay(parsing text: String) throws(APNSConfigurationError) -> ClosedRange<Int> {
         let bounds = text.split(separator: "-").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard (1...2).contains(bounds.count), bounds.count == text.split(separator: "-").count, bounds.allSatisfy({ (0...600_000).contains($0) }),
               bounds[0] <= bounds[bounds.count - 1] else {

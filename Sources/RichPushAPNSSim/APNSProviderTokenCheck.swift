@@ -1,29 +1,29 @@
-public import Crypto
-public import Foundation
-public import RichPushAPNS
+package import Crypto
+package import Foundation
+package import RichPushAPNS
 import RichPushCore
 import Synchronization
 
 /// What Apple checks of `authorization: bearer <jwt>`: an ES256 JWT whose `kid` names a key of
 /// the team, `iss` the team, `iat` (seconds) less than an hour old, signed by that key.
-public struct APNSProviderTokenCheck: Sendable {
-    public let teamID: String
+package struct APNSProviderTokenCheck: Sendable {
+    package let teamID: String
     /// Public keys by key id (raw 64-byte x‖y, as swift-crypto's key type is not Sendable).
     let keys: [String: Data]
-    public let maxAge: TimeInterval
+    package let maxAge: TimeInterval
     /// Tokens whose signature and claims were verified, with their `iat`: a connection sends the
     /// same token for up to an hour, and Apple does not verify it per push either. Only the age
     /// is checked again.
     private let verified = VerifiedTokens()
 
-    public init(teamID: String, keys: [String: P256.Signing.PublicKey], maxAge: TimeInterval = 3600) {
+    package init(teamID: String, keys: [String: P256.Signing.PublicKey], maxAge: TimeInterval = 3600) {
         self.teamID = teamID
         self.keys = keys.mapValues(\.rawRepresentation)
         self.maxAge = maxAge
     }
 
     /// nil when the token is good; else Apple's 403 reason.
-    public func problem(with authorization: String?, now: Date) -> APNSReason? {
+    package func problem(with authorization: String?, now: Date) -> APNSReason? {
         guard let authorization, !authorization.isEmpty else { return .missingProviderToken }
         if let iat = verified.issuedAt(of: authorization) { return ageProblem(iat: iat, now: now) }
         let prefix = "bearer "

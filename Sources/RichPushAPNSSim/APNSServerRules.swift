@@ -1,16 +1,16 @@
-public import Foundation
-public import RichPushAPNS
+package import Foundation
+package import RichPushAPNS
 import RichPushCore
 
 /// One request as `richpush apns-sim` receives it.
-public struct APNSIncomingRequest: Sendable {
-    public var method: String
-    public var path: String
+package struct APNSIncomingRequest: Sendable {
+    package var method: String
+    package var path: String
     /// In arrival order; names lowercase, as HTTP/2 sends them.
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
 
-    public init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+    package init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) {
         self.method = method
         self.path = path
         self.headers = headers
@@ -19,7 +19,7 @@ public struct APNSIncomingRequest: Sendable {
 }
 
 /// Apple's answer to one request.
-public enum APNSVerdict: Sendable, Hashable {
+package enum APNSVerdict: Sendable, Hashable {
     case accepted(apnsID: String)
     case refused(status: Int, reason: APNSReason)
 }
@@ -28,24 +28,24 @@ public enum APNSVerdict: Sendable, Hashable {
 /// requests to APNs", "Handling notification responses from APNs"), so that what the simulator
 /// accepts Apple would accept. One stricter choice, said where it is made: a payload that does
 /// not fit its push type is refused with `InvalidPushType` where Apple may also drop it silently.
-public struct APNSServerRules: Sendable {
-    public let token: APNSProviderTokenCheck
+package struct APNSServerRules: Sendable {
+    package let token: APNSProviderTokenCheck
     /// The bundle ids the team may push to.
-    public let topics: Set<String>
+    package let topics: Set<String>
     /// Device tokens of Apple's other service (a sandbox token, for a simulator standing in for
     /// production, and the reverse), lowercase: refused with 400 `BadDeviceToken`, as Apple
     /// refuses a token sent to the wrong service.
-    public let otherEnvironmentTokens: Set<String>
+    package let otherEnvironmentTokens: Set<String>
     static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
                                          "liveactivity", "pushtotalk", "widgets", "controls"]
 
-    public init(token: APNSProviderTokenCheck, topics: Set<String>, otherEnvironmentTokens: Set<String> = []) {
+    package init(token: APNSProviderTokenCheck, topics: Set<String>, otherEnvironmentTokens: Set<String> = []) {
         self.token = token
         self.topics = topics
         self.otherEnvironmentTokens = Set(otherEnvironmentTokens.map { $0.lowercased() })
     }
 
-    public func verdict(_ request: APNSIncomingRequest, now: Date = Date()) -> APNSVerdict {
+    package func verdict(_ request: APNSIncomingRequest, now: Date = Date()) -> APNSVerdict {
         guard request.method == "POST" else { return .refused(status: 405, reason: .methodNotAllowed) }
         guard request.path.hasPrefix("/3/device/") else { return .refused(status: 404, reason: .badPath) }
         let deviceToken = request.path.dropFirst("/3/device/".count)

@@ -1,11 +1,11 @@
 import Foundation
-public import NIOCore
+package import NIOCore
 import NIOHTTP2
-public import NIOPosix
+import NIOPosix
 import NIOSSL
 import RichPushAPNS
 import RichPushCore
-public import RichPushSimTLS
+package import RichPushSimTLS
 
 /// The local APNs: HTTP/2 over TLS (ALPN `h2`) with the certificate of ``LocalCertificates``,
 /// judging every request by ``APNSServerRules`` and answering as Apple does (`apns-id` on every
@@ -13,24 +13,24 @@ public import RichPushSimTLS
 /// authentication, a connection allows one stream until a request with a valid token succeeds,
 /// then `maxStreams`, and falls back to one after a refused request. ``APNSFaultPlan`` adds
 /// Apple's bad days: error answers, slow answers, GOAWAY.
-public final class APNSSimulatorServer: Sendable {
-    public let port: Int
+package final class APNSSimulatorServer: Sendable {
+    package let port: Int
     private let channel: any Channel
 
     /// One line of JSON per request (method, path, status, reason, apns-id, push type, topic,
     /// headers sent with HPACK indexing among `:path` and `authorization`, injected or not).
-    public typealias RequestLog = @Sendable (String) -> Void
+    package typealias RequestLog = @Sendable (String) -> Void
 
     /// A push Apple would have accepted, for whatever stands in for the device (the hub).
-    public struct AcceptedPush: Sendable {
-        public let deviceToken: String
-        public let headers: [String: String]
-        public let payload: [UInt8]
-        public let apnsID: String
+    package struct AcceptedPush: Sendable {
+        package let deviceToken: String
+        package let headers: [String: String]
+        package let payload: [UInt8]
+        package let apnsID: String
     }
 
     /// Called on the connection's event loop for each accepted push: must not block.
-    public typealias Forward = @Sendable (AcceptedPush) -> Void
+    package typealias Forward = @Sendable (AcceptedPush) -> Void
 
     private init(channel: any Channel, port: Int) {
         self.channel = channel
@@ -38,7 +38,7 @@ public final class APNSSimulatorServer: Sendable {
     }
 
     /// `cleartext`: HTTP/2 with prior knowledge, no TLS (for clients that ask for it explicitly).
-    public static func start(host: String = "127.0.0.1", port: Int = 0, certificates: LocalCertificates, rules: APNSServerRules,
+    package static func start(host: String = "127.0.0.1", port: Int = 0, certificates: LocalCertificates, rules: APNSServerRules,
                              maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(), cleartext: Bool = false,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                              log: RequestLog? = nil, forward: Forward? = nil) async throws -> APNSSimulatorServer {
@@ -56,7 +56,7 @@ public final class APNSSimulatorServer: Sendable {
         return APNSSimulatorServer(channel: channel, port: channel.localAddress?.port ?? port)
     }
 
-    public func stop() async throws {
+    package func stop() async throws {
         try await channel.close()
     }
 }

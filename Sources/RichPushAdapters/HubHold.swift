@@ -1,5 +1,5 @@
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+package import RichPushCore
 
 /// Where the simulated hub holds pushes for offline devices, and the scripts that put, take and
 /// expire them.
@@ -11,55 +11,55 @@ public import RichPushCore
 /// collapse id under `\n<notification>.<random>`, held beside the others); for every held push, a
 /// member `<handle>\n<field>` of its bucket's sorted set `<prefix>:{hub<b>}:held-expiry`, scored by
 /// when it expires, which the sweeper reads.
-public struct HubHold: Sendable, Hashable {
-    public let prefix: String
+package struct HubHold: Sendable, Hashable {
+    package let prefix: String
 
     /// How many pushes the hub holds for one offline device, as its platform does. Past a limit
     /// the push of that kind the hub took longest ago is dropped (expired now, so the sweeper
     /// reports it): for collapse keys FCM says only that it keeps 4, "with no determining factor
     /// on which keys are kept"; dropping the oldest keeps the newest news. (Past 100 messages
     /// without a collapse key FCM drops them all and tells the app; the hub drops the oldest.)
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// Most collapse ids held at once, each with its newest push.
-        public var collapseIDs: Int
+        package var collapseIDs: Int
         /// Most pushes held without a collapse id.
-        public var messages: Int
+        package var messages: Int
 
-        public init(collapseIDs: Int, messages: Int) {
+        package init(collapseIDs: Int, messages: Int) {
             self.collapseIDs = collapseIDs
             self.messages = messages
         }
 
         /// The hub's own, for iOS devices: 100 collapse ids (every APNs push has one).
-        public static let standard = Limits(collapseIDs: 100, messages: 100)
+        package static let standard = Limits(collapseIDs: 100, messages: 100)
         /// FCM's: 4 collapse keys and 100 messages without one per device.
-        public static let fcm = Limits(collapseIDs: 4, messages: 100)
+        package static let fcm = Limits(collapseIDs: 4, messages: 100)
 
         /// The limits of a device on `platform`.
-        public static func of(_ platform: Platform) -> Limits {
+        package static func of(_ platform: Platform) -> Limits {
             platform == .fcm || platform == .gcm ? .fcm : .standard
         }
     }
     /// Enough for the slots of a few masters to share the hub's work evenly.
-    public static let buckets = 128
+    package static let buckets = 128
 
-    public init(prefix: String) {
+    package init(prefix: String) {
         self.prefix = prefix
     }
 
     static func bucket(_ handle: String) -> Int { Int(HashSlot.crc16(handle)) % buckets }
     static func tagged(_ prefix: String, _ bucket: Int) -> String { "\(prefix):{hub\(bucket)}" }
 
-    public func key(_ handle: String) -> String { key(handle, bucket: Self.bucket(handle)) }
+    package func key(_ handle: String) -> String { key(handle, bucket: Self.bucket(handle)) }
     /// The held key of `handle`, whose bucket the caller already knows.
     func key(_ handle: String, bucket: Int) -> String { "\(Self.tagged(prefix, bucket)):held:\(handle)" }
-    public func expiryKey(_ handle: String) -> String { expiryKey(bucket: Self.bucket(handle)) }
+    package func expiryKey(_ handle: String) -> String { expiryKey(bucket: Self.bucket(handle)) }
     func expiryKey(bucket: Int) -> String { "\(Self.tagged(prefix, bucket)):held-expiry" }
     /// The channel a device with this push handle listens on (`SSUBSCRIBE`; the hub `SPUBLISH`es).
-    public func channel(_ handle: String) -> String { channel(handle, bucket: Self.bucket(handle)) }
+    package func channel(_ handle: String) -> String { channel(handle, bucket: Self.bucket(handle)) }
     func channel(_ handle: String, bucket: Int) -> String { "\(Self.tagged(prefix, bucket)):device:\(handle)" }
     /// The handle of a device channel.
-    public func handle(ofChannel channel: String) -> String? {
+    package func handle(ofChannel channel: String) -> String? {
         // Searched byte by byte: Foundation's range(of:) was 7 % of the device simulator's CPU.
         let marker = Array("}:device:".utf8)
         let bytes = channel.utf8
@@ -74,7 +74,7 @@ public struct HubHold: Sendable, Hashable {
     }
 
     /// A held push as stored (tests that put one there by hand).
-    public static func value(envelope: [UInt8], expiresAt milliseconds: Int64) -> [UInt8] {
+    package static func value(envelope: [UInt8], expiresAt milliseconds: Int64) -> [UInt8] {
         Array("\(milliseconds)|".utf8) + envelope
     }
 
@@ -126,7 +126,7 @@ public struct HubHold: Sendable, Hashable {
         """)
 
     /// Most pushes in one `publishOrHold` call.
-    public static let pushesPerCall = 500
+    package static let pushesPerCall = 500
 
     /// KEYS: held hash, expiry set. ARGV: now ms, handle. Takes the device's pushes that have not
     /// expired (envelopes); expired ones stay for the sweeper to report.
@@ -145,7 +145,7 @@ public struct HubHold: Sendable, Hashable {
         """)
 
     /// Takes every device's held pushes that have not expired, 1,000 devices per pipeline.
-    public func take(_ handles: [String], now: Int64, on redis: any RedisClient) async throws -> [(handle: String, envelope: [UInt8])] {
+    package func take(_ handles: [String], now: Int64, on redis: any RedisClient) async throws -> [(handle: String, envelope: [UInt8])] {
         var held: [(handle: String, envelope: [UInt8])] = []
         for start in stride(from: 0, to: handles.count, by: 1000) {
             let chunk = Array(handles[start..<min(start + 1000, handles.count)])
@@ -174,7 +174,7 @@ public struct HubHold: Sendable, Hashable {
 
     /// Removes up to `limit` pushes whose time ran out (looked for in every bucket, in one
     /// round trip); returns their envelopes.
-    public func expire(now: Int64, limit: Int, on redis: any RedisClient) async throws -> [[UInt8]] {
+    package func expire(now: Int64, limit: Int, on redis: any RedisClient) async throws -> [[UInt8]] {
         let replies = try await redis.sendAll((0..<Self.buckets).map { RedisCommand("ZRANGEBYSCORE", expiryKey(bucket: $0), "-inf", now, "LIMIT", 0, limit) })
         var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
         var strays: [RedisCommand] = []

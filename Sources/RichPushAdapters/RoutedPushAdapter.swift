@@ -1,33 +1,33 @@
-public import RichPushCore
+package import RichPushCore
 import Synchronization
 
 /// Sends each push through the adapter for its installation's platform (FCM for `fcm`, …), or
 /// the default one, all routes at once; outcomes come back in the pushes' order. A route that
 /// cannot send at all fails its own pushes as retryable, so the others' sends are kept; only when
 /// every route fails does `send` throw (the job then backs off as a whole).
-public struct RoutedPushAdapter: PushAdapter {
-    public let name: String
+package struct RoutedPushAdapter: PushAdapter {
+    package let name: String
     let fallback: any PushAdapter
     let routes: [Platform: any PushAdapter]
 
-    public init(fallback: any PushAdapter, routes: [Platform: any PushAdapter]) {
+    package init(fallback: any PushAdapter, routes: [Platform: any PushAdapter]) {
         self.fallback = fallback
         self.routes = routes
         name = ([fallback.name] + routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value.name)" }).joined(separator: "+")
     }
 
-    public func name(for platform: Platform) -> String {
+    package func name(for platform: Platform) -> String {
         (routes[platform] ?? fallback).name(for: platform)
     }
 
     /// Every route prepares, at once.
-    public func prepare() async {
+    package func prepare() async {
         await withDiscardingTaskGroup { group in
             for adapter in [fallback] + Array(routes.values) { group.addTask { await adapter.prepare() } }
         }
     }
 
-    public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
+    package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         var groups: [Platform?: [Int]] = [:]
         for (index, push) in pushes.enumerated() {
             let platform = routes[push.installation.platform] == nil ? nil : push.installation.platform

@@ -1,6 +1,6 @@
 import Foundation
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+package import RichPushCore
 
 /// A push hub on Redis (sharded) Pub/Sub, for development, tests and load tests: each push is SPUBLISHed
 /// (pipelined, one round trip per batch) to its device's channel. When no subscriber received it
@@ -10,8 +10,8 @@ public import RichPushCore
 /// notification's creation, to the millisecond, or the hub's hold time) and within its
 /// platform's ``HubHold/Limits`` (Android: FCM's 4 collapse keys). The device simulator takes
 /// what is held when it subscribes again; `HubExpirySweeper` reports what expired.
-public struct SimulatedHubAdapter: PushAdapter {
-    public let name = "simulated"
+package struct SimulatedHubAdapter: PushAdapter {
+    package let name = "simulated"
     let redis: any RedisClient
     let hold: HubHold
     let holdFor: Duration
@@ -20,7 +20,7 @@ public struct SimulatedHubAdapter: PushAdapter {
     /// of single-device notifications mostly has, one call per bucket was one per push).
     let callPerBucket: Bool
 
-    public init(redis: any RedisClient, prefix: String = "richpush", holdFor: Duration = .seconds(86400)) {
+    package init(redis: any RedisClient, prefix: String = "richpush", holdFor: Duration = .seconds(86400)) {
         self.redis = redis
         self.hold = HubHold(prefix: prefix)
         self.holdFor = holdFor
@@ -29,9 +29,9 @@ public struct SimulatedHubAdapter: PushAdapter {
 
     /// The channel a device with this push handle listens on (with `SSUBSCRIBE`: the hub sends
     /// with `SPUBLISH`, so on Redis Cluster a push reaches only the shard of the device's channel).
-    public static func channel(prefix: String, handle: String) -> String { HubHold(prefix: prefix).channel(handle) }
+    package static func channel(prefix: String, handle: String) -> String { HubHold(prefix: prefix).channel(handle) }
 
-    public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
+    package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
         let sentAt = Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
         let nowMilliseconds = Int64(sentAt / 1000)
@@ -103,11 +103,11 @@ public struct SimulatedHubAdapter: PushAdapter {
 }
 
 /// What travels on a device channel: the platform payload plus the hub's metadata.
-public enum SimulatedEnvelope {
+package enum SimulatedEnvelope {
     /// `{"id", "installation", "notification"?, "sentAt", "pushType", "payload"}`. The strings
     /// are escaped: the id carries the sender's collapse id, any printable ASCII, `"` and `\`
     /// included (spliced in unescaped, such a push was not JSON and no device could read it).
-    public static func encode(id: String, installation: String, sentAt: Int, pushType: String, payload: [UInt8], notification: Int? = nil) -> [UInt8] {
+    package static func encode(id: String, installation: String, sentAt: Int, pushType: String, payload: [UInt8], notification: Int? = nil) -> [UInt8] {
         var json = JSONWriter(capacity: payload.count + 160)
         json.beginObject()
         json.field("id", id)

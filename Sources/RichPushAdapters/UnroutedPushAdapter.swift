@@ -1,18 +1,18 @@
-public import RichPushCore
+package import RichPushCore
 
 /// Where a worker sends pushes of platforms it has no adapter for: each fails at once, for good,
 /// naming what to configure. Handing them to another platform's adapter instead would have that
 /// platform refuse the token and the device be unregistered.
-public struct UnroutedPushAdapter: PushAdapter {
-    public let name = "none"
+package struct UnroutedPushAdapter: PushAdapter {
+    package let name = "none"
     let configured: [String]
 
     /// `configured`: the adapters this worker has, for the message.
-    public init(configured: [String]) {
+    package init(configured: [String]) {
         self.configured = configured
     }
 
-    public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
+    package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         pushes.map { push in
             .failed(reason: "this worker has no adapter for platform \(push.installation.platform.rawValue) (it sends through \(configured.joined(separator: ", "))); add it to richpush worker --adapter",
                     retryable: false)

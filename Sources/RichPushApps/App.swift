@@ -1,17 +1,17 @@
 /// One app as anyone may see it: its id and name, when it changed, and what its credentials are
 /// (ids and fingerprints, never a secret). `version` grows with every change, so a worker can tell
 /// in one read whether what it cached is current.
-public struct AppSummary: Sendable, Hashable {
-    public var id: AppID
-    public var name: String
+package struct AppSummary: Sendable, Hashable {
+    package var id: AppID
+    package var name: String
     /// Milliseconds since 1970; 0 for the default app before anything was stored for it.
-    public var createdAt: Int64
-    public var updatedAt: Int64
-    public var version: Int
+    package var createdAt: Int64
+    package var updatedAt: Int64
+    package var version: Int
     /// Per platform (`apns`, `fcm`, `webPush`): its shown fields; absent when not set.
-    public var credentials: [AppPlatform: [String: String]]
+    package var credentials: [AppPlatform: [String: String]]
 
-    public init(id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]]) {
+    package init(id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]]) {
         self.id = id
         self.name = name
         self.createdAt = createdAt
@@ -21,25 +21,25 @@ public struct AppSummary: Sendable, Hashable {
     }
 
     /// The default app as it is before anything was stored for it.
-    public static let implicitDefault = AppSummary(id: .default, name: "Default app", createdAt: 0, updatedAt: 0, version: 0, credentials: [:])
+    package static let implicitDefault = AppSummary(id: .default, name: "Default app", createdAt: 0, updatedAt: 0, version: 0, credentials: [:])
 }
 
 /// The platforms an app holds credentials for.
-public enum AppPlatform: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum AppPlatform: String, Sendable, Hashable, CaseIterable, Comparable {
     case apns
     case fcm
     case webPush
 
-    public static func < (lhs: AppPlatform, rhs: AppPlatform) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: AppPlatform, rhs: AppPlatform) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// An app's credentials, opened: what a worker signs and sends with.
-public struct AppCredentials: Sendable, Hashable {
-    public var apns: APNSCredential?
-    public var fcm: FCMCredential?
-    public var webPush: WebPushCredential?
+package struct AppCredentials: Sendable, Hashable {
+    package var apns: APNSCredential?
+    package var fcm: FCMCredential?
+    package var webPush: WebPushCredential?
 
-    public init(apns: APNSCredential? = nil, fcm: FCMCredential? = nil, webPush: WebPushCredential? = nil) {
+    package init(apns: APNSCredential? = nil, fcm: FCMCredential? = nil, webPush: WebPushCredential? = nil) {
         self.apns = apns
         self.fcm = fcm
         self.webPush = webPush
@@ -48,19 +48,19 @@ public struct AppCredentials: Sendable, Hashable {
 
 /// A change to an app: a new name, credentials to set (each replaces the platform's), platforms
 /// whose credentials to remove.
-public struct AppChange: Sendable {
-    public var name: String?
-    public var set: AppCredentials
-    public var remove: Set<AppPlatform>
+package struct AppChange: Sendable {
+    package var name: String?
+    package var set: AppCredentials
+    package var remove: Set<AppPlatform>
 
-    public init(name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = []) {
+    package init(name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = []) {
         self.name = name
         self.set = set
         self.remove = remove
     }
 
     /// Nil when `name` is acceptable: 1 to 100 printable characters.
-    public static func nameProblem(_ name: String) -> String? {
+    package static func nameProblem(_ name: String) -> String? {
         guard (1...100).contains(name.count), name.utf8.count <= 400 else { return "a name is 1 to 100 characters" }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return "a name has no control characters" }
         return nil
@@ -68,7 +68,7 @@ public struct AppChange: Sendable {
 }
 
 /// Where apps and their sealed credentials live (Redis in production).
-public protocol AppStore: Sendable {
+package protocol AppStore: Sendable {
     /// Creates an app; throws ``AppError/exists(_:)`` when the id is taken (`default` always is).
     func create(id: AppID, name: String, credentials: AppCredentials) async throws -> AppSummary
     /// Every app, the default one first (it is listed even before anything was stored for it).

@@ -2,18 +2,18 @@ import Crypto
 import Foundation
 import RichPushAPNS
 import RichPushCore
-public import RichPushFCM
+package import RichPushFCM
 
 /// An app's APNs token-auth credentials: the `.p8` key with its key id, the team id, and the bundle
 /// id pushes are sent for (apns-topic). One key serves both Apple environments.
-public struct APNSCredential: Sendable, Hashable, Codable {
-    public var keyPEM: String
-    public var keyID: String
-    public var teamID: String
-    public var bundleID: String
+package struct APNSCredential: Sendable, Hashable, Codable {
+    package var keyPEM: String
+    package var keyID: String
+    package var teamID: String
+    package var bundleID: String
 
     /// Checks every field; the error names the field, never the key's text.
-    public init(keyPEM: String, keyID: String, teamID: String, bundleID: String) throws(AppError) {
+    package init(keyPEM: String, keyID: String, teamID: String, bundleID: String) throws(AppError) {
         guard keyPEM.utf8.count <= 4096 else { throw AppError.invalid(field: "apns.key", "a .p8 key is a few hundred bytes, got \(keyPEM.utf8.count)") }
         do {
             _ = try APNSSigningKey(pem: keyPEM, keyID: keyID, teamID: teamID)
@@ -39,17 +39,17 @@ public struct APNSCredential: Sendable, Hashable, Codable {
     }
 
     /// What may be shown: the ids and a fingerprint of the public key.
-    public var summary: [String: String] {
+    package var summary: [String: String] {
         let publicKey = (try? P256.Signing.PrivateKey(pemRepresentation: keyPEM))?.publicKey.derRepresentation ?? Data()
         return ["keyId": keyID, "teamId": teamID, "bundleId": bundleID, "keyFingerprint": Fingerprint.of(publicKey)]
     }
 }
 
 /// An app's FCM HTTP v1 credentials: a Google service-account JSON with its private key.
-public struct FCMCredential: Sendable, Hashable, Codable {
-    public var serviceAccountJSON: String
+package struct FCMCredential: Sendable, Hashable, Codable {
+    package var serviceAccountJSON: String
 
-    public init(serviceAccountJSON: String) throws(AppError) {
+    package init(serviceAccountJSON: String) throws(AppError) {
         do {
             _ = try FCMServiceAccount(json: Array(serviceAccountJSON.utf8))
         } catch {
@@ -58,10 +58,10 @@ public struct FCMCredential: Sendable, Hashable, Codable {
         self.serviceAccountJSON = serviceAccountJSON
     }
 
-    public var account: FCMServiceAccount? { try? FCMServiceAccount(json: Array(serviceAccountJSON.utf8)) }
+    package var account: FCMServiceAccount? { try? FCMServiceAccount(json: Array(serviceAccountJSON.utf8)) }
 
     /// What may be shown: the project, the account, and a fingerprint of its public key.
-    public var summary: [String: String] {
+    package var summary: [String: String] {
         guard let account else { return [:] }
         return ["projectId": account.projectID, "clientEmail": account.clientEmail,
                 "keyFingerprint": Fingerprint.of(Data(account.publicKeyPEM.utf8))]
@@ -71,19 +71,19 @@ public struct FCMCredential: Sendable, Hashable, Codable {
 /// An app's Web Push identity (VAPID, RFC 8292): a P-256 key pair and the contact (`mailto:` or
 /// `https:`) push services may use to reach the sender. Its public key is what browsers are
 /// given as `applicationServerKey`, so it is shown in full.
-public struct WebPushCredential: Sendable, Hashable, Codable {
+package struct WebPushCredential: Sendable, Hashable, Codable {
     /// The private scalar, 32 bytes, base64url.
-    public var privateKey: String
+    package var privateKey: String
     /// Empty until set; push services may refuse a VAPID token without one (Apple's does).
-    public var subject: String
+    package var subject: String
 
     /// A new key pair.
-    public static func generate(subject: String) throws(AppError) -> WebPushCredential {
+    package static func generate(subject: String) throws(AppError) -> WebPushCredential {
         try WebPushCredential(privateKey: Base64URL.encode(P256.Signing.PrivateKey().rawRepresentation), subject: subject)
     }
 
     /// `privateKey`: base64url of the 32-byte scalar, or a PEM P-256 private key.
-    public init(privateKey: String, subject: String) throws(AppError) {
+    package init(privateKey: String, subject: String) throws(AppError) {
         guard privateKey.utf8.count <= 4096 else { throw AppError.invalid(field: "webPush.privateKey", "too long for a P-256 key") }
         let key: P256.Signing.PrivateKey
         if privateKey.contains("-----BEGIN") {
@@ -111,12 +111,12 @@ public struct WebPushCredential: Sendable, Hashable, Codable {
     }
 
     /// The uncompressed public point (65 bytes), base64url: the browser's `applicationServerKey`.
-    public var publicKey: String {
+    package var publicKey: String {
         guard let raw = Base64URL.decode(privateKey), let key = try? P256.Signing.PrivateKey(rawRepresentation: raw) else { return "" }
         return Base64URL.encode(key.publicKey.x963Representation)
     }
 
-    public var summary: [String: String] { subject.isEmpty ? ["publicKey": publicKey] : ["subject": subject, "publicKey": publicKey] }
+    package var summary: [String: String] { subject.isEmpty ? ["publicKey": publicKey] : ["subject": subject, "publicKey": publicKey] }
 }
 
 /// `SHA256:` and the first 16 hex digits of the SHA-256 of a public key: enough to tell keys apart,

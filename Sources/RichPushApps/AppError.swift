@@ -1,6 +1,6 @@
 /// What went wrong with an app or its credentials. Messages name the field and the problem and
 /// never carry a secret (a key's text, a service account's private key).
-public enum AppError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum AppError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A field the caller gave is not acceptable.
     case invalid(field: String, String)
     /// No app with this id.
@@ -16,7 +16,7 @@ public enum AppError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Credentials are to be sealed or opened but no key-encryption key was given.
     case noKeyEncryptionKey
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .invalid(field, problem): "\(field): \(problem)"
         case let .notFound(id): "no app '\(id)'"

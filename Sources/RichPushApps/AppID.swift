@@ -1,14 +1,14 @@
 /// An app's id: a slug of 2 to 32 lowercase letters, digits and `-`, starting with a letter and
 /// not ending with `-` (`shop`, `news-beta`). `default` is the app every deployment has: what was
 /// written before apps existed belongs to it.
-public struct AppID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let rawValue: String
+package struct AppID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package let rawValue: String
 
     /// The app a deployment has from the start; it cannot be created or removed.
-    public static let `default` = AppID(unchecked: "default")
+    package static let `default` = AppID(unchecked: "default")
 
     /// Nil with the reason when `text` is not a valid id.
-    public static func problem(_ text: String) -> String? {
+    package static func problem(_ text: String) -> String? {
         let bytes = Array(text.utf8)
         guard (2...32).contains(bytes.count) else { return "an app id is 2 to 32 characters, got \(bytes.count)" }
         guard let first = bytes.first, (0x61...0x7A).contains(first) else { return "an app id starts with a lowercase letter" }
@@ -19,13 +19,13 @@ public struct AppID: Sendable, Hashable, Comparable, CustomStringConvertible {
         return nil
     }
 
-    public init(_ text: String) throws(AppError) {
+    package init(_ text: String) throws(AppError) {
         if let problem = Self.problem(text) { throw AppError.invalid(field: "id", problem) }
         rawValue = text
     }
 
     init(unchecked text: String) { rawValue = text }
 
-    public var description: String { rawValue }
-    public static func < (lhs: AppID, rhs: AppID) -> Bool { lhs.rawValue < rhs.rawValue }
+    package var description: String { rawValue }
+    package static func < (lhs: AppID, rhs: AppID) -> Bool { lhs.rawValue < rhs.rawValue }
 }

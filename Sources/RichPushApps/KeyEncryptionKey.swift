@@ -5,17 +5,17 @@ import RichPushCore
 /// The key that seals app credentials at rest (AES-256-GCM): 32 random bytes, written as base64
 /// in a file or an environment variable. Its id, derived from the key, is stored beside what it
 /// sealed, so a process given the wrong key says so instead of reading garbage.
-public struct KeyEncryptionKey: Sendable {
-    public let id: String
+package struct KeyEncryptionKey: Sendable {
+    package let id: String
     /// The key's bytes (swift-crypto's key type is not Sendable); a key is rebuilt per use.
     private let bytes: [UInt8]
     var key: SymmetricKey { SymmetricKey(data: bytes) }
 
     /// A new random key.
-    public static func generate() -> KeyEncryptionKey { KeyEncryptionKey(key: SymmetricKey(size: .bits256)) }
+    package static func generate() -> KeyEncryptionKey { KeyEncryptionKey(key: SymmetricKey(size: .bits256)) }
 
     /// Reads the base64 (or base64url) text of a key; surrounding white space is ignored.
-    public init(text: String) throws(AppError) {
+    package init(text: String) throws(AppError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let standard = trimmed.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         let padded = standard + String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
@@ -32,17 +32,17 @@ public struct KeyEncryptionKey: Sendable {
     }
 
     /// The key's text, as `generate()` gives it to be stored in a file.
-    public var text: String { Data(bytes).base64EncodedString() }
+    package var text: String { Data(bytes).base64EncodedString() }
 }
 
 /// The key-encryption keys a process holds: the current one seals; it and the previous ones open
 /// (a rotation gives the new key as current and the old one as previous until `richpush apps
 /// rekey` has re-sealed everything).
-public struct KeyRing: Sendable {
-    public let current: KeyEncryptionKey
-    public let previous: [KeyEncryptionKey]
+package struct KeyRing: Sendable {
+    package let current: KeyEncryptionKey
+    package let previous: [KeyEncryptionKey]
 
-    public init(current: KeyEncryptionKey, previous: [KeyEncryptionKey] = []) {
+    package init(current: KeyEncryptionKey, previous: [KeyEncryptionKey] = []) {
         self.current = current
         self.previous = previous.filter { $0.id != current.id }
     }

@@ -3,16 +3,16 @@ import Hiredis
 
 extension RedisAppStore {
     /// What ``checkKeyRing()`` found: how many sealed credentials, under which keys.
-    public struct KeyRingCheck: Sendable, Hashable {
-        public var sealed: Int
+    package struct KeyRingCheck: Sendable, Hashable {
+        package var sealed: Int
         /// Key id → how many credentials it sealed.
-        public var byKey: [String: Int]
+        package var byKey: [String: Int]
     }
 
     /// Opens every stored credential with the ring, so a process given the wrong key-encryption key
     /// fails at start with a message saying which key is missing, not at its first push.
     @discardableResult
-    public func checkKeyRing() async throws -> KeyRingCheck {
+    package func checkKeyRing() async throws -> KeyRingCheck {
         var check = KeyRingCheck(sealed: 0, byKey: [:])
         for (id, fields) in try await allFields() {
             for platform in AppPlatform.allCases {
@@ -27,7 +27,7 @@ extension RedisAppStore {
 
     /// Re-seals every credential not sealed under the ring's current key (after a rotation, once
     /// every process holds the new key as current and the old one as previous); returns how many.
-    public func rekey() async throws -> Int {
+    package func rekey() async throws -> Int {
         guard let ring else { throw AppError.noKeyEncryptionKey }
         var resealed = 0
         for (id, _) in try await allFields() {

@@ -1,41 +1,41 @@
 import Foundation
-public import Hiredis
+package import Hiredis
 
 /// Apps as Redis hashes (`<prefix>:{apps}:app:<id>`: name, created, updated, version, and per
 /// platform the sealed credentials and their shown summary), with the set of ids. Credentials are
 /// sealed with the key ring's current key before they leave the process; the summaries are not
 /// secret, so listing apps needs no key.
-public struct RedisAppStore: AppStore {
+package struct RedisAppStore: AppStore {
     let redis: any RedisClient
-    public let keys: AppKeys
+    package let keys: AppKeys
     /// Nil: this process may list apps but not set or read credentials.
     let ring: KeyRing?
 
-    public init(redis: any RedisClient, keys: AppKeys, ring: KeyRing?) {
+    package init(redis: any RedisClient, keys: AppKeys, ring: KeyRing?) {
         self.redis = redis
         self.keys = keys
         self.ring = ring
     }
 
-    public func create(id: AppID, name: String, credentials: AppCredentials) async throws -> AppSummary {
+    package func create(id: AppID, name: String, credentials: AppCredentials) async throws -> AppSummary {
         guard id != .default else { throw AppError.exists(id) }
         try await write(id: id, mode: .create, change: AppChange(name: name, set: credentials))
         guard let summary = try await summary(id: id) else { throw AppError.notFound(id) }
         return summary
     }
 
-    public func update(id: AppID, change: AppChange) async throws -> AppSummary {
+    package func update(id: AppID, change: AppChange) async throws -> AppSummary {
         try await write(id: id, mode: id == .default ? .upsert : .update, change: change)
         guard let summary = try await summary(id: id) else { throw AppError.notFound(id) }
         return summary
     }
 
-    public func remove(id: AppID) async throws -> Bool {
+    package func remove(id: AppID) async throws -> Bool {
         guard id != .default else { throw AppError.cannotRemoveDefault }
         return try await redis.run(Self.removeScript, keys: [keys.app(id), keys.all], arguments: [id.rawValue, keys.changes]).int == 1
     }
 
-    public func list() async throws -> [AppSummary] {
+    package func list() async throws -> [AppSummary] {
         let ids = (try await redis.send("SMEMBERS", keys.all).array ?? []).compactMap { $0.string.flatMap { try? AppID($0) } }
         let others = ids.filter { $0 != .default }.sorted()
         let all = [AppID.default] + others
@@ -45,12 +45,12 @@ public struct RedisAppStore: AppStore {
         }
     }
 
-    public func summary(id: AppID) async throws -> AppSummary? {
+    package func summary(id: AppID) async throws -> AppSummary? {
         let fields = Self.fields(try await redis.send("HGETALL", keys.app(id)))
         return Self.summary(id: id, fields: fields) ?? (id == .default ? .implicitDefault : nil)
     }
 
-    public func credentials(id: AppID) async throws -> (version: Int, credentials: AppCredentials)? {
+    package func credentials(id: AppID) async throws -> (version: Int, credentials: AppCredentials)? {
         let fields = Self.fields(try await redis.send("HGETALL", keys.app(id)))
         guard let version = fields["version"].flatMap(Int.init) else { return id == .default ? (0, AppCredentials()) : nil }
         var credentials = AppCredentials()
@@ -72,7 +72,7 @@ public struct RedisAppStore: AppStore {
 
     /// The app's version alone (0 for the default app before anything was stored), nil for no app:
     /// one HGET, for a worker checking what it cached.
-    public func version(id: AppID) async throws -> Int? {
+    package func version(id: AppID) async throws -> Int? {
         if let version = try await redis.send("HGET", keys.app(id), "version").int { return version }
         return id == .default ? 0 : nil
     }

@@ -1,9 +1,9 @@
-public import ArgumentParser
+import ArgumentParser
 import Foundation
 import Hiredis
 import Logging
 import ServiceLifecycle
-public import RichPushSimulator
+package import RichPushSimulator
 
 /// `richpush device-sim`: simulated devices running the tutorial's app.
 struct DeviceSimCommand: AsyncParsableCommand {

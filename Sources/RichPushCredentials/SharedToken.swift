@@ -1,5 +1,5 @@
-public import Foundation
-public import Hiredis
+package import Foundation
+package import Hiredis
 import Synchronization
 
 /// A bearer token every worker of a fleet uses, kept in Redis: whichever worker needs one first
@@ -11,14 +11,14 @@ import Synchronization
 /// APNs provider tokens (minted locally; Apple refuses a team that mints too often) and FCM
 /// access tokens (minted by Google's token endpoint; one exchange per fleet, not per worker) are
 /// both kept this way.
-public final class SharedToken: Sendable {
-    public struct Minted: Sendable, Hashable {
-        public let token: String
-        public let issuedAt: Date
+package final class SharedToken: Sendable {
+    package struct Minted: Sendable, Hashable {
+        package let token: String
+        package let issuedAt: Date
         /// When the platform stops accepting it, if it says (FCM's `expires_in`).
-        public let expiresAt: Date?
+        package let expiresAt: Date?
 
-        public init(token: String, issuedAt: Date, expiresAt: Date? = nil) {
+        package init(token: String, issuedAt: Date, expiresAt: Date? = nil) {
             self.token = token
             self.issuedAt = issuedAt
             self.expiresAt = expiresAt
@@ -26,11 +26,11 @@ public final class SharedToken: Sendable {
     }
 
     /// Makes a new token at the given moment (may call the network).
-    public typealias Mint = @Sendable (Date) async throws -> Minted
+    package typealias Mint = @Sendable (Date) async throws -> Minted
 
     let redis: any RedisClient
     /// The token's hash; its lock is `<key>:lock`.
-    public let key: String
+    package let key: String
     let refreshAfter: Duration
     let expiryMargin: Duration
     let localTTL: Duration
@@ -38,7 +38,7 @@ public final class SharedToken: Sendable {
     private let mint: Mint
     private let local = Mutex<(minted: Minted, until: ContinuousClock.Instant)?>(nil)
 
-    public init(redis: any RedisClient, key: String, refreshAfter: Duration, expiryMargin: Duration = .seconds(300),
+    package init(redis: any RedisClient, key: String, refreshAfter: Duration, expiryMargin: Duration = .seconds(300),
                 localTTL: Duration = .seconds(5), lockTTL: Duration = .seconds(5), mint: @escaping Mint) {
         self.redis = redis
         self.key = key
@@ -50,7 +50,7 @@ public final class SharedToken: Sendable {
     }
 
     /// The token to send now.
-    public func current(now: Date = Date()) async throws -> String {
+    package func current(now: Date = Date()) async throws -> String {
         if let cached = local.withLock({ $0 }), cached.until > .now, isFresh(cached.minted, now: now) {
             return cached.minted.token
         }
@@ -59,7 +59,7 @@ public final class SharedToken: Sendable {
 
     /// The platform refused `rejected`: replaces it in Redis unless another worker already did,
     /// and returns the token to retry with.
-    public func replace(rejected: String, now: Date = Date()) async throws -> String {
+    package func replace(rejected: String, now: Date = Date()) async throws -> String {
         local.withLock { $0 = nil }
         return try await fetchOrMint(replacing: rejected, now: now).token
     }
@@ -154,7 +154,7 @@ public final class SharedToken: Sendable {
 }
 
 /// No token could be had.
-public struct SharedTokenError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct SharedTokenError: Error, Sendable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

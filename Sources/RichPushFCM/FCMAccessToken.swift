@@ -1,6 +1,6 @@
-public import AsyncHTTPClient
-public import Foundation
-public import Hiredis
+package import AsyncHTTPClient
+package import Foundation
+package import Hiredis
 import NIOCore
 import RichPushCredentials
 
@@ -8,10 +8,10 @@ import RichPushCredentials
 /// signs the service account's assertion and exchanges it at `token_uri` (RFC 7523 JWT bearer
 /// grant); the others use the token it stored, until five minutes before it expires. A token FCM
 /// refuses (401) is replaced once.
-public final class FCMAccessToken: Sendable {
+package final class FCMAccessToken: Sendable {
     let shared: SharedToken
 
-    public init(redis: any RedisClient, prefix: String, account: FCMServiceAccount, http: HTTPClient, timeout: Duration = .seconds(10),
+    package init(redis: any RedisClient, prefix: String, account: FCMServiceAccount, http: HTTPClient, timeout: Duration = .seconds(10),
                 localTTL: Duration = .seconds(5)) {
         shared = SharedToken(redis: redis, key: "\(prefix):fcm:token:\(account.projectID):\(account.clientEmail)",
                              refreshAfter: .seconds(50 * 60), localTTL: localTTL,
@@ -21,11 +21,11 @@ public final class FCMAccessToken: Sendable {
         }
     }
 
-    public func current(now: Date = Date()) async throws -> String {
+    package func current(now: Date = Date()) async throws -> String {
         try await shared.current(now: now)
     }
 
-    public func replace(rejected: String, now: Date = Date()) async throws -> String {
+    package func replace(rejected: String, now: Date = Date()) async throws -> String {
         try await shared.replace(rejected: rejected, now: now)
     }
 

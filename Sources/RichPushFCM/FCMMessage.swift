@@ -3,12 +3,12 @@ import RichPushCore
 /// The FCM HTTP v1 request body for one device: the notification's rendering
 /// (`PushRenderer.renderFCM`, the v1 `Message` without a target) with the device's
 /// registration token added by ``body(token:)``.
-public struct FCMMessage: Sendable, Hashable {
+package struct FCMMessage: Sendable, Hashable {
     /// Everything in `message` but the token, as a JSON object (`{"android":{…},"data":{…}}`).
-    public let rest: [UInt8]
+    package let rest: [UInt8]
 
     /// A push's `RenderedPush.payload` from `PushRenderer.renderFCM`; it must be a JSON object.
-    public init(rest: [UInt8]) throws(FCMRejection) {
+    package init(rest: [UInt8]) throws(FCMRejection) {
         guard rest.count >= 2, rest.first == UInt8(ascii: "{"), rest.last == UInt8(ascii: "}") else {
             throw FCMRejection(.invalidArgument, "the rendering is not an FCM message object")
         }
@@ -16,7 +16,7 @@ public struct FCMMessage: Sendable, Hashable {
     }
 
     /// `{"message":{"token":…,"android":…,"data":…}}` for one device.
-    public func body(token: String) throws(FCMRejection) -> [UInt8] {
+    package func body(token: String) throws(FCMRejection) -> [UInt8] {
         guard PushHandle.isRegistrationToken(token, maxBytes: 4096) else {
             throw FCMRejection(.invalidArgument, "the registration token must be 1 to 4096 characters of [A-Za-z0-9_:.-], got \(token.utf8.count) characters")
         }
@@ -34,20 +34,20 @@ public struct FCMMessage: Sendable, Hashable {
 }
 
 /// Why FCM refuses (or would refuse) a message: its error code and our explanation.
-public struct FCMRejection: Error, Sendable, Hashable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, RawRepresentable {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public static let invalidArgument = Code(rawValue: "INVALID_ARGUMENT")
+package struct FCMRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, RawRepresentable {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package static let invalidArgument = Code(rawValue: "INVALID_ARGUMENT")
     }
 
-    public let code: Code
-    public let message: String
+    package let code: Code
+    package let message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 }

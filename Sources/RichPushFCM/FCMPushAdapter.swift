@@ -1,5 +1,5 @@
-public import RichPushCore
-public import RichPushHTTP2
+package import RichPushCore
+package import RichPushHTTP2
 
 /// Sends pushes to FCM HTTP v1 (`POST /v1/projects/{project}/messages:send` on
 /// fcm.googleapis.com, or a local `richpush fcm-sim`) over HTTP/2 with the fleet's shared access
@@ -16,13 +16,13 @@ public import RichPushHTTP2
 /// answer, and while the hold lasts every push comes back `deferred` without a request. A
 /// device's own quota defers that device's push only. When not one push of a batch reaches FCM,
 /// `send` throws ``FCMUnreachable`` and the job backs off as a whole.
-public struct FCMPushAdapter: PushAdapter {
-    public let name = "fcm"
+package struct FCMPushAdapter: PushAdapter {
+    package let name = "fcm"
     let client: HTTP2Client
     let path: String
     let token: FCMAccessToken
     /// The project's hold after `QUOTA_EXCEEDED`.
-    public let hold: ProviderHold
+    package let hold: ProviderHold
     /// Registration tokens an `UNREGISTERED` declared dead, for every batch of this process at once.
     let gone = HTTP2GoneRecipients()
 
@@ -30,7 +30,7 @@ public struct FCMPushAdapter: PushAdapter {
 
     /// `client`: connections to FCM's endpoint (the caller runs it in its `ServiceGroup`).
     /// `holds`: where the fleet shares the project's hold (nil: this process only).
-    public init(client: HTTP2Client, projectID: String, token: FCMAccessToken, holds: (any ProviderHolds)? = nil) {
+    package init(client: HTTP2Client, projectID: String, token: FCMAccessToken, holds: (any ProviderHolds)? = nil) {
         self.client = client
         path = "/v1/projects/\(projectID)/messages:send"
         self.token = token
@@ -39,13 +39,13 @@ public struct FCMPushAdapter: PushAdapter {
 
     /// The access token, fetched or exchanged now if need be. A failure is left for `send`, which
     /// asks again and reports it for its pushes.
-    public func prepare() async {
+    package func prepare() async {
         do {
             _ = try await token.current()
         } catch {}
     }
 
-    public func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
+    package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
         if let wait = try await hold.remaining() {
             return Array(repeating: Self.held(wait), count: pushes.count)
@@ -137,7 +137,7 @@ public struct FCMPushAdapter: PushAdapter {
 }
 
 /// No push of a batch reached FCM: the job is retried as a whole, after back-off.
-public struct FCMUnreachable: Error, CustomStringConvertible {
-    public let reason: String
-    public var description: String { "FCM unreachable: \(reason)" }
+package struct FCMUnreachable: Error, CustomStringConvertible {
+    package let reason: String
+    package var description: String { "FCM unreachable: \(reason)" }
 }

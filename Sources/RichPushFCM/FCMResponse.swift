@@ -1,7 +1,7 @@
 import Foundation
 
 /// What to do with FCM's answer to one `messages:send`.
-public enum FCMAction: Sendable, Hashable {
+package enum FCMAction: Sendable, Hashable {
     /// 200: accepted; FCM's message name (`projects/<project>/messages/<id>`).
     case sent(messageID: String)
     /// `UNREGISTERED` (404): the registration token is dead; remove the installation.
@@ -26,8 +26,8 @@ public enum FCMAction: Sendable, Hashable {
 /// objects: `{"error": {"code", "message", "status", "details": [{"@type":
 /// "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}`.
 /// Never throws: a body that is not JSON keeps its text as the reason.
-public enum FCMResponse {
-    public static func action(status: Int, body: [UInt8], retryAfter: String? = nil) -> FCMAction {
+package enum FCMResponse {
+    package static func action(status: Int, body: [UInt8], retryAfter: String? = nil) -> FCMAction {
         let parsed = (try? JSONSerialization.jsonObject(with: Data(body.prefix(64 * 1024)))) as? [String: Any]
         if status == 200 {
             return .sent(messageID: parsed?["name"] as? String ?? "")
@@ -60,14 +60,14 @@ public enum FCMResponse {
 
     /// Whether a 429's body holds the whole project (FCM's project quota, or a 429 that says no
     /// more), as opposed to one device's rate: what stops the rest of a batch.
-    public static func holdsProject(status: Int, retryAfter: String?, body: [UInt8]) -> Bool {
+    package static func holdsProject(status: Int, retryAfter: String?, body: [UInt8]) -> Bool {
         guard status == 429 else { return false }
         if case .throttled = action(status: status, body: body) { return true }
         return false
     }
 
     /// Whether an answer says the registration token is dead (404 `UNREGISTERED`).
-    public static func isUnregistered(status: Int, body: [UInt8]) -> Bool {
+    package static func isUnregistered(status: Int, body: [UInt8]) -> Bool {
         guard status == 404 else { return false }
         if case .unregistered = action(status: status, body: body) { return true }
         return false

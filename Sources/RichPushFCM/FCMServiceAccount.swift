@@ -1,25 +1,25 @@
 import _CryptoExtras
 import Crypto
-public import Foundation
+package import Foundation
 import RichPushCore
 
 /// A Google service account, from the JSON file the Firebase console gives ("Project settings →
 /// Service accounts → Generate new private key"). It signs the OAuth2 assertion (an RS256 JWT,
 /// RFC 7523) that `token_uri` exchanges for an access token to FCM HTTP v1. The private key is
 /// never logged, and no error repeats the file's text.
-public struct FCMServiceAccount: Sendable {
-    public let projectID: String
-    public let clientEmail: String
-    public let privateKeyID: String
-    public let tokenURI: String
+package struct FCMServiceAccount: Sendable {
+    package let projectID: String
+    package let clientEmail: String
+    package let privateKeyID: String
+    package let tokenURI: String
     private let privateKey: _RSA.Signing.PrivateKey
 
     /// The scope of FCM HTTP v1.
-    public static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+    package static let scope = "https://www.googleapis.com/auth/firebase.messaging"
     /// Service-account files are a few KiB; anything much larger is not one.
-    public static let maxFileBytes = 64 * 1024
+    package static let maxFileBytes = 64 * 1024
     /// Google's assertions may live at most an hour.
-    public static let assertionLifetime: TimeInterval = 3600
+    package static let assertionLifetime: TimeInterval = 3600
 
     private struct File: Decodable {
         var type: String?
@@ -30,7 +30,7 @@ public struct FCMServiceAccount: Sendable {
         var token_uri: String?
     }
 
-    public init(json: [UInt8]) throws(FCMConfigurationError) {
+    package init(json: [UInt8]) throws(FCMConfigurationError) {
         guard json.count <= Self.maxFileBytes else {
             throw FCMConfigurationError("the service-account file is \(json.count) bytes; a Google service-account JSON is a few KiB")
         }
@@ -71,7 +71,7 @@ public struct FCMServiceAccount: Sendable {
 
     /// The signed assertion to exchange at `tokenURI`: `{"alg":"RS256","typ":"JWT","kid":…}` and
     /// `iss` = the client email, `scope`, `aud` = the token URI, `iat`, `exp` = `iat` + 1 h.
-    public func assertion(issuedAt: Date) throws -> String {
+    package func assertion(issuedAt: Date) throws -> String {
         let iat = Int(issuedAt.timeIntervalSince1970)
         var header = JSONWriter(capacity: 96)
         header.beginObject()
@@ -93,20 +93,20 @@ public struct FCMServiceAccount: Sendable {
     }
 
     /// The public half, for a server that checks assertions (`richpush fcm-sim`).
-    public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
+    package var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
 }
 
 /// A configuration the FCM adapter cannot work with; the message says what to fix.
-public struct FCMConfigurationError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct FCMConfigurationError: Error, Sendable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 extension FCMServiceAccount: CustomStringConvertible, CustomDebugStringConvertible {
     /// Who the account is, never its key: interpolating an account into a log line is safe.
-    public var description: String {
+    package var description: String {
         "service account \(clientEmail) (project \(projectID), key \(privateKeyID), private key redacted)"
     }
 
-    public var debugDescription: String { description }
+    package var debugDescription: String { description }
 }

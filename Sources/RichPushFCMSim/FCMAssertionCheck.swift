@@ -1,18 +1,18 @@
 import _CryptoExtras
 import Crypto
-public import Foundation
+package import Foundation
 import RichPushCore
 
 /// What Google's token endpoint checks of a service account's assertion (RFC 7523): an RS256 JWT
 /// whose `kid` is the key's id, `iss` the client email, `aud` the token URI, `scope` FCM's, `iat`
 /// and `exp` at most an hour apart and around now, signed by the account's key.
-public struct FCMAssertionCheck: Sendable {
-    public let clientEmail: String
-    public let keyID: String
-    public let audiences: Set<String>
+package struct FCMAssertionCheck: Sendable {
+    package let clientEmail: String
+    package let keyID: String
+    package let audiences: Set<String>
     let publicKey: _RSA.Signing.PublicKey
 
-    public init(clientEmail: String, keyID: String, publicKeyPEM: String, audiences: Set<String>) throws {
+    package init(clientEmail: String, keyID: String, publicKeyPEM: String, audiences: Set<String>) throws {
         self.clientEmail = clientEmail
         self.keyID = keyID
         self.audiences = audiences
@@ -20,7 +20,7 @@ public struct FCMAssertionCheck: Sendable {
     }
 
     /// nil when good; else the OAuth2 error description (`invalid_grant`).
-    public func problem(with assertion: String, now: Date) -> String? {
+    package func problem(with assertion: String, now: Date) -> String? {
         let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
               let signatureData = Base64URL.decode(parts[2]),

@@ -2,8 +2,8 @@ import Foundation
 
 /// The checks FCM HTTP v1 makes of a `messages:send` body (the v1 `Message` schema; see
 /// docs/fcm-v1-notes.md), so that what the simulator accepts FCM would accept.
-public enum FCMMessageRules {
-    public static let maxBodyBytes = 64 * 1024
+package enum FCMMessageRules {
+    package static let maxBodyBytes = 64 * 1024
     static let reservedDataKeys: Set<String> = ["from", "message_type"]
     static let messageFields: Set<String> = ["name", "data", "notification", "android", "webpush", "apns", "fcm_options", "fcmOptions",
                                              "token", "topic", "condition"]
@@ -11,7 +11,7 @@ public enum FCMMessageRules {
                                              "data", "notification", "fcm_options", "fcmOptions", "direct_boot_ok", "directBootOk"]
 
     /// The device token the message is for, or the INVALID_ARGUMENT message.
-    public static func check(_ body: [UInt8]) -> Result<(token: String, validateOnly: Bool), FCMSimError> {
+    package static func check(_ body: [UInt8]) -> Result<(token: String, validateOnly: Bool), FCMSimError> {
         func invalid(_ text: String) -> Result<(token: String, validateOnly: Bool), FCMSimError> { .failure(FCMSimError(400, "INVALID_ARGUMENT", text, fcm: "INVALID_ARGUMENT")) }
         guard body.count <= maxBodyBytes else { return invalid("Request payload size exceeds the limit") }
         guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else { return invalid("Invalid JSON payload received.") }
@@ -93,16 +93,16 @@ public enum FCMMessageRules {
 }
 
 /// An FCM error answer: HTTP status, `google.rpc.Status` status, message, and the `FcmError` code.
-public struct FCMSimError: Error, Sendable, Hashable {
-    public let status: Int
-    public let rpcStatus: String
-    public let message: String
-    public let fcm: String?
+package struct FCMSimError: Error, Sendable, Hashable {
+    package let status: Int
+    package let rpcStatus: String
+    package let message: String
+    package let fcm: String?
     /// A `google.rpc.QuotaFailure` violation's subject and description (FCM adds one to
     /// `QUOTA_EXCEEDED`, saying whether the project's or a device's rate was exceeded).
-    public let quotaViolation: (subject: String, description: String)?
+    package let quotaViolation: (subject: String, description: String)?
 
-    public init(_ status: Int, _ rpcStatus: String, _ message: String, fcm: String?, quotaViolation: (subject: String, description: String)? = nil) {
+    package init(_ status: Int, _ rpcStatus: String, _ message: String, fcm: String?, quotaViolation: (subject: String, description: String)? = nil) {
         self.status = status
         self.rpcStatus = rpcStatus
         self.message = message
@@ -110,17 +110,17 @@ public struct FCMSimError: Error, Sendable, Hashable {
         self.quotaViolation = quotaViolation
     }
 
-    public static func == (lhs: FCMSimError, rhs: FCMSimError) -> Bool {
+    package static func == (lhs: FCMSimError, rhs: FCMSimError) -> Bool {
         lhs.status == rhs.status && lhs.rpcStatus == rhs.rpcStatus && lhs.message == rhs.message && lhs.fcm == rhs.fcm
             && lhs.quotaViolation?.subject == rhs.quotaViolation?.subject && lhs.quotaViolation?.description == rhs.quotaViolation?.description
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(status)
         hasher.combine(message)
     }
 
-    public var body: [UInt8] {
+    package var body: [UInt8] {
         var error: [String: Any] = ["code": status, "message": message, "status": rpcStatus]
         var details: [[String: Any]] = []
         if let fcm { details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": fcm]) }

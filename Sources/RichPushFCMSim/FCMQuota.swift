@@ -4,12 +4,12 @@ import Synchronization
 /// send `projectPerMinute` requests in any rolling minute (600,000 by default; refused requests
 /// count too), and one device may get `devicePerMinute` messages in a sliding minute (240). Past either,
 /// FCM answers 429 `QUOTA_EXCEEDED` with a `Retry-After`.
-public final class FCMQuota: Sendable {
-    public struct Limits: Sendable {
-        public var projectPerMinute: Int
-        public var devicePerMinute: Int
+package final class FCMQuota: Sendable {
+    package struct Limits: Sendable {
+        package var projectPerMinute: Int
+        package var devicePerMinute: Int
 
-        public init(projectPerMinute: Int = 600_000, devicePerMinute: Int = 240) {
+        package init(projectPerMinute: Int = 600_000, devicePerMinute: Int = 240) {
             self.projectPerMinute = projectPerMinute
             self.devicePerMinute = devicePerMinute
         }
@@ -28,7 +28,7 @@ public final class FCMQuota: Sendable {
     let limits: Limits
     private let state = Mutex(State())
 
-    public init(limits: Limits) {
+    package init(limits: Limits) {
         self.limits = limits
     }
 

@@ -1,16 +1,16 @@
 import Foundation
-public import RichPushCore
+package import RichPushCore
 
 extension FCMSimulator {
     /// A message FCM would have accepted, for whatever stands in for the device.
-    public struct Accepted: Sendable {
-        public let token: String
+    package struct Accepted: Sendable {
+        package let token: String
         /// The request body, `{"message":{…}}` (already checked by ``FCMMessageRules``).
-        public let body: [UInt8]
+        package let body: [UInt8]
         /// The `name` FCM answered with (`projects/…/messages/0:N`).
-        public let name: String
+        package let name: String
         /// When FCM accepted it, in milliseconds since 1970 (its `android.ttl` counts from then).
-        public let acceptedAt: Int64
+        package let acceptedAt: Int64
 
         init(token: String, body: [UInt8], name: String) {
             self.token = token
@@ -24,7 +24,7 @@ extension FCMSimulator {
         /// `android.collapse_key` (none: a message of its own), for its `android.ttl` (FCM
         /// counts whole seconds, rounding a fraction down; 0 is "now or never"), within FCM's
         /// limits per device (the hub applies them to every Android device: ``HubHold``).
-        public var hubPush: OutgoingPush {
+        package var hubPush: OutgoingPush {
             let message = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["message"] as? [String: Any] ?? [:]
             let android = message["android"] as? [String: Any] ?? [:]
             let payload = (try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys])) ?? Data("{}".utf8)

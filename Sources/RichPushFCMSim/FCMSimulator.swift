@@ -1,9 +1,9 @@
 import Foundation
-public import Hummingbird
-public import NIOSSL
-public import RichPushSimTLS
+package import Hummingbird
+package import NIOSSL
+package import RichPushSimTLS
 import NIOCore
-public import RichPushCore
+package import RichPushCore
 import Synchronization
 
 /// The local FCM: Google's OAuth2 token endpoint (`POST /token`) and FCM HTTP v1's
@@ -12,25 +12,25 @@ import Synchronization
 /// FCM's send limits (``FCMQuota``: 429 `QUOTA_EXCEEDED` past the project's rolling minute or a
 /// device's 240 a minute) and faults on demand: dead registration tokens (404 `UNREGISTERED`, fixed
 /// per token by the seed) and transient 429 `QUOTA_EXCEEDED`, 500 `INTERNAL`, 503 `UNAVAILABLE`.
-public final class FCMSimulator: Sendable {
-    public struct Configuration: Sendable {
-        public var projectID: String
-        public var check: FCMAssertionCheck
+package final class FCMSimulator: Sendable {
+    package struct Configuration: Sendable {
+        package var projectID: String
+        package var check: FCMAssertionCheck
         /// `expires_in` of the access tokens it issues.
-        public var tokenLifetime: Duration = .seconds(3600)
+        package var tokenLifetime: Duration = .seconds(3600)
         /// The share of registration tokens that are dead (404 `UNREGISTERED`).
-        public var unregistered: Double = 0
+        package var unregistered: Double = 0
         /// Transient failures: HTTP status (400, 429, 500, 503) and share of requests.
-        public var transient: [(status: Int, share: Double)] = []
+        package var transient: [(status: Int, share: Double)] = []
         /// Each answer held back this many milliseconds (drawn per request), or not at all.
-        public var delayMilliseconds: ClosedRange<Int>?
-        public var seed: UInt64 = 1
+        package var delayMilliseconds: ClosedRange<Int>?
+        package var seed: UInt64 = 1
         /// The project's and each device's send limits.
-        public var quota = FCMQuota.Limits()
+        package var quota = FCMQuota.Limits()
         /// The project's quota used up mid-run (429 `QUOTA_EXCEEDED` with `Retry-After`), once.
-        public var outage: SimulatedOutage?
+        package var outage: SimulatedOutage?
 
-        public init(projectID: String, check: FCMAssertionCheck) {
+        package init(projectID: String, check: FCMAssertionCheck) {
             self.projectID = projectID
             self.check = check
         }
@@ -44,13 +44,13 @@ public final class FCMSimulator: Sendable {
     private let issued = Atomic<Int>(0)
 
     /// Access tokens issued so far (a fleet should need one per expiry period).
-    public var tokensIssued: Int { issued.load(ordering: .relaxed) }
+    package var tokensIssued: Int { issued.load(ordering: .relaxed) }
     /// One JSON line per request.
-    public typealias RequestLog = @Sendable (String) -> Void
+    package typealias RequestLog = @Sendable (String) -> Void
     let log: RequestLog?
     let forward: (@Sendable (Accepted) -> Void)?
 
-    public init(configuration: Configuration, log: RequestLog? = nil, forward: (@Sendable (Accepted) -> Void)? = nil) {
+    package init(configuration: Configuration, log: RequestLog? = nil, forward: (@Sendable (Accepted) -> Void)? = nil) {
         self.configuration = configuration
         self.random = SimulationRandom(seed: configuration.seed)
         quota = FCMQuota(limits: configuration.quota)
@@ -59,13 +59,13 @@ public final class FCMSimulator: Sendable {
     }
 
     /// Forgets every access token it issued: the next request with one gets 401, as after expiry.
-    public func revokeTokens() {
+    package func revokeTokens() {
         tokens.withLock { $0.removeAll() }
     }
 
     /// Serves Google's endpoints as they are served: HTTP/2 over TLS (`tls` offering `h2`), at
     /// most `maxStreams` streams per connection, on raw HTTP/2 frames.
-    public func start(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration, maxStreams: Int = 100) async throws -> LocalHTTP2Server {
+    package func start(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration, maxStreams: Int = 100) async throws -> LocalHTTP2Server {
         try await LocalHTTP2Server.start(host: host, port: port, tls: tls, maxStreams: maxStreams, maxBodyBytes: FCMMessageRules.maxBodyBytes) { request in
             self.respond(to: request)
         }
@@ -73,7 +73,7 @@ public final class FCMSimulator: Sendable {
 
     /// The same endpoints over cleartext HTTP/1.1, for curl and debugging (the workers' FCM
     /// client speaks HTTP/2 over TLS only, as Google does).
-    public func application(host: String = "127.0.0.1", port: Int, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
+    package func application(host: String = "127.0.0.1", port: Int, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
         -> some ApplicationProtocol {
         let router = Router()
         router.post("**") { request, _ -> Response in
@@ -97,7 +97,7 @@ public final class FCMSimulator: Sendable {
 
     /// Google's answer to one request: the token endpoint (`POST /token`) or FCM's
     /// `POST /v1/projects/{project}/messages:send`.
-    public func respond(to request: LocalHTTP2Server.Request) -> LocalHTTP2Server.Response {
+    package func respond(to request: LocalHTTP2Server.Request) -> LocalHTTP2Server.Response {
         var response = answer(request)
         if let range = configuration.delayMilliseconds {
             response.delay = .milliseconds(range.lowerBound + Int(random.next() * Double(range.count - 1) + 0.5))

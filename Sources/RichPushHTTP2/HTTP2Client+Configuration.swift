@@ -1,20 +1,20 @@
-public import NIOSSL
+package import NIOSSL
 
 extension HTTP2Client {
     /// Where the server is: `https://host[:port]`, or `http://host:port` (cleartext HTTP/2 with
     /// prior knowledge, for a local simulator only, and only when the caller allows it).
-    public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
-        public let host: String
-        public let port: Int
-        public let usesTLS: Bool
+    package struct Endpoint: Sendable, Hashable, CustomStringConvertible {
+        package let host: String
+        package let port: Int
+        package let usesTLS: Bool
 
-        public init(host: String, port: Int, usesTLS: Bool) {
+        package init(host: String, port: Int, usesTLS: Bool) {
             self.host = host
             self.port = port
             self.usesTLS = usesTLS
         }
 
-        public init(url text: String, allowCleartext: Bool = false) throws(HTTP2ClientError) {
+        package init(url text: String, allowCleartext: Bool = false) throws(HTTP2ClientError) {
             let usesTLS: Bool
             let rest: Substring
             if text.hasPrefix("https://") {
@@ -51,31 +51,31 @@ extension HTTP2Client {
             return port
         }
 
-        public var description: String { "\(usesTLS ? "https" : "http")://\(host):\(port)" }
+        package var description: String { "\(usesTLS ? "https" : "http")://\(host):\(port)" }
     }
 
     /// How the client connects; defaults suit Apple's and Google's servers.
-    public struct Configuration: Sendable {
-        public var endpoint: Endpoint
+    package struct Configuration: Sendable {
+        package var endpoint: Endpoint
         /// Certificates to trust instead of the system's (a local simulator's CA).
-        public var trustRoots: [NIOSSLCertificate]?
+        package var trustRoots: [NIOSSLCertificate]?
         /// HTTP/2 connections kept open; each carries as many streams as the server allows
         /// (Apple: up to 1,000), so two already give thousands of pushes in flight.
-        public var connections: Int
+        package var connections: Int
         /// How long one request may take before its stream is cancelled and it counts as failed.
-        public var requestTimeout: Duration
-        public var connectTimeout: Duration
+        package var requestTimeout: Duration
+        package var connectTimeout: Duration
         /// How many times a request APNs did not process (GOAWAY, `REFUSED_STREAM`) is sent
         /// again on another connection before the push is handed back as a retryable failure.
-        public var unprocessedRetries: Int
+        package var unprocessedRetries: Int
         /// The wait before connecting again after a failure, doubling per failure up to
         /// `maxReconnectDelay`, with jitter.
-        public var minReconnectDelay: Duration
-        public var maxReconnectDelay: Duration
+        package var minReconnectDelay: Duration
+        package var maxReconnectDelay: Duration
         /// The answer header reported as an exchange's `responseID` (`apns-id` for APNs).
-        public var responseIDHeader: String?
+        package var responseIDHeader: String?
 
-        public init(endpoint: Endpoint, trustRoots: [NIOSSLCertificate]? = nil, connections: Int = 2, requestTimeout: Duration = .seconds(10),
+        package init(endpoint: Endpoint, trustRoots: [NIOSSLCertificate]? = nil, connections: Int = 2, requestTimeout: Duration = .seconds(10),
                     connectTimeout: Duration = .seconds(10), unprocessedRetries: Int = 10, minReconnectDelay: Duration = .milliseconds(100),
                     maxReconnectDelay: Duration = .seconds(30), responseIDHeader: String? = nil) {
             self.responseIDHeader = responseIDHeader

@@ -1,7 +1,7 @@
-public import NIOCore
-public import NIOPosix
+package import NIOCore
+import NIOPosix
 import NIOSSL
-public import ServiceLifecycle
+import ServiceLifecycle
 import Synchronization
 
 /// HTTP/2 connections to one push endpoint (APNs, FCM) for one sender: POST requests in batches,
@@ -12,8 +12,8 @@ import Synchronization
 /// not process is sent again on another connection, so the client itself neither loses nor
 /// duplicates a push. Run it in the process's `ServiceGroup`: it closes its connections on
 /// shutdown.
-public final class HTTP2Client: Service, Sendable {
-    public let configuration: Configuration
+package final class HTTP2Client: Service, Sendable {
+    package let configuration: Configuration
     private let tls: NIOSSLContext?
     private let group: any EventLoopGroup
     private let slots: Mutex<[Slot]>
@@ -28,7 +28,7 @@ public final class HTTP2Client: Service, Sendable {
         case ready(HTTP2Connection)
     }
 
-    public init(configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
+    package init(configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
         self.configuration = configuration
         self.group = group
         if configuration.endpoint.usesTLS {
@@ -44,14 +44,14 @@ public final class HTTP2Client: Service, Sendable {
     }
 
     /// Sends one request and returns how it ended; never throws.
-    public func send(_ request: HTTP2Request, authorization: String) async -> HTTP2Exchange {
+    package func send(_ request: HTTP2Request, authorization: String) async -> HTTP2Exchange {
         await send([request], authorization: authorization)[0]
     }
 
     /// Sends the requests, spread over the connections, and returns how each ended, in order;
     /// never throws. Requests APNs did not process are sent again on another connection, up to
     /// `unprocessedRetries` times. Once `halt` trips, requests not yet sent stay `unprocessed`.
-    public func send(_ requests: [HTTP2Request], authorization: String, halt: HTTP2Halt? = nil) async -> [HTTP2Exchange] {
+    package func send(_ requests: [HTTP2Request], authorization: String, halt: HTTP2Halt? = nil) async -> [HTTP2Exchange] {
         var exchanges = [HTTP2Exchange](repeating: .unprocessed(reason: "not sent"), count: requests.count)
         var pending = Array(requests.indices)
         let timeout = TimeAmount(configuration.requestTimeout)
@@ -89,23 +89,23 @@ public final class HTTP2Client: Service, Sendable {
     }
 
     /// Connections opened so far (a GOAWAY or a dropped connection makes a new one).
-    public var connectionsOpened: Int { opened.load(ordering: .relaxed) }
+    package var connectionsOpened: Int { opened.load(ordering: .relaxed) }
 
     /// Requests sent again because APNs did not process them (GOAWAY, `REFUSED_STREAM`).
-    public var requestsResent: Int { resent.load(ordering: .relaxed) }
+    package var requestsResent: Int { resent.load(ordering: .relaxed) }
 
     /// The server's stream limits seen on each open connection, newest last (for operators and tests).
-    public var streamLimits: [[Int]] {
+    package var streamLimits: [[Int]] {
         slots.withLock { $0.compactMap { if case .ready(let connection) = $0 { connection.state.streamLimits } else { nil } } }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         shutdown()
     }
 
     /// Closes every connection; requests in flight end as failed, new ones are refused.
-    public func shutdown() {
+    package func shutdown() {
         stopped.store(true, ordering: .relaxed)
         let closing = slots.withLock { slots in
             defer { for index in slots.indices { slots[index] = .idle(failures: 0, notBefore: .distantFuture, lastError: "shut down") } }

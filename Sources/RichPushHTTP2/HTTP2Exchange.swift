@@ -2,7 +2,7 @@ import NIOCore
 import Synchronization
 
 /// How one request ended, as the HTTP/2 client saw it.
-public enum HTTP2Exchange: Sendable, Hashable {
+package enum HTTP2Exchange: Sendable, Hashable {
     /// The server answered: its status, the configured id header (`apns-id`), `retry-after` and
     /// body (at most 16 KiB).
     case answered(status: Int, responseID: String?, retryAfter: String?, body: [UInt8])

@@ -7,19 +7,19 @@ import Synchronization
 /// has ended. The fleet's record (`GoneTokens`, judged against registration times) is what lasts;
 /// this is only the bridge until it is written, so entries live `memory` and at most `limit` are
 /// kept (past it the expired ones go, then all: a token forgotten here is still in the record).
-public final class HTTP2GoneRecipients: Sendable {
+package final class HTTP2GoneRecipients: Sendable {
     private let memory: Duration
     private let limit: Int
     private let count = Atomic<Int>(0)
     private let recipients = Mutex<[String: ContinuousClock.Instant]>([:])
 
-    public init(memory: Duration = .seconds(60), limit: Int = 100_000) {
+    package init(memory: Duration = .seconds(60), limit: Int = 100_000) {
         self.memory = memory
         self.limit = max(1, limit)
     }
 
     /// Whether an answer declared `recipient` gone within the last `memory`.
-    public func contains(_ recipient: String?) -> Bool {
+    package func contains(_ recipient: String?) -> Bool {
         guard let recipient, count.load(ordering: .relaxed) > 0 else { return false }
         return recipients.withLock { recipients in
             guard let until = recipients[recipient] else { return false }

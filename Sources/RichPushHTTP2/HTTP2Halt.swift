@@ -11,7 +11,7 @@ import Synchronization
 /// adapter's ``HTTP2GoneRecipients``, in every other batch of the process: a fan-out batch holds
 /// many notifications to the same device, and none may go out after the provider said the token
 /// is dead.
-public final class HTTP2Halt: Sendable {
+package final class HTTP2Halt: Sendable {
     private let tripped = Atomic<Bool>(false)
     private let trips: @Sendable (_ status: Int, _ retryAfter: String?, _ body: [UInt8]) -> Bool
     private let recipientGone: (@Sendable (_ status: Int, _ body: [UInt8]) -> Bool)?
@@ -20,7 +20,7 @@ public final class HTTP2Halt: Sendable {
     /// `trips` sees each answer's status, `retry-after` and body on the connection's event loop:
     /// keep it cheap (look at the status first); so does `recipientGone`, which says an answer
     /// declared its request's recipient gone, into `gone` (shared by the batches of a process).
-    public init(when trips: @escaping @Sendable (_ status: Int, _ retryAfter: String?, _ body: [UInt8]) -> Bool,
+    package init(when trips: @escaping @Sendable (_ status: Int, _ retryAfter: String?, _ body: [UInt8]) -> Bool,
                 recipientGone: (@Sendable (_ status: Int, _ body: [UInt8]) -> Bool)? = nil, gone: HTTP2GoneRecipients = HTTP2GoneRecipients()) {
         self.trips = trips
         self.recipientGone = recipientGone
@@ -28,13 +28,13 @@ public final class HTTP2Halt: Sendable {
     }
 
     /// Whether an answer has tripped it.
-    public var isTripped: Bool { tripped.load(ordering: .relaxed) }
+    package var isTripped: Bool { tripped.load(ordering: .relaxed) }
 
     /// Whether an answer of the batch declared `recipient` gone.
-    public func isGone(_ recipient: String?) -> Bool { gone.contains(recipient) }
+    package func isGone(_ recipient: String?) -> Bool { gone.contains(recipient) }
 
     /// Why a request stayed unsent because of this halt.
-    public enum Stop: Sendable, Hashable {
+    package enum Stop: Sendable, Hashable {
         /// An answer declared its recipient gone (in this batch or another of the process).
         case recipientGone
         /// An answer of the batch tripped the halt.
@@ -43,7 +43,7 @@ public final class HTTP2Halt: Sendable {
 
     /// Why `exchange`, a request for `recipient`, stayed unsent because of this halt; nil if it
     /// was sent, or unsent for another reason.
-    public func stopped(_ exchange: HTTP2Exchange, recipient: String?) -> Stop? {
+    package func stopped(_ exchange: HTTP2Exchange, recipient: String?) -> Stop? {
         guard case .unprocessed = exchange else { return nil }
         if isGone(recipient) { return .recipientGone }
         return isTripped ? .tripped : nil

@@ -1,24 +1,24 @@
-public import RichPushCore
+package import RichPushCore
 import Synchronization
 
 /// Installations in memory with the Redis store's rules (ownership, one handle per owner,
 /// limits), for fast unit tests of logic.
-public final class InMemoryInstallationStore: InstallationStore {
+package final class InMemoryInstallationStore: InstallationStore {
     private let all = Mutex<[String: Installation]>([:])
     private let counter = Atomic<Int>(0)
 
-    public init(_ installations: [Installation] = []) {
+    package init(_ installations: [Installation] = []) {
         all.withLock { all in for installation in installations { all[installation.id] = installation } }
     }
 
-    public func registrationID(forHandle handle: String?, owner: String) async throws -> String {
+    package func registrationID(forHandle handle: String?, owner: String) async throws -> String {
         if let handle, let existing = all.withLock({ $0.values.filter { $0.handle == handle && $0.owner == owner }.map(\.id).min() }) {
             return existing
         }
         return "mem-\(counter.add(1, ordering: .relaxed).newValue)"
     }
 
-    public func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome {
+    package func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome {
         all.withLock { all in
             if let existing = all[installation.id], existing.owner != installation.owner { return .ownedByAnotherUser }
             if all.values.contains(where: { $0.handle == installation.handle && $0.owner != installation.owner }) { return .handleTaken }
@@ -31,15 +31,15 @@ public final class InMemoryInstallationStore: InstallationStore {
         }
     }
 
-    public func installation(id: String) async throws -> Installation? {
+    package func installation(id: String) async throws -> Installation? {
         all.withLock { $0[id] }
     }
 
-    public func owner(of id: String) async throws -> String? {
+    package func owner(of id: String) async throws -> String? {
         all.withLock { $0[id]?.owner }
     }
 
-    public func delete(id: String, owner: String) async throws -> Bool {
+    package func delete(id: String, owner: String) async throws -> Bool {
         all.withLock { all in
             guard all[id]?.owner == owner else { return false }
             all[id] = nil
@@ -47,40 +47,40 @@ public final class InMemoryInstallationStore: InstallationStore {
         }
     }
 
-    public func remove(_ installation: Installation) async throws -> Bool {
+    package func remove(_ installation: Installation) async throws -> Bool {
         all.withLock { $0.removeValue(forKey: installation.id) != nil }
     }
 
-    public func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
+    package func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
         let ids = members(tag)
         let end = min(ids.count, cursor + count)
         return (Array(ids[min(cursor, end)..<end]), end >= ids.count ? 0 : end)
     }
 
-    public func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] {
+    package func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] {
         tags.map(members)
     }
 
-    public func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
+    package func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
         tags.map { tag in
             let ids = members(tag)
             return (Array(ids.prefix(max(1, pageSize))), ids.count <= max(1, pageSize))
         }
     }
 
-    public func installations(ids: [String]) async throws -> [Installation] {
+    package func installations(ids: [String]) async throws -> [Installation] {
         all.withLock { all in ids.compactMap { all[$0] } }
     }
 
-    public func installations(owner: String) async throws -> [Installation] {
+    package func installations(owner: String) async throws -> [Installation] {
         all.withLock { $0.values.filter { $0.owner == owner }.sorted { $0.id < $1.id } }
     }
 
-    public func installationIDs(owner: String) async throws -> [String] {
+    package func installationIDs(owner: String) async throws -> [String] {
         try await installations(owner: owner).map(\.id)
     }
 
-    public func removeAll(owner: String) async throws -> Int {
+    package func removeAll(owner: String) async throws -> Int {
         all.withLock { all in
             let mine = all.values.filter { $0.owner == owner }.map(\.id)
             for id in mine { all[id] = nil }

@@ -1,18 +1,18 @@
-public import RichPushQueue
+package import RichPushQueue
 import Synchronization
 
 /// Collects enqueued jobs, for unit tests of handlers that enqueue follow-up jobs.
-public final class InMemoryJobQueue: JobEnqueuing {
+package final class InMemoryJobQueue: JobEnqueuing {
     private let jobs = Mutex<[JobRequest]>([])
     private let scheduled = Mutex<[(request: JobRequest, at: Int64)]>([])
 
-    public init() {}
+    package init() {}
 
     /// Everything enqueued so far, in order.
-    public var requests: [JobRequest] { jobs.withLock { $0 } }
+    package var requests: [JobRequest] { jobs.withLock { $0 } }
 
     @discardableResult
-    public func enqueue(_ requests: [JobRequest]) async throws -> [String] {
+    package func enqueue(_ requests: [JobRequest]) async throws -> [String] {
         jobs.withLock { jobs in
             let first = jobs.count
             jobs += requests
@@ -21,9 +21,9 @@ public final class InMemoryJobQueue: JobEnqueuing {
     }
 
     /// Jobs enqueued to run later, with their times, in order.
-    public var delayed: [(request: JobRequest, at: Int64)] { scheduled.withLock { $0 } }
+    package var delayed: [(request: JobRequest, at: Int64)] { scheduled.withLock { $0 } }
 
-    public func enqueue(_ requests: [JobRequest], at times: [Int64]) async throws {
+    package func enqueue(_ requests: [JobRequest], at times: [Int64]) async throws {
         scheduled.withLock { $0 += zip(requests, times).map { ($0, $1) } }
     }
 }

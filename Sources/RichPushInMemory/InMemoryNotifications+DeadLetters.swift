@@ -1,9 +1,9 @@
-public import RichPushCore
+package import RichPushCore
 
 /// The dead-lettering of delivery jobs in memory, with the Redis store's rules (see
 /// ``DeliveryLedger/recordDeadLettered(_:)``); there are no webhooks in memory.
 extension InMemoryNotifications {
-    public func recordDeadLettered(_ reasons: [DeliveryScope: String]) async throws {
+    package func recordDeadLettered(_ reasons: [DeliveryScope: String]) async throws {
         let now = ContinuousClock.now
         state.withLock { state in
             for (scope, reason) in reasons where state.states[scope.notification] != nil {
@@ -30,7 +30,7 @@ extension InMemoryNotifications {
         }
     }
 
-    public func reviveDeadLettered(_ scopes: [DeliveryScope]) async throws {
+    package func reviveDeadLettered(_ scopes: [DeliveryScope]) async throws {
         state.withLock { state in
             for scope in scopes where state.states[scope.notification] != nil {
                 let ledger = state.ledger[scope.notification] ?? [:]

@@ -1,10 +1,10 @@
-public import RichPushCore
+package import RichPushCore
 import Synchronization
 
 /// Notifications in memory, in both roles the Redis store plays: the API's ``NotificationStore``
 /// and the worker's ``DeliveryLedger``, with the same rules (leases, records, state order,
 /// counting once). For fast unit tests of logic; the real-Redis tests prove the Redis scripts.
-public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
+package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     struct State {
         var nextID = 1
         var records: [Int: RichNotification] = [:]
@@ -35,17 +35,17 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     /// Injected failures: a write that throws this fails as a Redis write would.
     private let failRecords = Mutex<(any Error)?>(nil)
 
-    public init() {}
+    package init() {}
 
     /// Makes every `recordDeliveries` throw `error` until called with nil.
-    public func failRecording(with error: (any Error)?) {
+    package func failRecording(with error: (any Error)?) {
         failRecords.withLock { $0 = error }
     }
 
     // MARK: NotificationStore
 
     /// `draft.quota` is not charged: there are no quotas in memory (see ``chargeQuota(user:bytes:perMinute:liveBytes:)``).
-    public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
+    package func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
         let hash = hashing(draft.payload)
         return state.withLock { state in
             let id = state.nextID
@@ -61,7 +61,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim {
+    package func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim {
         state.withLock { state in
             guard let held = state.keys[Self.name(key)] else {
                 state.keys[Self.name(key)] = (key.fingerprint, nil)
@@ -72,7 +72,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func cancel(id: Int) async throws -> CancelOutcome {
+    package func cancel(id: Int) async throws -> CancelOutcome {
         state.withLock { state in
             guard let current = state.states[id] else { return .notFound }
             switch current {
@@ -90,15 +90,15 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func recordPlannedFanOuts(_ planned: [Int: Int]) async throws {
+    package func recordPlannedFanOuts(_ planned: [Int: Int]) async throws {
         state.withLock { $0.planned.merge(planned) { _, new in new } }
     }
 
-    public func cancelled(among ids: [Int]) async throws -> Set<Int> {
+    package func cancelled(among ids: [Int]) async throws -> Set<Int> {
         state.withLock { state in Set(ids.filter { state.states[$0] == .cancelled }) }
     }
 
-    public func release(_ key: IdempotencyKey) async throws {
+    package func release(_ key: IdempotencyKey) async throws {
         state.withLock { state in
             if let held = state.keys[Self.name(key)], held.notification == nil, held.fingerprint == key.fingerprint {
                 state.keys[Self.name(key)] = nil
@@ -108,21 +108,21 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
 
     private static func name(_ key: IdempotencyKey) -> String { "\(key.user)\u{0}\(key.key)" }
 
-    public func notification(id: Int) async throws -> RichNotification? {
+    package func notification(id: Int) async throws -> RichNotification? {
         state.withLock { $0.records[id] }
     }
 
-    public func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
+    package func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
         state.withLock { $0.payloads[hash] }
     }
 
-    public func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification] {
+    package func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification] {
         state.withLock { state in
             Array(state.records.values.filter { $0.creator == user && $0.id < (before ?? .max) }.sorted { $0.id > $1.id }.prefix(limit))
         }
     }
 
-    public func status(id: Int) async throws -> NotificationStatus? {
+    package func status(id: Int) async throws -> NotificationStatus? {
         state.withLock { state in
             guard let current = state.states[id] else { return nil }
             var counts = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, 0) })
@@ -132,7 +132,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
+    package func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
         state.withLock { state in
             if let addressees, !Self.addressed(state, id, to: addressees) { return false }
             if state.seen[id, default: []].insert("fetched:" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted {
@@ -143,7 +143,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
+    package func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
                               ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome {
         state.withLock { state in
             if let addressees, !Self.addressed(state, id, to: addressees) { return .notAddressed }
@@ -159,15 +159,15 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
+    package func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
         state.withLock { state in Self.addressed(state, id, to: installations) }
     }
 
-    public func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal? {
+    package func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal? {
         nil  // no quotas in memory: the Redis scripts and their tests own them
     }
 
-    public func forgetNotifications(createdBy user: String) async throws -> Int {
+    package func forgetNotifications(createdBy user: String) async throws -> Int {
         state.withLock { state in
             let ids = state.records.values.filter { $0.creator == user }.map(\.id)
             for id in ids {
@@ -181,13 +181,13 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func notifications(ids: [Int]) async throws -> [RichNotification] {
+    package func notifications(ids: [Int]) async throws -> [RichNotification] {
         state.withLock { state in ids.compactMap { state.records[$0] } }
     }
 
     // MARK: DeliveryLedger
 
-    public func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
+    package func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
         let now = ContinuousClock.now
         return state.withLock { state in
             keys.map { key in
@@ -205,7 +205,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func releaseLeases(_ keys: [DeliveryKey]) async throws {
+    package func releaseLeases(_ keys: [DeliveryKey]) async throws {
         state.withLock { state in
             for key in keys {
                 if case .leased = state.ledger[key.notification]?[key.installation] { state.ledger[key.notification]?[key.installation] = .tried }
@@ -213,7 +213,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
+    package func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
         if let error = failRecords.withLock({ $0 }) { throw error }
         state.withLock { state in
             for (id, results) in results {
@@ -229,7 +229,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func recordExpired(_ expired: [Int: [String]]) async throws {
+    package func recordExpired(_ expired: [Int: [String]]) async throws {
         state.withLock { state in
             for (id, installations) in expired {
                 for installation in installations {
@@ -242,7 +242,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    public func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
+    package func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
         let now = ContinuousClock.now
         return state.withLock { state in
             batches.map { batch in
@@ -267,7 +267,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     // MARK: For tests
 
     /// The ledger entry of one pair: "R", "L:<owner>", "T", "F", or nil.
-    public func ledgerEntry(_ key: DeliveryKey) -> String? {
+    package func ledgerEntry(_ key: DeliveryKey) -> String? {
         state.withLock { state in
             switch state.ledger[key.notification]?[key.installation] {
             case .recorded: "R"
@@ -280,7 +280,7 @@ public final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     }
 
     /// Leases a pair for `owner` for `duration` (a worker that died holding it, in tests).
-    public func lease(_ key: DeliveryKey, owner: String, for duration: Duration) {
+    package func lease(_ key: DeliveryKey, owner: String, for duration: Duration) {
         state.withLock { $0.ledger[key.notification, default: [:]][key.installation] = .leased(until: .now + duration, owner: owner) }
     }
 

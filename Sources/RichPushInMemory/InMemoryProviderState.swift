@@ -1,33 +1,33 @@
-public import RichPushCore
+import RichPushCore
 import Synchronization
 
 /// Provider holds in memory, with the Redis store's rule (the later end wins; an end in the past
 /// is no hold), for fast unit tests of logic.
-public final class InMemoryProviderHolds: ProviderHolds {
+package final class InMemoryProviderHolds: ProviderHolds {
     private let ends = Mutex<[String: Int64]>([:])
     private let now: @Sendable () -> Int64
 
-    public init(now: @escaping @Sendable () -> Int64) {
+    package init(now: @escaping @Sendable () -> Int64) {
         self.now = now
     }
 
-    public func holdEnd(_ scope: String) async throws -> Int64? {
+    package func holdEnd(_ scope: String) async throws -> Int64? {
         let time = now()
         return ends.withLock { $0[scope].flatMap { $0 > time ? $0 : nil } }
     }
 
-    public func hold(_ scope: String, until end: Int64) async throws {
+    package func hold(_ scope: String, until end: Int64) async throws {
         ends.withLock { $0[scope] = max($0[scope] ?? 0, end) }
     }
 }
 
 /// Dead tokens in memory, as ``GoneTokens`` says, for fast unit tests of logic.
-public final class InMemoryGoneTokens: GoneTokens {
+package final class InMemoryGoneTokens: GoneTokens {
     private let marks = Mutex<[String: Int64]>([:])
 
-    public init() {}
+    package init() {}
 
-    public func gone(among handles: [String]) async throws -> [String: Int64] {
+    package func gone(among handles: [String]) async throws -> [String: Int64] {
         marks.withLock { marks in
             var found: [String: Int64] = [:]
             for handle in handles { if let time = marks[handle] { found[handle] = time } }
@@ -35,7 +35,7 @@ public final class InMemoryGoneTokens: GoneTokens {
         }
     }
 
-    public func markGone(_ handles: [String], at time: Int64) async throws {
+    package func markGone(_ handles: [String], at time: Int64) async throws {
         marks.withLock { marks in for handle in handles { marks[handle] = time } }
     }
 }

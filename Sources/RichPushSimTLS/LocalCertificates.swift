@@ -1,18 +1,18 @@
 import Crypto
-public import Foundation
+package import Foundation
 import SwiftASN1
 import X509
 
 /// A certificate authority and a server certificate for `localhost` and `127.0.0.1`, made when the
 /// local APNs starts, so it speaks TLS as Apple does; clients trust the CA file it writes.
-public struct LocalCertificates: Sendable {
-    public let caPEM: String
-    public let certificatePEM: String
+package struct LocalCertificates: Sendable {
+    package let caPEM: String
+    package let certificatePEM: String
     /// The server's private key (PKCS#8 PEM).
-    public let privateKeyPEM: String
+    package let privateKeyPEM: String
 
     /// `hosts` become DNS names, `addresses` (IPv4 dotted quads) IP addresses of the certificate.
-    public static func generate(hosts: [String] = ["localhost"], addresses: [String] = ["127.0.0.1"],
+    package static func generate(hosts: [String] = ["localhost"], addresses: [String] = ["127.0.0.1"],
                                 validFor: TimeInterval = 30 * 86400, now: Date = Date()) throws -> LocalCertificates {
         let caKey = P256.Signing.PrivateKey()
         // A name of its own per CA: a client trusting two simulators' CAs from one file (APNs
@@ -55,7 +55,7 @@ public struct LocalCertificates: Sendable {
     }
 
     /// Writes `ca.pem`, `cert.pem` and `key.pem` (readable by the owner only) into `directory`.
-    public func write(to directory: URL) throws {
+    package func write(to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(caPEM.utf8).write(to: directory.appendingPathComponent("ca.pem"))
         try Data(certificatePEM.utf8).write(to: directory.appendingPathComponent("cert.pem"))
@@ -65,7 +65,7 @@ public struct LocalCertificates: Sendable {
     }
 }
 
-public struct LocalCertificatesError: Error, Sendable, CustomStringConvertible {
-    public let description: String
+package struct LocalCertificatesError: Error, Sendable, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,39 +1,39 @@
-public import NIOCore
+package import NIOCore
 import NIOHPACK
-public import NIOHTTP2
-public import NIOPosix
-public import NIOSSL
+package import NIOHTTP2
+import NIOPosix
+package import NIOSSL
 
 /// A small HTTP/2 server over TLS for the local platform simulators: each stream's request
 /// (headers and body, at most `maxBodyBytes`) goes to `handler` on the event loop, whose answer
 /// is written at once. Read as raw HTTP/2 frames, with no HTTP/1 translation in between, so a
 /// load test measures the client under test rather than the simulator.
-public final class LocalHTTP2Server: Sendable {
-    public struct Request: Sendable {
-        public let method: String
-        public let path: String
+package final class LocalHTTP2Server: Sendable {
+    package struct Request: Sendable {
+        package let method: String
+        package let path: String
         /// Regular headers (no pseudo-headers), names in lowercase as HTTP/2 sends them.
-        public let headers: [(name: String, value: String)]
-        public let body: [UInt8]
+        package let headers: [(name: String, value: String)]
+        package let body: [UInt8]
 
-        public init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+        package init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) {
             self.method = method
             self.path = path
             self.headers = headers
             self.body = body
         }
 
-        public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+        package func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
     }
 
-    public struct Response: Sendable {
-        public var status: Int
-        public var headers: [(name: String, value: String)]
-        public var body: [UInt8]
+    package struct Response: Sendable {
+        package var status: Int
+        package var headers: [(name: String, value: String)]
+        package var body: [UInt8]
         /// How long to hold the answer back (a slow server), without holding up other streams.
-        public var delay: Duration = .zero
+        package var delay: Duration = .zero
 
-        public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
             self.status = status
             self.headers = headers
             self.body = body
@@ -41,10 +41,10 @@ public final class LocalHTTP2Server: Sendable {
     }
 
     /// Answers one request; called on the connection's event loop, so it must not block.
-    public typealias Handler = @Sendable (Request) -> Response
+    package typealias Handler = @Sendable (Request) -> Response
 
     private let channel: any Channel
-    public let port: Int
+    package let port: Int
 
     private init(channel: any Channel, port: Int) {
         self.channel = channel
@@ -53,7 +53,7 @@ public final class LocalHTTP2Server: Sendable {
 
     /// Listens on `host:port` (0: a free port) with `tls` (its ALPN should offer `h2`),
     /// advertising `maxStreams` concurrent streams per connection.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, maxStreams: Int = 100, maxBodyBytes: Int = 64 * 1024,
+    package static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, maxStreams: Int = 100, maxBodyBytes: Int = 64 * 1024,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, handler: @escaping Handler) async throws -> LocalHTTP2Server {
         let channel = try await bind(host: host, port: port, tls: try NIOSSLContext(configuration: tls),
                                      settings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams)], group: group) {
@@ -62,17 +62,17 @@ public final class LocalHTTP2Server: Sendable {
         return LocalHTTP2Server(channel: channel, port: channel.localAddress?.port ?? port)
     }
 
-    public func stop() async throws {
+    package func stop() async throws {
         try await channel.close()
     }
 
     /// Sets up one stream's pipeline (called on its event loop).
-    public typealias StreamSetup = @Sendable (any Channel) throws -> Void
+    package typealias StreamSetup = @Sendable (any Channel) throws -> Void
 
     /// The listening socket every local simulator shares: TLS (or cleartext HTTP/2 with prior
     /// knowledge when `tls` is nil), HTTP/2 with `settings` (a 16 KiB header list limit added), and
     /// per connection a `StreamSetup` from `connection` (so a connection's streams can share state).
-    public static func bind(host: String, port: Int, tls: NIOSSLContext?, settings: [HTTP2Setting], group: any EventLoopGroup,
+    package static func bind(host: String, port: Int, tls: NIOSSLContext?, settings: [HTTP2Setting], group: any EventLoopGroup,
                             connection: @escaping @Sendable () -> StreamSetup) async throws -> any Channel {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)

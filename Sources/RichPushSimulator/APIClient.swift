@@ -54,7 +54,7 @@ struct APIClient: Sendable {
     }
 }
 
-public struct SimulatorError: Error, CustomStringConvertible {
-    public let description: String
+package struct SimulatorError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,17 +1,17 @@
-public import ServiceLifecycle
+import ServiceLifecycle
 
 /// Runs a ``DeviceSimulator`` in a `ServiceGroup`: handles pushes until the group shuts down
 /// (SIGTERM, SIGINT) or until `limit` pushes were handled, which ends the group.
-public struct DeviceSimulatorService: Service {
+package struct DeviceSimulatorService: Service {
     let simulator: DeviceSimulator
     let limit: Int?
 
-    public init(simulator: DeviceSimulator, limit: Int? = nil) {
+    package init(simulator: DeviceSimulator, limit: Int? = nil) {
         self.simulator = simulator
         self.limit = limit
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await simulator.run(limit: limit) }
             group.addTask {

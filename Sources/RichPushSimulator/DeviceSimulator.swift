@@ -1,6 +1,6 @@
 import Foundation
 import Hiredis
-public import Logging
+package import Logging
 import RichPushAdapters
 import RichPushCore
 import Synchronization
@@ -12,10 +12,10 @@ import Synchronization
 /// (category `richPush`, action `richPushMore` "More"), shows it as an alert or a banner (Android:
 /// a heads-up or a notification in the shade), and lets the simulated user press More, which opens
 /// the image view. The devices share one sharded Pub/Sub connection per Redis node.
-public final class DeviceSimulator: Sendable {
-    public let configuration: SimulatorConfiguration
+package final class DeviceSimulator: Sendable {
+    package let configuration: SimulatorConfiguration
     /// Every step of every device, in order of occurrence.
-    public let events: AsyncStream<SimulatorEvent>
+    package let events: AsyncStream<SimulatorEvent>
     private let output: AsyncStream<SimulatorEvent>.Continuation
     private let api: APIClient
     private let devices = Mutex<[String: (index: Int, installation: String)]>([:])
@@ -24,11 +24,11 @@ public final class DeviceSimulator: Sendable {
     private let logger: Logger
 
     /// The notification category and action the tutorial's app registers.
-    public static let category = "richPush"
-    public static let moreAction = (identifier: "richPushMore", title: "More")
+    package static let category = "richPush"
+    package static let moreAction = (identifier: "richPushMore", title: "More")
 
     /// Throws when the configuration's `stateFile` cannot be read or written.
-    public init(configuration: SimulatorConfiguration, logger: Logger = Logger(label: "richpush.device-sim")) throws {
+    package init(configuration: SimulatorConfiguration, logger: Logger = Logger(label: "richpush.device-sim")) throws {
         self.configuration = configuration
         collapse = try CollapseMemory(stateFile: configuration.stateFile)
         self.logger = logger
@@ -39,12 +39,12 @@ public final class DeviceSimulator: Sendable {
 
     /// Registers the devices (the seed's two calls each) and subscribes to their channels; held
     /// pushes that arrived while they were offline are delivered now, as APNs does.
-    public func start() async throws {
+    package func start() async throws {
         try await start(tags: { _ in [] })
     }
 
     /// As ``start()``, with extra tags per device index (load tests address devices by tag).
-    public func start(tags: @escaping @Sendable (Int) -> [String]) async throws {
+    package func start(tags: @escaping @Sendable (Int) -> [String]) async throws {
         var registered: [(String, Int, String)] = []
         try await withThrowingTaskGroup(of: (String, Int, String).self) { group in
             var next = 0
@@ -71,7 +71,7 @@ public final class DeviceSimulator: Sendable {
 
     /// Handles pushes until `stop()` (or until `limit` pushes were handled); each push runs on
     /// its own task, so a slow fetch does not hold up the others.
-    public func run(limit: Int? = nil) async throws {
+    package func run(limit: Int? = nil) async throws {
         let subscriber = self.subscriber
         let hold = HubHold(prefix: configuration.hubPrefix)
         let handled = HandledCounter()
@@ -120,7 +120,7 @@ public final class DeviceSimulator: Sendable {
     }
 
     /// Unsubscribes every device and ends `run()`.
-    public func stop() async {
+    package func stop() async {
         await subscriber.close()
     }
 

@@ -1,11 +1,11 @@
-public import Foundation
+package import Foundation
 import Crypto
-public import RichPushCore
-public import Hiredis
+package import RichPushCore
+package import Hiredis
 
 /// How the simulated devices behave, as the tutorial's iOS app does.
-public struct SimulatorConfiguration: Sendable {
-    public enum AppState: String, Sendable, CaseIterable {
+package struct SimulatorConfiguration: Sendable {
+    package enum AppState: String, Sendable, CaseIterable {
         /// In the foreground: the local notification shows as an in-app alert with OK and More.
         case active
         /// In the background: the system banner; tapping it or More opens the app.
@@ -15,13 +15,13 @@ public struct SimulatorConfiguration: Sendable {
     }
 
     /// Which phones: iOS (the tutorial's app), Android (its twin on FCM data messages), or both.
-    public enum Devices: String, Sendable, CaseIterable {
+    package enum Devices: String, Sendable, CaseIterable {
         case apns, fcm
         /// Device 0, 2, 4… iOS; 1, 3, 5… Android.
         case mixed
     }
 
-    public enum Tap: String, Sendable, CaseIterable {
+    package enum Tap: String, Sendable, CaseIterable {
         /// The user presses More (or taps the banner): the image view opens.
         case more
         /// The user presses OK: dismissed.
@@ -30,48 +30,48 @@ public struct SimulatorConfiguration: Sendable {
         case none
     }
 
-    public var apiBaseURL: URL
-    public var user: String
-    public var password: String
-    public var devices: Int
-    public var appState: AppState
-    public var tap: Tap
+    package var apiBaseURL: URL
+    package var user: String
+    package var password: String
+    package var devices: Int
+    package var appState: AppState
+    package var tap: Tap
     /// Delay of the local notification after the fetch (the tutorial's 5 s; 0 in load tests).
-    public var fireDelay: Duration
+    package var fireDelay: Duration
     /// Where the image view writes payloads; nil keeps them in memory only.
-    public var outDirectory: URL?
+    package var outDirectory: URL?
     /// The Redis the simulated hub publishes on, and its key prefix.
-    public var redis: RedisConfiguration
+    package var redis: RedisConfiguration
     /// On Redis Cluster: the cluster (the device channels are sharded over its masters); `redis`
     /// is then unused.
-    public var cluster: RedisClusterClient?
-    public var hubPrefix: String
+    package var cluster: RedisClusterClient?
+    package var hubPrefix: String
     /// Push handles are `<handlePrefix>-<n>`; the same prefix again re-registers the same devices.
-    public var handlePrefix: String
+    package var handlePrefix: String
     /// Report displayed/opened back to the API.
-    public var sendReceipts: Bool
+    package var sendReceipts: Bool
     /// Do the background fetch (the app's behaviour); false only records that the push arrived
     /// (load tests of the silent push alone).
-    public var fetch: Bool = true
+    package var fetch: Bool = true
     /// How long a failed background fetch (no connection, 5xx) is retried with back-off before
     /// the device gives up: iOS gives a background fetch about 30 s. A 4xx is final at once.
-    public var fetchBudget: Duration = .seconds(30)
+    package var fetchBudget: Duration = .seconds(30)
     /// Where events go instead of ``DeviceSimulator/events``: called on the device's own task,
     /// concurrently. Load tests use it, as one consumer of the stream cannot keep up with tens
     /// of thousands of events per second and the stream would buffer them all.
-    public var eventSink: (@Sendable (SimulatorEvent) -> Void)?
+    package var eventSink: (@Sendable (SimulatorEvent) -> Void)?
     /// Where the devices keep the collapse ids of what they show, so a restarted simulator still
     /// collapses a resend, as a phone's Notification Center does after the app was killed.
     /// nil: in memory only.
-    public var stateFile: URL?
+    package var stateFile: URL?
     /// Push handles as APNs device tokens (64 hex digits, derived from `<handlePrefix>-<n>`),
     /// for the APNs adapter and `richpush apns-sim`; false: `<handlePrefix>-<n>` as is.
-    public var apnsTokens = false
+    package var apnsTokens = false
     /// iOS devices (platform `apns`), Android devices (platform `fcm`), or every other one each.
-    public var platforms: Devices = .apns
+    package var platforms: Devices = .apns
 
     /// The platform device `index` registers with.
-    public func platform(of index: Int) -> Platform {
+    package func platform(of index: Int) -> Platform {
         switch platforms {
         case .apns: .apns
         case .fcm: .fcm
@@ -82,7 +82,7 @@ public struct SimulatorConfiguration: Sendable {
     /// The push handle of device `index`: for Android an FCM-shaped registration token
     /// (`<22 base64url>:APA91b<43 base64url>`, derived from `<handlePrefix>-<n>`), for iOS
     /// `<handlePrefix>-<n>` or, with ``apnsTokens``, 64 hex digits derived from it.
-    public func handle(of index: Int) -> String {
+    package func handle(of index: Int) -> String {
         let name = "\(handlePrefix)-\(index)"
         if platform(of: index) == .fcm {
             let instance = Base64URL.encode(SHA256.hash(data: Array("instance:\(name)".utf8)).prefix(16))
@@ -92,7 +92,7 @@ public struct SimulatorConfiguration: Sendable {
         return Hex.encode(SHA256.hash(data: Array(name.utf8)))
     }
 
-    public init(apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,
+    package init(apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,
                 fireDelay: Duration = .seconds(5), outDirectory: URL? = nil, redis: RedisConfiguration, hubPrefix: String = "richpush",
                 handlePrefix: String? = nil, sendReceipts: Bool = true) {
         self.apiBaseURL = apiBaseURL
@@ -111,22 +111,22 @@ public struct SimulatorConfiguration: Sendable {
 }
 
 /// One thing a simulated device did, printed as one JSON line.
-public struct SimulatorEvent: Sendable, Codable, Hashable {
-    public var event: String
-    public var device: Int
-    public var installation: String?
-    public var richId: String?
-    public var richType: String?
-    public var message: String?
-    public var status: Int?
-    public var detail: String?
-    public var path: String?
+package struct SimulatorEvent: Sendable, Codable, Hashable {
+    package var event: String
+    package var device: Int
+    package var installation: String?
+    package var richId: String?
+    package var richType: String?
+    package var message: String?
+    package var status: Int?
+    package var detail: String?
+    package var path: String?
     /// Microseconds from the hub's send to this event.
-    public var sinceSentMicros: Int?
+    package var sinceSentMicros: Int?
     /// When it happened: microseconds since 1970 (set when the event is emitted).
-    public var at: Int?
+    package var at: Int?
 
-    public init(event: String, device: Int, installation: String? = nil, richId: String? = nil, richType: String? = nil, message: String? = nil,
+    package init(event: String, device: Int, installation: String? = nil, richId: String? = nil, richType: String? = nil, message: String? = nil,
                 status: Int? = nil, detail: String? = nil, path: String? = nil, sinceSentMicros: Int? = nil) {
         self.event = event
         self.device = device

@@ -1,21 +1,21 @@
 import Crypto
 import Foundation
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+package import RichPushCore
 import RichPushQueue
 
 /// API keys as Redis hashes (`apikey:<id>`: user, scopes, SHA-256 of the token, label, created),
 /// with a set of ids per user. The token itself is never stored.
-public struct RedisAPIKeyStore: APIKeyStore {
+package struct RedisAPIKeyStore: APIKeyStore {
     let redis: any RedisClient
     let keys: StorageKeys
 
-    public init(redis: any RedisClient, keys: StorageKeys) {
+    package init(redis: any RedisClient, keys: StorageKeys) {
         self.redis = redis
         self.keys = keys
     }
 
-    public func create(user: String, scopes: Set<APIKey.Scope>, label: String) async throws -> (key: APIKey, token: String)? {
+    package func create(user: String, scopes: Set<APIKey.Scope>, label: String) async throws -> (key: APIKey, token: String)? {
         var random = SystemRandomNumberGenerator()
         let id = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255, using: &random) })
         let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }).base64EncodedString()
@@ -35,7 +35,7 @@ public struct RedisAPIKeyStore: APIKeyStore {
     return 1
     """)
 
-    public func list(user: String?) async throws -> [APIKey] {
+    package func list(user: String?) async throws -> [APIKey] {
         let users: [String]
         if let user { users = [user] } else { users = (try await redis.send("SMEMBERS", keys.users).array ?? []).compactMap(\.string) }
         let idSets = try await redis.sendAll(users.map { RedisCommand("SMEMBERS", keys.apiKeys(of: $0)) })
@@ -47,13 +47,13 @@ public struct RedisAPIKeyStore: APIKeyStore {
         }.sorted { ($0.user, $0.createdAt) < ($1.user, $1.createdAt) }
     }
 
-    public func revoke(id: String) async throws -> Bool {
+    package func revoke(id: String) async throws -> Bool {
         try await redis.run(Self.revokeScript, keys: [keys.apiKey(id)],
                             arguments: [keys.apiKeys(of: ""), id, keys.credentialChanges]).int == 1
     }
 
     /// Revokes every key of a user (the user is being removed), in one pipeline; returns how many.
-    public func revokeAll(user: String) async throws -> Int {
+    package func revokeAll(user: String) async throws -> Int {
         let ids = (try await redis.send("SMEMBERS", keys.apiKeys(of: user)).array ?? []).compactMap(\.string)
         var revoked = 0
         if !ids.isEmpty {
@@ -76,7 +76,7 @@ public struct RedisAPIKeyStore: APIKeyStore {
     return 1
     """)
 
-    public func verify(token: String) async throws -> (key: APIKey, user: User)? {
+    package func verify(token: String) async throws -> (key: APIKey, user: User)? {
         guard let id = APIKey.id(inToken: token) else { return nil }
         let fields = try await redis.send("HMGET", keys.apiKey(id), "user", "scopes", "digest", "label", "created").array ?? []
         guard fields.count == 5, let name = fields[0].string, let scopes = fields[1].string, let digest = fields[2].string,

@@ -1,21 +1,21 @@
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+import RichPushCore
 
 /// Dead device tokens in one sorted set, scored by when the provider declared them dead. Marks
 /// older than `retention` are trimmed when new ones are added: by then the installation was long
 /// removed, and a token that registers again is judged by its registration's time anyway.
-public struct RedisGoneTokens: GoneTokens {
+package struct RedisGoneTokens: GoneTokens {
     let redis: any RedisClient
     let keys: StorageKeys
     let retention: Duration
 
-    public init(redis: any RedisClient, keys: StorageKeys, retention: Duration = .seconds(7 * 86_400)) {
+    package init(redis: any RedisClient, keys: StorageKeys, retention: Duration = .seconds(7 * 86_400)) {
         self.redis = redis
         self.keys = keys
         self.retention = retention
     }
 
-    public func gone(among handles: [String]) async throws -> [String: Int64] {
+    package func gone(among handles: [String]) async throws -> [String: Int64] {
         guard !handles.isEmpty else { return [:] }
         let scores = try await redis.send(RedisCommand("ZMSCORE", arguments: [keys.goneTokens] + handles)).array ?? []
         var gone: [String: Int64] = [:]
@@ -25,7 +25,7 @@ public struct RedisGoneTokens: GoneTokens {
         return gone
     }
 
-    public func markGone(_ handles: [String], at time: Int64) async throws {
+    package func markGone(_ handles: [String], at time: Int64) async throws {
         guard !handles.isEmpty else { return }
         var arguments: [any RedisArgument] = [keys.goneTokens]
         for handle in handles { arguments += [time, handle] }

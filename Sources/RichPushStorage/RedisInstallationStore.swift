@@ -1,9 +1,9 @@
 import Foundation
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+package import RichPushCore
 
 /// Installations as Redis hashes, with one set per tag and one per push handle.
-public struct RedisInstallationStore: InstallationStore {
+package struct RedisInstallationStore: InstallationStore {
     let redis: any RedisClient
     let keys: StorageKeys
     /// Owners by installation id, briefly: every background fetch and receipt of a device asks.
@@ -11,20 +11,20 @@ public struct RedisInstallationStore: InstallationStore {
 
     /// `ownerTTL`: how long an installation's owner is remembered in this process. Its removal
     /// here forgets it at once; a removal elsewhere is seen after at most this long.
-    public init(redis: any RedisClient, keys: StorageKeys, ownerTTL: Duration = .seconds(30)) {
+    package init(redis: any RedisClient, keys: StorageKeys, ownerTTL: Duration = .seconds(30)) {
         self.redis = redis
         self.keys = keys
         self.owners = ContentCache(budget: 200_000, ttl: ownerTTL)
     }
 
-    public func owner(of id: String) async throws -> String? {
+    package func owner(of id: String) async throws -> String? {
         if let cached = owners.value(for: id) { return cached }
         guard let owner = try await redis.send("HGET", keys.installation(id), "owner").string else { return nil }
         owners.insert(owner, for: id, cost: 1)
         return owner
     }
 
-    public func registrationID(forHandle handle: String?, owner: String) async throws -> String {
+    package func registrationID(forHandle handle: String?, owner: String) async throws -> String {
         if let handle, !handle.isEmpty {
             let existing = (try await redis.send("SMEMBERS", keys.handle(handle)).array ?? []).compactMap(\.string).sorted()
             let mine = try await installations(ids: existing).filter { $0.owner == owner }
@@ -38,7 +38,7 @@ public struct RedisInstallationStore: InstallationStore {
         return (0..<4).map { _ in String(random.next() as UInt32, radix: 16).leftPadded(to: 8) }.joined()
     }
 
-    public func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome {
+    package func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome {
         let tags = String(decoding: try JSONEncoder().encode(installation.tags), as: UTF8.self)
         let reply = try await redis.run(Self.saveScript,
                                         keys: [keys.installation(installation.id), keys.handle(installation.handle), keys.owned(by: installation.owner),
@@ -58,23 +58,23 @@ public struct RedisInstallationStore: InstallationStore {
         }
     }
 
-    public func installation(id: String) async throws -> Installation? {
+    package func installation(id: String) async throws -> Installation? {
         try await installations(ids: [id]).first
     }
 
-    public func delete(id: String, owner: String) async throws -> Bool {
+    package func delete(id: String, owner: String) async throws -> Bool {
         guard let installation = try await installation(id: id), installation.owner == owner else { return false }
         return try await remove(installation)
     }
 
     /// Removes an installation whoever owns it (the platform said its token is dead).
-    public func remove(_ installation: Installation) async throws -> Bool {
+    package func remove(_ installation: Installation) async throws -> Bool {
         owners.remove(installation.id)
         return try await redis.run(Self.removeScript, keys: [keys.installation(installation.id), keys.allInstallations],
                             arguments: [installation.id, keys.tagPrefix, keys.handlePrefix, keys.ownedPrefix, keys.userTagsPrefix]).int == 1
     }
 
-    public func removeAll(owner: String) async throws -> Int {
+    package func removeAll(owner: String) async throws -> Int {
         let ids = (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
         for id in ids { owners.remove(id) }
         let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = ids.map { id in
@@ -88,11 +88,11 @@ public struct RedisInstallationStore: InstallationStore {
         return removed
     }
 
-    public func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
+    package func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
         try Self.scanPage(try await redis.send("SSCAN", tag.map(keys.tag) ?? keys.allInstallations, cursor, "COUNT", count))
     }
 
-    public func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
+    package func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
         guard !tags.isEmpty else { return [] }
         let replies = try await redis.pipeline(tags.map { RedisCommand("SSCAN", $0.map(keys.tag) ?? keys.allInstallations, 0, "COUNT", pageSize) })
         return try replies.map { reply in
@@ -108,7 +108,7 @@ public struct RedisInstallationStore: InstallationStore {
         return ((parts[1].array ?? []).compactMap(\.string), parts[0].int ?? 0)
     }
 
-    public func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] {
+    package func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] {
         var members = Array(repeating: [String](), count: tags.count)
         var cursors = Array(repeating: 0, count: tags.count)
         var open = Array(tags.indices)
@@ -126,7 +126,7 @@ public struct RedisInstallationStore: InstallationStore {
 
     /// One HMGET per installation, all sent at once; the APNs environment (no field: production)
     /// and a browser's keys come in the same command.
-    public func installations(ids: [String]) async throws -> [Installation] {
+    package func installations(ids: [String]) async throws -> [Installation] {
         guard !ids.isEmpty else { return [] }
         let replies = try await redis.sendAll(ids.map {
             RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated", "environment", "keys")
@@ -151,11 +151,11 @@ public struct RedisInstallationStore: InstallationStore {
         environment == .production ? "" : environment.rawValue
     }
 
-    public func installationIDs(owner: String) async throws -> [String] {
+    package func installationIDs(owner: String) async throws -> [String] {
         (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
     }
 
-    public func installations(owner: String) async throws -> [Installation] {
+    package func installations(owner: String) async throws -> [Installation] {
         let ids = (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
         return try await installations(ids: ids).filter { $0.owner == owner }
     }

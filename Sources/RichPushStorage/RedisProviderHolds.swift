@@ -1,22 +1,22 @@
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+import RichPushCore
 
 /// Provider holds as Redis strings: the hold's end in UNIX milliseconds, expiring at that time
 /// (`PXAT`), so a hold that is over costs nothing and no one has to clear it.
-public struct RedisProviderHolds: ProviderHolds {
+package struct RedisProviderHolds: ProviderHolds {
     let redis: any RedisClient
     let keys: StorageKeys
 
-    public init(redis: any RedisClient, keys: StorageKeys) {
+    package init(redis: any RedisClient, keys: StorageKeys) {
         self.redis = redis
         self.keys = keys
     }
 
-    public func holdEnd(_ scope: String) async throws -> Int64? {
+    package func holdEnd(_ scope: String) async throws -> Int64? {
         try await redis.send("GET", keys.providerHold(scope)).int.map(Int64.init)
     }
 
-    public func hold(_ scope: String, until end: Int64) async throws {
+    package func hold(_ scope: String, until end: Int64) async throws {
         _ = try await redis.run(Self.holdScript, keys: [keys.providerHold(scope)], arguments: [end])
     }
 

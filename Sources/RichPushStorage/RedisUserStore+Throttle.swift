@@ -1,20 +1,20 @@
 import Hiredis
-public import RichPushCore
+package import RichPushCore
 import RichPushQueue
 
 extension RedisUserStore {
-    public func reserveLoginAttempt(user: String, address: String, policy: LoginThrottle) async throws -> Int? {
+    package func reserveLoginAttempt(user: String, address: String, policy: LoginThrottle) async throws -> Int? {
         let wait = try await redis.run(Self.reserveScript, keys: [keys.loginPair(user, address), keys.loginAddress(address), keys.loginPairs(user)],
                                        arguments: [JobQueue.nowMilliseconds(), policy.freeFailuresPerPair, policy.freeFailuresPerAddress,
                                                    policy.maxDelay.milliseconds, policy.memory.milliseconds, policy.firstDelay.milliseconds, address]).int ?? 0
         return wait > 0 ? wait : nil
     }
 
-    public func loginSucceeded(user: String, address: String) async throws {
+    package func loginSucceeded(user: String, address: String) async throws {
         try await redis.run(Self.successScript, keys: [keys.loginPair(user, address), keys.loginAddress(address), keys.loginPairs(user)], arguments: [address])
     }
 
-    public func unlock(user: String, address: String?) async throws -> Int {
+    package func unlock(user: String, address: String?) async throws -> Int {
         if let address {
             let replies = try await redis.sendAll([RedisCommand("DEL", keys.loginPair(user, address)), RedisCommand("SREM", keys.loginPairs(user), address)])
             return replies[0].int ?? 0

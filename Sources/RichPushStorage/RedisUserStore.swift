@@ -1,24 +1,24 @@
 import Foundation
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+package import RichPushCore
 
 /// Users with their bcrypt hashes, and the login throttle (`+Throttle`), in Redis.
-public struct RedisUserStore: UserStore {
+package struct RedisUserStore: UserStore {
     let redis: any RedisClient
     let keys: StorageKeys
 
-    public init(redis: any RedisClient, keys: StorageKeys) {
+    package init(redis: any RedisClient, keys: StorageKeys) {
         self.redis = redis
         self.keys = keys
     }
 
-    public func user(named name: String) async throws -> StoredUser? {
+    package func user(named name: String) async throws -> StoredUser? {
         let fields = try await redis.send("HMGET", keys.user(name), "hash", "role").array ?? []
         guard fields.count == 2, let hash = fields[0].string, let role = fields[1].string.flatMap(User.Role.init) else { return nil }
         return StoredUser(user: User(name: name, role: role), passwordHash: hash)
     }
 
-    public func create(_ user: User, passwordHash: String) async throws -> Bool {
+    package func create(_ user: User, passwordHash: String) async throws -> Bool {
         try await redis.run(Self.createScript, keys: [keys.user(user.name), keys.users],
                             arguments: [user.name, passwordHash, user.role.rawValue, Int(Date().timeIntervalSince1970)]).int == 1
     }
@@ -31,7 +31,7 @@ public struct RedisUserStore: UserStore {
     return 1
     """)
 
-    public func update(name: String, passwordHash: String?, role: User.Role?) async throws -> Bool {
+    package func update(name: String, passwordHash: String?, role: User.Role?) async throws -> Bool {
         guard try await redis.send("EXISTS", keys.user(name)).int == 1 else { return false }
         var command = RedisCommand("HSET", keys.user(name))
         if let passwordHash { command.append("hash"); command.append(passwordHash) }
@@ -42,14 +42,14 @@ public struct RedisUserStore: UserStore {
         return true
     }
 
-    public func remove(name: String) async throws -> Bool {
+    package func remove(name: String) async throws -> Bool {
         let replies = try await redis.sendAll([RedisCommand("DEL", keys.user(name)), RedisCommand("SREM", keys.users, name),
                                                RedisCommand("PUBLISH", keys.credentialChanges, "user:\(name)")])
         _ = try await unlock(user: name, address: nil)
         return replies[0].int == 1
     }
 
-    public func list() async throws -> [User] {
+    package func list() async throws -> [User] {
         let names = (try await redis.send("SMEMBERS", keys.users).array ?? []).compactMap(\.string).sorted()
         let roles = try await redis.sendAll(names.map { RedisCommand("HGET", keys.user($0), "role") })
         return zip(names, roles).compactMap { name, role in role.string.flatMap(User.Role.init).map { User(name: name, role: $0) } }

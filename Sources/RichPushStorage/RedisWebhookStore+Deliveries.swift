@@ -1,37 +1,37 @@
 import Foundation
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+package import RichPushCore
 
 /// An entry of the webhook outbox: one type of event about one notification, for one or more
 /// devices (`items`, a JSON array of objects), written by the script that recorded it.
-public struct WebhookOutboxEntry: Sendable, Hashable {
+package struct WebhookOutboxEntry: Sendable, Hashable {
     /// The stream id; with the item's index, the events' stable ids.
-    public var streamID: String
+    package var streamID: String
     /// Before the stream id in event ids: the partition (`q3:`) past one partition, else empty
     /// (stream ids are unique within one outbox only).
-    public var eventIDPrefix: String = ""
-    public var notification: String
-    public var creator: String
+    package var eventIDPrefix: String = ""
+    package var notification: String
+    package var creator: String
     /// Nil for a type this version does not know (written by a newer one): dropped.
-    public var type: WebhookEventType?
+    package var type: WebhookEventType?
     /// Milliseconds since 1970.
-    public var at: Int64
-    public var items: [UInt8]
+    package var at: Int64
+    package var items: [UInt8]
 }
 
 /// A delivery waiting for its next attempt.
-public struct WebhookDelivery: Sendable, Hashable {
-    public var id: String
-    public var webhook: String
-    public var body: [UInt8]
+package struct WebhookDelivery: Sendable, Hashable {
+    package var id: String
+    package var webhook: String
+    package var body: [UInt8]
     /// Attempts made so far.
-    public var attempts: Int
+    package var attempts: Int
     /// When the first attempt was made, ms since 1970 (the retry window counts from it).
-    public var firstAttempt: Int64
-    public var events: Int
-    public var lastError: String
+    package var firstAttempt: Int64
+    package var events: Int
+    package var lastError: String
 
-    public init(id: String, webhook: String, body: [UInt8], attempts: Int, firstAttempt: Int64, events: Int, lastError: String) {
+    package init(id: String, webhook: String, body: [UInt8], attempts: Int, firstAttempt: Int64, events: Int, lastError: String) {
         self.id = id
         self.webhook = webhook
         self.body = body
@@ -46,30 +46,30 @@ public struct WebhookDelivery: Sendable, Hashable {
 /// deliveries waiting for a retry (a sorted set by due time, and a hash each), the attempts and
 /// the dead letters.
 extension RedisWebhookStore {
-    public static let outboxGroup = "webhooks"
+    package static let outboxGroup = "webhooks"
 
     /// Creates the outbox's consumer group if it is missing, from the outbox's first entry.
-    public func ensureOutboxGroup() async throws {
+    package func ensureOutboxGroup() async throws {
         let reply = try await redis.pipeline([RedisCommand("XGROUP", "CREATE", keys.webhookOutbox, Self.outboxGroup, "0", "MKSTREAM")])[0]
         if let message = reply.errorMessage, !message.hasPrefix("BUSYGROUP") { throw RedisError(code: .server, message: message) }
     }
 
     /// Reads new outbox entries, waiting up to `block` (`reader`: a connection of its own whose
     /// command timeout exceeds `block`).
-    public func readOutbox(on reader: RedisConnection, consumer: String, count: Int, block: Duration) async throws -> [WebhookOutboxEntry] {
+    package func readOutbox(on reader: RedisConnection, consumer: String, count: Int, block: Duration) async throws -> [WebhookOutboxEntry] {
         let reply = try await reader.send("XREADGROUP", "GROUP", Self.outboxGroup, consumer, "COUNT", count, "BLOCK", max(1, block.milliseconds),
                                           "STREAMS", keys.webhookOutbox, ">")
         return (reply.array ?? []).flatMap { ($0.array?.dropFirst().first?.array ?? []).compactMap(outboxEntry) }
     }
 
     /// Takes over entries another dispatcher read and did not finish within `idle` (it died).
-    public func reclaimOutbox(consumer: String, idle: Duration, count: Int) async throws -> [WebhookOutboxEntry] {
+    package func reclaimOutbox(consumer: String, idle: Duration, count: Int) async throws -> [WebhookOutboxEntry] {
         let reply = try await redis.send("XAUTOCLAIM", keys.webhookOutbox, Self.outboxGroup, consumer, idle.milliseconds, "0-0", "COUNT", count)
         return (reply.array?.dropFirst().first?.array ?? []).compactMap(outboxEntry)
     }
 
     /// Acknowledges and deletes handled entries: each was delivered or is waiting as a retry.
-    public func finishOutbox(_ ids: [String]) async throws {
+    package func finishOutbox(_ ids: [String]) async throws {
         guard !ids.isEmpty else { return }
         var ack = RedisCommand("XACK", keys.webhookOutbox, Self.outboxGroup)
         var delete = RedisCommand("XDEL", keys.webhookOutbox)
@@ -81,7 +81,7 @@ extension RedisWebhookStore {
     }
 
     /// Entries not yet handled (waiting for a dispatcher or being handled).
-    public func outboxLength() async throws -> Int {
+    package func outboxLength() async throws -> Int {
         try await redis.send("XLEN", keys.webhookOutbox).int ?? 0
     }
 
@@ -101,7 +101,7 @@ extension RedisWebhookStore {
 
     /// Keeps a delivery whose attempt failed, due again at `due` (ms); the hash outlives the
     /// retry window by a day in case its sorted-set entry is lost with a crash between the two.
-    public func scheduleRetry(_ delivery: WebhookDelivery, due: Int64, window: Duration) async throws {
+    package func scheduleRetry(_ delivery: WebhookDelivery, due: Int64, window: Duration) async throws {
         let key = keys.webhookDelivery(delivery.id)
         _ = try await redis.transaction([
             RedisCommand("HSET", key, "webhook", delivery.webhook, "body", delivery.body, "attempts", delivery.attempts,
@@ -113,7 +113,7 @@ extension RedisWebhookStore {
 
     /// Takes up to `count` deliveries whose time has come, pushing each one's due time `lease`
     /// ahead so no other dispatcher takes it meanwhile (a dispatcher that dies lets it come back).
-    public func claimDueDeliveries(now: Int64, count: Int, lease: Duration) async throws -> [WebhookDelivery] {
+    package func claimDueDeliveries(now: Int64, count: Int, lease: Duration) async throws -> [WebhookDelivery] {
         let ids = (try await redis.run(Self.claimScript, keys: [keys.webhookRetries], arguments: [now, count, now + Int64(lease.milliseconds)]).array ?? [])
             .compactMap(\.string)
         guard !ids.isEmpty else { return [] }
@@ -146,14 +146,14 @@ extension RedisWebhookStore {
     """)
 
     /// Deliveries waiting for a retry.
-    public func retryCount() async throws -> Int {
+    package func retryCount() async throws -> Int {
         try await redis.send("ZCARD", keys.webhookRetries).int ?? 0
     }
 
     // MARK: - Outcomes
 
     /// What became of one attempt of a delivery.
-    public enum AttemptResult: Sendable {
+    package enum AttemptResult: Sendable {
         case delivered
         case retry(due: Int64, window: Duration)
         case dead
@@ -161,7 +161,7 @@ extension RedisWebhookStore {
 
     /// Records one attempt and its consequence, atomically: done, waiting for the next attempt,
     /// or moved to the dead letters.
-    public func record(_ attempt: WebhookAttempt, of delivery: WebhookDelivery, result: AttemptResult) async throws {
+    package func record(_ attempt: WebhookAttempt, of delivery: WebhookDelivery, result: AttemptResult) async throws {
         let key = keys.webhookDelivery(delivery.id)
         var commands: [RedisCommand] = []
         switch result {
@@ -191,21 +191,21 @@ extension RedisWebhookStore {
     }
 
     /// Forgets a delivery whose webhook is gone.
-    public func discard(_ delivery: WebhookDelivery) async throws {
+    package func discard(_ delivery: WebhookDelivery) async throws {
         try await redis.sendAll([RedisCommand("DEL", keys.webhookDelivery(delivery.id)), RedisCommand("ZREM", keys.webhookRetries, delivery.id)])
     }
 
-    public func attempts(webhook: String, limit: Int) async throws -> [WebhookAttempt] {
+    package func attempts(webhook: String, limit: Int) async throws -> [WebhookAttempt] {
         guard Webhook.isValidID(webhook) else { return [] }
         return try await list(keys.webhookAttempts(webhook), limit: limit)
     }
 
-    public func deadLetters(webhook: String, limit: Int) async throws -> [WebhookDeadLetter] {
+    package func deadLetters(webhook: String, limit: Int) async throws -> [WebhookDeadLetter] {
         guard Webhook.isValidID(webhook) else { return [] }
         return try await list(keys.webhookDead(webhook), limit: limit)
     }
 
-    public func replayDeadLetters(webhook: String) async throws -> Int {
+    package func replayDeadLetters(webhook: String) async throws -> Int {
         guard Webhook.isValidID(webhook) else { return 0 }
         let letters: [WebhookDeadLetter] = try await list(keys.webhookDead(webhook), limit: Self.deadLettersKept)
         guard !letters.isEmpty else { return 0 }
@@ -237,5 +237,5 @@ extension RedisWebhookStore {
         return Array(try encoder.encode(value))
     }
 
-    public static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    package static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }

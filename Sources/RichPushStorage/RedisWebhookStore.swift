@@ -1,6 +1,6 @@
 import Foundation
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+package import RichPushCore
 
 /// Webhooks in Redis: a hash per webhook, a set of all ids and one per owner, under the
 /// `{webhooks}` hash tag; and each partition's "wants" counters, which the scripts that record
@@ -9,20 +9,20 @@ public import RichPushCore
 /// The counters are raised before a webhook is stored and lowered after it is deleted, so a crash
 /// in between leaves them too high (an event nobody wants reaches the dispatcher, which drops
 /// it), never too low (an event someone wants never emitted).
-public struct RedisWebhookStore: WebhookStore {
+package struct RedisWebhookStore: WebhookStore {
     let redis: any RedisClient
-    public let keys: StorageKeys
+    package let keys: StorageKeys
     /// Attempts kept per webhook (the newest).
     static let attemptsKept = 100
     /// Dead letters kept per webhook (the newest).
     static let deadLettersKept = 10_000
 
-    public init(redis: any RedisClient, keys: StorageKeys) {
+    package init(redis: any RedisClient, keys: StorageKeys) {
         self.redis = redis
         self.keys = keys
     }
 
-    public func create(_ webhook: Webhook) async throws -> Bool {
+    package func create(_ webhook: Webhook) async throws -> Bool {
         try await redis.sendAll(wantsCommands(webhook, by: 1))
         let fields: [any RedisArgument] = ["id", webhook.id, "owner", webhook.owner, "url", webhook.url,
                                            "events", webhook.events.sorted().map(\.rawValue).joined(separator: ","),
@@ -43,19 +43,19 @@ public struct RedisWebhookStore: WebhookStore {
     return 1
     """)
 
-    public func webhook(id: String) async throws -> Webhook? {
+    package func webhook(id: String) async throws -> Webhook? {
         guard Webhook.isValidID(id) else { return nil }
         return Self.decode(try await redis.send("HGETALL", keys.webhook(id)))
     }
 
-    public func webhooks(owner: String?) async throws -> [Webhook] {
+    package func webhooks(owner: String?) async throws -> [Webhook] {
         let ids = (try await redis.send("SMEMBERS", owner.map { keys.webhooks(of: $0) } ?? keys.allWebhooks).array ?? []).compactMap(\.string)
         guard !ids.isEmpty else { return [] }
         let replies = try await redis.sendAll(ids.map { RedisCommand("HGETALL", keys.webhook($0)) })
         return replies.compactMap(Self.decode).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
-    public func delete(id: String) async throws -> Bool {
+    package func delete(id: String) async throws -> Bool {
         guard let webhook = try await webhook(id: id) else { return false }
         let removed = try await redis.transaction([
             RedisCommand("DEL", keys.webhook(id), keys.webhookAttempts(id), keys.webhookDead(id)),
@@ -69,7 +69,7 @@ public struct RedisWebhookStore: WebhookStore {
     }
 
     /// Deletes every webhook of `owner` (the user is being removed); returns how many.
-    public func deleteAll(owner: String) async throws -> Int {
+    package func deleteAll(owner: String) async throws -> Int {
         var deleted = 0
         for webhook in try await webhooks(owner: owner) where try await delete(id: webhook.id) { deleted += 1 }
         try await redis.send("DEL", keys.webhooks(of: owner))

@@ -1,6 +1,6 @@
 import Foundation
-public import RichPushCore
-public import RichPushQueue
+package import RichPushCore
+package import RichPushQueue
 
 /// The rich-push job contract, the one place that says what a delivery job looks like: the store
 /// writes it when a notification is created, the worker writes fan-out sub-jobs, and the worker
@@ -8,9 +8,9 @@ public import RichPushQueue
 ///
 /// - `rich-push`: the payload is the notification id in decimal; the worker resolves its target.
 /// - `rich-push-batch`: `{"id": n, "installations": [...]}`, a share of a large fan-out.
-public enum RichPushJob {
-    public static let type = "rich-push"
-    public static let batchType = "rich-push-batch"
+package enum RichPushJob {
+    package static let type = "rich-push"
+    package static let batchType = "rich-push-batch"
 
     /// A sub-job of a large fan-out: the notification and its share of the installations.
     struct Batch: Codable {
@@ -19,12 +19,12 @@ public enum RichPushJob {
     }
 
     /// The job that delivers notification `id` to its whole target.
-    public static func request(notification id: Int) -> JobRequest {
+    package static func request(notification id: Int) -> JobRequest {
         JobRequest(type: type, payload: Array(String(id).utf8))
     }
 
     /// The job that delivers notification `id` to these installations only.
-    public static func request(notification id: Int, installations: [String]) -> JobRequest {
+    package static func request(notification id: Int, installations: [String]) -> JobRequest {
         // Encoding two plain fields cannot fail.
         let payload = (try? JSONEncoder().encode(Batch(id: id, installations: installations))) ?? Data()
         return JobRequest(type: batchType, payload: Array(payload))
@@ -32,7 +32,7 @@ public enum RichPushJob {
 
     /// What a rich-push job delivers: its notification, and for a fan-out sub-job the
     /// installations it was given (nil: the notification's whole target).
-    public static func delivery(of job: Job) throws(JobError) -> (notification: Int, installations: [String]?) {
+    package static func delivery(of job: Job) throws(JobError) -> (notification: Int, installations: [String]?) {
         switch job.type {
         case batchType:
             guard let batch = try? JSONDecoder().decode(Batch.self, from: Data(job.payload)) else {
@@ -51,7 +51,7 @@ public enum RichPushJob {
 
     /// What a rich-push job delivers, as a ledger scope; nil for another job type or a payload
     /// that cannot be read (such a job never leased anything).
-    public static func scope(of job: Job) -> DeliveryScope? {
+    package static func scope(of job: Job) -> DeliveryScope? {
         guard let delivery = try? delivery(of: job) else { return nil }
         return DeliveryScope(notification: delivery.notification, installations: delivery.installations)
     }

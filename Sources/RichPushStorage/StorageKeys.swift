@@ -11,18 +11,18 @@
 /// On Redis Cluster (`clusterSafe`), the registry (users, logins, API keys, installations,
 /// tags, quotas) is written together by scripts, so its keys share one hash tag,
 /// `<prefix>:{<prefix>-registry}:…`; on one Redis they keep their names, `<prefix>:…`.
-public struct StorageKeys: Sendable, Hashable {
-    public let prefix: String
+package struct StorageKeys: Sendable, Hashable {
+    package let prefix: String
     /// Whether the registry's keys carry a hash tag of their own (Redis Cluster).
-    public let clusterSafe: Bool
+    package let clusterSafe: Bool
     /// Where the registry's keys start.
     private var registry: String { clusterSafe ? "\(prefix):{\(prefix)-registry}" : prefix }
     /// The partition of the keys not named by a notification id.
-    public let partition: String
+    package let partition: String
     /// How many partitions the notifications are spread over.
-    public let partitions: Int
+    package let partitions: Int
 
-    public init(prefix: String = "richpush", partition: String = "q0", partitions: Int = 1, clusterSafe: Bool = false) {
+    package init(prefix: String = "richpush", partition: String = "q0", partitions: Int = 1, clusterSafe: Bool = false) {
         self.prefix = prefix
         self.clusterSafe = clusterSafe
         self.partitions = max(1, partitions)
@@ -32,18 +32,18 @@ public struct StorageKeys: Sendable, Hashable {
     }
 
     /// The partitions' names: `partition` alone, or `q0` … `q<P-1>`.
-    public var partitionNames: [String] { partitions == 1 ? [partition] : (0..<partitions).map { "q\($0)" } }
+    package var partitionNames: [String] { partitions == 1 ? [partition] : (0..<partitions).map { "q\($0)" } }
 
     /// The partition (index) of notification `id`.
-    public func partitionIndex(ofNotification id: Int) -> Int { partitions == 1 ? 0 : ((id % partitions) + partitions) % partitions }
+    package func partitionIndex(ofNotification id: Int) -> Int { partitions == 1 ? 0 : ((id % partitions) + partitions) % partitions }
 
     /// The keys of partition `index` (0 ..< partitions).
-    public func inPartition(_ index: Int) -> StorageKeys {
+    package func inPartition(_ index: Int) -> StorageKeys {
         partitions == 1 ? self : StorageKeys(prefix: prefix, partition: "q\(index)", partitions: partitions, clusterSafe: clusterSafe)
     }
 
     /// The keys of notification `id`'s partition.
-    public func forNotification(_ id: Int) -> StorageKeys { inPartition(partitionIndex(ofNotification: id)) }
+    package func forNotification(_ id: Int) -> StorageKeys { inPartition(partitionIndex(ofNotification: id)) }
 
     // Users and authentication
     func user(_ name: String) -> String { "\(registry):user:\(name)" }
@@ -53,7 +53,7 @@ public struct StorageKeys: Sendable, Hashable {
     func loginPairs(_ name: String) -> String { "\(registry):login:pairs:\(name)" }
     func loginAddress(_ address: String) -> String { "\(registry):login:addr:\(address)" }
     /// Where credential changes are announced, so every API replica drops what it cached.
-    public var credentialChanges: String { "\(prefix):auth:changed" }
+    package var credentialChanges: String { "\(prefix):auth:changed" }
     func apiKey(_ id: String) -> String { "\(registry):apikey:\(id)" }
     func apiKeys(of user: String) -> String { "\(registry):apikeys:\(user)" }
 
@@ -64,7 +64,7 @@ public struct StorageKeys: Sendable, Hashable {
 
     // Installations
     func installation(_ id: String) -> String { "\(registry):inst:\(id)" }
-    public func tag(_ tag: String) -> String { "\(registry):tag:\(tag)" }
+    package func tag(_ tag: String) -> String { "\(registry):tag:\(tag)" }
     func handle(_ handle: String) -> String { handlePrefix + handle }
     var allInstallations: String { "\(registry):installations" }
     /// The installations a user owns, for the registration quota and removal of the user.
@@ -81,27 +81,27 @@ public struct StorageKeys: Sendable, Hashable {
     private var tagged: String { "\(prefix):{\(partition)}" }
     private func tagged(_ id: Int) -> String { partitions == 1 ? tagged : "\(prefix):{q\(partitionIndex(ofNotification: id))}" }
     var notificationSequence: String { "\(prefix):seq:notification" }
-    public func notification(_ id: Int) -> String { "\(tagged(id)):notif:\(id)" }
+    package func notification(_ id: Int) -> String { "\(tagged(id)):notif:\(id)" }
     func payload(_ hash: String) -> String { "\(tagged):payload:\(hash)" }
     func created(by user: String) -> String { "\(tagged):created:\(user)" }
     /// A user's idempotency key, by the SHA-256 of the key as sent (any printable text, bounded).
     func idempotency(user: String, keyDigest: String) -> String { "\(tagged):idem:\(user):\(keyDigest)" }
-    public func status(_ id: Int) -> String { "\(tagged(id)):status:\(id)" }
-    public func devices(_ id: Int) -> String { "\(tagged(id)):devices:\(id)" }
+    package func status(_ id: Int) -> String { "\(tagged(id)):status:\(id)" }
+    package func devices(_ id: Int) -> String { "\(tagged(id)):devices:\(id)" }
     func fetchedBy(_ id: Int) -> String { "\(tagged(id)):fetched:\(id)" }
     func receipts(_ id: Int) -> String { "\(tagged(id)):receipts:\(id)" }
     /// The delivery ledger: installation → `R` (recorded) or `L:<until ms>:<owner>` (leased).
-    public func ledger(_ id: Int) -> String { "\(tagged(id)):ledger:\(id)" }
+    package func ledger(_ id: Int) -> String { "\(tagged(id)):ledger:\(id)" }
     /// A throttled fan-out's batches sent in the last minute: `<batch>:<pushes>` by time.
     func throttle(_ id: Int) -> String { "\(tagged(id)):throttle:\(id)" }
 
     // Webhooks: events go into the partition's outbox from the same script that records what
     // they report; the registry and the deliveries share one hash tag of their own.
     /// The partition's webhook outbox (a stream read by the workers' dispatchers).
-    public var webhookOutbox: String { "\(tagged):webhooks:outbox" }
+    package var webhookOutbox: String { "\(tagged):webhooks:outbox" }
     /// `<event>:<user>` (or `<event>:*` for all users) → how many webhooks want it; absent when
     /// none do, so recording costs one EXISTS while no webhook exists.
-    public var webhookWants: String { "\(tagged):webhooks:wants" }
+    package var webhookWants: String { "\(tagged):webhooks:wants" }
     private var hooks: String { "\(prefix):{webhooks}" }
     func webhook(_ id: String) -> String { "\(hooks):hook:\(id)" }
     var allWebhooks: String { "\(hooks):all" }

@@ -1,8 +1,8 @@
-public import Hiredis
-public import Logging
+package import Hiredis
+package import Logging
 import RichPushCore
-public import RichPushStorage
-public import ServiceLifecycle
+package import RichPushStorage
+import ServiceLifecycle
 import Synchronization
 
 /// Delivers the webhook outbox: every worker runs one, all in one consumer group of the outbox.
@@ -14,7 +14,7 @@ import Synchronization
 /// event at least once. Retries back off exponentially until the retry window is over, then the
 /// delivery goes to the webhook's dead letters. While a receiver is failing, its new deliveries
 /// queue behind its retries untried, so one dead receiver does not hold up the others.
-public final class WebhookDispatcher: Service, Sendable {
+package final class WebhookDispatcher: Service, Sendable {
     let store: RedisWebhookStore
     let transport: any WebhookTransport
     let configuration: WebhookDispatcherConfiguration
@@ -27,13 +27,13 @@ public final class WebhookDispatcher: Service, Sendable {
     private let failing = Mutex<[String: Int64]>([:])
 
     /// `redis`: the configuration of the reader's own connection (its timeout is raised above the block time).
-    public convenience init(store: RedisWebhookStore, transport: any WebhookTransport, redis: RedisConfiguration,
+    package convenience init(store: RedisWebhookStore, transport: any WebhookTransport, redis: RedisConfiguration,
                             configuration: WebhookDispatcherConfiguration, logger: Logger = Logger(label: "richpush.webhooks")) {
         self.init(store: store, transport: transport, locator: .standalone(redis), configuration: configuration, logger: logger)
     }
 
     /// `locator` finds the node of the store's partition's outbox for the reader's own connection.
-    public init(store: RedisWebhookStore, transport: any WebhookTransport, locator: RedisNodeLocator,
+    package init(store: RedisWebhookStore, transport: any WebhookTransport, locator: RedisNodeLocator,
                 configuration: WebhookDispatcherConfiguration, logger: Logger = Logger(label: "richpush.webhooks")) {
         self.store = store
         self.transport = transport
@@ -47,7 +47,7 @@ public final class WebhookDispatcher: Service, Sendable {
     static let block = Duration.milliseconds(250)
     static let gaugeInterval = Duration.seconds(5)
 
-    public func run() async throws {
+    package func run() async throws {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.outboxLoop() }
@@ -59,7 +59,7 @@ public final class WebhookDispatcher: Service, Sendable {
     }
 
     /// Stops both loops after what they are doing (for embedding without a ServiceGroup).
-    public func stop() { stopping.store(true, ordering: .relaxed) }
+    package func stop() { stopping.store(true, ordering: .relaxed) }
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) || Task.isCancelled }
 

@@ -1,31 +1,31 @@
 /// Everything `richpush worker` can be told about delivering webhooks, with production defaults.
-public struct WebhookDispatcherConfiguration: Sendable {
+package struct WebhookDispatcherConfiguration: Sendable {
     /// This dispatcher's name in the outbox's consumer group.
-    public var consumer: String
+    package var consumer: String
     /// How long one POST may take.
-    public var timeout: Duration
+    package var timeout: Duration
     /// POSTs in flight at once.
-    public var concurrency: Int
+    package var concurrency: Int
     /// The first retry's delay; each next one doubles, up to ``retryMax``, with ±20 % jitter.
-    public var retryBase: Duration
-    public var retryMax: Duration
+    package var retryBase: Duration
+    package var retryMax: Duration
     /// How long after its first attempt a delivery is retried before it goes to the dead letters.
-    public var retryWindow: Duration
+    package var retryWindow: Duration
     /// Most events in one POST.
-    public var eventsPerDelivery: Int
+    package var eventsPerDelivery: Int
     /// Outbox entries read at once.
-    public var readCount: Int
+    package var readCount: Int
     /// An outbox entry read by a dispatcher that has not finished it this long is taken over.
-    public var reclaimIdle: Duration
+    package var reclaimIdle: Duration
     /// How often the list of webhooks is read again (a new webhook gets events from then on).
-    public var registryRefresh: Duration
+    package var registryRefresh: Duration
     /// How often due retries are looked for when none were due.
-    public var retryPoll: Duration
+    package var retryPoll: Duration
     /// Whether this dispatcher also sends due retries (shared by all partitions): a worker's
     /// dispatchers of partitions other than the first leave them to the first.
-    public var runsRetries = true
+    package var runsRetries = true
 
-    public init(consumer: String, timeout: Duration = .seconds(10), concurrency: Int = 16, retryBase: Duration = .seconds(5),
+    package init(consumer: String, timeout: Duration = .seconds(10), concurrency: Int = 16, retryBase: Duration = .seconds(5),
                 retryMax: Duration = .seconds(3600), retryWindow: Duration = .seconds(86400), eventsPerDelivery: Int = 100,
                 readCount: Int = 256, reclaimIdle: Duration = .seconds(60), registryRefresh: Duration = .seconds(1), retryPoll: Duration = .milliseconds(250)) {
         self.consumer = consumer

@@ -5,11 +5,11 @@ import RichPushCore
 /// `X-RichPush-Signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>` with
 /// `X-RichPush-Timestamp: <unix seconds>`, as Stripe and Svix sign: the timestamp inside the MAC
 /// lets a receiver refuse a replayed request, the body the tampered one.
-public enum WebhookSignature {
-    public static let signatureHeader = "X-RichPush-Signature"
-    public static let timestampHeader = "X-RichPush-Timestamp"
+package enum WebhookSignature {
+    package static let signatureHeader = "X-RichPush-Signature"
+    package static let timestampHeader = "X-RichPush-Timestamp"
 
-    public static func sign(secret: String, timestamp: Int64, body: [UInt8]) -> String {
+    package static func sign(secret: String, timestamp: Int64, body: [UInt8]) -> String {
         var mac = HMAC<SHA256>(key: SymmetricKey(data: Array(secret.utf8)))
         mac.update(data: Array("\(timestamp).".utf8))
         mac.update(data: body)
@@ -18,7 +18,7 @@ public enum WebhookSignature {
 
     /// What a receiver checks: one of the header's `v1=` signatures (comma-separated, for a
     /// rotation) matches, compared in constant time, and the timestamp is within `tolerance` of `now`.
-    public static func verify(header: String, timestamp: String, body: [UInt8], secret: String,
+    package static func verify(header: String, timestamp: String, body: [UInt8], secret: String,
                               tolerance: Duration = .seconds(300), now: Int64? = nil) -> Bool {
         let now = now ?? Int64(Date().timeIntervalSince1970)
         guard let sent = Int64(timestamp), abs(now - sent) <= tolerance.components.seconds else { return false }

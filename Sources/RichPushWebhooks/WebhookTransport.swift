@@ -1,45 +1,45 @@
-public import AsyncHTTPClient
+package import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
 import Hiredis
 
 /// How the dispatcher POSTs a delivery; the answer is a status or why none came.
-public protocol WebhookTransport: Sendable {
+package protocol WebhookTransport: Sendable {
     func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookResponse
 }
 
-public struct WebhookResponse: Sendable, Hashable {
+package struct WebhookResponse: Sendable, Hashable {
     /// Nil when no HTTP answer came (refused, reset, timed out, bad URL).
-    public var status: Int?
-    public var error: String?
+    package var status: Int?
+    package var error: String?
 
-    public init(status: Int?, error: String?) {
+    package init(status: Int?, error: String?) {
         self.status = status
         self.error = error
     }
 
-    public var isSuccess: Bool { (200...299).contains(status ?? 0) }
+    package var isSuccess: Bool { (200...299).contains(status ?? 0) }
 }
 
 /// POSTs over AsyncHTTPClient (HTTP/1.1 keep-alive or HTTP/2, TLS by the system's roots).
 /// Redirects are not followed (a 3xx is a failure), and only the first 1 KiB of an answer is read.
-public struct HTTPWebhookTransport: WebhookTransport {
+package struct HTTPWebhookTransport: WebhookTransport {
     let client: HTTPClient
 
-    public init(client: HTTPClient) {
+    package init(client: HTTPClient) {
         self.client = client
     }
 
     /// The client configuration the dispatcher expects: no redirects, `connections` per host.
-    public static func configuration(connections: Int) -> HTTPClient.Configuration {
+    package static func configuration(connections: Int) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, connections))
         configuration.decompression = .disabled
         return configuration
     }
 
-    public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookResponse {
+    package func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookResponse {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }

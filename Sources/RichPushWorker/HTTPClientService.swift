@@ -1,18 +1,18 @@
-public import AsyncHTTPClient
-public import ServiceLifecycle
+package import AsyncHTTPClient
+import ServiceLifecycle
 
 /// Shuts an HTTP client down when the process's ServiceGroup stops (listed before its users).
 ///
 /// The worker's webhook client and the CLI's FCM token client both end this way, so it lives
 /// beside the worker's composition root.
-public struct HTTPClientService: Service {
-    public let client: HTTPClient
+package struct HTTPClientService: Service {
+    package let client: HTTPClient
 
-    public init(client: HTTPClient) {
+    package init(client: HTTPClient) {
         self.client = client
     }
 
-    public func run() async throws {
+    package func run() async throws {
         do {
             try await gracefulShutdown()
         } catch {

@@ -1,22 +1,22 @@
 import Foundation
-public import Hiredis
-public import Logging
+package import Hiredis
+package import Logging
 import RichPushAdapters
-public import RichPushCore
-public import ServiceLifecycle
+package import RichPushCore
+import ServiceLifecycle
 
 /// Reports the simulated hub's held pushes whose ttl ran out before their device came back:
 /// removes them from the hold and records them as `expired` in their notification's status (and
 /// its webhooks' outbox). Runs in every worker that carries pushes through the hub; the expiry
 /// script lets only one of them take each push.
-public final class HubExpirySweeper: Service, Sendable {
+package final class HubExpirySweeper: Service, Sendable {
     let redis: any RedisClient
     let hold: HubHold
     let ledger: any DeliveryLedger
     let interval: Duration
     let logger: Logger
 
-    public init(redis: any RedisClient, prefix: String, ledger: any DeliveryLedger, interval: Duration = .seconds(1),
+    package init(redis: any RedisClient, prefix: String, ledger: any DeliveryLedger, interval: Duration = .seconds(1),
                 logger: Logger = Logger(label: "richpush.hub")) {
         self.redis = redis
         self.hold = HubHold(prefix: prefix)
@@ -25,7 +25,7 @@ public final class HubExpirySweeper: Service, Sendable {
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         // Cancelled at graceful shutdown, so a sleep does not hold up the worker's exit.
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
@@ -45,7 +45,7 @@ public final class HubExpirySweeper: Service, Sendable {
 
     /// Expires what is due now and records it; returns how many held pushes it took.
     @discardableResult
-    public func sweep(now: Int64? = nil) async throws -> Int {
+    package func sweep(now: Int64? = nil) async throws -> Int {
         let now = now ?? Int64((Date().timeIntervalSince1970 * 1000).rounded())
         let envelopes = try await hold.expire(now: now, limit: Self.batch, on: redis)
         var expired: [Int: [String]] = [:]

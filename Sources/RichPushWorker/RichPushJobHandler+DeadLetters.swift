@@ -1,4 +1,4 @@
-public import RichPushQueue
+package import RichPushQueue
 import RichPushCore
 import RichPushStorage
 
@@ -9,7 +9,7 @@ extension RichPushJobHandler {
     /// (a fan-out batch: those of its installations it would still push to; a whole
     /// notification: its ledger's pairs), reported to webhooks as `failed`, in one script call
     /// (see ``DeliveryLedger/recordDeadLettered(_:)``). `richpush dlq replay` takes them back.
-    public func willDeadLetter(_ jobs: [(job: Job, reason: String)]) async throws {
+    package func willDeadLetter(_ jobs: [(job: Job, reason: String)]) async throws {
         var reasons: [DeliveryScope: String] = [:]
         for (job, reason) in jobs {
             // A payload that cannot be read names no notification: nothing to mark.

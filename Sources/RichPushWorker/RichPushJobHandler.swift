@@ -1,7 +1,7 @@
 import Foundation
-public import Logging
-public import RichPushCore
-public import RichPushQueue
+package import Logging
+package import RichPushCore
+package import RichPushQueue
 import RichPushStorage
 
 /// Runs rich-push jobs: resolves each notification's target to installations, renders the push
@@ -14,9 +14,9 @@ import RichPushStorage
 /// installation) pair is leased in the notification's delivery ledger before its push and
 /// recorded after it, so a redelivered or replayed job skips what was recorded and resends what a
 /// dead worker leased but never recorded: at least once to the platform, never lost silently.
-public struct RichPushJobHandler: BatchJobHandler {
-    public static let type = RichPushJob.type
-    public static let batchType = RichPushJob.batchType
+package struct RichPushJobHandler: BatchJobHandler {
+    package static let type = RichPushJob.type
+    package static let batchType = RichPushJob.batchType
 
     let ledger: any DeliveryLedger
     let installations: any InstallationStore
@@ -46,7 +46,7 @@ public struct RichPushJobHandler: BatchJobHandler {
     let logger: Logger
     let metrics: PushMetrics
 
-    public init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
+    package init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
                 renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0, leaseDuration: Duration = .seconds(30),
                 maxPushesPerRound: Int = 1_000, goneTokens: (any GoneTokens)? = nil, providerRetryBase: Duration = .seconds(1),
                 logger: Logger = Logger(label: "richpush.worker")) {
@@ -68,7 +68,7 @@ public struct RichPushJobHandler: BatchJobHandler {
     }
 
     /// Registers this handler for both job types.
-    public func register(in handlers: inout JobHandlers) {
+    package func register(in handlers: inout JobHandlers) {
         handlers.register(self, for: Self.type)
         handlers.register(self, for: Self.batchType)
     }
@@ -85,7 +85,7 @@ public struct RichPushJobHandler: BatchJobHandler {
         var targets: [String] = []
     }
 
-    public func handle(batch jobs: [Job]) async -> [Result<Void, any Error>] {
+    package func handle(batch jobs: [Job]) async -> [Result<Void, any Error>] {
         var results = [Result<Void, any Error>](repeating: .success(()), count: jobs.count)
         var work: [Work] = []
         for (index, job) in jobs.enumerated() {

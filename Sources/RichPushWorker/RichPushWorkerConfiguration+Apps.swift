@@ -1,4 +1,4 @@
-public import RichPushApps
+package import RichPushApps
 import RichPushAPNS
 import RichPushFCM
 
@@ -7,15 +7,15 @@ import RichPushFCM
 /// worker talks to and where; the app says as whom (APNs key, team and bundle id; FCM service
 /// account). Stored credentials win over the credential flags; a platform the app has none for
 /// keeps the flags'.
-public struct WorkerAppCredentials: Sendable {
-    public var store: RedisAppStore
-    public var app: AppID
+package struct WorkerAppCredentials: Sendable {
+    package var store: RedisAppStore
+    package var app: AppID
     /// How often the app's version is read besides the change announcements.
-    public var checkEvery: Duration
+    package var checkEvery: Duration
     /// What the worker starts with.
-    public var loaded: (version: Int, credentials: AppCredentials)
+    package var loaded: (version: Int, credentials: AppCredentials)
 
-    public init(store: RedisAppStore, app: AppID = .default, checkEvery: Duration = .seconds(5), loaded: (version: Int, credentials: AppCredentials)) {
+    package init(store: RedisAppStore, app: AppID = .default, checkEvery: Duration = .seconds(5), loaded: (version: Int, credentials: AppCredentials)) {
         self.store = store
         self.app = app
         self.checkEvery = checkEvery
@@ -26,7 +26,7 @@ public struct WorkerAppCredentials: Sendable {
 extension RichPushWorkerConfiguration {
     /// This configuration sending as `credentials` says, for the platforms this worker sends to.
     /// Throws when stored credentials no longer make a signer (they were checked when stored).
-    public func applying(_ credentials: AppCredentials) throws -> RichPushWorkerConfiguration {
+    package func applying(_ credentials: AppCredentials) throws -> RichPushWorkerConfiguration {
         var configuration = self
         if case .apns(var settings) = adapter, let apns = credentials.apns {
             settings.signer = try APNSSigningKey(pem: apns.keyPEM, keyID: apns.keyID, teamID: apns.teamID)

@@ -1,18 +1,18 @@
-public import AsyncHTTPClient
-public import RichPushAPNS
-public import RichPushFCM
-public import Hiredis
+package import AsyncHTTPClient
+package import RichPushAPNS
+package import RichPushFCM
+package import Hiredis
 import Logging
 import RichPushAdapters
-public import RichPushCore
-public import RichPushQueue
-public import RichPushStorage
-public import RichPushHTTP2
+package import RichPushCore
+package import RichPushQueue
+package import RichPushStorage
+package import RichPushHTTP2
 
 /// Everything `richpush worker` can be told about delivery, with production defaults.
-public struct RichPushWorkerConfiguration: Sendable {
+package struct RichPushWorkerConfiguration: Sendable {
     /// Where the pushes of a platform go.
-    public enum Adapter: Sendable {
+    package enum Adapter: Sendable {
         /// The hub on Redis Pub/Sub, holding an offline device's pushes at most this long.
         case simulated(holdFor: Duration)
         /// Apple's servers (or a local `richpush apns-sim`) over HTTP/2 with a provider token.
@@ -22,7 +22,7 @@ public struct RichPushWorkerConfiguration: Sendable {
     }
 
     /// Where pushes to platforms with no adapter of their own (`fcm` without ``fcm``, `wns`, …) go.
-    public enum OtherPlatforms: Sendable {
+    package enum OtherPlatforms: Sendable {
         /// To the hub on Redis Pub/Sub, holding an offline device's pushes at most this long.
         case simulated(holdFor: Duration)
         /// Nowhere: each such push fails at once, permanently, with a reason naming the missing
@@ -32,18 +32,18 @@ public struct RichPushWorkerConfiguration: Sendable {
 
     /// Where and as whom the APNs adapter sends: the clients hold the connections (the caller
     /// runs them in the process's `ServiceGroup`, which closes them), the signer the team's key.
-    public struct APNSSettings: Sendable {
+    package struct APNSSettings: Sendable {
         /// Connections to Apple's production service, for installations of environment `production`.
-        public var client: HTTP2Client
+        package var client: HTTP2Client
         /// Connections to Apple's sandbox service, for installations of environment `sandbox`
         /// (nil: none; their pushes fail, unsent). It connects at its first push, not before.
-        public var sandboxClient: HTTP2Client?
-        public var topic: String
-        public var signer: APNSSigningKey
+        package var sandboxClient: HTTP2Client?
+        package var topic: String
+        package var signer: APNSSigningKey
         /// How long a push waits after APNs' 429 `TooManyRequests`, which names no time.
-        public var throttleWait: Duration
+        package var throttleWait: Duration
 
-        public init(client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, signer: APNSSigningKey, throttleWait: Duration = .seconds(30)) {
+        package init(client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, signer: APNSSigningKey, throttleWait: Duration = .seconds(30)) {
             self.client = client
             self.sandboxClient = sandboxClient
             self.topic = topic
@@ -52,21 +52,21 @@ public struct RichPushWorkerConfiguration: Sendable {
         }
 
         /// The clients the caller runs and shuts down.
-        public var clients: [HTTP2Client] { [client] + (sandboxClient.map { [$0] } ?? []) }
+        package var clients: [HTTP2Client] { [client] + (sandboxClient.map { [$0] } ?? []) }
     }
 
     /// Where Android devices (platform `fcm`) go through FCM HTTP v1 and the service account it
     /// sends as. Both clients are the caller's (run and shut down by its `ServiceGroup`): the
     /// HTTP/2 client to FCM's endpoint for the sends, the HTTP client for the token endpoint.
-    public struct FCMSettings: Sendable {
+    package struct FCMSettings: Sendable {
         /// Connections to `https://fcm.googleapis.com`, or to a local `richpush fcm-sim`.
-        public var client: HTTP2Client
-        public var http: HTTPClient
-        public var account: FCMServiceAccount
+        package var client: HTTP2Client
+        package var http: HTTPClient
+        package var account: FCMServiceAccount
         /// How long a token exchange may take (a send's timeout is the client's).
-        public var timeout: Duration
+        package var timeout: Duration
 
-        public init(client: HTTP2Client, http: HTTPClient, account: FCMServiceAccount, timeout: Duration = .seconds(10)) {
+        package init(client: HTTP2Client, http: HTTPClient, account: FCMServiceAccount, timeout: Duration = .seconds(10)) {
             self.client = client
             self.http = http
             self.account = account
@@ -74,36 +74,36 @@ public struct RichPushWorkerConfiguration: Sendable {
         }
 
         /// The fleet's shared access token for this account.
-        public func accessToken(redis: any RedisClient, prefix: String) -> FCMAccessToken {
+        package func accessToken(redis: any RedisClient, prefix: String) -> FCMAccessToken {
             FCMAccessToken(redis: redis, prefix: prefix, account: account, http: http, timeout: timeout)
         }
     }
 
-    public var worker: JobWorkerConfiguration
+    package var worker: JobWorkerConfiguration
     /// Where iOS pushes (platform `apns`) go; the hub also takes every platform without an
     /// adapter of its own.
-    public var adapter: Adapter
+    package var adapter: Adapter
     /// When set, installations with platform `fcm` (or legacy `gcm`) get FCM messages through FCM.
-    public var fcm: FCMSettings?
+    package var fcm: FCMSettings?
     /// With the APNs adapter: where the other platforms' pushes go (`fcm` ones too, without ``fcm``).
-    public var otherPlatforms: OtherPlatforms
-    public var renderer: PushRenderer
+    package var otherPlatforms: OtherPlatforms
+    package var renderer: PushRenderer
     /// Installations per fan-out sub-job.
-    public var fanOutBatch: Int
+    package var fanOutBatch: Int
     /// Most pushes a worker's batch holds at once: a read of many sub-jobs is sent in rounds of
     /// this many, which bounds the worker's memory whatever the audience.
-    public var maxPushesPerRound: Int = 1_000
+    package var maxPushesPerRound: Int = 1_000
     /// Pushes a minute for notifications that set no `throttlePerMinute` (0: as fast as possible).
-    public var defaultThrottlePerMinute: Int = 0
+    package var defaultThrottlePerMinute: Int = 0
     /// How long records live (the API's retention).
-    public var retention: Duration
+    package var retention: Duration
     /// How long a (notification, installation) lease lasts in the delivery ledger.
-    public var leaseDuration: Duration
+    package var leaseDuration: Duration
     /// The app whose stored credentials the adapters send as, kept current while the worker
     /// runs; nil: the credentials given as flags.
-    public var apps: WorkerAppCredentials?
+    package var apps: WorkerAppCredentials?
 
-    public init(worker: JobWorkerConfiguration = JobWorkerConfiguration(), adapter: Adapter = .simulated(holdFor: .seconds(86400)),
+    package init(worker: JobWorkerConfiguration = JobWorkerConfiguration(), adapter: Adapter = .simulated(holdFor: .seconds(86400)),
                 renderer: PushRenderer = PushRenderer(), fanOutBatch: Int = 500, retention: Duration = .seconds(7 * 86400),
                 leaseDuration: Duration = .seconds(30), fcm: FCMSettings? = nil, otherPlatforms: OtherPlatforms = .refused) {
         self.worker = worker
@@ -118,19 +118,19 @@ public struct RichPushWorkerConfiguration: Sendable {
 }
 
 /// What a worker needs from outside: one place builds it for `richpush worker` and the tests.
-public struct WorkerDependencies: Sendable {
+package struct WorkerDependencies: Sendable {
     /// Shared connections for stores and the adapter.
-    public var redis: any RedisClient
+    package var redis: any RedisClient
     /// For the worker's own blocking reads (a connection of its own).
-    public var redisConfiguration: RedisConfiguration
+    package var redisConfiguration: RedisConfiguration
     /// Where the blocking readers connect: that Redis, or on Redis Cluster each partition's node.
-    public var locator: RedisNodeLocator
+    package var locator: RedisNodeLocator
     /// The keys, with the number of partitions the worker consumes (all of them).
-    public var keys: StorageKeys
+    package var keys: StorageKeys
     /// The queue's settings (its partition is replaced by each partition's name).
-    public var queue: JobQueueConfiguration
+    package var queue: JobQueueConfiguration
 
-    public init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration,
+    package init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration,
                 locator: RedisNodeLocator? = nil) {
         self.redis = redis
         self.redisConfiguration = redisConfiguration
@@ -140,7 +140,7 @@ public struct WorkerDependencies: Sendable {
     }
 
     /// The queue settings of partition `index`.
-    public func queue(partition index: Int) -> JobQueueConfiguration {
+    package func queue(partition index: Int) -> JobQueueConfiguration {
         var configuration = queue
         if keys.partitions > 1 { configuration.partition = keys.partitionNames[index] }
         return configuration

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Hiredis
 import RichPushCore
-public import Logging
-public import RichPushQueue
+package import Logging
+package import RichPushQueue
 import RichPushStorage
 import RichPushWebhooks
 import ServiceLifecycle
@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// `extraHandlers` registers: the bench and test job types), the queue gauges, the hub's expiry
 /// sweeper when pushes go through the hub, and the webhook dispatchers: the composition root of
 /// `richpush worker` and of the tests that run a worker.
-public func buildWorker(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
+package func buildWorker(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
                         process: WorkerProcess.Configuration = WorkerProcess.Configuration(),
                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> WorkerProcess {
     let (adapter, watcher) = buildLiveAdapter(configuration: configuration, dependencies: dependencies, logger: logger)

@@ -1,6 +1,6 @@
-public import RichPushQueue
-public import RichPushWebhooks
-public import ServiceLifecycle
+package import RichPushQueue
+package import RichPushWebhooks
+package import ServiceLifecycle
 
 /// Every long-lived service one worker process runs, as
 /// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)`` builds them for
@@ -9,33 +9,33 @@ public import ServiceLifecycle
 /// The caller adds only what belongs to the process (its Redis connections, the provider clients,
 /// the metrics server) and runs ``services`` in one `ServiceGroup`, which stops them in reverse
 /// order: the job loops drain first, then the webhook dispatchers, the hub sweeper, the gauges.
-public struct WorkerProcess: Sendable {
+package struct WorkerProcess: Sendable {
     /// What the process runs besides delivery itself.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The webhook dispatchers' settings (`consumer` is the worker's), or nil for none
         /// (`--no-webhooks`).
-        public var webhooks: WebhookDispatcherConfiguration?
+        package var webhooks: WebhookDispatcherConfiguration?
         /// How often the queue gauges are read, or nil for no gauges (no metrics server).
-        public var queueGaugeInterval: Duration?
+        package var queueGaugeInterval: Duration?
 
-        public init(webhooks: WebhookDispatcherConfiguration? = nil, queueGaugeInterval: Duration? = nil) {
+        package init(webhooks: WebhookDispatcherConfiguration? = nil, queueGaugeInterval: Duration? = nil) {
             self.webhooks = webhooks
             self.queueGaugeInterval = queueGaugeInterval
         }
     }
 
     /// One job loop per partition.
-    public var workers: [JobWorker]
+    package var workers: [JobWorker]
     /// One per partition, when the process serves metrics.
-    public var gauges: [QueueGauges]
+    package var gauges: [QueueGauges]
     /// When pushes go through the simulated hub: reports its held pushes that expire.
-    public var hubSweeper: HubExpirySweeper?
+    package var hubSweeper: HubExpirySweeper?
     /// The webhook client's service, then one dispatcher per partition (empty without webhooks).
-    public var webhooks: [any Service]
+    package var webhooks: [any Service]
     /// When the worker sends as an app's stored credentials: keeps them current.
     var credentialWatcher: (any Service)?
 
-    public init(workers: [JobWorker], gauges: [QueueGauges] = [], hubSweeper: HubExpirySweeper? = nil, webhooks: [any Service] = []) {
+    package init(workers: [JobWorker], gauges: [QueueGauges] = [], hubSweeper: HubExpirySweeper? = nil, webhooks: [any Service] = []) {
         self.workers = workers
         self.gauges = gauges
         self.hubSweeper = hubSweeper
@@ -48,7 +48,7 @@ public struct WorkerProcess: Sendable {
     }
 
     /// All of them, in the order they start (and the reverse of the order they stop).
-    public var services: [any Service] {
+    package var services: [any Service] {
         var services: [any Service] = gauges
         if let credentialWatcher { services.append(credentialWatcher) }
         if let hubSweeper { services.append(hubSweeper) }

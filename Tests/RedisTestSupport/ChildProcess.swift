@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import Subprocess
 import SystemPackage
 import Synchronization
@@ -10,17 +10,17 @@ import Synchronization
 ///
 /// swift-subprocess scopes a process to a closure; the closure here runs on a task of its own
 /// until the process exits, so a test can hold several processes at once and signal each.
-public final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     typealias Handle = Execution<NoInput, FileDescriptorOutput, FileDescriptorOutput>
 
-    public let pid: Int32
-    public let logFile: URL
+    package let pid: Int32
+    package let logFile: URL
     private let execution: Handle
     /// The exit status once the process ended (or why it could not be watched).
     private let status = ExitStatus()
 
     /// `environment` is added to (or overrides) this process's environment.
-    public init(executable: URL, arguments: [String], environment: [String: String] = [:], logFile: URL) async throws {
+    package init(executable: URL, arguments: [String], environment: [String: String] = [:], logFile: URL) async throws {
         self.logFile = logFile
         let log = try FileDescriptor.open(FilePath(logFile.path), .writeOnly, options: [.create, .append, .truncate],
                                           permissions: [.ownerReadWrite, .groupRead, .otherRead])
@@ -66,7 +66,7 @@ public final class ChildProcess: Sendable {
         self.pid = execution.processIdentifier.value
     }
 
-    public func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         let execution = execution
         // Only while it runs (decided under the same lock the watcher marks the exit with).
         status.whileRunning { try? execution.send(signal: Signal(rawValue: signal)) }
@@ -74,7 +74,7 @@ public final class ChildProcess: Sendable {
 
     /// Waits for the process to exit and returns its exit status (128+signal if killed), or nil on timeout.
     @discardableResult
-    public func wait(timeout: Duration = .seconds(30)) async throws -> Int32? {
+    package func wait(timeout: Duration = .seconds(30)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let result = status.value.withLock({ $0 }) { return try result.get() }
@@ -83,7 +83,7 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     deinit {
         // A test that did not wait for its process: kill it (swift-subprocess reaps it).
@@ -114,7 +114,7 @@ final class ExitStatus: Sendable {
 }
 
 /// The `richpush` executable built beside the test bundle (or `RICHPUSH_BIN`).
-public func richpushExecutable() throws -> URL {
+package func richpushExecutable() throws -> URL {
     if let path = ProcessInfo.processInfo.environment["RICHPUSH_BIN"] { return URL(fileURLWithPath: path) }
     var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     for _ in 0..<3 {

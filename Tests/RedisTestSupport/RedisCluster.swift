@@ -1,17 +1,17 @@
-public import Foundation
-public import Hiredis
+package import Foundation
+package import Hiredis
 
 /// A private Redis Cluster for one test (scripts/cluster.sh): 3 masters, 3 replicas on free
 /// loopback ports, files in a temporary directory, every server stopped at the end.
-public struct LocalRedisCluster: Sendable {
-    public let directory: URL
+package struct LocalRedisCluster: Sendable {
+    package let directory: URL
     /// Masters first, then replicas.
-    public let ports: [Int]
-    public var masterPorts: [Int] { Array(ports.prefix(3)) }
+    package let ports: [Int]
+    package var masterPorts: [Int] { Array(ports.prefix(3)) }
 
-    public var url: String { "redis+cluster://" + masterPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",") }
+    package var url: String { "redis+cluster://" + masterPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",") }
 
-    public var configuration: RedisClusterConfiguration {
+    package var configuration: RedisClusterConfiguration {
         RedisClusterConfiguration(seeds: masterPorts.map { ClusterNode(host: "127.0.0.1", port: $0) },
                                   node: RedisConfiguration(connectTimeout: .seconds(1), commandTimeout: .seconds(3), reconnectBackoff: .milliseconds(10)...(.milliseconds(200))))
     }
@@ -40,19 +40,19 @@ public struct LocalRedisCluster: Sendable {
     }
 
     /// Starts again the node on `port` after it was killed (after a failover it rejoins as a replica).
-    public func restartNode(_ port: Int) async throws {
+    package func restartNode(_ port: Int) async throws {
         let result = try await runScript([Self.script, "restart-node", "--dir", directory.path, "--port", "\(port)"],
                                          log: URL(fileURLWithPath: directory.path + ".restart.log"))
         guard result.status == 0 else { throw RedisServerError("restarting the node on port \(port) failed: \(result.output)") }
     }
 
     /// Runs `redis-cli` with these arguments against a node; its output.
-    public func cli(_ port: Int, _ arguments: [String]) async throws -> String {
+    package func cli(_ port: Int, _ arguments: [String]) async throws -> String {
         try await runTool("/usr/bin/redis-cli", ["-p", String(port)] + arguments).output
     }
 
     /// The PID of the server on `port` (to kill it).
-    public func pid(of port: Int) throws -> Int32 {
+    package func pid(of port: Int) throws -> Int32 {
         for index in 0..<ports.count {
             let node = directory.appendingPathComponent("node-\(index)")
             guard let text = try? String(contentsOf: node.appendingPathComponent("port"), encoding: .utf8),
@@ -76,7 +76,7 @@ func runScript(_ arguments: [String], log: URL) async throws -> (status: Int32, 
 }
 
 /// Runs `body` with a fresh local cluster, stopped afterwards whatever happens.
-public func withRedisCluster<T>(_ body: (LocalRedisCluster) async throws -> T) async throws -> T {
+package func withRedisCluster<T>(_ body: (LocalRedisCluster) async throws -> T) async throws -> T {
     let cluster = try await LocalRedisCluster.start()
     do {
         let result = try await body(cluster)

@@ -1,18 +1,18 @@
-public import Foundation
-public import Hiredis
+package import Foundation
+package import Hiredis
 
 /// A private `redis-server` for one test: a free loopback port, a temporary directory, no
 /// persistence unless asked, stopped at the end. Tests that kill or restart Redis own theirs.
-public final class RedisServer: @unchecked Sendable {
+package final class RedisServer: @unchecked Sendable {
     // @unchecked: `process` is only replaced by start/stop/kill, which a test calls sequentially.
-    public private(set) var port: Int
-    public let directory: URL
-    public let appendOnly: Bool
+    package private(set) var port: Int
+    package let directory: URL
+    package let appendOnly: Bool
     private let extraArguments: [String]
     private var process: Process?
 
     /// Starts a server; fails with install instructions when `redis-server` is missing.
-    public init(appendOnly: Bool = false, arguments: [String] = []) async throws {
+    package init(appendOnly: Bool = false, arguments: [String] = []) async throws {
         self.appendOnly = appendOnly
         self.extraArguments = arguments
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-redis-\(UUID().uuidString.prefix(8))")
@@ -33,15 +33,15 @@ public final class RedisServer: @unchecked Sendable {
         throw lastError ?? RedisServerError("could not start redis-server")
     }
 
-    public var url: String { "redis://127.0.0.1:\(port)/0" }
+    package var url: String { "redis://127.0.0.1:\(port)/0" }
 
-    public var configuration: RedisConfiguration {
+    package var configuration: RedisConfiguration {
         RedisConfiguration(host: "127.0.0.1", port: port, connectTimeout: .seconds(2), commandTimeout: .seconds(5), reconnectBackoff: .milliseconds(10)...(.milliseconds(200)))
     }
 
     /// Runs one command on a fresh connection that is closed afterwards (for probes in tests).
     @discardableResult
-    public func probe(_ name: String, _ arguments: any RedisArgument...) async throws -> RedisValue {
+    package func probe(_ name: String, _ arguments: any RedisArgument...) async throws -> RedisValue {
         let connection = try await RedisConnection.connect(configuration: configuration)
         do {
             let reply = try await connection.send(RedisCommand(name, arguments: arguments))
@@ -54,7 +54,7 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     /// Starts (or restarts, on the same port and directory) and waits until it answers PING.
-    public func start() async throws {
+    package func start() async throws {
         let executable = try Self.locateRedisServer()
         let process = Process()
         process.executableURL = executable
@@ -83,7 +83,7 @@ public final class RedisServer: @unchecked Sendable {
     /// Shuts Redis down (`SHUTDOWN NOSAVE`; SIGKILL if it has not exited within 5 s) and waits.
     ///
     /// Not SIGTERM: a child started from the test runner may inherit a signal mask that blocks it.
-    public func stop() {
+    package func stop() {
         guard let process, process.isRunning else { return }
         _ = Self.rawCommand("SHUTDOWN NOSAVE", port: port)
         if !Self.waitForExit(process, timeout: .seconds(5)) {
@@ -94,7 +94,7 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     /// Kills with SIGKILL, as a crash would, and waits for the process to be gone.
-    public func kill() {
+    package func kill() {
         guard let process, process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         _ = Self.waitForExit(process, timeout: .seconds(5))
@@ -113,7 +113,7 @@ public final class RedisServer: @unchecked Sendable {
     /// Stops the server and removes its directory without holding a thread of the 2-thread
     /// cooperative pool while Redis exits (a blocking wait in every test's teardown starved
     /// timing-sensitive tests running beside it).
-    public func shutdownGently() async {
+    package func shutdownGently() async {
         if let process, process.isRunning {
             _ = Self.rawCommand("SHUTDOWN NOSAVE", port: port)
             let deadline = ContinuousClock.now + .seconds(5)
@@ -123,7 +123,7 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     /// Stops the server and removes its directory.
-    public func shutdown() {
+    package func shutdown() {
         stop()
         try? FileManager.default.removeItem(at: directory)
     }
@@ -133,7 +133,7 @@ public final class RedisServer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    public var log: String {
+    package var log: String {
         (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? ""
     }
 
@@ -147,7 +147,7 @@ public final class RedisServer: @unchecked Sendable {
         throw RedisServerError("redis-server is not installed; these tests need a real Redis. Install it with `sudo apt-get install redis-server` (scripts/test.sh does this for you).")
     }
 
-    public static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RedisServerError("socket() failed") }
         defer { close(fd) }
@@ -170,7 +170,7 @@ public final class RedisServer: @unchecked Sendable {
 
     /// Whether something accepts TCP connections on the loopback port (connect only, no read,
     /// so it never blocks the caller's thread waiting for an answer).
-    public static func isListening(port: Int) -> Bool {
+    package static func isListening(port: Int) -> Bool {
         guard let fd = connectLoopback(port: port) else { return false }
         close(fd)
         return true
@@ -206,13 +206,13 @@ public final class RedisServer: @unchecked Sendable {
     }
 }
 
-public struct RedisServerError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct RedisServerError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Runs `body` with a fresh private server, and stops it whatever happens.
-public func withRedisServer<T>(appendOnly: Bool = false, arguments: [String] = [], _ body: (RedisServer) async throws -> T) async throws -> T {
+package func withRedisServer<T>(appendOnly: Bool = false, arguments: [String] = [], _ body: (RedisServer) async throws -> T) async throws -> T {
     let server = try await RedisServer(appendOnly: appendOnly, arguments: arguments)
     do {
         let result = try await body(server)
@@ -225,13 +225,13 @@ public func withRedisServer<T>(appendOnly: Bool = false, arguments: [String] = [
 }
 
 /// A key prefix no other test uses, so tests can share one server without sharing keys.
-public func uniqueKeyPrefix(_ name: String = "test") -> String {
+package func uniqueKeyPrefix(_ name: String = "test") -> String {
     "\(name):\(UUID().uuidString.prefix(12)):"
 }
 
 /// Waits until `condition` holds, polling every 10 ms, or fails after `timeout`. A transient Redis
 /// error (connection lost or refused while a test restarts its server) counts as "not yet".
-public func waitUntil(timeout: Duration = .seconds(30), _ what: String = "condition", _ condition: () async throws -> Bool) async throws {
+package func waitUntil(timeout: Duration = .seconds(30), _ what: String = "condition", _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     var lastError: RedisError?
     while ContinuousClock.now < deadline {
@@ -246,6 +246,6 @@ public func waitUntil(timeout: Duration = .seconds(30), _ what: String = "condit
 }
 
 /// The thread running the caller (a synchronous function, so that async tests can ask).
-public func currentThreadID() -> UInt {
+package func currentThreadID() -> UInt {
     UInt(pthread_self())
 }

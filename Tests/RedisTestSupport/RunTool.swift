@@ -7,7 +7,7 @@ import Foundation
 /// here) holds back every test running beside it, and a `redis-cli --cluster reshard` or a
 /// docker-compose start takes seconds on a busy machine (CI saw 5 and 10 s HTTP deadlines pass
 /// at the test run's start).
-public func runTool(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+package func runTool(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
     try await withCheckedThrowingContinuation { continuation in
         Thread {
             continuation.resume(with: Result { try runToolBlocking(path, arguments) })

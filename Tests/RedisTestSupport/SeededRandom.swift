@@ -1,11 +1,11 @@
 /// A small deterministic generator (SplitMix64) for the fuzz tests, so a failing input can be
 /// found again from its seed.
-public struct SeededRandom: RandomNumberGenerator {
+package struct SeededRandom: RandomNumberGenerator {
     var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

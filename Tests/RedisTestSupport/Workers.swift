@@ -1,7 +1,7 @@
-public import RichPushQueue
+package import RichPushQueue
 
 /// Runs in-process workers while `body` runs, then stops them gracefully (drain, flush acks).
-public func withWorkers<T: Sendable>(_ workers: [JobWorker], _ body: () async throws -> T) async throws -> T {
+package func withWorkers<T: Sendable>(_ workers: [JobWorker], _ body: () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: Void.self) { group in
         for worker in workers { group.addTask { try await worker.run() } }
         do {
@@ -18,6 +18,6 @@ public func withWorkers<T: Sendable>(_ workers: [JobWorker], _ body: () async th
 }
 
 /// Runs one in-process worker while `body` runs.
-public func withWorker<T: Sendable>(_ worker: JobWorker, _ body: () async throws -> T) async throws -> T {
+package func withWorker<T: Sendable>(_ worker: JobWorker, _ body: () async throws -> T) async throws -> T {
     try await withWorkers([worker], body)
 }

@@ -1,20 +1,20 @@
 /// A cluster node's address.
-public struct ClusterNode: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
+package struct ClusterNode: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
 
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// `host:port`, as MOVED and ASK name nodes.
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else { return nil }
         self.init(host: String(text[..<colon]), port: port)
     }
 
-    public var description: String { "\(host):\(port)" }
+    package var description: String { "\(host):\(port)" }
 }
 
 /// Which master owns each of the 16,384 slots.

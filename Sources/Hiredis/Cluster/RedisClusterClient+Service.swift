@@ -1,9 +1,9 @@
-public import ServiceLifecycle
+import ServiceLifecycle
 
 extension RedisClusterClient: Service {
     /// Runs until the service group shuts down, then closes every node's connections; list it
     /// before the services that use it, as a ``RedisConnectionPool``.
-    public func run() async throws {
+    package func run() async throws {
         do {
             try await gracefulShutdown()
         } catch {

@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 import Synchronization
 
 /// A ``RedisClient`` for Redis Cluster: each command goes to the master that owns its key's slot.
@@ -15,10 +15,10 @@ import Synchronization
 /// `SCRIPT LOAD` goes to every master, so `EVALSHA` finds its script wherever its keys live.
 /// A script or command whose keys are in several slots gets Redis's `CROSSSLOT` error: keys that
 /// belong together share a hash tag (`{q0}`).
-public final class RedisClusterClient: RedisClient, Sendable {
-    public var topology: RedisTopology { .cluster }
+package final class RedisClusterClient: RedisClient, Sendable {
+    package var topology: RedisTopology { .cluster }
 
-    public let configuration: RedisClusterConfiguration
+    package let configuration: RedisClusterConfiguration
     private let logger: Logger
     private struct State {
         var map = ClusterSlotMap()
@@ -28,7 +28,7 @@ public final class RedisClusterClient: RedisClient, Sendable {
     }
     private let state = Mutex(State())
 
-    public init(configuration: RedisClusterConfiguration, logger: Logger = Logger(label: "richpush.redis.cluster")) {
+    package init(configuration: RedisClusterConfiguration, logger: Logger = Logger(label: "richpush.redis.cluster")) {
         self.configuration = configuration
         self.logger = logger
     }
@@ -36,7 +36,7 @@ public final class RedisClusterClient: RedisClient, Sendable {
     // MARK: - Slot map
 
     /// The master that owns `slot` now (reading the slot map first if it was never read).
-    public func node(forSlot slot: Int) async throws -> ClusterNode {
+    package func node(forSlot slot: Int) async throws -> ClusterNode {
         if !state.withLock({ $0.loaded }) { try await refreshSlots() }
         guard let node = state.withLock({ $0.map.owners[slot] }) else {
             throw RedisError(code: .server, message: "CLUSTERDOWN slot \(slot) has no master in the slot map")
@@ -46,18 +46,18 @@ public final class RedisClusterClient: RedisClient, Sendable {
 
     /// Connection settings for a connection of one's own to the master of `key`'s slot (blocking
     /// reads, which must not share a pool).
-    public func configuration(forKey key: String) async throws -> RedisConfiguration {
+    package func configuration(forKey key: String) async throws -> RedisConfiguration {
         configuration.configuration(for: try await node(forSlot: HashSlot.of(key)))
     }
 
     /// The masters, as the slot map says.
-    public func masters() async throws -> [ClusterNode] {
+    package func masters() async throws -> [ClusterNode] {
         if !state.withLock({ $0.loaded }) { try await refreshSlots() }
         return state.withLock { $0.map.masters }
     }
 
     /// Reads the slot map from the first node that answers (known masters, then the seeds).
-    public func refreshSlots() async throws {
+    package func refreshSlots() async throws {
         let candidates = state.withLock { $0.map.masters } + configuration.seeds
         var lastError: any Error = RedisError(code: .connectionFailed, message: "no cluster node answered")
         for node in candidates {
@@ -102,7 +102,7 @@ public final class RedisClusterClient: RedisClient, Sendable {
     }
 
     /// Closes every node's connections.
-    public func close() async {
+    package func close() async {
         let pools = state.withLock { Array($0.pools.values) }
         for pool in pools { await pool.close() }
     }
@@ -125,7 +125,7 @@ public final class RedisClusterClient: RedisClient, Sendable {
         case ask(ClusterNode)
     }
 
-    public func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] {
+    package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] {
         guard !commands.isEmpty else { return [] }
         if !state.withLock({ $0.loaded }) { try await refreshSlots() }
         var replies = [RedisValue](repeating: .null, count: commands.count)

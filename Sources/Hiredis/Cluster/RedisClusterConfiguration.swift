@@ -2,30 +2,30 @@ import Foundation
 
 /// Where a Redis Cluster is: seed nodes (any reachable one tells the rest) and how to connect to
 /// every node (credentials, timeouts, client name: the same for all).
-public struct RedisClusterConfiguration: Sendable, Hashable {
-    public var seeds: [ClusterNode]
+package struct RedisClusterConfiguration: Sendable, Hashable {
+    package var seeds: [ClusterNode]
     /// Host and port are replaced per node; database is always 0 in a cluster.
-    public var node: RedisConfiguration
+    package var node: RedisConfiguration
     /// Connections kept to each master.
-    public var connectionsPerNode: Int
+    package var connectionsPerNode: Int
     /// How many times a command follows MOVED/ASK or waits out TRYAGAIN, CLUSTERDOWN and a lost
     /// node (with a slot-map refresh) before its error is returned.
-    public var maxRedirects: Int
+    package var maxRedirects: Int
 
-    public init(seeds: [ClusterNode], node: RedisConfiguration = RedisConfiguration(), connectionsPerNode: Int = 2, maxRedirects: Int = 8) {
+    package init(seeds: [ClusterNode], node: RedisConfiguration = RedisConfiguration(), connectionsPerNode: Int = 2, maxRedirects: Int = 8) {
         self.seeds = seeds
         self.node = node
         self.connectionsPerNode = max(1, connectionsPerNode)
         self.maxRedirects = max(1, maxRedirects)
     }
 
-    public static let scheme = "redis+cluster"
+    package static let scheme = "redis+cluster"
 
     /// Whether `url` names a cluster (`redis+cluster://…`).
-    public static func isClusterURL(_ url: String) -> Bool { url.lowercased().hasPrefix(scheme + "://") }
+    package static func isClusterURL(_ url: String) -> Bool { url.lowercased().hasPrefix(scheme + "://") }
 
     /// Parses `redis+cluster://[user[:password]@]host:port[,host:port…][/][?name=…]`.
-    public init(url: String) throws(RedisError) {
+    package init(url: String) throws(RedisError) {
         let fail = { (why: String) in RedisError(code: .invalidURL, message: "invalid Redis Cluster URL '\(RedisConfiguration.redact(url))': \(why)") }
         guard Self.isClusterURL(url) else { throw fail("expected redis+cluster://host:port[,host:port…]") }
         var rest = Substring(url.dropFirst(Self.scheme.count + 3))
@@ -66,13 +66,13 @@ public struct RedisClusterConfiguration: Sendable, Hashable {
     }
 
     /// The URL without credentials, safe for logs.
-    public var redactedURL: String {
+    package var redactedURL: String {
         let credentials = (node.username != nil || node.password != nil) ? "***@" : ""
         return "\(Self.scheme)://\(credentials)\(seeds.map(\.description).joined(separator: ","))"
     }
 
     /// The connection settings for one node.
-    public func configuration(for node: ClusterNode) -> RedisConfiguration {
+    package func configuration(for node: ClusterNode) -> RedisConfiguration {
         var configuration = self.node
         configuration.host = node.host
         configuration.port = node.port

@@ -4,12 +4,12 @@
 /// On one Redis it is always that Redis. On Redis Cluster it is the master that owns the key's
 /// slot now; a reader whose connection fails or is answered `MOVED` calls ``invalidate()`` and
 /// asks again, so it follows a failover or a reshard.
-public enum RedisNodeLocator: Sendable {
+package enum RedisNodeLocator: Sendable {
     case standalone(RedisConfiguration)
     case cluster(RedisClusterClient)
 
     /// The settings of a connection to the node that serves `key`.
-    public func configuration(forKey key: String) async throws -> RedisConfiguration {
+    package func configuration(forKey key: String) async throws -> RedisConfiguration {
         switch self {
         case .standalone(let configuration): configuration
         case .cluster(let client): try await client.configuration(forKey: key)
@@ -17,7 +17,7 @@ public enum RedisNodeLocator: Sendable {
     }
 
     /// The slot map may be stale (a reader's node failed or redirected it): read it again.
-    public func invalidate() async {
+    package func invalidate() async {
         guard case .cluster(let client) = self else { return }
         do { try await client.refreshSlots() } catch {
             // The next configuration(forKey:) reads it again; the caller backs off meanwhile.
@@ -25,7 +25,7 @@ public enum RedisNodeLocator: Sendable {
     }
 
     /// Groups keys (or shard channels) by the node that serves them.
-    public func group(_ keys: [String]) async throws -> [(configuration: RedisConfiguration, keys: [String])] {
+    package func group(_ keys: [String]) async throws -> [(configuration: RedisConfiguration, keys: [String])] {
         switch self {
         case .standalone(let configuration):
             return keys.isEmpty ? [] : [(configuration, keys)]
@@ -39,7 +39,7 @@ public enum RedisNodeLocator: Sendable {
 
     /// Whether `error` means the key's node changed (a lost connection, `MOVED`, a replica's
     /// `READONLY`, `CLUSTERDOWN`): the reader should drop its connection and locate again.
-    public static func suggestsRelocation(_ error: any Error) -> Bool {
+    package static func suggestsRelocation(_ error: any Error) -> Bool {
         guard let error = error as? RedisError else { return false }
         if [.connectionFailed, .connectionUnavailable, .connectionLost].contains(error.code) { return true }
         return ["MOVED", "ASK", "READONLY", "CLUSTERDOWN", "TRYAGAIN"].contains(error.serverErrorPrefix ?? "")

@@ -1,8 +1,8 @@
-public import Logging
+package import Logging
 
 /// A connection of one's own to the node that serves one key, for blocking reads: made on first
 /// use and, on Redis Cluster, made again on the key's new node after a failover or a reshard.
-public actor RedisReaderConnection {
+package actor RedisReaderConnection {
     private let locator: RedisNodeLocator
     private let key: String
     private let timeout: Duration
@@ -12,7 +12,7 @@ public actor RedisReaderConnection {
 
     /// `timeout` is the command timeout (above the longest block time); `suffix` is appended to
     /// the client name (`richpush-worker-reader`).
-    public init(locator: RedisNodeLocator, key: String, timeout: Duration, suffix: String, logger: Logger) {
+    package init(locator: RedisNodeLocator, key: String, timeout: Duration, suffix: String, logger: Logger) {
         self.locator = locator
         self.key = key
         self.timeout = timeout
@@ -20,7 +20,7 @@ public actor RedisReaderConnection {
         self.logger = logger
     }
 
-    public func connection() async throws -> RedisConnection {
+    package func connection() async throws -> RedisConnection {
         if let current { return current }
         var configuration = try await locator.configuration(forKey: key)
         configuration.commandTimeout = timeout
@@ -33,7 +33,7 @@ public actor RedisReaderConnection {
     /// A read failed: on Redis Cluster, when the error says the key may have moved, the
     /// connection is dropped and the slot map read again, so the next read goes to the key's
     /// node now. (One Redis: the connection reconnects by itself.)
-    public func failed(_ error: any Error) async {
+    package func failed(_ error: any Error) async {
         guard case .cluster = locator, RedisNodeLocator.suggestsRelocation(error), let connection = current else { return }
         current = nil
         logger.info("reader relocating", metadata: ["key": "\(key)", "error": "\(error)"])
@@ -41,7 +41,7 @@ public actor RedisReaderConnection {
         await locator.invalidate()
     }
 
-    public func close() async {
+    package func close() async {
         await current?.close()
         current = nil
     }

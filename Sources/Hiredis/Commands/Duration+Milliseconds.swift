@@ -1,6 +1,6 @@
 extension Duration {
     /// Whole milliseconds, rounded down: what Redis takes for `PX`, `BLOCK`, `PEXPIRE` and scripts.
-    public var milliseconds: Int {
+    package var milliseconds: Int {
         let (seconds, attoseconds) = components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }

@@ -4,16 +4,16 @@
 /// command is written. Encoding here rather than through `redisAppendCommandArgv` removes
 /// hiredis's per-command format-and-allocate step, which was a quarter of the client's CPU time
 /// on pipelined XADD (see docs/redis-client.md).
-public struct RedisCommand: Sendable, Hashable {
+package struct RedisCommand: Sendable, Hashable {
     @usableFromInline var encodedArguments: [UInt8]
     /// Number of argv entries, the command name included.
-    public private(set) var count: Int
+    package private(set) var count: Int
 
-    public init(_ name: String, _ arguments: any RedisArgument...) {
+    package init(_ name: String, _ arguments: any RedisArgument...) {
         self.init(name, arguments: arguments)
     }
 
-    public init(_ name: String, arguments: [any RedisArgument]) {
+    package init(_ name: String, arguments: [any RedisArgument]) {
         encodedArguments = []
         count = 0
         append(name)
@@ -21,13 +21,13 @@ public struct RedisCommand: Sendable, Hashable {
     }
 
     /// Appends one argument.
-    public mutating func append(_ argument: any RedisArgument) {
+    package mutating func append(_ argument: any RedisArgument) {
         argument.appendRESP(to: &encodedArguments)
         count += 1
     }
 
     /// Appends each argument of a sequence, in order.
-    public mutating func append(contentsOf arguments: some Sequence<any RedisArgument>) {
+    package mutating func append(contentsOf arguments: some Sequence<any RedisArgument>) {
         for argument in arguments { append(argument) }
     }
 
@@ -41,7 +41,7 @@ public struct RedisCommand: Sendable, Hashable {
     }
 
     /// Each argv entry as bytes (for tests and diagnostics; the hot path never splits the buffer).
-    public var arguments: [[UInt8]] {
+    package var arguments: [[UInt8]] {
         var result: [[UInt8]] = []
         var index = encodedArguments.startIndex
         while index < encodedArguments.endIndex {
@@ -56,12 +56,12 @@ public struct RedisCommand: Sendable, Hashable {
     }
 
     /// The command name, upper-cased, for logs and errors.
-    public var name: String { String(decoding: arguments.first ?? [], as: UTF8.self).uppercased() }
+    package var name: String { String(decoding: arguments.first ?? [], as: UTF8.self).uppercased() }
 }
 
 extension RedisCommand: CustomStringConvertible {
     /// The command with its arguments, each cut to 64 bytes; never log commands that carry secrets.
-    public var description: String {
+    package var description: String {
         arguments.map { bytes in
             let text = String(decoding: bytes.prefix(64), as: UTF8.self)
             return bytes.count > 64 ? text + "…" : text

@@ -2,7 +2,7 @@
 ///
 /// Error replies nested in arrays (EXEC results, pipelines) stay values; a top-level error reply
 /// of a single command is thrown as ``RedisError`` with code ``RedisError/Code/server``.
-public enum RedisValue: Sendable, Hashable {
+package enum RedisValue: Sendable, Hashable {
     case status(String)
     case error(String)
     case integer(Int)
@@ -13,7 +13,7 @@ public enum RedisValue: Sendable, Hashable {
 
 extension RedisValue {
     /// The text of a status or bulk reply (bulk bytes decoded as UTF-8), an integer as text, else nil.
-    public var string: String? {
+    package var string: String? {
         switch self {
         case .status(let text): text
         case .bulk(let bytes): String(decoding: bytes, as: UTF8.self)
@@ -23,7 +23,7 @@ extension RedisValue {
     }
 
     /// The bytes of a bulk or status reply, else nil.
-    public var bytes: [UInt8]? {
+    package var bytes: [UInt8]? {
         switch self {
         case .bulk(let bytes): bytes
         case .status(let text): Array(text.utf8)
@@ -32,7 +32,7 @@ extension RedisValue {
     }
 
     /// An integer reply, or a bulk/status reply that parses as a decimal integer, else nil.
-    public var int: Int? {
+    package var int: Int? {
         switch self {
         case .integer(let value): value
         case .bulk, .status: string.flatMap { Int($0) }
@@ -41,32 +41,32 @@ extension RedisValue {
     }
 
     /// The elements of an array reply, else nil (a null array is nil too).
-    public var array: [RedisValue]? {
+    package var array: [RedisValue]? {
         if case .array(let elements) = self { return elements }
         return nil
     }
 
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }
 
     /// The error text of an error reply, else nil.
-    public var errorMessage: String? {
+    package var errorMessage: String? {
         if case .error(let message) = self { return message }
         return nil
     }
 
     /// Throws the error reply as a ``RedisError``; returns any other value unchanged.
     @discardableResult
-    public func throwingError() throws(RedisError) -> RedisValue {
+    package func throwingError() throws(RedisError) -> RedisValue {
         if case .error(let message) = self { throw RedisError(server: message) }
         return self
     }
 }
 
 extension RedisValue: CustomStringConvertible {
-    public var description: String {
+    package var description: String {
         switch self {
         case .status(let text): "+\(text)"
         case .error(let text): "-\(text)"

@@ -2,7 +2,7 @@
 ///
 /// The queue, the API and the adapters take a `RedisClient`, so tests and production build
 /// the same objects and the choice of one connection or a pool stays at the composition root.
-public protocol RedisClient: Sendable {
+package protocol RedisClient: Sendable {
     /// Sends the commands in one round trip and returns their replies in order.
     /// Error replies are returned as ``RedisValue/error(_:)`` values, not thrown;
     /// a connection failure throws ``RedisError``.
@@ -13,7 +13,7 @@ public protocol RedisClient: Sendable {
 }
 
 /// Whether a ``RedisClient`` talks to one Redis or to a cluster.
-public enum RedisTopology: Sendable, Hashable {
+package enum RedisTopology: Sendable, Hashable {
     /// One Redis: a script may touch any key, and a `WAIT` covers every earlier write of its connection.
     case single
     /// A Redis Cluster: a script's keys share a slot, and a `WAIT` covers one node's writes.
@@ -21,11 +21,11 @@ public enum RedisTopology: Sendable, Hashable {
 }
 
 extension RedisClient {
-    public var topology: RedisTopology { .single }
+    package var topology: RedisTopology { .single }
 
     /// Sends one command; an error reply is thrown as ``RedisError`` with code ``RedisError/Code/server``.
     @discardableResult
-    public func send(_ command: RedisCommand) async throws -> RedisValue {
+    package func send(_ command: RedisCommand) async throws -> RedisValue {
         try await pipeline([command])[0].throwingError()
     }
 
@@ -33,7 +33,7 @@ extension RedisClient {
     /// does for one command. Use it wherever replies are read as data: an error read as data
     /// (`LOADING` while Redis restarts reads as an empty hash) turns a fault into a wrong answer.
     @discardableResult
-    public func sendAll(_ commands: [RedisCommand]) async throws -> [RedisValue] {
+    package func sendAll(_ commands: [RedisCommand]) async throws -> [RedisValue] {
         let replies = try await pipeline(commands)
         for reply in replies { try reply.throwingError() }
         return replies
@@ -41,7 +41,7 @@ extension RedisClient {
 
     /// Sends one command built from its name and arguments.
     @discardableResult
-    public func send(_ name: String, _ arguments: any RedisArgument...) async throws -> RedisValue {
+    package func send(_ name: String, _ arguments: any RedisArgument...) async throws -> RedisValue {
         try await send(RedisCommand(name, arguments: arguments))
     }
 
@@ -49,7 +49,7 @@ extension RedisClient {
     ///
     /// Throws if Redis refused to queue a command (the whole transaction is then discarded,
     /// `EXECABORT`); errors raised while executing stay values in the result, as Redis reports them.
-    public func transaction(_ commands: [RedisCommand]) async throws -> [RedisValue] {
+    package func transaction(_ commands: [RedisCommand]) async throws -> [RedisValue] {
         let replies = try await pipeline([RedisCommand("MULTI")] + commands + [RedisCommand("EXEC")])
         for (command, reply) in zip(commands, replies.dropFirst()) {
             if let message = reply.errorMessage {

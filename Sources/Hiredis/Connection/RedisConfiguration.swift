@@ -1,30 +1,30 @@
 import Foundation
 
 /// Where and how to connect to Redis: parsed from a `redis://` URL, with timeouts and back-off.
-public struct RedisConfiguration: Sendable, Hashable {
-    public var host: String
-    public var port: Int
+package struct RedisConfiguration: Sendable, Hashable {
+    package var host: String
+    package var port: Int
     /// ACL user name (Redis 6+); nil sends the one-argument `AUTH password`.
-    public var username: String?
-    public var password: String?
-    public var database: Int
+    package var username: String?
+    package var password: String?
+    package var database: Int
     /// Bounds the TCP connect and the AUTH/SELECT handshake.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// Bounds each reply; nil waits forever. Must exceed the `BLOCK` time of blocking commands.
-    public var commandTimeout: Duration?
-    public var tcpKeepAlive: Bool
+    package var commandTimeout: Duration?
+    package var tcpKeepAlive: Bool
     /// Sent as `CLIENT SETNAME`, so `CLIENT LIST` shows which process holds a connection.
-    public var clientName: String?
+    package var clientName: String?
     /// First and largest wait between reconnect attempts after a connection breaks.
-    public var reconnectBackoff: ClosedRange<Duration>
+    package var reconnectBackoff: ClosedRange<Duration>
     /// How long a connection's thread spins for more work before it sleeps. Spinning saves a
     /// wake-up per round trip for one caller sending back to back, but burns a core that a busy
     /// server needs; 0 (the default) never spins.
-    public var idleSpin: Duration = .zero
+    package var idleSpin: Duration = .zero
 
-    public static let defaultURL = "redis://127.0.0.1:6379/0"
+    package static let defaultURL = "redis://127.0.0.1:6379/0"
 
-    public init(
+    package init(
         host: String = "127.0.0.1",
         port: Int = 6379,
         username: String? = nil,
@@ -49,7 +49,7 @@ public struct RedisConfiguration: Sendable, Hashable {
     }
 
     /// Parses `redis://[user[:password]@]host[:port][/db]`; user and password may be percent-encoded.
-    public init(url: String) throws(RedisError) {
+    package init(url: String) throws(RedisError) {
         self.init()
         let fail = { (why: String) in RedisError(code: .invalidURL, message: "invalid Redis URL '\(Self.redact(url))': \(why)") }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
@@ -87,7 +87,7 @@ public struct RedisConfiguration: Sendable, Hashable {
     }
 
     /// The URL without its credentials, safe for logs.
-    public var redactedURL: String {
+    package var redactedURL: String {
         let credentials = (username != nil || password != nil) ? "***@" : ""
         return "redis://\(credentials)\(host):\(port)/\(database)"
     }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-public import Logging
+package import Logging
 import Synchronization
 
 /// A connection to Redis with a thread of its own, shared by any number of tasks.
@@ -21,8 +21,8 @@ import Synchronization
 /// fail fast with ``RedisError/Code/connectionUnavailable`` until the back-off has passed.
 /// A connection that will run blocking commands (`XREADGROUP … BLOCK`) should be used for
 /// nothing else, and its ``RedisConfiguration/commandTimeout`` must exceed the block time.
-public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
-    public let configuration: RedisConfiguration
+package final class RedisConnection: RedisClient, TaskExecutor, Sendable {
+    package let configuration: RedisConfiguration
     private let logger: Logger
     private let state = Mutex(State())
     private let wakeup = DispatchSemaphore(value: 0)
@@ -55,7 +55,7 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
     }
 
     /// Starts the connection's thread; the TCP connection is made by the first request.
-    public init(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis")) {
+    package init(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis")) {
         self.configuration = configuration
         self.logger = logger
         let name = ThreadName.forConnection(clientName: configuration.clientName)
@@ -67,7 +67,7 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
     }
 
     /// Connects now, so that a bad URL, password or host fails here rather than on first use.
-    public static func connect(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis")) async throws -> RedisConnection {
+    package static func connect(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis")) async throws -> RedisConnection {
         let connection = RedisConnection(configuration: configuration, logger: logger)
         do {
             _ = try await connection.send(RedisCommand("PING"))
@@ -79,12 +79,12 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
     }
 
     /// Commands queued or in flight; the pool sends each request to the connection with the fewest.
-    public var outstandingCommandCount: Int { outstanding.load(ordering: .relaxed) }
+    package var outstandingCommandCount: Int { outstanding.load(ordering: .relaxed) }
     /// Whether the last attempt to connect failed: requests fail fast until the back-off ends.
     /// A pool sends elsewhere meanwhile.
-    public var isBackingOff: Bool { DispatchTime.now().uptimeNanoseconds < backoffUntil.load(ordering: .relaxed) }
+    package var isBackingOff: Bool { DispatchTime.now().uptimeNanoseconds < backoffUntil.load(ordering: .relaxed) }
 
-    public func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] {
+    package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] {
         guard !commands.isEmpty else { return [] }
         return try await withCheckedThrowingContinuation { continuation in
             let outcome: (wake: Bool, closed: Bool) = state.withLock { state in
@@ -101,7 +101,7 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
         }
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let outcome: (wake: Bool, exited: Bool) = state.withLock { state in
             if state.exited { return (false, true) }
@@ -118,7 +118,7 @@ public final class RedisConnection: RedisClient, TaskExecutor, Sendable {
 
     /// Fails queued requests, lets the request in flight finish (or interrupts a blocked read when
     /// `interrupt` is true), closes the socket and joins the thread.
-    public func close(interrupt: Bool = false) async {
+    package func close(interrupt: Bool = false) async {
         let wake = state.withLock { state in
             state.closed = true
             return state.wake()

@@ -1,10 +1,10 @@
-public import ServiceLifecycle
+import ServiceLifecycle
 
 extension RedisConnectionPool: Service {
     /// Runs until the service group shuts down, then closes every connection. List the pool
     /// before the services that use it: a `ServiceGroup` stops its services in reverse order, so
     /// the pool closes after the last of them is done.
-    public func run() async throws {
+    package func run() async throws {
         do {
             try await gracefulShutdown()
         } catch {

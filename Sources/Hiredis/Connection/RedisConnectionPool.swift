@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 import Synchronization
 
 /// A fixed set of ``RedisConnection``s shared by many tasks: each request goes to the connection
@@ -8,30 +8,30 @@ import Synchronization
 /// concurrent tasks; more connections add parallelism in parsing and copying replies, not in
 /// Redis itself, which is single-threaded. Blocking commands must not use a pool: give them a
 /// ``RedisConnection`` of their own.
-public final class RedisConnectionPool: RedisClient, Sendable {
-    public let configuration: RedisConfiguration
+package final class RedisConnectionPool: RedisClient, Sendable {
+    package let configuration: RedisConfiguration
     private let connections: [RedisConnection]
     private let cursor = Atomic<UInt>(0)
 
-    public init(configuration: RedisConfiguration, size: Int = 4, logger: Logger = Logger(label: "richpush.redis")) {
+    package init(configuration: RedisConfiguration, size: Int = 4, logger: Logger = Logger(label: "richpush.redis")) {
         self.configuration = configuration
         connections = (0..<max(1, size)).map { _ in RedisConnection(configuration: configuration, logger: logger) }
     }
 
-    public var size: Int { connections.count }
+    package var size: Int { connections.count }
 
-    public func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] {
+    package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] {
         try await leastLoaded().pipeline(commands)
     }
 
     /// Checks that Redis answers `PING` on one of the connections.
-    public func ping() async throws {
+    package func ping() async throws {
         let reply = try await send(RedisCommand("PING"))
         guard reply.string == "PONG" else { throw RedisError.unexpected(reply, expected: "PONG") }
     }
 
     /// Closes every connection and joins their threads.
-    public func close() async {
+    package func close() async {
         for connection in connections { await connection.close() }
     }
 

@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 import Synchronization
 
 /// Sharded Pub/Sub (`SSUBSCRIBE`, Redis 7) over one Redis or a Redis Cluster: one
@@ -10,11 +10,11 @@ import Synchronization
 /// then yields on ``restorations``: what was published meanwhile is gone, as after any Pub/Sub
 /// reconnection, and a consumer that keeps missed messages elsewhere (the hub's held pushes)
 /// reads them then.
-public final class RedisShardedSubscriber: Sendable {
-    public let messages: AsyncStream<RedisPubSubMessage>
+package final class RedisShardedSubscriber: Sendable {
+    package let messages: AsyncStream<RedisPubSubMessage>
     private let output: AsyncStream<RedisPubSubMessage>.Continuation
     /// One element after the subscriptions were restored or moved (see the type's documentation).
-    public let restorations: AsyncStream<Void>
+    package let restorations: AsyncStream<Void>
     private let restored: AsyncStream<Void>.Continuation
     private let locator: RedisNodeLocator
     private let logger: Logger
@@ -34,7 +34,7 @@ public final class RedisShardedSubscriber: Sendable {
     /// One (re)placement at a time.
     private let placing = AsyncSerial()
 
-    public init(locator: RedisNodeLocator, checkInterval: Duration = .seconds(1), logger: Logger = Logger(label: "richpush.redis.pubsub")) {
+    package init(locator: RedisNodeLocator, checkInterval: Duration = .seconds(1), logger: Logger = Logger(label: "richpush.redis.pubsub")) {
         self.locator = locator
         self.logger = logger
         self.checkInterval = checkInterval
@@ -43,7 +43,7 @@ public final class RedisShardedSubscriber: Sendable {
     }
 
     /// Subscribes to `channels`, each on the node that serves it; returns once every node confirmed.
-    public func ssubscribe(_ channels: [String]) async throws {
+    package func ssubscribe(_ channels: [String]) async throws {
         state.withLock { $0.wanted.formUnion(channels) }
         _ = try await place()
     }
@@ -56,7 +56,7 @@ public final class RedisShardedSubscriber: Sendable {
     /// but `SPUBLISH` on the new master counts only its own subscribers); and every
     /// `verifyEvery` checks it compares the placement with a fresh slot map anyway, so no change
     /// of the map goes unseen for long.
-    public func run(verifyEvery: Int = 5) async {
+    package func run(verifyEvery: Int = 5) async {
         var reconnections: [ObjectIdentifier: Int] = [:]
         var checks = 0
         while !state.withLock({ $0.closed }) {
@@ -136,7 +136,7 @@ public final class RedisShardedSubscriber: Sendable {
     }
 
     /// Unsubscribes everywhere, closes every connection, ends ``messages`` and ``restorations``.
-    public func close() async {
+    package func close() async {
         let nodes = state.withLock { state in
             state.closed = true
             defer { state.nodes = [:] }

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-public import Logging
+package import Logging
 import Synchronization
 
 /// A Pub/Sub connection that subscribes and unsubscribes at run time and delivers messages as an
@@ -11,15 +11,15 @@ import Synchronization
 /// context. Each (un)subscribe call returns once Redis has confirmed it. After the connection
 /// drops, the thread reconnects with back-off and subscribes again to everything it had; messages
 /// published in the gap are lost, as with any Pub/Sub client.
-public final class RedisSubscriber: Sendable {
-    public let configuration: RedisConfiguration
+package final class RedisSubscriber: Sendable {
+    package let configuration: RedisConfiguration
     /// Every message received, in order. Unbounded: a consumer must keep up.
-    public let messages: AsyncStream<RedisPubSubMessage>
+    package let messages: AsyncStream<RedisPubSubMessage>
     private let output: AsyncStream<RedisPubSubMessage>.Continuation
     /// One element each time Redis confirmed the subscriptions restored after a reconnection:
     /// from then on messages arrive again, and what was published in the gap is gone. A consumer
     /// that keeps state in Redis for missed messages (the simulated hub's held pushes) reads it here.
-    public let restorations: AsyncStream<Void>
+    package let restorations: AsyncStream<Void>
     private let restored: AsyncStream<Void>.Continuation
     private let logger: Logger
     private let inbox = Mutex(Inbox())
@@ -50,7 +50,7 @@ public final class RedisSubscriber: Sendable {
         var closed = false
     }
 
-    public init(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis.pubsub")) {
+    package init(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis.pubsub")) {
         var subscriberConfiguration = configuration
         subscriberConfiguration.commandTimeout = nil  // poll decides when to read
         self.configuration = subscriberConfiguration
@@ -72,32 +72,32 @@ public final class RedisSubscriber: Sendable {
         }.start()
     }
 
-    public func subscribe(_ channels: [String]) async throws { try await submit(.subscribe, channels) }
-    public func unsubscribe(_ channels: [String] = []) async throws { try await submit(.unsubscribe, channels) }
-    public func psubscribe(_ patterns: [String]) async throws { try await submit(.psubscribe, patterns) }
-    public func punsubscribe(_ patterns: [String] = []) async throws { try await submit(.punsubscribe, patterns) }
+    package func subscribe(_ channels: [String]) async throws { try await submit(.subscribe, channels) }
+    package func unsubscribe(_ channels: [String] = []) async throws { try await submit(.unsubscribe, channels) }
+    package func psubscribe(_ patterns: [String]) async throws { try await submit(.psubscribe, patterns) }
+    package func punsubscribe(_ patterns: [String] = []) async throws { try await submit(.punsubscribe, patterns) }
     /// Sharded Pub/Sub (Redis 7): messages sent with `SPUBLISH`. On Redis Cluster all the
     /// channels must be served by this subscriber's node (``RedisShardedSubscriber`` sees to it);
     /// they are sent one `SSUBSCRIBE` per slot.
-    public func ssubscribe(_ channels: [String]) async throws {
+    package func ssubscribe(_ channels: [String]) async throws {
         shardsUsed.store(true, ordering: .relaxed)
         try await submit(.ssubscribe, channels)
     }
-    public func sunsubscribe(_ channels: [String] = []) async throws { try await submit(.sunsubscribe, channels) }
+    package func sunsubscribe(_ channels: [String] = []) async throws { try await submit(.sunsubscribe, channels) }
 
     /// Whether the connection is up (false while it reconnects).
-    public var isConnected: Bool { connected.load(ordering: .relaxed) }
+    package var isConnected: Bool { connected.load(ordering: .relaxed) }
 
     /// Takes the shard channels Redis dropped on its own since the last call (their slot moved).
-    public func takeLostShardChannels() -> [String] { lostShards.withLock { lost in defer { lost = [] }; return lost } }
+    package func takeLostShardChannels() -> [String] { lostShards.withLock { lost in defer { lost = [] }; return lost } }
 
     /// How many times the subscriber reconnected after losing its connection.
-    public var reconnectCount: Int { reconnections.load(ordering: .relaxed) }
+    package var reconnectCount: Int { reconnections.load(ordering: .relaxed) }
 
     /// Unsubscribes from everything (confirmed by Redis, so a PUBLISH right after this returns
     /// counts no receiver here), closes the socket, ends `messages` and joins the thread.
     /// With Redis away the confirmations never come: after `unsubscribeTimeout` it closes anyway.
-    public func close(unsubscribeTimeout: Duration = .seconds(2)) async {
+    package func close(unsubscribeTimeout: Duration = .seconds(2)) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 try? await self.unsubscribe()

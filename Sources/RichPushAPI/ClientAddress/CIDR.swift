@@ -1,12 +1,12 @@
 /// A range of IPv4 or IPv6 addresses written `address/prefix` (`10.0.0.0/8`, `fd00::/8`); a bare
 /// address is the range of that one address. Host bits below the prefix are ignored. IPv4 ranges
 /// also hold the IPv4-mapped IPv6 addresses of a dual-stack socket (`::ffff:10.0.0.1`).
-public struct CIDR: Sendable, Hashable, CustomStringConvertible {
+package struct CIDR: Sendable, Hashable, CustomStringConvertible {
     let network: IPAddress
     /// Leading bits that must match, counted over the 128 bits (an IPv4 /8 is 104 here).
     let bits: Int
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let address = IPAddress(parts[0]) else { return nil }
         // As written: `::ffff:203.0.113.0/120` counts its prefix over 128 bits.
@@ -27,7 +27,7 @@ public struct CIDR: Sendable, Hashable, CustomStringConvertible {
         return address.high & high == network.high && address.low & low == network.low
     }
 
-    public var description: String {
+    package var description: String {
         network.isIPv4 ? "\(network)/\(bits - 96)" : "\(network)/\(bits)"
     }
 

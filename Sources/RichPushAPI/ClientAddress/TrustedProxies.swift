@@ -5,16 +5,16 @@
 /// proxy. Each proxy appends the address it saw, so the addresses left of the first untrusted
 /// hop were written by the client and are not believed. With no ranges, or from any other peer,
 /// the peer is the client and the header is ignored.
-public struct TrustedProxies: Sendable, Hashable {
-    public var ranges: [CIDR]
+package struct TrustedProxies: Sendable, Hashable {
+    package var ranges: [CIDR]
 
-    public init(_ ranges: [CIDR] = []) {
+    package init(_ ranges: [CIDR] = []) {
         self.ranges = ranges
     }
 
     /// Parses a comma-separated list (`10.0.0.0/8, fd00::/8, 192.0.2.7`); an empty list trusts
     /// no proxy.
-    public init(parsing list: String) throws(ParseError) {
+    package init(parsing list: String) throws(ParseError) {
         var ranges: [CIDR] = []
         for entry in list.split(separator: ",") {
             let entry = entry.trimmingOptionalWhitespace
@@ -26,14 +26,14 @@ public struct TrustedProxies: Sendable, Hashable {
     }
 
     /// An entry of `--trusted-proxies` that is not an address or a CIDR.
-    public struct ParseError: Error, CustomStringConvertible {
-        public let entry: String
-        public var description: String {
+    package struct ParseError: Error, CustomStringConvertible {
+        package let entry: String
+        package var description: String {
             "'\(entry)' is not an IPv4 or IPv6 address or CIDR range (such as 10.0.0.0/8, 192.0.2.7 or fd00::/8)"
         }
     }
 
-    public var isEmpty: Bool { ranges.isEmpty }
+    package var isEmpty: Bool { ranges.isEmpty }
 
     func trusts(_ address: IPAddress) -> Bool {
         ranges.contains { $0.contains(address) }

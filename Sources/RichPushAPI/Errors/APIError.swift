@@ -1,23 +1,23 @@
 import Foundation
-public import HTTPTypes
-public import Hummingbird
+package import HTTPTypes
+package import Hummingbird
 import RichPushCore
 
 /// An error the API answers with: a status and `{"error":{"code":"…","message":"…"}}`.
-public struct APIError: Error, HTTPResponseError, Sendable {
-    public let status: HTTPResponse.Status
-    public let code: String
-    public let message: String
-    public var headers: HTTPFields
+package struct APIError: Error, HTTPResponseError, Sendable {
+    package let status: HTTPResponse.Status
+    package let code: String
+    package let message: String
+    package var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
+    package init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = (try? JSONSerialization.data(withJSONObject: ["error": ["code": code, "message": message]], options: [.sortedKeys])) ?? Data()
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"

@@ -1,6 +1,6 @@
 import Hiredis
 import HTTPTypes
-public import Hummingbird
+package import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -9,10 +9,10 @@ import RichPushCore
 /// Turns every error into the API's JSON error shape: Hummingbird's own (404 for an unknown
 /// route, 413 for a body over the limit), Redis being away (503 with `Retry-After`), and anything
 /// unexpected (500, logged, with nothing internal in the answer).
-public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    public init() {}
+package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    package init() {}
 
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {

@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 
 /// `StreamLogHandler`, with its metadata formatted only for a line that is written.
 ///
@@ -7,30 +7,30 @@ public import Logging
 /// requests: that formatting was about 2 % of the API's CPU per request. Here the metadata waits in
 /// this handler and goes to the stream handler with the event, where the line reads the same
 /// (keys sorted, an event's own metadata winning).
-public struct DeferredMetadataLogHandler: LogHandler {
+package struct DeferredMetadataLogHandler: LogHandler {
     private var stream: StreamLogHandler
-    public var metadata: Logger.Metadata = [:]
+    package var metadata: Logger.Metadata = [:]
 
-    public init(_ stream: StreamLogHandler) {
+    package init(_ stream: StreamLogHandler) {
         self.stream = stream
     }
 
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { stream.logLevel }
         set { stream.logLevel = newValue }
     }
 
-    public var metadataProvider: Logger.MetadataProvider? {
+    package var metadataProvider: Logger.MetadataProvider? {
         get { stream.metadataProvider }
         set { stream.metadataProvider = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var event = event
         if !metadata.isEmpty {
             event.metadata = metadata.merging(event.metadata ?? [:]) { _, explicit in explicit }

@@ -1,4 +1,4 @@
-public import ArgumentParser
+import ArgumentParser
 import RichPushApps
 import Foundation
 import Hiredis
@@ -7,7 +7,7 @@ import Logging
 import ServiceLifecycle
 import Metrics
 import Prometheus
-public import RichPushAPI
+package import RichPushAPI
 import RichPushCore
 
 /// `richpush api`: the HTTP API.

@@ -1,7 +1,7 @@
-public import ArgumentParser
+import ArgumentParser
 import Foundation
 import HummingbirdBcrypt
-public import RichPushCore
+package import RichPushCore
 import RichPushQueue
 import RichPushStorage
 

@@ -5,7 +5,7 @@ import Hiredis
 public import Logging
 import RichPushAdapters
 import RichPushFCM
-public import RichPushCore
+package import RichPushCore
 import RichPushQueue
 import RichPushStorage
 import RichPushWorker

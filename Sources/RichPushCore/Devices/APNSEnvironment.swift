@@ -2,6 +2,6 @@
 /// only: an app built for development gets a `sandbox` token (api.sandbox.push.apple.com); App
 /// Store, TestFlight and ad-hoc builds get a `production` one (api.push.apple.com). Sent to the
 /// other service, Apple answers 400 `BadDeviceToken`.
-public enum APNSEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
+package enum APNSEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
     case production, sandbox
 }

@@ -1,23 +1,23 @@
 /// A device registered for pushes: the seed's registration (`PUT /api/register/{id}`).
-public struct Installation: Sendable, Hashable, Codable {
+package struct Installation: Sendable, Hashable, Codable {
     /// Random, unguessable id (the seed's registration id).
-    public var id: String
-    public var platform: Platform
+    package var id: String
+    package var platform: Platform
     /// The platform's push token (APNs device token, FCM registration token, ...).
-    public var handle: String
+    package var handle: String
     /// Tags, always including `username:<owner>`.
-    public var tags: [String]
+    package var tags: [String]
     /// The user who registered it; only they may change or delete it.
-    public var owner: String
+    package var owner: String
     /// Milliseconds since 1970.
-    public var updatedAt: Int64
+    package var updatedAt: Int64
     /// The Apple service that knows `handle` (platform `apns` only; other platforms keep the
     /// default). A registration stored before environments existed is `production`.
-    public var apnsEnvironment: APNSEnvironment
+    package var apnsEnvironment: APNSEnvironment
     /// The browser subscription's keys (platform `webpush` only): what its messages are encrypted to.
-    public var webPushKeys: WebPushKeys?
+    package var webPushKeys: WebPushKeys?
 
-    public init(id: String, platform: Platform, handle: String, tags: [String], owner: String, updatedAt: Int64,
+    package init(id: String, platform: Platform, handle: String, tags: [String], owner: String, updatedAt: Int64,
                 apnsEnvironment: APNSEnvironment = .production, webPushKeys: WebPushKeys? = nil) {
         self.id = id
         self.platform = platform
@@ -35,7 +35,7 @@ public struct Installation: Sendable, Hashable, Codable {
 
     /// As synthesized, except that an encoding without `apnsEnvironment` (written before it
     /// existed) reads as `production`.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(id: try container.decode(String.self, forKey: .id), platform: try container.decode(Platform.self, forKey: .platform),
                   handle: try container.decode(String.self, forKey: .handle), tags: try container.decode([String].self, forKey: .tags),
@@ -45,5 +45,5 @@ public struct Installation: Sendable, Hashable, Codable {
     }
 
     /// The tag the backend adds to every registration of `user` (the seed's rule).
-    public static func userTag(_ user: String) -> String { "username:\(user)" }
+    package static func userTag(_ user: String) -> String { "username:\(user)" }
 }

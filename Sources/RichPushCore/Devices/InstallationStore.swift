@@ -1,5 +1,5 @@
 /// What saving a registration did.
-public enum RegistrationOutcome: Sendable, Hashable {
+package enum RegistrationOutcome: Sendable, Hashable {
     case created, updated
     /// The id belongs to someone else's installation.
     case ownedByAnotherUser
@@ -13,18 +13,18 @@ public enum RegistrationOutcome: Sendable, Hashable {
 }
 
 /// Per-user bounds on registrations; 0 is no bound.
-public struct RegistrationLimits: Sendable, Hashable {
-    public var registrations: Int
-    public var tags: Int
+package struct RegistrationLimits: Sendable, Hashable {
+    package var registrations: Int
+    package var tags: Int
 
-    public init(registrations: Int = 0, tags: Int = 0) {
+    package init(registrations: Int = 0, tags: Int = 0) {
         self.registrations = registrations
         self.tags = tags
     }
 }
 
 /// Where installations (device registrations) and their tag index live.
-public protocol InstallationStore: Sendable {
+package protocol InstallationStore: Sendable {
     /// The seed's `POST /api/register?handle=`: if registrations exist for the handle, keeps one
     /// (returns its id) and deletes the others; else returns a new id.
     func registrationID(forHandle handle: String?, owner: String) async throws -> String

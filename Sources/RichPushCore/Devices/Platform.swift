@@ -1,5 +1,5 @@
 /// A push platform, as the seed's `Platform` field names it.
-public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
+package enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
     case apns, gcm, fcm, wns, mpns
     /// A browser's push subscription (RFC 8030): the handle is its endpoint URL, and the
     /// installation carries the subscription's keys.
@@ -7,7 +7,7 @@ public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// Parses the seed's spelling (case-insensitive), and `browser`, Azure Notification Hubs'
     /// name for Web Push; nil for anything else.
-    public init?(seedName: String) {
+    package init?(seedName: String) {
         let name = seedName.lowercased()
         self.init(rawValue: name == "browser" ? "webpush" : name)
     }

@@ -1,15 +1,15 @@
 /// What a push handle (the platform's device address) may look like, checked at registration so a
 /// handle the platform would refuse is refused at once, with a reason, not at every send.
-public enum PushHandle {
+package enum PushHandle {
     /// The longest handle we store. APNs device tokens are 64 hex digits today (Apple allows them
     /// to grow); FCM registration tokens are about 160 characters.
-    public static let maxBytes = 512
+    package static let maxBytes = 512
     /// The longest Web Push endpoint we store: push services' URLs run to a few hundred bytes
     /// (Windows' carry a long token in the query).
-    public static let maxEndpointBytes = 2048
+    package static let maxEndpointBytes = 2048
 
     /// Why `handle` cannot be a push handle of `platform`, or nil when it can.
-    public static func problem(with handle: String, platform: Platform) -> String? {
+    package static func problem(with handle: String, platform: Platform) -> String? {
         let limit = platform == .webpush ? maxEndpointBytes : maxBytes
         guard (1...limit).contains(handle.utf8.count) else {
             return "a push handle is 1 to \(limit) bytes, got \(handle.utf8.count)"
@@ -32,7 +32,7 @@ public enum PushHandle {
     }
 
     /// FCM's registration-token alphabet: base64url plus `:` and `.` (`cXyz…:APA91b…`).
-    public static func isRegistrationToken(_ token: String, maxBytes: Int = maxBytes) -> Bool {
+    package static func isRegistrationToken(_ token: String, maxBytes: Int = maxBytes) -> Bool {
         (1...maxBytes).contains(token.utf8.count) && token.utf8.allSatisfy {
             (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
                 || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")

@@ -1,14 +1,14 @@
 /// Reads a JSON array of strings (an installation's tags, read for every push) without the
 /// cost of `JSONDecoder`. Accepts exactly what RFC 8259 allows for such an array, escapes and
 /// surrogate pairs included; returns nil for anything else.
-public enum JSONStringArray {
-    public static func parse(_ bytes: some Collection<UInt8>) -> [String]? {
+package enum JSONStringArray {
+    package static func parse(_ bytes: some Collection<UInt8>) -> [String]? {
         parse(Array(bytes))
     }
 
     /// The common case, an array from a Redis reply: no copy (the generic one above, not
     /// specialised across modules, copied byte by byte).
-    public static func parse(_ bytes: [UInt8]) -> [String]? {
+    package static func parse(_ bytes: [UInt8]) -> [String]? {
         var reader = JSONReader(bytes: bytes)
         reader.skipSpace()
         guard reader.take(UInt8(ascii: "[")) else { return nil }

@@ -4,39 +4,39 @@
 /// The caller decides the key order (write keys sorted to match `.sortedKeys` output). Strings
 /// are escaped as RFC 8259 requires: `"`, `\` and control characters; `/` and non-ASCII are
 /// written as they are (UTF-8).
-public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+package struct JSONWriter: Sendable {
+    package private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = []
 
-    public init(capacity: Int = 128) {
+    package init(capacity: Int = 128) {
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func beginObject() {
+    package mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         needsComma.append(false)
     }
 
-    public mutating func endObject() {
+    package mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         needsComma.removeLast()
     }
 
     /// Writes `"key":`; the value written next belongs to it.
-    public mutating func key(_ name: String) {
+    package mutating func key(_ name: String) {
         separate()
         appendString(name)
         bytes.append(UInt8(ascii: ":"))
         if !needsComma.isEmpty { needsComma[needsComma.count - 1] = false }
     }
 
-    public mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         separate()
         appendString(value)
     }
 
-    public mutating func integer(_ value: Int) {
+    package mutating func integer(_ value: Int) {
         separate()
         // The digits from the end of a 20-byte stack buffer: no String per number.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
@@ -53,29 +53,29 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes raw bytes that are already a JSON value.
-    public mutating func raw(_ json: [UInt8]) {
+    package mutating func raw(_ json: [UInt8]) {
         separate()
         bytes.append(contentsOf: json)
     }
 
-    public mutating func field(_ name: String, _ value: String) {
+    package mutating func field(_ name: String, _ value: String) {
         key(name)
         string(value)
     }
 
-    public mutating func field(_ name: String, _ value: Int) {
+    package mutating func field(_ name: String, _ value: Int) {
         key(name)
         integer(value)
     }
 
-    public mutating func field(_ name: String, _ value: Bool) {
+    package mutating func field(_ name: String, _ value: Bool) {
         key(name)
         separate()
         let literal: StaticString = value ? "true" : "false"
         bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// A comma before every value but the first of its object; values right after a key need none.
     private mutating func separate() {

@@ -1,7 +1,7 @@
 /// `2026-11-24T06:00:00.123Z` from milliseconds since 1970, without a formatter: webhook events
 /// carry one each, and Foundation's formatters cost microseconds per call.
-public enum UTCTimestamp {
-    public static func iso8601(milliseconds: Int64) -> String {
+package enum UTCTimestamp {
+    package static func iso8601(milliseconds: Int64) -> String {
         let millis = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds = (milliseconds - Int64(millis)) / 1000
         var days = Int(seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400)

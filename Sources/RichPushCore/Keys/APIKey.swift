@@ -1,9 +1,9 @@
 /// A credential for server-to-server senders: `Authorization: Bearer rpk_<id>_<secret>`. It acts
 /// as its user, limited to its scopes; only a SHA-256 digest of the whole token is stored, so
 /// checking one costs a hash and a lookup, not a bcrypt.
-public struct APIKey: Sendable, Hashable {
+package struct APIKey: Sendable, Hashable {
     /// What a key may do.
-    public enum Scope: String, Sendable, Hashable, CaseIterable, Comparable {
+    package enum Scope: String, Sendable, Hashable, CaseIterable, Comparable {
         /// `POST /api/notifications`.
         case send
         /// Reading notifications, their status and list, and posting receipts.
@@ -17,19 +17,19 @@ public struct APIKey: Sendable, Hashable {
         /// and never implied by ``admin`` (Notification Hubs' Manage right).
         case manage
 
-        public static func < (lhs: Scope, rhs: Scope) -> Bool { lhs.rawValue < rhs.rawValue }
+        package static func < (lhs: Scope, rhs: Scope) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
     /// 16 lowercase hex digits, shown by `richpush keys list`.
-    public var id: String
-    public var user: String
-    public var scopes: Set<Scope>
+    package var id: String
+    package var user: String
+    package var scopes: Set<Scope>
     /// The operator's label for the key.
-    public var label: String
+    package var label: String
     /// Milliseconds since 1970.
-    public var createdAt: Int64
+    package var createdAt: Int64
 
-    public init(id: String, user: String, scopes: Set<Scope>, label: String, createdAt: Int64) {
+    package init(id: String, user: String, scopes: Set<Scope>, label: String, createdAt: Int64) {
         self.id = id
         self.user = user
         self.scopes = scopes
@@ -38,10 +38,10 @@ public struct APIKey: Sendable, Hashable {
     }
 
     /// Whether the key covers a route that needs `scope` (`admin` covers everything but `manage`).
-    public func allows(_ scope: Scope) -> Bool { scopes.contains(scope) || (scope != .manage && scopes.contains(.admin)) }
+    package func allows(_ scope: Scope) -> Bool { scopes.contains(scope) || (scope != .manage && scopes.contains(.admin)) }
 
     /// The id inside a token `rpk_<16 hex>_<secret>`, or nil when it does not have that shape.
-    public static func id(inToken token: String) -> String? {
+    package static func id(inToken token: String) -> String? {
         let utf8 = token.utf8
         guard utf8.count == 4 + 16 + 1 + 43, token.hasPrefix("rpk_") else { return nil }
         let id = token.dropFirst(4).prefix(16)
@@ -61,7 +61,7 @@ public struct APIKey: Sendable, Hashable {
 }
 
 /// Where API keys live (Redis in production).
-public protocol APIKeyStore: Sendable {
+package protocol APIKeyStore: Sendable {
     /// Creates a key for an existing user; returns it with its token, which is shown only once.
     /// Nil when there is no such user.
     func create(user: String, scopes: Set<APIKey.Scope>, label: String) async throws -> (key: APIKey, token: String)?

@@ -1,7 +1,7 @@
 /// The worker's side of the notifications: the records it delivers, and the delivery ledger of
 /// each, where every (notification, installation) pair is leased before its push and recorded
 /// after it. The API's side is ``NotificationStore``.
-public protocol DeliveryLedger: Sendable {
+package protocol DeliveryLedger: Sendable {
     /// Records by id, in order, in one round trip; ids with no record are left out.
     func notifications(ids: [Int]) async throws -> [RichNotification]
     /// Which of these notifications were cancelled (read fresh, in one round trip).
@@ -46,26 +46,26 @@ public protocol DeliveryLedger: Sendable {
 
 /// What one delivery job covers: a notification's whole target, or some of its installations
 /// (a fan-out batch).
-public struct DeliveryScope: Sendable, Hashable {
-    public var notification: Int
+package struct DeliveryScope: Sendable, Hashable {
+    package var notification: Int
     /// nil: every pair of the notification's ledger.
-    public var installations: [String]?
+    package var installations: [String]?
 
-    public init(notification: Int, installations: [String]? = nil) {
+    package init(notification: Int, installations: [String]? = nil) {
         self.notification = notification
         self.installations = installations
     }
 }
 
 /// One batch of a throttled fan-out asking to go out now.
-public struct ThrottledBatch: Sendable, Hashable {
-    public var notification: Int
+package struct ThrottledBatch: Sendable, Hashable {
+    package var notification: Int
     /// Stable across retries of the same batch (its first installation).
-    public var batch: String
-    public var pushes: Int
-    public var perMinute: Int
+    package var batch: String
+    package var pushes: Int
+    package var perMinute: Int
 
-    public init(notification: Int, batch: String, pushes: Int, perMinute: Int) {
+    package init(notification: Int, batch: String, pushes: Int, perMinute: Int) {
         self.notification = notification
         self.batch = batch
         self.pushes = pushes
@@ -74,7 +74,7 @@ public struct ThrottledBatch: Sendable, Hashable {
 }
 
 /// What the ledger said to a lease request for one pair.
-public enum DeliveryLease: Sendable, Hashable {
+package enum DeliveryLease: Sendable, Hashable {
     /// Leased to the caller: push it, then record the outcome.
     case leased
     /// The outcome is already recorded: pushing again would be a duplicate.
@@ -85,22 +85,22 @@ public enum DeliveryLease: Sendable, Hashable {
 }
 
 /// One (notification, installation) pair: the unit a push is leased, sent and recorded for.
-public struct DeliveryKey: Sendable, Hashable {
-    public var notification: Int
-    public var installation: String
+package struct DeliveryKey: Sendable, Hashable {
+    package var notification: Int
+    package var installation: String
 
-    public init(notification: Int, installation: String) {
+    package init(notification: Int, installation: String) {
         self.notification = notification
         self.installation = installation
     }
 }
 
 extension DeliveryLedger {
-    public func leaseDeliveries(id: Int, installations: [String], owner: String, duration: Duration) async throws -> [DeliveryLease] {
+    package func leaseDeliveries(id: Int, installations: [String], owner: String, duration: Duration) async throws -> [DeliveryLease] {
         try await leaseDeliveries(installations.map { DeliveryKey(notification: id, installation: $0) }, owner: owner, duration: duration)
     }
 
-    public func recordDeliveries(id: Int, results: [DeliveryResult]) async throws {
+    package func recordDeliveries(id: Int, results: [DeliveryResult]) async throws {
         try await recordDeliveries([id: results])
     }
 }

@@ -2,37 +2,37 @@
 /// `priority` on `POST /api/notifications`); each adapter says it in its platform's terms. Unset
 /// fields keep the defaults (the renderer's time to live, the notification id as collapse id,
 /// the push mode's priority).
-public struct DeliveryOptions: Sendable, Hashable, Codable {
-    public enum Priority: String, Sendable, Hashable, Codable, CaseIterable {
+package struct DeliveryOptions: Sendable, Hashable, Codable {
+    package enum Priority: String, Sendable, Hashable, Codable, CaseIterable {
         case high, normal
     }
 
     /// How long the platform keeps trying an offline device, counted from the notification's creation.
-    public var ttl: Duration?
+    package var ttl: Duration?
     /// Pushes with the same collapse id replace each other on the device.
-    public var collapseID: String?
-    public var priority: Priority?
+    package var collapseID: String?
+    package var priority: Priority?
     /// At most this many of its pushes a minute (so devices fetch the payload at that rate).
-    public var throttlePerMinute: Int?
+    package var throttlePerMinute: Int?
 
     /// FCM keeps a message at most 28 days; APNs has no stated limit, so the stricter one holds.
-    public static let maxTTL: Duration = .seconds(28 * 86400)
+    package static let maxTTL: Duration = .seconds(28 * 86400)
     /// APNs' limit on `apns-collapse-id`.
-    public static let maxCollapseIDBytes = 64
+    package static let maxCollapseIDBytes = 64
 
-    public static let maxThrottlePerMinute = 10_000_000
+    package static let maxThrottlePerMinute = 10_000_000
 
-    public init(ttl: Duration? = nil, collapseID: String? = nil, priority: Priority? = nil, throttlePerMinute: Int? = nil) {
+    package init(ttl: Duration? = nil, collapseID: String? = nil, priority: Priority? = nil, throttlePerMinute: Int? = nil) {
         self.throttlePerMinute = throttlePerMinute
         self.ttl = ttl
         self.collapseID = collapseID
         self.priority = priority
     }
 
-    public var isEmpty: Bool { ttl == nil && collapseID == nil && priority == nil && throttlePerMinute == nil }
+    package var isEmpty: Bool { ttl == nil && collapseID == nil && priority == nil && throttlePerMinute == nil }
 
     /// Why these options cannot be used, or nil.
-    public var problem: String? {
+    package var problem: String? {
         if let ttl, ttl < .zero || ttl > Self.maxTTL { return "'ttl' must be 0 to \(Self.maxTTL.components.seconds) seconds (28 days)" }
         if let collapseID, !(1...Self.maxCollapseIDBytes).contains(collapseID.utf8.count) {
             return "'collapseId' must be 1 to \(Self.maxCollapseIDBytes) bytes"

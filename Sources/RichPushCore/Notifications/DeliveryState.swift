@@ -3,10 +3,10 @@
 /// job of it gave up (was dead-lettered) before any of its pushes went out; a push that goes out
 /// later moves it on to `sent`, and a replay of the dead letter back to `queued`. `cancelled`
 /// comes last so that nothing moves a cancelled notification on.
-public enum DeliveryState: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+package enum DeliveryState: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     case accepted, scheduled, queued, failed, sent, fetched, displayed, opened, cancelled
 
-    public static func < (lhs: DeliveryState, rhs: DeliveryState) -> Bool {
+    package static func < (lhs: DeliveryState, rhs: DeliveryState) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }
@@ -14,15 +14,15 @@ public enum DeliveryState: String, Sendable, Hashable, Codable, CaseIterable, Co
 /// The outcome counters a notification's status shows. `held`: the platform accepted the push for
 /// a device that is offline and keeps it (one per collapse id) until it is back or its ttl runs
 /// out; `expired`: a held push whose ttl ran out first.
-public enum DeliveryCounter: String, Sendable, Hashable, Codable, CaseIterable {
+package enum DeliveryCounter: String, Sendable, Hashable, Codable, CaseIterable {
     case sent, held, retried, invalidToken, failed, duplicateSuppressed, fetched, displayed, opened, expired
 }
 
 /// What a device reports back through the receipts route.
-public enum ReceiptKind: String, Sendable, Hashable, Codable, CaseIterable {
+package enum ReceiptKind: String, Sendable, Hashable, Codable, CaseIterable {
     case displayed, opened
 
-    public var state: DeliveryState {
+    package var state: DeliveryState {
         switch self {
         case .displayed: .displayed
         case .opened: .opened

@@ -1,7 +1,7 @@
 /// The many-at-once forms of ``NotificationStore``'s create path, for the bulk send: the default
 /// takes the drafts one at a time; a store that can pipeline (Redis) does them together.
 extension NotificationStore {
-    public func create(_ drafts: [NotificationDraft], hashing: ([UInt8]) -> String) async throws -> [Result<RichNotification, any Error>] {
+    package func create(_ drafts: [NotificationDraft], hashing: ([UInt8]) -> String) async throws -> [Result<RichNotification, any Error>] {
         var outcomes: [Result<RichNotification, any Error>] = []
         outcomes.reserveCapacity(drafts.count)
         for draft in drafts {
@@ -14,14 +14,14 @@ extension NotificationStore {
         return outcomes
     }
 
-    public func claim(_ keys: [IdempotencyKey]) async throws -> [IdempotencyClaim] {
+    package func claim(_ keys: [IdempotencyKey]) async throws -> [IdempotencyClaim] {
         var claims: [IdempotencyClaim] = []
         claims.reserveCapacity(keys.count)
         for key in keys { claims.append(try await claim(key)) }
         return claims
     }
 
-    public func release(_ keys: [IdempotencyKey]) async throws {
+    package func release(_ keys: [IdempotencyKey]) async throws {
         for key in keys { try await release(key) }
     }
 }

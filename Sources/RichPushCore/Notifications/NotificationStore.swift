@@ -1,21 +1,21 @@
 /// A new rich notification before it has an id.
-public struct NotificationDraft: Sendable, Hashable {
-    public var message: String
-    public var richType: RichType
-    public var contentType: String
-    public var payload: [UInt8]
-    public var creator: String
-    public var target: String
+package struct NotificationDraft: Sendable, Hashable {
+    package var message: String
+    package var richType: RichType
+    package var contentType: String
+    package var payload: [UInt8]
+    package var creator: String
+    package var target: String
     /// When set, the notification completes this claimed key in the same write that creates it.
-    public var idempotency: IdempotencyKey?
-    public var delivery: DeliveryOptions
+    package var idempotency: IdempotencyKey?
+    package var delivery: DeliveryOptions
     /// When to send, ms since 1970; nil: now.
-    public var sendAt: Int64?
+    package var sendAt: Int64?
     /// The creator's quotas, charged in the step that creates it; a refusal is thrown as
     /// ``QuotaRefusal`` and nothing is created. nil: no quota.
-    public var quota: QuotaLimits?
+    package var quota: QuotaLimits?
 
-    public init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
+    package init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
                 idempotency: IdempotencyKey? = nil, delivery: DeliveryOptions = DeliveryOptions()) {
         self.idempotency = idempotency
         self.delivery = delivery
@@ -29,14 +29,14 @@ public struct NotificationDraft: Sendable, Hashable {
 }
 
 /// What a notification's status route shows.
-public struct NotificationStatus: Sendable, Hashable, Codable {
-    public struct Device: Sendable, Hashable, Codable {
-        public var installation: String
-        public var state: String
-        public var adapterID: String?
-        public var error: String?
+package struct NotificationStatus: Sendable, Hashable, Codable {
+    package struct Device: Sendable, Hashable, Codable {
+        package var installation: String
+        package var state: String
+        package var adapterID: String?
+        package var error: String?
 
-        public init(installation: String, state: String, adapterID: String? = nil, error: String? = nil) {
+        package init(installation: String, state: String, adapterID: String? = nil, error: String? = nil) {
             self.installation = installation
             self.state = state
             self.adapterID = adapterID
@@ -44,12 +44,12 @@ public struct NotificationStatus: Sendable, Hashable, Codable {
         }
     }
 
-    public var id: Int
-    public var state: DeliveryState
-    public var counts: [String: Int]
-    public var devices: [Device]
+    package var id: Int
+    package var state: DeliveryState
+    package var counts: [String: Int]
+    package var devices: [Device]
 
-    public init(id: Int, state: DeliveryState, counts: [String: Int], devices: [Device]) {
+    package init(id: Int, state: DeliveryState, counts: [String: Int], devices: [Device]) {
         self.id = id
         self.state = state
         self.counts = counts
@@ -58,13 +58,13 @@ public struct NotificationStatus: Sendable, Hashable, Codable {
 }
 
 /// What happened to one device's push, for the status route.
-public struct DeliveryResult: Sendable, Hashable {
-    public var installation: String
-    public var counter: DeliveryCounter
-    public var adapterID: String?
-    public var error: String?
+package struct DeliveryResult: Sendable, Hashable {
+    package var installation: String
+    package var counter: DeliveryCounter
+    package var adapterID: String?
+    package var error: String?
 
-    public init(installation: String, counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil) {
+    package init(installation: String, counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil) {
         self.installation = installation
         self.counter = counter
         self.adapterID = adapterID
@@ -74,7 +74,7 @@ public struct DeliveryResult: Sendable, Hashable {
 
 /// Where rich notifications, their payloads and their status live: the API's side. The
 /// worker's side, the delivery ledger, is ``DeliveryLedger``.
-public protocol NotificationStore: Sendable {
+package protocol NotificationStore: Sendable {
     /// Stores the record and the payload and enqueues the delivery job, all or nothing. With
     /// `draft.quota`, charges it first and throws ``QuotaRefusal`` (nothing created) when it is spent.
     func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification
@@ -123,31 +123,31 @@ public protocol NotificationStore: Sendable {
 }
 
 /// Limits to charge one notification against; 0 is no limit.
-public struct QuotaLimits: Sendable, Hashable {
-    public var perMinute: Int
-    public var liveBytes: Int
+package struct QuotaLimits: Sendable, Hashable {
+    package var perMinute: Int
+    package var liveBytes: Int
 
-    public init(perMinute: Int, liveBytes: Int) {
+    package init(perMinute: Int, liveBytes: Int) {
         self.perMinute = perMinute
         self.liveBytes = liveBytes
     }
 
-    public var isUnlimited: Bool { perMinute <= 0 && liveBytes <= 0 }
+    package var isUnlimited: Bool { perMinute <= 0 && liveBytes <= 0 }
 }
 
 /// Why a per-user quota refused a request, and when to try again.
-public struct QuotaRefusal: Sendable, Hashable, Error {
-    public var message: String
-    public var retryAfter: Int
+package struct QuotaRefusal: Sendable, Hashable, Error {
+    package var message: String
+    package var retryAfter: Int
 
-    public init(message: String, retryAfter: Int) {
+    package init(message: String, retryAfter: Int) {
         self.message = message
         self.retryAfter = retryAfter
     }
 }
 
 /// What recording a receipt did.
-public enum ReceiptOutcome: Sendable, Hashable {
+package enum ReceiptOutcome: Sendable, Hashable {
     case counted
     /// This (kind, installation or reader) was counted before.
     case duplicate
@@ -156,7 +156,7 @@ public enum ReceiptOutcome: Sendable, Hashable {
 }
 
 /// What cancelling a notification did.
-public enum CancelOutcome: Sendable, Hashable {
+package enum CancelOutcome: Sendable, Hashable {
     case cancelled
     /// It was cancelled before: nothing changed.
     case alreadyCancelled

@@ -5,26 +5,26 @@ import Synchronization
 /// (at once, without a round trip) joined with what the fleet shares through ``ProviderHolds``.
 /// An adapter asks ``remaining()`` once per batch and sends nothing while a hold is in force;
 /// a 429 that holds the provider calls ``hold(for:)``, which every worker then honours.
-public final class ProviderHold: Sendable {
+package final class ProviderHold: Sendable {
     /// What is held, e.g. `fcm:<project>`.
-    public let scope: String
+    package let scope: String
     private let shared: (any ProviderHolds)?
     private let localEnd = Mutex<Int64>(0)
     private let now: @Sendable () -> Int64
 
     /// `shared`: the fleet's holds (nil: this process only). `now`: UNIX milliseconds.
-    public init(scope: String, shared: (any ProviderHolds)?, now: @escaping @Sendable () -> Int64 = ProviderHold.wallClock) {
+    package init(scope: String, shared: (any ProviderHolds)?, now: @escaping @Sendable () -> Int64 = ProviderHold.wallClock) {
         self.scope = scope
         self.shared = shared
         self.now = now
     }
 
     /// UNIX milliseconds from the system clock: hosts of a fleet agree on it, as they must on a hold.
-    public static func wallClock() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.up)) }
+    package static func wallClock() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.up)) }
 
     /// How long sends are still held, or nil: the later of this process's hold and the fleet's.
     /// Throws when the fleet's holds cannot be read (the batch is then retried as a whole).
-    public func remaining() async throws -> Duration? {
+    package func remaining() async throws -> Duration? {
         var end = localEnd.withLock { $0 }
         if let shared, let fleet = try await shared.holdEnd(scope), fleet > end {
             end = fleet
@@ -35,7 +35,7 @@ public final class ProviderHold: Sendable {
     }
 
     /// This process's hold alone (no round trip): for answers of a batch already under way.
-    public var remainingHere: Duration? {
+    package var remainingHere: Duration? {
         let left = localEnd.withLock { $0 } - now()
         return left > 0 ? .milliseconds(left) : nil
     }
@@ -44,7 +44,7 @@ public final class ProviderHold: Sendable {
     /// tell the fleet is not the batch's failure: this process still holds, and the others learn
     /// of the limit from their own next answer, as they would without a shared hold.
     @discardableResult
-    public func hold(for duration: Duration) async -> Duration {
+    package func hold(for duration: Duration) async -> Duration {
         let end = now() + Int64(duration.components.seconds) * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         localEnd.withLock { $0 = max($0, end) }
         if let shared {

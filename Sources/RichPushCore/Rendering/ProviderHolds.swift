@@ -2,7 +2,7 @@
 /// project, or a platform asks with `Retry-After` on a 429 to wait, every worker holds its sends to
 /// that provider until the time said, not only the worker that was told. A scope names what is
 /// held (`fcm:<project>`, `apns:<host>:<team>`). Times are UNIX milliseconds, so hosts agree.
-public protocol ProviderHolds: Sendable {
+package protocol ProviderHolds: Sendable {
     /// When the hold on `scope` ends, or nil if there is none in force.
     func holdEnd(_ scope: String) async throws -> Int64?
     /// Holds `scope` until `end`; a hold that ends later already stays as it is.
@@ -13,7 +13,7 @@ public protocol ProviderHolds: Sendable {
 /// worker sends to them again once the answer is in, even a job that resolved the device before
 /// its installation was removed. A token comes back to life when its device registers again:
 /// a mark counts only against registrations older than it.
-public protocol GoneTokens: Sendable {
+package protocol GoneTokens: Sendable {
     /// Of `handles`, those marked dead, with when (UNIX milliseconds).
     func gone(among handles: [String]) async throws -> [String: Int64]
     /// Marks `handles` dead at `time` (UNIX milliseconds).

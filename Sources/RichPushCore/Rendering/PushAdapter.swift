@@ -1,12 +1,12 @@
 /// One push for one installation.
-public struct OutgoingPush: Sendable, Hashable {
+package struct OutgoingPush: Sendable, Hashable {
     /// The notification it carries (platforms derive their message id from it and the
     /// installation, so a retry keeps the id).
-    public var notification: Int
-    public var installation: Installation
-    public var rendered: RenderedPush
+    package var notification: Int
+    package var installation: Installation
+    package var rendered: RenderedPush
 
-    public init(notification: Int, installation: Installation, rendered: RenderedPush) {
+    package init(notification: Int, installation: Installation, rendered: RenderedPush) {
         self.notification = notification
         self.installation = installation
         self.rendered = rendered
@@ -14,7 +14,7 @@ public struct OutgoingPush: Sendable, Hashable {
 }
 
 /// What the platform said about one push.
-public enum PushOutcome: Sendable, Hashable {
+package enum PushOutcome: Sendable, Hashable {
     /// Handed over; `adapterID` is the platform's id for it (apns-id, message id).
     case sent(adapterID: String)
     /// The device is offline; the platform keeps the push for it for a while (per collapse id).
@@ -33,7 +33,7 @@ public enum PushOutcome: Sendable, Hashable {
 }
 
 /// Sends rendered pushes to a platform (a simulated hub, APNs, …), in batches.
-public protocol PushAdapter: Sendable {
+package protocol PushAdapter: Sendable {
     /// A name for logs and metrics (`simulated`, `apns`).
     var name: String { get }
     /// Sends the pushes and returns one outcome each, in order. Throws only when nothing could be
@@ -50,6 +50,6 @@ public protocol PushAdapter: Sendable {
 }
 
 extension PushAdapter {
-    public func name(for platform: Platform) -> String { name }
-    public func prepare() async {}
+    package func name(for platform: Platform) -> String { name }
+    package func prepare() async {}
 }

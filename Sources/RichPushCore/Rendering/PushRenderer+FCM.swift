@@ -1,10 +1,10 @@
-public import Foundation
+package import Foundation
 
 extension PushRenderer {
     /// FCM's limit on a data message's payload (the `data` keys and values).
-    public static let maxFCMDataBytes = 4096
+    package static let maxFCMDataBytes = 4096
     /// FCM keeps an undelivered message at most 28 days.
-    public static let maxFCMTimeToLive: Duration = .seconds(28 * 86400)
+    package static let maxFCMTimeToLive: Duration = .seconds(28 * 86400)
 
     /// The rich push's Android form for FCM HTTP v1: a high-priority data message carrying
     /// `richId`, `richType` and `richMessage`, which wakes the app to fetch the payload and post
@@ -18,7 +18,7 @@ extension PushRenderer {
     ///
     /// `collapseID` (the notification id) is not sent: only a sender's own collapse id becomes
     /// `collapse_key`. It is kept so both platforms render from the same call.
-    public func renderFCM(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
+    package func renderFCM(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
         var data = [("richId", String(notification.id)), ("richMessage", notification.message), ("richType", notification.richType.rawValue)]
         if mode == .alert { data.append(("richUrl", "\(apiBaseURL)/api/notifications/\(notification.id)")) }
         let dataBytes = data.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }

@@ -1,18 +1,18 @@
-public import Foundation
+package import Foundation
 
 extension PushRenderer {
     /// The most plaintext one Web Push message carries (RFC 8291 §4: one 4,096-byte record).
-    public static let maxWebPushPlaintextBytes = 3993
+    package static let maxWebPushPlaintextBytes = 3993
     /// Push services keep a message at most about 28 days (Mozilla's autopush: 60 days; FCM's
     /// web push: 28): the TTL sent is capped there.
-    public static let maxWebPushTimeToLive: Duration = .seconds(28 * 86400)
+    package static let maxWebPushTimeToLive: Duration = .seconds(28 * 86400)
 
     /// The rich push's browser form: the JSON the service worker decrypts,
     /// `{"richId", "richMessage", "richType"}` (and `richUrl` in alert mode), from which it fetches
     /// the payload with the user's credentials and shows the notification with its "More" action.
     /// `collapseID` is the sender's collapse id only (sent as `Topic`), as for FCM; the TTL is the
     /// notification's remaining life in whole seconds, rounded up.
-    public func renderWebPush(_ notification: RichNotification, now: Date = Date()) throws(RenderError) -> RenderedPush {
+    package func renderWebPush(_ notification: RichNotification, now: Date = Date()) throws(RenderError) -> RenderedPush {
         var json = JSONWriter(capacity: 96 + notification.message.utf8.count)
         json.beginObject()
         json.field("richId", String(notification.id))

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Renders a rich notification for a device, as the tutorial's app expects it.
 ///
@@ -6,29 +6,29 @@ public import Foundation
 /// "richMessage":"…", "richType":"img"}` (`legacySound` adds the seed's `"sound":""`). The alert
 /// mode is for apps with a Notification Service Extension: a visible alert with
 /// `mutable-content: 1` and the URL to fetch the payload from.
-public struct PushRenderer: Sendable {
-    public enum Mode: String, Sendable, CaseIterable {
+package struct PushRenderer: Sendable {
+    package enum Mode: String, Sendable, CaseIterable {
         case silent, alert
     }
 
     /// APNs refuses payloads over 4 KiB.
-    public static let maxPayloadBytes = 4096
+    package static let maxPayloadBytes = 4096
 
-    public var mode: Mode
-    public var legacySound: Bool
+    package var mode: Mode
+    package var legacySound: Bool
     /// Base URL of the API, for the alert mode's fetch URL.
-    public var apiBaseURL: String
+    package var apiBaseURL: String
     /// How long the platforms should keep trying an offline device when the sender set no `ttl`.
-    public var timeToLive: Duration
+    package var timeToLive: Duration
 
-    public init(mode: Mode = .silent, legacySound: Bool = false, apiBaseURL: String = "http://127.0.0.1:8080", timeToLive: Duration = .seconds(86400)) {
+    package init(mode: Mode = .silent, legacySound: Bool = false, apiBaseURL: String = "http://127.0.0.1:8080", timeToLive: Duration = .seconds(86400)) {
         self.mode = mode
         self.legacySound = legacySound
         self.apiBaseURL = apiBaseURL
         self.timeToLive = timeToLive
     }
 
-    public func render(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
+    package func render(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
         // Keys in sorted order, as the seed's JSON had them.
         var json = JSONWriter(capacity: 96 + notification.message.utf8.count)
         json.beginObject()
@@ -73,7 +73,7 @@ public struct PushRenderer: Sendable {
     /// notification's creation plus the sender's `ttl`, to the millisecond (a late or retried
     /// send keeps the same deadline), else the renderer's time to live from now. Never before
     /// now: once the deadline has passed, deliver now or never.
-    public func deadline(of notification: RichNotification, now: Date) -> Int64 {
+    package func deadline(of notification: RichNotification, now: Date) -> Int64 {
         let current = Self.milliseconds(now)
         guard let ttl = notification.delivery.ttl else { return current + Self.milliseconds(roundingUp: timeToLive) }
         return max(current, notification.createdAt + Self.milliseconds(roundingUp: ttl))
@@ -81,7 +81,7 @@ public struct PushRenderer: Sendable {
 
     /// How much longer the platform should keep trying (to ``deadline(of:now:)``), to the
     /// millisecond; zero once the deadline has passed.
-    public func lifetime(of notification: RichNotification, now: Date) -> Duration {
+    package func lifetime(of notification: RichNotification, now: Date) -> Duration {
         .milliseconds(deadline(of: notification, now: now) - Self.milliseconds(now))
     }
 
@@ -95,7 +95,7 @@ public struct PushRenderer: Sendable {
 
     /// Whole seconds for a platform that counts in seconds (`apns-expiration`, FCM's `ttl`),
     /// rounded up: a platform told a second less would drop the push before its deadline.
-    public static func seconds(roundingUp milliseconds: Int64) -> Int {
+    package static func seconds(roundingUp milliseconds: Int64) -> Int {
         Int(milliseconds / 1000 + (milliseconds % 1000 > 0 ? 1 : 0))
     }
 }

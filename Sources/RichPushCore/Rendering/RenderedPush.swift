@@ -1,25 +1,25 @@
 /// A push ready for a platform: the payload bytes and the request metadata APNs wants.
-public struct RenderedPush: Sendable, Hashable {
-    public var payload: [UInt8]
+package struct RenderedPush: Sendable, Hashable {
+    package var payload: [UInt8]
     /// `apns-push-type`: `background` for silent pushes, `alert` for the extension mode.
-    public var pushType: String
+    package var pushType: String
     /// `apns-priority`: 5 for background pushes (Apple requires it), 10 for alerts.
-    public var priority: Int
+    package var priority: Int
     /// `apns-expiration`, seconds since 1970 (0: deliver once or never): ``deadline`` rounded up,
     /// so a platform never gives up before it.
-    public var expiration: Int
+    package var expiration: Int
     /// Until when the push may be delivered, in milliseconds since 1970: the notification's
     /// creation plus its ttl, exactly (the simulated hub holds it until then, never later or
     /// earlier); 0 when `expiration` is 0.
-    public var deadline: Int64
+    package var deadline: Int64
     /// `apns-collapse-id`: the sender's collapse id, else the notification id, so a resend
     /// (replay, or after a worker died between send and record) replaces what the device shows
     /// rather than repeats it. Empty for an FCM message without a sender's collapse id: FCM keeps
     /// only 4 collapse keys per offline device, so such a message carries none.
-    public var collapseID: String
+    package var collapseID: String
 
     /// `deadline` defaults to `expiration` in milliseconds.
-    public init(payload: [UInt8], pushType: String, priority: Int, expiration: Int, collapseID: String, deadline: Int64? = nil) {
+    package init(payload: [UInt8], pushType: String, priority: Int, expiration: Int, collapseID: String, deadline: Int64? = nil) {
         self.payload = payload
         self.pushType = pushType
         self.priority = priority
@@ -30,7 +30,7 @@ public struct RenderedPush: Sendable, Hashable {
 }
 
 /// Why a notification could not be rendered; never worth a retry.
-public struct RenderError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
+package struct RenderError: Error, Sendable, Hashable, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
 }

@@ -1,15 +1,15 @@
-public import Foundation
+package import Foundation
 
 /// Base64url without padding (RFC 4648 §5), as JWTs use it: APNs provider tokens and the OAuth2
 /// assertions of service accounts.
-public enum Base64URL {
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+package enum Base64URL {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
     /// nil for an empty part, padding, or characters outside the alphabet.
-    public static func decode(_ part: some StringProtocol) -> Data? {
+    package static func decode(_ part: some StringProtocol) -> Data? {
         guard !part.isEmpty, part.utf8.allSatisfy({ $0 != UInt8(ascii: "=") }) else { return nil }
         var text = String(part).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while text.utf8.count % 4 != 0 { text += "=" }

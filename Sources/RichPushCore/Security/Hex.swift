@@ -1,10 +1,10 @@
 /// Lower-case hex without Foundation's formatter (which costs microseconds per byte).
-public enum Hex {
+package enum Hex {
     /// Lowercase hex. `@inlinable` so that callers in other modules get it specialised for their
     /// sequence (a digest per create and per credential check); unspecialised, it walked the
     /// sequence through witness tables.
     @inlinable
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         for byte in bytes {
@@ -20,7 +20,7 @@ public enum Hex {
     }
 
     /// Whether every character is a hex digit (either case).
-    public static func isDigits(_ text: some StringProtocol) -> Bool {
+    package static func isDigits(_ text: some StringProtocol) -> Bool {
         text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }
 }

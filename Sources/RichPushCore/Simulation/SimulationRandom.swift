@@ -2,26 +2,26 @@ import Synchronization
 
 /// A small seeded generator (SplitMix64) for the local platform simulators' fault injection:
 /// the same seed gives the same choices, so a failing run can be repeated.
-public final class SimulationRandom: Sendable {
+package final class SimulationRandom: Sendable {
     private let state: Mutex<UInt64>
 
-    public init(seed: UInt64) { state = Mutex(seed) }
+    package init(seed: UInt64) { state = Mutex(seed) }
 
     /// Uniform in 0..<1.
-    public func next() -> Double {
+    package func next() -> Double {
         Self.unit(state.withLock { state in
             state &+= 0x9e37_79b9_7f4a_7c15
             return Self.mix(state)
         })
     }
 
-    public func next(in range: ClosedRange<Int>) -> Int {
+    package func next(in range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() * Double(range.count))
     }
 
     /// A value in 0..<1 fixed by `text` and `seed`: a device token's fate that stays the same on
     /// every request (a dead token stays dead).
-    public static func stableUnit(of text: some StringProtocol, seed: UInt64) -> Double {
+    package static func stableUnit(of text: some StringProtocol, seed: UInt64) -> Double {
         // FNV-1a, then mixed.
         var value: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
         for byte in text.utf8 {

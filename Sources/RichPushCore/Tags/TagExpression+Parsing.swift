@@ -1,23 +1,23 @@
 /// Why a tag expression or tag was refused.
-public struct TagExpressionError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
+package struct TagExpressionError: Error, Sendable, Hashable, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
 }
 
 extension TagExpression {
     /// The most distinct tags one expression may name (Notification Hubs allows 20 in an `||` chain).
-    public static let maxTags = 20
+    package static let maxTags = 20
     /// The longest expression accepted, in bytes: 20 tags of 120 bytes with their operators fit.
-    public static let maxBytes = 4096
+    package static let maxBytes = 4096
     /// The most operators (`&&`, `||`, `!`) one expression may hold. With `maxDepth` it bounds
     /// the tree, so the recursive walks (`matches`, `tags`, `description`) cannot run deep.
-    public static let maxOperators = 64
+    package static let maxOperators = 64
     /// The deepest nesting of parentheses and `!` accepted.
-    public static let maxDepth = 16
+    package static let maxDepth = 16
 
     /// Parses an expression; errors say where and what was expected. Every bound is checked
     /// before the structure is built: the input's bytes first, then tokens, operators and depth.
-    public init(parsing text: String) throws(TagExpressionError) {
+    package init(parsing text: String) throws(TagExpressionError) {
         guard text.utf8.count <= Self.maxBytes else {
             throw TagExpressionError(message: "the tag expression is \(text.utf8.count) bytes; at most \(Self.maxBytes) are allowed")
         }
@@ -39,7 +39,7 @@ extension TagExpression {
     }
 
     /// Checks one tag: 1 to 120 bytes of ASCII letters, digits and `_ @ # . : -`.
-    public static func validate(tag: String) throws(TagExpressionError) {
+    package static func validate(tag: String) throws(TagExpressionError) {
         guard (1...120).contains(tag.utf8.count) else {
             throw TagExpressionError(message: "tag '\(tag.prefix(40))' must be 1 to 120 characters long")
         }

@@ -1,13 +1,13 @@
 /// A tag expression as Azure Notification Hubs reads it: tags joined by `&&`, `||`, `!` and
 /// parentheses, e.g. `username:alice || (sports && !weekend)`. `!` binds tightest, then `&&`.
-public indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible {
+package indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible {
     case tag(String)
     case not(TagExpression)
     case and(TagExpression, TagExpression)
     case or(TagExpression, TagExpression)
 
     /// Whether an installation with these tags is a target.
-    public func matches(_ tags: Set<String>) -> Bool {
+    package func matches(_ tags: Set<String>) -> Bool {
         switch self {
         case .tag(let tag): tags.contains(tag)
         case .not(let inner): !inner.matches(tags)
@@ -17,7 +17,7 @@ public indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Every tag the expression names.
-    public var tags: Set<String> {
+    package var tags: Set<String> {
         switch self {
         case .tag(let tag): [tag]
         case .not(let inner): inner.tags
@@ -27,7 +27,7 @@ public indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible 
 
     /// The tags whose sets together hold every possible target (nil when a `!` at the top level
     /// makes every installation a candidate).
-    public var candidateTags: Set<String>? {
+    package var candidateTags: Set<String>? {
         switch self {
         case .tag(let tag):
             return [tag]
@@ -44,7 +44,7 @@ public indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible 
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tag(let tag): tag
         case .not(let inner): "!\(inner.parenthesized)"

@@ -1,22 +1,22 @@
 /// Someone who may call the API.
-public struct User: Sendable, Hashable, Codable {
-    public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
+package struct User: Sendable, Hashable, Codable {
+    package enum Role: String, Sendable, Hashable, Codable, CaseIterable {
         /// Registers own devices, sends to own tag, reads own notifications.
         case user
         /// May also send to any tag or tag expression.
         case admin
     }
 
-    public var name: String
-    public var role: Role
+    package var name: String
+    package var role: Role
 
-    public init(name: String, role: Role) {
+    package init(name: String, role: Role) {
         self.name = name
         self.role = role
     }
 
     /// Checks a user name: 1 to 64 characters of letters, digits and `_ . @ -` (it becomes a tag).
-    public static func validate(name: String) -> String? {
+    package static func validate(name: String) -> String? {
         guard (1...64).contains(name.count) else { return "user name must be 1 to 64 characters long" }
         // ASCII letters, digits and four marks, checked byte by byte (every request's Basic
         // credentials pass here).

@@ -1,16 +1,16 @@
 /// A user with the bcrypt hash of their password.
-public struct StoredUser: Sendable, Hashable {
-    public let user: User
-    public let passwordHash: String
+package struct StoredUser: Sendable, Hashable {
+    package let user: User
+    package let passwordHash: String
 
-    public init(user: User, passwordHash: String) {
+    package init(user: User, passwordHash: String) {
         self.user = user
         self.passwordHash = passwordHash
     }
 }
 
 /// Where users and the login throttle live (Redis in production).
-public protocol UserStore: Sendable {
+package protocol UserStore: Sendable {
     func user(named name: String) async throws -> StoredUser?
     /// Adds a user; false if the name is taken.
     func create(_ user: User, passwordHash: String) async throws -> Bool
@@ -33,19 +33,19 @@ public protocol UserStore: Sendable {
 /// How failed logins slow down further guesses: each (user name, address) pair and each address
 /// gets a number of free failures, then must wait 1, 2, 4, … seconds (up to `maxDelay`) after
 /// each further one. Nothing locks an account: the same user from another address is not slowed.
-public struct LoginThrottle: Sendable, Hashable {
+package struct LoginThrottle: Sendable, Hashable {
     /// Failures of one (user, address) pair before delays start.
-    public var freeFailuresPerPair: Int
+    package var freeFailuresPerPair: Int
     /// Failures from one address (any user names) before delays start.
-    public var freeFailuresPerAddress: Int
+    package var freeFailuresPerAddress: Int
     /// The first delay once the free failures are used up; each failure after doubles it.
-    public var firstDelay: Duration
+    package var firstDelay: Duration
     /// The longest delay between two attempts.
-    public var maxDelay: Duration
+    package var maxDelay: Duration
     /// Failures are forgotten this long after the last one.
-    public var memory: Duration
+    package var memory: Duration
 
-    public init(freeFailuresPerPair: Int = 5, freeFailuresPerAddress: Int = 100, firstDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(900),
+    package init(freeFailuresPerPair: Int = 5, freeFailuresPerAddress: Int = 100, firstDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(900),
                 memory: Duration = .seconds(3600)) {
         self.firstDelay = firstDelay
         self.freeFailuresPerPair = freeFailuresPerPair

@@ -1,20 +1,20 @@
 /// A user's status webhook: where RichPush POSTs the events it wants, signed with its secret.
-public struct Webhook: Sendable, Hashable {
+package struct Webhook: Sendable, Hashable {
     /// `wh_` and 16 lowercase hex digits.
-    public var id: String
+    package var id: String
     /// The user who created it: it hears about that user's notifications (all users' with ``allUsers``).
-    public var owner: String
-    public var url: String
-    public var events: Set<WebhookEventType>
+    package var owner: String
+    package var url: String
+    package var events: Set<WebhookEventType>
     /// Every user's notifications, not only the owner's (admins only).
-    public var allUsers: Bool
-    public var description: String
+    package var allUsers: Bool
+    package var description: String
     /// The HMAC-SHA256 key of `X-RichPush-Signature`; never shown after creation.
-    public var secret: String
+    package var secret: String
     /// Milliseconds since 1970.
-    public var createdAt: Int64
+    package var createdAt: Int64
 
-    public init(id: String, owner: String, url: String, events: Set<WebhookEventType>, allUsers: Bool, description: String, secret: String, createdAt: Int64) {
+    package init(id: String, owner: String, url: String, events: Set<WebhookEventType>, allUsers: Bool, description: String, secret: String, createdAt: Int64) {
         self.id = id
         self.owner = owner
         self.url = url
@@ -26,21 +26,21 @@ public struct Webhook: Sendable, Hashable {
     }
 
     /// Whether an event of `type` about a notification created by `creator` goes to this webhook.
-    public func wants(_ type: WebhookEventType, creator: String) -> Bool {
+    package func wants(_ type: WebhookEventType, creator: String) -> Bool {
         events.contains(type) && (allUsers || owner == creator)
     }
 
     /// Whether `id` has the shape of a webhook id (so it can be used in a key name).
-    public static func isValidID(_ id: String) -> Bool {
+    package static func isValidID(_ id: String) -> Bool {
         id.utf8.count == 19 && id.hasPrefix("wh_") && id.utf8.dropFirst(3).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     /// Most webhooks one user may have.
-    public static let maxPerUser = 10
+    package static let maxPerUser = 10
 }
 
 /// What a webhook can ask to hear about. The names are the JSON `type` of each event.
-public enum WebhookEventType: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+package enum WebhookEventType: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     /// The platform (or the hub) accepted the push for a device (`held`: the device is offline).
     case sent
     /// The push failed for good.
@@ -58,5 +58,5 @@ public enum WebhookEventType: String, Sendable, Hashable, Codable, CaseIterable,
     /// The notification was cancelled before all its pushes went out.
     case cancelled
 
-    public static func < (lhs: WebhookEventType, rhs: WebhookEventType) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: WebhookEventType, rhs: WebhookEventType) -> Bool { lhs.rawValue < rhs.rawValue }
 }

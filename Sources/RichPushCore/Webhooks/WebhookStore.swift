@@ -1,5 +1,5 @@
 /// Where webhooks, their delivery attempts and their dead letters live (Redis in production).
-public protocol WebhookStore: Sendable {
+package protocol WebhookStore: Sendable {
     /// Stores a new webhook; false when its owner already has ``Webhook/maxPerUser``.
     func create(_ webhook: Webhook) async throws -> Bool
     func webhook(id: String) async throws -> Webhook?
@@ -16,8 +16,8 @@ public protocol WebhookStore: Sendable {
 }
 
 /// One POST of a delivery (its first or a retry), as the attempts route lists it.
-public struct WebhookAttempt: Sendable, Hashable, Codable {
-    public enum Outcome: String, Sendable, Hashable, Codable {
+package struct WebhookAttempt: Sendable, Hashable, Codable {
+    package enum Outcome: String, Sendable, Hashable, Codable {
         /// The receiver answered 2xx: done.
         case delivered
         /// It failed; the delivery is tried again later.
@@ -26,19 +26,19 @@ public struct WebhookAttempt: Sendable, Hashable, Codable {
         case dead
     }
 
-    public var deliveryId: String
+    package var deliveryId: String
     /// 1 for the first POST.
-    public var attempt: Int
+    package var attempt: Int
     /// ISO 8601, UTC.
-    public var at: String
+    package var at: String
     /// The receiver's HTTP status; nil when no answer came (refused, timed out).
-    public var status: Int?
-    public var durationMs: Int
-    public var events: Int
-    public var outcome: Outcome
-    public var error: String?
+    package var status: Int?
+    package var durationMs: Int
+    package var events: Int
+    package var outcome: Outcome
+    package var error: String?
 
-    public init(deliveryId: String, attempt: Int, at: String, status: Int?, durationMs: Int, events: Int, outcome: Outcome, error: String?) {
+    package init(deliveryId: String, attempt: Int, at: String, status: Int?, durationMs: Int, events: Int, outcome: Outcome, error: String?) {
         self.deliveryId = deliveryId
         self.attempt = attempt
         self.at = at
@@ -51,17 +51,17 @@ public struct WebhookAttempt: Sendable, Hashable, Codable {
 }
 
 /// A delivery given up on, kept with its body so nothing is lost silently: it can be read and replayed.
-public struct WebhookDeadLetter: Sendable, Hashable, Codable {
-    public var deliveryId: String
-    public var attempts: Int
-    public var firstAttemptAt: String
-    public var lastAttemptAt: String
-    public var lastError: String
-    public var events: Int
+package struct WebhookDeadLetter: Sendable, Hashable, Codable {
+    package var deliveryId: String
+    package var attempts: Int
+    package var firstAttemptAt: String
+    package var lastAttemptAt: String
+    package var lastError: String
+    package var events: Int
     /// The JSON body that was POSTed.
-    public var body: String
+    package var body: String
 
-    public init(deliveryId: String, attempts: Int, firstAttemptAt: String, lastAttemptAt: String, lastError: String, events: Int, body: String) {
+    package init(deliveryId: String, attempts: Int, firstAttemptAt: String, lastAttemptAt: String, lastError: String, events: Int, body: String) {
         self.deliveryId = deliveryId
         self.attempts = attempts
         self.firstAttemptAt = firstAttemptAt

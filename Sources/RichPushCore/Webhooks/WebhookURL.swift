@@ -4,11 +4,11 @@
 /// private, link-local or unspecified address, or `localhost`, is refused: a user must not make
 /// the workers POST to the machines around them. Link-local (cloud metadata) is refused always.
 /// A name that resolves to such an address is not caught here (see docs/webhooks.md).
-public enum WebhookURL {
-    public static let maxBytes = 2048
+package enum WebhookURL {
+    package static let maxBytes = 2048
 
     /// Nil when `url` is acceptable, else what is wrong with it.
-    public static func problem(with url: String, allowPrivate: Bool) -> String? {
+    package static func problem(with url: String, allowPrivate: Bool) -> String? {
         guard !url.isEmpty, url.utf8.count <= maxBytes else { return "'url' must be 1 to \(maxBytes) bytes" }
         guard url.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return "'url' must be printable ASCII without spaces (percent-encode the rest)" }
         let lower = url.lowercased()

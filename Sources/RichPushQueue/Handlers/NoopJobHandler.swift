@@ -1,24 +1,24 @@
 import Foundation
-public import Hiredis
+package import Hiredis
 import Synchronization
 
 /// Does nothing but measure: for benchmarks. It records each job's latency from enqueue to
 /// handling (payload = decimal µs since 1970 at enqueue, else the queue's ms enqueue time) and
 /// appends the samples (µs) to a Redis list in batches of 1000, and the rest at shutdown.
-public final class NoopJobHandler: JobHandler {
-    public static let type = "noop"
+package final class NoopJobHandler: JobHandler {
+    package static let type = "noop"
 
     private let redis: any RedisClient
     private let latencyKey: String?
     private let samples = Mutex<[Int]>([])
 
     /// Without `latencyKey` nothing is recorded.
-    public init(redis: any RedisClient, latencyKey: String?) {
+    package init(redis: any RedisClient, latencyKey: String?) {
         self.redis = redis
         self.latencyKey = latencyKey
     }
 
-    public func handle(_ job: Job) async throws {
+    package func handle(_ job: Job) async throws {
         guard latencyKey != nil else { return }
         let now = Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
         let sent = Int(String(decoding: job.payload, as: UTF8.self)) ?? Int(job.enqueuedAt) * 1000
@@ -31,7 +31,7 @@ public final class NoopJobHandler: JobHandler {
         if let full { try await flush(full) }
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         let rest = samples.withLock { samples in
             defer { samples.removeAll() }
             return samples

@@ -1,22 +1,22 @@
 import Foundation
-public import Hiredis
+package import Hiredis
 
 /// A diagnostic handler for smoke tests and the queue's own tests: it records each run in Redis
 /// (`HINCRBY <key> <field> 1`), so a test can see that every job ran exactly once, and it can be
 /// told to sleep, fail a number of times, or fail for good.
 ///
 /// Payload (JSON): `{"key": "...", "field": "...", "sleepMs": 0, "failTimes": 0, "permanent": false}`.
-public struct ProbeJobHandler: JobHandler {
-    public static let type = "probe"
+package struct ProbeJobHandler: JobHandler {
+    package static let type = "probe"
 
-    public struct Payload: Codable, Sendable {
-        public var key: String
-        public var field: String
-        public var sleepMs: Int?
-        public var failTimes: Int?
-        public var permanent: Bool?
+    package struct Payload: Codable, Sendable {
+        package var key: String
+        package var field: String
+        package var sleepMs: Int?
+        package var failTimes: Int?
+        package var permanent: Bool?
 
-        public init(key: String, field: String, sleepMs: Int? = nil, failTimes: Int? = nil, permanent: Bool? = nil) {
+        package init(key: String, field: String, sleepMs: Int? = nil, failTimes: Int? = nil, permanent: Bool? = nil) {
             self.key = key
             self.field = field
             self.sleepMs = sleepMs
@@ -24,16 +24,16 @@ public struct ProbeJobHandler: JobHandler {
             self.permanent = permanent
         }
 
-        public var bytes: [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data()) }
+        package var bytes: [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data()) }
     }
 
     private let redis: any RedisClient
 
-    public init(redis: any RedisClient) {
+    package init(redis: any RedisClient) {
         self.redis = redis
     }
 
-    public func handle(_ job: Job) async throws {
+    package func handle(_ job: Job) async throws {
         let payload: Payload
         do {
             payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload))

@@ -51,8 +51,8 @@ extension Job {
 }
 
 /// A stream entry that is not a job this worker can read (a poison message).
-public struct JobDecodingError: Error, Sendable, CustomStringConvertible {
-    public let id: String?
-    public let reason: String
-    public var description: String { "undecodable job \(id ?? "?"): \(reason)" }
+package struct JobDecodingError: Error, Sendable, CustomStringConvertible {
+    package let id: String?
+    package let reason: String
+    package var description: String { "undecodable job \(id ?? "?"): \(reason)" }
 }

@@ -1,13 +1,13 @@
-public import Hiredis
+package import Hiredis
 
 /// The worker's side: read, acknowledge, retry, dead-letter, reclaim, extend and release.
 extension JobQueue {
     /// A delivered entry: a decoded job, or a poison message to dead-letter.
-    public typealias Delivery = Result<Job, JobDecodingError>
+    package typealias Delivery = Result<Job, JobDecodingError>
 
     /// Reads new jobs for `consumer`, waiting up to `block` for the first one (no polling).
     /// `reader` must be a connection of its own whose command timeout exceeds `block`.
-    public func read(on reader: RedisConnection, consumer: String, count: Int, block: Duration) async throws -> [Delivery] {
+    package func read(on reader: RedisConnection, consumer: String, count: Int, block: Duration) async throws -> [Delivery] {
         let reply = try await reader.send(
             "XREADGROUP", "GROUP", configuration.group, consumer, "COUNT", count,
             "BLOCK", max(block.milliseconds, 1), "STREAMS", configuration.streamKey, ">")
@@ -19,7 +19,7 @@ extension JobQueue {
 
     /// Acknowledges finished jobs with one multi-id XACK and counts them (in total and, given a
     /// consumer, as `processed:<consumer>` for the per-worker share), in one round trip.
-    public func acknowledge(_ ids: [String], consumer: String? = nil) async throws {
+    package func acknowledge(_ ids: [String], consumer: String? = nil) async throws {
         try await acknowledge(ids, counting: "processed", consumer: consumer)
     }
 
@@ -34,7 +34,7 @@ extension JobQueue {
 
     /// Schedules the job to run again after `delay` (delayed set + XACK, atomically); without
     /// `countingAttempt` (a deferral, not a failure) it keeps its attempt number.
-    public func retry(_ job: Job, after delay: Duration, error: String, countingAttempt: Bool = true) async throws {
+    package func retry(_ job: Job, after delay: Duration, error: String, countingAttempt: Bool = true) async throws {
         try await redis.run(QueueScripts.retry,
                             keys: [configuration.streamKey, configuration.delayedKey, configuration.countersKey],
                             arguments: [configuration.group, job.id, Self.nowMilliseconds() + Int64(delay.milliseconds), job.attempt + (countingAttempt ? 1 : 0), error])
@@ -42,14 +42,14 @@ extension JobQueue {
 
     /// Copies the entry to the dead letters with its error and acknowledges it, atomically; a job
     /// no longer pending (another worker settled it) is left alone, so it is dead-lettered once.
-    public func deadLetter(id: String, error: String) async throws {
+    package func deadLetter(id: String, error: String) async throws {
         try await redis.run(QueueScripts.deadLetter,
                             keys: [configuration.streamKey, configuration.deadKey, configuration.countersKey],
                             arguments: [configuration.group, id, error, Self.nowMilliseconds()])
     }
 
     /// Counts jobs whose handler failed for good and were dropped at its request.
-    public func countDropped(_ ids: [String]) async throws {
+    package func countDropped(_ ids: [String]) async throws {
         try await acknowledge(ids, counting: "failed")
     }
 
@@ -57,7 +57,7 @@ extension JobQueue {
     /// (delivered `maxDeliveries` times) are claimed too but returned apart, each with its
     /// dead-letter reason: the caller dead-letters them (``deadLetter(id:error:)``) as it does
     /// jobs that failed for good, after their handler's ``JobHandler/willDeadLetter(_:)``.
-    public func reclaim(for consumer: String, count: Int = 100) async throws -> (jobs: [Delivery], poison: [(delivery: Delivery, reason: String)]) {
+    package func reclaim(for consumer: String, count: Int = 100) async throws -> (jobs: [Delivery], poison: [(delivery: Delivery, reason: String)]) {
         let reply = try await redis.run(QueueScripts.reclaim, keys: [configuration.streamKey],
                                         arguments: [configuration.group, consumer, configuration.visibilityTimeout.milliseconds, count,
                                                     configuration.maxDeliveries])
@@ -75,7 +75,7 @@ extension JobQueue {
     }
 
     /// Resets the idle time of jobs still running, so nobody reclaims them (lease extension).
-    public func extendLease(of ids: [String], consumer: String) async throws {
+    package func extendLease(of ids: [String], consumer: String) async throws {
         guard !ids.isEmpty else { return }
         var claim = RedisCommand("XCLAIM", configuration.streamKey, configuration.group, consumer, 0)
         for id in ids { claim.append(id) }
@@ -85,7 +85,7 @@ extension JobQueue {
 
     /// Makes jobs this worker will not finish reclaimable at once (graceful shutdown): their idle
     /// time is set to the visibility timeout, so the next reclaim by any worker takes them.
-    public func release(_ ids: [String], consumer: String) async throws {
+    package func release(_ ids: [String], consumer: String) async throws {
         guard !ids.isEmpty else { return }
         var claim = RedisCommand("XCLAIM", configuration.streamKey, configuration.group, consumer, 0)
         for id in ids { claim.append(id) }
@@ -95,7 +95,7 @@ extension JobQueue {
 
     /// Moves retries whose time has come back into the stream; returns how many.
     @discardableResult
-    public func promoteDueRetries(limit: Int = 1000) async throws -> Int {
+    package func promoteDueRetries(limit: Int = 1000) async throws -> Int {
         try await redis.run(QueueScripts.promote, keys: [configuration.streamKey, configuration.delayedKey],
                             arguments: [Self.nowMilliseconds(), limit]).int ?? 0
     }

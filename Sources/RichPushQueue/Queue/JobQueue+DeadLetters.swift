@@ -1,33 +1,33 @@
 import Hiredis
 
 /// A job in the dead-letter stream, with why it died.
-public struct DeadLetter: Sendable, Hashable {
+package struct DeadLetter: Sendable, Hashable {
     /// Its id in the dead-letter stream.
-    public let id: String
-    public let job: Job?
-    public let error: String
-    public let origin: String
+    package let id: String
+    package let job: Job?
+    package let error: String
+    package let origin: String
     /// Milliseconds since 1970.
-    public let deadAt: Int64
+    package let deadAt: Int64
     /// Why the entry could not be read as a job, when it could not.
-    public let undecodable: String?
+    package let undecodable: String?
 }
 
 extension JobQueue {
     /// Dead letters, newest first, at most `count`, starting before `before` (an id) if given.
-    public func deadLetters(count: Int = 20, before: String? = nil) async throws -> [DeadLetter] {
+    package func deadLetters(count: Int = 20, before: String? = nil) async throws -> [DeadLetter] {
         let end = before.map { "(" + $0 } ?? "+"
         let reply = try await redis.send("XREVRANGE", configuration.deadKey, end, "-", "COUNT", count)
         return (reply.array ?? []).map(Self.deadLetter)
     }
 
     /// One dead letter by its id in the dead-letter stream, or nil.
-    public func deadLetter(id: String) async throws -> DeadLetter? {
+    package func deadLetter(id: String) async throws -> DeadLetter? {
         let reply = try await redis.send("XRANGE", configuration.deadKey, id, id)
         return reply.array?.first.map(Self.deadLetter)
     }
 
-    public func deadLetterCount() async throws -> Int {
+    package func deadLetterCount() async throws -> Int {
         try await redis.send("XLEN", configuration.deadKey).int ?? 0
     }
 
@@ -37,7 +37,7 @@ extension JobQueue {
     /// undo what their handler's ``JobHandler/willDeadLetter(_:)`` recorded; when it throws, the
     /// replay stops there (that batch stays replayed).
     @discardableResult
-    public func replayDeadLetters(ids: [String]? = nil, replayed: ([Job]) async throws -> Void = { _ in }) async throws -> Int {
+    package func replayDeadLetters(ids: [String]? = nil, replayed: ([Job]) async throws -> Void = { _ in }) async throws -> Int {
         var moved = 0
         if let ids {
             for batch in ids.chunked(500) { moved += try await replayDeadBatch(batch, replayed) }
@@ -53,7 +53,7 @@ extension JobQueue {
 
     /// Deletes the given dead letters (all when `ids` is nil); returns how many were deleted.
     @discardableResult
-    public func purgeDeadLetters(ids: [String]? = nil) async throws -> Int {
+    package func purgeDeadLetters(ids: [String]? = nil) async throws -> Int {
         guard let ids else {
             let count = try await deadLetterCount()
             try await redis.send("DEL", configuration.deadKey)

@@ -4,7 +4,7 @@ import Hiredis
 extension JobQueue {
     /// Trims entries older than the retention, never one still pending or undelivered.
     @discardableResult
-    public func trim(now: Int64 = JobQueue.nowMilliseconds()) async throws -> Int {
+    package func trim(now: Int64 = JobQueue.nowMilliseconds()) async throws -> Int {
         let cutoff = max(0, now - Int64(configuration.retention.milliseconds))
         return try await redis.run(QueueScripts.trim, keys: [configuration.streamKey], arguments: ["\(cutoff)-0"]).int ?? 0
     }
@@ -14,13 +14,13 @@ extension JobQueue {
     /// `processed` shares, and those of workers that left cleanly longer than `idle` ago, fold
     /// into one `(departed)` share.
     @discardableResult
-    public func removeStaleConsumers(idleLongerThan idle: Duration, except keep: String = "") async throws -> [String] {
+    package func removeStaleConsumers(idleLongerThan idle: Duration, except keep: String = "") async throws -> [String] {
         try await removeIdleConsumers(minIdle: idle.milliseconds, only: "", except: keep)
     }
 
     /// Removes one consumer if it has nothing pending (a worker leaving cleanly); its `processed`
     /// share stays visible until the stale sweep folds it.
-    public func removeConsumerIfIdle(_ name: String) async throws {
+    package func removeConsumerIfIdle(_ name: String) async throws {
         _ = try await removeIdleConsumers(minIdle: -1, only: name, except: "")
     }
 

@@ -3,16 +3,16 @@ import Hiredis
 /// Replay of jobs from the stream's retained history (stream ids are timestamps).
 extension JobQueue {
     /// One job selected for replay.
-    public struct ReplayCandidate: Sendable, Hashable {
-        public let id: String
-        public let type: String
-        public let origin: String
+    package struct ReplayCandidate: Sendable, Hashable {
+        package let id: String
+        package let type: String
+        package let origin: String
     }
 
     /// Re-enqueues every job whose stream id lies in [from, to] (ids or `<ms>` timestamps) as a
     /// fresh job (attempt 0) keeping its origin id; with `dryRun`, only lists them. Reads and
     /// writes in pipelined pages of 500. Undecodable entries are skipped and counted.
-    public func replay(from: String, to: String, types: Set<String>? = nil, dryRun: Bool = false,
+    package func replay(from: String, to: String, types: Set<String>? = nil, dryRun: Bool = false,
                        where include: @Sendable (Job) -> Bool = { _ in true }) async throws -> (candidates: [ReplayCandidate], skipped: Int) {
         var candidates: [ReplayCandidate] = []
         var skipped = 0

@@ -2,7 +2,7 @@ import Hiredis
 
 extension JobQueue {
     /// Reads the queue's numbers in one pipelined round trip.
-    public func stats() async throws -> QueueStats {
+    package func stats() async throws -> QueueStats {
         let c = configuration
         let replies = try await redis.pipeline([
             RedisCommand("XLEN", c.streamKey),
@@ -58,7 +58,7 @@ extension JobQueue {
 extension JobQueue {
     /// Jobs accepted and not finished (lag + pending + delayed) in all `queues` (the partitions,
     /// on the first one's Redis), in one pipelined round trip: what back-pressure bounds.
-    public static func backlog(of queues: [JobQueue]) async throws -> Int {
+    package static func backlog(of queues: [JobQueue]) async throws -> Int {
         guard let redis = queues.first?.redis else { return 0 }
         var commands: [RedisCommand] = []
         for c in queues.map(\.configuration) {

@@ -1,5 +1,5 @@
 import Foundation
-public import Hiredis
+package import Hiredis
 
 /// The reliable job queue on one Redis Stream with one consumer group.
 ///
@@ -7,18 +7,18 @@ public import Hiredis
 /// retries it (atomically moved to the delayed set) or dead-letters it (atomically copied to the
 /// dead-letter stream). A worker that dies leaves its jobs in the PEL, where the others reclaim
 /// them after the visibility timeout. The PEL *is* the visibility timeout; nothing polls.
-public struct JobQueue: Sendable {
-    public let configuration: JobQueueConfiguration
+package struct JobQueue: Sendable {
+    package let configuration: JobQueueConfiguration
     /// Shared, multiplexed client for everything but the blocking read.
-    public let redis: any RedisClient
+    package let redis: any RedisClient
 
-    public init(redis: any RedisClient, configuration: JobQueueConfiguration = JobQueueConfiguration()) {
+    package init(redis: any RedisClient, configuration: JobQueueConfiguration = JobQueueConfiguration()) {
         self.redis = redis
         self.configuration = configuration
     }
 
     /// Creates the stream and the consumer group if they do not exist yet (idempotent).
-    public func ensureGroup() async throws {
+    package func ensureGroup() async throws {
         do {
             try await redis.send("XGROUP", "CREATE", configuration.streamKey, configuration.group, "0", "MKSTREAM")
         } catch let error as RedisError where error.serverErrorPrefix == "BUSYGROUP" {
@@ -29,13 +29,13 @@ public struct JobQueue: Sendable {
     /// Enqueues one job and returns its stream id. With an idempotency key, a second enqueue of
     /// the same key within the TTL returns the first job's id and adds nothing.
     @discardableResult
-    public func enqueue(_ request: JobRequest) async throws -> String {
+    package func enqueue(_ request: JobRequest) async throws -> String {
         try await enqueue([request])[0]
     }
 
     /// Enqueues jobs in one pipelined round trip; ids in the order of the requests.
     @discardableResult
-    public func enqueue(_ requests: [JobRequest]) async throws -> [String] {
+    package func enqueue(_ requests: [JobRequest]) async throws -> [String] {
         let now = Self.nowMilliseconds()
         let commands = requests.map { request in
             if let key = request.idempotencyKey {
@@ -56,7 +56,7 @@ public struct JobQueue: Sendable {
 
     /// The XADD that enqueues `request`, for callers that put it in their own MULTI/EXEC so that
     /// the job is written together with their records (no idempotency key: use ``enqueue(_:)``).
-    public func enqueueCommand(for request: JobRequest, now: Int64 = JobQueue.nowMilliseconds()) -> RedisCommand {
+    package func enqueueCommand(for request: JobRequest, now: Int64 = JobQueue.nowMilliseconds()) -> RedisCommand {
         var command = RedisCommand("XADD", configuration.streamKey, "*")
         Job.appendFields(of: request, now: now, to: &command)
         return command
@@ -64,11 +64,11 @@ public struct JobQueue: Sendable {
 
     /// The stream key and the field/value pairs of a new job, for a script that adds the job
     /// together with other writes (`XADD <stream> * <fields…>`).
-    public func enqueueFields(for request: JobRequest, now: Int64 = JobQueue.nowMilliseconds()) -> (stream: String, fields: [any RedisArgument]) {
+    package func enqueueFields(for request: JobRequest, now: Int64 = JobQueue.nowMilliseconds()) -> (stream: String, fields: [any RedisArgument]) {
         (configuration.streamKey, Job.fields(for: request, now: now))
     }
 
-    public func enqueue(_ requests: [JobRequest], at times: [Int64]) async throws {
+    package func enqueue(_ requests: [JobRequest], at times: [Int64]) async throws {
         let now = Self.nowMilliseconds()
         let commands = zip(requests, times).map { request, time in
             QueueScripts.schedule.command(keys: [configuration.delayedKey], arguments: [time] + Job.fields(for: request, now: now))
@@ -76,14 +76,14 @@ public struct JobQueue: Sendable {
         for reply in try await redis.pipeline(commands, loading: [QueueScripts.schedule]) { _ = try reply.throwingError() }
     }
 
-    public static func nowMilliseconds() -> Int64 {
+    package static func nowMilliseconds() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
 }
 
 /// Where jobs can be enqueued: the queue in Redis (``JobQueue``), or an in-memory one in unit
 /// tests of a handler that enqueues follow-up jobs.
-public protocol JobEnqueuing: Sendable {
+package protocol JobEnqueuing: Sendable {
     /// Enqueues the jobs; their ids in the order of the requests.
     @discardableResult
     func enqueue(_ requests: [JobRequest]) async throws -> [String]

@@ -1,22 +1,22 @@
 /// Where a queue lives in Redis and how its jobs are retried, reclaimed and retained.
-public struct JobQueueConfiguration: Sendable, Hashable {
+package struct JobQueueConfiguration: Sendable, Hashable {
     /// Namespace of every key (`<prefix>:{<partition>}:jobs`, …).
-    public var prefix: String
+    package var prefix: String
     /// The hash tag shared by all keys of this queue, so each script touches one Redis Cluster slot.
-    public var partition: String
+    package var partition: String
     /// The consumer group every worker joins.
-    public var group: String
+    package var group: String
     /// How long a delivered job may stay unacknowledged before another worker reclaims it.
-    public var visibilityTimeout: Duration
+    package var visibilityTimeout: Duration
     /// Deliveries after which an unacknowledged job is a poison pill and goes to the dead letters.
-    public var maxDeliveries: Int
+    package var maxDeliveries: Int
     /// How long acknowledged jobs stay in the stream for `replay` (trimmed by age, never per job).
-    public var retention: Duration
+    package var retention: Duration
     /// How long an idempotency key keeps a second enqueue from adding anything.
-    public var idempotencyTTL: Duration
-    public var retry: RetryPolicy
+    package var idempotencyTTL: Duration
+    package var retry: RetryPolicy
 
-    public init(
+    package init(
         prefix: String = "richpush",
         partition: String = "q0",
         group: String = "workers",
@@ -38,12 +38,12 @@ public struct JobQueueConfiguration: Sendable, Hashable {
 
     var base: String { "\(prefix):{\(partition)}" }
     /// The stream of jobs.
-    public var streamKey: String { "\(base):jobs" }
+    package var streamKey: String { "\(base):jobs" }
     /// Jobs waiting for their retry time, scored by due time in ms.
-    public var delayedKey: String { "\(base):delayed" }
+    package var delayedKey: String { "\(base):delayed" }
     /// The dead-letter stream.
-    public var deadKey: String { "\(base):dead" }
+    package var deadKey: String { "\(base):dead" }
     /// Totals: processed, failed, retried, dead.
-    public var countersKey: String { "\(base):counters" }
+    package var countersKey: String { "\(base):counters" }
     func idempotencyKey(_ key: String) -> String { "\(base):idem:\(key)" }
 }

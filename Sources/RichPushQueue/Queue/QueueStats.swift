@@ -1,43 +1,43 @@
 /// A snapshot of the queue, as `richpush stats` prints it and the API reads it for back-pressure.
-public struct QueueStats: Sendable, Hashable, Codable {
-    public struct Consumer: Sendable, Hashable, Codable {
-        public let name: String
-        public let pending: Int
+package struct QueueStats: Sendable, Hashable, Codable {
+    package struct Consumer: Sendable, Hashable, Codable {
+        package let name: String
+        package let pending: Int
         /// Milliseconds since the consumer last read or claimed.
-        public let idleMilliseconds: Int
+        package let idleMilliseconds: Int
     }
 
     /// Entries in the stream (retained history included).
-    public var length: Int
+    package var length: Int
     /// Entries not yet delivered to the group.
-    public var lag: Int
+    package var lag: Int
     /// Delivered, not yet acknowledged.
-    public var pending: Int
+    package var pending: Int
     /// Age of the oldest pending job, from its enqueue time, in ms (0 when none).
-    public var oldestPendingAgeMilliseconds: Int
-    public var delayed: Int
-    public var deadLetters: Int
-    public var consumers: [Consumer]
-    public var processed: Int
-    public var retried: Int
-    public var failed: Int
-    public var deadLettered: Int
+    package var oldestPendingAgeMilliseconds: Int
+    package var delayed: Int
+    package var deadLetters: Int
+    package var consumers: [Consumer]
+    package var processed: Int
+    package var retried: Int
+    package var failed: Int
+    package var deadLettered: Int
     /// Jobs each worker consumer finished, by consumer name; consumers that have left stay listed.
-    public var processedByConsumer: [String: Int]
+    package var processedByConsumer: [String: Int]
 
     /// Jobs accepted and not finished: the number back-pressure bounds.
-    public var backlog: Int { lag + pending + delayed }
+    package var backlog: Int { lag + pending + delayed }
 }
 
 extension QueueStats {
     /// Reads every partition's stats (one queue's stats when there is one) and totals them.
-    public static func read(_ queues: [JobQueue]) async throws -> QueueStats {
+    package static func read(_ queues: [JobQueue]) async throws -> QueueStats {
         total(try await partitions(queues))
     }
 
     /// Every partition's stats, in the queues' order; the partitions' round trips overlap
     /// instead of running one after another.
-    public static func partitions(_ queues: [JobQueue]) async throws -> [QueueStats] {
+    package static func partitions(_ queues: [JobQueue]) async throws -> [QueueStats] {
         try await withThrowingTaskGroup(of: (Int, QueueStats).self) { group in
             for (index, queue) in queues.enumerated() { group.addTask { (index, try await queue.stats()) } }
             var read = [QueueStats?](repeating: nil, count: queues.count)
@@ -49,7 +49,7 @@ extension QueueStats {
     /// The partitions' stats added up: counts summed, the oldest pending age the largest, a
     /// consumer (one worker reads every partition under one name) listed once with its pending
     /// and processed summed and its smallest idle time.
-    public static func total(_ partitions: [QueueStats]) -> QueueStats {
+    package static func total(_ partitions: [QueueStats]) -> QueueStats {
         guard var total = partitions.first else {
             return QueueStats(length: 0, lag: 0, pending: 0, oldestPendingAgeMilliseconds: 0, delayed: 0, deadLetters: 0, consumers: [],
                               processed: 0, retried: 0, failed: 0, deadLettered: 0, processedByConsumer: [:])

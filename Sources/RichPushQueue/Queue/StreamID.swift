@@ -1,9 +1,9 @@
 /// A Redis Stream entry id `<ms>-<seq>` (or a bare `<ms>`), ordered as Redis orders them.
-public struct StreamID: Comparable, Hashable, Sendable, CustomStringConvertible {
-    public let milliseconds: UInt64
-    public let sequence: UInt64
+package struct StreamID: Comparable, Hashable, Sendable, CustomStringConvertible {
+    package let milliseconds: UInt64
+    package let sequence: UInt64
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "-", maxSplits: 1)
         guard let first = parts.first, let ms = UInt64(first) else { return nil }
         milliseconds = ms
@@ -15,9 +15,9 @@ public struct StreamID: Comparable, Hashable, Sendable, CustomStringConvertible 
         }
     }
 
-    public static func < (lhs: StreamID, rhs: StreamID) -> Bool {
+    package static func < (lhs: StreamID, rhs: StreamID) -> Bool {
         (lhs.milliseconds, lhs.sequence) < (rhs.milliseconds, rhs.sequence)
     }
 
-    public var description: String { "\(milliseconds)-\(sequence)" }
+    package var description: String { "\(milliseconds)-\(sequence)" }
 }

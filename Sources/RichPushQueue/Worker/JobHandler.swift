@@ -1,6 +1,6 @@
 /// Runs jobs of one or more types. Throw ``JobError`` to say whether a failure is worth a retry;
 /// any other error counts as retryable.
-public protocol JobHandler: Sendable {
+package protocol JobHandler: Sendable {
     func handle(_ job: Job) async throws
     /// Called once when the worker stops, after the last job (flush buffers here).
     func shutdown() async
@@ -14,28 +14,28 @@ public protocol JobHandler: Sendable {
 }
 
 extension JobHandler {
-    public func shutdown() async {}
-    public func willDeadLetter(_ jobs: [(job: Job, reason: String)]) async throws {}
+    package func shutdown() async {}
+    package func willDeadLetter(_ jobs: [(job: Job, reason: String)]) async throws {}
 }
 
 /// A handler that runs many jobs at once: the worker hands it all the jobs of one type from one
 /// read of the stream, so it can load, claim and record them in a few pipelined round trips
 /// rather than a few per job.
-public protocol BatchJobHandler: JobHandler {
+package protocol BatchJobHandler: JobHandler {
     /// Runs the jobs and returns one result per job, in order: success, a ``JobError``, or any
     /// other error (retried).
     func handle(batch jobs: [Job]) async -> [Result<Void, any Error>]
 }
 
 extension BatchJobHandler {
-    public func handle(_ job: Job) async throws {
+    package func handle(_ job: Job) async throws {
         try await handle(batch: [job])[0].get()
     }
 }
 
 /// How a handler classifies a failure.
-public struct JobError: Error, Sendable, CustomStringConvertible {
-    public enum Disposition: Sendable, Hashable {
+package struct JobError: Error, Sendable, CustomStringConvertible {
+    package enum Disposition: Sendable, Hashable {
         /// Run again later, after `after` or the retry policy's back-off.
         case retry(after: Duration?)
         /// Never retry (invalid token, payload too large): straight to the dead letters.
@@ -47,42 +47,42 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         case deferred(after: Duration)
     }
 
-    public let disposition: Disposition
-    public let message: String
+    package let disposition: Disposition
+    package let message: String
 
-    public static func retry(_ message: String, after delay: Duration? = nil) -> JobError {
+    package static func retry(_ message: String, after delay: Duration? = nil) -> JobError {
         JobError(disposition: .retry(after: delay), message: message)
     }
 
-    public static func permanent(_ message: String) -> JobError {
+    package static func permanent(_ message: String) -> JobError {
         JobError(disposition: .permanent, message: message)
     }
 
     /// The job cannot run yet and is not at fault: again after `delay`, its attempts untouched.
-    public static func deferred(_ message: String, after delay: Duration) -> JobError {
+    package static func deferred(_ message: String, after delay: Duration) -> JobError {
         JobError(disposition: .deferred(after: delay), message: message)
     }
 
-    public static func drop(_ message: String) -> JobError {
+    package static func drop(_ message: String) -> JobError {
         JobError(disposition: .drop, message: message)
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// The handlers a worker runs, by job type.
-public struct JobHandlers: Sendable {
+package struct JobHandlers: Sendable {
     private var handlers: [String: any JobHandler] = [:]
 
-    public init() {}
+    package init() {}
 
-    public mutating func register(_ handler: any JobHandler, for type: String) {
+    package mutating func register(_ handler: any JobHandler, for type: String) {
         handlers[type] = handler
     }
 
-    public subscript(type: String) -> (any JobHandler)? { handlers[type] }
+    package subscript(type: String) -> (any JobHandler)? { handlers[type] }
 
-    public var types: [String] { handlers.keys.sorted() }
+    package var types: [String] { handlers.keys.sorted() }
 
     var all: [any JobHandler] { Array(handlers.values) }
 }

@@ -1,7 +1,7 @@
 import Foundation
-public import Hiredis
-public import Logging
-public import ServiceLifecycle
+package import Hiredis
+package import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// A worker process's job loop, as a swift-service-lifecycle `Service`.
@@ -12,9 +12,9 @@ import Synchronization
 /// (SIGTERM/SIGINT through the ServiceGroup) it stops reading, lets running jobs finish up to the
 /// drain timeout, flushes acknowledgements, releases what is left for immediate reclaim, and
 /// returns. When Redis goes away it backs off and carries on when Redis is back.
-public final class JobWorker: Service, Sendable {
-    public let queue: JobQueue
-    public let configuration: JobWorkerConfiguration
+package final class JobWorker: Service, Sendable {
+    package let queue: JobQueue
+    package let configuration: JobWorkerConfiguration
     let handlers: JobHandlers
     private let locator: RedisNodeLocator
     let logger: Logger
@@ -26,13 +26,13 @@ public final class JobWorker: Service, Sendable {
 
     /// `redis` is the reader's connection configuration (its command timeout is raised above the
     /// block time); `queue.redis` serves everything else.
-    public convenience init(queue: JobQueue, handlers: JobHandlers, redis: RedisConfiguration, configuration: JobWorkerConfiguration = JobWorkerConfiguration(), logger: Logger = Logger(label: "richpush.worker")) {
+    package convenience init(queue: JobQueue, handlers: JobHandlers, redis: RedisConfiguration, configuration: JobWorkerConfiguration = JobWorkerConfiguration(), logger: Logger = Logger(label: "richpush.worker")) {
         self.init(queue: queue, handlers: handlers, locator: .standalone(redis), configuration: configuration, logger: logger)
     }
 
     /// `locator` finds the node of the queue's stream for the reader's own connection (on Redis
     /// Cluster, again after a failover or a reshard); `queue.redis` serves everything else.
-    public init(queue: JobQueue, handlers: JobHandlers, locator: RedisNodeLocator, configuration: JobWorkerConfiguration = JobWorkerConfiguration(), logger: Logger = Logger(label: "richpush.worker")) {
+    package init(queue: JobQueue, handlers: JobHandlers, locator: RedisNodeLocator, configuration: JobWorkerConfiguration = JobWorkerConfiguration(), logger: Logger = Logger(label: "richpush.worker")) {
         self.queue = queue
         self.handlers = handlers
         self.configuration = configuration
@@ -44,15 +44,15 @@ public final class JobWorker: Service, Sendable {
     }
 
     /// Jobs this worker finished (acknowledged, retried, dead-lettered or dropped) since it started.
-    public var handledCount: Int { handled.load(ordering: .relaxed) }
+    package var handledCount: Int { handled.load(ordering: .relaxed) }
 
     /// Asks the loop to stop as a graceful shutdown would (for embedding without a ServiceGroup).
-    public func stop() {
+    package func stop() {
         stopping.store(true, ordering: .relaxed)
         slots.interrupt()
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let reader = RedisReaderConnection(locator: locator, key: queue.configuration.streamKey, timeout: configuration.blockTime + .seconds(5),
                                   suffix: "reader", logger: logger)
         let acks = AckBuffer(queue: queue, consumer: configuration.consumer, logger: logger)

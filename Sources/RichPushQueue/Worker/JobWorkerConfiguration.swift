@@ -1,31 +1,31 @@
 import Foundation
 
 /// How one worker process takes jobs.
-public struct JobWorkerConfiguration: Sendable {
+package struct JobWorkerConfiguration: Sendable {
     /// Name in the consumer group; unique per process (`host:pid:random` by default).
-    public var consumer: String
+    package var consumer: String
     /// Jobs run at once by this worker.
-    public var concurrency: Int
+    package var concurrency: Int
     /// Most jobs fetched by one XREADGROUP.
-    public var batchSize: Int
+    package var batchSize: Int
     /// How long one XREADGROUP waits for new jobs; bounds how long a shutdown waits for the read.
-    public var blockTime: Duration
+    package var blockTime: Duration
     /// After a read that found some jobs but fewer than it asked for, how long the next read
     /// waits so that more jobs gather (as Kafka's `linger.ms`): at a moderate rate a read then
     /// takes several jobs and their scripts run once per batch, not per job. Full reads (a
     /// backlog) and empty ones (an idle queue, where the blocking read answers at once) never
     /// wait. Zero turns it off.
-    public var linger: Duration
+    package var linger: Duration
     /// How long a graceful shutdown waits for running jobs before releasing them to other workers.
-    public var drainTimeout: Duration
+    package var drainTimeout: Duration
     /// How often the worker reclaims abandoned jobs and promotes due retries.
-    public var maintenanceInterval: Duration
+    package var maintenanceInterval: Duration
     /// How often the worker trims the stream by age and removes stale consumers.
-    public var housekeepingInterval: Duration
+    package var housekeepingInterval: Duration
     /// A consumer with nothing pending and idle this long is removed from the group.
-    public var staleConsumerAge: Duration
+    package var staleConsumerAge: Duration
 
-    public init(
+    package init(
         consumer: String = JobWorkerConfiguration.defaultConsumerName(),
         concurrency: Int = 32,
         batchSize: Int = 64,
@@ -47,7 +47,7 @@ public struct JobWorkerConfiguration: Sendable {
         self.staleConsumerAge = staleConsumerAge
     }
 
-    public static func defaultConsumerName() -> String {
+    package static func defaultConsumerName() -> String {
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
         let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         return "\(host):\(ProcessInfo.processInfo.processIdentifier):\(random)"

@@ -1,11 +1,11 @@
 /// One bar of a latency histogram: the values above the previous bucket's bound, up to this one.
-public struct HistogramBucket: Codable, Sendable, Equatable {
+package struct HistogramBucket: Codable, Sendable, Equatable {
     /// Inclusive upper bound in milliseconds; nil for the overflow bucket above the last bound.
-    public var upperMs: Double?
+    package var upperMs: Double?
     /// How many values fell in the bucket.
-    public var count: Int
+    package var count: Int
 
-    public init(upperMs: Double?, count: Int) {
+    package init(upperMs: Double?, count: Int) {
         self.upperMs = upperMs
         self.count = count
     }

@@ -1,24 +1,24 @@
-public import Foundation
+package import Foundation
 
 /// Everything `richpush loadtest --report DIR` measured, as written to `DIR/report.json`.
 ///
 /// One value feeds every renderer (`HTMLReport`, `OverviewSVG`, `SummaryText`), so the page, the
 /// picture in docs/load-tests.md and the terminal lines never disagree. Property names are the JSON keys.
-public struct LoadReport: Codable, Sendable, Equatable {
+package struct LoadReport: Codable, Sendable, Equatable {
     /// How the run was set up.
-    public var settings: Settings
+    package var settings: Settings
     /// The headline figures of the whole run.
-    public var summary: Summary
+    package var summary: Summary
     /// One sample per sampling interval (normally 1 s), oldest first.
-    public var timeline: [Sample]
+    package var timeline: [Sample]
     /// The enqueue → device latency distribution over the whole run.
-    public var histogram: [HistogramBucket]
+    package var histogram: [HistogramBucket]
     /// Jobs handled per worker consumer.
-    public var workers: [WorkerShare]
+    package var workers: [WorkerShare]
     /// Peak RSS and CPU time per process of the pipeline.
-    public var processes: [ProcessSummary]
+    package var processes: [ProcessSummary]
 
-    public init(settings: Settings, summary: Summary, timeline: [Sample], histogram: [HistogramBucket], workers: [WorkerShare], processes: [ProcessSummary]) {
+    package init(settings: Settings, summary: Summary, timeline: [Sample], histogram: [HistogramBucket], workers: [WorkerShare], processes: [ProcessSummary]) {
         self.settings = settings
         self.summary = summary
         self.timeline = timeline
@@ -33,7 +33,7 @@ extension LoadReport {
     ///
     /// Non-finite numbers (a rate over a zero-length run) are written as the strings `"NaN"`,
     /// `"Infinity"` and `"-Infinity"` rather than failing the whole report at the end of a run.
-    public func jsonData() throws -> Data {
+    package func jsonData() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: Self.infinity, negativeInfinity: "-" + Self.infinity, nan: Self.nan)
@@ -41,7 +41,7 @@ extension LoadReport {
     }
 
     /// Reads a report written by `jsonData()`.
-    public static func decode(from data: Data) throws -> LoadReport {
+    package static func decode(from data: Data) throws -> LoadReport {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: infinity, negativeInfinity: "-" + infinity, nan: nan)
         return try decoder.decode(LoadReport.self, from: data)

@@ -1,17 +1,17 @@
 /// A latency distribution boiled down to the figures a reader compares: p50, p90, p99 and max.
-public struct Percentiles: Codable, Sendable, Equatable {
+package struct Percentiles: Codable, Sendable, Equatable {
     /// Median, milliseconds.
-    public var p50: Double
+    package var p50: Double
     /// 90th percentile, milliseconds.
-    public var p90: Double
+    package var p90: Double
     /// 99th percentile, milliseconds.
-    public var p99: Double
+    package var p99: Double
     /// The largest value, milliseconds.
-    public var max: Double
+    package var max: Double
     /// How many values the figures were taken from.
-    public var count: Int
+    package var count: Int
 
-    public init(p50: Double, p90: Double, p99: Double, max: Double, count: Int) {
+    package init(p50: Double, p90: Double, p99: Double, max: Double, count: Int) {
         self.p50 = p50
         self.p90 = p90
         self.p99 = p99

@@ -1,15 +1,15 @@
 /// The peak memory and total CPU time of one process over the whole run.
-public struct ProcessSummary: Codable, Sendable, Equatable {
+package struct ProcessSummary: Codable, Sendable, Equatable {
     /// The name used in `Sample.processes` (`api`, `worker-1`, `redis`, ...).
-    public var name: String
+    package var name: String
     /// Its process id.
-    public var pid: Int32
+    package var pid: Int32
     /// Highest resident set size seen, MiB.
-    public var peakRSSMiB: Double
+    package var peakRSSMiB: Double
     /// CPU time used during the run (user + system), seconds.
-    public var cpuSeconds: Double
+    package var cpuSeconds: Double
 
-    public init(name: String, pid: Int32, peakRSSMiB: Double, cpuSeconds: Double) {
+    package init(name: String, pid: Int32, peakRSSMiB: Double, cpuSeconds: Double) {
         self.name = name
         self.pid = pid
         self.peakRSSMiB = peakRSSMiB

@@ -1,27 +1,27 @@
 /// What one sampling interval (normally 1 s) of the run looked like.
-public struct Sample: Codable, Sendable, Equatable {
+package struct Sample: Codable, Sendable, Equatable {
     /// Seconds since the start, at the end of the interval.
-    public var t: Double
+    package var t: Double
     /// Notifications created so far (cumulative).
-    public var sent: Int
+    package var sent: Int
     /// Pushes delivered to devices so far (cumulative).
-    public var delivered: Int
+    package var delivered: Int
     /// Local notifications shown so far (cumulative).
-    public var notified: Int
+    package var notified: Int
     /// Notifications created per second during the interval.
-    public var sentPerSecond: Double
+    package var sentPerSecond: Double
     /// Pushes delivered per second during the interval.
-    public var deliveredPerSecond: Double
+    package var deliveredPerSecond: Double
     /// Enqueue → device latency of the pushes delivered in this interval; nil when none were.
-    public var latencyMs: Percentiles?
+    package var latencyMs: Percentiles?
     /// Jobs not yet read by any worker.
-    public var queueLag: Int
+    package var queueLag: Int
     /// Jobs read by a worker but not yet acknowledged.
-    public var queuePending: Int
+    package var queuePending: Int
     /// Memory and CPU of each process, by process name.
-    public var processes: [String: ProcessSample]
+    package var processes: [String: ProcessSample]
 
-    public init(t: Double, sent: Int, delivered: Int, notified: Int, sentPerSecond: Double, deliveredPerSecond: Double,
+    package init(t: Double, sent: Int, delivered: Int, notified: Int, sentPerSecond: Double, deliveredPerSecond: Double,
                 latencyMs: Percentiles?, queueLag: Int, queuePending: Int, processes: [String: ProcessSample]) {
         self.t = t
         self.sent = sent

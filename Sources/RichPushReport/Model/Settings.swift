@@ -1,28 +1,28 @@
 /// How a load test was set up: what the reader needs to reproduce or compare it.
-public struct Settings: Codable, Sendable, Equatable {
+package struct Settings: Codable, Sendable, Equatable {
     /// `silent` (count pushes delivered) or `rich` (the whole flow with the background fetch).
-    public var mode: String
+    package var mode: String
     /// `one` (each notification to one device) or `all` (each to every device).
-    public var audience: String
+    package var audience: String
     /// How notifications were created over time: `max`, `constant`, `ramp` or `burst`.
-    public var shape: String
+    package var shape: String
     /// Notifications created.
-    public var notifications: Int
+    package var notifications: Int
     /// Simulated devices.
-    public var devices: Int
+    package var devices: Int
     /// Worker processes.
-    public var workers: Int
+    package var workers: Int
     /// Target notifications per second; 0 means as fast as possible.
-    public var rate: Int
+    package var rate: Int
     /// When the run started, ISO 8601.
-    public var startedAt: String
+    package var startedAt: String
     /// The command line that ran it.
-    public var command: String
+    package var command: String
     /// How notifications were created: `api` (POST /api/notifications) or `store` (straight
     /// into Redis). Absent in reports from before the choice existed (they used the store).
-    public var via: String?
+    package var via: String?
 
-    public init(mode: String, audience: String, shape: String, notifications: Int, devices: Int, workers: Int, rate: Int, startedAt: String, command: String, via: String? = nil) {
+    package init(mode: String, audience: String, shape: String, notifications: Int, devices: Int, workers: Int, rate: Int, startedAt: String, command: String, via: String? = nil) {
         self.mode = mode
         self.audience = audience
         self.shape = shape

@@ -1,29 +1,29 @@
 /// The headline figures of a whole run.
-public struct Summary: Codable, Sendable, Equatable {
+package struct Summary: Codable, Sendable, Equatable {
     /// Wall-clock duration of the run.
-    public var seconds: Double
+    package var seconds: Double
     /// Pushes the devices should see: notifications × devices reached by each.
-    public var pushesExpected: Int
+    package var pushesExpected: Int
     /// Distinct pushes that reached a device.
-    public var delivered: Int
+    package var delivered: Int
     /// Distinct local notifications shown (rich mode, after the background fetch).
-    public var notified: Int
+    package var notified: Int
     /// `delivered` over `seconds`.
-    public var deliveredPerSecond: Double
+    package var deliveredPerSecond: Double
     /// `notified` over `seconds`.
-    public var notifiedPerSecond: Double
+    package var notifiedPerSecond: Double
     /// Expected pushes that never arrived.
-    public var lost: Int
+    package var lost: Int
     /// Pushes that arrived more than once (each extra arrival counts once).
-    public var duplicated: Int
+    package var duplicated: Int
     /// Deliveries the simulator reported as failed (for instance a failed background fetch).
-    public var failed: Int
+    package var failed: Int
     /// Enqueue → device latency over the whole run; nil when nothing was delivered.
-    public var enqueueToDeviceMs: Percentiles?
+    package var enqueueToDeviceMs: Percentiles?
     /// Enqueue → local notification latency (rich mode); nil when nothing was shown.
-    public var enqueueToNotificationMs: Percentiles?
+    package var enqueueToNotificationMs: Percentiles?
 
-    public init(seconds: Double, pushesExpected: Int, delivered: Int, notified: Int, deliveredPerSecond: Double, notifiedPerSecond: Double,
+    package init(seconds: Double, pushesExpected: Int, delivered: Int, notified: Int, deliveredPerSecond: Double, notifiedPerSecond: Double,
                 lost: Int, duplicated: Int, failed: Int, enqueueToDeviceMs: Percentiles?, enqueueToNotificationMs: Percentiles?) {
         self.seconds = seconds
         self.pushesExpected = pushesExpected

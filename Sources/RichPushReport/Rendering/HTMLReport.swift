@@ -5,13 +5,13 @@
 /// chart per question (how fast, how long, how spread, did the queue keep up, were the workers
 /// used evenly, how much memory). The report itself is embedded as JSON in
 /// `<script type="application/json" id="report-data">` for anyone who wants the numbers.
-public enum HTMLReport {
+package enum HTMLReport {
     /// The width the charts are drawn for; the page scales them to the window.
     static let chartWidth = 720.0
     static let chartHeight = 300.0
 
     /// The complete page for `report`.
-    public static func render(_ report: LoadReport) -> String {
+    package static func render(_ report: LoadReport) -> String {
         let title = "RichPush load test: \(NumberFormat.rate(report.summary.deliveredPerSecond)) pushes/s, \(report.settings.mode) mode"
         var html = """
             <!DOCTYPE html>

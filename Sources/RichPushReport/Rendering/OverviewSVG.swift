@@ -1,13 +1,13 @@
 /// The load test at a glance as one standalone SVG picture (960 × 640, white, nothing from
 /// elsewhere), the one committed as docs/loadtest-report.svg: a headline of the figures that matter, then
 /// throughput, latency over time, the latency distribution and the queue in a 2 × 2 grid.
-public enum OverviewSVG {
+package enum OverviewSVG {
     static let width = 960.0
     static let height = 640.0
     private static let headline = 124.0
 
     /// The picture for `report`.
-    public static func render(_ report: LoadReport) -> String {
+    package static func render(_ report: LoadReport) -> String {
         var svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         svg += "<svg xmlns=\"\(SVG.namespace)\" class=\"overview\" width=\"\(SVG.number(width))\" height=\"\(SVG.number(height))\" viewBox=\"0 0 \(SVG.number(width)) \(SVG.number(height))\""
         svg += " font-family=\"\(SVG.fontFamily)\" role=\"img\" aria-label=\"RichPush load test overview\">\n"

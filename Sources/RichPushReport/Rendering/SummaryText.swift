@@ -1,10 +1,10 @@
 /// The few lines `richpush loadtest` prints when it finishes: throughput, latency, anything lost,
 /// and memory, aligned in two columns. Local notification lines only in rich mode.
-public enum SummaryText {
+package enum SummaryText {
     private static let labelWidth = 23
 
     /// The summary of `report`, lines separated by `\n`, without a final newline.
-    public static func render(_ report: LoadReport) -> String {
+    package static func render(_ report: LoadReport) -> String {
         let summary = report.summary
         let rich = report.settings.isRich
         var lines = [

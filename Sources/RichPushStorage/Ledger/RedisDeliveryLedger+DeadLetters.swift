@@ -1,5 +1,5 @@
 import Hiredis
-public import RichPushCore
+package import RichPushCore
 import RichPushQueue
 
 /// What the dead-lettering of a delivery job leaves in the status, and its undoing by a replay.
@@ -8,7 +8,7 @@ import RichPushQueue
 /// replayed job sends it again) and takes the mark back when it leases it, so the counts stay
 /// true whichever of the replay's revive and the worker's lease comes first.
 extension RedisDeliveryLedger {
-    public func recordDeadLettered(_ reasons: [DeliveryScope: String]) async throws {
+    package func recordDeadLettered(_ reasons: [DeliveryScope: String]) async throws {
         let scopes = Dictionary(grouping: reasons.keys, by: \.notification)
         let calls = byPartition(scopes) { keys, part in
             var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
@@ -25,7 +25,7 @@ extension RedisDeliveryLedger {
         try await runAll(Self.deadLetteredScript, calls)
     }
 
-    public func reviveDeadLettered(_ scopes: [DeliveryScope]) async throws {
+    package func reviveDeadLettered(_ scopes: [DeliveryScope]) async throws {
         let calls = byPartition(Dictionary(grouping: scopes, by: \.notification)) { keys, part in
             var scriptKeys: [any RedisArgument] = []
             var arguments: [any RedisArgument] = []

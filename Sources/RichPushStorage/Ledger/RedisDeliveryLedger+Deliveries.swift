@@ -1,12 +1,12 @@
 import Hiredis
-public import RichPushCore
+package import RichPushCore
 import RichPushQueue
 
 /// The delivery ledger (``DeliveryLedger``): each (notification, installation) pair leased before
 /// its push and recorded after it, with the device's entry in the status, one script call per
 /// partition for a whole batch.
 extension RedisDeliveryLedger {
-    public func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
+    package func leaseDeliveries(_ keys: [DeliveryKey], owner: String, duration: Duration) async throws -> [DeliveryLease] {
         guard !keys.isEmpty else { return [] }
         let grouped = Dictionary(grouping: keys.indices, by: { keys[$0].notification })
         // One script call per partition (its ledgers share its hash tag), all in one round trip.
@@ -36,7 +36,7 @@ extension RedisDeliveryLedger {
         return leases
     }
 
-    public func releaseLeases(_ keys: [DeliveryKey]) async throws {
+    package func releaseLeases(_ keys: [DeliveryKey]) async throws {
         guard !keys.isEmpty else { return }
         let grouped = Dictionary(grouping: keys, by: \.notification)
         let ttl = Int(retention.components.seconds)
@@ -53,7 +53,7 @@ extension RedisDeliveryLedger {
 
     /// Clears the ledger entries of notification `id`, for the given installations or for all,
     /// so that a forced replay pushes to them again. Returns how many entries existed.
-    public func forgetDeliveries(id: Int, installations: [String]? = nil) async throws -> Int {
+    package func forgetDeliveries(id: Int, installations: [String]? = nil) async throws -> Int {
         guard let installations else {
             let count = try await redis.send("HLEN", keys.ledger(id)).int ?? 0
             try await redis.send("DEL", keys.ledger(id))
@@ -68,7 +68,7 @@ extension RedisDeliveryLedger {
 
     /// One script call per partition, all in one pipeline: for each notification its counters,
     /// per-device entries (JSON written by hand: this runs for every push) and its state.
-    public func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
+    package func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
         let calls = byPartition(results.filter { !$0.value.isEmpty }) { keys, part in
             var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
             var arguments: [any RedisArgument] = [Int(retention.components.seconds), NotificationLua.stateOrder, JobQueue.nowMilliseconds()]
@@ -94,7 +94,7 @@ extension RedisDeliveryLedger {
         try await runAll(Self.recordScript, calls)
     }
 
-    public func recordExpired(_ expired: [Int: [String]]) async throws {
+    package func recordExpired(_ expired: [Int: [String]]) async throws {
         let calls = byPartition(expired.filter { !$0.value.isEmpty }) { keys, part in
             var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
             var arguments: [any RedisArgument] = [Int(retention.components.seconds), JobQueue.nowMilliseconds()]
@@ -108,7 +108,7 @@ extension RedisDeliveryLedger {
         try await runAll(Self.expiredScript, calls)
     }
 
-    public func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
+    package func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
         guard !batches.isEmpty else { return [] }
         let parts = Dictionary(grouping: batches.indices, by: { keys.partitionIndex(ofNotification: batches[$0].notification) }).map(\.value)
         let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = parts.map { indices in

@@ -1,5 +1,5 @@
-public import Hiredis
-public import RichPushCore
+package import Hiredis
+package import RichPushCore
 import RichPushQueue
 
 /// The delivery ledger in Redis, as the workers use it (``DeliveryLedger``): the records they
@@ -7,14 +7,14 @@ import RichPushQueue
 /// its push and recorded after it with the device's entry in the status, expiries, the throttle's
 /// minute gate, and what a dead letter marks failed and a replay takes back. One script call per
 /// partition for a whole batch.
-public struct RedisDeliveryLedger: DeliveryLedger {
+package struct RedisDeliveryLedger: DeliveryLedger {
     let redis: any RedisClient
     let keys: StorageKeys
     let retention: Duration
     /// Records read here, cached for a minute.
     let records: NotificationRecords
 
-    public init(redis: any RedisClient, keys: StorageKeys, retention: Duration) {
+    package init(redis: any RedisClient, keys: StorageKeys, retention: Duration) {
         self.redis = redis
         self.keys = keys
         self.retention = retention
@@ -22,16 +22,16 @@ public struct RedisDeliveryLedger: DeliveryLedger {
     }
 
     /// Records by id in one pipelined round trip (cached ones cost none); missing ones are left out.
-    public func notifications(ids: [Int]) async throws -> [RichNotification] {
+    package func notifications(ids: [Int]) async throws -> [RichNotification] {
         try await records.notifications(ids: ids)
     }
 
-    public func recordPlannedFanOuts(_ planned: [Int: Int]) async throws {
+    package func recordPlannedFanOuts(_ planned: [Int: Int]) async throws {
         guard !planned.isEmpty else { return }
         try await redis.sendAll(planned.map { RedisCommand("HSET", keys.status($0.key), "planned", $0.value) })
     }
 
-    public func cancelled(among ids: [Int]) async throws -> Set<Int> {
+    package func cancelled(among ids: [Int]) async throws -> Set<Int> {
         guard !ids.isEmpty else { return [] }
         let replies = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), "state") })
         return Set(zip(ids, replies).compactMap { id, reply in reply.string == DeliveryState.cancelled.rawValue ? id : nil })

@@ -1,4 +1,4 @@
-public import RichPushCore
+package import RichPushCore
 import Hiredis
 import RichPushQueue
 
@@ -8,14 +8,14 @@ import RichPushQueue
 extension RedisNotificationStore {
     /// Creates sent at the same time go together (``Coalescer``): under load, one script call
     /// makes the notifications of many requests.
-    public func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
+    package func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
         let hash = hashing(draft.payload)
         return try await concurrentCreates.submit(HashedDraft(draft: draft, hash: hash)) { [self] drafts in
             try await create(drafts.map(\.draft), hashes: drafts.map(\.hash))
         }
     }
 
-    public func create(_ drafts: [NotificationDraft], hashing: ([UInt8]) -> String) async throws -> [Result<RichNotification, any Error>] {
+    package func create(_ drafts: [NotificationDraft], hashing: ([UInt8]) -> String) async throws -> [Result<RichNotification, any Error>] {
         try await create(drafts, hashes: drafts.map { hashing($0.payload) })
     }
 

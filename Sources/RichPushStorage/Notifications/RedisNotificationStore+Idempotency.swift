@@ -1,5 +1,5 @@
 import Crypto
-public import RichPushCore
+package import RichPushCore
 import Hiredis
 
 /// Idempotency keys: a request claims its key before it creates, the create completes it in
@@ -17,11 +17,11 @@ extension RedisNotificationStore {
         return value % keys.partitions
     }
 
-    public func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim {
+    package func claim(_ key: IdempotencyKey) async throws -> IdempotencyClaim {
         try await claim([key])[0]
     }
 
-    public func claim(_ keys: [IdempotencyKey]) async throws -> [IdempotencyClaim] {
+    package func claim(_ keys: [IdempotencyKey]) async throws -> [IdempotencyClaim] {
         let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = keys.map { key in
             ([idempotencyKey(key)], [key.fingerprint, IdempotencyKey.claimLifetime.milliseconds])
         }
@@ -49,11 +49,11 @@ extension RedisNotificationStore {
         }
     }
 
-    public func release(_ key: IdempotencyKey) async throws {
+    package func release(_ key: IdempotencyKey) async throws {
         try await release([key])
     }
 
-    public func release(_ keys: [IdempotencyKey]) async throws {
+    package func release(_ keys: [IdempotencyKey]) async throws {
         guard !keys.isEmpty else { return }
         for reply in try await redis.run(Self.releaseScript, calls: keys.map { ([idempotencyKey($0)], [$0.fingerprint]) }) {
             try reply.throwingError()

@@ -1,9 +1,9 @@
-public import RichPushCore
+package import RichPushCore
 import Hiredis
 import RichPushQueue
 
 extension RedisNotificationStore {
-    public func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal? {
+    package func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal? {
         let limits = QuotaLimits(perMinute: perMinute, liveBytes: liveBytes)
         guard !limits.isUnlimited else { return nil }
         return try await charge(limits, user: user, bytes: bytes)
@@ -88,7 +88,7 @@ extension RedisNotificationStore {
 
     """
 
-    public func forgetNotifications(createdBy user: String) async throws -> Int {
+    package func forgetNotifications(createdBy user: String) async throws -> Int {
         var forgotten = 0
         for partition in 0..<keys.partitions {
             let keys = self.keys.inPartition(partition)

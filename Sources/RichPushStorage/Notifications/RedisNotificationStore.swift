@@ -1,21 +1,21 @@
 import Crypto
 import Foundation
 import Synchronization
-public import Hiredis
-public import RichPushCore
-public import RichPushQueue
+package import Hiredis
+package import RichPushCore
+package import RichPushQueue
 
 /// Rich notifications in Redis, as the API uses them: a hash per record, payload bytes once per
 /// content hash, status counters, all with the retention TTL; created together with their
 /// delivery job in one script, so a job never exists without its record nor a record without its
 /// job; cancels, reads, fetches and receipts. What the workers write while delivering is
 /// ``RedisDeliveryLedger``'s.
-public struct RedisNotificationStore: NotificationStore {
+package struct RedisNotificationStore: NotificationStore {
     let redis: any RedisClient
     let keys: StorageKeys
     let queue: JobQueue
     /// The queue of each partition (index as in ``StorageKeys/partitionNames``).
-    public let queues: [JobQueue]
+    package let queues: [JobQueue]
     let retention: Duration
     let durability: Durability
     let payloads: ContentCache<String, [UInt8]>
@@ -27,14 +27,14 @@ public struct RedisNotificationStore: NotificationStore {
 
     /// The delivery ledger over the same Redis and keys (what the workers write), for tools and
     /// tests that hold this store.
-    public var ledger: RedisDeliveryLedger { RedisDeliveryLedger(redis: redis, keys: keys, retention: retention) }
+    package var ledger: RedisDeliveryLedger { RedisDeliveryLedger(redis: redis, keys: keys, retention: retention) }
 
     /// Most single-create batches in flight at once (see ``Coalescer``).
     static let createsInFlight = 4
 
     /// `payloadCacheBytes` bounds the in-process cache of payloads (immutable, by content hash);
     /// `idBlock` ids are reserved per INCRBY, so most creations cost one round trip, not two.
-    public init(redis: any RedisClient, keys: StorageKeys, queue: JobQueue, retention: Duration,
+    package init(redis: any RedisClient, keys: StorageKeys, queue: JobQueue, retention: Duration,
                 payloadCacheBytes: Int = 64 << 20, idBlock: Int = 64, durability: Durability = .primary) {
         self.redis = redis
         self.durability = durability
@@ -52,7 +52,7 @@ public struct RedisNotificationStore: NotificationStore {
         self.concurrentCreates = Coalescer(concurrency: Self.createsInFlight, maxBatch: Self.notificationsPerCall)
     }
 
-    public func cancel(id: Int) async throws -> CancelOutcome {
+    package func cancel(id: Int) async throws -> CancelOutcome {
         let keys = self.keys.forNotification(id)
         let reply = try await redis.run(Self.cancelScript, keys: [keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox],
                                         arguments: [id, JobQueue.nowMilliseconds()])
@@ -65,28 +65,28 @@ public struct RedisNotificationStore: NotificationStore {
     }
 
     /// Drops the records this process cached (a user was removed: their records are gone).
-    public func dropCachedRecords() {
+    package func dropCachedRecords() {
         records.cache.removeAll()
     }
 
     /// The record read from Redis, past this process's cache (which it refreshes): the API's
     /// reads by id do the same work whether a record was cached here, is someone else's or does
     /// not exist, so timing tells none of them apart. ``cachedNotification(id:)`` only looks.
-    public func notification(id: Int) async throws -> RichNotification? {
+    package func notification(id: Int) async throws -> RichNotification? {
         try await records.read(ids: [id])[id]
     }
 
     /// The record if this process has it cached; no round trip.
-    public func cachedNotification(id: Int) -> RichNotification? {
+    package func cachedNotification(id: Int) -> RichNotification? {
         records.cache.value(for: id)
     }
 
     /// Records by id in one pipelined round trip (cached ones cost none); missing ones are left out.
-    public func notifications(ids: [Int]) async throws -> [RichNotification] {
+    package func notifications(ids: [Int]) async throws -> [RichNotification] {
         try await records.notifications(ids: ids)
     }
 
-    public func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
+    package func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
         guard !installations.isEmpty else { return false }
         // A pair is in the ledger from its lease, taken before the push: the device that got a
         // push can fetch its payload, even before the worker recorded the outcome.
@@ -95,7 +95,7 @@ public struct RedisNotificationStore: NotificationStore {
         return try await redis.send(fields).array?.contains(where: { !$0.isNull }) ?? false
     }
 
-    public func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
+    package func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
         if let cached = payloads.value(for: hash) { return cached }
         let reply = try await redis.send("GET", keys.forNotification(id).payload(hash))
         guard !reply.isNull, let bytes = reply.bytes else { return nil }
@@ -103,7 +103,7 @@ public struct RedisNotificationStore: NotificationStore {
         return bytes
     }
 
-    public func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification] {
+    package func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification] {
         let max = before.map { "(\($0)" } ?? "+inf"
         // Each partition's newest, merged (ids grow in every partition as in all of them).
         let replies = try await redis.sendAll((0..<keys.partitions).map {
@@ -116,7 +116,7 @@ public struct RedisNotificationStore: NotificationStore {
     /// The counters and state, and each device's entry: in its ledger value once an outcome is
     /// recorded, else in the devices hash (values written before the entries moved into the
     /// ledger, receipts and revivals of pairs with no outcome yet); a pair with neither is not listed.
-    public func status(id: Int) async throws -> NotificationStatus? {
+    package func status(id: Int) async throws -> NotificationStatus? {
         let replies = try await redis.sendAll([RedisCommand("HGETALL", keys.status(id)), RedisCommand("HGETALL", keys.ledger(id)),
                                                RedisCommand("HGETALL", keys.devices(id))])
         let flat = replies[0].array ?? []
@@ -153,7 +153,7 @@ public struct RedisNotificationStore: NotificationStore {
         return pairs
     }
 
-    public func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
+    package func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
         if addressees?.isEmpty == true { return false }
         // One round trip: the read check (when asked), then count the first fetch per device (or
         // per reader) and move the state forward.
@@ -170,7 +170,7 @@ public struct RedisNotificationStore: NotificationStore {
     /// One script: the read check (when asked), then counts the receipt once per (kind,
     /// installation or reader), sets the device's state in its entry (keeping what the delivery
     /// recorded there, such as the platform's id) and moves the state forward.
-    public func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
+    package func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
                               ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome {
         if addressees?.isEmpty == true { return .notAddressed }
         let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
@@ -192,7 +192,7 @@ public struct RedisNotificationStore: NotificationStore {
 }
 
 /// How sure a created notification is to outlive its master.
-public enum Durability: Sendable, Hashable {
+package enum Durability: Sendable, Hashable {
     /// Acknowledged once the master has it (with `appendfsync everysec`, up to a second of writes
     /// can be lost with the master's machine, or more with a failover to a lagging replica).
     case primary
