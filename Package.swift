@@ -205,7 +205,7 @@ let package = Package(
             name: "RichPushWorker",
             dependencies: [
                 "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushAPNS", "RichPushFCM", "RichPushHTTP2",
-                "RichPushWebhooks", "RichPushApps",
+                "RichPushWebhooks", "RichPushApps", "RichPushWebPush",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

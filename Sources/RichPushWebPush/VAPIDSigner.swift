@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+package import Foundation
 import RichPushCore
 import Synchronization
 
@@ -10,14 +10,14 @@ import Synchronization
 /// life, so one token per origin is cached and renewed at half its life: a run of any number of
 /// pushes signs at most one token per origin per half-life (6 hours by default), where the
 /// common libraries sign one per message. One signer per app: its key and subject are the app's.
-public final class VAPIDSigner: Sendable {
+package final class VAPIDSigner: Sendable {
     /// The contact push services may use (`mailto:` or `https:`), the JWT's `sub`.
-    public let subject: String
+    package let subject: String
     /// The uncompressed public key (65 bytes), base64url: the `k=` of every header, and what
     /// browsers were given as `applicationServerKey`.
-    public let publicKey: String
+    package let publicKey: String
     /// From signing to `exp`; at most 24 hours (RFC 8292 §2).
-    public let tokenLifetime: Duration
+    package let tokenLifetime: Duration
 
     /// The key's raw scalar: swift-crypto's key types are not Sendable, so a key is rebuilt to
     /// sign, which happens once per origin per half-life, not per push.
@@ -35,16 +35,16 @@ public final class VAPIDSigner: Sendable {
         let renewAt: Date
     }
 
-    public static let defaultTokenLifetime: Duration = .seconds(12 * 3600)
-    public static let maxTokenLifetime: Duration = .seconds(24 * 3600)
-    public static let minTokenLifetime: Duration = .seconds(60)
+    package static let defaultTokenLifetime: Duration = .seconds(12 * 3600)
+    package static let maxTokenLifetime: Duration = .seconds(24 * 3600)
+    package static let minTokenLifetime: Duration = .seconds(60)
     /// Push services are a handful of origins; past this many, tokens due for renewal are dropped.
     static let maxCachedOrigins = 1024
 
     /// `privateKey`: the 32-byte P-256 scalar, base64url (as `WebPushCredential.privateKey` keeps
     /// it). `subject` is required (Apple's push service refuses a token without `sub`). `now` is
     /// the wall clock `exp` is counted from; tests pass their own.
-    public init(
+    package init(
         privateKey: String, subject: String, tokenLifetime: Duration = defaultTokenLifetime,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(WebPushError) {
@@ -67,7 +67,7 @@ public final class VAPIDSigner: Sendable {
 
     /// Why `subject` cannot be a VAPID `sub`, or nil: it is required here, and a `mailto:` or
     /// `https:` URI (RFC 8292 §2.1) of 8 to 512 characters without spaces or controls.
-    public static func subjectProblem(_ subject: String) -> String? {
+    package static func subjectProblem(_ subject: String) -> String? {
         guard !subject.isEmpty else {
             return "is required: a mailto: or https: contact (Apple's push service refuses a token without one)"
         }
@@ -79,12 +79,12 @@ public final class VAPIDSigner: Sendable {
 
     /// The `Authorization` header value for a message to `subscription`: the cached token of its
     /// origin, signed anew when there is none or it is past half its life.
-    public func authorization(for subscription: WebPushSubscription) throws(WebPushError) -> String {
+    package func authorization(for subscription: WebPushSubscription) throws(WebPushError) -> String {
         try authorization(origin: subscription.origin)
     }
 
     /// How many tokens this signer has signed: the benchmark's figure, and a test's.
-    public var signatureCount: Int { state.withLock { $0.signatures } }
+    package var signatureCount: Int { state.withLock { $0.signatures } }
 
     func authorization(origin: String) throws(WebPushError) -> String {
         let now = self.now()

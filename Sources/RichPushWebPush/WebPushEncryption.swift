@@ -5,11 +5,11 @@ import Foundation
 /// service carries and only the subscribed browser can read. Each message gets a fresh
 /// ephemeral ECDH key and a fresh 16-byte salt, and is one record of `rs` 4,096 ending in the
 /// padding delimiter 0x02. The VAPID key never takes part: it signs, this agrees keys.
-public enum WebPushEncryption {
+package enum WebPushEncryption {
     /// The `aes128gcm` body for `plaintext` (at most 3,993 bytes), encrypted to the subscription's
     /// keys. `padding` zero bytes may follow the delimiter to hide the length (none by default);
     /// plaintext and padding together fit one record.
-    public static func encrypt(_ plaintext: [UInt8], for subscription: WebPushSubscription, padding: Int = 0) throws(WebPushError) -> [UInt8] {
+    package static func encrypt(_ plaintext: [UInt8], for subscription: WebPushSubscription, padding: Int = 0) throws(WebPushError) -> [UInt8] {
         // Before any key is made: an oversized message fails the same way every time, and cheaply.
         try checkSize(plaintext: plaintext.count, padding: padding)
         var random = SystemRandomNumberGenerator()

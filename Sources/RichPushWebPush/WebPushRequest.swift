@@ -5,25 +5,25 @@ import RichPushCore
 /// (always), `Urgency`, `Topic` (when there is a collapse id), the `aes128gcm` content coding
 /// headers, the VAPID `Authorization`, and the encrypted body. Built and checked here; the
 /// adapter sends it (`Content-Length` is the transport's to set).
-public struct WebPushRequest: Sendable, Hashable {
-    public struct Header: Sendable, Hashable {
-        public let name: String
-        public let value: String
+package struct WebPushRequest: Sendable, Hashable {
+    package struct Header: Sendable, Hashable {
+        package let name: String
+        package let value: String
     }
 
-    public var method: String { "POST" }
+    package var method: String { "POST" }
     /// The subscription's push resource, where the request goes.
-    public let endpoint: String
+    package let endpoint: String
     /// In the order they are sent.
-    public let headers: [Header]
-    public let body: [UInt8]
+    package let headers: [Header]
+    package let body: [UInt8]
 
     /// When the notification set no ttl: a day, as the renderer's default for the other platforms.
-    public static let defaultTTL: Duration = .seconds(86400)
+    package static let defaultTTL: Duration = .seconds(86400)
 
     /// The request for `payload` to `subscription`; the payload limit (3,993 bytes) is checked
     /// before any cryptography.
-    public init(
+    package init(
         payload: [UInt8], to subscription: WebPushSubscription, vapid: VAPIDSigner,
         ttl: Duration?, urgency: WebPushUrgency = .normal, collapseID: String? = nil
     ) throws(WebPushError) {
@@ -32,22 +32,22 @@ public struct WebPushRequest: Sendable, Hashable {
 
     /// What every message of one notification shares, worked out once for a fan-out: the
     /// `TTL`, `Urgency` and `Topic` values.
-    public struct Template: Sendable, Hashable {
+    package struct Template: Sendable, Hashable {
         /// Seconds, never negative.
-        public let ttl: Int
-        public let urgency: WebPushUrgency
+        package let ttl: Int
+        package let urgency: WebPushUrgency
         /// nil when there is no collapse id.
-        public let topic: String?
+        package let topic: String?
 
         /// `ttl` is the time the push service should keep the message for an offline device;
         /// nil takes `defaultTTL` (never an implicit 0, which asks for delivery now or never).
-        public init(ttl: Duration?, urgency: WebPushUrgency = .normal, collapseID: String? = nil, defaultTTL: Duration = WebPushRequest.defaultTTL) {
+        package init(ttl: Duration?, urgency: WebPushUrgency = .normal, collapseID: String? = nil, defaultTTL: Duration = WebPushRequest.defaultTTL) {
             self.ttl = WebPushRequest.seconds(ttl ?? defaultTTL)
             self.urgency = urgency
             self.topic = collapseID.flatMap(WebPushRequest.topic(for:))
         }
 
-        public func request(payload: [UInt8], to subscription: WebPushSubscription, vapid: VAPIDSigner) throws(WebPushError) -> WebPushRequest {
+        package func request(payload: [UInt8], to subscription: WebPushSubscription, vapid: VAPIDSigner) throws(WebPushError) -> WebPushRequest {
             let body = try WebPushEncryption.encrypt(payload, for: subscription)
             var headers = [Header(name: "TTL", value: String(ttl)), Header(name: "Urgency", value: urgency.rawValue)]
             if let topic { headers.append(Header(name: "Topic", value: topic)) }
@@ -65,13 +65,13 @@ public struct WebPushRequest: Sendable, Hashable {
     }
 
     /// The value of header `name` (case-insensitive), if present.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// The `TTL` for `ttl`: whole seconds rounded up (a push service told a second less would drop
     /// the message before its deadline), 0 for a ttl already run out, at most 28 days.
-    public static func seconds(_ ttl: Duration) -> Int {
+    package static func seconds(_ ttl: Duration) -> Int {
         guard ttl > .zero else { return 0 }
         let capped = min(ttl, DeliveryOptions.maxTTL)
         let (seconds, attoseconds) = capped.components
@@ -82,7 +82,7 @@ public struct WebPushRequest: Sendable, Hashable {
     /// alphabet): the id itself when it is one, otherwise a stable digest of it (base64url of the
     /// first 24 bytes of its SHA-256, 32 characters), so the same id always replaces the same
     /// message. nil for an empty id.
-    public static func topic(for collapseID: String) -> String? {
+    package static func topic(for collapseID: String) -> String? {
         guard !collapseID.isEmpty else { return nil }
         let bytes = collapseID.utf8
         let fits = bytes.count <= 32 && bytes.allSatisfy { byte in

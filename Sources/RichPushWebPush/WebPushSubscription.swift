@@ -4,18 +4,18 @@ import RichPushCore
 /// A browser's push subscription, as `PushSubscription.toJSON()` gives it: the push resource URL
 /// (`endpoint`) and the keys messages are encrypted to (`keys.p256dh`, `keys.auth`). Every value
 /// is checked here, so a subscription that exists can be encrypted to and sent to.
-public struct WebPushSubscription: Sendable, Hashable {
+package struct WebPushSubscription: Sendable, Hashable {
     /// The push resource (RFC 8030 §5) exactly as given: the registration's handle.
-    public let endpoint: String
+    package let endpoint: String
     /// `scheme://host[:port]` of the endpoint, the port only when not the scheme's default:
     /// the VAPID `aud` (RFC 8292 §2) and the key of the token cache.
-    public let origin: String
+    package let origin: String
     /// The user agent's ECDH public key: an uncompressed P-256 point (65 bytes, 0x04 first).
-    public let p256dh: [UInt8]
+    package let p256dh: [UInt8]
     /// The subscription's authentication secret, 16 bytes.
-    public let auth: [UInt8]
+    package let auth: [UInt8]
 
-    public static let maxEndpointBytes = 2048
+    package static let maxEndpointBytes = 2048
     /// 65 bytes are 87 base64url characters, 88 with padding; a little room for nothing else.
     static let maxP256DHCharacters = 92
     /// 16 bytes are 22 characters, 24 with padding.
@@ -24,7 +24,7 @@ public struct WebPushSubscription: Sendable, Hashable {
     /// From the parts of `PushSubscription.toJSON()`: both keys base64url, with or without
     /// padding. `allowInsecureLoopback` admits `http:` for a loopback host (a local push
     /// service); otherwise the endpoint must be `https:`.
-    public init(endpoint: String, p256dh: String, auth: String, allowInsecureLoopback: Bool = false) throws(WebPushError) {
+    package init(endpoint: String, p256dh: String, auth: String, allowInsecureLoopback: Bool = false) throws(WebPushError) {
         let parsed = try WebPushEndpoint(endpoint, allowInsecureLoopback: allowInsecureLoopback)
         guard p256dh.utf8.count <= Self.maxP256DHCharacters else {
             throw Self.invalid("keys.p256dh", "too long for a P-256 public key (\(p256dh.utf8.count) characters; 87 expected)")
@@ -44,7 +44,7 @@ public struct WebPushSubscription: Sendable, Hashable {
     }
 
     /// From raw keys, as a simulated web device that made them has them.
-    public init(endpoint: String, p256dh: [UInt8], auth: [UInt8], allowInsecureLoopback: Bool = false) throws(WebPushError) {
+    package init(endpoint: String, p256dh: [UInt8], auth: [UInt8], allowInsecureLoopback: Bool = false) throws(WebPushError) {
         let parsed = try WebPushEndpoint(endpoint, allowInsecureLoopback: allowInsecureLoopback)
         try Self.checkP256DH(p256dh)
         try Self.checkAuth(auth)
@@ -76,7 +76,7 @@ public struct WebPushSubscription: Sendable, Hashable {
 
     /// Why these parts are not a subscription, naming the field (`"keys.p256dh: …"`), or nil:
     /// the body of the API's 400.
-    public static func problem(endpoint: String, p256dh: String, auth: String, allowInsecureLoopback: Bool = false) -> WebPushError? {
+    package static func problem(endpoint: String, p256dh: String, auth: String, allowInsecureLoopback: Bool = false) -> WebPushError? {
         do {
             _ = try WebPushSubscription(endpoint: endpoint, p256dh: p256dh, auth: auth, allowInsecureLoopback: allowInsecureLoopback)
             return nil
@@ -86,9 +86,9 @@ public struct WebPushSubscription: Sendable, Hashable {
     }
 
     /// `keys.p256dh` as `toJSON()` gives it: base64url without padding.
-    public var p256dhBase64URL: String { Base64URL.encode(p256dh) }
+    package var p256dhBase64URL: String { Base64URL.encode(p256dh) }
     /// `keys.auth` as `toJSON()` gives it: base64url without padding.
-    public var authBase64URL: String { Base64URL.encode(auth) }
+    package var authBase64URL: String { Base64URL.encode(auth) }
 
     static func invalid(_ field: String, _ message: String) -> WebPushError {
         WebPushError(.invalidSubscription, message, field: field)

@@ -1,8 +1,8 @@
-public import RichPushCore
+package import RichPushCore
 
 /// The `Urgency` header (RFC 8030 §5.3): how soon the user agent wants the message, so a push
 /// service can hold back low ones for a device on battery.
-public enum WebPushUrgency: String, Sendable, Hashable, CaseIterable {
+package enum WebPushUrgency: String, Sendable, Hashable, CaseIterable {
     case veryLow = "very-low"
     case low
     case normal
@@ -10,7 +10,7 @@ public enum WebPushUrgency: String, Sendable, Hashable, CaseIterable {
 
     /// The sender's priority in RFC 8030's terms: `high` wakes the device as an APNs 10 or an FCM
     /// high message would; `normal` is the RFC's default.
-    public init(_ priority: DeliveryOptions.Priority) {
+    package init(_ priority: DeliveryOptions.Priority) {
         switch priority {
         case .high: self = .high
         case .normal: self = .normal

@@ -1,6 +1,7 @@
 package import RichPushApps
 import RichPushAPNS
 import RichPushFCM
+import RichPushWebPush
 
 /// Where a worker takes its app's credentials from: the app store, read at start and watched
 /// while the worker runs. `--adapter` and its URL, CA and connection flags say which providers the
@@ -32,6 +33,10 @@ extension RichPushWorkerConfiguration {
             settings.signer = try APNSSigningKey(pem: apns.keyPEM, keyID: apns.keyID, teamID: apns.teamID)
             settings.topic = apns.bundleID
             configuration.adapter = .apns(settings)
+        }
+        if var webPush, let stored = credentials.webPush, !stored.subject.isEmpty {
+            webPush.vapid = try VAPIDSigner(privateKey: stored.privateKey, subject: stored.subject)
+            configuration.webPush = webPush
         }
         if var fcm, let stored = credentials.fcm {
             fcm.account = try FCMServiceAccount(json: Array(stored.serviceAccountJSON.utf8))

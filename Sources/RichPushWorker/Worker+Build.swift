@@ -1,6 +1,7 @@
 package import AsyncHTTPClient
 package import RichPushAPNS
 package import RichPushFCM
+import RichPushWebPush
 package import Hiredis
 import Logging
 import RichPushAdapters
@@ -85,6 +86,9 @@ package struct RichPushWorkerConfiguration: Sendable {
     package var adapter: Adapter
     /// When set, installations with platform `fcm` (or legacy `gcm`) get FCM messages through FCM.
     package var fcm: FCMSettings?
+    /// When set, installations with platform `webpush` get their messages through their push
+    /// services, signed with this VAPID key.
+    package var webPush: WebPushSettings?
     /// With the APNs adapter: where the other platforms' pushes go (`fcm` ones too, without ``fcm``).
     package var otherPlatforms: OtherPlatforms
     package var renderer: PushRenderer
@@ -187,6 +191,9 @@ func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: Work
         routes[.apns] = APNSPushAdapter(client: settings.client, sandboxClient: settings.sandboxClient, topic: settings.topic,
                                         token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer),
                                         holds: holds, throttleWait: settings.throttleWait)
+    }
+    if let webPush = configuration.webPush {
+        routes[.webpush] = WebPushPushAdapter(http: webPush.http, vapid: webPush.vapid, timeout: webPush.timeout)
     }
     if let fcm = configuration.fcm {
         let token = fcm.accessToken(redis: dependencies.redis, prefix: dependencies.queue.prefix)

@@ -28,6 +28,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var queue: QueueOptions
     @OptionGroup var apns: APNSOptions
     @OptionGroup var fcm: FCMOptions
+    @OptionGroup var webPush: WebPushOptions
     @OptionGroup var webhookOptions: WebhookOptions
     @OptionGroup var kek: KeyEncryptionOptions
 
@@ -42,7 +43,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: """
         Push adapters, comma-separated: simulated (alias hub: the Redis Pub/Sub hub, for every platform without an adapter \
         of its own), apns (iOS devices through Apple or a local apns-sim; see --apns-*), fcm (Android devices through FCM \
-        or a local fcm-sim; see --fcm-*). E.g. apns,fcm in production, apns,fcm,hub to keep the hub for the rest. \
+        or a local fcm-sim; see --fcm-*), webpush (browsers through their push services or a local webpush-sim; see --webpush-*). \
+        E.g. apns,fcm,webpush in production, apns,fcm,hub to keep the hub for the rest. \
         Pushes to a platform with no adapter fail, naming it.
         """)
     var adapter: AdapterSet = AdapterSet(kinds: [.simulated])
@@ -104,6 +106,7 @@ struct WorkerCommand: AsyncParsableCommand {
         if let fcmSettings {
             try await Self.checkTokenEndpoint(fcmSettings, redis: backend, prefix: queue.configuration.prefix, logger: logger)
         }
+        let webPushSettings = adapter.kinds.contains(.webpush) ? try webPush.settings(stored: apps?.loaded.credentials.webPush) : nil
         var configuration = RichPushWorkerConfiguration(
             worker: workerConfiguration, adapter: pushAdapter,
             renderer: PushRenderer(mode: pushMode, legacySound: legacySound, apiBaseURL: apiBaseURL),
@@ -113,6 +116,7 @@ struct WorkerCommand: AsyncParsableCommand {
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)),
             fcm: fcmSettings, otherPlatforms: adapter.kinds.contains(.simulated) ? .simulated(holdFor: .seconds(holdHours * 3600)) : .refused)
         configuration.apps = apps
+        configuration.webPush = webPushSettings
         configuration.defaultThrottlePerMinute = throttlePerMinute
         configuration.maxPushesPerRound = maxPushesPerRound
         let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys(redis), queue: queue.configuration,
@@ -133,6 +137,9 @@ struct WorkerCommand: AsyncParsableCommand {
         if let fcm = configuration.fcm {
             services.append(HTTPClientService(client: fcm.http))
             services.append(fcm.client)
+        }
+        if let webPushSettings {
+            services.append(HTTPClientService(client: webPushSettings.http))
         }
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))
@@ -169,7 +176,7 @@ extension PushRenderer.Mode: ExpressibleByArgument {}
 /// The push adapters `richpush worker --adapter` names, comma-separated.
 struct AdapterSet: ExpressibleByArgument {
     enum Kind: String, CaseIterable {
-        case simulated, apns, fcm
+        case simulated, apns, fcm, webpush
     }
 
     let kinds: Set<Kind>
@@ -189,6 +196,6 @@ struct AdapterSet: ExpressibleByArgument {
         self.kinds = kinds
     }
 
-    static var allValueStrings: [String] { ["simulated", "hub", "apns", "fcm", "apns,fcm", "apns,fcm,hub"] }
+    static var allValueStrings: [String] { ["simulated", "hub", "apns", "fcm", "webpush", "apns,fcm", "apns,fcm,webpush", "apns,fcm,hub"] }
     var defaultValueDescription: String { kinds.map(\.rawValue).sorted().joined(separator: ",") }
 }

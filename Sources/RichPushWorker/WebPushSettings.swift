@@ -1,0 +1,17 @@
+package import AsyncHTTPClient
+package import RichPushWebPush
+
+/// Where browsers' pushes go and as whom: the HTTP client (the caller's, run and shut down by
+/// its `ServiceGroup`; pooled per push service origin) and the app's VAPID signer.
+package struct WebPushSettings: Sendable {
+    package var http: HTTPClient
+    package var vapid: VAPIDSigner
+    /// How long one request to a push service may take.
+    package var timeout: Duration
+
+    package init(http: HTTPClient, vapid: VAPIDSigner, timeout: Duration = .seconds(10)) {
+        self.http = http
+        self.vapid = vapid
+        self.timeout = timeout
+    }
+}
