@@ -1,0 +1,59 @@
+import HummingbirdCore
+import HummingbirdHTTP2
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOSSL
+import NIOTLS
+
+/// One TLS connection to the simulator, HTTP/2 or HTTP/1.1 as ALPN decides (RFC 7301): push
+/// message requests over either, as push services take them, and the subscribers' WebSocket
+/// upgrade (RFC 6455) over HTTP/1.1. Hummingbird's `http2Upgrade` serves plain HTTP/1.1 on its
+/// fallback side, so this puts its `HTTP2Channel` beside hummingbird-websocket's HTTP/1.1 channel.
+struct WebPushSimChannel: ServerChildChannel {
+    enum Negotiated: Sendable {
+        case http1(HTTP1WebSocketUpgradeChannel.Value)
+        case http2(HTTP2Channel.Value)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let negotiated: EventLoopFuture<Negotiated>
+        let channel: any Channel
+    }
+
+    let tls: NIOSSLContext
+    let http1: HTTP1WebSocketUpgradeChannel
+    let http2: HTTP2Channel
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let http1 = http1, http2 = http2
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+            let alpn = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result, channel in
+                switch result {
+                case .negotiated("h2"):
+                    return http2.setup(channel: channel, logger: logger).map { .http2($0) }
+                case .negotiated("http/1.1"), .fallback:
+                    return http1.setup(channel: channel, logger: logger).map { .http1($0) }
+                case .negotiated(let other):
+                    return channel.close().flatMap { channel.eventLoop.makeFailedFuture(UnexpectedProtocol(name: other)) }
+                }
+            }
+            try channel.pipeline.syncOperations.addHandler(alpn)
+            return Value(negotiated: alpn.protocolNegotiationResult, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.negotiated.get() {
+            case .http1(let connection): await http1.handle(value: connection, logger: logger)
+            case .http2(let connection): await http2.handle(value: connection, logger: logger)
+            }
+        } catch {
+            logger.debug("connection closed before its protocol was settled", metadata: ["error.type": "\(error)"])
+        }
+    }
+
+    struct UnexpectedProtocol: Error { let name: String }
+}
