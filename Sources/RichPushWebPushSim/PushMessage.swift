@@ -1,24 +1,24 @@
-public import Foundation
+package import Foundation
 
 /// One push message the simulator accepted (RFC 8030 §5): the encrypted body as sent and the
 /// headers a user agent gets with it. Also what a subscriber receives over its WebSocket, as the
 /// `message` of a ``SubscriberFrame``.
-public struct PushMessage: Codable, Sendable, Equatable {
+package struct PushMessage: Codable, Sendable, Equatable {
     /// The push message resource's id (the last part of the 201's `Location`).
-    public let id: String
-    public let subscriptionId: String
+    package let id: String
+    package let subscriptionId: String
     /// The body exactly as the application server sent it (base64 in JSON).
-    public let body: Data
+    package let body: Data
     /// `aes128gcm`, or nil for a message without payload.
-    public let contentEncoding: String?
+    package let contentEncoding: String?
     /// Seconds, as accepted (after the service's cap).
-    public let ttl: Int
-    public let urgency: String
-    public let topic: String?
+    package let ttl: Int
+    package let urgency: String
+    package let topic: String?
     /// Seconds since 1970 when the service accepted it.
-    public let receivedAt: Double
+    package let receivedAt: Double
 
-    public init(id: String, subscriptionId: String, body: Data, contentEncoding: String?, ttl: Int, urgency: String, topic: String?, receivedAt: Double) {
+    package init(id: String, subscriptionId: String, body: Data, contentEncoding: String?, ttl: Int, urgency: String, topic: String?, receivedAt: Double) {
         self.id = id
         self.subscriptionId = subscriptionId
         self.body = body
@@ -38,14 +38,14 @@ public struct PushMessage: Codable, Sendable, Equatable {
 /// `{"type":"hello","subscriptionId":…}` once the connection is registered (pushes from then on
 /// reach it at once), then `{"type":"message","subscriptionId":…,"message":{…}}` per push message,
 /// kept ones first.
-public struct SubscriberFrame: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case hello, message }
+package struct SubscriberFrame: Codable, Sendable, Equatable {
+    package enum Kind: String, Codable, Sendable { case hello, message }
 
-    public let type: Kind
-    public let subscriptionId: String
-    public let message: PushMessage?
+    package let type: Kind
+    package let subscriptionId: String
+    package let message: PushMessage?
 
-    public init(type: Kind, subscriptionId: String, message: PushMessage? = nil) {
+    package init(type: Kind, subscriptionId: String, message: PushMessage? = nil) {
         self.type = type
         self.subscriptionId = subscriptionId
         self.message = message

@@ -1,11 +1,11 @@
-public import Foundation
-public import Hummingbird
+package import Foundation
+package import Hummingbird
 import HummingbirdCore
 import HummingbirdHTTP2
 import HummingbirdWebSocket
-public import Logging
-public import NIOCore
-public import NIOSSL
+package import Logging
+package import NIOCore
+package import NIOSSL
 import RichPushCore
 import Synchronization
 
@@ -18,28 +18,28 @@ import Synchronization
 /// answered with the status a push service uses and autopush's JSON error body, and kept for an
 /// offline subscriber until their TTL. Faults on demand: gone subscriptions (410, fixed per
 /// subscription by the seed), 429 and 503 with `Retry-After`, delays.
-public final class WebPushSimulator: Sendable {
-    public struct Configuration: Sendable {
+package final class WebPushSimulator: Sendable {
+    package struct Configuration: Sendable {
         /// The host in endpoint URLs and in the origin VAPID's `aud` must name (default: the
         /// listening host, 127.0.0.1 for 0.0.0.0).
-        public var publicHost: String?
+        package var publicHost: String?
         /// The share of subscriptions that are gone (410), fixed per subscription and seed.
-        public var gone: Double = 0
+        package var gone: Double = 0
         /// Transient refusals of valid requests: 429 or 503 (with `Retry-After`) and their shares.
-        public var transient: [(status: Int, share: Double)] = []
+        package var transient: [(status: Int, share: Double)] = []
         /// Each push answer held back this many milliseconds (drawn per request), or not at all.
-        public var delayMilliseconds: ClosedRange<Int>?
-        public var seed: UInt64 = 1
+        package var delayMilliseconds: ClosedRange<Int>?
+        package var seed: UInt64 = 1
         /// The longest TTL it keeps a message (a longer one is cut, and the 201's TTL says so:
         /// RFC 8030 §5.2). autopush's: 30 days.
-        public var maxTTL = 2_592_000
-        public var keptPerSubscription = 100
-        public var keptTotal = 10_000
-        public var maxSubscriptions = 100_000
+        package var maxTTL = 2_592_000
+        package var keptPerSubscription = 100
+        package var keptTotal = 10_000
+        package var maxSubscriptions = 100_000
         /// The clock for TTLs and VAPID's `exp` (tests move it).
-        public var now: @Sendable () -> Date = { Date() }
+        package var now: @Sendable () -> Date = { Date() }
 
-        public init() {}
+        package init() {}
     }
 
     let configuration: Configuration
@@ -48,10 +48,10 @@ public final class WebPushSimulator: Sendable {
     private let originState = Mutex<String?>(nil)
 
     /// One JSON line per request (and per message written to a subscriber).
-    public typealias RequestLog = @Sendable (String) -> Void
+    package typealias RequestLog = @Sendable (String) -> Void
     let log: RequestLog?
 
-    public init(configuration: Configuration = Configuration(), log: RequestLog? = nil) {
+    package init(configuration: Configuration = Configuration(), log: RequestLog? = nil) {
         self.configuration = configuration
         self.log = log
         random = SimulationRandom(seed: configuration.seed)
@@ -60,17 +60,17 @@ public final class WebPushSimulator: Sendable {
     }
 
     /// The push service's origin (RFC 6454 §6.1), known once it listens: what VAPID's `aud` must be.
-    public var origin: String { originState.withLock { $0 } ?? "" }
+    package var origin: String { originState.withLock { $0 } ?? "" }
 
     /// Subscriptions' messages not yet written to a subscriber.
-    public func keptCount(subscriptionID: String) -> Int { store.keptCount(subscriptionID) }
+    package func keptCount(subscriptionID: String) -> Int { store.keptCount(subscriptionID) }
 
     /// Whether a subscriber is connected for `subscriptionID`.
-    public func isConnected(subscriptionID: String) -> Bool { store.isConnected(subscriptionID) }
+    package func isConnected(subscriptionID: String) -> Bool { store.isConnected(subscriptionID) }
 
     /// The server: HTTP/2 and HTTP/1.1 over TLS with `tls` (ALPN `h2`, `http/1.1`), or cleartext
     /// HTTP/1.1 when `tls` is nil; WebSockets over HTTP/1.1 either way.
-    public func application(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration?, logger: Logger,
+    package func application(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration?, logger: Logger,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let router = Router()
         addRoutes(to: router)

@@ -12,7 +12,7 @@ import Synchronization
 import Testing
 
 /// A clock the tests move: TTLs and VAPID's `exp` are read from it.
-final class TestClock: Sendable {
+final class SimClock: Sendable {
     private let offset = Mutex<Double>(0)
     func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
     func advance(seconds: Double) { offset.withLock { $0 += seconds } }
@@ -39,7 +39,7 @@ struct WebPushSimHarness: Sendable {
 
     let simulator: WebPushSimulator
     let port: Int
-    let clock: TestClock
+    let clock: SimClock
     let http: HTTPClient
     let caPEM: String
     private let log: LogBox
@@ -47,7 +47,7 @@ struct WebPushSimHarness: Sendable {
     var origin: String { simulator.origin }
     var logLines: [String] { log.lines.withLock { $0 } }
 
-    private init(simulator: WebPushSimulator, port: Int, clock: TestClock, http: HTTPClient, caPEM: String, log: LogBox) {
+    private init(simulator: WebPushSimulator, port: Int, clock: SimClock, http: HTTPClient, caPEM: String, log: LogBox) {
         self.simulator = simulator
         self.port = port
         self.clock = clock
@@ -58,7 +58,7 @@ struct WebPushSimHarness: Sendable {
 
     static func with(_ configure: (inout WebPushSimulator.Configuration) -> Void = { _ in },
                      _ body: (WebPushSimHarness) async throws -> Void) async throws {
-        let clock = TestClock()
+        let clock = SimClock()
         var configuration = WebPushSimulator.Configuration()
         configuration.now = { clock.now() }
         configure(&configuration)
