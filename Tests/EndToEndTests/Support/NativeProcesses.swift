@@ -130,6 +130,18 @@ struct NativeProcesses {
         ])
     }
 
+    /// Starts `richpush webpush-sim` (logging requests) with `arguments` added; the worker flags
+    /// that reach it (its CA), and its origin.
+    func startWebPushSim(_ arguments: [String] = []) async throws -> Simulator {
+        let port = try RedisServer.freePort()
+        let directory = server.directory.appendingPathComponent("webpush")
+        let process = track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
+            "webpush-sim", "--port", String(port), "--cert-dir", directory.path, "--log-requests",
+        ] + arguments, logFile: server.directory.appendingPathComponent("webpush-sim.log")))
+        return Simulator(process: process, workerArguments: ["--webpush-ca-file", directory.appendingPathComponent("ca.pem").path],
+                         url: "https://127.0.0.1:\(port)", caFile: directory.appendingPathComponent("ca.pem"))
+    }
+
     /// Starts one `richpush worker` per name, consuming this prefix's queue through `adapter`.
     func startWorkers(_ names: [String], adapter: String, _ arguments: [String]) async throws -> [ChildProcess] {
         var workers: [ChildProcess] = []
