@@ -20,7 +20,9 @@ enum VAPIDCheck {
     ///   - authorization: the request's `Authorization` header.
     ///   - origin: the push service's origin as RFC 6454 §6.1 serializes it (`https://host:port`).
     ///   - applicationServerKey: the key the subscription was restricted to, if any.
-    static func check(authorization: String?, origin: String, applicationServerKey: [UInt8]?, now: Date) -> Result<Identity, WebPushSimError> {
+    ///   - verified: signatures already verified (the token and key as sent); nil checks each one.
+    static func check(authorization: String?, origin: String, applicationServerKey: [UInt8]?, now: Date,
+                      verified: VerifiedSignatures? = nil) -> Result<Identity, WebPushSimError> {
         func unauthorized(_ reason: WebPushSimError.Reason, _ text: String) -> Result<Identity, WebPushSimError> {
             .failure(WebPushSimError(401, errno: 109, reason, text))
         }
@@ -46,9 +48,13 @@ enum VAPIDCheck {
         guard header["alg"] == .string("ES256") else {
             return unauthorized(.invalidAuthorization, "The JWT's alg must be ES256 (RFC 8292 §2)")
         }
-        guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-              publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8)) else {
-            return unauthorized(.badSignature, "The JWT's signature is not valid for k (ES256, raw r||s: RFC 8292 §2, RFC 7518 §3.4)")
+        let remembered = key + " " + token
+        if verified?.contains(remembered) != true {
+            guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+                  publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8)) else {
+                return unauthorized(.badSignature, "The JWT's signature is not valid for k (ES256, raw r||s: RFC 8292 §2, RFC 7518 §3.4)")
+            }
+            verified?.insert(remembered)
         }
         guard case .string(let audience)? = claims["aud"], audience == origin else {
             let given = if case .string(let text)? = claims["aud"] { "'\(text)'" } else { "none" }

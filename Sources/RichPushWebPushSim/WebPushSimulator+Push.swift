@@ -47,7 +47,8 @@ extension WebPushSimulator {
                                           "The body is larger than \(PushRequestRules.maxBodyBytes) bytes (RFC 8030 §7.2; RFC 8291 §4: one 4,096-byte record)"))
         }
         let identity: VAPIDCheck.Identity
-        switch VAPIDCheck.check(authorization: header("authorization"), origin: origin, applicationServerKey: key, now: configuration.now()) {
+        switch VAPIDCheck.check(authorization: header("authorization"), origin: origin, applicationServerKey: key, now: configuration.now(),
+                                verified: verifiedSignatures) {
         case .failure(let error): return refuse(error)
         case .success(let verified): identity = verified
         }

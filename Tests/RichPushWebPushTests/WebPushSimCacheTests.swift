@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+/// webpush-sim verifies a VAPID token's signature once, as a push service's cache does, yet checks
+/// every push's claims: a remembered token that has expired is refused, and a token whose
+/// signature differs from the remembered one is verified anew.
+@Suite("WebPushSim verified-token cache")
+struct WebPushSimCacheTests {
+    @Test func aRememberedTokenIsStillCheckedForExpiryAndAForgedOneIsNot() async throws {
+        try await WebPushSimHarness.with { sim in
+            let sender = TestSender()
+            let subscription = try await sim.subscribe()
+            let token = sender.jwt(TestSender.Claims(aud: sim.origin, exp: sim.clock.now().timeIntervalSince1970 + 120))
+            func push(_ token: String) async throws -> WebPushSimHarness.Answer {
+                try await sim.push(subscription, sender: sender) { headers in
+                    headers.removeAll { $0.0 == "authorization" }
+                    headers.append(("authorization", sender.authorization(token: token)))
+                }
+            }
+            #expect(try await push(token).status == 201)
+            #expect(try await push(token).status == 201)
+            // Same header and claims, another key's signature: not the remembered token.
+            let parts = token.split(separator: ".")
+            let other = TestSender().jwt(TestSender.Claims(aud: sim.origin, exp: sim.clock.now().timeIntervalSince1970 + 120)).split(separator: ".")
+            let forged = "\(parts[0]).\(parts[1]).\(other[2])"
+            let refused = try await push(forged)
+            #expect(refused.status == 401 && refused.reason == "vapid_bad_signature", "\(refused.json)")
+            // The remembered token past its exp: refused.
+            sim.clock.advance(seconds: 180)
+            let expired = try await push(token)
+            #expect(expired.status == 401 && expired.reason == "vapid_bad_exp", "\(expired.json)")
+        }
+    }
+}
