@@ -220,10 +220,13 @@ let package = Package(
         .target(
             name: "RichPushSimulator",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushAdapters",
+                "Hiredis", "RichPushCore", "RichPushAdapters", "RichPushWebPush",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -8,8 +8,12 @@
 # HTTP/2, with a signing key made for the run) passes the pushes on to the devices.
 # --adapter native: device 0 is an iPhone reached through apns-sim, device 1 an Android phone reached
 # through a local FCM (`richpush fcm-sim`, with a service account made for the run); the workers run
-# with --adapter apns,fcm.
-# Usage: scripts/demo.sh [--adapter simulated|apns|native]
+# with --adapter apns,fcm,webpush and device 2 is a browser (below).
+# --adapter webpush: two web devices (a browser's service worker each) subscribe at a local push
+# service (`richpush webpush-sim`, TLS, checking RFC 8030/8291/8292), restricted to a VAPID key made
+# for the run; the workers encrypt to each subscription and sign with that key, and each device
+# decrypts with its own keys before it fetches.
+# Usage: scripts/demo.sh [--adapter simulated|apns|native|webpush]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -18,10 +22,13 @@ adapter=simulated
 while [ $# -gt 0 ]; do
     case "$1" in
         --adapter) adapter=$2; shift 2 ;;
-        *) echo "unknown option $1 (usage: scripts/demo.sh [--adapter simulated|apns|native])" >&2; exit 2 ;;
+        *) echo "unknown option $1 (usage: scripts/demo.sh [--adapter simulated|apns|native|webpush])" >&2; exit 2 ;;
     esac
 done
-case "$adapter" in simulated|apns|native) ;; *) echo "--adapter must be simulated, apns or native (apns for iOS and fcm for Android)" >&2; exit 2 ;; esac
+case "$adapter" in simulated|apns|native|webpush) ;; *) echo "--adapter must be simulated, apns, native (apns for iOS, fcm for Android, webpush for a browser) or webpush" >&2; exit 2 ;; esac
+# How many devices run, and how many of them are browsers.
+devices=$([ "$adapter" = native ] && echo 3 || echo 2)
+browsers=$(case "$adapter" in native) echo 1 ;; webpush) echo 2 ;; *) echo 0 ;; esac)
 
 ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config curl python3 openssl
 ensure_swift
@@ -58,7 +65,7 @@ api_port=$(free_port)
 "$bin" api --port "$api_port" --queue-prefix "$prefix" --log-level warning 2>"$work/api.log" & pids+=($!)
 worker_options=()
 device_options=()
-if [ "$adapter" != simulated ]; then
+if [ "$adapter" = apns ] || [ "$adapter" = native ]; then
     # A signing key like the .p8 Apple's portal gives (P-256, PKCS#8), made for this run only.
     openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null
     openssl pkcs8 -topk8 -nocrypt -in "$work/ec.pem" -out "$work/AuthKey.p8"
@@ -69,7 +76,7 @@ if [ "$adapter" != simulated ]; then
     for _ in $(seq 1 100); do grep -q listening "$work/apns-sim.err" 2>/dev/null && break; sleep 0.1; done
     grep -q listening "$work/apns-sim.err" || { echo "apns-sim did not start:" >&2; cat "$work/apns-sim.err" >&2; exit 1; }
     echo "==> local APNs (richpush apns-sim) on https://127.0.0.1:$apns_port, HTTP/2 over TLS; workers trust $work/apns/ca.pem"
-    worker_options=(--adapter "$([ "$adapter" = native ] && echo apns,fcm || echo apns)" --apns-url "https://127.0.0.1:$apns_port" --apns-sandbox-url "https://127.0.0.1:$apns_port" --apns-topic com.example.richpush
+    worker_options=(--adapter "$([ "$adapter" = native ] && echo apns,fcm,webpush || echo apns)" --apns-url "https://127.0.0.1:$apns_port" --apns-sandbox-url "https://127.0.0.1:$apns_port" --apns-topic com.example.richpush
                     --apns-key-file "$work/AuthKey.p8" --apns-key-id DEMOKEY001 --apns-team-id DEMOTEAM01 --apns-ca-file "$work/apns/ca.pem")
     device_options=(--apns-tokens)
 fi
@@ -82,7 +89,24 @@ if [ "$adapter" = native ]; then
     grep -q listening "$work/fcm-sim.err" || { echo "fcm-sim did not start:" >&2; cat "$work/fcm-sim.err" >&2; exit 1; }
     echo "==> local FCM (richpush fcm-sim) on https://127.0.0.1:$fcm_port, HTTP/2 over TLS: OAuth2 token endpoint and messages:send"
     worker_options+=(--fcm-credentials "$work/fcm/service-account.json" --fcm-url "https://127.0.0.1:$fcm_port" --fcm-ca-file "$work/fcm/ca.pem")
-    device_options+=(--platform mixed)
+    device_options+=(--platform all)
+fi
+if [ "$browsers" -gt 0 ]; then
+    # A VAPID key pair as web-push libraries make one (P-256), for this run only: the workers sign
+    # with the private key; the browsers restrict their subscriptions to the public one (the
+    # applicationServerKey of PushManager.subscribe, the last 65 bytes of its DER form).
+    openssl ecparam -name prime256v1 -genkey -noout -out "$work/vapid-ec.pem" 2>/dev/null
+    openssl pkcs8 -topk8 -nocrypt -in "$work/vapid-ec.pem" -out "$work/vapid.pem"
+    server_key=$(openssl ec -in "$work/vapid-ec.pem" -pubout -outform DER 2>/dev/null | tail -c 65 | base64 -w0 | tr '+/' '-_' | tr -d '=')
+    webpush_port=$(free_port)
+    "$bin" webpush-sim --port "$webpush_port" --cert-dir "$work/webpush" --log-requests >"$work/webpush-sim.log" 2>"$work/webpush-sim.err" & pids+=($!)
+    for _ in $(seq 1 100); do grep -q listening "$work/webpush-sim.err" 2>/dev/null && break; sleep 0.1; done
+    grep -q listening "$work/webpush-sim.err" || { echo "webpush-sim did not start:" >&2; cat "$work/webpush-sim.err" >&2; exit 1; }
+    echo "==> local push service (richpush webpush-sim) on https://127.0.0.1:$webpush_port: RFC 8030 pushes, VAPID and aes128gcm checked"
+    [ "$adapter" = webpush ] && worker_options=(--adapter webpush)
+    worker_options+=(--webpush-vapid-key-file "$work/vapid.pem" --webpush-subject mailto:demo@example.com --webpush-ca-file "$work/webpush/ca.pem")
+    [ "$adapter" = webpush ] && device_options+=(--platform webpush)
+    device_options+=(--webpush-url "https://127.0.0.1:$webpush_port" --webpush-ca-file "$work/webpush/ca.pem" --webpush-application-server-key "$server_key")
 fi
 for i in 1 2; do
     "$bin" worker --queue-prefix "$prefix" --consumer "demo-worker-$i" --log-level warning "${worker_options[@]}" 2>"$work/worker-$i.log" & pids+=($!)
@@ -92,14 +116,16 @@ for _ in $(seq 1 100); do curl -sf "$base/health/ready" >/dev/null && break; sle
 curl -sf "$base/health/ready" >/dev/null || { echo "the API did not start; see $work/api.log" >&2; exit 1; }
 echo "==> API on $base, 2 workers"
 
-RICHPUSH_PASSWORD="$password" "$bin" device-sim --api "$base" --user demo --devices 2 --app-state mixed --tap more \
-    --fire-delay 5 --count 2 --out "$work/device" --hub-prefix "$prefix" --handle-prefix "demo-phone" "${device_options[@]}" \
+RICHPUSH_PASSWORD="$password" "$bin" device-sim --api "$base" --user demo --devices "$devices" --app-state mixed --tap more \
+    --fire-delay 5 --count "$devices" --out "$work/device" --hub-prefix "$prefix" --handle-prefix "demo-phone" "${device_options[@]}" \
     >"$work/device.log" 2>"$work/device.err" & sim=$!
 pids+=($sim)
 for _ in $(seq 1 100); do grep -q listening "$work/device.err" 2>/dev/null && break; sleep 0.1; done
 grep -q listening "$work/device.err" || { echo "the device simulator did not start:" >&2; cat "$work/device.err" >&2; exit 1; }
 if [ "$adapter" = native ]; then
-    echo "==> 2 simulated devices of user demo registered and listening (device 0 an iPhone in the foreground, device 1 an Android phone in the background)"
+    echo "==> 3 simulated devices of user demo registered and listening (device 0 an iPhone in the foreground, device 1 an Android phone in the background, device 2 a browser with the page open)"
+elif [ "$adapter" = webpush ]; then
+    echo "==> 2 simulated browsers of user demo subscribed, registered and listening (device 0 with the page open, device 1 in the background)"
 else
     echo "==> 2 simulated devices of user demo registered and listening (device 0 in the foreground, device 1 in the background)"
 fi
@@ -119,13 +145,13 @@ state=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["state"])' "$
 echo "==> final status of notification $id: $status"
 ok=1
 opened=$(grep -c ' opened ' "$work/device.log" || true)
-[ "$opened" -eq 2 ] || { echo "expected both devices to open the image, saw $opened" >&2; ok=0; }
+[ "$opened" -eq "$devices" ] || { echo "expected all $devices devices to open the image, saw $opened" >&2; ok=0; }
 [ "$state" = opened ] || { echo "expected state 'opened', got '$state'" >&2; ok=0; }
 for file in "$work"/device/richpush-"$id"-device*.png; do
     if cmp -s "$file" "$image"; then echo "==> image view saved $file (identical to the image sent)"; else echo "missing or different: $file" >&2; ok=0; fi
 done
 [ "$ok" -eq 1 ] || { echo "DEMO FAILED; logs in $work" >&2; exit 1; }
-if [ "$adapter" != simulated ]; then
+if [ "$adapter" = apns ] || [ "$adapter" = native ]; then
     echo "==> what the local APNs received (one JSON line per request):"
     sed 's/^/    /' "$work/apns-sim.log"
     expected=$([ "$adapter" = native ] && echo 1 || echo 2)
@@ -137,5 +163,11 @@ if [ "$adapter" = native ]; then
     sed 's/^/    /' "$work/fcm-sim.log"
     accepted=$(grep '"status":200' "$work/fcm-sim.log" | grep -vc '"issued"' || true)
     [ "$accepted" -eq 1 ] || { echo "expected fcm-sim to accept 1 message, it accepted $accepted" >&2; exit 1; }
+fi
+if [ "$browsers" -gt 0 ]; then
+    echo "==> what the local push service did (one JSON line per request and delivery):"
+    sed 's/^/    /' "$work/webpush-sim.log"
+    accepted=$(grep '"event":"push"' "$work/webpush-sim.log" | grep -c '"status":201' || true)
+    [ "$accepted" -eq "$browsers" ] || { echo "expected webpush-sim to accept $browsers push(es), it accepted $accepted" >&2; exit 1; }
 fi
 echo "==> the rich push went all the way ($adapter): sent, received, fetched, displayed, opened with More"

@@ -28,8 +28,11 @@ struct DeviceSimCommand: AsyncParsableCommand {
     @Option(help: "Device handles are <prefix>-<n> (default sim-<user>).") var handlePrefix: String?
     @Option(help: "Output format.") var format: Format = .text
     @Option(help: "File where the devices keep the collapse ids of what they show, so a restarted simulator still collapses a resend (a phone's Notification Center survives the app).") var stateFile: String?
-    @Option(help: "apns: iOS devices; fcm: Android devices (platform fcm, FCM data messages); mixed: every other device Android.")
+    @Option(help: ArgumentHelp(
+        "apns: iOS devices; fcm: Android devices (FCM data messages); webpush: web devices (a browser's service worker); mixed: every other device Android; all: iOS, Android, web in turn; or a list such as apns,webpush taken in turn.",
+        valueName: "platforms"))
     var platform: SimulatorConfiguration.Devices = .apns
+    @OptionGroup var webPush: DeviceSimWebPushOptions
     @Flag(help: "Register APNs-style device tokens (64 hex digits) instead of <prefix>-<n>, for workers with --adapter apns.") var apnsTokens = false
     @Option(help: "Register device n also under the tag g<n mod this> (0: no extra tag), so a sender can address groups of devices.") var tagGroups = 0
 
@@ -38,6 +41,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
         guard (0...10_000).contains(tagGroups) else { throw ValidationError("--tag-groups must be between 0 and 10000") }
         guard fireDelay >= 0 else { throw ValidationError("--fire-delay must not be negative") }
         guard URL(string: api)?.host != nil else { throw ValidationError("--api must be a URL such as http://127.0.0.1:8080") }
+        if platform.hasWeb, webPush.webpushUrl == nil { throw ValidationError("web devices (--platform \(platform.rawValue)) need --webpush-url") }
     }
 
     func run() async throws {
@@ -62,6 +66,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
         configuration.stateFile = stateFile.map { URL(fileURLWithPath: $0) }
         configuration.apnsTokens = apnsTokens
         configuration.platforms = platform
+        configuration.webPush = try webPush.service(needed: platform.hasWeb)
         let simulator: DeviceSimulator
         do {
             simulator = try DeviceSimulator(configuration: configuration)
@@ -107,4 +112,6 @@ extension SimulatorEvent {
         return parts.joined(separator: "  ")
     }
 }
-extension SimulatorConfiguration.Devices: ExpressibleByArgument {}
+extension SimulatorConfiguration.Devices: ExpressibleByArgument {
+    static var allValueStrings: [String] { ["apns", "fcm", "webpush", "mixed", "all"] }
+}

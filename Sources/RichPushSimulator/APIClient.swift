@@ -42,16 +42,25 @@ struct APIClient: Sendable {
         return (Int(response.status.code), Data(buffer: body), response.headers.first(name: "Content-Type"))
     }
 
-    /// The seed's registration: POST /api/register?handle=H, then PUT /api/register/{id}.
-    func register(handle: String, platform: Platform = .apns, tags: [String] = []) async throws -> String {
-        let (status, body, _) = try await call("POST", "/api/register?handle=\(handle)")
+    /// The seed's registration: POST /api/register?handle=H, then PUT /api/register/{id}. A web
+    /// device sends its subscription as `PushSubscription.toJSON()` gives it (the endpoint is
+    /// its handle) instead of `Handle`.
+    func register(handle: String, platform: Platform = .apns, tags: [String] = [], subscription: [String: Any]? = nil) async throws -> String {
+        // An endpoint is a URL: its `:`, `/`, `?` must not end or split the query.
+        let query = handle.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? handle
+        let (status, body, _) = try await call("POST", "/api/register?handle=\(query)")
         guard status == 200, let id = try? JSONDecoder().decode(String.self, from: body) else {
             throw SimulatorError("registration failed: HTTP \(status) \(String(decoding: body, as: UTF8.self))")
         }
-        let (putStatus, putBody, _) = try await call("PUT", "/api/register/\(id)", json: ["Platform": platform.rawValue, "Handle": handle, "Tags": tags])
+        var registration: [String: Any] = ["Platform": platform.rawValue, "Tags": tags]
+        if let subscription { registration["Subscription"] = subscription } else { registration["Handle"] = handle }
+        let (putStatus, putBody, _) = try await call("PUT", "/api/register/\(id)", json: registration)
         guard putStatus == 200 else { throw SimulatorError("registration failed: HTTP \(putStatus) \(String(decoding: putBody, as: UTF8.self))") }
         return id
     }
+
+    /// Characters a query value keeps as they are (RFC 3986 unreserved).
+    private static let queryValue = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
 
 package struct SimulatorError: Error, CustomStringConvertible {

@@ -14,13 +14,6 @@ package struct SimulatorConfiguration: Sendable {
         case mixed
     }
 
-    /// Which phones: iOS (the tutorial's app), Android (its twin on FCM data messages), or both.
-    package enum Devices: String, Sendable, CaseIterable {
-        case apns, fcm
-        /// Device 0, 2, 4… iOS; 1, 3, 5… Android.
-        case mixed
-    }
-
     package enum Tap: String, Sendable, CaseIterable {
         /// The user presses More (or taps the banner): the image view opens.
         case more
@@ -67,19 +60,17 @@ package struct SimulatorConfiguration: Sendable {
     /// Push handles as APNs device tokens (64 hex digits, derived from `<handlePrefix>-<n>`),
     /// for the APNs adapter and `richpush apns-sim`; false: `<handlePrefix>-<n>` as is.
     package var apnsTokens = false
-    /// iOS devices (platform `apns`), Android devices (platform `fcm`), or every other one each.
+    /// Which platforms the devices run, in turn: iOS (platform `apns`), Android (`fcm`), web
+    /// (`webpush`).
     package var platforms: Devices = .apns
+    /// Where web devices subscribe; required when ``platforms`` has `webpush`.
+    package var webPush: WebPushService?
 
     /// The platform device `index` registers with.
-    package func platform(of index: Int) -> Platform {
-        switch platforms {
-        case .apns: .apns
-        case .fcm: .fcm
-        case .mixed: index % 2 == 0 ? .apns : .fcm
-        }
-    }
+    package func platform(of index: Int) -> Platform { platforms.platform(of: index) }
 
-    /// The push handle of device `index`: for Android an FCM-shaped registration token
+    /// The push handle of device `index` (a web device's is the endpoint its push service gives
+    /// it; this is then only its name): for Android an FCM-shaped registration token
     /// (`<22 base64url>:APA91b<43 base64url>`, derived from `<handlePrefix>-<n>`), for iOS
     /// `<handlePrefix>-<n>` or, with ``apnsTokens``, 64 hex digits derived from it.
     package func handle(of index: Int) -> String {

@@ -30,8 +30,12 @@ struct NativeProcesses {
     /// A store under a prefix of its own on `server`; after `body`, every process it started gets
     /// SIGTERM and must exit 0 (after a body that threw, they are stopped and the error goes on).
     static func with(server: RedisServer, prefix name: String, _ body: (NativeProcesses) async throws -> Void) async throws {
+        try await with(server: server, keyPrefix: String(uniqueKeyPrefix(name).dropLast()), body)
+    }
+
+    /// The same under `prefix` exactly: a ``Pipeline``'s, so processes share its API's keys.
+    static func with(server: RedisServer, keyPrefix prefix: String, _ body: (NativeProcesses) async throws -> Void) async throws {
         let redis = RedisConnection(configuration: server.configuration)
-        let prefix = String(uniqueKeyPrefix(name).dropLast())
         let keys = StorageKeys(prefix: prefix)
         let queue = JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: prefix))
         let native = NativeProcesses(server: server, redis: redis, prefix: prefix, keys: keys, queue: queue,
@@ -140,6 +144,14 @@ struct NativeProcesses {
         ] + arguments, logFile: server.directory.appendingPathComponent("webpush-sim.log")))
         return Simulator(process: process, workerArguments: ["--webpush-ca-file", directory.appendingPathComponent("ca.pem").path],
                          url: "https://127.0.0.1:\(port)", caFile: directory.appendingPathComponent("ca.pem"))
+    }
+
+    /// Starts `richpush device-sim` for alice (password `alice-pw`, as ``Pipeline`` makes her)
+    /// against the API at `api`, events as JSON lines, with `arguments` added.
+    func startDeviceSim(api: URL, _ arguments: [String], name: String = "device-sim") async throws -> ChildProcess {
+        track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
+            "device-sim", "--redis-url", server.url, "--hub-prefix", prefix, "--api", api.absoluteString, "--user", "alice", "--format", "json",
+        ] + arguments, environment: ["RICHPUSH_PASSWORD": "alice-pw"], logFile: server.directory.appendingPathComponent("\(name).log")))
     }
 
     /// Starts one `richpush worker` per name, consuming this prefix's queue through `adapter`.

@@ -1,0 +1,32 @@
+import RichPushCore
+import RichPushWebPush
+
+extension DeviceSimulator {
+    /// A message from a web device's push service, as its service worker's `push` event gets it:
+    /// decrypted with the device's own keys (RFC 8291), its JSON `{"richId", "richMessage",
+    /// "richType"}` read, then the app's behaviour as on a phone. The worker shows the
+    /// notification with `tag` = the richId, so a resend of a notification replaces what is shown.
+    func handle(web message: PushServiceFrame.Message, from web: WebDevice) async {
+        guard let device = devices.withLock({ $0[web.endpoint] }) else { return }
+        func failed(_ detail: String) {
+            emit(SimulatorEvent(event: "failed", device: device.index, installation: device.installation, detail: detail))
+        }
+        guard !message.body.isEmpty else { return failed("a push message without payload: the service worker has no richId to fetch") }
+        guard message.contentEncoding == "aes128gcm" else {
+            return failed("the push message's content coding is \(message.contentEncoding ?? "none"), not aes128gcm")
+        }
+        let plaintext: [UInt8]
+        do {
+            plaintext = try WebPushEncryption.decrypt(message.body, receiverPrivateKey: try web.privateKey, auth: web.auth)
+        } catch {
+            return failed("cannot decrypt the push message: \(error)")
+        }
+        guard let json = JSONValue.parse(plaintext), let keys = ReceivedPush.RichKeys(json) else {
+            return failed("the decrypted push message is not a JSON object")
+        }
+        let push = AppPush(keys: keys, platform: .webpush, shownAs: keys.richId.map { "tag#\($0)" },
+                           collapsed: "a notification with tag \(keys.richId ?? "") is already shown: replaced, not shown again",
+                           sentAt: message.receivedAtMicros)
+        await present(push, on: device, handle: web.endpoint)
+    }
+}

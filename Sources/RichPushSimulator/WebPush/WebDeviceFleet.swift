@@ -1,0 +1,130 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOSSL
+import Synchronization
+
+/// A simulator's web devices: each subscribes at the push service as a browser's `PushManager`
+/// does, then keeps its WebSocket connected (again after a drop, with back-off: 0.1 s doubling to
+/// 5 s) and passes each message it receives on, every message on a task of its own. Nothing here
+/// blocks an event loop: the sockets are NIO channels read from tasks.
+final class WebDeviceFleet: Sendable {
+    private let service: SimulatorConfiguration.WebPushService
+    private let tls: TLSConfiguration
+    private let context: NIOSSLContext
+    private let devices = Mutex<[WebDevice]>([])
+    private let sockets = Mutex<[Int: PushServiceSocket]>([:])
+    private let stopped = StopSignal()
+    private let logger: Logger
+
+    /// Throws when the CA file cannot be read.
+    init(service: SimulatorConfiguration.WebPushService, logger: Logger) throws {
+        self.service = service
+        self.logger = logger
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = service.caFile {
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile.path))
+            } catch {
+                throw SimulatorError("cannot read the push service's CA file \(caFile.path): \(error)")
+            }
+        }
+        self.tls = tls
+        var socketTLS = tls
+        socketTLS.applicationProtocols = ["http/1.1"]
+        context = try NIOSSLContext(configuration: socketTLS)
+    }
+
+    /// Subscribes the devices `indices` (up to 32 at a time) and calls `registered` for each as
+    /// it gets its subscription; the client for it lives only as long as this call.
+    func subscribe(_ indices: [Int], then registered: @escaping @Sendable (WebDevice) async throws -> Void) async throws {
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        do {
+            try await withThrowingTaskGroup(of: WebDevice.self) { group in
+                var pending = indices[...]
+                func add() {
+                    guard let index = pending.popFirst() else { return }
+                    group.addTask {
+                        let device = try await WebDevice.subscribe(index: index, at: self.service, http: http)
+                        try await registered(device)
+                        return device
+                    }
+                }
+                for _ in 0..<32 { add() }
+                while let device = try await group.next() {
+                    devices.withLock { $0.append(device) }
+                    add()
+                }
+            }
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+    }
+
+    var isEmpty: Bool { devices.withLock { $0.isEmpty } }
+
+    /// Keeps every device connected and hands each message to `handle`, until ``stop()``; then
+    /// waits for the messages in hand.
+    func run(handle: @escaping @Sendable (WebDevice, PushServiceFrame.Message) async -> Void) async {
+        let devices = devices.withLock { $0 }
+        await withDiscardingTaskGroup { group in
+            for device in devices {
+                group.addTask { await self.keepConnected(device, handle: handle) }
+            }
+        }
+    }
+
+    /// Closes every connection and ends ``run(handle:)`` once the messages in hand are handled.
+    func stop() async {
+        stopped.stop()
+        let open = sockets.withLock { sockets in
+            defer { sockets = [:] }
+            return Array(sockets.values)
+        }
+        for socket in open { await socket.close() }
+    }
+
+    private func keepConnected(_ device: WebDevice, handle: @escaping @Sendable (WebDevice, PushServiceFrame.Message) async -> Void) async {
+        let metadata: Logger.Metadata = ["device": "\(device.index)", "subscription": "\(device.subscriptionId)"]
+        await withDiscardingTaskGroup { pushes in
+            var delay = service.reconnectDelay.first
+            while !stopped.isStopped {
+                do {
+                    let socket = try await PushServiceSocket.connect(to: device.webSocket, tls: context)
+                    let kept = sockets.withLock { sockets in
+                        // Checked under the lock `stop()` empties: a socket opened as it ran is closed here.
+                        guard !stopped.isStopped else { return false }
+                        sockets[device.index] = socket
+                        return true
+                    }
+                    guard kept else {
+                        await socket.close()
+                        break
+                    }
+                    try await socket.run { text in
+                        switch PushServiceFrame(text: text) {
+                        case .hello:
+                            // Registered at the service: a later drop starts its back-off afresh.
+                            delay = service.reconnectDelay.first
+                        case .message(let message):
+                            pushes.addTask { await handle(device, message) }
+                        case .other(let what):
+                            logger.debug("frame passed over", metadata: metadata.merging(["frame": "\(what)"]) { $1 })
+                        }
+                    }
+                    sockets.withLock { _ = $0.removeValue(forKey: device.index) }
+                    if stopped.isStopped { break }
+                    logger.warning("the push service closed the connection; connecting again", metadata: metadata)
+                } catch {
+                    sockets.withLock { _ = $0.removeValue(forKey: device.index) }
+                    if stopped.isStopped { break }
+                    logger.warning("cannot reach the push service; trying again", metadata: metadata.merging(["error": "\(error)", "retry.in": "\(delay)"]) { $1 })
+                }
+                if await stopped.sleep(for: delay) { break }
+                delay = min(delay * 2, service.reconnectDelay.max)
+            }
+        }
+    }
+}
