@@ -154,7 +154,8 @@ let package = Package(
         .target(
             name: "RichPushWebPush",
             dependencies: [
-                "RichPushCore",
+                "RichPushCore", "RichPushHTTP2",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

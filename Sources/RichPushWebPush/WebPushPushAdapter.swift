@@ -11,19 +11,24 @@ package import RichPushCore
 package struct WebPushPushAdapter: PushAdapter {
     package let name = "webpush"
     let http: HTTPClient
+    /// When set, pushes go over HTTP/2 on these connections (one client per origin); else over
+    /// `http` (HTTP/1.1 or HTTP/2, as AsyncHTTPClient negotiates).
+    let connections: WebPushConnections?
     let vapid: VAPIDSigner
     let timeout: Duration
     /// Requests one `send` has in flight at once.
     let concurrency: Int
 
-    package init(http: HTTPClient, vapid: VAPIDSigner, timeout: Duration = .seconds(10), concurrency: Int = 128) {
+    package init(http: HTTPClient, connections: WebPushConnections? = nil, vapid: VAPIDSigner, timeout: Duration = .seconds(10), concurrency: Int = 128) {
         self.http = http
+        self.connections = connections
         self.vapid = vapid
         self.timeout = timeout
         self.concurrency = max(1, concurrency)
     }
 
     package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
+        if let connections { return try await sendOverHTTP2(pushes, connections: connections) }
         var outcomes = [PushOutcome?](repeating: nil, count: pushes.count)
         var reachedAny = pushes.isEmpty
         var lastFailure = ""
@@ -47,20 +52,28 @@ package struct WebPushPushAdapter: PushAdapter {
     }
 
     /// One push: its outcome, and whether a push service answered (else the network failed).
-    func sendOne(_ push: OutgoingPush) async -> WebPushAnswer {
+    /// The push's request, encrypted and signed, or why it cannot be sent at all.
+    func prepare(_ push: OutgoingPush) -> Result<(WebPushRequest, WebPushSubscription), WebPushPrepareFailure> {
         guard let keys = push.installation.webPushKeys else {
-            return WebPushAnswer(.failed(reason: "the registration has no subscription keys", retryable: false))
+            return .failure(WebPushPrepareFailure(reason: "the registration has no subscription keys"))
         }
-        let request: WebPushRequest
         do {
             let subscription = try WebPushSubscription(endpoint: push.installation.handle, p256dh: keys.p256dh, auth: keys.auth)
             let remaining = max(0, push.rendered.deadline - Int64(Date().timeIntervalSince1970 * 1000))
             let template = WebPushRequest.Template(ttl: .milliseconds(remaining), urgency: push.rendered.priority >= 10 ? .high : .normal,
                                                    collapseID: push.rendered.collapseID.isEmpty ? nil : push.rendered.collapseID)
-            request = try template.request(payload: push.rendered.payload, to: subscription, vapid: vapid)
+            return .success((try template.request(payload: push.rendered.payload, to: subscription, vapid: vapid), subscription))
         } catch {
             // A subscription or payload no push service would take: not worth a retry.
-            return WebPushAnswer(.failed(reason: "\(error)", retryable: false))
+            return .failure(WebPushPrepareFailure(reason: "\(error)"))
+        }
+    }
+
+    func sendOne(_ push: OutgoingPush) async -> WebPushAnswer {
+        let request: WebPushRequest
+        switch prepare(push) {
+        case .success(let (prepared, _)): request = prepared
+        case .failure(let failure): return WebPushAnswer(failure.outcome)
         }
         var outgoing = HTTPClientRequest(url: request.endpoint)
         outgoing.method = .POST
@@ -91,6 +104,13 @@ struct WebPushAnswer: Sendable {
         self.outcome = outcome
         self.reached = reached
     }
+}
+
+/// Why a push cannot be sent at all (no keys, a subscription or payload no service takes): it
+/// fails for good.
+struct WebPushPrepareFailure: Error {
+    let reason: String
+    var outcome: PushOutcome { .failed(reason: reason, retryable: false) }
 }
 
 /// No push service answered any push of a batch.

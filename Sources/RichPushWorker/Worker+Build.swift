@@ -193,7 +193,7 @@ func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: Work
                                         holds: holds, throttleWait: settings.throttleWait)
     }
     if let webPush = configuration.webPush {
-        routes[.webpush] = WebPushPushAdapter(http: webPush.http, vapid: webPush.vapid, timeout: webPush.timeout)
+        routes[.webpush] = WebPushPushAdapter(http: webPush.http, connections: webPush.connections, vapid: webPush.vapid, timeout: webPush.timeout)
     }
     if let fcm = configuration.fcm {
         let token = fcm.accessToken(redis: dependencies.redis, prefix: dependencies.queue.prefix)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOSSL
 import RichPushCore
 @testable import RichPushWebPush
 import RedisTestSupport
@@ -33,16 +34,34 @@ struct WebPushAdapterTests {
         try VAPIDSigner(privateKey: Base64URL.encode(vapidKey.rawRepresentation), subject: "mailto:ops@example.com")
     }
 
+    /// How the adapter reaches the push service: AsyncHTTPClient (HTTP/1.1 or HTTP/2, as it
+    /// negotiates), or our HTTP/2 client, one per origin.
+    enum Transport: String, CaseIterable, Sendable {
+        case asyncHTTPClient, http2
+    }
+
+    static func adapter(_ sim: WebPushSimHarness, _ transport: Transport, vapid: VAPIDSigner) throws -> (WebPushPushAdapter, WebPushConnections?) {
+        switch transport {
+        case .asyncHTTPClient:
+            return (WebPushPushAdapter(http: sim.http, vapid: vapid), nil)
+        case .http2:
+            let connections = WebPushConnections(trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(sim.caPEM.utf8)))
+            return (WebPushPushAdapter(http: sim.http, connections: connections, vapid: vapid), connections)
+        }
+    }
+
     static func push(_ installation: Installation, message: String = "Look", notification: Int = 42) throws -> OutgoingPush {
         let rich = RichNotification(id: notification, message: message, richType: .image, contentType: "image/png", payloadHash: "h", payloadSize: 3,
                                     creator: "alice", target: "username:alice", createdAt: Int64(Date().timeIntervalSince1970 * 1000))
         return OutgoingPush(notification: notification, installation: installation, rendered: try PushRenderer().renderWebPush(rich))
     }
 
-    @Test func eachBrowserDecryptsItsOwnMessageAndOneTokenServesTheOrigin() async throws {
+    @Test(arguments: Transport.allCases)
+    func eachBrowserDecryptsItsOwnMessageAndOneTokenServesTheOrigin(transport: Transport) async throws {
         try await WebPushSimHarness.with { sim in
             let signer = try Self.signer()
-            let adapter = WebPushPushAdapter(http: sim.http, vapid: signer)
+            let (adapter, connections) = try Self.adapter(sim, transport, vapid: signer)
+            defer { connections?.shutdown() }
             let browsers = [Browser(), Browser(), Browser()]
             var installations: [Installation] = []
             var sockets: [SubscriberSocket] = []
@@ -70,9 +89,11 @@ struct WebPushAdapterTests {
         }
     }
 
-    @Test func eachAnswerOfThePushServiceLeadsToItsAction() async throws {
+    @Test(arguments: Transport.allCases)
+    func eachAnswerOfThePushServiceLeadsToItsAction(transport: Transport) async throws {
         try await WebPushSimHarness.with { sim in
-            let adapter = WebPushPushAdapter(http: sim.http, vapid: try Self.signer())
+            let (adapter, connections) = try Self.adapter(sim, transport, vapid: try Self.signer())
+            defer { connections?.shutdown() }
             let browser = Browser()
             // Removed at the service: 410, the registration goes.
             let gone = try await sim.subscribe(applicationServerKey: Self.vapidKey.publicKey)
@@ -103,10 +124,12 @@ struct WebPushAdapterTests {
         }
     }
 
-    @Test func aServiceThatAsksToWaitIsWaitedFor() async throws {
+    @Test(arguments: Transport.allCases)
+    func aServiceThatAsksToWaitIsWaitedFor(transport: Transport) async throws {
         for (status, deferred) in [(429, true), (503, false)] {
             try await WebPushSimHarness.with({ $0.transient = [(status: status, share: 1)] }) { sim in
-                let adapter = WebPushPushAdapter(http: sim.http, vapid: try Self.signer())
+                let (adapter, connections) = try Self.adapter(sim, transport, vapid: try Self.signer())
+                defer { connections?.shutdown() }
                 let subscription = try await sim.subscribe()
                 let outcome = try await adapter.send([try Self.push(Browser().installation(subscription.endpoint))])[0]
                 switch outcome {
@@ -118,9 +141,12 @@ struct WebPushAdapterTests {
         }
     }
 
-    @Test func noServiceReachableFailsTheBatchForARetry() async throws {
+    @Test(arguments: Transport.allCases)
+    func noServiceReachableFailsTheBatchForARetry(transport: Transport) async throws {
         let port = try RedisServer.freePort()
-        let adapter = WebPushPushAdapter(http: .shared, vapid: try Self.signer(), timeout: .seconds(5))
+        let connections = transport == .http2 ? WebPushConnections(timeout: .seconds(5)) : nil
+        defer { connections?.shutdown() }
+        let adapter = WebPushPushAdapter(http: .shared, connections: connections, vapid: try Self.signer(), timeout: .seconds(5))
         await #expect(throws: (any Error).self) {
             _ = try await adapter.send([try Self.push(Browser().installation("https://127.0.0.1:\(port)/push/x"))])
         }

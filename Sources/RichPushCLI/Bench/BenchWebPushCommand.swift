@@ -22,8 +22,10 @@ struct BenchWebPushCommand: AsyncParsableCommand {
     @Option(help: "Connections per push service origin.") var connections = 8
     @Option(help: "The webpush-sim's URL (https://127.0.0.1:PORT).") var url: String
     @Option(help: "The simulator's ca.pem.") var caFile: String
+    @Option(help: "http2: our HTTP/2 client, one per origin; http: AsyncHTTPClient (HTTP/1.1 or HTTP/2 as it negotiates).") var transport = "http2"
 
     func validate() throws {
+        guard ["http2", "http"].contains(transport) else { throw ValidationError("--transport is http2 or http") }
         guard pushes > 0, batch > 0, (1...10_000).contains(browsers), (1...4096).contains(concurrency), (1...256).contains(connections) else {
             throw ValidationError("--pushes and --batch must be positive, --browsers 1 to 10000, --concurrency 1 to 4096, --connections 1 to 256")
         }
@@ -55,7 +57,10 @@ struct BenchWebPushCommand: AsyncParsableCommand {
             installations.append(Installation(id: "web\(index)", platform: .webpush, handle: endpoint, tags: [], owner: "bench", updatedAt: 0,
                                               webPushKeys: WebPushKeys(p256dh: Base64URL.encode(key.publicKey.x963Representation), auth: Base64URL.encode(auth))))
         }
-        let adapter = WebPushPushAdapter(http: http, vapid: vapid, concurrency: concurrency)
+        let connections = transport == "http2"
+            ? WebPushConnections(trustRoots: try NIOSSLCertificate.fromPEMFile(caFile), connections: min(connections, 8)) : nil
+        defer { connections?.shutdown() }
+        let adapter = WebPushPushAdapter(http: http, connections: connections, vapid: vapid, concurrency: concurrency)
         let renderer = PushRenderer()
         func makeBatch(_ start: Int, _ count: Int) throws -> [OutgoingPush] {
             try (start..<start + count).map { index in
@@ -90,9 +95,9 @@ struct BenchWebPushCommand: AsyncParsableCommand {
         let cpuMicros = ((me.read()?.cpuSeconds ?? 0) - cpuBefore) * 1_000_000 / Double(sent)
         let (p50, p99) = timings.percentiles
         print(String(format: "%d pushes to %d browsers in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; "
-                         + "CPU %.1f µs per push (encryption included); VAPID signatures %d; peak RSS %@ (webpush-sim in its own process)",
+                         + "CPU %.1f µs per push (encryption included); VAPID signatures %d; peak RSS %@ (webpush-sim in its own process; %@)",
                      sent, browsers, seconds, Double(sent) / seconds, batch, p50, p99, failed, cpuMicros, vapid.signatureCount - signaturesBefore,
-                     BatchTimings.peakRSS))
+                     BatchTimings.peakRSS, transport))
     }
 
     private func subscribe(_ http: HTTPClient, applicationServerKey: String) async throws -> String {

@@ -140,6 +140,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         if let webPushSettings {
             services.append(HTTPClientService(client: webPushSettings.http))
+            if let connections = webPushSettings.connections { services.append(ShutdownOnStop { connections.shutdown() }) }
         }
         if let registry, let metricsPort {
             services.append(MetricsSetup.server(registry: registry, host: metricsHost, port: metricsPort, logger: logger))

@@ -16,7 +16,9 @@ struct WebPushOptions: ParsableArguments {
     @Option(help: "PEM file of the CAs to trust instead of the system's, for the push services (a local webpush-sim's ca.pem).")
     var webpushCAFile: String?
     @Option(help: "Seconds one request to a push service may take.") var webpushTimeout: Double = 10
-    @Option(help: "Connections per push service origin.") var webpushConnections = 8
+    @Option(help: "Connections per push service origin.") var webpushConnections = 2
+    @Option(help: "http2: HTTP/2, many streams on each connection (what push services speak); http: AsyncHTTPClient, HTTP/1.1 or HTTP/2 as it negotiates, for a service without HTTP/2.")
+    var webpushTransport = "http2"
 
     /// The route's settings: the flags' key and contact when given, else the default app's stored
     /// ones; a message naming what is missing or wrong otherwise.
@@ -24,6 +26,7 @@ struct WebPushOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         guard webpushTimeout > 0 else { throw CLIError("--webpush-timeout must be positive") }
         guard (1...256).contains(webpushConnections) else { throw CLIError("--webpush-connections must be 1 to 256") }
+        guard ["http2", "http"].contains(webpushTransport) else { throw CLIError("--webpush-transport is http2 or http, not '\(webpushTransport)'") }
         let vapid: VAPIDSigner
         if let file = webpushVapidKeyFile ?? environment["RICHPUSH_WEBPUSH_VAPID_KEY_FILE"] {
             guard let subject = webpushSubject ?? environment["RICHPUSH_WEBPUSH_SUBJECT"] else {
@@ -49,18 +52,20 @@ struct WebPushOptions: ParsableArguments {
         }
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = webpushConnections
+        var roots: [NIOSSLCertificate]?
         if let file = webpushCAFile {
-            let roots: [NIOSSLCertificate]
             do {
                 roots = try NIOSSLCertificate.fromPEMFile(file)
             } catch {
                 throw CLIError("cannot read the CA file \(file): \(error)")
             }
             var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .certificates(roots)
+            tls.trustRoots = .certificates(roots ?? [])
             configuration.tlsConfiguration = tls
         }
-        return WebPushSettings(http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), vapid: vapid,
-                               timeout: .milliseconds(Int(webpushTimeout * 1000)))
+        let timeout = Duration.milliseconds(Int(webpushTimeout * 1000))
+        let connections = webpushTransport == "http2" ? WebPushConnections(trustRoots: roots, connections: webpushConnections, timeout: timeout) : nil
+        return WebPushSettings(http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), connections: connections,
+                               vapid: vapid, timeout: timeout)
     }
 }
