@@ -53,17 +53,28 @@ struct RedisACLTests {
                 _ = try await cli(["ping", "--redis-url", acl.url(server, password: password, database: 1)], "ping (database 1: SELECT)")
 
                 let directory = server.directory
+                // Apps and their sealed credentials: the API and the worker read them at start and
+                // the worker follows their change channel, all as the ACL user.
+                let kek = directory.appendingPathComponent("kek")
+                try Data(try await cli(["apps", "new-kek"], "apps new-kek").utf8).write(to: kek)
+                let operatorToken = directory.appendingPathComponent("operator-token")
+                try Data(String(repeating: "t0ken-", count: 8).utf8).write(to: operatorToken)
+                _ = try await cli(["apps", "create", "shop", "--kek-file", kek.path] + common, "apps create")
+                _ = try await cli(["apps", "set", "default", "--kek-file", kek.path, "--web-push-subject", "mailto:ops@example.com"] + common, "apps set")
+                _ = try await cli(["apps", "check", "--kek-file", kek.path] + common, "apps check")
+                _ = try await cli(["apps", "list"] + common, "apps list")
                 var processes: [ChildProcess] = []
                 do {
                     let api = try await ChildProcess(executable: URL(fileURLWithPath: richpush), arguments: [
                         "api", "--port", "0", "--bcrypt-cost", "4", "--webhook-allow-private", "--log-level", "info",
                         "--durability", "replicated", "--durability-replicas", "1", "--durability-timeout-ms", "10000",
+                        "--kek-file", kek.path, "--operator-token-file", operatorToken.path,
                     ] + common, logFile: directory.appendingPathComponent("api.log"))
                     processes.append(api)
                     let worker = try await ChildProcess(executable: URL(fileURLWithPath: richpush), arguments: [
                         "worker", "--consumer", "acl-worker", "--log-level", "warning", "--adapter", "simulated",
                         "--maintenance-interval", "0.2", "--metrics-port", "0", "--queue-metrics-interval", "0.2",
-                        "--webhook-retry-base", "0.2", "--webhook-retry-max", "0.5",
+                        "--webhook-retry-base", "0.2", "--webhook-retry-max", "0.5", "--kek-file", kek.path,
                     ] + common, logFile: directory.appendingPathComponent("worker.log"))
                     processes.append(worker)
                     let apiPort = try await Self.listeningPort(api)
