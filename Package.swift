@@ -331,7 +331,8 @@ let package = Package(
         .testTarget(
             name: "RichPushWebPushTests",
             dependencies: [
-                "RichPushWebPush", "RichPushWebPushSim", "RichPushCore", "RichPushSimTLS", "RedisTestSupport",
+                "RichPushWebPush", "RichPushWebPushSim", "RichPushCore", "RichPushSimTLS", "RichPushSimulator", "RedisTestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"),
