@@ -95,6 +95,17 @@ def run(driver, args, password):
     wait_for("registered")
     wait_for("connected")
     shot("registered-and-listening")
+    if password in driver.current_url or password in driver.page_source:
+        raise FlowError("the password is in the page's URL or document")
+    # The page's policy lets it reach only its own origin and the push service.
+    blocked = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "document.addEventListener('securitypolicyviolation', (e) => done(e.effectiveDirective), {once: true});"
+        "fetch('http://127.0.0.1:9/elsewhere').catch(() => {});"
+        "setTimeout(() => done('not blocked'), 10000);")
+    if blocked != "connect-src":
+        raise FlowError(f"a connection to another origin was not refused by the page's policy: {blocked}")
+    print("==> the page's Content-Security-Policy refuses a connection to another origin (connect-src)")
 
     notification = send(args, password)
     print(f"==> sent notification {notification}")
@@ -133,6 +144,11 @@ def run(driver, args, password):
     if state != "opened":
         raise FlowError(f"the notification's state is {state}, not opened")
     print(f"==> notification {notification} is opened at RichPush (the page's receipts)")
+    driver.find_element(By.ID, "sign-out").click()
+    signed_out = wait_for("signed-out")
+    if (signed_out.get("unregistered"), signed_out.get("unsubscribed")) != ("200", "204"):
+        raise FlowError(f"signing out did not unregister and unsubscribe: {signed_out['text']}")
+    shot("signed-out")
     print("==> the page's steps:")
     for s in driver.execute_script(STEPS_JS):
         print(f"    {s['text']}")

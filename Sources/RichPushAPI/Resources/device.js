@@ -8,13 +8,15 @@
 
 (() => {
   const params = new URLSearchParams(location.search);
-  const pushOrigin = params.get('push');
+  // The server let the page connect to this origin only (its Content-Security-Policy).
+  const pushOrigin = (() => { try { return new URL(params.get('push')).origin; } catch { return null; } })();
   const serverKey = params.get('key');
   const $ = (id) => document.getElementById(id);
   const utf8 = (text) => new TextEncoder().encode(text);
 
   let authorization = null;
   let device = null; // {keys, publicKey, auth, subscription, installation}
+  let socket = null;
   const shownTags = new Set();
 
   // MARK: - The step log
@@ -140,7 +142,7 @@
   }
 
   function connect(delay = 100) {
-    const socket = new WebSocket(device.subscription.webSocket);
+    socket = new WebSocket(device.subscription.webSocket);
     socket.onmessage = (event) => {
       let frame;
       try { frame = JSON.parse(event.data); } catch { return log('passed-over', 'a frame that is not JSON'); }
@@ -153,6 +155,7 @@
       }
     };
     socket.onclose = () => {
+      if (!device) return;
       setState('connecting', 'connecting again');
       log('disconnected', `connecting again in ${delay} ms`);
       setTimeout(() => connect(Math.min(delay * 2, 5000)), delay);
@@ -229,7 +232,7 @@
       .catch((error) => log('receipt-refused', `${kind}: ${error.message || error}`));
   }
 
-  // MARK: - Sign-in
+  // MARK: - Sign-in and sign-out
 
   async function signIn(event) {
     event.preventDefault();
@@ -245,12 +248,32 @@
       device = { ...subscribed, installation: null };
       device.installation = await register(subscribed);
       $('sign-in').hidden = true;
+      $('sign-out').hidden = false;
       connect();
     } catch (error) {
       authorization = null;
       $('sign-in-button').disabled = false;
       fail(String(error.message || error));
     }
+  }
+
+  // Unregisters from RichPush and unsubscribes at the push service, then forgets the password.
+  async function signOut() {
+    const leaving = device;
+    device = null;
+    $('sign-out').hidden = true;
+    if (socket) socket.close();
+    try {
+      const unregistered = await api('DELETE', `/api/register/${encodeURIComponent(leaving.installation)}`);
+      const unsubscribed = await fetch(`${pushOrigin}/subscription/${encodeURIComponent(leaving.subscription.subscriptionId)}`,
+        { method: 'DELETE', credentials: 'omit' });
+      log('signed-out', `unregistered (HTTP ${unregistered.status}), unsubscribed (HTTP ${unsubscribed.status})`,
+        { unregistered: unregistered.status, unsubscribed: unsubscribed.status });
+    } catch (error) {
+      log('failed', `signing out: ${error.message || error}`);
+    }
+    authorization = null;
+    setState('signed-out', 'signed out');
   }
 
   function start() {
@@ -265,6 +288,7 @@
     $('push-origin').textContent = pushOrigin;
     $('restriction').textContent = serverKey ? 'subscriptions restricted to the application server key' : 'unrestricted';
     $('sign-in').addEventListener('submit', signIn);
+    $('sign-out').addEventListener('click', () => { signOut(); });
     log('ready', 'sign in to register this browser');
   }
 
