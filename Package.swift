@@ -249,7 +249,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
-            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/default-image.png")],
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/default-image.png"),
+                        .copy("Resources/device.html"), .copy("Resources/device.js"), .copy("Resources/device.css")],
             swiftSettings: strictSettings
         ),
         .executableTarget(

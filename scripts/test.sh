@@ -3,7 +3,8 @@
 # Installs what is missing first: redis-server, redis-tools, libhiredis-dev, openssl (the TLS tests
 # check certificates with it), and docker-compose to
 # validate docker-compose.yml (apt-get; sudo when not root). Then the hostile-input, fuzz and
-# fault-injection runs against the debug binary.
+# fault-injection runs against the debug binary, and the browser device in headless Chromium
+# (scripts/test-browser.sh installs chromium, chromium-driver and Selenium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -46,5 +47,8 @@ assert_nothing_left scripts/fuzz.sh .tmp/fuzz
 stage "short fault-injection run (scripts/chaos.sh: 30 s, every fault kind once, reconciled push by push)" \
     env RICHPUSH_BIN="$(bin_path)" bash scripts/chaos.sh --duration 30 --rate 20 --fault-every 4 --seed 1 --provider-hold 10
 assert_nothing_left scripts/chaos.sh .tmp/chaos
+stage "browser device in headless Chromium (scripts/test-browser.sh: /device subscribes, decrypts, fetches, shows, opens the image)" \
+    env RICHPUSH_BIN="$(bin_path)" bash scripts/test-browser.sh
+assert_nothing_left scripts/test-browser.sh .tmp/browser
 echo "==> stages (wall time, ${SECONDS} s in all)"
 printf '%s\n' "${timings[@]}"

@@ -22,6 +22,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
 
     OperationsRoutes(ready: stores.ready, registry: dependencies.registry, openAPI: BundledResources.openAPI)
         .add(to: router, benchRoutes: configuration.benchRoutes)
+    DevicePageRoutes(page: BundledResources.devicePage, script: BundledResources.deviceScript, style: BundledResources.deviceStyle).add(to: router)
     let api = router.group("api").add(middleware: AuthMiddleware(users: stores.users, keys: stores.apiKeys, configuration: configuration.auth, state: auth))
     RegistrationRoutes(installations: stores.installations, quotas: configuration.quotas).add(to: api)
     NotificationRoutes(notifications: stores.notifications, installations: stores.installations,
@@ -63,6 +64,9 @@ package func buildApplication(configuration: APIConfiguration, dependencies: API
 enum BundledResources {
     static let defaultImage: [UInt8] = load("default-image", "png")
     static let openAPI: [UInt8] = load("openapi", "yaml")
+    static let devicePage: [UInt8] = load("device", "html")
+    static let deviceScript: [UInt8] = load("device", "js")
+    static let deviceStyle: [UInt8] = load("device", "css")
 
     private static func load(_ name: String, _ ext: String) -> [UInt8] {
         guard let url = Bundle.module.url(forResource: name, withExtension: ext), let data = try? Data(contentsOf: url) else { return [] }

@@ -75,6 +75,7 @@ package final class WebPushSimulator: Sendable {
     package func application(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration?, logger: Logger,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let router = Router()
+        router.middlewares.add(SubscriberCORSMiddleware())
         addRoutes(to: router)
         let webSockets = Router(context: BasicWebSocketRequestContext.self)
         addSubscriberRoute(to: webSockets)

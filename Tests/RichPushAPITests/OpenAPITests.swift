@@ -86,7 +86,11 @@ struct OpenAPITests {
                 try await check("/health/ready", "/health/ready", .get)
                 try await check("/metrics", "/metrics", .get)
                 try await check("/openapi.yaml", "/openapi.yaml", .get)
-                #expect(checked == 40)
+                try await check("/device", "/device?push=https%3A%2F%2F127.0.0.1%3A8097", .get, headers: [:])
+                try await check("/device", "/device?push=https%3A%2F%2F127.0.0.1%2Fpath", .get, headers: [:])
+                try await check("/device.js", "/device.js", .get, headers: [:])
+                try await check("/device.css", "/device.css", .get, headers: [:])
+                #expect(checked == 44)
             }
         }
     }

@@ -27,6 +27,9 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         ("health/ready", [.get]),
         ("metrics", [.get]),
         ("openapi.yaml", [.get]),
+        ("device", [.get]),
+        ("device.js", [.get]),
+        ("device.css", [.get]),
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
