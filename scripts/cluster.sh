@@ -37,12 +37,21 @@ start_node() {
     redis-cli -p "$port" ping >/dev/null || { echo "error: the node on port $port did not start; see $node/redis.log" >&2; return 1; }
 }
 
-# A port free on 127.0.0.1 whose cluster bus port (port + 10000) is free too.
+# A port free on 127.0.0.1 whose cluster bus port (port + 10000) is free too, both below the
+# kernel's ephemeral range: every other port the tests and scripts take (bind to port 0) and
+# every outgoing connection's source port come from that range, so a bus port inside it could
+# be taken between this check and the node's bind (a fresh-clone CI run failed so: "Address
+# already in use" on the bus port of a node).
 cluster_port() {
     python3 - <<'PY'
 import random, socket
+try:
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+except (OSError, ValueError, IndexError):
+    low = 32768
+high = max(11000, min(low, 65536) - 10001)
 for _ in range(200):
-    port = random.randint(20000, 30000)
+    port = random.randint(10000, high)
     sockets = []
     try:
         for p in (port, port + 10000):
@@ -84,10 +93,16 @@ start)
     mkdir -p "$dir"
     ports=()
     for index in 0 1 2 3 4 5; do
-        port=$(cluster_port)
         node="$dir/node-$index"
         mkdir -p "$node"
-        start_node "$node" "$port" || { stop; exit 1; }
+        # A port taken between the check and the bind (another cluster starting) is tried anew.
+        started=0
+        for _ in 1 2 3 4 5; do
+            port=$(cluster_port)
+            if start_node "$node" "$port" 2>>"$dir/start-retries.log"; then started=1; break; fi
+            rm -f "$node/nodes.conf" "$node/redis.pid"
+        done
+        [ "$started" = 1 ] || { cat "$dir/start-retries.log" >&2; stop; exit 1; }
         echo "$port" >"$node/port"
         ports+=("$port")
     done
