@@ -148,7 +148,7 @@ let package = Package(
         ),
         .target(
             name: "RichPushApps",
-            dependencies: ["Hiredis", "RichPushCore", "RichPushAPNS", "RichPushFCM", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Hiredis", "RichPushCore", "RichPushAPNS", "RichPushFCM", "RichPushWebPush", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -238,7 +238,7 @@ let package = Package(
         .target(
             name: "RichPushAPI",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps",
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "RichPushWebPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -63,16 +63,7 @@ private_tmp fuzz
 # Outside the clone, so a fresh clone (CI) reuses it instead of installing it again.
 venv="${RICHPUSH_FUZZ_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/richpush/fuzz-venv}"
 pins=("schemathesis==4.32.5" "openapi-spec-validator==0.7.2")
-if [ "$(cat "$venv/.pins" 2>/dev/null)" != "${pins[*]}" ]; then
-    # Debian's python3 has venv and ensurepip in a package of their own.
-    python3 -c 'import ensurepip, venv' 2>/dev/null || ensure_apt_packages python3-venv
-    echo "==> installing ${pins[*]} into $venv"
-    rm -rf "$venv"
-    mkdir -p "$(dirname "$venv")"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "${pins[@]}"
-    echo "${pins[*]}" >"$venv/.pins"
-fi
+ensure_venv "$venv" "${pins[@]}"
 
 started=$SECONDS
 dir=$(mktemp -d "$TMPDIR/run-XXXX")

@@ -20,15 +20,7 @@ richpush_binary
 # Selenium in a virtualenv of its own, outside the clone, reused while the pin is the same.
 venv="${RICHPUSH_BROWSER_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/richpush/browser-venv}"
 pins=("selenium==4.51.0")
-if [ "$(cat "$venv/.pins" 2>/dev/null)" != "${pins[*]}" ]; then
-    python3 -c 'import ensurepip, venv' 2>/dev/null || ensure_apt_packages python3-venv
-    echo "==> installing ${pins[*]} into $venv"
-    rm -rf "$venv"
-    mkdir -p "$(dirname "$venv")"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "${pins[@]}"
-    echo "${pins[*]}" >"$venv/.pins"
-fi
+ensure_venv "$venv" "${pins[@]}"
 
 work=$(mktemp -d "$TMPDIR/run-XXXX")
 shots="$PWD/.tmp/browser/screenshots"

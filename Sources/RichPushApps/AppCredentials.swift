@@ -3,6 +3,7 @@ import Foundation
 import RichPushAPNS
 import RichPushCore
 package import RichPushFCM
+import RichPushWebPush
 
 /// An app's APNs token-auth credentials: the `.p8` key with its key id, the team id, and the bundle
 /// id pushes are sent for (apns-topic). One key serves both Apple environments.
@@ -97,17 +98,10 @@ package struct WebPushCredential: Sendable, Hashable, Codable {
             }
             key = parsed
         }
-        if !subject.isEmpty, let problem = Self.subjectProblem(subject) { throw AppError.invalid(field: "webPush.subject", problem) }
+        // Empty until set; once set, what the VAPID signer will take.
+        if !subject.isEmpty, let problem = VAPIDSigner.subjectProblem(subject) { throw AppError.invalid(field: "webPush.subject", problem) }
         self.privateKey = Base64URL.encode(key.rawRepresentation)
         self.subject = subject
-    }
-
-    /// RFC 8292 §2.1: the `sub` claim is a `mailto:` or `https:` URI.
-    static func subjectProblem(_ text: String) -> String? {
-        guard (8...512).contains(text.utf8.count) else { return "a contact of 8 to 512 characters (mailto:… or https://…)" }
-        guard text.hasPrefix("mailto:") || text.hasPrefix("https://") else { return "it must be a mailto: or https: URI (RFC 8292)" }
-        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return "no spaces or control characters" }
-        return nil
     }
 
     /// The uncompressed public point (65 bytes), base64url: the browser's `applicationServerKey`.

@@ -72,6 +72,23 @@ richpush_binary() {
     bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 }
 
+# ensure_venv DIR PIN...: a virtualenv at DIR holding exactly PIN... (pip requirements), made
+# once and reused while the pins are the same. Kept outside the clone, so a fresh clone (CI)
+# reuses it instead of installing it again.
+ensure_venv() {
+    local dir=$1
+    shift
+    [ "$(cat "$dir/.pins" 2>/dev/null)" = "$*" ] && return 0
+    # Debian's python3 has venv and ensurepip in a package of their own.
+    python3 -c 'import ensurepip, venv' 2>/dev/null || ensure_apt_packages python3-venv
+    echo "==> installing $* into $dir"
+    rm -rf "$dir"
+    mkdir -p "$(dirname "$dir")"
+    python3 -m venv "$dir"
+    "$dir/bin/pip" install --quiet --disable-pip-version-check "$@"
+    echo "$*" >"$dir/.pins"
+}
+
 # private_tmp NAME: keeps SwiftPM's and our temporary files under .tmp/NAME, where cleanup finds them.
 private_tmp() {
     export TMPDIR="$PWD/.tmp/$1"

@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import RichPushCore
+import RichPushWebPush
 
 extension RegistrationRoutes {
     /// The registration's handle, and for platform `webpush` the subscription's keys.
@@ -50,8 +50,9 @@ extension RegistrationRoutes {
         }
     }
 
-    /// RFC 8291 §2 and §3: `p256dh` an uncompressed point on P-256 (65 bytes), `auth` 16 bytes,
-    /// both base64url; the endpoint an https URL.
+    /// The subscription checked as the Web Push adapter will read it (``WebPushSubscription``:
+    /// an https endpoint, `p256dh` an uncompressed point on P-256, `auth` 16 bytes, both base64url);
+    /// a problem names the field as the caller sent it.
     private static func checked(endpoint: JSONValue?, p256dh: JSONValue?, auth: JSONValue?, in object: String,
                                 keysIn: String) throws -> (endpoint: String, keys: WebPushKeys) {
         guard let endpoint = endpoint?.string else { throw APIError.badRequest("'\(object).endpoint' (a string) is required", code: "missing_field") }
@@ -61,15 +62,17 @@ extension RegistrationRoutes {
         guard let p256dh = p256dh?.string, let auth = auth?.string else {
             throw APIError.badRequest("'\(keysIn).p256dh' and '\(keysIn).auth' (base64url strings) are required", code: "missing_field")
         }
-        let key = p256dh.utf8.count <= 128 ? Base64URL.decode(p256dh.trimmingCharacters(in: ["="])) : nil
-        guard let key, key.count == 65, key.first == 0x04, (try? P256.KeyAgreement.PublicKey(x963Representation: key)) != nil else {
-            throw APIError.badRequest("\(keysIn).p256dh: not an uncompressed P-256 public key (65 bytes, base64url)", code: "bad_key")
+        let subscription: WebPushSubscription
+        do {
+            subscription = try WebPushSubscription(endpoint: endpoint, p256dh: p256dh, auth: auth)
+        } catch {
+            let field = error.field ?? "keys"
+            if field.hasPrefix("keys.") {
+                throw APIError.badRequest("\(keysIn).\(field.dropFirst(5)): \(error.message)", code: "bad_key")
+            }
+            throw APIError.badRequest("\(object).\(field): \(error.message)", code: "bad_handle")
         }
-        let secret = auth.utf8.count <= 64 ? Base64URL.decode(auth.trimmingCharacters(in: ["="])) : nil
-        guard let secret, secret.count == 16 else {
-            throw APIError.badRequest("\(keysIn).auth: not a 16-byte authentication secret (base64url)", code: "bad_key")
-        }
-        // Stored as sent, without padding: what the encryption reads back.
-        return (endpoint, WebPushKeys(p256dh: Base64URL.encode(key), auth: Base64URL.encode(secret)))
+        // Stored without padding: what the encryption reads back.
+        return (endpoint, WebPushKeys(p256dh: subscription.p256dhBase64URL, auth: subscription.authBase64URL))
     }
 }

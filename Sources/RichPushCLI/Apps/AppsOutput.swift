@@ -1,5 +1,6 @@
 import Foundation
 import RichPushApps
+import RichPushCore
 
 /// What the `apps` commands share: a store on a fresh connection, errors as CLI messages, an app as JSON.
 enum AppsOutput {
@@ -29,8 +30,9 @@ enum AppsOutput {
 
     static func print(_ app: AppSummary) {
         var object: [String: Any] = ["id": app.id.rawValue, "name": app.name, "version": app.version]
-        if app.createdAt > 0 { object["createdAt"] = app.createdAt }
-        if app.updatedAt > 0 { object["updatedAt"] = app.updatedAt }
+        // The shape GET /api/apps/{id} answers with.
+        if app.createdAt > 0 { object["createdAt"] = UTCTimestamp.iso8601(milliseconds: app.createdAt) }
+        if app.updatedAt > 0 { object["updatedAt"] = UTCTimestamp.iso8601(milliseconds: app.updatedAt) }
         for (platform, shown) in app.credentials { object[platform.rawValue] = shown }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         Swift.print(String(decoding: data, as: UTF8.self))

@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import Hiredis
 import NIOCore
 import NIOSSL
 import RichPushCore
@@ -91,7 +92,7 @@ struct BenchWebPushCommand: AsyncParsableCommand {
             failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
             sent += count
         }
-        let seconds = Double((clock.now - start).components.attoseconds / 1_000_000_000_000_000 + (clock.now - start).components.seconds * 1000) / 1000
+        let seconds = Double((clock.now - start).milliseconds) / 1000
         let cpuMicros = ((me.read()?.cpuSeconds ?? 0) - cpuBefore) * 1_000_000 / Double(sent)
         let (p50, p99) = timings.percentiles
         print(String(format: "%d pushes to %d browsers in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; "
