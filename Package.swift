@@ -345,7 +345,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RichPushAppsTests",
-            dependencies: ["RichPushApps", "Hiredis", "RedisTestSupport"],
+            dependencies: ["RichPushApps", "RichPushCore", "Hiredis", "RedisTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 package import Hiredis
 package import Prometheus
 package import RichPushApps
+package import RichPushCore
 
 /// What the API needs from outside: the stores by role, where `/metrics` reads from, and how it
 /// hears credential changes. ``redis(redis:keys:queue:configuration:registry:credentialChanges:)``
@@ -15,6 +16,9 @@ package struct APIDependencies: Sendable {
     package var credentialChannel: String
     /// Apps and their credentials, for the operator's `/api/apps`; nil leaves those routes out.
     package var apps: (any AppStore)?
+    /// The stores of an app other than the default (built once per app, when a request first
+    /// names it); nil serves the default app only.
+    package var appStores: (@Sendable (AppID) -> APIStores)?
 
     package init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: RedisSubscriber? = nil, credentialChannel: String = "", apps: (any AppStore)? = nil) {
         self.stores = stores

@@ -9,6 +9,8 @@ package struct APIRequestContext: RequestContext {
     package var coreContext: CoreRequestContextStorage
     /// Set by ``AuthMiddleware`` on every `/api` route.
     package var user: User?
+    /// The app the caller acts in (set by ``AuthMiddleware``): the routes run on its stores.
+    package var app: AppID = .default
     /// The key of a Bearer caller; nil for Basic, which may call every route its role allows.
     package var apiKey: APIKey?
     /// On the operator's routes, when the caller is not the operator but an admin's key with the

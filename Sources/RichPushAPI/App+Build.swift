@@ -1,3 +1,4 @@
+import RichPushCore
 import Foundation
 import NIOCore
 package import Hummingbird
@@ -5,7 +6,7 @@ package import Logging
 import ServiceLifecycle
 
 /// Builds the router: operations routes open, everything under `/api` behind authentication.
-func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies, auth: AuthState) -> Router<APIRequestContext> {
+func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies, apps: AppDirectory, auth: AuthState) -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self)
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(RequestLogMiddleware())
@@ -23,15 +24,25 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     OperationsRoutes(ready: stores.ready, registry: dependencies.registry, openAPI: BundledResources.openAPI)
         .add(to: router, benchRoutes: configuration.benchRoutes)
     DevicePageRoutes(page: BundledResources.devicePage, script: BundledResources.deviceScript, style: BundledResources.deviceStyle).add(to: router)
-    let api = router.group("api").add(middleware: AuthMiddleware(users: stores.users, keys: stores.apiKeys, configuration: configuration.auth, state: auth))
-    RegistrationRoutes(installations: stores.installations, quotas: configuration.quotas).add(to: api)
-    NotificationRoutes(notifications: stores.notifications, installations: stores.installations,
-                       backlog: BacklogGuard(readBacklog: stores.backlog, limit: configuration.maxBacklog), configuration: apiConfiguration,
-                       cachedRecord: stores.cachedNotification).add(to: api)
-    WebhookRoutes(webhooks: stores.webhooks, allowPrivate: configuration.webhookAllowPrivate).add(to: api)
-    if let apps = dependencies.apps {
+    let api = router.group("api").add(middleware: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth))
+    // Every request runs on the stores of the app it is in (APIRequestContext.app).
+    RegistrationRoutes.add(to: api) { [quotas = configuration.quotas] context in
+        RegistrationRoutes(installations: apps.stores(for: context.app).installations, quotas: quotas)
+    }
+    let backlog = BacklogGuard(readBacklog: stores.backlog, limit: configuration.maxBacklog)
+    let batches = NotificationRoutes.batchGate(configuration)
+    NotificationRoutes.add(to: api) { [apiConfiguration] context in
+        let stores = apps.stores(for: context.app)
+        return NotificationRoutes(notifications: stores.notifications, installations: stores.installations, backlog: backlog,
+                                  configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
+    }
+    WebhookRoutes.add(to: api) { [allowPrivate = configuration.webhookAllowPrivate, webhooks = stores.webhooks] context in
+        guard context.app.isDefault else { throw WebhookRoutes.notInApps(context.app) }
+        return WebhookRoutes(webhooks: webhooks, allowPrivate: allowPrivate)
+    }
+    if let appStore = dependencies.apps {
         // The operator's routes: their own credential, not a user's (see OperatorAuthMiddleware).
-        AppRoutes(apps: apps).add(to: router.group("api/apps").add(middleware: OperatorAuthMiddleware(token: configuration.operatorToken, keys: stores.apiKeys)))
+        AppRoutes(apps: appStore, users: { apps.stores(for: $0).users }).add(to: router.group("api/apps").add(middleware: OperatorAuthMiddleware(token: configuration.operatorToken, apps: apps)))
     }
     return router
 }
@@ -43,15 +54,22 @@ package func buildApplication(configuration: APIConfiguration, dependencies: API
     if configuration.auth.mode == .demo {
         logger.warning("AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server.")
     }
-    let dropCached = dependencies.stores.dropCachedNotifications
-    let auth = AuthState(configuration: configuration.auth) { _ in dropCached() }
+    var exists: (@Sendable (AppID) async throws -> Bool)?
+    if let store = dependencies.apps {
+        exists = { app in try await store.summary(id: app) != nil }
+    }
+    let apps = AppDirectory(defaultStores: dependencies.stores, build: dependencies.appStores, exists: exists)
+    // A user's credentials changed: their app's cached records go (`<app>/<name>` in another app).
+    let auth = AuthState(configuration: configuration.auth) { name in
+        apps.stores(for: AppDirectory.app(ofCredentialName: name)).dropCachedNotifications()
+    }
     var services: [any Service] = []
     if let subscriber = dependencies.credentialChanges {
         services.append(CredentialChangeListener(subscriber: subscriber, channel: dependencies.credentialChannel, state: auth, logger: logger))
     }
     let bodyTimeout = TimeAmount.milliseconds(Int64(configuration.bodyTimeout.milliseconds))
     return Application(
-        router: buildRouter(configuration: configuration, dependencies: dependencies, auth: auth),
+        router: buildRouter(configuration: configuration, dependencies: dependencies, apps: apps, auth: auth),
         server: .http1(configuration: .init(additionalChannelHandlers: [BodyTimeoutHandler(timeout: bodyTimeout)],
                                             idleTimeout: .milliseconds(Int64(configuration.idleTimeout.milliseconds)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "RichPush"),

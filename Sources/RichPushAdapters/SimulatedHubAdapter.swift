@@ -19,9 +19,12 @@ package struct SimulatedHubAdapter: PushAdapter {
     /// bucket; one Redis takes the whole batch in one call (with one push per bucket, as a batch
     /// of single-device notifications mostly has, one call per bucket was one per push).
     let callPerBucket: Bool
+    /// The app whose pushes these are (named in each envelope but the default app's).
+    let app: AppID
 
-    package init(redis: any RedisClient, prefix: String = "richpush", holdFor: Duration = .seconds(86400)) {
+    package init(redis: any RedisClient, prefix: String = "richpush", holdFor: Duration = .seconds(86400), app: AppID = .default) {
         self.redis = redis
+        self.app = app
         self.hold = HubHold(prefix: prefix)
         self.holdFor = holdFor
         callPerBucket = redis.topology == .cluster
@@ -57,7 +60,7 @@ package struct SimulatedHubAdapter: PushAdapter {
                     let collapses = !push.rendered.collapseID.isEmpty
                     let envelope = SimulatedEnvelope.encode(id: Self.id(of: push), installation: push.installation.id,
                                                             sentAt: sentAt, pushType: push.rendered.pushType, payload: push.rendered.payload,
-                                                            notification: push.notification)
+                                                            notification: push.notification, app: app)
                     // Held until the push's deadline (creation + the sender's ttl, in ms), never
                     // longer or shorter, as APNs and FCM do.
                     let deadline = push.rendered.deadline
@@ -104,15 +107,17 @@ package struct SimulatedHubAdapter: PushAdapter {
 
 /// What travels on a device channel: the platform payload plus the hub's metadata.
 package enum SimulatedEnvelope {
-    /// `{"id", "installation", "notification"?, "sentAt", "pushType", "payload"}`. The strings
+    /// `{"id", "installation", "notification"?, "app"?, "sentAt", "pushType", "payload"}` (`app`
+    /// for an app other than the default, so an expired hold is recorded in its ledger). The strings
     /// are escaped: the id carries the sender's collapse id, any printable ASCII, `"` and `\`
     /// included (spliced in unescaped, such a push was not JSON and no device could read it).
-    package static func encode(id: String, installation: String, sentAt: Int, pushType: String, payload: [UInt8], notification: Int? = nil) -> [UInt8] {
+    package static func encode(id: String, installation: String, sentAt: Int, pushType: String, payload: [UInt8], notification: Int? = nil, app: AppID = .default) -> [UInt8] {
         var json = JSONWriter(capacity: payload.count + 160)
         json.beginObject()
         json.field("id", id)
         json.field("installation", installation)
         if let notification { json.field("notification", notification) }
+        if !app.isDefault { json.field("app", app.rawValue) }
         json.field("sentAt", sentAt)
         json.field("pushType", pushType)
         // The payload is JSON already; splice it in rather than re-encode it.

@@ -1,3 +1,4 @@
+package import RichPushCore
 /// One app as anyone may see it: its id and name, when it changed, and what its credentials are
 /// (ids and fingerprints, never a secret). `version` grows with every change, so a worker can tell
 /// in one read whether what it cached is current.

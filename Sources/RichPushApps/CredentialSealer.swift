@@ -1,3 +1,4 @@
+import RichPushCore
 import Crypto
 import Foundation
 

@@ -1,3 +1,4 @@
+import RichPushCore
 import Foundation
 import Hiredis
 

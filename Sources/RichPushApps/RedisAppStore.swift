@@ -1,3 +1,4 @@
+package import RichPushCore
 import Foundation
 package import Hiredis
 
@@ -6,7 +7,7 @@ package import Hiredis
 /// sealed with the key ring's current key before they leave the process; the summaries are not
 /// secret, so listing apps needs no key.
 package struct RedisAppStore: AppStore {
-    let redis: any RedisClient
+    package let redis: any RedisClient
     package let keys: AppKeys
     /// Nil: this process may list apps but not set or read credentials.
     let ring: KeyRing?

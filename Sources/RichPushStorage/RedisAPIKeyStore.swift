@@ -20,7 +20,7 @@ package struct RedisAPIKeyStore: APIKeyStore {
         let id = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255, using: &random) })
         let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        let token = "rpk_\(id)_\(secret)"
+        let token = APIKey.token(app: keys.app, id: id, secret: secret)
         let key = APIKey(id: id, user: user, scopes: scopes, label: label, createdAt: JobQueue.nowMilliseconds())
         let created = try await redis.run(Self.createScript, keys: [keys.user(user), keys.apiKey(id), keys.apiKeys(of: user)],
                                           arguments: [user, Self.encode(scopes), Self.digest(token), label, key.createdAt, id]).int == 1
@@ -49,7 +49,7 @@ package struct RedisAPIKeyStore: APIKeyStore {
 
     package func revoke(id: String) async throws -> Bool {
         try await redis.run(Self.revokeScript, keys: [keys.apiKey(id)],
-                            arguments: [keys.apiKeys(of: ""), id, keys.credentialChanges]).int == 1
+                            arguments: [keys.apiKeys(of: ""), id, keys.credentialChanges, keys.credentialName(id)]).int == 1
     }
 
     /// Revokes every key of a user (the user is being removed), in one pipeline; returns how many.
@@ -58,7 +58,7 @@ package struct RedisAPIKeyStore: APIKeyStore {
         var revoked = 0
         if !ids.isEmpty {
             let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = ids.map { id in
-                ([keys.apiKey(id)], [keys.apiKeys(of: ""), id, keys.credentialChanges])
+                ([keys.apiKey(id)], [keys.apiKeys(of: ""), id, keys.credentialChanges, keys.credentialName(id)])
             }
             for reply in try await redis.run(Self.revokeScript, calls: calls) { revoked += try reply.throwingError().int ?? 0 }
         }
@@ -66,18 +66,18 @@ package struct RedisAPIKeyStore: APIKeyStore {
         return revoked
     }
 
-    /// KEYS: key. ARGV: the per-user set's key prefix, id, change channel.
+    /// KEYS: key. ARGV: the per-user set's key prefix, id, change channel, the key's name there.
     static let revokeScript = RedisScript("""
     local user = redis.call('HGET', KEYS[1], 'user')
     if not user then return 0 end
     redis.call('DEL', KEYS[1])
     redis.call('SREM', ARGV[1] .. user, ARGV[2])
-    redis.call('PUBLISH', ARGV[3], 'key:' .. ARGV[2])
+    redis.call('PUBLISH', ARGV[3], 'key:' .. ARGV[4])
     return 1
     """)
 
     package func verify(token: String) async throws -> (key: APIKey, user: User)? {
-        guard let id = APIKey.id(inToken: token) else { return nil }
+        guard let (app, id) = APIKey.parse(token: token), app == keys.app else { return nil }
         let fields = try await redis.send("HMGET", keys.apiKey(id), "user", "scopes", "digest", "label", "created").array ?? []
         guard fields.count == 5, let name = fields[0].string, let scopes = fields[1].string, let digest = fields[2].string,
               ConstantTime.equal(Array(digest.utf8), Array(Self.digest(token).utf8)) else { return nil }

@@ -37,14 +37,14 @@ package struct RedisUserStore: UserStore {
         if let passwordHash { command.append("hash"); command.append(passwordHash) }
         if let role { command.append("role"); command.append(role.rawValue) }
         if command.count > 2 {
-            try await redis.sendAll([command, RedisCommand("PUBLISH", keys.credentialChanges, "user:\(name)")])
+            try await redis.sendAll([command, RedisCommand("PUBLISH", keys.credentialChanges, "user:\(keys.credentialName(name))")])
         }
         return true
     }
 
     package func remove(name: String) async throws -> Bool {
         let replies = try await redis.sendAll([RedisCommand("DEL", keys.user(name)), RedisCommand("SREM", keys.users, name),
-                                               RedisCommand("PUBLISH", keys.credentialChanges, "user:\(name)")])
+                                               RedisCommand("PUBLISH", keys.credentialChanges, "user:\(keys.credentialName(name))")])
         _ = try await unlock(user: name, address: nil)
         return replies[0].int == 1
     }

@@ -1,3 +1,5 @@
+package import RichPushCore
+
 /// Key names of everything RichPush keeps in Redis besides the queue.
 ///
 /// Notification records, payloads and their status carry their queue partition's hash tag, so
@@ -11,20 +13,37 @@
 /// On Redis Cluster (`clusterSafe`), the registry (users, logins, API keys, installations,
 /// tags, quotas) is written together by scripts, so its keys share one hash tag,
 /// `<prefix>:{<prefix>-registry}:…`; on one Redis they keep their names, `<prefix>:…`.
+///
+/// Everything an app owns (its registry, notifications, payloads, ledgers, idempotency keys,
+/// quotas, webhooks) is named under its ``app``: the default app's keys keep the names they had
+/// before apps existed, so a deployment's data is the default app's without a step; another
+/// app's start `<prefix>:app:<id>:` and keep the same hash tags (a notification's keys stay in
+/// its queue partition's slot), except the registry's, which is the app's own on Redis Cluster
+/// (`{<prefix>-registry-<id>}`) so that apps spread over the cluster. The queue, the notification
+/// id sequence, the webhook outbox, provider holds and dead tokens are the deployment's, shared
+/// by every app: one worker fleet serves them all.
 package struct StorageKeys: Sendable, Hashable {
     package let prefix: String
     /// Whether the registry's keys carry a hash tag of their own (Redis Cluster).
     package let clusterSafe: Bool
+    /// The app whose keys these are.
+    package let app: AppID
+    /// Where the app's own keys start: `prefix` for the default app.
+    private var base: String { app.isDefault ? prefix : "\(prefix):app:\(app.rawValue)" }
     /// Where the registry's keys start.
-    private var registry: String { clusterSafe ? "\(prefix):{\(prefix)-registry}" : prefix }
+    private var registry: String {
+        guard clusterSafe else { return base }
+        return app.isDefault ? "\(prefix):{\(prefix)-registry}" : "\(base):{\(prefix)-registry-\(app.rawValue)}"
+    }
     /// The partition of the keys not named by a notification id.
     package let partition: String
     /// How many partitions the notifications are spread over.
     package let partitions: Int
 
-    package init(prefix: String = "richpush", partition: String = "q0", partitions: Int = 1, clusterSafe: Bool = false) {
+    package init(prefix: String = "richpush", partition: String = "q0", partitions: Int = 1, clusterSafe: Bool = false, app: AppID = .default) {
         self.prefix = prefix
         self.clusterSafe = clusterSafe
+        self.app = app
         self.partitions = max(1, partitions)
         // Past one partition the names are fixed (q0 …): any other name means the first.
         let named = self.partitions == 1 || (0..<self.partitions).contains { "q\($0)" == partition }
@@ -39,7 +58,12 @@ package struct StorageKeys: Sendable, Hashable {
 
     /// The keys of partition `index` (0 ..< partitions).
     package func inPartition(_ index: Int) -> StorageKeys {
-        partitions == 1 ? self : StorageKeys(prefix: prefix, partition: "q\(index)", partitions: partitions, clusterSafe: clusterSafe)
+        partitions == 1 ? self : StorageKeys(prefix: prefix, partition: "q\(index)", partitions: partitions, clusterSafe: clusterSafe, app: app)
+    }
+
+    /// The same keys for `app`'s data.
+    package func forApp(_ app: AppID) -> StorageKeys {
+        app == self.app ? self : StorageKeys(prefix: prefix, partition: partition, partitions: partitions, clusterSafe: clusterSafe, app: app)
     }
 
     /// The keys of notification `id`'s partition.
@@ -54,6 +78,9 @@ package struct StorageKeys: Sendable, Hashable {
     func loginAddress(_ address: String) -> String { "\(registry):login:addr:\(address)" }
     /// Where credential changes are announced, so every API replica drops what it cached.
     package var credentialChanges: String { "\(prefix):auth:changed" }
+    /// How a user or key of this app is named in credential caches and their announcements:
+    /// the name itself in the default app, `<app>/<name>` in another (no user name holds `/`).
+    package func credentialName(_ name: String) -> String { app.isDefault ? name : "\(app.rawValue)/\(name)" }
     func apiKey(_ id: String) -> String { "\(registry):apikey:\(id)" }
     func apiKeys(of user: String) -> String { "\(registry):apikeys:\(user)" }
 
@@ -78,8 +105,8 @@ package struct StorageKeys: Sendable, Hashable {
     var userTagsPrefix: String { "\(registry):usertags:" }
 
     // Notifications (partition-tagged)
-    private var tagged: String { "\(prefix):{\(partition)}" }
-    private func tagged(_ id: Int) -> String { partitions == 1 ? tagged : "\(prefix):{q\(partitionIndex(ofNotification: id))}" }
+    private var tagged: String { "\(base):{\(partition)}" }
+    private func tagged(_ id: Int) -> String { partitions == 1 ? tagged : "\(base):{q\(partitionIndex(ofNotification: id))}" }
     var notificationSequence: String { "\(prefix):seq:notification" }
     package func notification(_ id: Int) -> String { "\(tagged(id)):notif:\(id)" }
     func payload(_ hash: String) -> String { "\(tagged):payload:\(hash)" }
@@ -98,11 +125,11 @@ package struct StorageKeys: Sendable, Hashable {
     // Webhooks: events go into the partition's outbox from the same script that records what
     // they report; the registry and the deliveries share one hash tag of their own.
     /// The partition's webhook outbox (a stream read by the workers' dispatchers).
-    package var webhookOutbox: String { "\(tagged):webhooks:outbox" }
+    package var webhookOutbox: String { "\(prefix):{\(partition)}:webhooks:outbox" }
     /// `<event>:<user>` (or `<event>:*` for all users) → how many webhooks want it; absent when
     /// none do, so recording costs one EXISTS while no webhook exists.
     package var webhookWants: String { "\(tagged):webhooks:wants" }
-    private var hooks: String { "\(prefix):{webhooks}" }
+    private var hooks: String { app.isDefault ? "\(prefix):{webhooks}" : "\(base):{webhooks-\(app.rawValue)}" }
     func webhook(_ id: String) -> String { "\(hooks):hook:\(id)" }
     var allWebhooks: String { "\(hooks):all" }
     func webhooks(of user: String) -> String { "\(hooks):user:\(user)" }

@@ -1,3 +1,4 @@
+import RichPushCore
 import Hiredis
 import Logging
 import RichPushApps

@@ -13,14 +13,17 @@ package final class HubExpirySweeper: Service, Sendable {
     let redis: any RedisClient
     let hold: HubHold
     let ledger: any DeliveryLedger
+    /// The ledger of an app other than the default, for the pushes held for it.
+    let ledgers: @Sendable (AppID) -> any DeliveryLedger
     let interval: Duration
     let logger: Logger
 
-    package init(redis: any RedisClient, prefix: String, ledger: any DeliveryLedger, interval: Duration = .seconds(1),
-                logger: Logger = Logger(label: "richpush.hub")) {
+    package init(redis: any RedisClient, prefix: String, ledger: any DeliveryLedger, ledgers: (@Sendable (AppID) -> any DeliveryLedger)? = nil,
+                interval: Duration = .seconds(1), logger: Logger = Logger(label: "richpush.hub")) {
         self.redis = redis
         self.hold = HubHold(prefix: prefix)
         self.ledger = ledger
+        self.ledgers = ledgers ?? { _ in ledger }
         self.interval = interval
         self.logger = logger
     }
@@ -48,16 +51,19 @@ package final class HubExpirySweeper: Service, Sendable {
     package func sweep(now: Int64? = nil) async throws -> Int {
         let now = now ?? Int64((Date().timeIntervalSince1970 * 1000).rounded())
         let envelopes = try await hold.expire(now: now, limit: Self.batch, on: redis)
-        var expired: [Int: [String]] = [:]
+        var expired: [AppID: [Int: [String]]] = [:]
         for envelope in envelopes {
             // The envelope as the device reads it (``JSONValue``), so both read one shape one way.
             guard let object = JSONValue.parse(envelope), let notification = object["notification"]?.int,
                   let installation = object["installation"]?.string else { continue }
-            expired[notification, default: []].append(installation)
+            let app = object["app"]?.string.flatMap { AppID(validating: $0) } ?? .default
+            expired[app, default: [:]][notification, default: []].append(installation)
         }
         // Taken from the hold but not recorded (Redis failed in between): the count is short by
         // these; the pushes themselves were expiring anyway.
-        try await ledger.recordExpired(expired)
+        for (app, notifications) in expired.sorted(by: { $0.key < $1.key }) {
+            try await (app.isDefault ? ledger : ledgers(app)).recordExpired(notifications)
+        }
         return envelopes.count
     }
 }

@@ -13,8 +13,8 @@ extension RichPushJobHandler {
         var reasons: [DeliveryScope: String] = [:]
         for (job, reason) in jobs {
             // A payload that cannot be read names no notification: nothing to mark.
-            guard let scope = RichPushJob.scope(of: job) else { continue }
-            reasons[scope] = reason
+            guard let delivery = RichPushJob.scope(of: job), delivery.app == app else { continue }
+            reasons[delivery.scope] = reason
         }
         guard !reasons.isEmpty else { return }
         try await ledger.recordDeadLettered(try await addressable(reasons))

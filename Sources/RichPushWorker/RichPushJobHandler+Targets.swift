@@ -105,7 +105,7 @@ extension RichPushJobHandler {
                 let interval = Int64(batch) * 60_000 / Int64(rate)
                 for (index, start) in stride(from: 0, to: item.targets.count, by: batch).enumerated() {
                     let slice = Array(item.targets[start..<min(start + batch, item.targets.count)])
-                    throttled.append((RichPushJob.request(notification: item.id, installations: slice), now + Int64(index) * interval))
+                    throttled.append((RichPushJob.request(notification: item.id, installations: slice, app: app), now + Int64(index) * interval))
                 }
                 planned[item.id] = item.targets.count
                 logger.info("throttled fan-out", metadata: ["notification.id": "\(item.id)", "installations": "\(item.targets.count)",
@@ -119,7 +119,7 @@ extension RichPushJobHandler {
             let targets = item.targets
             planned[item.id] = targets.count
             for start in stride(from: 0, to: targets.count, by: fanOutBatch) {
-                requests.append(RichPushJob.request(notification: item.id, installations: Array(targets[start..<min(start + fanOutBatch, targets.count)])))
+                requests.append(RichPushJob.request(notification: item.id, installations: Array(targets[start..<min(start + fanOutBatch, targets.count)]), app: app))
             }
             logger.info("fan-out split", metadata: ["notification.id": "\(item.id)", "installations": "\(targets.count)",
                                                     "batches": "\((targets.count + fanOutBatch - 1) / fanOutBatch)"])

@@ -18,11 +18,13 @@ package struct RichPushJobHandler: BatchJobHandler {
     package static let type = RichPushJob.type
     package static let batchType = RichPushJob.batchType
 
-    let ledger: any DeliveryLedger
-    let installations: any InstallationStore
+    /// The app whose jobs these are (``RichPushJobRouter`` gives each app's jobs to its handler).
+    var app: AppID = .default
+    var ledger: any DeliveryLedger
+    var installations: any InstallationStore
     /// Where fan-out sub-jobs go.
     let queue: any JobEnqueuing
-    let adapter: any PushAdapter
+    var adapter: any PushAdapter
     let renderer: PushRenderer
     /// How each platform's pushes are rendered (APNs payload unless said otherwise).
     let formats: [Platform: PushFormat]
@@ -71,6 +73,17 @@ package struct RichPushJobHandler: BatchJobHandler {
     package func register(in handlers: inout JobHandlers) {
         handlers.register(self, for: Self.type)
         handlers.register(self, for: Self.batchType)
+    }
+
+    /// This handler for `app`'s jobs: its ledger, registry and adapter, sharing this one's push
+    /// budget, fan-out gate and metrics (one worker's bounds hold across all its apps).
+    func scoped(to app: AppID, ledger: any DeliveryLedger, installations: any InstallationStore, adapter: any PushAdapter) -> RichPushJobHandler {
+        var handler = self
+        handler.app = app
+        handler.ledger = ledger
+        handler.installations = installations
+        handler.adapter = adapter
+        return handler
     }
 
     /// One job on its way through the batch.
@@ -142,6 +155,7 @@ package struct RichPushJobHandler: BatchJobHandler {
 
     private func parse(_ job: Job, index: Int) throws -> Work {
         let delivery = try RichPushJob.delivery(of: job)
+        guard delivery.app == app else { throw JobError.retry("a job of app '\(delivery.app)' reached the handler of app '\(app)'") }
         return Work(index: index, job: job, id: delivery.notification, explicit: delivery.installations)
     }
 

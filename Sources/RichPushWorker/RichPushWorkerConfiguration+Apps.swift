@@ -1,4 +1,5 @@
 package import RichPushApps
+package import RichPushCore
 import RichPushAPNS
 import RichPushFCM
 import RichPushWebPush
@@ -43,5 +44,24 @@ extension RichPushWorkerConfiguration {
             configuration.fcm = fcm
         }
         return configuration
+    }
+}
+
+extension RichPushWorkerConfiguration {
+    /// This configuration for `app`, not the default: each platform this worker sends to goes as
+    /// the app's own credentials, and one the app has none for is refused with a reason naming
+    /// it (never sent as the flags' credentials, which are the default app's).
+    func forApp(_ app: AppID, credentials: AppCredentials) throws -> (configuration: RichPushWorkerConfiguration, refused: [Platform: String]) {
+        var refused: [Platform: String] = [:]
+        func missing(_ platform: String) -> String {
+            "app '\(app)' has no \(platform) credentials; set them with richpush apps set \(app) (see docs/apps.md)"
+        }
+        if case .apns = adapter, credentials.apns == nil { refused[.apns] = missing("APNs") }
+        if fcm != nil, credentials.fcm == nil {
+            refused[.fcm] = missing("FCM")
+            refused[.gcm] = missing("FCM")
+        }
+        if webPush != nil, credentials.webPush.map({ $0.subject.isEmpty }) ?? true { refused[.webpush] = missing("Web Push (a VAPID subject)") }
+        return (try applying(credentials), refused)
     }
 }

@@ -157,6 +157,7 @@ package struct WorkerDependencies: Sendable {
 /// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)``). The push adapters are shared.
 func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, adapter: any PushAdapter,
                    extraHandlers: (inout JobHandlers) -> Void, logger: Logger) -> [JobWorker] {
+    let apps = buildAppAdapters(configuration: configuration, dependencies: dependencies)
     // Dead tokens are kept for the platforms that declare them (APNs, FCM), not for the hub alone.
     let providers = configuration.fcm != nil || { if case .apns = configuration.adapter { true } else { false } }()
     let goneTokens: (any GoneTokens)? = providers ? RedisGoneTokens(redis: dependencies.redis, keys: dependencies.keys) : nil
@@ -168,22 +169,34 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
         let keys = dependencies.keys.inPartition(index)
         var handlers = JobHandlers()
         extraHandlers(&handlers)
-        RichPushJobHandler(
+        let handler = RichPushJobHandler(
             ledger: RedisDeliveryLedger(redis: dependencies.redis, keys: keys, retention: configuration.retention),
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
             queue: queue, adapter: adapter, renderer: configuration.renderer, formats: [.fcm: .fcm, .gcm: .fcm, .webpush: .webpush],
             fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,
-            maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, logger: logger
-        ).register(in: &handlers)
+            maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, logger: logger)
+        RichPushJobRouter(base: handler, keys: keys, redis: dependencies.redis, retention: configuration.retention, adapters: apps).register(in: &handlers)
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }
         return JobWorker(queue: queue, handlers: handlers, locator: dependencies.locator, configuration: workerConfiguration, logger: partitionLogger)
     }
 }
 
+/// The adapters of the apps other than the default, from their stored credentials over this
+/// worker's provider clients (see ``AppAdapters``).
+func buildAppAdapters(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies) -> AppAdapters {
+    let sendsAsSomeone = configuration.fcm != nil || configuration.webPush != nil || { if case .apns = configuration.adapter { true } else { false } }()
+    return AppAdapters(store: configuration.apps?.store, needsCredentials: sendsAsSomeone) { app, credentials in
+        let (scoped, refused) = try configuration.forApp(app, credentials: credentials)
+        return buildAdapter(configuration: scoped, dependencies: dependencies, app: app, refused: refused)
+    }
+}
+
 /// The push adapter every partition's jobs send through: APNs, FCM and the hub by platform.
-func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies) -> any PushAdapter {
-    let hub = { (holdFor: Duration) in SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor) }
+/// `refused`: platforms whose pushes fail at once with the reason given (an app without their credentials).
+func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, app: AppID = .default,
+                  refused: [Platform: String] = [:]) -> any PushAdapter {
+    let hub = { (holdFor: Duration) in SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor, app: app) }
     var routes: [Platform: any PushAdapter] = [:]
     // A provider's hold (a quota, a Retry-After on 429) is shared by the whole fleet.
     let holds = RedisProviderHolds(redis: dependencies.redis, keys: dependencies.keys)
@@ -206,5 +219,6 @@ func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: Work
     case (.simulated(let holdFor), _), (_, .simulated(let holdFor)): hub(holdFor)
     case (_, .refused): UnroutedPushAdapter(configured: Set(routes.values.map(\.name)).sorted())
     }
+    for (platform, reason) in refused { routes[platform] = UnroutedPushAdapter(reason: reason) }
     return routes.isEmpty ? fallback : RoutedPushAdapter(fallback: fallback, routes: routes)
 }

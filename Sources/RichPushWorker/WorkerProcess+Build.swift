@@ -26,7 +26,9 @@ package func buildWorker(configuration: RichPushWorkerConfiguration, dependencie
     }
     let sweeper = usesHub ? HubExpirySweeper(redis: dependencies.redis, prefix: dependencies.queue.prefix,
                                              ledger: RedisDeliveryLedger(redis: dependencies.redis, keys: dependencies.keys, retention: configuration.retention),
-                                             logger: logger) : nil
+                                             ledgers: { [redis = dependencies.redis, keys = dependencies.keys, retention = configuration.retention] app in
+                                                 RedisDeliveryLedger(redis: redis, keys: keys.forApp(app), retention: retention)
+                                             }, logger: logger) : nil
     let webhooks = process.webhooks.map { buildWebhookServices(configuration: $0, dependencies: dependencies, logger: logger) } ?? []
     return WorkerProcess(workers: workers, gauges: gauges, hubSweeper: sweeper, webhooks: webhooks, credentialWatcher: watcher)
 }

@@ -12,8 +12,8 @@ import RichPushCore
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
-    let users: any UserStore
-    let keys: any APIKeyStore
+    /// Each app's stores: a caller is authenticated by, and acts in, the app they name.
+    let apps: AppDirectory
     let configuration: AuthConfiguration
     let state: AuthState
 
@@ -21,23 +21,40 @@ struct AuthMiddleware: RouterMiddleware {
         var context = context
         switch Credentials(header: request.headers[.authorization]) {
         case .basic(let name, let password):
-            context.user = try await authenticate(name: name, password: password, address: context.clientAddress, logger: context.logger)
-            context.logger[metadataKey: "user"] = "\(name)"
+            let (user, app) = try await signIn(name)
+            context.user = try await authenticate(name: user, app: app, password: password, address: context.clientAddress, logger: context.logger)
+            context.app = app
+            context.logger[metadataKey: "user"] = "\(user)"
+            if !app.isDefault { context.logger[metadataKey: "app"] = "\(app)" }
         case .bearer(let token):
-            let (key, user) = try await authenticate(token: token, logger: context.logger)
+            let (key, user, app) = try await authenticate(token: token, logger: context.logger)
             context.user = user
             context.apiKey = key
+            context.app = app
             context.logger[metadataKey: "user"] = "\(user.name)"
             context.logger[metadataKey: "apikey.id"] = "\(key.id)"
+            if !app.isDefault { context.logger[metadataKey: "app"] = "\(app)" }
         case nil:
             throw APIError.unauthorized("send credentials with HTTP Basic authentication or an API key as a Bearer token")
         }
         return try await next(request, context)
     }
 
+    /// The user and app a Basic user name signs in as: `alice@shop` is user `alice` of app `shop`
+    /// when that app exists (`alice@default` is the default app's `alice`); any other name, an
+    /// address such as `bob@example.com` included, is a user of the default app.
+    private func signIn(_ name: String) async throws -> (user: String, app: AppID) {
+        guard let at = name.utf8.lastIndex(of: UInt8(ascii: "@")), at != name.utf8.startIndex,
+              let app = AppID(validating: name[name.utf8.index(after: at)...]) else { return (name, .default) }
+        let user = String(name[..<at])
+        if app.isDefault { return (user, .default) }
+        guard try await apps.contains(app) else { return (name, .default) }
+        return (user, app)
+    }
+
     // MARK: - Users (Basic)
 
-    private func authenticate(name: String, password: String, address: String, logger: Logger) async throws -> User {
+    private func authenticate(name: String, app: AppID, password: String, address: String, logger: Logger) async throws -> User {
         guard User.validate(name: name) == nil, (1...72).contains(password.utf8.count) else {
             // No such user can exist and no stored password is longer than bcrypt's 72 bytes.
             logger.notice("authentication failed", metadata: ["user": "\(name.prefix(80).logSafe)", "address": "\(address)", "reason": "malformed"])
@@ -48,23 +65,26 @@ struct AuthMiddleware: RouterMiddleware {
             guard name == password else { throw APIError.unauthorized("demo mode: the password must equal the user name") }
             return User(name: name, role: .user)
         }
+        let users = apps.stores(for: app).users
+        // The caches' name: another app's `alice` is not the default app's.
+        let cached = app.isDefault ? name : "\(app)/\(name)"
         // A pair with recent failures here goes through the throttle even with a remembered
         // password: else a guesser would learn the right one from a 200 among 429s.
-        let pair = name + "\u{0}" + address
-        if !state.suspects.contains(pair), let entry = state.users.lookup(name, secret: password) {
+        let pair = cached + "\u{0}" + address
+        if !state.suspects.contains(pair), let entry = state.users.lookup(cached, secret: password) {
             if ContinuousClock.now - entry.checked < configuration.cacheTTL { return entry.value.user }
             // Revalidate without bcrypt: the same stored hash still accepts this password.
             if let stored = try await users.user(named: name), stored.passwordHash == entry.value.passwordHash {
-                state.users.remember(name, secret: password, value: stored)
+                state.users.remember(cached, secret: password, value: stored)
                 return stored.user
             }
-            state.users.forget(name)
+            state.users.forget(cached)
         }
-        let flight = Hex.encode(SHA256.hash(data: Data((name + "\u{0}" + password).utf8)))
+        let flight = Hex.encode(SHA256.hash(data: Data((cached + "\u{0}" + password).utf8)))
         let stored: StoredUser?
         do {
             stored = try await state.flights.run(flight) { [users, configuration, state] in
-                try await Self.verify(name: name, password: password, address: address, users: users, configuration: configuration, state: state)
+                try await Self.verify(name: name, cached: cached, password: password, address: address, users: users, configuration: configuration, state: state)
             }
         } catch let error as APIError where error.status == .tooManyRequests {
             state.suspects.insert(pair)
@@ -73,14 +93,14 @@ struct AuthMiddleware: RouterMiddleware {
         if stored != nil { state.suspects.remove(pair) }
         guard let stored else {
             state.suspects.insert(pair)
-            logger.notice("authentication failed", metadata: ["user": "\(name.logSafe)", "address": "\(address)"])
+            logger.notice("authentication failed", metadata: ["user": "\(cached.logSafe)", "address": "\(address)"])
             throw APIError.unauthorized("wrong user name or password")
         }
         return stored.user
     }
 
     /// One throttled bcrypt check; nil when the password is wrong or the user unknown.
-    private static func verify(name: String, password: String, address: String, users: any UserStore,
+    private static func verify(name: String, cached: String, password: String, address: String, users: any UserStore,
                                configuration: AuthConfiguration, state: AuthState) async throws -> StoredUser? {
         if let wait = try await users.reserveLoginAttempt(user: name, address: address, policy: configuration.throttle) {
             throw APIError.tooManyRequests("too many failed logins for this user from this address; try again in \(wait) s", retryAfter: wait)
@@ -92,26 +112,28 @@ struct AuthMiddleware: RouterMiddleware {
         let valid = try await state.gate.verify(password, hash: stored?.passwordHash ?? state.decoy.hash)
         guard valid, let stored else { return nil }
         try await users.loginSucceeded(user: name, address: address)
-        state.users.remember(name, secret: password, value: stored)
+        state.users.remember(cached, secret: password, value: stored)
         return stored
     }
 
     // MARK: - API keys (Bearer)
 
-    private func authenticate(token: String, logger: Logger) async throws -> (APIKey, User) {
-        guard let id = APIKey.id(inToken: token) else {
+    private func authenticate(token: String, logger: Logger) async throws -> (APIKey, User, AppID) {
+        guard let (app, id) = APIKey.parse(token: token) else {
             throw APIError.invalidToken("the Bearer token is not a RichPush API key (rpk_…)")
         }
-        if let entry = state.keys.lookup(id, secret: token), ContinuousClock.now - entry.checked < configuration.cacheTTL {
-            return entry.value
+        // The caches' name: ids are random, but a key is its app's.
+        let cached = app.isDefault ? id : "\(app)/\(id)"
+        if let entry = state.keys.lookup(cached, secret: token), ContinuousClock.now - entry.checked < configuration.cacheTTL {
+            return (entry.value.0, entry.value.1, app)
         }
-        guard let (key, user) = try await keys.verify(token: token) else {
-            state.keys.forget(id)
-            logger.notice("authentication failed", metadata: ["apikey.id": "\(id)"])
+        guard try await apps.contains(app), let (key, user) = try await apps.stores(for: app).apiKeys.verify(token: token) else {
+            state.keys.forget(cached)
+            logger.notice("authentication failed", metadata: ["apikey.id": "\(cached)"])
             throw APIError.invalidToken("unknown or revoked API key")
         }
-        state.keys.remember(id, secret: token, value: (key, user))
-        return (key, user)
+        state.keys.remember(cached, secret: token, value: (key, user))
+        return (key, user, app)
     }
 }
 

@@ -3,14 +3,15 @@ import RichPushCore
 
 /// Authentication for the operator's routes (`/api/apps`): `Authorization: Bearer <operator
 /// token>`, or an admin's API key with the `manage` scope, which may read and change its own app
-/// only (the default app: keys belong to it until users belong to apps). Passwords are never
+/// only (the app the key was made in). Passwords are never
 /// accepted here, an admin's included: 401 without a Bearer token, 403 with a wrong one, and 403
 /// naming the flag when the API was started without an operator token.
 struct OperatorAuthMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
     let token: OperatorToken?
-    let keys: any APIKeyStore
+    /// Each app's stores, where a manage key is checked.
+    let apps: AppDirectory
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard case .bearer(let sent)? = Credentials(header: request.headers[.authorization]) else {
@@ -35,7 +36,8 @@ struct OperatorAuthMiddleware: RouterMiddleware {
 
     /// The context of an admin's key with `manage`, limited to its app; 403 for any other key.
     private func manager(_ token: String, context: Context) async throws -> Context {
-        guard let (key, user) = try await keys.verify(token: token) else {
+        guard let app = APIKey.parse(token: token)?.app, try await apps.contains(app),
+              let (key, user) = try await apps.stores(for: app).apiKeys.verify(token: token) else {
             throw APIError(.forbidden, code: "forbidden", message: "that is not a live API key")
         }
         guard key.scopes.contains(.manage), user.role == .admin else {
@@ -45,7 +47,8 @@ struct OperatorAuthMiddleware: RouterMiddleware {
         var context = context
         context.apiKey = key
         context.user = user
-        context.managedApp = "default"
+        context.managedApp = app.rawValue
+        context.app = app
         context.logger[metadataKey: "apikey.id"] = "\(key.id)"
         return context
     }

@@ -8,6 +8,9 @@ import RichPushCore
 /// Push public key come out.
 struct AppRoutes {
     let apps: any AppStore
+    /// Each app's users (an app is created only if no default user's name would then name it,
+    /// and removed only once it has no users).
+    let users: @Sendable (AppID) -> any UserStore
 
     static let maxBodyBytes = 64 * 1024
 
@@ -34,6 +37,9 @@ struct AppRoutes {
         try Self.operatorOnly(context, "create an app")
         let body = try await AppBody.parse(try await request.body.collect(upTo: Self.maxBodyBytes), creating: true)
         guard let id = body.id else { throw APIError.badRequest("'id' (an app id such as \"shop\") is required", code: "missing_field") }
+        if let problem = try await AppGuards.creationProblem(id, defaultUsers: users(.default)) {
+            throw APIError(.conflict, code: "app_id_in_use", message: problem)
+        }
         var credentials = body.change.set
         if credentials.webPush == nil, !body.change.remove.contains(.webPush) {
             // Every app gets a VAPID key pair, so browsers can subscribe from the start.
@@ -65,6 +71,9 @@ struct AppRoutes {
     @Sendable func remove(_ request: Request, context: APIRequestContext) async throws -> Response {
         try Self.operatorOnly(context, "remove an app")
         let id = try Self.id(context)
+        if !id.isDefault, let problem = try await AppGuards.removalProblem(id, users: users(id)) {
+            throw APIError(.conflict, code: "app_not_empty", message: problem)
+        }
         guard try await Self.mapped({ try await apps.remove(id: id) }) else { throw APIError.notFound("no app '\(id)'") }
         context.logger.info("app removed", metadata: ["app": "\(id)"])
         return Response(status: .noContent)

@@ -17,25 +17,31 @@ struct NotificationRoutes {
     /// Bounds the batches worked on at once (their bodies and items are in memory meanwhile).
     let batches: WorkGate
 
+    /// `batches`: the gate shared by every app's routes (one is made when nil).
     init(notifications: any NotificationStore, installations: any InstallationStore, backlog: BacklogGuard, configuration: APIConfiguration,
-         cachedRecord: @escaping @Sendable (Int) -> RichNotification? = { _ in nil }) {
+         cachedRecord: @escaping @Sendable (Int) -> RichNotification? = { _ in nil }, batches: WorkGate? = nil) {
         self.notifications = notifications
         self.installations = installations
         self.backlog = backlog
         self.configuration = configuration
         self.cachedRecord = cachedRecord
-        batches = WorkGate(concurrency: configuration.batchConcurrency, queueLimit: configuration.batchQueueLimit,
-                           busy: "too many batches are being created")
+        self.batches = batches ?? Self.batchGate(configuration)
     }
 
-    func add(to group: RouterGroup<APIRequestContext>) {
-        group.post("notifications", use: create)
-        group.post("notifications/batch", use: createBatch)
-        group.get("notifications", use: list)
-        group.get("notifications/:id", use: fetch)
-        group.get("notifications/:id/status", use: status)
-        group.post("notifications/:id/receipts", use: receipt)
-        group.delete("notifications/:id", use: cancel)
+    /// The gate that bounds the batches worked on at once.
+    static func batchGate(_ configuration: APIConfiguration) -> WorkGate {
+        WorkGate(concurrency: configuration.batchConcurrency, queueLimit: configuration.batchQueueLimit, busy: "too many batches are being created")
+    }
+
+    /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
+    static func add(to group: RouterGroup<APIRequestContext>, for routes: @escaping @Sendable (APIRequestContext) -> Self) {
+        group.post("notifications") { try await routes($1).create($0, context: $1) }
+        group.post("notifications/batch") { try await routes($1).createBatch($0, context: $1) }
+        group.get("notifications") { try await routes($1).list($0, context: $1) }
+        group.get("notifications/:id") { try await routes($1).fetch($0, context: $1) }
+        group.get("notifications/:id/status") { try await routes($1).status($0, context: $1) }
+        group.post("notifications/:id/receipts") { try await routes($1).receipt($0, context: $1) }
+        group.delete("notifications/:id") { try await routes($1).cancel($0, context: $1) }
     }
 
     // MARK: - Create

@@ -12,10 +12,11 @@ struct RegistrationRoutes {
     static let fields = ["Platform", "Handle", "Tags", "Environment", "Subscription", "pushChannel"]
     static let maxTags = 60
 
-    func add(to group: RouterGroup<APIRequestContext>) {
-        group.post("register", use: create)
-        group.put("register/:id", use: update)
-        group.delete("register/:id", use: delete)
+    /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
+    static func add(to group: RouterGroup<APIRequestContext>, for routes: @escaping @Sendable (APIRequestContext) -> Self) {
+        group.post("register") { try await routes($1).create($0, context: $1) }
+        group.put("register/:id") { try await routes($1).update($0, context: $1) }
+        group.delete("register/:id") { try await routes($1).delete($0, context: $1) }
     }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {

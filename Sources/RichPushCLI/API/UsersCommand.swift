@@ -43,6 +43,7 @@ struct UsersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a user.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
+        @OptionGroup var app: AppOption
         @OptionGroup var secret: PasswordOptions
         @Argument(help: "User name (letters, digits, _ . @ -).") var name: String
         @Option(help: "user or admin.") var role: User.Role = .user
@@ -54,7 +55,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let hash = try secret.hash()
             let connection = try await connect(redis, clientName: "richpush-users")
-            let created = try await RedisUserStore(redis: connection, keys: queue.storageKeys(redis)).create(User(name: name, role: role), passwordHash: hash)
+            let created = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).create(User(name: name, role: role), passwordHash: hash)
             await connection.close()
             guard created else { throw CLIError("user \(name) already exists (use `richpush users passwd`)") }
             print("added \(role.rawValue) \(name)")
@@ -67,12 +68,13 @@ struct UsersCommand: AsyncParsableCommand {
             discussion: "Deletes the user, their registrations, the notifications they created (records, status, payload index) and their API keys, so a new user of the same name starts empty.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
+        @OptionGroup var app: AppOption
         @Argument var name: String
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-users")
             defer { Task { await connection.close() } }
-            let keys = queue.storageKeys(redis)
+            let keys = try await app.keys(queue.storageKeys(redis), on: connection)
             let removed = try await RedisUserStore(redis: connection, keys: keys).remove(name: name)
             // Even when the record is gone (a half-finished earlier removal), the data goes too.
             let devices = try await RedisInstallationStore(redis: connection, keys: keys).removeAll(owner: name)
@@ -90,6 +92,7 @@ struct UsersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Clear a user's login throttle (every address, or one).")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
+        @OptionGroup var app: AppOption
         @Argument var name: String
         @Option(help: "Only this client address.") var address: String?
 
@@ -99,7 +102,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-users")
-            let cleared = try await RedisUserStore(redis: connection, keys: queue.storageKeys(redis)).unlock(user: name, address: address)
+            let cleared = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).unlock(user: name, address: address)
             await connection.close()
             print("cleared \(cleared) throttled address\(cleared == 1 ? "" : "es") of \(name)")
         }
@@ -109,10 +112,11 @@ struct UsersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users and their roles.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
+        @OptionGroup var app: AppOption
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-users")
-            let users = try await RedisUserStore(redis: connection, keys: queue.storageKeys(redis)).list()
+            let users = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).list()
             await connection.close()
             for user in users { print("\(user.name)\t\(user.role.rawValue)") }
         }
@@ -122,6 +126,7 @@ struct UsersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Change a user's password (and optionally role).")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
+        @OptionGroup var app: AppOption
         @OptionGroup var secret: PasswordOptions
         @Argument var name: String
         @Option(help: "New role: user or admin.") var role: User.Role?
@@ -129,7 +134,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let hash = try secret.hash()
             let connection = try await connect(redis, clientName: "richpush-users")
-            let updated = try await RedisUserStore(redis: connection, keys: queue.storageKeys(redis)).update(name: name, passwordHash: hash, role: role)
+            let updated = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).update(name: name, passwordHash: hash, role: role)
             await connection.close()
             guard updated else { throw CLIError("no user \(name)") }
             print("updated \(name)")

@@ -1,3 +1,5 @@
+import RichPushCore
+import RichPushStorage
 import ArgumentParser
 import Foundation
 import RichPushApps
@@ -27,7 +29,10 @@ struct AppsCommand: AsyncParsableCommand {
             var (set, subject) = try credentials.credentials()
             if set.webPush == nil { set.webPush = try AppsOutput.checked { () throws(AppError) in try WebPushCredential.generate(subject: subject ?? "") } }
             let app = try await AppsOutput.withStore(redis, queue, kek.requiredRing()) { store in
-                try await store.create(id: try AppID(id), name: credentials.name ?? id, credentials: set)
+                let appID = try AppID(id)
+                let users = RedisUserStore(redis: store.redis, keys: queue.storageKeys(redis))
+                if let problem = try await AppGuards.creationProblem(appID, defaultUsers: users) { throw CLIError(problem) }
+                return try await store.create(id: appID, name: credentials.name ?? id, credentials: set)
             }
             AppsOutput.print(app)
         }
@@ -99,7 +104,12 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let appID = try AppsOutput.checked { () throws(AppError) in try AppID(id) }
-            guard try await AppsOutput.withStore(redis, queue, nil, { try await $0.remove(id: appID) }) else { throw CLIError("no app '\(id)'") }
+            let removed = try await AppsOutput.withStore(redis, queue, nil) { store in
+                let users = RedisUserStore(redis: store.redis, keys: queue.storageKeys(redis).forApp(appID))
+                if !appID.isDefault, let problem = try await AppGuards.removalProblem(appID, users: users) { throw CLIError(problem) }
+                return try await store.remove(id: appID)
+            }
+            guard removed else { throw CLIError("no app '\(id)'") }
             Swift.print("removed \(id)")
         }
     }

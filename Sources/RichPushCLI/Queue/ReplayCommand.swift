@@ -1,3 +1,4 @@
+import RichPushCore
 import ArgumentParser
 import Foundation
 import Hiredis
@@ -91,25 +92,33 @@ struct ReplayCommand: AsyncParsableCommand {
     private func forgetDeliveries(of jobs: [Job], connection: any RedisClient, queue jobQueue: JobQueue) async throws {
         let ledger = RedisDeliveryLedger(redis: connection, keys: queue.storageKeys(redis), retention: .seconds(86400))
         if !dryRun { try await ledger.reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:))) }
-        var whole = Set<Int>()
-        var partial: [Int: Set<String>] = [:]
+        // Each app's notifications are in its own ledger.
+        struct Notification: Hashable, Comparable {
+            var app: AppID
+            var id: Int
+            static func < (lhs: Notification, rhs: Notification) -> Bool { (lhs.app, lhs.id) < (rhs.app, rhs.id) }
+            var name: String { app.isDefault ? "\(id)" : "\(id) of app \(app)" }
+        }
+        var whole = Set<Notification>()
+        var partial: [Notification: Set<String>] = [:]
         for job in jobs {
             guard let delivery = try? RichPushJob.delivery(of: job) else { continue }
+            let notification = Notification(app: delivery.app, id: delivery.notification)
             if let installations = delivery.installations {
-                partial[delivery.notification, default: []].formUnion(installations)
+                partial[notification, default: []].formUnion(installations)
             } else {
-                whole.insert(delivery.notification)
+                whole.insert(notification)
             }
         }
-        for (id, installations) in partial where whole.contains(id) == false {
-            if dryRun { print("would clear the delivery ledger entries of notification \(id) for \(installations.count) installation(s)"); continue }
-            let cleared = try await ledger.forgetDeliveries(id: id, installations: installations.sorted())
-            print("cleared \(cleared) delivery ledger entries of notification \(id)")
+        for (notification, installations) in partial.sorted(by: { $0.key < $1.key }) where whole.contains(notification) == false {
+            if dryRun { print("would clear the delivery ledger entries of notification \(notification.name) for \(installations.count) installation(s)"); continue }
+            let cleared = try await ledger.forApp(notification.app).forgetDeliveries(id: notification.id, installations: installations.sorted())
+            print("cleared \(cleared) delivery ledger entries of notification \(notification.name)")
         }
-        for id in whole.sorted() {
-            if dryRun { print("would clear the delivery ledger entries of notification \(id)"); continue }
-            let cleared = try await ledger.forgetDeliveries(id: id)
-            print("cleared \(cleared) delivery ledger entries of notification \(id)")
+        for notification in whole.sorted() {
+            if dryRun { print("would clear the delivery ledger entries of notification \(notification.name)"); continue }
+            let cleared = try await ledger.forApp(notification.app).forgetDeliveries(id: notification.id)
+            print("cleared \(cleared) delivery ledger entries of notification \(notification.name)")
         }
     }
 }

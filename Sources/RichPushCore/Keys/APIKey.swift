@@ -1,5 +1,6 @@
-/// A credential for server-to-server senders: `Authorization: Bearer rpk_<id>_<secret>`. It acts
-/// as its user, limited to its scopes; only a SHA-256 digest of the whole token is stored, so
+/// A credential for server-to-server senders: `Authorization: Bearer rpk_<id>_<secret>`
+/// (`rpk_<app>.<id>_<secret>` in an app other than the default). It acts as its user, in its
+/// app, limited to its scopes; only a SHA-256 digest of the whole token is stored, so
 /// checking one costs a hash and a lookup, not a bcrypt.
 package struct APIKey: Sendable, Hashable {
     /// What a key may do.
@@ -40,14 +41,33 @@ package struct APIKey: Sendable, Hashable {
     /// Whether the key covers a route that needs `scope` (`admin` covers everything but `manage`).
     package func allows(_ scope: Scope) -> Bool { scopes.contains(scope) || (scope != .manage && scopes.contains(.admin)) }
 
-    /// The id inside a token `rpk_<16 hex>_<secret>`, or nil when it does not have that shape.
-    package static func id(inToken token: String) -> String? {
+    /// The id inside a token `rpk_<16 hex>_<secret>` or `rpk_<app>.<16 hex>_<secret>`, or nil
+    /// when it does not have that shape.
+    package static func id(inToken token: String) -> String? { parse(token: token)?.id }
+
+    /// The app and the id inside a token: `rpk_<16 hex>_<secret>` is the default app's,
+    /// `rpk_<app>.<16 hex>_<secret>` another app's (`.` is in no app id and no id); nil when it
+    /// has neither shape. The secret is 43 base64url characters (32 random bytes).
+    package static func parse(token: String) -> (app: AppID, id: String)? {
         let utf8 = token.utf8
-        guard utf8.count == 4 + 16 + 1 + 43, token.hasPrefix("rpk_") else { return nil }
-        let id = token.dropFirst(4).prefix(16)
-        guard id.utf8.allSatisfy(isHexDigit), token.dropFirst(20).first == "_" else { return nil }
-        guard token.dropFirst(21).utf8.allSatisfy(isBase64URL) else { return nil }
-        return String(id)
+        guard utf8.count <= 4 + 33 + 16 + 1 + 43, token.hasPrefix("rpk_") else { return nil }
+        var rest = token.dropFirst(4)
+        var app = AppID.default
+        if let dot = rest.firstIndex(of: ".") {
+            guard let named = AppID(validating: rest[..<dot]), !named.isDefault else { return nil }
+            app = named
+            rest = rest[rest.index(after: dot)...]
+        }
+        guard rest.utf8.count == 16 + 1 + 43 else { return nil }
+        let id = rest.prefix(16)
+        guard id.utf8.allSatisfy(isHexDigit), rest.dropFirst(16).first == "_" else { return nil }
+        guard rest.dropFirst(17).utf8.allSatisfy(isBase64URL) else { return nil }
+        return (app, String(id))
+    }
+
+    /// A token for key `id` of `app` with `secret` (43 base64url characters).
+    package static func token(app: AppID, id: String, secret: String) -> String {
+        app.isDefault ? "rpk_\(id)_\(secret)" : "rpk_\(app.rawValue).\(id)_\(secret)"
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

@@ -155,3 +155,17 @@ extension RedisDeliveryLedger {
     return 1
     """)
 }
+
+extension RedisDeliveryLedger {
+    /// The same ledger for `app`'s notifications.
+    package func forApp(_ app: AppID) -> RedisDeliveryLedger {
+        app == keys.app ? self : RedisDeliveryLedger(redis: redis, keys: keys.forApp(app), retention: retention)
+    }
+
+    /// Takes back what the dead-lettering of these deliveries marked, each in its app's ledger.
+    package func reviveDeadLettered(_ deliveries: [RichPushJob.Delivery]) async throws {
+        for (app, group) in Dictionary(grouping: deliveries, by: \.app).sorted(by: { $0.key < $1.key }) {
+            try await forApp(app).reviveDeadLettered(group.map(\.scope))
+        }
+    }
+}

@@ -118,7 +118,7 @@ extension RedisNotificationStore {
         let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
                                       payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
                                       delivery: draft.delivery)
-        let job = queue.enqueueFields(for: RichPushJob.request(notification: id), now: now)
+        let job = queue.enqueueFields(for: RichPushJob.request(notification: id, app: keys.app), now: now)
         var fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
                                            "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
                                            "created", now]

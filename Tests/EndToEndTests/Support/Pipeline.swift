@@ -74,8 +74,10 @@ struct Pipeline {
         // The tests' webhook receivers listen on loopback.
         configuration.webhookAllowPrivate = true
         configure(&configuration)
-        let app = buildApplication(configuration: configuration,
-                                   dependencies: .redis(redis: redis, keys: keys, queue: queueConfiguration, configuration: configuration), logger: logger) { channel in
+        var dependencies = APIDependencies.redis(redis: redis, keys: keys, queue: queueConfiguration, configuration: configuration)
+        // As `richpush api` has it: requests may name an app (`alice@shop`).
+        dependencies.apps = RedisAppStore(redis: redis, keys: AppKeys(prefix: prefix), ring: nil)
+        let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger) { channel in
             bound.withLock { $0 = channel.localAddress?.port }
         }
         // A service group stopped gracefully: cancelling the server instead made Hummingbird log

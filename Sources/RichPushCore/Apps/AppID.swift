@@ -1,6 +1,10 @@
 /// An app's id: a slug of 2 to 32 lowercase letters, digits and `-`, starting with a letter and
 /// not ending with `-` (`shop`, `news-beta`). `default` is the app every deployment has: what was
-/// written before apps existed belongs to it.
+/// written before apps existed belongs to it, under the key names it had then.
+///
+/// Every user, key, installation, tag, notification, payload, quota and dead letter belongs to
+/// exactly one app (see `StorageKeys`); a request names its app with the Basic user name
+/// `alice@shop` or an API key made in that app (see docs/apps.md).
 package struct AppID: Sendable, Hashable, Comparable, CustomStringConvertible {
     package let rawValue: String
 
@@ -19,13 +23,16 @@ package struct AppID: Sendable, Hashable, Comparable, CustomStringConvertible {
         return nil
     }
 
-    package init(_ text: String) throws(AppError) {
-        if let problem = Self.problem(text) { throw AppError.invalid(field: "id", problem) }
+    /// Nil when `text` is not a valid id.
+    package init?(validating text: some StringProtocol) {
+        let text = String(text)
+        guard Self.problem(text) == nil else { return nil }
         rawValue = text
     }
 
-    init(unchecked text: String) { rawValue = text }
+    package init(unchecked text: String) { rawValue = text }
 
+    package var isDefault: Bool { rawValue == "default" }
     package var description: String { rawValue }
     package static func < (lhs: AppID, rhs: AppID) -> Bool { lhs.rawValue < rhs.rawValue }
 }

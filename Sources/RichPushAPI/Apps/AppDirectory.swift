@@ -1,0 +1,65 @@
+import RichPushCore
+import Synchronization
+
+/// Which apps exist and each one's stores, for the routes: a request runs on the stores of the
+/// app it named (``APIRequestContext/app``), built the first time a request names that app.
+///
+/// Whether an app exists is remembered for ``memory`` (5 s), found or not, so an app created or
+/// removed by another replica or the CLI is seen within that time, and a stream of requests
+/// naming an app costs no round trip each.
+final class AppDirectory: Sendable {
+    /// How long an app's existence (or absence) is trusted.
+    static let memory: Duration = .seconds(5)
+
+    private let defaultStores: APIStores
+    private let build: (@Sendable (AppID) -> APIStores)?
+    private let exists: (@Sendable (AppID) async throws -> Bool)?
+    private let built = Mutex<[AppID: APIStores]>([:])
+    private let known = Mutex<[AppID: (exists: Bool, checked: ContinuousClock.Instant)]>([:])
+
+    /// `build` makes an app's stores and `exists` says whether an app exists; without them only
+    /// the default app is served.
+    init(defaultStores: APIStores, build: (@Sendable (AppID) -> APIStores)?, exists: (@Sendable (AppID) async throws -> Bool)?) {
+        self.defaultStores = defaultStores
+        self.build = build
+        self.exists = exists
+    }
+
+    /// The stores of `app` (the default app's for it; an app's are built once, then shared).
+    func stores(for app: AppID) -> APIStores {
+        guard !app.isDefault, let build else { return defaultStores }
+        if let stores = built.withLock({ $0[app] }) { return stores }
+        let stores = build(app)
+        return built.withLock { built in
+            if let existing = built[app] { return existing }
+            built[app] = stores
+            return stores
+        }
+    }
+
+    /// Whether `app` exists (the default app always does); Redis's errors are thrown.
+    func contains(_ app: AppID) async throws -> Bool {
+        if app.isDefault { return true }
+        guard let exists else { return false }
+        let now = ContinuousClock.now
+        if let entry = known.withLock({ $0[app] }), now - entry.checked < Self.memory { return entry.exists }
+        let found = try await exists(app)
+        known.withLock { known in
+            // Bounded: names of apps that do not exist are forgotten with the rest past 10,000.
+            if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }
+            known[app] = (found, now)
+        }
+        return found
+    }
+
+    /// The app of a name in the credential caches: `<app>/<name>`, or a default app's name.
+    static func app(ofCredentialName name: String) -> AppID {
+        guard let slash = name.firstIndex(of: "/") else { return .default }
+        return AppID(validating: name[..<slash]) ?? .default
+    }
+
+    /// Forgets what is known of `app` (it was just created or removed here).
+    func forget(_ app: AppID) {
+        _ = known.withLock { $0.removeValue(forKey: app) }
+    }
+}

@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hiredis
+import HummingbirdBcrypt
+import RedisTestSupport
+import RichPushApps
+import RichPushCore
+import RichPushStorage
+import Testing
+
+/// Two apps on one deployment, each with its own `alice`: a request names its app with the
+/// Basic user name `alice@shop` or an API key made in the app, and nothing of one app is read,
+/// changed, listed or counted through the other; one worker fleet delivers both apps' pushes.
+@Suite("Apps: isolation on one deployment", .serialized)
+struct AppIsolationTests {
+    /// Calls the API with a Bearer token.
+    static func call(_ pipeline: Pipeline, _ method: String, _ path: String, bearer: String) async throws -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: pipeline.baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+    }
+
+    /// The status of a GET with Basic credentials (AsyncHTTPClient: URLSession on Linux waits on
+    /// a 401's Basic challenge for a credential delegate).
+    static func status(_ pipeline: Pipeline, _ path: String, user: String, password: String) async throws -> Int {
+        var request = HTTPClientRequest(url: pipeline.baseURL.appendingPathComponent(path).absoluteString)
+        request.headers.add(name: "Authorization", value: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        return Int(response.status.code)
+    }
+
+    static func ids(_ answer: (status: Int, json: [String: Any])) -> Set<String> {
+        Set((answer.json["notifications"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+    }
+
+    @Test func twoAppsEachWithTheirOwnAliceShareNothing() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let shop = AppID(unchecked: "shop")
+                let apps = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
+                _ = try await apps.create(id: shop, name: "Shop", credentials: AppCredentials())
+                let shopKeys = pipeline.keys.forApp(shop)
+                let shopUsers = RedisUserStore(redis: pipeline.redis, keys: shopKeys)
+                // The shop's alice and root, with passwords of their own (the helper signs in as `<name>-pw`).
+                for (name, role) in [("alice", User.Role.user), ("root", .admin)] {
+                    #expect(try await shopUsers.create(User(name: name, role: role), passwordHash: Bcrypt.hash("\(name)@shop-pw", cost: 4)))
+                }
+
+                // The same installation id and tag in both apps: two installations.
+                for user in ["alice", "alice@shop"] {
+                    let registered = try await pipeline.call("PUT", "/api/register/iphone-1", as: user,
+                                                             json: ["Platform": "apns", "Handle": "\(user)-token", "Tags": ["sports"]])
+                    #expect(registered.status == 200, "\(user): \(registered.json)")
+                }
+                // Each in its app's keys: the default app's as before apps, the shop's under `app:shop`.
+                #expect(try await pipeline.redis.send("EXISTS", "\(pipeline.prefix):app:shop:inst:iphone-1").int == 1)
+                #expect(try await pipeline.redis.send("HGET", "\(pipeline.prefix):inst:iphone-1", "handle").string == "alice-token")
+
+                try await withServices(pipeline.process().services) {
+                    let inDefault = try await pipeline.send(as: "root", json: ["message": "default news", "richType": "text", "payload": "d", "target": "sports"])
+                    let inShop = try await pipeline.send(as: "root@shop", json: ["message": "shop news", "richType": "text", "payload": "s", "target": "sports"])
+                    // Each reached its own app's device, and only that one.
+                    for (id, user) in [(inDefault, "root"), (inShop, "root@shop")] {
+                        // No device listens: the hub holds each push for its device.
+                        try await waitUntil(timeout: .seconds(60), "notification \(id) to reach the hub") {
+                            (try await pipeline.status(id, as: user)["counts"] as? [String: Int])?["held"] == 1
+                        }
+                        let status = try await pipeline.status(id, as: user)
+                        let devices = status["devices"] as? [[String: Any]] ?? []
+                        #expect(devices.count == 1 && devices.first?["installation"] as? String == "iphone-1", "\(status)")
+                    }
+                    // Nothing of one app is read through the other: the record, its status, its payload.
+                    for (id, stranger) in [(inDefault, "root@shop"), (inShop, "root")] {
+                        #expect(try await pipeline.call("GET", "/api/notifications/\(id)/status", as: stranger).status == 404)
+                        #expect(try await pipeline.call("GET", "/api/notifications/\(id)", as: stranger).status == 404)
+                        #expect(try await pipeline.call("DELETE", "/api/notifications/\(id)", as: stranger).status == 404)
+                    }
+                    // Nor listed.
+                    #expect(Self.ids(try await pipeline.call("GET", "/api/notifications", as: "root@shop")) == [String(inShop)])
+                    #expect(Self.ids(try await pipeline.call("GET", "/api/notifications", as: "root")) == [String(inDefault)])
+
+                    // An API key acts in the app it was made in, and its token says which.
+                    let made = try #require(try await RedisAPIKeyStore(redis: pipeline.redis, keys: shopKeys).create(user: "root", scopes: [.admin], label: "ci"))
+                    #expect(made.token.hasPrefix("rpk_shop.\(made.key.id)_"))
+                    #expect(Self.ids(try await Self.call(pipeline, "GET", "/api/notifications", bearer: made.token)) == [String(inShop)])
+                    // The same secret presented as the default app's key is nobody's.
+                    let moved = "rpk_" + made.token.dropFirst("rpk_shop.".count)
+                    #expect(try await Self.call(pipeline, "GET", "/api/notifications", bearer: moved).status == 401)
+                }
+
+                // Each app's password is its own; an app that does not exist signs no one in.
+                #expect(try await Self.status(pipeline, "api/notifications", user: "alice@shop", password: "alice@shop-pw") == 200)
+                #expect(try await Self.status(pipeline, "api/notifications", user: "alice@nope", password: "alice@nope-pw") == 401)
+                #expect(try await Self.status(pipeline, "api/notifications", user: "alice@shop", password: "alice-pw") == 401)
+                // Webhooks stay the default app's for now: refused in another, with the reason.
+                let hook = try await pipeline.call("GET", "/api/webhooks", as: "root@shop")
+                #expect(hook.status == 501 && (hook.json["error"] as? [String: Any])?["code"] as? String == "webhooks_not_in_apps", "\(hook.json)")
+                // The shop's alice deletes her device; the default app's stays.
+                #expect(try await pipeline.call("DELETE", "/api/register/iphone-1", as: "alice@shop").status == 200)
+                #expect(try await pipeline.redis.send("EXISTS", "\(pipeline.prefix):inst:iphone-1").int == 1)
+                #expect(try await pipeline.redis.send("EXISTS", "\(pipeline.prefix):app:shop:inst:iphone-1").int == 0)
+
+                // An app with users is not removed (they would be left unreachable), and no app
+                // is created whose id a default user's name ends with (`bob@news` would sign in to it).
+                #expect(try await AppGuards.removalProblem(shop, users: shopUsers) != nil)
+                let defaultUsers = RedisUserStore(redis: pipeline.redis, keys: pipeline.keys)
+                _ = try await defaultUsers.create(User(name: "bob@news", role: .user), passwordHash: Bcrypt.hash("x", cost: 4))
+                #expect(try await AppGuards.creationProblem(try #require(AppID(validating: "news")), defaultUsers: defaultUsers) != nil)
+                #expect(try await AppGuards.creationProblem(try #require(AppID(validating: "blog")), defaultUsers: defaultUsers) == nil)
+                // bob@news is the default app's bob@news while no app `news` exists.
+                #expect(try await Self.status(pipeline, "api/notifications", user: "bob@news", password: "x") == 200)
+            }
+        }
+    }
+}
