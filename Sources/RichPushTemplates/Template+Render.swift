@@ -2,7 +2,7 @@ extension Template {
     /// Renders the payload for one device.
     package func render(_ properties: TemplateProperties, missing policy: MissingPropertyPolicy = .fail) throws(TemplateRenderError) -> RenderedTemplate {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(self.bytes.count + 32 * expressionCount)
+        bytes.reserveCapacity(program.estimatedSize)
         let warnings = try render(into: &bytes, properties, missing: policy)
         return RenderedTemplate(bytes: bytes, warnings: warnings)
     }
@@ -13,9 +13,7 @@ extension Template {
         let start = buffer.count
         var warnings: [TemplateWarning] = []
         do throws(TemplateRenderError) {
-            for segment in segments {
-                try render(segment, into: &buffer, properties, missing: policy, warnings: &warnings)
-            }
+            try run(program.instructions.indices, into: &buffer, properties, missing: policy, warnings: &warnings)
         } catch {
             buffer.removeSubrange(start...)
             throw error
@@ -23,74 +21,72 @@ extension Template {
         return warnings
     }
 
-    func render(
-        _ segment: Segment, into buffer: inout [UInt8], _ properties: TemplateProperties, missing policy: MissingPropertyPolicy,
+    /// Runs `instructions[range]`; the validation runs them one at a time to place errors.
+    func run(
+        _ range: Range<Int>, into buffer: inout [UInt8], _ properties: TemplateProperties, missing policy: MissingPropertyPolicy,
         warnings: inout [TemplateWarning]
     ) throws(TemplateRenderError) {
-        switch segment {
-        case .raw(let range):
-            buffer.append(contentsOf: bytes[range])
-        case .value(let expression, _):
-            if expression.numberWhenNumeric, case .property(let reference)? = expression.terms.first {
-                let value = try resolve(reference, expression.pointer, properties, policy, &warnings)
-                if JavaScriptNumber.matches(value) {
-                    buffer.append(contentsOf: value.utf8)
-                } else {
+        try program.code.withUnsafeBufferPointer { (code) throws(TemplateRenderError) in
+            for index in range {
+                switch program.instructions[index] {
+                case .copy(let start, let end):
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: code[start..<end]))
+                case .quote:
                     buffer.append(UInt8(ascii: "\""))
-                    JSONEscaping.append(value, to: &buffer)
-                    buffer.append(UInt8(ascii: "\""))
-                }
-                return
-            }
-            buffer.append(UInt8(ascii: "\""))
-            for term in expression.terms {
-                switch term {
-                case .literal(let escaped):
-                    buffer.append(contentsOf: escaped)
-                case .property(let reference):
-                    let value = try resolve(reference, expression.pointer, properties, policy, &warnings)
-                    write(value, reference, expression.pointer, into: &buffer, &warnings)
+                case .property(let slot):
+                    let reference = program.references[slot]
+                    let value = try resolve(reference, properties, policy, &warnings)
+                    write(value, reference, into: &buffer, &warnings)
+                case .number(let slot):
+                    let value = try resolve(program.references[slot], properties, policy, &warnings)
+                    if JavaScriptNumber.matches(value) {
+                        buffer.append(contentsOf: value.utf8)
+                    } else {
+                        buffer.append(UInt8(ascii: "\""))
+                        JSONEscaping.append(value, to: &buffer)
+                        buffer.append(UInt8(ascii: "\""))
+                    }
                 }
             }
-            buffer.append(UInt8(ascii: "\""))
         }
     }
 
     /// The property's value from the send, else as the policy says.
     private func resolve(
-        _ reference: PropertyReference, _ pointer: String, _ properties: TemplateProperties, _ policy: MissingPropertyPolicy,
-        _ warnings: inout [TemplateWarning]
+        _ reference: PropertyReference, _ properties: TemplateProperties, _ policy: MissingPropertyPolicy, _ warnings: inout [TemplateWarning]
     ) throws(TemplateRenderError) -> String {
         if let value = properties.storage[reference.key] { return value }
         switch policy.kind {
         case .empty:
-            warnings.append(TemplateWarning(.missingProperty, property: reference.name, pointer: pointer, message: "the property '\(reference.name)' is missing and was written as an empty string"))
+            warnings.append(TemplateWarning(.missingProperty, property: reference.name, pointer: reference.pointer))
             return ""
         case .fallback(let defaults):
             if let value = defaults.storage[reference.key] {
-                warnings.append(TemplateWarning(.defaultUsed, property: reference.name, pointer: pointer, message: "the property '\(reference.name)' is missing; its default was used"))
+                warnings.append(TemplateWarning(.defaultUsed, property: reference.name, pointer: reference.pointer))
                 return value
             }
         case .fail:
             break
         }
-        throw TemplateRenderError(.missingProperty, "the template needs the property '\(reference.name)', which the send does not carry", property: reference.name, pointer: pointer)
+        throw TemplateRenderError(
+            .missingProperty, "the template needs the property '\(reference.name)', which the send does not carry",
+            property: reference.name, pointer: reference.pointer)
     }
 
     /// One call's value, as its function has it, inside a JSON string.
-    private func write(_ value: String, _ reference: PropertyReference, _ pointer: String, into buffer: inout [UInt8], _ warnings: inout [TemplateWarning]) {
+    private func write(_ value: String, _ reference: PropertyReference, into buffer: inout [UInt8], _ warnings: inout [TemplateWarning]) {
         switch reference.function {
         case .text:
             JSONEscaping.append(value, to: &buffer)
         case .clip(let limit):
-            guard let cut = Clipping.cut(value, keeping: limit) else { return JSONEscaping.append(value, to: &buffer) }
+            guard let cut = Clipping.cut(value, limit: limit) else { return JSONEscaping.append(value, to: &buffer) }
             JSONEscaping.append(value[..<cut], to: &buffer)
-            warnings.append(TemplateWarning(.truncated, property: reference.name, pointer: pointer, message: "the value of '\(reference.name)' was clipped to \(limit) characters"))
+            warnings.append(TemplateWarning(.truncated, property: reference.name, pointer: reference.pointer, limit: limit))
         case .ellipsis(let limit):
-            guard let cut = Clipping.cutForEllipsis(value, limit: limit) else { return JSONEscaping.append(value, to: &buffer) }
+            guard let cut = Clipping.cut(value, limit: limit, reserve: 3) else { return JSONEscaping.append(value, to: &buffer) }
             JSONEscaping.append(value[..<cut], to: &buffer)
             buffer.append(contentsOf: [UInt8(ascii: "."), UInt8(ascii: "."), UInt8(ascii: ".")])
-            warnings.append(TemplateWarning(.truncated, property: reference.name, pointer: pointer, message: "the value of '\(reference.name)' was clipped to \(limit) characters with '...'"))
+            warnings.append(TemplateWarning(.truncated, property: reference.name, pointer: reference.pointer, limit: limit))
         case .uriEncoded:
             PercentEncoding.append(value, to: &buffer)
         }

@@ -7,35 +7,36 @@ extension Template {
     /// already writes only valid values in place of strings, so this is the second line: a
     /// mistake in the renderer is caught at registration, never on a device.
     func checkRendersValidJSON(maxDepth: Int) throws(TemplateError) {
+        let bytes = Array(body.utf8)
         for placeholder in Self.placeholders {
             let properties = TemplateProperties(folded: Dictionary(uniqueKeysWithValues: propertyNames.map { ($0, placeholder) }))
             var rendered: [UInt8] = []
-            var starts: [(output: Int, segment: Segment)] = []
+            var outputStarts: [Int] = []
             var warnings: [TemplateWarning] = []
-            for segment in segments {
-                starts.append((rendered.count, segment))
+            for index in program.instructions.indices {
+                outputStarts.append(rendered.count)
                 // Every property has a placeholder, and `.empty` never fails.
-                try? render(segment, into: &rendered, properties, missing: .empty, warnings: &warnings)
+                try? run(index..<index + 1, into: &rendered, properties, missing: .empty, warnings: &warnings)
             }
             var scanner = JSONScanner(bytes: rendered, maxDepth: maxDepth)
             do {
                 while try scanner.next() != nil {}
             } catch {
-                let offset = bodyOffset(ofOutput: error.location.offset, starts: starts)
                 throw TemplateError(
                     .invalidJSON, "the body does not render to valid JSON with placeholder values: \(error.message)",
-                    pointer: error.pointer, location: SourceLocation(offset: offset, in: bytes))
+                    pointer: error.pointer, location: SourceLocation(offset: bodyOffset(ofOutput: error.location.offset, outputStarts), in: bytes))
             }
         }
     }
 
-    /// The body byte that produced output byte `offset`: the same byte in a copied run, the
-    /// start of the string value for a rendered one.
-    private func bodyOffset(ofOutput offset: Int, starts: [(output: Int, segment: Segment)]) -> Int {
-        guard let last = starts.last(where: { $0.output <= offset }) else { return 0 }
-        switch last.segment {
-        case .raw(let range): return min(range.lowerBound + offset - last.output, range.upperBound)
-        case .value(_, let source): return source.lowerBound
+    /// The body byte that produced output byte `offset`: the same byte in copied body text,
+    /// the start of the string value for a rendered one.
+    private func bodyOffset(ofOutput offset: Int, _ outputStarts: [Int]) -> Int {
+        guard let index = outputStarts.lastIndex(where: { $0 <= offset }) else { return 0 }
+        let source = program.sources[index]
+        if case .copy(let start, let end) = program.instructions[index], end <= body.utf8.count {
+            return min(start + offset - outputStarts[index], end)
         }
+        return source
     }
 }

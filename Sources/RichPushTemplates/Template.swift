@@ -5,24 +5,16 @@
 /// expressions: `"$(title)"`, `".(body, 120)"`, `"#(badge)"`, `"{'Hi, ' + $(name)}"`. Compiling
 /// refuses, with a pointer and a column, every body that would deliver an expression verbatim
 /// or break the payload's JSON, so a push never leaves with `$(`, `#(`, `.(` or `%(` from a
-/// template in it. The compiled form is the body's bytes cut at each expression value:
-/// rendering copies the cuts and writes each value's terms, JSON-escaped, into one buffer.
+/// template in it. The compiled form is a ``Program``: rendering copies the body's bytes between
+/// expression values and writes each value's terms, JSON-escaped, into one buffer.
 package struct Template: Sendable {
-    enum Segment: Sendable {
-        /// Body bytes copied as they are.
-        case raw(Range<Int>)
-        /// A string value (its body bytes, quotes included) replaced by its expression.
-        case value(ValueExpression, source: Range<Int>)
-    }
-
     /// The body as registered.
     package let body: String
     /// Every property the body refers to, folded to lower case, sorted, each once.
     package let propertyNames: [String]
     /// How many calls (`$(…)`, `.(…)`, `%(…)`, `#(…)`) the body holds.
     package let expressionCount: Int
-    let bytes: [UInt8]
-    let segments: [Segment]
+    let program: Program
 
     /// Compiles `body`, checking every rule of the language and that the body renders to valid
     /// JSON (with placeholder values, so whatever the properties are).
@@ -34,7 +26,7 @@ package struct Template: Sendable {
                 pointer: "", location: SourceLocation(line: 1, column: 1, offset: 0))
         }
         var scanner = JSONScanner(bytes: bytes, maxDepth: configuration.maxDepth)
-        var segments: [Segment] = []
+        var program = Program(body: bytes)
         var names: Set<String> = []
         var expressionCount = 0
         var copied = 0
@@ -57,15 +49,14 @@ package struct Template: Sendable {
                         pointer: pointer, location: SourceLocation(offset: string.range.lowerBound, in: bytes))
                 }
                 for case .property(let reference) in expression.terms { names.insert(reference.key) }
-                if copied < string.range.lowerBound { segments.append(.raw(copied..<string.range.lowerBound)) }
-                segments.append(.value(expression, source: string.range))
+                program.copyBody(copied..<string.range.lowerBound)
+                program.append(expression, replacing: string.range)
                 copied = string.range.upperBound
             }
         }
-        if copied < bytes.count { segments.append(.raw(copied..<bytes.count)) }
+        program.copyBody(copied..<bytes.count)
         self.body = body
-        self.bytes = bytes
-        self.segments = segments
+        self.program = program
         self.propertyNames = names.sorted()
         self.expressionCount = expressionCount
         try checkRendersValidJSON(maxDepth: configuration.maxDepth)

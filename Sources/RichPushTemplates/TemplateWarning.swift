@@ -19,13 +19,23 @@ package struct TemplateWarning: Sendable, Hashable, CustomStringConvertible {
     package let property: String
     /// The RFC 6901 pointer of the string value.
     package let pointer: String
-    package let message: String
+    /// For ``Code/truncated``, the `n` the value was clipped to.
+    package let limit: Int?
 
-    package init(_ code: Code, property: String, pointer: String, message: String) {
+    package init(_ code: Code, property: String, pointer: String, limit: Int? = nil) {
         self.code = code
         self.property = property
         self.pointer = pointer
-        self.message = message
+        self.limit = limit
+    }
+
+    /// Written when asked for, not per render.
+    package var message: String {
+        switch code {
+        case .truncated: "the value of '\(property)' was clipped to \(limit ?? 0) characters"
+        case .defaultUsed: "the property '\(property)' is missing; its default was used"
+        default: "the property '\(property)' is missing and was written as an empty string"
+        }
     }
 
     package var description: String { "\(message) (at \(pointer))" }

@@ -31,7 +31,7 @@ struct ExpressionParser {
         if isCallStart(0) {
             let (reference, isNumber) = try call(inBraces: false)
             if index == content.count {
-                return ValueExpression(terms: [.property(reference)], numberWhenNumeric: isNumber, pointer: pointer)
+                return ValueExpression(terms: [.property(reference)], numberWhenNumeric: isNumber)
             }
             try refuseTrailingText()
         }
@@ -96,7 +96,7 @@ struct ExpressionParser {
             let tail = String(decoding: content[index...], as: UTF8.self)
             throw failure(.expressionMixedWithText, "text after the expression's closing '}' would be delivered verbatim; move it inside as a literal: … + \(Self.quote(tail) ?? "'…'")}", at: index)
         }
-        return ValueExpression(terms: terms, numberWhenNumeric: false, pointer: pointer)
+        return ValueExpression(terms: terms, numberWhenNumeric: false)
     }
 
     /// `'text'` or `"text"`: everything up to the same quote, as it is (no escapes).
@@ -222,7 +222,7 @@ struct ExpressionParser {
         case (_, .some):
             throw failure(.invalidLength, "'\(form)(\(name))' takes no length", at: start)
         }
-        return (PropertyReference(name: name, key: ExpressionSyntax.fold(name), function: reference.0), reference.1)
+        return (PropertyReference(name: name, key: ExpressionSyntax.fold(name), function: reference.0, pointer: pointer), reference.1)
     }
 
     /// The `n` of `$(prop, n)` and `.(prop, n)`: 1 to ``Template/Configuration/maxClipLength``.

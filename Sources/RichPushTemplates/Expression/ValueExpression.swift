@@ -10,8 +10,6 @@ struct ValueExpression: Sendable {
     let terms: [Term]
     /// A lone `"#(prop)"`: written as a bare JSON number when the value is one.
     let numberWhenNumeric: Bool
-    /// The value's RFC 6901 pointer, for warnings.
-    let pointer: String
 
     var propertyCount: Int {
         terms.count { if case .property = $0 { true } else { false } }
@@ -36,4 +34,6 @@ struct PropertyReference: Sendable, Hashable {
     /// The name folded to lower case, for look-ups.
     let key: String
     let function: Function
+    /// The RFC 6901 pointer of the string value it is in, for warnings and errors.
+    let pointer: String
 }
