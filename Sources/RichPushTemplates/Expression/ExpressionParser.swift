@@ -13,9 +13,9 @@ struct ExpressionParser {
     private let pointer: String
     private let body: [UInt8]
     private let configuration: Template.Configuration
-    private var index = 0
+    var index = 0
 
-    private var content: [UInt8] { string.content }
+    var content: [UInt8] { string.content }
 
     init(_ string: JSONString, pointer: String, body: [UInt8], configuration: Template.Configuration) {
         self.string = string
@@ -161,12 +161,12 @@ struct ExpressionParser {
     // MARK: - Calls
 
     /// `$(`, `#(`, `.(` or `%(` at `position`.
-    private func isCallStart(_ position: Int) -> Bool {
+    func isCallStart(_ position: Int) -> Bool {
         position + 1 < content.count && ExpressionSyntax.isOpener(content[position]) && content[position + 1] == UInt8(ascii: "(")
     }
 
     /// One call from its opener; `isNumber` for a `#(prop)` outside braces.
-    private mutating func call(inBraces: Bool) throws(TemplateError) -> (reference: PropertyReference, isNumber: Bool) {
+    mutating func call(inBraces: Bool) throws(TemplateError) -> (reference: PropertyReference, isNumber: Bool) {
         let start = index
         let opener = content[index]
         let form = Character(Unicode.Scalar(opener))
@@ -242,83 +242,8 @@ struct ExpressionParser {
         return value
     }
 
-    private func unclosedCall(_ start: Int) -> TemplateError {
+    func unclosedCall(_ start: Int) -> TemplateError {
         failure(.unbalancedParentheses, "'\(Character(Unicode.Scalar(content[start])))(' is never closed with ')'", at: start)
-    }
-
-    // MARK: - Mistakes outside {…}
-
-    /// A call is followed by more than the end of the value.
-    private mutating func refuseTrailingText() throws(TemplateError) {
-        let rest = content[index...]
-        let firstSolid = rest.firstIndex { !ExpressionSyntax.isSpace($0) } ?? index
-        if content[firstSolid] == UInt8(ascii: ")") {
-            throw failure(.unbalancedParentheses, "')' without a matching '('", at: firstSolid)
-        }
-        if content[firstSolid] == UInt8(ascii: "}"), !content.contains(UInt8(ascii: "{")) {
-            throw failure(.unbalancedBraces, "'}' without a matching '{'", at: firstSolid)
-        }
-        if content[firstSolid] == UInt8(ascii: "+") {
-            let text = String(decoding: content, as: UTF8.self)
-            throw failure(.expressionMixedWithText, "concatenation must be wrapped in braces: write \(Self.jsonString("{" + text + "}"))", at: 0)
-        }
-        throw mixedWithText(at: 0)
-    }
-
-    /// The azure-notificationhubs #39 trap, with the value written the way that works.
-    private func mixedWithText(at opener: Int) -> TemplateError {
-        let call = String(decoding: content[opener...].prefix(2), as: UTF8.self)
-        var message = "'\(call)…' is mixed with text outside {}: Notification Hubs would deliver it verbatim"
-        if let fixed = concatenationHint() {
-            message += "; write \(Self.jsonString(fixed))"
-        } else {
-            message += "; join text and calls in one {…} with '+', text in quotes: {'Hi ' + $(name)}"
-        }
-        return failure(.expressionMixedWithText, message, at: opener)
-    }
-
-    /// The value as a concatenation, when its text parts can be quoted and its calls parse.
-    private func concatenationHint() -> String? {
-        var parts: [String] = []
-        var text: [UInt8] = []
-        var probe = self
-        probe.index = 0
-        func flush() -> Bool {
-            defer { text = [] }
-            guard !text.isEmpty else { return true }
-            guard !text.contains(UInt8(ascii: "{")), !text.contains(UInt8(ascii: "}")),
-                  let quoted = Self.quote(String(decoding: text, as: UTF8.self)) else { return false }
-            parts.append(quoted)
-            return true
-        }
-        while probe.index < content.count {
-            if probe.isCallStart(probe.index) {
-                guard flush() else { return nil }
-                let start = probe.index
-                guard (try? probe.call(inBraces: true)) != nil else { return nil }
-                parts.append(String(decoding: content[start..<probe.index], as: UTF8.self))
-            } else {
-                text.append(content[probe.index])
-                probe.index += 1
-            }
-        }
-        guard flush(), parts.count > 1 else { return nil }
-        return "{" + parts.joined(separator: " + ") + "}"
-    }
-
-    /// `text` as a literal: single quotes unless it holds one, then double quotes.
-    private static func quote(_ text: String) -> String? {
-        if !text.contains("'") { return "'\(text)'" }
-        if !text.contains("\"") { return "\"\(text)\"" }
-        return nil
-    }
-
-    /// `text` as it goes in the template: a JSON string with its quotes.
-    private static func jsonString(_ text: String) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "\"")]
-        JSONEscaping.append(text, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: - Bytes
@@ -331,7 +256,7 @@ struct ExpressionParser {
         failure(.unbalancedBraces, "the expression's '{' is never closed with '}'", at: 0)
     }
 
-    private func describe(at position: Int) -> String {
+    func describe(at position: Int) -> String {
         guard position < content.count else { return "the end of the value" }
         let byte = content[position]
         if (0x21...0x7E).contains(byte) { return "'\(Character(Unicode.Scalar(byte)))'" }
@@ -341,7 +266,7 @@ struct ExpressionParser {
         return "'\(String(decoding: content[position..<end], as: UTF8.self))'"
     }
 
-    private func failure(_ code: TemplateError.Code, _ message: String, at position: Int) -> TemplateError {
+    func failure(_ code: TemplateError.Code, _ message: String, at position: Int) -> TemplateError {
         TemplateError(code, message, pointer: pointer, location: SourceLocation(offset: string.offset(position), in: body))
     }
 }
