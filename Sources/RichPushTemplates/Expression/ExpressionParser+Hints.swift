@@ -21,8 +21,12 @@ extension ExpressionParser {
 
     /// The azure-notificationhubs #39 trap, with the value written the way that works.
     func mixedWithText(at opener: Int) -> TemplateError {
-        let call = String(decoding: content[opener...].prefix(2), as: UTF8.self)
-        var message = "'\(call)…' is mixed with text outside {}: Notification Hubs would deliver it verbatim"
+        var probe = self
+        probe.index = opener
+        let call = (try? probe.call(inBraces: true)) != nil
+            ? String(decoding: content[opener..<probe.index], as: UTF8.self)
+            : String(decoding: content[opener...].prefix(2), as: UTF8.self) + "…"
+        var message = "'\(call)' is mixed with text outside {}: Notification Hubs would deliver it verbatim"
         if let fixed = concatenationHint() {
             message += "; write \(Self.jsonString(fixed))"
         } else {
