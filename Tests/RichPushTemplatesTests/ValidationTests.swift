@@ -12,6 +12,7 @@ struct ValidationTests {
         #expect(error.pointer == "/aps/alert")
         #expect(error.location.line == 1)
         #expect(error.location.column == 37)  // the '$' of $(message)
+        #expect(error.message.hasPrefix("'$(message)' is mixed with text outside {}"))
         #expect(error.message.contains(#"write "{'Some other text. ' + $(message)}""#))
     }
 
