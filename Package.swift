@@ -48,6 +48,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "RichPushCore", swiftSettings: strictSettings),
+        .target(name: "RichPushTemplates", swiftSettings: strictSettings),
         .target(name: "RichPushCredentials", dependencies: ["Hiredis"], swiftSettings: strictSettings),
         .target(
             name: "RichPushReport",
@@ -356,6 +357,11 @@ let package = Package(
         .testTarget(
             name: "RichPushCoreTests",
             dependencies: ["RichPushCore", "RedisTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RichPushTemplatesTests",
+            dependencies: ["RichPushTemplates"],
             swiftSettings: strictSettings
         ),
         .testTarget(
