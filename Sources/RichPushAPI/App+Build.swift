@@ -33,8 +33,11 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     let batches = NotificationRoutes.batchGate(configuration)
     NotificationRoutes.add(to: api) { [apiConfiguration] context in
         let stores = apps.stores(for: context.app)
-        return NotificationRoutes(notifications: stores.notifications, installations: stores.installations, backlog: backlog,
-                                  configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
+        var routes = NotificationRoutes(notifications: stores.notifications, installations: stores.installations, backlog: backlog,
+                                        configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
+        routes.app = context.app
+        routes.appLimits = try await apps.limits(for: context.app)
+        return routes
     }
     WebhookRoutes.add(to: api) { [allowPrivate = configuration.webhookAllowPrivate, webhooks = stores.webhooks] context in
         guard context.app.isDefault else { throw WebhookRoutes.notInApps(context.app) }
@@ -54,11 +57,11 @@ package func buildApplication(configuration: APIConfiguration, dependencies: API
     if configuration.auth.mode == .demo {
         logger.warning("AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server.")
     }
-    var exists: (@Sendable (AppID) async throws -> Bool)?
+    var lookup: (@Sendable (AppID) async throws -> AppLimits?)?
     if let store = dependencies.apps {
-        exists = { app in try await store.summary(id: app) != nil }
+        lookup = { app in try await store.summary(id: app)?.limits }
     }
-    let apps = AppDirectory(defaultStores: dependencies.stores, build: dependencies.appStores, exists: exists)
+    let apps = AppDirectory(defaultStores: dependencies.stores, build: dependencies.appStores, lookup: lookup)
     // A user's credentials changed: their app's cached records go (`<app>/<name>` in another app).
     let auth = AuthState(configuration: configuration.auth) { name in
         apps.stores(for: AppDirectory.app(ofCredentialName: name)).dropCachedNotifications()

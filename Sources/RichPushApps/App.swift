@@ -11,14 +11,18 @@ package struct AppSummary: Sendable, Hashable {
     package var version: Int
     /// Per platform (`apns`, `fcm`, `webPush`): its shown fields; absent when not set.
     package var credentials: [AppPlatform: [String: String]]
+    /// What the app may do, all its users together.
+    package var limits: AppLimits
 
-    package init(id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]]) {
+    package init(id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]],
+                 limits: AppLimits = .none) {
         self.id = id
         self.name = name
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.version = version
         self.credentials = credentials
+        self.limits = limits
     }
 
     /// The default app as it is before anything was stored for it.
@@ -53,11 +57,14 @@ package struct AppChange: Sendable {
     package var name: String?
     package var set: AppCredentials
     package var remove: Set<AppPlatform>
+    /// New limits (nil: unchanged).
+    package var limits: AppLimits?
 
-    package init(name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = []) {
+    package init(name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil) {
         self.name = name
         self.set = set
         self.remove = remove
+        self.limits = limits
     }
 
     /// Nil when `name` is acceptable: 1 to 100 printable characters.
@@ -72,6 +79,8 @@ package struct AppChange: Sendable {
 package protocol AppStore: Sendable {
     /// Creates an app; throws ``AppError/exists(_:)`` when the id is taken (`default` always is).
     func create(id: AppID, name: String, credentials: AppCredentials) async throws -> AppSummary
+    /// Creates an app as `change` says (its name, credentials and limits).
+    func create(id: AppID, change: AppChange) async throws -> AppSummary
     /// Every app, the default one first (it is listed even before anything was stored for it).
     func list() async throws -> [AppSummary]
     /// One app, or nil.

@@ -19,8 +19,12 @@ package struct RedisAppStore: AppStore {
     }
 
     package func create(id: AppID, name: String, credentials: AppCredentials) async throws -> AppSummary {
+        try await create(id: id, change: AppChange(name: name, set: credentials))
+    }
+
+    package func create(id: AppID, change: AppChange) async throws -> AppSummary {
         guard id != .default else { throw AppError.exists(id) }
-        try await write(id: id, mode: .create, change: AppChange(name: name, set: credentials))
+        try await write(id: id, mode: .create, change: change)
         guard let summary = try await summary(id: id) else { throw AppError.notFound(id) }
         return summary
     }
@@ -91,6 +95,10 @@ package struct RedisAppStore: AppStore {
         try seal(.apns, change.set.apns, summary: change.set.apns?.summary)
         try seal(.fcm, change.set.fcm, summary: change.set.fcm?.summary)
         try seal(.webPush, change.set.webPush, summary: change.set.webPush?.summary)
+        if let limits = change.limits {
+            if let problem = limits.problem { throw AppError.invalid(field: "limits", problem) }
+            set["limits"] = String(decoding: try encoder.encode(limits), as: UTF8.self)
+        }
         let remove = change.remove.sorted().flatMap { [$0.rawValue, $0.rawValue + ":summary"] }
         let body: [String: Any] = ["name": change.name ?? (id == .default ? AppSummary.implicitDefault.name : id.rawValue), "set": set, "remove": remove]
         let json = String(decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]), as: UTF8.self)
@@ -123,7 +131,8 @@ package struct RedisAppStore: AppStore {
                 credentials[platform] = shown
             }
         }
+        let limits = fields["limits"].flatMap { try? JSONDecoder().decode(AppLimits.self, from: Data($0.utf8)) } ?? .none
         return AppSummary(id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
-                          updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials)
+                          updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits)
     }
 }

@@ -117,4 +117,48 @@ struct AppIsolationTests {
             }
         }
     }
+
+    /// An app's limits hold for all its users together: the audience one notification may
+    /// address (422), the notifications a minute (429 with Retry-After), each naming the limit;
+    /// the default app, without limits, is not held by them.
+    @Test func anAppsLimitsHoldForAllItsUsersTogether() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let news = AppID(unchecked: "news")
+                let apps = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
+                let created = try await apps.create(id: news, change: AppChange(name: "News", limits: AppLimits(notificationsPerMinute: 2, audience: 1)))
+                #expect(created.limits == AppLimits(notificationsPerMinute: 2, audience: 1))
+                let users = RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(news))
+                for name in ["root", "ann"] {
+                    #expect(try await users.create(User(name: name, role: .admin), passwordHash: Bcrypt.hash("\(name)@news-pw", cost: 4)))
+                }
+                for (index, tag) in ["everyone", "everyone"].enumerated() {
+                    let registered = try await pipeline.call("PUT", "/api/register/phone-\(index)", as: "root@news",
+                                                             json: ["Platform": "apns", "Handle": "token-\(index)", "Tags": [tag, "solo-\(index)"]])
+                    #expect(registered.status == 200, "\(registered.json)")
+                }
+                // Two devices where the app allows one per notification.
+                let wide = try await pipeline.call("POST", "/api/notifications", as: "root@news", json: ["message": "m", "richType": "text", "payload": "p", "target": "everyone"])
+                #expect(wide.status == 422 && (wide.json["error"] as? [String: Any])?["code"] as? String == "app_limit_audience", "\(wide.json)")
+                // Two a minute, whichever user sends.
+                for user in ["root@news", "ann@news"] {
+                    let sent = try await pipeline.call("POST", "/api/notifications", as: user, json: ["message": "m", "richType": "text", "payload": "p", "target": "solo-0"])
+                    #expect(sent.status == 202, "\(sent.json)")
+                }
+                var request = HTTPClientRequest(url: pipeline.baseURL.appendingPathComponent("api/notifications").absoluteString)
+                request.method = .POST
+                request.headers.add(name: "Authorization", value: "Basic " + Data("root@news:root@news-pw".utf8).base64EncodedString())
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(Data(#"{"message": "m", "richType": "text", "payload": "p", "target": "solo-1"}"#.utf8))
+                let third = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let body = try await third.body.collect(upTo: 1 << 16)
+                #expect(third.status.code == 429 && Int(third.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1)
+                #expect(String(buffer: body).contains("app_limit_rate") && String(buffer: body).contains("limits.notificationsPerMinute"), "\(String(buffer: body))")
+                // The default app's users are not held by another app's limits.
+                for _ in 0..<3 {
+                    #expect(try await pipeline.call("POST", "/api/notifications", as: "root", json: ["message": "m", "richType": "text", "payload": "p", "target": "x"]).status == 202)
+                }
+            }
+        }
+    }
 }

@@ -172,6 +172,56 @@ def matrix_operator_routes_refuse_users(ctx, t):
             t.status(f"{user} {method} {concrete}", ctx.http(method, concrete, {"name": "x"} if method in ("POST", "PATCH") else None, user=user), 401)
 
 
+def matrix_other_apps(ctx, t):
+    """Two apps on one deployment, each with its alice and root: every operation with an id in
+    openapi.yaml, as either app's users on the other's registration and notification, finds
+    nothing (404; webhooks, the default app's only for now, 501 in another app), and no list
+    shows the other app's."""
+    ids = matrix_ids(ctx, t)
+    kek = os.path.join(ctx.run_dir, "kek")
+    made = ctx.cli("apps", "new-kek")
+    t.need(t.expect("`apps new-kek`", made.returncode == 0, "exit 0", made.stderr.strip()[-300:]))
+    with open(kek, "w") as file:
+        file.write(made.stdout)
+    created = ctx.cli("apps", "create", "other", "--kek-file", kek)
+    t.need(t.expect("`apps create other`", created.returncode == 0, "exit 0", created.stderr.strip()[-300:]))
+    ctx.add_user(t, "alice", app="other")
+    ctx.add_user(t, "root", role="admin", app="other")
+    reg_id, put = ctx.register(t, "alice@other", tags=["matrix"])
+    t.need(t.status("alice@other registers a device", put, 200))
+    other = {"registration": reg_id, "notification": ctx.sent_id(t, "alice@other sends", ctx.send("alice@other"))}
+    operator = openapi.operator_operations(OPENAPI)
+    checked = 0
+    for method, path, needs_auth in openapi.operations(OPENAPI):
+        # PUT /api/register/{id} creates the caller's own registration of that id when their app
+        # has none (the seed's upsert): checked apart, below.
+        if not needs_auth or "{id}" not in path or (method, path) in operator or (method, path) == ("PUT", "/api/register/{id}"):
+            continue
+        for callers, owned in ((("alice@other", "root@other"), ids), (("alice", "root"), other)):
+            concrete = concrete_path(path, owned)
+            for caller in callers:
+                allowed = (404, 501) if path.startswith("/api/webhooks") and caller.endswith("@other") else (404,)
+                resp = ctx.http(method, concrete, body_for(method, path), user=caller)
+                t.expect(f"{caller} {method} {concrete} (the other app's)", resp.status in allowed, " or ".join(map(str, allowed)), resp.brief())
+                checked += 1
+    t.need(t.expect("id operations checked across apps", checked >= 16, ">= 16", checked))
+    # The same registration id in the other app is another registration: the owner's stays theirs.
+    body = {"Platform": "apns", "Handle": MATRIX_HANDLE, "Tags": []}
+    for caller, owner, owned in (("alice@other", "alice", ids), ("alice", "alice@other", other)):
+        reg = owned["registration"]
+        t.status(f"{caller} PUT /api/register/{reg} (an id the other app has): its own", ctx.http("PUT", f"/api/register/{reg}", body, user=caller), 200)
+        t.status(f"{owner} PUT /api/register/{reg} after it: still theirs", ctx.http("PUT", f"/api/register/{reg}", body, user=owner), 200)
+        t.status(f"{caller} DELETE /api/register/{reg}: its own copy", ctx.http("DELETE", f"/api/register/{reg}", user=caller), 200)
+        t.status(f"{owner} PUT /api/register/{reg} after that: still there", ctx.http("PUT", f"/api/register/{reg}", body, user=owner), 200)
+    for caller, foreign in (("root@other", ids["notification"]), ("root", other["notification"])):
+        listed = ctx.http("GET", "/api/notifications", user=caller)
+        t.status(f"{caller} lists notifications", listed, 200)
+        shown = [item.get("id") for item in (listed.json() or {}).get("notifications", [])]
+        t.expect(f"{caller}'s list leaves out the other app's {foreign}", foreign not in shown, "absent", shown[:10])
+    for owner, nid in (("alice", ids["notification"]), ("alice@other", other["notification"])):
+        t.status(f"{owner} GET /api/notifications/{nid} after the other app's attempts", ctx.http("GET", f"/api/notifications/{nid}", user=owner), 200)
+
+
 def matrix_ids(ctx, t):
     """A registration and a notification of alice's, made once."""
     if not hasattr(ctx, "matrix"):
@@ -205,4 +255,5 @@ CASES = [
     ("authz/matrix-no-credentials-401", matrix_needs_credentials),
     ("authz/matrix-other-users-ids-404", matrix_other_users_ids),
     ("authz/matrix-operator-routes-refuse-users", matrix_operator_routes_refuse_users),
+    ("authz/matrix-other-apps-404", matrix_other_apps),
 ]

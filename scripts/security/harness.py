@@ -306,12 +306,14 @@ class Ctx:
         except subprocess.TimeoutExpired:
             return subprocess.CompletedProcess(args, 124, "", f"timed out after {timeout}s")
 
-    def add_user(self, t, name, password=None, role="user"):
+    def add_user(self, t, name, password=None, role="user", app=None):
+        """A user of the default app, or of `app` (signing in as `name@app`)."""
         password = password or self.token(f"{name}-pw")
         self.secret(password, f"password of {name}")
-        result = self.cli("users", "add", name, "--cost", "4", "--role", role, stdin=password + "\n")
+        extra = ["--app", app] if app else []
+        result = self.cli("users", "add", name, "--cost", "4", "--role", role, *extra, stdin=password + "\n")
         t.need(t.expect(f"`users add {name}`", result.returncode == 0, "exit 0", f"exit {result.returncode}: {result.stderr.strip()[-300:]}"))
-        self.passwords[name] = password
+        self.passwords[f"{name}@{app}" if app else name] = password
         return password
 
     # -- HTTP ------------------------------------------------------------------------------

@@ -13,16 +13,16 @@ final class AppDirectory: Sendable {
 
     private let defaultStores: APIStores
     private let build: (@Sendable (AppID) -> APIStores)?
-    private let exists: (@Sendable (AppID) async throws -> Bool)?
+    private let lookup: (@Sendable (AppID) async throws -> AppLimits?)?
     private let built = Mutex<[AppID: APIStores]>([:])
-    private let known = Mutex<[AppID: (exists: Bool, checked: ContinuousClock.Instant)]>([:])
+    private let known = Mutex<[AppID: (limits: AppLimits?, checked: ContinuousClock.Instant)]>([:])
 
-    /// `build` makes an app's stores and `exists` says whether an app exists; without them only
-    /// the default app is served.
-    init(defaultStores: APIStores, build: (@Sendable (AppID) -> APIStores)?, exists: (@Sendable (AppID) async throws -> Bool)?) {
+    /// `build` makes an app's stores and `lookup` gives an app's limits (nil: there is no such
+    /// app); without them only the default app is served, with no limits.
+    init(defaultStores: APIStores, build: (@Sendable (AppID) -> APIStores)?, lookup: (@Sendable (AppID) async throws -> AppLimits?)?) {
         self.defaultStores = defaultStores
         self.build = build
-        self.exists = exists
+        self.lookup = lookup
     }
 
     /// The stores of `app` (the default app's for it; an app's are built once, then shared).
@@ -40,10 +40,22 @@ final class AppDirectory: Sendable {
     /// Whether `app` exists (the default app always does); Redis's errors are thrown.
     func contains(_ app: AppID) async throws -> Bool {
         if app.isDefault { return true }
-        guard let exists else { return false }
+        guard lookup != nil else { return false }
+        return try await entry(app) != nil
+    }
+
+    /// The limits of `app` (an app that does not exist, or a directory without apps, has none).
+    func limits(for app: AppID) async throws -> AppLimits {
+        guard lookup != nil else { return .none }
+        return try await entry(app) ?? .none
+    }
+
+    /// The app's limits, nil when it does not exist; remembered for ``memory``.
+    private func entry(_ app: AppID) async throws -> AppLimits? {
+        guard let lookup else { return nil }
         let now = ContinuousClock.now
-        if let entry = known.withLock({ $0[app] }), now - entry.checked < Self.memory { return entry.exists }
-        let found = try await exists(app)
+        if let entry = known.withLock({ $0[app] }), now - entry.checked < Self.memory { return entry.limits }
+        let found = try await lookup(app)
         known.withLock { known in
             // Bounded: names of apps that do not exist are forgotten with the rest past 10,000.
             if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }

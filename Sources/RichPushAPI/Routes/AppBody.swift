@@ -5,10 +5,14 @@ import RichPushCore
 
 /// The body of `POST /api/apps` and `PATCH /api/apps/{id}`, checked member by member:
 /// `{"id", "name", "apns": {"key", "keyId", "teamId", "bundleId"}, "fcm": {"serviceAccount"},
-/// "webPush": {"privateKey", "subject"}}`. In a PATCH a platform set to `null` is removed.
+/// "webPush": {"privateKey", "subject"}, "limits": {"notificationsPerMinute", "audience",
+/// "payloadBytes"}}`. In a PATCH a platform set to `null` is removed, and the limits given replace
+/// those (0: no limit) while the others stay.
 struct AppBody {
     var id: AppID?
     var change = AppChange()
+    /// The limits given, by name (``AppLimits/names``).
+    var limits: [String: Int] = [:]
     /// A Web Push subject given without a private key (keep or make the key pair).
     var webPushSubject: String?
 
@@ -16,7 +20,7 @@ struct AppBody {
         guard case .object(let members)? = JSONValue.parse(Array(buffer: buffer), maxDepth: 4) else {
             throw APIError.badRequest("the body must be a JSON object {\"id\", \"name\", \"apns\", \"fcm\", \"webPush\"} at most 4 levels deep", code: "malformed_json")
         }
-        let allowed = creating ? ["id", "name", "apns", "fcm", "webPush"] : ["name", "apns", "fcm", "webPush"]
+        let allowed = creating ? ["id", "name", "apns", "fcm", "webPush", "limits"] : ["name", "apns", "fcm", "webPush", "limits"]
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw APIError.badRequest("unknown field '\(unknown)'; known fields: \(allowed.joined(separator: ", "))", code: "unknown_field")
         }
@@ -29,6 +33,16 @@ struct AppBody {
             guard let name = value.string else { throw APIError.unprocessable("'name' must be a string", code: "wrong_type") }
             if let problem = AppChange.nameProblem(name) { throw APIError.unprocessable("name: \(problem)", code: "invalid") }
             body.change.name = name
+        }
+        if let value = members["limits"] {
+            guard case .object(let fields) = value else { throw APIError.unprocessable("'limits' must be an object", code: "wrong_type") }
+            try Self.refuseUnknown(fields, AppLimits.names, in: "limits")
+            for (name, value) in fields {
+                guard let number = value.int, (0...AppLimits.maximum).contains(number) else {
+                    throw APIError.unprocessable("limits.\(name) must be an integer from 0 (no limit) to \(AppLimits.maximum)", code: "invalid")
+                }
+                body.limits[name] = number
+            }
         }
         for platform in AppPlatform.allCases {
             guard let value = members[platform.rawValue] else { continue }
@@ -78,6 +92,16 @@ struct AppBody {
                 webPushSubject = subject ?? ""
             }
         }
+    }
+
+    /// `current` with the limits this body gives; nil when it gives none.
+    func limits(over current: AppLimits) -> AppLimits? {
+        guard !limits.isEmpty else { return nil }
+        var result = current
+        if let value = limits["notificationsPerMinute"] { result.notificationsPerMinute = value }
+        if let value = limits["audience"] { result.audience = value }
+        if let value = limits["payloadBytes"] { result.payloadBytes = value }
+        return result
     }
 
     private static func refuseUnknown(_ fields: [String: JSONValue], _ allowed: [String], in object: String) throws {

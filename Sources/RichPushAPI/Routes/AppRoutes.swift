@@ -41,11 +41,15 @@ struct AppRoutes {
             throw APIError(.conflict, code: "app_id_in_use", message: problem)
         }
         var credentials = body.change.set
+        var change = body.change
+        change.limits = body.limits(over: .none)
         if credentials.webPush == nil, !body.change.remove.contains(.webPush) {
             // Every app gets a VAPID key pair, so browsers can subscribe from the start.
             credentials.webPush = try await Self.mapped { () throws(AppError) in try WebPushCredential.generate(subject: body.webPushSubject ?? "") }
         }
-        let app = try await Self.mapped { try await apps.create(id: id, name: body.change.name ?? id.rawValue, credentials: credentials) }
+        change.set = credentials
+        change.name = body.change.name ?? id.rawValue
+        let app = try await Self.mapped { try await apps.create(id: id, change: change) }
         context.logger.info("app created", metadata: ["app": "\(id)", "platforms": "\(app.credentials.keys.sorted().map(\.rawValue))"])
         return try JSONResponse.encode(AppView(app), status: .created, headers: [.location: "/api/apps/\(id)"])
     }
@@ -54,6 +58,12 @@ struct AppRoutes {
         let id = try Self.id(context)
         let body = try await AppBody.parse(try await request.body.collect(upTo: Self.maxBodyBytes), creating: false)
         var change = body.change
+        if !body.limits.isEmpty {
+            // The operator's bound on the app: its own manage key does not move it.
+            try Self.operatorOnly(context, "change an app's limits")
+            guard let current = try await apps.summary(id: id) else { throw APIError.notFound("no app '\(id)'") }
+            change.limits = body.limits(over: current.limits)
+        }
         if let subject = body.webPushSubject, change.set.webPush == nil {
             // A new contact for the key pair the app has (or a new pair when it has none).
             let current = try await Self.mapped { try await apps.credentials(id: id) }
@@ -130,6 +140,7 @@ struct AppView: Encodable {
     let apns: [String: String]?
     let fcm: [String: String]?
     let webPush: [String: String]?
+    let limits: AppLimits
 
     init(_ app: AppSummary) {
         id = app.id.rawValue
@@ -140,5 +151,6 @@ struct AppView: Encodable {
         apns = app.credentials[.apns]
         fcm = app.credentials[.fcm]
         webPush = app.credentials[.webPush]
+        limits = app.limits
     }
 }

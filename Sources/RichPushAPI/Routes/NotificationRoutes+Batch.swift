@@ -130,9 +130,43 @@ extension NotificationRoutes {
     /// store could not be reached for the batch.
     private func store(_ items: [Pending], into outcomes: inout [BatchOutcome?], context: APIRequestContext) async throws {
         guard !items.isEmpty else { return }
+        var items = items
         let results: [Result<RichNotification, any Error>]
         do {
             try await backlog.check()
+            // The app's limits, item by item: one over them is refused alone.
+            var audiences: [String: APIError?] = [:]
+            var allowed: [Pending] = []
+            var refused: [Pending] = []
+            for item in items {
+                if audiences[item.draft.target] == nil {
+                    do {
+                        try await checkAudience(item.draft.target)
+                        audiences[item.draft.target] = .some(nil)
+                    } catch let error as APIError {
+                        audiences[item.draft.target] = .some(error)
+                    }
+                }
+                if let refusal = audiences[item.draft.target] ?? nil {
+                    outcomes[item.index] = .rejected(refusal)
+                    refused.append(item)
+                } else {
+                    allowed.append(item)
+                }
+            }
+            let charged = try await chargeApp(allowed.map(\.draft.payload.count), throwing: false)
+            items = []
+            for (item, refusal) in zip(allowed, charged) {
+                if let refusal {
+                    outcomes[item.index] = .rejected(refusal)
+                    refused.append(item)
+                } else {
+                    items.append(item)
+                }
+            }
+            // Refused: their keys are free again at once.
+            let freed = refused.compactMap(\.draft.idempotency)
+            if !freed.isEmpty { await release(freed, context: context) }
             let quota = QuotaLimits(perMinute: configuration.quotas.notificationsPerMinute, liveBytes: configuration.quotas.payloadBytes)
             results = try await notifications.create(items.map { item in
                 var draft = item.draft

@@ -16,6 +16,9 @@ struct NotificationRoutes {
     var cachedRecord: @Sendable (Int) -> RichNotification? = { _ in nil }
     /// Bounds the batches worked on at once (their bodies and items are in memory meanwhile).
     let batches: WorkGate
+    /// The caller's app and its limits (see NotificationRoutes+AppLimits).
+    var app: AppID = .default
+    var appLimits: AppLimits = .none
 
     /// `batches`: the gate shared by every app's routes (one is made when nil).
     init(notifications: any NotificationStore, installations: any InstallationStore, backlog: BacklogGuard, configuration: APIConfiguration,
@@ -34,7 +37,7 @@ struct NotificationRoutes {
     }
 
     /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
-    static func add(to group: RouterGroup<APIRequestContext>, for routes: @escaping @Sendable (APIRequestContext) -> Self) {
+    static func add(to group: RouterGroup<APIRequestContext>, for routes: @escaping @Sendable (APIRequestContext) async throws -> Self) {
         group.post("notifications") { try await routes($1).create($0, context: $1) }
         group.post("notifications/batch") { try await routes($1).createBatch($0, context: $1) }
         group.get("notifications") { try await routes($1).list($0, context: $1) }
@@ -74,6 +77,8 @@ struct NotificationRoutes {
         }
         do {
             try await backlog.check()
+            try await checkAudience(draft.target)
+            try await chargeApp([draft.payload.count])
             draft.quota = QuotaLimits(perMinute: configuration.quotas.notificationsPerMinute, liveBytes: configuration.quotas.payloadBytes)
             // The quota is charged in the same step (one round trip on one Redis); a refusal is a
             // 429 (ErrorMiddleware.apiError).

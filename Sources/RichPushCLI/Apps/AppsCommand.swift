@@ -19,6 +19,7 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var queue: QueueOptions
         @OptionGroup var kek: KeyEncryptionOptions
         @OptionGroup var credentials: AppCredentialOptions
+        @OptionGroup var limits: AppLimitOptions
         @Argument(help: "The app's id: 2 to 32 lowercase letters, digits and '-'.") var id: String
 
         func validate() throws {
@@ -32,7 +33,7 @@ struct AppsCommand: AsyncParsableCommand {
                 let appID = try AppID(id)
                 let users = RedisUserStore(redis: store.redis, keys: queue.storageKeys(redis))
                 if let problem = try await AppGuards.creationProblem(appID, defaultUsers: users) { throw CLIError(problem) }
-                return try await store.create(id: appID, name: credentials.name ?? id, credentials: set)
+                return try await store.create(id: appID, change: AppChange(name: credentials.name ?? id, set: set, limits: limits.limits(over: .none)))
             }
             AppsOutput.print(app)
         }
@@ -74,6 +75,7 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var queue: QueueOptions
         @OptionGroup var kek: KeyEncryptionOptions
         @OptionGroup var credentials: AppCredentialOptions
+        @OptionGroup var limits: AppLimitOptions
         @Option(help: "Remove a platform's credentials: apns, fcm or webPush (repeatable).") var remove: [String] = []
         @Argument(help: "The app's id (`default` for the deployment's first app).") var id: String
 
@@ -90,7 +92,12 @@ struct AppsCommand: AsyncParsableCommand {
                     let pair = current.credentials.webPush
                     set.webPush = try pair.map { try WebPushCredential(privateKey: $0.privateKey, subject: subject) } ?? WebPushCredential.generate(subject: subject)
                 }
-                return try await store.update(id: appID, change: AppChange(name: credentials.name, set: set, remove: Swift.Set(removed)))
+                var change = AppChange(name: credentials.name, set: set, remove: Swift.Set(removed))
+                if limits.limits(over: .none) != nil {
+                    guard let current = try await store.summary(id: appID) else { throw AppError.notFound(appID) }
+                    change.limits = limits.limits(over: current.limits)
+                }
+                return try await store.update(id: appID, change: change)
             }
             AppsOutput.print(app)
         }

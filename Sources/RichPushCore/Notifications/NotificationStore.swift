@@ -115,6 +115,9 @@ package protocol NotificationStore: Sendable {
     /// Charges one notification of `bytes` payload bytes to `user`'s quotas, or says which is
     /// exhausted and for how long. A limit of 0 is no limit.
     func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal?
+    /// Charges one notification per element of `bytes`, in order, as ``chargeQuota(user:bytes:perMinute:liveBytes:)``
+    /// does for one; a refused one charges nothing.
+    func chargeQuotas(user: String, bytes: [Int], perMinute: Int, liveBytes: Int) async throws -> [QuotaRefusal?]
     /// Deletes the records, status and index of every notification `user` created (the user is
     /// being removed: a new user of the same name must start empty). Returns how many.
     func forgetNotifications(createdBy user: String) async throws -> Int
@@ -137,12 +140,21 @@ package struct QuotaLimits: Sendable, Hashable {
 
 /// Why a per-user quota refused a request, and when to try again.
 package struct QuotaRefusal: Sendable, Hashable, Error {
+    /// Which limit refused.
+    package enum Limit: String, Sendable, Hashable {
+        case perMinute
+        case liveBytes
+    }
+
     package var message: String
     package var retryAfter: Int
+    /// Nil when the refusal is of another kind (registrations, tags).
+    package var limit: Limit?
 
-    package init(message: String, retryAfter: Int) {
+    package init(message: String, retryAfter: Int, limit: Limit? = nil) {
         self.message = message
         self.retryAfter = retryAfter
+        self.limit = limit
     }
 }
 
@@ -163,4 +175,12 @@ package enum CancelOutcome: Sendable, Hashable {
     /// Too late: it reached this state.
     case tooLate(DeliveryState)
     case notFound
+}
+
+extension NotificationStore {
+    package func chargeQuotas(user: String, bytes: [Int], perMinute: Int, liveBytes: Int) async throws -> [QuotaRefusal?] {
+        var refusals: [QuotaRefusal?] = []
+        for size in bytes { refusals.append(try await chargeQuota(user: user, bytes: size, perMinute: perMinute, liveBytes: liveBytes)) }
+        return refusals
+    }
 }

@@ -9,6 +9,14 @@ extension RedisNotificationStore {
         return try await charge(limits, user: user, bytes: bytes)
     }
 
+    /// All of them in one pipeline of script calls, each evaluated in order.
+    package func chargeQuotas(user: String, bytes: [Int], perMinute: Int, liveBytes: Int) async throws -> [QuotaRefusal?] {
+        let limits = QuotaLimits(perMinute: perMinute, liveBytes: liveBytes)
+        guard !limits.isUnlimited, !bytes.isEmpty else { return bytes.map { _ in nil } }
+        let replies = try await redis.run(Self.quotaScript, calls: bytes.map { (quotaKeys(user: user), quotaArguments(bytes: $0, limits: limits)) })
+        return try replies.map { try Self.refusal(try $0.throwingError(), user: user, limits: limits) }
+    }
+
     /// The quota's own call: on a cluster, where its keys cannot join the create's script.
     func charge(_ limits: QuotaLimits, user: String, bytes: Int) async throws -> QuotaRefusal? {
         let reply = try await redis.run(Self.quotaScript, keys: quotaKeys(user: user), arguments: quotaArguments(bytes: bytes, limits: limits))
@@ -33,8 +41,9 @@ extension RedisNotificationStore {
         }
         switch code {
         case 0: return nil
-        case 1: return QuotaRefusal(message: "\(user) may create \(limits.perMinute) notifications per minute", retryAfter: max(1, wait))
-        default: return QuotaRefusal(message: "\(user)'s live payloads would exceed \(limits.liveBytes) bytes (kept for the retention)", retryAfter: max(1, wait))
+        case 1: return QuotaRefusal(message: "\(user) may create \(limits.perMinute) notifications per minute", retryAfter: max(1, wait), limit: .perMinute)
+        default: return QuotaRefusal(message: "\(user)'s live payloads would exceed \(limits.liveBytes) bytes (kept for the retention)", retryAfter: max(1, wait),
+                                     limit: .liveBytes)
         }
     }
 
