@@ -328,6 +328,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
+            // Read by path (UpgradeTests), not bundled.
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(

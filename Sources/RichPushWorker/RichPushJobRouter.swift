@@ -6,16 +6,17 @@ import RichPushStorage
 
 /// Gives each app's rich-push jobs to that app's handler: one worker fleet serves every app.
 ///
-/// A read of jobs is split by app (in the order read); the default app's go to ``base``, and
+/// A read of jobs is split by app, and the apps' shares run at once; the default app's go to ``base``, and
 /// another app's to a copy of it over that app's keys (ledger, registry) and adapter (its own
 /// credentials, see ``AppAdapters``). Nothing is kept per idle app: the copies are made per read.
 struct RichPushJobRouter: BatchJobHandler {
     /// The default app's handler, whose bounds (push budget, fan-out gate) every app shares.
     let base: RichPushJobHandler
+    /// The partition's ledger of the default app, whose record cache every app's shares.
+    let ledger: RedisDeliveryLedger
     /// The partition's keys (of the default app).
     let keys: StorageKeys
     let redis: any RedisClient
-    let retention: Duration
     let adapters: AppAdapters
     /// Each app's ledger and registry over the partition's keys, kept while the app is busy.
     let scopes = AppScopeCache<(any DeliveryLedger, any InstallationStore)>()
@@ -30,15 +31,22 @@ struct RichPushJobRouter: BatchJobHandler {
         let groups = Self.groups(jobs)
         if groups.count == 1, groups[0].app.isDefault { return await base.handle(batch: jobs) }
         var results = [Result<Void, any Error>](repeating: .success(()), count: jobs.count)
-        for (app, indexes) in groups {
-            let outcomes: [Result<Void, any Error>]
-            do {
-                let handler = try await handler(for: app)
-                outcomes = await handler.handle(batch: indexes.map { jobs[$0] })
-            } catch {
-                outcomes = Array(repeating: .failure(error), count: indexes.count)
+        // The apps' shares at once: each costs its own round trips, which overlap on the
+        // connections instead of adding up (the push budget still bounds them together).
+        await withTaskGroup(of: (indexes: [Int], outcomes: [Result<Void, any Error>]).self) { group in
+            for (app, indexes) in groups {
+                group.addTask {
+                    do {
+                        let handler = try await handler(for: app)
+                        return (indexes, await handler.handle(batch: indexes.map { jobs[$0] }))
+                    } catch {
+                        return (indexes, Array(repeating: .failure(error), count: indexes.count))
+                    }
+                }
             }
-            for (index, outcome) in zip(indexes, outcomes) { results[index] = outcome }
+            for await (indexes, outcomes) in group {
+                for (index, outcome) in zip(indexes, outcomes) { results[index] = outcome }
+            }
         }
         return results
     }
@@ -75,9 +83,8 @@ struct RichPushJobRouter: BatchJobHandler {
     /// `app`'s handler with the default adapter (enough for what needs no send).
     private func stores(_ app: AppID) -> RichPushJobHandler {
         if app.isDefault { return base }
-        let (ledger, installations) = scopes.value(for: app) { [keys, redis, retention] in
-            let keys = keys.forApp(app)
-            return (RedisDeliveryLedger(redis: redis, keys: keys, retention: retention), RedisInstallationStore(redis: redis, keys: keys))
+        let (ledger, installations) = scopes.value(for: app) { [keys, redis, ledger] in
+            (ledger.forApp(app), RedisInstallationStore(redis: redis, keys: keys.forApp(app)))
         }
         return base.scoped(to: app, ledger: ledger, installations: installations, adapter: base.adapter)
     }

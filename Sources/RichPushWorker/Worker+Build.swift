@@ -169,13 +169,14 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
         let keys = dependencies.keys.inPartition(index)
         var handlers = JobHandlers()
         extraHandlers(&handlers)
+        let ledger = RedisDeliveryLedger(redis: dependencies.redis, keys: keys, retention: configuration.retention)
         let handler = RichPushJobHandler(
-            ledger: RedisDeliveryLedger(redis: dependencies.redis, keys: keys, retention: configuration.retention),
+            ledger: ledger,
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
             queue: queue, adapter: adapter, renderer: configuration.renderer, formats: [.fcm: .fcm, .gcm: .fcm, .webpush: .webpush],
             fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,
             maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, logger: logger)
-        RichPushJobRouter(base: handler, keys: keys, redis: dependencies.redis, retention: configuration.retention, adapters: apps).register(in: &handlers)
+        RichPushJobRouter(base: handler, ledger: ledger, keys: keys, redis: dependencies.redis, adapters: apps).register(in: &handlers)
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }
         return JobWorker(queue: queue, handlers: handlers, locator: dependencies.locator, configuration: workerConfiguration, logger: partitionLogger)

@@ -157,9 +157,10 @@ extension RedisDeliveryLedger {
 }
 
 extension RedisDeliveryLedger {
-    /// The same ledger for `app`'s notifications.
+    /// The same ledger for `app`'s notifications, sharing this one's cache of records (and its
+    /// budget: a worker's memory does not grow with the apps it serves).
     package func forApp(_ app: AppID) -> RedisDeliveryLedger {
-        app == keys.app ? self : RedisDeliveryLedger(redis: redis, keys: keys.forApp(app), retention: retention)
+        app == keys.app ? self : RedisDeliveryLedger(redis: redis, keys: keys.forApp(app), retention: retention, records: records.forApp(app))
     }
 
     /// Takes back what the dead-lettering of these deliveries marked, each in its app's ledger.

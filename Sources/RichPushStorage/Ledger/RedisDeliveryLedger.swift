@@ -21,6 +21,13 @@ package struct RedisDeliveryLedger: DeliveryLedger {
         self.records = NotificationRecords(redis: redis, keys: keys)
     }
 
+    init(redis: any RedisClient, keys: StorageKeys, retention: Duration, records: NotificationRecords) {
+        self.redis = redis
+        self.keys = keys
+        self.retention = retention
+        self.records = records
+    }
+
     /// Records by id in one pipelined round trip (cached ones cost none); missing ones are left out.
     package func notifications(ids: [Int]) async throws -> [RichNotification] {
         try await records.notifications(ids: ids)

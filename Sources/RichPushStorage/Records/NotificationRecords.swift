@@ -15,6 +15,19 @@ struct NotificationRecords: Sendable {
         self.cache = ContentCache(budget: 100_000, ttl: .seconds(60))
     }
 
+    /// The records of `app`, in the same cache: notification ids are the deployment's (one
+    /// sequence), so one id is one app's record. Only for a reader that never takes an id from a
+    /// caller (the workers' ledger: a job names its app); the API keeps a cache per app.
+    func forApp(_ app: AppID) -> NotificationRecords {
+        NotificationRecords(redis: redis, keys: keys.forApp(app), cache: cache)
+    }
+
+    private init(redis: any RedisClient, keys: StorageKeys, cache: ContentCache<Int, RichNotification>) {
+        self.redis = redis
+        self.keys = keys
+        self.cache = cache
+    }
+
     /// Records by id in one pipelined round trip (cached ones cost none); missing ones are left out.
     func notifications(ids: [Int]) async throws -> [RichNotification] {
         var found: [Int: RichNotification] = [:]

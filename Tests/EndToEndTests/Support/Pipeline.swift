@@ -36,10 +36,11 @@ struct Pipeline {
     let port: Int
 
     /// Starts the API (returned task runs it) for users alice (user) and root (admin).
+    /// `prefix`: the keys' (a fresh one when nil; `richpush`, the default, for data another build wrote).
     static func start(server: RedisServer, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
-                      partitions: Int = 1, _ body: (Pipeline) async throws -> Void) async throws {
+                      partitions: Int = 1, prefix: String? = nil, _ body: (Pipeline) async throws -> Void) async throws {
         let redis = RedisConnectionPool(configuration: server.configuration, size: 2)
-        try await start(redis: redis, server: server, cluster: nil, node: server.configuration, retry: retry, partitions: partitions, body)
+        try await start(redis: redis, server: server, cluster: nil, node: server.configuration, retry: retry, partitions: partitions, prefix: prefix, body)
     }
 
     /// The same on a local Redis Cluster; `configure` may change the API's configuration.
@@ -57,8 +58,9 @@ struct Pipeline {
     }
 
     private static func start(redis: any RedisClient, server: RedisServer?, cluster: RedisClusterClient?, node: RedisConfiguration, retry: RetryPolicy,
-                              partitions: Int, configure: (inout APIConfiguration) -> Void = { _ in }, _ body: (Pipeline) async throws -> Void) async throws {
-        let prefix = String(uniqueKeyPrefix("e2e").dropLast())
+                              partitions: Int, prefix: String? = nil, configure: (inout APIConfiguration) -> Void = { _ in },
+                              _ body: (Pipeline) async throws -> Void) async throws {
+        let prefix = prefix ?? String(uniqueKeyPrefix("e2e").dropLast())
         let keys = StorageKeys(prefix: prefix, partitions: partitions, clusterSafe: cluster != nil)
         let queueConfiguration = JobQueueConfiguration(prefix: prefix, visibilityTimeout: .seconds(2), retry: retry)
         let users = RedisUserStore(redis: redis, keys: keys)

@@ -1,0 +1,60 @@
+import AsyncHTTPClient
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hiredis
+import RedisTestSupport
+import RichPushCore
+import Testing
+
+/// A Redis filled by a richpush built before apps existed (Fixtures/before-apps.rdb, made by
+/// scripts/dev/upgrade-fixture.sh) keeps working after the upgrade, as the default app, with no
+/// step: its users sign in, its API key works, the notification queued before the upgrade and the
+/// one scheduled then are delivered, its webhook is there, and new sends work.
+@Suite("Upgrade from before apps", .serialized)
+struct UpgradeTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    @Test func aRedisWrittenBeforeAppsIsTheDefaultApps() async throws {
+        // The server loads a copy (it may write its own dump beside it).
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-upgrade-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("before-apps.rdb"), to: directory.appendingPathComponent("dump.rdb"))
+        let ids = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("before-apps.json"))) as? [String: String])
+        let token = try String(contentsOf: Self.fixtures.appendingPathComponent("before-apps.token"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let queued = try #require(ids["queued"].flatMap(Int.init)), scheduled = try #require(ids["scheduled"].flatMap(Int.init))
+
+        try await withRedisServer(arguments: ["--dir", directory.path, "--dbfilename", "dump.rdb"]) { server in
+            #expect(try await server.probe("EXISTS", "richpush:user:alice").int == 1, "the fixture was not loaded")
+            try await Pipeline.start(server: server, prefix: "richpush") { pipeline in
+                // Its users and their devices, as they were.
+                let listed = try await pipeline.call("GET", "/api/notifications", as: "alice")
+                #expect(listed.status == 200)
+                #expect((listed.json["notifications"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == String(queued) }, "\(listed.json)")
+                // Its API key, made before apps: the default app's.
+                var request = HTTPClientRequest(url: pipeline.baseURL.appendingPathComponent("api/notifications/\(scheduled)/status").absoluteString)
+                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code == 200)
+                // Its webhook.
+                let hooks = try await pipeline.call("GET", "/api/webhooks", as: "root")
+                #expect((hooks.json["webhooks"] as? [[String: Any]] ?? []).contains { $0["url"] as? String == "http://127.0.0.1:9/hook" }, "\(hooks.json)")
+
+                try await withServices(pipeline.process().services) {
+                    // Queued before the upgrade: alice's device; scheduled then: both devices of `news`.
+                    for (id, user, devices) in [(queued, "alice", 1), (scheduled, "root", 2)] {
+                        try await waitUntil(timeout: .seconds(60), "notification \(id) from before the upgrade to reach the hub") {
+                            (try await pipeline.status(id, as: user)["counts"] as? [String: Int])?["held"] == devices
+                        }
+                    }
+                    // And a new one.
+                    let new = try await pipeline.send(as: "root", json: ["message": "after", "richType": "text", "payload": "p", "target": "news"])
+                    try await waitUntil(timeout: .seconds(60), "a notification sent after the upgrade to reach the hub") {
+                        (try await pipeline.status(new, as: "root")["counts"] as? [String: Int])?["held"] == 2
+                    }
+                }
+            }
+        }
+    }
+}
