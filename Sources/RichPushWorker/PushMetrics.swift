@@ -20,6 +20,11 @@ final class PushMetrics: Sendable {
     private let toDevice = Mutex<[String: Timer]>([:])
     private let duplicates = Counter(label: "richpush_duplicates_suppressed_total")
     private let outcomes = Mutex<[Series: Counter]>([:])
+    private let appOutcomes = Mutex<[Series: Counter]>([:])
+
+    /// Distinct apps named in `richpush_app_pushes_total` by this process; the apps seen after
+    /// them are counted as `other`, so the series stay bounded whatever the number of apps.
+    static let namedApps = 100
 
     init(adapter: String) {
         self.adapter = adapter
@@ -47,6 +52,21 @@ final class PushMetrics: Sendable {
             timers[adapter] = timer
             return timer
         }
+    }
+
+    /// `richpush_app_pushes_total{app,outcome}`: pushes by app (the first ``namedApps`` apps this
+    /// process sends for by name, the others as `other`) and outcome.
+    func count(app: AppID, outcome: String, by amount: Int) {
+        guard amount > 0 else { return }
+        let counter = appOutcomes.withLock { counters in
+            let named = counters.keys.contains { $0.adapter == app.rawValue } || Set(counters.keys.map(\.adapter)).count < Self.namedApps
+            let series = Series(adapter: named ? app.rawValue : "other", outcome: outcome)
+            if let counter = counters[series] { return counter }
+            let counter = Counter(label: "richpush_app_pushes_total", dimensions: [("app", series.adapter), ("outcome", outcome)])
+            counters[series] = counter
+            return counter
+        }
+        counter.increment(by: amount)
     }
 
     func count(_ series: Series, by amount: Int) {

@@ -142,7 +142,12 @@ extension RichPushJobHandler {
             }
             outcomes[plan.key.notification, default: []].append(result)
         }
-        for (series, count) in tally { metrics.count(series, by: count) }
+        var byOutcome: [String: Int] = [:]
+        for (series, count) in tally {
+            metrics.count(series, by: count)
+            byOutcome[series.outcome, default: 0] += count
+        }
+        for (outcome, count) in byOutcome { metrics.count(app: app, outcome: outcome, by: count) }
         // Recording releases the leases of retryable failures in the same script, so a retry
         // reaches exactly the pushes that failed; a failure here fails the batch for retry. The
         // dead tokens are marked for the fleet at the same time.

@@ -54,6 +54,8 @@ struct WorkerMetricsTests {
             #expect(metrics[#"richpush_jobs_total{outcome="completed",type="rich-push"}"#] == 21)
             #expect(metrics[#"richpush_jobs_total{outcome="dead_lettered",type="rich-push"}"#] == 1)
             #expect(metrics[#"richpush_pushes_total{adapter="simulated",outcome="sent"}"#] == 20)
+            // The same by app: all the default app's here.
+            #expect(metrics[#"richpush_app_pushes_total{app="default",outcome="sent"}"#] == 20)
             #expect(metrics["richpush_duplicates_suppressed_total"] == 1)
             #expect(metrics[#"richpush_enqueue_to_device_seconds_count{adapter="simulated"}"#] == 20)
             #expect(metrics["richpush_render_seconds_count"] == 21)
