@@ -155,9 +155,8 @@ package struct WorkerDependencies: Sendable {
 /// stream on its own connection with an equal share of `configuration.worker.concurrency`
 /// (at least 1), so every partition is served whatever the others' backlog (part of
 /// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)``). The push adapters are shared.
-func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, adapter: any PushAdapter,
+func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, adapter: any PushAdapter, apps: AppAdapters,
                    extraHandlers: (inout JobHandlers) -> Void, logger: Logger) -> [JobWorker] {
-    let apps = buildAppAdapters(configuration: configuration, dependencies: dependencies)
     // Dead tokens are kept for the platforms that declare them (APNs, FCM), not for the hub alone.
     let providers = configuration.fcm != nil || { if case .apns = configuration.adapter { true } else { false } }()
     let goneTokens: (any GoneTokens)? = providers ? RedisGoneTokens(redis: dependencies.redis, keys: dependencies.keys) : nil
@@ -188,8 +187,22 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
 func buildAppAdapters(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies) -> AppAdapters {
     let sendsAsSomeone = configuration.fcm != nil || configuration.webPush != nil || { if case .apns = configuration.adapter { true } else { false } }()
     return AppAdapters(store: configuration.apps?.store, needsCredentials: sendsAsSomeone) { app, credentials in
-        let (scoped, refused) = try configuration.forApp(app, credentials: credentials)
-        return buildAdapter(configuration: scoped, dependencies: dependencies, app: app, refused: refused)
+        var (scoped, refused) = try configuration.forApp(app, credentials: credentials)
+        // APNs connections of the app's own, per Apple environment (opened at the first push):
+        // a connection carries one provider token, and APNs answers a token switched back and
+        // forth on one connection with 429 TooManyProviderTokenUpdates.
+        var clients: [HTTP2Client] = []
+        if case .apns(var settings) = scoped.adapter, refused[.apns] == nil {
+            settings.client = try HTTP2Client(configuration: settings.client.configuration)
+            clients.append(settings.client)
+            if let sandbox = settings.sandboxClient {
+                let client = try HTTP2Client(configuration: sandbox.configuration)
+                settings.sandboxClient = client
+                clients.append(client)
+            }
+            scoped.adapter = .apns(settings)
+        }
+        return (buildAdapter(configuration: scoped, dependencies: dependencies, app: app, refused: refused), clients)
     }
 }
 

@@ -15,7 +15,8 @@ package func buildWorker(configuration: RichPushWorkerConfiguration, dependencie
                         process: WorkerProcess.Configuration = WorkerProcess.Configuration(),
                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> WorkerProcess {
     let (adapter, watcher) = buildLiveAdapter(configuration: configuration, dependencies: dependencies, logger: logger)
-    let workers = buildJobLoops(configuration: configuration, dependencies: dependencies, adapter: adapter, extraHandlers: extraHandlers, logger: logger)
+    let apps = buildAppAdapters(configuration: configuration, dependencies: dependencies)
+    let workers = buildJobLoops(configuration: configuration, dependencies: dependencies, adapter: adapter, apps: apps, extraHandlers: extraHandlers, logger: logger)
     let gauges = process.queueGaugeInterval.map { interval in
         workers.map { QueueGauges(queue: $0.queue, interval: interval, labelled: dependencies.keys.partitions > 1, logger: logger) }
     } ?? []
@@ -30,7 +31,7 @@ package func buildWorker(configuration: RichPushWorkerConfiguration, dependencie
                                                  RedisDeliveryLedger(redis: redis, keys: keys.forApp(app), retention: retention)
                                              }, logger: logger) : nil
     let webhooks = process.webhooks.map { buildWebhookServices(configuration: $0, dependencies: dependencies, logger: logger) } ?? []
-    return WorkerProcess(workers: workers, gauges: gauges, hubSweeper: sweeper, webhooks: webhooks, credentialWatcher: watcher)
+    return WorkerProcess(workers: workers, gauges: gauges, hubSweeper: sweeper, webhooks: webhooks, credentialWatcher: watcher, appAdapters: apps)
 }
 
 /// The adapter the job loops send through: built from the configuration, or, when the worker

@@ -34,6 +34,8 @@ package struct WorkerProcess: Sendable {
     package var webhooks: [any Service]
     /// When the worker sends as an app's stored credentials: keeps them current.
     var credentialWatcher: (any Service)?
+    /// The other apps' adapters: closes their provider clients once the job loops have stopped.
+    var appAdapters: (any Service)?
 
     package init(workers: [JobWorker], gauges: [QueueGauges] = [], hubSweeper: HubExpirySweeper? = nil, webhooks: [any Service] = []) {
         self.workers = workers
@@ -42,14 +44,17 @@ package struct WorkerProcess: Sendable {
         self.webhooks = webhooks
     }
 
-    init(workers: [JobWorker], gauges: [QueueGauges], hubSweeper: HubExpirySweeper?, webhooks: [any Service], credentialWatcher: (any Service)?) {
+    init(workers: [JobWorker], gauges: [QueueGauges], hubSweeper: HubExpirySweeper?, webhooks: [any Service], credentialWatcher: (any Service)?,
+         appAdapters: (any Service)?) {
         self.init(workers: workers, gauges: gauges, hubSweeper: hubSweeper, webhooks: webhooks)
         self.credentialWatcher = credentialWatcher
+        self.appAdapters = appAdapters
     }
 
     /// All of them, in the order they start (and the reverse of the order they stop).
     package var services: [any Service] {
-        var services: [any Service] = gauges
+        var services: [any Service] = appAdapters.map { [$0] } ?? []
+        services += gauges as [any Service]
         if let credentialWatcher { services.append(credentialWatcher) }
         if let hubSweeper { services.append(hubSweeper) }
         return services + webhooks + workers as [any Service]
