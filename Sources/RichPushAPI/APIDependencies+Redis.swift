@@ -2,15 +2,19 @@ package import Hiredis
 package import Prometheus
 package import RichPushQueue
 package import RichPushStorage
+import RichPushCore
 
 extension APIDependencies {
     /// The API on Redis: its stores under `keys`, the queue of `queue` (all its partitions), the
     /// records kept as `configuration` says (retention, durability).
     package static func redis(redis: any RedisClient, keys: StorageKeys, queue: JobQueueConfiguration, configuration: APIConfiguration,
                              registry: PrometheusCollectorRegistry? = nil, credentialChanges: RedisSubscriber? = nil) -> APIDependencies {
-        let build = { @Sendable (keys: StorageKeys) -> APIStores in
-            let notifications = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: queue),
-                                                       retention: configuration.retention, durability: configuration.durability)
+        let base = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: queue),
+                                          retention: configuration.retention, durability: configuration.durability)
+        // Every app's store shares the payload cache's budget (see RedisNotificationStore.forApp).
+        let build = { @Sendable (app: AppID) -> APIStores in
+            let keys = keys.forApp(app)
+            let notifications = base.forApp(app)
             return APIStores(
                 users: RedisUserStore(redis: redis, keys: keys), apiKeys: RedisAPIKeyStore(redis: redis, keys: keys),
                 installations: RedisInstallationStore(redis: redis, keys: keys), notifications: notifications,
@@ -20,8 +24,8 @@ extension APIDependencies {
                 cachedNotification: { notifications.cachedNotification(id: $0) },
                 dropCachedNotifications: { notifications.dropCachedRecords() })
         }
-        var dependencies = APIDependencies(stores: build(keys), registry: registry, credentialChanges: credentialChanges, credentialChannel: keys.credentialChanges)
-        dependencies.appStores = { app in build(keys.forApp(app)) }
+        var dependencies = APIDependencies(stores: build(keys.app), registry: registry, credentialChanges: credentialChanges, credentialChannel: keys.credentialChanges)
+        dependencies.appStores = build
         return dependencies
     }
 }

@@ -52,6 +52,27 @@ package struct RedisNotificationStore: NotificationStore {
         self.concurrentCreates = Coalescer(concurrency: Self.createsInFlight, maxBatch: Self.notificationsPerCall)
     }
 
+    private init(_ other: RedisNotificationStore, app: AppID) {
+        redis = other.redis
+        durability = other.durability
+        keys = other.keys.forApp(app)
+        queue = other.queue
+        queues = other.queues
+        retention = other.retention
+        payloads = other.payloads
+        records = NotificationRecords(redis: other.redis, keys: other.keys.forApp(app))
+        ids = other.ids
+        concurrentCreates = Coalescer(concurrency: Self.createsInFlight, maxBatch: Self.notificationsPerCall)
+    }
+
+    /// The same store for `app`'s notifications. It shares this one's payload cache (payloads are
+    /// read by content hash, only after the caller's access to the record that names the hash was
+    /// checked, so one app's bytes reach another only when it holds the same bytes) and its id
+    /// blocks (one sequence); its records are cached apart, as callers name them by id.
+    package func forApp(_ app: AppID) -> RedisNotificationStore {
+        app == keys.app ? self : RedisNotificationStore(self, app: app)
+    }
+
     package func cancel(id: Int) async throws -> CancelOutcome {
         let keys = self.keys.forNotification(id)
         let reply = try await redis.run(Self.cancelScript, keys: [keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox],
