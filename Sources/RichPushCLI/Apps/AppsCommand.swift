@@ -86,7 +86,9 @@ struct AppsCommand: AsyncParsableCommand {
                 return platform
             }
             var (set, subject) = try credentials.credentials()
-            let app = try await AppsOutput.withStore(redis, queue, kek.requiredRing()) { store in
+            // Only credentials are sealed: a change of name, limits or removals needs no key.
+            let seals = set.apns != nil || set.fcm != nil || set.webPush != nil || subject != nil
+            let app = try await AppsOutput.withStore(redis, queue, seals ? kek.requiredRing() : kek.ring()) { store in
                 if let subject, set.webPush == nil {
                     guard let current = try await store.credentials(id: appID) else { throw AppError.notFound(appID) }
                     let pair = current.credentials.webPush
