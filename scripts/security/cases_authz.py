@@ -213,6 +213,26 @@ def matrix_other_apps(ctx, t):
         t.status(f"{owner} PUT /api/register/{reg} after it: still theirs", ctx.http("PUT", f"/api/register/{reg}", body, user=owner), 200)
         t.status(f"{caller} DELETE /api/register/{reg}: its own copy", ctx.http("DELETE", f"/api/register/{reg}", user=caller), 200)
         t.status(f"{owner} PUT /api/register/{reg} after that: still there", ctx.http("PUT", f"/api/register/{reg}", body, user=owner), 200)
+    # The other app's API keys, one per right (Notification Hubs' Listen, Send, Manage, and admin):
+    # none reads or changes the default app's (404, or 403 where the right does not cover the route).
+    for scope, user in (("listen", "alice"), ("send", "alice"), ("read", "alice"), ("admin", "root"), ("manage", "root")):
+        made = ctx.cli("keys", "create", user, "--app", "other", "--scope", scope)
+        tokens = [line.strip().split()[0] for line in made.stdout.splitlines() if line.strip().startswith("rpk_other.")]
+        if not t.expect(f"`keys create {user} --app other --scope {scope}`", made.returncode == 0 and bool(tokens), "an rpk_other.… token",
+                        (made.stdout + made.stderr).strip()[-300:]):
+            continue
+        token = ctx.secret(tokens[0], f"API key of other ({scope})")
+        for method, path, needs_auth in openapi.operations(OPENAPI):
+            if not needs_auth or "{id}" not in path or (method, path) in operator or (method, path) == ("PUT", "/api/register/{id}"):
+                continue
+            concrete = concrete_path(path, ids)
+            allowed = (403, 404, 501) if path.startswith("/api/webhooks") else (403, 404)
+            resp = ctx.http(method, concrete, body_for(method, path), bearer=token)
+            t.expect(f"other's {scope} key {method} {concrete}", resp.status in allowed, " or ".join(map(str, allowed)), resp.brief())
+        if scope == "manage":
+            # A manage key manages its own app only: the default app is not there for it.
+            t.status("other's manage key GET /api/apps/default", ctx.http("GET", "/api/apps/default", bearer=token), 404)
+            t.status("other's manage key GET /api/apps/other", ctx.http("GET", "/api/apps/other", bearer=token), 200)
     for caller, foreign in (("root@other", ids["notification"]), ("root", other["notification"])):
         listed = ctx.http("GET", "/api/notifications", user=caller)
         t.status(f"{caller} lists notifications", listed, 200)
