@@ -39,9 +39,8 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
         routes.appLimits = try await apps.limits(for: context.app)
         return routes
     }
-    WebhookRoutes.add(to: api) { [allowPrivate = configuration.webhookAllowPrivate, webhooks = stores.webhooks] context in
-        guard context.app.isDefault else { throw WebhookRoutes.notInApps(context.app) }
-        return WebhookRoutes(webhooks: webhooks, allowPrivate: allowPrivate)
+    WebhookRoutes.add(to: api) { [allowPrivate = configuration.webhookAllowPrivate] context in
+        WebhookRoutes(webhooks: apps.stores(for: context.app).webhooks, allowPrivate: allowPrivate)
     }
     if let appStore = dependencies.apps {
         // The operator's routes: their own credential, not a user's (see OperatorAuthMiddleware).

@@ -17,6 +17,8 @@ package struct WebhookOutboxEntry: Sendable, Hashable {
     /// Milliseconds since 1970.
     package var at: Int64
     package var items: [UInt8]
+    /// The app whose notification it reports (`a`; absent: the default app).
+    package var app: AppID = .default
 }
 
 /// A delivery waiting for its next attempt.
@@ -93,8 +95,14 @@ extension RedisWebhookStore {
         }
         guard let notification = fields["n"]?.string, let creator = fields["u"]?.string, let type = fields["t"]?.string,
               let items = fields["e"]?.bytes else { return nil }
+        // An entry naming an app that is not an app id is nobody's: dropped (never the default app's).
+        var app = AppID.default
+        if let named = fields["a"]?.string {
+            guard let parsed = AppID(validating: named) else { return nil }
+            app = parsed
+        }
         return WebhookOutboxEntry(streamID: id, eventIDPrefix: keys.partitions > 1 ? "\(keys.partition):" : "", notification: notification, creator: creator,
-                                  type: WebhookEventType(rawValue: type), at: Int64(fields["at"]?.string ?? "") ?? 0, items: items)
+                                  type: WebhookEventType(rawValue: type), at: Int64(fields["at"]?.string ?? "") ?? 0, items: items, app: app)
     }
 
     // MARK: - Retries

@@ -22,8 +22,20 @@ package struct RedisWebhookStore: WebhookStore {
         self.keys = keys
     }
 
+    /// The same store for `app`'s webhooks.
+    package func forApp(_ app: AppID) -> RedisWebhookStore {
+        app == keys.app ? self : RedisWebhookStore(redis: redis, keys: keys.forApp(app))
+    }
+
+    /// The apps other than the default whose webhooks may have retries.
+    package func appsWithWebhooks() async throws -> [AppID] {
+        (try await redis.send("SMEMBERS", keys.webhookApps).array ?? []).compactMap { $0.string.flatMap { AppID(validating: $0) } }.filter { !$0.isDefault }
+    }
+
     package func create(_ webhook: Webhook) async throws -> Bool {
-        try await redis.sendAll(wantsCommands(webhook, by: 1))
+        var commands = wantsCommands(webhook, by: 1)
+        if !keys.app.isDefault { commands.append(RedisCommand("SADD", keys.webhookApps, keys.app.rawValue)) }
+        try await redis.sendAll(commands)
         let fields: [any RedisArgument] = ["id", webhook.id, "owner", webhook.owner, "url", webhook.url,
                                            "events", webhook.events.sorted().map(\.rawValue).joined(separator: ","),
                                            "allUsers", webhook.allUsers ? 1 : 0, "description", webhook.description,

@@ -131,6 +131,9 @@ package struct StorageKeys: Sendable, Hashable {
     package var webhookWants: String { "\(tagged):webhooks:wants" }
     private var hooks: String { app.isDefault ? "\(prefix):{webhooks}" : "\(base):{webhooks-\(app.rawValue)}" }
     func webhook(_ id: String) -> String { "\(hooks):hook:\(id)" }
+    /// The apps other than the default that have had a webhook: the dispatchers' retry loop
+    /// looks at their retries.
+    package var webhookApps: String { "\(prefix):webhooks:apps" }
     var allWebhooks: String { "\(hooks):all" }
     func webhooks(of user: String) -> String { "\(hooks):user:\(user)" }
     func webhookAttempts(_ id: String) -> String { "\(hooks):attempts:\(id)" }

@@ -20,6 +20,8 @@ package final class WebhookDispatcher: Service, Sendable {
     let configuration: WebhookDispatcherConfiguration
     private let locator: RedisNodeLocator
     private let directory: WebhookDirectory
+    /// The other apps' webhook stores and directories, made when one of their entries comes.
+    private let apps = Mutex<[AppID: (store: RedisWebhookStore, directory: WebhookDirectory)]>([:])
     private let logger: Logger
     private let metrics = WebhookMetrics()
     private let stopping = Atomic<Bool>(false)
@@ -99,6 +101,30 @@ package final class WebhookDispatcher: Service, Sendable {
     /// Turns entries into deliveries, attempts each once, and acknowledges the entries when every
     /// delivery is done or kept for a retry; a Redis failure leaves them for a redelivery.
     func dispatch(_ entries: [WebhookOutboxEntry]) async throws {
+        // Each app's entries go to its own webhooks (an app's events never reach another's).
+        var byApp: [AppID: [WebhookOutboxEntry]] = [:]
+        for entry in entries { byApp[entry.app, default: []].append(entry) }
+        for (app, entries) in byApp.sorted(by: { $0.key < $1.key }) {
+            let (store, directory) = scope(app)
+            try await dispatch(entries, store: store, directory: directory)
+        }
+        try await store.finishOutbox(entries.map(\.streamID))
+    }
+
+    /// The store and directory of `app`'s webhooks.
+    private func scope(_ app: AppID) -> (store: RedisWebhookStore, directory: WebhookDirectory) {
+        if app == store.keys.app { return (store, directory) }
+        return apps.withLock { apps in
+            if let scope = apps[app] { return scope }
+            let store = store.forApp(app)
+            let scope = (store, WebhookDirectory(store: store, refresh: configuration.registryRefresh))
+            apps[app] = scope
+            return scope
+        }
+    }
+
+    /// One app's entries: their deliveries, each attempted once (or kept as a retry).
+    private func dispatch(_ entries: [WebhookOutboxEntry], store: RedisWebhookStore, directory: WebhookDirectory) async throws {
         var webhooks = try await directory.current()
         // An entry exists only because a webhook wanted it: none matching means a stale copy.
         let unmatched = entries.contains { entry in
@@ -133,11 +159,10 @@ package final class WebhookDispatcher: Service, Sendable {
             let slice = deliveries[start..<min(deliveries.count, start + configuration.concurrency)]
             try await withThrowingDiscardingTaskGroup { group in
                 for (webhook, delivery) in slice {
-                    group.addTask { try await self.attempt(delivery, to: webhook, fromOutbox: true) }
+                    group.addTask { try await self.attempt(delivery, to: webhook, fromOutbox: true, store: store) }
                 }
             }
         }
-        try await store.finishOutbox(entries.map(\.streamID))
     }
 
     // MARK: - Retries
@@ -150,21 +175,12 @@ package final class WebhookDispatcher: Service, Sendable {
                     metrics.backlog(outbox: try await store.outboxLength(), retries: try await store.retryCount())
                     lastGauges = .now
                 }
-                let due = try await store.claimDueDeliveries(now: RedisWebhookStore.nowMilliseconds(), count: configuration.concurrency * 2,
-                                                             lease: configuration.timeout + .seconds(30))
-                if due.isEmpty {
-                    try? await Task.sleep(for: configuration.retryPoll)
-                    continue
+                // The default app's retries, then those of each app that has had a webhook.
+                var attempted = 0
+                for app in [store.keys.app] + (try await store.appsWithWebhooks()) {
+                    attempted += try await retryDue(scope(app))
                 }
-                let webhooks = try await directory.current(fresh: true)
-                try await withThrowingDiscardingTaskGroup { group in
-                    for delivery in due {
-                        group.addTask {
-                            guard let webhook = webhooks[delivery.webhook] else { return try await self.store.discard(delivery) }
-                            try await self.attempt(delivery, to: webhook, fromOutbox: false)
-                        }
-                    }
-                }
+                if attempted == 0 { try? await Task.sleep(for: configuration.retryPoll) }
             } catch {
                 logger.warning("webhook retries: \(error); trying again in 1 s")
                 try? await Task.sleep(for: .seconds(1))
@@ -172,10 +188,28 @@ package final class WebhookDispatcher: Service, Sendable {
         }
     }
 
+    /// Attempts the deliveries of one app's webhooks whose time has come; returns how many.
+    private func retryDue(_ scope: (store: RedisWebhookStore, directory: WebhookDirectory)) async throws -> Int {
+        let (store, directory) = scope
+        let due = try await store.claimDueDeliveries(now: RedisWebhookStore.nowMilliseconds(), count: configuration.concurrency * 2,
+                                                     lease: configuration.timeout + .seconds(30))
+        guard !due.isEmpty else { return 0 }
+        let webhooks = try await directory.current(fresh: true)
+        try await withThrowingDiscardingTaskGroup { group in
+            for delivery in due {
+                group.addTask {
+                    guard let webhook = webhooks[delivery.webhook] else { return try await store.discard(delivery) }
+                    try await self.attempt(delivery, to: webhook, fromOutbox: false, store: store)
+                }
+            }
+        }
+        return due.count
+    }
+
     // MARK: - One attempt
 
     /// POSTs the delivery once, signed now, and records the attempt with what follows from it.
-    private func attempt(_ delivery: WebhookDelivery, to webhook: Webhook, fromOutbox: Bool) async throws {
+    private func attempt(_ delivery: WebhookDelivery, to webhook: Webhook, fromOutbox: Bool, store: RedisWebhookStore) async throws {
         let now = RedisWebhookStore.nowMilliseconds()
         if fromOutbox, let until = failing.withLock({ $0[webhook.id] }), until > now {
             // The receiver is failing: wait behind its retries rather than fail once more.

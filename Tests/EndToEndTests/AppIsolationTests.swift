@@ -9,6 +9,8 @@ import RedisTestSupport
 import RichPushApps
 import RichPushCore
 import RichPushStorage
+import RichPushWorker
+import Synchronization
 import Testing
 
 /// Two apps on one deployment, each with its own `alice`: a request names its app with the
@@ -97,9 +99,9 @@ struct AppIsolationTests {
                 #expect(try await Self.status(pipeline, "api/notifications", user: "alice@shop", password: "alice@shop-pw") == 200)
                 #expect(try await Self.status(pipeline, "api/notifications", user: "alice@nope", password: "alice@nope-pw") == 401)
                 #expect(try await Self.status(pipeline, "api/notifications", user: "alice@shop", password: "alice-pw") == 401)
-                // Webhooks stay the default app's for now: refused in another, with the reason.
-                let hook = try await pipeline.call("GET", "/api/webhooks", as: "root@shop")
-                #expect(hook.status == 501 && (hook.json["error"] as? [String: Any])?["code"] as? String == "webhooks_not_in_apps", "\(hook.json)")
+                // The shop has no webhooks; the default app's are not listed there.
+                let hooks = try await pipeline.call("GET", "/api/webhooks", as: "root@shop")
+                #expect(hooks.status == 200 && (hooks.json["webhooks"] as? [Any])?.isEmpty == true, "\(hooks.json)")
                 // The shop's alice deletes her device; the default app's stays.
                 #expect(try await pipeline.call("DELETE", "/api/register/iphone-1", as: "alice@shop").status == 200)
                 #expect(try await pipeline.redis.send("EXISTS", "\(pipeline.prefix):inst:iphone-1").int == 1)
@@ -157,6 +159,55 @@ struct AppIsolationTests {
                 // The default app's users are not held by another app's limits.
                 for _ in 0..<3 {
                     #expect(try await pipeline.call("POST", "/api/notifications", as: "root", json: ["message": "m", "richType": "text", "payload": "p", "target": "x"]).status == 202)
+                }
+            }
+        }
+    }
+
+    /// Each app's webhooks get its own events only: the default app's and the shop's webhooks,
+    /// both for all their users, each receive the cancellation of their own app's notification.
+    @Test func webhooksGetTheirOwnAppsEventsOnly() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let shop = AppID(unchecked: "shop")
+                let apps = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
+                _ = try await apps.create(id: shop, name: "Shop", credentials: AppCredentials())
+                #expect(try await RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(shop))
+                    .create(User(name: "root", role: .admin), passwordHash: Bcrypt.hash("root@shop-pw", cost: 4)))
+                let receivers = [WebhookReceiver(secret: WebhookFlowTests.secret), WebhookReceiver(secret: WebhookFlowTests.secret)]
+                let ports = Mutex<[Int]>([0, 0])
+                try await receivers[0].serve(onPort: { port in ports.withLock { $0[0] = port } }) {
+                    try await receivers[1].serve(onPort: { port in ports.withLock { $0[1] = port } }) {
+                        try await waitUntil(timeout: .seconds(30), "both receivers to listen") { ports.withLock { !$0.contains(0) } }
+                        let (defaultPort, shopPort) = ports.withLock { ($0[0], $0[1]) }
+                        let defaultHook = try await WebhookFlowTests.createWebhook(pipeline, port: defaultPort, events: ["cancelled"], as: "root", extra: ["allUsers": true])
+                        let shopHook = try await WebhookFlowTests.createWebhook(pipeline, port: shopPort, events: ["cancelled"], as: "root@shop", extra: ["allUsers": true])
+                        try await WebhookFlowTests.withDispatcher(pipeline) {
+                            let later = UTCTimestamp.iso8601(milliseconds: Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000)
+                            var ids: [String: Int] = [:]
+                            for user in ["root", "root@shop"] {
+                                let id = try await pipeline.send(as: user, json: ["message": "m", "richType": "text", "payload": "p", "sendAt": later])
+                                #expect(try await pipeline.call("DELETE", "/api/notifications/\(id)", as: user).status == 200)
+                                ids[user] = id
+                            }
+                            try await waitUntil(timeout: .seconds(60), "each app's webhook to get its cancellation") {
+                                receivers.allSatisfy { !$0.uniqueEvents.isEmpty }
+                            }
+                            for (receiver, user) in zip(receivers, ["root", "root@shop"]) {
+                                let events = Array(receiver.uniqueEvents.values)
+                                #expect(events.count == 1 && events.first?["notificationId"] == ids[user].map(String.init) && events.first?["type"] == "cancelled",
+                                        "\(user): \(events)")
+                                #expect(receiver.deliveries.allSatisfy { $0.signatureValid })
+                            }
+                            // Each app's attempts are its own.
+                            for (hook, user) in [(shopHook, "root@shop"), (defaultHook, "root")] {
+                                let attempts = try await pipeline.call("GET", "/api/webhooks/\(hook)/attempts", as: user).json["attempts"] as? [[String: Any]] ?? []
+                                #expect(attempts.contains { $0["outcome"] as? String == "delivered" }, "\(user): \(attempts)")
+                            }
+                            #expect(try await pipeline.call("GET", "/api/webhooks/\(shopHook)", as: "root").status == 404)
+                            #expect(try await pipeline.call("GET", "/api/webhooks/\(defaultHook)", as: "root@shop").status == 404)
+                        }
+                    }
                 }
             }
         }

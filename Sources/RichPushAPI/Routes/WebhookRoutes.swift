@@ -15,10 +15,7 @@ struct WebhookRoutes {
     static let maxDescription = 200
     static let secretLength = 16...256
 
-    /// Adds the routes; each request runs on `routes(context)`, the routes over its app's
-    /// stores. Webhooks are the default app's only for now: the workers' dispatchers read one
-    /// outbox whose events do not name their app, so another app's request is refused (501)
-    /// rather than risk one app's events reaching another's webhooks.
+    /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
     static func add(to group: RouterGroup<APIRequestContext>, for routes: @escaping @Sendable (APIRequestContext) throws -> Self) {
         group.post("webhooks") { try await routes($1).create($0, context: $1) }
         group.get("webhooks") { try await routes($1).list($0, context: $1) }
@@ -29,11 +26,6 @@ struct WebhookRoutes {
         group.post("webhooks/:id/dead-letters/replay") { try await routes($1).replay($0, context: $1) }
     }
 
-    /// The error for a webhook route called in an app other than the default.
-    static func notInApps(_ app: AppID) -> APIError {
-        APIError(.notImplemented, code: "webhooks_not_in_apps",
-                 message: "webhooks are served for the default app only, not yet for app '\(app)' (see docs/apps.md)")
-    }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.admin)

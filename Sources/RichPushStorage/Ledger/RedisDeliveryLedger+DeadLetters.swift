@@ -121,7 +121,7 @@ extension RedisDeliveryLedger {
         elseif n < 0 and redis.call('EXISTS', ledger) == 0 and advance(status, 'failed', order) then
           items[1] = '{"result":{"error":' .. cjson.encode(reason) .. ',"state":"failed"}}'
         end
-        if hooks then emit(KEYS[1], KEYS[2], redis.call('HGET', record, 'creator'), id, 'failed', now, items) end
+        if hooks then emit(KEYS[1], KEYS[2], redis.call('HGET', record, 'creator'), id, 'failed', now, items, record) end
       end
     end
     return 1

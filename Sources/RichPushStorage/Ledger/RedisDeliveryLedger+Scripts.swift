@@ -110,7 +110,7 @@ extension RedisDeliveryLedger {
           items[#items + 1] = '{"installation":' .. cjson.encode(ARGV[i]) .. ',"result":' .. encoded .. '}'
         end
         if inDevices and redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
-        if hooks then emit(KEYS[1], KEYS[2], redis.call('HGET', record, 'creator'), id, 'expired', now, items) end
+        if hooks then emit(KEYS[1], KEYS[2], redis.call('HGET', record, 'creator'), id, 'expired', now, items, record) end
       end
       a = a + 2 + n
     end
@@ -208,7 +208,7 @@ extension RedisDeliveryLedger {
           end
         end
         local creator = redis.call('HGET', record, 'creator')
-        for event, items in pairs(byType) do emit(KEYS[1], KEYS[2], creator, id, event, now, items) end
+        for event, items in pairs(byType) do emit(KEYS[1], KEYS[2], creator, id, event, now, items, record) end
       end
       -- The ledger got its expiry with the leases: only a field that was not leased (a ledger
       -- that expired meanwhile, or a record without a lease) may have made a new key.

@@ -128,6 +128,8 @@ extension RedisNotificationStore {
         if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
         if let sendAt = draft.sendAt, sendAt > now { fields += ["sendAt", sendAt] }
         if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
+        // Another app's record names it, so the webhook events it causes name it too.
+        if !keys.app.isDefault { fields += ["app", keys.app.rawValue] }
         // With an idempotency key, the same script completes it: no crash can leave a created
         // notification whose key a retry would not find.
         let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }

@@ -97,7 +97,7 @@ extension RedisNotificationStore {
     if state == 'accepted' or state == 'scheduled' or state == 'queued' or state == 'failed' or ended < planned then
       redis.call('HSET', KEYS[1], 'state', 'cancelled')
       if redis.call('EXISTS', KEYS[3]) == 1 then
-        emit(KEYS[3], KEYS[4], redis.call('HGET', KEYS[2], 'creator'), ARGV[1], 'cancelled', ARGV[2], {'{}'})
+        emit(KEYS[3], KEYS[4], redis.call('HGET', KEYS[2], 'creator'), ARGV[1], 'cancelled', ARGV[2], {'{}'}, KEYS[2])
       end
       return 'ok'
     end
@@ -116,7 +116,7 @@ extension RedisNotificationStore {
       redis.call('EXPIRE', KEYS[1], ARGV[2])
       redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
       if redis.call('EXISTS', KEYS[4]) == 1 then
-        emit(KEYS[4], KEYS[5], redis.call('HGET', KEYS[3], 'creator'), ARGV[6], 'fetched', ARGV[7], {ARGV[8]})
+        emit(KEYS[4], KEYS[5], redis.call('HGET', KEYS[3], 'creator'), ARGV[6], 'fetched', ARGV[7], {ARGV[8]}, KEYS[3])
       end
     end
     advance(KEYS[2], ARGV[4], ARGV[5])
@@ -133,7 +133,7 @@ extension RedisNotificationStore {
     if not addressed(KEYS[7], 10) or not exists then return -1 end
     if redis.call('SADD', KEYS[3], ARGV[6]) == 0 then return 0 end
     if redis.call('EXISTS', KEYS[5]) == 1 then
-      emit(KEYS[5], KEYS[6], redis.call('HGET', KEYS[4], 'creator'), ARGV[7], ARGV[1], ARGV[8], {ARGV[9]})
+      emit(KEYS[5], KEYS[6], redis.call('HGET', KEYS[4], 'creator'), ARGV[7], ARGV[1], ARGV[8], {ARGV[9]}, KEYS[4])
     end
     if redis.call('TTL', KEYS[3]) < 0 then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
     redis.call('HINCRBY', KEYS[1], ARGV[1], 1)

@@ -74,14 +74,20 @@ enum NotificationLua {
 
     """
 
-    /// Lua: `emit(wants, outbox, creator, id, event, now, items)` adds one outbox entry for the
-    /// `items` (JSON objects, one per device) when a webhook wants `event` for `creator`.
+    /// Lua: `emit(wants, outbox, creator, id, event, now, items, record)` adds one outbox entry for
+    /// the `items` (JSON objects, one per device) when a webhook wants `event` for `creator`; the
+    /// entry names the record's app (`a`) when the record has one (an app other than the default).
     static let webhookFunctions = """
-    local function emit(wants, outbox, creator, id, event, now, items)
+    local function emit(wants, outbox, creator, id, event, now, items, record)
       if not creator or #items == 0 then return end
       local w = redis.call('HMGET', wants, event .. ':' .. creator, event .. ':*')
       if tonumber(w[1] or '0') <= 0 and tonumber(w[2] or '0') <= 0 then return end
-      redis.call('XADD', outbox, '*', 'n', id, 'u', creator, 't', event, 'at', now, 'e', '[' .. table.concat(items, ',') .. ']')
+      local app = redis.call('HGET', record, 'app')
+      if app then
+        redis.call('XADD', outbox, '*', 'n', id, 'u', creator, 't', event, 'at', now, 'e', '[' .. table.concat(items, ',') .. ']', 'a', app)
+      else
+        redis.call('XADD', outbox, '*', 'n', id, 'u', creator, 't', event, 'at', now, 'e', '[' .. table.concat(items, ',') .. ']')
+      end
     end
 
     """
