@@ -5,11 +5,15 @@ import RichPushCore
 import Synchronization
 
 /// What Apple checks of `authorization: bearer <jwt>`: an ES256 JWT whose `kid` names a key of
-/// the team, `iss` the team, `iat` (seconds) less than an hour old, signed by that key.
+/// a team, `iss` that team, `iat` (seconds) less than an hour old, signed by that key. One
+/// service serves every team, as Apple's does.
 package struct APNSProviderTokenCheck: Sendable {
+    /// The first team given (the only one, for a simulator of one team).
     package let teamID: String
     /// Public keys by key id (raw 64-byte x‖y, as swift-crypto's key type is not Sendable).
     let keys: [String: Data]
+    /// The team of each key id.
+    let teams: [String: String]
     package let maxAge: TimeInterval
     /// Tokens whose signature and claims were verified, with their `iat`: a connection sends the
     /// same token for up to an hour, and Apple does not verify it per push either. Only the age
@@ -17,8 +21,22 @@ package struct APNSProviderTokenCheck: Sendable {
     private let verified = VerifiedTokens()
 
     package init(teamID: String, keys: [String: P256.Signing.PublicKey], maxAge: TimeInterval = 3600) {
-        self.teamID = teamID
-        self.keys = keys.mapValues(\.rawRepresentation)
+        self.init(teams: [teamID: keys], maxAge: maxAge)
+    }
+
+    /// Several teams, each with its keys by key id (a key id names one key, whatever the team).
+    package init(teams: [String: [String: P256.Signing.PublicKey]], maxAge: TimeInterval = 3600) {
+        teamID = teams.keys.sorted().first ?? ""
+        var keys: [String: Data] = [:]
+        var owners: [String: String] = [:]
+        for (team, teamKeys) in teams {
+            for (kid, key) in teamKeys {
+                keys[kid] = key.rawRepresentation
+                owners[kid] = team
+            }
+        }
+        self.keys = keys
+        self.teams = owners
         self.maxAge = maxAge
     }
 
@@ -36,7 +54,7 @@ package struct APNSProviderTokenCheck: Sendable {
         else { return .invalidProviderToken }
         guard header["alg"] as? String == "ES256", let kid = header["kid"] as? String,
               let raw = keys[kid], let key = try? P256.Signing.PublicKey(rawRepresentation: raw) else { return .invalidProviderToken }
-        guard claims["iss"] as? String == teamID else { return .invalidProviderToken }
+        guard let iss = claims["iss"] as? String, iss == teams[kid] else { return .invalidProviderToken }
         // iat must be a number of seconds (a string, or milliseconds, is not).
         guard let iat = claims["iat"] as? NSNumber, !(claims["iat"] is String) else { return .invalidProviderToken }
         let signed = Array("\(parts[0]).\(parts[1])".utf8)
