@@ -36,6 +36,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
         return NotificationRoutes(notifications: stores.notifications, installations: stores.installations, backlog: backlog,
                                   configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
     }
+    TemplateRoutes.add(to: api)
     WebhookRoutes.add(to: api) { [allowPrivate = configuration.webhookAllowPrivate, webhooks = stores.webhooks] context in
         guard context.app.isDefault else { throw WebhookRoutes.notInApps(context.app) }
         return WebhookRoutes(webhooks: webhooks, allowPrivate: allowPrivate)

@@ -16,6 +16,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         ("api/notifications/:id", [.get, .delete]),
         ("api/notifications/:id/status", [.get]),
         ("api/notifications/:id/receipts", [.post]),
+        ("api/templates/render", [.post]),
         ("api/webhooks", [.get, .post]),
         ("api/webhooks/:id", [.get, .delete]),
         ("api/webhooks/:id/attempts", [.get]),

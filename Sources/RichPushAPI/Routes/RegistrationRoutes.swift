@@ -9,7 +9,7 @@ struct RegistrationRoutes {
     let installations: any InstallationStore
     let quotas: APIConfiguration.Quotas
 
-    static let fields = ["Platform", "Handle", "Tags", "Environment", "Subscription", "pushChannel"]
+    static let fields = ["Platform", "Handle", "Tags", "Environment", "Subscription", "pushChannel", "Templates", "Locale"]
     static let maxTags = 60
 
     /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
@@ -32,7 +32,7 @@ struct RegistrationRoutes {
         let id = try Self.registrationID(context)
         let body = try await request.body.collect(upTo: 64 * 1024)
         let object = try JSONObjectBody.members(body, allowed: Self.fields,
-                                                shape: "{\"Platform\", \"Handle\", \"Tags\", \"Environment\", \"Subscription\" or \"pushChannel\" (webpush)}")
+                                                shape: "{\"Platform\", \"Handle\", \"Tags\", \"Environment\", \"Subscription\" or \"pushChannel\" (webpush), \"Templates\", \"Locale\"}")
         guard let platformName = object["Platform"]?.string else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
         guard let platform = Platform(seedName: platformName) else {
             throw APIError.badRequest("unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "unknown_platform")
@@ -57,8 +57,10 @@ struct RegistrationRoutes {
             }
         }
         tags.insert(Installation.userTag(user.name))
+        let templates = try Self.templates(object["Templates"])
+        let locale = try Self.locale(object["Locale"])
         let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds(),
-                                        apnsEnvironment: environment, webPushKeys: webPushKeys)
+                                        apnsEnvironment: environment, webPushKeys: webPushKeys, templates: templates, locale: locale)
         switch try await installations.save(installation, limits: RegistrationLimits(registrations: quotas.registrations, tags: quotas.tags)) {
         case .ownedByAnotherUser:
             throw APIError.notFound("no registration \(id) of yours")
@@ -117,13 +119,24 @@ struct RegistrationRoutes {
     }
 }
 
-/// A registration as the API shows it; `Environment` only for platform `apns`.
+/// A registration as the API shows it; `Environment` only for platform `apns`, `Templates` and
+/// `Locale` only when it has them.
 struct RegistrationView: Codable {
+    struct TemplateView: Codable {
+        var Body: String
+        var Headers: [String: String]?
+        var Tags: [String]?
+        var Missing: String
+        var Defaults: [String: String]?
+    }
+
     var RegistrationId: String
     var Platform: String
     var Handle: String
     var Tags: [String]
     var Environment: String?
+    var Templates: [String: TemplateView]?
+    var Locale: String?
 
     init(_ installation: Installation) {
         RegistrationId = installation.id
@@ -131,5 +144,13 @@ struct RegistrationView: Codable {
         Handle = installation.handle
         Tags = installation.tags
         Environment = installation.platform == .apns ? installation.apnsEnvironment.rawValue : nil
+        Locale = installation.locale
+        if !installation.templates.isEmpty {
+            Templates = Dictionary(installation.templates.map { template in
+                (template.name, TemplateView(Body: template.body, Headers: template.headers.isEmpty ? nil : template.headers,
+                                             Tags: template.tags.isEmpty ? nil : template.tags, Missing: template.missing.rawValue,
+                                             Defaults: template.defaults.isEmpty ? nil : template.defaults))
+            }, uniquingKeysWith: { first, _ in first })
+        }
     }
 }
