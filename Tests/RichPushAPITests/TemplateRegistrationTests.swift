@@ -53,7 +53,7 @@ struct TemplateRegistrationTests {
                 let big = String(repeating: "x", count: 9000)
                 let cases: [([String: Any], String, [String])] = [
                     (["Templates": ["news": ["Body": #"{"aps":{"alert":"Some other text. $(message)"}}"#]]], "invalid_template",
-                     ["'news'", "expression_mixed_with_text", "/aps/alert", "column"]),
+                     ["'news'", "expression_mixed_with_text", "'/aps/alert'", "line 1, column 35"]),
                     (["Templates": ["news": ["Body": #"{"aps":{"badge":#(n)}}"#]]], "invalid_template", ["'news'", "/aps/badge", "column"]),
                     (["Templates": ["bad name": ["Body": Self.body]]], "invalid_template", ["bad name"]),
                     (["Templates": many], "too_many_templates", ["8"]),
