@@ -88,3 +88,38 @@ struct TemplateRegistrationTests {
         }
     }
 }
+
+/// `PATCH /api/register/{id}/templates/{name}`: one template set, the rest kept.
+@Suite("Template patch")
+struct TemplatePatchTests {
+    @Test func oneTemplateIsAddedOrReplacedAndTheRestKept() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server)
+            let store = RedisInstallationStore(redis: fixture.redis, keys: fixture.keys)
+            try await fixture.test { client in
+                let json = APIFixture.basic("alice") + [.contentType: "application/json"]
+                let put = try await client.execute(uri: "/api/register/p1", method: .put, headers: json, body: APIFixture.json(
+                    ["Platform": "apns", "Handle": "hp", "Locale": "de", "Tags": ["news"], "Templates": ["a": ["Body": TemplateRegistrationTests.body]]]))
+                #expect(put.status == .ok)
+                func patch(_ path: String, _ body: String, as user: String = "alice") async throws -> TestResponse {
+                    try await client.execute(uri: "/api/register/\(path)", method: .patch, headers: APIFixture.basic(user) + [.contentType: "application/json"],
+                                             body: ByteBuffer(string: body))
+                }
+                let added = try await patch("p1/templates/b", #"{"Body": "{\"t\":\"$(title)\"}", "Missing": "fail"}"#)
+                #expect(added.status == .ok, "\(String(buffer: added.body))")
+                #expect((added.json["Templates"] as? [String: Any])?.keys.sorted() == ["a", "b"])
+                let replaced = try await patch("p1/templates/a", #"{"Body": "{\"x\":\"$(y)\"}"}"#)
+                #expect(replaced.status == .ok)
+                let stored = try #require(try await store.installation(id: "p1"))
+                #expect(stored.templates.map(\.body) == [#"{"x":"$(y)"}"#, #"{"t":"$(title)"}"#])
+                #expect(stored.locale == "de" && stored.tags.contains("news") && stored.handle == "hp")
+                let invalid = try await patch("p1/templates/a", #"{"Body": "{\"x\":\"Hi $(y)\"}"}"#)
+                #expect(invalid.status == .badRequest && invalid.errorCode == "invalid_template" && invalid.errorMessage.contains("'/x'"))
+                #expect(try await patch("p1/templates/bad%20name", #"{"Body": "{}"}"#).errorCode == "invalid_template")
+                #expect(try await patch("nobody/templates/a", #"{"Body": "{}"}"#).status == .notFound)
+                #expect(try await patch("p1/templates/a", #"{"Body": "{}"}"#, as: "bob").status == .notFound)
+                #expect(try await store.installation(id: "p1")?.templates.first?.body == #"{"x":"$(y)"}"#, "refusals change nothing")
+            }
+        }
+    }
+}

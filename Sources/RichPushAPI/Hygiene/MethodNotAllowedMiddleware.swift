@@ -10,6 +10,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     static let table: [(path: String, methods: [HTTPRequest.Method])] = [
         ("api/register", [.post]),
         ("api/register/:id", [.put, .delete]),
+        ("api/register/:id/templates/:name", [.patch]),
         ("api/notifications", [.get, .post]),
         // Before `:id`, which the first match would otherwise take it for.
         ("api/notifications/batch", [.post]),

@@ -31,7 +31,7 @@ extension RegistrationRoutes {
 
     private static let templateFields: Set<String> = ["Body", "Headers", "Tags", "Missing", "Defaults"]
 
-    private static func template(_ name: String, _ entry: JSONValue) throws -> InstallationTemplate {
+    static func template(_ name: String, _ entry: JSONValue) throws -> InstallationTemplate {
         guard case .object(let fields) = entry else {
             throw APIError.badRequest("template '\(name)' must be an object {\"Body\", \"Headers\", \"Tags\", \"Missing\", \"Defaults\"}", code: "wrong_type")
         }

@@ -17,6 +17,7 @@ struct RegistrationRoutes {
         group.post("register") { try await routes($1).create($0, context: $1) }
         group.put("register/:id") { try await routes($1).update($0, context: $1) }
         group.delete("register/:id") { try await routes($1).delete($0, context: $1) }
+        group.patch("register/:id/templates/:name") { try await routes($1).patchTemplate($0, context: $1) }
     }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -61,6 +62,12 @@ struct RegistrationRoutes {
         let locale = try Self.locale(object["Locale"])
         let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds(),
                                         apnsEnvironment: environment, webPushKeys: webPushKeys, templates: templates, locale: locale)
+        return try await save(installation, user: user)
+    }
+
+    /// Saves `installation` for `user`, answering the registration or why not.
+    func save(_ installation: Installation, user: User) async throws -> Response {
+        let id = installation.id
         switch try await installations.save(installation, limits: RegistrationLimits(registrations: quotas.registrations, tags: quotas.tags)) {
         case .ownedByAnotherUser:
             throw APIError.notFound("no registration \(id) of yours")
