@@ -211,7 +211,7 @@ let package = Package(
             name: "RichPushWorker",
             dependencies: [
                 "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushAPNS", "RichPushFCM", "RichPushHTTP2",
-                "RichPushWebhooks", "RichPushApps", "RichPushWebPush",
+                "RichPushWebhooks", "RichPushApps", "RichPushWebPush", "RichPushTemplates",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -239,7 +239,7 @@ let package = Package(
         .target(
             name: "RichPushAPI",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "RichPushWebPush",
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "RichPushWebPush", "RichPushTemplates",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -411,7 +411,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RichPushWorkerTests",
-            dependencies: ["RichPushWorker", "RichPushInMemory", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters"],
+            dependencies: ["RichPushWorker", "RichPushInMemory", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushTemplates"],
             swiftSettings: strictSettings
         ),
         .testTarget(

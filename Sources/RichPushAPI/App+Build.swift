@@ -39,6 +39,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
         routes.appLimits = try await apps.limits(for: context.app)
         return routes
     }
+    TemplateRoutes.add(to: api)
     WebhookRoutes.add(to: api) { [allowPrivate = configuration.webhookAllowPrivate] context in
         WebhookRoutes(webhooks: apps.stores(for: context.app).webhooks, allowPrivate: allowPrivate)
     }

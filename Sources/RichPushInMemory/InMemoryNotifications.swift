@@ -52,7 +52,7 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
             state.nextID += 1
             let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
                                           payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target,
-                                          createdAt: 0, delivery: draft.delivery)
+                                          createdAt: 0, delivery: draft.delivery, properties: draft.properties)
             state.records[id] = record
             state.payloads[hash] = draft.payload
             state.states[id] = (draft.sendAt ?? 0) > 0 ? .scheduled : .queued

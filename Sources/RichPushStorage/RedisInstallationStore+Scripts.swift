@@ -6,7 +6,8 @@ extension RedisInstallationStore {
     /// distinct tags (0: none), tag key prefix, installation key prefix, handle key prefix, APNs
     /// environment (empty: production, stored as no field, as registrations made before
     /// environments existed read; a production record keeps the shape it always had), Web Push
-    /// keys (`<p256dh>.<auth>`; empty: none, no field).
+    /// keys (`<p256dh>.<auth>`; empty: none, no field), templates (a JSON array; empty: none, no
+    /// field, as registrations made before templates existed read), locale (empty: none, no field).
     /// Refuses with a word (owned, handle, registrations, tags) or writes everything and answers
     /// created/updated: the installation, its tag sets, the handle index, the owner's set and
     /// the owner's per-tag counts move together.
@@ -53,6 +54,8 @@ extension RedisInstallationStore {
     redis.call('HSET', KEYS[1], 'platform', ARGV[3], 'handle', ARGV[4], 'tags', ARGV[5], 'owner', owner, 'updated', ARGV[6])
     if ARGV[12] == '' then redis.call('HDEL', KEYS[1], 'environment') else redis.call('HSET', KEYS[1], 'environment', ARGV[12]) end
     if ARGV[13] == '' then redis.call('HDEL', KEYS[1], 'keys') else redis.call('HSET', KEYS[1], 'keys', ARGV[13]) end
+    if ARGV[14] == '' then redis.call('HDEL', KEYS[1], 'templates') else redis.call('HSET', KEYS[1], 'templates', ARGV[14]) end
+    if ARGV[15] == '' then redis.call('HDEL', KEYS[1], 'locale') else redis.call('HSET', KEYS[1], 'locale', ARGV[15]) end
     redis.call('SADD', KEYS[2], id)
     redis.call('SADD', KEYS[3], id)
     redis.call('SADD', KEYS[5], id)

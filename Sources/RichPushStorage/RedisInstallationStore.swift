@@ -46,7 +46,8 @@ package struct RedisInstallationStore: InstallationStore {
                                         arguments: [installation.id, installation.owner, installation.platform.rawValue, installation.handle, tags,
                                                     installation.updatedAt, limits.registrations, limits.tags, keys.tagPrefix, keys.installationPrefix,
                                                     keys.handlePrefix, Self.storedEnvironment(installation.apnsEnvironment),
-                                                    installation.webPushKeys?.stored ?? ""])
+                                                    installation.webPushKeys?.stored ?? "", try Self.storedTemplates(installation.templates),
+                                                    installation.locale ?? ""])
         switch reply.string {
         case "created": return .created
         case "updated": return .updated
@@ -124,24 +125,27 @@ package struct RedisInstallationStore: InstallationStore {
         return members
     }
 
-    /// One HMGET per installation, all sent at once; the APNs environment (no field: production)
-    /// and a browser's keys come in the same command.
+    /// One HMGET per installation, all sent at once; the APNs environment (no field: production),
+    /// a browser's keys, the templates and the locale (no field: none) come in the same command.
     package func installations(ids: [String]) async throws -> [Installation] {
         guard !ids.isEmpty else { return [] }
         let replies = try await redis.sendAll(ids.map {
-            RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated", "environment", "keys")
+            RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated", "environment", "keys", "templates", "locale")
         })
         return zip(ids, replies).compactMap { id, reply in
-            guard let fields = reply.array, fields.count == 7,
+            guard let fields = reply.array, fields.count == 9,
                   let platform = fields[0].string.flatMap(Platform.init(rawValue:)),
                   let handle = fields[1].string, let owner = fields[3].string,
                   let tags = fields[2].bytes.flatMap(JSONStringArray.parse),
                   // No field: production. A value this build does not know is unreadable, as an
                   // unknown platform is: the record is passed over, never sent to a guessed host.
-                  let environment = fields[5].string.map(APNSEnvironment.init(rawValue:)) ?? .production
+                  let environment = fields[5].string.map(APNSEnvironment.init(rawValue:)) ?? .production,
+                  // Templates this build cannot read: passed over, never sent a payload they did not ask for.
+                  let templates = Self.templates(fields[7].bytes)
             else { return nil }
             return Installation(id: id, platform: platform, handle: handle, tags: tags, owner: owner, updatedAt: Int64(fields[4].int ?? 0),
-                                apnsEnvironment: environment, webPushKeys: fields[6].string.flatMap(WebPushKeys.init(stored:)))
+                                apnsEnvironment: environment, webPushKeys: fields[6].string.flatMap(WebPushKeys.init(stored:)),
+                                templates: templates, locale: fields[8].string)
         }
     }
 
@@ -149,6 +153,21 @@ package struct RedisInstallationStore: InstallationStore {
     /// the field read), the name otherwise.
     static func storedEnvironment(_ environment: APNSEnvironment) -> String {
         environment == .production ? "" : environment.rawValue
+    }
+
+    /// The `templates` field's value: none (no field) for no templates, else their JSON.
+    static func storedTemplates(_ templates: [InstallationTemplate]) throws -> String {
+        templates.isEmpty ? "" : String(decoding: try JSONEncoder().encode(templates), as: UTF8.self)
+    }
+
+    /// The templates of a `templates` field (none when absent), nil when unreadable.
+    static func templates(_ stored: [UInt8]?) -> [InstallationTemplate]? {
+        guard let stored else { return [] }
+        do {
+            return try JSONDecoder().decode([InstallationTemplate].self, from: Data(stored))
+        } catch {
+            return nil
+        }
     }
 
     package func installationIDs(owner: String) async throws -> [String] {

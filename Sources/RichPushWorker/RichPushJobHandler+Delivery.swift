@@ -8,6 +8,8 @@ extension RichPushJobHandler {
         let work: Int
         let push: OutgoingPush
         let key: DeliveryKey
+        /// Why this device gets nothing (its template failed): leased and recorded failed, never sent.
+        var failure: String? = nil
     }
 
     /// Loads the installations of the whole batch, renders once per job, leases every pair, sends
@@ -17,6 +19,7 @@ extension RichPushJobHandler {
         let ids = Array(Set(work.flatMap(\.targets)))
         let devices = Dictionary(try await installations.installations(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var planned: [Planned] = []
+        var templates = TemplatePushes()
         for (offset, item) in work.enumerated() {
             guard let notification = item.notification, let expression = item.expression else { continue }
             let matching = item.targets.compactMap { devices[$0] }.filter { expression.matches(Set($0.tags)) }
@@ -33,12 +36,21 @@ extension RichPushJobHandler {
                 results[item.index] = .failure(JobError.permanent(error.message))
                 continue
             }
-            metrics.rendered(in: ContinuousClock.now - clock)
+            let builtIns = renderer.builtInProperties(of: notification)
             for installation in matching {
-                guard let push = rendered[formats[installation.platform] ?? .apns] else { continue }
+                let format = formats[installation.platform] ?? .apns
+                guard var push = rendered[format] else { continue }
+                var failure: String?
+                if let properties = notification.properties, let template = TemplatePushes.template(of: installation, for: expression) {
+                    switch templates.push(template, for: installation, of: notification, properties: properties, format: format, plain: push, builtIns: builtIns) {
+                    case .success(let own): push = own
+                    case .failure(let problem): failure = problem.reason
+                    }
+                }
                 planned.append(Planned(work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
-                                       key: DeliveryKey(notification: item.id, installation: installation.id)))
+                                       key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure))
             }
+            metrics.rendered(in: ContinuousClock.now - clock)
         }
         guard !planned.isEmpty else { return }
 
@@ -62,6 +74,12 @@ extension RichPushJobHandler {
             }
         }
         metrics.suppressed(planned.count - toSend.count - waiting)
+        // A device whose template failed fails alone, in the status, with its reason.
+        for plan in toSend {
+            guard let failure = plan.failure else { continue }
+            outcomes[plan.key.notification, default: []].append(DeliveryResult(installation: plan.key.installation, counter: .failed, error: failure))
+        }
+        toSend.removeAll { $0.failure != nil }
         for (offset, remaining) in waitFor {
             // Not a failure: this job waits for the other worker's lease (spending no attempt).
             results[work[offset].index] = .failure(JobError.deferred("pushes of notification \(work[offset].id) are leased by another worker", after: remaining + .milliseconds(250)))

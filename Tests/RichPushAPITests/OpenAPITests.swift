@@ -99,7 +99,7 @@ struct OpenAPITests {
         let paths = try #require(try OpenAPIDocument.load().root["paths"] as? [String: Any])
         let methods = ["get", "head", "post", "put", "delete", "patch", "options", "trace"]
         let documented = Dictionary(uniqueKeysWithValues: paths.map { path, item in
-            ((path.dropFirst()).replacingOccurrences(of: "{id}", with: ":id"),
+            ((path.dropFirst()).replacingOccurrences(of: "{id}", with: ":id").replacingOccurrences(of: "{name}", with: ":name"),
              Set(methods.filter { (item as? [String: Any])?[$0] != nil }.map { $0.uppercased() }))
         })
         let table = Dictionary(uniqueKeysWithValues: MethodNotAllowedMiddleware.table.map { ($0.path, Set($0.methods.map(\.rawValue))) })

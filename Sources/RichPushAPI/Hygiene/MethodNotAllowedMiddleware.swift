@@ -10,12 +10,14 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     static let table: [(path: String, methods: [HTTPRequest.Method])] = [
         ("api/register", [.post]),
         ("api/register/:id", [.put, .delete]),
+        ("api/register/:id/templates/:name", [.patch]),
         ("api/notifications", [.get, .post]),
         // Before `:id`, which the first match would otherwise take it for.
         ("api/notifications/batch", [.post]),
         ("api/notifications/:id", [.get, .delete]),
         ("api/notifications/:id/status", [.get]),
         ("api/notifications/:id/receipts", [.post]),
+        ("api/templates/render", [.post]),
         ("api/webhooks", [.get, .post]),
         ("api/webhooks/:id", [.get, .delete]),
         ("api/webhooks/:id/attempts", [.get]),

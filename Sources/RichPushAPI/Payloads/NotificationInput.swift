@@ -16,8 +16,11 @@ struct NotificationInput {
     /// RFC 3339 text, or epoch milliseconds (as a JSON integer or its decimal text).
     var sendAt: String?
     var throttlePerMinute: String?
+    /// A template send's properties (JSON only; order kept, for "the first locale given").
+    var properties: SendProperties?
 
-    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority", "sendAt", "throttlePerMinute"]
+    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority", "sendAt", "throttlePerMinute",
+                                          "properties"]
 
     /// Parses a JSON body: `{"message", "richType", "payload", "contentType", "target"}` (the seed's
     /// PascalCase names are accepted too). `payload` is base64 for `img`/`sound`, text for `url`/`text`.
@@ -28,13 +31,29 @@ struct NotificationInput {
             throw APIError.badRequest("the body is not valid JSON", code: "malformed_json")
         }
         guard case .object(let fields) = document else { throw APIError.badRequest("the body must be a JSON object", code: "malformed_json") }
-        return try json(fields)
+        var input = try json(fields, propertiesInBody: true)
+        // Read again from the bytes: the locales of a property go in the order given.
+        if let properties = SendProperties.member("properties", of: Array(buffer: body)) {
+            input.properties = try parseProperties(properties)
+        }
+        return input
+    }
+
+    /// `bytes` as a send's properties; 400 `invalid_properties` saying what is wrong.
+    static func parseProperties(_ bytes: [UInt8]) throws -> SendProperties {
+        do {
+            return try SendProperties.parse(json: bytes)
+        } catch {
+            throw APIError.badRequest(error.message, code: "invalid_properties")
+        }
     }
 
     /// The members of one JSON notification object: a single create's body, or an item of a batch
     /// (whose own `idempotencyKey` the caller took out and names in `alsoKnown`, so the message
     /// for an unknown field lists every field the item may have).
-    static func json(_ fields: [String: JSONValue], alsoKnown: [String] = []) throws -> NotificationInput {
+    /// `propertiesInBody`: the caller reads `properties` from the body's bytes itself; a batch item
+    /// may not carry them.
+    static func json(_ fields: [String: JSONValue], alsoKnown: [String] = [], propertiesInBody: Bool = false) throws -> NotificationInput {
         var input = NotificationInput()
         var rawPayload: String?
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
@@ -44,6 +63,12 @@ struct NotificationInput {
                 throw APIError.badRequest("unknown field '\(key)'; known fields: \(known)", code: "unknown_field")
             }
             if value == .null { continue }
+            if name == "properties" {
+                guard propertiesInBody else {
+                    throw APIError.badRequest("'properties' (a template send) goes to POST /api/notifications, one notification at a time", code: "unknown_field")
+                }
+                continue
+            }
             if name == "sendAt" || name == "throttlePerMinute", case .number(let number) = value {
                 // An integral number in any notation (`1.7e12`) as its decimal digits.
                 let integral = Int64(number) == nil ? Double(number).flatMap { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : nil } : nil

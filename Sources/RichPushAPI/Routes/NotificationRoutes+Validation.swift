@@ -100,6 +100,7 @@ extension NotificationRoutes {
         var draft = NotificationDraft(message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target,
                                       delivery: try Self.deliveryOptions(input))
         draft.sendAt = try input.sendAt.map(Self.sendAt)
+        draft.properties = input.properties
         return draft
     }
 

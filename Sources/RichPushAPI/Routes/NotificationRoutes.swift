@@ -52,9 +52,12 @@ struct NotificationRoutes {
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.send)
         let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
-        var input = try parse(body, contentType: request.headers[.contentType])
-        if body.readableBytes == 0 {
-            // The tutorial's "Send push": the configured image and its message.
+        var input = try Self.isTemplateFormat(request)
+            ? NotificationInput(properties: try NotificationInput.parseProperties(Array(buffer: body)))
+            : try parse(body, contentType: request.headers[.contentType])
+        if body.readableBytes == 0 || input.properties != nil && input.payload == nil && input.richType == nil {
+            // The tutorial's "Send push": the configured image and its message (and a template
+            // send's rich push, when it names none).
             input.payload = configuration.defaultImage
             input.richType = .image
         }

@@ -9,7 +9,7 @@ struct RegistrationRoutes {
     let installations: any InstallationStore
     let quotas: APIConfiguration.Quotas
 
-    static let fields = ["Platform", "Handle", "Tags", "Environment", "Subscription", "pushChannel"]
+    static let fields = ["Platform", "Handle", "Tags", "Environment", "Subscription", "pushChannel", "Templates", "Locale"]
     static let maxTags = 60
 
     /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
@@ -17,6 +17,7 @@ struct RegistrationRoutes {
         group.post("register") { try await routes($1).create($0, context: $1) }
         group.put("register/:id") { try await routes($1).update($0, context: $1) }
         group.delete("register/:id") { try await routes($1).delete($0, context: $1) }
+        group.patch("register/:id/templates/:name") { try await routes($1).patchTemplate($0, context: $1) }
     }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -32,7 +33,7 @@ struct RegistrationRoutes {
         let id = try Self.registrationID(context)
         let body = try await request.body.collect(upTo: 64 * 1024)
         let object = try JSONObjectBody.members(body, allowed: Self.fields,
-                                                shape: "{\"Platform\", \"Handle\", \"Tags\", \"Environment\", \"Subscription\" or \"pushChannel\" (webpush)}")
+                                                shape: "{\"Platform\", \"Handle\", \"Tags\", \"Environment\", \"Subscription\" or \"pushChannel\" (webpush), \"Templates\", \"Locale\"}")
         guard let platformName = object["Platform"]?.string else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
         guard let platform = Platform(seedName: platformName) else {
             throw APIError.badRequest("unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "unknown_platform")
@@ -57,8 +58,16 @@ struct RegistrationRoutes {
             }
         }
         tags.insert(Installation.userTag(user.name))
+        let templates = try Self.templates(object["Templates"])
+        let locale = try Self.locale(object["Locale"])
         let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds(),
-                                        apnsEnvironment: environment, webPushKeys: webPushKeys)
+                                        apnsEnvironment: environment, webPushKeys: webPushKeys, templates: templates, locale: locale)
+        return try await save(installation, user: user)
+    }
+
+    /// Saves `installation` for `user`, answering the registration or why not.
+    func save(_ installation: Installation, user: User) async throws -> Response {
+        let id = installation.id
         switch try await installations.save(installation, limits: RegistrationLimits(registrations: quotas.registrations, tags: quotas.tags)) {
         case .ownedByAnotherUser:
             throw APIError.notFound("no registration \(id) of yours")
@@ -117,13 +126,24 @@ struct RegistrationRoutes {
     }
 }
 
-/// A registration as the API shows it; `Environment` only for platform `apns`.
+/// A registration as the API shows it; `Environment` only for platform `apns`, `Templates` and
+/// `Locale` only when it has them.
 struct RegistrationView: Codable {
+    struct TemplateView: Codable {
+        var Body: String
+        var Headers: [String: String]?
+        var Tags: [String]?
+        var Missing: String
+        var Defaults: [String: String]?
+    }
+
     var RegistrationId: String
     var Platform: String
     var Handle: String
     var Tags: [String]
     var Environment: String?
+    var Templates: [String: TemplateView]?
+    var Locale: String?
 
     init(_ installation: Installation) {
         RegistrationId = installation.id
@@ -131,5 +151,13 @@ struct RegistrationView: Codable {
         Handle = installation.handle
         Tags = installation.tags
         Environment = installation.platform == .apns ? installation.apnsEnvironment.rawValue : nil
+        Locale = installation.locale
+        if !installation.templates.isEmpty {
+            Templates = Dictionary(installation.templates.map { template in
+                (template.name, TemplateView(Body: template.body, Headers: template.headers.isEmpty ? nil : template.headers,
+                                             Tags: template.tags.isEmpty ? nil : template.tags, Missing: template.missing.rawValue,
+                                             Defaults: template.defaults.isEmpty ? nil : template.defaults))
+            }, uniquingKeysWith: { first, _ in first })
+        }
     }
 }

@@ -14,6 +14,8 @@ package struct NotificationDraft: Sendable, Hashable {
     /// The creator's quotas, charged in the step that creates it; a refusal is thrown as
     /// ``QuotaRefusal`` and nothing is created. nil: no quota.
     package var quota: QuotaLimits?
+    /// A template send's properties (nil: a plain rich push).
+    package var properties: SendProperties?
 
     package init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
                 idempotency: IdempotencyKey? = nil, delivery: DeliveryOptions = DeliveryOptions()) {

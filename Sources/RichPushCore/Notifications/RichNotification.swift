@@ -18,10 +18,14 @@ package struct RichNotification: Sendable, Hashable, Codable {
     package var createdAt: Int64
     /// The sender's ttl, collapse id and priority.
     package var delivery: DeliveryOptions
+    /// A template send's properties (nil: a plain rich push): devices with templates get them
+    /// rendered with these, the others today's payload.
+    package var properties: SendProperties?
 
     package init(id: Int, message: String, richType: RichType, contentType: String, payloadHash: String, payloadSize: Int, creator: String, target: String,
-                createdAt: Int64, delivery: DeliveryOptions = DeliveryOptions()) {
+                createdAt: Int64, delivery: DeliveryOptions = DeliveryOptions(), properties: SendProperties? = nil) {
         self.delivery = delivery
+        self.properties = properties
         self.id = id
         self.message = message
         self.richType = richType

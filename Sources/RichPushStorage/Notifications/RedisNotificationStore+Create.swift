@@ -117,7 +117,7 @@ extension RedisNotificationStore {
         let queue = queues[partition]
         let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
                                       payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
-                                      delivery: draft.delivery)
+                                      delivery: draft.delivery, properties: draft.properties)
         let job = queue.enqueueFields(for: RichPushJob.request(notification: id, app: keys.app), now: now)
         var fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
                                            "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
@@ -128,6 +128,7 @@ extension RedisNotificationStore {
         if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
         if let sendAt = draft.sendAt, sendAt > now { fields += ["sendAt", sendAt] }
         if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
+        if let properties = draft.properties { fields += ["properties", properties.json] }
         // Another app's record names it, so the webhook events it causes name it too.
         if !keys.app.isDefault { fields += ["app", keys.app.rawValue] }
         // With an idempotency key, the same script completes it: no crash can leave a created

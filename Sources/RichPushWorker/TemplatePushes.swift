@@ -1,0 +1,137 @@
+import RichPushCore
+import RichPushTemplates
+
+/// The template pushes of one batch: each distinct template body compiled once (the worker holds
+/// no compiled form between batches), each (template, locale) rendered once, and each device's
+/// push the rendered bytes over the request metadata of its platform's plain push.
+///
+/// A device whose template cannot be rendered (a property missing under `fail`, or in neither the
+/// send nor the defaults under `fallback`) or renders over its platform's limit fails alone, with
+/// the reason's code first: `template_missing_property: …`, `payload_too_large: …`.
+struct TemplatePushes {
+    /// Why one device gets no push.
+    struct Failure: Error {
+        let reason: String
+    }
+
+    private struct Compiled {
+        let template: Template
+        /// An APNs body with `aps.alert`: sent as an alert (priority 10), not a background push.
+        let isAlert: Bool
+    }
+
+    private struct RenderKey: Hashable {
+        let notification: Int
+        let template: InstallationTemplate
+        let locale: String?
+    }
+
+    private var compiled: [String: Result<Compiled, TemplateError>] = [:]
+    private var rendered: [RenderKey: Result<[UInt8], Failure>] = [:]
+    private struct ValuesKey: Hashable {
+        let notification: Int
+        let locale: String?
+    }
+
+    private var values: [ValuesKey: TemplateProperties] = [:]
+
+    /// The most bytes a rendered template may have on each platform (APNs' payload, FCM's message,
+    /// Web Push's plaintext).
+    static func limit(_ format: PushFormat) -> Int {
+        switch format {
+        case .apns: PushRenderer.maxPayloadBytes
+        case .fcm: PushRenderer.maxFCMDataBytes
+        case .webpush: PushRenderer.maxWebPushPlaintextBytes
+        }
+    }
+
+    /// The template an installation gets for a send to `expression`: the first by name whose own
+    /// tags, with the installation's, match (one push per device: the delivery ledger counts one
+    /// per notification and installation); nil when none does.
+    static func template(of installation: Installation, for expression: TagExpression) -> InstallationTemplate? {
+        installation.templates.sorted { $0.name < $1.name }.first { template in
+            template.tags.isEmpty || expression.matches(Set(installation.tags + template.tags))
+        }
+    }
+
+    /// `installation`'s push of `notification` rendered from `template`, with `plain` (its
+    /// platform's plain push) giving the request metadata.
+    mutating func push(_ template: InstallationTemplate, for installation: Installation, of notification: RichNotification, properties: SendProperties,
+                       format: PushFormat, plain: RenderedPush, builtIns: [String: String]) -> Result<RenderedPush, Failure> {
+        let compiled: Compiled
+        switch compile(template.body) {
+        case .success(let value): compiled = value
+        case .failure(let error):
+            // Checked at registration; a body refused now was stored by another build.
+            return .failure(Failure(reason: "invalid_template: template '\(template.name)': \(error)"))
+        }
+        let key = RenderKey(notification: notification.id, template: template, locale: installation.locale)
+        let bytes: Result<[UInt8], Failure>
+        if let done = rendered[key] {
+            bytes = done
+        } else {
+            bytes = render(compiled.template, template, properties: self.properties(key, properties, builtIns: builtIns), format: format)
+            rendered[key] = bytes
+        }
+        return bytes.map { payload in
+            var push = plain
+            push.payload = payload
+            if format == .apns && compiled.isAlert {
+                push.pushType = "alert"
+                push.priority = notification.delivery.priority == .normal ? 5 : 10
+            }
+            return push
+        }
+    }
+
+    private mutating func compile(_ body: String) -> Result<Compiled, TemplateError> {
+        if let done = compiled[body] { return done }
+        let result = Result { () throws(TemplateError) in
+            let template = try Template(body)
+            return Compiled(template: template, isAlert: JSONValue.parse(Array(body.utf8))?["aps"]?["alert"] != nil)
+        }
+        compiled[body] = result
+        return result
+    }
+
+    /// The send's properties for the key's locale, with the rich push's own values over them.
+    private mutating func properties(_ key: RenderKey, _ properties: SendProperties, builtIns: [String: String]) -> Result<TemplateProperties, Failure> {
+        let shared = ValuesKey(notification: key.notification, locale: key.locale)
+        if let done = values[shared] { return .success(done) }
+        var merged = properties.values(for: key.locale).values
+        for (name, value) in builtIns {
+            merged = merged.filter { $0.key.lowercased() != name.lowercased() }
+            merged[name] = value
+        }
+        do {
+            let folded = try TemplateProperties(merged)
+            values[shared] = folded
+            return .success(folded)
+        } catch {
+            return .failure(Failure(reason: "\(error.code): \(error.message)"))
+        }
+    }
+
+    private func render(_ compiled: Template, _ template: InstallationTemplate, properties values: Result<TemplateProperties, Failure>,
+                        format: PushFormat) -> Result<[UInt8], Failure> {
+        let properties: TemplateProperties
+        switch values {
+        case .success(let value): properties = value
+        case .failure(let failure): return .failure(failure)
+        }
+        do {
+            let policy: MissingPropertyPolicy = switch template.missing {
+            case .fail: .fail
+            case .fallback: .fallback(try TemplateProperties(template.defaults))
+            }
+            let bytes = try compiled.render(properties, missing: policy).bytes
+            let limit = Self.limit(format)
+            guard bytes.count <= limit else {
+                return .failure(Failure(reason: "payload_too_large: template '\(template.name)' rendered \(bytes.count) bytes; \(format.rawValue) accepts at most \(limit)"))
+            }
+            return .success(bytes)
+        } catch {
+            return .failure(Failure(reason: "\(error.code): template '\(template.name)': \(error.message)"))
+        }
+    }
+}

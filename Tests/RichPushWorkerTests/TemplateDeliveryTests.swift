@@ -1,0 +1,104 @@
+import RichPushCore
+import RichPushInMemory
+import RichPushQueue
+import RichPushStorage
+import RichPushWorker
+import Testing
+
+/// Template sends through the worker on the in-memory store, ledger and adapter: each device with
+/// templates gets its own rendered payload in its locale, the others the plain push, and a device
+/// whose template cannot be rendered (a property missing, over the platform's limit) fails alone.
+@Suite("Template delivery, in memory")
+struct TemplateDeliveryTests {
+    static let apnsBody = #"{"aps":{"alert":{"title":"$(title)","body":"$(body)"}},"richId":"$(richId)","richUrl":"$(richUrl)"}"#
+    static let fcmBody = #"{"data":{"title":"$(title)","richId":"$(richId)","richType":"$(richType)"}}"#
+
+    struct Setup {
+        let notifications = InMemoryNotifications()
+        let installations: InMemoryInstallationStore
+        let adapter = InMemoryPushAdapter { .sent(adapterID: "mem-\($0.installation.id)") }
+        let handler: RichPushJobHandler
+        let id: Int
+
+        init(_ devices: [Installation], properties: String) async throws {
+            installations = InMemoryInstallationStore(devices)
+            handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
+                                         renderer: PushRenderer(), formats: [.fcm: .fcm])
+            var draft = NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "news")
+            draft.properties = try SendProperties.parse(json: Array(properties.utf8))
+            id = try await notifications.create(draft, hashing: { _ in "hash" }).id
+        }
+
+        func run() async -> Result<Void, any Error> {
+            let job = Job(id: "1-0", type: RichPushJob.type, payload: RichPushJob.request(notification: id).payload, enqueuedAt: 0)
+            return await handler.handle(batch: [job])[0]
+        }
+
+        func payload(_ installation: String) -> String? {
+            adapter.pushes.first { $0.installation.id == installation }.map { String(decoding: $0.rendered.payload, as: UTF8.self) }
+        }
+
+        func device(_ installation: String) async throws -> NotificationStatus.Device? {
+            try await notifications.status(id: id)?.devices.first { $0.installation == installation }
+        }
+    }
+
+    static func device(_ id: String, _ platform: Platform = .apns, locale: String?, templates: [InstallationTemplate]) -> Installation {
+        Installation(id: id, platform: platform, handle: "h-\(id)", tags: ["news"], owner: "alice", updatedAt: 0, templates: templates, locale: locale)
+    }
+
+    @Test func eachDeviceGetsItsTemplateInItsLocale() async throws {
+        let apns = [InstallationTemplate(name: "alert", body: Self.apnsBody)]
+        let fcm = [InstallationTemplate(name: "data", body: Self.fcmBody)]
+        let setup = try await Setup([
+            Self.device("en", locale: "en-US", templates: apns),
+            Self.device("fr", locale: "fr_CA", templates: apns),
+            Self.device("de", .fcm, locale: "de-AT", templates: fcm),
+            Self.device("xx", locale: "ja", templates: apns),
+            Self.device("plain", locale: "fr", templates: []),
+        ], properties: #"{"title": {"en": "Hello", "fr": "Bonjour", "fr-CA": "Allo", "de": "Hallo"}, "body": "42"}"#)
+        #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
+        let english = try #require(setup.payload("en"))
+        #expect(english.hasPrefix(#"{"aps":{"alert":{"title":"Hello","body":"42"}},"richId":"\#(setup.id)","richUrl":"http:"#), "\(english)")
+        #expect(english.contains("/api/notifications/\(setup.id)"))
+        #expect(setup.payload("fr")?.contains(#""title":"Allo""#) == true, "exact fr-CA")
+        #expect(setup.payload("de") == #"{"data":{"title":"Hallo","richId":"\#(setup.id)","richType":"text"}}"#, "language of de-AT")
+        #expect(setup.payload("xx")?.contains(#""title":"Hello""#) == true, "an unknown locale gets the first given")
+        #expect(setup.payload("plain")?.contains("content-available") == true, "no templates: the plain rich push")
+        let alert = try #require(setup.adapter.pushes.first { $0.installation.id == "en" })
+        #expect(alert.rendered.pushType == "alert" && alert.rendered.priority == 10)
+        #expect(try await setup.notifications.status(id: setup.id)?.counts["sent"] == 5)
+    }
+
+    @Test func aMissingPropertyFailsThatDeviceAlone() async throws {
+        let body = #"{"aps":{"alert":"$(title)"},"extra":"$(subtitle)"}"#
+        let setup = try await Setup([
+            Self.device("strict", locale: "en", templates: [InstallationTemplate(name: "t", body: body, missing: .fail)]),
+            Self.device("lenient", locale: "en", templates: [InstallationTemplate(name: "t", body: body, defaults: ["subtitle": "more"])]),
+            Self.device("nodefault", locale: "en", templates: [InstallationTemplate(name: "t", body: body)]),
+        ], properties: #"{"title": "Hi"}"#)
+        #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
+        #expect(setup.adapter.pushes.map(\.installation.id) == ["lenient"])
+        #expect(setup.payload("lenient") == #"{"aps":{"alert":"Hi"},"extra":"more"}"#)
+        for id in ["strict", "nodefault"] {
+            let device = try #require(try await setup.device(id))
+            #expect(device.state == "failed")
+            #expect(device.error?.hasPrefix("template_missing_property") == true, "\(device.error ?? "")")
+        }
+        // Run again: recorded, so nothing is rendered or sent twice.
+        #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
+        #expect(setup.adapter.pushes.count == 1)
+    }
+
+    @Test func aPayloadOverThePlatformsLimitFailsThatDevice() async throws {
+        let body = #"{"aps":{"alert":"$(text)"}}"#
+        let setup = try await Setup([
+            Self.device("big", locale: "en", templates: [InstallationTemplate(name: "t", body: body)]),
+            Self.device("web", .fcm, locale: "en", templates: [InstallationTemplate(name: "t", body: #"{"data":{"t":".(text, 100)"}}"#)]),
+        ], properties: "{\"text\": \"\(String(repeating: "x", count: 5000))\"}")
+        #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
+        let big = try #require(try await setup.device("big"))
+        #expect(big.state == "failed" && big.error?.hasPrefix("payload_too_large") == true, "\(big.error ?? "")")
+        #expect(setup.payload("web") == "{\"data\":{\"t\":\"\(String(repeating: "x", count: 97))...\"}}", "clipped where the template asks")
+    }
+}
