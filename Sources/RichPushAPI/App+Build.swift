@@ -64,7 +64,7 @@ package func buildApplication(configuration: APIConfiguration, dependencies: API
     let apps = AppDirectory(defaultStores: dependencies.stores, build: dependencies.appStores, lookup: lookup)
     // A user's credentials changed: their app's cached records go (`<app>/<name>` in another app).
     let auth = AuthState(configuration: configuration.auth) { name in
-        apps.stores(for: AppDirectory.app(ofCredentialName: name)).dropCachedNotifications()
+        apps.stores(for: AppID.of(credentialName: name)).dropCachedNotifications()
     }
     var services: [any Service] = []
     if let subscriber = dependencies.credentialChanges {

@@ -78,9 +78,9 @@ package struct StorageKeys: Sendable, Hashable {
     func loginAddress(_ address: String) -> String { "\(registry):login:addr:\(address)" }
     /// Where credential changes are announced, so every API replica drops what it cached.
     package var credentialChanges: String { "\(prefix):auth:changed" }
-    /// How a user or key of this app is named in credential caches and their announcements:
-    /// the name itself in the default app, `<app>/<name>` in another (no user name holds `/`).
-    package func credentialName(_ name: String) -> String { app.isDefault ? name : "\(app.rawValue)/\(name)" }
+    /// How a user or key of this app is named in credential caches and their announcements
+    /// (``AppID/credentialName(_:)``).
+    package func credentialName(_ name: String) -> String { app.credentialName(name) }
     func apiKey(_ id: String) -> String { "\(registry):apikey:\(id)" }
     func apiKeys(of user: String) -> String { "\(registry):apikeys:\(user)" }
 

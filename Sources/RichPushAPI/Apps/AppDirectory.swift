@@ -64,12 +64,6 @@ final class AppDirectory: Sendable {
         return found
     }
 
-    /// The app of a name in the credential caches: `<app>/<name>`, or a default app's name.
-    static func app(ofCredentialName name: String) -> AppID {
-        guard let slash = name.firstIndex(of: "/") else { return .default }
-        return AppID(validating: name[..<slash]) ?? .default
-    }
-
     /// Forgets what is known of `app` (it was just created or removed here).
     func forget(_ app: AppID) {
         _ = known.withLock { $0.removeValue(forKey: app) }

@@ -67,7 +67,7 @@ struct AuthMiddleware: RouterMiddleware {
         }
         let users = apps.stores(for: app).users
         // The caches' name: another app's `alice` is not the default app's.
-        let cached = app.isDefault ? name : "\(app)/\(name)"
+        let cached = app.credentialName(name)
         // A pair with recent failures here goes through the throttle even with a remembered
         // password: else a guesser would learn the right one from a 200 among 429s.
         let pair = cached + "\u{0}" + address
@@ -123,7 +123,7 @@ struct AuthMiddleware: RouterMiddleware {
             throw APIError.invalidToken("the Bearer token is not a RichPush API key (rpk_…)")
         }
         // The caches' name: ids are random, but a key is its app's.
-        let cached = app.isDefault ? id : "\(app)/\(id)"
+        let cached = app.credentialName(id)
         if let entry = state.keys.lookup(cached, secret: token), ContinuousClock.now - entry.checked < configuration.cacheTTL {
             return (entry.value.0, entry.value.1, app)
         }

@@ -97,11 +97,7 @@ struct AppBody {
     /// `current` with the limits this body gives; nil when it gives none.
     func limits(over current: AppLimits) -> AppLimits? {
         guard !limits.isEmpty else { return nil }
-        var result = current
-        if let value = limits["notificationsPerMinute"] { result.notificationsPerMinute = value }
-        if let value = limits["audience"] { result.audience = value }
-        if let value = limits["payloadBytes"] { result.payloadBytes = value }
-        return result
+        return current.replacing(notificationsPerMinute: limits["notificationsPerMinute"], audience: limits["audience"], payloadBytes: limits["payloadBytes"])
     }
 
     private static func refuseUnknown(_ fields: [String: JSONValue], _ allowed: [String], in object: String) throws {

@@ -27,6 +27,37 @@ extension NotificationRoutes {
         return errors
     }
 
+    /// The batch items within the app's limits (audience, then rate and bytes, charged in one
+    /// call); each other item's outcome is its refusal, and its idempotency key is freed.
+    func withinAppLimits(_ items: [Pending], outcomes: inout [BatchOutcome?], context: APIRequestContext) async throws -> [Pending] {
+        guard !appLimits.isNone else { return items }
+        var audiences: [String: APIError?] = [:]
+        var allowed: [Pending] = []
+        var refused: [Pending] = []
+        func refuse(_ item: Pending, _ error: APIError) {
+            outcomes[item.index] = .rejected(error)
+            refused.append(item)
+        }
+        for item in items {
+            if audiences[item.draft.target] == nil {
+                do {
+                    try await checkAudience(item.draft.target)
+                    audiences[item.draft.target] = .some(nil)
+                } catch let error as APIError {
+                    audiences[item.draft.target] = .some(error)
+                }
+            }
+            if let refusal = audiences[item.draft.target] ?? nil { refuse(item, refusal) } else { allowed.append(item) }
+        }
+        var within: [Pending] = []
+        for (item, refusal) in zip(allowed, try await chargeApp(allowed.map(\.draft.payload.count), throwing: false)) {
+            if let refusal { refuse(item, refusal) } else { within.append(item) }
+        }
+        let freed = refused.compactMap(\.draft.idempotency)
+        if !freed.isEmpty { await release(freed, context: context) }
+        return within
+    }
+
     private func appLimitError(_ refusal: QuotaRefusal) -> APIError {
         let message = switch refusal.limit {
         case .liveBytes?: "app '\(app)' may hold \(appLimits.payloadBytes) payload bytes within the retention (limits.payloadBytes); retry in \(refusal.retryAfter) s"

@@ -14,7 +14,7 @@ extension NotificationRoutes {
     static let maxBatchItems = 1000
 
     /// An item that passed the checks, on its way to the store.
-    private struct Pending {
+    struct Pending {
         let index: Int
         var draft: NotificationDraft
         let key: IdempotencyKey?
@@ -134,39 +134,8 @@ extension NotificationRoutes {
         let results: [Result<RichNotification, any Error>]
         do {
             try await backlog.check()
-            // The app's limits, item by item: one over them is refused alone.
-            var audiences: [String: APIError?] = [:]
-            var allowed: [Pending] = []
-            var refused: [Pending] = []
-            for item in items {
-                if audiences[item.draft.target] == nil {
-                    do {
-                        try await checkAudience(item.draft.target)
-                        audiences[item.draft.target] = .some(nil)
-                    } catch let error as APIError {
-                        audiences[item.draft.target] = .some(error)
-                    }
-                }
-                if let refusal = audiences[item.draft.target] ?? nil {
-                    outcomes[item.index] = .rejected(refusal)
-                    refused.append(item)
-                } else {
-                    allowed.append(item)
-                }
-            }
-            let charged = try await chargeApp(allowed.map(\.draft.payload.count), throwing: false)
-            items = []
-            for (item, refusal) in zip(allowed, charged) {
-                if let refusal {
-                    outcomes[item.index] = .rejected(refusal)
-                    refused.append(item)
-                } else {
-                    items.append(item)
-                }
-            }
-            // Refused: their keys are free again at once.
-            let freed = refused.compactMap(\.draft.idempotency)
-            if !freed.isEmpty { await release(freed, context: context) }
+            // The app's limits, item by item: one over them is refused alone, its key freed.
+            items = try await withinAppLimits(items, outcomes: &outcomes, context: context)
             let quota = QuotaLimits(perMinute: configuration.quotas.notificationsPerMinute, liveBytes: configuration.quotas.payloadBytes)
             results = try await notifications.create(items.map { item in
                 var draft = item.draft
@@ -197,7 +166,7 @@ extension NotificationRoutes {
 
     /// Frees keys whose create failed, so a retry can go ahead at once (or, if Redis cannot be
     /// told now, when the claims expire).
-    private func release(_ keys: [IdempotencyKey], context: APIRequestContext) async {
+    func release(_ keys: [IdempotencyKey], context: APIRequestContext) async {
         guard !keys.isEmpty else { return }
         do {
             try await notifications.release(keys)

@@ -16,10 +16,6 @@ struct AppLimitOptions: ParsableArguments {
     /// `current` with the limits given; nil when none is given.
     func limits(over current: AppLimits) -> AppLimits? {
         guard limitPerMinute != nil || limitAudience != nil || limitPayloadBytes != nil else { return nil }
-        var limits = current
-        if let limitPerMinute { limits.notificationsPerMinute = limitPerMinute }
-        if let limitAudience { limits.audience = limitAudience }
-        if let limitPayloadBytes { limits.payloadBytes = limitPayloadBytes }
-        return limits
+        return current.replacing(notificationsPerMinute: limitPerMinute, audience: limitAudience, payloadBytes: limitPayloadBytes)
     }
 }

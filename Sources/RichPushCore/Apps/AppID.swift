@@ -33,6 +33,17 @@ package struct AppID: Sendable, Hashable, Comparable, CustomStringConvertible {
     package init(unchecked text: String) { rawValue = text }
 
     package var isDefault: Bool { rawValue == "default" }
+
+    /// How a user or API key of this app is named where every app's names meet (the API's
+    /// credential caches and their change announcements): the name itself in the default app,
+    /// `<app>/<name>` in another (no user name or key id holds `/`).
+    package func credentialName(_ name: String) -> String { isDefault ? name : "\(rawValue)/\(name)" }
+
+    /// The app of a ``credentialName(_:)``.
+    package static func of(credentialName name: String) -> AppID {
+        guard let slash = name.firstIndex(of: "/") else { return .default }
+        return AppID(validating: name[..<slash]) ?? .default
+    }
     package var description: String { rawValue }
     package static func < (lhs: AppID, rhs: AppID) -> Bool { lhs.rawValue < rhs.rawValue }
 }

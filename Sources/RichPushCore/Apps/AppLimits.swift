@@ -32,6 +32,12 @@ package struct AppLimits: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// These limits with the ones given replaced (nil: kept).
+    package func replacing(notificationsPerMinute: Int? = nil, audience: Int? = nil, payloadBytes: Int? = nil) -> AppLimits {
+        AppLimits(notificationsPerMinute: notificationsPerMinute ?? self.notificationsPerMinute, audience: audience ?? self.audience,
+                  payloadBytes: payloadBytes ?? self.payloadBytes)
+    }
+
     /// The quota subject the app's own counters are kept under, in its registry: no user is
     /// named so (`*` is in no user name).
     package static let quotaSubject = "*app"
