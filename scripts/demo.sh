@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole pipeline end to end on this machine: installs what is missing, builds release, starts
+# The whole pipeline end to end on this machine: installs what is missing, builds, starts
 # a private redis-server (or uses REDIS_URL), the API, two workers and a device simulator with two
 # devices (one app in the foreground, one in the background), sends a rich push with an image,
 # and shows the devices receive it, fetch the image, display the local notification and open it
@@ -13,16 +13,21 @@
 # service (`richpush webpush-sim`, TLS, checking RFC 8030/8291/8292), restricted to a VAPID key made
 # for the run; the workers encrypt to each subscription and sign with that key, and each device
 # decrypts with its own keys before it fetches.
-# Usage: scripts/demo.sh [--adapter simulated|apns|native|webpush]
+# It builds the debug binary, the build scripts/test.sh then extends with the tests instead of
+# making a second, optimized one (a newcomer runs both); --release builds and runs the release
+# binary, as the benchmarks and a deployment do.
+# Usage: scripts/demo.sh [--adapter simulated|apns|native|webpush] [--release]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
 adapter=simulated
+configuration=debug
 while [ $# -gt 0 ]; do
     case "$1" in
-        --adapter) adapter=$2; shift 2 ;;
-        *) echo "unknown option $1 (usage: scripts/demo.sh [--adapter simulated|apns|native|webpush])" >&2; exit 2 ;;
+        --adapter) [ $# -ge 2 ] || { echo "--adapter needs a value" >&2; exit 2; }; adapter=$2; shift 2 ;;
+        --release) configuration=release; shift ;;
+        *) echo "unknown option $1 (usage: scripts/demo.sh [--adapter simulated|apns|native|webpush] [--release])" >&2; exit 2 ;;
     esac
 done
 case "$adapter" in simulated|apns|native|webpush) ;; *) echo "--adapter must be simulated, apns, native (apns for iOS, fcm for Android, webpush for a browser) or webpush" >&2; exit 2 ;; esac
@@ -43,9 +48,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "==> building release (the first build takes several minutes)"
-swift build -c release --product richpush 2>&1 | grep -E "error|Compiling RichPush|Build complete" || true
-bin="$(swift build -c release --show-bin-path)/richpush"
+echo "==> building ($configuration; the first build takes several minutes)"
+swift build -c "$configuration" --product richpush 2>&1 | grep -E "error|Compiling RichPush|Build complete" || true
+bin="$(swift build -c "$configuration" --show-bin-path)/richpush"
 [ -x "$bin" ] || { echo "build failed" >&2; exit 1; }
 
 if [ -n "${REDIS_URL:-}" ]; then

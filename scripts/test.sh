@@ -29,12 +29,12 @@ stage() {
 bin_path() { echo "$(swift build --show-bin-path)/richpush"; }
 
 stage "building (debug, with tests)" swift build --build-tests
-# The release build is no test: the suite runs the debug binary. CI (CI=true) and
-# RICHPUSH_TEST_RELEASE=1 build it too, because scripts/demo.sh and the benchmarks run it and the
-# optimizer can fail where a debug build passes (Swift 6.3.1 crashed splitting one async function,
-# session 9); a newcomer's run skips its 300 s (scripts/demo.sh builds it anyway).
+# The release build is no test: the suite runs the debug binary, the one scripts/demo.sh builds.
+# CI (CI=true) and RICHPUSH_TEST_RELEASE=1 build it too, because deployments, the benchmarks and
+# `scripts/demo.sh --release` run it and the optimizer can fail where a debug build passes (Swift
+# 6.3.1 crashed splitting one async function, session 9); a newcomer's run skips its 300 s.
 if [ "${CI:-}" = true ] || [ "${RICHPUSH_TEST_RELEASE:-}" = 1 ]; then
-    stage "building the richpush binary (release, as scripts/demo.sh does; CI only)" swift build -c release --product richpush
+    stage "building the richpush binary (release, as deployments and benchmarks run it; CI only)" swift build -c release --product richpush
 fi
 stage "testing (swift test)" swift test --skip-build
 # The tests' redis-servers and worker processes are stopped by the tests themselves.
