@@ -37,12 +37,10 @@ struct DeadTokenFleetTests {
                 #expect(!dead.isEmpty && dead.count < iPhones, "\(dead.count) dead tokens")
                 for path in dead {
                     let toIt = requests.filter { $0["path"] as? String == path }
-                    let first = toIt.filter { $0["status"] as? Int == 410 }.compactMap { $0["at"] as? Double }.min() ?? 0
-                    // Only requests already on a stream when the answer came may land after it: at most
-                    // the 4 streams of each of a worker's 2 connections, all within moments. (Without
-                    // the stop, all 40 notifications reach a dead token, over a second and a half.)
-                    let late = toIt.filter { ($0["at"] as? Double ?? 0) > first + 1 }
-                    #expect(late.isEmpty, "\(path): \(late.count) requests more than a second after its 410")
+                    // Only requests already on a stream when the answer came may follow it: at most
+                    // the 4 streams of each of a worker's 2 connections. (Without the stop, all 40
+                    // notifications reach a dead token.) Counted, not timed: on a busy machine a
+                    // request written before the answer can reach the simulator a second later.
                     #expect(toIt.count <= 2 * 2 * 4, "\(path) got \(toIt.count) requests")
                 }
                 // Each push Apple accepted once, and every device never declared dead got them all.

@@ -64,6 +64,7 @@ package final class ChildProcess: Sendable {
         guard let execution = try await iterator.next() else { throw RedisServerError("cannot start \(executable.path)") }
         self.execution = execution
         self.pid = execution.processIdentifier.value
+        Lifeline.watch(pid: pid, marker: ([executable.path] + arguments).joined(separator: " "))
     }
 
     package func signal(_ signal: Int32) {

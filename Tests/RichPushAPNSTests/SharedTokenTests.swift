@@ -14,7 +14,10 @@ struct SharedTokenTests {
             let key = String(uniqueKeyPrefix("shared").dropLast()) + ":token"
             let mints = Atomic<Int>(0)
             let workers = (0..<12).map { _ in
-                SharedToken(redis: RedisConnection(configuration: server.configuration), key: key, refreshAfter: .seconds(3000), localTTL: .zero) { now in
+                // The lock's expiry (a crashed minter's bound) is not under test: long enough that a
+                // starved minter on a busy machine keeps it.
+                SharedToken(redis: RedisConnection(configuration: server.configuration), key: key, refreshAfter: .seconds(3000), localTTL: .zero,
+                            lockTTL: .seconds(60)) { now in
                     mints.add(1, ordering: .relaxed)
                     // A slow exchange, so readers pile up behind the lock and race its release.
                     try await Task.sleep(for: .milliseconds(50))

@@ -46,13 +46,14 @@ struct NativeProcesses {
         } catch {
             let processes = native.started.all
             for process in processes { process.signal(SIGTERM) }
-            for process in processes { _ = try await process.wait(timeout: .seconds(15)) }
+            for process in processes { _ = try await process.wait(timeout: .seconds(60)) }
             await redis.close()
             throw error
         }
         let processes = native.started.all
         for process in processes { process.signal(SIGTERM) }
-        for process in processes { #expect(try await process.wait(timeout: .seconds(15)) == 0, "\(process) did not exit cleanly") }
+        // A clean exit is what is checked, not its speed: a drain on a busy 2-core machine took over 15 s.
+        for process in processes { #expect(try await process.wait(timeout: .seconds(60)) == 0, "\(process) did not exit cleanly") }
         await redis.close()
     }
 
