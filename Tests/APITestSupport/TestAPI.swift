@@ -53,16 +53,23 @@ package struct TestAPI: Sendable {
                 defer { listening.finish() }
                 try await services.run()
             }
-            var result: Result<T, any Error>
             var waiting = ports.makeAsyncIterator()
-            if let port = await waiting.next() {
-                do { result = .success(try await body(port)) } catch { result = .failure(error) }
-            } else {
-                result = .failure(TestAPIError("the API stopped before it listened"))
+            guard let port = await waiting.next() else {
+                // Its run's error says why.
+                try await group.waitForAll()
+                throw TestAPIError("the API stopped before it listened")
+            }
+            let result: T
+            do {
+                result = try await body(port)
+            } catch {
+                await services.triggerGracefulShutdown()
+                try? await group.waitForAll()
+                throw error
             }
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
-            return try result.get()
+            return result
         }
     }
 
