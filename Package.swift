@@ -185,7 +185,11 @@ let package = Package(
         ),
         .target(
             name: "RichPushInMemory",
-            dependencies: ["RichPushCore", "RichPushQueue", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "RichPushCore", "RichPushQueue",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(

@@ -5,16 +5,19 @@ import Synchronization
 
 /// API keys in memory, with the Redis store's rules: a key is made only for an existing user,
 /// only a SHA-256 digest of its token is kept, and a key acts as its user's current record (a
-/// removed user's keys stop working).
+/// removed user's keys stop working). A revoked key is announced on `changes`, as the Redis
+/// store publishes it.
 package final class InMemoryAPIKeyStore: APIKeyStore {
     private let users: InMemoryUserStore
     private let app: AppID
+    private let changes: InMemoryCredentialChanges?
     private let keys = Mutex<[String: (key: APIKey, digest: String)]>([:])
 
     /// `users`: whose keys these are; `app`: the app whose tokens these are (others are refused).
-    package init(users: InMemoryUserStore, app: AppID = .default) {
+    package init(users: InMemoryUserStore, app: AppID = .default, changes: InMemoryCredentialChanges? = nil) {
         self.users = users
         self.app = app
+        self.changes = changes
     }
 
     package func create(user: String, scopes: Set<APIKey.Scope>, label: String) async throws -> (key: APIKey, token: String)? {
@@ -34,7 +37,9 @@ package final class InMemoryAPIKeyStore: APIKeyStore {
     }
 
     package func revoke(id: String) async throws -> Bool {
-        keys.withLock { $0.removeValue(forKey: id) != nil }
+        guard keys.withLock({ $0.removeValue(forKey: id) != nil }) else { return false }
+        changes?.announce("key:\(id)")
+        return true
     }
 
     package func verify(token: String) async throws -> (key: APIKey, user: User)? {

@@ -4,7 +4,8 @@ import Synchronization
 /// Users with their bcrypt hashes, and the login throttle (`+Throttle`), in memory, with the
 /// Redis store's rules (a name is taken once; an update or removal of a missing user says so), so
 /// the API's routes can run in memory in tests. The password is checked by the API against
-/// ``StoredUser/passwordHash``, as on Redis.
+/// ``StoredUser/passwordHash``, as on Redis. A changed or removed user is announced on
+/// `changes`, as the Redis store publishes it.
 package final class InMemoryUserStore: UserStore {
     struct Failures {
         var count: Int
@@ -21,8 +22,11 @@ package final class InMemoryUserStore: UserStore {
     }
 
     let state = Mutex(State())
+    private let changes: InMemoryCredentialChanges?
 
-    package init() {}
+    package init(changes: InMemoryCredentialChanges? = nil) {
+        self.changes = changes
+    }
 
     package func user(named name: String) async throws -> StoredUser? {
         state.withLock { $0.users[name] }
@@ -37,18 +41,22 @@ package final class InMemoryUserStore: UserStore {
     }
 
     package func update(name: String, passwordHash: String?, role: User.Role?) async throws -> Bool {
-        state.withLock { state in
+        let found = state.withLock { state in
             guard let stored = state.users[name] else { return false }
             state.users[name] = StoredUser(user: User(name: name, role: role ?? stored.user.role), passwordHash: passwordHash ?? stored.passwordHash)
             return true
         }
+        if found, passwordHash != nil || role != nil { changes?.announce("user:\(name)") }
+        return found
     }
 
     package func remove(name: String) async throws -> Bool {
-        state.withLock { state in
+        let removed = state.withLock { state in
             state.pairs[name] = nil
             return state.users.removeValue(forKey: name) != nil
         }
+        changes?.announce("user:\(name)")
+        return removed
     }
 
     package func list() async throws -> [User] {

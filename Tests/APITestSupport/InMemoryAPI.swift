@@ -6,18 +6,22 @@ package import RichPushInMemory
 /// the real-Redis suites run the same routes on Redis. One app (the default); the queue is
 /// not modelled, so the backlog is always 0.
 package struct InMemoryAPI: Sendable {
-    package let users = InMemoryUserStore()
+    /// What the users and keys announce when they change (the API listens).
+    package let changes = InMemoryCredentialChanges()
+    package let users: InMemoryUserStore
     package let apiKeys: InMemoryAPIKeyStore
     package let installations = InMemoryInstallationStore()
     package let notifications = InMemoryNotifications()
     package let webhooks = InMemoryWebhookStore()
 
     package init() {
-        apiKeys = InMemoryAPIKeyStore(users: users)
+        users = InMemoryUserStore(changes: changes)
+        apiKeys = InMemoryAPIKeyStore(users: users, changes: changes)
     }
 
     package var dependencies: APIDependencies {
         APIDependencies(stores: APIStores(users: users, apiKeys: apiKeys, installations: installations, notifications: notifications,
-                                          webhooks: webhooks, ready: {}, backlog: { 0 }))
+                                          webhooks: webhooks, ready: {}, backlog: { 0 }),
+                        credentialChanges: changes)
     }
 }

@@ -1,7 +1,9 @@
 import APITestSupport
 import Foundation
 import HTTPTypes
+import HummingbirdBcrypt
 import HummingbirdTesting
+import RedisTestSupport
 import RichPushCore
 import RichPushInMemory
 import Testing
@@ -146,7 +148,9 @@ struct InMemoryRouteTests {
         #expect(try await api.apiKeys.create(user: "ghost", scopes: [.send], label: "") == nil)
         let (sender, token) = try #require(try await api.apiKeys.create(user: "alice", scopes: [.send], label: "backend"))
         let bearer: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
-        try await TestAPI(dependencies: api.dependencies).test { client in
+        // Keys are remembered for an hour: only the announcement of the revocation ends this one early.
+        let configuration = TestAPI.configuration { $0.auth.cacheTTL = .seconds(3600) }
+        try await TestAPI(configuration: configuration, dependencies: api.dependencies).test { client in
             try await client.execute(uri: "/api/notifications", method: .post, headers: bearer,
                                      body: TestAPI.json(["message": "from a key", "richType": "text", "payload": "hello"])) { response in
                 #expect(response.status == .accepted, "\(String(buffer: response.body))")
@@ -154,12 +158,24 @@ struct InMemoryRouteTests {
             // A send key does not read.
             try await client.execute(uri: "/api/notifications", method: .get, headers: bearer) { #expect($0.status == .forbidden) }
             #expect(try await api.notifications.notifications(createdBy: "alice", before: nil, limit: 10).map(\.message) == ["from a key"])
+            try await waitUntil(timeout: .seconds(60), "the API to listen for credential changes") { api.changes.listening == 1 }
             #expect(try await api.apiKeys.revoke(id: sender.id))
-        }
-        // A fresh API (no cached key): the revoked token is refused.
-        try await TestAPI(dependencies: api.dependencies).test { client in
             try await client.execute(uri: "/api/notifications", method: .post, headers: bearer,
                                      body: TestAPI.json(["message": "again", "richType": "text", "payload": "hello"])) { #expect($0.status == .unauthorized) }
+        }
+    }
+
+    @Test func aChangedPasswordIsRefusedAtOnce() async throws {
+        let api = InMemoryAPI()
+        try await TestAPI.addUsers(to: api.users)
+        let configuration = TestAPI.configuration { $0.auth.cacheTTL = .seconds(3600) }
+        try await TestAPI(configuration: configuration, dependencies: api.dependencies).test { client in
+            try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("alice")) { #expect($0.status == .ok) }
+            try await waitUntil(timeout: .seconds(60), "the API to listen for credential changes") { api.changes.listening == 1 }
+            // `richpush users passwd alice`.
+            #expect(try await api.users.update(name: "alice", passwordHash: Bcrypt.hash("new-pw", cost: 4), role: nil))
+            try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("alice")) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("alice", "new-pw")) { #expect($0.status == .ok) }
         }
     }
 
