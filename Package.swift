@@ -185,7 +185,11 @@ let package = Package(
         ),
         .target(
             name: "RichPushInMemory",
-            dependencies: ["RichPushCore", "RichPushQueue"],
+            dependencies: [
+                "RichPushCore", "RichPushQueue",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -299,6 +303,32 @@ let package = Package(
             path: "Tests/RedisTestSupport",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "APITestSupport",
+            dependencies: [
+                "RichPushAPI", "RichPushCore", "RichPushInMemory",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/APITestSupport",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PlatformSimTestSupport",
+            dependencies: [
+                "RichPushAPNS", "RichPushAPNSSim", "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushCore", "RedisTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Tests/PlatformSimTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "RichPushQueueTests",
             dependencies: ["RichPushQueue", "Hiredis", "RedisTestSupport"],
@@ -308,6 +338,7 @@ let package = Package(
             name: "RichPushAPITests",
             dependencies: [
                 "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "Hiredis", "RedisTestSupport",
+                "APITestSupport", "RichPushInMemory",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Yams", package: "Yams"),
@@ -324,6 +355,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport", "RichPushCredentials", "RichPushApps",
+                "APITestSupport", "PlatformSimTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -379,7 +411,7 @@ let package = Package(
         .testTarget(
             name: "RichPushAPNSSimTests",
             dependencies: [
-                "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport",
+                "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport", "PlatformSimTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -399,7 +431,7 @@ let package = Package(
         .testTarget(
             name: "RichPushFCMSimTests",
             dependencies: [
-                "RichPushFCMSim", "RichPushFCM", "RichPushCore", "Hiredis", "RedisTestSupport", "RichPushHTTP2", "RichPushSimTLS",
+                "RichPushFCMSim", "RichPushFCM", "RichPushCore", "Hiredis", "RedisTestSupport", "RichPushHTTP2", "RichPushSimTLS", "PlatformSimTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -24,7 +24,8 @@ extension APIDependencies {
                 cachedNotification: { notifications.cachedNotification(id: $0) },
                 dropCachedNotifications: { notifications.dropCachedRecords() })
         }
-        var dependencies = APIDependencies(stores: build(keys.app), registry: registry, credentialChanges: credentialChanges, credentialChannel: keys.credentialChanges)
+        var dependencies = APIDependencies(stores: build(keys.app), registry: registry,
+                                           credentialChanges: credentialChanges.map { RedisCredentialChanges(subscriber: $0, channel: keys.credentialChanges) })
         dependencies.appStores = build
         return dependencies
     }

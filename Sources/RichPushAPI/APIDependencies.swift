@@ -1,4 +1,3 @@
-package import Hiredis
 package import Prometheus
 package import RichPushApps
 package import RichPushCore
@@ -10,21 +9,20 @@ package struct APIDependencies: Sendable {
     package var stores: APIStores
     /// Where `/metrics` reads from; nil serves an empty page (tests that do not bootstrap metrics).
     package var registry: PrometheusCollectorRegistry?
-    /// Hears credential changes from `richpush users`/`keys` on `credentialChannel` so every
-    /// replica drops its cached entries at once; nil leaves that to the cache's revalidation after its TTL.
-    package var credentialChanges: RedisSubscriber?
-    package var credentialChannel: String
+    /// Hears credential changes (from `richpush users`/`keys` on Redis) so every replica drops its
+    /// cached entries at once; nil leaves that to the cache's revalidation after its TTL.
+    package var credentialChanges: (any CredentialChanges)?
     /// Apps and their credentials, for the operator's `/api/apps`; nil leaves those routes out.
     package var apps: (any AppStore)?
     /// The stores of an app other than the default (built once per app, when a request first
     /// names it); nil serves the default app only.
     package var appStores: (@Sendable (AppID) -> APIStores)?
 
-    package init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: RedisSubscriber? = nil, credentialChannel: String = "", apps: (any AppStore)? = nil) {
+    package init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: (any CredentialChanges)? = nil,
+                apps: (any AppStore)? = nil) {
         self.stores = stores
         self.registry = registry
         self.credentialChanges = credentialChanges
-        self.credentialChannel = credentialChannel
         self.apps = apps
     }
 }

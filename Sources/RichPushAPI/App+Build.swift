@@ -67,8 +67,8 @@ package func buildApplication(configuration: APIConfiguration, dependencies: API
         apps.stores(for: AppID.of(credentialName: name)).dropCachedNotifications()
     }
     var services: [any Service] = []
-    if let subscriber = dependencies.credentialChanges {
-        services.append(CredentialChangeListener(subscriber: subscriber, channel: dependencies.credentialChannel, state: auth, logger: logger))
+    if let changes = dependencies.credentialChanges {
+        services.append(CredentialChangeListener(changes: changes, state: auth, logger: logger))
     }
     let bodyTimeout = TimeAmount.milliseconds(Int64(configuration.bodyTimeout.milliseconds))
     return Application(

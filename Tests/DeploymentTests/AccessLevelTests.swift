@@ -11,7 +11,7 @@ struct AccessLevelTests {
         let root = DocsCommandTests.root
         let exceptions = try String(contentsOf: root.appendingPathComponent("scripts/dev/package-access.exceptions"), encoding: .utf8)
         var found: [String] = []
-        for directory in ["Sources", "Tests/RedisTestSupport"] {
+        for directory in ["Sources", "Tests/RedisTestSupport", "Tests/APITestSupport", "Tests/PlatformSimTestSupport"] {
             let files = FileManager.default.enumerator(at: root.appendingPathComponent(directory), includingPropertiesForKeys: nil)
             while let file = files?.nextObject() as? URL {
                 guard file.pathExtension == "swift" else { continue }

@@ -1,3 +1,4 @@
+import PlatformSimTestSupport
 import Crypto
 import Foundation
 import NIOSSL
@@ -40,22 +41,12 @@ struct APNSFaultsTests {
                 var faults = APNSFaultPlan()
                 faults.failures = try APNSFaultPlan.failures(parsing: "410:5%,400:1%,429:2%,500:2%")
                 faults.seed = 7
-                let certificates = try LocalCertificates.generate()
-                let lines = Mutex<[String]>([])
-                let signer = try APNSSigningKey(pem: Self.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-                let apns = try await APNSSimulatorServer.start(
-                    certificates: certificates,
-                    rules: APNSServerRules(token: APNSProviderTokenCheck(teamID: "DEF123GHIJ", keys: ["ABC123DEFG": signer.publicKey]),
-                                           topics: ["com.example.richpush"]),
-                    faults: faults, log: { line in lines.withLock { $0.append(line) } })
-                let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
-                    endpoint: HTTP2Client.Endpoint(host: "localhost", port: apns.port, usesTLS: true),
-                    trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)),
-                    // A debug build beside the other suites may answer slowly; a push that times out is
-                    // retried and may then arrive twice (at least once), which is not what this test is about.
-                    requestTimeout: .seconds(120)))
+                let signer = try LocalAPNS.signer()
+                // A debug build beside the other suites may answer slowly; a push that times out is
+                // retried and may then arrive twice (at least once), which is not what this test is about.
+                let apns = try await LocalAPNS.start(faults: faults, timeout: .seconds(120), responseIDHeader: nil)
                 // A 429 defers its push (spending no attempt); a second instead of Apple's unnamed wait.
-                let settings = RichPushWorkerConfiguration.APNSSettings(client: client, topic: "com.example.richpush", signer: signer, throttleWait: .seconds(1))
+                let settings = RichPushWorkerConfiguration.APNSSettings(client: apns.client, topic: "com.example.richpush", signer: signer, throttleWait: .seconds(1))
                 let id = try await withWorker(pipeline.worker(adapter: .apns(settings), leaseDuration: .seconds(300))) {
                     let id = try await pipeline.send(json: ["message": "to two thousand", "richType": "text", "payload": "hello"])
                     try await waitUntil(timeout: .seconds(240), "every device to end in one state") {
@@ -64,12 +55,11 @@ struct APNSFaultsTests {
                     }
                     return id
                 }
-                client.shutdown()
                 try await apns.stop()
 
                 // What apns-sim answered, per device token.
                 var answers: [String: [Int]] = [:]
-                for line in lines.withLock({ $0 }) {
+                for line in apns.lines {
                     guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                           let path = object["path"] as? String, let status = object["status"] as? Int else { continue }
                     answers[String(path.dropFirst("/3/device/".count)), default: []].append(status)
@@ -94,6 +84,4 @@ struct APNSFaultsTests {
             }
         }
     }
-
-    static let pem = P256.Signing.PrivateKey().pemRepresentation
 }

@@ -1,3 +1,4 @@
+import PlatformSimTestSupport
 import Crypto
 import Foundation
 import HummingbirdBcrypt
@@ -21,10 +22,9 @@ import Testing
 /// topic, signed by its app's key.
 @Suite("Apps on APNs: two teams, both Apple environments, two workers", .serialized)
 struct AppAPNSEnvironmentsTests {
-    final class Accepted: Sendable {
-        private let pushes = Mutex<[(token: String, topic: String)]>([])
-        func append(_ push: APNSSimulatorServer.AcceptedPush) { pushes.withLock { $0.append((push.deviceToken, push.headers["apns-topic"] ?? "?")) } }
-        var all: [String: String] { pushes.withLock { Dictionary($0.map { ($0.token, $0.topic) }, uniquingKeysWith: { first, _ in first }) } }
+    /// The topic of each device token's first push `sim` accepted.
+    static func topics(_ sim: LocalAPNS) -> [String: String] {
+        Dictionary(sim.accepted.map { ($0.deviceToken, $0.headers["apns-topic"] ?? "?") }, uniquingKeysWith: { first, _ in first })
     }
 
     @Test func eachAppsDevicesReachTheirEnvironmentAsTheirApp() async throws {
@@ -37,24 +37,12 @@ struct AppAPNSEnvironmentsTests {
                 let teams = ["FLAGTEAM01": ["FLAGKEY123": flags.publicKey], "SHOPTEAM01": ["SHOPKEY123": shopKey.publicKey],
                              "NEWSTEAM01": ["NEWSKEY123": newsKey.publicKey]]
                 let topics: Set<String> = ["com.example.default", "com.example.shop", "com.example.news"]
-                let production = Accepted(), sandbox = Accepted()
-                let productionCertificates = try LocalCertificates.generate(), sandboxCertificates = try LocalCertificates.generate()
-                let productionSim = try await APNSSimulatorServer.start(
-                    certificates: productionCertificates,
-                    rules: APNSServerRules(token: APNSProviderTokenCheck(teams: teams), topics: topics, otherEnvironmentTokens: [shopSandbox, newsSandbox]),
-                    forward: { production.append($0) })
-                let sandboxSim = try await APNSSimulatorServer.start(
-                    certificates: sandboxCertificates,
-                    rules: APNSServerRules(token: APNSProviderTokenCheck(teams: teams), topics: topics, otherEnvironmentTokens: [shopProduction, newsProduction]),
-                    forward: { sandbox.append($0) })
-                func client(_ sim: APNSSimulatorServer, _ certificates: LocalCertificates) throws -> HTTP2Client {
-                    try HTTP2Client(configuration: HTTP2Client.Configuration(
-                        endpoint: HTTP2Client.Endpoint(host: "localhost", port: sim.port, usesTLS: true),
-                        trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), responseIDHeader: "apns-id"))
-                }
-                let productionClient = try client(productionSim, productionCertificates), sandboxClient = try client(sandboxSim, sandboxCertificates)
+                let production = try await LocalAPNS.start(rules: APNSServerRules(token: APNSProviderTokenCheck(teams: teams), topics: topics,
+                                                                                  otherEnvironmentTokens: [shopSandbox, newsSandbox]))
+                let sandbox = try await LocalAPNS.start(rules: APNSServerRules(token: APNSProviderTokenCheck(teams: teams), topics: topics,
+                                                                               otherEnvironmentTokens: [shopProduction, newsProduction]))
                 let settings = RichPushWorkerConfiguration.APNSSettings(
-                    client: productionClient, sandboxClient: sandboxClient, topic: "com.example.default",
+                    client: production.client, sandboxClient: sandbox.client, topic: "com.example.default",
                     signer: try APNSSigningKey(pem: flags.pemRepresentation, keyID: "FLAGKEY123", teamID: "FLAGTEAM01"))
                 let store = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
                 for (id, key, kid, team) in [("shop", shopKey, "SHOPKEY123", "SHOPTEAM01"), ("news", newsKey, "NEWSKEY123", "NEWSTEAM01")] {
@@ -79,25 +67,21 @@ struct AppAPNSEnvironmentsTests {
                             _ = try await pipeline.send(as: user, json: ["message": "m", "richType": "text", "payload": "p"])
                         }
                         try await waitUntil(timeout: .seconds(60), "both services to accept both apps' pushes") {
-                            production.all.count >= 2 && sandbox.all.count >= 2
+                            Self.topics(production).count >= 2 && Self.topics(sandbox).count >= 2
                         }
-                        #expect(production.all == [shopProduction: "com.example.shop", newsProduction: "com.example.news"], "\(production.all)")
-                        #expect(sandbox.all == [shopSandbox: "com.example.shop", newsSandbox: "com.example.news"], "\(sandbox.all)")
+                        #expect(Self.topics(production) == [shopProduction: "com.example.shop", newsProduction: "com.example.news"], "\(Self.topics(production))")
+                        #expect(Self.topics(sandbox) == [shopSandbox: "com.example.shop", newsSandbox: "com.example.news"], "\(Self.topics(sandbox))")
                         for (team, kid) in [("SHOPTEAM01", "SHOPKEY123"), ("NEWSTEAM01", "NEWSKEY123")] {
                             #expect(try await pipeline.redis.send("EXISTS", "\(pipeline.prefix):apns:token:\(team):\(kid)").int == 1, "\(kid)")
                         }
                     }
                 } catch {
-                    productionClient.shutdown()
-                    sandboxClient.shutdown()
-                    try await productionSim.stop()
-                    try await sandboxSim.stop()
+                    try await production.stop()
+                    try await sandbox.stop()
                     throw error
                 }
-                productionClient.shutdown()
-                sandboxClient.shutdown()
-                try await productionSim.stop()
-                try await sandboxSim.stop()
+                try await production.stop()
+                try await sandbox.stop()
             }
         }
     }

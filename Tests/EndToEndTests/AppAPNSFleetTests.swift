@@ -1,3 +1,4 @@
+import PlatformSimTestSupport
 import Crypto
 import Foundation
 import HummingbirdBcrypt
@@ -19,28 +20,17 @@ import Testing
 /// has its iOS devices refused with a reason naming it, never sent as another app's.
 @Suite("Apps on APNs: one worker, each app its own key", .serialized)
 struct AppAPNSFleetTests {
-    final class Accepted: Sendable {
-        private let pushes = Mutex<[(token: String, topic: String)]>([])
-        func append(_ push: APNSSimulatorServer.AcceptedPush) { pushes.withLock { $0.append((push.deviceToken, push.headers["apns-topic"] ?? "?")) } }
-        var all: [(token: String, topic: String)] { pushes.withLock { $0 } }
-    }
-
     @Test func eachAppsPushGoesAsItsOwnKeyAndTopic() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
                 let flags = P256.Signing.PrivateKey(), shopKey = P256.Signing.PrivateKey(), newsKey = P256.Signing.PrivateKey()
-                let accepted = Accepted()
-                let certificates = try LocalCertificates.generate()
                 // Apple's rules: the team's keys, and the bundle ids its apps have.
                 let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: "DEF123GHIJ", keys: [
                     "FLAGKEY123": flags.publicKey, "SHOPKEY123": shopKey.publicKey, "NEWSKEY123": newsKey.publicKey,
                 ]), topics: ["com.example.default", "com.example.shop", "com.example.news"])
-                let sim = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, forward: { accepted.append($0) })
-                let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
-                    endpoint: HTTP2Client.Endpoint(host: "localhost", port: sim.port, usesTLS: true),
-                    trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), responseIDHeader: "apns-id"))
+                let sim = try await LocalAPNS.start(rules: rules)
                 let settings = RichPushWorkerConfiguration.APNSSettings(
-                    client: client, topic: "com.example.default", signer: try APNSSigningKey(pem: flags.pemRepresentation, keyID: "FLAGKEY123", teamID: "DEF123GHIJ"))
+                    client: sim.client, topic: "com.example.default", signer: try APNSSigningKey(pem: flags.pemRepresentation, keyID: "FLAGKEY123", teamID: "DEF123GHIJ"))
                 let store = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
                 let shop = AppID(unchecked: "shop"), news = AppID(unchecked: "news"), bare = AppID(unchecked: "bare")
                 _ = try await store.create(id: shop, name: "Shop", credentials: AppCredentials(apns: try APNSCredential(
@@ -66,10 +56,10 @@ struct AppAPNSFleetTests {
                         for (user, _) in tokens {
                             sent.append((user, try await pipeline.send(as: user, json: ["message": "m", "richType": "text", "payload": "p"])))
                         }
-                        try await waitUntil(timeout: .seconds(60), "apns-sim to accept the three apps' pushes") { accepted.all.count >= 3 }
-                        let topics = Dictionary(accepted.all.map { ($0.token, $0.topic) }, uniquingKeysWith: { first, _ in first })
+                        try await waitUntil(timeout: .seconds(60), "apns-sim to accept the three apps' pushes") { sim.accepted.count >= 3 }
+                        let topics = Dictionary(sim.accepted.map { ($0.deviceToken, $0.headers["apns-topic"] ?? "?") }, uniquingKeysWith: { first, _ in first })
                         #expect(topics == [tokens[0].token: "com.example.default", tokens[1].token: "com.example.shop", tokens[2].token: "com.example.news"],
-                                "\(accepted.all)")
+                                "\(topics)")
                         // Each signed by its app's key: the fleet's provider token per team and key.
                         for keyID in ["FLAGKEY123", "SHOPKEY123", "NEWSKEY123"] {
                             #expect(try await pipeline.redis.send("EXISTS", "\(pipeline.prefix):apns:token:DEF123GHIJ:\(keyID)").int == 1, "\(keyID)")
@@ -82,14 +72,12 @@ struct AppAPNSFleetTests {
                         let status = try await pipeline.status(bareID, as: "alice@bare")
                         let error = (status["devices"] as? [[String: Any]])?.first?["error"] as? String ?? ""
                         #expect(error.contains("app 'bare' has no APNs credentials"), "\(status)")
-                        #expect(!accepted.all.contains { $0.token == tokens[3].token })
+                        #expect(!sim.accepted.contains { $0.deviceToken == tokens[3].token })
                     }
                 } catch {
-                    client.shutdown()
                     try await sim.stop()
                     throw error
                 }
-                client.shutdown()
                 try await sim.stop()
             }
         }

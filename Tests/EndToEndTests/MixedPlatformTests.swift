@@ -1,4 +1,5 @@
 import _CryptoExtras
+import PlatformSimTestSupport
 import AsyncHTTPClient
 import Foundation
 import Hiredis
@@ -34,60 +35,41 @@ struct MixedPlatformTests {
                 try await hub.ssubscribe([SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: iosHandle)])
 
                 let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-                let port = try RedisServer.freePort()
-                let accountJSON: [String: Any] = ["type": "service_account", "project_id": "richpush-mixed", "private_key_id": "k1",
-                                                  "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-mixed.iam.gserviceaccount.com",
-                                                  "token_uri": "https://127.0.0.1:\(port)/token"]
-                let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: accountJSON)))
-                let accepted = Mutex<[FCMSimulator.Accepted]>([])
-                let simulator = FCMSimulator(
-                    configuration: FCMSimulator.Configuration(
-                        projectID: "richpush-mixed",
-                        check: try FCMAssertionCheck(clientEmail: account.clientEmail, keyID: "k1", publicKeyPEM: account.publicKeyPEM,
-                                                     audiences: [account.tokenURI])),
-                    forward: { message in accepted.withLock { $0.append(message) } })
-                let certificates = try LocalCertificates.generate()
-                let roots = try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8))
-                let fcmServer = try await simulator.start(port: port, tls: try certificates.serverTLS(applicationProtocols: ["h2"]))
-                var tls = TLSConfiguration.makeClientConfiguration()
-                tls.trustRoots = .certificates(roots)
-                let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
-                let client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
-                                                                                      trustRoots: roots))
-                do {
-                    let fcm = RichPushWorkerConfiguration.FCMSettings(client: client, http: http, account: account)
-                    let id = try await withWorker(pipeline.worker(fcm: fcm)) {
-                        let id = try await pipeline.send(json: ["message": "to both", "richType": "text", "payload": "hi"])
-                        var iosMessages: [String] = []
-                        for await message in hub.messages {
-                            iosMessages.append(String(decoding: message.payload, as: UTF8.self))
-                            break
+                try await LocalFCM.with(projectID: "richpush-mixed", clientEmail: "fcm@richpush-mixed.iam.gserviceaccount.com",
+                                        publicKeyPEM: key.publicKey.pemRepresentation) { local in
+                    let accountJSON: [String: Any] = ["type": "service_account", "project_id": "richpush-mixed", "private_key_id": "k1",
+                                                      "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-mixed.iam.gserviceaccount.com",
+                                                      "token_uri": LocalFCM.tokenURI(port: local.port)]
+                    let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: accountJSON)))
+                    do {
+                        let fcm = RichPushWorkerConfiguration.FCMSettings(client: local.client, http: local.http, account: account)
+                        let id = try await withWorker(pipeline.worker(fcm: fcm)) {
+                            let id = try await pipeline.send(json: ["message": "to both", "richType": "text", "payload": "hi"])
+                            var iosMessages: [String] = []
+                            for await message in hub.messages {
+                                iosMessages.append(String(decoding: message.payload, as: UTF8.self))
+                                break
+                            }
+                            try await waitUntil(timeout: .seconds(60), "both devices to be sent to") {
+                                (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 2
+                            }
+                            // iOS: the APNs payload in the hub's envelope.
+                            #expect(iosMessages.count == 1 && iosMessages[0].contains(#""content-available":1"#), "\(iosMessages)")
+                            return id
                         }
-                        try await waitUntil(timeout: .seconds(60), "both devices to be sent to") {
-                            (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 2
-                        }
-                        // iOS: the APNs payload in the hub's envelope.
-                        #expect(iosMessages.count == 1 && iosMessages[0].contains(#""content-available":1"#), "\(iosMessages)")
-                        return id
+                        // Android: one FCM data message with the notification's id.
+                        let messages = local.accepted()
+                        #expect(messages.count == 1 && messages.first?.token == "android-token-1")
+                        let body = try #require(messages.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] })
+                        let message = body["message"] as? [String: Any]
+                        #expect((message?["data"] as? [String: String])?["richId"] == String(id))
+                        #expect((message?["android"] as? [String: String])?["priority"] == "HIGH")
+                    } catch {
+                        await hub.close()
+                        throw error
                     }
-                    // Android: one FCM data message with the notification's id.
-                    let messages = accepted.withLock { $0 }
-                    #expect(messages.count == 1 && messages.first?.token == "android-token-1")
-                    let body = try #require(messages.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] })
-                    let message = body["message"] as? [String: Any]
-                    #expect((message?["data"] as? [String: String])?["richId"] == String(id))
-                    #expect((message?["android"] as? [String: String])?["priority"] == "HIGH")
-                } catch {
-                    client.shutdown()
-                    try? await http.shutdown()
-                    try? await fcmServer.stop()
                     await hub.close()
-                    throw error
                 }
-                client.shutdown()
-                try await http.shutdown()
-                try await fcmServer.stop()
-                await hub.close()
             }
         }
     }

@@ -1,3 +1,4 @@
+import APITestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdBcrypt
@@ -63,13 +64,8 @@ struct EqualTimingTests {
     @Test func someoneElsesIdCostsWhatAMissingOneDoes() async throws {
         try await withRedisServer { server in
             let fixture = try await APIFixture(server: server) { $0.auth.cacheTTL = .seconds(3600) }
-            var logger = Logger(label: "test.api")
-            logger.logLevel = .warning
             let recording = RecordingRedis(base: fixture.redis)
-            let app = buildApplication(configuration: fixture.configuration,
-                                       dependencies: .redis(redis: recording, keys: fixture.keys, queue: fixture.queue, configuration: fixture.configuration),
-                                       logger: logger)
-            try await app.test(.live) { client in
+            try await fixture.test(on: recording) { client in
                 let bobDevice = try await client.register("bob", handle: "token-b")
                 let foreign = try #require(try await client.sendImage("alice").json["id"] as? String)
                 let missing = String(Int(foreign)! + 1000)

@@ -1,3 +1,4 @@
+import APITestSupport
 import Crypto
 import Foundation
 import HTTPTypes

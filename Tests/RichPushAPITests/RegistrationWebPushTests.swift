@@ -1,3 +1,4 @@
+import APITestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+import PlatformSimTestSupport
 import Foundation
 import NIOCore
 import NIOPosix

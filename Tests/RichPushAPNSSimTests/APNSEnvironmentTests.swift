@@ -1,3 +1,4 @@
+import PlatformSimTestSupport
 import Foundation
 import Hiredis
 import RedisTestSupport
@@ -19,12 +20,12 @@ struct APNSEnvironmentTests {
     static func withServices(sandboxFaults: APNSFaultPlan = APNSFaultPlan(),
                              _ body: (_ production: LocalAPNS, _ sandbox: LocalAPNS, _ adapter: APNSPushAdapter) async throws -> Void) async throws {
         try await withRedisServer { server in
-            let production = try await LocalAPNS.start(otherEnvironmentTokens: [sandboxToken])
-            let sandbox = try await LocalAPNS.start(faults: sandboxFaults, otherEnvironmentTokens: [productionToken])
+            let production = try await LocalAPNS.start(rules: try LocalAPNS.rules(otherEnvironmentTokens: [sandboxToken]))
+            let sandbox = try await LocalAPNS.start(rules: try LocalAPNS.rules(otherEnvironmentTokens: [productionToken]), faults: sandboxFaults)
             let redis = RedisConnection(configuration: server.configuration)
             let prefix = String(uniqueKeyPrefix("apns-env").dropLast())
             let adapter = APNSPushAdapter(client: production.client, sandboxClient: sandbox.client, topic: LocalAPNS.topic,
-                                          token: APNSSharedToken(redis: redis, prefix: prefix, signer: try APNSServerRulesTests.signer()))
+                                          token: APNSSharedToken(redis: redis, prefix: prefix, signer: try LocalAPNS.signer()))
             do {
                 try await body(production, sandbox, adapter)
             } catch {
@@ -101,7 +102,7 @@ struct APNSEnvironmentTests {
             let redis = RedisConnection(configuration: server.configuration)
             let adapter = APNSPushAdapter(client: production.client, topic: LocalAPNS.topic,
                                           token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns-env").dropLast()),
-                                                                 signer: try APNSServerRulesTests.signer()))
+                                                                 signer: try LocalAPNS.signer()))
             let outcomes = try await adapter.send([LocalAPNS.push(token: Self.sandboxToken, environment: .sandbox),
                                                    LocalAPNS.push(token: Self.productionToken)])
             guard case .failed(let reason, false) = outcomes[0] else {

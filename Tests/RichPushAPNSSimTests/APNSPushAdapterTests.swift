@@ -1,3 +1,4 @@
+import PlatformSimTestSupport
 import Crypto
 import Foundation
 import Hiredis
@@ -22,15 +23,9 @@ struct APNSPushAdapterTests {
 
     @Test func sendsRefusesBeforeSendingAndReplacesARejectedToken() async throws {
         try await withRedisServer { server in
-            let signer = try APNSServerRulesTests.signer()
-            let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: "DEF123GHIJ", keys: ["ABC123DEFG": signer.publicKey]),
-                                        topics: ["com.example.richpush"])
-            let certificates = try LocalCertificates.generate()
-            let lines = Mutex<[String]>([])
-            let apns = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, log: { line in lines.withLock { $0.append(line) } })
-            let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
-                endpoint: HTTP2Client.Endpoint(host: "localhost", port: apns.port, usesTLS: true),
-                trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8))))
+            let signer = try LocalAPNS.signer()
+            let apns = try await LocalAPNS.start(responseIDHeader: nil)
+            let client = apns.client
             let redis = RedisConnection(configuration: server.configuration)
             let prefix = String(uniqueKeyPrefix("apns").dropLast())
             let token = APNSSharedToken(redis: redis, prefix: prefix, signer: signer)
@@ -45,7 +40,7 @@ struct APNSPushAdapterTests {
                 }
                 #expect(reason.contains("BadPriority") && !retryable && !retryable2)
                 // Refused by the adapter: never reached the server.
-                #expect(lines.withLock { $0.count } == 1)
+                #expect(apns.lines.count == 1)
 
                 // A token Apple does not accept (signed by another key) is replaced once, and the push goes through.
                 let rogue = try APNSSigningKey(pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
@@ -54,16 +49,14 @@ struct APNSPushAdapterTests {
                 let otherAdapter = APNSPushAdapter(client: client, topic: "com.example.richpush",
                                                    token: APNSSharedToken(redis: redis, prefix: prefix, signer: signer))
                 #expect(try await otherAdapter.send([Self.push(good, id: "43")]) == [.sent(adapterID: APNSID.make(notification: 43, installation: "inst-abab"))])
-                let statuses = lines.withLock { $0 }.suffix(2).map { $0.contains(#""status":403"#) ? 403 : 200 }
+                let statuses = apns.lines.suffix(2).map { $0.contains(#""status":403"#) ? 403 : 200 }
                 #expect(statuses == [403, 200])
                 #expect(try await redis.send("HGET", "\(prefix):apns:token:DEF123GHIJ:ABC123DEFG", "token").string != stale)
             } catch {
-                client.shutdown()
                 try await apns.stop()
                 await redis.close()
                 throw error
             }
-            client.shutdown()
             try await apns.stop()
             await redis.close()
         }
@@ -79,7 +72,7 @@ struct APNSPushAdapterTests {
             let redis = RedisConnection(configuration: server.configuration)
             let adapter = APNSPushAdapter(client: apns.client, topic: LocalAPNS.topic,
                                           token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
-                                                                 signer: try APNSServerRulesTests.signer()))
+                                                                 signer: try LocalAPNS.signer()))
             let outcomes = try await adapter.send([LocalAPNS.push(token: LocalAPNS.token(1), registeredAt: since - 1000),
                                                    LocalAPNS.push(token: LocalAPNS.token(2), registeredAt: since + 1000)])
             #expect(outcomes[0] == .invalidToken(reason: "Unregistered"))
@@ -103,7 +96,7 @@ struct APNSPushAdapterTests {
             let redis = RedisConnection(configuration: server.configuration)
             let adapter = APNSPushAdapter(client: client, topic: LocalAPNS.topic,
                                           token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
-                                                                 signer: try APNSServerRulesTests.signer()))
+                                                                 signer: try LocalAPNS.signer()))
             await #expect(throws: APNSUnreachable.self) {
                 try await adapter.send([LocalAPNS.push(token: LocalAPNS.token(1)), LocalAPNS.push(token: LocalAPNS.token(2))])
             }
@@ -127,7 +120,7 @@ struct APNSPushAdapterTests {
             let redis = RedisConnection(configuration: server.configuration)
             let adapter = APNSPushAdapter(client: apns.client, topic: LocalAPNS.topic,
                                           token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
-                                                                 signer: try APNSServerRulesTests.signer()))
+                                                                 signer: try LocalAPNS.signer()))
             let outcomes = try await adapter.send([LocalAPNS.push(token: LocalAPNS.token(1))])
             #expect(outcomes == [.failed(reason: "ExpiredProviderToken", retryable: true)])
             // Sent with the first token, then once with a new one: not a loop of new tokens.
@@ -149,7 +142,7 @@ extension APNSPushAdapterTests {
             let redis = RedisConnection(configuration: server.configuration)
             let adapter = APNSPushAdapter(client: apns.client, topic: LocalAPNS.topic,
                                           token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
-                                                                 signer: try APNSServerRulesTests.signer()),
+                                                                 signer: try LocalAPNS.signer()),
                                           concurrency: 7)
             let pushes = (1...45).map { LocalAPNS.push(token: LocalAPNS.token($0), installation: "inst-\($0)") }
             let outcomes = try await adapter.send(pushes)

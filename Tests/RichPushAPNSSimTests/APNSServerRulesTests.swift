@@ -1,3 +1,4 @@
+import PlatformSimTestSupport
 import Crypto
 import Foundation
 import RichPushAPNS
@@ -8,17 +9,7 @@ import Testing
 /// The simulator's checks refuse what Apple refuses, and accept what the adapter builds.
 @Suite("apns-sim refuses what Apple refuses")
 struct APNSServerRulesTests {
-    static let pem = P256.Signing.PrivateKey().pemRepresentation
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
-
-    static func signer(_ pem: String = pem, keyID: String = "ABC123DEFG", teamID: String = "DEF123GHIJ") throws -> APNSSigningKey {
-        try APNSSigningKey(pem: pem, keyID: keyID, teamID: teamID)
-    }
-
-    static func rules() throws -> APNSServerRules {
-        APNSServerRules(token: APNSProviderTokenCheck(teamID: "DEF123GHIJ", keys: ["ABC123DEFG": try signer().publicKey]),
-                        topics: ["com.example.richpush"])
-    }
 
     /// What the adapter would send for a silent push, with `change` applied.
     static func request(token: String? = nil, _ change: (inout APNSIncomingRequest) -> Void = { _ in }) throws -> APNSIncomingRequest {
@@ -27,7 +18,7 @@ struct APNSServerRulesTests {
             rendered: RenderedPush(payload: Array(#"{"aps":{"content-available":1},"richId":"42"}"#.utf8), pushType: "background",
                                    priority: 5, expiration: 1_800_086_400, collapseID: "42"))
         let built = try APNSRequest(push: push, topic: "com.example.richpush")
-        let bearer = try token ?? signer().token(issuedAt: now.addingTimeInterval(-60))
+        let bearer = try token ?? LocalAPNS.signer().token(issuedAt: now.addingTimeInterval(-60))
         var request = APNSIncomingRequest(method: "POST", path: built.path,
                                           headers: [("authorization", "bearer \(bearer)")] + built.headers.map { ($0.name, $0.value) }, body: built.body)
         change(&request)
@@ -42,18 +33,18 @@ struct APNSServerRulesTests {
     }
 
     @Test func whatTheAdapterBuildsIsAccepted() throws {
-        let verdict = try Self.rules().verdict(try Self.request(), now: Self.now)
+        let verdict = try LocalAPNS.rules().verdict(try Self.request(), now: Self.now)
         #expect(verdict == .accepted(apnsID: APNSID.make(notification: 42, installation: "i1")))
     }
 
     @Test func badTokensAreRefusedWithApplesReasons() throws {
-        let rules = try Self.rules()
+        let rules = try LocalAPNS.rules()
         let other = P256.Signing.PrivateKey().pemRepresentation
         let cases: [(String?, APNSReason)] = [
-            (try Self.signer(other).token(issuedAt: Self.now), .invalidProviderToken),                              // wrong key
-            (try Self.signer(keyID: "ZZZ123DEFG").token(issuedAt: Self.now), .invalidProviderToken),                // unknown key id
-            (try Self.signer(teamID: "OTHERTEAM1").token(issuedAt: Self.now), .invalidProviderToken),               // another team
-            (try Self.signer().token(issuedAt: Self.now.addingTimeInterval(-3700)), .expiredProviderToken),         // over an hour old
+            (try LocalAPNS.signer(other).token(issuedAt: Self.now), .invalidProviderToken),                              // wrong key
+            (try LocalAPNS.signer(keyID: "ZZZ123DEFG").token(issuedAt: Self.now), .invalidProviderToken),                // unknown key id
+            (try LocalAPNS.signer(teamID: "OTHERTEAM1").token(issuedAt: Self.now), .invalidProviderToken),               // another team
+            (try LocalAPNS.signer().token(issuedAt: Self.now.addingTimeInterval(-3700)), .expiredProviderToken),         // over an hour old
             ("not.a.jwt", .invalidProviderToken),
         ]
         for (token, reason) in cases {
@@ -63,7 +54,7 @@ struct APNSServerRulesTests {
     }
 
     @Test func badRequestsAreRefusedWithApplesStatusAndReason() throws {
-        let rules = try Self.rules()
+        let rules = try LocalAPNS.rules()
         let big = Array((#"{"aps":{"content-available":1},"pad":""# + String(repeating: "x", count: 5000) + #""}"#).utf8)
         let cases: [((inout APNSIncomingRequest) -> Void, Int, APNSReason)] = [
             ({ $0.method = "GET" }, 405, .methodNotAllowed),

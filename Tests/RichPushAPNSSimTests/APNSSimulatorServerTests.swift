@@ -1,3 +1,4 @@
+import PlatformSimTestSupport
 import AsyncHTTPClient
 import Crypto
 import Foundation
@@ -14,20 +15,15 @@ import RichPushSimTLS
 @Suite("apns-sim over TLS and HTTP/2")
 struct APNSSimulatorServerTests {
     @Test func answersAsAppleDoesOverHTTP2() async throws {
-        let signer = try APNSServerRulesTests.signer()
-        let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: "DEF123GHIJ", keys: ["ABC123DEFG": signer.publicKey]),
-                                    topics: ["com.example.richpush"])
-        let certificates = try LocalCertificates.generate()
-        let lines = Mutex<[String]>([])
-        let server = try await APNSSimulatorServer.start(certificates: certificates, rules: rules, maxStreams: 100,
-                                                         log: { line in lines.withLock { $0.append(line) } })
+        let signer = try LocalAPNS.signer()
+        let apns = try await LocalAPNS.start(maxStreams: 100)
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)))
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(apns.certificates.caPEM.utf8)))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
         do {
             func send(_ change: (inout APNSIncomingRequest) -> Void = { _ in }) async throws -> (HTTPClientResponse, String) {
                 let incoming = try APNSServerRulesTests.request(token: try signer.token(issuedAt: Date()), change)
-                var request = HTTPClientRequest(url: "https://localhost:\(server.port)\(incoming.path)")
+                var request = HTTPClientRequest(url: "https://localhost:\(apns.port)\(incoming.path)")
                 request.method = .POST
                 for header in incoming.headers { request.headers.add(name: header.name, value: header.value) }
                 request.body = .bytes(ByteBuffer(bytes: incoming.body))
@@ -46,17 +42,17 @@ struct APNSSimulatorServerTests {
                 for _ in 0..<50 { group.addTask { try await send().0.status.code } }
                 for try await code in group { #expect(code == 200) }
             }
-            #expect(lines.withLock { $0.count } == 52)
-            #expect(lines.withLock { $0[1] }.contains(#""reason":"BadPriority""#))
+            #expect(apns.lines.count == 52)
+            #expect(apns.lines[1].contains(#""reason":"BadPriority""#))
             // async-http-client lets HPACK index :path and authorization; the log says so (our
             // client's requests show an empty list: APNSClientTests).
-            #expect(lines.withLock { $0[0] }.contains(#""indexed":[":path","authorization"]"#), "\(lines.withLock { $0[0] })")
+            #expect(apns.lines[0].contains(#""indexed":[":path","authorization"]"#), "\(apns.lines[0])")
         } catch {
             try await client.shutdown()
-            try await server.stop()
+            try await apns.stop()
             throw error
         }
         try await client.shutdown()
-        try await server.stop()
+        try await apns.stop()
     }
 }

@@ -1,4 +1,5 @@
 import _CryptoExtras
+import PlatformSimTestSupport
 import AsyncHTTPClient
 import Foundation
 import Hiredis
@@ -26,72 +27,14 @@ struct FCMAdapterTests {
     static func account(port: Int) throws -> FCMServiceAccount {
         let object: [String: Any] = ["type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
                                      "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
-                                     "token_uri": "https://127.0.0.1:\(port)/token"]
+                                     "token_uri": LocalFCM.tokenURI(port: port)]
         return try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: object)))
     }
 
-    /// fcm-sim on loopback over HTTP/2 and TLS, with clients that trust its CA: `client` for
-    /// messages:send (the adapter's), `http` for the token endpoint.
-    struct LocalFCM: Sendable {
-        let simulator: FCMSimulator
-        let port: Int
-        let client: HTTP2Client
-        let http: HTTPClient
-        let requests: @Sendable () -> [[String: Any]]
-        /// Loopback answers in milliseconds, but the test run starts some 300 tests at once on 2
-        /// cores; 5 and 10 s deadlines were seen to pass there (CI, stop 24). No test here waits
-        /// for a timeout.
-        static let timeout = Duration.seconds(30)
-
-        func adapter(redis: RedisConfiguration, prefix: String, account: FCMServiceAccount, localTTL: Duration = .seconds(5)) -> FCMPushAdapter {
-            FCMPushAdapter(client: client, projectID: "richpush-demo",
-                           token: FCMAccessToken(redis: RedisConnection(configuration: redis), prefix: prefix, account: account, http: http,
-                                                 timeout: Self.timeout, localTTL: localTTL))
-        }
-    }
-
-    /// Runs fcm-sim on a free port for `body`, with its request log. The port is known before the
-    /// server binds it (the service account names it), so a parallel test could take it first: a
-    /// failed bind tries another port.
+    /// fcm-sim on a free port for `body`, accepting this suite's service account (``key``).
     static func withSimulator(_ change: (inout FCMSimulator.Configuration) -> Void = { _ in },
                               _ body: (LocalFCM) async throws -> Void) async throws {
-        let certificates = try LocalCertificates.generate()
-        let roots = try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8))
-        for attempt in 1...5 {
-            let port = try RedisServer.freePort()
-            var configuration = FCMSimulator.Configuration(
-                projectID: "richpush-demo",
-                check: try FCMAssertionCheck(clientEmail: "fcm@richpush-demo.iam.gserviceaccount.com", keyID: "k1",
-                                             publicKeyPEM: key.publicKey.pemRepresentation, audiences: ["https://127.0.0.1:\(port)/token"]))
-            change(&configuration)
-            let lines = LogLines()
-            let simulator = FCMSimulator(configuration: configuration, log: { lines.append($0) })
-            let server: LocalHTTP2Server
-            do {
-                server = try await simulator.start(port: port, tls: try certificates.serverTLS(applicationProtocols: ["h2"]))
-            } catch {
-                if attempt == 5 { throw error }
-                continue
-            }
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .certificates(roots)
-            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
-            let client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
-                                                                                  trustRoots: roots, requestTimeout: LocalFCM.timeout))
-            let local = LocalFCM(simulator: simulator, port: port, client: client, http: http, requests: { lines.all })
-            do {
-                try await body(local)
-            } catch {
-                client.shutdown()
-                try? await http.shutdown()
-                try? await server.stop()
-                throw error
-            }
-            client.shutdown()
-            try await http.shutdown()
-            try await server.stop()
-            return
-        }
+        try await LocalFCM.with(publicKeyPEM: key.publicKey.pemRepresentation, change, body)
     }
 
     static func push(_ token: String, id: Int = 42) throws -> OutgoingPush {
@@ -170,7 +113,7 @@ struct FCMAdapterTests {
                 let other = try _RSA.Signing.PrivateKey(keySize: .bits2048)
                 let object: [String: Any] = ["type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
                                              "private_key": other.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
-                                             "token_uri": "https://127.0.0.1:\(port)/token"]
+                                             "token_uri": LocalFCM.tokenURI(port: port)]
                 let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: object)))
                 let token = FCMAccessToken(redis: RedisConnection(configuration: server.configuration), prefix: String(uniqueKeyPrefix("fcm").dropLast()),
                                            account: account, http: fcm.http)
@@ -204,11 +147,12 @@ struct FCMAdapterTests {
     }
 }
 
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [[String: Any]] {
-        lines.withLock { $0 }.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+extension LocalFCM {
+    /// The adapter as a worker builds it, its access token shared through the Redis at `redis`.
+    func adapter(redis: RedisConfiguration, prefix: String, account: FCMServiceAccount, localTTL: Duration = .seconds(5)) -> FCMPushAdapter {
+        FCMPushAdapter(client: client, projectID: "richpush-demo",
+                       token: FCMAccessToken(redis: RedisConnection(configuration: redis), prefix: prefix, account: account, http: http,
+                                             timeout: Self.timeout, localTTL: localTTL))
     }
 }
 

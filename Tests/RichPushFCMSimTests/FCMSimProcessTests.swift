@@ -1,3 +1,4 @@
+import PlatformSimTestSupport
 import AsyncHTTPClient
 import Foundation
 import Hiredis
@@ -38,12 +39,12 @@ struct FCMSimProcessTests {
                 let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
                     endpoint: HTTP2Client.Endpoint(url: "https://127.0.0.1:\(port)"),
                     trustRoots: try NIOSSLCertificate.fromPEMFile(server.directory.appendingPathComponent("fcm/ca.pem").path),
-                    requestTimeout: FCMAdapterTests.LocalFCM.timeout))
+                    requestTimeout: LocalFCM.timeout))
                 defer { client.shutdown() }
                 let adapter = FCMPushAdapter(client: client, projectID: account.projectID,
                                              token: FCMAccessToken(redis: RedisConnection(configuration: server.configuration),
                                                                    prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: account, http: http,
-                                                                   timeout: FCMAdapterTests.LocalFCM.timeout))
+                                                                   timeout: LocalFCM.timeout))
                 let notification = RichNotification(id: 7, message: "hi", richType: .text, contentType: "text/plain", payloadHash: "h", payloadSize: 2,
                                                     creator: "alice", target: "username:alice", createdAt: 0)
                 let rendered = try PushRenderer().renderFCM(notification, collapseID: "7")

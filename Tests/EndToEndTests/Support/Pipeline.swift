@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import APITestSupport
 import Hiredis
 import Hummingbird
 import HummingbirdBcrypt
@@ -63,42 +64,18 @@ struct Pipeline {
         let prefix = prefix ?? String(uniqueKeyPrefix("e2e").dropLast())
         let keys = StorageKeys(prefix: prefix, partitions: partitions, clusterSafe: cluster != nil)
         let queueConfiguration = JobQueueConfiguration(prefix: prefix, visibilityTimeout: .seconds(2), retry: retry)
-        let users = RedisUserStore(redis: redis, keys: keys)
-        for (name, role) in [("alice", User.Role.user), ("root", .admin)] {
-            _ = try await users.create(User(name: name, role: role), passwordHash: Bcrypt.hash("\(name)-pw", cost: 4))
+        try await TestAPI.addUsers([("alice", .user), ("root", .admin)], to: RedisUserStore(redis: redis, keys: keys))
+        let configuration = TestAPI.configuration {
+            // The tests' webhook receivers listen on loopback.
+            $0.webhookAllowPrivate = true
+            configure(&$0)
         }
-        var logger = Logger(label: "e2e")
-        logger.logLevel = .warning
-        // Port 0, and the port the server got: a port picked beforehand could be taken by a
-        // parallel test's server, and this test would talk to that one.
-        let bound = Mutex<Int?>(nil)
-        var configuration = APIConfiguration(host: "127.0.0.1", port: 0, auth: AuthConfiguration(bcryptCost: 4))
-        // The tests' webhook receivers listen on loopback.
-        configuration.webhookAllowPrivate = true
-        configure(&configuration)
         var dependencies = APIDependencies.redis(redis: redis, keys: keys, queue: queueConfiguration, configuration: configuration)
         // As `richpush api` has it: requests may name an app (`alice@shop`).
         dependencies.apps = RedisAppStore(redis: redis, keys: AppKeys(prefix: prefix), ring: nil)
-        let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger) { channel in
-            bound.withLock { $0 = channel.localAddress?.port }
-        }
-        // A service group stopped gracefully: cancelling the server instead made Hummingbird log
-        // "Server shutdown error: Already closed" at the end of every test.
-        let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            try await waitUntil(timeout: .seconds(60), "the API to listen") { bound.withLock { $0 } != nil }
-            let pipeline = Pipeline(server: server, redis: redis, cluster: cluster, node: node, prefix: prefix, keys: keys,
-                                    queue: JobQueue(redis: redis, configuration: queueConfiguration), port: bound.withLock { $0 } ?? 0)
-            do {
-                try await body(pipeline)
-            } catch {
-                await services.triggerGracefulShutdown()
-                try? await group.waitForAll()
-                throw error
-            }
-            await services.triggerGracefulShutdown()
-            try await group.waitForAll()
+        try await TestAPI(configuration: configuration, dependencies: dependencies, label: "e2e").serve { port in
+            try await body(Pipeline(server: server, redis: redis, cluster: cluster, node: node, prefix: prefix, keys: keys,
+                                    queue: JobQueue(redis: redis, configuration: queueConfiguration), port: port))
         }
     }
 
