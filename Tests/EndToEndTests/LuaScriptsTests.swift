@@ -4,6 +4,7 @@ import RedisTestSupport
 @testable import RichPushAdapters
 @testable import RichPushApps
 @testable import RichPushCredentials
+import RichPushCore
 @testable import RichPushQueue
 @testable import RichPushStorage
 import Testing
@@ -19,19 +20,19 @@ struct LuaScriptsTests {
         ("QueueScripts.deadLetter", QueueScripts.deadLetter), ("QueueScripts.reclaim", QueueScripts.reclaim),
         ("QueueScripts.trim", QueueScripts.trim), ("QueueScripts.replayDead", QueueScripts.replayDead),
         ("QueueScripts.removeIdleConsumers", QueueScripts.removeIdleConsumers),
-        ("RedisNotificationStore.createScript", RedisNotificationStore.createScript),
-        ("RedisNotificationStore.cancelScript", RedisNotificationStore.cancelScript),
-        ("RedisNotificationStore.fetchScript", RedisNotificationStore.fetchScript),
-        ("RedisNotificationStore.receiptScript", RedisNotificationStore.receiptScript),
-        ("RedisDeliveryLedger.leaseScript", RedisDeliveryLedger.leaseScript),
-        ("RedisDeliveryLedger.expiredScript", RedisDeliveryLedger.expiredScript),
-        ("RedisDeliveryLedger.throttleScript", RedisDeliveryLedger.throttleScript),
-        ("RedisDeliveryLedger.recordScript", RedisDeliveryLedger.recordScript),
-        ("RedisDeliveryLedger.deadLetteredScript", RedisDeliveryLedger.deadLetteredScript),
-        ("RedisDeliveryLedger.reviveScript", RedisDeliveryLedger.reviveScript),
-        ("RedisNotificationStore.claimScript", RedisNotificationStore.claimScript),
-        ("RedisNotificationStore.releaseScript", RedisNotificationStore.releaseScript),
-        ("RedisNotificationStore.quotaScript", RedisNotificationStore.quotaScript),
+        ("RedisNotificationStore.createScript", RedisNotificationStore.createScript.script),
+        ("RedisNotificationStore.cancelScript", RedisNotificationStore.cancelScript.script),
+        ("RedisNotificationStore.fetchScript", RedisNotificationStore.fetchScript.script),
+        ("RedisNotificationStore.receiptScript", RedisNotificationStore.receiptScript.script),
+        ("RedisDeliveryLedger.leaseScript", RedisDeliveryLedger.leaseScript.script),
+        ("RedisDeliveryLedger.expiredScript", RedisDeliveryLedger.expiredScript.script),
+        ("RedisDeliveryLedger.throttleScript", RedisDeliveryLedger.throttleScript.script),
+        ("RedisDeliveryLedger.recordScript", RedisDeliveryLedger.recordScript.script),
+        ("RedisDeliveryLedger.deadLetteredScript", RedisDeliveryLedger.deadLetteredScript.script),
+        ("RedisDeliveryLedger.reviveScript", RedisDeliveryLedger.reviveScript.script),
+        ("RedisNotificationStore.claimScript", RedisNotificationStore.claimScript.script),
+        ("RedisNotificationStore.releaseScript", RedisNotificationStore.releaseScript.script),
+        ("RedisNotificationStore.quotaScript", RedisNotificationStore.quotaScript.script),
         ("RedisProviderHolds.holdScript", RedisProviderHolds.holdScript),
         ("RedisUserStore.createScript", RedisUserStore.createScript),
         ("RedisUserStore.reserveScript", RedisUserStore.reserveScript),
@@ -49,6 +50,53 @@ struct LuaScriptsTests {
         ("RedisAppStore.writeScript", RedisAppStore.writeScript), ("RedisAppStore.removeScript", RedisAppStore.removeScript),
         ("RedisAppStore.resealScript", RedisAppStore.resealScript),
     ]
+
+    /// The scripts declared by name (``LuaScript``): their hand-written Lua is checked against
+    /// their declarations.
+    static let declarations: [(name: String, declaration: any LuaDeclaration)] = [
+        ("RedisNotificationStore.createScript", RedisNotificationStore.createScript),
+        ("RedisNotificationStore.cancelScript", RedisNotificationStore.cancelScript),
+        ("RedisNotificationStore.fetchScript", RedisNotificationStore.fetchScript),
+        ("RedisNotificationStore.receiptScript", RedisNotificationStore.receiptScript),
+        ("RedisNotificationStore.claimScript", RedisNotificationStore.claimScript),
+        ("RedisNotificationStore.releaseScript", RedisNotificationStore.releaseScript),
+        ("RedisNotificationStore.quotaScript", RedisNotificationStore.quotaScript),
+        ("RedisDeliveryLedger.leaseScript", RedisDeliveryLedger.leaseScript),
+        ("RedisDeliveryLedger.expiredScript", RedisDeliveryLedger.expiredScript),
+        ("RedisDeliveryLedger.throttleScript", RedisDeliveryLedger.throttleScript),
+        ("RedisDeliveryLedger.recordScript", RedisDeliveryLedger.recordScript),
+        ("RedisDeliveryLedger.deadLetteredScript", RedisDeliveryLedger.deadLetteredScript),
+        ("RedisDeliveryLedger.reviveScript", RedisDeliveryLedger.reviveScript),
+    ]
+
+    /// Each declared script's body reads only names: no `KEYS[…]`, no `ARGV[…]` but a declared
+    /// list's elements; every name it reads is declared (by the declaration, a shared constant
+    /// or the body itself) and every name the declaration binds is read.
+    @Test func eachBodyAgreesWithItsDeclaration() {
+        for (name, declaration) in Self.declarations {
+            for problem in LuaNameCheck.problems(of: declaration, constants: NotificationLua.constants) {
+                Issue.record("\(name): \(problem)")
+            }
+        }
+    }
+
+    /// Probe values of the arguments that must hold a name, not a number.
+    static let examples = ["state": DeliveryState.queued.rawValue, "counter": DeliveryCounter.fetched.rawValue]
+
+    /// Each declared script runs in a real Redis on the keys and arguments its declaration
+    /// produces (lists of two, sections present, two items): its prelude and body read what the
+    /// declaration sends, without a Lua error.
+    @Test func eachRunsOnWhatItsDeclarationSends() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration)
+            for (name, declaration) in Self.declarations {
+                let (keys, arguments) = LuaNameCheck.probe(declaration, prefix: "probe:{p}:\(name)", examples: Self.examples)
+                let reply = try await redis.run(declaration.script, calls: [(keys, arguments)])[0]
+                #expect(reply.errorMessage == nil, "\(name) fails on its declaration's call: \(reply.errorMessage ?? "")\n\(declaration.script.source)")
+            }
+            await redis.close()
+        }
+    }
 
     @Test func eachCompilesUnderItsSHA() async throws {
         try await withRedisServer { server in
@@ -68,9 +116,10 @@ struct LuaScriptsTests {
         var found = 0
         let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
         while let file = files?.nextObject() as? URL {
-            guard file.pathExtension == "swift" else { continue }
+            // LuaScript.swift makes the RedisScript of each LuaScript.
+            guard file.pathExtension == "swift", file.lastPathComponent != "LuaScript.swift" else { continue }
             let text = try String(contentsOf: file, encoding: .utf8)
-            found += text.components(separatedBy: "= RedisScript(").count - 1
+            found += text.components(separatedBy: "= RedisScript(").count - 1 + text.components(separatedBy: "= LuaScript<").count - 1
         }
         #expect(found == Self.scripts.count, "Sources define \(found) scripts; this test lists \(Self.scripts.count)")
         #expect(Set(Self.scripts.map(\.script.sha1)).count == Self.scripts.count, "two entries name the same script")
