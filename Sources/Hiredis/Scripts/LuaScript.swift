@@ -10,8 +10,10 @@
 package struct LuaScript<Call, Item>: Sendable {
     /// The whole script as Redis runs it.
     package let script: RedisScript
-    /// The text written by hand (shared fragments and the body): it uses names only.
-    package let handWritten: String
+    /// The text written by hand: shared fragments (functions, before the prelude: they see no
+    /// declared name) and the body (after it). Both use names only.
+    package let fragments: String
+    package let body: String
     /// What the prelude binds, for the call and for each item.
     package let shapes: [LuaShape]
     package let itemShapes: [LuaShape]
@@ -40,8 +42,9 @@ package struct LuaScript<Call, Item>: Sendable {
         self.itemSlots = itemSlots
         shapes = slots.map(\.shape)
         itemShapes = itemSlots.map(\.shape)
-        let written = fragments.joined() + before + (eachItem ?? "") + after
-        handWritten = written
+        self.fragments = fragments.joined()
+        body = before + (eachItem ?? "") + after
+        let written = self.fragments + body
         var prelude = LuaPrelude()
         prelude.bind(shapes)
         prelude.append(before)
@@ -79,7 +82,8 @@ package struct LuaScript<Call, Item>: Sendable {
 /// What a check can read of any ``LuaScript``, whatever its call types.
 package protocol LuaDeclaration: Sendable {
     var script: RedisScript { get }
-    var handWritten: String { get }
+    var fragments: String { get }
+    var body: String { get }
     var shapes: [LuaShape] { get }
     var itemShapes: [LuaShape] { get }
     var isBatched: Bool { get }

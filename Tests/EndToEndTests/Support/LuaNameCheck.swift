@@ -7,16 +7,23 @@ import Hiredis
 enum LuaNameCheck {
     /// Problems of `declaration`, each a sentence; none when it agrees with its body.
     static func problems(of declaration: any LuaDeclaration, constants: [LuaConstant]) -> [String] {
-        let text = stripped(declaration.handWritten)
+        let fragments = stripped(declaration.fragments), body = stripped(declaration.body)
+        let text = fragments + body
         var problems: [String] = []
         if text.contains("KEYS[") { problems.append("the body reads KEYS[…] by position") }
         for index in matches(#"ARGV\[([^\]]*)\]"#, in: text) where matches(#"^[A-Za-z_]\w*(?: \+ 1)?$"#, in: index).isEmpty {
             problems.append("the body reads ARGV[\(index)]: only an element of a declared list (ARGV[i], ARGV[i + 1]) may be read")
         }
         for cursor in ["_k", "_a"] where text.containsLuaWord(cursor) { problems.append("the body touches the prelude's cursor \(cursor)") }
+        // Fragments come before the prelude: they see the constants and their own names only;
+        // the body sees those, the fragments' functions and the declaration's names.
+        let shared = Set(constants.map(\.name) + builtins)
+        for name in Set(reads(in: fragments)).subtracting(shared.union(locals(in: fragments))).sorted() {
+            problems.append("a shared fragment reads \(name), which nothing before it declares")
+        }
         let declared = (declaration.shapes + declaration.itemShapes).flatMap(\.names)
-        let known = Set(declared + constants.map(\.name) + locals(in: text) + builtins)
-        for name in Set(reads(in: text)).subtracting(known).sorted() {
+        let known = shared.union(declared + locals(in: body) + matches(#"local\s+function\s+(\w+)"#, in: fragments))
+        for name in Set(reads(in: body)).subtracting(known).sorted() {
             problems.append("the body reads \(name), which neither the declaration nor the body declares")
         }
         for shape in declaration.shapes + declaration.itemShapes {
