@@ -80,9 +80,18 @@ enum LuaNameCheck {
         return lists.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty && $0 != "function" }
     }
 
-    /// Names the text reads: identifiers not after `.` or `:` (fields, methods).
+    /// Names the text reads: identifiers not after `.` or `:` (fields, methods), nor before a
+    /// single `=` after `{` or `,` (a table constructor's keys; this also skips the targets of a
+    /// multiple assignment, which are read elsewhere or declared).
     static func reads(in text: String) -> [String] {
-        matches(#"(?<![.:\w])([A-Za-z_]\w*)"#, in: text)
+        let values = text.replacingOccurrences(of: #"([{,]\s*)[A-Za-z_]\w*\s*=(?!=)"#, with: "$1", options: .regularExpression)
+        return matches(#"(?<![.:\w])([A-Za-z_]\w*)"#, in: values)
+    }
+
+    /// Whether a script's error reply is Lua's own (a runtime error in its text, a name it does
+    /// not have, a nil handed to Redis), rather than a Redis command's refusal of probe values.
+    static func isLuaError(_ message: String) -> Bool {
+        !matches(#"user_script:\d+: "#, in: message).isEmpty || message.contains("global variable") || message.contains("arguments must be")
     }
 
     /// The first capture group of each match (the whole match when there is none).
