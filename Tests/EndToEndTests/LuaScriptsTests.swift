@@ -33,17 +33,17 @@ struct LuaScriptsTests {
         ("RedisNotificationStore.claimScript", RedisNotificationStore.claimScript.script),
         ("RedisNotificationStore.releaseScript", RedisNotificationStore.releaseScript.script),
         ("RedisNotificationStore.quotaScript", RedisNotificationStore.quotaScript.script),
-        ("RedisProviderHolds.holdScript", RedisProviderHolds.holdScript),
-        ("RedisUserStore.createScript", RedisUserStore.createScript),
-        ("RedisUserStore.reserveScript", RedisUserStore.reserveScript),
-        ("RedisUserStore.successScript", RedisUserStore.successScript),
-        ("RedisWebhookStore.createScript", RedisWebhookStore.createScript),
-        ("RedisWebhookStore.lowerScript", RedisWebhookStore.lowerScript),
-        ("RedisWebhookStore.claimScript", RedisWebhookStore.claimScript),
-        ("RedisInstallationStore.saveScript", RedisInstallationStore.saveScript),
-        ("RedisInstallationStore.removeScript", RedisInstallationStore.removeScript),
-        ("RedisAPIKeyStore.createScript", RedisAPIKeyStore.createScript),
-        ("RedisAPIKeyStore.revokeScript", RedisAPIKeyStore.revokeScript),
+        ("RedisProviderHolds.holdScript", RedisProviderHolds.holdScript.script),
+        ("RedisUserStore.createScript", RedisUserStore.createScript.script),
+        ("RedisUserStore.reserveScript", RedisUserStore.reserveScript.script),
+        ("RedisUserStore.successScript", RedisUserStore.successScript.script),
+        ("RedisWebhookStore.createScript", RedisWebhookStore.createScript.script),
+        ("RedisWebhookStore.lowerScript", RedisWebhookStore.lowerScript.script),
+        ("RedisWebhookStore.claimScript", RedisWebhookStore.claimScript.script),
+        ("RedisInstallationStore.saveScript", RedisInstallationStore.saveScript.script),
+        ("RedisInstallationStore.removeScript", RedisInstallationStore.removeScript.script),
+        ("RedisAPIKeyStore.createScript", RedisAPIKeyStore.createScript.script),
+        ("RedisAPIKeyStore.revokeScript", RedisAPIKeyStore.revokeScript.script),
         ("SharedToken.storeScript", SharedToken.storeScript), ("SharedToken.unlockScript", SharedToken.unlockScript),
         ("HubHold.publishOrHold", HubHold.publishOrHold), ("HubHold.takeScript", HubHold.takeScript),
         ("HubHold.expireScript", HubHold.expireScript),
@@ -71,6 +71,17 @@ struct LuaScriptsTests {
         ("QueueScripts.retry", QueueScripts.retry), ("QueueScripts.deadLetter", QueueScripts.deadLetter),
         ("QueueScripts.promote", QueueScripts.promote), ("QueueScripts.reclaim", QueueScripts.reclaim), ("QueueScripts.trim", QueueScripts.trim),
         ("QueueScripts.replayDead", QueueScripts.replayDead), ("QueueScripts.removeIdleConsumers", QueueScripts.removeIdleConsumers),
+        ("RedisProviderHolds.holdScript", RedisProviderHolds.holdScript),
+        ("RedisUserStore.createScript", RedisUserStore.createScript),
+        ("RedisUserStore.reserveScript", RedisUserStore.reserveScript),
+        ("RedisUserStore.successScript", RedisUserStore.successScript),
+        ("RedisWebhookStore.createScript", RedisWebhookStore.createScript),
+        ("RedisWebhookStore.lowerScript", RedisWebhookStore.lowerScript),
+        ("RedisWebhookStore.claimScript", RedisWebhookStore.claimScript),
+        ("RedisInstallationStore.saveScript", RedisInstallationStore.saveScript),
+        ("RedisInstallationStore.removeScript", RedisInstallationStore.removeScript),
+        ("RedisAPIKeyStore.createScript", RedisAPIKeyStore.createScript),
+        ("RedisAPIKeyStore.revokeScript", RedisAPIKeyStore.revokeScript),
     ]
 
     /// Each declared script's body reads only names: no `KEYS[…]`, no `ARGV[…]` but a declared
@@ -85,7 +96,7 @@ struct LuaScriptsTests {
     }
 
     /// Probe values of the arguments that must hold a name, not a number.
-    static let examples = ["state": DeliveryState.queued.rawValue, "counter": DeliveryCounter.fetched.rawValue]
+    static let examples = ["state": DeliveryState.queued.rawValue, "counter": DeliveryCounter.fetched.rawValue, "tags": "[]"]
 
     /// Each declared script runs in a real Redis on the keys and arguments its declaration
     /// produces (lists of two, sections present, two items): its prelude and body read what the

@@ -22,6 +22,7 @@ enum LuaNameCheck {
             problems.append("a shared fragment reads \(name), which nothing before it declares")
         }
         let declared = (declaration.shapes + declaration.itemShapes).flatMap(\.names)
+        for name in declared where keywords.contains(name) { problems.append("the declaration names \(name), a Lua keyword") }
         let known = shared.union(declared + locals(in: body) + matches(#"local\s+function\s+(\w+)"#, in: fragments))
         for name in Set(reads(in: body)).subtracting(known).sorted() {
             problems.append("the body reads \(name), which neither the declaration nor the body declares")
@@ -60,6 +61,8 @@ enum LuaNameCheck {
         return (keys, arguments)
     }
 
+    static let keywords: Set = ["and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in", "local", "nil", "not", "or",
+                                "repeat", "return", "then", "true", "until", "while"]
     static let builtins = ["and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in", "local", "nil", "not", "or",
                            "repeat", "return", "then", "true", "until", "while", "redis", "cjson", "cmsgpack", "bit", "string", "table", "math",
                            "tonumber", "tostring", "ipairs", "pairs", "unpack", "type", "pcall", "error", "select", "next", "assert", "KEYS", "ARGV"]
