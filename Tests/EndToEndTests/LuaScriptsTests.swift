@@ -44,11 +44,11 @@ struct LuaScriptsTests {
         ("RedisInstallationStore.removeScript", RedisInstallationStore.removeScript.script),
         ("RedisAPIKeyStore.createScript", RedisAPIKeyStore.createScript.script),
         ("RedisAPIKeyStore.revokeScript", RedisAPIKeyStore.revokeScript.script),
-        ("SharedToken.storeScript", SharedToken.storeScript), ("SharedToken.unlockScript", SharedToken.unlockScript),
-        ("HubHold.publishOrHold", HubHold.publishOrHold), ("HubHold.takeScript", HubHold.takeScript),
-        ("HubHold.expireScript", HubHold.expireScript),
-        ("RedisAppStore.writeScript", RedisAppStore.writeScript), ("RedisAppStore.removeScript", RedisAppStore.removeScript),
-        ("RedisAppStore.resealScript", RedisAppStore.resealScript),
+        ("SharedToken.storeScript", SharedToken.storeScript.script), ("SharedToken.unlockScript", SharedToken.unlockScript.script),
+        ("HubHold.publishOrHold", HubHold.publishOrHold.script), ("HubHold.takeScript", HubHold.takeScript.script),
+        ("HubHold.expireScript", HubHold.expireScript.script),
+        ("RedisAppStore.writeScript", RedisAppStore.writeScript.script), ("RedisAppStore.removeScript", RedisAppStore.removeScript.script),
+        ("RedisAppStore.resealScript", RedisAppStore.resealScript.script),
     ]
 
     /// The scripts declared by name (``LuaScript``): their hand-written Lua is checked against
@@ -82,6 +82,14 @@ struct LuaScriptsTests {
         ("RedisInstallationStore.removeScript", RedisInstallationStore.removeScript),
         ("RedisAPIKeyStore.createScript", RedisAPIKeyStore.createScript),
         ("RedisAPIKeyStore.revokeScript", RedisAPIKeyStore.revokeScript),
+        ("SharedToken.storeScript", SharedToken.storeScript),
+        ("SharedToken.unlockScript", SharedToken.unlockScript),
+        ("HubHold.publishOrHold", HubHold.publishOrHold),
+        ("HubHold.takeScript", HubHold.takeScript),
+        ("HubHold.expireScript", HubHold.expireScript),
+        ("RedisAppStore.writeScript", RedisAppStore.writeScript),
+        ("RedisAppStore.removeScript", RedisAppStore.removeScript),
+        ("RedisAppStore.resealScript", RedisAppStore.resealScript),
     ]
 
     /// Each declared script's body reads only names: no `KEYS[…]`, no `ARGV[…]` but a declared
@@ -96,7 +104,8 @@ struct LuaScriptsTests {
     }
 
     /// Probe values of the arguments that must hold a name, not a number.
-    static let examples = ["state": DeliveryState.queued.rawValue, "counter": DeliveryCounter.fetched.rawValue, "tags": "[]"]
+    static let examples = ["state": DeliveryState.queued.rawValue, "counter": DeliveryCounter.fetched.rawValue, "tags": "[]",
+                           "changeJSON": #"{"name":"probe","set":{},"remove":[]}"#, "fieldsJSON": "{}"]
 
     /// Each declared script runs in a real Redis on the keys and arguments its declaration
     /// produces (lists of two, sections present, two items): its prelude and body read what the
