@@ -78,78 +78,15 @@ package struct HubHold: Sendable, Hashable {
         Array("\(milliseconds)|".utf8) + envelope
     }
 
-    /// KEYS: per push its held hash and its bucket's expiry set. ARGV: now ms, then per push:
-    /// channel, envelope, hold ms, field (its collapse id; `\n…` for a push without one), handle,
-    /// most held of its kind. Publishes each push and holds the ones no subscriber received;
-    /// returns each push's receivers (0: held). Past `most` live pushes of its kind, the one the
-    /// hub took longest ago (the envelope's `sentAt`) is expired now. One call per batch on one
-    /// Redis; on a cluster one per bucket and batch, whose keys share a slot.
-    static let publishOrHold = RedisScript("""
-        local now = tonumber(ARGV[1])
-        local out = {}
-        for k = 1, #KEYS, 2 do
-          local held, expiry = KEYS[k], KEYS[k + 1]
-          local a = 2 + (k - 1) / 2 * 6
-          local channel, envelope, hold, field, handle, most = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5])
-          local receivers = redis.call('SPUBLISH', channel, envelope)
-          out[#out + 1] = receivers
-          if receivers == 0 then
-            local expires = now + hold
-            redis.call('HSET', held, field, expires .. '|' .. envelope)
-            redis.call('ZADD', expiry, expires, handle .. '\\n' .. field)
-            -- The key outlives its longest push by an hour: the sweeper reports expiries, the
-            -- key's own TTL only collects what a stopped sweeper left.
-            if redis.call('PTTL', held) < hold + 3600000 then redis.call('PEXPIRE', held, hold + 3600000) end
-            if redis.call('HLEN', held) > most then
-              -- A field starting with a newline is a push without a collapse id.
-              local plain = string.byte(field, 1) == 10
-              local fields = redis.call('HGETALL', held)
-              local live, oldest, oldestAt = 0, nil, nil
-              for i = 1, #fields, 2 do
-                local at = tonumber(string.match(fields[i + 1], '^(%d+)|'))
-                if (string.byte(fields[i], 1) == 10) == plain and at and at > now then
-                  live = live + 1
-                  -- The envelope's first "sentAt" member (strings before it are escaped).
-                  local sent = tonumber(string.match(fields[i + 1], ',"sentAt":(%d+)')) or 0
-                  if fields[i] ~= field and (oldestAt == nil or sent < oldestAt) then oldest, oldestAt = i, sent end
-                end
-              end
-              if live > most and oldest then
-                local kept = string.match(fields[oldest + 1], '^%d+|(.*)$')
-                redis.call('HSET', held, fields[oldest], now .. '|' .. kept)
-                redis.call('ZADD', expiry, now, handle .. '\\n' .. fields[oldest])
-              end
-            end
-          end
-        end
-        return out
-        """)
-
     /// Most pushes in one `publishOrHold` call.
     package static let pushesPerCall = 500
-
-    /// KEYS: held hash, expiry set. ARGV: now ms, handle. Takes the device's pushes that have not
-    /// expired (envelopes); expired ones stay for the sweeper to report.
-    static let takeScript = RedisScript("""
-        local fields = redis.call('HGETALL', KEYS[1])
-        local out = {}
-        for i = 1, #fields, 2 do
-          local at, envelope = string.match(fields[i + 1], '^(%d+)|(.*)$')
-          if at and tonumber(at) > tonumber(ARGV[1]) then
-            redis.call('HDEL', KEYS[1], fields[i])
-            redis.call('ZREM', KEYS[2], ARGV[2] .. '\\n' .. fields[i])
-            out[#out + 1] = envelope
-          end
-        end
-        return out
-        """)
 
     /// Takes every device's held pushes that have not expired, 1,000 devices per pipeline.
     package func take(_ handles: [String], now: Int64, on redis: any RedisClient) async throws -> [(handle: String, envelope: [UInt8])] {
         var held: [(handle: String, envelope: [UInt8])] = []
         for start in stride(from: 0, to: handles.count, by: 1000) {
             let chunk = Array(handles[start..<min(start + 1000, handles.count)])
-            let replies = try await redis.run(Self.takeScript, calls: chunk.map { (keys: [key($0), expiryKey($0)], arguments: [now, $0]) })
+            let replies = try await redis.run(Self.takeScript, calls: chunk.map { TakeCall(held: key($0), expiry: expiryKey($0), now: now, handle: $0) })
             for (handle, reply) in zip(chunk, replies) {
                 try reply.throwingError()
                 for envelope in reply.array ?? [] { if let bytes = envelope.bytes { held.append((handle, bytes)) } }
@@ -158,25 +95,11 @@ package struct HubHold: Sendable, Hashable {
         return held
     }
 
-    /// KEYS: held hash, expiry set. ARGV: member, collapse id, now ms. Removes a push whose time
-    /// ran out and returns its envelope; nil when it was taken, or held again with a later time.
-    static let expireScript = RedisScript("""
-        local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
-        if not score or tonumber(score) > tonumber(ARGV[3]) then return false end
-        redis.call('ZREM', KEYS[2], ARGV[1])
-        local value = redis.call('HGET', KEYS[1], ARGV[2])
-        if not value then return false end
-        local at, envelope = string.match(value, '^(%d+)|(.*)$')
-        if not at or tonumber(at) > tonumber(ARGV[3]) then return false end
-        redis.call('HDEL', KEYS[1], ARGV[2])
-        return envelope
-        """)
-
     /// Removes up to `limit` pushes whose time ran out (looked for in every bucket, in one
     /// round trip); returns their envelopes.
     package func expire(now: Int64, limit: Int, on redis: any RedisClient) async throws -> [[UInt8]] {
         let replies = try await redis.sendAll((0..<Self.buckets).map { RedisCommand("ZRANGEBYSCORE", expiryKey(bucket: $0), "-inf", now, "LIMIT", 0, limit) })
-        var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
+        var calls: [ExpireCall] = []
         var strays: [RedisCommand] = []
         for (bucket, reply) in replies.enumerated() {
             for member in (reply.array ?? []).compactMap(\.string) {
@@ -187,7 +110,7 @@ package struct HubHold: Sendable, Hashable {
                     continue
                 }
                 let handle = String(member[..<split]), collapse = String(member[member.index(after: split)...])
-                calls.append((keys: [key(handle), expiryKey(bucket: bucket)], arguments: [member, collapse, now]))
+                calls.append(ExpireCall(held: key(handle), expiry: expiryKey(bucket: bucket), member: member, field: collapse, now: now))
             }
         }
         if !strays.isEmpty { try await redis.sendAll(strays) }

@@ -45,15 +45,13 @@ package struct SimulatedHubAdapter: PushAdapter {
         let buckets = pushes.map { HubHold.bucket($0.installation.handle) }
         var groups: [Int: [Int]] = [:]
         for index in pushes.indices { groups[callPerBucket ? buckets[index] : 0, default: []].append(index) }
-        var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
+        var calls: [HubHold.PublishCall] = []
         var order: [[Int]] = []
         for indices in groups.values {
             for start in stride(from: 0, to: indices.count, by: HubHold.pushesPerCall) {
                 let chunk = Array(indices[start..<min(start + HubHold.pushesPerCall, indices.count)])
-                var keys: [any RedisArgument] = []
-                var arguments: [any RedisArgument] = [nowMilliseconds]
-                keys.reserveCapacity(chunk.count * 2)
-                arguments.reserveCapacity(chunk.count * 6 + 1)
+                var call = HubHold.PublishCall(now: nowMilliseconds)
+                call.pushes.reserveCapacity(chunk.count)
                 for index in chunk {
                     let push = pushes[index]
                     let bucket = buckets[index]
@@ -66,17 +64,14 @@ package struct SimulatedHubAdapter: PushAdapter {
                     let deadline = push.rendered.deadline
                     let holdFor = deadline > 0 ? max(1, min(holdMilliseconds, deadline - nowMilliseconds)) : holdMilliseconds
                     let limits = HubHold.Limits.of(push.installation.platform)
-                    keys.append(hold.key(push.installation.handle, bucket: bucket))
-                    keys.append(hold.expiryKey(bucket: bucket))
-                    arguments.append(hold.channel(push.installation.handle, bucket: bucket))
-                    arguments.append(envelope)
-                    arguments.append(holdFor)
                     // Without a collapse id each push is held on its own, under a field of its own.
-                    arguments.append(collapses ? push.rendered.collapseID : "\n\(push.notification).\(String(UInt64.random(in: 0...UInt64.max), radix: 36))")
-                    arguments.append(push.installation.handle)
-                    arguments.append(collapses ? limits.collapseIDs : limits.messages)
+                    let field = collapses ? push.rendered.collapseID : "\n\(push.notification).\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+                    call.pushes.append(HubHold.PublishItem(held: hold.key(push.installation.handle, bucket: bucket), expiry: hold.expiryKey(bucket: bucket),
+                                                           channel: hold.channel(push.installation.handle, bucket: bucket), envelope: envelope, hold: holdFor,
+                                                           field: field, handle: push.installation.handle,
+                                                           most: collapses ? limits.collapseIDs : limits.messages))
                 }
-                calls.append((keys, arguments))
+                calls.append(call)
                 order.append(chunk)
             }
         }

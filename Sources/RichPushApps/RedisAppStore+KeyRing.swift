@@ -43,7 +43,7 @@ extension RedisAppStore {
                 }
                 if changed.isEmpty { break }
                 let json = String(decoding: try JSONSerialization.data(withJSONObject: changed, options: [.sortedKeys]), as: UTF8.self)
-                if try await redis.run(Self.resealScript, keys: [keys.app(id)], arguments: [version, json]).int == 1 {
+                if try await redis.run(Self.resealScript, ResealCall(app: keys.app(id), version: version, fields: json)).int == 1 {
                     resealed += changed.count
                     break
                 }

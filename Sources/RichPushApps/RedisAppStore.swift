@@ -37,7 +37,7 @@ package struct RedisAppStore: AppStore {
 
     package func remove(id: AppID) async throws -> Bool {
         guard id != .default else { throw AppError.cannotRemoveDefault }
-        return try await redis.run(Self.removeScript, keys: [keys.app(id), keys.all], arguments: [id.rawValue, keys.changes]).int == 1
+        return try await redis.run(Self.removeScript, RemoveCall(app: keys.app(id), all: keys.all, id: id.rawValue, channel: keys.changes)).int == 1
     }
 
     package func list() async throws -> [AppSummary] {
@@ -103,7 +103,8 @@ package struct RedisAppStore: AppStore {
         let body: [String: Any] = ["name": change.name ?? (id == .default ? AppSummary.implicitDefault.name : id.rawValue), "set": set, "remove": remove]
         let json = String(decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]), as: UTF8.self)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let result = try await redis.run(Self.writeScript, keys: [keys.app(id), keys.all], arguments: [id.rawValue, keys.changes, now, mode.rawValue, json]).int
+        let result = try await redis.run(Self.writeScript, WriteCall(app: keys.app(id), all: keys.all, id: id.rawValue, channel: keys.changes, now: now, mode: mode.rawValue,
+                                                                     change: json)).int
         switch result {
         case -1: throw AppError.notFound(id)
         case -2: throw AppError.exists(id)

@@ -85,7 +85,7 @@ package final class SharedToken: Sendable {
                 // rather than mint a second one (each mint is a token exchange, or a new APNs token).
                 let latest = try await read()
                 if let latest, latest.token != rejected, isFresh(latest, now: now) {
-                    _ = try await redis.run(Self.unlockScript, keys: [key + ":lock"], arguments: [lockOwner])
+                    _ = try await redis.run(Self.unlockScript, UnlockCall(lock: key + ":lock", owner: lockOwner))
                     remember(latest)
                     return latest
                 }
@@ -93,12 +93,13 @@ package final class SharedToken: Sendable {
                 do {
                     fresh = try await mint(now)
                 } catch {
-                    _ = try? await redis.run(Self.unlockScript, keys: [key + ":lock"], arguments: [lockOwner])
+                    _ = try? await redis.run(Self.unlockScript, UnlockCall(lock: key + ":lock", owner: lockOwner))
                     throw error
                 }
                 let expires = fresh.expiresAt.map { String($0.timeIntervalSince1970) } ?? ""
-                let reply = try await redis.run(Self.storeScript, keys: [key, key + ":lock"],
-                                                arguments: [fresh.token, String(fresh.issuedAt.timeIntervalSince1970), expires, lockOwner, latest?.token ?? ""])
+                let reply = try await redis.run(Self.storeScript, StoreCall(hash: key, lock: key + ":lock", token: fresh.token,
+                                                                            issuedAt: String(fresh.issuedAt.timeIntervalSince1970), expires: expires, owner: lockOwner,
+                                                                            stale: latest?.token ?? ""))
                 if reply.int == 1 {
                     remember(fresh)
                     return fresh
@@ -125,31 +126,45 @@ package final class SharedToken: Sendable {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    /// KEYS: token hash, lock. ARGV: token, iat, exp ('' for none), lock owner, the token the
-    /// caller found stale ('' for none). Stores the token and releases the lock if the caller
-    /// still holds it and the stored token is still the stale one; else 0 (another worker
-    /// replaced it: read that one).
-    static let storeScript = RedisScript("""
-    if redis.call('GET', KEYS[2]) ~= ARGV[4] then return 0 end
-    if (redis.call('HGET', KEYS[1], 'token') or '') ~= ARGV[5] then
-      redis.call('DEL', KEYS[2])
+    /// The token's hash and lock; the token, when it was issued and expires ('' for never, s),
+    /// the lock's owner, and the token the caller found stale ('' for none).
+    struct StoreCall {
+        let hash: String, lock: String, token: String, issuedAt: String, expires: String, owner: String, stale: String
+    }
+
+    /// Stores the token and releases the lock if the caller still holds it and the stored token
+    /// is still the stale one; else 0 (another worker replaced it: read that one).
+    static let storeScript = LuaScript<StoreCall, Never>([
+        .key("hash", \.hash), .key("lock", \.lock), .argument("token", \.token), .argument("issuedAt", \.issuedAt), .argument("expires", \.expires),
+        .argument("owner", \.owner), .argument("stale", \.stale),
+    ], body: """
+    if redis.call('GET', lock) ~= owner then return 0 end
+    if (redis.call('HGET', hash, 'token') or '') ~= stale then
+      redis.call('DEL', lock)
       return 0
     end
-    redis.call('DEL', KEYS[1])
-    if ARGV[3] == '' then
-      redis.call('HSET', KEYS[1], 'token', ARGV[1], 'iat', ARGV[2])
+    redis.call('DEL', hash)
+    if expires == '' then
+      redis.call('HSET', hash, 'token', token, 'iat', issuedAt)
     else
-      redis.call('HSET', KEYS[1], 'token', ARGV[1], 'iat', ARGV[2], 'exp', ARGV[3])
+      redis.call('HSET', hash, 'token', token, 'iat', issuedAt, 'exp', expires)
     end
-    redis.call('EXPIRE', KEYS[1], 3600)
-    redis.call('DEL', KEYS[2])
+    redis.call('EXPIRE', hash, 3600)
+    redis.call('DEL', lock)
     return 1
+
     """)
 
-    /// KEYS: lock. ARGV: owner. Releases the lock only if the caller still holds it.
-    static let unlockScript = RedisScript("""
-    if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+    /// A lock and its owner.
+    struct UnlockCall {
+        let lock: String, owner: String
+    }
+
+    /// Releases the lock only if the caller still holds it.
+    static let unlockScript = LuaScript<UnlockCall, Never>([.key("lock", \.lock), .argument("owner", \.owner)], body: """
+    if redis.call('GET', lock) == owner then return redis.call('DEL', lock) end
     return 0
+
     """)
 }
 

@@ -270,10 +270,10 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     package func ledgerEntry(_ key: DeliveryKey) -> String? {
         state.withLock { state in
             switch state.ledger[key.notification]?[key.installation] {
-            case .recorded: "R"
-            case .leased(_, let owner): "L:\(owner)"
-            case .tried: "T"
-            case .failed: "F"
+            case .recorded: LedgerMark.recorded.rawValue
+            case .leased(_, let owner): "\(LedgerMark.leased.rawValue):\(owner)"
+            case .tried: LedgerMark.tried.rawValue
+            case .failed: LedgerMark.failed.rawValue
             case nil: nil
             }
         }

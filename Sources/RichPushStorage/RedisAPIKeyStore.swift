@@ -22,17 +22,28 @@ package struct RedisAPIKeyStore: APIKeyStore {
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let token = APIKey.token(app: keys.app, id: id, secret: secret)
         let key = APIKey(id: id, user: user, scopes: scopes, label: label, createdAt: JobQueue.nowMilliseconds())
-        let created = try await redis.run(Self.createScript, keys: [keys.user(user), keys.apiKey(id), keys.apiKeys(of: user)],
-                                          arguments: [user, Self.encode(scopes), Self.digest(token), label, key.createdAt, id]).int == 1
+        let created = try await redis.run(Self.createScript, CreateCall(user: keys.user(user), key: keys.apiKey(id), userKeys: keys.apiKeys(of: user), name: user,
+                                                                        scopes: Self.encode(scopes), digest: Self.digest(token), label: label, created: key.createdAt,
+                                                                        id: id)).int == 1
         return created ? (key, token) : nil
     }
 
-    /// KEYS: user, key, user's key set. Creates the key only if the user exists.
-    static let createScript = RedisScript("""
-    if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-    redis.call('HSET', KEYS[2], 'user', ARGV[1], 'scopes', ARGV[2], 'digest', ARGV[3], 'label', ARGV[4], 'created', ARGV[5])
-    redis.call('SADD', KEYS[3], ARGV[6])
+    /// A new key's keys (the user's hash, the key's hash, the user's key set) and fields.
+    struct CreateCall {
+        let user: String, key: String, userKeys: String
+        let name: String, scopes: String, digest: String, label: String, created: Int64, id: String
+    }
+
+    /// Creates the key only if the user exists.
+    static let createScript = LuaScript<CreateCall, Never>([
+        .key("user", \.user), .key("key", \.key), .key("userKeys", \.userKeys), .argument("name", \.name), .argument("scopes", \.scopes),
+        .argument("digest", \.digest), .argument("label", \.label), .argument("created", \.created), .argument("id", \.id),
+    ], body: """
+    if redis.call('EXISTS', user) == 0 then return 0 end
+    redis.call('HSET', key, 'user', name, 'scopes', scopes, 'digest', digest, 'label', label, 'created', created)
+    redis.call('SADD', userKeys, id)
     return 1
+
     """)
 
     package func list(user: String?) async throws -> [APIKey] {
@@ -48,8 +59,7 @@ package struct RedisAPIKeyStore: APIKeyStore {
     }
 
     package func revoke(id: String) async throws -> Bool {
-        try await redis.run(Self.revokeScript, keys: [keys.apiKey(id)],
-                            arguments: [keys.apiKeys(of: ""), id, keys.credentialChanges, keys.credentialName(id)]).int == 1
+        try await redis.run(Self.revokeScript, revokeCall(id: id)).int == 1
     }
 
     /// Revokes every key of a user (the user is being removed), in one pipeline; returns how many.
@@ -57,23 +67,33 @@ package struct RedisAPIKeyStore: APIKeyStore {
         let ids = (try await redis.send("SMEMBERS", keys.apiKeys(of: user)).array ?? []).compactMap(\.string)
         var revoked = 0
         if !ids.isEmpty {
-            let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = ids.map { id in
-                ([keys.apiKey(id)], [keys.apiKeys(of: ""), id, keys.credentialChanges, keys.credentialName(id)])
-            }
-            for reply in try await redis.run(Self.revokeScript, calls: calls) { revoked += try reply.throwingError().int ?? 0 }
+            for reply in try await redis.run(Self.revokeScript, calls: ids.map(revokeCall(id:))) { revoked += try reply.throwingError().int ?? 0 }
         }
         try await redis.send("DEL", keys.apiKeys(of: user))
         return revoked
     }
 
-    /// KEYS: key. ARGV: the per-user set's key prefix, id, change channel, the key's name there.
-    static let revokeScript = RedisScript("""
-    local user = redis.call('HGET', KEYS[1], 'user')
+    /// A revocation: the key's hash, the per-user sets' key prefix, its id, the change channel
+    /// and the key's name there.
+    struct RevokeCall {
+        let key: String, userKeysPrefix: String, id: String, channel: String, name: String
+    }
+
+    func revokeCall(id: String) -> RevokeCall {
+        RevokeCall(key: keys.apiKey(id), userKeysPrefix: keys.apiKeys(of: ""), id: id, channel: keys.credentialChanges, name: keys.credentialName(id))
+    }
+
+    /// Deletes the key and announces it; 0 if it was gone.
+    static let revokeScript = LuaScript<RevokeCall, Never>([
+        .key("key", \.key), .argument("userKeysPrefix", \.userKeysPrefix), .argument("id", \.id), .argument("channel", \.channel), .argument("name", \.name),
+    ], body: """
+    local user = redis.call('HGET', key, 'user')
     if not user then return 0 end
-    redis.call('DEL', KEYS[1])
-    redis.call('SREM', ARGV[1] .. user, ARGV[2])
-    redis.call('PUBLISH', ARGV[3], 'key:' .. ARGV[4])
+    redis.call('DEL', key)
+    redis.call('SREM', userKeysPrefix .. user, id)
+    redis.call('PUBLISH', channel, 'key:' .. name)
     return 1
+
     """)
 
     package func verify(token: String) async throws -> (key: APIKey, user: User)? {

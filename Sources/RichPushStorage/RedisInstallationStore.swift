@@ -40,14 +40,14 @@ package struct RedisInstallationStore: InstallationStore {
 
     package func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome {
         let tags = String(decoding: try JSONEncoder().encode(installation.tags), as: UTF8.self)
-        let reply = try await redis.run(Self.saveScript,
-                                        keys: [keys.installation(installation.id), keys.handle(installation.handle), keys.owned(by: installation.owner),
-                                               keys.userTags(installation.owner), keys.allInstallations],
-                                        arguments: [installation.id, installation.owner, installation.platform.rawValue, installation.handle, tags,
-                                                    installation.updatedAt, limits.registrations, limits.tags, keys.tagPrefix, keys.installationPrefix,
-                                                    keys.handlePrefix, Self.storedEnvironment(installation.apnsEnvironment),
-                                                    installation.webPushKeys?.stored ?? "", try Self.storedTemplates(installation.templates),
-                                                    installation.locale ?? ""])
+        let call = SaveCall(installation: keys.installation(installation.id), handleSet: keys.handle(installation.handle), owned: keys.owned(by: installation.owner),
+                            tagCounts: keys.userTags(installation.owner), all: keys.allInstallations, id: installation.id, owner: installation.owner,
+                            platform: installation.platform.rawValue, handle: installation.handle, tags: tags, updated: installation.updatedAt,
+                            maxRegistrations: limits.registrations, maxTags: limits.tags, tagPrefix: keys.tagPrefix, installationPrefix: keys.installationPrefix,
+                            handlePrefix: keys.handlePrefix, environment: Self.storedEnvironment(installation.apnsEnvironment),
+                            webPushKeys: installation.webPushKeys?.stored ?? "", templates: try Self.storedTemplates(installation.templates),
+                            locale: installation.locale ?? "")
+        let reply = try await redis.run(Self.saveScript, call)
         switch reply.string {
         case "created": return .created
         case "updated": return .updated
@@ -71,16 +71,13 @@ package struct RedisInstallationStore: InstallationStore {
     /// Removes an installation whoever owns it (the platform said its token is dead).
     package func remove(_ installation: Installation) async throws -> Bool {
         owners.remove(installation.id)
-        return try await redis.run(Self.removeScript, keys: [keys.installation(installation.id), keys.allInstallations],
-                            arguments: [installation.id, keys.tagPrefix, keys.handlePrefix, keys.ownedPrefix, keys.userTagsPrefix]).int == 1
+        return try await redis.run(Self.removeScript, removeCall(id: installation.id)).int == 1
     }
 
     package func removeAll(owner: String) async throws -> Int {
         let ids = (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
         for id in ids { owners.remove(id) }
-        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = ids.map { id in
-            ([keys.installation(id), keys.allInstallations], [id, keys.tagPrefix, keys.handlePrefix, keys.ownedPrefix, keys.userTagsPrefix])
-        }
+        let calls = ids.map(removeCall(id:))
         var removed = 0
         if !calls.isEmpty {
             for reply in try await redis.run(Self.removeScript, calls: calls) { removed += try reply.throwingError().int ?? 0 }

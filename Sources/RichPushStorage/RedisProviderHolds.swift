@@ -17,14 +17,19 @@ package struct RedisProviderHolds: ProviderHolds {
     }
 
     package func hold(_ scope: String, until end: Int64) async throws {
-        _ = try await redis.run(Self.holdScript, keys: [keys.providerHold(scope)], arguments: [end])
+        _ = try await redis.run(Self.holdScript, HoldCall(hold: keys.providerHold(scope), end: end))
     }
 
-    /// KEYS: the hold. ARGV: its end (ms). Keeps the later of the two ends.
-    static let holdScript = RedisScript("""
-    local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-    local wanted = tonumber(ARGV[1])
-    if wanted > current then redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[1]) end
+    /// A hold's key and its end (ms).
+    struct HoldCall {
+        let hold: String, end: Int64
+    }
+
+    /// Keeps the later of the two ends.
+    static let holdScript = LuaScript<HoldCall, Never>([.key("hold", \.hold), .argument("ending", \.end)], body: """
+    local current = tonumber(redis.call('GET', hold) or '0')
+    if tonumber(ending) > current then redis.call('SET', hold, ending, 'PXAT', ending) end
     return 1
+
     """)
 }

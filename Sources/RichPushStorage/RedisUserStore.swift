@@ -19,16 +19,25 @@ package struct RedisUserStore: UserStore {
     }
 
     package func create(_ user: User, passwordHash: String) async throws -> Bool {
-        try await redis.run(Self.createScript, keys: [keys.user(user.name), keys.users],
-                            arguments: [user.name, passwordHash, user.role.rawValue, Int(Date().timeIntervalSince1970)]).int == 1
+        try await redis.run(Self.createScript, CreateCall(user: keys.user(user.name), users: keys.users, name: user.name, hash: passwordHash,
+                                                          role: user.role.rawValue, created: Int(Date().timeIntervalSince1970))).int == 1
+    }
+
+    /// A new user's hash and the set of names; the name, password hash, role and creation time (s).
+    struct CreateCall {
+        let user: String, users: String, name: String, hash: String, role: String, created: Int
     }
 
     /// Adds the user only if the name is free, all fields at once.
-    static let createScript = RedisScript("""
-    if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-    redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'role', ARGV[3], 'created', ARGV[4])
-    redis.call('SADD', KEYS[2], ARGV[1])
+    static let createScript = LuaScript<CreateCall, Never>([
+        .key("user", \.user), .key("users", \.users), .argument("name", \.name), .argument("hash", \.hash), .argument("role", \.role),
+        .argument("created", \.created),
+    ], body: """
+    if redis.call('EXISTS', user) == 1 then return 0 end
+    redis.call('HSET', user, 'hash', hash, 'role', role, 'created', created)
+    redis.call('SADD', users, name)
     return 1
+
     """)
 
     package func update(name: String, passwordHash: String?, role: User.Role?) async throws -> Bool {

@@ -122,7 +122,8 @@ extension RedisWebhookStore {
     /// Takes up to `count` deliveries whose time has come, pushing each one's due time `lease`
     /// ahead so no other dispatcher takes it meanwhile (a dispatcher that dies lets it come back).
     package func claimDueDeliveries(now: Int64, count: Int, lease: Duration) async throws -> [WebhookDelivery] {
-        let ids = (try await redis.run(Self.claimScript, keys: [keys.webhookRetries], arguments: [now, count, now + Int64(lease.milliseconds)]).array ?? [])
+        let ids = (try await redis.run(Self.claimScript, ClaimCall(retries: keys.webhookRetries, now: now, count: count,
+                                                                          leasedUntil: now + Int64(lease.milliseconds))).array ?? [])
             .compactMap(\.string)
         guard !ids.isEmpty else { return [] }
         let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", keys.webhookDelivery($0), "webhook", "body", "attempts", "first", "events", "error") })
@@ -146,11 +147,19 @@ extension RedisWebhookStore {
         return deliveries
     }
 
-    /// KEYS: retries. ARGV: now, count, leased until.
-    static let claimScript = RedisScript("""
-    local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
-    for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[3], id) end
+    /// The retries set, now (ms), the most to take and when their lease ends (ms).
+    struct ClaimCall {
+        let retries: String, now: Int64, count: Int, leasedUntil: Int64
+    }
+
+    /// The due deliveries' ids, each pushed to `leasedUntil`.
+    static let claimScript = LuaScript<ClaimCall, Never>([
+        .key("retries", \.retries), .argument("now", \.now), .argument("count", \.count), .argument("leasedUntil", \.leasedUntil),
+    ], body: """
+    local due = redis.call('ZRANGEBYSCORE', retries, '-inf', now, 'LIMIT', 0, count)
+    for _, id in ipairs(due) do redis.call('ZADD', retries, leasedUntil, id) end
     return due
+
     """)
 
     /// Deliveries waiting for a retry.

@@ -40,19 +40,28 @@ package struct RedisWebhookStore: WebhookStore {
                                            "events", webhook.events.sorted().map(\.rawValue).joined(separator: ","),
                                            "allUsers", webhook.allUsers ? 1 : 0, "description", webhook.description,
                                            "secret", webhook.secret, "created", webhook.createdAt]
-        let stored = try await redis.run(Self.createScript, keys: [keys.webhook(webhook.id), keys.allWebhooks, keys.webhooks(of: webhook.owner)],
-                                         arguments: [webhook.id, Webhook.maxPerUser] + fields).int == 1
+        let stored = try await redis.run(Self.createScript, CreateCall(hook: keys.webhook(webhook.id), all: keys.allWebhooks, owned: keys.webhooks(of: webhook.owner),
+                                                                       id: webhook.id, limit: Webhook.maxPerUser, fields: fields)).int == 1
         if !stored { try await lowerWants(webhook) }
         return stored
     }
 
-    /// KEYS: hook, all, owner's set. ARGV: id, limit, then field/value items.
-    static let createScript = RedisScript("""
-    if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[2]) then return 0 end
-    redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-    redis.call('SADD', KEYS[2], ARGV[1])
-    redis.call('SADD', KEYS[3], ARGV[1])
+    /// A webhook's hash, the set of all and its owner's set; its id, the most one owner may
+    /// have, and its field/value items.
+    struct CreateCall {
+        let hook: String, all: String, owned: String, id: String, limit: Int, fields: [any RedisArgument]
+    }
+
+    /// Adds the webhook unless its owner has `limit` already: 1 added, 0 not.
+    static let createScript = LuaScript<CreateCall, Never>([
+        .key("hook", \.hook), .key("all", \.all), .key("owned", \.owned), .argument("id", \.id), .number("limit", \.limit), .list("fields", { $0.fields }),
+    ], body: """
+    if redis.call('SCARD', owned) >= limit then return 0 end
+    redis.call('HSET', hook, unpack(ARGV, fieldsFrom, fieldsTo))
+    redis.call('SADD', all, id)
+    redis.call('SADD', owned, id)
     return 1
+
     """)
 
     package func webhook(id: String) async throws -> Webhook? {
@@ -90,9 +99,7 @@ package struct RedisWebhookStore: WebhookStore {
 
     /// In every partition: an event is recorded in the partition of its notification.
     private func lowerWants(_ webhook: Webhook) async throws {
-        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = (0..<keys.partitions).map {
-            ([keys.inPartition($0).webhookWants], Self.wantsFields(webhook))
-        }
+        let calls = (0..<keys.partitions).map { LowerCall(wants: keys.inPartition($0).webhookWants, fields: Self.wantsFields(webhook)) }
         // Checked outside the async function: the same loop inline (`for … in try await …
         // { try … }`) crashes the Swift 6.3.1 optimizer (LLVM coroutine splitting, release builds).
         try Self.check(try await redis.run(Self.lowerScript, calls: calls))
@@ -102,12 +109,18 @@ package struct RedisWebhookStore: WebhookStore {
         for reply in replies { _ = try reply.throwingError() }
     }
 
-    /// KEYS: wants. ARGV: fields to lower by one; a field at zero goes, and with the last one the key.
-    static let lowerScript = RedisScript("""
-    for _, field in ipairs(ARGV) do
-      if redis.call('HINCRBY', KEYS[1], field, -1) <= 0 then redis.call('HDEL', KEYS[1], field) end
+    /// A partition's wants hash and the fields to lower.
+    struct LowerCall {
+        let wants: String, fields: [any RedisArgument]
+    }
+
+    /// Lowers each field by one; a field at zero goes, and with the last one the key.
+    static let lowerScript = LuaScript<LowerCall, Never>([.key("wants", \.wants), .list("fields", { $0.fields })], body: """
+    for i = fieldsFrom, fieldsTo do
+      if redis.call('HINCRBY', wants, ARGV[i], -1) <= 0 then redis.call('HDEL', wants, ARGV[i]) end
     end
     return 1
+
     """)
 
     private func wantsCommands(_ webhook: Webhook, by step: Int) -> [RedisCommand] {

@@ -35,17 +35,16 @@ extension JobQueue {
     /// Schedules the job to run again after `delay` (delayed set + XACK, atomically); without
     /// `countingAttempt` (a deferral, not a failure) it keeps its attempt number.
     package func retry(_ job: Job, after delay: Duration, error: String, countingAttempt: Bool = true) async throws {
-        try await redis.run(QueueScripts.retry,
-                            keys: [configuration.streamKey, configuration.delayedKey, configuration.countersKey],
-                            arguments: [configuration.group, job.id, Self.nowMilliseconds() + Int64(delay.milliseconds), job.attempt + (countingAttempt ? 1 : 0), error])
+        try await redis.run(QueueScripts.retry, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.delayedKey, counters: configuration.countersKey,
+                                                                        group: configuration.group, id: job.id, time: Self.nowMilliseconds() + Int64(delay.milliseconds),
+                                                                        attempt: job.attempt + (countingAttempt ? 1 : 0), error: error))
     }
 
     /// Copies the entry to the dead letters with its error and acknowledges it, atomically; a job
     /// no longer pending (another worker settled it) is left alone, so it is dead-lettered once.
     package func deadLetter(id: String, error: String) async throws {
-        try await redis.run(QueueScripts.deadLetter,
-                            keys: [configuration.streamKey, configuration.deadKey, configuration.countersKey],
-                            arguments: [configuration.group, id, error, Self.nowMilliseconds()])
+        try await redis.run(QueueScripts.deadLetter, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.deadKey, counters: configuration.countersKey,
+                                                                             group: configuration.group, id: id, time: Self.nowMilliseconds(), attempt: 0, error: error))
     }
 
     /// Counts jobs whose handler failed for good and were dropped at its request.
@@ -58,9 +57,9 @@ extension JobQueue {
     /// dead-letter reason: the caller dead-letters them (``deadLetter(id:error:)``) as it does
     /// jobs that failed for good, after their handler's ``JobHandler/willDeadLetter(_:)``.
     package func reclaim(for consumer: String, count: Int = 100) async throws -> (jobs: [Delivery], poison: [(delivery: Delivery, reason: String)]) {
-        let reply = try await redis.run(QueueScripts.reclaim, keys: [configuration.streamKey],
-                                        arguments: [configuration.group, consumer, configuration.visibilityTimeout.milliseconds, count,
-                                                    configuration.maxDeliveries])
+        let reply = try await redis.run(QueueScripts.reclaim, QueueScripts.ReclaimCall(stream: configuration.streamKey, group: configuration.group, consumer: consumer,
+                                                                                       minIdle: configuration.visibilityTimeout.milliseconds, count: count,
+                                                                                       maxDeliveries: configuration.maxDeliveries))
         guard let parts = reply.array, parts.count == 4 else { throw RedisError(code: .unexpectedReply, message: "reclaim answered \(reply)") }
         let entries = (parts[0].array ?? []).filter { !$0.isNull }
         var deliveries: [String: Int] = [:]
@@ -96,8 +95,8 @@ extension JobQueue {
     /// Moves retries whose time has come back into the stream; returns how many.
     @discardableResult
     package func promoteDueRetries(limit: Int = 1000) async throws -> Int {
-        try await redis.run(QueueScripts.promote, keys: [configuration.streamKey, configuration.delayedKey],
-                            arguments: [Self.nowMilliseconds(), limit]).int ?? 0
+        try await redis.run(QueueScripts.promote, QueueScripts.PromoteCall(stream: configuration.streamKey, delayed: configuration.delayedKey,
+                                                                           now: Self.nowMilliseconds(), limit: limit)).int ?? 0
     }
 
     static func delivery(_ entry: RedisValue) -> Delivery {

@@ -69,7 +69,7 @@ extension JobQueue {
     }
 
     private func replayDeadBatch(_ ids: ArraySlice<String>, _ replayed: ([Job]) async throws -> Void) async throws -> Int {
-        let entries = try await redis.run(QueueScripts.replayDead, keys: [configuration.deadKey, configuration.streamKey], arguments: Array(ids)).array ?? []
+        let entries = try await redis.run(QueueScripts.replayDead, QueueScripts.ReplayCall(dead: configuration.deadKey, stream: configuration.streamKey, ids: Array(ids))).array ?? []
         // An undecodable dead letter goes back as it was, and its handler had nothing to undo.
         let jobs = entries.compactMap { try? Job(entry: $0) }
         if !jobs.isEmpty { try await replayed(jobs) }

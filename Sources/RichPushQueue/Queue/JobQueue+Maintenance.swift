@@ -6,7 +6,7 @@ extension JobQueue {
     @discardableResult
     package func trim(now: Int64 = JobQueue.nowMilliseconds()) async throws -> Int {
         let cutoff = max(0, now - Int64(configuration.retention.milliseconds))
-        return try await redis.run(QueueScripts.trim, keys: [configuration.streamKey], arguments: ["\(cutoff)-0"]).int ?? 0
+        return try await redis.run(QueueScripts.trim, QueueScripts.TrimCall(stream: configuration.streamKey, cutoff: "\(cutoff)-0")).int ?? 0
     }
 
     /// Removes consumers that have nothing pending and have been idle longer than `idle`
@@ -25,8 +25,9 @@ extension JobQueue {
     }
 
     private func removeIdleConsumers(minIdle: Int, only: String, except: String) async throws -> [String] {
-        let reply = try await redis.run(QueueScripts.removeIdleConsumers, keys: [configuration.streamKey, configuration.countersKey],
-                                        arguments: [configuration.group, minIdle, only, except, Self.nowMilliseconds()])
+        let reply = try await redis.run(QueueScripts.removeIdleConsumers,
+                                        QueueScripts.RemoveConsumersCall(stream: configuration.streamKey, counters: configuration.countersKey, group: configuration.group,
+                                                                         minIdle: minIdle, only: only, keep: except, now: Self.nowMilliseconds()))
         return (reply.array ?? []).compactMap(\.string)
     }
 }

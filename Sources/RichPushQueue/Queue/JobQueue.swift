@@ -39,13 +39,13 @@ package struct JobQueue: Sendable {
         let now = Self.nowMilliseconds()
         let commands = requests.map { request in
             if let key = request.idempotencyKey {
-                return QueueScripts.enqueueOnce.command(
-                    keys: [configuration.streamKey, configuration.idempotencyKey(key)],
-                    arguments: [configuration.idempotencyTTL.milliseconds] + Job.fields(for: request, now: now))
+                return QueueScripts.enqueueOnce.command(QueueScripts.EnqueueCall(stream: configuration.streamKey, key: configuration.idempotencyKey(key),
+                                                                                 time: Int64(configuration.idempotencyTTL.milliseconds),
+                                                                                 fields: Job.fields(for: request, now: now)))
             }
             return enqueueCommand(for: request, now: now)
         }
-        let replies = try await redis.pipeline(commands, loading: [QueueScripts.enqueueOnce])
+        let replies = try await redis.pipeline(commands, loading: [QueueScripts.enqueueOnce.script])
         return try replies.map { reply in
             let reply = try reply.throwingError()
             if let id = reply.string { return id }
@@ -71,9 +71,10 @@ package struct JobQueue: Sendable {
     package func enqueue(_ requests: [JobRequest], at times: [Int64]) async throws {
         let now = Self.nowMilliseconds()
         let commands = zip(requests, times).map { request, time in
-            QueueScripts.schedule.command(keys: [configuration.delayedKey], arguments: [time] + Job.fields(for: request, now: now))
+            QueueScripts.schedule.command(QueueScripts.EnqueueCall(stream: configuration.streamKey, key: configuration.delayedKey, time: time,
+                                                                   fields: Job.fields(for: request, now: now)))
         }
-        for reply in try await redis.pipeline(commands, loading: [QueueScripts.schedule]) { _ = try reply.throwingError() }
+        for reply in try await redis.pipeline(commands, loading: [QueueScripts.schedule.script]) { _ = try reply.throwingError() }
     }
 
     package static func nowMilliseconds() -> Int64 {

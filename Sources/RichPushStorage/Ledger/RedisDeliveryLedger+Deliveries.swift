@@ -11,16 +11,13 @@ extension RedisDeliveryLedger {
         let grouped = Dictionary(grouping: keys.indices, by: { keys[$0].notification })
         // One script call per partition (its ledgers share its hash tag), all in one round trip.
         let partitions = Dictionary(grouping: grouped.keys, by: { self.keys.partitionIndex(ofNotification: $0) }).map { Array($0.value) }
-        var calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = []
+        var calls: [LeaseCall] = []
         var order: [[Int]] = []
         for ids in partitions {
-            var arguments: [any RedisArgument] = [owner, JobQueue.nowMilliseconds(), duration.milliseconds, Int(retention.components.seconds)]
-            for id in ids {
-                let indices = grouped[id]!
-                arguments.append(indices.count)
-                for index in indices { arguments.append(keys[index].installation) }
-            }
-            calls.append((ids.flatMap { [self.keys.ledger($0), self.keys.status($0), self.keys.devices($0)] }, arguments))
+            calls.append(LeaseCall(owner: owner, now: JobQueue.nowMilliseconds(), lease: duration.milliseconds, ttl: Int(retention.components.seconds), items: ids.map { id in
+                LeaseItem(ledger: self.keys.ledger(id), status: self.keys.status(id), devices: self.keys.devices(id),
+                          installations: grouped[id]!.map { keys[$0].installation })
+            }))
             order.append(ids.flatMap { grouped[$0]! })
         }
         let replies = try await redis.run(Self.leaseScript, calls: calls)
@@ -45,7 +42,7 @@ extension RedisDeliveryLedger {
             var command = RedisCommand("HSET", self.keys.ledger(id))
             for pair in pairs {
                 command.append(pair.installation)
-                command.append("T")
+                command.append(LedgerMark.tried.rawValue)
             }
             return [command, RedisCommand("EXPIRE", self.keys.ledger(id), ttl, "NX")]
         })
@@ -70,9 +67,8 @@ extension RedisDeliveryLedger {
     /// per-device entries (JSON written by hand: this runs for every push) and its state.
     package func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
         let calls = byPartition(results.filter { !$0.value.isEmpty }) { keys, part in
-            var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
-            var arguments: [any RedisArgument] = [Int(retention.components.seconds), NotificationLua.stateOrder, JobQueue.nowMilliseconds()]
-            for (id, results) in part {
+            RecordCall(webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ttl: Int(retention.components.seconds), now: JobQueue.nowMilliseconds(),
+                       items: part.map { id, results in
                 var counts: [DeliveryCounter: Int] = [:]
                 var devices: [any RedisArgument] = []
                 var released: [any RedisArgument] = []
@@ -83,27 +79,23 @@ extension RedisDeliveryLedger {
                     devices.append(NotificationLua.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
                     if result.counter == .retried { released.append(result.installation) }
                 }
-                scriptKeys += [keys.status(id), keys.ledger(id), keys.notification(id)] as [any RedisArgument]
-                arguments += [id, counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : "", counts.count, released.count, devices.count] as [any RedisArgument]
-                for (counter, count) in counts { arguments.append(counter.rawValue); arguments.append(count) }
-                arguments += released
-                arguments += devices
-            }
-            return (scriptKeys, arguments)
+                var counters: [any RedisArgument] = []
+                for (counter, count) in counts { counters += [counter.rawValue, count] as [any RedisArgument] }
+                let state = counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : ""
+                return RecordItem(status: keys.status(id), ledger: keys.ledger(id), record: keys.notification(id), id: id, state: state,
+                                  counters: counters, released: released, devices: devices)
+            })
         }
         try await runAll(Self.recordScript, calls)
     }
 
     package func recordExpired(_ expired: [Int: [String]]) async throws {
         let calls = byPartition(expired.filter { !$0.value.isEmpty }) { keys, part in
-            var scriptKeys: [any RedisArgument] = [keys.webhookWants, keys.webhookOutbox]
-            var arguments: [any RedisArgument] = [Int(retention.components.seconds), JobQueue.nowMilliseconds()]
-            for (id, installations) in part {
-                scriptKeys += [keys.status(id), keys.devices(id), keys.notification(id), keys.ledger(id)] as [any RedisArgument]
-                arguments += [id, installations.count] as [any RedisArgument]
-                arguments += installations as [any RedisArgument]
-            }
-            return (scriptKeys, arguments)
+            ExpiredCall(webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ttl: Int(retention.components.seconds), now: JobQueue.nowMilliseconds(),
+                        items: part.map { id, installations in
+                ExpiredItem(status: keys.status(id), devices: keys.devices(id), record: keys.notification(id), ledger: keys.ledger(id), id: id,
+                            installations: installations)
+            })
         }
         try await runAll(Self.expiredScript, calls)
     }
@@ -111,10 +103,10 @@ extension RedisDeliveryLedger {
     package func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
         guard !batches.isEmpty else { return [] }
         let parts = Dictionary(grouping: batches.indices, by: { keys.partitionIndex(ofNotification: batches[$0].notification) }).map(\.value)
-        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = parts.map { indices in
-            var arguments: [any RedisArgument] = [JobQueue.nowMilliseconds()]
-            for batch in indices.map({ batches[$0] }) { arguments += ["\(batch.batch):\(batch.pushes)", batch.pushes, batch.perMinute] as [any RedisArgument] }
-            return (indices.map { keys.throttle(batches[$0].notification) }, arguments)
+        let calls = parts.map { indices in
+            ThrottleCall(now: JobQueue.nowMilliseconds(), items: indices.map { batches[$0] }.map { batch in
+                ThrottleItem(key: keys.throttle(batch.notification), member: "\(batch.batch):\(batch.pushes)", pushes: batch.pushes, limit: batch.perMinute)
+            })
         }
         let replies = try await redis.run(Self.throttleScript, calls: calls)
         var waits = [Duration](repeating: .zero, count: batches.count)
@@ -128,13 +120,12 @@ extension RedisDeliveryLedger {
 
     /// One script call per partition of the notifications in `items`, built by `call` from that
     /// partition's keys and its share of the items.
-    func byPartition<Value>(_ items: [Int: Value], _ call: (StorageKeys, [(Int, Value)]) -> (keys: [any RedisArgument], arguments: [any RedisArgument]))
-        -> [(keys: [any RedisArgument], arguments: [any RedisArgument])] {
+    func byPartition<Value, Call>(_ items: [Int: Value], _ call: (StorageKeys, [(Int, Value)]) -> Call) -> [Call] {
         Dictionary(grouping: items, by: { keys.partitionIndex(ofNotification: $0.key) })
             .map { call(keys.inPartition($0.key), $0.value.map { ($0.key, $0.value) }) }
     }
 
-    func runAll(_ script: RedisScript, _ calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])]) async throws {
+    func runAll<Call, Item>(_ script: LuaScript<Call, Item>, _ calls: [Call]) async throws {
         guard !calls.isEmpty else { return }
         for reply in try await redis.run(script, calls: calls) { try reply.throwingError() }
     }

@@ -35,12 +35,12 @@ package struct RedisDeliveryLedger: DeliveryLedger {
 
     package func recordPlannedFanOuts(_ planned: [Int: Int]) async throws {
         guard !planned.isEmpty else { return }
-        try await redis.sendAll(planned.map { RedisCommand("HSET", keys.status($0.key), "planned", $0.value) })
+        try await redis.sendAll(planned.map { RedisCommand("HSET", keys.status($0.key), StatusField.planned.rawValue, $0.value) })
     }
 
     package func cancelled(among ids: [Int]) async throws -> Set<Int> {
         guard !ids.isEmpty else { return [] }
-        let replies = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), "state") })
+        let replies = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), StatusField.state.rawValue) })
         return Set(zip(ids, replies).compactMap { id, reply in reply.string == DeliveryState.cancelled.rawValue ? id : nil })
     }
 }

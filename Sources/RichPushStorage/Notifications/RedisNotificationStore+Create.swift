@@ -46,8 +46,8 @@ extension RedisNotificationStore {
             // `notificationsPerCall` notifications, all in one pipeline.
             let groups = Dictionary(grouping: calls.indices, by: { calls[$0].partition }).values
                 .flatMap { positions in stride(from: 0, to: positions.count, by: Self.notificationsPerCall).map { Array(positions[$0..<min($0 + Self.notificationsPerCall, positions.count)]) } }
-            let replies = try await withDurability(Self.createScript, calls: groups.map { group in
-                (group.flatMap { calls[$0].keys }, group.flatMap { calls[$0].arguments })
+            let replies = try await withDurability(Self.createScript.script, calls: groups.map { group in
+                Self.createScript.encode(group.map { calls[$0].item })
             }) { reply in reply.array?.contains { $0.int == 1 } == true }
             var taken: [Int] = []
             for (group, reply) in zip(groups, replies) {
@@ -98,15 +98,14 @@ extension RedisNotificationStore {
 
     /// One create's script call.
     struct CreateCall {
-        let keys: [any RedisArgument]
-        let arguments: [any RedisArgument]
+        let item: CreateItem
         let record: RichNotification
         let partition: Int
         /// The quota the script charges (nil: none, or charged apart).
         let quota: QuotaLimits?
     }
 
-    /// The create script's keys and arguments for `draft` as notification number `sequence` (see
+    /// The create script's item for `draft` as notification number `sequence` (see
     /// ``createScript``; a call makes one or more of them).
     func createCall(_ draft: NotificationDraft, hash: String, sequence: Int, now: Int64, chargesInCreate: Bool) -> CreateCall {
         // Partition p gets ids ≡ p (mod P): round robin, or by the idempotency key, whose claim
@@ -133,19 +132,17 @@ extension RedisNotificationStore {
         if !keys.app.isDefault { fields += ["app", keys.app.rawValue] }
         // With an idempotency key, the same script completes it: no crash can leave a created
         // notification whose key a retry would not find.
-        let idempotency: (key: String, ttl: Int)? = draft.idempotency.map { (idempotencyKey($0), Int(IdempotencyKey.lifetime.components.seconds)) }
+        let idempotency = draft.idempotency.map { IdempotencyCompletion(key: idempotencyKey($0), ttl: Int(IdempotencyKey.lifetime.components.seconds)) }
         // A send in the future waits in the queue's delayed set, where due retries wait: the
         // workers' maintenance moves it into the stream when its time comes.
         let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
         let quota = chargesInCreate ? Self.chargeable(draft) : nil
-        var scriptKeys: [any RedisArgument] = [keys.payload(hash), keys.notification(id), keys.status(id), keys.created(by: record.creator), job.stream,
-                                               queue.configuration.delayedKey]
-        let charging: [any RedisArgument] = quota.map { quotaArguments(bytes: draft.payload.count, limits: $0) } ?? []
-        if quota != nil { scriptKeys += quotaKeys(user: draft.creator) }
-        if let idempotency { scriptKeys.append(idempotency.key) }
-        let header: [any RedisArgument] = [Int(retention.components.seconds), id, draft.payload, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue,
-                                           fields.count, idempotency?.ttl ?? 0, sendAt ?? 0, charging.count, job.fields.count]
-        return CreateCall(keys: scriptKeys, arguments: header + charging + fields + job.fields, record: record, partition: partition, quota: quota)
+        let item = CreateItem(payloadKey: keys.payload(hash), record: keys.notification(id), status: keys.status(id), index: keys.created(by: record.creator),
+                              stream: job.stream, delayed: queue.configuration.delayedKey, ttl: Int(retention.components.seconds), id: id,
+                              payload: draft.payload, state: (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue, sendAt: sendAt ?? 0,
+                              quota: quota.map { quotaCharge(user: draft.creator, bytes: draft.payload.count, limits: $0) }, idempotency: idempotency,
+                              fields: fields, job: job.fields)
+        return CreateCall(item: item, record: record, partition: partition, quota: quota)
     }
 
     /// The draft's quota, unless it has none or it is unlimited.
@@ -159,7 +156,7 @@ extension RedisNotificationStore {
         let charged = drafts.indices.compactMap { index in Self.chargeable(drafts[index]).map { (index, $0) } }
         guard !charged.isEmpty else { return [] }
         let replies = try await redis.run(Self.quotaScript, calls: charged.map { index, limits in
-            (quotaKeys(user: drafts[index].creator), quotaArguments(bytes: drafts[index].payload.count, limits: limits))
+            quotaCharge(user: drafts[index].creator, bytes: drafts[index].payload.count, limits: limits)
         })
         var refused: [(Int, any Error)] = []
         for ((index, limits), reply) in zip(charged, replies) {

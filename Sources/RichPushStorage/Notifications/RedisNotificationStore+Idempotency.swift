@@ -22,10 +22,8 @@ extension RedisNotificationStore {
     }
 
     package func claim(_ keys: [IdempotencyKey]) async throws -> [IdempotencyClaim] {
-        let calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])] = keys.map { key in
-            ([idempotencyKey(key)], [key.fingerprint, IdempotencyKey.claimLifetime.milliseconds])
-        }
-        let replies = try await withDurability(Self.claimScript, calls: calls) { reply in
+        let calls = keys.map { Self.claimScript.encode(IdempotencyCall(key: idempotencyKey($0), fingerprint: $0.fingerprint)) }
+        let replies = try await withDurability(Self.claimScript.script, calls: calls) { reply in
             // Only a replayed answer needs its notification on the replicas now (a fresh claim's
             // create waits for them itself): the script rewrote the key's expiry, so the WAIT
             // covers everything written before it on that master, the notification included.
@@ -55,33 +53,44 @@ extension RedisNotificationStore {
 
     package func release(_ keys: [IdempotencyKey]) async throws {
         guard !keys.isEmpty else { return }
-        for reply in try await redis.run(Self.releaseScript, calls: keys.map { ([idempotencyKey($0)], [$0.fingerprint]) }) {
+        for reply in try await redis.run(Self.releaseScript, calls: keys.map { IdempotencyCall(key: idempotencyKey($0), fingerprint: $0.fingerprint) }) {
             try reply.throwingError()
         }
     }
 
-    /// KEYS: the idempotency key. ARGV: fingerprint, claim lifetime in ms. Claims a free key
-    /// (state pending, for the claim lifetime), or says who holds it: another request ("mismatch"),
-    /// this request still being handled ("pending"), or its notification ("done", id).
-    static let claimScript = RedisScript("""
-    local state = redis.call('HGET', KEYS[1], 'state')
+    /// An idempotency key and the fingerprint of the request that claims or releases it.
+    struct IdempotencyCall {
+        let key: String, fingerprint: String
+        /// How long a claim holds the key.
+        var lifetime: Int { IdempotencyKey.claimLifetime.milliseconds }
+    }
+
+    /// Claims a free key (state pending, for the claim lifetime), or says who holds it: another
+    /// request ("mismatch"), this request still being handled ("pending"), or its notification
+    /// ("done", id).
+    static let claimScript = LuaScript<IdempotencyCall, Never>([
+        .key("key", \.key), .argument("fingerprint", \.fingerprint), .argument("lifetime", \.lifetime),
+    ], body: """
+    local state = redis.call('HGET', key, 'state')
     if not state then
-      redis.call('HSET', KEYS[1], 'state', 'pending', 'fp', ARGV[1])
-      redis.call('PEXPIRE', KEYS[1], ARGV[2])
+      redis.call('HSET', key, 'state', 'pending', 'fp', fingerprint)
+      redis.call('PEXPIRE', key, lifetime)
       return {'claimed'}
     end
-    if redis.call('HGET', KEYS[1], 'fp') ~= ARGV[1] then return {'mismatch'} end
+    if redis.call('HGET', key, 'fp') ~= fingerprint then return {'mismatch'} end
     if state == 'pending' then return {'pending'} end
     -- A write (the same expiry), so that a WAIT after this script covers the notification.
-    redis.call('PEXPIRE', KEYS[1], redis.call('PTTL', KEYS[1]))
-    return {'done', redis.call('HGET', KEYS[1], 'id')}
+    redis.call('PEXPIRE', key, redis.call('PTTL', key))
+    return {'done', redis.call('HGET', key, 'id')}
+
     """)
 
-    /// KEYS: the idempotency key. ARGV: fingerprint. Deletes a pending claim of this request.
-    static let releaseScript = RedisScript("""
-    if redis.call('HGET', KEYS[1], 'state') == 'pending' and redis.call('HGET', KEYS[1], 'fp') == ARGV[1] then
-      return redis.call('DEL', KEYS[1])
+    /// Deletes a pending claim of this request.
+    static let releaseScript = LuaScript<IdempotencyCall, Never>([.key("key", \.key), .argument("fingerprint", \.fingerprint)], body: """
+    if redis.call('HGET', key, 'state') == 'pending' and redis.call('HGET', key, 'fp') == fingerprint then
+      return redis.call('DEL', key)
     end
     return 0
+
     """)
 }

@@ -13,25 +13,23 @@ extension RedisNotificationStore {
     package func chargeQuotas(user: String, bytes: [Int], perMinute: Int, liveBytes: Int) async throws -> [QuotaRefusal?] {
         let limits = QuotaLimits(perMinute: perMinute, liveBytes: liveBytes)
         guard !limits.isUnlimited, !bytes.isEmpty else { return bytes.map { _ in nil } }
-        let replies = try await redis.run(Self.quotaScript, calls: bytes.map { (quotaKeys(user: user), quotaArguments(bytes: $0, limits: limits)) })
+        let replies = try await redis.run(Self.quotaScript, calls: bytes.map { quotaCharge(user: user, bytes: $0, limits: limits) })
         return try replies.map { try Self.refusal(try $0.throwingError(), user: user, limits: limits) }
     }
 
     /// The quota's own call: on a cluster, where its keys cannot join the create's script.
     func charge(_ limits: QuotaLimits, user: String, bytes: Int) async throws -> QuotaRefusal? {
-        let reply = try await redis.run(Self.quotaScript, keys: quotaKeys(user: user), arguments: quotaArguments(bytes: bytes, limits: limits))
+        let reply = try await redis.run(Self.quotaScript, quotaCharge(user: user, bytes: bytes, limits: limits))
         return try Self.refusal(reply, user: user, limits: limits)
     }
 
-    func quotaKeys(user: String) -> [any RedisArgument] {
-        [keys.quotaRate(user), keys.quotaBytes(user), keys.quotaBytesLedger(user)]
-    }
-
-    /// The quota function's arguments (see ``quotaFunction``).
-    func quotaArguments(bytes: Int, limits: QuotaLimits) -> [any RedisArgument] {
+    /// One charge to `user`'s quotas of a notification of `bytes` (see ``quotaFunction``).
+    func quotaCharge(user: String, bytes: Int, limits: QuotaLimits) -> QuotaCharge {
         let now = JobQueue.nowMilliseconds()
         let retentionMs = Int(retention.components.seconds) * 1000
-        return [now, limits.perMinute, limits.liveBytes, bytes, now + Int64(retentionMs), retentionMs, "\(now):\(bytes):\(UInt32.random(in: 0...UInt32.max))"]
+        return QuotaCharge(rate: keys.quotaRate(user), bytes: keys.quotaBytes(user), ledger: keys.quotaBytesLedger(user), now: now, perMinute: limits.perMinute,
+                           liveBytes: limits.liveBytes, size: bytes, expiry: now + Int64(retentionMs), retention: retentionMs,
+                           member: "\(now):\(bytes):\(UInt32.random(in: 0...UInt32.max))")
     }
 
     /// nil for `{0, 0}` (charged); the refusal for `{1, s}` or `{2, s}`.
@@ -47,30 +45,43 @@ extension RedisNotificationStore {
         }
     }
 
-    /// KEYS: minute counter, live bytes total, (expiry → "ms:bytes:nonce") sorted set.
-    /// ARGV: now ms, per-minute limit, live-bytes limit, bytes, expiry ms, retention ms, member.
-    static let quotaScript = RedisScript(quotaFunction + """
-    return charge(KEYS[1], KEYS[2], KEYS[3], ARGV, 1) or {0, 0}
+    /// One charge to a user's quotas: their minute counter, live bytes total and (expiry →
+    /// "ms:bytes:nonce") sorted set; now, the limits (0: none), the notification's bytes, when
+    /// they expire, the retention (ms) and the sorted set's member.
+    struct QuotaCharge {
+        let rate: String, bytes: String, ledger: String
+        let now: Int64, perMinute: Int, liveBytes: Int, size: Int, expiry: Int64, retention: Int, member: String
+    }
+
+    /// The quota's slots, in its own script and in the create's.
+    static let quotaSlots: [LuaSlot<QuotaCharge>] = [
+        .key("quotaRate", \.rate), .key("quotaBytes", \.bytes), .key("quotaLedger", \.ledger),
+        .number("quotaNow", \.now), .number("quotaPerMinute", \.perMinute), .number("quotaLiveBytes", \.liveBytes), .number("quotaSize", \.size),
+        .argument("quotaExpiry", \.expiry), .argument("quotaRetention", \.retention), .argument("quotaMember", \.member),
+    ]
+
+    /// `{0, 0}` charged, or ``quotaFunction``'s refusal.
+    static let quotaScript = LuaScript<QuotaCharge, Never>(quotaSlots, using: [quotaFunction], body: """
+    return charge(quotaRate, quotaBytes, quotaLedger, quotaNow, quotaPerMinute, quotaLiveBytes, quotaSize, quotaExpiry, quotaRetention, quotaMember) or {0, 0}
+
     """)
 
-    /// Lua: `charge(rate, bytes, ledger, args, a)` charges one notification to a user's quotas
-    /// and returns nil, or `{1, seconds}` (the minute's count is spent) or `{2, seconds}` (the
-    /// live bytes would pass the limit) and charges nothing. From `args[a]` on: now ms, per-minute
-    /// limit, live-bytes limit, bytes, expiry ms, retention ms, member. Expired payloads leave
-    /// the total first (at most 1,000 a call, so the call stays short).
+    /// Lua: `charge(rate, bytes, ledger, now, perMinute, liveBytes, size, expiry, retention,
+    /// member)` charges one notification to a user's quotas (``QuotaCharge``) and returns nil, or
+    /// `{1, seconds}` (the minute's count is spent) or `{2, seconds}` (the live bytes would pass
+    /// the limit) and charges nothing. Expired payloads leave the total first (at most 1,000 a
+    /// call, so the call stays short).
     static let quotaFunction = """
-    local function charge(rate, bytes, ledger, args, a)
-      local now = tonumber(args[a])
+    local function charge(rate, bytes, ledger, now, perMinute, limit, size, expiry, retention, member)
       local expired = redis.call('ZRANGEBYSCORE', ledger, '-inf', now, 'LIMIT', 0, 1000)
       local freed = 0
-      for _, member in ipairs(expired) do
-        freed = freed + tonumber(string.match(member, '^%d+:(%d+):'))
+      for _, old in ipairs(expired) do
+        freed = freed + tonumber(string.match(old, '^%d+:(%d+):'))
       end
       if #expired > 0 then
         redis.call('ZREM', ledger, unpack(expired))
         redis.call('DECRBY', bytes, freed)
       end
-      local perMinute = tonumber(args[a + 1])
       if perMinute > 0 then
         local count = tonumber(redis.call('GET', rate) or '0')
         if count >= perMinute then
@@ -78,8 +89,6 @@ extension RedisNotificationStore {
           return {1, math.ceil(math.max(ttl, 1000) / 1000)}
         end
       end
-      local limit = tonumber(args[a + 2])
-      local size = tonumber(args[a + 3])
       local total = tonumber(redis.call('GET', bytes) or '0')
       if limit > 0 and total + size > limit then
         local first = redis.call('ZRANGE', ledger, 0, 0, 'WITHSCORES')
@@ -89,9 +98,9 @@ extension RedisNotificationStore {
       end
       if redis.call('INCR', rate) == 1 then redis.call('PEXPIRE', rate, 60000) end
       redis.call('INCRBY', bytes, size)
-      redis.call('ZADD', ledger, args[a + 4], args[a + 6])
-      redis.call('PEXPIRE', bytes, args[a + 5])
-      redis.call('PEXPIRE', ledger, args[a + 5])
+      redis.call('ZADD', ledger, expiry, member)
+      redis.call('PEXPIRE', bytes, retention)
+      redis.call('PEXPIRE', ledger, retention)
       return nil
     end
 

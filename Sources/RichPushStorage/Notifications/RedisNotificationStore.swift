@@ -75,8 +75,8 @@ package struct RedisNotificationStore: NotificationStore {
 
     package func cancel(id: Int) async throws -> CancelOutcome {
         let keys = self.keys.forNotification(id)
-        let reply = try await redis.run(Self.cancelScript, keys: [keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox],
-                                        arguments: [id, JobQueue.nowMilliseconds()])
+        let reply = try await redis.run(Self.cancelScript, CancelCall(status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
+                                                                      webhookOutbox: keys.webhookOutbox, id: id, now: JobQueue.nowMilliseconds()))
         switch reply.string {
         case nil: return .notFound
         case DeliveryState.cancelled.rawValue: return .alreadyCancelled
@@ -146,7 +146,7 @@ package struct RedisNotificationStore: NotificationStore {
         var counts: [String: Int] = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, 0) })
         for index in stride(from: 0, to: flat.count - 1, by: 2) {
             guard let name = flat[index].string else { continue }
-            if name == "state" {
+            if name == StatusField.state.rawValue {
                 state = flat[index + 1].string.flatMap(DeliveryState.init) ?? state
             } else if counts[name] != nil {
                 counts[name] = flat[index + 1].int ?? 0
@@ -179,13 +179,12 @@ package struct RedisNotificationStore: NotificationStore {
         // One round trip: the read check (when asked), then count the first fetch per device (or
         // per reader) and move the state forward.
         let keys = self.keys.forNotification(id)
-        var arguments: [any RedisArgument] = [installation.map { "i:\($0)" } ?? "u:\(reader)", Int(retention.components.seconds), DeliveryCounter.fetched.rawValue,
-                                              DeliveryState.fetched.rawValue, NotificationLua.stateOrder, id, JobQueue.nowMilliseconds(),
-                                              NotificationLua.eventItem(installation: installation, reader: reader)]
-        arguments += (addressees ?? []) as [any RedisArgument]
-        return try await redis.run(Self.fetchScript, keys: [keys.fetchedBy(id), keys.status(id), keys.notification(id), keys.webhookWants, keys.webhookOutbox,
-                                                            self.keys.ledger(id)],
-                                   arguments: arguments).int == 1
+        let call = FetchCall(fetchedBy: keys.fetchedBy(id), status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
+                             webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), fetcher: installation.map { "i:\($0)" } ?? "u:\(reader)",
+                             ttl: Int(retention.components.seconds), counter: DeliveryCounter.fetched.rawValue, state: DeliveryState.fetched.rawValue, id: id,
+                             now: JobQueue.nowMilliseconds(), item: NotificationLua.eventItem(installation: installation, reader: reader),
+                             addressees: addressees ?? [])
+        return try await redis.run(Self.fetchScript, call).int == 1
     }
 
     /// One script: the read check (when asked), then counts the receipt once per (kind,
@@ -196,13 +195,12 @@ package struct RedisNotificationStore: NotificationStore {
         if addressees?.isEmpty == true { return .notAddressed }
         let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
         let keys = self.keys.forNotification(id)
-        var arguments: [any RedisArgument] = [kind.rawValue, installation ?? "", kind.state.rawValue, NotificationLua.stateOrder,
-                                              Int(retention.components.seconds), "\(kind.rawValue):\(who)", id, JobQueue.nowMilliseconds(),
-                                              NotificationLua.eventItem(installation: installation, reader: reader)]
-        arguments += (addressees ?? []) as [any RedisArgument]
-        let reply = try await redis.run(Self.receiptScript, keys: [keys.status(id), keys.devices(id), keys.receipts(id), keys.notification(id),
-                                                                   keys.webhookWants, keys.webhookOutbox, self.keys.ledger(id)],
-                                        arguments: arguments)
+        let call = ReceiptCall(status: keys.status(id), devices: keys.devices(id), receipts: keys.receipts(id), record: keys.notification(id),
+                               webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), counter: kind.rawValue,
+                               installation: installation ?? "", state: kind.state.rawValue, ttl: Int(retention.components.seconds),
+                               identity: "\(kind.rawValue):\(who)", id: id, now: JobQueue.nowMilliseconds(),
+                               item: NotificationLua.eventItem(installation: installation, reader: reader), addressees: addressees ?? [])
+        let reply = try await redis.run(Self.receiptScript, call)
         switch reply.int {
         case 1: return .counted
         case -1: return .notAddressed

@@ -26,10 +26,10 @@ enum NotificationLua {
         return json.bytes
     }
 
-    /// Lua: `entryOf(value)`: the device's entry (its JSON) in a ledger value: `R{…}` recorded,
-    /// `T{…}` tried, `F{…}` failed by a dead letter. nil for a lease (`L:…`) and for a bare mark
-    /// (`R`, `T`, `F`) written before the entries moved into the ledger, whose entry is in the
-    /// notification's devices hash.
+    /// Lua: `entryOf(value)`: the device's entry (its JSON) in a ledger value (``LedgerMark``):
+    /// `R{…}` recorded, `T{…}` tried, `F{…}` failed by a dead letter. nil for a lease (`L:…`) and
+    /// for a bare mark (`R`, `T`, `F`) written before the entries moved into the ledger, whose
+    /// entry is in the notification's devices hash.
     static let entryFunction = """
     local function entryOf(value)
       if value and string.byte(value, 2) == 123 then return string.sub(value, 2) end
@@ -38,14 +38,15 @@ enum NotificationLua {
 
     """
 
-    /// Lua: `addressed(ledger, first)` is true when ARGV holds no installations from index `first`
-    /// on (no check asked), or when the ledger has a field for one of them: the notification was
-    /// addressed to that device (its lease is taken before the push). One HMGET.
+    /// Lua: `addressed(ledger, from, to)` is true when the list `ARGV[from…to]` is empty (no
+    /// check asked), or when the ledger has a field for one of its installations: the
+    /// notification was addressed to that device (its lease is taken before the push). One HMGET
+    /// per 1,000.
     static let addressedFunction = """
-    local function addressed(ledger, first)
-      if #ARGV < first then return true end
-      for from = first, #ARGV, 1000 do
-        for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, from, math.min(from + 999, #ARGV)))) do
+    local function addressed(ledger, from, to)
+      if to < from then return true end
+      for first = from, to, 1000 do
+        for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, first, math.min(first + 999, to)))) do
           if value then return true end
         end
       end
@@ -54,19 +55,20 @@ enum NotificationLua {
 
     """
 
-    /// Lua: moves the state in hash `key` to `state` unless it is already further (order: "a,b,c",
-    /// the same in every call of a script run: its ranks are read once); true when it moved.
+    /// Lua: moves the state in hash `key` to `state` unless it is already further (in the order
+    /// of ``DeliveryState``, `STATE_ORDER`: its ranks are read once per script run); true when it
+    /// moved.
     static let advanceFunction = """
     local rank = nil
-    local function advance(key, state, order)
+    local function advance(key, state)
       if not rank then
         rank = {}
         local i = 0
-        for name in string.gmatch(order, '[^,]+') do i = i + 1; rank[name] = i end
+        for name in string.gmatch(STATE_ORDER, '[^,]+') do i = i + 1; rank[name] = i end
       end
-      local current = redis.call('HGET', key, 'state')
+      local current = redis.call('HGET', key, FIELD_STATE)
       if current == false or (rank[current] or 0) < rank[state] then
-        redis.call('HSET', key, 'state', state)
+        redis.call('HSET', key, FIELD_STATE, state)
         return true
       end
       return false

@@ -1,0 +1,136 @@
+import Hiredis
+
+/// The queue's scripts for crash recovery and housekeeping: reclaiming idle jobs, trimming,
+/// replaying dead letters, removing idle consumers.
+extension QueueScripts {
+    /// A reclaim's stream, group, consumer, visibility timeout (ms), count and max deliveries.
+    struct ReclaimCall {
+        let stream: String, group: String, consumer: String, minIdle: Int, count: Int, maxDeliveries: Int
+    }
+
+    /// → {claimed entries, poison entries, poison ids, their delivery counts}. Claims for the
+    /// consumer the jobs idle past the visibility timeout; those already delivered max-deliveries
+    /// times (poison messages) are claimed too but returned apart, for the worker to dead-letter
+    /// as it does a job that failed for good (its handler's `willDeadLetter` first).
+    static let reclaim = LuaScript<ReclaimCall, Never>([
+        .key("stream", \.stream), .argument("group", \.group), .argument("consumer", \.consumer), .argument("minIdle", \.minIdle),
+        .argument("count", \.count), .number("maxDeliveries", \.maxDeliveries),
+    ], body: """
+    local pending = redis.call('XPENDING', stream, group, 'IDLE', minIdle, '-', '+', count)
+    local claim, poison, counts = {}, {}, {}
+    for _, p in ipairs(pending) do
+      if tonumber(p[4]) >= maxDeliveries then
+        poison[#poison + 1] = p[1]
+        counts[#counts + 1] = p[4]
+      else
+        claim[#claim + 1] = p[1]
+      end
+    end
+    local claimed, poisoned = {}, {}
+    if #claim > 0 then claimed = redis.call('XCLAIM', stream, group, consumer, minIdle, unpack(claim)) end
+    if #poison > 0 then poisoned = redis.call('XCLAIM', stream, group, consumer, minIdle, unpack(poison)) end
+    return {claimed, poisoned, poison, counts}
+
+    """)
+
+    /// A trim's stream and cutoff id.
+    struct TrimCall {
+        let stream: String, cutoff: String
+    }
+
+    /// Trims entries older than the cutoff, but never an entry that is still pending or not yet
+    /// delivered to every group → number trimmed.
+    static let trim = LuaScript<TrimCall, Never>([.key("stream", \.stream), .argument("minimum", \.cutoff)], body: """
+    local function before(a, b)
+      local ams, aseq = string.match(a, '(%d+)-(%d+)')
+      local bms, bseq = string.match(b, '(%d+)-(%d+)')
+      ams, aseq, bms, bseq = tonumber(ams), tonumber(aseq), tonumber(bms), tonumber(bseq)
+      return ams < bms or (ams == bms and aseq < bseq)
+    end
+    if redis.call('EXISTS', stream) == 0 then return 0 end
+    local cutoff = minimum
+    for _, group in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
+      local info = {}
+      for i = 1, #group, 2 do info[group[i]] = group[i + 1] end
+      local last = info['last-delivered-id']
+      if last and before(last, cutoff) then cutoff = last end
+      local summary = redis.call('XPENDING', stream, info['name'])
+      if summary[2] and before(summary[2], cutoff) then cutoff = summary[2] end
+    end
+    return redis.call('XTRIM', stream, 'MINID', cutoff)
+
+    """)
+
+    /// The dead letters, the stream, and the dead letters' ids to replay.
+    struct ReplayCall {
+        let dead: String, stream: String, ids: [any RedisArgument]
+    }
+
+    /// → the new stream entries ({id, fields}). Moves dead letters back into the stream as fresh
+    /// jobs (attempt 0, error cleared), keeping their origin id.
+    static let replayDead = LuaScript<ReplayCall, Never>([.key("dead", \.dead), .key("stream", \.stream), .list("ids", { $0.ids })],
+                                                         using: [stripFields], body: """
+    local moved = {}
+    for i = idsFrom, idsTo do
+      local id = ARGV[i]
+      local entry = redis.call('XRANGE', dead, id, id)
+      if entry[1] then
+        local fields = strip(entry[1][2], {err = true, deadAt = true, attempt = true})
+        moved[#moved + 1] = {redis.call('XADD', stream, '*', unpack(fields)), fields}
+        redis.call('XDEL', dead, id)
+      end
+    end
+    return moved
+
+    """)
+
+    /// The stream, counters, group, min idle (ms), only this consumer ('' = any), keep this one
+    /// (''), now (ms).
+    struct RemoveConsumersCall {
+        let stream: String, counters: String, group: String, minIdle: Int, only: String, keep: String, now: Int64
+    }
+
+    /// Deletes consumers with nothing pending, atomically (a consumer with pending entries is
+    /// never deleted: DELCONSUMER would drop its jobs from the PEL) → deleted names. A worker
+    /// leaving cleanly (`only`) keeps its `processed:<name>` share, stamped `exited:<name>`; the
+    /// stale sweep (`only` = '') folds the shares of consumers it deletes and of workers that
+    /// exited longer than min idle ago into `processed:(departed)`, so the counters hold one
+    /// field per recent worker, not one per worker ever started.
+    static let removeIdleConsumers = LuaScript<RemoveConsumersCall, Never>([
+        .key("stream", \.stream), .key("counters", \.counters), .argument("group", \.group), .number("minIdle", \.minIdle),
+        .argument("only", \.only), .argument("keep", \.keep), .argument("now", \.now),
+    ], body: """
+    local function fold(name)
+      local share = redis.call('HGET', counters, 'processed:' .. name)
+      if share then
+        redis.call('HINCRBY', counters, 'processed:(departed)', share)
+        redis.call('HDEL', counters, 'processed:' .. name)
+      end
+      redis.call('HDEL', counters, 'exited:' .. name)
+    end
+    local removed = {}
+    if redis.call('EXISTS', stream) == 1 then
+      for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', stream, group)) do
+        local info = {}
+        for i = 1, #consumer, 2 do info[consumer[i]] = consumer[i + 1] end
+        local name = info['name']
+        if info['pending'] == 0 and info['idle'] > minIdle and (only == '' or only == name) and keep ~= name then
+          redis.call('XGROUP', 'DELCONSUMER', stream, group, name)
+          if only == '' then fold(name) else redis.call('HSET', counters, 'exited:' .. name, now) end
+          removed[#removed + 1] = name
+        end
+      end
+    end
+    if only == '' then
+      local fields = redis.call('HGETALL', counters)
+      for i = 1, #fields, 2 do
+        local field = fields[i]
+        if string.sub(field, 1, 7) == 'exited:' and tonumber(now) - tonumber(fields[i + 1]) > minIdle then
+          fold(string.sub(field, 8))
+        end
+      end
+    end
+    return removed
+
+    """)
+}
