@@ -33,7 +33,8 @@ struct TemplatePushes {
         let locale: String?
     }
 
-    private var values: [ValuesKey: TemplateProperties] = [:]
+    /// The properties for each (notification, locale), and the locale the chain chose.
+    private var values: [ValuesKey: (properties: TemplateProperties, chosen: String?)] = [:]
 
     /// The most bytes a rendered template may have on each platform (APNs' payload, FCM's message,
     /// Web Push's plaintext).
@@ -55,25 +56,28 @@ struct TemplatePushes {
     }
 
     /// `installation`'s push of `notification` rendered from `template`, with `plain` (its
-    /// platform's plain push) giving the request metadata.
+    /// platform's plain push) giving the request metadata; `locale` is the one the locale chain
+    /// chose for the device (nil: no property is localized), for its entry in the status.
     mutating func push(_ template: InstallationTemplate, for installation: Installation, of notification: RichNotification, properties: SendProperties,
-                       format: PushFormat, plain: RenderedPush, builtIns: [String: String]) -> Result<RenderedPush, Failure> {
+                       format: PushFormat, plain: RenderedPush, builtIns: [String: String]) -> (push: Result<RenderedPush, Failure>, locale: String?) {
+        let key = RenderKey(notification: notification.id, template: template, locale: installation.locale)
+        let values = self.properties(key, properties, builtIns: builtIns)
+        let locale = try? values.get().chosen
         let compiled: Compiled
         switch compile(template.body) {
         case .success(let value): compiled = value
         case .failure(let error):
             // Checked at registration; a body refused now was stored by another build.
-            return .failure(Failure(reason: "invalid_template: template '\(template.name)': \(error)"))
+            return (.failure(Failure(reason: "invalid_template: template '\(template.name)': \(error)")), locale)
         }
-        let key = RenderKey(notification: notification.id, template: template, locale: installation.locale)
         let bytes: Result<[UInt8], Failure>
         if let done = rendered[key] {
             bytes = done
         } else {
-            bytes = render(compiled.template, template, properties: self.properties(key, properties, builtIns: builtIns), format: format)
+            bytes = render(compiled.template, template, properties: values.map(\.properties), format: format)
             rendered[key] = bytes
         }
-        return bytes.map { payload in
+        return (bytes.map { payload in
             var push = plain
             push.payload = payload
             if format == .apns && compiled.isAlert {
@@ -81,7 +85,7 @@ struct TemplatePushes {
                 push.priority = notification.delivery.priority == .normal ? 5 : 10
             }
             return push
-        }
+        }, locale)
     }
 
     private mutating func compile(_ body: String) -> Result<Compiled, TemplateError> {
@@ -95,16 +99,17 @@ struct TemplatePushes {
     }
 
     /// The send's properties for the key's locale, with the rich push's own values over them.
-    private mutating func properties(_ key: RenderKey, _ properties: SendProperties, builtIns: [String: String]) -> Result<TemplateProperties, Failure> {
+    private mutating func properties(_ key: RenderKey, _ properties: SendProperties, builtIns: [String: String])
+        -> Result<(properties: TemplateProperties, chosen: String?), Failure> {
         let shared = ValuesKey(notification: key.notification, locale: key.locale)
         if let done = values[shared] { return .success(done) }
-        var merged = properties.values(for: key.locale).values
+        var (merged, chosen) = properties.values(for: key.locale)
         for (name, value) in builtIns {
             merged = merged.filter { $0.key.lowercased() != name.lowercased() }
             merged[name] = value
         }
         do {
-            let folded = try TemplateProperties(merged)
+            let folded = (properties: try TemplateProperties(merged), chosen: chosen)
             values[shared] = folded
             return .success(folded)
         } catch {
