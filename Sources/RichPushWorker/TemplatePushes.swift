@@ -1,4 +1,5 @@
 import RichPushCore
+import RichPushQueue
 import RichPushTemplates
 
 /// The template pushes of one batch: each distinct template body compiled once (the worker holds
@@ -24,10 +25,12 @@ struct TemplatePushes {
         let notification: Int
         let template: InstallationTemplate
         let locale: String?
+        /// The limit and the headers that apply depend on it.
+        let format: PushFormat
     }
 
     private var compiled: [String: Result<Compiled, TemplateError>] = [:]
-    private var rendered: [RenderKey: Result<[UInt8], Failure>] = [:]
+    private var rendered: [RenderKey: Result<RenderedPush, Failure>] = [:]
     private struct ValuesKey: Hashable {
         let notification: Int
         let locale: String?
@@ -56,36 +59,73 @@ struct TemplatePushes {
     }
 
     /// `installation`'s push of `notification` rendered from `template`, with `plain` (its
-    /// platform's plain push) giving the request metadata; `locale` is the one the locale chain
-    /// chose for the device (nil: no property is localized), for its entry in the status.
+    /// platform's plain push) giving the request metadata, and the template's `Headers` rendered
+    /// and applied over it; `locale` is the one the locale chain chose for the device (nil: no
+    /// property is localized), for its entry in the status.
     mutating func push(_ template: InstallationTemplate, for installation: Installation, of notification: RichNotification, properties: SendProperties,
                        format: PushFormat, plain: RenderedPush, builtIns: [String: String]) -> (push: Result<RenderedPush, Failure>, locale: String?) {
-        let key = RenderKey(notification: notification.id, template: template, locale: installation.locale)
+        let key = RenderKey(notification: notification.id, template: template, locale: installation.locale, format: format)
         let values = self.properties(key, properties, builtIns: builtIns)
         let locale = try? values.get().chosen
+        if let done = rendered[key] { return (done, locale) }
+        let result = values.flatMap { values in
+            render(template, properties: values.properties, format: format, plain: plain, priority: notification.delivery.priority)
+        }
+        rendered[key] = result
+        return (result, locale)
+    }
+
+    private mutating func render(_ template: InstallationTemplate, properties: TemplateProperties, format: PushFormat, plain: RenderedPush,
+                                 priority: DeliveryOptions.Priority?) -> Result<RenderedPush, Failure> {
         let compiled: Compiled
         switch compile(template.body) {
         case .success(let value): compiled = value
         case .failure(let error):
             // Checked at registration; a body refused now was stored by another build.
-            return (.failure(Failure(reason: "invalid_template: template '\(template.name)': \(error)")), locale)
+            return .failure(Failure(reason: "invalid_template: template '\(template.name)': \(error)"))
         }
-        let bytes: Result<[UInt8], Failure>
-        if let done = rendered[key] {
-            bytes = done
-        } else {
-            bytes = render(compiled.template, template, properties: values.map(\.properties), format: format)
-            rendered[key] = bytes
-        }
-        return (bytes.map { payload in
+        return render(compiled.template, template, properties: properties, format: format).flatMap { payload in
             var push = plain
             push.payload = payload
             if format == .apns && compiled.isAlert {
                 push.pushType = "alert"
-                push.priority = notification.delivery.priority == .normal ? 5 : 10
+                push.priority = priority == .normal ? 5 : 10
             }
-            return push
-        }, locale)
+            return applyHeaders(template, to: push, properties: properties, format: format)
+        }
+    }
+
+    /// The template's headers that `format` takes, rendered with the device's properties and
+    /// applied to `push` (a header for another format is left out: the device's platform is
+    /// routed through another adapter here); a value the platform would refuse fails the device.
+    private mutating func applyHeaders(_ template: InstallationTemplate, to push: RenderedPush, properties: TemplateProperties,
+                                       format: PushFormat) -> Result<RenderedPush, Failure> {
+        guard !template.headers.isEmpty else { return .success(push) }
+        var push = push
+        let now = JobQueue.nowMilliseconds()
+        for (name, value) in TemplateHeaders.ordered(template.headers) where TemplateHeaders.nameProblem(name, format: format) == nil {
+            let text: String
+            switch compile(TemplateHeaders.body(of: value)) {
+            case .failure(let error):
+                return .failure(Failure(reason: "invalid_header: template '\(template.name)': header '\(name)': \(error)"))
+            case .success(let compiled) where compiled.template.expressionCount == 0:
+                text = value
+            case .success(let compiled):
+                do {
+                    let output = try compiled.template.render(properties, missing: try policy(template)).bytes
+                    text = JSONValue.parse(output)?["v"]?.string ?? ""
+                } catch {
+                    return .failure(Failure(reason: "\(error.code): template '\(template.name)': header '\(name)': \(error.message)"))
+                }
+            }
+            if let problem = TemplateHeaders.apply(name, text, to: &push, now: now) {
+                return .failure(Failure(reason: "invalid_header: template '\(template.name)': \(problem)"))
+            }
+        }
+        if let problem = TemplateHeaders.combinationProblem(push, format: format) {
+            return .failure(Failure(reason: "invalid_header: template '\(template.name)': \(problem)"))
+        }
+        return .success(push)
     }
 
     private mutating func compile(_ body: String) -> Result<Compiled, TemplateError> {
@@ -117,19 +157,16 @@ struct TemplatePushes {
         }
     }
 
-    private func render(_ compiled: Template, _ template: InstallationTemplate, properties values: Result<TemplateProperties, Failure>,
-                        format: PushFormat) -> Result<[UInt8], Failure> {
-        let properties: TemplateProperties
-        switch values {
-        case .success(let value): properties = value
-        case .failure(let failure): return .failure(failure)
+    private func policy(_ template: InstallationTemplate) throws(TemplateRenderError) -> MissingPropertyPolicy {
+        switch template.missing {
+        case .fail: .fail
+        case .fallback: .fallback(try TemplateProperties(template.defaults))
         }
+    }
+
+    private func render(_ compiled: Template, _ template: InstallationTemplate, properties: TemplateProperties, format: PushFormat) -> Result<[UInt8], Failure> {
         do {
-            let policy: MissingPropertyPolicy = switch template.missing {
-            case .fail: .fail
-            case .fallback: .fallback(try TemplateProperties(template.defaults))
-            }
-            let bytes = try compiled.render(properties, missing: policy).bytes
+            let bytes = try compiled.render(properties, missing: try policy(template)).bytes
             let limit = Self.limit(format)
             guard bytes.count <= limit else {
                 return .failure(Failure(reason: "payload_too_large: template '\(template.name)' rendered \(bytes.count) bytes; \(format.rawValue) accepts at most \(limit)"))

@@ -23,7 +23,7 @@ struct TemplateDeliveryTests {
         init(_ devices: [Installation], properties: String) async throws {
             installations = InMemoryInstallationStore(devices)
             handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
-                                         renderer: PushRenderer(), formats: [.fcm: .fcm])
+                                         renderer: PushRenderer(), formats: [.fcm: .fcm, .webpush: .webpush])
             var draft = NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "news")
             draft.properties = try SendProperties.parse(json: Array(properties.utf8))
             id = try await notifications.create(draft, hashing: { _ in "hash" }).id
