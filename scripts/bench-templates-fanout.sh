@@ -56,9 +56,9 @@ import base64, http.client, json, sys, threading
 base, count = sys.argv[1], int(sys.argv[2])
 host, port = base.replace("http://", "").split(":")
 auth = "Basic " + base64.b64encode(b"bench:bench-pw").decode()
-apns = {"a-breaking": {"Body": '{"aps":{"alert":{"title":"BREAKING: $(title)","body":"$(body)"}},"richId":"$(richId)"}', "Tags": ["breaking"]},
+apns = {"a-breaking": {"Body": '{"aps":{"alert":{"title":"{\'BREAKING: \' + $(title)}","body":"$(body)"}},"richId":"$(richId)"}', "Tags": ["breaking"]},
         "b-news": {"Body": '{"aps":{"alert":{"title":"$(title)","body":".(body, 80)"},"badge":"#(badge)"},"richId":"$(richId)","richUrl":"$(richUrl)"}'}}
-fcm = {"a-breaking": {"Body": '{"data":{"title":"BREAKING: $(title)","body":"$(body)","richId":"$(richId)"}}', "Tags": ["breaking"]},
+fcm = {"a-breaking": {"Body": '{"data":{"title":"{\'BREAKING: \' + $(title)}","body":"$(body)","richId":"$(richId)"}}', "Tags": ["breaking"]},
        "b-news": {"Body": '{"data":{"title":"$(title)","body":".(body, 80)","richId":"$(richId)","richUrl":"$(richUrl)"},"android":{"priority":"high"}}'}}
 locales = ["en-US", "fr-CA", "de-DE"]
 def body(kind, i):
