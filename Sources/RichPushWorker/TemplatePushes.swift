@@ -41,21 +41,11 @@ struct TemplatePushes {
 
     /// The most bytes a rendered template may have on each platform (APNs' payload, FCM's message,
     /// Web Push's plaintext).
-    static func limit(_ format: PushFormat) -> Int {
-        switch format {
-        case .apns: PushRenderer.maxPayloadBytes
-        case .fcm: PushRenderer.maxFCMDataBytes
-        case .webpush: PushRenderer.maxWebPushPlaintextBytes
-        }
-    }
+    static func limit(_ format: PushFormat) -> Int { format.maxTemplateBytes }
 
-    /// The template an installation gets for a send to `expression`: the first by name whose own
-    /// tags, with the installation's, match (one push per device: the delivery ledger counts one
-    /// per notification and installation); nil when none does.
+    /// The template an installation gets for a send to `expression` (``Installation/template(for:)``).
     static func template(of installation: Installation, for expression: TagExpression) -> InstallationTemplate? {
-        installation.templates.sorted { $0.name < $1.name }.first { template in
-            template.tags.isEmpty || expression.matches(Set(installation.tags + template.tags))
-        }
+        installation.template(for: expression)
     }
 
     /// `installation`'s push of `notification` rendered from `template`, with `plain` (its
