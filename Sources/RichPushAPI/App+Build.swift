@@ -36,7 +36,9 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
         var routes = NotificationRoutes(notifications: stores.notifications, installations: stores.installations, backlog: backlog,
                                         configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
         routes.app = context.app
-        routes.appLimits = try await apps.limits(for: context.app)
+        let settings = try await apps.settings(for: context.app)
+        routes.appLimits = settings.limits
+        routes.defaultLocale = settings.defaultLocale
         return routes
     }
     TemplateRoutes.add(to: api)
@@ -57,9 +59,9 @@ package func buildApplication(configuration: APIConfiguration, dependencies: API
     if configuration.auth.mode == .demo {
         logger.warning("AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server.")
     }
-    var lookup: (@Sendable (AppID) async throws -> AppLimits?)?
+    var lookup: (@Sendable (AppID) async throws -> AppDirectory.Settings?)?
     if let store = dependencies.apps {
-        lookup = { app in try await store.summary(id: app)?.limits }
+        lookup = { app in try await store.summary(id: app).map { AppDirectory.Settings(limits: $0.limits, defaultLocale: $0.defaultLocale) } }
     }
     let apps = AppDirectory(defaultStores: dependencies.stores, build: dependencies.appStores, lookup: lookup)
     // A user's credentials changed: their app's cached records go (`<app>/<name>` in another app).

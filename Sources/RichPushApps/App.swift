@@ -13,9 +13,13 @@ package struct AppSummary: Sendable, Hashable {
     package var credentials: [AppPlatform: [String: String]]
     /// What the app may do, all its users together.
     package var limits: AppLimits
+    /// The locale a localized property falls back to for a device whose own locale (and its
+    /// language) the send does not give, before the first locale given (BCP 47; nil: none).
+    package var defaultLocale: String?
 
     package init(id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]],
-                 limits: AppLimits = .none) {
+                 limits: AppLimits = .none, defaultLocale: String? = nil) {
+        self.defaultLocale = defaultLocale
         self.id = id
         self.name = name
         self.createdAt = createdAt
@@ -59,8 +63,12 @@ package struct AppChange: Sendable {
     package var remove: Set<AppPlatform>
     /// New limits (nil: unchanged).
     package var limits: AppLimits?
+    /// A new default locale (nil: unchanged; `.some(nil)`: removed), normalised (``LocaleTag``).
+    package var defaultLocale: LocaleTag??
 
-    package init(name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil) {
+    package init(name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil,
+                 defaultLocale: LocaleTag?? = nil) {
+        self.defaultLocale = defaultLocale
         self.name = name
         self.set = set
         self.remove = remove

@@ -99,7 +99,12 @@ package struct RedisAppStore: AppStore {
             if let problem = limits.problem { throw AppError.invalid(field: "limits", problem) }
             set["limits"] = String(decoding: try encoder.encode(limits), as: UTF8.self)
         }
-        let remove = change.remove.sorted().flatMap { [$0.rawValue, $0.rawValue + ":summary"] }
+        var remove = change.remove.sorted().flatMap { [$0.rawValue, $0.rawValue + ":summary"] }
+        switch change.defaultLocale {
+        case .some(.some(let locale)): set["locale"] = locale.identifier
+        case .some(.none): remove.append("locale")
+        case .none: break
+        }
         let body: [String: Any] = ["name": change.name ?? (id == .default ? AppSummary.implicitDefault.name : id.rawValue), "set": set, "remove": remove]
         let json = String(decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]), as: UTF8.self)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -134,6 +139,7 @@ package struct RedisAppStore: AppStore {
         }
         let limits = fields["limits"].flatMap { try? JSONDecoder().decode(AppLimits.self, from: Data($0.utf8)) } ?? .none
         return AppSummary(id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
-                          updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits)
+                          updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits,
+                          defaultLocale: fields["locale"])
     }
 }

@@ -150,9 +150,9 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
             guard state.seen[id, default: []].insert("\(kind.rawValue):" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted else { return .duplicate }
             state.counts[id, default: [:]][kind.rawValue, default: 0] += 1
             if let installation {
-                let previous = state.devices[id]?[installation]
-                state.devices[id, default: [:]][installation] = NotificationStatus.Device(installation: installation, state: kind.rawValue,
-                                                                                          adapterID: previous?.adapterID, error: previous?.error)
+                var device = state.devices[id]?[installation] ?? NotificationStatus.Device(installation: installation, state: "")
+                device.state = kind.rawValue
+                state.devices[id, default: [:]][installation] = device
             }
             Self.advance(&state, id, to: kind.state)
             return .counted
@@ -221,7 +221,8 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
                     state.counts[id, default: [:]][result.counter.rawValue, default: 0] += 1
                     guard result.counter != .duplicateSuppressed else { continue }
                     state.devices[id, default: [:]][result.installation] = NotificationStatus.Device(
-                        installation: result.installation, state: result.counter.rawValue, adapterID: result.adapterID, error: result.error)
+                        installation: result.installation, state: result.counter.rawValue, adapterID: result.adapterID, error: result.error,
+                        template: result.template, locale: result.locale)
                     state.ledger[id, default: [:]][result.installation] = result.counter == .retried ? .tried : .recorded
                 }
                 if results.contains(where: { $0.counter == .sent || $0.counter == .held }) { Self.advance(&state, id, to: .sent) }

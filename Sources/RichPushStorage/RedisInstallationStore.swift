@@ -129,6 +129,16 @@ package struct RedisInstallationStore: InstallationStore {
         let replies = try await redis.sendAll(ids.map {
             RedisCommand("HMGET", keys.installation($0), "platform", "handle", "tags", "owner", "updated", "environment", "keys", "templates", "locale")
         })
+        // A fleet registers few distinct template sets: each is decoded once per call (Foundation's
+        // JSONDecoder per device was most of a templated fan-out's extra CPU).
+        var decoded: [[UInt8]: [InstallationTemplate]?] = [:]
+        func templates(_ stored: [UInt8]?) -> [InstallationTemplate]? {
+            guard let stored else { return [] }
+            if let done = decoded[stored] { return done }
+            let value = Self.templates(stored)
+            if decoded.count < 1024 { decoded[stored] = .some(value) }
+            return value
+        }
         return zip(ids, replies).compactMap { id, reply in
             guard let fields = reply.array, fields.count == 9,
                   let platform = fields[0].string.flatMap(Platform.init(rawValue:)),
@@ -138,7 +148,7 @@ package struct RedisInstallationStore: InstallationStore {
                   // unknown platform is: the record is passed over, never sent to a guessed host.
                   let environment = fields[5].string.map(APNSEnvironment.init(rawValue:)) ?? .production,
                   // Templates this build cannot read: passed over, never sent a payload they did not ask for.
-                  let templates = Self.templates(fields[7].bytes)
+                  let templates = templates(fields[7].bytes)
             else { return nil }
             return Installation(id: id, platform: platform, handle: handle, tags: tags, owner: owner, updatedAt: Int64(fields[4].int ?? 0),
                                 apnsEnvironment: environment, webPushKeys: fields[6].string.flatMap(WebPushKeys.init(stored:)),

@@ -60,7 +60,7 @@ package struct WebPushPushAdapter: PushAdapter {
         do {
             let subscription = try WebPushSubscription(endpoint: push.installation.handle, p256dh: keys.p256dh, auth: keys.auth)
             let remaining = max(0, push.rendered.deadline - Int64(Date().timeIntervalSince1970 * 1000))
-            let template = WebPushRequest.Template(ttl: .milliseconds(remaining), urgency: push.rendered.priority >= 10 ? .high : .normal,
+            let template = WebPushRequest.Template(ttl: .milliseconds(remaining), urgency: push.rendered.urgency.flatMap(WebPushUrgency.init(rawValue:)) ?? (push.rendered.priority >= 10 ? .high : .normal),
                                                    collapseID: push.rendered.collapseID.isEmpty ? nil : push.rendered.collapseID)
             return .success((try template.request(payload: push.rendered.payload, to: subscription, vapid: vapid), subscription))
         } catch {

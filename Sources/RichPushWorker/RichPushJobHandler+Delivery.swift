@@ -10,6 +10,13 @@ extension RichPushJobHandler {
         let key: DeliveryKey
         /// Why this device gets nothing (its template failed): leased and recorded failed, never sent.
         var failure: String? = nil
+        /// A template push: the template's name and the locale chosen, for the device's status entry.
+        var template: String? = nil
+        var locale: String? = nil
+
+        func result(_ counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil) -> DeliveryResult {
+            DeliveryResult(installation: key.installation, counter: counter, adapterID: adapterID, error: error, template: template, locale: locale)
+        }
     }
 
     /// Loads the installations of the whole batch, renders once per job, leases every pair, sends
@@ -41,14 +48,18 @@ extension RichPushJobHandler {
                 let format = formats[installation.platform] ?? .apns
                 guard var push = rendered[format] else { continue }
                 var failure: String?
+                var chosen: (template: String, locale: String?)?
                 if let properties = notification.properties, let template = TemplatePushes.template(of: installation, for: expression) {
-                    switch templates.push(template, for: installation, of: notification, properties: properties, format: format, plain: push, builtIns: builtIns) {
-                    case .success(let own): push = own
+                    let own = templates.push(template, for: installation, of: notification, properties: properties, format: format, plain: push, builtIns: builtIns)
+                    chosen = (template.name, own.locale)
+                    switch own.push {
+                    case .success(let rendered): push = rendered
                     case .failure(let problem): failure = problem.reason
                     }
                 }
                 planned.append(Planned(work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
-                                       key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure))
+                                       key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure,
+                                       template: chosen?.template, locale: chosen?.locale))
             }
             metrics.rendered(in: ContinuousClock.now - clock)
         }
@@ -67,7 +78,7 @@ extension RichPushJobHandler {
             case .leased:
                 toSend.append(plan)
             case .recorded:
-                outcomes[plan.key.notification, default: []].append(DeliveryResult(installation: plan.key.installation, counter: .duplicateSuppressed))
+                outcomes[plan.key.notification, default: []].append(plan.result(.duplicateSuppressed))
             case .leasedByOther(let remaining):
                 waitFor[plan.work] = max(waitFor[plan.work] ?? .zero, remaining)
                 waiting += 1
@@ -77,7 +88,7 @@ extension RichPushJobHandler {
         // A device whose template failed fails alone, in the status, with its reason.
         for plan in toSend {
             guard let failure = plan.failure else { continue }
-            outcomes[plan.key.notification, default: []].append(DeliveryResult(installation: plan.key.installation, counter: .failed, error: failure))
+            outcomes[plan.key.notification, default: []].append(plan.result(.failed, error: failure))
         }
         toSend.removeAll { $0.failure != nil }
         for (offset, remaining) in waitFor {
@@ -92,7 +103,7 @@ extension RichPushJobHandler {
         var goneNow: [Planned] = []
         (toSend, goneNow) = try await withoutGoneTokens(toSend)
         for plan in goneNow {
-            outcomes[plan.key.notification, default: []].append(DeliveryResult(installation: plan.key.installation, counter: .invalidToken,
+            outcomes[plan.key.notification, default: []].append(plan.result(.invalidToken,
                                                                                error: "the provider declared this token dead"))
         }
 
@@ -131,24 +142,24 @@ extension RichPushJobHandler {
             let result: DeliveryResult
             switch outcome {
             case .sent(let adapterID):
-                result = DeliveryResult(installation: plan.key.installation, counter: .sent, adapterID: adapterID)
+                result = plan.result(.sent, adapterID: adapterID)
                 tally[.init(adapter: route, outcome: "sent"), default: 0] += 1
                 if let createdAt = work[plan.work].notification?.createdAt { toDevice.recordMilliseconds(max(0, now - createdAt)) }
             case .held(let adapterID):
-                result = DeliveryResult(installation: plan.key.installation, counter: .held, adapterID: adapterID)
+                result = plan.result(.held, adapterID: adapterID)
                 tally[.init(adapter: route, outcome: "held"), default: 0] += 1
             case .invalidToken(let reason):
-                result = DeliveryResult(installation: plan.key.installation, counter: .invalidToken, error: reason)
+                result = plan.result(.invalidToken, error: reason)
                 tally[.init(adapter: route, outcome: "invalid_token"), default: 0] += 1
                 invalid.append(plan.push.installation)
             case .failed(let reason, let canRetry):
                 if canRetry { retryable.append(plan) }
-                result = DeliveryResult(installation: plan.key.installation, counter: canRetry ? .retried : .failed, error: reason)
+                result = plan.result(canRetry ? .retried : .failed, error: reason)
                 tally[.init(adapter: route, outcome: canRetry ? "retried" : "failed"), default: 0] += 1
             case .failedRetryAfter(let reason, let after):
                 retryable.append(plan)
                 waits[plan.work] = max(waits[plan.work] ?? .zero, after)
-                result = DeliveryResult(installation: plan.key.installation, counter: .retried, error: reason)
+                result = plan.result(.retried, error: reason)
                 tally[.init(adapter: route, outcome: "retried"), default: 0] += 1
             case .deferred(_, let after):
                 // Not sent, and not a failure: the lease is given back below, nothing is counted

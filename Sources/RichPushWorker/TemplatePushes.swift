@@ -1,4 +1,5 @@
 import RichPushCore
+import RichPushQueue
 import RichPushTemplates
 
 /// The template pushes of one batch: each distinct template body compiled once (the worker holds
@@ -24,40 +25,48 @@ struct TemplatePushes {
         let notification: Int
         let template: InstallationTemplate
         let locale: String?
+        /// The limit and the headers that apply depend on it.
+        let format: PushFormat
     }
 
     private var compiled: [String: Result<Compiled, TemplateError>] = [:]
-    private var rendered: [RenderKey: Result<[UInt8], Failure>] = [:]
+    private var rendered: [RenderKey: Result<RenderedPush, Failure>] = [:]
     private struct ValuesKey: Hashable {
         let notification: Int
         let locale: String?
     }
 
-    private var values: [ValuesKey: TemplateProperties] = [:]
+    /// The properties for each (notification, locale), and the locale the chain chose.
+    private var values: [ValuesKey: (properties: TemplateProperties, chosen: String?)] = [:]
 
     /// The most bytes a rendered template may have on each platform (APNs' payload, FCM's message,
     /// Web Push's plaintext).
-    static func limit(_ format: PushFormat) -> Int {
-        switch format {
-        case .apns: PushRenderer.maxPayloadBytes
-        case .fcm: PushRenderer.maxFCMDataBytes
-        case .webpush: PushRenderer.maxWebPushPlaintextBytes
-        }
-    }
+    static func limit(_ format: PushFormat) -> Int { format.maxTemplateBytes }
 
-    /// The template an installation gets for a send to `expression`: the first by name whose own
-    /// tags, with the installation's, match (one push per device: the delivery ledger counts one
-    /// per notification and installation); nil when none does.
+    /// The template an installation gets for a send to `expression` (``Installation/template(for:)``).
     static func template(of installation: Installation, for expression: TagExpression) -> InstallationTemplate? {
-        installation.templates.sorted { $0.name < $1.name }.first { template in
-            template.tags.isEmpty || expression.matches(Set(installation.tags + template.tags))
-        }
+        installation.template(for: expression)
     }
 
     /// `installation`'s push of `notification` rendered from `template`, with `plain` (its
-    /// platform's plain push) giving the request metadata.
+    /// platform's plain push) giving the request metadata, and the template's `Headers` rendered
+    /// and applied over it; `locale` is the one the locale chain chose for the device (nil: no
+    /// property is localized), for its entry in the status.
     mutating func push(_ template: InstallationTemplate, for installation: Installation, of notification: RichNotification, properties: SendProperties,
-                       format: PushFormat, plain: RenderedPush, builtIns: [String: String]) -> Result<RenderedPush, Failure> {
+                       format: PushFormat, plain: RenderedPush, builtIns: [String: String]) -> (push: Result<RenderedPush, Failure>, locale: String?) {
+        let key = RenderKey(notification: notification.id, template: template, locale: installation.locale, format: format)
+        let values = self.properties(key, properties, builtIns: builtIns)
+        let locale = try? values.get().chosen
+        if let done = rendered[key] { return (done, locale) }
+        let result = values.flatMap { values in
+            render(template, properties: values.properties, format: format, plain: plain, priority: notification.delivery.priority)
+        }
+        rendered[key] = result
+        return (result, locale)
+    }
+
+    private mutating func render(_ template: InstallationTemplate, properties: TemplateProperties, format: PushFormat, plain: RenderedPush,
+                                 priority: DeliveryOptions.Priority?) -> Result<RenderedPush, Failure> {
         let compiled: Compiled
         switch compile(template.body) {
         case .success(let value): compiled = value
@@ -65,23 +74,48 @@ struct TemplatePushes {
             // Checked at registration; a body refused now was stored by another build.
             return .failure(Failure(reason: "invalid_template: template '\(template.name)': \(error)"))
         }
-        let key = RenderKey(notification: notification.id, template: template, locale: installation.locale)
-        let bytes: Result<[UInt8], Failure>
-        if let done = rendered[key] {
-            bytes = done
-        } else {
-            bytes = render(compiled.template, template, properties: self.properties(key, properties, builtIns: builtIns), format: format)
-            rendered[key] = bytes
-        }
-        return bytes.map { payload in
+        return render(compiled.template, template, properties: properties, format: format).flatMap { payload in
             var push = plain
             push.payload = payload
             if format == .apns && compiled.isAlert {
                 push.pushType = "alert"
-                push.priority = notification.delivery.priority == .normal ? 5 : 10
+                push.priority = priority == .normal ? 5 : 10
             }
-            return push
+            return applyHeaders(template, to: push, properties: properties, format: format)
         }
+    }
+
+    /// The template's headers that `format` takes, rendered with the device's properties and
+    /// applied to `push` (a header for another format is left out: the device's platform is
+    /// routed through another adapter here); a value the platform would refuse fails the device.
+    private mutating func applyHeaders(_ template: InstallationTemplate, to push: RenderedPush, properties: TemplateProperties,
+                                       format: PushFormat) -> Result<RenderedPush, Failure> {
+        guard !template.headers.isEmpty else { return .success(push) }
+        var push = push
+        let now = JobQueue.nowMilliseconds()
+        for (name, value) in TemplateHeaders.ordered(template.headers) where TemplateHeaders.nameProblem(name, format: format) == nil {
+            let text: String
+            switch compile(TemplateHeaders.body(of: value)) {
+            case .failure(let error):
+                return .failure(Failure(reason: "invalid_header: template '\(template.name)': header '\(name)': \(error)"))
+            case .success(let compiled) where compiled.template.expressionCount == 0:
+                text = value
+            case .success(let compiled):
+                do {
+                    let output = try compiled.template.render(properties, missing: try policy(template)).bytes
+                    text = JSONValue.parse(output)?["v"]?.string ?? ""
+                } catch {
+                    return .failure(Failure(reason: "\(error.code): template '\(template.name)': header '\(name)': \(error.message)"))
+                }
+            }
+            if let problem = TemplateHeaders.apply(name, text, to: &push, now: now) {
+                return .failure(Failure(reason: "invalid_header: template '\(template.name)': \(problem)"))
+            }
+        }
+        if let problem = TemplateHeaders.combinationProblem(push, format: format) {
+            return .failure(Failure(reason: "invalid_header: template '\(template.name)': \(problem)"))
+        }
+        return .success(push)
     }
 
     private mutating func compile(_ body: String) -> Result<Compiled, TemplateError> {
@@ -95,16 +129,17 @@ struct TemplatePushes {
     }
 
     /// The send's properties for the key's locale, with the rich push's own values over them.
-    private mutating func properties(_ key: RenderKey, _ properties: SendProperties, builtIns: [String: String]) -> Result<TemplateProperties, Failure> {
+    private mutating func properties(_ key: RenderKey, _ properties: SendProperties, builtIns: [String: String])
+        -> Result<(properties: TemplateProperties, chosen: String?), Failure> {
         let shared = ValuesKey(notification: key.notification, locale: key.locale)
         if let done = values[shared] { return .success(done) }
-        var merged = properties.values(for: key.locale).values
+        var (merged, chosen) = properties.values(for: key.locale)
         for (name, value) in builtIns {
             merged = merged.filter { $0.key.lowercased() != name.lowercased() }
             merged[name] = value
         }
         do {
-            let folded = try TemplateProperties(merged)
+            let folded = (properties: try TemplateProperties(merged), chosen: chosen)
             values[shared] = folded
             return .success(folded)
         } catch {
@@ -112,19 +147,16 @@ struct TemplatePushes {
         }
     }
 
-    private func render(_ compiled: Template, _ template: InstallationTemplate, properties values: Result<TemplateProperties, Failure>,
-                        format: PushFormat) -> Result<[UInt8], Failure> {
-        let properties: TemplateProperties
-        switch values {
-        case .success(let value): properties = value
-        case .failure(let failure): return .failure(failure)
+    private func policy(_ template: InstallationTemplate) throws(TemplateRenderError) -> MissingPropertyPolicy {
+        switch template.missing {
+        case .fail: .fail
+        case .fallback: .fallback(try TemplateProperties(template.defaults))
         }
+    }
+
+    private func render(_ compiled: Template, _ template: InstallationTemplate, properties: TemplateProperties, format: PushFormat) -> Result<[UInt8], Failure> {
         do {
-            let policy: MissingPropertyPolicy = switch template.missing {
-            case .fail: .fail
-            case .fallback: .fallback(try TemplateProperties(template.defaults))
-            }
-            let bytes = try compiled.render(properties, missing: policy).bytes
+            let bytes = try compiled.render(properties, missing: try policy(template)).bytes
             let limit = Self.limit(format)
             guard bytes.count <= limit else {
                 return .failure(Failure(reason: "payload_too_large: template '\(template.name)' rendered \(bytes.count) bytes; \(format.rawValue) accepts at most \(limit)"))

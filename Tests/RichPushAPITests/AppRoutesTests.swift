@@ -160,6 +160,28 @@ struct AppRoutesTests {
             }
         }
     }
+
+    @Test func theDefaultLocaleIsSetShownAndRemoved() async throws {
+        try await withRedisServer { server in
+            let fixture = try await Self.fixture(server)
+            try await fixture.test { client in
+                let created = try await Self.send(client, .post, "/api/apps", ["id": "shop", "defaultLocale": "fr_ca"])
+                #expect(created.status == .created && created.json["defaultLocale"] as? String == "fr-CA", "\(created.json)")
+                let bad = try await Self.send(client, .patch, "/api/apps/shop", ["defaultLocale": "french"])
+                #expect(bad.status == .unprocessableContent && bad.errorMessage.contains("defaultLocale"), "\(bad.errorMessage)")
+                let wrong = try await Self.send(client, .patch, "/api/apps/shop", ["defaultLocale": 7])
+                #expect(wrong.status == .unprocessableContent && wrong.errorCode == "wrong_type")
+                #expect(try await Self.send(client, .get, "/api/apps/shop").json["defaultLocale"] as? String == "fr-CA", "a refused change keeps it")
+                let changed = try await Self.send(client, .patch, "/api/apps/shop", ["defaultLocale": "de"])
+                #expect(changed.json["defaultLocale"] as? String == "de")
+                let named = try await Self.send(client, .patch, "/api/apps/shop", ["name": "Shop"])
+                #expect(named.json["defaultLocale"] as? String == "de", "a change of something else keeps it")
+                let removed = try await Self.send(client, .patch, "/api/apps/shop", ["defaultLocale": NSNull()])
+                #expect(removed.status == .ok && removed.json["defaultLocale"] == nil, "\(removed.json)")
+                #expect(try await Self.send(client, .post, "/api/apps", ["id": "shop2", "defaultLocale": NSNull()]).status == .unprocessableContent)
+            }
+        }
+    }
 }
 
 /// An admin API key, to show that a user's key is not the operator's.

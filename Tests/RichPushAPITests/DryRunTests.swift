@@ -78,4 +78,44 @@ struct DryRunTests {
             }
         }
     }
+
+    @Test func aTemplateSendPreviewsEachGroupOfTemplatedDevices() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server)
+            try await fixture.test { client in
+                let json = APIFixture.basic("alice") + [.contentType: "application/json"]
+                let body = #"{"aps":{"alert":"$(title)"},"id":"$(richId)","s":"$(subtitle)"}"#
+                let devices: [(String, String?, [String: Any]?)] = [
+                    ("fr-1", "fr-CA", ["Body": body, "Defaults": ["subtitle": "-"]]), ("fr-2", "fr-CA", ["Body": body, "Defaults": ["subtitle": "-"]]),
+                    ("en-1", "en", ["Body": body, "Defaults": ["subtitle": "-"]]), ("strict", "en", ["Body": body, "Missing": "fail"]), ("plain", nil, nil),
+                ]
+                for (id, locale, template) in devices {
+                    var registration: [String: Any] = ["Platform": "apns", "Handle": "h-\(id)"]
+                    if let locale { registration["Locale"] = locale }
+                    if let template { registration["Templates"] = ["main": template] }
+                    let response = try await client.execute(uri: "/api/register/\(id)", method: .put, headers: json, body: APIFixture.json(registration))
+                    #expect(response.status == .ok, "\(String(buffer: response.body))")
+                }
+                let before = try await Self.snapshot(fixture.redis)
+                let response = try await client.execute(uri: "/api/notifications?dryRun=true", method: .post, headers: json, body: APIFixture.json([
+                    "richType": "text", "payload": "p", "properties": ["title": ["en": "Goal!", "fr": "But !"]],
+                ]))
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                #expect(try await Self.snapshot(fixture.redis) == before, "a dry run writes nothing")
+                let previews = try #require(response.json["templates"] as? [[String: Any]])
+                #expect(previews.count == 3, "\(previews)")
+                let french = try #require(previews.first { $0["deviceLocale"] as? String == "fr-CA" })
+                #expect(french["devices"] as? Int == 2 && french["locale"] as? String == "fr" && french["template"] as? String == "main")
+                #expect(french["payload"] as? String == #"{"aps":{"alert":"But !"},"id":"0","s":"-"}"#, "\(french)")
+                let strict = try #require(previews.first { ($0["error"] as? String) != nil })
+                #expect(strict["devices"] as? Int == 1 && (strict["error"] as? String)?.hasPrefix("template_missing_property") == true, "\(strict)")
+                #expect((response.json["lint"] as? [String])?.contains { $0.hasPrefix("1 templated devices would fail") } == true)
+                #expect((response.json["audience"] as? [String: Any])?["total"] as? Int == 5, "the plain device is in the audience, not among the previews")
+                // Without properties there is no preview.
+                let plain = try await client.execute(uri: "/api/notifications?dryRun=true", method: .post, headers: json,
+                                                     body: APIFixture.json(["richType": "text", "payload": "p"]))
+                #expect(plain.json["templates"] == nil)
+            }
+        }
+    }
 }

@@ -64,9 +64,35 @@ struct TemplateSendTests {
                     let response = try await client.execute(uri: "/api/notifications", method: .post, headers: headers, body: ByteBuffer(string: body))
                     #expect(response.status == .badRequest && response.errorCode == code, "\(body.prefix(80)): \(String(buffer: response.body).prefix(200))")
                 }
-                let batch = #"{"notifications": [{"richType":"text","payload":"p","properties":{"t":"x"}}]}"#
-                let refused = try await client.execute(uri: "/api/notifications/batch", method: .post, headers: json, body: ByteBuffer(string: batch))
-                #expect(String(buffer: refused.body).contains("unknown_field"), "\(String(buffer: refused.body))")
+            }
+        }
+    }
+
+    @Test func aBatchTakesPropertiesPerItemInOrder() async throws {
+        try await withRedisServer { server in
+            let fixture = try await APIFixture(server: server)
+            try await fixture.test { client in
+                let json = APIFixture.basic("alice") + [.contentType: "application/json"]
+                let batch = #"{"notifications": ["#
+                    + #"{"richType":"text","payload":"p","properties":{"title":{"fr-CA":"Allo","en":"Hi","fr":"Salut"},"n":2}},"#
+                    + #"{"richType":"text","payload":"p"},"#
+                    + #"{"richType":"text","payload":"p","Properties":{"title":"Plain"}},"#
+                    + #"{"richType":"text","payload":"p","properties":{"bad name":"x"}},"#
+                    + #"{"richType":"text","payload":"p","properties":"x"}]}"#
+                let response = try await client.execute(uri: "/api/notifications/batch", method: .post, headers: json, body: ByteBuffer(string: batch))
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                let results = response.json["results"] as? [[String: Any]] ?? []
+                #expect(results.compactMap { $0["httpStatus"] as? Int } == [202, 202, 202, 400, 400], "\(results)")
+                #expect(results.compactMap { ($0["error"] as? [String: Any])?["code"] as? String } == ["invalid_properties", "invalid_properties"])
+                let ids = results.prefix(3).compactMap { ($0["id"] as? String).flatMap(Int.init) }
+                #expect(ids.count == 3)
+                let records = try await fixture.ledger.notifications(ids: ids)
+                let first = try #require(records.first { $0.id == ids[0] }?.properties)
+                #expect(first.properties.map(\.name) == ["title", "n"])
+                #expect(first.values(for: "ja").values["title"] == "Allo", "the first given, as the item gave them")
+                #expect(first.values(for: "fr-BE").values["title"] == "Salut")
+                #expect(records.first { $0.id == ids[1] }?.properties == nil, "an item without properties is a plain push")
+                #expect(records.first { $0.id == ids[2] }?.properties?.values(for: nil).values == ["title": "Plain"])
             }
         }
     }

@@ -2,7 +2,7 @@ import RichPushCore
 import Testing
 
 /// A template send's properties: locales normalised and chosen by the chain exact → language →
-/// first given, order kept through storage, every bound enforced.
+/// the app's default → first given, order kept through storage, every bound enforced.
 @Suite("Send properties and locales")
 struct SendPropertiesTests {
     @Test(arguments: [("fr_CA", "fr-CA"), ("FR-ca", "fr-CA"), ("en", "en"), ("zh_hant_tw", "zh-Hant-TW"), ("es-419", "es-419"), ("sr-Latn", "sr-Latn")])
@@ -27,6 +27,20 @@ struct SendPropertiesTests {
         #expect(properties.values(for: "en").chosen == "en")
         // Stored and read back: the same, in the same order.
         #expect(try SendProperties.parse(json: properties.json) == properties)
+    }
+
+    @Test func theAppsDefaultComesBeforeTheFirstGiven() throws {
+        var properties = try SendProperties.parse(json: Array(#"{"title": {"fr-CA": "Allo", "en-GB": "Hi", "de": "Hallo"}, "n": "1"}"#.utf8))
+        properties.defaultLocale = "en"
+        #expect(properties.values(for: "ja").values["title"] == "Hi", "the default's language (its first region)")
+        #expect(properties.values(for: "ja").chosen == "en-GB")
+        #expect(properties.values(for: nil).values["title"] == "Hi", "no locale: the default")
+        #expect(properties.values(for: "de-AT").values["title"] == "Hallo", "the device's own language before the default")
+        #expect(properties.values(for: "fr-CA").chosen == "fr-CA")
+        properties.defaultLocale = "es"
+        #expect(properties.values(for: "ja").values["title"] == "Allo", "a default no property gives: the first given")
+        // The default is not part of the properties' JSON (it is stored beside them).
+        #expect(try SendProperties.parse(json: properties.json).defaultLocale == nil)
     }
 
     @Test(arguments: [#"[]"#, #"{"a": null}"#, #"{"a": [1]}"#, #"{"a": {"en": {"x": "y"}}}"#, #"{"a": {}}"#, #"{"a b": "x"}"#, #"{"A": "1", "a": "2"}"#,

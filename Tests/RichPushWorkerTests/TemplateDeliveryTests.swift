@@ -23,7 +23,7 @@ struct TemplateDeliveryTests {
         init(_ devices: [Installation], properties: String) async throws {
             installations = InMemoryInstallationStore(devices)
             handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
-                                         renderer: PushRenderer(), formats: [.fcm: .fcm])
+                                         renderer: PushRenderer(), formats: [.fcm: .fcm, .webpush: .webpush])
             var draft = NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "news")
             draft.properties = try SendProperties.parse(json: Array(properties.utf8))
             id = try await notifications.create(draft, hashing: { _ in "hash" }).id
@@ -68,6 +68,12 @@ struct TemplateDeliveryTests {
         let alert = try #require(setup.adapter.pushes.first { $0.installation.id == "en" })
         #expect(alert.rendered.pushType == "alert" && alert.rendered.priority == 10)
         #expect(try await setup.notifications.status(id: setup.id)?.counts["sent"] == 5)
+        // The in-memory ledger keeps the locale chosen and the template, as Redis's does.
+        #expect(try await setup.device("fr")?.locale == "fr-CA")
+        let german = try await setup.device("de"), plain = try await setup.device("plain")
+        #expect(german?.locale == "de" && german?.template == "data")
+        #expect(try await setup.device("xx")?.locale == "en", "the first given")
+        #expect(plain != nil && plain?.locale == nil && plain?.template == nil)
     }
 
     @Test func aMissingPropertyFailsThatDeviceAlone() async throws {

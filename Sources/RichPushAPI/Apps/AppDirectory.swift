@@ -8,18 +8,24 @@ import Synchronization
 /// removed by another replica or the CLI is seen within that time, and a stream of requests
 /// naming an app costs no round trip each.
 final class AppDirectory: Sendable {
+    /// What a send needs to know of its app: its limits and its default locale.
+    struct Settings: Sendable, Hashable {
+        var limits: AppLimits = .none
+        var defaultLocale: String?
+    }
+
     /// How long an app's existence (or absence) is trusted.
     static let memory: Duration = .seconds(5)
 
     private let defaultStores: APIStores
     private let build: (@Sendable (AppID) -> APIStores)?
-    private let lookup: (@Sendable (AppID) async throws -> AppLimits?)?
+    private let lookup: (@Sendable (AppID) async throws -> Settings?)?
     private let built = Mutex<[AppID: APIStores]>([:])
-    private let known = Mutex<[AppID: (limits: AppLimits?, checked: ContinuousClock.Instant)]>([:])
+    private let known = Mutex<[AppID: (settings: Settings?, checked: ContinuousClock.Instant)]>([:])
 
-    /// `build` makes an app's stores and `lookup` gives an app's limits (nil: there is no such
+    /// `build` makes an app's stores and `lookup` gives an app's settings (nil: there is no such
     /// app); without them only the default app is served, with no limits.
-    init(defaultStores: APIStores, build: (@Sendable (AppID) -> APIStores)?, lookup: (@Sendable (AppID) async throws -> AppLimits?)?) {
+    init(defaultStores: APIStores, build: (@Sendable (AppID) -> APIStores)?, lookup: (@Sendable (AppID) async throws -> Settings?)?) {
         self.defaultStores = defaultStores
         self.build = build
         self.lookup = lookup
@@ -44,17 +50,18 @@ final class AppDirectory: Sendable {
         return try await entry(app) != nil
     }
 
-    /// The limits of `app` (an app that does not exist, or a directory without apps, has none).
-    func limits(for app: AppID) async throws -> AppLimits {
-        guard lookup != nil else { return .none }
-        return try await entry(app) ?? .none
+    /// The limits and default locale of `app` (an app that does not exist, or a directory without
+    /// apps, has neither).
+    func settings(for app: AppID) async throws -> Settings {
+        guard lookup != nil else { return Settings() }
+        return try await entry(app) ?? Settings()
     }
 
-    /// The app's limits, nil when it does not exist; remembered for ``memory``.
-    private func entry(_ app: AppID) async throws -> AppLimits? {
+    /// The app's settings, nil when it does not exist; remembered for ``memory``.
+    private func entry(_ app: AppID) async throws -> Settings? {
         guard let lookup else { return nil }
         let now = ContinuousClock.now
-        if let entry = known.withLock({ $0[app] }), now - entry.checked < Self.memory { return entry.limits }
+        if let entry = known.withLock({ $0[app] }), now - entry.checked < Self.memory { return entry.settings }
         let found = try await lookup(app)
         known.withLock { known in
             // Bounded: names of apps that do not exist are forgotten with the rest past 10,000.

@@ -14,12 +14,16 @@ enum NotificationBatchInput {
         var idempotencyKey: IdempotencyKey?
     }
 
-    /// How deep a batch may nest: its object, the array, the items, and one level more, so that an
-    /// item's array or object value is that item's `wrong_type` rather than the whole body's error.
-    static let maxDepth = 4
+    /// How deep a batch may nest: its object, the array, the items, and two levels more, for an
+    /// item's template `properties` with their locales (`{"title": {"en": …}}`); an item's other
+    /// array or object value is that item's `wrong_type` rather than the whole body's error.
+    static let maxDepth = 5
     /// Values one item may bring to the body's bound on values: a notification has at most 11
     /// fields, so a full batch holds about 12 values per item.
     static let valuesPerItem = 16
+    /// Values the items' `properties` may hold together, over `valuesPerItem` (a batch of template
+    /// sends: 1,000 items of 8 properties, or fewer items localized in several languages).
+    static let propertyValues = 8192
     static let keyField = "idempotencyKey"
 
     /// The items of `body`, each read or refused; throws when the body as a whole is refused (not
@@ -35,8 +39,9 @@ enum NotificationBatchInput {
         guard shape.values.count < 2 || shape.values[1] <= maxItems else {
             throw APIError.unprocessable("more than \(maxItems) notifications; a batch holds 1 to \(maxItems)", code: "too_many_items")
         }
-        guard shape.totalValues <= 2 + maxItems * valuesPerItem else {
-            throw APIError.tooLarge("the body holds \(shape.totalValues) JSON values; a batch of \(maxItems) notifications holds at most \(2 + maxItems * valuesPerItem)")
+        guard shape.totalValues <= 2 + maxItems * valuesPerItem + propertyValues else {
+            throw APIError.tooLarge("the body holds \(shape.totalValues) JSON values; a batch of \(maxItems) notifications holds at most "
+                                    + "\(2 + maxItems * valuesPerItem + propertyValues) (\(propertyValues) of them for the items' properties)")
         }
         guard let document = JSONValue.parse(bytes, maxDepth: maxDepth) else {
             throw APIError.badRequest("the body is not valid JSON", code: "malformed_json")
@@ -54,15 +59,29 @@ enum NotificationBatchInput {
         guard elements.count <= maxItems else {
             throw APIError.unprocessable("\(elements.count) notifications; a batch holds 1 to \(maxItems)", code: "too_many_items")
         }
-        return elements.map { element in Result { try item(element, user: user) }.mapError(Self.apiError) }
+        // Each item's bytes too: its properties are read from them, in the order written.
+        let raw = SendProperties.elements(ofArray: "notifications", in: bytes, depth: maxDepth - 2) ?? []
+        return elements.enumerated().map { index, element in
+            Result { try item(element, raw: index < raw.count ? raw[index] : nil, user: user) }.mapError(Self.apiError)
+        }
     }
 
-    private static func item(_ element: JSONValue, user: String) throws -> Item {
+    private static func item(_ element: JSONValue, raw: [UInt8]?, user: String) throws -> Item {
         guard case .object(var fields) = element else {
             throw APIError.badRequest("an item must be a JSON object with a notification's fields", code: "malformed_json")
         }
         let keyValue = fields.removeValue(forKey: keyField)
-        let input = try NotificationInput.json(fields, alsoKnown: [keyField])
+        var others = fields
+        // `properties` (or `Properties`, as every field may be spelled) is read from the bytes.
+        let name = fields.keys.first { $0.prefix(1).lowercased() + $0.dropFirst() == "properties" }
+        let properties = name.flatMap { others.removeValue(forKey: $0) }
+        var input = try NotificationInput.json(others, alsoKnown: [keyField])
+        if let properties, properties != .null {
+            guard let raw, let bytes = SendProperties.member(name ?? "properties", of: raw) else {
+                throw APIError.badRequest("'properties' must be a JSON object of names to text or to objects of locales", code: "invalid_properties")
+            }
+            input.properties = try NotificationInput.parseProperties(bytes)
+        }
         switch keyValue {
         case nil, .null?:
             return Item(input: input)

@@ -51,8 +51,8 @@ struct NotificationInput {
     /// The members of one JSON notification object: a single create's body, or an item of a batch
     /// (whose own `idempotencyKey` the caller took out and names in `alsoKnown`, so the message
     /// for an unknown field lists every field the item may have).
-    /// `propertiesInBody`: the caller reads `properties` from the body's bytes itself; a batch item
-    /// may not carry them.
+    /// `propertiesInBody`: the caller reads `properties` from the body's bytes itself (a batch
+    /// takes them out of each item and reads them from the item's bytes).
     static func json(_ fields: [String: JSONValue], alsoKnown: [String] = [], propertiesInBody: Bool = false) throws -> NotificationInput {
         var input = NotificationInput()
         var rawPayload: String?
@@ -65,7 +65,7 @@ struct NotificationInput {
             if value == .null { continue }
             if name == "properties" {
                 guard propertiesInBody else {
-                    throw APIError.badRequest("'properties' (a template send) goes to POST /api/notifications, one notification at a time", code: "unknown_field")
+                    throw APIError.badRequest("'properties' are read from the body's bytes (in order) by the route", code: "unknown_field")
                 }
                 continue
             }

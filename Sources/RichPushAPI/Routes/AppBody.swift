@@ -6,7 +6,7 @@ import RichPushCore
 /// The body of `POST /api/apps` and `PATCH /api/apps/{id}`, checked member by member:
 /// `{"id", "name", "apns": {"key", "keyId", "teamId", "bundleId"}, "fcm": {"serviceAccount"},
 /// "webPush": {"privateKey", "subject"}, "limits": {"notificationsPerMinute", "audience",
-/// "payloadBytes"}}`. In a PATCH a platform set to `null` is removed, and the limits given replace
+/// "payloadBytes"}, "defaultLocale"}`. In a PATCH a platform set to `null` is removed, and the limits given replace
 /// those (0: no limit) while the others stay.
 struct AppBody {
     var id: AppID?
@@ -20,7 +20,7 @@ struct AppBody {
         guard case .object(let members)? = JSONValue.parse(Array(buffer: buffer), maxDepth: 4) else {
             throw APIError.badRequest("the body must be a JSON object {\"id\", \"name\", \"apns\", \"fcm\", \"webPush\"} at most 4 levels deep", code: "malformed_json")
         }
-        let allowed = creating ? ["id", "name", "apns", "fcm", "webPush", "limits"] : ["name", "apns", "fcm", "webPush", "limits"]
+        let allowed = creating ? ["id", "name", "apns", "fcm", "webPush", "limits", "defaultLocale"] : ["name", "apns", "fcm", "webPush", "limits", "defaultLocale"]
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw APIError.badRequest("unknown field '\(unknown)'; known fields: \(allowed.joined(separator: ", "))", code: "unknown_field")
         }
@@ -33,6 +33,19 @@ struct AppBody {
             guard let name = value.string else { throw APIError.unprocessable("'name' must be a string", code: "wrong_type") }
             if let problem = AppChange.nameProblem(name) { throw APIError.unprocessable("name: \(problem)", code: "invalid") }
             body.change.name = name
+        }
+        if let value = members["defaultLocale"] {
+            switch value {
+            case .null where !creating:
+                body.change.defaultLocale = .some(nil)
+            case .string(let text):
+                guard let locale = LocaleTag(text) else {
+                    throw APIError.unprocessable("defaultLocale: '\(text.prefix(40))' is not a BCP 47 locale (en, fr-CA)", code: "invalid")
+                }
+                body.change.defaultLocale = .some(locale)
+            default:
+                throw APIError.unprocessable("'defaultLocale' must be a BCP 47 locale such as \"en\" (or null in a PATCH to remove it)", code: "wrong_type")
+            }
         }
         if let value = members["limits"] {
             guard case .object(let fields) = value else { throw APIError.unprocessable("'limits' must be an object", code: "wrong_type") }

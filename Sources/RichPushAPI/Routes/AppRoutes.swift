@@ -141,8 +141,10 @@ struct AppView: Encodable {
     let fcm: [String: String]?
     let webPush: [String: String]?
     let limits: AppLimits
+    let defaultLocale: String?
 
     init(_ app: AppSummary) {
+        defaultLocale = app.defaultLocale
         id = app.id.rawValue
         name = app.name
         createdAt = app.createdAt > 0 ? UTCTimestamp.iso8601(milliseconds: app.createdAt) : nil

@@ -35,6 +35,9 @@ extension NotificationRoutes {
         var mode: String
         var audience: Audience
         var payloads: [Payload]
+        /// A template send: what the templated devices would get, by group (nil: no properties).
+        var templates: [TemplatePreview]?
+        var templatesLeftOut: Int?
         var lint: [String]
     }
 
@@ -60,16 +63,22 @@ extension NotificationRoutes {
         let candidates = try await installations.installationIDs(tags: sources, pageSize: 1000).joined().filter { seen.insert($0).inserted }
         let looked = candidates.prefix(Self.dryRunCandidates)
         var platforms: [Platform: Int] = [:]
+        var groups: [TemplateGroup: Int] = [:]
         for start in stride(from: looked.startIndex, to: looked.endIndex, by: 1000) {
             let chunk = Array(looked[start..<min(start + 1000, looked.endIndex)])
             for installation in try await installations.installations(ids: chunk) where expression.matches(Set(installation.tags)) {
                 platforms[installation.platform, default: 0] += 1
+                if draft.properties != nil, let template = installation.template(for: expression) {
+                    let group = TemplateGroup(template: template, locale: installation.locale, platform: installation.platform)
+                    // Bounded: past 10,000 distinct groups only those already seen are counted.
+                    if groups.count < 10_000 || groups[group] != nil { groups[group, default: 0] += 1 }
+                }
             }
         }
         // The payloads, rendered as the workers would (id 0: the notification does not exist).
         let notification = RichNotification(id: 0, message: draft.message, richType: draft.richType, contentType: draft.contentType, payloadHash: "",
                                             payloadSize: draft.payload.count, creator: draft.creator, target: draft.target,
-                                            createdAt: Int64(Date().timeIntervalSince1970 * 1000), delivery: draft.delivery)
+                                            createdAt: Int64(Date().timeIntervalSince1970 * 1000), delivery: draft.delivery, properties: draft.properties)
         let renderer = PushRenderer()
         var payloads: [DryRunView.Payload] = []
         var lint: [String] = []
@@ -94,11 +103,17 @@ extension NotificationRoutes {
             lint.append("iOS delivers background pushes at its own pace (a few an hour per app is what Apple allows for content-available pushes); time-critical news needs the alert mode")
         }
         if draft.delivery.ttl == .zero { lint.append("ttl 0: a device that is offline at the moment of sending never gets this push") }
-        let view = DryRunView(target: draft.target, mode: renderer.mode.rawValue,
+        var view = DryRunView(target: draft.target, mode: renderer.mode.rawValue,
                               audience: DryRunView.Audience(total: platforms.values.reduce(0, +),
                                                             platforms: Dictionary(uniqueKeysWithValues: platforms.map { ($0.key.rawValue, $0.value) }),
                                                             exact: candidates.count <= Self.dryRunCandidates),
                               payloads: payloads, lint: lint)
+        if let properties = draft.properties {
+            (view.templates, view.templatesLeftOut) = Self.templatePreviews(groups, properties: properties, builtIns: renderer.builtInProperties(of: notification))
+            if let failing = view.templates?.filter({ $0.error != nil }), !failing.isEmpty {
+                view.lint.append("\(failing.map(\.devices).reduce(0, +)) templated devices would fail: \(failing[0].error ?? "")")
+            }
+        }
         return try JSONResponse.encode(view, status: .ok)
     }
 }

@@ -101,6 +101,7 @@ extension NotificationRoutes {
                                       delivery: try Self.deliveryOptions(input))
         draft.sendAt = try input.sendAt.map(Self.sendAt)
         draft.properties = input.properties
+        draft.properties?.defaultLocale = defaultLocale
         return draft
     }
 

@@ -19,6 +19,8 @@ struct NotificationRoutes {
     /// The caller's app and its limits (see NotificationRoutes+AppLimits).
     var app: AppID = .default
     var appLimits: AppLimits = .none
+    /// The app's default locale, stored with each template send (the locale chain's third step).
+    var defaultLocale: String?
 
     /// `batches`: the gate shared by every app's routes (one is made when nil).
     init(notifications: any NotificationStore, installations: any InstallationStore, backlog: BacklogGuard, configuration: APIConfiguration,

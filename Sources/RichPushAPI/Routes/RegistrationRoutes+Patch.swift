@@ -24,7 +24,7 @@ extension RegistrationRoutes {
         guard others.count < InstallationTemplate.maxPerInstallation else {
             throw APIError.badRequest("at most \(InstallationTemplate.maxPerInstallation) templates per registration", code: "too_many_templates")
         }
-        let template = try Self.template(name, entry)
+        let template = try Self.template(name, entry, platform: installation.platform)
         guard others.reduce(template.body.utf8.count, { $0 + $1.body.utf8.count }) <= InstallationTemplate.maxBodyBytesPerInstallation else {
             throw APIError.badRequest("the templates' bodies are over \(InstallationTemplate.maxBodyBytesPerInstallation) bytes together", code: "invalid_template")
         }

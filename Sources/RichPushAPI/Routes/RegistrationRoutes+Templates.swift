@@ -5,7 +5,7 @@ extension RegistrationRoutes {
     /// The body's `Templates` (Azure Notification Hubs' shape, `{"name": {"Body", "Headers",
     /// "Tags"}}`, plus RichPush's `Missing` and `Defaults`), each body compiled here so a template
     /// that would deliver `$(…)` verbatim or break its JSON is refused now, not per push.
-    static func templates(_ value: JSONValue?) throws -> [InstallationTemplate] {
+    static func templates(_ value: JSONValue?, platform: Platform) throws -> [InstallationTemplate] {
         guard let value, value != .null else { return [] }
         guard case .object(let members) = value else {
             throw APIError.badRequest("'Templates' must be an object of names to {\"Body\", \"Headers\", \"Tags\"}", code: "wrong_type")
@@ -19,7 +19,7 @@ extension RegistrationRoutes {
             guard InstallationTemplate.isValidName(name) else {
                 throw APIError.badRequest("template name '\(name.prefix(64))' must be 1 to 64 ASCII letters, digits, '_', '-' or '.'", code: "invalid_template")
             }
-            let template = try self.template(name, entry)
+            let template = try self.template(name, entry, platform: platform)
             bodyBytes += template.body.utf8.count
             guard bodyBytes <= InstallationTemplate.maxBodyBytesPerInstallation else {
                 throw APIError.badRequest("the templates' bodies are over \(InstallationTemplate.maxBodyBytesPerInstallation) bytes together", code: "invalid_template")
@@ -31,7 +31,9 @@ extension RegistrationRoutes {
 
     private static let templateFields: Set<String> = ["Body", "Headers", "Tags", "Missing", "Defaults"]
 
-    static func template(_ name: String, _ entry: JSONValue) throws -> InstallationTemplate {
+    /// One template of a registration of `platform` (its `Headers` are checked against what that
+    /// platform takes).
+    static func template(_ name: String, _ entry: JSONValue, platform: Platform) throws -> InstallationTemplate {
         guard case .object(let fields) = entry else {
             throw APIError.badRequest("template '\(name)' must be an object {\"Body\", \"Headers\", \"Tags\", \"Missing\", \"Defaults\"}", code: "wrong_type")
         }
@@ -55,6 +57,7 @@ extension RegistrationRoutes {
             missing = policy
         }
         let headers = try strings(fields["Headers"], "template '\(name)': 'Headers'")
+        try checkHeaders(headers, template: name, platform: platform, alert: JSONValue.parse(Array(body.utf8))?["aps"]?["alert"] != nil)
         let defaults = try strings(fields["Defaults"], "template '\(name)': 'Defaults'")
         if let bad = defaults.keys.sorted().first(where: { !InstallationTemplate.isValidName($0) }) {
             throw APIError.badRequest("template '\(name)': default '\(bad.prefix(64))' is not a property name", code: "invalid_template")
@@ -75,6 +78,39 @@ extension RegistrationRoutes {
             }
         }
         return InstallationTemplate(name: name, body: body, headers: headers, tags: tags, missing: missing, defaults: defaults)
+    }
+
+    /// The template's `Headers` (`alert`: the body has `aps.alert`): each a name `platform` takes (``TemplateHeaders``), its value
+    /// compiled as a body's string value is, and a value without expressions checked now; 400
+    /// `invalid_header` naming the header otherwise.
+    static func checkHeaders(_ headers: [String: String], template name: String, platform: Platform, alert: Bool) throws {
+        let format = TemplateHeaders.format(of: platform)
+        // As the worker starts it: an alert body is sent as an alert, another as a background push.
+        var push = RenderedPush(payload: [], pushType: alert ? "alert" : "background", priority: alert ? 10 : 5, expiration: 0, collapseID: "x")
+        var literals = 0
+        if let twice = TemplateHeaders.duplicate(in: headers) {
+            throw APIError.badRequest("template '\(name)': header '\(twice)' is given twice (header names are not case-sensitive)", code: "invalid_header")
+        }
+        for (header, value) in TemplateHeaders.ordered(headers) {
+            if let problem = TemplateHeaders.nameProblem(header, format: format) {
+                throw APIError.badRequest("template '\(name)': \(problem)", code: "invalid_header")
+            }
+            let compiled: Template
+            do {
+                compiled = try Template(TemplateHeaders.body(of: value))
+            } catch {
+                throw APIError.badRequest("template '\(name)': header '\(header)': \(error.code): \(error.message)", code: "invalid_header")
+            }
+            guard compiled.expressionCount == 0 else { continue }
+            literals += 1
+            if let problem = TemplateHeaders.apply(header, value, to: &push, now: 0) {
+                throw APIError.badRequest("template '\(name)': \(problem)", code: "invalid_header")
+            }
+        }
+        // Both set as literals: APNs' rule on the pair is checked now too.
+        if literals == headers.count, let problem = TemplateHeaders.combinationProblem(push, format: format) {
+            throw APIError.badRequest("template '\(name)': \(problem)", code: "invalid_header")
+        }
     }
 
     /// An object of up to ``InstallationTemplate/maxEntries`` short strings.

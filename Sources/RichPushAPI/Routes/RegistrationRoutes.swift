@@ -58,7 +58,7 @@ struct RegistrationRoutes {
             }
         }
         tags.insert(Installation.userTag(user.name))
-        let templates = try Self.templates(object["Templates"])
+        let templates = try Self.templates(object["Templates"], platform: platform)
         let locale = try Self.locale(object["Locale"])
         let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds(),
                                         apnsEnvironment: environment, webPushKeys: webPushKeys, templates: templates, locale: locale)

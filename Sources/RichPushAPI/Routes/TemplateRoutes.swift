@@ -6,7 +6,7 @@ import RichPushTemplates
 /// nothing sent (the preview Notification Hubs does not have). Compiled and rendered exactly as a
 /// registration and a send would: the same errors, and the warnings a render gives.
 struct TemplateRoutes {
-    static let fields = ["template", "properties", "locale", "missing", "defaults"]
+    static let fields = ["template", "properties", "locale", "defaultLocale", "missing", "defaults"]
     static let maxBodyBytes = 64 * 1024
 
     static func add(to group: RouterGroup<APIRequestContext>) {
@@ -18,7 +18,7 @@ struct TemplateRoutes {
         _ = try context.caller(context.apiKey?.allows(.send) == true ? .send : .read)
         let body = Array(buffer: try await request.body.collect(upTo: Self.maxBodyBytes))
         let object = try JSONObjectBody.members(ByteBuffer(bytes: body), allowed: Self.fields,
-                                                shape: "{\"template\", \"properties\", \"locale\", \"missing\", \"defaults\"}")
+                                                shape: "{\"template\", \"properties\", \"locale\", \"defaultLocale\", \"missing\", \"defaults\"}")
         guard let source = object["template"]?.string else { throw APIError.badRequest("'template' (the body, a string) is required", code: "missing_field") }
         let template: Template
         do {
@@ -27,8 +27,10 @@ struct TemplateRoutes {
             throw APIError.badRequest("\(error.code): \(error.message) (at pointer '\(error.pointer)', line \(error.location.line), column \(error.location.column))",
                                       code: "invalid_template")
         }
-        let properties = try SendProperties.member("properties", of: body).map(NotificationInput.parseProperties) ?? SendProperties([])
+        var properties = try SendProperties.member("properties", of: body).map(NotificationInput.parseProperties) ?? SendProperties([])
         let locale = try RegistrationRoutes.locale(object["locale"])
+        // The app's default locale as a send would take it (the chain's third step).
+        properties.defaultLocale = try RegistrationRoutes.locale(object["defaultLocale"])
         let (values, chosen) = properties.values(for: locale)
         let policy = try Self.policy(object["missing"], defaults: object["defaults"])
         let output: RenderedTemplate

@@ -20,10 +20,13 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var kek: KeyEncryptionOptions
         @OptionGroup var credentials: AppCredentialOptions
         @OptionGroup var limits: AppLimitOptions
+        @Option(help: "The locale a localized template property falls back to before the first one given (BCP 47: en, fr-CA).")
+        var defaultLocale: String?
         @Argument(help: "The app's id: 2 to 32 lowercase letters, digits and '-'.") var id: String
 
         func validate() throws {
             if let problem = AppID.problem(id) { throw ValidationError(problem) }
+            if let defaultLocale, LocaleTag(defaultLocale) == nil { throw ValidationError("--default-locale '\(defaultLocale)' is not a BCP 47 locale (en, fr-CA)") }
         }
 
         func run() async throws {
@@ -33,7 +36,8 @@ struct AppsCommand: AsyncParsableCommand {
                 let appID = try AppID(id)
                 let users = RedisUserStore(redis: store.redis, keys: queue.storageKeys(redis))
                 if let problem = try await AppGuards.creationProblem(appID, defaultUsers: users) { throw CLIError(problem) }
-                return try await store.create(id: appID, change: AppChange(name: credentials.name ?? id, set: set, limits: limits.limits(over: .none)))
+                return try await store.create(id: appID, change: AppChange(name: credentials.name ?? id, set: set, limits: limits.limits(over: .none),
+                                                                          defaultLocale: defaultLocale.map { LocaleTag($0) }))
             }
             AppsOutput.print(app)
         }
@@ -77,7 +81,15 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var credentials: AppCredentialOptions
         @OptionGroup var limits: AppLimitOptions
         @Option(help: "Remove a platform's credentials: apns, fcm or webPush (repeatable).") var remove: [String] = []
+        @Option(help: "The locale a localized template property falls back to before the first one given (BCP 47: en, fr-CA); `none` removes it.")
+        var defaultLocale: String?
         @Argument(help: "The app's id (`default` for the deployment's first app).") var id: String
+
+        func validate() throws {
+            if let defaultLocale, defaultLocale != "none", LocaleTag(defaultLocale) == nil {
+                throw ValidationError("--default-locale '\(defaultLocale)' is not a BCP 47 locale (en, fr-CA), nor `none`")
+            }
+        }
 
         func run() async throws {
             let appID = try AppsOutput.checked { () throws(AppError) in try AppID(id) }
@@ -95,6 +107,7 @@ struct AppsCommand: AsyncParsableCommand {
                     set.webPush = try pair.map { try WebPushCredential(privateKey: $0.privateKey, subject: subject) } ?? WebPushCredential.generate(subject: subject)
                 }
                 var change = AppChange(name: credentials.name, set: set, remove: Swift.Set(removed))
+                if let defaultLocale { change.defaultLocale = .some(defaultLocale == "none" ? nil : LocaleTag(defaultLocale)) }
                 if limits.limits(over: .none) != nil {
                     guard let current = try await store.summary(id: appID) else { throw AppError.notFound(appID) }
                     change.limits = limits.limits(over: current.limits)

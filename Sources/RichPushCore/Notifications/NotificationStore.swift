@@ -37,12 +37,18 @@ package struct NotificationStatus: Sendable, Hashable, Codable {
         package var state: String
         package var adapterID: String?
         package var error: String?
+        /// A template send: the template the device got and the locale its properties were
+        /// taken in (nil: the plain push, or no property was localized).
+        package var template: String?
+        package var locale: String?
 
-        package init(installation: String, state: String, adapterID: String? = nil, error: String? = nil) {
+        package init(installation: String, state: String, adapterID: String? = nil, error: String? = nil, template: String? = nil, locale: String? = nil) {
             self.installation = installation
             self.state = state
             self.adapterID = adapterID
             self.error = error
+            self.template = template
+            self.locale = locale
         }
     }
 
@@ -65,12 +71,18 @@ package struct DeliveryResult: Sendable, Hashable {
     package var counter: DeliveryCounter
     package var adapterID: String?
     package var error: String?
+    /// A template send: the device's template and the locale chosen for it (shown in the status).
+    package var template: String?
+    package var locale: String?
 
-    package init(installation: String, counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil) {
+    package init(installation: String, counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil, template: String? = nil,
+                 locale: String? = nil) {
         self.installation = installation
         self.counter = counter
         self.adapterID = adapterID
         self.error = error
+        self.template = template
+        self.locale = locale
     }
 }
 

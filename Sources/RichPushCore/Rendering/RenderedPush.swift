@@ -17,6 +17,8 @@ package struct RenderedPush: Sendable, Hashable {
     /// rather than repeats it. Empty for an FCM message without a sender's collapse id: FCM keeps
     /// only 4 collapse keys per offline device, so such a message carries none.
     package var collapseID: String
+    /// Web Push's `Urgency` when a template's `Headers` set it (nil: from ``priority``).
+    package var urgency: String?
 
     /// `deadline` defaults to `expiration` in milliseconds.
     package init(payload: [UInt8], pushType: String, priority: Int, expiration: Int, collapseID: String, deadline: Int64? = nil) {

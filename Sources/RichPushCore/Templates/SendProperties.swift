@@ -19,14 +19,18 @@ package struct SendProperties: Sendable, Hashable {
     }
 
     package let properties: [Property]
+    /// The app's default locale when the send was accepted (`richpush apps set --default-locale`),
+    /// the third step of the locale chain; stored beside the properties (not in ``json``).
+    package var defaultLocale: String?
 
     /// Most properties one send carries, locales per property, and bytes of all names and values.
     package static let maxCount = 64
     package static let maxLocales = 16
     package static let maxBytes = 16 * 1024
 
-    package init(_ properties: [Property]) {
+    package init(_ properties: [Property], defaultLocale: String? = nil) {
         self.properties = properties
+        self.defaultLocale = defaultLocale
     }
 
     package var isEmpty: Bool { properties.isEmpty }

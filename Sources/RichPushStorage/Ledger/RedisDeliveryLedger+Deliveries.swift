@@ -76,7 +76,8 @@ extension RedisDeliveryLedger {
                     counts[result.counter, default: 0] += 1
                     guard result.counter != .duplicateSuppressed else { continue }
                     devices.append(result.installation)
-                    devices.append(NotificationLua.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error))
+                    devices.append(NotificationLua.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error,
+                                                                   template: result.template, locale: result.locale))
                     if result.counter == .retried { released.append(result.installation) }
                 }
                 var counters: [any RedisArgument] = []

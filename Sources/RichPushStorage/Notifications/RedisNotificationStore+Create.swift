@@ -127,7 +127,10 @@ extension RedisNotificationStore {
         if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
         if let sendAt = draft.sendAt, sendAt > now { fields += ["sendAt", sendAt] }
         if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
-        if let properties = draft.properties { fields += ["properties", properties.json] }
+        if let properties = draft.properties {
+            fields += ["properties", properties.json]
+            if let locale = properties.defaultLocale { fields += ["locale", locale] }
+        }
         // Another app's record names it, so the webhook events it causes name it too.
         if !keys.app.isDefault { fields += ["app", keys.app.rawValue] }
         // With an idempotency key, the same script completes it: no crash can leave a created

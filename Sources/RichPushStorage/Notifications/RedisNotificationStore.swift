@@ -159,7 +159,8 @@ package struct RedisNotificationStore: NotificationStore {
         var devices: [NotificationStatus.Device] = []
         for (installation, bytes) in entries {
             guard let info = try? JSONDecoder().decode([String: String].self, from: Data(bytes)) else { continue }
-            devices.append(NotificationStatus.Device(installation: installation, state: info["state"] ?? "sent", adapterID: info["adapterID"], error: info["error"]))
+            devices.append(NotificationStatus.Device(installation: installation, state: info["state"] ?? "sent", adapterID: info["adapterID"], error: info["error"],
+                                                     template: info["template"], locale: info["locale"]))
         }
         return NotificationStatus(id: id, state: state, counts: counts, devices: devices.sorted { $0.installation < $1.installation })
     }

@@ -15,13 +15,16 @@ enum NotificationLua {
         return json.bytes
     }
 
-    /// A device's entry in the status: `{"adapterID":…,"error":…,"state":…}`.
-    static func deviceEntry(state: String, adapterID: String? = nil, error: String? = nil) -> [UInt8] {
+    /// A device's entry in the status: `{"adapterID":…,"error":…,"locale":…,"state":…,"template":…}`
+    /// (a template send names the device's template and the locale chosen for it).
+    static func deviceEntry(state: String, adapterID: String? = nil, error: String? = nil, template: String? = nil, locale: String? = nil) -> [UInt8] {
         var json = JSONWriter(capacity: 64)
         json.beginObject()
         if let adapterID { json.field("adapterID", adapterID) }
         if let error { json.field("error", error) }
+        if let locale { json.field("locale", locale) }
         json.field("state", state)
+        if let template { json.field("template", template) }
         json.endObject()
         return json.bytes
     }

@@ -46,18 +46,18 @@ struct NotificationRecords: Sendable {
     func read(ids: [Int]) async throws -> [Int: RichNotification] {
         let replies = try await redis.sendAll(ids.map {
             RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created",
-                         "ttl", "collapse", "priority", "throttle", "properties")
+                         "ttl", "collapse", "priority", "throttle", "properties", "locale")
         })
         var found: [Int: RichNotification] = [:]
         for (id, reply) in zip(ids, replies) {
-            guard let fields = reply.array, fields.count == 13, let message = fields[0].string, let type = fields[1].string,
+            guard let fields = reply.array, fields.count == 14, let message = fields[0].string, let type = fields[1].string,
                   let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
                   let target = fields[6].string else { continue }
             let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
                                            priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
             let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
                                           payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
-                                          delivery: delivery, properties: Self.properties(fields[12].bytes))
+                                          delivery: delivery, properties: Self.properties(fields[12].bytes, defaultLocale: fields[13].string))
             cache.insert(record, for: id, cost: 1)
             found[id] = record
         }
@@ -66,10 +66,12 @@ struct NotificationRecords: Sendable {
 
     /// A record's template properties (no field: none). Checked when the send was accepted, so
     /// unreadable ones are a bug or a tampered record: read as none, the devices get the plain push.
-    static func properties(_ stored: [UInt8]?) -> SendProperties? {
+    static func properties(_ stored: [UInt8]?, defaultLocale: String? = nil) -> SendProperties? {
         guard let stored else { return nil }
         do {
-            return try SendProperties.parse(json: stored)
+            var properties = try SendProperties.parse(json: stored)
+            properties.defaultLocale = defaultLocale
+            return properties
         } catch {
             return nil
         }
