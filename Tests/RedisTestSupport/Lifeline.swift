@@ -8,12 +8,15 @@ import Synchronization
 /// A watchdog shell reads lines `PID MARKER` from a pipe whose only writer is this process (the
 /// write end is close-on-exec, so no child holds it). At end of file, when this process is gone
 /// however it ended, the watchdog kills every listed process whose command line still contains its
-/// marker, so a PID the system has since given to another process is never hit. A test process
+/// marker (or, for a marker `cwd:DIR`, whose working directory is DIR: redis-server rewrites its
+/// command line to `redis-server 127.0.0.1:PORT`), so a PID the system has since given to
+/// another process is never hit. A test process
 /// that stopped everything itself leaves the watchdog nothing to kill; it then exits on its own.
 package enum Lifeline {
     private static let writer: Mutex<Int32?> = Mutex(start())
 
-    /// Watches `pid`, whose command line contains `marker` (a path or argument of its own).
+    /// Watches `pid`, whose command line contains `marker` (a path or argument of its own), or
+    /// whose working directory is DIR for a marker `cwd:DIR`.
     package static func watch(pid: Int32, marker: String) {
         let line = "\(pid) \(marker.replacingOccurrences(of: "\n", with: " "))\n"
         writer.withLock { descriptor in
@@ -33,7 +36,10 @@ package enum Lifeline {
         while read -r pid marker; do set -- "$@" "$pid:$marker"; done
         for entry in "$@"; do
             pid=${entry%%:*}; marker=${entry#*:}
-            if tr '\\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$marker"; then kill -9 "$pid" 2>/dev/null; fi
+            case $marker in
+            cwd:*) [ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "${marker#cwd:}" ] && kill -9 "$pid" 2>/dev/null ;;
+            *) tr '\\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$marker" && kill -9 "$pid" 2>/dev/null ;;
+            esac
         done
         """
 

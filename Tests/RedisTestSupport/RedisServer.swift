@@ -69,7 +69,7 @@ package final class RedisServer: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        Lifeline.watch(pid: process.processIdentifier, marker: "--dir \(directory.path)")
+        Lifeline.watch(pid: process.processIdentifier, marker: "cwd:\(directory.resolvingSymlinksInPath().path)")
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if !process.isRunning {
