@@ -44,7 +44,7 @@ extension NotificationRoutes {
         for (index, item) in items.enumerated() {
             do {
                 let item = try item.get()
-                pending.append(Pending(index: index, draft: try validate(item.input, user: user), key: item.idempotencyKey))
+                pending.append(Pending(index: index, draft: try item.input.draft(as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale), key: item.idempotencyKey))
             } catch {
                 outcomes[index] = .rejected(error as? APIError ?? Self.itemError(error, context: context))
             }

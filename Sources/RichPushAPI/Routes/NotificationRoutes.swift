@@ -63,7 +63,7 @@ struct NotificationRoutes {
             input.payload = configuration.defaultImage
             input.richType = .image
         }
-        var draft = try validate(input, user: user)
+        var draft = try input.draft(as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale)
         // A dry run checks all of the above and stores, charges and sends nothing.
         if try Self.isDryRun(request) { return try await dryRun(draft) }
         if let key = try Self.idempotencyKey(request, user: user, body: body) {

@@ -1,8 +1,9 @@
 import Hiredis
 
-/// The Lua of the delivery ledger (``RedisDeliveryLedger``): leases and the throttle's minute
-/// gate (recorded outcomes and expiries are in `+RecordScripts`). Every key a call touches carries
-/// its partition's hash tag.
+/// The Lua of a delivery (``RedisDeliveryLedger``): leasing pushes, then recording what became of
+/// them (the platform's answers). One call per partition; every key a call touches carries its
+/// partition's hash tag. The throttle's minute gate and held pushes' expiry are in
+/// `+ThrottleAndExpiryScripts`.
 extension RedisDeliveryLedger {
     /// A lease call: one partition's notifications, each with the installations to lease.
     struct LeaseCall {
@@ -88,52 +89,78 @@ extension RedisDeliveryLedger {
 
     """)
 
-    /// A throttle call: now, and one partition's batches.
-    struct ThrottleCall {
-        let now: Int64
-        let items: [ThrottleItem]
+    /// A record call: the partition's webhook keys, and its notifications' outcomes.
+    struct RecordCall {
+        let webhookWants: String, webhookOutbox: String
+        let ttl: Int, now: Int64
+        let items: [RecordItem]
     }
 
-    /// One batch of a ``ThrottleCall``: its notification's throttle set (which may repeat), its
-    /// member (`<batch>:<pushes>`), its pushes and the limit per minute.
-    struct ThrottleItem {
-        let key: String, member: String, pushes: Int, limit: Int
+    /// One notification's outcomes in a ``RecordCall``: the state to advance to ('' for none),
+    /// (counter, increment) pairs, the installations whose lease is released (retried), and
+    /// (installation, entry) pairs.
+    struct RecordItem {
+        let status: String, ledger: String, record: String
+        let id: Int, state: String
+        let counters: [any RedisArgument], released: [any RedisArgument], devices: [any RedisArgument]
     }
 
-    /// Per batch: 0 when admitted (recorded at now, or already recorded), else ms until the
-    /// oldest batches leave the minute and make room.
-    static let throttleScript = LuaScript<ThrottleCall, ThrottleItem>([.number("now", \.now)], items: \.items, each: [
-        .key("key", \.key), .argument("member", \.member), .number("pushes", \.pushes), .number("limit", \.limit),
-    ], before: """
-    local out = {}
+    /// Released installations' fields become `T{entry}` (free to lease and still addressed);
+    /// every other installation with an entry is recorded in the ledger with its entry,
+    /// `R{entry}`: one write per push for both; the outcomes a webhook wants (sent and held as
+    /// `sent`, `failed`, `invalidToken`) go into the outbox in the same step.
+    static let recordScript = LuaScript<RecordCall, RecordItem>([
+        .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .argument("ttl", \.ttl), .argument("now", \.now),
+    ], items: \.items, each: [
+        .key("status", \.status), .key("ledger", \.ledger), .key("record", \.record), .argument("id", \.id), .argument("state", \.state),
+        .list("counters", { $0.counters }), .list("released", { $0.released }), .list("devices", { $0.devices }),
+    ], constants: NotificationLua.constants, using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions], before: """
+    local hooks = redis.call('EXISTS', webhookWants) == 1
+    local events = {[COUNTER_SENT] = 'sent', [COUNTER_HELD] = 'sent', [COUNTER_FAILED] = 'failed', [COUNTER_INVALID_TOKEN] = 'invalidToken'}
 
     """, eachItem: """
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - 60000)
-    if redis.call('ZSCORE', key, member) then
-      out[#out + 1] = 0
-    else
-      local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-      local used = 0
-      for i = 1, #entries, 2 do used = used + tonumber(string.match(entries[i], ':(%d+)$') or '0') end
-      if used + pushes <= limit then
-        redis.call('ZADD', key, now, member)
-        redis.call('PEXPIRE', key, 61000)
-        out[#out + 1] = 0
-      else
-        local freed, wait = 0, 60000
-        for i = 1, #entries, 2 do
-          freed = freed + tonumber(string.match(entries[i], ':(%d+)$') or '0')
-          if used - freed + pushes <= limit then
-            wait = tonumber(entries[i + 1]) + 60000 - now
-            break
-          end
-        end
-        out[#out + 1] = math.max(1, wait)
+    for i = countersFrom, countersTo, 2 do
+      redis.call('HINCRBY', status, ARGV[i], ARGV[i + 1])
+    end
+    local released = {}
+    for i = releasedFrom, releasedTo do
+      released[ARGV[i]] = true
+    end
+    local writes, written = {}, {}
+    for i = devicesFrom, devicesTo, 2 do
+      writes[#writes + 1] = ARGV[i]
+      writes[#writes + 1] = (released[ARGV[i]] and LEDGER_TRIED or LEDGER_RECORDED) .. ARGV[i + 1]
+      written[ARGV[i]] = true
+    end
+    for installation in pairs(released) do
+      if not written[installation] then
+        writes[#writes + 1] = installation
+        writes[#writes + 1] = LEDGER_TRIED
       end
     end
+    local added = 0
+    for w = 1, #writes, 200 do
+      added = added + redis.call('HSET', ledger, unpack(writes, w, math.min(w + 199, #writes)))
+    end
+    if devicesCount > 0 and hooks then
+      local byType = {}
+      for i = devicesFrom, devicesTo, 2 do
+        local event = events[string.match(ARGV[i + 1], '"state":"(%a+)"') or '']
+        if event and not released[ARGV[i]] then
+          byType[event] = byType[event] or {}
+          table.insert(byType[event], '{"installation":' .. cjson.encode(ARGV[i]) .. ',"result":' .. ARGV[i + 1] .. '}')
+        end
+      end
+      local creator = redis.call('HGET', record, 'creator')
+      for event, items in pairs(byType) do emit(webhookWants, webhookOutbox, creator, id, event, now, items, record) end
+    end
+    -- The ledger got its expiry with the leases: only a field that was not leased (a ledger
+    -- that expired meanwhile, or a record without a lease) may have made a new key.
+    if added > 0 then redis.call('EXPIRE', ledger, ttl, 'NX') end
+    if state ~= '' then advance(status, state) end
 
     """, after: """
-    return out
+    return 1
 
     """)
 }

@@ -1,9 +1,11 @@
 import Hiredis
 import RichPushCore
 
-/// The Lua behind ``RedisNotificationStore``: each write that belongs together is one script, and
-/// every key it touches carries the partition's hash tag (one Redis Cluster slot). Each script is
-/// a ``LuaScript`` that names its keys and arguments; its call is the value beside it.
+/// The Lua of a notification's life in ``RedisNotificationStore``: its create, the device's
+/// fetch and its receipts (a cancel's is in `+CancelScript`). Each write that belongs together is
+/// one script, and every key it touches carries the partition's hash tag (one Redis Cluster
+/// slot). Each script is a ``LuaScript`` that names its keys and arguments; its call is the value
+/// beside it.
 extension RedisNotificationStore {
     /// One notification of a create call (see ``createScript``).
     struct CreateItem {
@@ -96,38 +98,6 @@ extension RedisNotificationStore {
 
     """)
 
-    /// A cancel's keys and arguments (see ``cancelScript``).
-    struct CancelCall {
-        let status: String, record: String, webhookWants: String, webhookOutbox: String
-        let id: Int, now: Int64
-    }
-
-    /// Cancels a notification none of whose pushes went out (`failed` too: a replay of its dead
-    /// letter then sends nothing), or a split fan-out whose planned pushes have not all ended (its
-    /// remaining batches then send nothing): "ok"; else its state (nil: none).
-    static let cancelScript = LuaScript<CancelCall, Never>([
-        .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox),
-        .argument("id", \.id), .argument("now", \.now),
-    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions], body: """
-    local state = redis.call('HGET', status, FIELD_STATE)
-    if not state then return false end
-    if state == STATE_CANCELLED then return state end
-    local planned = tonumber(redis.call('HGET', status, FIELD_PLANNED) or '0')
-    local ended = 0
-    for _, counter in ipairs({COUNTER_SENT, COUNTER_HELD, COUNTER_INVALID_TOKEN, COUNTER_FAILED}) do
-      ended = ended + tonumber(redis.call('HGET', status, counter) or '0')
-    end
-    if state == STATE_ACCEPTED or state == STATE_SCHEDULED or state == STATE_QUEUED or state == STATE_FAILED or ended < planned then
-      redis.call('HSET', status, FIELD_STATE, STATE_CANCELLED)
-      if redis.call('EXISTS', webhookWants) == 1 then
-        emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, 'cancelled', now, {'{}'}, record)
-      end
-      return 'ok'
-    end
-    return state
-
-    """)
-
     /// A fetch's keys and arguments (see ``fetchScript``).
     struct FetchCall {
         let fetchedBy: String, status: String, record: String, webhookWants: String, webhookOutbox: String, ledger: String
@@ -151,6 +121,65 @@ extension RedisNotificationStore {
       redis.call('HINCRBY', status, counter, 1)
       if redis.call('EXISTS', webhookWants) == 1 then
         emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, 'fetched', now, {item}, record)
+      end
+    end
+    advance(status, state)
+    return 1
+
+    """)
+
+    /// A receipt's keys and arguments (see ``receiptScript``).
+    struct ReceiptCall {
+        let status: String, devices: String, receipts: String, record: String, webhookWants: String, webhookOutbox: String, ledger: String
+        /// The counter (the receipt's kind), the installation ('' for none), the state it moves to.
+        let counter: String, installation: String, state: String
+        let ttl: Int
+        /// What makes the receipt count once (kind and installation or reader).
+        let identity: String
+        let id: Int, now: Int64
+        /// The webhook event's device item.
+        let item: [UInt8]
+        /// The installations of which one must have been addressed (none: no check).
+        let addressees: [any RedisArgument]
+    }
+
+    /// 1 counted, 0 counted before, -1 not addressed or no record (both looked at either way, as
+    /// in ``fetchScript``).
+    static let receiptScript = LuaScript<ReceiptCall, Never>([
+        .key("status", \.status), .key("devices", \.devices), .key("receipts", \.receipts), .key("record", \.record),
+        .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger),
+        .argument("counter", \.counter), .argument("installation", \.installation), .argument("state", \.state), .argument("ttl", \.ttl),
+        .argument("identity", \.identity), .argument("id", \.id), .argument("now", \.now), .argument("item", \.item),
+        .list("addressees", { $0.addressees }),
+    ], constants: NotificationLua.constants,
+    using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions, NotificationLua.addressedFunction, NotificationLua.entryFunction], body: """
+    local exists = redis.call('EXISTS', record) == 1
+    if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return -1 end
+    if redis.call('SADD', receipts, identity) == 0 then return 0 end
+    if redis.call('EXISTS', webhookWants) == 1 then
+      emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, counter, now, {item}, record)
+    end
+    if redis.call('TTL', receipts) < 0 then redis.call('EXPIRE', receipts, ttl) end
+    redis.call('HINCRBY', status, counter, 1)
+    if installation ~= '' then
+      -- The device's entry: in its ledger value (kept under its mark) once an outcome is
+      -- recorded, else in the devices hash (a bare mark's, or a pair with none yet).
+      local value = redis.call('HGET', ledger, installation)
+      local text = entryOf(value)
+      do
+        local entry = {}
+        local old = text or redis.call('HGET', devices, installation)
+        if old then
+          local ok, decoded = pcall(cjson.decode, old)
+          if ok and type(decoded) == 'table' then entry = decoded end
+        end
+        entry['state'] = counter
+        if text then
+          redis.call('HSET', ledger, installation, string.sub(value, 1, 1) .. cjson.encode(entry))
+        else
+          redis.call('HSET', devices, installation, cjson.encode(entry))
+          if redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
+        end
       end
     end
     advance(status, state)
