@@ -6,6 +6,49 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The package each product the targets use comes from, so a target names a product alone:
+/// `.use("NIOCore")`.
+let productPackages: [String: String] = [
+    "Yams": "Yams",
+    "AsyncHTTPClient": "async-http-client",
+    "Histogram": "hdrhistogram-swift",
+    "Hummingbird": "hummingbird",
+    "HummingbirdCore": "hummingbird",
+    "HummingbirdHTTP2": "hummingbird",
+    "HummingbirdTesting": "hummingbird",
+    "HummingbirdBcrypt": "hummingbird-auth",
+    "HummingbirdWebSocket": "hummingbird-websocket",
+    "ArgumentParser": "swift-argument-parser",
+    "SwiftASN1": "swift-asn1",
+    "X509": "swift-certificates",
+    "Crypto": "swift-crypto",
+    "_CryptoExtras": "swift-crypto",
+    "HTTPTypes": "swift-http-types",
+    "Logging": "swift-log",
+    "Metrics": "swift-metrics",
+    "NIOCore": "swift-nio",
+    "NIOFoundationCompat": "swift-nio",
+    "NIOHTTP1": "swift-nio",
+    "NIOPosix": "swift-nio",
+    "NIOTLS": "swift-nio",
+    "NIOWebSocket": "swift-nio",
+    "NIOHTTPTypes": "swift-nio-extras",
+    "NIOHPACK": "swift-nio-http2",
+    "NIOHTTP2": "swift-nio-http2",
+    "NIOSSL": "swift-nio-ssl",
+    "Prometheus": "swift-prometheus",
+    "ServiceLifecycle": "swift-service-lifecycle",
+    "Subprocess": "swift-subprocess",
+    "SystemPackage": "swift-system",
+]
+
+extension Target.Dependency {
+    static func use(_ product: String) -> Self {
+        guard let package = productPackages[product] else { fatalError("Package.swift: add \(product) to productPackages") }
+        return .product(name: product, package: package)
+    }
+}
+
 let package = Package(
     name: "RichPush",
     platforms: [.macOS(.v15)],
@@ -37,419 +80,226 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
-        .target(
-            name: "Hiredis",
-            dependencies: [
-                "CHiredis",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .target(name: "RichPushCore", swiftSettings: strictSettings),
-        .target(name: "RichPushTemplates", swiftSettings: strictSettings),
-        .target(name: "RichPushCredentials", dependencies: ["Hiredis"], swiftSettings: strictSettings),
-        .target(
-            name: "RichPushReport",
-            dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")],
-            swiftSettings: strictSettings
-        ),
+        .target(name: "Hiredis", dependencies: ["CHiredis", .use("Logging"), .use("Crypto"), .use("ServiceLifecycle")]),
+        .target(name: "RichPushCore"),
+        .target(name: "RichPushTemplates"),
+        .target(name: "RichPushCredentials", dependencies: ["Hiredis"]),
+        .target(name: "RichPushReport", dependencies: [.use("Histogram")]),
         .target(
             name: "RichPushQueue",
-            dependencies: [
-                "Hiredis",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
+            dependencies: ["Hiredis", .use("Logging"), .use("Metrics"), .use("ServiceLifecycle")]
         ),
-        .target(
-            name: "RichPushStorage",
-            dependencies: ["Hiredis", "RichPushCore", "RichPushQueue", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strictSettings
-        ),
+        .target(name: "RichPushStorage", dependencies: ["Hiredis", "RichPushCore", "RichPushQueue", .use("Crypto")]),
         .target(
             name: "RichPushHTTP2",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
+                .use("NIOCore"), .use("NIOPosix"), .use("NIOHTTP2"), .use("NIOHPACK"), .use("NIOSSL"),
+                .use("ServiceLifecycle"),
+            ]
         ),
         .target(
             name: "RichPushAPNS",
             dependencies: [
-                "RichPushCore", "Hiredis", "RichPushCredentials", "RichPushHTTP2",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushCore", "Hiredis", "RichPushCredentials", "RichPushHTTP2", .use("Crypto"), .use("NIOCore"),
+                .use("NIOPosix"), .use("NIOHTTP2"), .use("NIOHPACK"), .use("NIOSSL"), .use("ServiceLifecycle"),
+            ]
         ),
         .target(
             name: "RichPushFCM",
             dependencies: [
-                "RichPushCore", "Hiredis", "RichPushCredentials", "RichPushHTTP2",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushCore", "Hiredis", "RichPushCredentials", "RichPushHTTP2", .use("AsyncHTTPClient"), .use("NIOCore"),
+                .use("Crypto"), .use("_CryptoExtras"),
+            ]
         ),
         .target(
             name: "RichPushFCMSim",
             dependencies: [
-                "RichPushCore", "RichPushSimTLS",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushCore", "RichPushSimTLS", .use("Hummingbird"), .use("HummingbirdHTTP2"), .use("NIOSSL"),
+                .use("Crypto"), .use("_CryptoExtras"), .use("NIOCore"),
+            ]
         ),
         .target(
             name: "RichPushSimTLS",
             dependencies: [
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            swiftSettings: strictSettings
+                .use("NIOSSL"), .use("NIOCore"), .use("NIOPosix"), .use("NIOHTTP2"), .use("NIOHPACK"), .use("Crypto"),
+                .use("X509"), .use("SwiftASN1"),
+            ]
         ),
         .target(
             name: "RichPushAPNSSim",
             dependencies: [
-                "RichPushAPNS", "RichPushSimTLS",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushAPNS", "RichPushSimTLS", .use("Crypto"), .use("NIOCore"), .use("NIOPosix"), .use("NIOHTTP2"),
+                .use("NIOHPACK"), .use("NIOSSL"),
+            ]
         ),
         .target(
             name: "RichPushApps",
-            dependencies: ["Hiredis", "RichPushCore", "RichPushAPNS", "RichPushFCM", "RichPushWebPush", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strictSettings
+            dependencies: ["Hiredis", "RichPushCore", "RichPushAPNS", "RichPushFCM", "RichPushWebPush", .use("Crypto")]
         ),
         .target(
             name: "RichPushWebPush",
             dependencies: [
-                "RichPushCore", "RichPushHTTP2",
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushCore", "RichPushHTTP2", .use("NIOSSL"), .use("Crypto"), .use("_CryptoExtras"),
+                .use("AsyncHTTPClient"), .use("NIOCore"), .use("NIOHTTP1"), .use("Logging"),
+            ]
         ),
         .target(
             name: "RichPushWebPushSim",
             dependencies: [
-                "RichPushCore", "RichPushSimTLS",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushCore", "RichPushSimTLS", .use("Hummingbird"), .use("HummingbirdCore"), .use("HummingbirdHTTP2"),
+                .use("HummingbirdWebSocket"), .use("HTTPTypes"), .use("NIOTLS"), .use("Crypto"), .use("NIOCore"),
+                .use("NIOSSL"), .use("Logging"),
+            ]
         ),
         .target(
             name: "RichPushInMemory",
-            dependencies: [
-                "RichPushCore", "RichPushQueue",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
+            dependencies: ["RichPushCore", "RichPushQueue", .use("Crypto"), .use("ServiceLifecycle")]
         ),
-        .target(
-            name: "RichPushAdapters",
-            dependencies: ["Hiredis", "RichPushCore"],
-            swiftSettings: strictSettings
-        ),
+        .target(name: "RichPushAdapters", dependencies: ["Hiredis", "RichPushCore"]),
         .target(
             name: "RichPushWebhooks",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushStorage",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
+                "Hiredis", "RichPushCore", "RichPushStorage", .use("AsyncHTTPClient"), .use("Crypto"), .use("Logging"),
+                .use("Metrics"), .use("NIOCore"), .use("NIOHTTP1"), .use("ServiceLifecycle"),
+            ]
         ),
         .target(
             name: "RichPushWorker",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushAPNS", "RichPushFCM", "RichPushHTTP2",
-                "RichPushWebhooks", "RichPushApps", "RichPushWebPush", "RichPushTemplates",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Metrics", package: "swift-metrics"),
-            ],
-            swiftSettings: strictSettings
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushAPNS",
+                "RichPushFCM", "RichPushHTTP2", "RichPushWebhooks", "RichPushApps", "RichPushWebPush", "RichPushTemplates",
+                .use("AsyncHTTPClient"), .use("Logging"), .use("ServiceLifecycle"), .use("Metrics"),
+            ]
         ),
         .target(
             name: "RichPushSimulator",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushAdapters", "RichPushWebPush",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSettings
+                "Hiredis", "RichPushCore", "RichPushAdapters", "RichPushWebPush", .use("AsyncHTTPClient"), .use("NIOCore"),
+                .use("NIOPosix"), .use("NIOHTTP1"), .use("NIOWebSocket"), .use("NIOSSL"), .use("NIOFoundationCompat"),
+                .use("Logging"), .use("ServiceLifecycle"), .use("Crypto"),
+            ]
         ),
         .target(
             name: "RichPushAPI",
             dependencies: [
-                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "RichPushWebPush", "RichPushTemplates",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "RichPushWebPush",
+                "RichPushTemplates", .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Crypto"), .use("Metrics"),
+                .use("Prometheus"), .use("ServiceLifecycle"), .use("NIOCore"), .use("NIOHTTP1"), .use("NIOHTTPTypes"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/default-image.png"),
-                        .copy("Resources/device.html"), .copy("Resources/device.js"), .copy("Resources/device.css")],
-            swiftSettings: strictSettings
+                        .copy("Resources/device.html"), .copy("Resources/device.js"), .copy("Resources/device.css")]
         ),
         .executableTarget(
             name: "RichPushCLI",
             dependencies: [
-                "Hiredis",
-                "RichPushCore",
-                "RichPushReport",
-                "RichPushQueue",
-                "RichPushStorage",
-                "RichPushAPI",
-                "RichPushAdapters",
-                "RichPushWorker",
-                "RichPushWebhooks",
-                "RichPushSimulator",
-                "RichPushAPNS",
-                "RichPushAPNSSim",
-                "RichPushSimTLS",
-                "RichPushHTTP2",
-                "RichPushFCM",
-                "RichPushFCMSim",
-                "RichPushApps", "RichPushWebPush", "RichPushWebPushSim",
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
+                "Hiredis", "RichPushCore", "RichPushReport", "RichPushQueue", "RichPushStorage", "RichPushAPI",
+                "RichPushAdapters", "RichPushWorker", "RichPushWebhooks", "RichPushSimulator", "RichPushAPNS",
+                "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushFCM", "RichPushFCMSim", "RichPushApps",
+                "RichPushWebPush", "RichPushWebPushSim", .use("_CryptoExtras"), .use("ArgumentParser"),
+                .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Metrics"),
+                .use("Prometheus"), .use("ServiceLifecycle"), .use("Logging"),
+            ]
         ),
         .target(
             name: "RedisTestSupport",
             dependencies: [
-                "Hiredis", "RichPushQueue",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system"),
+                "Hiredis", "RichPushQueue", .use("Crypto"), .use("_CryptoExtras"), .use("Subprocess"),
+                .use("SystemPackage"),
             ],
-            path: "Tests/RedisTestSupport",
-            swiftSettings: strictSettings
+            path: "Tests/RedisTestSupport"
         ),
         .target(
             name: "APITestSupport",
             dependencies: [
-                "RichPushAPI", "RichPushCore", "RichPushInMemory",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "RichPushAPI", "RichPushCore", "RichPushInMemory", .use("Hummingbird"), .use("HummingbirdTesting"),
+                .use("HummingbirdBcrypt"), .use("HTTPTypes"), .use("NIOCore"), .use("Logging"), .use("ServiceLifecycle"),
             ],
-            path: "Tests/APITestSupport",
-            swiftSettings: strictSettings
+            path: "Tests/APITestSupport"
         ),
         .target(
             name: "PlatformSimTestSupport",
             dependencies: [
-                "RichPushAPNS", "RichPushAPNSSim", "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushCore", "RedisTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "RichPushAPNS", "RichPushAPNSSim", "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS", "RichPushHTTP2",
+                "RichPushCore", "RedisTestSupport", .use("AsyncHTTPClient"), .use("Crypto"), .use("NIOSSL"),
             ],
-            path: "Tests/PlatformSimTestSupport",
-            swiftSettings: strictSettings
+            path: "Tests/PlatformSimTestSupport"
         ),
-        .testTarget(
-            name: "RichPushQueueTests",
-            dependencies: ["RichPushQueue", "Hiredis", "RedisTestSupport"],
-            swiftSettings: strictSettings
-        ),
+        .testTarget(name: "RichPushQueueTests", dependencies: ["RichPushQueue", "Hiredis", "RedisTestSupport"]),
         .testTarget(
             name: "RichPushAPITests",
             dependencies: [
-                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "Hiredis", "RedisTestSupport",
-                "APITestSupport", "RichPushInMemory",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "Yams", package: "Yams"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "Hiredis",
+                "RedisTestSupport", "APITestSupport", "RichPushInMemory", .use("HummingbirdTesting"),
+                .use("HummingbirdBcrypt"), .use("Yams"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters", "RichPushAPNS", "RichPushAPNSSim",
-                "RichPushWebhooks",
-                "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS", "RichPushHTTP2", .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushWorker", "RichPushAdapters",
+                "RichPushAPNS", "RichPushAPNSSim", "RichPushWebhooks", "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS",
+                "RichPushHTTP2", .use("_CryptoExtras"), .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Crypto"),
                 "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport", "RichPushCredentials", "RichPushApps",
-                "APITestSupport", "PlatformSimTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                "APITestSupport", "PlatformSimTestSupport", .use("Hummingbird"), .use("ServiceLifecycle"),
+                .use("HummingbirdBcrypt"),
             ],
             // Read by path (UpgradeTests), not bundled.
-            exclude: ["Fixtures"],
-            swiftSettings: strictSettings
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "RichPushWebPushTests",
             dependencies: [
-                "RichPushWebPush", "RichPushWebPushSim", "RichPushCore", "RichPushSimTLS", "RichPushSimulator", "RedisTestSupport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushWebPush", "RichPushWebPushSim", "RichPushCore", "RichPushSimTLS", "RichPushSimulator",
+                "RedisTestSupport", .use("Logging"), .use("AsyncHTTPClient"), .use("NIOSSL"), .use("NIOPosix"),
+                .use("NIOWebSocket"), .use("ServiceLifecycle"), .use("Crypto"),
+            ]
         ),
         .testTarget(
             name: "RichPushAppsTests",
-            dependencies: ["RichPushApps", "RichPushCore", "Hiredis", "RedisTestSupport"],
-            swiftSettings: strictSettings
+            dependencies: ["RichPushApps", "RichPushCore", "Hiredis", "RedisTestSupport"]
         ),
-        .testTarget(
-            name: "DeploymentTests",
-            dependencies: ["RedisTestSupport", .product(name: "Yams", package: "Yams")],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "RichPushCoreTests",
-            dependencies: ["RichPushCore", "RedisTestSupport"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "RichPushTemplatesTests",
-            dependencies: ["RichPushTemplates"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "RichPushReportTests",
-            dependencies: ["RichPushReport"],
-            swiftSettings: strictSettings
-        ),
+        .testTarget(name: "DeploymentTests", dependencies: ["RedisTestSupport", .use("Yams")]),
+        .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore", "RedisTestSupport"]),
+        .testTarget(name: "RichPushTemplatesTests", dependencies: ["RichPushTemplates"]),
+        .testTarget(name: "RichPushReportTests", dependencies: ["RichPushReport"]),
         .testTarget(
             name: "RichPushAPNSTests",
-            dependencies: ["RichPushAPNS", "RichPushCore", "RichPushCredentials", "Hiredis", "RedisTestSupport", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strictSettings
+            dependencies: [
+                "RichPushAPNS", "RichPushCore", "RichPushCredentials", "Hiredis", "RedisTestSupport", .use("Crypto"),
+            ]
         ),
         .testTarget(
             name: "RichPushAPNSSimTests",
             dependencies: [
-                "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushAPNS", "RichPushCore", "Hiredis", "RedisTestSupport", "PlatformSimTestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushAPNS", "RichPushCore", "Hiredis",
+                "RedisTestSupport", "PlatformSimTestSupport", .use("Crypto"), .use("AsyncHTTPClient"), .use("NIOSSL"),
+                .use("NIOCore"),
+            ]
         ),
         .testTarget(
             name: "RichPushFCMTests",
-            dependencies: [
-                "RichPushFCM", "RichPushCore",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSettings
+            dependencies: ["RichPushFCM", "RichPushCore", .use("Crypto"), .use("_CryptoExtras")]
         ),
         .testTarget(
             name: "RichPushFCMSimTests",
             dependencies: [
-                "RichPushFCMSim", "RichPushFCM", "RichPushCore", "Hiredis", "RedisTestSupport", "RichPushHTTP2", "RichPushSimTLS", "PlatformSimTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSettings
+                "RichPushFCMSim", "RichPushFCM", "RichPushCore", "Hiredis", "RedisTestSupport", "RichPushHTTP2",
+                "RichPushSimTLS", "PlatformSimTestSupport", .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Hummingbird"),
+                .use("ServiceLifecycle"), .use("NIOCore"), .use("_CryptoExtras"),
+            ]
         ),
         .testTarget(
             name: "RichPushWorkerTests",
-            dependencies: ["RichPushWorker", "RichPushInMemory", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushAdapters", "RichPushTemplates"],
-            swiftSettings: strictSettings
+            dependencies: [
+                "RichPushWorker", "RichPushInMemory", "RichPushCore", "RichPushQueue", "RichPushStorage",
+                "RichPushAdapters", "RichPushTemplates",
+            ]
         ),
-        .testTarget(
-            name: "HiredisTests",
-            dependencies: ["Hiredis", "RedisTestSupport"],
-            swiftSettings: strictSettings
-        ),
+        .testTarget(name: "HiredisTests", dependencies: ["Hiredis", "RedisTestSupport"]),
     ]
 )
+
+// Every Swift target builds with the same strict settings.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = strictSettings
+}

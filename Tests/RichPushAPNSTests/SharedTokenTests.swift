@@ -37,8 +37,10 @@ struct SharedTokenTests {
         try await withRedisServer { server in
             let key = String(uniqueKeyPrefix("shared").dropLast()) + ":token"
             let mints = Atomic<Int>(0)
+            // A lock outliving a starved minter, as above: a first mint that outlived a 5 s lock on
+            // a busy machine was refused and made again (t2 where t1 was expected).
             let token = SharedToken(redis: RedisConnection(configuration: server.configuration), key: key, refreshAfter: .seconds(3000),
-                                    expiryMargin: .seconds(300), localTTL: .zero) { now in
+                                    expiryMargin: .seconds(300), localTTL: .zero, lockTTL: .seconds(60)) { now in
                 SharedToken.Minted(token: "t\(mints.add(1, ordering: .relaxed).newValue)", issuedAt: now, expiresAt: now.addingTimeInterval(600))
             }
             let now = Date()

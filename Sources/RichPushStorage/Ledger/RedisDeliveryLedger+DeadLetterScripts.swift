@@ -99,7 +99,7 @@ extension RedisDeliveryLedger {
       elseif installationsCount < 0 and redis.call('EXISTS', ledger) == 0 and advance(status, STATE_FAILED) then
         items[1] = '{"result":{"error":' .. cjson.encode(reason) .. failedState .. '}'
       end
-      if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, 'failed', now, items, record) end
+      if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FAILED, now, items, record) end
     end
 
     """, after: """

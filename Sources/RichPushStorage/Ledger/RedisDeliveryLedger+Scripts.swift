@@ -116,7 +116,7 @@ extension RedisDeliveryLedger {
         .list("counters", { $0.counters }), .list("released", { $0.released }), .list("devices", { $0.devices }),
     ], constants: NotificationLua.constants, using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions], before: """
     local hooks = redis.call('EXISTS', webhookWants) == 1
-    local events = {[COUNTER_SENT] = 'sent', [COUNTER_HELD] = 'sent', [COUNTER_FAILED] = 'failed', [COUNTER_INVALID_TOKEN] = 'invalidToken'}
+    local events = {[COUNTER_SENT] = EVENT_SENT, [COUNTER_HELD] = EVENT_SENT, [COUNTER_FAILED] = EVENT_FAILED, [COUNTER_INVALID_TOKEN] = EVENT_INVALID_TOKEN}
 
     """, eachItem: """
     for i = countersFrom, countersTo, 2 do

@@ -104,7 +104,7 @@ extension RedisDeliveryLedger {
         items[#items + 1] = '{"installation":' .. cjson.encode(ARGV[i]) .. ',"result":' .. encoded .. '}'
       end
       if inDevices and redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
-      if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, 'expired', now, items, record) end
+      if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_EXPIRED, now, items, record) end
     end
 
     """, after: """

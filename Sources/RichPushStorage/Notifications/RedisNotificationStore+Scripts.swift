@@ -120,7 +120,7 @@ extension RedisNotificationStore {
       redis.call('EXPIRE', fetchedBy, ttl)
       redis.call('HINCRBY', status, counter, 1)
       if redis.call('EXISTS', webhookWants) == 1 then
-        emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, 'fetched', now, {item}, record)
+        emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FETCHED, now, {item}, record)
       end
     end
     advance(status, state)
