@@ -35,6 +35,10 @@ start_node() {
         --daemonize yes --pidfile "$(cd "$node" && pwd)/redis.pid" --logfile "$(cd "$node" && pwd)/redis.log" >/dev/null 2>&1 </dev/null
     for _ in $(seq 1 200); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
     redis-cli -p "$port" ping >/dev/null || { echo "error: the node on port $port did not start; see $node/redis.log" >&2; return 1; }
+    # The server that answers must be this node: when another cluster's node (or a test's Redis)
+    # took the port first, ours failed to bind and the PING above reached that one.
+    [ "$(redis-cli -p "$port" config get dir 2>/dev/null | tail -1)" = "$(cd "$node" && pwd -P)" ] \
+        || { echo "error: port $port is another server's; see $node/redis.log" >&2; return 1; }
 }
 
 # A port free on 127.0.0.1 whose cluster bus port (port + 10000) is free too, both below the
