@@ -49,7 +49,11 @@ struct WorkerProcessTests {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(2) }
             try await fixture.queue.ensureGroup()
-            try await fixture.queue.enqueue((0..<200).map { fixture.probe("job-\($0)", sleepMs: 100) })
+            // Jobs long enough that the victim holds 20 at a time for seconds, however late it starts
+            // (with 100 ms jobs it ran all of them within a second, and a poll on a busy machine
+            // could miss that window).
+            let jobs = 60
+            try await fixture.queue.enqueue((0..<jobs).map { fixture.probe("job-\($0)", sleepMs: 1500) })
             let victim = try await fixture.spawnWorker(name: "victim", extra: ["--concurrency", "20"])
             // What the victim held when it was seen holding enough (a second read could come after
             // it finished them, on a slow machine).
@@ -74,14 +78,14 @@ struct WorkerProcessTests {
             try await waitUntil(timeout: .seconds(60), "every job to complete") {
                 let handled = try await fixture.handledCounts().count
                 let pending = try await fixture.queue.stats().pending
-                return handled == 200 && pending == 0
+                return handled == jobs && pending == 0
             }
             survivor.signal(SIGTERM)
             #expect(try await survivor.wait() == 0)
             #expect(held >= 10)
             #expect(redelivery < due + .seconds(5), "redelivered \(redelivery) after the kill, due \(due)")
             let counts = try await fixture.handledCounts()
-            #expect(counts.count == 200, "lost jobs")
+            #expect(counts.count == jobs, "lost jobs")
             // At-least-once: a job the victim finished but had not acknowledged may run twice; no more.
             #expect(counts.values.allSatisfy { $0 >= 1 && $0 <= 2 })
         }
