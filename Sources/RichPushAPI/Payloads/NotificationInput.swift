@@ -217,27 +217,27 @@ extension NotificationInput {
     }
 
     /// `ttl` (0 to 28 days in seconds), `collapseId` (1 to 64 bytes), `priority` (high, normal).
-    static func deliveryOptions(_ input: Self) throws -> DeliveryOptions {
+    func deliveryOptions() throws -> DeliveryOptions {
         var options = DeliveryOptions()
-        if let ttl = input.ttl {
+        if let ttl {
             guard let seconds = Int64(ttl), (0...Int64(DeliveryOptions.maxTTL.components.seconds)).contains(seconds) else {
                 throw APIError.unprocessable("'ttl' must be 0 to \(DeliveryOptions.maxTTL.components.seconds) seconds (28 days)", code: "bad_ttl")
             }
             options.ttl = .seconds(seconds)
         }
-        if let collapseID = input.collapseId {
+        if let collapseID = collapseId {
             guard (1...DeliveryOptions.maxCollapseIDBytes).contains(collapseID.utf8.count), collapseID.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
                 throw APIError.unprocessable("'collapseId' must be 1 to \(DeliveryOptions.maxCollapseIDBytes) printable ASCII characters", code: "bad_collapse_id")
             }
             options.collapseID = collapseID
         }
-        if let priority = input.priority {
+        if let priority {
             guard let value = DeliveryOptions.Priority(rawValue: priority) else {
                 throw APIError.unprocessable("'priority' must be high or normal", code: "bad_priority")
             }
             options.priority = value
         }
-        if let throttle = input.throttlePerMinute {
+        if let throttle = throttlePerMinute {
             guard let value = Int(throttle), (1...DeliveryOptions.maxThrottlePerMinute).contains(value) else {
                 throw APIError.unprocessable("'throttlePerMinute' must be 1 to \(DeliveryOptions.maxThrottlePerMinute)", code: "bad_throttle")
             }
@@ -250,16 +250,15 @@ extension NotificationInput {
     /// touches the store (the single create and each item of a batch alike). `defaultLocale` is
     /// the app's, kept with a template send so it renders as it was accepted.
     func draft(as user: User, maxPayloadBytes: Int, defaultLocale: String?) throws -> NotificationDraft {
-        let input = self
-        let richType = input.richType ?? .image
+        let richType = self.richType ?? .image
         guard richType.isKnown else {
             throw APIError.unprocessable("unknown rich type '\(richType)'; known: \(RichType.known.map(\.rawValue).joined(separator: ", "))", code: "unknown_rich_type")
         }
-        let message = input.message ?? RichNotification.defaultMessage
+        let message = self.message ?? RichNotification.defaultMessage
         guard (1...RichNotification.maxMessageLength).contains(message.utf8.count) else {
             throw APIError.unprocessable("'message' must be 1 to \(RichNotification.maxMessageLength) bytes of UTF-8", code: "bad_message")
         }
-        guard let payload = input.payload, !payload.isEmpty else {
+        guard let payload, !payload.isEmpty else {
             throw APIError.unprocessable("a payload is required for rich type '\(richType)'", code: "missing_payload")
         }
         guard payload.count <= maxPayloadBytes else {
@@ -271,9 +270,9 @@ extension NotificationInput {
                 throw APIError.unprocessable("a 'url' payload must be an http(s) URL", code: "bad_url")
             }
         }
-        let contentType = try Self.declaredType(input.contentType) ?? MediaType.infer(for: richType.rawValue, payload: payload)
+        let contentType = try Self.declaredType(self.contentType) ?? MediaType.infer(for: richType.rawValue, payload: payload)
         let ownTag = Installation.userTag(user.name)
-        let target = input.target?.trimmingCharacters(in: .whitespaces) ?? ownTag
+        let target = self.target?.trimmingCharacters(in: .whitespaces) ?? ownTag
         // The role first: a plain user's target is their own tag or nothing, so their input never
         // reaches the parser.
         guard target == ownTag || user.role == .admin else {
@@ -285,9 +284,9 @@ extension NotificationInput {
             throw APIError.unprocessable("bad target: \(error.message)", code: "bad_target")
         }
         var draft = NotificationDraft(message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target,
-                                      delivery: try Self.deliveryOptions(input))
-        draft.sendAt = try input.sendAt.map(Self.sendAt)
-        draft.properties = input.properties
+                                      delivery: try deliveryOptions())
+        draft.sendAt = try sendAt.map(Self.sendAt)
+        draft.properties = properties
         draft.properties?.defaultLocale = defaultLocale
         return draft
     }
