@@ -41,17 +41,19 @@ package enum RichPushJob {
         package var scope: DeliveryScope { DeliveryScope(notification: notification, installations: installations) }
     }
 
-    /// The job that delivers notification `id` of `app` to its whole target.
+    /// The job that delivers notification `id` of `app` to its whole target: it waits in its
+    /// app's `now` lane (fair scheduling), ahead of the app's fan-out sub-jobs.
     package static func request(notification id: Int, app: AppID = .default) -> JobRequest {
-        JobRequest(type: type, payload: Array((app.isDefault ? String(id) : "\(app.rawValue):\(id)").utf8))
+        JobRequest(type: type, payload: Array((app.isDefault ? String(id) : "\(app.rawValue):\(id)").utf8), scope: app.rawValue)
     }
 
-    /// The job that delivers notification `id` of `app` to these installations only.
+    /// The job that delivers notification `id` of `app` to these installations only (a fan-out's
+    /// sub-job): it waits in its app's `bulk` lane.
     package static func request(notification id: Int, installations: [String], app: AppID = .default) -> JobRequest {
         // Encoding plain fields cannot fail.
         let batch = Batch(id: id, installations: installations, app: app.isDefault ? nil : app.rawValue)
         let payload = (try? JSONEncoder().encode(batch)) ?? Data()
-        return JobRequest(type: batchType, payload: Array(payload))
+        return JobRequest(type: batchType, payload: Array(payload), scope: app.rawValue, lane: .bulk)
     }
 
     /// What a rich-push job delivers.

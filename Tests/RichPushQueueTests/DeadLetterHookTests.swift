@@ -20,7 +20,7 @@ struct DeadLetterHookTests {
             }
             // One read, one call, with every job and its reason; no dead letter was written before it.
             #expect(handler.calls.count == 1)
-            #expect(handler.calls.first?.map(\.id).sorted() == ids.sorted())
+            #expect(handler.calls.first?.map(\.origin).sorted() == ids.sorted())
             #expect(handler.calls.first?.allSatisfy { $0.reason == "refused for good" } == true)
             #expect(handler.deadLettersSeenByHook == [0])
             #expect(Set(try await fixture.queue.deadLetters().map(\.origin)) == Set(ids))
@@ -56,6 +56,8 @@ struct DeadLetterHookTests {
 final class HookRecorder: BatchJobHandler {
     struct Call: Sendable {
         let id: String
+        /// The id the job was enqueued under (its ticket, under fair scheduling).
+        let origin: String
         let reason: String
     }
 
@@ -83,7 +85,7 @@ final class HookRecorder: BatchJobHandler {
             state.withLock { $0.seen.append(count) }
         }
         let call = state.withLock { state in
-            state.calls.append(jobs.map { Call(id: $0.job.id, reason: $0.reason) })
+            state.calls.append(jobs.map { Call(id: $0.job.id, origin: $0.job.origin, reason: $0.reason) })
             return state.calls.count
         }
         if call <= failures { throw RedisError(code: .connectionLost, message: "Redis went away (test)") }

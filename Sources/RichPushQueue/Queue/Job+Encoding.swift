@@ -1,14 +1,17 @@
 import Hiredis
 
 /// The stream entry layout, version 1: flat field/value pairs
-/// `v 1 type <type> payload <bytes> enq <ms> [attempt <n>] [origin <id>] [err <text>]`.
+/// `v 1 type <type> payload <bytes> enq <ms> app <scope> lane <now|bulk> [attempt <n>] [origin <id>]
+/// [err <text>] [fl <scope>]` (`fl`: the delivery holds a jobs-in-flight count of that scope; an
+/// entry written before fair scheduling has no `app`, `lane` nor `fl` and reads as the shared scope).
 /// Fields appended later win over earlier ones of the same name (scripts append `err`, `origin`).
 extension Job {
     static let encodingVersion = "1"
 
     /// The fields of a new job, enqueued now.
     static func fields(for request: JobRequest, now: Int64) -> [any RedisArgument] {
-        ["v", encodingVersion, "type", request.type, "payload", request.payload, "enq", now]
+        ["v", encodingVersion, "type", request.type, "payload", request.payload, "enq", now,
+         "app", request.scope ?? JobRequest.sharedScope, "lane", request.lane.rawValue]
     }
 
     /// Appends the fields of a new job to a command (the hot path: no existential boxing).
@@ -21,6 +24,10 @@ extension Job {
         command.append(request.payload)
         command.append("enq")
         command.append(now)
+        command.append("app")
+        command.append(request.scope ?? JobRequest.sharedScope)
+        command.append("lane")
+        command.append(request.lane.rawValue)
     }
 
     /// Decodes a stream entry `[id, [field, value, …]]`; an entry that cannot be decoded is a
@@ -46,7 +53,8 @@ extension Job {
         guard let enqueued = fields["enq"]?.string.flatMap({ Int64($0) }) else { throw JobDecodingError(id: id, reason: "missing or bad enqueue time 'enq'") }
         let attempt = fields["attempt"]?.int ?? 0
         self.init(id: id, type: type, payload: payload, attempt: attempt, enqueuedAt: enqueued,
-                  origin: fields["origin"]?.string, lastError: fields["err"]?.string)
+                  origin: fields["origin"]?.string, lastError: fields["err"]?.string, scope: fields["app"]?.string,
+                  lane: fields["lane"]?.string.flatMap(JobLane.init(rawValue:)) ?? .now, heldBy: fields["fl"]?.string)
     }
 }
 

@@ -13,8 +13,15 @@ package struct Job: Sendable, Hashable {
     package let origin: String
     /// The error of the last failed attempt, if any.
     package let lastError: String?
+    /// Whose job it is and in which lane it waited (fair scheduling, see ``JobScheduling``).
+    package let scope: String?
+    package let lane: JobLane
+    /// The scope whose jobs-in-flight count this delivery holds: set when fair scheduling took the
+    /// job from its scope's lane, so settling it gives the count back.
+    package let heldBy: String?
 
-    package init(id: String, type: String, payload: [UInt8], attempt: Int = 0, enqueuedAt: Int64, origin: String? = nil, lastError: String? = nil) {
+    package init(id: String, type: String, payload: [UInt8], attempt: Int = 0, enqueuedAt: Int64, origin: String? = nil, lastError: String? = nil,
+                 scope: String? = nil, lane: JobLane = .now, heldBy: String? = nil) {
         self.id = id
         self.type = type
         self.payload = payload
@@ -22,7 +29,17 @@ package struct Job: Sendable, Hashable {
         self.enqueuedAt = enqueuedAt
         self.origin = origin ?? id
         self.lastError = lastError
+        self.scope = scope
+        self.lane = lane
+        self.heldBy = heldBy
     }
+}
+
+/// Where a job waits inside its scope under fair scheduling: jobs for one or a few devices
+/// (`now`) are taken before the same scope's bulk work (a fan-out's sub-jobs).
+package enum JobLane: String, Sendable, Hashable, CaseIterable {
+    case now
+    case bulk
 }
 
 /// What a producer asks to enqueue.
@@ -32,10 +49,19 @@ package struct JobRequest: Sendable, Hashable {
     /// Enqueueing the same key again within the queue's idempotency TTL returns the first job's id
     /// and adds nothing.
     package var idempotencyKey: String?
+    /// Whose job it is (an app): fair scheduling shares the workers between scopes by weight.
+    /// Jobs without one share the scope ``JobRequest/sharedScope``.
+    package var scope: String?
+    package var lane: JobLane
 
-    package init(type: String, payload: [UInt8], idempotencyKey: String? = nil) {
+    package init(type: String, payload: [UInt8], idempotencyKey: String? = nil, scope: String? = nil, lane: JobLane = .now) {
         self.type = type
         self.payload = payload
         self.idempotencyKey = idempotencyKey
+        self.scope = scope
+        self.lane = lane
     }
+
+    /// The scope of jobs that name none.
+    package static let sharedScope = "_"
 }

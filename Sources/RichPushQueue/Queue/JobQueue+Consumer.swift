@@ -17,26 +17,38 @@ extension JobQueue {
         }
     }
 
-    /// Acknowledges finished jobs with one multi-id XACK and counts them (in total and, given a
-    /// consumer, as `processed:<consumer>` for the per-worker share), in one round trip.
-    package func acknowledge(_ ids: [String], consumer: String? = nil) async throws {
-        try await acknowledge(ids, counting: "processed", consumer: consumer)
+    /// Acknowledges finished jobs (by id, with the scope whose count in flight each holds) and
+    /// counts them (in total and, given a consumer, as `processed:<consumer>` for the per-worker
+    /// share), in one script call.
+    package func acknowledge(_ jobs: [(id: String, heldBy: String?)], consumer: String? = nil) async throws {
+        try await acknowledge(jobs, counting: "processed", consumer: consumer)
     }
 
-    private func acknowledge(_ ids: [String], counting counter: String, consumer: String? = nil) async throws {
-        guard !ids.isEmpty else { return }
-        var ack = RedisCommand("XACK", configuration.streamKey, configuration.group)
-        for id in ids { ack.append(id) }
-        var commands = [ack, RedisCommand("HINCRBY", configuration.countersKey, counter, ids.count)]
-        if let consumer { commands.append(RedisCommand("HINCRBY", configuration.countersKey, "\(counter):\(consumer)", ids.count)) }
-        try await redis.sendAll(commands)
+    /// Acknowledges jobs that hold no scope's count (read in arrival order).
+    package func acknowledge(_ ids: [String], consumer: String? = nil) async throws {
+        try await acknowledge(ids.map { ($0, nil) }, counting: "processed", consumer: consumer)
+    }
+
+    private func acknowledge(_ jobs: [(id: String, heldBy: String?)], counting counter: String, consumer: String? = nil) async throws {
+        guard !jobs.isEmpty else { return }
+        var order: [String] = []
+        var ids: [String: [String]] = [:]
+        for job in jobs {
+            let scope = job.heldBy ?? ""
+            if ids[scope] == nil { order.append(scope) }
+            ids[scope, default: []].append(job.id)
+        }
+        try await redis.run(QueueScripts.acknowledge, QueueScripts.AckCall(
+            stream: configuration.streamKey, counters: configuration.countersKey, scheduler: configuration.schedulerKey,
+            group: configuration.group, counter: counter, consumerCounter: consumer.map { "\(counter):\($0)" } ?? "",
+            held: order.map { QueueScripts.HeldJobs(scope: $0, ids: ids[$0] ?? []) }))
     }
 
     /// Schedules the job to run again after `delay` (delayed set + XACK, atomically); without
     /// `countingAttempt` (a deferral, not a failure) it keeps its attempt number.
     package func retry(_ job: Job, after delay: Duration, error: String, countingAttempt: Bool = true) async throws {
         try await redis.run(QueueScripts.retry, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.delayedKey, counters: configuration.countersKey,
-                                                                        group: configuration.group, id: job.id, time: Self.nowMilliseconds() + Int64(delay.milliseconds),
+                                                                        scheduler: configuration.schedulerKey, group: configuration.group, id: job.id, time: Self.nowMilliseconds() + Int64(delay.milliseconds),
                                                                         attempt: job.attempt + (countingAttempt ? 1 : 0), error: error))
     }
 
@@ -44,12 +56,12 @@ extension JobQueue {
     /// no longer pending (another worker settled it) is left alone, so it is dead-lettered once.
     package func deadLetter(id: String, error: String) async throws {
         try await redis.run(QueueScripts.deadLetter, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.deadKey, counters: configuration.countersKey,
-                                                                             group: configuration.group, id: id, time: Self.nowMilliseconds(), attempt: 0, error: error))
+                                                                             scheduler: configuration.schedulerKey, group: configuration.group, id: id, time: Self.nowMilliseconds(), attempt: 0, error: error))
     }
 
     /// Counts jobs whose handler failed for good and were dropped at its request.
-    package func countDropped(_ ids: [String]) async throws {
-        try await acknowledge(ids, counting: "failed")
+    package func countDropped(_ jobs: [(id: String, heldBy: String?)]) async throws {
+        try await acknowledge(jobs, counting: "failed")
     }
 
     /// Claims for `consumer` the jobs idle longer than the visibility timeout. Poison messages
@@ -92,11 +104,31 @@ extension JobQueue {
         try await redis.send(claim)
     }
 
-    /// Moves retries whose time has come back into the stream; returns how many.
+    /// Admits again the retries and scheduled jobs whose time has come; returns how many.
     @discardableResult
     package func promoteDueRetries(limit: Int = 1000) async throws -> Int {
-        try await redis.run(QueueScripts.promote, QueueScripts.PromoteCall(stream: configuration.streamKey, delayed: configuration.delayedKey,
+        try await redis.run(QueueScripts.promote, QueueScripts.PromoteCall(admission: QueueScripts.Admission(configuration), delayed: configuration.delayedKey,
                                                                            now: Self.nowMilliseconds(), limit: limit)).int ?? 0
+    }
+
+    /// Fair scheduling: moves up to `count` jobs from the ready scopes into the stream in fair
+    /// order and reads them for `consumer` (with anything else not yet delivered), in one step;
+    /// with `read` false only moves them (returns no deliveries). `quantum`: the fewest jobs a
+    /// scope gives when picked.
+    package func take(for consumer: String, count: Int, quantum: Int = 4, read: Bool = true) async throws -> [Delivery] {
+        let reply = try await redis.run(QueueScripts.take, QueueScripts.TakeCall(
+            stream: configuration.streamKey, ready: configuration.readyKey, scheduler: configuration.schedulerKey, bell: configuration.bellKey,
+            group: configuration.group, consumer: consumer, count: count, waitPrefix: configuration.waitPrefix, quantum: max(quantum, 1), read: read ? 1 : 0))
+        guard let streams = reply.array else { return [] }
+        return streams.flatMap { stream in
+            (stream.array?.dropFirst().first?.array ?? []).map(Self.delivery)
+        }
+    }
+
+    /// Waits up to `block` for the bell that says jobs are ready (fair scheduling, with nothing
+    /// to take). `reader` must be a connection of its own whose command timeout exceeds `block`.
+    package func waitForWork(on reader: RedisConnection, block: Duration) async throws {
+        _ = try await reader.send("BLPOP", configuration.bellKey, Double(max(block.milliseconds, 1)) / 1000)
     }
 
     static func delivery(_ entry: RedisValue) -> Delivery {

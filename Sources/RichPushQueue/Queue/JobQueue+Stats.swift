@@ -12,6 +12,7 @@ extension JobQueue {
             RedisCommand("XLEN", c.deadKey),
             RedisCommand("XINFO", "CONSUMERS", c.streamKey, c.group),
             RedisCommand("HGETALL", c.countersKey),
+            RedisCommand("HGET", c.schedulerKey, "waiting"),
         ])
         // A queue nobody has used yet has no stream: XINFO answers "no such key"; that is all zeros.
         // Any other error (LOADING while Redis restarts, …) is thrown, not read as zeros.
@@ -27,6 +28,7 @@ extension JobQueue {
         }
         let counters = Self.dictionary(replies[6]) ?? [:]
         return QueueStats(
+            waiting: max(replies[7].int ?? 0, 0),
             length: replies[0].int ?? 0,
             // Without a group yet (no worker has started), every entry is waiting.
             lag: group.map { $0["lag"]?.int ?? 0 } ?? (replies[0].int ?? 0),
@@ -56,24 +58,26 @@ extension JobQueue {
 }
 
 extension JobQueue {
-    /// Jobs accepted and not finished (lag + pending + delayed) in all `queues` (the partitions,
+    /// Jobs accepted and not finished (waiting in lanes + lag + pending + delayed) in all `queues` (the partitions,
     /// on the first one's Redis), in one pipelined round trip: what back-pressure bounds.
     package static func backlog(of queues: [JobQueue]) async throws -> Int {
         guard let redis = queues.first?.redis else { return 0 }
         var commands: [RedisCommand] = []
         for c in queues.map(\.configuration) {
-            commands += [RedisCommand("XLEN", c.streamKey), RedisCommand("XINFO", "GROUPS", c.streamKey), RedisCommand("ZCARD", c.delayedKey)]
+            commands += [RedisCommand("XLEN", c.streamKey), RedisCommand("XINFO", "GROUPS", c.streamKey), RedisCommand("ZCARD", c.delayedKey),
+                         RedisCommand("HGET", c.schedulerKey, "waiting")]
         }
         let replies = try await redis.pipeline(commands)
         var total = 0
         for (index, queue) in queues.enumerated() {
-            let length = replies[3 * index], groups = replies[3 * index + 1], delayed = replies[3 * index + 2]
-            for reply in [length, groups, delayed] {
+            let length = replies[4 * index], groups = replies[4 * index + 1], delayed = replies[4 * index + 2], waiting = replies[4 * index + 3]
+            for reply in [length, groups, delayed, waiting] {
                 if let message = reply.errorMessage, !message.contains("no such key") { try reply.throwingError() }
             }
             let group = groups.array?.compactMap { dictionary($0) }.first { $0["name"]?.string == queue.configuration.group }
             // Without a group yet (no worker has started), every entry is waiting.
             total += (group.map { ($0["lag"]?.int ?? 0) + ($0["pending"]?.int ?? 0) } ?? (length.int ?? 0)) + (delayed.int ?? 0)
+                + max(waiting.int ?? 0, 0)
         }
         return total
     }

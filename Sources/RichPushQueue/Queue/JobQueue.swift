@@ -33,19 +33,22 @@ package struct JobQueue: Sendable {
         try await enqueue([request])[0]
     }
 
-    /// Enqueues jobs in one pipelined round trip; ids in the order of the requests.
+    /// Enqueues jobs in one pipelined round trip; ids in the order of the requests (in fair
+    /// scheduling a ticket `w-<n>`: a job gets its stream id when a worker takes it).
     @discardableResult
     package func enqueue(_ requests: [JobRequest]) async throws -> [String] {
         let now = Self.nowMilliseconds()
+        let admission = QueueScripts.Admission(configuration)
         let commands = requests.map { request in
             if let key = request.idempotencyKey {
-                return QueueScripts.enqueueOnce.command(QueueScripts.EnqueueCall(stream: configuration.streamKey, key: configuration.idempotencyKey(key),
+                return QueueScripts.enqueueOnce.command(QueueScripts.EnqueueCall(admission: admission, key: configuration.idempotencyKey(key),
                                                                                  time: Int64(configuration.idempotencyTTL.milliseconds),
                                                                                  fields: Job.fields(for: request, now: now)))
             }
-            return enqueueCommand(for: request, now: now)
+            if configuration.scheduling == .fifo { return enqueueCommand(for: request, now: now) }
+            return QueueScripts.enqueue.command(QueueScripts.EnqueueCall(admission: admission, key: "", time: 0, fields: Job.fields(for: request, now: now)))
         }
-        let replies = try await redis.pipeline(commands, loading: [QueueScripts.enqueueOnce.script])
+        let replies = try await redis.pipeline(commands, loading: [QueueScripts.enqueueOnce.script, QueueScripts.enqueue.script])
         return try replies.map { reply in
             let reply = try reply.throwingError()
             if let id = reply.string { return id }
@@ -54,24 +57,25 @@ package struct JobQueue: Sendable {
         }
     }
 
-    /// The XADD that enqueues `request`, for callers that put it in their own MULTI/EXEC so that
-    /// the job is written together with their records (no idempotency key: use ``enqueue(_:)``).
+    /// The XADD that enqueues `request` into the stream in arrival order, whatever the scheduling
+    /// (no idempotency key: use ``enqueue(_:)``).
     package func enqueueCommand(for request: JobRequest, now: Int64 = JobQueue.nowMilliseconds()) -> RedisCommand {
         var command = RedisCommand("XADD", configuration.streamKey, "*")
         Job.appendFields(of: request, now: now, to: &command)
         return command
     }
 
-    /// The stream key and the field/value pairs of a new job, for a script that adds the job
-    /// together with other writes (`XADD <stream> * <fields…>`).
-    package func enqueueFields(for request: JobRequest, now: Int64 = JobQueue.nowMilliseconds()) -> (stream: String, fields: [any RedisArgument]) {
-        (configuration.streamKey, Job.fields(for: request, now: now))
+    /// Where a script that admits a job together with other writes sends it, and the job's
+    /// field/value pairs: the script calls ``JobAdmission/luaFunction``'s `admit` with them.
+    package func admission(for request: JobRequest, now: Int64 = JobQueue.nowMilliseconds()) -> JobAdmission {
+        JobAdmission(admission: QueueScripts.Admission(configuration), fields: Job.fields(for: request, now: now))
     }
 
     package func enqueue(_ requests: [JobRequest], at times: [Int64]) async throws {
         let now = Self.nowMilliseconds()
+        let admission = QueueScripts.Admission(configuration)
         let commands = zip(requests, times).map { request, time in
-            QueueScripts.schedule.command(QueueScripts.EnqueueCall(stream: configuration.streamKey, key: configuration.delayedKey, time: time,
+            QueueScripts.schedule.command(QueueScripts.EnqueueCall(admission: admission, key: configuration.delayedKey, time: time,
                                                                    fields: Job.fields(for: request, now: now)))
         }
         for reply in try await redis.pipeline(commands, loading: [QueueScripts.schedule.script]) { _ = try reply.throwingError() }
@@ -94,3 +98,19 @@ package protocol JobEnqueuing: Sendable {
 }
 
 extension JobQueue: JobEnqueuing {}
+
+/// A job for a script of another module to admit with its own writes (the create script): the
+/// keys and arguments ``JobAdmission/slots(_:)`` declares, the fields, and the Lua function
+/// `admit(fair, stream, ready, sched, bell, waitPrefix, fields)` that the script calls.
+package struct JobAdmission: Sendable {
+    let admission: QueueScripts.Admission
+    package let fields: [any RedisArgument]
+
+    /// The Lua `admit` function, for a script's fragments.
+    package static var luaFunction: String { QueueScripts.admitFunction }
+
+    /// The slots `stream`, `ready`, `sched`, `bell` (keys), `fair`, `waitPrefix` (arguments).
+    package static func slots<Call>(_ admission: @escaping @Sendable (Call) -> JobAdmission) -> [LuaSlot<Call>] {
+        QueueScripts.admissionSlots { admission($0).admission }
+    }
+}

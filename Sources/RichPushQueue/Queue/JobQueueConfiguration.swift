@@ -15,6 +15,8 @@ package struct JobQueueConfiguration: Sendable, Hashable {
     /// How long an idempotency key keeps a second enqueue from adding anything.
     package var idempotencyTTL: Duration
     package var retry: RetryPolicy
+    /// In which order workers take jobs: fair across scopes (apps, the default) or in arrival order.
+    package var scheduling: JobScheduling
 
     package init(
         prefix: String = "richpush",
@@ -24,7 +26,8 @@ package struct JobQueueConfiguration: Sendable, Hashable {
         maxDeliveries: Int = 5,
         retention: Duration = .seconds(24 * 3600),
         idempotencyTTL: Duration = .seconds(24 * 3600),
-        retry: RetryPolicy = RetryPolicy()
+        retry: RetryPolicy = RetryPolicy(),
+        scheduling: JobScheduling = .fair
     ) {
         self.prefix = prefix
         self.partition = partition
@@ -34,6 +37,7 @@ package struct JobQueueConfiguration: Sendable, Hashable {
         self.retention = retention
         self.idempotencyTTL = idempotencyTTL
         self.retry = retry
+        self.scheduling = scheduling
     }
 
     var base: String { "\(prefix):{\(partition)}" }
@@ -46,4 +50,31 @@ package struct JobQueueConfiguration: Sendable, Hashable {
     /// Totals: processed, failed, retried, dead.
     package var countersKey: String { "\(base):counters" }
     func idempotencyKey(_ key: String) -> String { "\(base):idem:\(key)" }
+
+    // Fair scheduling (docs/queue.md#fair-scheduling): jobs wait in their scope's lanes, and the
+    // take script moves them into the stream in fair order.
+
+    /// The scopes with waiting jobs, scored by their pass (virtual time).
+    package var readyKey: String { "\(base):ready" }
+    /// The scheduler's numbers: `V` (virtual time), `waiting`, and per scope `w:` weight, `c:` cap
+    /// on jobs in flight, `f:` jobs in flight, `p:` pass, `d:` jobs done, `t:` jobs taken.
+    package var schedulerKey: String { "\(base):sched" }
+    /// Tokens that wake a worker blocked with nothing to take.
+    package var bellKey: String { "\(base):bell" }
+    /// The prefix of every lane's list: `<waitPrefix><scope>:<lane>`.
+    package var waitPrefix: String { "\(base):wait:" }
+    /// The list where `scope`'s jobs of `lane` wait.
+    package func waitKey(scope: String, lane: JobLane) -> String { "\(waitPrefix)\(scope):\(lane.rawValue)" }
+}
+
+/// The order in which workers take jobs.
+package enum JobScheduling: String, Sendable, Hashable, CaseIterable {
+    /// Weighted fair across scopes (apps): each scope's jobs wait in its own lanes, and workers take
+    /// from the scopes with work by weight (stride scheduling), capped per scope by its jobs in
+    /// flight; inside a scope the `now` lane goes before the `bulk` one. Work-conserving: a scope
+    /// alone gets every worker.
+    case fair
+    /// Arrival order, one stream per partition (the scheduling before fair scheduling, kept to
+    /// measure against).
+    case fifo
 }

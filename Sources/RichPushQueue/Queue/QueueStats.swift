@@ -7,6 +7,8 @@ package struct QueueStats: Sendable, Hashable, Codable {
         package let idleMilliseconds: Int
     }
 
+    /// Jobs waiting in their scopes' lanes for a worker's take (fair scheduling).
+    package var waiting: Int = 0
     /// Entries in the stream (retained history included).
     package var length: Int
     /// Entries not yet delivered to the group.
@@ -26,7 +28,7 @@ package struct QueueStats: Sendable, Hashable, Codable {
     package var processedByConsumer: [String: Int]
 
     /// Jobs accepted and not finished: the number back-pressure bounds.
-    package var backlog: Int { lag + pending + delayed }
+    package var backlog: Int { waiting + lag + pending + delayed }
 }
 
 extension QueueStats {
@@ -55,6 +57,7 @@ extension QueueStats {
                               processed: 0, retried: 0, failed: 0, deadLettered: 0, processedByConsumer: [:])
         }
         for stats in partitions.dropFirst() {
+            total.waiting += stats.waiting
             total.length += stats.length
             total.lag += stats.lag
             total.pending += stats.pending

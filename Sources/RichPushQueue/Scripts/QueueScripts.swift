@@ -19,21 +19,29 @@ enum QueueScripts {
 
     """
 
-    /// A job enqueued under an idempotency key, or a job kept for later (`key`: its delayed set).
+    /// A job to admit (with an idempotency key: `key` and its ttl in `time`), or a job kept for
+    /// later (`key`: its delayed set, `time`: when it is due).
     struct EnqueueCall {
-        let stream: String, key: String
-        /// The idempotency key's ttl (ms), or the due time (ms) of a scheduled job.
+        let admission: Admission
+        let key: String
         let time: Int64
         let fields: [any RedisArgument]
     }
 
+    /// → the job's id (see ``admitFunction``).
+    static let enqueue = LuaScript<EnqueueCall, Never>(admissionSlots(\.admission) + [.list("fields", { $0.fields })],
+                                                        using: [admitFunction], body: """
+    return admit(fair, stream, ready, sched, bell, waitPrefix, {unpack(ARGV, fieldsFrom, fieldsTo)})
+
+    """)
+
     /// → {id, 1 if added else 0}; a key already set gives the first job's id.
-    static let enqueueOnce = LuaScript<EnqueueCall, Never>([
-        .key("stream", \.stream), .key("key", \.key), .argument("ttl", \.time), .list("fields", { $0.fields }),
-    ], body: """
+    static let enqueueOnce = LuaScript<EnqueueCall, Never>(admissionSlots(\.admission) + [
+        .key("key", \.key), .argument("ttl", \.time), .list("fields", { $0.fields }),
+    ], using: [admitFunction], body: """
     local existing = redis.call('GET', key)
     if existing then return {existing, 0} end
-    local id = redis.call('XADD', stream, '*', unpack(ARGV, fieldsFrom, fieldsTo))
+    local id = admit(fair, stream, ready, sched, bell, waitPrefix, {unpack(ARGV, fieldsFrom, fieldsTo)})
     redis.call('SET', key, id, 'PX', ttl)
     return {id, 1}
 
@@ -49,21 +57,23 @@ enum QueueScripts {
     /// The keys and arguments of a job's retry or dead-lettering.
     struct SettleCall {
         /// The stream, and the delayed set (retry) or the dead letters (dead-lettering).
-        let stream: String, target: String, counters: String
+        let stream: String, target: String, counters: String, scheduler: String
         let group: String, id: String
         /// When it is due (retry) or now (dead-lettering), ms.
         let time: Int64
         let attempt: Int, error: String
     }
 
-    /// Moves the job to the delayed set (with its attempt count and error) and acks it, atomically.
+    /// Moves the job to the delayed set (with its attempt count and error) and acks it, atomically;
+    /// a job that held its scope's count in flight gives it back.
     static let retry = LuaScript<SettleCall, Never>([
-        .key("stream", \.stream), .key("delayed", \.target), .key("counters", \.counters),
+        .key("stream", \.stream), .key("delayed", \.target), .key("counters", \.counters), .key("sched", \.scheduler),
         .argument("group", \.group), .argument("id", \.id), .argument("due", \.time), .argument("attempt", \.attempt), .argument("error", \.error),
-    ], using: [stripFields], body: """
+    ], using: [stripFields, releaseFunction], body: """
     local entry = redis.call('XRANGE', stream, id, id)
-    if entry[1] then
-      local fields = strip(entry[1][2], {attempt = true, err = true, origin = true})
+    if entry[1] and redis.call('XACK', stream, group, id) == 1 then
+      release(sched, entry[1][2])
+      local fields = strip(entry[1][2], {attempt = true, err = true, origin = true, fl = true})
       local origin = id
       for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
       fields[#fields + 1] = 'attempt'; fields[#fields + 1] = attempt
@@ -71,6 +81,7 @@ enum QueueScripts {
       fields[#fields + 1] = 'err'; fields[#fields + 1] = error
       redis.call('ZADD', delayed, due, cmsgpack.pack(fields))
       redis.call('HINCRBY', counters, 'retried', 1)
+      return 1
     end
     return redis.call('XACK', stream, group, id)
 
@@ -79,16 +90,17 @@ enum QueueScripts {
     /// → 1, or 0 when the job was no longer pending (another worker settled it): copies the job
     /// to the dead letters with its error and acks it, atomically, once.
     static let deadLetter = LuaScript<SettleCall, Never>([
-        .key("stream", \.stream), .key("dead", \.target), .key("counters", \.counters),
+        .key("stream", \.stream), .key("dead", \.target), .key("counters", \.counters), .key("sched", \.scheduler),
         .argument("group", \.group), .argument("id", \.id), .argument("error", \.error), .argument("now", \.time),
-    ], using: [stripFields], body: """
+    ], using: [stripFields, releaseFunction], body: """
     if redis.call('XACK', stream, group, id) == 0 then return 0 end
     local entry = redis.call('XRANGE', stream, id, id)
     local fields = {}
     local origin = id
     if entry[1] then
       for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
-      fields = strip(entry[1][2], {err = true, origin = true, deadAt = true})
+      release(sched, entry[1][2])
+      fields = strip(entry[1][2], {err = true, origin = true, deadAt = true, fl = true})
     end
     fields[#fields + 1] = 'origin'; fields[#fields + 1] = origin
     fields[#fields + 1] = 'err'; fields[#fields + 1] = error
@@ -99,18 +111,32 @@ enum QueueScripts {
 
     """)
 
-    /// The stream, the delayed set, now (ms) and the most to promote.
+    /// Gives back the jobs-in-flight count an entry's fields hold (`fl <scope>`), if any.
+    static let releaseFunction = """
+    local function release(sched, fields)
+      for i = 1, #fields, 2 do
+        if fields[i] == 'fl' then
+          redis.call('HINCRBY', sched, 'f:' .. fields[i + 1], -1)
+          return
+        end
+      end
+    end
+
+    """
+
+    /// Where due jobs go, now (ms) and the most to promote.
     struct PromoteCall {
-        let stream: String, delayed: String, now: Int64, limit: Int
+        let admission: Admission, delayed: String, now: Int64, limit: Int
     }
 
-    /// → number promoted. Moves due retries back into the stream as new entries.
-    static let promote = LuaScript<PromoteCall, Never>([
-        .key("stream", \.stream), .key("delayed", \.delayed), .argument("now", \.now), .argument("limit", \.limit),
-    ], body: """
+    /// → number promoted. Admits due retries and scheduled jobs again (into their lanes, or the
+    /// stream in arrival order).
+    static let promote = LuaScript<PromoteCall, Never>(admissionSlots(\.admission) + [
+        .key("delayed", \.delayed), .argument("now", \.now), .argument("limit", \.limit),
+    ], using: [admitFunction], body: """
     local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, limit)
     for _, member in ipairs(due) do
-      redis.call('XADD', stream, '*', unpack(cmsgpack.unpack(member)))
+      admit(fair, stream, ready, sched, bell, waitPrefix, cmsgpack.unpack(member))
       redis.call('ZREM', delayed, member)
     end
     return #due

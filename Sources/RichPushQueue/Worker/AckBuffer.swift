@@ -5,7 +5,7 @@ import Synchronization
 /// flight, the next batch accumulates, so acks cost one round trip per batch, not per job.
 final class AckBuffer: Sendable {
     private struct State {
-        var ids: [String] = []
+        var ids: [(id: String, heldBy: String?)] = []
         var waiter: CheckedContinuation<Bool, Never>?
         var closed = false
     }
@@ -21,9 +21,10 @@ final class AckBuffer: Sendable {
         self.logger = logger
     }
 
-    func add(_ id: String) {
+    /// Adds a finished job (its id, and the scope whose count in flight it holds).
+    func add(_ job: Job) {
         let waiter = state.withLock { state in
-            state.ids.append(id)
+            state.ids.append((job.id, job.heldBy))
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -66,9 +67,9 @@ final class AckBuffer: Sendable {
         }
     }
 
-    private func nextBatch() async -> [String]? {
+    private func nextBatch() async -> [(id: String, heldBy: String?)]? {
         while true {
-            let taken: [String]? = state.withLock { state in
+            let taken: [(id: String, heldBy: String?)]? = state.withLock { state in
                 if !state.ids.isEmpty {
                     defer { state.ids.removeAll(keepingCapacity: true) }
                     return state.ids

@@ -90,7 +90,7 @@ extension JobWorker {
     private func finish(_ job: Job, _ result: Result<Void, any Error>, acks: AckBuffer) async -> String? {
         switch result {
         case .success:
-            acks.add(job.id)
+            acks.add(job)
             handled.add(1, ordering: .relaxed)
             metrics.count(job.type, .completed)
         case .failure where Task.isCancelled:
@@ -124,7 +124,7 @@ extension JobWorker {
             await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: after, error: message, countingAttempt: false) }
         case .drop:
             logger.info("job failed permanently, dropped", metadata: metadata)
-            await settle(job.id, type: job.type, outcome: .dropped) { try await self.queue.countDropped([job.id]) }
+            await settle(job.id, type: job.type, outcome: .dropped) { try await self.queue.countDropped([(job.id, job.heldBy)]) }
         }
         return nil
     }

@@ -105,6 +105,11 @@ package final class JobWorker: Service, Sendable {
                 if ContinuousClock.now >= nextMaintenance {
                     nextMaintenance = ContinuousClock.now + configuration.maintenanceInterval
                     try await queue.promoteDueRetries()
+                    if queue.configuration.scheduling == .fifo {
+                        // Jobs a fair producer admitted (a deployment changing its scheduling)
+                        // move into the stream here, so that none waits for ever.
+                        _ = try await queue.take(for: configuration.consumer, count: 1000, read: false)
+                    }
                     let reclaimed = try await queue.reclaim(for: configuration.consumer, count: free)
                     if !reclaimed.jobs.isEmpty || !reclaimed.poison.isEmpty {
                         logger.info("reclaimed abandoned jobs", metadata: ["claimed": "\(reclaimed.jobs.count)", "poison": "\(reclaimed.poison.count)"])
@@ -119,8 +124,7 @@ package final class JobWorker: Service, Sendable {
                 if deliveries.isEmpty {
                     if lastReadWasPartial && configuration.linger > .zero { try? await Task.sleep(for: configuration.linger) }
                     let count = min(free, configuration.batchSize)
-                    deliveries = try await queue.read(on: try await reader.connection(), consumer: configuration.consumer,
-                                                      count: count, block: configuration.blockTime)
+                    deliveries = try await next(count, reader: reader)
                     lastReadWasPartial = !deliveries.isEmpty && deliveries.count < count
                 }
                 slots.take(deliveries.count)
@@ -135,6 +139,19 @@ package final class JobWorker: Service, Sendable {
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(2))
             }
+        }
+    }
+
+    /// The next jobs: in fair order, what the take script moves and reads, else a wait for the
+    /// bell (an empty answer: the loop comes back); in arrival order, a blocking read.
+    private func next(_ count: Int, reader: RedisReaderConnection) async throws -> [JobQueue.Delivery] {
+        switch queue.configuration.scheduling {
+        case .fair:
+            let taken = try await queue.take(for: configuration.consumer, count: count, quantum: configuration.fairQuantum)
+            if taken.isEmpty { try await queue.waitForWork(on: try await reader.connection(), block: configuration.blockTime) }
+            return taken
+        case .fifo:
+            return try await queue.read(on: try await reader.connection(), consumer: configuration.consumer, count: count, block: configuration.blockTime)
         }
     }
 

@@ -6,7 +6,7 @@ package struct JobWorkerConfiguration: Sendable {
     package var consumer: String
     /// Jobs run at once by this worker.
     package var concurrency: Int
-    /// Most jobs fetched by one XREADGROUP.
+    /// Most jobs fetched by one read (or take).
     package var batchSize: Int
     /// How long one XREADGROUP waits for new jobs; bounds how long a shutdown waits for the read.
     package var blockTime: Duration
@@ -24,6 +24,9 @@ package struct JobWorkerConfiguration: Sendable {
     package var housekeepingInterval: Duration
     /// A consumer with nothing pending and idle this long is removed from the group.
     package var staleConsumerAge: Duration
+    /// Fair scheduling: the fewest jobs a scope gives when the take picks it (1 interleaves scopes
+    /// job by job; more costs fewer picks per take, at a coarser grain).
+    package var fairQuantum: Int
 
     package init(
         consumer: String = JobWorkerConfiguration.defaultConsumerName(),
@@ -34,7 +37,8 @@ package struct JobWorkerConfiguration: Sendable {
         drainTimeout: Duration = .seconds(10),
         maintenanceInterval: Duration = .milliseconds(500),
         housekeepingInterval: Duration = .seconds(60),
-        staleConsumerAge: Duration = .seconds(3600)
+        staleConsumerAge: Duration = .seconds(3600),
+        fairQuantum: Int = 4
     ) {
         self.consumer = consumer
         self.concurrency = concurrency
@@ -45,6 +49,7 @@ package struct JobWorkerConfiguration: Sendable {
         self.maintenanceInterval = maintenanceInterval
         self.housekeepingInterval = housekeepingInterval
         self.staleConsumerAge = staleConsumerAge
+        self.fairQuantum = fairQuantum
     }
 
     package static func defaultConsumerName() -> String {

@@ -117,7 +117,7 @@ extension RedisNotificationStore {
         let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
                                       payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
                                       delivery: draft.delivery, properties: draft.properties)
-        let job = queue.enqueueFields(for: RichPushJob.request(notification: id, app: keys.app), now: now)
+        let job = queue.admission(for: RichPushJob.request(notification: id, app: keys.app), now: now)
         var fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
                                            "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
                                            "created", now]
@@ -141,10 +141,10 @@ extension RedisNotificationStore {
         let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
         let quota = chargesInCreate ? Self.chargeable(draft) : nil
         let item = CreateItem(payloadKey: keys.payload(hash), record: keys.notification(id), status: keys.status(id), index: keys.created(by: record.creator),
-                              stream: job.stream, delayed: queue.configuration.delayedKey, ttl: Int(retention.components.seconds), id: id,
+                              delayed: queue.configuration.delayedKey, ttl: Int(retention.components.seconds), id: id,
                               payload: draft.payload, state: (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue, sendAt: sendAt ?? 0,
                               quota: quota.map { quotaCharge(user: draft.creator, bytes: draft.payload.count, limits: $0) }, idempotency: idempotency,
-                              fields: fields, job: job.fields)
+                              fields: fields, job: job)
         return CreateCall(item: item, record: record, partition: partition, quota: quota)
     }
 

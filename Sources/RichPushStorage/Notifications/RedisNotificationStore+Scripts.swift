@@ -1,4 +1,5 @@
 import Hiredis
+import RichPushQueue
 import RichPushCore
 
 /// The Lua of a notification's life in ``RedisNotificationStore``: its create, the device's
@@ -9,14 +10,16 @@ import RichPushCore
 extension RedisNotificationStore {
     /// One notification of a create call (see ``createScript``).
     struct CreateItem {
-        let payloadKey: String, record: String, status: String, index: String, stream: String, delayed: String
+        let payloadKey: String, record: String, status: String, index: String, delayed: String
         let ttl: Int, id: Int, payload: [UInt8], state: String
         /// The send time in ms (0: now).
         let sendAt: Int64
         let quota: QuotaCharge?
         let idempotency: IdempotencyCompletion?
-        /// The record's field/value items, and the job's.
-        let fields: [any RedisArgument], job: [any RedisArgument]
+        /// The record's field/value items.
+        let fields: [any RedisArgument]
+        /// The job, admitted into the queue with the record.
+        let job: JobAdmission
     }
 
     /// The idempotency key a create completes, and how long it is kept.
@@ -33,12 +36,13 @@ extension RedisNotificationStore {
     /// itself, which costs more than the writes.
     static let createScript = LuaScript<[CreateItem], CreateItem>([], items: { $0 }, each: [
         .key("payloadKey", \.payloadKey), .key("record", \.record), .key("status", \.status), .key("index", \.index),
-        .key("stream", \.stream), .key("delayed", \.delayed),
+        .key("delayed", \.delayed),
+    ] + JobAdmission.slots { $0.job } + [
         .argument("ttl", \.ttl), .argument("id", \.id), .argument("payload", \.payload), .argument("state", \.state), .number("sendAt", \.sendAt),
         .section("quota", \.quota, quotaSlots),
         .section("idempotency", \.idempotency, [.key("idempotencyKey", \.key), .argument("idempotencyTTL", \.ttl)]),
-        .list("fields", { $0.fields }), .list("job", { $0.job }),
-    ], constants: NotificationLua.constants, using: [quotaFunction], before: """
+        .list("fields", { $0.fields }), .list("job", { $0.job.fields }),
+    ], constants: NotificationLua.constants, using: [quotaFunction, JobAdmission.luaFunction], before: """
     local stored, indexes, out = {}, {}, {}
 
     """, eachItem: """
@@ -89,7 +93,7 @@ extension RedisNotificationStore {
       -- As a due retry is kept: the job's fields packed, scored by when it is due.
       redis.call('ZADD', delayed, sendAt, cmsgpack.pack({unpack(ARGV, jobFrom, jobTo)}))
     else
-      redis.call('XADD', stream, '*', unpack(ARGV, jobFrom, jobTo))
+      admit(fair, stream, ready, sched, bell, waitPrefix, {unpack(ARGV, jobFrom, jobTo)})
     end
     out[#out + 1] = 1
 

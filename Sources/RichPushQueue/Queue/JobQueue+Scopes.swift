@@ -1,0 +1,33 @@
+import Hiredis
+
+/// A scope's share under fair scheduling: its weight and its cap on jobs in flight, kept in each
+/// partition's scheduler hash, where the take script reads them.
+package struct ScopeLimits: Sendable, Hashable, Codable {
+    /// Its share relative to the other scopes with work (1 by default).
+    package var weight: Int
+    /// Most of its jobs taken and not yet settled, per partition; nil: no cap.
+    package var maxInFlight: Int?
+
+    package init(weight: Int = 1, maxInFlight: Int? = nil) {
+        self.weight = weight
+        self.maxInFlight = maxInFlight
+    }
+
+    /// The bounds an operator may set.
+    package static let weights = 1...1000
+    package static let caps = 1...1_000_000
+}
+
+extension JobQueue {
+    /// Sets `scope`'s weight and cap in every partition of `queues`, in one pipelined round trip
+    /// (the default weight and no cap remove the fields: an idle scope costs nothing).
+    package static func setLimits(_ limits: ScopeLimits, of scope: String, in queues: [JobQueue]) async throws {
+        guard let redis = queues.first?.redis else { return }
+        var commands: [RedisCommand] = []
+        for key in queues.map(\.configuration.schedulerKey) {
+            commands.append(limits.weight == 1 ? RedisCommand("HDEL", key, "w:\(scope)") : RedisCommand("HSET", key, "w:\(scope)", limits.weight))
+            commands.append(limits.maxInFlight.map { RedisCommand("HSET", key, "c:\(scope)", $0) } ?? RedisCommand("HDEL", key, "c:\(scope)"))
+        }
+        for reply in try await redis.pipeline(commands) { _ = try reply.throwingError() }
+    }
+}

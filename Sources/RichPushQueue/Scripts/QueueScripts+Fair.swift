@@ -1,0 +1,212 @@
+import Hiredis
+
+/// Fair scheduling's scripts (docs/queue.md#fair-scheduling): a job is admitted into its scope's
+/// lane, and a worker's take moves jobs from the ready scopes into the stream in fair order and
+/// reads them, in one step. The lanes' keys are made from `waitPrefix` inside the scripts: they
+/// carry the partition's hash tag, so they live in the slot of the keys the script is given.
+extension QueueScripts {
+    /// Where a job goes when it is admitted (see ``admitFunction``).
+    struct Admission {
+        let stream: String, ready: String, scheduler: String, bell: String
+        let fair: Int, waitPrefix: String
+
+        init(_ configuration: JobQueueConfiguration) {
+            stream = configuration.streamKey
+            ready = configuration.readyKey
+            scheduler = configuration.schedulerKey
+            bell = configuration.bellKey
+            fair = configuration.scheduling == .fair ? 1 : 0
+            waitPrefix = configuration.waitPrefix
+        }
+    }
+
+    /// An admission's keys and arguments, for a script that admits jobs.
+    static func admissionSlots<Call>(_ admission: @escaping @Sendable (Call) -> Admission) -> [LuaSlot<Call>] {
+        [
+            .key("stream", { admission($0).stream }), .key("ready", { admission($0).ready }),
+            .key("sched", { admission($0).scheduler }), .key("bell", { admission($0).bell }),
+            .number("fair", { admission($0).fair }), .argument("waitPrefix", { admission($0).waitPrefix }),
+        ]
+    }
+
+    /// `admit(fair, stream, ready, sched, bell, waitPrefix, fields)` → the stream id in arrival
+    /// order; in fair order a ticket `w-<n>`, which becomes the job's `origin` unless it has one
+    /// (a retry's): the job gets its stream id when a worker takes it. Fair: the job's fields (a list of field/value pairs naming its `app`
+    /// and `lane`) wait packed in the lane's list, and a scope that had nothing waiting joins the
+    /// ready ones at the current virtual time (or its own pass, if that is later: going idle
+    /// for a moment earns nothing) and rings the bell for a worker blocked with nothing to take.
+    static let admitFunction = """
+    local function admit(fair, stream, ready, sched, bell, waitPrefix, fields)
+      if fair ~= 1 then return redis.call('XADD', stream, '*', unpack(fields)) end
+      local scope, lane = '_', 'now'
+      for i = 1, #fields, 2 do
+        if fields[i] == 'app' then scope = fields[i + 1] elseif fields[i] == 'lane' then lane = fields[i + 1] end
+      end
+      local ticket = 'w-' .. redis.call('HINCRBY', sched, 'tickets', 1)
+      local origin = false
+      for i = 1, #fields, 2 do if fields[i] == 'origin' then origin = true end end
+      if not origin then
+        fields[#fields + 1] = 'origin'
+        fields[#fields + 1] = ticket
+      end
+      redis.call('RPUSH', waitPrefix .. scope .. ':' .. lane, cmsgpack.pack(fields))
+      redis.call('HINCRBY', sched, 'waiting', 1)
+      if not redis.call('ZSCORE', ready, scope) then
+        local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
+        redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
+        redis.call('RPUSH', bell, 1)
+        redis.call('LTRIM', bell, 0, 63)
+      end
+      return ticket
+    end
+
+    """
+
+    /// A take's keys and arguments.
+    struct TakeCall {
+        let stream: String, ready: String, scheduler: String, bell: String
+        let group: String, consumer: String, count: Int, waitPrefix: String
+        /// The fewest jobs a scope gets when it is picked (1: strict interleaving by pass).
+        let quantum: Int
+        /// 1: read what was moved (and anything else undelivered) for the consumer; 0: only move.
+        let read: Int
+    }
+
+    /// → the consumer's XREADGROUP reply (read = 1) or the number moved. Stride scheduling over
+    /// the 64 ready scopes of lowest pass: the scope of lowest pass with room under its cap gives
+    /// jobs (its `now` lane first) until its pass, advanced by 1/weight per job, passes the next
+    /// scope's (at least `quantum`); each job moves into the stream with `fl <scope>`, the scope's
+    /// jobs-in-flight count goes up by it, and settling it gives it back. A scope whose lanes ran
+    /// dry leaves the ready set and keeps its pass. When work is left after a full take, the bell
+    /// rings for another worker.
+    static let take = LuaScript<TakeCall, Never>([
+        .key("stream", \.stream), .key("ready", \.ready), .key("sched", \.scheduler), .key("bell", \.bell),
+        .argument("group", \.group), .argument("consumer", \.consumer), .number("count", \.count), .argument("waitPrefix", \.waitPrefix),
+        .number("quantum", \.quantum), .number("read", \.read),
+    ], body: """
+    local ranked = redis.call('ZRANGE', ready, 0, 63, 'WITHSCORES')
+    local scopes, pass, weight, room, held, took, dry = {}, {}, {}, {}, {}, {}, {}
+    for i = 1, #ranked / 2 do
+      local scope = ranked[2 * i - 1]
+      local numbers = redis.call('HMGET', sched, 'w:' .. scope, 'c:' .. scope, 'f:' .. scope)
+      scopes[i] = scope
+      pass[i] = tonumber(ranked[2 * i])
+      weight[i] = math.max(tonumber(numbers[1] or 1) or 1, 1)
+      held[i] = math.max(tonumber(numbers[3] or 0) or 0, 0)
+      local cap = tonumber(numbers[2] or 0) or 0
+      room[i] = cap > 0 and math.max(cap - held[i], 0) or count
+      took[i] = 0
+    end
+    local moved = 0
+    while moved < count do
+      local best, second
+      for i = 1, #scopes do
+        if not dry[i] and room[i] > 0 then
+          if not best or pass[i] < pass[best] then
+            second = best
+            best = i
+          elseif not second or pass[i] < pass[second] then
+            second = i
+          end
+        end
+      end
+      if not best then break end
+      local want = math.min(count - moved, room[best])
+      if second then want = math.min(want, math.max(quantum, math.floor((pass[second] - pass[best]) * weight[best]) + 1)) end
+      local got = 0
+      for _, lane in ipairs({'now', 'bulk'}) do
+        if got < want then
+          local jobs = redis.call('LPOP', waitPrefix .. scopes[best] .. ':' .. lane, want - got)
+          if jobs then
+            for _, packed in ipairs(jobs) do
+              local fields = cmsgpack.unpack(packed)
+              fields[#fields + 1] = 'fl'
+              fields[#fields + 1] = scopes[best]
+              redis.call('XADD', stream, '*', unpack(fields))
+            end
+            got = got + #jobs
+          end
+        end
+      end
+      pass[best] = pass[best] + got / weight[best]
+      room[best] = room[best] - got
+      took[best] = took[best] + got
+      moved = moved + got
+      if got < want then dry[best] = true end
+    end
+    local last = 0
+    for i = 1, #scopes do
+      if took[i] > 0 or dry[i] then
+        local scope = scopes[i]
+        if took[i] > 0 then
+          redis.call('HINCRBY', sched, 'f:' .. scope, took[i])
+          redis.call('HINCRBY', sched, 't:' .. scope, took[i])
+        end
+        if dry[i] then
+          redis.call('ZREM', ready, scope)
+          redis.call('HSET', sched, 'p:' .. scope, pass[i])
+        else
+          redis.call('ZADD', ready, 'XX', pass[i], scope)
+        end
+        if pass[i] > last then last = pass[i] end
+      end
+    end
+    if moved > 0 then redis.call('HINCRBY', sched, 'waiting', -moved) end
+    -- The virtual time: the lowest pass of a scope with work (a scope joining starts there).
+    local lowest = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
+    if lowest[2] then
+      redis.call('HSET', sched, 'V', lowest[2])
+    elseif last > 0 then
+      redis.call('HSET', sched, 'V', last)
+    end
+    if moved == count and lowest[1] then
+      redis.call('RPUSH', bell, 1)
+      redis.call('LTRIM', bell, 0, 63)
+    end
+    if read == 1 then return redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, 'STREAMS', stream, '>') end
+    return moved
+
+    """)
+
+    /// An acknowledgement's keys and arguments: the jobs by the scope whose count they hold ('' for
+    /// none), and the counter they add to (`processed`, or `failed` for dropped jobs).
+    struct AckCall {
+        let stream: String, counters: String, scheduler: String
+        let group: String, counter: String
+        /// `processed:<consumer>` (the per-worker share), or '' for none.
+        let consumerCounter: String
+        let held: [HeldJobs]
+    }
+
+    /// The ids of one scope's jobs (or of those that hold no scope's count, scope '').
+    struct HeldJobs {
+        let scope: String
+        let ids: [String]
+    }
+
+    /// → jobs acknowledged. XACKs each scope's jobs and gives back to the scope as many
+    /// jobs in flight as were still pending (a job another worker settled first counts once),
+    /// counting them done for the scope and in the queue's totals, atomically.
+    static let acknowledge = LuaScript<AckCall, HeldJobs>([
+        .key("stream", \.stream), .key("counters", \.counters), .key("sched", \.scheduler),
+        .argument("group", \.group), .argument("counter", \.counter), .argument("consumerCounter", \.consumerCounter),
+    ], items: \.held, each: [.argument("scope", \.scope), .list("ids", { $0.ids })], before: """
+    local total = 0
+
+    """, eachItem: """
+    local acked = redis.call('XACK', stream, group, unpack(ARGV, idsFrom, idsTo))
+    if acked > 0 and scope ~= '' then
+      redis.call('HINCRBY', sched, 'f:' .. scope, -acked)
+      redis.call('HINCRBY', sched, 'd:' .. scope, acked)
+    end
+    total = total + acked
+
+    """, after: """
+    if total > 0 then
+      redis.call('HINCRBY', counters, counter, total)
+      if consumerCounter ~= '' then redis.call('HINCRBY', counters, consumerCounter, total) end
+    end
+    return total
+
+    """)
+}

@@ -1,0 +1,132 @@
+import Hiredis
+import RedisTestSupport
+import Testing
+@testable import RichPushQueue
+
+/// Fair scheduling's order, counted take by take on a real Redis: no clock, no timing.
+@Suite("Fair scheduling across scopes")
+struct FairSchedulingTests {
+    /// `count` probe jobs of `scope` in `lane`.
+    func jobs(_ fixture: QueueFixture, _ scope: String, _ count: Int, lane: JobLane = .now) -> [JobRequest] {
+        (0..<count).map {
+            var request = fixture.probe("\(scope)-\(lane.rawValue)-\($0)")
+            request.scope = scope
+            request.lane = lane
+            return request
+        }
+    }
+
+    /// Takes one job at a time, `count` times, acknowledging each; the scopes in the order taken.
+    func takeOneByOne(_ fixture: QueueFixture, _ count: Int, quantum: Int = 1) async throws -> [String] {
+        var order: [String] = []
+        for _ in 0..<count {
+            let taken = try await fixture.queue.take(for: "c", count: 1, quantum: quantum).map { try $0.get() }
+            guard let job = taken.first else { break }
+            order.append(job.scope ?? "?")
+            try await fixture.queue.acknowledge([(job.id, job.heldBy)])
+        }
+        return order
+    }
+
+    @Test func scopesInterleaveByWeight() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await JobQueue.setLimits(ScopeLimits(weight: 2), of: "a", in: [fixture.queue])
+            // All of a's jobs arrive first: arrival order would give a's 30 before any of b's.
+            try await fixture.queue.enqueue(jobs(fixture, "a", 30))
+            try await fixture.queue.enqueue(jobs(fixture, "b", 30))
+            let order = try await takeOneByOne(fixture, 30)
+            #expect(order.count == 30)
+            // 2:1 in every window of three takes.
+            for start in stride(from: 0, to: 30, by: 3) {
+                let window = order[start..<start + 3]
+                #expect(window.filter { $0 == "a" }.count == 2, "takes \(start)…: \(window)")
+            }
+        }
+    }
+
+    @Test func aScopeAloneTakesEverything() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await JobQueue.setLimits(ScopeLimits(weight: 1), of: "a", in: [fixture.queue])
+            try await fixture.queue.enqueue(jobs(fixture, "a", 50))
+            let taken = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(taken.count == 50)
+            #expect(Set(taken.map(\.scope)) == ["a"])
+            #expect(try await fixture.queue.stats().waiting == 0)
+        }
+    }
+
+    @Test func aScopesSingleDeviceJobGoesBeforeItsFanOut() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(jobs(fixture, "a", 20, lane: .bulk))
+            let first = try await fixture.queue.take(for: "c", count: 2).map { try $0.get() }
+            #expect(first.map(\.lane) == [.bulk, .bulk])
+            try await fixture.queue.enqueue(jobs(fixture, "a", 1, lane: .now))
+            let next = try await fixture.queue.take(for: "c", count: 3).map { try $0.get() }
+            #expect(next.map(\.lane) == [.now, .bulk, .bulk])
+        }
+    }
+
+    @Test func aScopeJoiningLateGetsItsShareFromNowOn() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(jobs(fixture, "a", 40))
+            #expect(try await takeOneByOne(fixture, 20) == Array(repeating: "a", count: 20))
+            // b was idle while a ran alone: it gets half from now on, not a burst to catch up.
+            try await fixture.queue.enqueue(jobs(fixture, "b", 20))
+            let order = try await takeOneByOne(fixture, 10)
+            #expect(order.filter { $0 == "b" }.count == 5, "\(order)")
+        }
+    }
+
+    @Test func theCapOnJobsInFlightHoldsAndSettlingGivesItBack() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 3, base: .seconds(60), cap: .seconds(60)) }
+            try await fixture.queue.ensureGroup()
+            try await JobQueue.setLimits(ScopeLimits(weight: 1, maxInFlight: 3), of: "a", in: [fixture.queue])
+            try await fixture.queue.enqueue(jobs(fixture, "a", 10))
+            try await fixture.queue.enqueue(jobs(fixture, "b", 10))
+            let first = try await fixture.queue.take(for: "c", count: 10).map { try $0.get() }
+            #expect(first.filter { $0.scope == "a" }.count == 3)
+            #expect(first.filter { $0.scope == "b" }.count == 7)
+            // a is at its cap: nothing of a's until one of its jobs is settled, whichever way.
+            #expect(try await fixture.queue.take(for: "c", count: 10).map { try $0.get().scope } == ["b", "b", "b"])
+            let held = first.filter { $0.scope == "a" }
+            try await fixture.queue.acknowledge([(held[0].id, held[0].heldBy)])
+            try await fixture.queue.retry(held[1], after: .seconds(60), error: "later")
+            try await fixture.queue.deadLetter(id: held[2].id, error: "for good")
+            let after = try await fixture.queue.take(for: "c", count: 10).map { try $0.get() }
+            #expect(after.count == 3 && after.allSatisfy { $0.scope == "a" })
+            // A job settled twice (reclaimed and finished by two workers) gives back one.
+            try await fixture.queue.acknowledge([(after[0].id, after[0].heldBy)])
+            try await fixture.queue.acknowledge([(after[0].id, after[0].heldBy)])
+            #expect(try await fixture.queue.take(for: "c", count: 10).count == 1)
+        }
+    }
+
+    @Test func aBlockedWorkerWakesWhenAScopeGetsWork() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            let reader = RedisConnection(configuration: server.configuration)
+            // Nothing to take, nothing rung: the wait lasts its whole block time.
+            #expect(try await fixture.queue.take(for: "c", count: 8).isEmpty)
+            let clock = ContinuousClock()
+            let empty = clock.now
+            try await fixture.queue.waitForWork(on: reader, block: .milliseconds(300))
+            #expect(clock.now - empty >= .milliseconds(250))
+            // A scope becoming ready rings once: the next wait answers at once, then one wait more
+            // blocks again (one token per scope that became ready, not per job).
+            try await fixture.queue.enqueue(jobs(fixture, "a", 5))
+            try await fixture.queue.waitForWork(on: reader, block: .seconds(20))
+            #expect(try await fixture.redis.send("LLEN", fixture.queue.configuration.bellKey).int == 0)
+            await reader.close()
+        }
+    }
+}
