@@ -18,6 +18,14 @@ struct QueueOptions: ParsableArguments {
     /// `--partitions`, else RICHPUSH_PARTITIONS, else 1.
     var partitions: Int { partitionOption ?? ProcessInfo.processInfo.environment["RICHPUSH_PARTITIONS"].flatMap { Int($0) } ?? 1 }
 
+    @Option(name: .customLong("scheduling"), help: ArgumentHelp(
+        "Order in which workers take jobs: fair (weighted across apps, an app's single-device sends before its fan-out) or fifo (arrival order); the same for every process (env RICHPUSH_SCHEDULING; default fair).",
+        valueName: "fair|fifo"))
+    var schedulingOption: String?
+
+    /// `--scheduling`, else RICHPUSH_SCHEDULING, else fair.
+    var schedulingName: String { schedulingOption ?? ProcessInfo.processInfo.environment["RICHPUSH_SCHEDULING"] ?? JobScheduling.fair.rawValue }
+
     @Option(help: "Seconds a delivered job may stay unacknowledged before another worker reclaims it.")
     var visibilityTimeout: Double = 30
 
@@ -35,6 +43,9 @@ struct QueueOptions: ParsableArguments {
         guard maxDeliveries >= 1 else { throw ValidationError("--max-deliveries must be at least 1") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
         guard retentionHours > 0 else { throw ValidationError("--retention-hours must be positive") }
+        guard JobScheduling(rawValue: schedulingName) != nil else {
+            throw ValidationError("--scheduling (or RICHPUSH_SCHEDULING) must be fair or fifo, not '\(schedulingName.prefix(40))'")
+        }
         guard (1...1024).contains(partitions) else { throw ValidationError("--partitions (or RICHPUSH_PARTITIONS) must be 1 to 1024") }
         guard partitions == 1 || partition == "q0" else {
             throw ValidationError("--queue-partition names the one partition; with --partitions \(partitions) they are q0 … q\(partitions - 1)")
@@ -50,7 +61,8 @@ struct QueueOptions: ParsableArguments {
             visibilityTimeout: .milliseconds(Int(visibilityTimeout * 1000)),
             maxDeliveries: maxDeliveries,
             retention: .seconds(retentionHours * 3600),
-            retry: RetryPolicy(maxAttempts: maxAttempts))
+            retry: RetryPolicy(maxAttempts: maxAttempts),
+            scheduling: JobScheduling(rawValue: schedulingName) ?? .fair)
     }
 }
 
