@@ -97,16 +97,38 @@ struct FairSchedulingTests {
             #expect(first.filter { $0.scope == "b" }.count == 7)
             // a is at its cap: nothing of a's until one of its jobs is settled, whichever way.
             #expect(try await fixture.queue.take(for: "c", count: 10).map { try $0.get().scope } == ["b", "b", "b"])
-            let held = first.filter { $0.scope == "a" }
+            // (A loop, not `filter { $0.scope == "a" }`: in a debug build that closure, written
+            // the same as one inside an `#expect` above, ran the other `#expect`'s "b" closure.)
+            var held: [Job] = []
+            for job in first where job.scope == "a" { held.append(job) }
+            try #require(held.count == 3)
             try await fixture.queue.acknowledge([(held[0].id, held[0].heldBy)])
             try await fixture.queue.retry(held[1], after: .seconds(60), error: "later")
             try await fixture.queue.deadLetter(id: held[2].id, error: "for good")
             let after = try await fixture.queue.take(for: "c", count: 10).map { try $0.get() }
-            #expect(after.count == 3 && after.allSatisfy { $0.scope == "a" })
+            try #require(after.count == 3 && after.allSatisfy { $0.scope == "a" }, "\(after.map(\.scope))")
             // A job settled twice (reclaimed and finished by two workers) gives back one.
             try await fixture.queue.acknowledge([(after[0].id, after[0].heldBy)])
             try await fixture.queue.acknowledge([(after[0].id, after[0].heldBy)])
             #expect(try await fixture.queue.take(for: "c", count: 10).count == 1)
+        }
+    }
+
+    @Test func aWorkersSlotsAreSharedByWeightAmongTheScopesWithWork() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(jobs(fixture, "a", 20))
+            // Alone, a may fill the worker's 8 slots: it runs 4, it gets 4 more.
+            #expect(try await fixture.queue.take(for: "c", count: 8, slots: 8, running: ["a": 4]).count == 4)
+            // With b waiting too, a's share is half the slots, which the 8 it runs already exceed
+            // (its provider is slow, say): the free slots go to b only.
+            try await fixture.queue.enqueue(jobs(fixture, "b", 20))
+            let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8, running: ["a": 8]).map { try $0.get().scope }
+            #expect(taken == Array(repeating: "b", count: 4))
+            // Without a share of slots (0), the order alone decides.
+            let order = try await fixture.queue.take(for: "c", count: 8, quantum: 1).map { try $0.get().scope }
+            #expect(Set(order) == ["a", "b"])
         }
     }
 

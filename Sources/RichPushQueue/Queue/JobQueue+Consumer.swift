@@ -115,10 +115,13 @@ extension JobQueue {
     /// order and reads them for `consumer` (with anything else not yet delivered), in one step;
     /// with `read` false only moves them (returns no deliveries). `quantum`: the fewest jobs a
     /// scope gives when picked.
-    package func take(for consumer: String, count: Int, quantum: Int = 4, read: Bool = true) async throws -> [Delivery] {
+    /// `slots` (the worker's job slots) and `running` (its jobs running now, by scope) share the
+    /// slots by weight among the scopes with work; 0 slots: no share kept.
+    package func take(for consumer: String, count: Int, quantum: Int = 4, read: Bool = true, slots: Int = 0, running: [String: Int] = [:]) async throws -> [Delivery] {
         let reply = try await redis.run(QueueScripts.take, QueueScripts.TakeCall(
             stream: configuration.streamKey, ready: configuration.readyKey, scheduler: configuration.schedulerKey, bell: configuration.bellKey,
-            group: configuration.group, consumer: consumer, count: count, waitPrefix: configuration.waitPrefix, quantum: max(quantum, 1), read: read ? 1 : 0))
+            group: configuration.group, consumer: consumer, count: count, waitPrefix: configuration.waitPrefix, quantum: max(quantum, 1), read: read ? 1 : 0,
+            slots: slots, running: running.filter { $0.value > 0 }.flatMap { [$0.key, $0.value] as [any RedisArgument] }))
         guard let streams = reply.array else { return [] }
         return streams.flatMap { stream in
             (stream.array?.dropFirst().first?.array ?? []).map(Self.delivery)

@@ -70,22 +70,30 @@ extension QueueScripts {
         let quantum: Int
         /// 1: read what was moved (and anything else undelivered) for the consumer; 0: only move.
         let read: Int
+        /// The worker's job slots (0: no share of slots is kept), and the jobs it runs now, by
+        /// scope: flat `scope, count` pairs.
+        let slots: Int
+        let running: [any RedisArgument]
     }
 
     /// → the consumer's XREADGROUP reply (read = 1) or the number moved. Stride scheduling over
     /// the 64 ready scopes of lowest pass: the scope of lowest pass with room under its cap gives
     /// jobs (its `now` lane first) until its pass, advanced by 1/weight per job, passes the next
     /// scope's (at least `quantum`); each job moves into the stream with `fl <scope>`, the scope's
-    /// jobs-in-flight count goes up by it, and settling it gives it back. A scope whose lanes ran
+    /// jobs-in-flight count goes up by it, and settling it gives it back. A scope's room is its cap
+    /// less its jobs in flight, and, given the worker's slots, its share of them by weight among
+    /// the scopes with work less what it runs there now (work-conserving: alone, it gets them all). A scope whose lanes ran
     /// dry leaves the ready set and keeps its pass. When work is left after a full take, the bell
     /// rings for another worker.
     static let take = LuaScript<TakeCall, Never>([
         .key("stream", \.stream), .key("ready", \.ready), .key("sched", \.scheduler), .key("bell", \.bell),
         .argument("group", \.group), .argument("consumer", \.consumer), .number("count", \.count), .argument("waitPrefix", \.waitPrefix),
-        .number("quantum", \.quantum), .number("read", \.read),
+        .number("quantum", \.quantum), .number("read", \.read), .number("slots", \.slots), .list("running", { $0.running }),
     ], body: """
     local ranked = redis.call('ZRANGE', ready, 0, 63, 'WITHSCORES')
     local scopes, pass, weight, room, held, took, dry = {}, {}, {}, {}, {}, {}, {}
+    local runs, weights = {}, 0
+    for i = runningFrom, runningTo, 2 do runs[ARGV[i]] = tonumber(ARGV[i + 1]) end
     for i = 1, #ranked / 2 do
       local scope = ranked[2 * i - 1]
       local numbers = redis.call('HMGET', sched, 'w:' .. scope, 'c:' .. scope, 'f:' .. scope)
@@ -96,6 +104,15 @@ extension QueueScripts {
       local cap = tonumber(numbers[2] or 0) or 0
       room[i] = cap > 0 and math.max(cap - held[i], 0) or count
       took[i] = 0
+      weights = weights + weight[i]
+    end
+    -- The worker's slots are shared too, by weight among the scopes with work: a scope whose jobs
+    -- are slow (its provider answers late) cannot hold every slot while another waits.
+    if slots > 0 then
+      for i = 1, #scopes do
+        local share = math.max(math.floor(slots * weight[i] / weights), 1)
+        room[i] = math.min(room[i], math.max(share - (runs[scopes[i]] or 0), 0))
+      end
     end
     local moved = 0
     while moved < count do

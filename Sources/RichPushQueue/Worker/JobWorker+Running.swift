@@ -16,20 +16,37 @@ extension JobWorker {
             case .batch(let jobs, _): jobs.count
             }
         }
+
+        /// Its jobs by scope (an undecodable entry counts for none).
+        var scopes: [String: Int] {
+            switch self {
+            case .single(.success(let job)): [job.scope ?? JobRequest.sharedScope: 1]
+            case .single(.failure): [:]
+            case .batch(let jobs, _): jobs.reduce(into: [:]) { $0[$1.scope ?? JobRequest.sharedScope, default: 0] += 1 }
+            }
+        }
     }
 
+    /// A batch handler's jobs of one read are one unit per type and scope: one scope's slow jobs
+    /// (its provider answers late) neither hold another's acknowledgements nor its slots.
     func units(of deliveries: [JobQueue.Delivery]) -> [Unit] {
+        struct Batch: Hashable {
+            let type: String, scope: String?
+        }
         var units: [Unit] = []
-        var batches: [String: [Job]] = [:]
+        var order: [Batch] = []
+        var batches: [Batch: [Job]] = [:]
         for delivery in deliveries {
             if case .success(let job) = delivery, handlers[job.type] is any BatchJobHandler {
-                batches[job.type, default: []].append(job)
+                let batch = Batch(type: job.type, scope: job.scope)
+                if batches[batch] == nil { order.append(batch) }
+                batches[batch, default: []].append(job)
             } else {
                 units.append(.single(delivery))
             }
         }
-        for (type, jobs) in batches {
-            guard let handler = handlers[type] as? any BatchJobHandler else { continue }
+        for batch in order {
+            guard let handler = handlers[batch.type] as? any BatchJobHandler, let jobs = batches[batch] else { continue }
             units.append(.batch(jobs, handler))
         }
         return units

@@ -22,6 +22,8 @@ package final class JobWorker: Service, Sendable {
     let running = Mutex<[String: ContinuousClock.Instant]>([:])
     let handled = Atomic<Int>(0)
     private let slots: SlotLimiter
+    /// The jobs running now by scope, which the take shares the slots by (fair scheduling).
+    private let runningByScope = Mutex<[String: Int]>([:])
     let metrics = WorkerMetrics()
 
     /// `redis` is the reader's connection configuration (its command timeout is raised above the
@@ -63,8 +65,16 @@ package final class JobWorker: Service, Sendable {
                 group.addTask { await self.keepLeases() }
                 await fetchLoop(reader: reader) { deliveries in
                     for unit in self.units(of: deliveries) {
+                        let scopes = unit.scopes
+                        self.runningByScope.withLock { for (scope, count) in scopes { $0[scope, default: 0] += count } }
                         group.addTask {
                             await self.run(unit, acks: acks)
+                            self.runningByScope.withLock { running in
+                                for (scope, count) in scopes {
+                                    let left = (running[scope] ?? 0) - count
+                                    running[scope] = left > 0 ? left : nil
+                                }
+                            }
                             self.slots.release(unit.count)
                         }
                     }
@@ -147,7 +157,8 @@ package final class JobWorker: Service, Sendable {
     private func next(_ count: Int, reader: RedisReaderConnection) async throws -> [JobQueue.Delivery] {
         switch queue.configuration.scheduling {
         case .fair:
-            let taken = try await queue.take(for: configuration.consumer, count: count, quantum: configuration.fairQuantum)
+            let taken = try await queue.take(for: configuration.consumer, count: count, quantum: configuration.fairQuantum,
+                                             slots: configuration.concurrency, running: runningByScope.withLock { $0 })
             if taken.isEmpty { try await queue.waitForWork(on: try await reader.connection(), block: configuration.blockTime) }
             return taken
         case .fifo:
