@@ -53,7 +53,13 @@ struct WorkerProcessTests {
             // (with 100 ms jobs it ran all of them within a second, and a poll on a busy machine
             // could miss that window).
             let jobs = 60
-            try await fixture.queue.enqueue((0..<jobs).map { fixture.probe("job-\($0)", sleepMs: 1500) })
+            // Two apps' jobs under fair scheduling (the default): the kill must lose neither's,
+            // and each app's count of jobs in flight must come back to zero.
+            try await fixture.queue.enqueue((0..<jobs).map { index in
+                var request = fixture.probe("job-\(index)", sleepMs: 1500)
+                request.scope = index % 2 == 0 ? "app-a" : "app-b"
+                return request
+            })
             let victim = try await fixture.spawnWorker(name: "victim", extra: ["--concurrency", "20"])
             // What the victim held when it was seen holding enough (a second read could come after
             // it finished them, on a slow machine).
@@ -88,6 +94,8 @@ struct WorkerProcessTests {
             #expect(counts.count == jobs, "lost jobs")
             // At-least-once: a job the victim finished but had not acknowledged may run twice; no more.
             #expect(counts.values.allSatisfy { $0 >= 1 && $0 <= 2 })
+            let numbers = try await fixture.redis.send("HMGET", fixture.queue.configuration.schedulerKey, "f:app-a", "f:app-b", "t:app-a", "t:app-b", "waiting")
+            #expect(numbers.array?.map(\.int) == [0, 0, jobs / 2, jobs / 2, 0], "in flight, taken, waiting: \(numbers)")
         }
     }
 
