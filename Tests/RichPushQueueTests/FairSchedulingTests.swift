@@ -132,6 +132,24 @@ struct FairSchedulingTests {
         }
     }
 
+    @Test func aCountOfJobsInFlightThatALostWriteLeftWrongIsSetRight() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await JobQueue.setLimits(ScopeLimits(weight: 1, maxInFlight: 2), of: "a", in: [fixture.queue])
+            try await fixture.queue.enqueue(jobs(fixture, "a", 5))
+            // One pending, one moved but not yet read: two in flight.
+            #expect(try await fixture.queue.take(for: "c", count: 1).count == 1)
+            _ = try await fixture.queue.take(for: "c", count: 1, read: false)
+            let sched = fixture.queue.configuration.schedulerKey
+            try await fixture.redis.send("HSET", sched, "f:a", 9, "f:gone", 4)
+            #expect(try await fixture.queue.take(for: "c", count: 5).isEmpty == false)  // the undelivered one only
+            #expect(try await fixture.queue.recountInFlight() == 2)
+            #expect(try await fixture.redis.send("HMGET", sched, "f:a", "f:gone").array?.map(\.int) == [2, 0])
+            #expect(try await fixture.queue.recountInFlight() == 0)
+        }
+    }
+
     @Test func aBlockedWorkerWakesWhenAScopeGetsWork() async throws {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)

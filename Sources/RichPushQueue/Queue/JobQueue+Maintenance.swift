@@ -9,6 +9,16 @@ extension JobQueue {
         return try await redis.run(QueueScripts.trim, QueueScripts.TrimCall(stream: configuration.streamKey, cutoff: "\(cutoff)-0")).int ?? 0
     }
 
+    /// Sets each scope's count of jobs in flight to what the stream holds (pending or
+    /// undelivered entries taken for it), looking at up to `limit` entries of each kind; returns
+    /// how many counts were wrong, or nil when there were more entries than that (nothing changed).
+    @discardableResult
+    package func recountInFlight(limit: Int = 5000) async throws -> Int? {
+        let fixed = try await redis.run(QueueScripts.recountInFlight, QueueScripts.RecountCall(
+            stream: configuration.streamKey, scheduler: configuration.schedulerKey, group: configuration.group, limit: limit)).int ?? 0
+        return fixed < 0 ? nil : fixed
+    }
+
     /// Removes consumers that have nothing pending and have been idle longer than `idle`
     /// (workers that exited or died after their jobs were reclaimed); returns their names. Their
     /// `processed` shares, and those of workers that left cleanly longer than `idle` ago, fold

@@ -133,4 +133,60 @@ extension QueueScripts {
     return removed
 
     """)
+
+    /// The stream, the scheduler hash, the group, and the most entries to look at.
+    struct RecountCall {
+        let stream: String, scheduler: String, group: String, limit: Int
+    }
+
+    /// → how many scopes' jobs-in-flight counts were wrong and were set right, or -1 when there
+    /// were too many entries to look at (nothing changed). Counts the entries holding a scope's
+    /// count (`fl`) among the pending and the undelivered ones, and sets each `f:` field to it: a
+    /// count that a lost write (a failover) left too high would otherwise keep its scope under its
+    /// cap for ever.
+    static let recountInFlight = LuaScript<RecountCall, Never>([
+        .key("stream", \.stream), .key("sched", \.scheduler), .argument("group", \.group), .number("limit", \.limit),
+    ], body: """
+    if redis.call('EXISTS', stream) == 0 then return 0 end
+    local last
+    for _, info in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
+      local fields = {}
+      for i = 1, #info, 2 do fields[info[i]] = info[i + 1] end
+      if fields['name'] == group then last = fields['last-delivered-id'] end
+    end
+    if not last then return 0 end
+    local counts = {}
+    local function tally(entry)
+      for i = 1, #entry[2], 2 do
+        if entry[2][i] == 'fl' then counts[entry[2][i + 1]] = (counts[entry[2][i + 1]] or 0) + 1 end
+      end
+    end
+    local pending = redis.call('XPENDING', stream, group, '-', '+', limit + 1)
+    local undelivered = redis.call('XRANGE', stream, '(' .. last, '+', 'COUNT', limit + 1)
+    if #pending > limit or #undelivered > limit then return -1 end
+    for _, p in ipairs(pending) do
+      local entry = redis.call('XRANGE', stream, p[1], p[1])
+      if entry[1] then tally(entry[1]) end
+    end
+    for _, entry in ipairs(undelivered) do tally(entry) end
+    local fixed = 0
+    local fields = redis.call('HGETALL', sched)
+    for i = 1, #fields, 2 do
+      if string.sub(fields[i], 1, 2) == 'f:' then
+        local scope = string.sub(fields[i], 3)
+        local count = counts[scope] or 0
+        if tonumber(fields[i + 1]) ~= count then
+          redis.call('HSET', sched, fields[i], count)
+          fixed = fixed + 1
+        end
+        counts[scope] = nil
+      end
+    end
+    for scope, count in pairs(counts) do
+      redis.call('HSET', sched, 'f:' .. scope, count)
+      fixed = fixed + 1
+    end
+    return fixed
+
+    """)
 }

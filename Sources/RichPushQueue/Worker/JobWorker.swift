@@ -169,6 +169,9 @@ package final class JobWorker: Service, Sendable {
     private func housekeeping() async throws {
         let trimmed = try await queue.trim()
         let removed = try await queue.removeStaleConsumers(idleLongerThan: configuration.staleConsumerAge, except: configuration.consumer)
+        if let fixed = try await queue.recountInFlight(), fixed > 0 {
+            logger.warning("set apps' counts of jobs in flight right (a write was lost, e.g. in a failover)", metadata: ["apps": "\(fixed)"])
+        }
         if trimmed > 0 || !removed.isEmpty {
             logger.info("housekeeping", metadata: ["trimmed": "\(trimmed)", "removedConsumers": "\(removed.joined(separator: ","))"])
         }
