@@ -36,7 +36,7 @@ extension JobQueue {
                 let now = Self.nowMilliseconds()
                 let commands = jobs.map { job in
                     RedisCommand("XADD", arguments: [configuration.streamKey, "*"]
-                        + Job.fields(for: JobRequest(type: job.type, payload: job.payload), now: now)
+                        + Job.fields(for: JobRequest(type: job.type, payload: job.payload, scope: job.scope, lane: job.lane), now: now)
                         + ["origin", job.origin, "replayOf", job.id])
                 }
                 try await redis.sendAll(commands)
