@@ -134,7 +134,7 @@ let package = Package(
         ),
         .target(
             name: "RichPushApps",
-            dependencies: ["Hiredis", "RichPushCore", "RichPushAPNS", "RichPushFCM", "RichPushWebPush", .use("Crypto")]
+            dependencies: ["Hiredis", "RichPushCore", "RichPushQueue", "RichPushAPNS", "RichPushFCM", "RichPushWebPush", .use("Crypto")]
         ),
         .target(
             name: "RichPushWebPush",

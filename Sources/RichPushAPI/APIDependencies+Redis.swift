@@ -27,6 +27,7 @@ extension APIDependencies {
         var dependencies = APIDependencies(stores: build(keys.app), registry: registry,
                                            credentialChanges: credentialChanges.map { RedisCredentialChanges(subscriber: $0, channel: keys.credentialChanges) })
         dependencies.appStores = build
+        dependencies.applyScheduling = { [queues = base.queues] app, limits in try await JobQueue.setLimits(limits, of: app.rawValue, in: queues) }
         return dependencies
     }
 }

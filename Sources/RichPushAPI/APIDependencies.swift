@@ -1,6 +1,7 @@
 package import Prometheus
 package import RichPushApps
 package import RichPushCore
+package import RichPushQueue
 
 /// What the API needs from outside: the stores by role, where `/metrics` reads from, and how it
 /// hears credential changes. ``redis(redis:keys:queue:configuration:registry:credentialChanges:)``
@@ -17,6 +18,9 @@ package struct APIDependencies: Sendable {
     /// The stores of an app other than the default (built once per app, when a request first
     /// names it); nil serves the default app only.
     package var appStores: (@Sendable (AppID) -> APIStores)?
+    /// Writes an app's weight and cap into every partition of the queue (fair scheduling), after
+    /// `/api/apps` stored them; nil: no queue to write them to (they are stored only).
+    package var applyScheduling: (@Sendable (AppID, ScopeLimits) async throws -> Void)?
 
     package init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: (any CredentialChanges)? = nil,
                 apps: (any AppStore)? = nil) {

@@ -1,4 +1,5 @@
 package import RichPushCore
+package import RichPushQueue
 /// One app as anyone may see it: its id and name, when it changed, and what its credentials are
 /// (ids and fingerprints, never a secret). `version` grows with every change, so a worker can tell
 /// in one read whether what it cached is current.
@@ -16,10 +17,14 @@ package struct AppSummary: Sendable, Hashable {
     /// The locale a localized property falls back to for a device whose own locale (and its
     /// language) the send does not give, before the first locale given (BCP 47; nil: none).
     package var defaultLocale: String?
+    /// Its share of the workers under fair scheduling: weight and cap on jobs in flight (written
+    /// into the queue's partitions by whoever changes it, after it is stored here).
+    package var scheduling: ScopeLimits
 
     package init(id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]],
-                 limits: AppLimits = .none, defaultLocale: String? = nil) {
+                 limits: AppLimits = .none, defaultLocale: String? = nil, scheduling: ScopeLimits = ScopeLimits()) {
         self.defaultLocale = defaultLocale
+        self.scheduling = scheduling
         self.id = id
         self.name = name
         self.createdAt = createdAt
@@ -65,10 +70,13 @@ package struct AppChange: Sendable {
     package var limits: AppLimits?
     /// A new default locale (nil: unchanged; `.some(nil)`: removed), normalised (``LocaleTag``).
     package var defaultLocale: LocaleTag??
+    /// A new weight and cap (nil: unchanged), whole: the caller fills in what it keeps.
+    package var scheduling: ScopeLimits?
 
     package init(name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil,
-                 defaultLocale: LocaleTag?? = nil) {
+                 defaultLocale: LocaleTag?? = nil, scheduling: ScopeLimits? = nil) {
         self.defaultLocale = defaultLocale
+        self.scheduling = scheduling
         self.name = name
         self.set = set
         self.remove = remove

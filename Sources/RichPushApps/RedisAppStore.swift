@@ -1,5 +1,6 @@
 package import RichPushCore
 import Foundation
+import RichPushQueue
 package import Hiredis
 
 /// Apps as Redis hashes (`<prefix>:{apps}:app:<id>`: name, created, updated, version, and per
@@ -99,6 +100,10 @@ package struct RedisAppStore: AppStore {
             if let problem = limits.problem { throw AppError.invalid(field: "limits", problem) }
             set["limits"] = String(decoding: try encoder.encode(limits), as: UTF8.self)
         }
+        if let scheduling = change.scheduling {
+            if let problem = scheduling.problem { throw AppError.invalid(field: "scheduling", problem) }
+            set["scheduling"] = String(decoding: try encoder.encode(scheduling), as: UTF8.self)
+        }
         var remove = change.remove.sorted().flatMap { [$0.rawValue, $0.rawValue + ":summary"] }
         switch change.defaultLocale {
         case .some(.some(let locale)): set["locale"] = locale.identifier
@@ -138,8 +143,9 @@ package struct RedisAppStore: AppStore {
             }
         }
         let limits = fields["limits"].flatMap { try? JSONDecoder().decode(AppLimits.self, from: Data($0.utf8)) } ?? .none
+        let scheduling = fields["scheduling"].flatMap { try? JSONDecoder().decode(ScopeLimits.self, from: Data($0.utf8)) } ?? ScopeLimits()
         return AppSummary(id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
                           updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits,
-                          defaultLocale: fields["locale"])
+                          defaultLocale: fields["locale"], scheduling: scheduling)
     }
 }

@@ -156,7 +156,7 @@ package struct WorkerDependencies: Sendable {
 /// (at least 1), so every partition is served whatever the others' backlog (part of
 /// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)``). The push adapters are shared.
 func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, adapter: any PushAdapter, apps: AppAdapters,
-                   extraHandlers: (inout JobHandlers) -> Void, logger: Logger) -> [JobWorker] {
+                   scopeLabels: ScopeLabels, extraHandlers: (inout JobHandlers) -> Void, logger: Logger) -> [JobWorker] {
     // Dead tokens are kept for the platforms that declare them (APNs, FCM), not for the hub alone.
     let providers = configuration.fcm != nil || { if case .apns = configuration.adapter { true } else { false } }()
     let goneTokens: (any GoneTokens)? = providers ? RedisGoneTokens(redis: dependencies.redis, keys: dependencies.keys) : nil
@@ -178,7 +178,8 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
         RichPushJobRouter(base: handler, ledger: ledger, keys: keys, redis: dependencies.redis, adapters: apps).register(in: &handlers)
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }
-        return JobWorker(queue: queue, handlers: handlers, locator: dependencies.locator, configuration: workerConfiguration, logger: partitionLogger)
+        return JobWorker(queue: queue, handlers: handlers, locator: dependencies.locator, configuration: workerConfiguration, scopeLabels: scopeLabels,
+                         logger: partitionLogger)
     }
 }
 

@@ -8,7 +8,8 @@ import RichPushWebhooks
 import ServiceLifecycle
 
 /// Builds a whole worker process: a job loop per partition running rich-push jobs (and whatever
-/// `extraHandlers` registers: the bench and test job types), the queue gauges, the hub's expiry
+/// `extraHandlers` registers: the bench and test job types), the queue gauges (per partition, and
+/// per app over all of them), the hub's expiry
 /// sweeper when pushes go through the hub, and the webhook dispatchers: the composition root of
 /// `richpush worker` and of the tests that run a worker.
 package func buildWorker(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies,
@@ -16,10 +17,16 @@ package func buildWorker(configuration: RichPushWorkerConfiguration, dependencie
                         extraHandlers: (inout JobHandlers) -> Void = { _ in }, logger: Logger) -> WorkerProcess {
     let (adapter, watcher) = buildLiveAdapter(configuration: configuration, dependencies: dependencies, logger: logger)
     let apps = buildAppAdapters(configuration: configuration, dependencies: dependencies)
-    let workers = buildJobLoops(configuration: configuration, dependencies: dependencies, adapter: adapter, apps: apps, extraHandlers: extraHandlers, logger: logger)
-    let gauges = process.queueGaugeInterval.map { interval in
-        workers.map { QueueGauges(queue: $0.queue, interval: interval, labelled: dependencies.keys.partitions > 1, logger: logger) }
+    // One naming of apps for every per-app series of the process (bounded: see ScopeLabels).
+    let scopeLabels = ScopeLabels()
+    let workers = buildJobLoops(configuration: configuration, dependencies: dependencies, adapter: adapter, apps: apps, scopeLabels: scopeLabels,
+                                extraHandlers: extraHandlers, logger: logger)
+    var gauges = process.queueGaugeInterval.map { interval in
+        workers.map { QueueGauges(queue: $0.queue, interval: interval, labelled: dependencies.keys.partitions > 1, logger: logger) as any Service }
     } ?? []
+    if let interval = process.queueGaugeInterval {
+        gauges.append(AppQueueGauges(queues: workers.map(\.queue), interval: interval, labels: scopeLabels, logger: logger))
+    }
     // The hub's held pushes that expire are reported by the workers that use the hub.
     let usesHub = switch (configuration.adapter, configuration.otherPlatforms) {
     case (.simulated, _), (_, .simulated): true

@@ -26,8 +26,9 @@ package struct WorkerProcess: Sendable {
 
     /// One job loop per partition.
     package var workers: [JobWorker]
-    /// One per partition, when the process serves metrics.
-    package var gauges: [QueueGauges]
+    /// When the process serves metrics: one ``QueueGauges`` per partition, and the
+    /// ``AppQueueGauges`` over all of them.
+    package var gauges: [any Service]
     /// When pushes go through the simulated hub: reports its held pushes that expire.
     package var hubSweeper: HubExpirySweeper?
     /// The webhook client's service, then one dispatcher per partition (empty without webhooks).
@@ -37,14 +38,14 @@ package struct WorkerProcess: Sendable {
     /// The other apps' adapters: closes their provider clients once the job loops have stopped.
     var appAdapters: (any Service)?
 
-    package init(workers: [JobWorker], gauges: [QueueGauges] = [], hubSweeper: HubExpirySweeper? = nil, webhooks: [any Service] = []) {
+    package init(workers: [JobWorker], gauges: [any Service] = [], hubSweeper: HubExpirySweeper? = nil, webhooks: [any Service] = []) {
         self.workers = workers
         self.gauges = gauges
         self.hubSweeper = hubSweeper
         self.webhooks = webhooks
     }
 
-    init(workers: [JobWorker], gauges: [QueueGauges], hubSweeper: HubExpirySweeper?, webhooks: [any Service], credentialWatcher: (any Service)?,
+    init(workers: [JobWorker], gauges: [any Service], hubSweeper: HubExpirySweeper?, webhooks: [any Service], credentialWatcher: (any Service)?,
          appAdapters: (any Service)?) {
         self.init(workers: workers, gauges: gauges, hubSweeper: hubSweeper, webhooks: webhooks)
         self.credentialWatcher = credentialWatcher
@@ -54,7 +55,7 @@ package struct WorkerProcess: Sendable {
     /// All of them, in the order they start (and the reverse of the order they stop).
     package var services: [any Service] {
         var services: [any Service] = appAdapters.map { [$0] } ?? []
-        services += gauges as [any Service]
+        services += gauges
         if let credentialWatcher { services.append(credentialWatcher) }
         if let hubSweeper { services.append(hubSweeper) }
         return services + webhooks + workers as [any Service]

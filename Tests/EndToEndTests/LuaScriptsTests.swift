@@ -49,6 +49,7 @@ struct LuaScriptsTests {
         ("HubHold.expireScript", HubHold.expireScript.script),
         ("RedisAppStore.writeScript", RedisAppStore.writeScript.script), ("RedisAppStore.removeScript", RedisAppStore.removeScript.script),
         ("RedisAppStore.resealScript", RedisAppStore.resealScript.script),
+        ("QueueScripts.scopeStats", QueueScripts.scopeStats.script),
     ]
 
     /// The scripts declared by name (``LuaScript``): their hand-written Lua is checked against
@@ -90,6 +91,7 @@ struct LuaScriptsTests {
         ("RedisAppStore.writeScript", RedisAppStore.writeScript),
         ("RedisAppStore.removeScript", RedisAppStore.removeScript),
         ("RedisAppStore.resealScript", RedisAppStore.resealScript),
+        ("QueueScripts.scopeStats", QueueScripts.scopeStats),
     ]
 
     /// Each declared script's body reads only names: no `KEYS[…]`, no `ARGV[…]` but a declared

@@ -2,12 +2,14 @@ import Hummingbird
 import NIOCore
 import RichPushApps
 import RichPushCore
+import RichPushQueue
 
 /// The body of `POST /api/apps` and `PATCH /api/apps/{id}`, checked member by member:
 /// `{"id", "name", "apns": {"key", "keyId", "teamId", "bundleId"}, "fcm": {"serviceAccount"},
 /// "webPush": {"privateKey", "subject"}, "limits": {"notificationsPerMinute", "audience",
-/// "payloadBytes"}, "defaultLocale"}`. In a PATCH a platform set to `null` is removed, and the limits given replace
-/// those (0: no limit) while the others stay.
+/// "payloadBytes"}, "defaultLocale", "weight", "maxInFlight"}`. In a PATCH a platform set to `null` is removed, and
+/// the limits given replace those (0: no limit) while the others stay; so do `weight` and `maxInFlight`
+/// (fair scheduling's share; `maxInFlight: null` removes the cap), 400 out of ``ScopeLimits``' bounds.
 struct AppBody {
     var id: AppID?
     var change = AppChange()
@@ -15,12 +17,15 @@ struct AppBody {
     var limits: [String: Int] = [:]
     /// A Web Push subject given without a private key (keep or make the key pair).
     var webPushSubject: String?
+    /// The weight given, and the cap (`.some(nil)`: none).
+    var weight: Int?
+    var maxInFlight: Int??
 
     static func parse(_ buffer: ByteBuffer, creating: Bool) async throws -> AppBody {
         guard case .object(let members)? = JSONValue.parse(Array(buffer: buffer), maxDepth: 4) else {
             throw APIError.badRequest("the body must be a JSON object {\"id\", \"name\", \"apns\", \"fcm\", \"webPush\"} at most 4 levels deep", code: "malformed_json")
         }
-        let allowed = creating ? ["id", "name", "apns", "fcm", "webPush", "limits", "defaultLocale"] : ["name", "apns", "fcm", "webPush", "limits", "defaultLocale"]
+        let allowed = (creating ? ["id"] : []) + ["name", "apns", "fcm", "webPush", "limits", "defaultLocale", "weight", "maxInFlight"]
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw APIError.badRequest("unknown field '\(unknown)'; known fields: \(allowed.joined(separator: ", "))", code: "unknown_field")
         }
@@ -55,6 +60,18 @@ struct AppBody {
                     throw APIError.unprocessable("limits.\(name) must be an integer from 0 (no limit) to \(AppLimits.maximum)", code: "invalid")
                 }
                 body.limits[name] = number
+            }
+        }
+        if let value = members["weight"] {
+            guard let weight = value.int, ScopeLimits.weights.contains(weight) else { throw APIError.badRequest(ScopeLimits.weightProblem, code: "invalid_weight") }
+            body.weight = weight
+        }
+        if let value = members["maxInFlight"] {
+            if case .null = value {
+                body.maxInFlight = .some(nil)
+            } else {
+                guard let cap = value.int, ScopeLimits.caps.contains(cap) else { throw APIError.badRequest(ScopeLimits.capProblem, code: "invalid_max_in_flight") }
+                body.maxInFlight = .some(cap)
             }
         }
         for platform in AppPlatform.allCases {
@@ -111,6 +128,12 @@ struct AppBody {
     func limits(over current: AppLimits) -> AppLimits? {
         guard !limits.isEmpty else { return nil }
         return current.replacing(notificationsPerMinute: limits["notificationsPerMinute"], audience: limits["audience"], payloadBytes: limits["payloadBytes"])
+    }
+
+    /// `current` with the weight and cap this body gives; nil when it gives neither.
+    func scheduling(over current: ScopeLimits) -> ScopeLimits? {
+        guard weight != nil || maxInFlight != nil else { return nil }
+        return ScopeLimits(weight: weight ?? current.weight, maxInFlight: maxInFlight ?? current.maxInFlight)
     }
 
     private static func refuseUnknown(_ fields: [String: JSONValue], _ allowed: [String], in object: String) throws {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import RichPushApps
 import RichPushCore
+import RichPushQueue
 
 /// The operator's routes for apps: `GET/POST /api/apps`, `GET/PATCH/DELETE /api/apps/{id}`.
 /// Credentials go in (and are sealed before they are stored); only ids, fingerprints and the Web
@@ -11,6 +12,8 @@ struct AppRoutes {
     /// Each app's users (an app is created only if no default user's name would then name it,
     /// and removed only once it has no users).
     let users: @Sendable (AppID) -> any UserStore
+    /// Writes an app's stored weight and cap into the queue's partitions (nil: stored only).
+    var applyScheduling: (@Sendable (AppID, ScopeLimits) async throws -> Void)?
 
     static let maxBodyBytes = 64 * 1024
 
@@ -49,8 +52,11 @@ struct AppRoutes {
         }
         change.set = credentials
         change.name = body.change.name ?? id.rawValue
+        change.scheduling = body.scheduling(over: ScopeLimits())
         let app = try await Self.mapped { try await apps.create(id: id, change: change) }
         context.logger.info("app created", metadata: ["app": "\(id)", "platforms": "\(app.credentials.keys.sorted().map(\.rawValue))"])
+        // Always, so nothing an earlier app of the same id left in the queue stays.
+        try await apply(app, context: context, retry: "PATCH /api/apps/\(id) with the same weight and maxInFlight")
         return try JSONResponse.encode(AppView(app), status: .created, headers: [.location: "/api/apps/\(id)"])
     }
 
@@ -64,6 +70,12 @@ struct AppRoutes {
             guard let current = try await apps.summary(id: id) else { throw APIError.notFound("no app '\(id)'") }
             change.limits = body.limits(over: current.limits)
         }
+        if body.weight != nil || body.maxInFlight != nil {
+            // The operator's share of the workers: an app's own manage key does not move it.
+            try Self.operatorOnly(context, "change an app's weight or cap")
+            guard let current = try await apps.summary(id: id) else { throw APIError.notFound("no app '\(id)'") }
+            change.scheduling = body.scheduling(over: current.scheduling)
+        }
         if let subject = body.webPushSubject, change.set.webPush == nil {
             // A new contact for the key pair the app has (or a new pair when it has none).
             let current = try await Self.mapped { try await apps.credentials(id: id) }
@@ -75,6 +87,7 @@ struct AppRoutes {
         }
         let app = try await Self.mapped { try await apps.update(id: id, change: change) }
         context.logger.info("app changed", metadata: ["app": "\(id)", "version": "\(app.version)"])
+        if change.scheduling != nil { try await apply(app, context: context, retry: "send the same request again") }
         return try JSONResponse.encode(AppView(app), status: .ok)
     }
 
@@ -87,6 +100,21 @@ struct AppRoutes {
         guard try await Self.mapped({ try await apps.remove(id: id) }) else { throw APIError.notFound("no app '\(id)'") }
         context.logger.info("app removed", metadata: ["app": "\(id)"])
         return Response(status: .noContent)
+    }
+
+    /// Writes the app's stored weight and cap into the queue (stored first: the record says what
+    /// the operator asked for, and the same request again finishes the job). A failure is 503
+    /// `scheduling_not_applied`, saying the change is stored and how to apply it.
+    private func apply(_ app: AppSummary, context: APIRequestContext, retry: String) async throws {
+        guard let applyScheduling else { return }
+        do {
+            try await applyScheduling(app.id, app.scheduling)
+        } catch {
+            context.logger.error("app's weight and cap stored but not written into the queue", metadata: ["app": "\(app.id)", "error": "\(error)"])
+            throw APIError(.serviceUnavailable, code: "scheduling_not_applied",
+                           message: "app '\(app.id)' is stored (version \(app.version)) with weight \(app.scheduling.weight) and maxInFlight "
+                               + "\(app.scheduling.maxInFlight.map(String.init) ?? "none"), but the queue could not be told yet: \(retry)")
+        }
     }
 
     /// The app of the path; a manager's key sees its own app only (404 for any other, as for none).
@@ -142,9 +170,14 @@ struct AppView: Encodable {
     let webPush: [String: String]?
     let limits: AppLimits
     let defaultLocale: String?
+    /// Its weight under fair scheduling, and its cap on jobs in flight per queue partition (absent: none).
+    let weight: Int
+    let maxInFlight: Int?
 
     init(_ app: AppSummary) {
         defaultLocale = app.defaultLocale
+        weight = app.scheduling.weight
+        maxInFlight = app.scheduling.maxInFlight
         id = app.id.rawValue
         name = app.name
         createdAt = app.createdAt > 0 ? UTCTimestamp.iso8601(milliseconds: app.createdAt) : nil

@@ -3,6 +3,7 @@ import RichPushStorage
 import ArgumentParser
 import Foundation
 import RichPushApps
+import RichPushQueue
 
 /// `richpush apps`: the apps one deployment serves, their credentials (sealed at rest) and the
 /// key-encryption key's rotation.
@@ -20,6 +21,7 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var kek: KeyEncryptionOptions
         @OptionGroup var credentials: AppCredentialOptions
         @OptionGroup var limits: AppLimitOptions
+        @OptionGroup var scheduling: AppSchedulingOptions
         @Option(help: "The locale a localized template property falls back to before the first one given (BCP 47: en, fr-CA).")
         var defaultLocale: String?
         @Argument(help: "The app's id: 2 to 32 lowercase letters, digits and '-'.") var id: String
@@ -36,10 +38,19 @@ struct AppsCommand: AsyncParsableCommand {
                 let appID = try AppID(id)
                 let users = RedisUserStore(redis: store.redis, keys: queue.storageKeys(redis))
                 if let problem = try await AppGuards.creationProblem(appID, defaultUsers: users) { throw CLIError(problem) }
-                return try await store.create(id: appID, change: AppChange(name: credentials.name ?? id, set: set, limits: limits.limits(over: .none),
-                                                                          defaultLocale: defaultLocale.map { LocaleTag($0) }))
+                let app = try await store.create(id: appID, change: AppChange(name: credentials.name ?? id, set: set, limits: limits.limits(over: .none),
+                                                                              defaultLocale: defaultLocale.map { LocaleTag($0) },
+                                                                              scheduling: scheduling.scheduling(over: ScopeLimits())))
+                // Always, so nothing an earlier app of the same id left in the queue stays.
+                try await AppSchedulingOptions.apply(app, redis: store.redis, queue: queue, again: Self.setCommand(app))
+                return app
             }
             AppsOutput.print(app)
+        }
+
+        /// The `apps set` that applies the app's weight and cap again.
+        static func setCommand(_ app: AppSummary) -> String {
+            "`richpush apps set \(app.id) --weight \(app.scheduling.weight) --max-in-flight \(app.scheduling.maxInFlight.map(String.init) ?? "none")`"
         }
     }
 
@@ -74,12 +85,14 @@ struct AppsCommand: AsyncParsableCommand {
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change an app: its name, or a platform's credentials (replaced whole); workers use them within seconds.")
+            abstract: "Change an app: its name, a platform's credentials (replaced whole), limits, weight and cap; workers use them within seconds.",
+            discussion: "--weight and --max-in-flight are stored, then written into every queue partition: give the deployment's --partitions.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @OptionGroup var kek: KeyEncryptionOptions
         @OptionGroup var credentials: AppCredentialOptions
         @OptionGroup var limits: AppLimitOptions
+        @OptionGroup var scheduling: AppSchedulingOptions
         @Option(help: "Remove a platform's credentials: apns, fcm or webPush (repeatable).") var remove: [String] = []
         @Option(help: "The locale a localized template property falls back to before the first one given (BCP 47: en, fr-CA); `none` removes it.")
         var defaultLocale: String?
@@ -108,11 +121,15 @@ struct AppsCommand: AsyncParsableCommand {
                 }
                 var change = AppChange(name: credentials.name, set: set, remove: Swift.Set(removed))
                 if let defaultLocale { change.defaultLocale = .some(defaultLocale == "none" ? nil : LocaleTag(defaultLocale)) }
-                if limits.limits(over: .none) != nil {
+                if limits.limits(over: .none) != nil || scheduling.isGiven {
                     guard let current = try await store.summary(id: appID) else { throw AppError.notFound(appID) }
                     change.limits = limits.limits(over: current.limits)
+                    if scheduling.isGiven { change.scheduling = scheduling.scheduling(over: current.scheduling) }
                 }
-                return try await store.update(id: appID, change: change)
+                let app = try await store.update(id: appID, change: change)
+                // Stored first, then written into the queue: the same command again finishes a failed write.
+                if change.scheduling != nil { try await AppSchedulingOptions.apply(app, redis: store.redis, queue: queue, again: "the same command") }
+                return app
             }
             AppsOutput.print(app)
         }

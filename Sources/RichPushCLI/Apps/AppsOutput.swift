@@ -35,6 +35,8 @@ enum AppsOutput {
         if app.updatedAt > 0 { object["updatedAt"] = UTCTimestamp.iso8601(milliseconds: app.updatedAt) }
         for (platform, shown) in app.credentials { object[platform.rawValue] = shown }
         if let locale = app.defaultLocale { object["defaultLocale"] = locale }
+        object["weight"] = app.scheduling.weight
+        if let cap = app.scheduling.maxInFlight { object["maxInFlight"] = cap }
         object["limits"] = ["notificationsPerMinute": app.limits.notificationsPerMinute, "audience": app.limits.audience, "payloadBytes": app.limits.payloadBytes]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         Swift.print(String(decoding: data, as: UTF8.self))

@@ -5,7 +5,7 @@ import RichPushQueue
 
 /// `richpush stats`: the queue's state.
 struct StatsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Print the queue's state: length, lag, pending, delayed, dead letters, consumers, totals.")
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Print the queue's state: length, lag, pending, delayed, dead letters, consumers, totals, and the busiest apps.")
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
@@ -27,9 +27,8 @@ struct StatsCommand: AsyncParsableCommand {
             await connection.close()
             return
         }
-        let partitions = try await QueueStats.partitions(queues)
+        let (stats, partitions) = try await QueueStats.snapshot(queues, perApp: true)
         await connection.close()
-        let stats = QueueStats.total(partitions)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -41,6 +40,7 @@ struct StatsCommand: AsyncParsableCommand {
         }
         if queues.count > 1 { print("all \(queues.count) partitions") }
         print("""
+        waiting (in lanes) \(stats.waiting)
         stream length      \(stats.length)
         lag (undelivered)  \(stats.lag)
         pending            \(stats.pending) (oldest \(stats.oldestPendingAgeMilliseconds) ms)
@@ -60,6 +60,7 @@ struct StatsCommand: AsyncParsableCommand {
             print("departed consumers (processed)")
             for name in departed { print("  \(name)  processed \(stats.processedByConsumer[name] ?? 0)") }
         }
+        print(Self.appTable(stats.apps), terminator: "")
         guard queues.count > 1 else { return }
         print("per partition")
         for (jobQueue, part) in zip(queues, partitions) {
@@ -80,23 +81,26 @@ extension StatsCommand {
         var previous: (stats: QueueStats, at: ContinuousClock.Instant)?
         var shown = 0
         while refreshes == 0 || shown < refreshes {
-            let stats = try await QueueStats.read(queues)
+            let stats = try await QueueStats.read(queues, perApp: true)
             let now = ContinuousClock.now
             var rates = "rates: (first sample)"
+            var appRates: [String: Double]?
             if let previous {
                 let seconds = max((now - previous.at).seconds, 0.001)
+                appRates = Self.doneRates(stats.apps, since: previous.stats.apps, seconds: seconds)
                 func rate(_ path: KeyPath<QueueStats, Int>) -> String { String(format: "%.0f/s", Double(stats[keyPath: path] - previous.stats[keyPath: path]) / seconds) }
                 rates = "rates: processed \(rate(\.processed))  retried \(rate(\.retried))  dead-lettered \(rate(\.deadLettered))  enqueued \(rate(\.length))"
             }
             var screen = "\u{1B}[H\u{1B}[2J"  // home + clear, as `watch` does
             screen += "richpush queue \(queues.count == 1 ? queue.configuration.streamKey : "\(queue.prefix), \(queues.count) partitions")  (every \(interval) s, Ctrl-C to stop)\n\n"
             screen += "\(rates)\n"
-            screen += "lag \(stats.lag)  pending \(stats.pending) (oldest \(stats.oldestPendingAgeMilliseconds) ms)  delayed \(stats.delayed)  dead letters \(stats.deadLetters)\n"
+            screen += "waiting \(stats.waiting)  lag \(stats.lag)  pending \(stats.pending) (oldest \(stats.oldestPendingAgeMilliseconds) ms)  delayed \(stats.delayed)  dead letters \(stats.deadLetters)\n"
             screen += "totals: processed \(stats.processed)  retried \(stats.retried)  failed \(stats.failed)  dead-lettered \(stats.deadLettered)\n\n"
             screen += "consumers (\(stats.consumers.count)):\n"
             for consumer in stats.consumers {
                 screen += "  \(consumer.name)  processed \(stats.processedByConsumer[consumer.name] ?? 0)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms\n"
             }
+            screen += "\n" + Self.appTable(stats.apps, rates: appRates ?? [:])
             FileHandle.standardOutput.write(Data(screen.utf8))
             previous = (stats, now)
             shown += 1

@@ -16,6 +16,16 @@ package struct ScopeLimits: Sendable, Hashable, Codable {
     /// The bounds an operator may set.
     package static let weights = 1...1000
     package static let caps = 1...1_000_000
+
+    /// Why an operator may not set these (a weight or cap out of bounds), or nil.
+    package var problem: String? {
+        if !Self.weights.contains(weight) { return Self.weightProblem }
+        if let maxInFlight, !Self.caps.contains(maxInFlight) { return Self.capProblem }
+        return nil
+    }
+
+    package static let weightProblem = "weight must be an integer from \(weights.lowerBound) to \(weights.upperBound)"
+    package static let capProblem = "maxInFlight must be an integer from \(caps.lowerBound) to \(caps.upperBound), or none (null) for no cap"
 }
 
 extension JobQueue {

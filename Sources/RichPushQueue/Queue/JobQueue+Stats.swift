@@ -1,10 +1,11 @@
 import Hiredis
 
 extension JobQueue {
-    /// Reads the queue's numbers in one pipelined round trip.
-    package func stats() async throws -> QueueStats {
+    /// Reads the queue's numbers in one pipelined round trip; `perApp`: with the busy apps' numbers
+    /// (fair scheduling's scopes, ``QueueStats/apps``), read by one more script in the same pipeline.
+    package func stats(perApp: Bool = false) async throws -> QueueStats {
         let c = configuration
-        let replies = try await redis.pipeline([
+        var commands = [
             RedisCommand("XLEN", c.streamKey),
             RedisCommand("XINFO", "GROUPS", c.streamKey),
             RedisCommand("XPENDING", c.streamKey, c.group),
@@ -13,7 +14,9 @@ extension JobQueue {
             RedisCommand("XINFO", "CONSUMERS", c.streamKey, c.group),
             RedisCommand("HGETALL", c.countersKey),
             RedisCommand("HGET", c.schedulerKey, "waiting"),
-        ])
+        ]
+        if perApp { commands.append(QueueScripts.scopeStats.command(scopeStatsCall())) }
+        let replies = try await redis.pipeline(commands, loading: perApp ? [QueueScripts.scopeStats.script] : [])
         // A queue nobody has used yet has no stream: XINFO answers "no such key"; that is all zeros.
         // Any other error (LOADING while Redis restarts, …) is thrown, not read as zeros.
         for reply in replies {
@@ -27,7 +30,7 @@ extension JobQueue {
             QueueStats.Consumer(name: info["name"]?.string ?? "?", pending: info["pending"]?.int ?? 0, idleMilliseconds: info["idle"]?.int ?? 0)
         }
         let counters = Self.dictionary(replies[6]) ?? [:]
-        return QueueStats(
+        var stats = QueueStats(
             waiting: max(replies[7].int ?? 0, 0),
             length: replies[0].int ?? 0,
             // Without a group yet (no worker has started), every entry is waiting.
@@ -44,6 +47,8 @@ extension JobQueue {
             processedByConsumer: Dictionary(uniqueKeysWithValues: counters.compactMap { name, value in
                 name.hasPrefix("processed:") ? (String(name.dropFirst("processed:".count)), value.int ?? 0) : nil
             }))
+        if perApp { stats.apps = Self.scopeStats(from: replies[8], now: Int64(now)) }
+        return stats
     }
 
     /// A flat `[name, value, …]` reply as a dictionary.

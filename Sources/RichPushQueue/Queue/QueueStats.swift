@@ -26,29 +26,44 @@ package struct QueueStats: Sendable, Hashable, Codable {
     package var deadLettered: Int
     /// Jobs each worker consumer finished, by consumer name; consumers that have left stay listed.
     package var processedByConsumer: [String: Int]
+    /// Fair scheduling's numbers by scope (an app's id; `_` for jobs that name none), for the
+    /// scopes with jobs waiting or in flight; read only when asked for (``read(_:perApp:)``).
+    package var apps: [String: ScopeStats] = [:]
 
     /// Jobs accepted and not finished: the number back-pressure bounds.
     package var backlog: Int { waiting + lag + pending + delayed }
 }
 
 extension QueueStats {
-    /// Reads every partition's stats (one queue's stats when there is one) and totals them.
-    package static func read(_ queues: [JobQueue]) async throws -> QueueStats {
-        total(try await partitions(queues))
+    /// Reads every partition's stats (one queue's stats when there is one) and totals them;
+    /// `perApp`: with each busy app's numbers (``apps``).
+    package static func read(_ queues: [JobQueue], perApp: Bool = false) async throws -> QueueStats {
+        try await snapshot(queues, perApp: perApp).total
+    }
+
+    /// Every partition's stats and their total; `perApp`: with each busy app's numbers, whose
+    /// taken and done totals in `total` cover every partition (one more pipelined read when an
+    /// app is busy in some partitions only).
+    package static func snapshot(_ queues: [JobQueue], perApp: Bool = false) async throws -> (total: QueueStats, partitions: [QueueStats]) {
+        let partitions = try await partitions(queues, perApp: perApp)
+        var total = total(partitions)
+        if perApp, queues.count > 1 { total.apps = try await JobQueue.scopeTotals(partitions.map(\.apps), in: queues) }
+        return (total, partitions)
     }
 
     /// Every partition's stats, in the queues' order; the partitions' round trips overlap
     /// instead of running one after another.
-    package static func partitions(_ queues: [JobQueue]) async throws -> [QueueStats] {
+    package static func partitions(_ queues: [JobQueue], perApp: Bool = false) async throws -> [QueueStats] {
         try await withThrowingTaskGroup(of: (Int, QueueStats).self) { group in
-            for (index, queue) in queues.enumerated() { group.addTask { (index, try await queue.stats()) } }
+            for (index, queue) in queues.enumerated() { group.addTask { (index, try await queue.stats(perApp: perApp)) } }
             var read = [QueueStats?](repeating: nil, count: queues.count)
             while let (index, stats) = try await group.next() { read[index] = stats }
             return read.compactMap { $0 }
         }
     }
 
-    /// The partitions' stats added up: counts summed, the oldest pending age the largest, a
+    /// The partitions' stats added up: counts summed, the oldest pending age the largest (an
+    /// app's numbers alike, its taken and done over the partitions where it is busy), a
     /// consumer (one worker reads every partition under one name) listed once with its pending
     /// and processed summed and its smallest idle time.
     package static func total(_ partitions: [QueueStats]) -> QueueStats {
@@ -70,6 +85,7 @@ extension QueueStats {
             total.deadLettered += stats.deadLettered
             total.processedByConsumer.merge(stats.processedByConsumer, uniquingKeysWith: +)
             total.consumers += stats.consumers
+            total.apps.merge(stats.apps) { $0.adding($1) }
         }
         let byName = Dictionary(grouping: total.consumers, by: \.name)
         total.consumers = byName.keys.sorted().map { name in

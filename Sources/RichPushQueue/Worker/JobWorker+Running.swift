@@ -110,6 +110,7 @@ extension JobWorker {
             acks.add(job)
             handled.add(1, ordering: .relaxed)
             metrics.count(job.type, .completed)
+            metrics.countDone(scope: job.scope)
         case .failure where Task.isCancelled:
             // Cut short by shutdown after the drain timeout: it was released for another worker.
             logger.info("job interrupted by shutdown, left for another worker", metadata: ["job.id": "\(job.id)"])

@@ -24,7 +24,7 @@ package final class JobWorker: Service, Sendable {
     private let slots: SlotLimiter
     /// The jobs running now by scope, which the take shares the slots by (fair scheduling).
     private let runningByScope = Mutex<[String: Int]>([:])
-    let metrics = WorkerMetrics()
+    let metrics: WorkerMetrics
 
     /// `redis` is the reader's connection configuration (its command timeout is raised above the
     /// block time); `queue.redis` serves everything else.
@@ -34,8 +34,11 @@ package final class JobWorker: Service, Sendable {
 
     /// `locator` finds the node of the queue's stream for the reader's own connection (on Redis
     /// Cluster, again after a failover or a reshard); `queue.redis` serves everything else.
-    package init(queue: JobQueue, handlers: JobHandlers, locator: RedisNodeLocator, configuration: JobWorkerConfiguration = JobWorkerConfiguration(), logger: Logger = Logger(label: "richpush.worker")) {
+    /// `scopeLabels`: how its per-app series are named (one for the whole process).
+    package init(queue: JobQueue, handlers: JobHandlers, locator: RedisNodeLocator, configuration: JobWorkerConfiguration = JobWorkerConfiguration(),
+                 scopeLabels: ScopeLabels = ScopeLabels(), logger: Logger = Logger(label: "richpush.worker")) {
         self.queue = queue
+        self.metrics = WorkerMetrics(scopeLabels: scopeLabels)
         self.handlers = handlers
         self.configuration = configuration
         self.locator = locator

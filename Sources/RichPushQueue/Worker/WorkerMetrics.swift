@@ -3,7 +3,8 @@ import Synchronization
 
 /// The job loop's series, through swift-metrics (Prometheus when the process bootstraps it,
 /// no-ops otherwise): `richpush_jobs_total{type,outcome}`, `richpush_jobs_running`,
-/// `richpush_job_wait_seconds` (enqueue → start) and `richpush_job_duration_seconds{type}`.
+/// `richpush_job_wait_seconds` (enqueue → start), `richpush_job_duration_seconds{type}` and
+/// `richpush_app_jobs_done_total{app}` (jobs done by app, named as ``ScopeLabels`` says).
 /// Handles are made once per label set and kept, so a job costs no registry lookup.
 final class WorkerMetrics: Sendable {
     enum Outcome: String, Sendable {
@@ -17,6 +18,12 @@ final class WorkerMetrics: Sendable {
     private let inFlight = Atomic<Int>(0)
     private let counters = Mutex<[String: Counter]>([:])
     private let durations = Mutex<[String: Timer]>([:])
+    private let scopeLabels: ScopeLabels
+    private let done = Mutex<[String: Counter]>([:])
+
+    init(scopeLabels: ScopeLabels) {
+        self.scopeLabels = scopeLabels
+    }
 
     func started(_ jobs: [Job]) {
         let now = JobQueue.nowMilliseconds()
@@ -46,5 +53,17 @@ final class WorkerMetrics: Sendable {
             return counter
         }
         counter.increment(by: amount)
+    }
+
+    /// A job of `scope` (an app; jobs that name none: ``JobRequest/sharedScope``) succeeded.
+    func countDone(scope: String?) {
+        let label = scopeLabels.label(scope ?? JobRequest.sharedScope)
+        let counter = done.withLock { counters in
+            if let counter = counters[label] { return counter }
+            let counter = Counter(label: "richpush_app_jobs_done_total", dimensions: [("app", label)])
+            counters[label] = counter
+            return counter
+        }
+        counter.increment()
     }
 }

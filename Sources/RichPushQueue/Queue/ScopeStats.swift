@@ -1,0 +1,61 @@
+/// One scope's (an app's) share of the queue under fair scheduling, as `richpush stats` shows it:
+/// what waits in its lanes, how long the oldest has waited, what it has in flight, what it was
+/// given, and its weight and cap (see docs/queue.md#fair-scheduling).
+package struct ScopeStats: Sendable, Hashable, Codable {
+    /// Jobs waiting in its `now` lane (single-device sends) and its `bulk` lane (fan-out batches).
+    package var waitingNow: Int = 0
+    package var waitingBulk: Int = 0
+    /// Age of the oldest job at the head of its lanes, from its enqueue time, in ms (0 when none
+    /// waits). A retry or a scheduled send keeps its first enqueue time, so it counts from then.
+    package var oldestWaitingAgeMilliseconds: Int = 0
+    /// Jobs taken into the stream and not yet settled.
+    package var inFlight: Int = 0
+    /// Jobs ever taken into the stream, and acknowledged as done (totals since the keys began).
+    package var taken: Int = 0
+    package var done: Int = 0
+    /// Its weight, and its cap on jobs in flight in each partition (nil: none).
+    package var weight: Int = 1
+    package var maxInFlight: Int?
+
+    package init(waitingNow: Int = 0, waitingBulk: Int = 0, oldestWaitingAgeMilliseconds: Int = 0, inFlight: Int = 0, taken: Int = 0,
+                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil) {
+        self.waitingNow = waitingNow
+        self.waitingBulk = waitingBulk
+        self.oldestWaitingAgeMilliseconds = oldestWaitingAgeMilliseconds
+        self.inFlight = inFlight
+        self.taken = taken
+        self.done = done
+        self.weight = weight
+        self.maxInFlight = maxInFlight
+    }
+
+    /// Both lanes.
+    package var waiting: Int { waitingNow + waitingBulk }
+
+    /// How busy it is, to rank scopes: jobs waiting and in flight.
+    package var load: Int { waiting + inFlight }
+
+    /// Two partitions' numbers together: counts summed, the oldest age the larger; weight and cap
+    /// are the same in every partition (set together), so either is kept.
+    package func adding(_ other: ScopeStats) -> ScopeStats {
+        ScopeStats(waitingNow: waitingNow + other.waitingNow, waitingBulk: waitingBulk + other.waitingBulk,
+                   oldestWaitingAgeMilliseconds: max(oldestWaitingAgeMilliseconds, other.oldestWaitingAgeMilliseconds),
+                   inFlight: inFlight + other.inFlight, taken: taken + other.taken, done: done + other.done,
+                   weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight)
+    }
+
+    /// The scopes of several partitions added up by name.
+    package static func total(_ partitions: [[String: ScopeStats]]) -> [String: ScopeStats] {
+        var total: [String: ScopeStats] = [:]
+        for partition in partitions {
+            total.merge(partition) { $0.adding($1) }
+        }
+        return total
+    }
+
+    /// The `limit` busiest scopes (most waiting and in flight, then by name), and how many more there are.
+    package static func busiest(_ scopes: [String: ScopeStats], limit: Int) -> (shown: [(scope: String, stats: ScopeStats)], more: Int) {
+        let ranked = scopes.sorted { $0.value.load != $1.value.load ? $0.value.load > $1.value.load : $0.key < $1.key }
+        return (ranked.prefix(limit).map { ($0.key, $0.value) }, max(ranked.count - limit, 0))
+    }
+}

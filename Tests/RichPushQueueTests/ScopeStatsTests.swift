@@ -1,0 +1,106 @@
+import Hiredis
+import RedisTestSupport
+import Testing
+@testable import RichPushQueue
+
+/// Per-app (per-scope) queue numbers under fair scheduling, read on a real Redis as
+/// `richpush stats` and the worker's gauges read them.
+@Suite("Per-scope queue numbers")
+struct ScopeStatsTests {
+    /// `count` probe jobs of `scope` in `lane`.
+    func jobs(_ fixture: QueueFixture, _ scope: String, _ count: Int, lane: JobLane = .now) -> [JobRequest] {
+        (0..<count).map {
+            var request = fixture.probe("\(scope)-\(lane.rawValue)-\($0)")
+            request.scope = scope
+            request.lane = lane
+            return request
+        }
+    }
+
+    /// Admits `requests` into `queue` as if they had been enqueued at `enqueuedAt` (ms).
+    func admit(_ requests: [JobRequest], to queue: JobQueue, enqueuedAt: Int64, redis: any RedisClient) async throws {
+        for request in requests {
+            try await redis.run(QueueScripts.enqueue, QueueScripts.EnqueueCall(admission: QueueScripts.Admission(queue.configuration), key: "", time: 0,
+                                                                              fields: Job.fields(for: request, now: enqueuedAt)))
+        }
+    }
+
+    @Test func waitingInFlightOldestAndTotalsByScope() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            let queue = fixture.queue
+            try await queue.ensureGroup()
+            try await JobQueue.setLimits(ScopeLimits(weight: 3, maxInFlight: 2), of: "a", in: [queue])
+            let now = JobQueue.nowMilliseconds()
+            // a: 3 single-device jobs enqueued 5 s ago, 4 bulk ones 9 s ago; b: 2 now, enqueued 1 s ago.
+            try await admit(jobs(fixture, "a", 3), to: queue, enqueuedAt: now - 5_000, redis: fixture.redis)
+            try await admit(jobs(fixture, "a", 4, lane: .bulk), to: queue, enqueuedAt: now - 9_000, redis: fixture.redis)
+            try await admit(jobs(fixture, "b", 2), to: queue, enqueuedAt: now - 1_000, redis: fixture.redis)
+
+            var apps = try await queue.stats(perApp: true).apps
+            #expect(Set(apps.keys) == ["a", "b"])
+            let a = try #require(apps["a"])
+            #expect(a.waitingNow == 3 && a.waitingBulk == 4 && a.inFlight == 0 && a.taken == 0 && a.done == 0)
+            #expect(a.weight == 3 && a.maxInFlight == 2)
+            #expect((9_000..<60_000).contains(a.oldestWaitingAgeMilliseconds), "\(a)")
+            let b = try #require(apps["b"])
+            #expect(b.waitingNow == 2 && b.waitingBulk == 0 && b.weight == 1 && b.maxInFlight == nil)
+            #expect((1_000..<60_000).contains(b.oldestWaitingAgeMilliseconds), "\(b)")
+            // Without asking, the stats read nothing per app.
+            #expect(try await queue.stats().apps.isEmpty)
+
+            // A take: a is capped at 2 in flight (its `now` lane first), b gives both of its.
+            let taken = try await queue.take(for: "c", count: 10).map { try $0.get() }
+            #expect(taken.filter { $0.scope == "a" }.count == 2 && taken.filter { $0.scope == "b" }.count == 2)
+            apps = try await queue.stats(perApp: true).apps
+            #expect(apps["a"]?.waitingNow == 1 && apps["a"]?.waitingBulk == 4 && apps["a"]?.inFlight == 2 && apps["a"]?.taken == 2)
+            #expect(apps["b"]?.waiting == 0 && apps["b"]?.inFlight == 2 && apps["b"]?.oldestWaitingAgeMilliseconds == 0)
+
+            // Settled: b has nothing waiting nor in flight and leaves the numbers; a's done counts.
+            try await queue.acknowledge(taken.map { ($0.id, $0.heldBy) })
+            apps = try await queue.stats(perApp: true).apps
+            #expect(Set(apps.keys) == ["a"])
+            #expect(apps["a"]?.inFlight == 0 && apps["a"]?.done == 2 && apps["a"]?.taken == 2)
+        }
+    }
+
+    @Test func totalsOverPartitionsCountWhereAScopeIsIdle() async throws {
+        try await withRedisServer { server in
+            let first = QueueFixture(server: server)
+            let prefix = first.queue.configuration.prefix
+            let second = JobQueue(redis: first.redis, configuration: JobQueueConfiguration(prefix: prefix, partition: "q1"))
+            let queues = [first.queue, second]
+            for queue in queues { try await queue.ensureGroup() }
+            try await JobQueue.setLimits(ScopeLimits(weight: 2, maxInFlight: 7), of: "a", in: queues)
+            // In q1, a ran 3 jobs to the end; in q0 it has 5 waiting.
+            try await second.enqueue(jobs(first, "a", 3))
+            let done = try await second.take(for: "c", count: 3).map { try $0.get() }
+            try await second.acknowledge(done.map { ($0.id, $0.heldBy) })
+            try await first.queue.enqueue(jobs(first, "a", 5, lane: .bulk))
+
+            let partitions = try await JobQueue.scopeStats(in: queues)
+            #expect(partitions[0]["a"]?.waitingBulk == 5 && partitions[1]["a"] == nil)
+            let total = try await QueueStats.read(queues, perApp: true).apps
+            #expect(total["a"] == ScopeStats(waitingBulk: 5, oldestWaitingAgeMilliseconds: total["a"]?.oldestWaitingAgeMilliseconds ?? -1,
+                                             taken: 3, done: 3, weight: 2, maxInFlight: 7))
+        }
+    }
+
+    @Test func theBusiestScopesAreShownFirstAndTheRestCounted() {
+        let scopes = ["quiet": ScopeStats(waitingNow: 1), "busy": ScopeStats(waitingBulk: 50, inFlight: 10), "mid": ScopeStats(inFlight: 5),
+                      "tie": ScopeStats(inFlight: 5)]
+        let (shown, more) = ScopeStats.busiest(scopes, limit: 3)
+        #expect(shown.map(\.scope) == ["busy", "mid", "tie"] && more == 1)
+    }
+
+    @Test func labelsAreBoundedAndStable() {
+        let labels = ScopeLabels(limit: 2)
+        #expect(labels.label("a") == "a" && labels.label("b") == "b")
+        #expect(labels.label("c") == ScopeLabels.other)
+        #expect(labels.label("a") == "a" && labels.names == ["a", "b"])
+        let byLabel = AppQueueGauges.byLabel(["a": ScopeStats(waitingNow: 1), "c": ScopeStats(waitingNow: 2, oldestWaitingAgeMilliseconds: 50),
+                                              "d": ScopeStats(oldestWaitingAgeMilliseconds: 70, inFlight: 3)], labels: labels)
+        #expect(byLabel["a"]?.waiting == 1)
+        #expect(byLabel[ScopeLabels.other] == ScopeStats(waitingNow: 2, oldestWaitingAgeMilliseconds: 70, inFlight: 3))
+    }
+}
