@@ -20,6 +20,8 @@ struct LuaScriptsTests {
         ("QueueScripts.deadLetter", QueueScripts.deadLetter.script), ("QueueScripts.reclaim", QueueScripts.reclaim.script),
         ("QueueScripts.trim", QueueScripts.trim.script), ("QueueScripts.replayDead", QueueScripts.replayDead.script),
         ("QueueScripts.removeIdleConsumers", QueueScripts.removeIdleConsumers.script),
+        ("QueueScripts.enqueue", QueueScripts.enqueue.script), ("QueueScripts.take", QueueScripts.take.script),
+        ("QueueScripts.acknowledge", QueueScripts.acknowledge.script),
         ("RedisNotificationStore.createScript", RedisNotificationStore.createScript.script),
         ("RedisNotificationStore.cancelScript", RedisNotificationStore.cancelScript.script),
         ("RedisNotificationStore.fetchScript", RedisNotificationStore.fetchScript.script),
@@ -49,7 +51,7 @@ struct LuaScriptsTests {
         ("HubHold.expireScript", HubHold.expireScript.script),
         ("RedisAppStore.writeScript", RedisAppStore.writeScript.script), ("RedisAppStore.removeScript", RedisAppStore.removeScript.script),
         ("RedisAppStore.resealScript", RedisAppStore.resealScript.script),
-        ("QueueScripts.scopeStats", QueueScripts.scopeStats.script),
+        ("QueueScripts.scopeStats", QueueScripts.scopeStats.script), ("QueueScripts.recountInFlight", QueueScripts.recountInFlight.script),
     ]
 
     /// The scripts declared by name (``LuaScript``): their hand-written Lua is checked against
@@ -72,6 +74,8 @@ struct LuaScriptsTests {
         ("QueueScripts.retry", QueueScripts.retry), ("QueueScripts.deadLetter", QueueScripts.deadLetter),
         ("QueueScripts.promote", QueueScripts.promote), ("QueueScripts.reclaim", QueueScripts.reclaim), ("QueueScripts.trim", QueueScripts.trim),
         ("QueueScripts.replayDead", QueueScripts.replayDead), ("QueueScripts.removeIdleConsumers", QueueScripts.removeIdleConsumers),
+        ("QueueScripts.enqueue", QueueScripts.enqueue), ("QueueScripts.take", QueueScripts.take),
+        ("QueueScripts.acknowledge", QueueScripts.acknowledge),
         ("RedisProviderHolds.holdScript", RedisProviderHolds.holdScript),
         ("RedisUserStore.createScript", RedisUserStore.createScript),
         ("RedisUserStore.reserveScript", RedisUserStore.reserveScript),
@@ -91,7 +95,7 @@ struct LuaScriptsTests {
         ("RedisAppStore.writeScript", RedisAppStore.writeScript),
         ("RedisAppStore.removeScript", RedisAppStore.removeScript),
         ("RedisAppStore.resealScript", RedisAppStore.resealScript),
-        ("QueueScripts.scopeStats", QueueScripts.scopeStats),
+        ("QueueScripts.scopeStats", QueueScripts.scopeStats), ("QueueScripts.recountInFlight", QueueScripts.recountInFlight),
     ]
 
     /// Each declared script's body reads only names: no `KEYS[…]`, no `ARGV[…]` but a declared

@@ -15,6 +15,14 @@ struct MemoryBoundsTests {
     static let perNotification = ["notif", "status", "devices", "fetched", "receipts", "ledger"]
     static let durable = ["user", "users", "inst", "installations", "tag", "handle", "owned", "usertags", "seq",
                           "jobs", "counters", "delayed", "dead", "apikey", "apikeys", "auth"]
+    /// Fair scheduling's keys of a partition (docs/redis-keys.md, the queue): no TTL, for they
+    /// hold the queue's own state, and none grows by a key per push. What bounds each:
+    static let scheduling = [
+        "sched": "a hash of the scheduler's numbers (V, waiting, tickets) and at most six fields per app (weight, cap, in flight, pass, done, taken): bounded by the apps, like counters",
+        "ready": "a sorted set of the apps with jobs waiting, one member each, removed when its lanes run dry (an empty set is no key)",
+        "wait": "an app's lane (now, bulk): its jobs waiting for a worker's take, which the backlog counts and back-pressure bounds (an empty list is no key)",
+        "bell": "tokens that wake idle workers, trimmed to 64",
+    ]
 
     @Test func everyKeyOfANotificationExpiresWithinTheRetention() async throws {
         try await withRedisServer { server in
@@ -33,6 +41,7 @@ struct MemoryBoundsTests {
                 }
                 let retention = 7 * 86400  // the API's default in Pipeline
                 var perPattern: [String: Int] = [:]
+                var inLanes = 0
                 var cursor = "0"
                 repeat {
                     let reply = try await pipeline.redis.send("SCAN", cursor, "MATCH", "\(pipeline.prefix):*", "COUNT", 1000).array ?? []
@@ -44,6 +53,16 @@ struct MemoryBoundsTests {
                         if Self.durable.contains(kind) {
                             continue
                         }
+                        if Self.scheduling[kind] != nil {
+                            // No TTL: held to its bound instead (one app sent here, the default).
+                            switch kind {
+                            case "sched": #expect(try await pipeline.redis.send("HLEN", key).int ?? 0 <= 3 + 6, "\(key)")
+                            case "ready": #expect(try await pipeline.redis.send("ZCARD", key).int ?? 0 <= 1, "\(key)")
+                            case "wait": inLanes += try await pipeline.redis.send("LLEN", key).int ?? 0
+                            default: #expect(try await pipeline.redis.send("LLEN", key).int ?? 0 <= 64, "\(key)")
+                            }
+                            continue
+                        }
                         #expect(ttl > 0 && ttl <= retention, "key \(key) (\(kind)) has TTL \(ttl)")
                     }
                 } while cursor != "0"
@@ -51,8 +70,10 @@ struct MemoryBoundsTests {
                 for kind in Self.perNotification {
                     #expect(perPattern[kind, default: 0] <= count, "\(kind): \(perPattern[kind, default: 0]) keys for \(count) notifications")
                 }
+                // The lanes hold the jobs the queue counts as waiting, no more.
+                #expect(inLanes == (try await pipeline.queue.stats().waiting))
                 // Every kind of key is documented (docs/redis-keys.md): a new kind must be added there.
-                let known = Set(Self.durable + Self.perNotification + ["payload", "created", "held", "held-expiry", "quota", "login"])
+                let known = Set(Self.durable + Self.scheduling.keys + Self.perNotification + ["payload", "created", "held", "held-expiry", "quota", "login"])
                 #expect(Set(perPattern.keys).subtracting(known).isEmpty, "undocumented keys: \(perPattern)")
                 #expect(perPattern["notif"] == count)
                 // Payloads are shared by content: ten distinct ones.

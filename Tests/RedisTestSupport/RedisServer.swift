@@ -78,6 +78,10 @@ package final class RedisServer: @unchecked Sendable {
             if Self.answersPing(port: port) { return }
             try await Task.sleep(for: .milliseconds(10))
         }
+        // Not left running: `init` tries another port, and on a machine too busy to answer in
+        // 10 s every test leaked servers that made it busier still (hundreds in one run).
+        let log = log
+        kill()
         throw RedisServerError("redis-server on port \(port) did not answer within 10 s; log: \(log.suffix(500))")
     }
 

@@ -29,7 +29,7 @@ struct BatchTests {
     static func code(_ result: [String: Any]) -> String? { (result["error"] as? [String: Any])?["code"] as? String }
 
     static func jobs(_ fixture: APIFixture) async throws -> Int {
-        try await fixture.redis.send("XLEN", fixture.queue.streamKey).int ?? 0
+        try await fixture.jobQueue.jobCount()
     }
 
     @Test func aMixedBatchCreatesItsValidItemsOnlyEachWithItsOwnAnswer() async throws {

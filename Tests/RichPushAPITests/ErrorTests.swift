@@ -40,7 +40,7 @@ struct ErrorTests {
                     #expect(response.status == .contentTooLarge && response.errorCode == "too_large", "\(response.status) \(String(buffer: response.body))")
                 }
                 // Nothing was written.
-                #expect(try await fixture.redis.send("XLEN", fixture.queue.streamKey).int == 0)
+                #expect(try await fixture.jobQueue.jobCount() == 0)
             }
         }
     }
@@ -125,7 +125,7 @@ struct ErrorTests {
                 }
                 try await client.execute(uri: "/health/ready", method: .get) { #expect($0.status == .ok) }
                 // Nothing half-written: every record has its job.
-                let jobs = try await fixture.redis.send("XLEN", fixture.queue.streamKey).int ?? 0
+                let jobs = try await fixture.jobQueue.jobCount()
                 let created = try await fixture.redis.send("GET", "\(fixture.keys.prefix):seq:notification").int ?? 0
                 #expect(jobs >= 2 && jobs <= created)
             }
@@ -166,7 +166,7 @@ struct ErrorTests {
             #expect(![first.id, second.id].contains(later.id))
             let records = try await fixture.notifications.notifications(ids: [first.id, second.id, later.id])
             #expect(records.map(\.message) == ["first", "second", "later"])
-            #expect(try await fixture.redis.send("XLEN", fixture.queue.streamKey).int == 3)
+            #expect(try await fixture.jobQueue.jobCount() == 3)
         }
     }
 

@@ -28,7 +28,8 @@ struct SeedFlowTests {
                 #expect(Int(id) != nil)
                 #expect(accepted.json["status"] as? String == "/api/notifications/\(id)/status")
 
-                // The job is in the stream, pointing at the record.
+                // The job is queued, pointing at the record: taken into the stream as a worker would, to read it there.
+                try await fixture.jobQueue.takeWaitingJobs()
                 let entries = try await fixture.redis.send("XRANGE", fixture.queue.streamKey, "-", "+").array ?? []
                 #expect(entries.count == 1)
                 let fields = entries.first?.array?[1].array?.compactMap(\.string) ?? []

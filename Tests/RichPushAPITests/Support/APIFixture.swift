@@ -32,9 +32,12 @@ struct APIFixture {
         try await TestAPI.addUsers(to: RedisUserStore(redis: redis, keys: keys))
     }
 
+    /// The queue the API enqueues to.
+    var jobQueue: JobQueue { JobQueue(redis: redis, configuration: queue) }
+
     /// The store the API writes to.
     var notifications: RedisNotificationStore {
-        RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: queue), retention: configuration.retention)
+        RedisNotificationStore(redis: redis, keys: keys, queue: jobQueue, retention: configuration.retention)
     }
 
     /// The ledger a worker writes to, for what a worker would do (lease a delivery, record it, ...).
