@@ -22,6 +22,7 @@ struct RedisACLTests {
         "xclaim": "extends or releases the leases of long jobs, and takes over the jobs of a worker that died",
         "decrby": "a user's payload-bytes quota is given back when payloads pass the retention (days)",
         "zmscore": "pushes are checked against tokens APNs or FCM reported gone (not the simulated hub)",
+        "llen": "`richpush stats` reads the lane lengths of apps with jobs waiting (none wait when this test reads its stats)",
     ]
 
     /// The test: the API (replicated durability), `users add`, `keys create|revoke`,

@@ -97,9 +97,10 @@ struct DeliveryLogicTests {
         // A worker leased i0 and died before recording: a live lease makes the job wait for it
         // (long enough that a busy machine cannot see it lapse before the run).
         let key = DeliveryKey(notification: setup.id, installation: "i0")
-        setup.notifications.lease(key, owner: "dead", for: .seconds(60))
+        setup.notifications.lease(key, owner: "dead", for: .seconds(600))
         guard case .deferred(let after) = Self.disposition(await setup.run()) else { Issue.record("expected a deferral"); return }
-        #expect(after > .seconds(50) && after <= .seconds(61))
+        // (On a busy 2-core machine seconds can pass between the lease and the run.)
+        #expect(after > .seconds(300) && after <= .seconds(601))
         #expect(setup.adapter.pushes.map(\.installation.id).sorted() == ["i1", "i2"])
         // Its lease ran out: the next run sends i0.
         setup.notifications.lease(key, owner: "dead", for: .milliseconds(-1))
