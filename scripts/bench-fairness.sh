@@ -18,7 +18,9 @@
 # no one to share with: weights do not apply). "Sent" is the push's arrival at the simulated
 # device: the hub's Pub/Sub publish (or apns-sim accepting and forwarding it) plus one hop.
 # Latency counts from the start of the create call. Throughput: pushes received within the load's
-# window / the window. Prints each of the issue's bars with PASS/FAIL, FIFO beside fair, into
+# window / the window. After each phase what is still queued is dropped (bench fairness
+# --skip-backlog; B's notifications get up to 30 s first, and one dropped counts as undelivered),
+# so a flood's backlog never spills into the next phase. Prints each of the issue's bars with PASS/FAIL, FIFO beside fair, into
 # .tmp/bench-fairness/report/summary.txt, and writes .tmp/bench-fairness/report/report.html (self-contained, an
 # inline SVG charts) and each phase's JSON under .tmp/bench-fairness/report/<configuration>/.
 # Usage: scripts/bench-fairness.sh [--seconds N (60)] [--fanout-devices N (200000)] [--quick]
@@ -50,9 +52,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 # Phase lengths from --seconds: the flood is the issue's window; the others are shorter, to keep
-# the default run near ten minutes (each at least 5 s).
-solo_b_seconds=$(python3 -c "print(max(5, round($seconds / 2)))") solo_a_seconds=$(python3 -c "print(max(5, round($seconds / 4)))")
-both_seconds=$(python3 -c "print(max(5, round($seconds / 3)))") slow_seconds=$(python3 -c "print(max(5, round($seconds / 4)))")
+# the default run short (each at least 5 s).
+solo_b_seconds=$(python3 -c "print(max(5, round($seconds / 3)))") solo_a_seconds=$(python3 -c "print(max(5, round($seconds / 4)))")
+both_seconds=$(python3 -c "print(max(5, round($seconds / 4)))") slow_seconds=$(python3 -c "print(max(5, round($seconds / 6)))")
 
 ensure_apt_packages redis-server redis-tools curl python3 openssl
 ensure_swift
@@ -179,14 +181,21 @@ apns_workers() { # SCHEDULING NAME URL: workers sending A's iOS devices to that 
     start_workers "$1" "$2" --adapter apns,hub --apns-url "$3" --apns-ca-file "$work/apns-ca.pem" "${apns_credentials[@]}" --apns-topic com.example.a
 }
 
-# phase CONFIG NAME [bench fairness options...]: one phase; its JSON in $out/CONFIG/NAME.json.
+# phase CONFIG NAME [bench fairness options...]: one phase; its JSON in $out/CONFIG/NAME.json. It
+# runs in the background and is waited for, so a signal stops it with the rest (a foreground
+# command would hold the trap back until it ended).
 phase() {
-    local config=$1 name=$2
+    local config=$1 name=$2 pid status=0
     shift 2
     [[ " $phases " == *" $name "* ]] || return 0
     echo "==> $config: $name"
-    "$bin" bench fairness --api "$base" --api-key "app-a=$key_a" --api-key "app-b=$key_b" --platform app-a=apns --platform app-b=fcm \
-        --json "$out/$config/$name.json" "$@" 2>&1 | sed 's/^/    /'
+    spawn "$work/phase-$config-$name.log" "$bin" bench fairness --api "$base" --scheduling "$scheduling" --api-key "app-a=$key_a" \
+        --api-key "app-b=$key_b" --platform app-a=apns --platform app-b=fcm --skip-backlog --json "$out/$config/$name.json" "$@"
+    pid=$!
+    wait "$pid" || status=$?
+    stop "$pid"
+    sed 's/^/    /' "$work/phase-$config-$name.log"
+    return "$status"
 }
 
 rm -rf "$out"
@@ -207,18 +216,18 @@ for config in $configs; do
     start_api "$scheduling"
     start_workers "$scheduling" "$config"
     if [ "$solos" = 1 ]; then
-        phase "$config" solo-b --rate app-b=1 --seconds "$solo_b_seconds"
-        phase "$config" solo-a --flood app-a --seconds "$solo_a_seconds"
+        phase "$config" solo-b --rate app-b=1 --seconds "$solo_b_seconds" --drain-timeout 30
+        phase "$config" solo-a --flood app-a --seconds "$solo_a_seconds" --drain-timeout 0
     fi
-    phase "$config" flood --flood app-a --rate app-b=1 --seconds "$seconds"
-    phase "$config" fanout --fanout app-a=fan --rate app-b=10 --seconds 2
-    phase "$config" both --flood app-a --flood app-b --seconds "$both_seconds"
+    phase "$config" flood --flood app-a --rate app-b=1 --seconds "$seconds" --drain-timeout 30
+    phase "$config" fanout --fanout app-a=fan --rate app-b=10 --seconds 2 --drain-timeout 30
+    phase "$config" both --flood app-a --flood app-b --seconds "$both_seconds" --drain-timeout 0
     stop ${worker_pids[@]+"${worker_pids[@]}"}
     apns_workers "$scheduling" "$config-apns" "https://127.0.0.1:$apns_port"
-    phase "$config" slow-base --flood app-a --flood app-b --seconds "$slow_seconds"
+    phase "$config" slow-base --flood app-a --flood app-b --seconds "$slow_seconds" --drain-timeout 0
     stop ${worker_pids[@]+"${worker_pids[@]}"}
     apns_workers "$scheduling" "$config-slow" "https://127.0.0.1:$slow_apns_port"
-    phase "$config" slow --flood app-a --flood app-b --seconds "$slow_seconds"
+    phase "$config" slow --flood app-a --flood app-b --seconds "$slow_seconds" --drain-timeout 0
     stop ${worker_pids[@]+"${worker_pids[@]}"} "$api_pid"
 done
 elapsed=$(( $(date +%s) - started_at ))

@@ -79,6 +79,9 @@ def latency_bar(fig, contested, key):
     text = "p99 %s (p50 %s; limit %s)" % (fmt_ms(measured["p99"]), fmt_ms(measured["p50"]), fmt_ms(limit))
     if missing:
         text += ", %d undelivered" % missing
+    call = contested.get("createCallMs")
+    if call:
+        text += "; of which the create call p50 %s, p99 %s" % (fmt_ms(call["p50"]), fmt_ms(call["p99"]))
     return ok, text
 
 
@@ -93,9 +96,15 @@ def bars(fig):
     rows.append(("B p99 during A's fan-out ≤ 2× solo p99 and ≤ 250 ms", ok, text + fanout_note(fig), value,
                  min(2 * fig.p(fig.solo_b)["p99"], 250) if fig.p(fig.solo_b) else None))
     if fig.solo_a and fig.flood_a and fig.solo_a["throughput"] > 0:
-        share = fig.flood_a["throughput"] / fig.solo_a["throughput"]
+        # Over the same leading seconds as the solo phase: a longer flood builds a longer backlog,
+        # and the API creating it takes CPU from the workers on the same cores.
+        window = int(round(fig.solo_a["window"]))
+        contested = sum(fig.flood_a["perSecond"][:window]) / window
+        share = contested / fig.solo_a["throughput"]
         rows.append(("A keeps ≥ 90 % of its solo throughput", share >= 0.9,
-                     "%.1f %% (%.0f/s contested, %.0f/s solo)" % (share * 100, fig.flood_a["throughput"], fig.solo_a["throughput"]), share * 100, 90))
+                     "%.1f %% (%.0f/s over the first %d s contested, %.0f/s solo; %.0f/s over the whole %.0f s flood)" % (
+                         share * 100, contested, window, fig.solo_a["throughput"], fig.flood_a["throughput"], fig.flood_a["window"]),
+                     share * 100, 90))
     else:
         rows.append(("A keeps ≥ 90 % of its solo throughput", None, "no data", None, 90))
     if fig.both_a and fig.both_b:

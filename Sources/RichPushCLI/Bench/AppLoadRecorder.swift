@@ -16,6 +16,8 @@ final class AppLoadRecorder: Sendable {
         var latencies = LatencyRecorder()
         /// Latencies of notifications created while another app's fan-out was being sent.
         var duringFanOut = LatencyRecorder()
+        /// How long the create calls took (part of the latency: the API's answer, under load).
+        var createCalls = LatencyRecorder()
         var fanOutIDs: Set<Int> = []
         /// (seconds from the start at the create, milliseconds) of every notification, for the chart;
         /// only kept for apps that send at a set rate (a flood's would be hundreds of thousands).
@@ -35,11 +37,12 @@ final class AppLoadRecorder: Sendable {
         self.keepsSamples = keepsSamples
     }
 
-    /// Notification `id` was created by a call that started `at`; `duringFanOut`: while a fan-out
-    /// of another app was still being sent.
-    func created(_ id: Int, at: ContinuousClock.Instant, duringFanOut: Bool = false) {
+    /// Notification `id` was created by a call that started `at` and returned `returned`;
+    /// `duringFanOut`: while a fan-out of another app was still being sent.
+    func created(_ id: Int, at: ContinuousClock.Instant, returned: ContinuousClock.Instant, duringFanOut: Bool = false) {
         state.withLock { state in
             state.created[id] = at
+            state.createCalls.record(ms: (returned - at) / .milliseconds(1))
             if duringFanOut { state.fanOutIDs.insert(id) }
             if let receipt = state.early.removeValue(forKey: id) { state.record(id, at: at, receipt: receipt, start: start, keep: keepsSamples) }
         }
@@ -72,6 +75,7 @@ final class AppLoadRecorder: Sendable {
                                  receivedInWindow: inWindow, window: window, throughput: Double(inWindow) / max(window, 0.001),
                                  undelivered: state.created.count - state.seen.count, duplicated: state.duplicates, retried: retried,
                                  latencyMs: state.latencies.percentiles, latencyDuringFanOutMs: state.duringFanOut.percentiles,
+                                 createCallMs: state.createCalls.percentiles,
                                  lastReceiptSeconds: state.lastReceipt.map { ($0 - start) / .seconds(1) },
                                  perSecond: state.perSecond, samples: state.samples)
         }
@@ -111,6 +115,8 @@ struct AppLoadResult: Codable, Sendable {
     var latencyMs: Percentiles?
     /// Create→device of the notifications created while the fan-out was being sent.
     var latencyDuringFanOutMs: Percentiles?
+    /// The create calls alone (a batch's for a flood), milliseconds.
+    var createCallMs: Percentiles?
     var lastReceiptSeconds: Double?
     /// Pushes received in each second from the start.
     var perSecond: [Int]

@@ -42,6 +42,8 @@ struct BenchFairnessCommand: AsyncParsableCommand {
     @Option(help: "APP=TAG:N: write N installations of APP under TAG into Redis first (skipped when the tag has them).") var registerAudience: [String] = []
     @Option(help: "Seconds the floods and rates run.") var seconds: Double = 60
     @Option(help: "Seconds to wait after the load for what it created to arrive.") var drainTimeout: Double = 180
+    @Flag(help: "After the drain, drop the jobs still waiting (not sent: a benchmark's reset) and wait for those in flight, so the next phase starts on an empty queue.")
+    var skipBacklog = false
     @Option(help: "APP=N: simulated devices of the app (default 200 for a flooding app, 4 for the others).") var devices: [String] = []
     @Option(help: "APP=apns|fcm: the platform of the app's devices (apns: 64-hex APNs tokens, for --adapter apns and apns-sim; default fcm).")
     var platform: [String] = []
@@ -132,6 +134,16 @@ struct BenchFairnessCommand: AsyncParsableCommand {
         let deadline = loadEnded + .seconds(drainTimeout)
         while ContinuousClock.now < deadline, !recorders.values.allSatisfy(\.isComplete) { try await Task.sleep(for: .milliseconds(100)) }
         let drained = (ContinuousClock.now - loadEnded) / .seconds(1)
+        var skipped = 0
+        if skipBacklog {
+            let queues = queue.partitionConfigurations
+            skipped = try await QueueBacklogSkip.run(queues, redis: backend.client)
+            let settle = ContinuousClock.now + .seconds(60)
+            while try await QueueBacklogSkip.inFlight(queues, redis: backend.client) > 0, ContinuousClock.now < settle {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            if skipped > 0 { Self.progress("dropped \(skipped) jobs still waiting after the drain (not sent)") }
+        }
         // A moment for duplicates, if any, before counting.
         try await Task.sleep(for: .milliseconds(300))
         for simulator in simulators.values { await simulator.stop() }
@@ -146,13 +158,15 @@ struct BenchFairnessCommand: AsyncParsableCommand {
         // The API keys stay out of the report.
         let command = CommandLine.arguments.map { $0.contains("rpk_") ? ($0.split(separator: "=").first.map { "\($0)=KEY" } ?? "KEY") : $0 }
         let result = FairnessPhaseResult(command: command.joined(separator: " "),
-                                         scheduling: queue.schedulingName, seconds: window, drainSeconds: drained, apps: apps, fanOut: fanOutResult)
+                                         scheduling: queue.schedulingName, seconds: window, drainSeconds: drained, skippedJobs: skipped,
+                                         apps: apps, fanOut: fanOutResult)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(result)
         if let json { try data.write(to: URL(fileURLWithPath: json)) } else { print(String(decoding: data, as: UTF8.self)) }
         for app in apps {
-            let latency = app.latencyMs.map { String(format: "p50 %.1f ms, p99 %.1f ms", $0.p50, $0.p99) } ?? "no latency"
+            var latency = app.latencyMs.map { String(format: "p50 %.1f ms, p99 %.1f ms", $0.p50, $0.p99) } ?? "no latency"
+            if let call = app.createCallMs { latency += String(format: " (the create call p50 %.1f ms, p99 %.1f ms)", call.p50, call.p99) }
             Self.progress("\(app.app) (\(app.roles.joined(separator: "+"))): created \(app.created), received \(app.received) "
                           + "(\(app.receivedInWindow) in the window, \(Int(app.throughput))/s), \(latency), undelivered \(app.undelivered)")
         }
@@ -196,6 +210,8 @@ struct FairnessPhaseResult: Codable, Sendable {
     var seconds: Double
     /// Seconds after the load until everything created had arrived (or the drain timed out).
     var drainSeconds: Double
+    /// Jobs dropped after the drain (--skip-backlog): created, never sent.
+    var skippedJobs: Int
     var apps: [AppLoadResult]
     var fanOut: FanOutResult?
 }

@@ -64,7 +64,9 @@ final class FairnessLoad: Sendable {
                             }
                             let items = (first..<first + creator.batchSize).map { (index: $0, target: self.tag(app, $0)) }
                             let started = ContinuousClock.now
-                            for id in try await creator.create(items) { recorder.created(id, at: started) }
+                            let ids = try await creator.create(items)
+                            let returned = ContinuousClock.now
+                            for id in ids { recorder.created(id, at: started, returned: returned) }
                         }
                     }
                 }
@@ -84,7 +86,7 @@ final class FairnessLoad: Sendable {
                                 let during = !self.fanOutDone.load(ordering: .sequentiallyConsistent)
                                 let started = ContinuousClock.now
                                 let id = try await creator.create(index: number, target: self.tag(app, number))
-                                recorder.created(id, at: started, duringFanOut: during)
+                                recorder.created(id, at: started, returned: .now, duringFanOut: during)
                             }
                             index += 1
                         }
