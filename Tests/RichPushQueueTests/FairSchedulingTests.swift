@@ -6,16 +6,6 @@ import Testing
 /// Fair scheduling's order, counted take by take on a real Redis: no clock, no timing.
 @Suite("Fair scheduling across scopes")
 struct FairSchedulingTests {
-    /// `count` probe jobs of `scope` in `lane`.
-    func jobs(_ fixture: QueueFixture, _ scope: String, _ count: Int, lane: JobLane = .now) -> [JobRequest] {
-        (0..<count).map {
-            var request = fixture.probe("\(scope)-\(lane.rawValue)-\($0)")
-            request.scope = scope
-            request.lane = lane
-            return request
-        }
-    }
-
     /// Takes one job at a time, `count` times, acknowledging each; the scopes in the order taken.
     func takeOneByOne(_ fixture: QueueFixture, _ count: Int, quantum: Int = 1) async throws -> [String] {
         var order: [String] = []
@@ -34,8 +24,8 @@ struct FairSchedulingTests {
             try await fixture.queue.ensureGroup()
             try await JobQueue.setLimits(ScopeLimits(weight: 2), of: "a", in: [fixture.queue])
             // All of a's jobs arrive first: arrival order would give a's 30 before any of b's.
-            try await fixture.queue.enqueue(jobs(fixture, "a", 30))
-            try await fixture.queue.enqueue(jobs(fixture, "b", 30))
+            try await fixture.queue.enqueue(fixture.jobs("a", 30))
+            try await fixture.queue.enqueue(fixture.jobs("b", 30))
             let order = try await takeOneByOne(fixture, 30)
             #expect(order.count == 30)
             // 2:1 in every window of three takes.
@@ -51,7 +41,7 @@ struct FairSchedulingTests {
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
             try await JobQueue.setLimits(ScopeLimits(weight: 1), of: "a", in: [fixture.queue])
-            try await fixture.queue.enqueue(jobs(fixture, "a", 50))
+            try await fixture.queue.enqueue(fixture.jobs("a", 50))
             let taken = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(taken.count == 50)
             #expect(Set(taken.map(\.scope)) == ["a"])
@@ -63,10 +53,10 @@ struct FairSchedulingTests {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
-            try await fixture.queue.enqueue(jobs(fixture, "a", 20, lane: .bulk))
+            try await fixture.queue.enqueue(fixture.jobs("a", 20, lane: .bulk))
             let first = try await fixture.queue.take(for: "c", count: 2).map { try $0.get() }
             #expect(first.map(\.lane) == [.bulk, .bulk])
-            try await fixture.queue.enqueue(jobs(fixture, "a", 1, lane: .now))
+            try await fixture.queue.enqueue(fixture.jobs("a", 1, lane: .now))
             let next = try await fixture.queue.take(for: "c", count: 3).map { try $0.get() }
             #expect(next.map(\.lane) == [.now, .bulk, .bulk])
         }
@@ -76,10 +66,10 @@ struct FairSchedulingTests {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
-            try await fixture.queue.enqueue(jobs(fixture, "a", 40))
+            try await fixture.queue.enqueue(fixture.jobs("a", 40))
             #expect(try await takeOneByOne(fixture, 20) == Array(repeating: "a", count: 20))
             // b was idle while a ran alone: it gets half from now on, not a burst to catch up.
-            try await fixture.queue.enqueue(jobs(fixture, "b", 20))
+            try await fixture.queue.enqueue(fixture.jobs("b", 20))
             let order = try await takeOneByOne(fixture, 10)
             #expect(order.filter { $0 == "b" }.count == 5, "\(order)")
         }
@@ -90,8 +80,8 @@ struct FairSchedulingTests {
             let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 3, base: .seconds(60), cap: .seconds(60)) }
             try await fixture.queue.ensureGroup()
             try await JobQueue.setLimits(ScopeLimits(weight: 1, maxInFlight: 3), of: "a", in: [fixture.queue])
-            try await fixture.queue.enqueue(jobs(fixture, "a", 10))
-            try await fixture.queue.enqueue(jobs(fixture, "b", 10))
+            try await fixture.queue.enqueue(fixture.jobs("a", 10))
+            try await fixture.queue.enqueue(fixture.jobs("b", 10))
             let first = try await fixture.queue.take(for: "c", count: 10).map { try $0.get() }
             // Filtered before the expectations, not again after them: Swift 6.3 gave the closure
             // `{ $0.scope == "a" }` written after the two #expect the discriminator of the
@@ -117,12 +107,12 @@ struct FairSchedulingTests {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
-            try await fixture.queue.enqueue(jobs(fixture, "a", 20))
+            try await fixture.queue.enqueue(fixture.jobs("a", 20))
             // Alone, a may fill the worker's 8 slots: it runs 4, it gets 4 more.
             #expect(try await fixture.queue.take(for: "c", count: 8, slots: 8, running: ["a": 4]).count == 4)
             // With b waiting too, a's share is half the slots, which the 8 it runs already exceed
             // (its provider is slow, say): the free slots go to b only.
-            try await fixture.queue.enqueue(jobs(fixture, "b", 20))
+            try await fixture.queue.enqueue(fixture.jobs("b", 20))
             let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8, running: ["a": 8]).map { try $0.get().scope }
             #expect(taken == Array(repeating: "b", count: 4))
             // Without a share of slots (0), the order alone decides.
@@ -136,7 +126,7 @@ struct FairSchedulingTests {
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
             try await JobQueue.setLimits(ScopeLimits(weight: 1, maxInFlight: 2), of: "a", in: [fixture.queue])
-            try await fixture.queue.enqueue(jobs(fixture, "a", 5))
+            try await fixture.queue.enqueue(fixture.jobs("a", 5))
             // One pending, one moved but not yet read: two in flight.
             #expect(try await fixture.queue.take(for: "c", count: 1).count == 1)
             _ = try await fixture.queue.take(for: "c", count: 1, read: false)
@@ -162,7 +152,7 @@ struct FairSchedulingTests {
             #expect(clock.now - empty >= .milliseconds(250))
             // A scope becoming ready rings once: the next wait answers at once, then one wait more
             // blocks again (one token per scope that became ready, not per job).
-            try await fixture.queue.enqueue(jobs(fixture, "a", 5))
+            try await fixture.queue.enqueue(fixture.jobs("a", 5))
             try await fixture.queue.waitForWork(on: reader, block: .seconds(20))
             #expect(try await fixture.redis.send("LLEN", fixture.queue.configuration.bellKey).int == 0)
             await reader.close()

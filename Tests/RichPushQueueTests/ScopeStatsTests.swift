@@ -7,15 +7,6 @@ import Testing
 /// `richpush stats` and the worker's gauges read them.
 @Suite("Per-scope queue numbers")
 struct ScopeStatsTests {
-    /// `count` probe jobs of `scope` in `lane`.
-    func jobs(_ fixture: QueueFixture, _ scope: String, _ count: Int, lane: JobLane = .now) -> [JobRequest] {
-        (0..<count).map {
-            var request = fixture.probe("\(scope)-\(lane.rawValue)-\($0)")
-            request.scope = scope
-            request.lane = lane
-            return request
-        }
-    }
 
     /// Admits `requests` into `queue` as if they had been enqueued at `enqueuedAt` (ms).
     func admit(_ requests: [JobRequest], to queue: JobQueue, enqueuedAt: Int64, redis: any RedisClient) async throws {
@@ -33,9 +24,9 @@ struct ScopeStatsTests {
             try await JobQueue.setLimits(ScopeLimits(weight: 3, maxInFlight: 2), of: "a", in: [queue])
             let now = JobQueue.nowMilliseconds()
             // a: 3 single-device jobs enqueued 5 s ago, 4 bulk ones 9 s ago; b: 2 now, enqueued 1 s ago.
-            try await admit(jobs(fixture, "a", 3), to: queue, enqueuedAt: now - 5_000, redis: fixture.redis)
-            try await admit(jobs(fixture, "a", 4, lane: .bulk), to: queue, enqueuedAt: now - 9_000, redis: fixture.redis)
-            try await admit(jobs(fixture, "b", 2), to: queue, enqueuedAt: now - 1_000, redis: fixture.redis)
+            try await admit(fixture.jobs("a", 3), to: queue, enqueuedAt: now - 5_000, redis: fixture.redis)
+            try await admit(fixture.jobs("a", 4, lane: .bulk), to: queue, enqueuedAt: now - 9_000, redis: fixture.redis)
+            try await admit(fixture.jobs("b", 2), to: queue, enqueuedAt: now - 1_000, redis: fixture.redis)
 
             var apps = try await queue.stats(perApp: true).apps
             #expect(Set(apps.keys) == ["a", "b"])
@@ -73,10 +64,10 @@ struct ScopeStatsTests {
             for queue in queues { try await queue.ensureGroup() }
             try await JobQueue.setLimits(ScopeLimits(weight: 2, maxInFlight: 7), of: "a", in: queues)
             // In q1, a ran 3 jobs to the end; in q0 it has 5 waiting.
-            try await second.enqueue(jobs(first, "a", 3))
+            try await second.enqueue(first.jobs("a", 3))
             let done = try await second.take(for: "c", count: 3).map { try $0.get() }
             try await second.acknowledge(done.map { ($0.id, $0.heldBy) })
-            try await first.queue.enqueue(jobs(first, "a", 5, lane: .bulk))
+            try await first.queue.enqueue(first.jobs("a", 5, lane: .bulk))
 
             let partitions = try await JobQueue.scopeStats(in: queues)
             #expect(partitions[0]["a"]?.waitingBulk == 5 && partitions[1]["a"] == nil)

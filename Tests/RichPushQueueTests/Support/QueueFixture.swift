@@ -27,6 +27,16 @@ struct QueueFixture {
         JobRequest(type: ProbeJobHandler.type, payload: ProbeJobHandler.Payload(key: recordKey, field: field, sleepMs: sleepMs, failTimes: failTimes, permanent: permanent).bytes)
     }
 
+    /// `count` probe jobs of `scope` (an app, under fair scheduling) in `lane`.
+    func jobs(_ scope: String, _ count: Int, lane: JobLane = .now) -> [JobRequest] {
+        (0..<count).map {
+            var request = probe("\(scope)-\(lane.rawValue)-\($0)")
+            request.scope = scope
+            request.lane = lane
+            return request
+        }
+    }
+
     /// How many times each field was handled.
     func handledCounts() async throws -> [String: Int] {
         let flat = try await redis.send("HGETALL", recordKey).array ?? []
