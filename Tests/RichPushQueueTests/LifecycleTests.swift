@@ -53,7 +53,9 @@ struct LifecycleTests {
             handlers.register(DeferringHandler(times: 5, deferrals: deferrals, redis: fixture.redis, key: fixture.recordKey), for: "deferring")
             try await fixture.queue.enqueue(JobRequest(type: "deferring", payload: Array("later".utf8)))
             try await fixture.withWorkers([fixture.worker(handlers)]) {
-                try await waitUntil("the job to run after its deferrals") { try await fixture.handledCounts()["later"] == 1 }
+                // Six runs one after another, each a take, a wait for the bell and a promotion: a
+                // second or more apiece while the whole suite shares the cooperative pool.
+                try await waitUntil(timeout: .seconds(60), "the job to run after its deferrals") { try await fixture.handledCounts()["later"] == 1 }
             }
             #expect(deferrals.count.load(ordering: .relaxed) == 5)
             #expect(try await fixture.queue.deadLetterCount() == 0)
