@@ -13,7 +13,7 @@ struct LifecycleTests {
             let fixture = QueueFixture(server: server)
             try await fixture.queue.enqueue(fixture.probe("flaky", failTimes: 2))
             try await fixture.withWorkers([fixture.worker()]) {
-                try await waitUntil("the job to succeed") { try await fixture.handledCounts()["flaky"] == 1 }
+                try await waitUntil(timeout: .seconds(60), "the job to succeed") { try await fixture.handledCounts()["flaky"] == 1 }
             }
             let stats = try await fixture.queue.stats()
             #expect(stats.retried == 2 && stats.processed == 1 && stats.deadLetters == 0 && stats.pending == 0 && stats.delayed == 0)
@@ -28,7 +28,7 @@ struct LifecycleTests {
             handlers.register(ToggleHandler(healthy: healthy, redis: fixture.redis, key: fixture.recordKey), for: "toggle")
             let id = try await fixture.queue.enqueue(JobRequest(type: "toggle", payload: Array("order-7".utf8)))
             try await fixture.withWorkers([fixture.worker(handlers)]) {
-                try await waitUntil("the job to be dead-lettered") { try await fixture.queue.deadLetterCount() == 1 }
+                try await waitUntil(timeout: .seconds(60), "the job to be dead-lettered") { try await fixture.queue.deadLetterCount() == 1 }
                 let letter = try #require(try await fixture.queue.deadLetters().first)
                 #expect(letter.origin == id)
                 #expect(letter.error.contains("gave up after 3 attempts") && letter.error.contains("downstream unavailable"))
@@ -37,7 +37,7 @@ struct LifecycleTests {
 
                 healthy.on.store(true, ordering: .relaxed)
                 #expect(try await fixture.queue.replayDeadLetters(ids: [letter.id]) == 1)
-                try await waitUntil("the replayed job to succeed") { try await fixture.handledCounts()["order-7"] == 1 }
+                try await waitUntil(timeout: .seconds(60), "the replayed job to succeed") { try await fixture.handledCounts()["order-7"] == 1 }
             }
             #expect(try await fixture.queue.deadLetterCount() == 0)
         }
