@@ -1,0 +1,43 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `GET /console/events`: the overview's numbers as server-sent events, one `overview` event
+/// per ``ConsoleConfiguration/liveInterval``. The page's script closes the stream while the tab
+/// is hidden and opens it again when shown. A stream ends after
+/// ``ConsoleConfiguration/liveStreamLifetime``, when the session ends (checked every 30 events),
+/// or when the client goes away (the next write fails); the browser reconnects after `retry`.
+/// A read that fails (Redis away) sends an `unavailable` event and the stream goes on.
+struct ConsoleLiveStream: Sendable {
+    let backend: ConsoleBackend
+    let sessions: ConsoleSessions
+    let configuration: ConsoleConfiguration
+
+    func response(for session: ConsoleSession, request: Request) -> Response {
+        var headers = ConsolePage.securityHeaders
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        let body = ResponseBody { [backend, sessions, configuration] writer in
+            let clock = ContinuousClock()
+            let end = clock.now.advanced(by: configuration.liveStreamLifetime)
+            try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+            var sent = 0
+            while clock.now < end, !Task.isCancelled {
+                let event: String
+                do {
+                    let overview = try await ConsoleOverview.read(backend.queues, access: session.access)
+                    let data = try JSONSerialization.data(withJSONObject: overview.json, options: [.sortedKeys])
+                    event = "event: overview\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
+                } catch {
+                    event = "event: unavailable\ndata: {\"retryAfter\":1}\n\n"
+                }
+                try await writer.write(ByteBuffer(string: event))
+                sent += 1
+                if sent % 30 == 0, try await sessions.session(of: request) == nil { break }
+                try await Task.sleep(for: configuration.liveInterval)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}

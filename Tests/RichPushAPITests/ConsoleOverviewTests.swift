@@ -1,0 +1,86 @@
+import APITestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import RedisTestSupport
+import RichPushAPI
+import RichPushCore
+import RichPushQueue
+import RichPushStorage
+import Testing
+
+/// The overview: per-app numbers from the queue's own stats, the workers, and the live stream.
+@Suite("Console overview")
+struct ConsoleOverviewTests {
+    @Test func theOverviewShowsEachAppsWorkFromTheQueuesStats() async throws {
+        try await withRedisServer { server in
+            let fixture = try await ConsoleFixture(server: server)
+            try await fixture.api.jobQueue.enqueue((0..<3).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
+            try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "news")])
+            try await fixture.addDeadLetter(app: "shop", error: "timeout")
+            try await fixture.api.test { client in
+                let root = try await client.consoleSignIn("root")
+                let overview = try await client.consoleGet("/console/overview.json", session: root)
+                let apps = try #require(overview.json["apps"] as? [[String: Any]])
+                #expect(apps.map { $0["app"] as? String } == ["news", "shop"])
+                #expect(apps.last?["waiting"] as? Int == 3)
+                #expect(((overview.json["totals"] as? [String: Any])?["deadLetters"]) as? Int == 1)
+                let html = String(buffer: try await client.consoleGet("/console", session: root, html: true).body)
+                #expect(html.contains("<th scope=\"row\">shop</th><td>3</td>"))
+                // An operator of one app sees that app, and no deployment totals.
+                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys)
+                    .setConsoleAccess(name: "bob", ConsoleAccess(role: .viewer, apps: ["news"]))
+                let bob = try await client.consoleSignIn("bob")
+                let scoped = try await client.consoleGet("/console/overview.json", session: bob)
+                #expect((scoped.json["apps"] as? [[String: Any]])?.map { $0["app"] as? String } == ["news"])
+                #expect(scoped.json["totals"] == nil)
+            }
+        }
+    }
+
+    @Test func theLiveStreamSendsTheNumbersAsServerSentEvents() async throws {
+        try await withRedisServer { server in
+            let fixture = try await ConsoleFixture(server: server) {
+                $0.console.liveInterval = .milliseconds(50)
+                $0.console.liveStreamLifetime = .milliseconds(400)
+            }
+            try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")])
+            try await fixture.api.test { client in
+                let alice = try await client.consoleSignIn("alice")
+                let response = try await client.execute(uri: "/console/events", method: .get, headers: alice + [.accept: "text/event-stream"])
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/event-stream; charset=utf-8")
+                let text = String(buffer: response.body)
+                #expect(text.hasPrefix("retry: 1000\n\n"))
+                let events = text.components(separatedBy: "\n\n").filter { $0.hasPrefix("event: overview\ndata: ") }
+                #expect(events.count >= 2, "one every interval until the stream's lifetime")
+                let data = try #require(events.first.map { Data($0.dropFirst("event: overview\ndata: ".count).utf8) })
+                let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                #expect((object["apps"] as? [[String: Any]])?.first?["app"] as? String == "shop")
+                let refused = try await client.execute(uri: "/console/events", method: .get, headers: [.accept: "text/event-stream"])
+                #expect(refused.status == .unauthorized)
+            }
+        }
+    }
+
+    @Test func theAssetsAndSignInPageAreServedUnderThePolicy() async throws {
+        try await withRedisServer { server in
+            let fixture = try await ConsoleFixture(server: server)
+            try await fixture.api.test { client in
+                for (path, type) in [("/console/console.js", "text/javascript"), ("/console/console.css", "text/css"), ("/console/login", "text/html")] {
+                    let response = try await client.execute(uri: path, method: .get)
+                    #expect(response.status == .ok, "\(path)")
+                    #expect(response.headers[.contentType] == "\(type); charset=utf-8")
+                    #expect(response.headers[.contentSecurityPolicy] == ConsolePagePolicy.expected)
+                    #expect(response.body.readableBytes > 500, "\(path) has its content")
+                }
+                let login = String(buffer: try await client.execute(uri: "/console/login", method: .get).body)
+                #expect(login.contains("<form method=\"post\" action=\"/console/login\"") && login.contains("name=\"viewport\""))
+            }
+        }
+    }
+}
+
+enum ConsolePagePolicy {
+    static let expected = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+}
