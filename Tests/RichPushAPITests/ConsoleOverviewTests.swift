@@ -1,5 +1,6 @@
 import APITestSupport
 import Foundation
+import Hiredis
 import HTTPTypes
 import HummingbirdTesting
 import RedisTestSupport
@@ -18,15 +19,26 @@ struct ConsoleOverviewTests {
             try await fixture.api.jobQueue.enqueue((0..<3).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
             try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "news")])
             try await fixture.addDeadLetter(app: "shop", error: "timeout")
+            try await fixture.addDeadLetter(app: "quiet", error: "timeout")
+            // A scheduled send of shop, and a retry of shop (packed as the retry script packs it).
+            try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")], at: [JobQueue.nowMilliseconds() + 3_600_000])
+            try await fixture.api.redis.run(RedisScript("""
+                return redis.call('ZADD', KEYS[1], ARGV[1], cmsgpack.pack({'v', '1', 'type', 'probe', 'payload', 'x', 'enq', '1', 'app', 'shop', 'lane', 'now', 'attempt', '2', 'err', 'boom'}))
+                """), keys: [fixture.api.queue.delayedKey], arguments: [JobQueue.nowMilliseconds() + 3_600_000])
             try await fixture.api.test { client in
                 let root = try await client.consoleSignIn("root")
                 let overview = try await client.consoleGet("/console/overview.json", session: root)
                 let apps = try #require(overview.json["apps"] as? [[String: Any]])
-                #expect(apps.map { $0["app"] as? String } == ["news", "shop"])
-                #expect(apps.last?["waiting"] as? Int == 3)
-                #expect(((overview.json["totals"] as? [String: Any])?["deadLetters"]) as? Int == 1)
+                #expect(apps.map { $0["app"] as? String } == ["news", "quiet", "shop"], "busy apps and apps with parked jobs")
+                let shop = try #require(apps.last)
+                #expect(shop["waiting"] as? Int == 3)
+                #expect(shop["scheduled"] as? Int == 1 && shop["retrying"] as? Int == 1 && shop["dead"] as? Int == 1, "\(shop)")
+                #expect(apps[1]["dead"] as? Int == 1 && apps[1]["waiting"] as? Int == 0)
+                #expect(overview.json["parkedComplete"] as? Bool == true)
+                #expect(((overview.json["totals"] as? [String: Any])?["deadLetters"]) as? Int == 2)
                 let html = String(buffer: try await client.consoleGet("/console", session: root, html: true).body)
                 #expect(html.contains("<th scope=\"row\">shop</th><td>3</td>"))
+                #expect(html.contains("<td>1</td><td>1</td><td>1</td></tr>"), "scheduled, retrying, dead")
                 // An operator of one app sees that app, and no deployment totals.
                 _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys)
                     .setConsoleAccess(name: "bob", ConsoleAccess(role: .viewer, apps: ["news"]))

@@ -21,6 +21,10 @@ package struct ConsoleConfiguration: Sendable {
     /// A live stream is closed after this long (the browser reconnects at once, and the session
     /// is checked again).
     package var liveStreamLifetime: Duration = .seconds(300)
+    /// Scheduled, retrying and dead jobs read per partition (each kind) to count them by app.
+    package var parkedScanLimit = 100_000
+    /// The live stream reads those (the costlier part of the overview) once per this many events.
+    package var parkedEvery = 5
     /// Dead letters one list page reads per partition looking for matches.
     package var listScanLimit = 50_000
 

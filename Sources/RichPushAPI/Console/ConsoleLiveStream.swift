@@ -2,9 +2,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import RichPushQueue
 
 /// `GET /console/events`: the overview's numbers as server-sent events, one `overview` event
-/// per ``ConsoleConfiguration/liveInterval``. The page's script closes the stream while the tab
+/// per ``ConsoleConfiguration/liveInterval`` (the parked jobs by app, read slice by slice, once
+/// per ``ConsoleConfiguration/parkedEvery`` events). The page's script closes the stream while the tab
 /// is hidden and opens it again when shown. A stream ends after
 /// ``ConsoleConfiguration/liveStreamLifetime``, when the session ends (checked every 30 events),
 /// or when the client goes away (the next write fails); the browser reconnects after `retry`.
@@ -22,10 +24,12 @@ struct ConsoleLiveStream: Sendable {
             let end = clock.now.advanced(by: configuration.liveStreamLifetime)
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
             var sent = 0
+            var parked = ParkedJobs()
             while clock.now < end, !Task.isCancelled {
                 let event: String
                 do {
-                    let overview = try await ConsoleOverview.read(backend.queues, access: session.access)
+                    if sent % configuration.parkedEvery == 0 { parked = try await ParkedJobs.read(backend.queues, limit: configuration.parkedScanLimit) }
+                    let overview = try await ConsoleOverview.read(backend.queues, access: session.access, parked: parked)
                     let data = try JSONSerialization.data(withJSONObject: overview.json, options: [.sortedKeys])
                     event = "event: overview\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
                 } catch {

@@ -8,6 +8,9 @@ struct ConsoleOverview: Sendable {
     struct App: Sendable {
         let app: String
         let stats: ScopeStats
+        var scheduled = 0
+        var retrying = 0
+        var dead = 0
     }
 
     struct Worker: Sendable {
@@ -27,23 +30,32 @@ struct ConsoleOverview: Sendable {
     let lag: Int
     /// Every app's total is shown only to a user who sees every app.
     let allApps: Bool
+    /// False when the parked jobs were too many to read whole (the numbers are at least these).
+    let parkedComplete: Bool
 
-    static func read(_ queues: [JobQueue], access: ConsoleAccess) async throws -> ConsoleOverview {
+    /// The numbers now; `parked`: the per-app scheduled, retrying and dead (``ParkedJobs``),
+    /// which the live stream reads less often than the rest.
+    static func read(_ queues: [JobQueue], access: ConsoleAccess, parked: ParkedJobs) async throws -> ConsoleOverview {
         let stats = try await QueueStats.snapshot(queues, perApp: true).total
-        let apps = stats.apps.filter { access.sees(app: $0.key) }.sorted { $0.key < $1.key }
-            .map { App(app: $0.key == JobRequest.sharedScope ? "(none)" : $0.key, stats: $0.value) }
+        let names = Set(stats.apps.keys).union(parked.scheduled.keys).union(parked.retrying.keys).union(parked.dead.keys)
+        let apps = names.filter { access.sees(app: $0) }.sorted().map { scope in
+            App(app: scope == JobRequest.sharedScope ? "(none)" : scope, stats: stats.apps[scope] ?? ScopeStats(),
+                scheduled: parked.scheduled[scope] ?? 0, retrying: parked.retrying[scope] ?? 0, dead: parked.dead[scope] ?? 0)
+        }
         let workers = stats.consumers.map {
             Worker(name: $0.name, pending: $0.pending, idleMilliseconds: $0.idleMilliseconds, processed: stats.processedByConsumer[$0.name] ?? 0)
         }
         return ConsoleOverview(apps: apps, workers: workers, delayed: stats.delayed, deadLetters: stats.deadLetters, pending: stats.pending,
-                               lag: stats.lag, allApps: access.apps == nil)
+                               lag: stats.lag, allApps: access.apps == nil, parkedComplete: parked.complete)
     }
 
     /// The JSON the live stream and `GET /console/overview.json` send.
     var json: [String: Any] {
         var object: [String: Any] = [
             "apps": apps.map { ["app": $0.app, "waiting": $0.stats.waiting, "oldestWaitingMs": $0.stats.oldestWaitingAgeMilliseconds,
-                                "inFlight": $0.stats.inFlight, "done": $0.stats.done, "weight": $0.stats.weight] as [String: Any] },
+                                "inFlight": $0.stats.inFlight, "done": $0.stats.done, "weight": $0.stats.weight, "scheduled": $0.scheduled,
+                                "retrying": $0.retrying, "dead": $0.dead] as [String: Any] },
+            "parkedComplete": parkedComplete,
             "workers": workers.map { ["name": $0.name, "pending": $0.pending, "idleMs": $0.idleMilliseconds, "processed": $0.processed] as [String: Any] },
         ]
         if allApps {
@@ -55,7 +67,7 @@ struct ConsoleOverview: Sendable {
     /// The overview's page body; the script replaces the tables' rows as numbers arrive.
     var html: HTML {
         let appRows: [HTML] = apps.map { app in
-            "<tr><th scope=\"row\">\(app.app)</th><td>\(app.stats.waiting)</td><td>\(ConsolePage.age(app.stats.oldestWaitingAgeMilliseconds))</td><td>\(app.stats.inFlight)</td><td>\(app.stats.done)</td></tr>"
+            "<tr><th scope=\"row\">\(app.app)</th><td>\(app.stats.waiting)</td><td>\(ConsolePage.age(app.stats.oldestWaitingAgeMilliseconds))</td><td>\(app.stats.inFlight)</td><td>\(app.stats.done)</td><td>\(app.scheduled)</td><td>\(app.retrying)</td><td>\(app.dead)</td></tr>"
         }
         let workerRows: [HTML] = workers.map { worker in
             "<tr><th scope=\"row\">\(worker.name)</th><td>\(worker.pending)</td><td>\(worker.processed)</td><td>\(ConsolePage.age(worker.idleMilliseconds)) ago</td></tr>"
@@ -71,8 +83,9 @@ struct ConsoleOverview: Sendable {
             <h1>Overview</h1>
             <p class="live" id="live" role="status" aria-live="polite">Numbers as of page load.</p>
             <section aria-labelledby="apps-title"><h2 id="apps-title">Apps with work</h2>
-            <div class="scroll"><table id="apps"><thead><tr><th scope="col">App</th><th scope="col">Waiting</th><th scope="col">Oldest waiting</th><th scope="col">In flight</th><th scope="col">Done</th></tr></thead>
-            <tbody>\(appRows.isEmpty ? [#"<tr class="empty"><td colspan="5">No app has work waiting or in flight.</td></tr>"#] : appRows)</tbody></table></div></section>
+            \(parkedComplete ? "" : "<p class=\"note\">Too many scheduled, retrying or dead jobs to count them all: the numbers are at least these.</p>" as HTML)
+            <div class="scroll"><table id="apps"><thead><tr><th scope="col">App</th><th scope="col">Waiting</th><th scope="col">Oldest waiting</th><th scope="col">In flight</th><th scope="col">Done</th><th scope="col">Scheduled</th><th scope="col">Retrying</th><th scope="col">Dead</th></tr></thead>
+            <tbody>\(appRows.isEmpty ? [#"<tr class="empty"><td colspan="8">No app has work waiting, in flight, scheduled, retrying or dead.</td></tr>"#] : appRows)</tbody></table></div></section>
             \(totals)
             <section aria-labelledby="workers-title"><h2 id="workers-title">Workers</h2>
             <div class="scroll"><table id="workers"><thead><tr><th scope="col">Worker</th><th scope="col">In flight</th><th scope="col">Processed</th><th scope="col">Last heard</th></tr></thead>

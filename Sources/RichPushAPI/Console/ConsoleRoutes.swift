@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import RichPushCore
+import RichPushQueue
 import RichPushStorage
 
 /// `/console`: the operator's console (docs/console.md). Pages are made on the server; each
@@ -32,12 +33,12 @@ struct ConsoleRoutes: Sendable {
         }
         console.get("") { request, context in
             let session = try await session(request)
-            let overview = try await ConsoleOverview.read(backend.queues, access: session.access)
+            let overview = try await ConsoleOverview.read(backend.queues, access: session.access, parked: try await parked())
             return ConsolePage.response(ConsolePage.layout(title: "Overview", session: session, readOnly: configuration.readOnly, body: overview.html))
         }
         console.get("overview.json") { request, _ in
             let session = try await session(request)
-            return ConsolePage.json(try await ConsoleOverview.read(backend.queues, access: session.access).json)
+            return ConsolePage.json(try await ConsoleOverview.read(backend.queues, access: session.access, parked: try await parked()).json)
         }
         console.get("events") { request, _ in
             let session = try await session(request)
@@ -51,6 +52,10 @@ struct ConsoleRoutes: Sendable {
             if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["entries": entries.map(Self.json)]) }
             return ConsolePage.response(ConsolePage.layout(title: "Audit log", session: session, readOnly: configuration.readOnly, body: Self.auditPage(entries)))
         }
+    }
+
+    func parked() async throws -> ParkedJobs {
+        try await ParkedJobs.read(backend.queues, limit: configuration.parkedScanLimit)
     }
 
     /// The request's session; a browser without one is sent to sign in, a script gets 401.

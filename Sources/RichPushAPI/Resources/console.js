@@ -49,7 +49,8 @@ function live() {
       const data = JSON.parse(event.data);
       fill(apps, data.apps, [
         function (a) { return a.app; }, function (a) { return a.waiting; }, function (a) { return age(a.oldestWaitingMs); },
-        function (a) { return a.inFlight; }, function (a) { return a.done; }], "No app has work waiting or in flight.");
+        function (a) { return a.inFlight; }, function (a) { return a.done; }, function (a) { return a.scheduled; },
+        function (a) { return a.retrying; }, function (a) { return a.dead; }], "No app has work waiting, in flight, scheduled, retrying or dead.");
       fill(workers, data.workers, [
         function (w) { return w.name; }, function (w) { return w.pending; }, function (w) { return w.processed; },
         function (w) { return age(w.idleMs) + " ago"; }], "No worker has joined the queue.");
