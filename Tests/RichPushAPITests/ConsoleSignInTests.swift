@@ -116,6 +116,10 @@ struct ConsoleSignInTests {
                 let audit = try await client.consoleGet("/console/audit", session: bob)
                 #expect(audit.status == .forbidden)
                 #expect(try await fixture.deadLetterIDs().count == 1, "nothing was replayed")
+                let root = try await client.consoleSignIn("root")
+                let entries = try #require(try await client.consoleGet("/console/audit", session: root).json["entries"] as? [[String: Any]])
+                let refusals = entries.filter { $0["user"] as? String == "bob" && $0["outcome"] as? String == "refused: console_forbidden" }
+                #expect(Set(refusals.compactMap { $0["action"] as? String }) == ["dlq.count", "dlq.replay"], "a refused change is audited too")
                 let alice = try await client.consoleSignIn("alice")
                 let operatorPage = String(buffer: try await client.consoleGet("/console/dead-letters", session: alice, html: true).body)
                 #expect(operatorPage.contains("Replay selected") && operatorPage.contains("type=\"checkbox\""))

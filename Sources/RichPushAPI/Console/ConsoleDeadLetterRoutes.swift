@@ -29,8 +29,7 @@ struct ConsoleDeadLetterRoutes: Sendable {
         }
         console.post("dead-letters/count") { request, context in
             let session = try await routes.session(request)
-            try routes.guardian.checkSameOrigin(request, context: context)
-            try routes.guardian.checkAction(session, needs: .operator)
+            try await routes.authorizeChange(request, context: context, session: session, action: "dlq.count", needs: .operator)
             let filter = try DeadLetterFilter(try await ConsoleForm.body(of: request), access: session.access)
             let (count, marks) = try await routes.search.count(filter)
             var token: String?
@@ -46,8 +45,7 @@ struct ConsoleDeadLetterRoutes: Sendable {
         }
         console.post("dead-letters/replay") { request, context in
             let session = try await routes.session(request)
-            try routes.guardian.checkSameOrigin(request, context: context)
-            try routes.guardian.checkAction(session, needs: .operator)
+            try await routes.authorizeChange(request, context: context, session: session, action: "dlq.replay", needs: .operator)
             let form = try await ConsoleForm.body(of: request)
             let result: (action: String, target: String, requested: Int, done: Int)
             if let token = form["token"] {

@@ -37,10 +37,15 @@ struct ConsoleOverview: Sendable {
     /// which the live stream reads less often than the rest.
     static func read(_ queues: [JobQueue], access: ConsoleAccess, parked: ParkedJobs) async throws -> ConsoleOverview {
         let stats = try await QueueStats.snapshot(queues, perApp: true).total
-        let names = Set(stats.apps.keys).union(parked.scheduled.keys).union(parked.retrying.keys).union(parked.dead.keys)
-        let apps = names.filter { access.sees(app: $0) }.sorted().map { scope in
-            App(app: scope == JobRequest.sharedScope ? "(none)" : scope, stats: stats.apps[scope] ?? ScopeStats(),
-                scheduled: parked.scheduled[scope] ?? 0, retrying: parked.retrying[scope] ?? 0, dead: parked.dead[scope] ?? 0)
+        // Jobs that name no app (`_`) are the default app's: one row.
+        func app(_ scope: String) -> String { scope == JobRequest.sharedScope ? AppID.default.rawValue : scope }
+        var busy: [String: ScopeStats] = [:]
+        for (scope, numbers) in stats.apps { busy[app(scope)] = busy[app(scope)].map { $0.adding(numbers) } ?? numbers }
+        func byApp(_ counts: [String: Int]) -> [String: Int] { Dictionary(counts.map { (app($0.key), $0.value) }, uniquingKeysWith: +) }
+        let scheduled = byApp(parked.scheduled), retrying = byApp(parked.retrying), dead = byApp(parked.dead)
+        let names = Set(busy.keys).union(scheduled.keys).union(retrying.keys).union(dead.keys)
+        let apps = names.filter { access.sees(app: $0) }.sorted().map { name in
+            App(app: name, stats: busy[name] ?? ScopeStats(), scheduled: scheduled[name] ?? 0, retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
         }
         let workers = stats.consumers.map {
             Worker(name: $0.name, pending: $0.pending, idleMilliseconds: $0.idleMilliseconds, processed: stats.processedByConsumer[$0.name] ?? 0)

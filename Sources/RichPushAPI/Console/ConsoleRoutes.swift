@@ -54,6 +54,20 @@ struct ConsoleRoutes: Sendable {
         }
     }
 
+    /// Checks a change before its body is read (same origin, not read-only, `role`); a refusal
+    /// of a signed-in user is audited too (`refused: <code>`), then answered.
+    func authorizeChange(_ request: Request, context: APIRequestContext, session: ConsoleSession, action: String,
+                         needs role: ConsoleAccess.Role) async throws {
+        do {
+            try guardian.checkSameOrigin(request, context: context)
+            try guardian.checkAction(session, needs: role)
+        } catch let error as APIError {
+            try await backend.store.audit(.init(user: session.user, action: action, target: "", requested: 0, done: 0, address: context.clientAddress,
+                                                outcome: "refused: \(error.code)"))
+            throw error
+        }
+    }
+
     func parked() async throws -> ParkedJobs {
         try await ParkedJobs.read(backend.queues, limit: configuration.parkedScanLimit)
     }
