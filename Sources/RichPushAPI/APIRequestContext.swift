@@ -24,8 +24,6 @@ package struct APIRequestContext: RequestContext {
     /// Whether the request came over TLS, as a trusted proxy's `X-Forwarded-Proto` says (set by
     /// ``ClientAddressMiddleware``): the console's cookie is `Secure` then.
     package var forwardedHTTPS = false
-    /// The console's signed-in user (set by the console's routes).
-    var console: ConsoleSession?
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -3,13 +3,15 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import RichPushQueue
+import ServiceLifecycle
 
 /// `GET /console/events`: the overview's numbers as server-sent events, one `overview` event
 /// per ``ConsoleConfiguration/liveInterval`` (the parked jobs by app, read slice by slice, once
 /// per ``ConsoleConfiguration/parkedEvery`` events). The page's script closes the stream while the tab
 /// is hidden and opens it again when shown. A stream ends after
 /// ``ConsoleConfiguration/liveStreamLifetime``, when the session ends (checked every 30 events),
-/// or when the client goes away (the next write fails); the browser reconnects after `retry`.
+/// when the client goes away (the next write fails), or when the server shuts down; the browser
+/// reconnects after `retry`.
 /// A read that fails (Redis away) sends an `unavailable` event and the stream goes on.
 struct ConsoleLiveStream: Sendable {
     let backend: ConsoleBackend
@@ -25,7 +27,9 @@ struct ConsoleLiveStream: Sendable {
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
             var sent = 0
             var parked = ParkedJobs()
-            while clock.now < end, !Task.isCancelled {
+            // The server's graceful shutdown (SIGTERM) ends the stream within one interval, so
+            // an open console does not hold `richpush api` for the stream's lifetime.
+            while clock.now < end, !Task.isCancelled, !Task.isShuttingDownGracefully {
                 let event: String
                 do {
                     if sent % configuration.parkedEvery == 0 { parked = try await ParkedJobs.read(backend.queues, limit: configuration.parkedScanLimit) }

@@ -20,7 +20,7 @@ struct ConsoleRoutes: Sendable {
 
     func add(to router: Router<APIRequestContext>) {
         let console = router.group("console").add(middleware: ConsoleErrorMiddleware())
-        let signIn = ConsoleSignIn(auth: auth, sessions: sessions, guardian: guardian, readOnly: configuration.readOnly)
+        let signIn = ConsoleSignIn(auth: auth, sessions: sessions, guardian: guardian)
         console.get("console.js") { _, _ in Self.asset(assets.script, type: "text/javascript; charset=utf-8") }
         console.get("console.css") { _, _ in Self.asset(assets.style, type: "text/css; charset=utf-8") }
         console.get("login") { request, _ in

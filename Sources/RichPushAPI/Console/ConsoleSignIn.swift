@@ -12,7 +12,6 @@ struct ConsoleSignIn: Sendable {
     let auth: AuthMiddleware
     let sessions: ConsoleSessions
     let guardian: ConsoleGuard
-    let readOnly: Bool
 
     static func page(message: String? = nil, user: String = "") -> HTML {
         let alert: HTML = message.map { "<p class=\"error\" role=\"alert\">\($0)</p>" } ?? ""
