@@ -75,6 +75,30 @@ struct ConsoleOverviewTests {
         }
     }
 
+    @Test func redisDownIs503WithRetryAfterAndTheConsoleRecovers() async throws {
+        try await withRedisServer(appendOnly: true) { server in
+            let fixture = try await ConsoleFixture(server: server)
+            try await fixture.api.test { client in
+                let alice = try await client.consoleSignIn("alice")
+                server.stop()
+                let json = try await client.consoleGet("/console/overview.json", session: alice)
+                #expect(json.status == .serviceUnavailable)
+                #expect(json.headers[.retryAfter] != nil)
+                #expect(json.errorCode == "unavailable")
+                let page = try await client.consoleGet("/console/dead-letters", session: alice, html: true)
+                #expect(page.status == .serviceUnavailable)
+                #expect(page.headers[.retryAfter] != nil)
+                #expect(String(buffer: page.body).contains("unavailable"))
+                let signIn = try await client.consolePost("/console/login", session: [:], [("user", "alice"), ("password", "alice-pw")])
+                #expect(signIn.status == .serviceUnavailable)
+                try await server.start()
+                try await waitUntil(timeout: .seconds(60), "the console to answer again") {
+                    try await client.consoleGet("/console/overview.json", session: alice).status == .ok
+                }
+            }
+        }
+    }
+
     @Test func theAssetsAndSignInPageAreServedUnderThePolicy() async throws {
         try await withRedisServer { server in
             let fixture = try await ConsoleFixture(server: server)
