@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The operator's console in a real browser: headless Chromium (Debian's chromium and
 # chromium-driver, driven by Selenium) signs in to /console as an operator, sees the overview
-# update live while jobs arrive, filters the dead letters, replays all that match (count, then
+# update live while jobs arrive (and pause while the tab is hidden), filters the dead letters, replays all that match (count, then
 # confirm that number) while more die in between, and checks that exactly the counted ones
 # went back; then a viewer sees no action buttons and is refused (403) when it forges one, and
 # an admin reads the audit log. Dead letters are real: jobs of a type no handler takes, which a

@@ -111,6 +111,20 @@ class Flow:
             (r for r in d.find_elements(By.CSS_SELECTOR, "#apps tbody tr") if r.text.startswith("default") and " 12 " in f" {r.text} "), None))
         print(f"==> the overview updated live: {row.text}")
         self.shot("overview-live")
+        # Hidden tab: the script closes the stream, so no update arrives; shown again: they resume.
+        updates = lambda: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or "0")
+        d.execute_script("Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});"
+                         "document.dispatchEvent(new Event('visibilitychange'));")
+        paused_at = updates()
+        if "paused" not in self.text("#live"):
+            raise FlowError(f"hiding the tab did not pause the live updates: {self.text('#live')}")
+        time.sleep(2.5)  # an absence: two and a half intervals without an update
+        if updates() != paused_at:
+            raise FlowError(f"{updates() - paused_at} update(s) arrived while the tab was hidden")
+        d.execute_script("Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});"
+                         "document.dispatchEvent(new Event('visibilitychange'));")
+        self.wait_for("live updates to resume", lambda: updates() > paused_at)
+        print("==> live updates pause while the tab is hidden and resume when it is shown")
         d.set_window_size(390, 844)
         d.refresh()
         self.wait_for("the overview at phone width", lambda: "Overview" in d.title)
