@@ -53,8 +53,8 @@ struct ConsoleOverviewTests {
     @Test func theLiveStreamSendsTheNumbersAsServerSentEvents() async throws {
         try await withRedisServer { server in
             let fixture = try await ConsoleFixture(server: server) {
-                $0.console.liveInterval = .milliseconds(50)
-                $0.console.liveStreamLifetime = .milliseconds(400)
+                $0.console.liveInterval = .milliseconds(10)
+                $0.console.liveStreamEvents = 3
             }
             try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")])
             try await fixture.api.test { client in
@@ -65,7 +65,7 @@ struct ConsoleOverviewTests {
                 let text = String(buffer: response.body)
                 #expect(text.hasPrefix("retry: 1000\n\n"))
                 let events = text.components(separatedBy: "\n\n").filter { $0.hasPrefix("event: overview\ndata: ") }
-                #expect(events.count >= 2, "one every interval until the stream's lifetime")
+                #expect(events.count == 3, "one every interval, as many as a stream sends")
                 let data = try #require(events.first.map { Data($0.dropFirst("event: overview\ndata: ".count).utf8) })
                 let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
                 #expect((object["apps"] as? [[String: Any]])?.first?["app"] as? String == "shop")

@@ -18,9 +18,9 @@ package struct ConsoleConfiguration: Sendable {
     package var confirmationLifetime: Duration = .seconds(600)
     /// How often the overview's live stream sends the numbers.
     package var liveInterval: Duration = .seconds(1)
-    /// A live stream is closed after this long (the browser reconnects at once, and the session
-    /// is checked again).
-    package var liveStreamLifetime: Duration = .seconds(300)
+    /// A live stream is closed after this many events, five minutes at one a second (the browser
+    /// reconnects at once, and the session is checked again).
+    package var liveStreamEvents = 300
     /// Scheduled, retrying and dead jobs read per partition (each kind) to count them by app.
     package var parkedScanLimit = 100_000
     /// The live stream reads those (the costlier part of the overview) once per this many events.

@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// per ``ConsoleConfiguration/liveInterval`` (the parked jobs by app, read slice by slice, once
 /// per ``ConsoleConfiguration/parkedEvery`` events). The page's script closes the stream while the tab
 /// is hidden and opens it again when shown. A stream ends after
-/// ``ConsoleConfiguration/liveStreamLifetime``, when the session ends (checked every 30 events),
+/// ``ConsoleConfiguration/liveStreamEvents`` events, when the session ends (checked every 30 events),
 /// when the client goes away (the next write fails), or when the server shuts down; the browser
 /// reconnects after `retry`.
 /// A read that fails (Redis away) sends an `unavailable` event and the stream goes on.
@@ -22,14 +22,12 @@ struct ConsoleLiveStream: Sendable {
         var headers = ConsolePage.securityHeaders
         headers[.contentType] = "text/event-stream; charset=utf-8"
         let body = ResponseBody { [backend, sessions, configuration] writer in
-            let clock = ContinuousClock()
-            let end = clock.now.advanced(by: configuration.liveStreamLifetime)
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
             var sent = 0
             var parked = ParkedJobs()
             // The server's graceful shutdown (SIGTERM) ends the stream within one interval, so
             // an open console does not hold `richpush api` for the stream's lifetime.
-            while clock.now < end, !Task.isCancelled, !Task.isShuttingDownGracefully {
+            while sent < configuration.liveStreamEvents, !Task.isCancelled, !Task.isShuttingDownGracefully {
                 let event: String
                 do {
                     if sent % configuration.parkedEvery == 0 { parked = try await ParkedJobs.read(backend.queues, limit: configuration.parkedScanLimit) }
@@ -41,6 +39,7 @@ struct ConsoleLiveStream: Sendable {
                 }
                 try await writer.write(ByteBuffer(string: event))
                 sent += 1
+                if sent == configuration.liveStreamEvents { break }
                 if sent % 30 == 0, try await sessions.session(of: request) == nil { break }
                 try await Task.sleep(for: configuration.liveInterval)
             }
