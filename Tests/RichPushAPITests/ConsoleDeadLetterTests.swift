@@ -32,7 +32,7 @@ struct ConsoleDeadLetterTests {
                 for _ in 0..<7 { arrived.append(try await fixture.addDeadLetter(app: "shop", error: "APNs timeout, later")) }
                 let replay = try await client.consolePost("/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "20")])
                 #expect(replay.status == .ok)
-                #expect(replay.json["replayed"] as? Int == 20)
+                #expect(replay.json["done"] as? Int == 20)
                 #expect(replay.json["requested"] as? Int == 20)
                 #expect(Set(try await fixture.replayedOrigins()) == Set(counted), "exactly the counted ones went back into the queue")
                 let left = Set(try await fixture.deadLetterIDs())
@@ -51,6 +51,45 @@ struct ConsoleDeadLetterTests {
                 #expect((replays.first?["user"] as? String) == "alice")
                 #expect((replays.first?["target"] as? String)?.contains("app=shop reason~timeout") == true)
                 #expect(entries.contains { $0["action"] as? String == "sign-in" && $0["user"] as? String == "alice" })
+            }
+        }
+    }
+
+    @Test func purgingAllThatMatchDeletesExactlyTheCountedSet() async throws {
+        try await withRedisServer { server in
+            let fixture = try await ConsoleFixture(server: server)
+            var ids: [String] = []
+            for _ in 0..<12 { ids.append(try await fixture.addDeadLetter(app: "shop", error: "BadDeviceToken")) }
+            let kept = try await fixture.addDeadLetter(app: "shop", error: "timeout")
+            try await fixture.api.test { client in
+                let alice = try await client.consoleSignIn("alice")
+                let count = try await client.consolePost("/console/dead-letters/count", session: alice, [("action", "purge"), ("reason", "baddevicetoken")])
+                #expect(count.json["count"] as? Int == 12 && count.json["action"] as? String == "purge")
+                let token = try #require(count.json["token"] as? String)
+                let late = try await fixture.addDeadLetter(app: "shop", error: "BadDeviceToken, later")
+                // A purge's confirmation does not replay, and is spent by the try.
+                let wrongAction = try await client.consolePost("/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "12")])
+                #expect(wrongAction.status == .conflict && wrongAction.errorCode == "confirmation_unknown")
+                let again = try #require(try await client.consolePost("/console/dead-letters/count", session: alice, [("action", "purge"), ("reason", "baddevicetoken")])
+                    .json["token"] as? String)
+                let extra = try await fixture.addDeadLetter(app: "shop", error: "BadDeviceToken, even later")
+                let purge = try await client.consolePost("/console/dead-letters/purge", session: alice, [("token", again), ("confirm", "13")])
+                #expect(purge.status == .ok)
+                #expect(purge.json["done"] as? Int == 13)
+                #expect(try await fixture.deadLetterIDs() == [kept, extra], "the counted 13 are gone; what died after stays")
+                #expect(try await fixture.replayedOrigins().isEmpty, "purged, not replayed")
+                _ = late
+                let selected = try await client.consolePost("/console/dead-letters/purge", session: alice, [("id", "q0/\(extra)")])
+                #expect(selected.json["done"] as? Int == 1)
+                #expect(try await fixture.deadLetterIDs() == [kept])
+                let bob = try await client.consoleSignIn("bob")
+                let refused = try await client.consolePost("/console/dead-letters/purge", session: bob, [("id", "q0/\(kept)")])
+                #expect(refused.status == .forbidden && refused.errorCode == "console_forbidden")
+                #expect(try await client.consolePost("/console/dead-letters/count", session: alice, [("action", "delete")]).errorCode == "bad_action")
+                let root = try await client.consoleSignIn("root")
+                let entries = try #require(try await client.consoleGet("/console/audit", session: root).json["entries"] as? [[String: Any]])
+                #expect(entries.contains { $0["action"] as? String == "dlq.purge-matching" && $0["outcome"] as? String == "ok" && $0["done"] as? Int == 13 })
+                #expect(entries.contains { $0["action"] as? String == "dlq.purge-selected" && $0["outcome"] as? String == "ok" && $0["done"] as? Int == 1 })
             }
         }
     }
@@ -96,7 +135,7 @@ struct ConsoleDeadLetterTests {
                 let listed = try #require(try await client.consoleGet("/console/dead-letters?app=shop", session: alice).json["deadLetters"] as? [[String: Any]])
                 #expect(listed.compactMap { $0["ref"] as? String } == ["q0/\(ids[1])", "q0/\(ids[0])"], "newest first, shop only")
                 let replay = try await client.consolePost("/console/dead-letters/replay", session: alice, [("id", "q0/\(ids[0])"), ("id", "q0/\(ids[2])"), ("id", "q0/\(ids[0])")])
-                #expect(replay.json["replayed"] as? Int == 2)
+                #expect(replay.json["done"] as? Int == 2)
                 #expect(Set(try await fixture.replayedOrigins()) == [ids[0], ids[2]])
                 #expect(try await fixture.deadLetterIDs() == [ids[1]])
                 for bad in [[("id", "q9/1-0")], [("id", "q0/../x")], [] as [(String, String)], Array(repeating: ("id", "q0/1-0"), count: 501)] {
@@ -131,7 +170,7 @@ struct ConsoleDeadLetterTests {
                 let selected = try await client.consolePost("/console/dead-letters/replay", session: alice, [("id", "q0/\(shop)")])
                 #expect(selected.status == .forbidden)
                 let token = try #require(all.json["token"] as? String)
-                #expect(try await client.consolePost("/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "2")]).json["replayed"] as? Int == 2)
+                #expect(try await client.consolePost("/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "2")]).json["done"] as? Int == 2)
                 #expect(try await fixture.deadLetterIDs() == [shop])
             }
         }

@@ -16,6 +16,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 DEAD = "richpush:{q0}:dead"
@@ -80,7 +81,10 @@ class Flow:
     def wait_for(self, what, condition):
         deadline = time.monotonic() + self.args.deadline
         while time.monotonic() < deadline:
-            value = condition()
+            try:
+                value = condition()
+            except StaleElementReferenceException:  # the page changed under the reference: look again
+                value = None
             if value:
                 return value
             time.sleep(0.1)
@@ -107,9 +111,11 @@ class Flow:
         self.wait_for("the first live update", lambda: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or "0") >= 1)
         self.shot("overview")
         subprocess.run([self.args.bin, "enqueue", "--type", "console-test-live", "--payload", "x", "--count", "12"], check=True, capture_output=True)
+        # Read in one script: the live updates replace the rows under any element reference.
+        rows = "return Array.from(document.querySelectorAll('#apps tbody tr')).map(r => r.innerText.replace(/\\s+/g, ' '))"
         row = self.wait_for("12 waiting jobs in the live overview", lambda: next(
-            (r for r in d.find_elements(By.CSS_SELECTOR, "#apps tbody tr") if r.text.startswith("default") and " 12 " in f" {r.text} "), None))
-        print(f"==> the overview updated live: {row.text}")
+            (r for r in d.execute_script(rows) if r.startswith("default 12 ")), None))
+        print(f"==> the overview updated live: {row}")
         self.shot("overview-live")
         # Hidden tab: the script closes the stream, so no update arrives; shown again: they resume.
         updates = lambda: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or "0")
@@ -156,6 +162,17 @@ class Flow:
         if left != 5 or added != 30:
             raise FlowError(f"expected 5 dead letters left (those after the count) and 30 jobs back in the queue, saw {left} and {added}")
         print("==> replayed exactly the 30 counted; the 5 that died after the count stay dead")
+        d.get(self.args.base + "/console/dead-letters?text=after+the+count")
+        d.find_element(By.ID, "select-all").click()
+        ticked = [box for box in d.find_elements(By.CSS_SELECTOR, "input[name=id]") if box.is_selected()]
+        if len(ticked) != 5:
+            raise FlowError(f"select all ticked {len(ticked)} dead letters, not the 5 shown")
+        self.shot("purge-selected")
+        d.find_element(By.XPATH, "//button[contains(., 'Purge selected')]").click()
+        heading = self.wait_for("the purge's answer", lambda: [h.text for h in d.find_elements(By.TAG_NAME, "h1") if h.text.startswith("Purged")])
+        if heading[0] != "Purged 5 dead letters" or int(self.redis("XLEN", DEAD)) != 0:
+            raise FlowError(f"the purge said '{heading[0]}' and left {self.redis('XLEN', DEAD)} dead letters")
+        print("==> selected all 5 with one box and purged them")
 
         self.sign_in("view", "RICHPUSH_VIEW_PASSWORD")
         d.get(self.args.base + "/console/dead-letters")

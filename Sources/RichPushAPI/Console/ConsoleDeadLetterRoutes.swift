@@ -4,10 +4,21 @@ import RichPushCore
 import RichPushQueue
 import RichPushStorage
 
-/// The dead letters page and its actions: replay the selected ones, or all that match the
-/// filter in two steps: `count` (the server counts the matches and answers a single-use
-/// confirmation bound to exactly that set, see ``DeadLetterSearch``) and `replay` with that
-/// confirmation and the number the operator confirms. Both actions are audited before and after.
+/// What an operator does to dead letters: replay them (back into the queue, their devices
+/// queued again) or purge them (deleted for good).
+enum DeadLetterAction: String, Sendable, CaseIterable {
+    case replay, purge
+
+    var verb: String { self == .replay ? "Replay" : "Purge" }
+    var past: String { self == .replay ? "Replayed" : "Purged" }
+    var outcome: String { self == .replay ? "went back into the queue" : "were deleted" }
+}
+
+/// The dead letters page and its actions: replay or purge the selected ones, or all that match
+/// the filter in two steps: `count` (the server counts the matches and answers a single-use
+/// confirmation bound to exactly that set and action, see ``DeadLetterSearch``), then the action
+/// with that confirmation and the number the operator confirms. Every action is audited before
+/// and after.
 struct ConsoleDeadLetterRoutes: Sendable {
     let routes: ConsoleRoutes
 
@@ -30,37 +41,26 @@ struct ConsoleDeadLetterRoutes: Sendable {
         console.post("dead-letters/count") { request, context in
             let session = try await routes.session(request)
             try await routes.authorizeChange(request, context: context, session: session, action: "dlq.count", needs: .operator)
-            let filter = try DeadLetterFilter(try await ConsoleForm.body(of: request), access: session.access)
+            let form = try await ConsoleForm.body(of: request)
+            guard let action = DeadLetterAction(rawValue: form["action"] ?? "replay") else {
+                throw APIError.badRequest("action must be replay or purge", code: "bad_action")
+            }
+            let filter = try DeadLetterFilter(form, access: session.access)
             let (count, marks) = try await routes.search.count(filter)
             var token: String?
             if count > 0 {
                 let encoded = String(decoding: try JSONEncoder().encode(Confirmation(filter: filter, marks: marks, count: count)), as: UTF8.self)
-                token = try await routes.backend.store.createConfirmation(["user": session.user, "action": "dlq.replay-matching", "body": encoded],
+                token = try await routes.backend.store.createConfirmation(["user": session.user, "action": Self.auditName(action, matching: true), "body": encoded],
                                                                          lifetime: routes.configuration.confirmationLifetime)
             }
             if !ConsolePage.wantsHTML(request) {
-                return ConsolePage.json(["count": count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary])
+                return ConsolePage.json(["count": count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary, "action": action.rawValue])
             }
-            return ConsolePage.response(ConsolePage.layout(title: "Confirm replay", session: session, body: DeadLetterPage.confirmation(filter: filter, count: count, token: token)))
+            return ConsolePage.response(ConsolePage.layout(title: "Confirm", session: session,
+                                                           body: DeadLetterPage.confirmation(action, filter: filter, count: count, token: token)))
         }
-        console.post("dead-letters/replay") { request, context in
-            let session = try await routes.session(request)
-            try await routes.authorizeChange(request, context: context, session: session, action: "dlq.replay", needs: .operator)
-            let form = try await ConsoleForm.body(of: request)
-            let result: (action: String, target: String, requested: Int, done: Int)
-            if let token = form["token"] {
-                result = try await replayMatching(token: token, confirmed: form["confirm"], session: session, address: context.clientAddress)
-            } else {
-                result = try await replaySelected(form.all("id"), session: session, address: context.clientAddress)
-            }
-            if !ConsolePage.wantsHTML(request) {
-                return ConsolePage.json(["action": result.action, "requested": result.requested, "replayed": result.done])
-            }
-            return ConsolePage.response(ConsolePage.layout(title: "Replayed", session: session, body: """
-                <h1>Replayed \(result.done) dead letter\(result.done == 1 ? "" : "s")</h1>
-                <p role="status">\(result.done) of the \(result.requested) asked for went back into the queue\(result.done < result.requested ? "; the others were no longer dead letters (replayed or purged meanwhile)" : "").</p>
-                <p><a href="/console/dead-letters">Back to the dead letters</a></p>
-                """))
+        for action in DeadLetterAction.allCases {
+            console.post("dead-letters/\(action.rawValue)") { request, context in try await act(action, request, context) }
         }
     }
 
@@ -71,32 +71,53 @@ struct ConsoleDeadLetterRoutes: Sendable {
         let count: Int
     }
 
-    private func replayMatching(token: String, confirmed: String?, session: ConsoleSession, address: String) async throws
-        -> (action: String, target: String, requested: Int, done: Int) {
-        guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
-            throw APIError.badRequest("give the confirmation token and confirm, the number of dead letters you mean to replay", code: "missing_confirmation")
+    static func auditName(_ action: DeadLetterAction, matching: Bool) -> String { "dlq.\(action.rawValue)-\(matching ? "matching" : "selected")" }
+
+    private func act(_ action: DeadLetterAction, _ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let session = try await routes.session(request)
+        try await routes.authorizeChange(request, context: context, session: session, action: "dlq.\(action.rawValue)", needs: .operator)
+        let form = try await ConsoleForm.body(of: request)
+        let (requested, done) = if let token = form["token"] {
+            try await actOnMatching(action, token: token, confirmed: form["confirm"], session: session, address: context.clientAddress)
+        } else {
+            try await actOnSelected(action, form.all("id"), session: session, address: context.clientAddress)
         }
-        // Taken whatever follows: a confirmation is used at most once.
-        guard let stored = try await routes.backend.store.takeConfirmation(token), stored["user"] == session.user,
-              stored["action"] == "dlq.replay-matching", let body = stored["body"],
-              let confirmation = try? JSONDecoder().decode(Confirmation.self, from: Data(body.utf8)) else {
-            throw APIError(.conflict, code: "confirmation_unknown", message: "this confirmation is unknown, used or expired: count the matches again")
+        if !ConsolePage.wantsHTML(request) {
+            return ConsolePage.json(["action": action.rawValue, "requested": requested, "done": done])
+        }
+        return ConsolePage.response(ConsolePage.layout(title: action.past, session: session, body: """
+            <h1>\(action.past) \(done) dead letter\(done == 1 ? "" : "s")</h1>
+            <p role="status">\(done) of the \(requested) asked for \(action.outcome)\(done < requested ? "; the others were no longer dead letters (replayed or purged meanwhile)" : "").</p>
+            <p><a href="/console/dead-letters">Back to the dead letters</a></p>
+            """))
+    }
+
+    private func actOnMatching(_ action: DeadLetterAction, token: String, confirmed: String?, session: ConsoleSession, address: String) async throws
+        -> (requested: Int, done: Int) {
+        guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
+            throw APIError.badRequest("give the confirmation token and confirm, the number of dead letters you mean to \(action.rawValue)", code: "missing_confirmation")
+        }
+        // Taken whatever follows: a confirmation is used at most once, for the action it was counted for.
+        let name = Self.auditName(action, matching: true)
+        guard let stored = try await routes.backend.store.takeConfirmation(token), stored["user"] == session.user, stored["action"] == name,
+              let body = stored["body"], let confirmation = try? JSONDecoder().decode(Confirmation.self, from: Data(body.utf8)) else {
+            throw APIError(.conflict, code: "confirmation_unknown", message: "this confirmation is unknown, used, expired or for another action: count the matches again")
         }
         guard number == confirmation.count else {
             throw APIError(.conflict, code: "confirmation_mismatch",
                            message: "\(confirmation.count) dead letters matched when counted, not \(number): count again and confirm that number")
         }
         let target = confirmation.filter.summary + " (as counted: " + confirmation.marks.sorted { $0.key < $1.key }.map { "\($0.key) ≤ \($0.value)" }.joined(separator: ", ") + ")"
-        let replayed = try await audited("dlq.replay-matching", target: target, requested: confirmation.count, session: session, address: address) {
-            try await routes.search.replayMatching(confirmation.filter, marks: confirmation.marks, ledger: routes.backend.ledger).replayed
+        let done = try await audited(name, target: target, requested: confirmation.count, session: session, address: address) {
+            try await routes.search.apply(action, matching: confirmation.filter, marks: confirmation.marks, ledger: routes.backend.ledger).done
         }
-        return ("dlq.replay-matching", target, confirmation.count, replayed)
+        return (confirmation.count, done)
     }
 
-    private func replaySelected(_ references: [String], session: ConsoleSession, address: String) async throws
-        -> (action: String, target: String, requested: Int, done: Int) {
+    private func actOnSelected(_ action: DeadLetterAction, _ references: [String], session: ConsoleSession, address: String) async throws
+        -> (requested: Int, done: Int) {
         guard (1...Self.maxSelection).contains(references.count) else {
-            throw APIError.badRequest("select 1 to \(Self.maxSelection) dead letters (or replay all that match the filter)", code: "bad_selection")
+            throw APIError.badRequest("select 1 to \(Self.maxSelection) dead letters (or act on all that match the filter)", code: "bad_selection")
         }
         let unique = Array(Set(references)).sorted()
         // Only letters of apps the user sees (one pipelined read per partition).
@@ -114,13 +135,13 @@ struct ConsoleDeadLetterRoutes: Sendable {
             }
         }
         let target = unique.prefix(20).joined(separator: " ") + (unique.count > 20 ? " … (\(unique.count) in all)" : "")
-        let replayed = try await audited("dlq.replay-selected", target: target, requested: unique.count, session: session, address: address) {
-            try await routes.search.replay(unique, ledger: routes.backend.ledger)
+        let done = try await audited(Self.auditName(action, matching: false), target: target, requested: unique.count, session: session, address: address) {
+            try await routes.search.apply(action, to: unique, ledger: routes.backend.ledger)
         }
-        return ("dlq.replay-selected", target, unique.count, replayed)
+        return (unique.count, done)
     }
 
-    /// Runs `action` between two audit entries: `started` before (no entry, no action), then
+    /// Runs `body` between two audit entries: `started` before (no entry, no action), then
     /// `ok` with how many it did, or `failed` with why.
     private func audited(_ action: String, target: String, requested: Int, session: ConsoleSession, address: String,
                          _ body: () async throws -> Int) async throws -> Int {

@@ -1,5 +1,5 @@
-/// The dead letters page: the filter, the newest matches with checkboxes, and the two actions
-/// (replay the selected ones; count all that match, then confirm that number). A viewer, or
+/// The dead letters page: the filter, the newest matches with checkboxes, and the actions
+/// (replay or purge the selected ones; count all that match, then confirm that number). A viewer, or
 /// anyone while the console is read-only, gets the list without a button or checkbox.
 struct DeadLetterPage {
     let filter: DeadLetterFilter
@@ -20,8 +20,10 @@ struct DeadLetterPage {
         let more: HTML = complete ? "" : "<p class=\"note\">Only the newest part of a long list was searched for this page; counting searches them all.</p>"
         let actions: HTML = canAct ? """
             <div class="actions">
-            <form method="post" action="/console/dead-letters/replay" id="selected"><button type="submit">Replay selected</button></form>
-            <form method="post" action="/console/dead-letters/count">\(Self.hiddenFields(filter))<button type="submit">Replay all that match…</button></form>
+            <form method="post" action="/console/dead-letters/replay" id="selected"><button type="submit">Replay selected</button>
+            <button type="submit" formaction="/console/dead-letters/purge" class="danger">Purge selected</button></form>
+            <form method="post" action="/console/dead-letters/count">\(Self.hiddenFields(filter))<button type="submit" name="action" value="replay">Replay all that match…</button>
+            <button type="submit" name="action" value="purge" class="danger">Purge all that match…</button></form>
             </div>
             """ : ""
         return """
@@ -48,24 +50,26 @@ struct DeadLetterPage {
         return "\(fields)"
     }
 
-    /// The count's answer: the exact number, and a form that replays exactly those once that
-    /// number is typed in.
-    static func confirmation(filter: DeadLetterFilter, count: Int, token: String?) -> HTML {
+    /// The count's answer: the exact number, and a form that replays (or purges) exactly those
+    /// once that number is typed in.
+    static func confirmation(_ action: DeadLetterAction, filter: DeadLetterFilter, count: Int, token: String?) -> HTML {
         guard let token, count > 0 else {
             return """
-                <h1>Nothing to replay</h1><p role="status">No dead letter matches \(filter.summary).</p>
+                <h1>Nothing to \(action.rawValue)</h1><p role="status">No dead letter matches \(filter.summary).</p>
                 <p><a href="/console/dead-letters?\(HTML.query(filter.queryPairs))">Back</a></p>
                 """
         }
+        let warning: HTML = action == .purge ? "<p class=\"error\">Purged dead letters are deleted for good.</p>" : ""
         return """
-            <h1>Replay \(count) dead letter\(count == 1 ? "" : "s")?</h1>
+            <h1>\(action.verb) \(count) dead letter\(count == 1 ? "" : "s")?</h1>
             <p role="status"><strong id="match-count">\(count)</strong> dead letter\(count == 1 ? "" : "s") match \(filter.summary) now.
-            Replaying acts on exactly these: any that die after this count are left alone, and this confirmation works once, for 10 minutes.</p>
-            <form method="post" action="/console/dead-letters/replay" class="confirm">
+            \(action.verb) acts on exactly these: any that die after this count are left alone, and this confirmation works once, for 10 minutes.</p>
+            \(warning)
+            <form method="post" action="/console/dead-letters/\(action.rawValue)" class="confirm">
             <input type="hidden" name="token" value="\(token)">
             <label for="confirm">Type \(count) to confirm</label>
             <input id="confirm" name="confirm" inputmode="numeric" pattern="[0-9]+" required autocomplete="off">
-            <button type="submit">Replay \(count)</button>
+            <button type="submit"\(action == .purge ? " class=\"danger\"" as HTML : "")>\(action.verb) \(count)</button>
             </form>
             <p><a href="/console/dead-letters?\(HTML.query(filter.queryPairs))">Cancel</a></p>
             """

@@ -1,7 +1,7 @@
 import RichPushQueue
 import RichPushStorage
 
-/// Finds, counts and replays the dead letters a ``DeadLetterFilter`` means, in every partition,
+/// Finds, counts, replays and purges the dead letters a ``DeadLetterFilter`` means, in every partition,
 /// in pages of ``page`` entries (one round trip each; a page's matches are replayed by the
 /// queue's batched script, never one call per letter).
 ///
@@ -64,23 +64,24 @@ struct DeadLetterSearch: Sendable {
         return (count, marks)
     }
 
-    /// Replays what matches up to each partition's mark; how many matched then and how many
-    /// were replayed (fewer when some left the dead letters in between).
-    func replayMatching(_ filter: DeadLetterFilter, marks: [String: String], ledger: RedisDeliveryLedger) async throws -> (matched: Int, replayed: Int) {
+    /// Replays or purges what matches up to each partition's mark; how many matched then and how
+    /// many were acted on (fewer when some left the dead letters in between).
+    func apply(_ action: DeadLetterAction, matching filter: DeadLetterFilter, marks: [String: String],
+               ledger: RedisDeliveryLedger) async throws -> (matched: Int, done: Int) {
         var matched = 0
-        var replayed = 0
+        var done = 0
         for queue in queues {
             guard let mark = marks[queue.configuration.partition] else { continue }
             try await scan(queue, filter, through: mark) { letters in
                 matched += letters.count
-                replayed += try await ledger.replayDeadLetters(letters.map(\.id), in: queue)
+                done += try await Self.apply(action, to: letters.map(\.id), in: queue, ledger: ledger)
             }
         }
-        return (matched, replayed)
+        return (matched, done)
     }
 
-    /// Replays the given `q0/<id>` references; how many were replayed.
-    func replay(_ references: [String], ledger: RedisDeliveryLedger) async throws -> Int {
+    /// Replays or purges the given `q0/<id>` references; how many were acted on.
+    func apply(_ action: DeadLetterAction, to references: [String], ledger: RedisDeliveryLedger) async throws -> Int {
         var byPartition: [String: [String]] = [:]
         for reference in references {
             let parts = reference.split(separator: "/", maxSplits: 1).map(String.init)
@@ -89,12 +90,20 @@ struct DeadLetterSearch: Sendable {
             }
             byPartition[parts[0], default: []].append(parts[1])
         }
-        var replayed = 0
+        var done = 0
         for queue in queues {
             guard let ids = byPartition[queue.configuration.partition] else { continue }
-            replayed += try await ledger.replayDeadLetters(ids, in: queue)
+            done += try await Self.apply(action, to: ids, in: queue, ledger: ledger)
         }
-        return replayed
+        return done
+    }
+
+    /// `richpush dlq replay`'s and `dlq purge`'s own code: batches of 500 per call.
+    private static func apply(_ action: DeadLetterAction, to ids: [String], in queue: JobQueue, ledger: RedisDeliveryLedger) async throws -> Int {
+        switch action {
+        case .replay: try await ledger.replayDeadLetters(ids, in: queue)
+        case .purge: try await queue.purgeDeadLetters(ids: ids)
+        }
     }
 
     /// Calls `body` with each page's matches, oldest first, from the filter's start to `mark`.
