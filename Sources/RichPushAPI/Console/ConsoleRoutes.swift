@@ -45,6 +45,7 @@ struct ConsoleRoutes: Sendable {
             return ConsoleLiveStream(backend: backend, sessions: sessions, configuration: configuration).response(for: session, request: request)
         }
         ConsoleDeadLetterRoutes(routes: self).add(to: console)
+        ConsoleNotificationRoutes(routes: self).add(to: console)
         console.get("audit") { request, _ in
             let session = try await session(request)
             try guardian.checkRole(session, needs: .admin)
