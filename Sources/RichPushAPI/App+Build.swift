@@ -26,7 +26,8 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     DevicePageRoutes(page: BundledResources.devicePage, script: BundledResources.deviceScript, style: BundledResources.deviceStyle).add(to: router)
     if let console = dependencies.console {
         ConsoleRoutes(backend: console, configuration: configuration.console, auth: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth),
-                      assets: (BundledResources.consoleScript, BundledResources.consoleStyle)).add(to: router)
+                      assets: (BundledResources.consoleScript, BundledResources.consoleStyle),
+                      liveStreams: LiveStreamSlots(limit: configuration.console.maxLiveStreams)).add(to: router)
     }
     let api = router.group("api").add(middleware: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth))
     // Every request runs on the stores of the app it is in (APIRequestContext.app).

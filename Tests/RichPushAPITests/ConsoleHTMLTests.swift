@@ -48,6 +48,18 @@ struct ConsoleHTMLTests {
         #expect(decoded == filter, "a confirmation carries the filter as it was counted")
     }
 
+    @Test func liveStreamSlotsAreBoundedAndComeBackWhenReleased() {
+        let slots = LiveStreamSlots(limit: 2)
+        var held = [slots.take(), slots.take()]
+        #expect(held.allSatisfy { $0 != nil } && slots.take() == nil && slots.inUse == 2)
+        held.removeLast()
+        #expect(slots.inUse == 1)
+        let again = slots.take()
+        #expect(again != nil && slots.inUse == 2)
+        held.removeAll()
+        _ = again
+    }
+
     @Test func rolesAreOrderedAndScopesParsed() {
         #expect(ConsoleAccess.Role.viewer < .operator && ConsoleAccess.Role.operator < .admin)
         #expect(ConsoleAccess(stored: "operator", apps: "shop,news")?.apps == ["news", "shop"])

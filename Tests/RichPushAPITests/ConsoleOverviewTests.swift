@@ -55,6 +55,7 @@ struct ConsoleOverviewTests {
             let fixture = try await ConsoleFixture(server: server) {
                 $0.console.liveInterval = .milliseconds(10)
                 $0.console.liveStreamEvents = 3
+                $0.console.maxLiveStreams = 1
             }
             try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")])
             try await fixture.api.test { client in
@@ -69,6 +70,12 @@ struct ConsoleOverviewTests {
                 let data = try #require(events.first.map { Data($0.dropFirst("event: overview\ndata: ".count).utf8) })
                 let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
                 #expect((object["apps"] as? [[String: Any]])?.first?["app"] as? String == "shop")
+                // One slot: the ended stream gives it back (once the server has released its body).
+                try await waitUntil(timeout: .seconds(30), "the stream's slot to come back") {
+                    let second = try await client.execute(uri: "/console/events", method: .get, headers: alice + [.accept: "text/event-stream"])
+                    if second.status == .ok { #expect(String(buffer: second.body).contains("event: overview")) }
+                    return second.status == .ok
+                }
                 let refused = try await client.execute(uri: "/console/events", method: .get, headers: [.accept: "text/event-stream"])
                 #expect(refused.status == .unauthorized)
             }

@@ -21,6 +21,9 @@ package struct ConsoleConfiguration: Sendable {
     /// A live stream is closed after this many events, five minutes at one a second (the browser
     /// reconnects at once, and the session is checked again).
     package var liveStreamEvents = 300
+    /// Live streams one replica serves at once; more get 503 + `Retry-After` (the page keeps its
+    /// numbers and the browser tries again).
+    package var maxLiveStreams = 64
     /// Scheduled, retrying and dead jobs read per partition (each kind) to count them by app.
     package var parkedScanLimit = 100_000
     /// The live stream reads those (the costlier part of the overview) once per this many events.

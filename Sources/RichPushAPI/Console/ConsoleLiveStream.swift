@@ -17,11 +17,18 @@ struct ConsoleLiveStream: Sendable {
     let backend: ConsoleBackend
     let sessions: ConsoleSessions
     let configuration: ConsoleConfiguration
+    let slots: LiveStreamSlots
 
-    func response(for session: ConsoleSession, request: Request) -> Response {
+    func response(for session: ConsoleSession, request: Request) throws -> Response {
+        guard let slot = slots.take() else {
+            throw APIError.unavailable("this server already serves \(slots.limit) live streams; the page keeps its numbers", retryAfter: 5)
+        }
         var headers = ConsolePage.securityHeaders
         headers[.contentType] = "text/event-stream; charset=utf-8"
         let body = ResponseBody { [backend, sessions, configuration] writer in
+            // Captured, so held as long as the body is: when the server releases it (run to its end,
+            // failed, or never run), the slot is free again.
+            withExtendedLifetime(slot) {}
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
             var sent = 0
             var parked = ParkedJobs()

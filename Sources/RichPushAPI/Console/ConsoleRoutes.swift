@@ -13,6 +13,7 @@ struct ConsoleRoutes: Sendable {
     let configuration: ConsoleConfiguration
     let auth: AuthMiddleware
     let assets: (script: [UInt8], style: [UInt8])
+    let liveStreams: LiveStreamSlots
 
     var sessions: ConsoleSessions { ConsoleSessions(backend: backend, configuration: configuration) }
     var guardian: ConsoleGuard { ConsoleGuard(configuration: configuration) }
@@ -42,7 +43,8 @@ struct ConsoleRoutes: Sendable {
         }
         console.get("events") { request, _ in
             let session = try await session(request)
-            return ConsoleLiveStream(backend: backend, sessions: sessions, configuration: configuration).response(for: session, request: request)
+            return try ConsoleLiveStream(backend: backend, sessions: sessions, configuration: configuration, slots: liveStreams)
+                .response(for: session, request: request)
         }
         ConsoleDeadLetterRoutes(routes: self).add(to: console)
         ConsoleNotificationRoutes(routes: self).add(to: console)
