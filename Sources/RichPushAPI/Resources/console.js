@@ -66,7 +66,11 @@ function live() {
       document.body.dataset.updates = String(Number(document.body.dataset.updates || "0") + 1);
     });
     source.addEventListener("unavailable", function () { status.textContent = "Live: the store is unavailable; retrying."; });
-    source.onerror = function () { status.textContent = "Live: reconnecting…"; };
+    source.onerror = function () {
+      // A refused stream (signed out, or the server's live streams all taken) is not retried.
+      status.textContent = source && source.readyState === EventSource.CLOSED
+        ? "Live updates stopped; reload the page to try again." : "Live: reconnecting…";
+    };
   }
   function close() {
     if (!source) return;
