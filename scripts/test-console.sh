@@ -3,7 +3,8 @@
 # chromium-driver, driven by Selenium) signs in to /console as an operator, sees the overview
 # update live while jobs arrive (and pause while the tab is hidden), filters the dead letters, replays all that match (count, then
 # confirm that number) while more die in between, and checks that exactly the counted ones
-# went back; then a viewer sees no action buttons and is refused (403) when it forges one, and
+# went back and purges the rest by selection, finds a notification by id; then a viewer sees
+# no action buttons and is refused (403) when it forges one, and
 # an admin reads the audit log. Dead letters are real: jobs of a type no handler takes, which a
 # worker dead-letters. A PNG screenshot of every page (desktop and phone widths) goes to
 # .tmp/console/screenshots/. Stops exactly what it started; exits 0 only if every step passed.

@@ -8,6 +8,7 @@ it forges a POST from the page, and an admin sees the actions in the audit log. 
 page goes to --shots. Passwords come in the environment, never on a command line.
 """
 import argparse
+import json
 import os
 import signal
 import subprocess
@@ -173,6 +174,18 @@ class Flow:
         if heading[0] != "Purged 5 dead letters" or int(self.redis("XLEN", DEAD)) != 0:
             raise FlowError(f"the purge said '{heading[0]}' and left {self.redis('XLEN', DEAD)} dead letters")
         print("==> selected all 5 with one box and purged them")
+
+        # A notification found by id: ops sends one (to its own tag, no device), the console shows it.
+        sent = subprocess.run(["curl", "-sf", "-u", "ops:" + os.environ["RICHPUSH_OPS_PASSWORD"], "-F", "message=Console <check> & more",
+                               "-F", "image=@Sources/RichPushAPI/Resources/default-image.png", self.args.base + "/api/notifications"],
+                              check=True, capture_output=True, text=True).stdout
+        notification = json.loads(sent)["id"]
+        d.get(f"{self.args.base}/console/notifications?id={notification}")
+        found = self.text("main")
+        if f"Notification {notification}: queued" not in found or "Console <check> & more" not in found:
+            raise FlowError(f"the notification page does not show notification {notification} as sent: {found[:300]}")
+        self.shot("notification")
+        print(f"==> notification {notification} found by id, its message shown as text")
 
         self.sign_in("view", "RICHPUSH_VIEW_PASSWORD")
         d.get(self.args.base + "/console/dead-letters")
