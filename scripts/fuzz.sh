@@ -91,7 +91,7 @@ cleanup() {
         redis_pid=$(cat "$redis_dir/redis.pid")
         # Not a child of this shell (it daemonized): signal it, then wait for it to go.
         kill -TERM "$redis_pid" 2>/dev/null || true
-        for _ in $(seq 1 50); do kill -0 "$redis_pid" 2>/dev/null || break; sleep 0.1; done
+        for _ in $(seq 1 50); do pid_running "$redis_pid" || break; sleep 0.1; done
         kill -KILL "$redis_pid" 2>/dev/null || true
     fi
     if [ "$status" -eq 0 ]; then rm -rf "$dir"; else echo "fuzz: logs and reports kept in $dir" >&2; fi
@@ -268,7 +268,7 @@ if api_alive; then
     probe_pass up
     redis_pid=$(cat "$redis_dir/redis.pid")
     kill -TERM "$redis_pid"
-    for _ in $(seq 1 50); do kill -0 "$redis_pid" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 50); do pid_running "$redis_pid" || break; sleep 0.1; done
     api_alive && probe_pass down
 fi
 
