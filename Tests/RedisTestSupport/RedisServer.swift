@@ -185,6 +185,10 @@ package final class RedisServer: @unchecked Sendable {
     static func rawCommand(_ command: String, port: Int) -> String? {
         guard let fd = connectLoopback(port: port) else { return nil }
         defer { close(fd) }
+        // An answer within 5 s or none: a paused or stopped (SIGSTOP) server would hold the
+        // caller, a thread of the cooperative pool in a teardown, until it resumed.
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array((command + "\r\n").utf8)
         guard write(fd, bytes, bytes.count) == bytes.count else { return nil }
         var buffer = [UInt8](repeating: 0, count: 64)
