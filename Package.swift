@@ -187,7 +187,8 @@ let package = Package(
                 .use("Prometheus"), .use("ServiceLifecycle"), .use("NIOCore"), .use("NIOHTTP1"), .use("NIOHTTPTypes"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/default-image.png"),
-                        .copy("Resources/device.html"), .copy("Resources/device.js"), .copy("Resources/device.css")]
+                        .copy("Resources/device.html"), .copy("Resources/device.js"), .copy("Resources/device.css"),
+                        .copy("Resources/console.js"), .copy("Resources/console.css")]
         ),
         .executableTarget(
             name: "RichPushCLI",

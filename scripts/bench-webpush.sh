@@ -5,7 +5,7 @@
 # origin's VAPID token (RFC 8292); the figures say how many tokens the run signed. The adapter's
 # CPU per push is the bench process's.
 # Usage: scripts/bench-webpush.sh [--pushes N (100000)] [--batch B (1000)] [--browsers K (100)]
-#          [--concurrency C (128)] [--connections N (8)] [--fail "429:1%,503:1%"]
+#          [--concurrency C (128)] [--connections N (8)] [--in-flight K (1)] [--fail "429:1%,503:1%"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh

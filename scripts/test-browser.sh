@@ -3,8 +3,10 @@
 # driven by Selenium) opens RichPush's /device page, signs in, subscribes at a local push service
 # (richpush webpush-sim, TLS), registers, and receives a rich push sent through a worker with
 # --adapter webpush: decrypted with WebCrypto, payload fetched, notification shown with OK and
-# More, More clicked, the image checked against the one sent. A PNG screenshot of each step goes
-# to .tmp/browser/screenshots/. Stops exactly what it started; exits 0 only if every step passed.
+# More, More clicked, the image checked against the one sent; then the push service ends the
+# subscription, the page subscribes again and re-registers, and the next push, at the new endpoint,
+# is dismissed with OK. A PNG screenshot of each step goes to .tmp/browser/screenshots/. Stops
+# exactly what it started; exits 0 only if every step passed.
 # Uses $RICHPUSH_BIN when set (scripts/test.sh passes the debug binary), else builds release.
 # Files: ~/.cache/richpush/browser-venv (Selenium, installed once per machine; RICHPUSH_BROWSER_VENV
 # moves it), .tmp/browser/run-* (logs, the private redis-server, Chromium's profile).
@@ -63,7 +65,8 @@ echo "==> API on $base, push service on https://127.0.0.1:$webpush_port, a worke
 page="$base/device?push=https%3A%2F%2F127.0.0.1%3A$webpush_port&key=$server_key"
 echo "==> Chromium (headless) opens $page"
 RICHPUSH_PASSWORD="$password" "$venv/bin/python" scripts/browser/device_flow.py --page "$page" --api "$base" --user alice \
-    --image Sources/RichPushAPI/Resources/default-image.png --shots "$shots" --profile "$work/chromium" --spki "$spki" & flow=$!
+    --image Sources/RichPushAPI/Resources/default-image.png --shots "$shots" --profile "$work/chromium" --spki "$spki" \
+    --push "https://127.0.0.1:$webpush_port" --push-ca "$work/webpush/ca.pem" & flow=$!
 pids+=($flow)
 status=0
 wait "$flow" || status=$?
@@ -72,5 +75,5 @@ if [ "$status" -ne 0 ]; then
     exit 1
 fi
 accepted=$(grep '"event":"push"' "$work/webpush-sim.log" | grep -c '"status":201' || true)
-[ "$accepted" -eq 1 ] || { echo "error: expected webpush-sim to accept 1 push, it accepted $accepted" >&2; exit 1; }
-echo "==> the browser device went all the way in $((SECONDS - started)) s: subscribed, registered, received, decrypted, fetched, displayed, opened with More"
+[ "$accepted" -eq 2 ] || { echo "error: expected webpush-sim to accept 2 pushes, it accepted $accepted" >&2; exit 1; }
+echo "==> the browser device went all the way in $((SECONDS - started)) s: subscribed, registered, received, decrypted, fetched, displayed, opened with More; subscribed again when the push service ended its subscription, and dismissed the next push with OK"

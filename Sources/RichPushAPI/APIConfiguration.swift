@@ -41,6 +41,8 @@ package struct APIConfiguration: Sendable {
     package var trustedProxies = TrustedProxies()
     /// The operator's token for `/api/apps`; nil turns those routes off (403 saying so).
     package var operatorToken: OperatorToken?
+    /// The operator's console (`/console`).
+    package var console = ConsoleConfiguration()
 
     /// Per-user limits; 0 turns one off. Over a limit: 429 with `Retry-After`, code `quota_exceeded`.
     package struct Quotas: Sendable, Hashable {

@@ -21,6 +21,8 @@ package struct APIDependencies: Sendable {
     /// Writes an app's weight and cap into every partition of the queue (fair scheduling), after
     /// `/api/apps` stored them; nil: no queue to write them to (they are stored only).
     package var applyScheduling: (@Sendable (AppID, ScopeLimits) async throws -> Void)?
+    /// What the operator's console (`/console`) runs on; nil leaves the console out (404).
+    package var console: ConsoleBackend?
 
     package init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: (any CredentialChanges)? = nil,
                 apps: (any AppStore)? = nil) {

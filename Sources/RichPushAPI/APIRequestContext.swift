@@ -21,6 +21,9 @@ package struct APIRequestContext: RequestContext {
     /// The client's address: the peer's, or the one `X-Forwarded-For` gives when the peer is a
     /// trusted proxy (set by ``ClientAddressMiddleware``).
     package var clientAddress: String
+    /// Whether the request came over TLS, as a trusted proxy's `X-Forwarded-Proto` says (set by
+    /// ``ClientAddressMiddleware``): the console's cookie is `Secure` then.
+    package var forwardedHTTPS = false
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

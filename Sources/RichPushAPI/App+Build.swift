@@ -24,6 +24,11 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     OperationsRoutes(ready: stores.ready, registry: dependencies.registry, openAPI: BundledResources.openAPI)
         .add(to: router, benchRoutes: configuration.benchRoutes)
     DevicePageRoutes(page: BundledResources.devicePage, script: BundledResources.deviceScript, style: BundledResources.deviceStyle).add(to: router)
+    if let console = dependencies.console {
+        ConsoleRoutes(backend: console, configuration: configuration.console, auth: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth),
+                      assets: (BundledResources.consoleScript, BundledResources.consoleStyle),
+                      liveStreams: LiveStreamSlots(limit: configuration.console.maxLiveStreams)).add(to: router)
+    }
     let api = router.group("api").add(middleware: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth))
     // Every request runs on the stores of the app it is in (APIRequestContext.app).
     RegistrationRoutes.add(to: api) { [quotas = configuration.quotas] context in
@@ -90,6 +95,8 @@ enum BundledResources {
     static let devicePage: [UInt8] = load("device", "html")
     static let deviceScript: [UInt8] = load("device", "js")
     static let deviceStyle: [UInt8] = load("device", "css")
+    static let consoleScript: [UInt8] = load("console", "js")
+    static let consoleStyle: [UInt8] = load("console", "css")
 
     private static func load(_ name: String, _ ext: String) -> [UInt8] {
         guard let url = Bundle.module.url(forResource: name, withExtension: ext), let data = try? Data(contentsOf: url) else { return [] }

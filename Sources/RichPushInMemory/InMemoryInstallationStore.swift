@@ -48,7 +48,10 @@ package final class InMemoryInstallationStore: InstallationStore {
     }
 
     package func remove(_ installation: Installation) async throws -> Bool {
-        all.withLock { $0.removeValue(forKey: installation.id) != nil }
+        all.withLock { all in
+            guard all[installation.id]?.handle == installation.handle else { return false }
+            return all.removeValue(forKey: installation.id) != nil
+        }
     }
 
     package func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {

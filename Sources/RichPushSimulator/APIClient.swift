@@ -59,6 +59,14 @@ struct APIClient: Sendable {
         return id
     }
 
+    /// A registration's new subscription under its installation id: PUT /api/register/{id}, as a
+    /// browser's service worker sends it after `pushsubscriptionchange`.
+    func reregister(installation id: String, platform: Platform, tags: [String], subscription: [String: Any]) async throws {
+        let registration: [String: Any] = ["Platform": platform.rawValue, "Tags": tags, "Subscription": subscription]
+        let (status, body, _) = try await call("PUT", "/api/register/\(id)", json: registration)
+        guard status == 200 else { throw SimulatorError("registration failed: HTTP \(status) \(String(decoding: body, as: UTF8.self))") }
+    }
+
     /// Characters a query value keeps as they are (RFC 3986 unreserved).
     private static let queryValue = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

@@ -2,6 +2,19 @@ import RichPushCore
 import RichPushWebPush
 
 extension DeviceSimulator {
+    /// A web device's new subscription (the push service ended the old one) registered under the
+    /// same installation, as a service worker's `pushsubscriptionchange` handler sends it to the
+    /// app's server. Throws (and the fleet tries again) while the API does not take it.
+    func reregister(_ old: WebDevice, as new: WebDevice) async throws {
+        guard let (index, installation) = devices.withLock({ $0[old.endpoint] }) else { return }
+        try await api.reregister(installation: installation, platform: .webpush, tags: webTags.withLock { $0[index] ?? [] }, subscription: new.subscriptionJSON)
+        devices.withLock { devices in
+            devices[old.endpoint] = nil
+            devices[new.endpoint] = (index, installation)
+        }
+        emit(SimulatorEvent(event: "resubscribed", device: index, installation: installation, detail: "the push service ended the subscription; registered a new one"))
+    }
+
     /// A message from a web device's push service, as its service worker's `push` event gets it:
     /// decrypted with the device's own keys (RFC 8291), its JSON `{"richId", "richMessage",
     /// "richType"}` read, then the app's behaviour as on a phone. The worker shows the

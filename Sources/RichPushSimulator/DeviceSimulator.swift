@@ -23,6 +23,8 @@ package final class DeviceSimulator: Sendable {
     let api: APIClient
     /// Every registered device by its handle (a web device's: its endpoint).
     let devices = Mutex<[String: (index: Int, installation: String)]>([:])
+    /// The tags each web device registered with: registered again with its next subscription.
+    let webTags = Mutex<[Int: [String]]>([:])
     private let subscriber: RedisShardedSubscriber
     /// The web devices, when some device is one.
     private let web: WebDeviceFleet?
@@ -82,6 +84,7 @@ package final class DeviceSimulator: Sendable {
         // A browser subscribes at its push service first, then registers the subscription.
         if let web {
             try await web.subscribe(indices.filter { configuration.platform(of: $0) == .webpush }) { device in
+                self.webTags.withLock { $0[device.index] = tags(device.index) }
                 let installation = try await self.api.register(handle: device.endpoint, platform: .webpush, tags: tags(device.index),
                                                                subscription: device.subscriptionJSON)
                 self.devices.withLock { $0[device.endpoint] = (device.index, installation) }
@@ -113,10 +116,12 @@ package final class DeviceSimulator: Sendable {
             group.addTask { await subscriber.run() }
             if let web = self.web {
                 group.addTask {
-                    await web.run { device, message in
+                    await web.run(WebDeviceFleet.Handlers(message: { device, message in
                         await self.handle(web: message, from: device)
                         if let limit, handled.increment() >= limit { await self.stop() }
-                    }
+                    }, resubscribed: { old, new in
+                        try await self.reregister(old, as: new)
+                    }))
                 }
             }
             // After a dropped connection the hub held what it could not deliver: take it, as a

@@ -79,21 +79,26 @@ extension RedisInstallationStore {
 
     /// A removal's keys (the installation, all installations), its id and the key prefixes of
     /// tags, handles, owners' sets and owners' tag counts.
+    /// `ifHandle`: remove only while the installation still has this handle ("" for any).
     struct RemoveCall {
         let installation: String, all: String, id: String, tagPrefix: String, handlePrefix: String, ownedPrefix: String, tagCountsPrefix: String
+        let ifHandle: String
     }
 
-    func removeCall(id: String) -> RemoveCall {
+    func removeCall(id: String, ifHandle handle: String = "") -> RemoveCall {
         RemoveCall(installation: keys.installation(id), all: keys.allInstallations, id: id, tagPrefix: keys.tagPrefix, handlePrefix: keys.handlePrefix,
-                   ownedPrefix: keys.ownedPrefix, tagCountsPrefix: keys.userTagsPrefix)
+                   ownedPrefix: keys.ownedPrefix, tagCountsPrefix: keys.userTagsPrefix, ifHandle: handle)
     }
 
-    /// Undoes everything `saveScript` wrote; 0 if it was gone.
+    /// Undoes everything `saveScript` wrote; 0 if it was gone, or if `ifHandle` is set and the
+    /// installation has another handle now (its device registered a new one meanwhile).
     static let removeScript = LuaScript<RemoveCall, Never>([
         .key("installation", \.installation), .key("all", \.all), .argument("id", \.id), .argument("tagPrefix", \.tagPrefix),
         .argument("handlePrefix", \.handlePrefix), .argument("ownedPrefix", \.ownedPrefix), .argument("tagCountsPrefix", \.tagCountsPrefix),
+        .argument("ifHandle", \.ifHandle),
     ], body: """
     local fields = redis.call('HMGET', installation, 'owner', 'handle', 'tags')
+    if fields[1] and ifHandle ~= '' and fields[2] ~= ifHandle then return 0 end
     redis.call('SREM', all, id)
     if not fields[1] then return 0 end
     local owner = fields[1]

@@ -68,16 +68,17 @@ package struct RedisInstallationStore: InstallationStore {
         return try await remove(installation)
     }
 
-    /// Removes an installation whoever owns it (the platform said its token is dead).
+    /// Removes an installation whoever owns it (the platform said its token is dead), unless it
+    /// has another handle now: its device registered a new one after the push was sent.
     package func remove(_ installation: Installation) async throws -> Bool {
         owners.remove(installation.id)
-        return try await redis.run(Self.removeScript, removeCall(id: installation.id)).int == 1
+        return try await redis.run(Self.removeScript, removeCall(id: installation.id, ifHandle: installation.handle)).int == 1
     }
 
     package func removeAll(owner: String) async throws -> Int {
         let ids = (try await redis.send("SMEMBERS", keys.owned(by: owner)).array ?? []).compactMap(\.string)
         for id in ids { owners.remove(id) }
-        let calls = ids.map(removeCall(id:))
+        let calls = ids.map { removeCall(id: $0) }
         var removed = 0
         if !calls.isEmpty {
             for reply in try await redis.run(Self.removeScript, calls: calls) { removed += try reply.throwingError().int ?? 0 }

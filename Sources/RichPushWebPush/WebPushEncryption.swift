@@ -13,9 +13,31 @@ package enum WebPushEncryption {
         // Before any key is made: an oversized message fails the same way every time, and cheaply.
         try checkSize(plaintext: plaintext.count, padding: padding)
         var random = SystemRandomNumberGenerator()
-        var salt = [UInt8](repeating: 0, count: WebPush.saltBytes)
-        for index in salt.indices { salt[index] = random.next() }
-        return try encrypt(plaintext, for: subscription, ephemeralKey: P256.KeyAgreement.PrivateKey(), salt: salt, padding: padding)
+        return try encrypt(plaintext, for: subscription, ephemeralKey: ephemeralKey(&random), salt: randomBytes(WebPush.saltBytes, &random), padding: padding)
+    }
+
+    /// A fresh P-256 key for one message's ECDH: a uniformly random scalar in [1, n − 1] (a draw
+    /// outside it, about 1 in 2³², is drawn again) and its public point. Not
+    /// `P256.KeyAgreement.PrivateKey()`, which also runs FIPS's pairwise self-test (an ECDSA sign
+    /// and verify, and the public point computed twice): five scalar multiplications where one
+    /// does, most of the CPU of a push. An ephemeral key signs nothing.
+    static func ephemeralKey(_ random: inout SystemRandomNumberGenerator) throws(WebPushError) -> P256.KeyAgreement.PrivateKey {
+        for _ in 0..<8 {
+            // BoringSSL refuses zero and a scalar not below the group's order.
+            if let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: randomBytes(32, &random)) { return key }
+        }
+        throw WebPushError(.cryptoFailure, "could not draw an ephemeral P-256 key")
+    }
+
+    /// `count` bytes (a multiple of 8) from the system's generator, 8 at a time.
+    static func randomBytes(_ count: Int, _ random: inout SystemRandomNumberGenerator) -> [UInt8] {
+        precondition(count % 8 == 0, "randomBytes draws whole 64-bit words")
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count)
+        for _ in 0..<(count / 8) {
+            withUnsafeBytes(of: random.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        return bytes
     }
 
     /// The same with the ephemeral key and salt given: RFC 8291 Appendix A reproduced in a test.

@@ -5,18 +5,22 @@ import RichPushHTTP2
 extension WebPushPushAdapter {
     /// Sends over HTTP/2, one batch per push service origin on that origin's connections (its
     /// VAPID token, the same for the batch, as the connection's authorization): the messages are
-    /// encrypted first, on as many tasks as there are pushes in flight.
+    /// encrypted first, on one task per core.
     func sendOverHTTP2(_ pushes: [OutgoingPush], connections: WebPushConnections) async throws -> [PushOutcome] {
         var outcomes = [PushOutcome?](repeating: nil, count: pushes.count)
         var byOrigin: [String: [(index: Int, request: WebPushRequest, subscription: WebPushSubscription)]] = [:]
-        await withTaskGroup(of: (Int, Result<(WebPushRequest, WebPushSubscription), WebPushPrepareFailure>).self) { group in
-            for (index, push) in pushes.enumerated() {
-                group.addTask { (index, self.prepare(push)) }
+        // One task per core, each a share of the batch: a task per push cost more than its work.
+        let tasks = max(1, min(ProcessInfo.processInfo.activeProcessorCount, pushes.count))
+        await withTaskGroup(of: [(Int, Result<(WebPushRequest, WebPushSubscription), WebPushPrepareFailure>)].self) { group in
+            for first in 0..<tasks {
+                group.addTask { stride(from: first, to: pushes.count, by: tasks).map { index in (index, self.prepare(pushes[index])) } }
             }
-            for await (index, prepared) in group {
-                switch prepared {
-                case .success(let (request, subscription)): byOrigin[subscription.origin, default: []].append((index, request, subscription))
-                case .failure(let failure): outcomes[index] = failure.outcome
+            for await share in group {
+                for (index, prepared) in share {
+                    switch prepared {
+                    case .success(let (request, subscription)): byOrigin[subscription.origin, default: []].append((index, request, subscription))
+                    case .failure(let failure): outcomes[index] = failure.outcome
+                    }
                 }
             }
         }

@@ -108,6 +108,6 @@ package struct WebPushSubscription: Sendable, Hashable {
             (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
         }) else { return nil }
-        return Base64URL.decode(Substring(utf8)).map(Array.init)
+        return Base64URL.decodeBytes(Substring(utf8))
     }
 }

@@ -39,7 +39,7 @@ package struct PushMessage: Codable, Sendable, Equatable {
 /// reach it at once), then `{"type":"message","subscriptionId":…,"message":{…}}` per push message,
 /// kept ones first.
 package struct SubscriberFrame: Codable, Sendable, Equatable {
-    package enum Kind: String, Codable, Sendable { case hello, message }
+    package enum Kind: String, Codable, Sendable { case hello, message, expired }
 
     package let type: Kind
     package let subscriptionId: String

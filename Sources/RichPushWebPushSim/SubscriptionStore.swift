@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 import Synchronization
 
 /// The push service's subscriptions and the messages waiting for their user agents, bounded:
@@ -186,8 +187,7 @@ final class SubscriptionStore: Sendable {
     /// 16 random bytes, base64url: unguessable, as a push service's endpoints are.
     static func randomID() -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let words = [generator.next() as UInt64, generator.next() as UInt64]
+        return words.withUnsafeBytes { Base64URL.encode($0) }
     }
 }

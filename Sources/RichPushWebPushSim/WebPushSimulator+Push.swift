@@ -22,12 +22,17 @@ extension WebPushSimulator {
     }
 
     private func decide(subscriptionID: String, header: (String) -> String?, body: [UInt8], tooLarge: Bool) -> Answer {
-        var entry: [String: Any?] = ["event": "push", "subscription": subscriptionID, "bytes": body.count, "topic": header("topic"),
-                                     "ttl": header("ttl"), "urgency": header("urgency"), "sub": nil]
-        func refuse(_ error: WebPushSimError) -> Answer {
-            entry["status"] = error.status
-            entry["reason"] = error.reason.name
+        var subject: String?
+        // The log line, built only when there is a log: a push without one allocates nothing for it.
+        func record(status: Int, reason: String?, outcome: String? = nil) {
+            guard log != nil else { return }
+            var entry: [String: Any?] = ["event": "push", "subscription": subscriptionID, "bytes": body.count, "topic": header("topic"),
+                                         "ttl": header("ttl"), "urgency": header("urgency"), "sub": subject, "status": status, "reason": reason]
+            if let outcome { entry["outcome"] = outcome }
             logLine(entry)
+        }
+        func refuse(_ error: WebPushSimError) -> Answer {
+            record(status: error.status, reason: error.reason.name)
             var headers = [(name: "content-type", value: "application/json")]
             if let retryAfter = error.retryAfter { headers.append((name: "retry-after", value: String(retryAfter))) }
             return Answer(status: error.status, headers: headers, body: error.body)
@@ -48,11 +53,11 @@ extension WebPushSimulator {
         }
         let identity: VAPIDCheck.Identity
         switch VAPIDCheck.check(authorization: header("authorization"), origin: origin, applicationServerKey: key, now: configuration.now(),
-                                verified: verifiedSignatures) {
+                                verified: verifiedTokens) {
         case .failure(let error): return refuse(error)
         case .success(let verified): identity = verified
         }
-        entry["sub"] = identity.subject
+        subject = identity.subject
         let checked: PushRequestRules.Checked
         switch PushRequestRules.check(header: header, body: body, maxTTL: configuration.maxTTL) {
         case .failure(let error): return refuse(error)
@@ -78,13 +83,10 @@ extension WebPushSimulator {
         case .full:
             return refuse(WebPushSimError(503, errno: 201, .storageFull, "The push service holds as many messages as it can for offline subscribers", retryAfter: 5))
         case .dropped:
-            entry["outcome"] = "dropped_ttl0"
+            record(status: 201, reason: nil, outcome: "dropped_ttl0")
         case .queued(let replaced, let droppedOldest):
-            entry["outcome"] = replaced ? "replaced" : droppedOldest ? "queued_dropped_oldest" : "queued"
+            record(status: 201, reason: nil, outcome: replaced ? "replaced" : droppedOldest ? "queued_dropped_oldest" : "queued")
         }
-        entry["status"] = 201
-        entry["reason"] = nil
-        logLine(entry)
         // RFC 8030 §5: 201 Created, the push message resource in Location; §5.2: the TTL kept.
         return Answer(status: 201, headers: [(name: "location", value: "\(origin)/message/\(message.id)"), (name: "ttl", value: String(checked.ttl))])
     }

@@ -6,7 +6,8 @@ import NIOCore
 
 extension WebPushSimulator {
     /// `GET /subscription/<id>/ws`: the user agent's side of RFC 8030 §6 over a WebSocket. On
-    /// connect a `hello` frame, then every waiting message, then each new one as it is accepted.
+    /// connect a `hello` frame, then every waiting message, then each new one as it is accepted;
+    /// an `expired` frame and the close when the subscription expires.
     /// A message leaves the service once written to the socket; one that cannot be written goes
     /// back to the queue. A newer connection for the same subscription replaces this one.
     func addSubscriberRoute(to router: Router<BasicWebSocketRequestContext>) {
@@ -31,7 +32,11 @@ extension WebPushSimulator {
                             self.logLine(["event": "delivered", "subscription": id, "message": message.id, "topic": message.topic, "bytes": message.body.count])
                         }
                     }
-                    // Replaced by a newer connection, or the subscription expired.
+                    // Replaced by a newer connection, or the subscription expired: then the user
+                    // agent is told, as a browser's service worker gets `pushsubscriptionchange`.
+                    if case .expired = self.store.lookup(id) {
+                        try? await outbound.write(.text(Self.encode(SubscriberFrame(type: .expired, subscriptionId: id))))
+                    }
                     try? await outbound.close(.normalClosure, reason: nil)
                 }
                 // Until the subscriber closes (pings are answered underneath).

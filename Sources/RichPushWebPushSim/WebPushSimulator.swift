@@ -46,8 +46,8 @@ package final class WebPushSimulator: Sendable {
     let store: SubscriptionStore
     let random: SimulationRandom
     private let originState = Mutex<String?>(nil)
-    /// VAPID signatures already verified, so a cached token is verified once.
-    let verifiedSignatures = VerifiedSignatures()
+    /// VAPID tokens already verified, so a cached token is parsed and verified once.
+    let verifiedTokens = VerifiedTokens()
 
     /// One JSON line per request (and per message written to a subscriber).
     package typealias RequestLog = @Sendable (String) -> Void

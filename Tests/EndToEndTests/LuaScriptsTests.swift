@@ -52,6 +52,8 @@ struct LuaScriptsTests {
         ("RedisAppStore.writeScript", RedisAppStore.writeScript.script), ("RedisAppStore.removeScript", RedisAppStore.removeScript.script),
         ("RedisAppStore.resealScript", RedisAppStore.resealScript.script),
         ("QueueScripts.scopeStats", QueueScripts.scopeStats.script), ("QueueScripts.recountInFlight", QueueScripts.recountInFlight.script),
+        ("RedisConsoleStore.putScript", RedisConsoleStore.putScript.script), ("RedisConsoleStore.takeScript", RedisConsoleStore.takeScript.script),
+        ("QueueScripts.delayedSlice", QueueScripts.delayedSlice.script), ("QueueScripts.deadSlice", QueueScripts.deadSlice.script),
     ]
 
     /// The scripts declared by name (``LuaScript``): their hand-written Lua is checked against
@@ -96,6 +98,8 @@ struct LuaScriptsTests {
         ("RedisAppStore.removeScript", RedisAppStore.removeScript),
         ("RedisAppStore.resealScript", RedisAppStore.resealScript),
         ("QueueScripts.scopeStats", QueueScripts.scopeStats), ("QueueScripts.recountInFlight", QueueScripts.recountInFlight),
+        ("RedisConsoleStore.putScript", RedisConsoleStore.putScript), ("RedisConsoleStore.takeScript", RedisConsoleStore.takeScript),
+        ("QueueScripts.delayedSlice", QueueScripts.delayedSlice), ("QueueScripts.deadSlice", QueueScripts.deadSlice),
     ]
 
     /// Each declared script's body reads only names: no `KEYS[…]`, no `ARGV[…]` but a declared

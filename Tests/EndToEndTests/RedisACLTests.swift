@@ -81,6 +81,10 @@ struct RedisACLTests {
                     let apiPort = try await Self.listeningPort(api)
                     let client = APIClient(base: URL(string: "http://127.0.0.1:\(apiPort)")!, user: "alice", password: "alice-pw")
                     try await waitUntil(timeout: .seconds(60), "the API to be ready") { try await client.get("health/ready").status == 200 }
+                    // The console as the ACL user: a role set by the CLI, sign-in, the overview (the
+                    // parked jobs' scripts), a count and the audit log.
+                    _ = try await cli(["users", "set-role", "alice", "admin"] + common, "users set-role")
+                    try await ConsoleClient(base: client.base).round(user: "alice", password: "alice-pw")
 
                     let receiver = WebhookReceiver(secret: Self.secret)
                     receiver.failing.store(true, ordering: .relaxed)
@@ -300,4 +304,40 @@ private struct APIClient {
 
 private extension String {
     var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
+/// The console over HTTP, its session cookie carried by hand.
+private struct ConsoleClient {
+    let base: URL
+
+    func round(user: String, password: String) async throws {
+        let signIn = try await call("POST", "console/login", form: "user=\(user)&password=\(password)", cookie: nil)
+        #expect(signIn.status == 200, "console sign-in: \(signIn.body)")
+        let cookie = try #require(signIn.cookie, "the session cookie")
+        let overview = try await call("GET", "console/overview.json", cookie: cookie)
+        #expect(overview.status == 200, "console overview: \(overview.body)")
+        let count = try await call("POST", "console/dead-letters/count", form: "app=default", cookie: cookie)
+        #expect(count.status == 200, "console count: \(count.body)")
+        let audit = try await call("GET", "console/audit", cookie: cookie)
+        #expect(audit.status == 200 && audit.body.contains("sign-in"), "console audit: \(audit.body)")
+        let out = try await call("POST", "console/logout", form: "", cookie: cookie)
+        #expect(out.status == 200, "console sign-out: \(out.body)")
+    }
+
+    func call(_ method: String, _ path: String, form: String? = nil, cookie: String?) async throws -> (status: Int, body: String, cookie: String?) {
+        var request = URLRequest(url: base.appendingPathComponent(path))
+        request.httpMethod = method
+        request.httpShouldHandleCookies = false
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("http://\(base.host ?? "127.0.0.1"):\(base.port ?? 80)", forHTTPHeaderField: "Origin")
+        if let cookie { request.setValue(cookie, forHTTPHeaderField: "Cookie") }
+        if let form {
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(form.utf8)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        let cookie = (http?.value(forHTTPHeaderField: "Set-Cookie")).flatMap { $0.split(separator: ";").first.map(String.init) }
+        return (http?.statusCode ?? 0, String(decoding: data, as: UTF8.self), cookie)
+    }
 }

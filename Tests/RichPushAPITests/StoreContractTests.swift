@@ -7,7 +7,7 @@ import RichPushInMemory
 import RichPushStorage
 import Testing
 
-/// The in-memory users, API keys and webhooks keep the Redis stores' rules: each check runs on
+/// The in-memory users, API keys, webhooks and installations keep the Redis stores' rules: each check runs on
 /// both, so a route test that passes in memory means what it would on Redis.
 @Suite("Stores in memory and on Redis keep the same rules")
 struct StoreContractTests {
@@ -17,18 +17,19 @@ struct StoreContractTests {
         let users: any UserStore
         let keys: any APIKeyStore
         let webhooks: any WebhookStore
+        let installations: any InstallationStore
     }
 
     /// Runs `body` on the in-memory stores, then on fresh Redis ones.
     static func onBoth(_ body: (Stores) async throws -> Void) async throws {
         let memory = InMemoryAPI()
-        try await body(Stores(name: "memory", users: memory.users, keys: memory.apiKeys, webhooks: memory.webhooks))
+        try await body(Stores(name: "memory", users: memory.users, keys: memory.apiKeys, webhooks: memory.webhooks, installations: memory.installations))
         try await withRedisServer { server in
             let redis = RedisConnectionPool(configuration: server.configuration, size: 1)
             let keys = StorageKeys(prefix: String(uniqueKeyPrefix("contract").dropLast()))
             do {
                 try await body(Stores(name: "redis", users: RedisUserStore(redis: redis, keys: keys), keys: RedisAPIKeyStore(redis: redis, keys: keys),
-                                      webhooks: RedisWebhookStore(redis: redis, keys: keys)))
+                                      webhooks: RedisWebhookStore(redis: redis, keys: keys), installations: RedisInstallationStore(redis: redis, keys: keys)))
             } catch {
                 await redis.close()
                 throw error
@@ -101,6 +102,28 @@ struct StoreContractTests {
             let (_, second) = try #require(try await stores.keys.create(user: "alice", scopes: [.send], label: ""), "\(stores.name)")
             _ = try await stores.users.remove(name: "alice")
             #expect(try await stores.keys.verify(token: second) == nil, "\(stores.name)")
+        }
+    }
+
+    /// A platform's "this token is dead" removes the registration only while it still has that
+    /// handle: a device that registered a new one meanwhile (a browser after
+    /// `pushsubscriptionchange`, under the same installation id) keeps it.
+    @Test func aDeadHandleRemovesItsRegistrationButNotTheNewHandleThatReplacedIt() async throws {
+        try await Self.onBoth { stores in
+            let installations = stores.installations
+            let old = Installation(id: "web1", platform: .webpush, handle: "https://push.example/old", tags: ["news"], owner: "alice", updatedAt: 1_000)
+            _ = try await installations.save(old, limits: RegistrationLimits())
+            let renewed = Installation(id: "web1", platform: .webpush, handle: "https://push.example/new", tags: ["news"], owner: "alice", updatedAt: 2_000)
+            _ = try await installations.save(renewed, limits: RegistrationLimits())
+            // The 410 for the old endpoint arrives after the new one was registered.
+            #expect(try await !installations.remove(old), "\(stores.name)")
+            #expect(try await installations.installation(id: "web1")?.handle == renewed.handle, "\(stores.name)")
+            #expect(try await installations.installationIDs(tag: "news", cursor: 0, count: 10).ids == ["web1"], "\(stores.name)")
+            // The 410 for the registered endpoint removes it, once.
+            #expect(try await installations.remove(renewed), "\(stores.name)")
+            #expect(try await installations.installation(id: "web1") == nil, "\(stores.name)")
+            #expect(try await installations.installationIDs(tag: "news", cursor: 0, count: 10).ids.isEmpty, "\(stores.name)")
+            #expect(try await !installations.remove(renewed), "\(stores.name)")
         }
     }
 

@@ -3,7 +3,9 @@
 Run by scripts/test-browser.sh, which starts the API, webpush-sim and a worker. Signs in on the
 page, waits for its subscription and registration, sends a rich push with an image (curl, as
 scripts/demo.sh does), waits on the page's step log for received, fetched and displayed, clicks
-More, and checks that the image shown is the one sent. A PNG screenshot of each step goes to
+More, and checks that the image shown is the one sent. Then the push service ends the
+subscription: the page subscribes again and re-registers (pushsubscriptionchange), a second push
+reaches it at its new endpoint, and OK dismisses it. A PNG screenshot of each step goes to
 --shots. The password comes in RICHPUSH_PASSWORD, never on a command line.
 """
 import argparse
@@ -36,6 +38,8 @@ def main():
     parser.add_argument("--shots", required=True)
     parser.add_argument("--profile", required=True, help="Chromium's user data directory (a fresh one)")
     parser.add_argument("--spki", required=True, help="the push service's key hash, the only certificate error forgiven")
+    parser.add_argument("--push", required=True, help="the push service's origin (https://127.0.0.1:PORT)")
+    parser.add_argument("--push-ca", required=True, help="the push service's ca.pem")
     parser.add_argument("--deadline", type=float, default=30)
     args = parser.parse_args()
     password = os.environ["RICHPUSH_PASSWORD"]
@@ -71,19 +75,20 @@ def run(driver, args, password):
         driver.save_screenshot(path)
         print(f"    screenshot {path}")
 
-    def wait_for(step, **data):
+    def wait_for(step, nth=1, **data):
+        """The nth step named `step` with `data` in the page's log, once there is one."""
         deadline = time.monotonic() + args.deadline
         while time.monotonic() < deadline:
             steps = driver.execute_script(STEPS_JS)
             failed = [s for s in steps if s.get("step") == "failed"]
             if failed:
                 raise FlowError(f"the page failed before '{step}': {failed[-1]['text']}")
-            for s in steps:
-                if s.get("step") == step and all(s.get(key) == value for key, value in data.items()):
-                    print(f"==> page: {s['text']}")
-                    return s
+            matches = [s for s in steps if s.get("step") == step and all(s.get(key) == value for key, value in data.items())]
+            if len(matches) >= nth:
+                print(f"==> page: {matches[nth - 1]['text']}")
+                return matches[nth - 1]
             time.sleep(0.05)
-        raise FlowError(f"no '{step}' step within {args.deadline:.0f} s")
+        raise FlowError(f"no '{step}' step (#{nth}) within {args.deadline:.0f} s")
 
     driver.get(args.page)
     wait_for("ready")
@@ -91,7 +96,7 @@ def run(driver, args, password):
     driver.find_element(By.ID, "user").send_keys(args.user)
     driver.find_element(By.ID, "password").send_keys(password)
     driver.find_element(By.ID, "sign-in-button").click()
-    wait_for("subscribed")
+    subscribed = wait_for("subscribed")
     wait_for("registered")
     wait_for("connected")
     shot("registered-and-listening")
@@ -144,6 +149,33 @@ def run(driver, args, password):
     if state != "opened":
         raise FlowError(f"the notification's state is {state}, not opened")
     print(f"==> notification {notification} is opened at RichPush (the page's receipts)")
+
+    # The push service ends the subscription (as a browser's service may at any time): the page is
+    # told, subscribes again with new keys and re-registers under the same installation.
+    registered = wait_for("registered")
+    old_endpoint = subscribed["endpoint"]
+    subscription_id = old_endpoint.rsplit("/", 1)[-1]
+    ended = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", str(int(args.deadline)),
+                            "--cacert", args.push_ca, "-X", "DELETE", f"{args.push}/subscription/{subscription_id}"],
+                           capture_output=True, check=False)
+    if ended.stdout.decode() != "204":
+        raise FlowError(f"the push service did not end the subscription: {ended.stdout.decode()} {ended.stderr.decode(errors='replace')}")
+    resubscribed = wait_for("resubscribed")
+    if resubscribed.get("endpoint") in (None, old_endpoint) or resubscribed.get("installation") != registered.get("installation"):
+        raise FlowError(f"the page did not register a new endpoint under its installation: {resubscribed['text']}")
+    wait_for("connected", nth=2)
+    shot("resubscribed")
+    print(f"==> the push service ended the subscription; the page registered {resubscribed['endpoint']} under the same installation")
+    second = send(args, password)
+    print(f"==> sent notification {second} to the new subscription")
+    wait_for("displayed", richId=second)
+    shot("second-displayed")
+    driver.find_element(By.ID, "ok").click()
+    wait_for("dismissed", richId=second)
+    if driver.find_element(By.ID, "notification").is_displayed():
+        raise FlowError("OK did not dismiss the notification")
+    shot("dismissed-ok")
+    print(f"==> notification {second} displayed at the new endpoint and dismissed with OK")
     driver.find_element(By.ID, "sign-out").click()
     signed_out = wait_for("signed-out")
     if (signed_out.get("unregistered"), signed_out.get("unsubscribed")) != ("200", "204"):

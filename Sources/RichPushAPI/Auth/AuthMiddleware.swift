@@ -52,9 +52,9 @@ struct AuthMiddleware: RouterMiddleware {
         return (user, app)
     }
 
-    // MARK: - Users (Basic)
+    // MARK: - Users (Basic; the console's sign-in too)
 
-    private func authenticate(name: String, app: AppID, password: String, address: String, logger: Logger) async throws -> User {
+    func authenticate(name: String, app: AppID, password: String, address: String, logger: Logger) async throws -> User {
         guard User.validate(name: name) == nil, (1...72).contains(password.utf8.count) else {
             // No such user can exist and no stored password is longer than bcrypt's 72 bytes.
             logger.notice("authentication failed", metadata: ["user": "\(name.prefix(80).logSafe)", "address": "\(address)", "reason": "malformed"])

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 
 /// `Cache-Control: no-store` on every answer to a request that carried credentials or needed
-/// them (every path under `/api`), errors included: what one caller may see must stay in no
+/// them (every path under `/api` and `/console`), errors included: what one caller may see must stay in no
 /// cache, shared or the browser's, for the next one. An answer that chose its own caching keeps
 /// it: a payload (`private, max-age=3600`) is immutable by content hash, and the device that
 /// fetched it keeps it and revalidates it with its ETag.
@@ -24,6 +24,6 @@ struct NoStoreMiddleware: RouterMiddleware {
     /// Whether the request carries credentials or its route needs them.
     static func isAuthenticated(_ request: Request) -> Bool {
         let path = request.uri.path
-        return request.headers[.authorization] != nil || path == "/api" || path.hasPrefix("/api/")
+        return request.headers[.authorization] != nil || path == "/api" || path.hasPrefix("/api/") || path == "/console" || path.hasPrefix("/console/")
     }
 }

@@ -8,6 +8,7 @@ struct ClientAddressMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
 
     let proxies: TrustedProxies
 
@@ -15,6 +16,11 @@ struct ClientAddressMiddleware: RouterMiddleware {
         guard !proxies.isEmpty else { return try await next(request, context) }
         var context = context
         context.clientAddress = proxies.client(peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])
+        // The proxy nearest us wrote the last value; only a trusted one is believed.
+        if let peer = IPAddress(context.peerAddress), proxies.trusts(peer),
+           let proto = request.headers[values: Self.forwardedProto].flatMap({ $0.split(separator: ",") }).last {
+            context.forwardedHTTPS = proto.trimmingOptionalWhitespace.lowercased() == "https"
+        }
         return try await next(request, context)
     }
 }

@@ -141,7 +141,31 @@
     return installation;
   }
 
+  // The push service ended the subscription (its `expired` frame): what a service worker's
+  // pushsubscriptionchange does. A new subscription with new keys, registered under the same
+  // installation; tried again with back-off while the push service or RichPush refuses.
+  async function resubscribe(delay = 100) {
+    if (!device) return;
+    try {
+      const subscribed = await subscribe();
+      const endpoint = subscribed.subscription.endpoint;
+      const answer = await api('PUT', `/api/register/${encodeURIComponent(device.installation)}`, {
+        Platform: 'webpush',
+        Subscription: { endpoint, expirationTime: null, keys: { p256dh: base64URL(subscribed.publicKey), auth: base64URL(subscribed.auth) } },
+      });
+      if (answer.status !== 200) throw new Error(`registration answered ${answer.status} ${(await answer.text()).slice(0, 200)}`);
+      if (!device) return;
+      device = { ...subscribed, installation: device.installation };
+      log('resubscribed', `the push service ended the subscription; registered ${endpoint}`, { endpoint, installation: device.installation });
+      connect();
+    } catch (error) {
+      log('resubscribe-failed', `${error.message || error}; trying again in ${delay} ms`);
+      setTimeout(() => resubscribe(Math.min(delay * 2, 5000)), delay);
+    }
+  }
+
   function connect(delay = 100) {
+    let ended = false;
     socket = new WebSocket(device.subscription.webSocket);
     socket.onmessage = (event) => {
       let frame;
@@ -152,10 +176,17 @@
         setState('listening', 'listening');
       } else if (frame.type === 'message' && frame.message) {
         receive(frame.message).catch((error) => fail(String(error.message || error)));
+      } else if (frame.type === 'expired') {
+        ended = true;
       }
     };
     socket.onclose = () => {
       if (!device) return;
+      if (ended) {
+        setState('registering', 'subscribing again');
+        resubscribe();
+        return;
+      }
       setState('connecting', 'connecting again');
       log('disconnected', `connecting again in ${delay} ms`);
       setTimeout(() => connect(Math.min(delay * 2, 5000)), delay);

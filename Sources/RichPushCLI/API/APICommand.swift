@@ -60,6 +60,7 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "File holding the operator's token for /api/apps (32+ characters; env RICHPUSH_OPERATOR_TOKEN_FILE). Without it those routes are off.")
     var operatorTokenFile: String?
     @OptionGroup var kek: KeyEncryptionOptions
+    @OptionGroup var console: ConsoleOptions
 
     /// `--trusted-proxies`, else RICHPUSH_TRUSTED_PROXIES, else none.
     var proxies: TrustedProxies {
@@ -116,6 +117,7 @@ struct APICommand: AsyncParsableCommand {
         configuration.batchQueueLimit = batchQueue
         configuration.webhookAllowPrivate = webhookAllowPrivate
         configuration.trustedProxies = try proxies
+        configuration.console = console.configuration
         if durability == .replicated {
             configuration.durability = .replicated(replicas: durabilityReplicas, timeout: .milliseconds(durabilityTimeoutMs))
         }

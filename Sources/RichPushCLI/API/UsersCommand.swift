@@ -10,7 +10,7 @@ struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Manage API users (passwords stored as bcrypt hashes).",
-        subcommands: [Add.self, Remove.self, List.self, Passwd.self, Unlock.self])
+        subcommands: [Add.self, Remove.self, List.self, Passwd.self, Unlock.self, SetRole.self])
 
     /// The password from --password, or the environment variable named by --password-env, or stdin.
     struct PasswordOptions: ParsableArguments {

@@ -9,6 +9,11 @@ struct BatchTimings {
         milliseconds.append(duration.milliseconds)
     }
 
+    /// Another run's timings added to these.
+    mutating func merge(_ other: BatchTimings) {
+        milliseconds += other.milliseconds
+    }
+
     /// Median and 99th percentile, in milliseconds.
     var percentiles: (p50: Double, p99: Double) {
         let sorted = milliseconds.sorted()

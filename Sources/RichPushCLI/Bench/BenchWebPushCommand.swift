@@ -20,6 +20,7 @@ struct BenchWebPushCommand: AsyncParsableCommand {
     @Option(help: "Pushes per adapter call (a worker's batch).") var batch = 1000
     @Option(help: "Browsers (subscriptions) the pushes go to, in turn.") var browsers = 100
     @Option(help: "Requests in flight per adapter call.") var concurrency = 128
+    @Option(help: "Batches sent at once, as a worker's slots send them.") var inFlight = 1
     @Option(help: "Connections per push service origin.") var connections = 8
     @Option(help: "The webpush-sim's URL (https://127.0.0.1:PORT).") var url: String
     @Option(help: "The simulator's ca.pem.") var caFile: String
@@ -27,8 +28,8 @@ struct BenchWebPushCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard ["http2", "http"].contains(transport) else { throw ValidationError("--transport is http2 or http") }
-        guard pushes > 0, batch > 0, (1...10_000).contains(browsers), (1...4096).contains(concurrency), (1...256).contains(connections) else {
-            throw ValidationError("--pushes and --batch must be positive, --browsers 1 to 10000, --concurrency 1 to 4096, --connections 1 to 256")
+        guard pushes > 0, batch > 0, (1...10_000).contains(browsers), (1...4096).contains(concurrency), (1...256).contains(connections), (1...64).contains(inFlight) else {
+            throw ValidationError("--pushes and --batch must be positive, --browsers 1 to 10000, --concurrency 1 to 4096, --connections 1 to 256, --in-flight 1 to 64")
         }
     }
 
@@ -50,12 +51,12 @@ struct BenchWebPushCommand: AsyncParsableCommand {
     private func measure(_ http: HTTPClient) async throws {
         let vapidKey = P256.Signing.PrivateKey()
         let vapid = try VAPIDSigner(privateKey: Base64URL.encode(vapidKey.rawRepresentation), subject: "mailto:bench@example.com")
-        var installations: [Installation] = []
+        var subscribed: [Installation] = []
         for index in 0..<browsers {
             let endpoint = try await subscribe(http, applicationServerKey: Base64URL.encode(vapidKey.publicKey.x963Representation))
             let key = P256.KeyAgreement.PrivateKey()
             let auth = (0..<16).map { _ in UInt8.random(in: 0...255) }
-            installations.append(Installation(id: "web\(index)", platform: .webpush, handle: endpoint, tags: [], owner: "bench", updatedAt: 0,
+            subscribed.append(Installation(id: "web\(index)", platform: .webpush, handle: endpoint, tags: [], owner: "bench", updatedAt: 0,
                                               webPushKeys: WebPushKeys(p256dh: Base64URL.encode(key.publicKey.x963Representation), auth: Base64URL.encode(auth))))
         }
         let connections = transport == "http2"
@@ -63,7 +64,8 @@ struct BenchWebPushCommand: AsyncParsableCommand {
         defer { connections?.shutdown() }
         let adapter = WebPushPushAdapter(http: http, connections: connections, vapid: vapid, concurrency: concurrency)
         let renderer = PushRenderer()
-        func makeBatch(_ start: Int, _ count: Int) throws -> [OutgoingPush] {
+        let installations = subscribed
+        @Sendable func makeBatch(_ start: Int, _ count: Int) throws -> [OutgoingPush] {
             try (start..<start + count).map { index in
                 let notification = RichNotification(id: index + 1, message: "bench", richType: .image, contentType: "image/png", payloadHash: "h",
                                                     payloadSize: 1, creator: "b", target: "t", createdAt: 0)
@@ -75,30 +77,45 @@ struct BenchWebPushCommand: AsyncParsableCommand {
             }
         }
         _ = try await adapter.send(try makeBatch(0, min(batch, 100)))  // warm up: connections, the token
-        var timings = BatchTimings()
         let me = ProcessProbe(name: "bench", pid: getpid())
         let cpuBefore = me.read()?.cpuSeconds ?? 0
         let signaturesBefore = vapid.signatureCount
-        var sent = 0
-        var failed = 0
+        let batches = (pushes + batch - 1) / batch
         let clock = ContinuousClock()
         let start = clock.now
-        while sent < pushes {
-            let count = min(batch, pushes - sent)
-            let outgoing = try makeBatch(sent, count)
-            let began = clock.now
-            let outcomes = try await adapter.send(outgoing)
-            timings.record(clock.now - began)
-            failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
-            sent += count
+        // `inFlight` senders, each taking every inFlight-th batch.
+        let (timings, failed) = try await withThrowingTaskGroup(of: (BatchTimings, Int).self) { group in
+            for sender in 0..<min(inFlight, batches) {
+                group.addTask {
+                    var timings = BatchTimings()
+                    var failed = 0
+                    for number in stride(from: sender, to: batches, by: inFlight) {
+                        let first = number * batch
+                        let outgoing = try makeBatch(first, min(batch, pushes - first))
+                        let began = clock.now
+                        let outcomes = try await adapter.send(outgoing)
+                        timings.record(clock.now - began)
+                        failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
+                    }
+                    return (timings, failed)
+                }
+            }
+            var all = BatchTimings()
+            var failed = 0
+            for try await (timings, count) in group {
+                all.merge(timings)
+                failed += count
+            }
+            return (all, failed)
         }
+        let sent = pushes
         let seconds = Double((clock.now - start).milliseconds) / 1000
         let cpuMicros = ((me.read()?.cpuSeconds ?? 0) - cpuBefore) * 1_000_000 / Double(sent)
         let (p50, p99) = timings.percentiles
         print(String(format: "%d pushes to %d browsers in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; "
-                         + "CPU %.1f µs per push (encryption included); VAPID signatures %d; peak RSS %@ (webpush-sim in its own process; %@)",
+                         + "CPU %.1f µs per push (encryption included); VAPID signatures %d; peak RSS %@ (webpush-sim in its own process; %@; %d in flight)",
                      sent, browsers, seconds, Double(sent) / seconds, batch, p50, p99, failed, cpuMicros, vapid.signatureCount - signaturesBefore,
-                     BatchTimings.peakRSS, transport))
+                     BatchTimings.peakRSS, transport, inFlight))
     }
 
     private func subscribe(_ http: HTTPClient, applicationServerKey: String) async throws -> String {

@@ -95,12 +95,10 @@ struct DeadLetterCommand: AsyncParsableCommand {
             let jobQueue = JobQueue(redis: connection, configuration: configuration)
             // The retention only sets the expiry of keys a ledger creates; reviving creates none.
             let ledger = RedisDeliveryLedger(redis: connection, keys: queue.storageKeys(redis), retention: .seconds(86400))
-            return try await jobQueue.replayDeadLetters(ids: ids) { jobs in
-                do {
-                    try await ledger.reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:)))
-                } catch {
-                    throw CLIError("replayed \(jobs.count) job(s), but could not mark their devices queued again (the jobs will as they run): \(error)")
-                }
+            do {
+                return try await ledger.replayDeadLetters(ids, in: jobQueue)
+            } catch let error as RedisDeliveryLedger.ReviveError {
+                throw CLIError(error.description)
             }
         }
     }

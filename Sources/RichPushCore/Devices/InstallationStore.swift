@@ -35,7 +35,8 @@ package protocol InstallationStore: Sendable {
     func owner(of id: String) async throws -> String?
     /// Deletes it if `owner` owns it; false if there is none or it is someone else's.
     func delete(id: String, owner: String) async throws -> Bool
-    /// Removes an installation whoever owns it (the platform said its token is dead).
+    /// Removes an installation whoever owns it (the platform said its token is dead), unless it
+    /// has another handle now (its device registered a new one after the push was sent): false then.
     func remove(_ installation: Installation) async throws -> Bool
     /// Installations carrying the tag (every installation when `tag` is nil), in batches for
     /// fan-out; `next` is 0 after the last batch.

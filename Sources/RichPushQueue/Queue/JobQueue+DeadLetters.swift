@@ -27,6 +27,24 @@ extension JobQueue {
         return reply.array?.first.map(Self.deadLetter)
     }
 
+    /// The dead letters of `ids` that are still there, in one pipelined round trip.
+    package func deadLetters(ids: [String]) async throws -> [DeadLetter] {
+        let replies = try await redis.sendAll(ids.map { RedisCommand("XRANGE", configuration.deadKey, $0, $0) })
+        return replies.compactMap { $0.array?.first.map(Self.deadLetter) }
+    }
+
+    /// Dead letters oldest first, at most `count`, from `start` to `end` (stream ids; `(` before
+    /// one excludes it, `-` and `+` are the ends): a forward scan in pages.
+    package func deadLetters(from start: String, through end: String, count: Int) async throws -> [DeadLetter] {
+        let reply = try await redis.send("XRANGE", configuration.deadKey, start, end, "COUNT", count)
+        return (reply.array ?? []).map(Self.deadLetter)
+    }
+
+    /// The id of the newest dead letter, or nil when there is none: what a count made now covers.
+    package func lastDeadLetterID() async throws -> String? {
+        try await redis.send("XREVRANGE", configuration.deadKey, "+", "-", "COUNT", 1).array?.first?.array?.first?.string
+    }
+
     package func deadLetterCount() async throws -> Int {
         try await redis.send("XLEN", configuration.deadKey).int ?? 0
     }

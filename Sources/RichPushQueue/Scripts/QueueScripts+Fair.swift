@@ -54,8 +54,8 @@ extension QueueScripts {
       if not redis.call('ZSCORE', ready, scope) then
         local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
         redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
-        redis.call('RPUSH', bell, 1)
-        redis.call('LTRIM', bell, 0, 63)
+        -- Trimmed only past 64 rings: a ring costs one command, not two.
+        if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
       end
       return ticket
     end
@@ -177,8 +177,7 @@ extension QueueScripts {
       redis.call('HSET', sched, 'V', last)
     end
     if moved == count and lowest[1] then
-      redis.call('RPUSH', bell, 1)
-      redis.call('LTRIM', bell, 0, 63)
+      if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
     end
     if read == 1 then return redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, 'STREAMS', stream, '>') end
     return moved

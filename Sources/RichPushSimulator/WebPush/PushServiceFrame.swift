@@ -3,11 +3,13 @@ import RichPushCore
 
 /// A frame of the push service's subscriber WebSocket (docs/webpush.md): `hello` once the
 /// connection is registered, then one `message` per push message, its body as the application
-/// server sent it. Read from the documented protocol, not from the service's own types, as a
+/// server sent it; `expired` when the subscription ends (a browser's `pushsubscriptionchange`). Read from the documented protocol, not from the service's own types, as a
 /// browser would.
 enum PushServiceFrame {
     case hello
     case message(Message)
+    /// The push service ended the subscription: subscribe again and re-register.
+    case expired
     /// A frame that is not one of these: passed over, as a browser passes over what it does not know.
     case other(String)
 
@@ -28,6 +30,8 @@ enum PushServiceFrame {
         switch type {
         case "hello":
             self = .hello
+        case "expired":
+            self = .expired
         case "message":
             guard let message = frame["message"], let id = message["id"]?.string, let body = message["body"]?.string,
                   let bytes = Data(base64Encoded: body) else {

@@ -23,8 +23,15 @@ final class PushServiceSocket: Sendable {
 
     private init(channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>) { self.channel = channel }
 
-    /// Connects and upgrades; throws when the connection fails or the service refuses the
-    /// upgrade (an unknown or expired subscription).
+    /// The push service refused the upgrade: it no longer knows the subscription (unknown or
+    /// expired), so connecting again cannot help; subscribing again does.
+    struct Refused: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "the push service refused the WebSocket upgrade at \(path) (unknown or expired subscription)" }
+    }
+
+    /// Connects and upgrades; throws when the connection fails, ``Refused`` when the service
+    /// refuses the upgrade (an unknown or expired subscription).
     static func connect(to url: URL, tls: NIOSSLContext?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> PushServiceSocket {
         guard let host = url.host, ["ws", "wss"].contains(url.scheme) else { throw SimulatorError("not a WebSocket URL: \(url)") }
         let secure = url.scheme == "wss"
@@ -62,9 +69,7 @@ final class PushServiceSocket: Sendable {
                     return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
                 }
             }
-        guard case .websocket(let channel) = try await upgrade.get() else {
-            throw SimulatorError("the push service refused the WebSocket upgrade at \(path) (unknown or expired subscription)")
-        }
+        guard case .websocket(let channel) = try await upgrade.get() else { throw Refused(path: path) }
         return PushServiceSocket(channel: channel)
     }
 

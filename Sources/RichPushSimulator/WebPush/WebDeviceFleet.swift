@@ -6,8 +6,11 @@ import Synchronization
 
 /// A simulator's web devices: each subscribes at the push service as a browser's `PushManager`
 /// does, then keeps its WebSocket connected (again after a drop, with back-off: 0.1 s doubling to
-/// 5 s) and passes each message it receives on, every message on a task of its own. Nothing here
-/// blocks an event loop: the sockets are NIO channels read from tasks.
+/// 5 s) and passes each message it receives on, every message on a task of its own. When the
+/// service ends a subscription (an `expired` frame, or a refused upgrade), the device subscribes
+/// again with new keys and hands the new subscription to be registered, as a service worker does
+/// on `pushsubscriptionchange`. Nothing here blocks an event loop: the sockets are NIO channels
+/// read from tasks.
 final class WebDeviceFleet: Sendable {
     private let service: SimulatorConfiguration.WebPushService
     private let tls: TLSConfiguration
@@ -65,15 +68,41 @@ final class WebDeviceFleet: Sendable {
 
     var isEmpty: Bool { devices.withLock { $0.isEmpty } }
 
+    /// What a device does with a message, and with a new subscription of its own (`old`, `new`:
+    /// register `new` in place of `old`; a throw makes it try again after a back-off).
+    struct Handlers: Sendable {
+        let message: @Sendable (WebDevice, PushServiceFrame.Message) async -> Void
+        let resubscribed: @Sendable (_ old: WebDevice, _ new: WebDevice) async throws -> Void
+    }
+
     /// Keeps every device connected and hands each message to `handle`, until ``stop()``; then
     /// waits for the messages in hand.
-    func run(handle: @escaping @Sendable (WebDevice, PushServiceFrame.Message) async -> Void) async {
+    func run(_ handlers: Handlers) async {
         let devices = devices.withLock { $0 }
         await withDiscardingTaskGroup { group in
             for device in devices {
-                group.addTask { await self.keepConnected(device, handle: handle) }
+                group.addTask { await self.keepConnected(device, handlers) }
             }
         }
+    }
+
+    /// A new subscription for `device` (new keys, new endpoint), registered through
+    /// `resubscribed`, in the fleet's list in place of the old one.
+    private func resubscribe(_ device: WebDevice, _ handlers: Handlers) async throws -> WebDevice {
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        let fresh: WebDevice
+        do {
+            fresh = try await WebDevice.subscribe(index: device.index, at: service, http: http)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+        try await handlers.resubscribed(device, fresh)
+        devices.withLock { devices in
+            if let at = devices.firstIndex(where: { $0.index == device.index }) { devices[at] = fresh }
+        }
+        return fresh
     }
 
     /// Closes every connection and ends ``run(handle:)`` once the messages in hand are handled.
@@ -86,12 +115,20 @@ final class WebDeviceFleet: Sendable {
         for socket in open { await socket.close() }
     }
 
-    private func keepConnected(_ device: WebDevice, handle: @escaping @Sendable (WebDevice, PushServiceFrame.Message) async -> Void) async {
-        let metadata: Logger.Metadata = ["device": "\(device.index)", "subscription": "\(device.subscriptionId)"]
+    private func keepConnected(_ first: WebDevice, _ handlers: Handlers) async {
+        var device = first
         await withDiscardingTaskGroup { pushes in
             var delay = service.reconnectDelay.first
+            // The service ended the subscription: a new one is needed before connecting again.
+            var ended = false
             while !stopped.isStopped {
+                let metadata: Logger.Metadata = ["device": "\(device.index)", "subscription": "\(device.subscriptionId)"]
                 do {
+                    if ended {
+                        device = try await resubscribe(device, handlers)
+                        ended = false
+                        logger.info("the push service ended the subscription; subscribed again", metadata: metadata.merging(["new.subscription": "\(device.subscriptionId)"]) { $1 })
+                    }
                     let socket = try await PushServiceSocket.connect(to: device.webSocket, tls: context)
                     let kept = sockets.withLock { sockets in
                         // Checked under the lock `stop()` empties: a socket opened as it ran is closed here.
@@ -103,20 +140,29 @@ final class WebDeviceFleet: Sendable {
                         await socket.close()
                         break
                     }
+                    let receiving = device
                     try await socket.run { text in
                         switch PushServiceFrame(text: text) {
                         case .hello:
                             // Registered at the service: a later drop starts its back-off afresh.
                             delay = service.reconnectDelay.first
                         case .message(let message):
-                            pushes.addTask { await handle(device, message) }
+                            pushes.addTask { await handlers.message(receiving, message) }
+                        case .expired:
+                            ended = true
                         case .other(let what):
                             logger.debug("frame passed over", metadata: metadata.merging(["frame": "\(what)"]) { $1 })
                         }
                     }
                     sockets.withLock { _ = $0.removeValue(forKey: device.index) }
                     if stopped.isStopped { break }
+                    if ended { continue }
                     logger.warning("the push service closed the connection; connecting again", metadata: metadata)
+                } catch let refused as PushServiceSocket.Refused {
+                    // The service no longer knows the subscription: connecting again cannot help.
+                    if stopped.isStopped { break }
+                    ended = true
+                    logger.warning("the push service refused the subscription; subscribing again", metadata: metadata.merging(["error": "\(refused)"]) { $1 })
                 } catch {
                     sockets.withLock { _ = $0.removeValue(forKey: device.index) }
                     if stopped.isStopped { break }

@@ -1,0 +1,24 @@
+package import RichPushCore
+package import RichPushQueue
+package import RichPushStorage
+
+/// What the console reads and acts on: its own keys (sessions, confirmations, audit), the
+/// deployment's users (console users are the default app's), every queue partition, the
+/// ledger that a dead letter's replay revives, and each app's notifications.
+package struct ConsoleBackend: Sendable {
+    package var store: RedisConsoleStore
+    package var users: RedisUserStore
+    package var queues: [JobQueue]
+    package var ledger: RedisDeliveryLedger
+    /// Each app's notifications, to look one up (the API's own stores).
+    package var notifications: @Sendable (AppID) -> any NotificationStore
+
+    package init(store: RedisConsoleStore, users: RedisUserStore, queues: [JobQueue], ledger: RedisDeliveryLedger,
+                 notifications: @escaping @Sendable (AppID) -> any NotificationStore) {
+        self.store = store
+        self.users = users
+        self.queues = queues
+        self.ledger = ledger
+        self.notifications = notifications
+    }
+}

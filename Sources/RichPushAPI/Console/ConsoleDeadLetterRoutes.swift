@@ -1,0 +1,166 @@
+import Foundation
+import Hummingbird
+import RichPushCore
+import RichPushQueue
+import RichPushStorage
+
+/// What an operator does to dead letters: replay them (back into the queue, their devices
+/// queued again) or purge them (deleted for good).
+enum DeadLetterAction: String, Sendable, CaseIterable {
+    case replay, purge
+
+    var verb: String { self == .replay ? "Replay" : "Purge" }
+    var past: String { self == .replay ? "Replayed" : "Purged" }
+    var outcome: String { self == .replay ? "went back into the queue" : "were deleted" }
+}
+
+/// The dead letters page and its actions: replay or purge the selected ones, or all that match
+/// the filter in two steps: `count` (the server counts the matches and answers a single-use
+/// confirmation bound to exactly that set and action, see ``DeadLetterSearch``), then the action
+/// with that confirmation and the number the operator confirms. Every action is audited before
+/// and after.
+struct ConsoleDeadLetterRoutes: Sendable {
+    let routes: ConsoleRoutes
+
+    /// Most letters a page lists, and most a selection may name.
+    static let pageSize = 50
+    static let maxSelection = 500
+
+    func add(to console: RouterGroup<APIRequestContext>) {
+        console.get("dead-letters") { request, _ in
+            let session = try await routes.session(request)
+            let filter = try DeadLetterFilter(try ConsoleForm.query(of: request), access: session.access)
+            let (found, complete) = try await routes.search.newest(filter, limit: Self.pageSize, scanLimit: routes.configuration.listScanLimit)
+            if !ConsolePage.wantsHTML(request) {
+                return ConsolePage.json(["deadLetters": found.map(Self.json), "complete": complete, "filter": filter.summary])
+            }
+            let page = DeadLetterPage(filter: filter, found: found, complete: complete,
+                                      canAct: session.access.role >= .operator && !routes.configuration.readOnly)
+            return ConsolePage.response(ConsolePage.layout(title: "Dead letters", session: session, readOnly: routes.configuration.readOnly, body: page.html))
+        }
+        console.post("dead-letters/count") { request, context in
+            let session = try await routes.session(request)
+            try await routes.authorizeChange(request, context: context, session: session, action: "dlq.count", needs: .operator)
+            let form = try await ConsoleForm.body(of: request)
+            guard let action = DeadLetterAction(rawValue: form["action"] ?? "replay") else {
+                throw APIError.badRequest("action must be replay or purge", code: "bad_action")
+            }
+            let filter = try DeadLetterFilter(form, access: session.access)
+            let (count, marks) = try await routes.search.count(filter)
+            var token: String?
+            if count > 0 {
+                let encoded = String(decoding: try JSONEncoder().encode(Confirmation(filter: filter, marks: marks, count: count)), as: UTF8.self)
+                token = try await routes.backend.store.createConfirmation(["user": session.user, "action": Self.auditName(action, matching: true), "body": encoded],
+                                                                         lifetime: routes.configuration.confirmationLifetime)
+            }
+            if !ConsolePage.wantsHTML(request) {
+                return ConsolePage.json(["count": count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary, "action": action.rawValue])
+            }
+            return ConsolePage.response(ConsolePage.layout(title: "Confirm", session: session,
+                                                           body: DeadLetterPage.confirmation(action, filter: filter, count: count, token: token)))
+        }
+        for action in DeadLetterAction.allCases {
+            console.post("dead-letters/\(action.rawValue)") { request, context in try await act(action, request, context) }
+        }
+    }
+
+    /// What a confirmation binds: the filter, each partition's mark, the count the operator saw.
+    struct Confirmation: Codable {
+        let filter: DeadLetterFilter
+        let marks: [String: String]
+        let count: Int
+    }
+
+    static func auditName(_ action: DeadLetterAction, matching: Bool) -> String { "dlq.\(action.rawValue)-\(matching ? "matching" : "selected")" }
+
+    private func act(_ action: DeadLetterAction, _ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let session = try await routes.session(request)
+        try await routes.authorizeChange(request, context: context, session: session, action: "dlq.\(action.rawValue)", needs: .operator)
+        let form = try await ConsoleForm.body(of: request)
+        let (requested, done) = if let token = form["token"] {
+            try await actOnMatching(action, token: token, confirmed: form["confirm"], session: session, address: context.clientAddress)
+        } else {
+            try await actOnSelected(action, form.all("id"), session: session, address: context.clientAddress)
+        }
+        if !ConsolePage.wantsHTML(request) {
+            return ConsolePage.json(["action": action.rawValue, "requested": requested, "done": done])
+        }
+        return ConsolePage.response(ConsolePage.layout(title: action.past, session: session, body: """
+            <h1>\(action.past) \(done) dead letter\(done == 1 ? "" : "s")</h1>
+            <p role="status">\(done) of the \(requested) asked for \(action.outcome)\(done < requested ? "; the others were no longer dead letters (replayed or purged meanwhile)" : "").</p>
+            <p><a href="/console/dead-letters">Back to the dead letters</a></p>
+            """))
+    }
+
+    private func actOnMatching(_ action: DeadLetterAction, token: String, confirmed: String?, session: ConsoleSession, address: String) async throws
+        -> (requested: Int, done: Int) {
+        guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
+            throw APIError.badRequest("give the confirmation token and confirm, the number of dead letters you mean to \(action.rawValue)", code: "missing_confirmation")
+        }
+        // Taken whatever follows: a confirmation is used at most once, for the action it was counted for.
+        let name = Self.auditName(action, matching: true)
+        guard let stored = try await routes.backend.store.takeConfirmation(token), stored["user"] == session.user, stored["action"] == name,
+              let body = stored["body"], let confirmation = try? JSONDecoder().decode(Confirmation.self, from: Data(body.utf8)) else {
+            throw APIError(.conflict, code: "confirmation_unknown", message: "this confirmation is unknown, used, expired or for another action: count the matches again")
+        }
+        guard number == confirmation.count else {
+            throw APIError(.conflict, code: "confirmation_mismatch",
+                           message: "\(confirmation.count) dead letters matched when counted, not \(number): count again and confirm that number")
+        }
+        let target = confirmation.filter.summary + " (as counted: " + confirmation.marks.sorted { $0.key < $1.key }.map { "\($0.key) ≤ \($0.value)" }.joined(separator: ", ") + ")"
+        let done = try await audited(name, target: target, requested: confirmation.count, session: session, address: address) {
+            try await routes.search.apply(action, matching: confirmation.filter, marks: confirmation.marks, ledger: routes.backend.ledger).done
+        }
+        return (confirmation.count, done)
+    }
+
+    private func actOnSelected(_ action: DeadLetterAction, _ references: [String], session: ConsoleSession, address: String) async throws
+        -> (requested: Int, done: Int) {
+        guard (1...Self.maxSelection).contains(references.count) else {
+            throw APIError.badRequest("select 1 to \(Self.maxSelection) dead letters (or act on all that match the filter)", code: "bad_selection")
+        }
+        let unique = Array(Set(references)).sorted()
+        // Only letters of apps the user sees (one pipelined read per partition).
+        if session.access.apps != nil {
+            var byPartition: [String: [String]] = [:]
+            for reference in unique {
+                let parts = reference.split(separator: "/", maxSplits: 1).map(String.init)
+                if parts.count == 2, StreamIDText.isValid(parts[1]) { byPartition[parts[0], default: []].append(parts[1]) }
+            }
+            for queue in routes.search.queues {
+                guard let ids = byPartition[queue.configuration.partition] else { continue }
+                if let hidden = try await queue.deadLetters(ids: ids).first(where: { !session.access.sees(app: DeadLetterFilter.app(of: $0)) }) {
+                    throw APIError(.forbidden, code: "console_forbidden", message: "dead letter \(queue.configuration.partition)/\(hidden.id) is of an app you do not see")
+                }
+            }
+        }
+        let target = unique.prefix(20).joined(separator: " ") + (unique.count > 20 ? " … (\(unique.count) in all)" : "")
+        let done = try await audited(Self.auditName(action, matching: false), target: target, requested: unique.count, session: session, address: address) {
+            try await routes.search.apply(action, to: unique, ledger: routes.backend.ledger)
+        }
+        return (unique.count, done)
+    }
+
+    /// Runs `body` between two audit entries: `started` before (no entry, no action), then
+    /// `ok` with how many it did, or `failed` with why.
+    private func audited(_ action: String, target: String, requested: Int, session: ConsoleSession, address: String,
+                         _ body: () async throws -> Int) async throws -> Int {
+        let store = routes.backend.store
+        try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: 0, address: address, outcome: "started"))
+        let done: Int
+        do {
+            done = try await body()
+        } catch {
+            try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: 0, address: address,
+                                        outcome: String("failed: \(error)".prefix(200))))
+            throw error
+        }
+        try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: done, address: address))
+        return done
+    }
+
+    static func json(_ found: DeadLetterSearch.Found) -> [String: Any] {
+        ["ref": found.reference, "app": DeadLetterFilter.app(of: found.letter), "type": found.letter.job?.type ?? NSNull(), "error": found.letter.error,
+         "origin": found.letter.origin, "at": found.at, "attempt": found.letter.job?.attempt ?? 0]
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import RichPushCore
+import RichPushQueue
+
+/// Which dead letters a console page or bulk action means: by app, reason, time window and
+/// text, within the apps the user sees. Times are absolute once parsed (a relative `-1h` is
+/// resolved when the filter is read), so a confirmation bound to a filter means the same set
+/// when it is used as when it was counted.
+struct DeadLetterFilter: Sendable, Hashable, Codable {
+    /// One app's (its id; `default` also holds jobs that name no app).
+    var app: String?
+    /// Part of the error (case-insensitive).
+    var reason: String?
+    /// Part of the error, type, origin, id or payload (case-insensitive).
+    var text: String?
+    /// Died at or after (ms since 1970), and before.
+    var from: Int64?
+    var to: Int64?
+    /// The apps the user sees (nil: all).
+    var scope: [String]?
+
+    /// Longest reason or text accepted.
+    static let maxTextBytes = 200
+
+    /// The filter of a page's query or a form, each field checked.
+    init(_ form: ConsoleForm, access: ConsoleAccess, now: Int64 = JobQueue.nowMilliseconds()) throws {
+        if let app = form["app"] {
+            if let problem = AppID.problem(app) { throw APIError.badRequest("app: \(problem)", code: "bad_filter") }
+            guard access.sees(app: app) else { throw APIError(.forbidden, code: "console_forbidden", message: "you do not see app \(app)") }
+            self.app = app
+        }
+        for (name, value) in [("reason", form["reason"]), ("text", form["text"])] {
+            guard let value else { continue }
+            guard value.utf8.count <= Self.maxTextBytes else { throw APIError.badRequest("\(name) is longer than \(Self.maxTextBytes) bytes", code: "bad_filter") }
+            if name == "reason" { reason = value } else { text = value }
+        }
+        from = try form["from"].map { try Self.time($0, name: "from", now: now) }
+        to = try form["to"].map { try Self.time($0, name: "to", now: now) }
+        if let from, let to, from >= to { throw APIError.badRequest("from must be before to", code: "bad_filter") }
+        scope = access.apps
+    }
+
+    /// An ISO 8601 time (`2026-11-26T17:00:00Z`, or without a zone: UTC), milliseconds since
+    /// 1970, or relative to now: `-30s`, `-15m`, `-2h`, `-7d`.
+    static func time(_ text: String, name: String, now: Int64) throws -> Int64 {
+        if text.hasPrefix("-"), let unit = text.last, let amount = Int64(text.dropFirst().dropLast()), amount >= 0, amount < 100_000 {
+            let scale: Int64? = switch unit { case "s": 1000; case "m": 60_000; case "h": 3_600_000; case "d": 86_400_000; default: nil }
+            if let scale { return now - amount * scale }
+        }
+        if let milliseconds = Int64(text), milliseconds >= 0 { return milliseconds }
+        let zoned = text.hasSuffix("Z") || text.contains("+") ? text : text + (text.count == 16 ? ":00Z" : "Z")
+        if let date = ISO8601DateFormatter().date(from: zoned) { return Int64(date.timeIntervalSince1970 * 1000) }
+        throw APIError.badRequest("\(name): give an ISO 8601 time (2026-11-26T17:00:00Z), milliseconds, or -30s / -15m / -2h / -7d", code: "bad_filter")
+    }
+
+    /// Whether `letter` (of a stream entry that died at `at` ms) is in the set.
+    func matches(_ letter: DeadLetter, at: Int64) -> Bool {
+        if let from, at < from { return false }
+        if let to, at >= to { return false }
+        let app = Self.app(of: letter)
+        if let scope, !scope.contains(app) { return false }
+        if let wanted = self.app, wanted != app { return false }
+        if let reason, letter.error.range(of: reason, options: .caseInsensitive) == nil { return false }
+        if let text {
+            let payload = letter.job.map { String(decoding: $0.payload.prefix(4096), as: UTF8.self) } ?? ""
+            let haystacks = [letter.error, letter.job?.type ?? "", letter.origin, letter.id, payload, letter.undecodable ?? ""]
+            if !haystacks.contains(where: { $0.range(of: text, options: .caseInsensitive) != nil }) { return false }
+        }
+        return true
+    }
+
+    /// A dead letter's app: its job's scope, the default app for a job that names none.
+    static func app(of letter: DeadLetter) -> String {
+        guard let scope = letter.job?.scope, scope != JobRequest.sharedScope else { return AppID.default.rawValue }
+        return scope
+    }
+
+    /// How the audit log and the confirmation show it.
+    var summary: String {
+        var parts: [String] = []
+        if let app { parts.append("app=\(app)") }
+        if let reason { parts.append("reason~\(reason)") }
+        if let text { parts.append("text~\(text)") }
+        if let from { parts.append("from=\(ConsolePage.time(from))") }
+        if let to { parts.append("to=\(ConsolePage.time(to))") }
+        if let scope { parts.append("scope=\(scope.joined(separator: ","))") }
+        return parts.isEmpty ? "all" : parts.joined(separator: " ")
+    }
+
+    /// The form fields that give this filter back (for links and the confirmation's form).
+    var queryPairs: [(String, String)] {
+        [("app", app ?? ""), ("reason", reason ?? ""), ("text", text ?? ""), ("from", from.map(String.init) ?? ""), ("to", to.map(String.init) ?? "")]
+    }
+}

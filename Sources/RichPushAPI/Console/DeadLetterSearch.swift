@@ -1,0 +1,135 @@
+import RichPushQueue
+import RichPushStorage
+
+/// Finds, counts, replays and purges the dead letters a ``DeadLetterFilter`` means, in every partition,
+/// in pages of ``page`` entries (one round trip each; a page's matches are replayed by the
+/// queue's batched script, never one call per letter).
+///
+/// "All that match" is exact: a count records each partition's newest dead-letter id (its
+/// *mark*) and the bulk action scans only up to it. Dead letters are never changed in place and
+/// new ones get larger ids (stream ids only grow), so the action sees the counted set, less any
+/// that left it meanwhile (replayed or purged by someone else), and nothing that arrived after
+/// the count, whatever matches.
+struct DeadLetterSearch: Sendable {
+    static let page = 1000
+
+    let queues: [JobQueue]
+
+    /// A dead letter with its partition: `q0/<id>` in forms.
+    struct Found: Sendable {
+        let partition: String
+        let letter: DeadLetter
+        var reference: String { "\(partition)/\(letter.id)" }
+        var at: Int64 { DeadLetterSearch.time(of: letter.id) }
+    }
+
+    /// The newest `limit` matches over all partitions, reading at most `scanLimit` letters per
+    /// partition; `complete` is false when a partition had more to read.
+    func newest(_ filter: DeadLetterFilter, limit: Int, scanLimit: Int) async throws -> (found: [Found], complete: Bool) {
+        var found: [Found] = []
+        var complete = true
+        for queue in queues {
+            var before: String?
+            var scanned = 0
+            var matches = 0
+            scan: while matches < limit {
+                let letters = try await queue.deadLetters(count: Self.page, before: before)
+                for letter in letters {
+                    let at = Self.time(of: letter.id)
+                    if let from = filter.from, at < from { break scan }
+                    if filter.matches(letter, at: at) {
+                        found.append(Found(partition: queue.configuration.partition, letter: letter))
+                        matches += 1
+                        if matches == limit { break scan }
+                    }
+                }
+                scanned += letters.count
+                guard letters.count == Self.page, let last = letters.last else { break }
+                if scanned >= scanLimit { complete = false; break }
+                before = last.id
+            }
+        }
+        return (Array(found.sorted { $0.at > $1.at }.prefix(limit)), complete)
+    }
+
+    /// How many match now, and each partition's mark (absent: that partition had none).
+    func count(_ filter: DeadLetterFilter) async throws -> (count: Int, marks: [String: String]) {
+        var marks: [String: String] = [:]
+        var count = 0
+        for queue in queues {
+            guard let mark = try await queue.lastDeadLetterID() else { continue }
+            marks[queue.configuration.partition] = mark
+            try await scan(queue, filter, through: mark) { count += $0.count }
+        }
+        return (count, marks)
+    }
+
+    /// Replays or purges what matches up to each partition's mark; how many matched then and how
+    /// many were acted on (fewer when some left the dead letters in between).
+    func apply(_ action: DeadLetterAction, matching filter: DeadLetterFilter, marks: [String: String],
+               ledger: RedisDeliveryLedger) async throws -> (matched: Int, done: Int) {
+        var matched = 0
+        var done = 0
+        for queue in queues {
+            guard let mark = marks[queue.configuration.partition] else { continue }
+            try await scan(queue, filter, through: mark) { letters in
+                matched += letters.count
+                done += try await Self.apply(action, to: letters.map(\.id), in: queue, ledger: ledger)
+            }
+        }
+        return (matched, done)
+    }
+
+    /// Replays or purges the given `q0/<id>` references; how many were acted on.
+    func apply(_ action: DeadLetterAction, to references: [String], ledger: RedisDeliveryLedger) async throws -> Int {
+        var byPartition: [String: [String]] = [:]
+        for reference in references {
+            let parts = reference.split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2, queues.contains(where: { $0.configuration.partition == parts[0] }), StreamIDText.isValid(parts[1]) else {
+                throw APIError.badRequest("'\(reference.prefix(60))' is not a dead letter's reference (<partition>/<id>)", code: "bad_id")
+            }
+            byPartition[parts[0], default: []].append(parts[1])
+        }
+        var done = 0
+        for queue in queues {
+            guard let ids = byPartition[queue.configuration.partition] else { continue }
+            done += try await Self.apply(action, to: ids, in: queue, ledger: ledger)
+        }
+        return done
+    }
+
+    /// `richpush dlq replay`'s and `dlq purge`'s own code: batches of 500 per call.
+    private static func apply(_ action: DeadLetterAction, to ids: [String], in queue: JobQueue, ledger: RedisDeliveryLedger) async throws -> Int {
+        switch action {
+        case .replay: try await ledger.replayDeadLetters(ids, in: queue)
+        case .purge: try await queue.purgeDeadLetters(ids: ids)
+        }
+    }
+
+    /// Calls `body` with each page's matches, oldest first, from the filter's start to `mark`.
+    private func scan(_ queue: JobQueue, _ filter: DeadLetterFilter, through mark: String,
+                      _ body: ([DeadLetter]) async throws -> Void) async throws {
+        var start = filter.from.map { "\($0)-0" } ?? "-"
+        while true {
+            let letters = try await queue.deadLetters(from: start, through: mark, count: Self.page)
+            let matching = letters.filter { filter.matches($0, at: Self.time(of: $0.id)) }
+            if !matching.isEmpty { try await body(matching) }
+            guard letters.count == Self.page, let last = letters.last else { return }
+            if let to = filter.to, Self.time(of: last.id) >= to { return }
+            start = "(" + last.id
+        }
+    }
+
+    /// The milliseconds of a stream id (`<ms>-<seq>`).
+    static func time(of id: String) -> Int64 {
+        Int64(id.prefix { $0 != "-" }) ?? 0
+    }
+}
+
+/// A stream id as a form may carry it: `<ms>-<seq>`, digits only.
+enum StreamIDText {
+    static func isValid(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { (1...20).contains($0.count) && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+    }
+}

@@ -1,0 +1,216 @@
+"""Drives RichPush's operator console (/console) in headless Chromium.
+
+Run by scripts/test-console.sh, which starts Redis with 30 dead letters and the API. Signs in as
+an operator, watches the overview update live while jobs are enqueued, filters the dead letters,
+counts all that match, adds more dead letters before confirming, confirms the counted number and
+checks that exactly those were replayed; then a viewer sees no action buttons and is refused when
+it forges a POST from the page, and an admin sees the actions in the audit log. A PNG of every
+page goes to --shots. Passwords come in the environment, never on a command line.
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+
+DEAD = "richpush:{q0}:dead"
+STREAM = "richpush:{q0}:jobs"
+
+
+class FlowError(Exception):
+    pass
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--redis-port", required=True)
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--shots", required=True)
+    parser.add_argument("--profile", required=True)
+    parser.add_argument("--deadline", type=float, default=30)
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
+                 f"--user-data-dir={args.profile}", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-default-apps"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(executable_path="/usr/bin/chromedriver", log_output=args.profile + "-chromedriver.log")
+    driver = webdriver.Chrome(options=options, service=service)
+    try:
+        Flow(driver, args).run()
+    except FlowError as error:
+        print(f"error: {error}", file=sys.stderr)
+        try:
+            driver.save_screenshot(os.path.join(args.shots, "failure.png"))
+            for entry in driver.get_log("browser"):
+                print(f"    console: {entry.get('message')}", file=sys.stderr)
+        except Exception as extra:
+            print(f"    (no page state: {extra})", file=sys.stderr)
+        return 1
+    finally:
+        driver.quit()
+    return 0
+
+
+class Flow:
+    def __init__(self, driver, args):
+        self.driver = driver
+        self.args = args
+        self.number = 0
+        os.makedirs(args.shots, exist_ok=True)
+
+    def shot(self, name):
+        self.number += 1
+        path = os.path.join(self.args.shots, f"{self.number:02d}-{name}.png")
+        self.driver.save_screenshot(path)
+        print(f"    screenshot {path}")
+
+    def redis(self, *command):
+        return subprocess.run(["redis-cli", "-p", self.args.redis_port, *command], check=True, capture_output=True, text=True).stdout.strip()
+
+    def wait_for(self, what, condition):
+        deadline = time.monotonic() + self.args.deadline
+        while time.monotonic() < deadline:
+            try:
+                value = condition()
+            except StaleElementReferenceException:  # the page changed under the reference: look again
+                value = None
+            if value:
+                return value
+            time.sleep(0.1)
+        raise FlowError(f"timed out waiting for {what}")
+
+    def text(self, selector):
+        return self.driver.find_element(By.CSS_SELECTOR, selector).text
+
+    def sign_in(self, user, variable):
+        self.driver.delete_all_cookies()
+        self.driver.get(self.args.base + "/console/login")
+        self.driver.find_element(By.ID, "user").send_keys(user)
+        self.driver.find_element(By.ID, "password").send_keys(os.environ[variable])
+        self.driver.find_element(By.CSS_SELECTOR, "form.signin button").click()
+        self.wait_for(f"{user}'s overview", lambda: self.driver.current_url.endswith("/console") and "Overview" in self.driver.title)
+
+    def run(self):
+        d = self.driver
+        d.get(self.args.base + "/console")
+        self.wait_for("the sign-in page", lambda: "/console/login" in d.current_url)
+        self.shot("sign-in")
+        self.sign_in("ops", "RICHPUSH_OPS_PASSWORD")
+        print("==> signed in as ops (operator)")
+        self.wait_for("the first live update", lambda: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or "0") >= 1)
+        self.shot("overview")
+        subprocess.run([self.args.bin, "enqueue", "--type", "console-test-live", "--payload", "x", "--count", "12"], check=True, capture_output=True)
+        # Read in one script: the live updates replace the rows under any element reference.
+        rows = "return Array.from(document.querySelectorAll('#apps tbody tr')).map(r => r.innerText.replace(/\\s+/g, ' '))"
+        row = self.wait_for("12 waiting jobs in the live overview", lambda: next(
+            (r for r in d.execute_script(rows) if r.startswith("default 12 ")), None))
+        print(f"==> the overview updated live: {row}")
+        self.shot("overview-live")
+        # Hidden tab: the script closes the stream, so no update arrives; shown again: they resume.
+        updates = lambda: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or "0")
+        d.execute_script("Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});"
+                         "document.dispatchEvent(new Event('visibilitychange'));")
+        paused_at = updates()
+        if "paused" not in self.text("#live"):
+            raise FlowError(f"hiding the tab did not pause the live updates: {self.text('#live')}")
+        time.sleep(2.5)  # an absence: two and a half intervals without an update
+        if updates() != paused_at:
+            raise FlowError(f"{updates() - paused_at} update(s) arrived while the tab was hidden")
+        d.execute_script("Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});"
+                         "document.dispatchEvent(new Event('visibilitychange'));")
+        self.wait_for("live updates to resume", lambda: updates() > paused_at)
+        print("==> live updates pause while the tab is hidden and resume when it is shown")
+        d.set_window_size(390, 844)
+        d.refresh()
+        self.wait_for("the overview at phone width", lambda: "Overview" in d.title)
+        self.shot("overview-phone")
+        d.set_window_size(1280, 900)
+
+        d.get(self.args.base + "/console/dead-letters?text=console-test-bogus")
+        rows = d.find_elements(By.CSS_SELECTOR, "#dead-letters tbody tr")
+        if len(rows) != 30:
+            raise FlowError(f"expected 30 dead letters listed, saw {len(rows)}")
+        self.shot("dead-letters")
+        d.find_element(By.XPATH, "//button[contains(., 'Replay all that match')]").click()
+        count = self.wait_for("the count", lambda: d.find_elements(By.ID, "match-count"))[0].text
+        if count != "30":
+            raise FlowError(f"the count said {count}, not 30")
+        self.shot("confirm")
+        # More die between the count and the confirmation: they must stay dead.
+        for index in range(5):
+            self.redis("XADD", DEAD, "*", "v", "1", "type", "console-test-bogus", "payload", "late", "enq", "1", "app", "_", "lane", "now",
+                       "err", f"console-test-bogus died after the count #{index}", "deadAt", "1")
+        stream_before = int(self.redis("XLEN", STREAM))
+        d.find_element(By.ID, "confirm").send_keys("30")
+        d.find_element(By.CSS_SELECTOR, "form.confirm button").click()
+        heading = self.wait_for("the replay's answer", lambda: [h.text for h in d.find_elements(By.TAG_NAME, "h1") if h.text.startswith("Replayed")])
+        if heading[0] != "Replayed 30 dead letters":
+            raise FlowError(f"the replay said '{heading[0]}'")
+        self.shot("replayed")
+        left, added = int(self.redis("XLEN", DEAD)), int(self.redis("XLEN", STREAM)) - stream_before
+        if left != 5 or added != 30:
+            raise FlowError(f"expected 5 dead letters left (those after the count) and 30 jobs back in the queue, saw {left} and {added}")
+        print("==> replayed exactly the 30 counted; the 5 that died after the count stay dead")
+        d.get(self.args.base + "/console/dead-letters?text=after+the+count")
+        d.find_element(By.ID, "select-all").click()
+        ticked = [box for box in d.find_elements(By.CSS_SELECTOR, "input[name=id]") if box.is_selected()]
+        if len(ticked) != 5:
+            raise FlowError(f"select all ticked {len(ticked)} dead letters, not the 5 shown")
+        self.shot("purge-selected")
+        d.find_element(By.XPATH, "//button[contains(., 'Purge selected')]").click()
+        heading = self.wait_for("the purge's answer", lambda: [h.text for h in d.find_elements(By.TAG_NAME, "h1") if h.text.startswith("Purged")])
+        if heading[0] != "Purged 5 dead letters" or int(self.redis("XLEN", DEAD)) != 0:
+            raise FlowError(f"the purge said '{heading[0]}' and left {self.redis('XLEN', DEAD)} dead letters")
+        print("==> selected all 5 with one box and purged them")
+
+        # A notification found by id: ops sends one (to its own tag, no device), the console shows it.
+        sent = subprocess.run(["curl", "-sf", "-u", "ops:" + os.environ["RICHPUSH_OPS_PASSWORD"], "-F", "message=Console <check> & more",
+                               "-F", "image=@Sources/RichPushAPI/Resources/default-image.png", self.args.base + "/api/notifications"],
+                              check=True, capture_output=True, text=True).stdout
+        notification = json.loads(sent)["id"]
+        d.get(f"{self.args.base}/console/notifications?id={notification}")
+        found = self.text("main")
+        if f"Notification {notification}: queued" not in found or "Console <check> & more" not in found:
+            raise FlowError(f"the notification page does not show notification {notification} as sent: {found[:300]}")
+        self.shot("notification")
+        print(f"==> notification {notification} found by id, its message shown as text")
+
+        self.sign_in("view", "RICHPUSH_VIEW_PASSWORD")
+        d.get(self.args.base + "/console/dead-letters")
+        if d.find_elements(By.TAG_NAME, "button") and any("Replay" in b.text for b in d.find_elements(By.TAG_NAME, "button")):
+            raise FlowError("the viewer sees a Replay button")
+        if d.find_elements(By.CSS_SELECTOR, "input[type=checkbox]"):
+            raise FlowError("the viewer sees selection boxes")
+        self.shot("viewer-dead-letters")
+        status = d.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch('/console/dead-letters/count', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded',
+                  'Accept': 'application/json'}, body: 'text=console-test-bogus'}).then(r => done(r.status), e => done(String(e)));
+        """)
+        if status != 403:
+            raise FlowError(f"the viewer's forged count answered {status}, not 403")
+        print("==> the viewer sees no action and its forged POST is refused with 403")
+
+        self.sign_in("root", "RICHPUSH_ROOT_PASSWORD")
+        d.get(self.args.base + "/console/audit")
+        audit = self.text("#audit")
+        if "dlq.replay-matching" not in audit or "ops" not in audit:
+            raise FlowError("the audit log does not show ops's replay")
+        self.shot("audit")
+        print("==> the admin reads the replay in the audit log")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
