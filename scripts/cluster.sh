@@ -28,10 +28,14 @@ while [ $# -gt 0 ]; do
 done
 
 # Starts (or starts again, with its nodes.conf) the server of one node directory on its port.
+# A replica syncs at once (no repl-diskless-sync-delay: its 5 s wait for more replicas made every
+# start, and a restarted node's resync, 5 s longer), and a stopped master does not wait for its
+# replicas to catch up (shutdown-on-sigterm now: stop takes every node down at once, and the data
+# of a stopped cluster is not kept).
 start_node() {
     local node=$1 port=$2
     redis-server --port "$port" --bind 127.0.0.1 --dir "$(cd "$node" && pwd)" --cluster-enabled yes --cluster-config-file nodes.conf \
-        --cluster-node-timeout "$node_timeout" --appendonly yes --appendfsync everysec --save '' --maxmemory-policy noeviction \
+        --cluster-node-timeout "$node_timeout" --repl-diskless-sync-delay 0 --shutdown-on-sigterm now --appendonly yes --appendfsync everysec --save '' --maxmemory-policy noeviction \
         --daemonize yes --pidfile "$(cd "$node" && pwd)/redis.pid" --logfile "$(cd "$node" && pwd)/redis.log" >/dev/null 2>&1 </dev/null
     for _ in $(seq 1 200); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
     redis-cli -p "$port" ping >/dev/null || { echo "error: the node on port $port did not start; see $node/redis.log" >&2; return 1; }
@@ -77,7 +81,7 @@ stop() {
     for pidfile in "$dir"/node-*/redis.pid; do
         [ -f "$pidfile" ] || continue
         pid=$(cat "$pidfile")
-        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        for _ in $(seq 1 50); do pid_running "$pid" || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null || true
         rm -f "$pidfile"
     done
@@ -143,7 +147,7 @@ restart-node)
     [ -n "$node_port" ] || { echo "restart-node needs --port P" >&2; exit 2; }
     for node in "$dir"/node-*; do
         if [ "$(cat "$node/port" 2>/dev/null)" = "$node_port" ]; then
-            if [ -f "$node/redis.pid" ] && kill -0 "$(cat "$node/redis.pid")" 2>/dev/null; then
+            if [ -f "$node/redis.pid" ] && pid_running "$(cat "$node/redis.pid")"; then
                 echo "the node on port $node_port is running"; exit 0
             fi
             start_node "$node" "$node_port"

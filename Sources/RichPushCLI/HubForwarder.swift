@@ -6,8 +6,9 @@ import ServiceLifecycle
 /// Passes what a platform simulator (`apns-sim`, `fcm-sim`) accepted on to the simulated hub's
 /// device channels (publish, or hold for an offline device), where `richpush device-sim`
 /// receives it, until shutdown; then runs `onShutdown` (stopping the simulator's server). A push
-/// the platform accepted is kept, as the platform keeps it: while Redis is away it is tried again
-/// with back-off (up to `patience`), not dropped.
+/// the platform accepted is kept, as the platform keeps it: while Redis is away or refuses it, it
+/// is tried again with back-off (up to `patience`, ``SimulatedHubAdapter/forward(_:patience:)``),
+/// not dropped.
 struct HubForwarder: Service {
     let pushes: AsyncStream<OutgoingPush>
     let sink: AsyncStream<OutgoingPush>.Continuation
@@ -25,20 +26,8 @@ struct HubForwarder: Service {
     func run() async throws {
         await withGracefulShutdownHandler {
             for await push in pushes {
-                let started = ContinuousClock.now
-                var backOff = Duration.milliseconds(100)
-                while true {
-                    do {
-                        _ = try await hub.send([push])
-                        break
-                    } catch {
-                        guard ContinuousClock.now - started < patience, !Task.isCancelled else {
-                            logger.warning("cannot pass a push on to the hub; giving up", metadata: ["handle": "\(push.installation.handle)", "error": "\(error)"])
-                            break
-                        }
-                        try? await Task.sleep(for: backOff)
-                        backOff = min(backOff * 2, .seconds(2))
-                    }
+                if let failure = await hub.forward(push, patience: patience) {
+                    logger.warning("cannot pass a push on to the hub; giving up", metadata: ["handle": "\(push.installation.handle)", "error": "\(failure)"])
                 }
             }
         } onGracefulShutdown: {

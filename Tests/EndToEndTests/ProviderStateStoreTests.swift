@@ -27,9 +27,11 @@ struct ProviderStateStoreTests {
             let holds = RedisProviderHolds(redis: redis, keys: keys)
             let now = ProviderHold.wallClock()
             #expect(try await holds.holdEnd("fcm:p") == nil)
-            try await holds.hold("fcm:p", until: now + 20_000)
-            try await holds.hold("fcm:p", until: now + 5_000)
-            #expect(try await holds.holdEnd("fcm:p") == now + 20_000, "a shorter hold does not cut a longer one short")
+            // Minutes, not seconds: a hold's key expires at its end, and a busy machine stalled this
+            // test for more than 20 s between these lines (a hold of 20 s had gone when it was read).
+            try await holds.hold("fcm:p", until: now + 1_200_000)
+            try await holds.hold("fcm:p", until: now + 300_000)
+            #expect(try await holds.holdEnd("fcm:p") == now + 1_200_000, "a shorter hold does not cut a longer one short")
             #expect(try await holds.holdEnd("apns:t") == nil, "a hold is per scope")
             // A hold that ends expires with it: nothing to clear.
             try await holds.hold("apns:t", until: ProviderHold.wallClock() + 300)

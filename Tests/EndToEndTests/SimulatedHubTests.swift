@@ -80,4 +80,38 @@ struct SimulatedHubTests {
             await redis.close()
         }
     }
+
+    /// What a platform simulator accepted is passed on to the hub even when Redis refuses it at
+    /// first (a Redis restarted from its AOF answers LOADING): a refusal is a failed outcome, not
+    /// a thrown error, and the forwarder once took it for a delivery (scripts/chaos.sh lost 29
+    /// pairs so). Here the refusal is a WRONGTYPE: the device's held pushes under a string key.
+    @Test func aForwardedPushIsTriedAgainWhileRedisRefusesIt() async throws {
+        try await withRedisServer { server in
+            let prefix = uniqueKeyPrefix("hub")
+            let redis = RedisConnection(configuration: server.configuration)
+            let hub = SimulatedHubAdapter(redis: redis, prefix: prefix)
+            let hold = HubHold(prefix: prefix)
+            let push = try Self.push(to: "offline", notification: 3)
+            try await redis.send("SET", hold.key("offline"), "not a hash")
+
+            // Refused for all of its patience: given up with Redis's reason, never taken as sent.
+            let failure = await hub.forward(push, patience: .milliseconds(300))
+            #expect(failure?.contains("WRONGTYPE") == true, "\(failure ?? "taken as handed over")")
+
+            // Refused, then taken once Redis takes it: held for the offline device.
+            _ = try await server.probe("CONFIG", "RESETSTAT")
+            let forwarding = Task { await hub.forward(push, patience: .seconds(120)) }
+            try await waitUntil(timeout: .seconds(60), "a refused try") {
+                let stats = try await server.probe("INFO", "commandstats").string ?? ""
+                let line = stats.components(separatedBy: "\r\n").first { $0.hasPrefix("cmdstat_evalsha:") } ?? ""
+                return (line.components(separatedBy: "failed_calls=").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0) > 0
+            }
+            try await redis.send("DEL", hold.key("offline"))
+            let handedOver = await forwarding.value
+            #expect(handedOver == nil, "\(handedOver ?? "")")
+            let taken = try await hold.take(["offline"], now: Int64(Date().timeIntervalSince1970 * 1000), on: redis)
+            #expect(taken.map(\.handle) == ["offline"])
+            await redis.close()
+        }
+    }
 }

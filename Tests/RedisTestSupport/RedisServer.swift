@@ -9,7 +9,7 @@ package final class RedisServer: @unchecked Sendable {
     package let directory: URL
     package let appendOnly: Bool
     private let extraArguments: [String]
-    private var process: Process?
+    private var process: ChildProcess?
 
     /// Starts a server; fails with install instructions when `redis-server` is missing.
     package init(appendOnly: Bool = false, arguments: [String] = []) async throws {
@@ -56,24 +56,23 @@ package final class RedisServer: @unchecked Sendable {
     /// Starts (or restarts, on the same port and directory) and waits until it answers PING.
     package func start() async throws {
         let executable = try Self.locateRedisServer()
-        let process = Process()
-        process.executableURL = executable
-        process.currentDirectoryURL = directory
-        process.arguments = [
+        // On swift-subprocess, not Foundation's Process: Process.run() in Swift 6.3.1 reads past
+        // a buffer while it lists /proc/self/fd, and with the thousand descriptors of a full test
+        // run it crashed the test process now and then (swift-corelibs-foundation#5472).
+        let process = try await ChildProcess(executable: executable, arguments: [
             "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory.path,
             "--save", "", "--appendonly", appendOnly ? "yes" : "no", "--appendfsync", "everysec",
             "--daemonize", "no", "--logfile", directory.appendingPathComponent("redis.log").path,
             "--protected-mode", "no", "--pidfile", directory.appendingPathComponent("redis.pid").path,
-        ] + extraArguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        ] + extraArguments, logFile: directory.appendingPathComponent("redis.out"))
         self.process = process
-        Lifeline.watch(pid: process.processIdentifier, marker: "cwd:\(directory.resolvingSymlinksInPath().path)")
+        // redis-server rewrites its command line (`redis-server 127.0.0.1:PORT`) and moves into
+        // --dir: the lifeline knows it by that directory.
+        Lifeline.watch(pid: process.pid, marker: "cwd:\(directory.resolvingSymlinksInPath().path)")
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if !process.isRunning {
-                throw RedisServerError("redis-server exited at start (status \(process.terminationStatus)); log: \(log.suffix(500))")
+                throw RedisServerError("redis-server exited at start (status \(process.exitStatus.map(String.init) ?? "unknown")); log: \(log.suffix(500))")
             }
             if Self.answersPing(port: port) { return }
             try await Task.sleep(for: .milliseconds(10))
@@ -92,7 +91,7 @@ package final class RedisServer: @unchecked Sendable {
         guard let process, process.isRunning else { return }
         _ = Self.rawCommand("SHUTDOWN NOSAVE", port: port)
         if !Self.waitForExit(process, timeout: .seconds(5)) {
-            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             _ = Self.waitForExit(process, timeout: .seconds(5))
         }
         self.process = nil
@@ -101,12 +100,12 @@ package final class RedisServer: @unchecked Sendable {
     /// Kills with SIGKILL, as a crash would, and waits for the process to be gone.
     package func kill() {
         guard let process, process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         _ = Self.waitForExit(process, timeout: .seconds(5))
         self.process = nil
     }
 
-    private static func waitForExit(_ process: Process, timeout: Duration) -> Bool {
+    private static func waitForExit(_ process: ChildProcess, timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now > deadline { return false }
@@ -134,7 +133,7 @@ package final class RedisServer: @unchecked Sendable {
     }
 
     deinit {
-        if let process, process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        if let process, process.isRunning { process.signal(SIGKILL) }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -185,6 +184,10 @@ package final class RedisServer: @unchecked Sendable {
     static func rawCommand(_ command: String, port: Int) -> String? {
         guard let fd = connectLoopback(port: port) else { return nil }
         defer { close(fd) }
+        // An answer within 5 s or none: a paused or stopped (SIGSTOP) server would hold the
+        // caller, a thread of the cooperative pool in a teardown, until it resumed.
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array((command + "\r\n").utf8)
         guard write(fd, bytes, bytes.count) == bytes.count else { return nil }
         var buffer = [UInt8](repeating: 0, count: 64)

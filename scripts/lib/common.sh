@@ -36,6 +36,15 @@ kill_private_redis() {
     done
 }
 
+# pid_running PID: whether PID runs and is not a zombie. A daemon (redis-server --daemonize) is
+# init's child once its starter exits, and a container's init may reap it seconds after it ended:
+# `kill -0` says a zombie is alive.
+pid_running() {
+    local state
+    state=$(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+
 # free_port: prints a TCP port that is free on 127.0.0.1 right now.
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

@@ -43,4 +43,22 @@ package struct RedisDeliveryLedger: DeliveryLedger {
         let replies = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), StatusField.state.rawValue) })
         return Set(zip(ids, replies).compactMap { id, reply in reply.string == DeliveryState.cancelled.rawValue ? id : nil })
     }
+
+    /// The same ledger for `app`'s notifications, sharing this one's cache of records (and its
+    /// budget: a worker's memory does not grow with the apps it serves).
+    package func forApp(_ app: AppID) -> RedisDeliveryLedger {
+        app == keys.app ? self : RedisDeliveryLedger(redis: redis, keys: keys.forApp(app), retention: retention, records: records.forApp(app))
+    }
+
+    /// One script call per partition of the notifications in `items`, built by `call` from that
+    /// partition's keys and its share of the items.
+    func byPartition<Value, Call>(_ items: [Int: Value], _ call: (StorageKeys, [(Int, Value)]) -> Call) -> [Call] {
+        Dictionary(grouping: items, by: { keys.partitionIndex(ofNotification: $0.key) })
+            .map { call(keys.inPartition($0.key), $0.value.map { ($0.key, $0.value) }) }
+    }
+
+    func runAll<Call, Item>(_ script: LuaScript<Call, Item>, _ calls: [Call]) async throws {
+        guard !calls.isEmpty else { return }
+        for reply in try await redis.run(script, calls: calls) { try reply.throwingError() }
+    }
 }

@@ -62,6 +62,33 @@ struct NativeProcesses {
         return process
     }
 
+    /// Starts a simulator on a port found free and returns once it says it listens. The port can
+    /// be taken between that check and the simulator's bind (every test beside it opens servers
+    /// and connections): a simulator that exits before it listens is started again on another
+    /// port, up to 5 times. One that neither listens nor exits within a minute is killed, and the
+    /// test fails with its log (a test once waited 60 s for a webpush-sim that never said a word).
+    private func startListening(_ start: (Int) async throws -> ChildProcess) async throws -> (process: ChildProcess, port: Int) {
+        var attempts: [String] = []
+        for _ in 1...5 {
+            let port = try RedisServer.freePort()
+            let process = try await start(port)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !process.log.contains("listening") {
+                if let status = try await process.wait(timeout: .milliseconds(50)) {
+                    attempts.append("port \(port): exited \(status): \(process.log.suffix(400))")
+                    break
+                }
+                guard ContinuousClock.now < deadline else {
+                    process.signal(SIGKILL)
+                    _ = try await process.wait(timeout: .seconds(10))
+                    throw RedisServerError("not listening after 60 s on port \(port): \(process.log.suffix(2000))")
+                }
+            }
+            if process.log.contains("listening") { return (track(process), port) }
+        }
+        throw RedisServerError("did not listen in 5 attempts:\n\(attempts.joined(separator: "\n"))")
+    }
+
     /// Registers `count` iPhones (`ios<n>`, 64-hex tokens from `first`) or Android phones
     /// (`android<n>`) of alice.
     func register(iPhones count: Int, first: Int) async throws {
@@ -110,11 +137,12 @@ struct NativeProcesses {
             try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: keyFile)
         }
         let certs = server.directory.appendingPathComponent(name)
-        let port = try RedisServer.freePort()
-        let process = track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
-            "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", Self.teamID, "--key-id", Self.keyID,
-            "--key-file", keyFile.path, "--topic", Self.topic, "--cert-dir", certs.path, "--no-forward", "--log-requests",
-        ] + arguments, logFile: server.directory.appendingPathComponent("\(name)-sim.log")))
+        let (process, port) = try await startListening { port in
+            try await ChildProcess(executable: try richpushExecutable(), arguments: [
+                "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", Self.teamID, "--key-id", Self.keyID,
+                "--key-file", keyFile.path, "--topic", Self.topic, "--cert-dir", certs.path, "--no-forward", "--log-requests",
+            ] + arguments, logFile: server.directory.appendingPathComponent("\(name)-sim.log"))
+        }
         return Simulator(process: process, workerArguments: [
             "--apns-url", "https://127.0.0.1:\(port)", "--apns-ca-file", certs.appendingPathComponent("ca.pem").path, "--apns-topic", Self.topic,
             "--apns-key-file", keyFile.path, "--apns-key-id", Self.keyID, "--apns-team-id", Self.teamID,
@@ -123,13 +151,14 @@ struct NativeProcesses {
 
     /// Starts `richpush fcm-sim` (logging requests, passing nothing on) with `arguments` added.
     func startFCMSim(_ arguments: [String] = []) async throws -> Simulator {
-        let port = try RedisServer.freePort()
         let directory = server.directory.appendingPathComponent("fcm")
         let account = directory.appendingPathComponent("service-account.json")
-        let process = track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
-            "fcm-sim", "--redis-url", server.url, "--port", String(port), "--service-account", account.path, "--make-credentials",
-            "--cert-dir", directory.path, "--no-forward", "--log-requests",
-        ] + arguments, logFile: server.directory.appendingPathComponent("fcm-sim.log")))
+        let (process, port) = try await startListening { port in
+            try await ChildProcess(executable: try richpushExecutable(), arguments: [
+                "fcm-sim", "--redis-url", server.url, "--port", String(port), "--service-account", account.path, "--make-credentials",
+                "--cert-dir", directory.path, "--no-forward", "--log-requests",
+            ] + arguments, logFile: server.directory.appendingPathComponent("fcm-sim.log"))
+        }
         return Simulator(process: process, workerArguments: [
             "--fcm-credentials", account.path, "--fcm-url", "https://127.0.0.1:\(port)", "--fcm-ca-file", directory.appendingPathComponent("ca.pem").path,
         ])
@@ -138,11 +167,12 @@ struct NativeProcesses {
     /// Starts `richpush webpush-sim` (logging requests) with `arguments` added; the worker flags
     /// that reach it (its CA), and its origin.
     func startWebPushSim(_ arguments: [String] = []) async throws -> Simulator {
-        let port = try RedisServer.freePort()
         let directory = server.directory.appendingPathComponent("webpush")
-        let process = track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
-            "webpush-sim", "--port", String(port), "--cert-dir", directory.path, "--log-requests",
-        ] + arguments, logFile: server.directory.appendingPathComponent("webpush-sim.log")))
+        let (process, port) = try await startListening { port in
+            try await ChildProcess(executable: try richpushExecutable(), arguments: [
+                "webpush-sim", "--port", String(port), "--cert-dir", directory.path, "--log-requests",
+            ] + arguments, logFile: server.directory.appendingPathComponent("webpush-sim.log"))
+        }
         return Simulator(process: process, workerArguments: ["--webpush-ca-file", directory.appendingPathComponent("ca.pem").path],
                          url: "https://127.0.0.1:\(port)", caFile: directory.appendingPathComponent("ca.pem"))
     }

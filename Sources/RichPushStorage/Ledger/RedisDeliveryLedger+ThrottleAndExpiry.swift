@@ -1,8 +1,29 @@
 import Hiredis
+package import RichPushCore
+import RichPushQueue
 
-/// The delivery ledger's Lua beside a delivery: the throttle's minute gate for throttled fan-outs,
-/// and held pushes that expired. One call per partition; every key carries its hash tag.
+/// The delivery ledger beside a delivery, each call with its Lua: the throttle's minute gate for
+/// throttled fan-outs, and held pushes that expired. One call per partition; every key carries its
+/// hash tag.
 extension RedisDeliveryLedger {
+    package func admitThrottled(_ batches: [ThrottledBatch]) async throws -> [Duration] {
+        guard !batches.isEmpty else { return [] }
+        let parts = Dictionary(grouping: batches.indices, by: { keys.partitionIndex(ofNotification: batches[$0].notification) }).map(\.value)
+        let calls = parts.map { indices in
+            ThrottleCall(now: JobQueue.nowMilliseconds(), items: indices.map { batches[$0] }.map { batch in
+                ThrottleItem(key: keys.throttle(batch.notification), member: "\(batch.batch):\(batch.pushes)", pushes: batch.pushes, limit: batch.perMinute)
+            })
+        }
+        let replies = try await redis.run(Self.throttleScript, calls: calls)
+        var waits = [Duration](repeating: .zero, count: batches.count)
+        for (indices, reply) in zip(parts, replies) {
+            let values = (try reply.throwingError().array ?? []).map { Duration.milliseconds($0.int ?? 0) }
+            guard values.count == indices.count else { throw RedisError.unexpected(reply, expected: "\(indices.count) waits") }
+            for (index, wait) in zip(indices, values) { waits[index] = wait }
+        }
+        return waits
+    }
+
     /// A throttle call: now, and one partition's batches.
     struct ThrottleCall {
         let now: Int64
@@ -51,6 +72,17 @@ extension RedisDeliveryLedger {
     return out
 
     """)
+
+    package func recordExpired(_ expired: [Int: [String]]) async throws {
+        let calls = byPartition(expired.filter { !$0.value.isEmpty }) { keys, part in
+            ExpiredCall(webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ttl: Int(retention.components.seconds), now: JobQueue.nowMilliseconds(),
+                        items: part.map { id, installations in
+                ExpiredItem(status: keys.status(id), devices: keys.devices(id), record: keys.notification(id), ledger: keys.ledger(id), id: id,
+                            installations: installations)
+            })
+        }
+        try await runAll(Self.expiredScript, calls)
+    }
 
     /// An expiry call: the partition's webhook keys, and its notifications' expired pushes.
     struct ExpiredCall {
