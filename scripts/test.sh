@@ -161,11 +161,13 @@ define fuzz "short fuzz run (scripts/fuzz.sh: schemathesis against openapi.yaml,
     nice -n 5 env FUZZ_PARSER_ITERATIONS=50000 bash scripts/fuzz.sh --examples 25
 define browser "browser device in headless Chromium (scripts/test-browser.sh: /device subscribes, decrypts, fetches, shows, opens the image)" \
     bash scripts/test-browser.sh
-# One more browser stage (e.g. scripts/test-console.sh for /console) goes in the browser's lane:
-# `define console "…" bash scripts/test-console.sh` and `after browser console`.
+# The operator's console in the same browser lane, after the browser device (one Chromium at a time).
+define console "operator's console in headless Chromium (scripts/test-console.sh: sign-in, live overview, exact bulk replay, roles, audit)" \
+    bash scripts/test-console.sh
 after tests security fuzz
 after security chaos
 after fuzz browser
+after browser console
 run_stages cluster-tests tests
 timings+=("$(printf '%6d s  %s' $((SECONDS - stages_began)) "after the build, side by side (each stage's own time, and from when to when after the build):")")
 for id in "${stage_order[@]}"; do [ -z "${stage_line[$id]:-}" ] || timings+=("${stage_line[$id]}"); done
