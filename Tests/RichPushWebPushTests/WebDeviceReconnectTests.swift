@@ -12,7 +12,8 @@ import Testing
 /// new keys and hands the new subscription over to be registered (`pushsubscriptionchange`).
 @Suite("Web device reconnects", .serialized)
 struct WebDeviceReconnectTests {
-    @Test func aDroppedConnectionIsMadeAgainAndNothingIsMissed() async throws {
+    /// A webpush-sim and a fleet of one web device subscribed at it.
+    static func withOneDevice(_ body: (WebPushSimHarness, WebDeviceFleet, WebDevice) async throws -> Void) async throws {
         try await WebPushSimHarness.with { sim in
             let ca = FileManager.default.temporaryDirectory.appendingPathComponent("webpush-ca-\(UUID().uuidString).pem")
             try Data(sim.caPEM.utf8).write(to: ca)
@@ -23,7 +24,12 @@ struct WebDeviceReconnectTests {
             let fleet = try WebDeviceFleet(service: service, logger: logger)
             let devices = Mutex<[WebDevice]>([])
             try await fleet.subscribe([0]) { device in devices.withLock { $0.append(device) } }
-            let device = try #require(devices.withLock { $0.first })
+            try await body(sim, fleet, try #require(devices.withLock { $0.first }))
+        }
+    }
+
+    @Test func aDroppedConnectionIsMadeAgainAndNothingIsMissed() async throws {
+        try await Self.withOneDevice { sim, fleet, device in
             let subscription = WebPushSimHarness.Subscription(endpoint: device.endpoint, id: device.subscriptionId, webSocket: device.webSocket.absoluteString)
             let received = Mutex<[String]>([])
             let running = Task {
@@ -49,17 +55,7 @@ struct WebDeviceReconnectTests {
     }
 
     @Test func anEndedSubscriptionIsReplacedByANewOneWithNewKeys() async throws {
-        try await WebPushSimHarness.with { sim in
-            let ca = FileManager.default.temporaryDirectory.appendingPathComponent("webpush-ca-\(UUID().uuidString).pem")
-            try Data(sim.caPEM.utf8).write(to: ca)
-            defer { try? FileManager.default.removeItem(at: ca) }
-            let service = SimulatorConfiguration.WebPushService(url: try #require(URL(string: "https://127.0.0.1:\(sim.port)")), caFile: ca)
-            var logger = Logger(label: "test.web-device")
-            logger.logLevel = .error
-            let fleet = try WebDeviceFleet(service: service, logger: logger)
-            let devices = Mutex<[WebDevice]>([])
-            try await fleet.subscribe([0]) { device in devices.withLock { $0.append(device) } }
-            let first = try #require(devices.withLock { $0.first })
+        try await Self.withOneDevice { sim, fleet, first in
             let received = Mutex<[String: [String]]>([:])
             let changes = Mutex<[(old: WebDevice, new: WebDevice)]>([])
             // The first registration of the new subscription fails (the API is down, say): the
