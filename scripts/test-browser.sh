@@ -20,9 +20,7 @@ private_tmp browser
 richpush_binary
 
 # Selenium in a virtualenv of its own, outside the clone, reused while the pin is the same.
-venv="${RICHPUSH_BROWSER_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/richpush/browser-venv}"
-pins=("selenium==4.51.0")
-ensure_venv "$venv" "${pins[@]}"
+browser_venv
 
 work=$(mktemp -d "$TMPDIR/run-XXXX")
 shots="$PWD/.tmp/browser/screenshots"

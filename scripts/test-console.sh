@@ -20,9 +20,7 @@ ensure_swift
 private_tmp console
 richpush_binary
 
-venv="${RICHPUSH_BROWSER_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/richpush/browser-venv}"
-pins=("selenium==4.51.0")
-ensure_venv "$venv" "${pins[@]}"
+browser_venv
 
 work=$(mktemp -d "$TMPDIR/run-XXXX")
 shots="$PWD/.tmp/console/screenshots"

@@ -15,17 +15,13 @@ import subprocess
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
+from chromium import FlowError, start
+
 DEAD = "richpush:{q0}:dead"
 STREAM = "richpush:{q0}:jobs"
-
-
-class FlowError(Exception):
-    pass
 
 
 def main():
@@ -38,15 +34,7 @@ def main():
     parser.add_argument("--deadline", type=float, default=30)
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
-                 f"--user-data-dir={args.profile}", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-default-apps"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(executable_path="/usr/bin/chromedriver", log_output=args.profile + "-chromedriver.log")
-    driver = webdriver.Chrome(options=options, service=service)
+    driver = start(args.profile, window="1280,900")
     try:
         Flow(driver, args).run()
     except FlowError as error:

@@ -18,15 +18,11 @@ import subprocess
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
+from chromium import FlowError, start
+
 STEPS_JS = "return Array.from(document.querySelectorAll('#log li')).map(li => Object.assign({text: li.textContent}, li.dataset))"
-
-
-class FlowError(Exception):
-    pass
 
 
 def main():
@@ -46,14 +42,8 @@ def main():
     # A SIGTERM from the harness ends the run through `finally`, which stops the browser.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1100,900",
-                 f"--user-data-dir={args.profile}", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-default-apps", f"--ignore-certificate-errors-spki-list={args.spki}"]:
-        options.add_argument(flag)
-    service = Service(executable_path="/usr/bin/chromedriver", log_output=os.path.join(args.profile + "-chromedriver.log"))
-    driver = webdriver.Chrome(options=options, service=service)
+    # Chromium forgives the certificate errors of the push service's key only.
+    driver = start(args.profile, extra_flags=[f"--ignore-certificate-errors-spki-list={args.spki}"])
     try:
         run(driver, args, password)
     except FlowError as error:

@@ -98,6 +98,13 @@ ensure_venv() {
     echo "$*" >"$dir/.pins"
 }
 
+# browser_venv: sets $venv to the browser tests' virtualenv (Selenium, outside the clone, shared by
+# scripts/test-browser.sh and scripts/test-console.sh; RICHPUSH_BROWSER_VENV moves it), made once.
+browser_venv() {
+    venv="${RICHPUSH_BROWSER_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/richpush/browser-venv}"
+    ensure_venv "$venv" "selenium==4.51.0"
+}
+
 # private_tmp NAME: keeps SwiftPM's and our temporary files under .tmp/NAME, where cleanup finds them.
 private_tmp() {
     export TMPDIR="$PWD/.tmp/$1"
