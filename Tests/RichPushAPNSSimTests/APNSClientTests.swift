@@ -109,8 +109,11 @@ struct APNSClientTests {
 
     @Test func aSlowAnswerTimesOutWithoutClosingTheConnection() async throws {
         var faults = APNSFaultPlan()
-        faults.delayMilliseconds = 2000...2000
-        let apns = try await LocalAPNS.start(faults: faults, timeout: .milliseconds(300), connections: 1)
+        // The answer comes long after the client's timeout; that timeout (2 s) also covers the
+        // connection's TLS handshake, which a busy machine stretched past 300 ms (a second
+        // connection was then opened, and counted).
+        faults.delayMilliseconds = 10_000...10_000
+        let apns = try await LocalAPNS.start(faults: faults, timeout: .seconds(2), connections: 1)
         let exchange = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(1)), bearer: try LocalAPNS.bearer())
         #expect(exchange == .timedOut)
         #expect(apns.client.connectionsOpened == 1)
