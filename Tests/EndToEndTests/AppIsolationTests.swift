@@ -199,10 +199,13 @@ struct AppIsolationTests {
                                         "\(user): \(events)")
                                 #expect(receiver.deliveries.allSatisfy { $0.signatureValid })
                             }
-                            // Each app's attempts are its own.
+                            // Each app's attempts are its own. An attempt is recorded after the receiver
+                            // answered, so it is waited for, not read once.
                             for (hook, user) in [(shopHook, "root@shop"), (defaultHook, "root")] {
-                                let attempts = try await pipeline.call("GET", "/api/webhooks/\(hook)/attempts", as: user).json["attempts"] as? [[String: Any]] ?? []
-                                #expect(attempts.contains { $0["outcome"] as? String == "delivered" }, "\(user): \(attempts)")
+                                try await waitUntil(timeout: .seconds(60), "\(user)'s webhook attempt recorded as delivered") {
+                                    let attempts = try await pipeline.call("GET", "/api/webhooks/\(hook)/attempts", as: user).json["attempts"] as? [[String: Any]] ?? []
+                                    return attempts.contains { $0["outcome"] as? String == "delivered" }
+                                }
                             }
                             #expect(try await pipeline.call("GET", "/api/webhooks/\(shopHook)", as: "root").status == 404)
                             #expect(try await pipeline.call("GET", "/api/webhooks/\(defaultHook)", as: "root@shop").status == 404)
