@@ -111,23 +111,34 @@ def slow_body(ctx, t):
 def login_timing(ctx, t):
     """Medians of 25 unknown user names and 25 wrong passwords of alice, interleaved (a busy
     machine slows both alike; 10 of each once read x2.5 under a parallel build); attempt i comes
-    from 127.0.0.(20+i), so login throttling (per user and address) does not answer them."""
-    unknown, wrong, statuses = [], [], []
-    for number in range(25):
-        source = f"127.0.0.{20 + number}"
-        resp = ctx.http("GET", "/api/notifications", user=f"nobody{number}-{os.getpid()}", source=source,
-                        password=ctx.secret(ctx.token("pw"), "wrong password"))
-        unknown.append(resp.elapsed)
-        statuses.append(f"unknown {resp.status}")
-        resp = ctx.http("GET", "/api/notifications", user="alice", password=ctx.secret(ctx.token("alice-wrong"), "wrong password of alice"),
-                        source=source)
-        wrong.append(resp.elapsed)
-        statuses.append(f"alice {resp.status}")
-    t.expect("all 50 answers", all(status.endswith(" 401") for status in statuses), "401 (a 429 would spoil the timing)", statuses)
-    a, b = statistics.median(unknown), statistics.median(wrong)
-    t.notes.append(f"medians {a * 1000:.1f} ms unknown vs {b * 1000:.1f} ms wrong password")
+    from 127.0.R.(20+i) in round R, so login throttling (per user and address) does not answer them. Up to
+    three rounds: a real leak shows in every round, while a burst of other work on the machine
+    (the stages beside this one in scripts/test.sh) spoils one (2.5 vs 9.6 ms seen once, 2.4 vs
+    2.3 ms alone right after)."""
+    rounds = []
+    for round_number in range(3):
+        unknown, wrong, statuses = [], [], []
+        for number in range(25):
+            # A round of its own addresses: no (user, address) pair fails twice.
+            source = f"127.0.{round_number}.{20 + number}"
+            resp = ctx.http("GET", "/api/notifications", user=f"nobody{round_number}-{number}-{os.getpid()}", source=source,
+                            password=ctx.secret(ctx.token("pw"), "wrong password"))
+            unknown.append(resp.elapsed)
+            statuses.append(f"unknown {resp.status}")
+            resp = ctx.http("GET", "/api/notifications", user="alice", password=ctx.secret(ctx.token("alice-wrong"), "wrong password of alice"),
+                            source=source)
+            wrong.append(resp.elapsed)
+            statuses.append(f"alice {resp.status}")
+        t.expect("all 50 answers", all(status.endswith(" 401") for status in statuses), "401 (a 429 would spoil the timing)", statuses)
+        a, b = statistics.median(unknown), statistics.median(wrong)
+        rounds.append((a, b))
+        if max(a, b) <= 2 * min(a, b):
+            break
+    t.notes.append("medians " + "; ".join(f"{a * 1000:.1f} ms unknown vs {b * 1000:.1f} ms wrong password" for a, b in rounds))
+    a, b = rounds[-1]
     t.expect("median unknown user vs median wrong password of alice", max(a, b) <= 2 * min(a, b),
-             "within a factor of 2", f"{a * 1000:.1f} ms vs {b * 1000:.1f} ms (x{max(a, b) / max(min(a, b), 1e-6):.1f})")
+             "within a factor of 2 (in one of three rounds)",
+             "; ".join(f"{a * 1000:.1f} ms vs {b * 1000:.1f} ms (x{max(a, b) / max(min(a, b), 1e-6):.1f})" for a, b in rounds))
 
 
 def brute_force(ctx, t):
