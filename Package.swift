@@ -183,7 +183,7 @@ let package = Package(
             name: "RichPushAPI",
             dependencies: [
                 "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "RichPushWebPush",
-                "RichPushTemplates", .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Crypto"), .use("Metrics"),
+                "RichPushTemplates", "RichPushReport", .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Crypto"), .use("Metrics"),
                 .use("Prometheus"), .use("ServiceLifecycle"), .use("NIOCore"), .use("NIOHTTP1"), .use("NIOHTTPTypes"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/default-image.png"),

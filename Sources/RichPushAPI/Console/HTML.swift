@@ -1,3 +1,5 @@
+import RichPushReport
+
 /// A fragment of HTML whose interpolated values are escaped by their type.
 ///
 /// `"<td>\(name)</td>" as HTML` escapes `name` (a `String`), inserts an `Int` as digits and
@@ -30,22 +32,9 @@ struct HTML: Sendable, ExpressibleByStringInterpolation, Hashable {
         mutating func appendInterpolation(_ parts: [HTML]) { for part in parts { text += part.text } }
     }
 
-    /// `&`, `<`, `>`, `"` and `'` as character references; everything else as it is.
-    static func escape(_ value: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(value.utf8.count)
-        for character in value.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
-    }
+    /// `&`, `<`, `>`, `"` and `'` as character references, XML's forbidden control characters
+    /// dropped, everything else as it is: the reports' escaping, one for all markup.
+    static func escape(_ value: String) -> String { value.markupEscaped }
 
     /// `value` percent-encoded for a URL's query (then escaped as any string where it is interpolated).
     static func query(_ pairs: [(String, String)]) -> String {

@@ -2,7 +2,7 @@ extension String {
     /// The text made safe for XML and HTML text and quoted attribute values: `&`, `<`, `>`, `"`
     /// and `'` as entities, and control characters XML 1.0 forbids (even as entities) dropped, so
     /// a consumer named `a<b&c` can neither break nor inject markup.
-    var markupEscaped: String {
+    package var markupEscaped: String {
         var result = ""
         result.reserveCapacity(utf8.count)
         for scalar in unicodeScalars {
