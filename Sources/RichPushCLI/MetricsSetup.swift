@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Logging
 import Metrics
@@ -32,6 +33,13 @@ enum MetricsSetup {
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         router.get("health/live") { _, _ in "ok" }
-        return Application(router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port)), logger: logger)
+        // Said on stderr whatever the log level, as the simulators say theirs: with port 0 this
+        // line is the only way to learn the port (tests use it; a port found free beforehand can
+        // be taken before the worker binds it).
+        return Application(router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+                           onServerRunning: { channel in
+                               let bound = channel.localAddress?.port ?? port
+                               FileHandle.standardError.write(Data("worker: metrics listening on http://\(host):\(bound)/metrics\n".utf8))
+                           }, logger: logger)
     }
 }

@@ -25,12 +25,8 @@ struct NativeFleetTests {
                 try await waitUntil(timeout: .seconds(60), "the simulators to listen") { apnsSim.log.contains("listening") && fcmSim.log.contains("listening") }
                 var metricsPorts: [Int] = []
                 for name in ["w1", "w2"] {
-                    let port = try RedisServer.freePort()
-                    metricsPorts.append(port)
-                    _ = try await native.startWorkers([name], adapter: "apns,fcm", ["--metrics-port", String(port)] + apns.workerArguments + fcm.workerArguments)
-                }
-                for port in metricsPorts {
-                    try await waitUntil(timeout: .seconds(60), "a worker's metrics server") { RedisServer.isListening(port: port) }
+                    let workers = try await native.startWorkers([name], adapter: "apns,fcm", ["--metrics-port", "0"] + apns.workerArguments + fcm.workerArguments)
+                    metricsPorts.append(try await WorkerMetricsTests.metricsPort(of: workers[0]))
                 }
                 let notifications = 20
                 let ids = try await native.createNotifications(notifications)

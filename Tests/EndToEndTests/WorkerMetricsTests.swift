@@ -25,12 +25,11 @@ struct WorkerMetricsTests {
                 Installation(id: "i1", platform: .apns, handle: "phone-1", tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
             let device = RedisSubscriber(configuration: server.configuration)
             try await device.ssubscribe([SimulatedHubAdapter.channel(prefix: prefix, handle: "phone-1")])
-            let port = try RedisServer.freePort()
             let worker = try await ChildProcess(executable: try richpushExecutable(), arguments: [
                 "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", "m1", "--log-level", "warning",
-                "--metrics-port", "\(port)", "--queue-metrics-interval", "0.2", "--maintenance-interval", "0.1",
+                "--metrics-port", "0", "--queue-metrics-interval", "0.2", "--maintenance-interval", "0.1",
             ], logFile: server.directory.appendingPathComponent("worker.log"))
-            try await waitUntil(timeout: .seconds(60), "the metrics server") { RedisServer.isListening(port: port) }
+            let port = try await Self.metricsPort(of: worker)
 
             func draft(_ target: String) -> NotificationDraft {
                 NotificationDraft(message: "m", richType: .image, contentType: "image/png", payload: [1, 2, 3], creator: "alice", target: target)
@@ -105,6 +104,25 @@ struct WorkerMetricsTests {
     }
 
     /// The Prometheus text as `series{labels sorted} → value`.
+    /// The port a worker started with `--metrics-port 0` says it listens on. (A port found free
+    /// beforehand can be taken by a connection of a test beside it before the worker binds it:
+    /// CI once waited 60 s for a metrics server that never listened.)
+    static func metricsPort(of worker: ChildProcess) async throws -> Int {
+        var port: Int?
+        try await waitUntil(timeout: .seconds(60), "the worker's metrics server") {
+            let log = worker.log
+            if let range = log.range(of: "metrics listening on http://127.0.0.1:") {
+                port = Int(log[range.upperBound...].prefix { $0.isNumber })
+                return port != nil
+            }
+            if let status = try await worker.wait(timeout: .milliseconds(1)) {
+                throw RedisServerError("the worker exited (\(status)) before its metrics server listened: \(log.suffix(2000))")
+            }
+            return false
+        }
+        return try #require(port)
+    }
+
     static func scrape(port: Int) async throws -> [String: Double] {
         let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
