@@ -146,9 +146,9 @@ let package = Package(
         .target(
             name: "RichPushWebPushSim",
             dependencies: [
-                "RichPushCore", "RichPushSimTLS", .use("Hummingbird"), .use("HummingbirdCore"), .use("HummingbirdHTTP2"),
+                "RichPushCore", "RichPushSimTLS", .use("Hummingbird"), .use("HummingbirdCore"),
                 .use("HummingbirdWebSocket"), .use("HTTPTypes"), .use("NIOTLS"), .use("Crypto"), .use("NIOCore"),
-                .use("NIOSSL"), .use("Logging"),
+                .use("NIOHTTP2"), .use("NIOHPACK"), .use("NIOSSL"), .use("Logging"),
             ]
         ),
         .target(

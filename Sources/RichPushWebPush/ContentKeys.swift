@@ -21,8 +21,10 @@ struct ContentKeys {
         let prk = HKDFSHA256.extract(salt: salt, inputKeyMaterial: ikm)
         self.ikm = ikm
         self.prk = prk
-        self.cek = SymmetricKey(data: HKDFSHA256.expand(prk, info: Self.cekInfo, count: 16))
-        self.nonce = HKDFSHA256.expand(prk, info: Self.nonceInfo, count: 12)
+        // Both expand the same PRK: its HMAC is keyed once and copied (a keyed HMAC is a value).
+        let keyed = HMAC<SHA256>(key: SymmetricKey(data: prk))
+        self.cek = SymmetricKey(data: HKDFSHA256.expand(keyed, info: Self.cekInfo, count: 16))
+        self.nonce = HKDFSHA256.expand(keyed, info: Self.nonceInfo, count: 12)
     }
 }
 
@@ -35,8 +37,13 @@ enum HKDFSHA256 {
     }
 
     static func expand(_ pseudoRandomKey: [UInt8], info: [UInt8], count: Int) -> [UInt8] {
+        expand(HMAC<SHA256>(key: SymmetricKey(data: pseudoRandomKey)), info: info, count: count)
+    }
+
+    /// The same with the PRK's HMAC already keyed.
+    static func expand(_ keyed: HMAC<SHA256>, info: [UInt8], count: Int) -> [UInt8] {
         precondition(count <= SHA256.byteCount, "one block of HKDF-Expand gives at most 32 bytes")
-        var block = HMAC<SHA256>(key: SymmetricKey(data: pseudoRandomKey))
+        var block = keyed
         block.update(data: info)
         block.update(data: [1])
         return Array(Array(block.finalize()).prefix(count))

@@ -50,9 +50,8 @@ package enum WebPushEncryption {
         let senderPublicKey = [UInt8](ephemeralKey.publicKey.x963Representation)
         let ecdhSecret: [UInt8]
         do {
-            // The subscription checked that p256dh is a point on the curve.
-            let receiver = try P256.KeyAgreement.PublicKey(x963Representation: subscription.p256dh)
-            ecdhSecret = try ephemeralKey.sharedSecretFromKeyAgreement(with: receiver).withUnsafeBytes { Array($0) }
+            // The subscription checked that p256dh is a point on the curve, and kept the point.
+            ecdhSecret = try ephemeralKey.sharedSecretFromKeyAgreement(with: subscription.receiverKey).withUnsafeBytes { Array($0) }
         } catch {
             throw WebPushError(.cryptoFailure, "ECDH with the subscription's key failed")
         }

@@ -14,6 +14,10 @@ package struct WebPushSubscription: Sendable, Hashable {
     package let p256dh: [UInt8]
     /// The subscription's authentication secret, 16 bytes.
     package let auth: [UInt8]
+    /// `p256dh` as the point it was checked to be: parsed once, here, not again for each message.
+    /// Crypto does not mark its keys Sendable; this one is never changed after it is made (an
+    /// ECDH only reads it), so sharing it across tasks is safe.
+    nonisolated(unsafe) let receiverKey: P256.KeyAgreement.PublicKey
 
     package static let maxEndpointBytes = 2048
     /// 65 bytes are 87 base64url characters, 88 with padding; a little room for nothing else.
@@ -32,7 +36,7 @@ package struct WebPushSubscription: Sendable, Hashable {
         guard let key = Self.decodeBase64URL(p256dh) else {
             throw Self.invalid("keys.p256dh", "not base64url (A-Z, a-z, 0-9, '-', '_', optionally '=' padding)")
         }
-        try Self.checkP256DH(key)
+        let receiverKey = try Self.checkP256DH(key)
         guard auth.utf8.count <= Self.maxAuthCharacters else {
             throw Self.invalid("keys.auth", "too long for a 16-byte secret (\(auth.utf8.count) characters; 22 expected)")
         }
@@ -40,34 +44,47 @@ package struct WebPushSubscription: Sendable, Hashable {
             throw Self.invalid("keys.auth", "not base64url (A-Z, a-z, 0-9, '-', '_', optionally '=' padding)")
         }
         try Self.checkAuth(secret)
-        self.init(checked: endpoint, origin: parsed.origin, p256dh: key, auth: secret)
+        self.init(checked: endpoint, origin: parsed.origin, p256dh: key, receiverKey: receiverKey, auth: secret)
     }
 
     /// From raw keys, as a simulated web device that made them has them.
     package init(endpoint: String, p256dh: [UInt8], auth: [UInt8], allowInsecureLoopback: Bool = false) throws(WebPushError) {
         let parsed = try WebPushEndpoint(endpoint, allowInsecureLoopback: allowInsecureLoopback)
-        try Self.checkP256DH(p256dh)
+        let receiverKey = try Self.checkP256DH(p256dh)
         try Self.checkAuth(auth)
-        self.init(checked: endpoint, origin: parsed.origin, p256dh: p256dh, auth: auth)
+        self.init(checked: endpoint, origin: parsed.origin, p256dh: p256dh, receiverKey: receiverKey, auth: auth)
     }
 
-    private init(checked endpoint: String, origin: String, p256dh: [UInt8], auth: [UInt8]) {
+    private init(checked endpoint: String, origin: String, p256dh: [UInt8], receiverKey: P256.KeyAgreement.PublicKey, auth: [UInt8]) {
         self.endpoint = endpoint
         self.origin = origin
         self.p256dh = p256dh
+        self.receiverKey = receiverKey
         self.auth = auth
     }
 
-    private static func checkP256DH(_ key: [UInt8]) throws(WebPushError) {
+    /// The same subscription: the same endpoint and keys (the parsed key follows from `p256dh`).
+    package static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.endpoint == rhs.endpoint && lhs.p256dh == rhs.p256dh && lhs.auth == rhs.auth
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(endpoint)
+        hasher.combine(p256dh)
+        hasher.combine(auth)
+    }
+
+    private static func checkP256DH(_ key: [UInt8]) throws(WebPushError) -> P256.KeyAgreement.PublicKey {
         guard key.count == WebPush.publicKeyBytes else {
             throw invalid("keys.p256dh", "must be 65 bytes (an uncompressed P-256 point), got \(key.count)")
         }
         guard key[0] == 0x04 else {
             throw invalid("keys.p256dh", "must be an uncompressed P-256 point (first byte 0x04), got 0x\(Hex.encode([key[0]]))")
         }
-        guard (try? P256.KeyAgreement.PublicKey(x963Representation: key)) != nil else {
+        guard let point = try? P256.KeyAgreement.PublicKey(x963Representation: key) else {
             throw invalid("keys.p256dh", "not a point on the P-256 curve")
         }
+        return point
     }
 
     private static func checkAuth(_ secret: [UInt8]) throws(WebPushError) {

@@ -33,9 +33,7 @@ extension WebPushSimulator {
         }
         func refuse(_ error: WebPushSimError) -> Answer {
             record(status: error.status, reason: error.reason.name)
-            var headers = [(name: "content-type", value: "application/json")]
-            if let retryAfter = error.retryAfter { headers.append((name: "retry-after", value: String(retryAfter))) }
-            return Answer(status: error.status, headers: headers, body: error.body)
+            return Self.answer(error)
         }
         let key: [UInt8]?
         switch store.lookup(subscriptionID) {

@@ -1,7 +1,6 @@
 package import Foundation
 package import Hummingbird
 import HummingbirdCore
-import HummingbirdHTTP2
 import HummingbirdWebSocket
 package import Logging
 package import NIOCore
@@ -75,8 +74,7 @@ package final class WebPushSimulator: Sendable {
     package func application(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration?, logger: Logger,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let router = Router()
-        router.middlewares.add(SubscriberCORSMiddleware())
-        addRoutes(to: router)
+        router.middlewares.add(SimulatorResponder(simulator: self))
         let webSockets = Router(context: BasicWebSocketRequestContext.self)
         addSubscriberRoute(to: webSockets)
         let server: HTTPServerBuilder
@@ -87,7 +85,7 @@ package final class WebPushSimulator: Sendable {
             server = HTTPServerBuilder { responder in
                 WebPushSimChannel(tls: context,
                                   http1: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: .init()),
-                                  http2: HTTP2Channel(responder: responder))
+                                  simulator: self)
             }
         } else {
             server = .http1WebSocketUpgrade(webSocketRouter: webSockets)
