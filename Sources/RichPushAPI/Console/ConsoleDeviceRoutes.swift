@@ -74,7 +74,7 @@ enum ConsoleDevicesPage {
         }
         return """
             <h1>Devices</h1>
-            <form method="get" action="/console/devices" class="filter" role="search">
+            <form method="get" action="/console/devices" class="filter six" role="search">
             <label for="d-app">App</label><input id="d-app" name="app" maxlength="32" value="\(form["app"] ?? AppID.default.rawValue)">
             <label for="d-id">Installation</label><input id="d-id" name="id" maxlength="128" value="\(form["id"] ?? "")">
             <label for="d-user">User</label><input id="d-user" name="user" maxlength="64" value="\(form["user"] ?? "")">

@@ -39,7 +39,7 @@ enum NotificationPage {
         }
         return """
             <h1>Notifications</h1>
-            <form method="get" action="/console/notifications" class="filter" role="search">
+            <form method="get" action="/console/notifications" class="filter seven" role="search">
             <label for="n-app">App</label><input id="n-app" name="app" maxlength="32" value="\(form["app"] ?? AppID.default.rawValue)">
             <label for="n-id">Id</label><input id="n-id" name="id" inputmode="numeric" maxlength="19" value="\(form["id"] ?? "")">
             <label for="n-creator">Creator</label><input id="n-creator" name="creator" maxlength="64" value="\(form["creator"] ?? "")">
