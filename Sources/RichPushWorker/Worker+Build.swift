@@ -172,7 +172,7 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
         let handler = RichPushJobHandler(
             ledger: ledger,
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
-            queue: queue, adapter: adapter, renderer: configuration.renderer, formats: [.fcm: .fcm, .gcm: .fcm, .webpush: .webpush],
+            queue: queue, adapter: adapter, renderer: configuration.renderer, formats: PushFormat.byPlatform,
             fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,
             maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, logger: logger)
         RichPushJobRouter(base: handler, ledger: ledger, keys: keys, redis: dependencies.redis, adapters: apps).register(in: &handlers)

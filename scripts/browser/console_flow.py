@@ -3,7 +3,9 @@
 Run by scripts/test-console.sh, which starts Redis with 30 dead letters and the API. Signs in as
 an operator, watches the overview update live while jobs are enqueued, filters the dead letters,
 counts all that match, adds more dead letters before confirming, confirms the counted number and
-checks that exactly those were replayed; then a viewer sees no action buttons and is refused when
+checks that exactly those were replayed; finds a notification by id, then one a worker pushed to a
+registered device by search, with that device's timeline, and the device with its recent pushes;
+then a viewer sees no action buttons and is refused when
 it forges a POST from the page, and an admin sees the actions in the audit log. A PNG of every
 page goes to --shots. Passwords come in the environment, never on a command line.
 """
@@ -174,6 +176,7 @@ class Flow:
             raise FlowError(f"the notification page does not show notification {notification} as sent: {found[:300]}")
         self.shot("notification")
         print(f"==> notification {notification} found by id, its message shown as text")
+        self.timeline_and_devices()
 
         self.sign_in("view", "RICHPUSH_VIEW_PASSWORD")
         d.get(self.args.base + "/console/dead-letters")
@@ -198,6 +201,78 @@ class Flow:
             raise FlowError("the audit log does not show ops's replay")
         self.shot("audit")
         print("==> the admin reads the replay in the audit log")
+
+    def api(self, method, path, body=None, user="ops"):
+        """curl as `user` (password from the environment); the answer's text."""
+        command = ["curl", "-sf", "-X", method, "-u", f"{user}:" + os.environ[f"RICHPUSH_{user.upper()}_PASSWORD"]]
+        if body is not None:
+            command += ["-H", "Content-Type: application/json", "--data-binary", json.dumps(body)]
+        return subprocess.run(command + [self.args.base + path], check=True, capture_output=True).stdout.decode(errors="replace")
+
+    def timeline_and_devices(self):
+        """A real delivery: ops registers a device, sends to it, a worker pushes it through the
+        simulated hub, the device fetches the payload and reports it displayed and opened; the
+        console finds the notification by search, shows the device's timeline, and finds the
+        device with its recent pushes."""
+        d = self.driver
+        handle = "console0timeline0token"
+        device = json.loads(self.api("POST", f"/api/register?handle={handle}"))
+        self.api("PUT", f"/api/register/{device}", {"Platform": "apns", "Handle": handle, "Tags": ["console-demo"]})
+        sent = subprocess.run(["curl", "-sf", "-u", "ops:" + os.environ["RICHPUSH_OPS_PASSWORD"], "-F", "message=Timeline <demo>",
+                               "-F", "image=@Sources/RichPushAPI/Resources/default-image.png", self.args.base + "/api/notifications"],
+                              check=True, capture_output=True, text=True).stdout
+        notification = json.loads(sent)["id"]
+        # The worker this step starts, stopped (and waited for) by this step.
+        worker = subprocess.Popen([self.args.bin, "worker", "--consumer", "console-timeline", "--log-level", "warning"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            def delivered():
+                status = json.loads(self.api("GET", f"/api/notifications/{notification}/status"))
+                return [x for x in status.get("devices", []) if x["installation"] == device and x["state"] in ("sent", "held")]
+            self.wait_for("the worker's push to the device", delivered)
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+        self.api("GET", f"/api/notifications/{notification}?installation={device}")
+        for kind in ("displayed", "opened"):
+            self.api("POST", f"/api/notifications/{notification}/receipts", {"kind": kind, "installation": device})
+        print(f"==> notification {notification} pushed to device {device} by a worker, fetched, displayed and opened")
+
+        d.get(self.args.base + "/console/notifications")
+        d.find_element(By.ID, "n-creator").send_keys("ops")
+        d.find_element(By.ID, "n-tag").send_keys("username:ops")
+        d.find_element(By.ID, "n-from").send_keys("-1h")
+        d.find_element(By.CSS_SELECTOR, "form.filter button").click()
+        # The form's page listed the newest already: wait for the search's own page.
+        self.wait_for("the search's page", lambda: "creator=ops" in d.current_url)
+        link = self.wait_for("the notification in the search's results",
+                             lambda: d.find_elements(By.XPATH, f"//table[@id='notifications']//a[text()='{notification}']"))
+        self.shot("notification-search")
+        link[0].click()
+        row = self.wait_for("the device's row in the timeline", lambda: [r for r in d.find_elements(By.CSS_SELECTOR, "#timeline tbody tr") if device in r.text])
+        cells = [c.text for c in row[0].find_elements(By.TAG_NAME, "td")]
+        # platform, queued, sent, fetched, displayed, opened: each step with its time.
+        if cells[0] != "apns" or not all(cell.startswith("20") and cell.endswith("Z") for cell in cells[1:6]):
+            raise FlowError(f"the timeline does not show every step's time: {cells}")
+        if "richMessage" not in self.text("pre.json"):
+            raise FlowError("the notification's page lacks its rendered push")
+        self.wait_for("the payload's image", lambda: d.find_element(By.ID, "payload").get_attribute("naturalWidth") not in (None, "0"))
+        d.set_window_size(1280, 1500)  # the whole page: record, payload, rendered push and timeline
+        self.shot("notification-timeline")
+        d.set_window_size(1280, 900)
+        print(f"==> found by creator, tag and time; the timeline shows queued, sent, fetched, displayed and opened: {cells[1:6]}")
+
+        d.get(self.args.base + "/console/devices")
+        d.find_element(By.ID, "d-user").send_keys("ops")
+        d.find_element(By.ID, "d-handle").send_keys("console0")
+        d.find_element(By.CSS_SELECTOR, "form.filter button").click()
+        self.wait_for("the search's page", lambda: "user=ops" in d.current_url)
+        link = self.wait_for("the device in the devices' results", lambda: d.find_elements(By.XPATH, f"//table[@id='devices']//a[contains(., '{device}')]"))
+        self.shot("devices")
+        link[0].click()
+        self.wait_for("the device's recent pushes", lambda: [r for r in d.find_elements(By.CSS_SELECTOR, "#pushes tbody tr") if r.text.startswith(str(notification))])
+        self.shot("device")
+        print(f"==> device {device} found by user and token prefix, notification {notification} among its recent pushes")
 
 
 if __name__ == "__main__":

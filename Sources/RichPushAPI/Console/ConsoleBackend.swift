@@ -10,15 +10,19 @@ package struct ConsoleBackend: Sendable {
     package var users: RedisUserStore
     package var queues: [JobQueue]
     package var ledger: RedisDeliveryLedger
-    /// Each app's notifications, to look one up (the API's own stores).
-    package var notifications: @Sendable (AppID) -> any NotificationStore
+    /// Each app's notifications, to find them (the API's own stores).
+    package var notifications: @Sendable (AppID) -> RedisNotificationStore
+    /// Each app's installations, to find them.
+    package var installations: @Sendable (AppID) -> RedisInstallationStore
 
     package init(store: RedisConsoleStore, users: RedisUserStore, queues: [JobQueue], ledger: RedisDeliveryLedger,
-                 notifications: @escaping @Sendable (AppID) -> any NotificationStore) {
+                 notifications: @escaping @Sendable (AppID) -> RedisNotificationStore,
+                 installations: @escaping @Sendable (AppID) -> RedisInstallationStore) {
         self.store = store
         self.users = users
         self.queues = queues
         self.ledger = ledger
         self.notifications = notifications
+        self.installations = installations
     }
 }

@@ -41,8 +41,18 @@ package struct NotificationStatus: Sendable, Hashable, Codable {
         /// taken in (nil: the plain push, or no property was localized).
         package var template: String?
         package var locale: String?
+        /// When each step was recorded, ms since 1970, by name: `at` (the worker's outcome),
+        /// `fetchedAt`, `displayedAt`, `openedAt`; a step recorded before these times were kept has
+        /// none. The console shows them; the API's status leaves them out (not in its coding keys).
+        package var times: [String: Int64]?
 
-        package init(installation: String, state: String, adapterID: String? = nil, error: String? = nil, template: String? = nil, locale: String? = nil) {
+        private enum CodingKeys: String, CodingKey {
+            case installation, state, adapterID, error, template, locale
+        }
+
+        package init(installation: String, state: String, adapterID: String? = nil, error: String? = nil, template: String? = nil, locale: String? = nil,
+                     times: [String: Int64]? = nil) {
+            self.times = times
             self.installation = installation
             self.state = state
             self.adapterID = adapterID

@@ -105,6 +105,12 @@ package struct PushRenderer: Sendable {
 /// service worker decrypts (Web Push).
 package enum PushFormat: String, Sendable, Hashable {
     case apns, fcm, webpush
+
+    /// The format the workers render each platform's pushes in (APNs for the rest: the
+    /// simulated hub's devices read the APNs payload); the console shows the same.
+    package static let byPlatform: [Platform: PushFormat] = [.fcm: .fcm, .gcm: .fcm, .webpush: .webpush]
+
+    package init(platform: Platform) { self = Self.byPlatform[platform] ?? .apns }
 }
 
 extension PushRenderer {

@@ -137,8 +137,9 @@ extension RedisDeliveryLedger {
     /// One script call per partition, all in one pipeline: for each notification its counters,
     /// per-device entries (JSON written by hand: this runs for every push) and its state.
     package func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
+        let now = JobQueue.nowMilliseconds()
         let calls = byPartition(results.filter { !$0.value.isEmpty }) { keys, part in
-            RecordCall(webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ttl: Int(retention.components.seconds), now: JobQueue.nowMilliseconds(),
+            RecordCall(webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ttl: Int(retention.components.seconds), now: now,
                        items: part.map { id, results in
                 var counts: [DeliveryCounter: Int] = [:]
                 var devices: [any RedisArgument] = []
@@ -147,7 +148,7 @@ extension RedisDeliveryLedger {
                     counts[result.counter, default: 0] += 1
                     guard result.counter != .duplicateSuppressed else { continue }
                     devices.append(result.installation)
-                    devices.append(NotificationLua.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, error: result.error,
+                    devices.append(NotificationLua.deviceEntry(state: result.counter.rawValue, adapterID: result.adapterID, at: now, error: result.error,
                                                                    template: result.template, locale: result.locale))
                     if result.counter == .retried { released.append(result.installation) }
                 }

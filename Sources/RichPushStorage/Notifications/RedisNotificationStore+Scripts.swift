@@ -104,7 +104,7 @@ extension RedisNotificationStore {
 
     /// A fetch's keys and arguments (see ``fetchScript``).
     struct FetchCall {
-        let fetchedBy: String, status: String, record: String, webhookWants: String, webhookOutbox: String, ledger: String
+        let fetchedBy: String, status: String, record: String, webhookWants: String, webhookOutbox: String, ledger: String, devices: String
         let fetcher: String, ttl: Int, counter: String, state: String, id: Int, now: Int64, item: [UInt8]
         /// The installations of which one must have been addressed (none: no check).
         let addressees: [any RedisArgument]
@@ -114,14 +114,19 @@ extension RedisNotificationStore {
     /// at either way, so a missing id costs what someone else's does).
     static let fetchScript = LuaScript<FetchCall, Never>([
         .key("fetchedBy", \.fetchedBy), .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants),
-        .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger),
+        .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger), .key("devices", \.devices),
         .argument("fetcher", \.fetcher), .argument("ttl", \.ttl), .argument("counter", \.counter), .argument("state", \.state),
         .argument("id", \.id), .argument("now", \.now), .argument("item", \.item), .list("addressees", { $0.addressees }),
-    ], constants: NotificationLua.constants, using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions, NotificationLua.addressedFunction], body: """
+    ], constants: NotificationLua.constants, using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions, NotificationLua.addressedFunction,
+                                                     NotificationLua.entryFunction, NotificationLua.updateEntryFunction], body: """
     local exists = redis.call('EXISTS', record) == 1
     if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return 0 end
     if redis.call('SADD', fetchedBy, fetcher) == 1 then
       redis.call('EXPIRE', fetchedBy, ttl)
+      -- A device's first fetch: its time in the device's entry, when it has one (the console's timeline).
+      if string.sub(fetcher, 1, 2) == 'i:' then
+        updateEntry(ledger, devices, string.sub(fetcher, 3), {fetchedAt = now}, false, ttl)
+      end
       redis.call('HINCRBY', status, counter, 1)
       if redis.call('EXISTS', webhookWants) == 1 then
         emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FETCHED, now, {item}, record)
@@ -156,7 +161,8 @@ extension RedisNotificationStore {
         .argument("identity", \.identity), .argument("id", \.id), .argument("now", \.now), .argument("item", \.item),
         .list("addressees", { $0.addressees }),
     ], constants: NotificationLua.constants,
-    using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions, NotificationLua.addressedFunction, NotificationLua.entryFunction], body: """
+    using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions, NotificationLua.addressedFunction, NotificationLua.entryFunction,
+            NotificationLua.updateEntryFunction], body: """
     local exists = redis.call('EXISTS', record) == 1
     if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return -1 end
     if redis.call('SADD', receipts, identity) == 0 then return 0 end
@@ -166,25 +172,8 @@ extension RedisNotificationStore {
     if redis.call('TTL', receipts) < 0 then redis.call('EXPIRE', receipts, ttl) end
     redis.call('HINCRBY', status, counter, 1)
     if installation ~= '' then
-      -- The device's entry: in its ledger value (kept under its mark) once an outcome is
-      -- recorded, else in the devices hash (a bare mark's, or a pair with none yet).
-      local value = redis.call('HGET', ledger, installation)
-      local text = entryOf(value)
-      do
-        local entry = {}
-        local old = text or redis.call('HGET', devices, installation)
-        if old then
-          local ok, decoded = pcall(cjson.decode, old)
-          if ok and type(decoded) == 'table' then entry = decoded end
-        end
-        entry['state'] = counter
-        if text then
-          redis.call('HSET', ledger, installation, string.sub(value, 1, 1) .. cjson.encode(entry))
-        else
-          redis.call('HSET', devices, installation, cjson.encode(entry))
-          if redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
-        end
-      end
+      -- The device's state and the receipt's time (`displayedAt`, `openedAt`: the console's timeline).
+      updateEntry(ledger, devices, installation, {state = counter, [counter .. 'At'] = now}, true, ttl)
     end
     advance(status, state)
     return 1

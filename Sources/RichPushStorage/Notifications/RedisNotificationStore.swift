@@ -158,9 +158,7 @@ package struct RedisNotificationStore: NotificationStore {
         }
         var devices: [NotificationStatus.Device] = []
         for (installation, bytes) in entries {
-            guard let info = try? JSONDecoder().decode([String: String].self, from: Data(bytes)) else { continue }
-            devices.append(NotificationStatus.Device(installation: installation, state: info["state"] ?? "sent", adapterID: info["adapterID"], error: info["error"],
-                                                     template: info["template"], locale: info["locale"]))
+            if let device = Self.device(installation, entry: bytes) { devices.append(device) }
         }
         return NotificationStatus(id: id, state: state, counts: counts, devices: devices.sorted { $0.installation < $1.installation })
     }
@@ -181,7 +179,7 @@ package struct RedisNotificationStore: NotificationStore {
         // per reader) and move the state forward.
         let keys = self.keys.forNotification(id)
         let call = FetchCall(fetchedBy: keys.fetchedBy(id), status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
-                             webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), fetcher: installation.map { "i:\($0)" } ?? "u:\(reader)",
+                             webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), devices: keys.devices(id), fetcher: installation.map { "i:\($0)" } ?? "u:\(reader)",
                              ttl: Int(retention.components.seconds), counter: DeliveryCounter.fetched.rawValue, state: DeliveryState.fetched.rawValue, id: id,
                              now: JobQueue.nowMilliseconds(), item: NotificationLua.eventItem(installation: installation, reader: reader),
                              addressees: addressees ?? [])

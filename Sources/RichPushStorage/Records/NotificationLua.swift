@@ -15,12 +15,16 @@ enum NotificationLua {
         return json.bytes
     }
 
-    /// A device's entry in the status: `{"adapterID":…,"error":…,"locale":…,"state":…,"template":…}`
-    /// (a template send names the device's template and the locale chosen for it).
-    static func deviceEntry(state: String, adapterID: String? = nil, error: String? = nil, template: String? = nil, locale: String? = nil) -> [UInt8] {
-        var json = JSONWriter(capacity: 64)
+    /// A device's entry in the status: `{"adapterID":…,"at":…,"error":…,"locale":…,"state":…,"template":…}`
+    /// (a template send names the device's template and the locale chosen for it; `at` is when
+    /// the outcome was recorded, ms since 1970 as a string, as the receipts' `displayedAt`,
+    /// `openedAt` and the fetch's `fetchedAt` are written beside it).
+    static func deviceEntry(state: String, adapterID: String? = nil, at: Int64? = nil, error: String? = nil, template: String? = nil,
+                            locale: String? = nil) -> [UInt8] {
+        var json = JSONWriter(capacity: 80)
         json.beginObject()
         if let adapterID { json.field("adapterID", adapterID) }
+        if let at { json.field("at", String(at)) }
         if let error { json.field("error", error) }
         if let locale { json.field("locale", locale) }
         json.field("state", state)
@@ -37,6 +41,32 @@ enum NotificationLua {
     local function entryOf(value)
       if value and string.byte(value, 2) == 123 then return string.sub(value, 2) end
       return nil
+    end
+
+    """
+
+    /// Lua: `updateEntry(ledger, devices, installation, fields, create, ttl)` sets `fields` (a table)
+    /// in the device's entry: in its ledger value (kept under its mark) once an outcome is
+    /// recorded, else in the devices hash (a bare mark's, or a pair with none yet, written only
+    /// when `create` or an entry is there already). Needs ``entryFunction``.
+    static let updateEntryFunction = """
+    local function updateEntry(ledger, devices, installation, fields, create, ttl)
+      local value = redis.call('HGET', ledger, installation)
+      local text = entryOf(value)
+      local old = text or redis.call('HGET', devices, installation)
+      if not old and not create then return end
+      local entry = {}
+      if old then
+        local ok, decoded = pcall(cjson.decode, old)
+        if ok and type(decoded) == 'table' then entry = decoded end
+      end
+      for name, field in pairs(fields) do entry[name] = field end
+      if text then
+        redis.call('HSET', ledger, installation, string.sub(value, 1, 1) .. cjson.encode(entry))
+      else
+        redis.call('HSET', devices, installation, cjson.encode(entry))
+        if redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
+      end
     end
 
     """
