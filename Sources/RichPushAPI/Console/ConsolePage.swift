@@ -15,7 +15,7 @@ enum ConsolePage {
     static func layout(title: String, session: ConsoleSession?, readOnly: Bool = false, body: HTML) -> HTML {
         var navigation: HTML = ""
         if let session {
-            var links: [HTML] = [#"<a href="/console">Overview</a>"#, #"<a href="/console/dead-letters">Dead letters</a>"#,
+            var links: [HTML] = [#"<a href="/console">Overview</a>"#, #"<a href="/console/queues">Queues</a>"#, #"<a href="/console/dead-letters">Dead letters</a>"#,
                                  #"<a href="/console/notifications">Notifications</a>"#]
             if session.access.role >= .admin { links.append(#"<a href="/console/audit">Audit log</a>"#) }
             navigation = """
