@@ -14,14 +14,18 @@ package struct ConsoleBackend: Sendable {
     package var notifications: @Sendable (AppID) -> any NotificationStore
     /// Each app's webhooks, their attempts and dead letters (the API's own stores).
     package var webhooks: @Sendable (AppID) -> any WebhookStore
+    /// Each app's installations, to check a test send's devices.
+    package var installations: @Sendable (AppID) -> any InstallationStore
 
     package init(store: RedisConsoleStore, users: RedisUserStore, queues: [JobQueue], ledger: RedisDeliveryLedger,
-                 notifications: @escaping @Sendable (AppID) -> any NotificationStore, webhooks: @escaping @Sendable (AppID) -> any WebhookStore) {
+                 notifications: @escaping @Sendable (AppID) -> any NotificationStore, webhooks: @escaping @Sendable (AppID) -> any WebhookStore,
+                 installations: @escaping @Sendable (AppID) -> any InstallationStore) {
         self.store = store
         self.users = users
         self.queues = queues
         self.ledger = ledger
         self.notifications = notifications
         self.webhooks = webhooks
+        self.installations = installations
     }
 }
