@@ -3,7 +3,10 @@
 # chromium-driver, driven by Selenium) signs in to /console as an operator, sees the overview
 # update live while jobs arrive (and pause while the tab is hidden), filters the dead letters, replays all that match (count, then
 # confirm that number) while more die in between, and checks that exactly the counted ones
-# went back and purges the rest by selection, finds a notification by id; then a viewer sees
+# went back and purges the rest by selection, finds a notification by id, cancels all the
+# scheduled sends that match (count, confirm) while one more is scheduled in between, pauses and
+# resumes the default app, does a test send to a registered device with a worker running and
+# sees its outcome; then a viewer sees
 # no action buttons and is refused (403) when it forges one, and
 # an admin reads the audit log. Dead letters are real: jobs of a type no handler takes, which a
 # worker dead-letters. A PNG screenshot of every page (desktop and phone widths) goes to
@@ -75,4 +78,4 @@ if [ "$status" -ne 0 ]; then
     echo "CONSOLE TEST FAILED; logs in $work, screenshots in $shots" >&2
     exit 1
 fi
-echo "==> the console went all the way in $((SECONDS - started)) s: sign-in, live overview, exact bulk replay, viewer refused, audit log; screenshots in $shots"
+echo "==> the console went all the way in $((SECONDS - started)) s: sign-in, live overview, exact bulk replay, exact cancel of scheduled sends, pause and resume, test send, viewer refused, audit log; screenshots in $shots"

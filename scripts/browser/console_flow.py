@@ -3,7 +3,9 @@
 Run by scripts/test-console.sh, which starts Redis with 30 dead letters and the API. Signs in as
 an operator, watches the overview update live while jobs are enqueued, filters the dead letters,
 counts all that match, adds more dead letters before confirming, confirms the counted number and
-checks that exactly those were replayed; then a viewer sees no action buttons and is refused when
+checks that exactly those were replayed; cancels all the scheduled sends that match the same way,
+pauses and resumes an app, and does a test send to a device with a worker it starts and stops;
+then a viewer sees no action buttons and is refused when
 it forges a POST from the page, and an admin sees the actions in the audit log. A PNG of every
 page goes to --shots. Passwords come in the environment, never on a command line.
 """
@@ -175,6 +177,9 @@ class Flow:
         self.shot("notification")
         print(f"==> notification {notification} found by id, its message shown as text")
 
+        self.queues()
+        self.test_send()
+
         self.sign_in("view", "RICHPUSH_VIEW_PASSWORD")
         d.get(self.args.base + "/console/dead-letters")
         if d.find_elements(By.TAG_NAME, "button") and any("Replay" in b.text for b in d.find_elements(By.TAG_NAME, "button")):
@@ -194,10 +199,92 @@ class Flow:
         self.sign_in("root", "RICHPUSH_ROOT_PASSWORD")
         d.get(self.args.base + "/console/audit")
         audit = self.text("#audit")
-        if "dlq.replay-matching" not in audit or "ops" not in audit:
-            raise FlowError("the audit log does not show ops's replay")
+        for action in ("dlq.replay-matching", "scheduled.cancel-matching", "app.pause", "app.resume", "test-send"):
+            if action not in audit:
+                raise FlowError(f"the audit log does not show ops's {action}")
         self.shot("audit")
         print("==> the admin reads the replay in the audit log")
+
+    def api(self, method, path, body=None):
+        """Calls the API as ops; the answer's JSON (or text)."""
+        command = ["curl", "-sf", "-X", method, "-u", "ops:" + os.environ["RICHPUSH_OPS_PASSWORD"], self.args.base + path]
+        if body is not None:
+            command += ["-H", "Content-Type: application/json", "-d", json.dumps(body)]
+        out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        try:
+            return json.loads(out)
+        except ValueError:
+            return out
+
+    def schedule(self):
+        """A text notification scheduled an hour ahead; its id."""
+        due = int(time.time() * 1000) + 3_600_000
+        return int(self.api("POST", "/api/notifications", {"richType": "text", "payload": "p", "message": "later", "sendAt": due})["id"])
+
+    def queues(self):
+        """Cancels all the scheduled sends that match (exactly the counted ones), then pauses and resumes the default app."""
+        d = self.driver
+        counted = [self.schedule() for _ in range(3)]
+        d.get(self.args.base + "/console/queues?kind=scheduled")
+        rows = d.find_elements(By.CSS_SELECTOR, "#delayed tbody tr")
+        if len(rows) != 3:
+            raise FlowError(f"expected 3 scheduled sends listed, saw {len(rows)}")
+        self.shot("queues")
+        d.find_element(By.XPATH, "//button[contains(., 'Cancel all scheduled sends that match')]").click()
+        count = self.wait_for("the cancel's count", lambda: d.find_elements(By.ID, "match-count"))[0].text
+        if count != "3":
+            raise FlowError(f"the cancel's count said {count}, not 3")
+        self.shot("cancel-confirm")
+        later = self.schedule()  # scheduled after the count: must stay scheduled
+        d.find_element(By.ID, "confirm").send_keys("3")
+        d.find_element(By.CSS_SELECTOR, "form.confirm button").click()
+        heading = self.wait_for("the cancel's answer", lambda: [h.text for h in d.find_elements(By.TAG_NAME, "h1") if h.text.startswith("Cancelled")])
+        if heading[0] != "Cancelled 3 scheduled sends":
+            raise FlowError(f"the cancel said '{heading[0]}'")
+        states = [self.api("GET", f"/api/notifications/{n}/status")["state"] for n in counted + [later]]
+        if states != ["cancelled"] * 3 + ["scheduled"]:
+            raise FlowError(f"expected the 3 counted cancelled and the later one scheduled, saw {states}")
+        d.get(self.args.base + "/console/queues?kind=scheduled")
+        if len(d.find_elements(By.CSS_SELECTOR, "#delayed tbody tr")) != 1:
+            raise FlowError("the queues page does not show the one scheduled after the count")
+        print("==> cancelled exactly the 3 counted scheduled sends; the one scheduled after the count stays")
+        d.find_element(By.ID, "p-app").clear()
+        d.find_element(By.ID, "p-app").send_keys("default")
+        d.find_element(By.XPATH, "//button[contains(., 'Pause sending')]").click()
+        self.wait_for("the paused app listed", lambda: d.find_elements(By.ID, "paused") and "default" in self.text("#paused"))
+        self.shot("paused")
+        d.get(self.args.base + "/console")
+        rows = "return Array.from(document.querySelectorAll('#apps tbody tr')).map(r => r.innerText.replace(/\\s+/g, ' '))"
+        self.wait_for("the overview to show default paused", lambda: any(r.startswith("default · paused") for r in d.execute_script(rows)))
+        d.get(self.args.base + "/console/queues")
+        d.find_element(By.ID, "p-app").send_keys("default")
+        d.find_element(By.XPATH, "//button[contains(., 'Resume sending')]").click()
+        self.wait_for("no app paused", lambda: "No app is paused." in self.text("main"))
+        print("==> paused the default app (the overview says so) and resumed it")
+
+    def test_send(self):
+        """A test send to a registered device, with a worker running; waits for the device's outcome on the result page."""
+        d = self.driver
+        registration = self.api("POST", "/api/register?handle=console-phone")
+        self.api("PUT", f"/api/register/{registration}", {"Platform": "apns", "Handle": "console-phone", "Tags": []})
+        log = open(os.path.join(os.path.dirname(self.args.profile), "test-send-worker.log"), "w")
+        worker = subprocess.Popen([self.args.bin, "worker", "--consumer", "console-test-send", "--log-level", "warning"], stdout=log, stderr=log)
+        try:
+            d.get(self.args.base + "/console/test-send")
+            d.find_element(By.ID, "t-installations").send_keys(registration)
+            d.find_element(By.ID, "t-message").send_keys("Console test <send>")
+            d.find_element(By.XPATH, "//button[text()='Send']").click()
+            self.wait_for("the result page", lambda: d.find_elements(By.ID, "test-send"))
+            outcome = self.wait_for("the device's outcome", lambda: next(
+                (o.text for o in d.find_elements(By.CSS_SELECTOR, "#test-send td.outcome") if o.text and o.text != "queued"), None))
+            if outcome not in ("sent", "held", "fetched", "displayed", "opened"):
+                raise FlowError(f"the test send's device ended {outcome}")
+            self.shot("test-send")
+            print(f"==> test send to {registration}: {outcome}, shown on its result page")
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+            log.close()
 
 
 if __name__ == "__main__":
