@@ -23,7 +23,8 @@ struct ConsoleQueueRoutes: Sendable {
             let filter = try DelayedFilter(form, access: session.access)
             let cursor = try form["cursor"].map(DelayedSearch.Cursor.init)
             let (found, next, complete) = try await search.page(filter, from: cursor, limit: Self.pageSize, scanLimit: routes.configuration.listScanLimit)
-            let paused = try await JobQueue.pausedScopes(in: routes.backend.queues).filter { session.access.sees(app: $0) }.sorted()
+            let paused = Set(try await JobQueue.pausedScopes(in: routes.backend.queues).map { $0 == JobRequest.sharedScope ? AppID.default.rawValue : $0 })
+                .filter { session.access.sees(app: $0) }.sorted()
             if !ConsolePage.wantsHTML(request) {
                 return ConsolePage.json(["jobs": found.map(Self.json), "next": next?.text ?? NSNull(), "complete": complete, "filter": filter.summary,
                                          "paused": paused])
@@ -167,7 +168,8 @@ struct ConsoleQueueRoutes: Sendable {
         }
         let partitions = routes.backend.queues.count
         let changed = try await routes.audited(action, target: "app=\(app.rawValue)", requested: partitions, session: session, address: context.clientAddress) {
-            try await JobQueue.setPaused(paused, scope: app.rawValue, in: routes.backend.queues)
+            // The default app's pause holds the jobs that name no app too (they count as its).
+            try await JobQueue.setPaused(paused, scopes: app.isDefault ? [app.rawValue, JobRequest.sharedScope] : [app.rawValue], in: routes.backend.queues)
         }
         if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["app": app.rawValue, "paused": paused, "changed": changed > 0]) }
         return ConsolePage.redirect(to: "/console/queues?" + HTML.query([("app", app.rawValue)]))

@@ -33,6 +33,12 @@ extension AppsCommand {
         }
     }
 
+    /// The scopes an app's pause holds: the default app's jobs and those that name no app
+    /// (`richpush enqueue` without `--app`, jobs written before apps), as the console counts them.
+    static func pausedScopes(_ app: AppID) -> [String] {
+        app.isDefault ? [app.rawValue, JobRequest.sharedScope] : [app.rawValue]
+    }
+
     /// Pauses or resumes a known app in every partition; whether anything changed.
     static func setPaused(_ paused: Bool, id: String, redis: RedisOptions, queue: QueueOptions) async throws -> Bool {
         guard queue.schedulingName == JobScheduling.fair.rawValue else {
@@ -42,7 +48,7 @@ extension AppsCommand {
         return try await AppsOutput.withStore(redis, queue, nil) { store in
             guard try await store.summary(id: appID) != nil else { throw AppError.notFound(appID) }
             let queues = queue.partitionConfigurations.map { JobQueue(redis: store.redis, configuration: $0) }
-            return try await JobQueue.setPaused(paused, scope: appID.rawValue, in: queues) > 0
+            return try await JobQueue.setPaused(paused, scopes: pausedScopes(appID), in: queues) > 0
         }
     }
 }

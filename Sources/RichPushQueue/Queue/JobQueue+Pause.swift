@@ -6,11 +6,20 @@ extension JobQueue {
     /// Fair scheduling only: under fifo, jobs go straight into the stream and nothing holds them.
     @discardableResult
     package static func setPaused(_ paused: Bool, scope: String, in queues: [JobQueue]) async throws -> Int {
+        try await setPaused(paused, scopes: [scope], in: queues)
+    }
+
+    /// As ``setPaused(_:scope:in:)`` for several scopes at once (the default app's, and the jobs
+    /// that name no app, which count as its).
+    @discardableResult
+    package static func setPaused(_ paused: Bool, scopes: [String], in queues: [JobQueue]) async throws -> Int {
         guard let redis = queues.first?.redis else { return 0 }
         let script = paused ? QueueScripts.pause : QueueScripts.resume
-        let calls = queues.map {
-            QueueScripts.PauseCall(ready: $0.configuration.readyKey, scheduler: $0.configuration.schedulerKey, bell: $0.configuration.bellKey,
-                                   waitPrefix: $0.configuration.waitPrefix, scope: scope)
+        let calls = scopes.flatMap { scope in
+            queues.map {
+                QueueScripts.PauseCall(ready: $0.configuration.readyKey, scheduler: $0.configuration.schedulerKey, bell: $0.configuration.bellKey,
+                                       waitPrefix: $0.configuration.waitPrefix, scope: scope)
+            }
         }
         let replies = try await redis.pipeline(calls.map { script.command($0) }, loading: [script.script])
         return try replies.reduce(0) { $0 + (try $1.throwingError().int ?? 0) }
