@@ -6,7 +6,7 @@
 # went back and purges the rest by selection, finds a notification by id, cancels all the
 # scheduled sends that match (count, confirm) while one more is scheduled in between, pauses and
 # resumes the default app, does a test send to a registered device with a worker running and
-# sees its outcome; then a viewer sees
+# sees its outcome, lists a webhook without its secret; then a viewer sees
 # no action buttons and is refused (403) when it forges one, and
 # an admin reads the audit log. Dead letters are real: jobs of a type no handler takes, which a
 # worker dead-letters. A PNG screenshot of every page (desktop and phone widths) goes to
@@ -78,4 +78,4 @@ if [ "$status" -ne 0 ]; then
     echo "CONSOLE TEST FAILED; logs in $work, screenshots in $shots" >&2
     exit 1
 fi
-echo "==> the console went all the way in $((SECONDS - started)) s: sign-in, live overview, exact bulk replay, exact cancel of scheduled sends, pause and resume, test send, viewer refused, audit log; screenshots in $shots"
+echo "==> the console went all the way in $((SECONDS - started)) s: sign-in, live overview, exact bulk replay, exact cancel of scheduled sends, pause and resume, test send, webhooks, viewer refused, audit log; screenshots in $shots"

@@ -179,6 +179,7 @@ class Flow:
 
         self.queues()
         self.test_send()
+        self.webhooks()
 
         self.sign_in("view", "RICHPUSH_VIEW_PASSWORD")
         d.get(self.args.base + "/console/dead-letters")
@@ -285,6 +286,20 @@ class Flow:
             worker.terminate()
             worker.wait(timeout=30)
             log.close()
+
+    def webhooks(self):
+        """A webhook made through the API is listed without its secret, nor its URL's query."""
+        d = self.driver
+        hook = self.api("POST", "/api/webhooks", {"url": "https://hooks.example.com/richpush?token=console-secret-token",
+                                                  "events": ["sent", "failed"], "description": "ops <hook>"})
+        d.get(self.args.base + "/console/webhooks")
+        listed = self.text("#webhooks")
+        if hook["id"] not in listed or "ops <hook>" not in listed or "console-secret-token" in d.page_source or hook["secret"] in d.page_source:
+            raise FlowError(f"the webhooks page does not list {hook['id']} as it should: {listed[:300]}")
+        d.find_element(By.LINK_TEXT, hook["id"]).click()
+        self.wait_for("the webhook's attempts and dead letters", lambda: d.find_elements(By.ID, "webhook-dead"))
+        self.shot("webhooks")
+        print(f"==> webhook {hook['id']} listed without its secret or its URL's query")
 
 
 if __name__ == "__main__":
