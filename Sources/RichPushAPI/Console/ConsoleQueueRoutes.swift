@@ -166,10 +166,12 @@ struct ConsoleQueueRoutes: Sendable {
         guard routes.backend.queues.first?.configuration.scheduling != .fifo else {
             throw APIError(.conflict, code: "fifo_scheduling", message: "pausing needs fair scheduling: under fifo, jobs go straight into the stream")
         }
-        let partitions = routes.backend.queues.count
-        let changed = try await routes.audited(action, target: "app=\(app.rawValue)", requested: partitions, session: session, address: context.clientAddress) {
-            // The default app's pause holds the jobs that name no app too (they count as its).
-            try await JobQueue.setPaused(paused, scopes: app.isDefault ? [app.rawValue, JobRequest.sharedScope] : [app.rawValue], in: routes.backend.queues)
+        // The default app's pause holds the jobs that name no app too (they count as its).
+        let scopes = app.isDefault ? [app.rawValue, JobRequest.sharedScope] : [app.rawValue]
+        // Audited as asked and done per scope and partition (0 done: it already was).
+        let changed = try await routes.audited(action, target: "app=\(app.rawValue)", requested: scopes.count * routes.backend.queues.count,
+                                               session: session, address: context.clientAddress) {
+            try await JobQueue.setPaused(paused, scopes: scopes, in: routes.backend.queues)
         }
         if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["app": app.rawValue, "paused": paused, "changed": changed > 0]) }
         return ConsolePage.redirect(to: "/console/queues?" + HTML.query([("app", app.rawValue)]))
