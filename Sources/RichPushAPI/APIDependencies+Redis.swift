@@ -29,7 +29,7 @@ extension APIDependencies {
         dependencies.appStores = build
         dependencies.console = ConsoleBackend(store: RedisConsoleStore(redis: redis, prefix: keys.prefix), users: RedisUserStore(redis: redis, keys: keys.forApp(.default)),
                                               queues: base.queues, ledger: RedisDeliveryLedger(redis: redis, keys: keys, retention: configuration.retention),
-                                              notifications: { base.forApp($0) },
+                                              notifications: { base.forApp($0) }, webhooks: { RedisWebhookStore(redis: redis, keys: keys.forApp($0)) },
                                               installations: { RedisInstallationStore(redis: redis, keys: keys.forApp($0)) })
         dependencies.applyScheduling = { [queues = base.queues] app, limits in try await JobQueue.setLimits(limits, of: app.rawValue, in: queues) }
         return dependencies

@@ -84,6 +84,8 @@ struct RedisACLTests {
                     // The console as the ACL user: a role set by the CLI, sign-in, the overview (the
                     // parked jobs' scripts), a count and the audit log.
                     _ = try await cli(["users", "set-role", "alice", "admin"] + common, "users set-role")
+                    _ = try await cli(["apps", "pause", "default"] + common, "apps pause")
+                    _ = try await cli(["apps", "resume", "default"] + common, "apps resume")
                     try await ConsoleClient(base: client.base).round(user: "alice", password: "alice-pw")
 
                     let receiver = WebhookReceiver(secret: Self.secret)
@@ -318,6 +320,15 @@ private struct ConsoleClient {
         #expect(overview.status == 200, "console overview: \(overview.body)")
         let count = try await call("POST", "console/dead-letters/count", form: "app=default", cookie: cookie)
         #expect(count.status == 200, "console count: \(count.body)")
+        // The queues page (the delayed set's slices), a cancel count, and an app paused and resumed (the pause scripts).
+        let queues = try await call("GET", "console/queues", cookie: cookie)
+        #expect(queues.status == 200, "console queues: \(queues.body)")
+        let cancelCount = try await call("POST", "console/queues/count", form: "kind=scheduled", cookie: cookie)
+        #expect(cancelCount.status == 200, "console cancel count: \(cancelCount.body)")
+        for action in ["pause", "resume"] {
+            let changed = try await call("POST", "console/queues/\(action)", form: "app=default", cookie: cookie)
+            #expect(changed.status == 200 && changed.body.contains("\"changed\":true"), "console \(action): \(changed.body)")
+        }
         let audit = try await call("GET", "console/audit", cookie: cookie)
         #expect(audit.status == 200 && audit.body.contains("sign-in"), "console audit: \(audit.body)")
         let out = try await call("POST", "console/logout", form: "", cookie: cookie)

@@ -5,6 +5,8 @@ an operator, watches the overview update live while jobs are enqueued, filters t
 counts all that match, adds more dead letters before confirming, confirms the counted number and
 checks that exactly those were replayed; finds a notification by id, then one a worker pushed to a
 registered device by search, with that device's timeline, and the device with its recent pushes;
+cancels all the scheduled sends that match the same way, pauses and resumes an app, and does a
+test send to a device with a worker it starts and stops;
 then a viewer sees no action buttons and is refused when
 it forges a POST from the page, and an admin sees the actions in the audit log. A PNG of every
 page goes to --shots. Passwords come in the environment, never on a command line.
@@ -178,6 +180,10 @@ class Flow:
         print(f"==> notification {notification} found by id, its message shown as text")
         self.timeline_and_devices()
 
+        self.queues()
+        self.test_send()
+        self.webhooks()
+
         self.sign_in("view", "RICHPUSH_VIEW_PASSWORD")
         d.get(self.args.base + "/console/dead-letters")
         if d.find_elements(By.TAG_NAME, "button") and any("Replay" in b.text for b in d.find_elements(By.TAG_NAME, "button")):
@@ -197,17 +203,22 @@ class Flow:
         self.sign_in("root", "RICHPUSH_ROOT_PASSWORD")
         d.get(self.args.base + "/console/audit")
         audit = self.text("#audit")
-        if "dlq.replay-matching" not in audit or "ops" not in audit:
-            raise FlowError("the audit log does not show ops's replay")
+        for action in ("dlq.replay-matching", "scheduled.cancel-matching", "app.pause", "app.resume", "test-send"):
+            if action not in audit:
+                raise FlowError(f"the audit log does not show ops's {action}")
         self.shot("audit")
         print("==> the admin reads the replay in the audit log")
 
     def api(self, method, path, body=None, user="ops"):
-        """curl as `user` (password from the environment); the answer's text."""
+        """curl as `user` (password from the environment); the answer's JSON (or its text)."""
         command = ["curl", "-sf", "-X", method, "-u", f"{user}:" + os.environ[f"RICHPUSH_{user.upper()}_PASSWORD"]]
         if body is not None:
             command += ["-H", "Content-Type: application/json", "--data-binary", json.dumps(body)]
-        return subprocess.run(command + [self.args.base + path], check=True, capture_output=True).stdout.decode(errors="replace")
+        out = subprocess.run(command + [self.args.base + path], check=True, capture_output=True).stdout.decode(errors="replace")
+        try:
+            return json.loads(out)
+        except ValueError:
+            return out
 
     def timeline_and_devices(self):
         """A real delivery: ops registers a device, sends to it, a worker pushes it through the
@@ -216,7 +227,7 @@ class Flow:
         device with its recent pushes."""
         d = self.driver
         handle = "console0timeline0token"
-        device = json.loads(self.api("POST", f"/api/register?handle={handle}"))
+        device = self.api("POST", f"/api/register?handle={handle}")
         self.api("PUT", f"/api/register/{device}", {"Platform": "apns", "Handle": handle, "Tags": ["console-demo"]})
         sent = subprocess.run(["curl", "-sf", "-u", "ops:" + os.environ["RICHPUSH_OPS_PASSWORD"], "-F", "message=Timeline <demo>",
                                "-F", "image=@Sources/RichPushAPI/Resources/default-image.png", self.args.base + "/api/notifications"],
@@ -227,7 +238,7 @@ class Flow:
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             def delivered():
-                status = json.loads(self.api("GET", f"/api/notifications/{notification}/status"))
+                status = self.api("GET", f"/api/notifications/{notification}/status")
                 return [x for x in status.get("devices", []) if x["installation"] == device and x["state"] in ("sent", "held")]
             self.wait_for("the worker's push to the device", delivered)
         finally:
@@ -273,6 +284,90 @@ class Flow:
         self.wait_for("the device's recent pushes", lambda: [r for r in d.find_elements(By.CSS_SELECTOR, "#pushes tbody tr") if r.text.startswith(str(notification))])
         self.shot("device")
         print(f"==> device {device} found by user and token prefix, notification {notification} among its recent pushes")
+
+    def schedule(self):
+        """A text notification scheduled an hour ahead; its id."""
+        due = int(time.time() * 1000) + 3_600_000
+        return int(self.api("POST", "/api/notifications", {"richType": "text", "payload": "p", "message": "later", "sendAt": due})["id"])
+
+    def queues(self):
+        """Cancels all the scheduled sends that match (exactly the counted ones), then pauses and resumes the default app."""
+        d = self.driver
+        counted = [self.schedule() for _ in range(3)]
+        d.get(self.args.base + "/console/queues?kind=scheduled")
+        rows = d.find_elements(By.CSS_SELECTOR, "#delayed tbody tr")
+        if len(rows) != 3:
+            raise FlowError(f"expected 3 scheduled sends listed, saw {len(rows)}")
+        self.shot("queues")
+        d.find_element(By.XPATH, "//button[contains(., 'Cancel all scheduled sends that match')]").click()
+        count = self.wait_for("the cancel's count", lambda: d.find_elements(By.ID, "match-count"))[0].text
+        if count != "3":
+            raise FlowError(f"the cancel's count said {count}, not 3")
+        self.shot("cancel-confirm")
+        later = self.schedule()  # scheduled after the count: must stay scheduled
+        d.find_element(By.ID, "confirm").send_keys("3")
+        d.find_element(By.CSS_SELECTOR, "form.confirm button").click()
+        heading = self.wait_for("the cancel's answer", lambda: [h.text for h in d.find_elements(By.TAG_NAME, "h1") if h.text.startswith("Cancelled")])
+        if heading[0] != "Cancelled 3 scheduled sends":
+            raise FlowError(f"the cancel said '{heading[0]}'")
+        states = [self.api("GET", f"/api/notifications/{n}/status")["state"] for n in counted + [later]]
+        if states != ["cancelled"] * 3 + ["scheduled"]:
+            raise FlowError(f"expected the 3 counted cancelled and the later one scheduled, saw {states}")
+        d.get(self.args.base + "/console/queues?kind=scheduled")
+        if len(d.find_elements(By.CSS_SELECTOR, "#delayed tbody tr")) != 1:
+            raise FlowError("the queues page does not show the one scheduled after the count")
+        print("==> cancelled exactly the 3 counted scheduled sends; the one scheduled after the count stays")
+        d.find_element(By.ID, "p-app").clear()
+        d.find_element(By.ID, "p-app").send_keys("default")
+        d.find_element(By.XPATH, "//button[contains(., 'Pause sending')]").click()
+        self.wait_for("the paused app listed", lambda: d.find_elements(By.ID, "paused") and "default" in self.text("#paused"))
+        self.shot("paused")
+        d.get(self.args.base + "/console")
+        rows = "return Array.from(document.querySelectorAll('#apps tbody tr')).map(r => r.innerText.replace(/\\s+/g, ' '))"
+        self.wait_for("the overview to show default paused", lambda: any(r.startswith("default · paused") for r in d.execute_script(rows)))
+        d.get(self.args.base + "/console/queues")
+        d.find_element(By.ID, "p-app").send_keys("default")
+        d.find_element(By.XPATH, "//button[contains(., 'Resume sending')]").click()
+        self.wait_for("no app paused", lambda: "No app is paused." in self.text("main"))
+        print("==> paused the default app (the overview says so) and resumed it")
+
+    def test_send(self):
+        """A test send to a registered device, with a worker running; waits for the device's outcome on the result page."""
+        d = self.driver
+        registration = self.api("POST", "/api/register?handle=console-phone")
+        self.api("PUT", f"/api/register/{registration}", {"Platform": "apns", "Handle": "console-phone", "Tags": []})
+        log = open(os.path.join(os.path.dirname(self.args.profile), "test-send-worker.log"), "w")
+        worker = subprocess.Popen([self.args.bin, "worker", "--consumer", "console-test-send", "--log-level", "warning"], stdout=log, stderr=log)
+        try:
+            d.get(self.args.base + "/console/test-send")
+            d.find_element(By.ID, "t-installations").send_keys(registration)
+            d.find_element(By.ID, "t-message").send_keys("Console test <send>")
+            d.find_element(By.XPATH, "//button[text()='Send']").click()
+            self.wait_for("the result page", lambda: d.find_elements(By.ID, "test-send"))
+            outcome = self.wait_for("the device's outcome", lambda: next(
+                (o.text for o in d.find_elements(By.CSS_SELECTOR, "#test-send td.outcome") if o.text and o.text != "queued"), None))
+            if outcome not in ("sent", "held", "fetched", "displayed", "opened"):
+                raise FlowError(f"the test send's device ended {outcome}")
+            self.shot("test-send")
+            print(f"==> test send to {registration}: {outcome}, shown on its result page")
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+            log.close()
+
+    def webhooks(self):
+        """A webhook made through the API is listed without its secret, nor its URL's query."""
+        d = self.driver
+        hook = self.api("POST", "/api/webhooks", {"url": "https://hooks.example.com/richpush?token=console-secret-token",
+                                                  "events": ["sent", "failed"], "description": "ops <hook>"})
+        d.get(self.args.base + "/console/webhooks")
+        listed = self.text("#webhooks")
+        if hook["id"] not in listed or "ops <hook>" not in listed or "console-secret-token" in d.page_source or hook["secret"] in d.page_source:
+            raise FlowError(f"the webhooks page does not list {hook['id']} as it should: {listed[:300]}")
+        d.find_element(By.LINK_TEXT, hook["id"]).click()
+        self.wait_for("the webhook's attempts and dead letters", lambda: d.find_elements(By.ID, "webhook-dead"))
+        self.shot("webhooks")
+        print(f"==> webhook {hook['id']} listed without its secret or its URL's query")
 
 
 if __name__ == "__main__":

@@ -108,7 +108,7 @@ struct ConsoleDeadLetterRoutes: Sendable {
                            message: "\(confirmation.count) dead letters matched when counted, not \(number): count again and confirm that number")
         }
         let target = confirmation.filter.summary + " (as counted: " + confirmation.marks.sorted { $0.key < $1.key }.map { "\($0.key) ≤ \($0.value)" }.joined(separator: ", ") + ")"
-        let done = try await audited(name, target: target, requested: confirmation.count, session: session, address: address) {
+        let done = try await routes.audited(name, target: target, requested: confirmation.count, session: session, address: address) {
             try await routes.search.apply(action, matching: confirmation.filter, marks: confirmation.marks, ledger: routes.backend.ledger).done
         }
         return (confirmation.count, done)
@@ -135,28 +135,10 @@ struct ConsoleDeadLetterRoutes: Sendable {
             }
         }
         let target = unique.prefix(20).joined(separator: " ") + (unique.count > 20 ? " … (\(unique.count) in all)" : "")
-        let done = try await audited(Self.auditName(action, matching: false), target: target, requested: unique.count, session: session, address: address) {
+        let done = try await routes.audited(Self.auditName(action, matching: false), target: target, requested: unique.count, session: session, address: address) {
             try await routes.search.apply(action, to: unique, ledger: routes.backend.ledger)
         }
         return (unique.count, done)
-    }
-
-    /// Runs `body` between two audit entries: `started` before (no entry, no action), then
-    /// `ok` with how many it did, or `failed` with why.
-    private func audited(_ action: String, target: String, requested: Int, session: ConsoleSession, address: String,
-                         _ body: () async throws -> Int) async throws -> Int {
-        let store = routes.backend.store
-        try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: 0, address: address, outcome: "started"))
-        let done: Int
-        do {
-            done = try await body()
-        } catch {
-            try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: 0, address: address,
-                                        outcome: String("failed: \(error)".prefix(200))))
-            throw error
-        }
-        try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: done, address: address))
-        return done
     }
 
     static func json(_ found: DeadLetterSearch.Found) -> [String: Any] {

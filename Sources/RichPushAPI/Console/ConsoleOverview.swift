@@ -58,7 +58,7 @@ struct ConsoleOverview: Sendable {
     var json: [String: Any] {
         var object: [String: Any] = [
             "apps": apps.map { ["app": $0.app, "waiting": $0.stats.waiting, "oldestWaitingMs": $0.stats.oldestWaitingAgeMilliseconds,
-                                "inFlight": $0.stats.inFlight, "done": $0.stats.done, "weight": $0.stats.weight, "scheduled": $0.scheduled,
+                                "inFlight": $0.stats.inFlight, "done": $0.stats.done, "weight": $0.stats.weight, "paused": $0.stats.paused, "scheduled": $0.scheduled,
                                 "retrying": $0.retrying, "dead": $0.dead] as [String: Any] },
             "parkedComplete": parkedComplete,
             "workers": workers.map { ["name": $0.name, "pending": $0.pending, "idleMs": $0.idleMilliseconds, "processed": $0.processed] as [String: Any] },
@@ -72,7 +72,7 @@ struct ConsoleOverview: Sendable {
     /// The overview's page body; the script replaces the tables' rows as numbers arrive.
     var html: HTML {
         let appRows: [HTML] = apps.map { app in
-            "<tr><th scope=\"row\">\(app.app)</th><td>\(app.stats.waiting)</td><td>\(ConsolePage.age(app.stats.oldestWaitingAgeMilliseconds))</td><td>\(app.stats.inFlight)</td><td>\(app.stats.done)</td><td>\(app.scheduled)</td><td>\(app.retrying)</td><td>\(app.dead)</td></tr>"
+            "<tr><th scope=\"row\">\(app.app)\(app.stats.paused ? " · paused" : "")</th><td>\(app.stats.waiting)</td><td>\(ConsolePage.age(app.stats.oldestWaitingAgeMilliseconds))</td><td>\(app.stats.inFlight)</td><td>\(app.stats.done)</td><td>\(app.scheduled)</td><td>\(app.retrying)</td><td>\(app.dead)</td></tr>"
         }
         let workerRows: [HTML] = workers.map { worker in
             "<tr><th scope=\"row\">\(worker.name)</th><td>\(worker.pending)</td><td>\(worker.processed)</td><td>\(ConsolePage.age(worker.idleMilliseconds)) ago</td></tr>"

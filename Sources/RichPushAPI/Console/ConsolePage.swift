@@ -15,8 +15,9 @@ enum ConsolePage {
     static func layout(title: String, session: ConsoleSession?, readOnly: Bool = false, body: HTML) -> HTML {
         var navigation: HTML = ""
         if let session {
-            var links: [HTML] = [#"<a href="/console">Overview</a>"#, #"<a href="/console/dead-letters">Dead letters</a>"#,
-                                 #"<a href="/console/notifications">Notifications</a>"#, #"<a href="/console/devices">Devices</a>"#]
+            var links: [HTML] = [#"<a href="/console">Overview</a>"#, #"<a href="/console/queues">Queues</a>"#, #"<a href="/console/dead-letters">Dead letters</a>"#,
+                                 #"<a href="/console/notifications">Notifications</a>"#, #"<a href="/console/devices">Devices</a>"#,
+                                 #"<a href="/console/webhooks">Webhooks</a>"#, #"<a href="/console/test-send">Test send</a>"#]
             if session.access.role >= .admin { links.append(#"<a href="/console/audit">Audit log</a>"#) }
             navigation = """
                 <nav aria-label="Console"><span class="brand">RichPush</span> \(links)

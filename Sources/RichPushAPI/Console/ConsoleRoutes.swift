@@ -49,6 +49,9 @@ struct ConsoleRoutes: Sendable {
         ConsoleDeadLetterRoutes(routes: self).add(to: console)
         ConsoleNotificationRoutes(routes: self).add(to: console)
         ConsoleDeviceRoutes(routes: self).add(to: console)
+        ConsoleQueueRoutes(routes: self).add(to: console)
+        ConsoleWebhookRoutes(routes: self).add(to: console)
+        ConsoleTestSendRoutes(routes: self).add(to: console)
         console.get("audit") { request, _ in
             let session = try await session(request)
             try guardian.checkRole(session, needs: .admin)
@@ -70,6 +73,24 @@ struct ConsoleRoutes: Sendable {
                                                 outcome: "refused: \(error.code)"))
             throw error
         }
+    }
+
+    /// Runs `body` between two audit entries: `started` before (no entry, no action), then
+    /// `ok` with how many it did, or `failed` with why.
+    func audited(_ action: String, target: String, requested: Int, session: ConsoleSession, address: String,
+                         _ body: () async throws -> Int) async throws -> Int {
+        let store = backend.store
+        try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: 0, address: address, outcome: "started"))
+        let done: Int
+        do {
+            done = try await body()
+        } catch {
+            try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: 0, address: address,
+                                        outcome: String("failed: \(error)".prefix(200))))
+            throw error
+        }
+        try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: done, address: address))
+        return done
     }
 
     func parked() async throws -> ParkedJobs {

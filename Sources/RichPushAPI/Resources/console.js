@@ -48,7 +48,7 @@ function live() {
     source.addEventListener("overview", function (event) {
       const data = JSON.parse(event.data);
       fill(apps, data.apps, [
-        function (a) { return a.app; }, function (a) { return a.waiting; }, function (a) { return age(a.oldestWaitingMs); },
+        function (a) { return a.app + (a.paused ? " · paused" : ""); }, function (a) { return a.waiting; }, function (a) { return age(a.oldestWaitingMs); },
         function (a) { return a.inFlight; }, function (a) { return a.done; }, function (a) { return a.scheduled; },
         function (a) { return a.retrying; }, function (a) { return a.dead; }], "No app has work waiting, in flight, scheduled, retrying or dead.");
       fill(workers, data.workers, [

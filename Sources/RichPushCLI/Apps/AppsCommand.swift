@@ -12,7 +12,7 @@ struct AppsCommand: AsyncParsableCommand {
         commandName: "apps",
         abstract: "Manage apps: their APNs, FCM and Web Push credentials, sealed in Redis with a key-encryption key.",
         discussion: "Credentials are never printed: ids and key fingerprints only. See docs/apps.md.",
-        subcommands: [Create.self, List.self, Show.self, Set.self, Remove.self, Check.self, Rekey.self, NewKEK.self])
+        subcommands: [Create.self, List.self, Show.self, Set.self, Pause.self, Resume.self, Remove.self, Check.self, Rekey.self, NewKEK.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an app; it gets a Web Push (VAPID) key pair unless one is given.")

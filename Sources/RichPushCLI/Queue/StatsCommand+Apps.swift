@@ -2,7 +2,8 @@ import Foundation
 import RichPushQueue
 
 /// `richpush stats`'s per-app table (fair scheduling): the busiest apps, what waits in their
-/// lanes, the oldest wait, what they have in flight, their totals, weight and cap.
+/// lanes, the oldest wait, what they have in flight, their totals, weight and cap; a paused
+/// app says so after its name.
 extension StatsCommand {
     /// Apps shown in the table; `--json` lists them all.
     static let appRows = 20
@@ -16,7 +17,7 @@ extension StatsCommand {
         if rates != nil { header.append("done/s") }
         var rows = [header]
         for (app, stats) in shown {
-            var row = [app, "\(stats.weight)", stats.maxInFlight.map(String.init) ?? "-", "\(stats.waitingNow)", "\(stats.waitingBulk)",
+            var row = [app + (stats.paused ? " (paused)" : ""), "\(stats.weight)", stats.maxInFlight.map(String.init) ?? "-", "\(stats.waitingNow)", "\(stats.waitingBulk)",
                        stats.waiting > 0 ? String(format: "%.1f s", Double(stats.oldestWaitingAgeMilliseconds) / 1000) : "-",
                        "\(stats.inFlight)", "\(stats.taken)", "\(stats.done)"]
             if let rates { row.append(rates[app].map { String(format: "%.0f", $0) } ?? "-") }

@@ -16,6 +16,9 @@ package struct NotificationDraft: Sendable, Hashable {
     package var quota: QuotaLimits?
     /// A template send's properties (nil: a plain rich push).
     package var properties: SendProperties?
+    /// Only these installations (the console's test send): its job names them, as a fan-out's
+    /// share does, and each still gets it only if it matches `target`. nil: the whole target.
+    package var installations: [String]?
 
     package init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
                 idempotency: IdempotencyKey? = nil, delivery: DeliveryOptions = DeliveryOptions()) {

@@ -16,9 +16,12 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     /// Its weight, and its cap on jobs in flight in each partition (nil: none).
     package var weight: Int = 1
     package var maxInFlight: Int?
+    /// Paused (`richpush apps pause`): its jobs wait in its lanes and no worker takes them.
+    package var paused: Bool = false
 
     package init(waitingNow: Int = 0, waitingBulk: Int = 0, oldestWaitingAgeMilliseconds: Int = 0, inFlight: Int = 0, taken: Int = 0,
-                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil) {
+                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil, paused: Bool = false) {
+        self.paused = paused
         self.waitingNow = waitingNow
         self.waitingBulk = waitingBulk
         self.oldestWaitingAgeMilliseconds = oldestWaitingAgeMilliseconds
@@ -41,7 +44,7 @@ package struct ScopeStats: Sendable, Hashable, Codable {
         ScopeStats(waitingNow: waitingNow + other.waitingNow, waitingBulk: waitingBulk + other.waitingBulk,
                    oldestWaitingAgeMilliseconds: max(oldestWaitingAgeMilliseconds, other.oldestWaitingAgeMilliseconds),
                    inFlight: inFlight + other.inFlight, taken: taken + other.taken, done: done + other.done,
-                   weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight)
+                   weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight, paused: paused || other.paused)
     }
 
     /// The scopes of several partitions added up by name.

@@ -51,7 +51,8 @@ extension QueueScripts {
       end
       redis.call('RPUSH', waitPrefix .. scope .. ':' .. lane, cmsgpack.pack(fields))
       redis.call('HINCRBY', sched, 'waiting', 1)
-      if not redis.call('ZSCORE', ready, scope) then
+      -- A paused scope's jobs wait in its lanes; it joins the ready ones when resumed.
+      if not redis.call('ZSCORE', ready, scope) and not redis.call('HGET', sched, 'x:' .. scope) then
         local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
         redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
         -- Trimmed only past 64 rings: a ring costs one command, not two.
@@ -83,8 +84,9 @@ extension QueueScripts {
     /// jobs-in-flight count goes up by it, and settling it gives it back. A scope's room is its cap
     /// less its jobs in flight, and, given the worker's slots, its share of them by weight among
     /// the scopes with work less what it runs there now (work-conserving: alone, it gets them all). A scope whose lanes ran
-    /// dry leaves the ready set and keeps its pass. When work is left after a full take, the bell
-    /// rings for another worker.
+    /// dry leaves the ready set and keeps its pass, and so does a paused one (`x:<scope>` set,
+    /// read in the same HMGET as its weight: no extra call). When work is left after a full take,
+    /// the bell rings for another worker.
     static let take = LuaScript<TakeCall, Never>([
         .key("stream", \.stream), .key("ready", \.ready), .key("sched", \.scheduler), .key("bell", \.bell),
         .argument("group", \.group), .argument("consumer", \.consumer), .number("count", \.count), .argument("waitPrefix", \.waitPrefix),
@@ -94,17 +96,25 @@ extension QueueScripts {
     local scopes, pass, weight, room, held, took, dry = {}, {}, {}, {}, {}, {}, {}
     local runs, weights = {}, 0
     for i = runningFrom, runningTo, 2 do runs[ARGV[i]] = tonumber(ARGV[i + 1]) end
-    for i = 1, #ranked / 2 do
-      local scope = ranked[2 * i - 1]
-      local numbers = redis.call('HMGET', sched, 'w:' .. scope, 'c:' .. scope, 'f:' .. scope)
-      scopes[i] = scope
-      pass[i] = tonumber(ranked[2 * i])
-      weight[i] = math.max(tonumber(numbers[1] or 1) or 1, 1)
-      held[i] = math.max(tonumber(numbers[3] or 0) or 0, 0)
-      local cap = tonumber(numbers[2] or 0) or 0
-      room[i] = cap > 0 and math.max(cap - held[i], 0) or count
-      took[i] = 0
-      weights = weights + weight[i]
+    for r = 1, #ranked / 2 do
+      local scope = ranked[2 * r - 1]
+      local numbers = redis.call('HMGET', sched, 'w:' .. scope, 'c:' .. scope, 'f:' .. scope, 'x:' .. scope)
+      if numbers[4] then
+        -- Paused (a pause raced this scope's admission): it leaves the ready ones, keeping its
+        -- pass; its jobs stay in its lanes until it is resumed.
+        redis.call('ZREM', ready, scope)
+        redis.call('HSET', sched, 'p:' .. scope, ranked[2 * r])
+      else
+        local i = #scopes + 1
+        scopes[i] = scope
+        pass[i] = tonumber(ranked[2 * r])
+        weight[i] = math.max(tonumber(numbers[1] or 1) or 1, 1)
+        held[i] = math.max(tonumber(numbers[3] or 0) or 0, 0)
+        local cap = tonumber(numbers[2] or 0) or 0
+        room[i] = cap > 0 and math.max(cap - held[i], 0) or count
+        took[i] = 0
+        weights = weights + weight[i]
+      end
     end
     -- The worker's slots are shared too, by weight among the scopes with work: a scope whose jobs
     -- are slow (its provider answers late) cannot hold every slot while another waits.

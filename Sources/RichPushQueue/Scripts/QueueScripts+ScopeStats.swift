@@ -10,8 +10,8 @@ extension QueueScripts {
         let also: [String]
     }
 
-    /// → one row per scope with jobs waiting in its lanes or in flight (`f:` above 0), and
-    /// per scope of `also`: `{scope, now, bulk, enq, inFlight, taken, done, weight, cap}`, where
+    /// → one row per scope with jobs waiting in its lanes or in flight (`f:` above 0) or paused, and
+    /// per scope of `also`: `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused}`, where
     /// `now`/`bulk` are its lanes' lengths and `enq` the enqueue time (ms) of the older of the jobs
     /// at their heads (0: none waits). Read only; its cost grows with the scopes the hash names
     /// (one HGETALL) and the busy ones (two LLEN and two LRANGE of one each), not with the jobs.
@@ -30,7 +30,8 @@ extension QueueScripts {
     end
     for _, scope in ipairs(redis.call('ZRANGE', ready, 0, -1)) do note(scope) end
     for i = 1, #flat, 2 do
-      if string.sub(flat[i], 1, 2) == 'f:' and (tonumber(flat[i + 1]) or 0) > 0 then note(string.sub(flat[i], 3)) end
+      local kind = string.sub(flat[i], 1, 2)
+      if (kind == 'f:' and (tonumber(flat[i + 1]) or 0) > 0) or kind == 'x:' then note(string.sub(flat[i], 3)) end
     end
     local asked = {}
     for i = alsoFrom, alsoTo do
@@ -56,10 +57,10 @@ extension QueueScripts {
         end
       end
       row[#row + 1] = oldest
-      for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
+      for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'x:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
       -- A scope stays ready until a take finds its lanes dry: with nothing waiting nor in flight
       -- it is not busy, and is left out unless asked for.
-      if asked[scope] or row[2] + row[3] > 0 or row[5] > 0 then rows[#rows + 1] = row end
+      if asked[scope] or row[2] + row[3] > 0 or row[5] > 0 or row[10] > 0 then rows[#rows + 1] = row end
     end
     return rows
 

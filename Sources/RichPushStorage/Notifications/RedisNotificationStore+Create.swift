@@ -117,7 +117,13 @@ extension RedisNotificationStore {
         let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
                                       payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
                                       delivery: draft.delivery, properties: draft.properties)
-        let job = queue.admission(for: RichPushJob.request(notification: id, app: keys.app), now: now)
+        var request = RichPushJob.request(notification: id, app: keys.app)
+        if let installations = draft.installations {
+            // Named devices, as a fan-out's share is sent, in the app's `now` lane (it is a few devices).
+            request = RichPushJob.request(notification: id, installations: installations, app: keys.app)
+            request.lane = .now
+        }
+        let job = queue.admission(for: request, now: now)
         var fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
                                            "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
                                            "created", now]

@@ -1,0 +1,185 @@
+import Foundation
+import Hummingbird
+import RichPushCore
+import RichPushQueue
+
+/// `/console/queues`: the scheduled sends and retries waiting in the queue's delayed set, per app,
+/// filtered and paged (the next 50 due, then a cursor); cancelling scheduled sends (the selected
+/// ones, or all that match in two steps as for dead letters: count, then confirm that number);
+/// and pausing or resuming an app's sending. Every action needs an operator, passes
+/// ``ConsoleGuard`` and is audited before and after.
+struct ConsoleQueueRoutes: Sendable {
+    let routes: ConsoleRoutes
+
+    static let pageSize = 50
+    static let maxSelection = 500
+
+    var search: DelayedSearch { DelayedSearch(queues: routes.backend.queues) }
+
+    func add(to console: RouterGroup<APIRequestContext>) {
+        console.get("queues") { request, _ in
+            let session = try await routes.session(request)
+            let form = try ConsoleForm.query(of: request)
+            let filter = try DelayedFilter(form, access: session.access)
+            let cursor = try form["cursor"].map(DelayedSearch.Cursor.init)
+            let (found, next, complete) = try await search.page(filter, from: cursor, limit: Self.pageSize, scanLimit: routes.configuration.listScanLimit)
+            let paused = Set(try await JobQueue.pausedScopes(in: routes.backend.queues).map { $0 == JobRequest.sharedScope ? AppID.default.rawValue : $0 })
+                .filter { session.access.sees(app: $0) }.sorted()
+            if !ConsolePage.wantsHTML(request) {
+                return ConsolePage.json(["jobs": found.map(Self.json), "next": next?.text ?? NSNull(), "complete": complete, "filter": filter.summary,
+                                         "paused": paused])
+            }
+            let page = QueuePage(filter: filter, found: found, next: next, complete: complete, paused: paused,
+                                 canAct: session.access.role >= .operator && !routes.configuration.readOnly)
+            return ConsolePage.response(ConsolePage.layout(title: "Queues", session: session, readOnly: routes.configuration.readOnly, body: page.html))
+        }
+        console.post("queues/count") { request, context in
+            let session = try await routes.session(request)
+            try await routes.authorizeChange(request, context: context, session: session, action: "scheduled.count", needs: .operator)
+            let filter = try DelayedFilter(try await ConsoleForm.body(of: request), access: session.access)
+            let notifications = try await search.count(filter)
+            var token: String?
+            if !notifications.isEmpty {
+                let body = String(decoding: try JSONEncoder().encode(Confirmation(filter: filter, notifications: notifications)), as: UTF8.self)
+                token = try await routes.backend.store.createConfirmation(["user": session.user, "action": "scheduled.cancel-matching", "body": body],
+                                                                         lifetime: routes.configuration.confirmationLifetime)
+            }
+            if !ConsolePage.wantsHTML(request) {
+                return ConsolePage.json(["count": notifications.count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary, "action": "cancel"])
+            }
+            return ConsolePage.response(ConsolePage.layout(title: "Confirm", session: session,
+                                                           body: QueuePage.confirmation(filter: filter, count: notifications.count, token: token)))
+        }
+        console.post("queues/cancel") { request, context in
+            let session = try await routes.session(request)
+            try await routes.authorizeChange(request, context: context, session: session, action: "scheduled.cancel", needs: .operator)
+            let form = try await ConsoleForm.body(of: request)
+            let (requested, done) = if let token = form["token"] {
+                try await cancelMatching(token: token, confirmed: form["confirm"], session: session, address: context.clientAddress)
+            } else {
+                try await cancelSelected(form.all("id"), session: session, address: context.clientAddress)
+            }
+            if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["action": "cancel", "requested": requested, "done": done]) }
+            return ConsolePage.response(ConsolePage.layout(title: "Cancelled", session: session, body: """
+                <h1>Cancelled \(done) scheduled send\(done == 1 ? "" : "s")</h1>
+                <p role="status">\(done) of the \(requested) asked for were cancelled\(done < requested ? "; the others were no longer waiting (sent, cancelled or removed meanwhile)" : "").</p>
+                <p><a href="/console/queues">Back to the queues</a></p>
+                """))
+        }
+        for paused in [true, false] {
+            console.post(paused ? "queues/pause" : "queues/resume") { request, context in
+                try await setPaused(paused, request, context)
+            }
+        }
+    }
+
+    /// What a cancel's confirmation binds: the filter and the notifications counted (`app:id`).
+    struct Confirmation: Codable {
+        let filter: DelayedFilter
+        let notifications: [String]
+    }
+
+    private func cancelMatching(token: String, confirmed: String?, session: ConsoleSession, address: String) async throws -> (requested: Int, done: Int) {
+        guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
+            throw APIError.badRequest("give the confirmation token and confirm, the number of scheduled sends you mean to cancel", code: "missing_confirmation")
+        }
+        guard let stored = try await routes.backend.store.takeConfirmation(token), stored["user"] == session.user, stored["action"] == "scheduled.cancel-matching",
+              let body = stored["body"], let confirmation = try? JSONDecoder().decode(Confirmation.self, from: Data(body.utf8)) else {
+            throw APIError(.conflict, code: "confirmation_unknown", message: "this confirmation is unknown, used, expired or for another action: count the matches again")
+        }
+        guard number == confirmation.notifications.count else {
+            throw APIError(.conflict, code: "confirmation_mismatch",
+                           message: "\(confirmation.notifications.count) scheduled sends matched when counted, not \(number): count again and confirm that number")
+        }
+        let target = confirmation.filter.summary + " (as counted: \(confirmation.notifications.count) notifications)"
+        let done = try await routes.audited("scheduled.cancel-matching", target: target, requested: number, session: session, address: address) {
+            let matching = try await search.matching(confirmation.filter, among: Set(confirmation.notifications))
+            return try await cancel(matching)
+        }
+        return (number, done)
+    }
+
+    private func cancelSelected(_ references: [String], session: ConsoleSession, address: String) async throws -> (requested: Int, done: Int) {
+        guard (1...Self.maxSelection).contains(references.count) else {
+            throw APIError.badRequest("select 1 to \(Self.maxSelection) scheduled sends (or cancel all that match the filter)", code: "bad_selection")
+        }
+        // `<partition>/<due>/<app>:<id>`: where to find the job, and the notification it sends.
+        var wanted: [String: [Int64: Set<String>]] = [:]
+        for reference in Set(references) {
+            let parts = reference.split(separator: "/", maxSplits: 2).map(String.init)
+            guard parts.count == 3, routes.backend.queues.contains(where: { $0.configuration.partition == parts[0] }),
+                  let due = Int64(parts[1]), due >= 0, let app = parts[2].split(separator: ":").first.map(String.init), AppID.problem(app) == nil else {
+                throw APIError.badRequest("'\(reference.prefix(80))' is not a scheduled send's reference (<partition>/<due>/<app>:<id>)", code: "bad_id")
+            }
+            guard session.access.sees(app: app) else {
+                throw APIError(.forbidden, code: "console_forbidden", message: "scheduled send \(reference.prefix(80)) is of an app you do not see")
+            }
+            wanted[parts[0], default: [:]][due, default: []].insert(parts[2])
+        }
+        let requested = wanted.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
+        let target = Array(Set(references)).sorted().prefix(20).joined(separator: " ") + (requested > 20 ? " … (\(requested) in all)" : "")
+        let done = try await routes.audited("scheduled.cancel-selected", target: target, requested: requested, session: session, address: address) {
+            var matching: [(queue: JobQueue, found: [DelayedSearch.Found])] = []
+            for queue in routes.backend.queues {
+                guard let byDue = wanted[queue.configuration.partition] else { continue }
+                let jobs = try await queue.delayedJobs(dueAt: byDue.keys.sorted())
+                let found = jobs.map { DelayedSearch.Found(partition: queue.configuration.partition, job: $0) }.filter { item in
+                    item.notification.map { byDue[item.job.due]?.contains($0) == true } ?? false
+                }
+                matching.append((queue, found))
+            }
+            return try await cancel(matching)
+        }
+        return (requested, done)
+    }
+
+    /// Cancels each found scheduled send as `DELETE /api/notifications/{id}` does (the store's
+    /// cancel: its status says cancelled and its webhook fires), then takes the jobs of those now
+    /// cancelled out of the delayed set (one call per partition: they would send nothing when due).
+    private func cancel(_ matching: [(queue: JobQueue, found: [DelayedSearch.Found])]) async throws -> Int {
+        var done: Set<String> = []
+        for (queue, found) in matching {
+            var removable: [[UInt8]] = []
+            for item in found {
+                guard let (app, id) = DelayedFilter.notification(of: item.job) else { continue }
+                switch try await routes.backend.notifications(app).cancel(id: id) {
+                case .cancelled, .alreadyCancelled:
+                    done.insert("\(app.rawValue):\(id)")
+                    removable.append(item.job.member)
+                case .tooLate, .notFound: continue
+                }
+            }
+            _ = try await queue.removeDelayed(removable)
+        }
+        return done.count
+    }
+
+    private func setPaused(_ paused: Bool, _ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let session = try await routes.session(request)
+        let action = paused ? "app.pause" : "app.resume"
+        try await routes.authorizeChange(request, context: context, session: session, action: action, needs: .operator)
+        let form = try await ConsoleForm.body(of: request)
+        guard let text = form["app"], let app = AppID(validating: text) else {
+            throw APIError.badRequest("app: \(form["app"].flatMap(AppID.problem) ?? "give the app's id")", code: "bad_app_id")
+        }
+        guard session.access.sees(app: app.rawValue) else { throw APIError(.forbidden, code: "console_forbidden", message: "you do not see app \(app.rawValue)") }
+        guard routes.backend.queues.first?.configuration.scheduling != .fifo else {
+            throw APIError(.conflict, code: "fifo_scheduling", message: "pausing needs fair scheduling: under fifo, jobs go straight into the stream")
+        }
+        // The default app's pause holds the jobs that name no app too (they count as its).
+        let scopes = app.isDefault ? [app.rawValue, JobRequest.sharedScope] : [app.rawValue]
+        // Audited as asked and done per scope and partition (0 done: it already was).
+        let changed = try await routes.audited(action, target: "app=\(app.rawValue)", requested: scopes.count * routes.backend.queues.count,
+                                               session: session, address: context.clientAddress) {
+            try await JobQueue.setPaused(paused, scopes: scopes, in: routes.backend.queues)
+        }
+        if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["app": app.rawValue, "paused": paused, "changed": changed > 0]) }
+        return ConsolePage.redirect(to: "/console/queues?" + HTML.query([("app", app.rawValue)]))
+    }
+
+    static func json(_ found: DelayedSearch.Found) -> [String: Any] {
+        ["ref": found.notification.map { "\(found.partition)/\(found.job.due)/\($0)" } ?? NSNull(), "app": found.app, "due": found.job.due,
+         "kind": found.job.isRetry ? "retry" : "scheduled", "type": found.job.job?.type ?? NSNull(), "attempt": found.job.job?.attempt ?? 0,
+         "error": found.job.job?.lastError ?? NSNull(), "notification": found.notification ?? NSNull()]
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import RichPushCore
+import RichPushQueue
+import RichPushStorage
+
+/// Which scheduled sends and retries (the queue's delayed set) a console page or a cancel means:
+/// by app, kind, due time and text, within the apps the user sees. Times are absolute once parsed,
+/// as in ``DeadLetterFilter``, so a confirmation means the same set when it is used.
+struct DelayedFilter: Sendable, Hashable, Codable {
+    enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        case all, scheduled, retry
+    }
+
+    var app: String?
+    var kind: Kind = .all
+    /// Part of the job's type, payload (its notification), origin or last error (case-insensitive).
+    var text: String?
+    /// Due at or after (ms since 1970), and before.
+    var from: Int64?
+    var to: Int64?
+    /// The apps the user sees (nil: all).
+    var scope: [String]?
+
+    init(_ form: ConsoleForm, access: ConsoleAccess, now: Int64 = JobQueue.nowMilliseconds()) throws {
+        if let app = form["app"] {
+            if let problem = AppID.problem(app) { throw APIError.badRequest("app: \(problem)", code: "bad_filter") }
+            guard access.sees(app: app) else { throw APIError(.forbidden, code: "console_forbidden", message: "you do not see app \(app)") }
+            self.app = app
+        }
+        if let kind = form["kind"] {
+            guard let parsed = Kind(rawValue: kind) else { throw APIError.badRequest("kind must be all, scheduled or retry", code: "bad_filter") }
+            self.kind = parsed
+        }
+        if let text = form["text"] {
+            guard text.utf8.count <= DeadLetterFilter.maxTextBytes else {
+                throw APIError.badRequest("text is longer than \(DeadLetterFilter.maxTextBytes) bytes", code: "bad_filter")
+            }
+            self.text = text
+        }
+        from = try form["from"].map { try Self.time($0, name: "from", now: now) }
+        to = try form["to"].map { try Self.time($0, name: "to", now: now) }
+        if let from, let to, from >= to { throw APIError.badRequest("from must be before to", code: "bad_filter") }
+        scope = access.apps
+    }
+
+    /// As ``DeadLetterFilter/time(_:name:now:)``, and ahead of now too: `+30m`, `+2h`, `+7d`.
+    static func time(_ text: String, name: String, now: Int64) throws -> Int64 {
+        if text.hasPrefix("+") {
+            let behind = try DeadLetterFilter.time("-" + text.dropFirst(), name: name, now: now)
+            return now + (now - behind)
+        }
+        return try DeadLetterFilter.time(text, name: name, now: now)
+    }
+
+    /// A delayed job's app: its scope, the default app for a job that names none.
+    static func app(of job: DelayedJob) -> String {
+        job.scope == JobRequest.sharedScope ? AppID.default.rawValue : job.scope
+    }
+
+    func matches(_ job: DelayedJob) -> Bool {
+        if let from, job.due < from { return false }
+        if let to, job.due >= to { return false }
+        let app = Self.app(of: job)
+        if let scope, !scope.contains(app) { return false }
+        if let wanted = self.app, wanted != app { return false }
+        switch kind {
+        case .all: break
+        case .scheduled: if job.isRetry { return false }
+        case .retry: if !job.isRetry { return false }
+        }
+        if let text {
+            let payload = job.job.map { String(decoding: $0.payload.prefix(4096), as: UTF8.self) } ?? ""
+            let haystacks = [job.job?.type ?? "", payload, job.job?.origin ?? "", job.job?.lastError ?? ""]
+            if !haystacks.contains(where: { $0.range(of: text, options: .caseInsensitive) != nil }) { return false }
+        }
+        return true
+    }
+
+    /// The notification a scheduled send delivers (`app:id`), when it is one a cancel can stop: a
+    /// rich push's own job that has not run yet (a retry or a fan-out's share is not cancelled here).
+    static func notification(of job: DelayedJob) -> (app: AppID, id: Int)? {
+        guard !job.isRetry, let queued = job.job, queued.type == RichPushJob.type,
+              let delivery = try? RichPushJob.delivery(of: queued) else { return nil }
+        return (delivery.app, delivery.notification)
+    }
+
+    var summary: String {
+        var parts: [String] = []
+        if let app { parts.append("app=\(app)") }
+        if kind != .all { parts.append("kind=\(kind.rawValue)") }
+        if let text { parts.append("text~\(text)") }
+        if let from { parts.append("from=\(ConsolePage.time(from))") }
+        if let to { parts.append("to=\(ConsolePage.time(to))") }
+        if let scope { parts.append("scope=\(scope.joined(separator: ","))") }
+        return parts.isEmpty ? "all" : parts.joined(separator: " ")
+    }
+
+    var queryPairs: [(String, String)] {
+        [("app", app ?? ""), ("kind", kind == .all ? "" : kind.rawValue), ("text", text ?? ""), ("from", from.map(String.init) ?? ""),
+         ("to", to.map(String.init) ?? "")]
+    }
+}

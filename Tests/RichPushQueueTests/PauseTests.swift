@@ -1,0 +1,58 @@
+import Hiredis
+import RedisTestSupport
+import Testing
+@testable import RichPushQueue
+
+/// Pausing an app under fair scheduling, take by take on a real Redis: a paused app's jobs stay
+/// in its lanes (nothing lost, nothing dead-lettered) while another app's are taken; resumed,
+/// they flow again.
+@Suite("Pausing a scope")
+struct PauseTests {
+    @Test func aPausedScopesJobsWaitWhileAnothersAreTakenAndFlowWhenResumed() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            let queues = [fixture.queue]
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(fixture.jobs("a", 10))
+            // Paused with jobs ready, and more arrive while paused (an admission must not make it ready).
+            #expect(try await JobQueue.setPaused(true, scope: "a", in: queues) == 1)
+            #expect(try await JobQueue.setPaused(true, scope: "a", in: queues) == 0)
+            try await fixture.queue.enqueue(fixture.jobs("a", 5, lane: .bulk))
+            try await fixture.queue.enqueue(fixture.jobs("b", 8))
+            let taken = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(taken.count == 8)
+            #expect(Set(taken.map(\.scope)) == ["b"])
+            #expect(try await fixture.queue.take(for: "c", count: 64).isEmpty)
+            let stats = try await JobQueue.scopeTotals(try await JobQueue.scopeStats(in: queues), in: queues)
+            #expect(stats["a"]?.waiting == 15)
+            #expect(stats["a"]?.paused == true)
+            #expect(try await fixture.queue.deadLetterCount() == 0)
+            #expect(try await JobQueue.pausedScopes(in: queues) == ["a"])
+
+            #expect(try await JobQueue.setPaused(false, scope: "a", in: queues) == 1)
+            let resumed = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(resumed.count == 15)
+            #expect(Set(resumed.map(\.scope)) == ["a"])
+            #expect(try await JobQueue.pausedScopes(in: queues).isEmpty)
+        }
+    }
+
+    /// A pause that lands while the app is ready, between two takes of a busy queue, holds from
+    /// the next take on, and a take that finds the flag set on a ready app leaves it alone.
+    @Test func aTakeLeavesAPausedReadyScopeAlone() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(fixture.jobs("a", 6))
+            try await fixture.queue.enqueue(fixture.jobs("b", 6))
+            // The flag alone, as if set while the scope was being admitted: the take must honour it.
+            _ = try await fixture.queue.redis.send("HSET", fixture.queue.configuration.schedulerKey, "x:a", 1)
+            let taken = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(Set(taken.map(\.scope)) == ["b"])
+            #expect(try await fixture.queue.redis.send("ZSCORE", fixture.queue.configuration.readyKey, "a").isNull)
+            try await JobQueue.setPaused(false, scope: "a", in: [fixture.queue])
+            let resumed = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(resumed.count == 6)
+        }
+    }
+}
