@@ -13,12 +13,16 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     /// Jobs ever taken into the stream, and acknowledged as done (totals since the keys began).
     package var taken: Int = 0
     package var done: Int = 0
+    /// Jobs sent back to retry, and dead-lettered (totals, counted like `done`: jobs taken
+    /// through its lanes; a fan-out batch is one job).
+    package var retried: Int = 0
+    package var deadLettered: Int = 0
     /// Its weight, and its cap on jobs in flight in each partition (nil: none).
     package var weight: Int = 1
     package var maxInFlight: Int?
 
     package init(waitingNow: Int = 0, waitingBulk: Int = 0, oldestWaitingAgeMilliseconds: Int = 0, inFlight: Int = 0, taken: Int = 0,
-                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil) {
+                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil, retried: Int = 0, deadLettered: Int = 0) {
         self.waitingNow = waitingNow
         self.waitingBulk = waitingBulk
         self.oldestWaitingAgeMilliseconds = oldestWaitingAgeMilliseconds
@@ -27,6 +31,8 @@ package struct ScopeStats: Sendable, Hashable, Codable {
         self.done = done
         self.weight = weight
         self.maxInFlight = maxInFlight
+        self.retried = retried
+        self.deadLettered = deadLettered
     }
 
     /// Both lanes.
@@ -41,7 +47,8 @@ package struct ScopeStats: Sendable, Hashable, Codable {
         ScopeStats(waitingNow: waitingNow + other.waitingNow, waitingBulk: waitingBulk + other.waitingBulk,
                    oldestWaitingAgeMilliseconds: max(oldestWaitingAgeMilliseconds, other.oldestWaitingAgeMilliseconds),
                    inFlight: inFlight + other.inFlight, taken: taken + other.taken, done: done + other.done,
-                   weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight)
+                   weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight,
+                   retried: retried + other.retried, deadLettered: deadLettered + other.deadLettered)
     }
 
     /// The scopes of several partitions added up by name.
