@@ -49,6 +49,7 @@ struct ConsoleRoutes: Sendable {
         ConsoleDeadLetterRoutes(routes: self).add(to: console)
         ConsoleNotificationRoutes(routes: self).add(to: console)
         ConsoleDeviceRoutes(routes: self).add(to: console)
+        ConsoleTemplateRoutes(routes: self).add(to: console)
         console.get("audit") { request, _ in
             let session = try await session(request)
             try guardian.checkRole(session, needs: .admin)
