@@ -8,6 +8,9 @@ struct ConsoleOverview: Sendable {
     struct App: Sendable {
         let app: String
         let stats: ScopeStats
+        /// Read from the queue's per-app numbers (work waiting or in flight); false for an app
+        /// listed for its parked jobs only, whose numbers here are zeros, not its totals.
+        var busy = true
         var scheduled = 0
         var retrying = 0
         var dead = 0
@@ -55,7 +58,7 @@ struct ConsoleOverview: Sendable {
         let scheduled = byApp(parked.scheduled), retrying = byApp(parked.retrying), dead = byApp(parked.dead)
         let names = Set(busy.keys).union(scheduled.keys).union(retrying.keys).union(dead.keys)
         let apps = names.filter { access.sees(app: $0) }.sorted().map { name in
-            App(app: name, stats: busy[name] ?? ScopeStats(), scheduled: scheduled[name] ?? 0, retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
+            App(app: name, stats: busy[name] ?? ScopeStats(), busy: busy[name] != nil, scheduled: scheduled[name] ?? 0, retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
         }
         let workers = stats.consumers.map {
             Worker(name: $0.name, pending: $0.pending, idleMilliseconds: $0.idleMilliseconds, processed: stats.processedByConsumer[$0.name] ?? 0)
