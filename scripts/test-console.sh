@@ -6,7 +6,9 @@
 # went back and purges the rest by selection, finds a notification by id, registers a device,
 # has a worker (which the flow starts and stops) push a notification to it, fetches and receipts
 # it, finds it by search with every step's time in its timeline, and finds the device with its
-# recent pushes; then a viewer sees
+# recent pushes; has a second worker process three notifications and finds it in the overview's
+# workers' chart beside the rate columns, and renders a template in the preview, compared with
+# POST /api/templates/render; then a viewer sees
 # no action buttons and is refused (403) when it forges one, and
 # an admin reads the audit log. Dead letters are real: jobs of a type no handler takes, which a
 # worker dead-letters. A PNG screenshot of every page (desktop and phone widths) goes to
@@ -78,4 +80,4 @@ if [ "$status" -ne 0 ]; then
     echo "CONSOLE TEST FAILED; logs in $work, screenshots in $shots" >&2
     exit 1
 fi
-echo "==> the console went all the way in $((SECONDS - started)) s: sign-in, live overview, exact bulk replay, notification search and timeline, devices, viewer refused, audit log; screenshots in $shots"
+echo "==> the console went all the way in $((SECONDS - started)) s: sign-in, live overview, exact bulk replay, notification search and timeline, devices, rates and the workers' chart, template preview, viewer refused, audit log; screenshots in $shots"
