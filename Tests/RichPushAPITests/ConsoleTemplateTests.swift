@@ -93,6 +93,14 @@ struct ConsoleTemplateTests {
                     if !code.isEmpty { #expect(response.errorCode == code, "\(String(buffer: response.body).prefix(300))") }
                     #expect(String(buffer: response.body).contains(words), "\(String(buffer: response.body).prefix(300))")
                 }
+                // Near the bounds, percent-encoded to three times their size: still a form the preview takes.
+                let quotes = #"{"sub": ""# + String(repeating: "\"", count: 8_000).replacingOccurrences(of: "\"", with: "\\\"") + #"", "title": "t", "n": "1"}"#
+                #expect(quotes.utf8.count > 16_000 && quotes.utf8.count <= 16_384)
+                let large = try await client.consolePost("/console/templates", session: alice, [("template", Self.template), ("properties", quotes)])
+                #expect(large.status == .ok, "\(String(buffer: large.body).prefix(300))")
+                let tooLarge = try await client.execute(uri: "/console/templates", method: .post, headers: ConsoleFixture.script + alice,
+                                                        body: ByteBuffer(string: "template=" + String(repeating: "%22", count: 30_000)))
+                #expect(tooLarge.status == .contentTooLarge)
                 let missing = try await client.consolePost("/console/templates", session: alice, [("template", Self.template), ("missing", "fail")])
                 #expect(missing.status == .unprocessableContent && missing.errorCode == "template_missing_property")
                 // The page shows the problem above the form, the form kept as sent (escaped).

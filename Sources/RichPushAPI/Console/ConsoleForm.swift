@@ -18,8 +18,8 @@ struct ConsoleForm: Sendable {
 
     /// Parses `name=value&…` (`+` is a space, `%XX` a byte; values must be UTF-8).
     /// `maxValueBytes`: larger for a form that carries a body (the template preview's).
-    init(encoded text: Substring, maxValueBytes: Int = ConsoleForm.maxValueBytes) throws {
-        guard text.utf8.count <= Self.maxBytes else { throw APIError.tooLarge("a console form is at most \(Self.maxBytes) bytes") }
+    init(encoded text: Substring, maxBytes: Int = ConsoleForm.maxBytes, maxValueBytes: Int = ConsoleForm.maxValueBytes) throws {
+        guard text.utf8.count <= maxBytes else { throw APIError.tooLarge("a console form is at most \(maxBytes) bytes") }
         for pair in text.split(separator: "&") where !pair.isEmpty {
             guard fields.count < Self.maxFields else { throw APIError.badRequest("a console form has at most \(Self.maxFields) fields", code: "too_many_fields") }
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -34,14 +34,14 @@ struct ConsoleForm: Sendable {
     }
 
     /// The request's form body (its media type checked, at most ``maxBytes`` read).
-    static func body(of request: Request, maxValueBytes: Int = ConsoleForm.maxValueBytes) async throws -> ConsoleForm {
+    static func body(of request: Request, maxBytes: Int = ConsoleForm.maxBytes, maxValueBytes: Int = ConsoleForm.maxValueBytes) async throws -> ConsoleForm {
         let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard type == "application/x-www-form-urlencoded" else {
             throw APIError.unsupportedMediaType("console forms are sent as application/x-www-form-urlencoded")
         }
         var request = request
         let buffer = try await request.collectBody(upTo: maxBytes)
-        return try ConsoleForm(encoded: Substring(String(buffer: buffer)), maxValueBytes: maxValueBytes)
+        return try ConsoleForm(encoded: Substring(String(buffer: buffer)), maxBytes: maxBytes, maxValueBytes: maxValueBytes)
     }
 
     /// A page's query string, with the same bounds.

@@ -17,6 +17,8 @@ struct ConsoleTemplateRoutes: Sendable {
     /// Longest properties text, and deepest nesting of it (a property is text, or locales to text).
     static let maxPropertiesBytes = 16 * 1024
     static let maxDepth = 4
+    /// The form's bytes: both bodies percent-encoded (a JSON byte can take three) and the rest.
+    static let maxFormBytes = 3 * (maxTemplateBytes + maxPropertiesBytes) + 1024
 
     let routes: ConsoleRoutes
 
@@ -28,7 +30,7 @@ struct ConsoleTemplateRoutes: Sendable {
         console.post("templates") { request, context in
             let session = try await routes.session(request)
             try routes.guardian.checkSameOrigin(request, context: context)
-            let form = try await ConsoleForm.body(of: request, maxValueBytes: Self.maxPropertiesBytes)
+            let form = try await ConsoleForm.body(of: request, maxBytes: Self.maxFormBytes, maxValueBytes: Self.maxPropertiesBytes)
             let html = ConsolePage.wantsHTML(request)
             do {
                 let body = try await Self.requestBody(form, access: session.access, installations: routes.backend.installations)
