@@ -45,9 +45,7 @@ struct ConsoleLiveStream: Sendable {
                     var overview = try await ConsoleOverview.read(backend.queues, access: session.access, parked: parked)
                     let now = ContinuousClock.now
                     if let previous {
-                        let elapsed = previous.at.duration(to: now)
-                        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                        overview = overview.withRates(since: previous.overview, seconds: seconds)
+                        overview = overview.withRates(since: previous.overview, seconds: previous.at.duration(to: now) / .seconds(1))
                     }
                     previous = (overview, now)
                     let data = try JSONSerialization.data(withJSONObject: overview.json, options: [.sortedKeys])

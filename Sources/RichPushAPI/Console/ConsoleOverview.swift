@@ -8,9 +8,10 @@ struct ConsoleOverview: Sendable {
     struct App: Sendable {
         let app: String
         let stats: ScopeStats
-        /// Read from the queue's per-app numbers (work waiting or in flight); false for an app
-        /// listed for its parked jobs only, whose numbers here are zeros, not its totals.
-        var busy = true
+        /// The queue's scopes its numbers were read from (the queue reports busy scopes only:
+        /// work waiting or in flight); none for an app listed for its parked jobs only, whose
+        /// numbers here are zeros, not its totals. The default app has two: its own and `_`.
+        var scopes: Set<String> = []
         var scheduled = 0
         var retrying = 0
         var dead = 0
@@ -53,12 +54,16 @@ struct ConsoleOverview: Sendable {
         // Jobs that name no app (`_`) are the default app's: one row.
         func app(_ scope: String) -> String { scope == JobRequest.sharedScope ? AppID.default.rawValue : scope }
         var busy: [String: ScopeStats] = [:]
-        for (scope, numbers) in stats.apps { busy[app(scope)] = busy[app(scope)].map { $0.adding(numbers) } ?? numbers }
+        var scopes: [String: Set<String>] = [:]
+        for (scope, numbers) in stats.apps {
+            busy[app(scope)] = busy[app(scope)].map { $0.adding(numbers) } ?? numbers
+            scopes[app(scope), default: []].insert(scope)
+        }
         func byApp(_ counts: [String: Int]) -> [String: Int] { Dictionary(counts.map { (app($0.key), $0.value) }, uniquingKeysWith: +) }
         let scheduled = byApp(parked.scheduled), retrying = byApp(parked.retrying), dead = byApp(parked.dead)
         let names = Set(busy.keys).union(scheduled.keys).union(retrying.keys).union(dead.keys)
         let apps = names.filter { access.sees(app: $0) }.sorted().map { name in
-            App(app: name, stats: busy[name] ?? ScopeStats(), busy: busy[name] != nil, scheduled: scheduled[name] ?? 0, retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
+            App(app: name, stats: busy[name] ?? ScopeStats(), scopes: scopes[name] ?? [], scheduled: scheduled[name] ?? 0, retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
         }
         let workers = stats.consumers.map {
             Worker(name: $0.name, pending: $0.pending, idleMilliseconds: $0.idleMilliseconds, processed: stats.processedByConsumer[$0.name] ?? 0)
