@@ -56,7 +56,7 @@ extension QueueScripts {
         end
       end
       row[#row + 1] = oldest
-      for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'r:', 'x:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
+      for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'r:', 'k:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
       -- A scope stays ready until a take finds its lanes dry: with nothing waiting nor in flight
       -- it is not busy, and is left out unless asked for.
       if asked[scope] or row[2] + row[3] > 0 or row[5] > 0 then rows[#rows + 1] = row end

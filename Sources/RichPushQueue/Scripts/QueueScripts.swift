@@ -99,7 +99,7 @@ enum QueueScripts {
     local origin = id
     if entry[1] then
       for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
-      release(sched, entry[1][2], 'x:')
+      release(sched, entry[1][2], 'k:')
       fields = strip(entry[1][2], {err = true, origin = true, deadAt = true, fl = true})
     end
     fields[#fields + 1] = 'origin'; fields[#fields + 1] = origin
@@ -112,7 +112,7 @@ enum QueueScripts {
     """)
 
     /// Gives back the jobs-in-flight count an entry's fields hold (`fl <scope>`), if any, and
-    /// adds one to that scope's total `counter` (`r:` retried, `x:` dead-lettered): the per-app
+    /// adds one to that scope's total `counter` (`r:` retried, `k:` dead-lettered): the per-app
     /// counterparts of `d:` done, in the hash the script already writes (no extra round trip).
     static let releaseFunction = """
     local function release(sched, fields, counter)
