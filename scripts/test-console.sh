@@ -8,8 +8,10 @@
 # it, finds it by search with every step's time in its timeline, and finds the device with its
 # recent pushes; cancels all the scheduled sends that match (count, confirm) while one more is
 # scheduled in between, pauses and resumes the default app, does a test send to a registered
-# device with a worker running and sees its outcome, lists a webhook without its secret; then a
-# viewer sees
+# device with a worker running and sees its outcome, lists a webhook without its secret; has a
+# second worker process three notifications and finds it in the overview's workers' chart beside
+# the rate columns, and renders a template in the preview, compared with
+# POST /api/templates/render; then a viewer sees
 # no action buttons and is refused (403) when it forges one, and
 # an admin reads the audit log. Dead letters are real: jobs of a type no handler takes, which a
 # worker dead-letters. A PNG screenshot of every page (desktop and phone widths) goes to
@@ -81,4 +83,4 @@ if [ "$status" -ne 0 ]; then
     echo "CONSOLE TEST FAILED; logs in $work, screenshots in $shots" >&2
     exit 1
 fi
-echo "==> the console went all the way in $((SECONDS - started)) s: sign-in, live overview, exact bulk replay, notification search and timeline, devices, exact cancel of scheduled sends, pause and resume, test send, webhooks, viewer refused, audit log; screenshots in $shots"
+echo "==> the console went all the way in $((SECONDS - started)) s: sign-in, live overview, exact bulk replay, notification search and timeline, devices, exact cancel of scheduled sends, pause and resume, test send, webhooks, rates and the workers' chart, template preview, viewer refused, audit log; screenshots in $shots"

@@ -54,6 +54,8 @@ struct LuaScriptsTests {
         ("QueueScripts.scopeStats", QueueScripts.scopeStats.script), ("QueueScripts.recountInFlight", QueueScripts.recountInFlight.script),
         ("RedisConsoleStore.putScript", RedisConsoleStore.putScript.script), ("RedisConsoleStore.takeScript", RedisConsoleStore.takeScript.script),
         ("QueueScripts.delayedSlice", QueueScripts.delayedSlice.script), ("QueueScripts.deadSlice", QueueScripts.deadSlice.script),
+        ("QueueScripts.delayedPage", QueueScripts.delayedPage.script), ("QueueScripts.pause", QueueScripts.pause.script),
+        ("QueueScripts.resume", QueueScripts.resume.script),
     ]
 
     /// The scripts declared by name (``LuaScript``): their hand-written Lua is checked against

@@ -18,7 +18,7 @@ struct MemoryBoundsTests {
     /// Fair scheduling's keys of a partition (docs/redis-keys.md, the queue): no TTL, for they
     /// hold the queue's own state, and none grows by a key per push. What bounds each:
     static let scheduling = [
-        "sched": "a hash of the scheduler's numbers (V, waiting, tickets) and at most six fields per app (weight, cap, in flight, pass, done, taken): bounded by the apps, like counters",
+        "sched": "a hash of the scheduler's numbers (V, waiting, tickets) and at most nine fields per app (weight, cap, in flight, pass, done, taken, retried, dead-lettered, paused): bounded by the apps, like counters",
         "ready": "a sorted set of the apps with jobs waiting, one member each, removed when its lanes run dry (an empty set is no key)",
         "wait": "an app's lane (now, bulk): its jobs waiting for a worker's take, which the backlog counts and back-pressure bounds (an empty list is no key)",
         "bell": "tokens that wake idle workers, trimmed to 64",
@@ -56,7 +56,7 @@ struct MemoryBoundsTests {
                         if Self.scheduling[kind] != nil {
                             // No TTL: held to its bound instead (one app sent here, the default).
                             switch kind {
-                            case "sched": #expect(try await pipeline.redis.send("HLEN", key).int ?? 0 <= 3 + 6, "\(key)")
+                            case "sched": #expect(try await pipeline.redis.send("HLEN", key).int ?? 0 <= 3 + 8, "\(key)")
                             case "ready": #expect(try await pipeline.redis.send("ZCARD", key).int ?? 0 <= 1, "\(key)")
                             case "wait": inLanes += try await pipeline.redis.send("LLEN", key).int ?? 0
                             default: #expect(try await pipeline.redis.send("LLEN", key).int ?? 0 <= 64, "\(key)")

@@ -8,6 +8,7 @@ import RichPushAPI
 import RichPushCore
 import RichPushQueue
 import RichPushStorage
+import Synchronization
 import Testing
 
 /// The overview: per-app numbers from the queue's own stats, the workers, and the live stream.
@@ -38,7 +39,7 @@ struct ConsoleOverviewTests {
                 #expect(((overview.json["totals"] as? [String: Any])?["deadLetters"]) as? Int == 2)
                 let html = String(buffer: try await client.consoleGet("/console", session: root, html: true).body)
                 #expect(html.contains("<th scope=\"row\">shop</th><td>3</td>"))
-                #expect(html.contains("<td>1</td><td>1</td><td>1</td></tr>"), "scheduled, retrying, dead")
+                #expect(html.contains("<td>1</td><td>1</td><td>1</td><td>-</td><td>-</td><td>-</td></tr>"), "scheduled, retrying, dead; no rates yet")
                 // An operator of one app sees that app, and no deployment totals.
                 _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys)
                     .setConsoleAccess(name: "bob", ConsoleAccess(role: .viewer, apps: ["news"]))
@@ -78,6 +79,91 @@ struct ConsoleOverviewTests {
                 }
                 let refused = try await client.execute(uri: "/console/events", method: .get, headers: [.accept: "text/event-stream"])
                 #expect(refused.status == .unauthorized)
+            }
+        }
+    }
+
+    /// A worker settles shop's jobs while the stream runs (done; every 4th sent back to retry,
+    /// every 5th dead-lettered) and keeps one more waiting each time: the rates appear from the
+    /// second event and move, and the totals behind them are exactly what the worker did.
+    @Test func theLiveStreamShowsEachAppsRatesOfJobsDoneRetriedAndDeadLettered() async throws {
+        try await withRedisServer { server in
+            let fixture = try await ConsoleFixture(server: server) {
+                $0.console.liveInterval = .milliseconds(250)
+                $0.console.liveStreamEvents = 6
+            }
+            let queue = fixture.api.jobQueue
+            try await queue.ensureGroup()
+            try await queue.enqueue((0..<20).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
+            let stop = StopFlag()
+            let worker = Task { () -> (settled: Int, retried: Int, dead: Int) in
+                var counts = (settled: 0, retried: 0, dead: 0)
+                while !stop.isSet {
+                    try await queue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")])
+                    guard let job = try await queue.take(for: "w1", count: 1).first.map({ try $0.get() }) else { continue }
+                    counts.settled += 1
+                    if counts.settled % 5 == 0 {
+                        try await queue.deadLetter(id: job.id, error: "boom")
+                        counts.dead += 1
+                    } else if counts.settled % 4 == 0 {
+                        try await queue.retry(job, after: .seconds(3600), error: "later")
+                        counts.retried += 1
+                    } else {
+                        try await queue.acknowledge([(job.id, job.heldBy)], consumer: "w1")
+                    }
+                }
+                return counts
+            }
+            try await fixture.api.test { client in
+                let alice = try await client.consoleSignIn("alice")
+                let response = try await client.execute(uri: "/console/events", method: .get, headers: alice + [.accept: "text/event-stream"])
+                stop.set()
+                let counts = try await worker.value
+                let events = try String(buffer: response.body).components(separatedBy: "\n\n").filter { $0.hasPrefix("event: overview\ndata: ") }
+                    .map { try #require(try JSONSerialization.jsonObject(with: Data($0.dropFirst("event: overview\ndata: ".count).utf8)) as? [String: Any]) }
+                #expect(events.count == 6)
+                let shop = events.map { ($0["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "shop" } }
+                #expect(shop.first??["rates"] == nil, "no rate before a second snapshot")
+                let rates = shop.dropFirst().compactMap { $0?["rates"] as? [String: Double] }
+                #expect(rates.count == 5, "\(shop)")
+                for name in ["done", "retried", "deadLettered"] {
+                    #expect(rates.contains { ($0[name] ?? 0) > 0 }, "\(name) moved: \(rates)")
+                }
+                // The totals the rates come from: kept by the queue's scripts, exactly the worker's.
+                let now = try await client.consoleGet("/console/overview.json", session: alice)
+                let totals = try #require((now.json["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "shop" })
+                #expect(totals["retried"] as? Int == counts.retried && totals["deadLettered"] as? Int == counts.dead, "\(totals) \(counts)")
+                #expect(totals["done"] as? Int == counts.settled - counts.retried - counts.dead)
+                let page = String(buffer: try await client.consoleGet("/console", session: alice, html: true).body)
+                #expect(page.contains("<th scope=\"col\">Done/s</th><th scope=\"col\">Retried/s</th><th scope=\"col\">Dead-lettered/s</th>"))
+                #expect(page.contains("<td>-</td><td>-</td><td>-</td></tr>"), "no rate at page load")
+                #expect(page.contains(#"<a href="/device">The browser device</a>"#))
+            }
+        }
+    }
+
+    @Test func theWorkersShareIsAnAccessibleEscapedChart() async throws {
+        try await withRedisServer { server in
+            let fixture = try await ConsoleFixture(server: server)
+            let queue = fixture.api.jobQueue
+            try await queue.ensureGroup()
+            try await queue.enqueue((0..<4).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
+            for (name, count) in [("w<1>&\"x", 3), ("w2", 1)] {
+                let jobs = try await queue.take(for: name, count: count).map { try $0.get() }
+                #expect(jobs.count == count)
+                try await queue.acknowledge(jobs.map { ($0.id, $0.heldBy) }, consumer: name)
+            }
+            try await fixture.api.test { client in
+                let bob = try await client.consoleSignIn("bob")
+                let html = String(buffer: try await client.consoleGet("/console", session: bob, html: true).body)
+                let start = try #require(html.range(of: "<svg "))
+                let end = try #require(html.range(of: "</svg>"))
+                let svg = String(html[start.lowerBound..<end.upperBound])
+                #expect(svg.contains(#"data-chart="workers-share" role="img" aria-label="Each worker&#39;s share of jobs processed""#), "\(svg)")
+                #expect(svg.contains("<title>") && svg.contains("<desc>Jobs processed by each of 2 workers, 4 in all: w2 1, w&lt;1&gt;&amp;&quot;x 3</desc>"), "\(svg)")
+                #expect(svg.contains(#"data-label="w&lt;1&gt;&amp;&quot;x" data-count="3""#) && svg.contains(#"data-count="1""#))
+                #expect(svg.contains(">3 (75%)</text>") && svg.contains(">1 (25%)</text>"), "each count and share as text: \(svg)")
+                #expect(!html.contains("w<1>"), "every name escaped")
             }
         }
     }
@@ -122,6 +208,13 @@ struct ConsoleOverviewTests {
             }
         }
     }
+}
+
+/// Tells a loop in another task to stop after its current step (cancelling could cut a step short).
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
 }
 
 enum ConsolePagePolicy {

@@ -179,6 +179,7 @@ class Flow:
         self.shot("notification")
         print(f"==> notification {notification} found by id, its message shown as text")
         self.timeline_and_devices()
+        self.rates_chart_and_templates()
 
         self.queues()
         self.test_send()
@@ -208,6 +209,55 @@ class Flow:
                 raise FlowError(f"the audit log does not show ops's {action}")
         self.shot("audit")
         print("==> the admin reads the replay in the audit log")
+
+    def rates_chart_and_templates(self):
+        """The overview's rate columns and the workers' share chart (a worker has run by now),
+        then a template rendered in the preview, as the API renders it."""
+        d = self.driver
+        # A worker that stays while the overview is read (a worker that stops leaves the group),
+        # stopped and waited for by this step; three notifications for it to process.
+        worker = subprocess.Popen([self.args.bin, "worker", "--consumer", "console-chart", "--log-level", "warning"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for number in range(3):
+                subprocess.run(["curl", "-sf", "-u", "ops:" + os.environ["RICHPUSH_OPS_PASSWORD"], "-F", f"message=Chart {number}",
+                                "-F", "image=@Sources/RichPushAPI/Resources/default-image.png", self.args.base + "/api/notifications"],
+                               check=True, capture_output=True)
+
+            def chart():
+                d.get(self.args.base + "/console")  # the chart is drawn at page load
+                found = d.find_elements(By.CSS_SELECTOR, "svg[data-chart='workers-share'] rect.bar[data-label='console-chart']")
+                return found if found and int(found[0].get_attribute("data-count")) >= 3 else None
+            self.wait_for("the workers' chart with console-chart's 3 jobs", chart)
+            self.wait_for("a live update", lambda: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or "0") >= 2)
+            header = self.text("#apps thead")
+            if "Done/s" not in header or "Dead-lettered/s" not in header:
+                raise FlowError(f"the overview has no rate columns: {header}")
+            d.set_window_size(1280, 1100)
+            self.shot("overview-workers-chart")
+            d.set_window_size(1280, 900)
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+        print("==> the overview shows rates per second and each worker's share as a chart")
+
+        d.get(self.args.base + "/console/templates")
+        d.find_element(By.ID, "template").send_keys('{"aps":{"alert":".(title, 10)","badge":"#(n)"}}')
+        d.find_element(By.ID, "properties").send_keys('{"title": {"en": "Hello world again", "fr": "Bonjour tout le monde"}, "n": "4"}')
+        d.find_element(By.ID, "locale").send_keys("fr_CA")
+        d.find_element(By.CSS_SELECTOR, "form.preview button").click()
+        output = self.wait_for("the rendered template", lambda: d.find_elements(By.ID, "output"))
+        expected = json.loads(subprocess.run(
+            ["curl", "-sf", "-u", "ops:" + os.environ["RICHPUSH_OPS_PASSWORD"], "-H", "Content-Type: application/json", "--data-binary",
+             json.dumps({"template": '{"aps":{"alert":".(title, 10)","badge":"#(n)"}}', "locale": "fr_CA",
+                         "properties": {"title": {"en": "Hello world again", "fr": "Bonjour tout le monde"}, "n": "4"}}),
+             self.args.base + "/api/templates/render"], check=True, capture_output=True, text=True).stdout)
+        if json.loads(output[0].text) != expected["output"]:
+            raise FlowError(f"the preview shows {output[0].text}, the API renders {expected['output']}")
+        d.set_window_size(1280, 1650)  # the whole page: the form and what it rendered
+        self.shot("template-preview")
+        d.set_window_size(1280, 900)
+        print(f"==> the template preview renders as POST /api/templates/render does: {output[0].text}")
 
     def api(self, method, path, body=None, user="ops"):
         """curl as `user` (password from the environment); the answer's JSON (or its text)."""

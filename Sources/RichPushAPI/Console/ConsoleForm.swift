@@ -17,30 +17,31 @@ struct ConsoleForm: Sendable {
     init(fields: [(String, String)]) { self.fields = fields }
 
     /// Parses `name=value&…` (`+` is a space, `%XX` a byte; values must be UTF-8).
-    init(encoded text: Substring) throws {
-        guard text.utf8.count <= Self.maxBytes else { throw APIError.tooLarge("a console form is at most \(Self.maxBytes) bytes") }
+    /// `maxValueBytes`: larger for a form that carries a body (the template preview's).
+    init(encoded text: Substring, maxBytes: Int = ConsoleForm.maxBytes, maxValueBytes: Int = ConsoleForm.maxValueBytes) throws {
+        guard text.utf8.count <= maxBytes else { throw APIError.tooLarge("a console form is at most \(maxBytes) bytes") }
         for pair in text.split(separator: "&") where !pair.isEmpty {
             guard fields.count < Self.maxFields else { throw APIError.badRequest("a console form has at most \(Self.maxFields) fields", code: "too_many_fields") }
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decode(parts[0]), let value = Self.decode(parts.count > 1 ? parts[1] : "") else {
                 throw APIError.badRequest("a form field is not valid percent-encoded UTF-8", code: "malformed_form")
             }
-            guard name.utf8.count <= 32, value.utf8.count <= Self.maxValueBytes else {
-                throw APIError.badRequest("form field '\(name.prefix(32))' is longer than \(Self.maxValueBytes) bytes", code: "field_too_long")
+            guard name.utf8.count <= 32, value.utf8.count <= maxValueBytes else {
+                throw APIError.badRequest("form field '\(name.prefix(32))' is longer than \(maxValueBytes) bytes", code: "field_too_long")
             }
             fields.append((name, value))
         }
     }
 
     /// The request's form body (its media type checked, at most ``maxBytes`` read).
-    static func body(of request: Request) async throws -> ConsoleForm {
+    static func body(of request: Request, maxBytes: Int = ConsoleForm.maxBytes, maxValueBytes: Int = ConsoleForm.maxValueBytes) async throws -> ConsoleForm {
         let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard type == "application/x-www-form-urlencoded" else {
             throw APIError.unsupportedMediaType("console forms are sent as application/x-www-form-urlencoded")
         }
         var request = request
         let buffer = try await request.collectBody(upTo: maxBytes)
-        return try ConsoleForm(encoded: Substring(String(buffer: buffer)))
+        return try ConsoleForm(encoded: Substring(String(buffer: buffer)), maxBytes: maxBytes, maxValueBytes: maxValueBytes)
     }
 
     /// A page's query string, with the same bounds.

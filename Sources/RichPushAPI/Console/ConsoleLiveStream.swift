@@ -13,6 +13,8 @@ import ServiceLifecycle
 /// when the client goes away (the next write fails), or when the server shuts down; the browser
 /// reconnects after `retry`.
 /// A read that fails (Redis away) sends an `unavailable` event and the stream goes on.
+/// From the second event on, each app's rates are the change of its totals since the previous
+/// event's read (``ConsoleOverview/withRates(since:seconds:)``): no extra read, no write.
 struct ConsoleLiveStream: Sendable {
     let backend: ConsoleBackend
     let sessions: ConsoleSessions
@@ -32,13 +34,20 @@ struct ConsoleLiveStream: Sendable {
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
             var sent = 0
             var parked = ParkedJobs()
+            // The previous snapshot and when it was read: the rates are the change since then.
+            var previous: (overview: ConsoleOverview, at: ContinuousClock.Instant)?
             // The server's graceful shutdown (SIGTERM) ends the stream within one interval, so
             // an open console does not hold `richpush api` for the stream's lifetime.
             while sent < configuration.liveStreamEvents, !Task.isCancelled, !Task.isShuttingDownGracefully {
                 let event: String
                 do {
                     if sent % configuration.parkedEvery == 0 { parked = try await ParkedJobs.read(backend.queues, limit: configuration.parkedScanLimit) }
-                    let overview = try await ConsoleOverview.read(backend.queues, access: session.access, parked: parked)
+                    var overview = try await ConsoleOverview.read(backend.queues, access: session.access, parked: parked)
+                    let now = ContinuousClock.now
+                    if let previous {
+                        overview = overview.withRates(since: previous.overview, seconds: previous.at.duration(to: now) / .seconds(1))
+                    }
+                    previous = (overview, now)
                     let data = try JSONSerialization.data(withJSONObject: overview.json, options: [.sortedKeys])
                     event = "event: overview\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
                 } catch {

@@ -8,9 +8,23 @@ struct ConsoleOverview: Sendable {
     struct App: Sendable {
         let app: String
         let stats: ScopeStats
+        /// The queue's scopes its numbers were read from (the queue reports busy scopes only:
+        /// work waiting or in flight); none for an app listed for its parked jobs only, whose
+        /// numbers here are zeros, not its totals. The default app has two: its own and `_`.
+        var scopes: Set<String> = []
         var scheduled = 0
         var retrying = 0
         var dead = 0
+        /// Jobs per second since the stream's previous snapshot (nil: none yet).
+        var rates: Rates?
+    }
+
+    /// Jobs (a fan-out batch is one job, not one push) done, sent back to retry and
+    /// dead-lettered per second: the change of the queue's per-app totals between two snapshots.
+    struct Rates: Sendable, Equatable {
+        let done: Double
+        let retried: Double
+        let deadLettered: Double
     }
 
     struct Worker: Sendable {
@@ -21,7 +35,7 @@ struct ConsoleOverview: Sendable {
         let processed: Int
     }
 
-    let apps: [App]
+    var apps: [App]
     let workers: [Worker]
     /// Deployment-wide (per app they are not counted yet; docs/console.md).
     let delayed: Int
@@ -40,12 +54,16 @@ struct ConsoleOverview: Sendable {
         // Jobs that name no app (`_`) are the default app's: one row.
         func app(_ scope: String) -> String { scope == JobRequest.sharedScope ? AppID.default.rawValue : scope }
         var busy: [String: ScopeStats] = [:]
-        for (scope, numbers) in stats.apps { busy[app(scope)] = busy[app(scope)].map { $0.adding(numbers) } ?? numbers }
+        var scopes: [String: Set<String>] = [:]
+        for (scope, numbers) in stats.apps {
+            busy[app(scope)] = busy[app(scope)].map { $0.adding(numbers) } ?? numbers
+            scopes[app(scope), default: []].insert(scope)
+        }
         func byApp(_ counts: [String: Int]) -> [String: Int] { Dictionary(counts.map { (app($0.key), $0.value) }, uniquingKeysWith: +) }
         let scheduled = byApp(parked.scheduled), retrying = byApp(parked.retrying), dead = byApp(parked.dead)
         let names = Set(busy.keys).union(scheduled.keys).union(retrying.keys).union(dead.keys)
         let apps = names.filter { access.sees(app: $0) }.sorted().map { name in
-            App(app: name, stats: busy[name] ?? ScopeStats(), scheduled: scheduled[name] ?? 0, retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
+            App(app: name, stats: busy[name] ?? ScopeStats(), scopes: scopes[name] ?? [], scheduled: scheduled[name] ?? 0, retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
         }
         let workers = stats.consumers.map {
             Worker(name: $0.name, pending: $0.pending, idleMilliseconds: $0.idleMilliseconds, processed: stats.processedByConsumer[$0.name] ?? 0)
@@ -57,9 +75,7 @@ struct ConsoleOverview: Sendable {
     /// The JSON the live stream and `GET /console/overview.json` send.
     var json: [String: Any] {
         var object: [String: Any] = [
-            "apps": apps.map { ["app": $0.app, "waiting": $0.stats.waiting, "oldestWaitingMs": $0.stats.oldestWaitingAgeMilliseconds,
-                                "inFlight": $0.stats.inFlight, "done": $0.stats.done, "weight": $0.stats.weight, "paused": $0.stats.paused, "scheduled": $0.scheduled,
-                                "retrying": $0.retrying, "dead": $0.dead] as [String: Any] },
+            "apps": apps.map(\.json),
             "parkedComplete": parkedComplete,
             "workers": workers.map { ["name": $0.name, "pending": $0.pending, "idleMs": $0.idleMilliseconds, "processed": $0.processed] as [String: Any] },
         ]
@@ -72,7 +88,7 @@ struct ConsoleOverview: Sendable {
     /// The overview's page body; the script replaces the tables' rows as numbers arrive.
     var html: HTML {
         let appRows: [HTML] = apps.map { app in
-            "<tr><th scope=\"row\">\(app.app)\(app.stats.paused ? " · paused" : "")</th><td>\(app.stats.waiting)</td><td>\(ConsolePage.age(app.stats.oldestWaitingAgeMilliseconds))</td><td>\(app.stats.inFlight)</td><td>\(app.stats.done)</td><td>\(app.scheduled)</td><td>\(app.retrying)</td><td>\(app.dead)</td></tr>"
+            "<tr><th scope=\"row\">\(app.app)\(app.stats.paused ? " · paused" : "")</th><td>\(app.stats.waiting)</td><td>\(ConsolePage.age(app.stats.oldestWaitingAgeMilliseconds))</td><td>\(app.stats.inFlight)</td><td>\(app.stats.done)</td><td>\(app.scheduled)</td><td>\(app.retrying)</td><td>\(app.dead)</td>\(Self.rateCells(app.rates))</tr>"
         }
         let workerRows: [HTML] = workers.map { worker in
             "<tr><th scope=\"row\">\(worker.name)</th><td>\(worker.pending)</td><td>\(worker.processed)</td><td>\(ConsolePage.age(worker.idleMilliseconds)) ago</td></tr>"
@@ -87,14 +103,17 @@ struct ConsoleOverview: Sendable {
         return """
             <h1>Overview</h1>
             <p class="live" id="live" role="status" aria-live="polite">Numbers as of page load.</p>
+            <p class="note">Rates are jobs per second between the live updates (a fan-out batch is one job, not one push); they appear from the second update.</p>
+            <p>Testing Web Push? <a href="/device">The browser device</a> (<code>/device</code>) registers this browser as a device of an app and shows the pushes it receives.</p>
             <section aria-labelledby="apps-title"><h2 id="apps-title">Apps with work</h2>
             \(parkedComplete ? "" : "<p class=\"note\">Too many scheduled, retrying or dead jobs to count them all: the numbers are at least these.</p>" as HTML)
-            <div class="scroll"><table id="apps"><thead><tr><th scope="col">App</th><th scope="col">Waiting</th><th scope="col">Oldest waiting</th><th scope="col">In flight</th><th scope="col">Done</th><th scope="col">Scheduled</th><th scope="col">Retrying</th><th scope="col">Dead</th></tr></thead>
-            <tbody>\(appRows.isEmpty ? [#"<tr class="empty"><td colspan="8">No app has work waiting, in flight, scheduled, retrying or dead.</td></tr>"#] : appRows)</tbody></table></div></section>
+            <div class="scroll"><table id="apps"><thead><tr><th scope="col">App</th><th scope="col">Waiting</th><th scope="col">Oldest waiting</th><th scope="col">In flight</th><th scope="col">Done</th><th scope="col">Scheduled</th><th scope="col">Retrying</th><th scope="col">Dead</th><th scope="col">Done/s</th><th scope="col">Retried/s</th><th scope="col">Dead-lettered/s</th></tr></thead>
+            <tbody>\(appRows.isEmpty ? [#"<tr class="empty"><td colspan="11">No app has work waiting, in flight, scheduled, retrying or dead.</td></tr>"#] : appRows)</tbody></table></div></section>
             \(totals)
             <section aria-labelledby="workers-title"><h2 id="workers-title">Workers</h2>
             <div class="scroll"><table id="workers"><thead><tr><th scope="col">Worker</th><th scope="col">In flight</th><th scope="col">Processed</th><th scope="col">Last heard</th></tr></thead>
-            <tbody>\(workerRows.isEmpty ? [#"<tr class="empty"><td colspan="4">No worker has joined the queue.</td></tr>"#] : workerRows)</tbody></table></div></section>
+            <tbody>\(workerRows.isEmpty ? [#"<tr class="empty"><td colspan="4">No worker has joined the queue.</td></tr>"#] : workerRows)</tbody></table></div>
+            \(workersChart)</section>
             """
     }
 }

@@ -17,7 +17,8 @@ enum ConsolePage {
         if let session {
             var links: [HTML] = [#"<a href="/console">Overview</a>"#, #"<a href="/console/queues">Queues</a>"#, #"<a href="/console/dead-letters">Dead letters</a>"#,
                                  #"<a href="/console/notifications">Notifications</a>"#, #"<a href="/console/devices">Devices</a>"#,
-                                 #"<a href="/console/webhooks">Webhooks</a>"#, #"<a href="/console/test-send">Test send</a>"#]
+                                 #"<a href="/console/webhooks">Webhooks</a>"#, #"<a href="/console/test-send">Test send</a>"#,
+                                 #"<a href="/console/templates">Templates</a>"#]
             if session.access.role >= .admin { links.append(#"<a href="/console/audit">Audit log</a>"#) }
             navigation = """
                 <nav aria-label="Console"><span class="brand">RichPush</span> \(links)

@@ -52,6 +52,7 @@ struct ConsoleRoutes: Sendable {
         ConsoleQueueRoutes(routes: self).add(to: console)
         ConsoleWebhookRoutes(routes: self).add(to: console)
         ConsoleTestSendRoutes(routes: self).add(to: console)
+        ConsoleTemplateRoutes(routes: self).add(to: console)
         console.get("audit") { request, _ in
             let session = try await session(request)
             try guardian.checkRole(session, needs: .admin)

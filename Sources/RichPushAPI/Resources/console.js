@@ -18,6 +18,10 @@ function age(ms) {
   return (ms / 3600000).toFixed(1) + " h";
 }
 
+function rate(rates, name) {
+  return rates ? Number(rates[name]).toFixed(1) : "-";
+}
+
 function fill(tbody, items, columns, empty) {
   const rows = items.map(function (item) {
     const row = document.createElement("tr");
@@ -50,7 +54,9 @@ function live() {
       fill(apps, data.apps, [
         function (a) { return a.app + (a.paused ? " · paused" : ""); }, function (a) { return a.waiting; }, function (a) { return age(a.oldestWaitingMs); },
         function (a) { return a.inFlight; }, function (a) { return a.done; }, function (a) { return a.scheduled; },
-        function (a) { return a.retrying; }, function (a) { return a.dead; }], "No app has work waiting, in flight, scheduled, retrying or dead.");
+        function (a) { return a.retrying; }, function (a) { return a.dead; },
+        function (a) { return rate(a.rates, "done"); }, function (a) { return rate(a.rates, "retried"); },
+        function (a) { return rate(a.rates, "deadLettered"); }], "No app has work waiting, in flight, scheduled, retrying or dead.");
       fill(workers, data.workers, [
         function (w) { return w.name; }, function (w) { return w.pending; }, function (w) { return w.processed; },
         function (w) { return age(w.idleMs) + " ago"; }], "No worker has joined the queue.");

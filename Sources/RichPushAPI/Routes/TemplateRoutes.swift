@@ -17,6 +17,18 @@ struct TemplateRoutes {
         // A sender (send) or a reader (read) may preview.
         _ = try context.caller(context.apiKey?.allows(.send) == true ? .send : .read)
         let body = Array(buffer: try await request.body.collect(upTo: Self.maxBodyBytes))
+        return JSONResponse.written(try Self.rendered(body), status: .ok)
+    }
+
+    /// The answer's JSON for a request body: the route's whole work after the caller's check,
+    /// which the console's template preview calls too (one code path, the same answers and errors).
+    static func rendered(_ body: [UInt8]) throws -> [UInt8] {
+        let (chosen, output) = try render(body)
+        return answer(locale: chosen, output)
+    }
+
+    /// A request body's template rendered: the locale chosen (nil: none matched) and the output.
+    static func render(_ body: [UInt8]) throws -> (locale: String?, output: RenderedTemplate) {
         let object = try JSONObjectBody.members(ByteBuffer(bytes: body), allowed: Self.fields,
                                                 shape: "{\"template\", \"properties\", \"locale\", \"defaultLocale\", \"missing\", \"defaults\"}")
         guard let source = object["template"]?.string else { throw APIError.badRequest("'template' (the body, a string) is required", code: "missing_field") }
@@ -39,6 +51,11 @@ struct TemplateRoutes {
         } catch {
             throw APIError.unprocessable("\(error.message)", code: error.code.rawValue)
         }
+        return (chosen, output)
+    }
+
+    /// The route's answer: `{"locale", "output", "warnings"}`.
+    static func answer(locale chosen: String?, _ output: RenderedTemplate) -> [UInt8] {
         var json = JSONWriter(capacity: output.bytes.count + 128)
         json.beginObject()
         if let chosen { json.field("locale", chosen) }
@@ -47,7 +64,7 @@ struct TemplateRoutes {
         json.key("warnings")
         json.raw(Array("[".utf8) + Array(output.warnings.map(Self.json).joined(separator: [UInt8(ascii: ",")])) + Array("]".utf8))
         json.endObject()
-        return JSONResponse.written(json.bytes, status: .ok)
+        return json.bytes
     }
 
     static func json(_ warning: TemplateWarning) -> [UInt8] {

@@ -43,12 +43,12 @@ extension JobQueue {
         return ScopeStats.total(complete)
     }
 
-    /// The script's rows `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused}` by scope,
+    /// The script's rows `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused, retried, deadLettered}` by scope,
     /// ages counted to `now` (ms).
     static func scopeStats(from reply: RedisValue, now: Int64) -> [String: ScopeStats] {
         var scopes: [String: ScopeStats] = [:]
         for row in reply.array ?? [] {
-            guard let fields = row.array, fields.count == 10, let scope = fields[0].string else { continue }
+            guard let fields = row.array, fields.count == 12, let scope = fields[0].string else { continue }
             let number = fields.map { $0.int ?? 0 }
             let enqueued = Int64(number[3])
             scopes[scope] = ScopeStats(
@@ -57,7 +57,8 @@ extension JobQueue {
                 // Settling a job its partition no longer counts (a reclaim raced an ack) may leave
                 // the count below 0 for a moment: shown as none.
                 inFlight: max(number[4], 0), taken: number[5], done: number[6],
-                weight: max(number[7], 1), maxInFlight: number[8] > 0 ? number[8] : nil, paused: number[9] > 0)
+                weight: max(number[7], 1), maxInFlight: number[8] > 0 ? number[8] : nil, paused: number[9] > 0,
+                retried: number[10], deadLettered: number[11])
         }
         return scopes
     }

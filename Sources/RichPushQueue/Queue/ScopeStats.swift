@@ -13,6 +13,10 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     /// Jobs ever taken into the stream, and acknowledged as done (totals since the keys began).
     package var taken: Int = 0
     package var done: Int = 0
+    /// Jobs sent back to retry, and dead-lettered (totals, counted like `done`: jobs taken
+    /// through its lanes; a fan-out batch is one job).
+    package var retried: Int = 0
+    package var deadLettered: Int = 0
     /// Its weight, and its cap on jobs in flight in each partition (nil: none).
     package var weight: Int = 1
     package var maxInFlight: Int?
@@ -20,7 +24,7 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     package var paused: Bool = false
 
     package init(waitingNow: Int = 0, waitingBulk: Int = 0, oldestWaitingAgeMilliseconds: Int = 0, inFlight: Int = 0, taken: Int = 0,
-                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil, paused: Bool = false) {
+                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil, paused: Bool = false, retried: Int = 0, deadLettered: Int = 0) {
         self.paused = paused
         self.waitingNow = waitingNow
         self.waitingBulk = waitingBulk
@@ -30,6 +34,8 @@ package struct ScopeStats: Sendable, Hashable, Codable {
         self.done = done
         self.weight = weight
         self.maxInFlight = maxInFlight
+        self.retried = retried
+        self.deadLettered = deadLettered
     }
 
     /// Both lanes.
@@ -44,7 +50,8 @@ package struct ScopeStats: Sendable, Hashable, Codable {
         ScopeStats(waitingNow: waitingNow + other.waitingNow, waitingBulk: waitingBulk + other.waitingBulk,
                    oldestWaitingAgeMilliseconds: max(oldestWaitingAgeMilliseconds, other.oldestWaitingAgeMilliseconds),
                    inFlight: inFlight + other.inFlight, taken: taken + other.taken, done: done + other.done,
-                   weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight, paused: paused || other.paused)
+                   weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight, paused: paused || other.paused,
+                   retried: retried + other.retried, deadLettered: deadLettered + other.deadLettered)
     }
 
     /// The scopes of several partitions added up by name.

@@ -11,7 +11,7 @@ extension QueueScripts {
     }
 
     /// → one row per scope with jobs waiting in its lanes or in flight (`f:` above 0) or paused, and
-    /// per scope of `also`: `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused}`, where
+    /// per scope of `also`: `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused, retried, deadLettered}`, where
     /// `now`/`bulk` are its lanes' lengths and `enq` the enqueue time (ms) of the older of the jobs
     /// at their heads (0: none waits). Read only; its cost grows with the scopes the hash names
     /// (one HGETALL) and the busy ones (two LLEN and two LRANGE of one each), not with the jobs.
@@ -57,7 +57,7 @@ extension QueueScripts {
         end
       end
       row[#row + 1] = oldest
-      for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'x:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
+      for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'x:', 'r:', 'k:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
       -- A scope stays ready until a take finds its lanes dry: with nothing waiting nor in flight
       -- it is not busy, and is left out unless asked for.
       if asked[scope] or row[2] + row[3] > 0 or row[5] > 0 or row[10] > 0 then rows[#rows + 1] = row end

@@ -72,7 +72,7 @@ enum QueueScripts {
     ], using: [stripFields, releaseFunction], body: """
     local entry = redis.call('XRANGE', stream, id, id)
     if entry[1] and redis.call('XACK', stream, group, id) == 1 then
-      release(sched, entry[1][2])
+      release(sched, entry[1][2], 'r:')
       local fields = strip(entry[1][2], {attempt = true, err = true, origin = true, fl = true})
       local origin = id
       for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
@@ -99,7 +99,7 @@ enum QueueScripts {
     local origin = id
     if entry[1] then
       for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
-      release(sched, entry[1][2])
+      release(sched, entry[1][2], 'k:')
       fields = strip(entry[1][2], {err = true, origin = true, deadAt = true, fl = true})
     end
     fields[#fields + 1] = 'origin'; fields[#fields + 1] = origin
@@ -111,12 +111,15 @@ enum QueueScripts {
 
     """)
 
-    /// Gives back the jobs-in-flight count an entry's fields hold (`fl <scope>`), if any.
+    /// Gives back the jobs-in-flight count an entry's fields hold (`fl <scope>`), if any, and
+    /// adds one to that scope's total `counter` (`r:` retried, `k:` dead-lettered): the per-app
+    /// counterparts of `d:` done, in the hash the script already writes (no extra round trip).
     static let releaseFunction = """
-    local function release(sched, fields)
+    local function release(sched, fields, counter)
       for i = 1, #fields, 2 do
         if fields[i] == 'fl' then
           redis.call('HINCRBY', sched, 'f:' .. fields[i + 1], -1)
+          redis.call('HINCRBY', sched, counter .. fields[i + 1], 1)
           return
         end
       end

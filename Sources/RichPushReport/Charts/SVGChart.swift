@@ -23,11 +23,13 @@ struct SVGChart: Sendable {
 
     /// The whole chart around `body`. `origin` places it inside a larger SVG (the overview
     /// picture); nil for a chart on its own.
-    func render(origin: (x: Double, y: Double)? = nil, legend: [LegendEntry] = [], body: String) -> String {
+    /// `description`: a `<title>` and `<desc>` first in the chart, for assistive technology.
+    func render(origin: (x: Double, y: Double)? = nil, legend: [LegendEntry] = [], description: String? = nil, body: String) -> String {
         let size = "width=\"\(SVG.number(width))\" height=\"\(SVG.number(height))\""
         let place = origin.map { " x=\"\(SVG.number($0.x))\" y=\"\(SVG.number($0.y))\"" } ?? ""
         var svg = "<svg xmlns=\"\(SVG.namespace)\" class=\"chart\" data-chart=\"\(id.markupEscaped)\" role=\"img\" aria-label=\"\(title.markupEscaped)\""
         svg += " \(size)\(place) viewBox=\"0 0 \(SVG.number(width)) \(SVG.number(height))\" font-family=\"\(SVG.fontFamily)\">"
+        if let description { svg += "<title>\(title.markupEscaped)</title><desc>\(description.markupEscaped)</desc>" }
         svg += "<rect class=\"background\" width=\"\(SVG.number(width))\" height=\"\(SVG.number(height))\" fill=\"#FFFFFF\"/>"
         svg += "<text class=\"title\" x=\"8\" y=\"20\" font-size=\"\(SVG.number(Self.titleSize))\" font-weight=\"600\" fill=\"\(Palette.ink)\">\(title.markupEscaped)</text>"
         svg += legendMarkup(legend)

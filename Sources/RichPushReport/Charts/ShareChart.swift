@@ -3,25 +3,42 @@
 ///
 /// Like `BarChart`, the bars are one `<g class="series">` with the counts as `data-values` and a
 /// `data-count` on each `<rect class="bar">`. The height grows with the rows.
-struct ShareChart: Sendable {
-    struct Row: Sendable {
-        var label: String
-        var count: Int
+package struct ShareChart: Sendable {
+    package struct Row: Sendable {
+        package var label: String
+        package var count: Int
+
+        package init(label: String, count: Int) {
+            self.label = label
+            self.count = count
+        }
     }
 
-    var id: String
-    var title: String
-    var width: Double
-    var seriesName: String
-    var rows: [Row]
-    var emptyText = "no samples"
+    package var id: String
+    package var title: String
+    package var width: Double
+    package var seriesName: String
+    package var rows: [Row]
+    package var emptyText = "no samples"
+    /// Said to assistive technology as the chart's `<desc>` (nil: none).
+    package var description: String?
+
+    package init(id: String, title: String, width: Double, seriesName: String, rows: [Row], emptyText: String = "no samples", description: String? = nil) {
+        self.id = id
+        self.title = title
+        self.width = width
+        self.seriesName = seriesName
+        self.rows = rows
+        self.emptyText = emptyText
+        self.description = description
+    }
 
     private static let rowHeight = 24.0
     private static let labelSize = 12.0
 
-    var height: Double { 30 + 8 + Double(max(1, rows.count)) * Self.rowHeight + 30 }
+    package var height: Double { 30 + 8 + Double(max(1, rows.count)) * Self.rowHeight + 30 }
 
-    func render(origin: (x: Double, y: Double)? = nil) -> String {
+    package func render(origin: (x: Double, y: Double)? = nil) -> String {
         let chart = SVGChart(id: id, title: title, width: width, height: height)
         let widest = rows.map { SVG.textWidth($0.label, fontSize: Self.labelSize) }.max() ?? 0
         let labelWidth = min(widest, width * 0.3)
@@ -53,6 +70,6 @@ struct ShareChart: Sendable {
         }
         body += "</g>" + labels + "</g>"
         if rows.isEmpty { body += chart.emptyNote(emptyText, in: area) }
-        return chart.render(origin: origin, body: body)
+        return chart.render(origin: origin, description: description, body: body)
     }
 }
