@@ -5,13 +5,13 @@ import NIOCore
 /// the requests ahead of it) does not count against it, and one that never gets a stream gives
 /// up after twice `timeout` (nothing was sent). Lives on the connection's event loop.
 final class HTTP2BatchDeadline {
-    private var waiting: [HTTP2StreamHandler]
+    private var waiting: [HTTP2StreamRequest]
     private let timeout: TimeAmount
     private let queuedAt: NIODeadline
     private let eventLoop: any EventLoop
     private var timer: Scheduled<Void>?
 
-    init(handlers: [HTTP2StreamHandler], timeout: TimeAmount, eventLoop: any EventLoop) {
+    init(handlers: [HTTP2StreamRequest], timeout: TimeAmount, eventLoop: any EventLoop) {
         waiting = handlers
         self.timeout = timeout
         self.eventLoop = eventLoop
@@ -26,7 +26,7 @@ final class HTTP2BatchDeadline {
     private func check() {
         let now = NIODeadline.now()
         var next = NIODeadline.distantFuture
-        var expired: [HTTP2StreamHandler] = []
+        var expired: [HTTP2StreamRequest] = []
         // Expiring completes answers, which may cancel this deadline: decide first, expire after.
         waiting.removeAll { handler in
             if handler.isFinished { return true }

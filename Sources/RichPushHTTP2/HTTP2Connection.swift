@@ -5,18 +5,19 @@ import NIOPosix
 import NIOSSL
 
 /// One HTTP/2 connection to APNs: TLS with ALPN `h2`, or cleartext with prior knowledge when the
-/// configuration says so. Requests are streams of it; the HTTP/2 handler keeps to the server's
-/// `SETTINGS_MAX_CONCURRENT_STREAMS` as it changes, holding new streams until one is free.
+/// configuration says so. Requests are streams of it, on its frames (``HTTP2ConnectionHandler``),
+/// which keeps to the server's `SETTINGS_MAX_CONCURRENT_STREAMS` as it changes, holding new
+/// streams until one is free.
 final class HTTP2Connection: Sendable {
     let channel: any Channel
     let state: HTTP2ConnectionState
-    private let scheduler: NIOLoopBound<HTTP2StreamScheduler>
+    private let streams: NIOLoopBound<HTTP2ConnectionHandler>
     private let authority: String
     private let scheme: String
 
-    private init(channel: any Channel, scheduler: NIOLoopBound<HTTP2StreamScheduler>, state: HTTP2ConnectionState, authority: String, scheme: String) {
+    private init(channel: any Channel, streams: NIOLoopBound<HTTP2ConnectionHandler>, state: HTTP2ConnectionState, authority: String, scheme: String) {
         self.channel = channel
-        self.scheduler = scheduler
+        self.streams = streams
         self.state = state
         self.authority = authority
         self.scheme = scheme
@@ -26,7 +27,7 @@ final class HTTP2Connection: Sendable {
                         group: any EventLoopGroup) async throws -> HTTP2Connection {
         let state = HTTP2ConnectionState(responseIDHeader: responseIDHeader)
         let serverHostname = endpoint.host.first?.isNumber == true || endpoint.host.contains(":") ? nil : endpoint.host
-        let (channel, scheduler, ready) = try await ClientBootstrap(group: group)
+        let (channel, streams, ready) = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: endpoint.host, port: endpoint.port) { channel in
@@ -35,21 +36,16 @@ final class HTTP2Connection: Sendable {
                     if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname)) }
                     try pipeline.addHandler(HTTP2ReadClockHandler(state: state))
                     try pipeline.addHandler(HTTP2FlushCoalescingHandler())
+                    let ready = channel.eventLoop.makePromise(of: Void.self)
+                    let streams = HTTP2ConnectionHandler(state: state, ready: ready)
                     var connection = NIOHTTP2Handler.ConnectionConfiguration()
                     // No server push; a large header list is never needed for an answer.
                     connection.initialSettings = [HTTP2Setting(parameter: .enablePush, value: 0),
                                                   HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024)]
-                    var streams = NIOHTTP2Handler.StreamConfiguration()
-                    streams.targetWindowSize = 64 * 1024
-                    let multiplexer = try pipeline.configureHTTP2Pipeline(mode: .client, connectionConfiguration: connection,
-                                                                          streamConfiguration: streams) { stream in
-                        // APNs opens no streams of its own: refuse any.
-                        stream.close()
-                    }
-                    let ready = channel.eventLoop.makePromise(of: Void.self)
-                    let scheduler = HTTP2StreamScheduler(multiplexer: multiplexer, eventLoop: channel.eventLoop)
-                    try pipeline.addHandler(HTTP2RootStreamHandler(state: state, scheduler: scheduler, ready: ready))
-                    return (channel, NIOLoopBound(scheduler, eventLoop: channel.eventLoop), ready.futureResult)
+                    // The streams are this client's own, on the connection's frames (no multiplexer).
+                    try pipeline.addHandler(NIOHTTP2Handler(mode: .client, frameDelegate: streams, connectionConfiguration: connection))
+                    try pipeline.addHandler(streams)
+                    return (channel, NIOLoopBound(streams, eventLoop: channel.eventLoop), ready.futureResult)
                 }
             }
         // No request before the server's SETTINGS: until then HTTP/2 assumes 100 streams, and APNs
@@ -64,7 +60,7 @@ final class HTTP2Connection: Sendable {
             throw HTTP2ClientError("\(endpoint): no HTTP/2 SETTINGS from the server (\(error)); is it an HTTP/2 server with ALPN h2?")
         }
         state.lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
-        return HTTP2Connection(channel: channel, scheduler: scheduler, state: state,
+        return HTTP2Connection(channel: channel, streams: streams, state: state,
                               authority: endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)",
                               scheme: tls == nil ? "http" : "https")
     }
@@ -76,16 +72,16 @@ final class HTTP2Connection: Sendable {
         let prepared = requests.map { (headers: hpackHeaders(for: $0, authorization: authorization), body: ByteBuffer(bytes: $0.body), recipient: $0.recipient) }
         let loop = channel.eventLoop
         let state = state
-        let scheduler = scheduler
+        let streams = streams
         return loop.flatSubmit {
             let handlers = prepared.map { headers, body, recipient in
-                HTTP2StreamHandler(headers: headers, body: body, connection: state,
+                HTTP2StreamRequest(headers: headers, body: body, connection: state,
                                   completion: HTTP2ExchangeCompletion(promise: loop.makePromise(of: HTTP2Exchange.self)), halt: halt, recipient: recipient)
             }
             let deadline = HTTP2BatchDeadline(handlers: handlers, timeout: timeout, eventLoop: loop)
             let all = EventLoopFuture.whenAllSucceed(handlers.map(\.ended), on: loop)
             all.assumeIsolated().whenComplete { _ in deadline.cancel() }
-            scheduler.value.enqueue(handlers)
+            streams.value.enqueue(handlers)
             return all
         }
     }

@@ -18,7 +18,7 @@ package enum HTTP2Exchange: Sendable, Hashable {
 }
 
 /// Completes an exchange's promise once, whoever comes first: the stream's handler, or the
-/// multiplexer when the stream could not be opened at all.
+/// connection when the stream could not be opened at all.
 final class HTTP2ExchangeCompletion: Sendable {
     let promise: EventLoopPromise<HTTP2Exchange>
     private let done = Atomic<Bool>(false)
