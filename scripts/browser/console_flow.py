@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 
 from chromium import FlowError, start
@@ -77,6 +77,12 @@ class Flow:
             try:
                 value = condition()
             except StaleElementReferenceException:  # the page changed under the reference: look again
+                value = None
+            except WebDriverException as error:
+                # Chromium also says so as an inspector error when a navigation replaced the
+                # document between finding an element and reading it (CI saw it once).
+                if "does not belong to the document" not in str(error) and "No node with given id" not in str(error):
+                    raise
                 value = None
             if value:
                 return value
