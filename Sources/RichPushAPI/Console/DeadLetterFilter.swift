@@ -24,19 +24,13 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
 
     /// The filter of a page's query or a form, each field checked.
     init(_ form: ConsoleForm, access: ConsoleAccess, now: Int64 = JobQueue.nowMilliseconds()) throws {
-        if let app = form["app"] {
-            if let problem = AppID.problem(app) { throw APIError.badRequest("app: \(problem)", code: "bad_filter") }
-            guard access.sees(app: app) else { throw APIError(.forbidden, code: "console_forbidden", message: "you do not see app \(app)") }
-            self.app = app
-        }
+        app = try ConsoleListFilter.app(form, access: access)
         for (name, value) in [("reason", form["reason"]), ("text", form["text"])] {
             guard let value else { continue }
             guard value.utf8.count <= Self.maxTextBytes else { throw APIError.badRequest("\(name) is longer than \(Self.maxTextBytes) bytes", code: "bad_filter") }
             if name == "reason" { reason = value } else { text = value }
         }
-        from = try form["from"].map { try Self.time($0, name: "from", now: now) }
-        to = try form["to"].map { try Self.time($0, name: "to", now: now) }
-        if let from, let to, from >= to { throw APIError.badRequest("from must be before to", code: "bad_filter") }
+        (from, to) = try ConsoleListFilter.window(form, now: now) { try Self.time($0, name: $1, now: $2) }
         scope = access.apps
     }
 
@@ -77,14 +71,7 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
 
     /// How the audit log and the confirmation show it.
     var summary: String {
-        var parts: [String] = []
-        if let app { parts.append("app=\(app)") }
-        if let reason { parts.append("reason~\(reason)") }
-        if let text { parts.append("text~\(text)") }
-        if let from { parts.append("from=\(ConsolePage.time(from))") }
-        if let to { parts.append("to=\(ConsolePage.time(to))") }
-        if let scope { parts.append("scope=\(scope.joined(separator: ","))") }
-        return parts.isEmpty ? "all" : parts.joined(separator: " ")
+        ConsoleListFilter.summary(app: app, middle: reason.map { ["reason~\($0)"] } ?? [], text: text, from: from, to: to, scope: scope)
     }
 
     /// The form fields that give this filter back (for links and the confirmation's form).

@@ -22,11 +22,7 @@ struct DelayedFilter: Sendable, Hashable, Codable {
     var scope: [String]?
 
     init(_ form: ConsoleForm, access: ConsoleAccess, now: Int64 = JobQueue.nowMilliseconds()) throws {
-        if let app = form["app"] {
-            if let problem = AppID.problem(app) { throw APIError.badRequest("app: \(problem)", code: "bad_filter") }
-            guard access.sees(app: app) else { throw APIError(.forbidden, code: "console_forbidden", message: "you do not see app \(app)") }
-            self.app = app
-        }
+        app = try ConsoleListFilter.app(form, access: access)
         if let kind = form["kind"] {
             guard let parsed = Kind(rawValue: kind) else { throw APIError.badRequest("kind must be all, scheduled or retry", code: "bad_filter") }
             self.kind = parsed
@@ -37,9 +33,7 @@ struct DelayedFilter: Sendable, Hashable, Codable {
             }
             self.text = text
         }
-        from = try form["from"].map { try Self.time($0, name: "from", now: now) }
-        to = try form["to"].map { try Self.time($0, name: "to", now: now) }
-        if let from, let to, from >= to { throw APIError.badRequest("from must be before to", code: "bad_filter") }
+        (from, to) = try ConsoleListFilter.window(form, now: now) { try Self.time($0, name: $1, now: $2) }
         scope = access.apps
     }
 
@@ -85,14 +79,7 @@ struct DelayedFilter: Sendable, Hashable, Codable {
     }
 
     var summary: String {
-        var parts: [String] = []
-        if let app { parts.append("app=\(app)") }
-        if kind != .all { parts.append("kind=\(kind.rawValue)") }
-        if let text { parts.append("text~\(text)") }
-        if let from { parts.append("from=\(ConsolePage.time(from))") }
-        if let to { parts.append("to=\(ConsolePage.time(to))") }
-        if let scope { parts.append("scope=\(scope.joined(separator: ","))") }
-        return parts.isEmpty ? "all" : parts.joined(separator: " ")
+        ConsoleListFilter.summary(app: app, middle: kind == .all ? [] : ["kind=\(kind.rawValue)"], text: text, from: from, to: to, scope: scope)
     }
 
     var queryPairs: [(String, String)] {
