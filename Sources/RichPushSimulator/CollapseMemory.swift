@@ -46,6 +46,11 @@ final class CollapseMemory: Sendable {
         if file >= 0 { close(file) }
     }
 
+    /// Whether `id` is shown on `device` (a push with it collapses).
+    func contains(_ id: String, on device: String) -> Bool {
+        shown.withLock { $0[device]?.ids.contains(id) ?? false }
+    }
+
     /// Notes `id` as shown on `device`; false when it was already there (the push collapses).
     func show(_ id: String, on device: String) -> Bool {
         shown.withLock { shown in

@@ -54,7 +54,8 @@ extension DeviceSimulator {
         let message = push.keys.richMessage
         var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
                                    message: message, sinceSentMicros: sentAt.map { now - $0 })
-        if let shownAs = push.shownAs, !collapse.show(shownAs, on: handle) {
+        // Without the background fetch a push counts as shown when received; with it, once fetched.
+        if let shownAs = push.shownAs, configuration.fetch ? collapse.contains(shownAs, on: handle) : !collapse.show(shownAs, on: handle) {
             // A resend (a worker died between send and record) replaces what the device shows.
             event.event = "collapsed"
             event.detail = push.collapsed
@@ -97,6 +98,15 @@ extension DeviceSimulator {
         event.detail = "\(fetched.body.count) bytes, \(fetched.contentType ?? "?")"
         event.sinceSentMicros = since()
         emit(event)
+        // Shown from here on, and only from here: a push whose fetch failed left nothing on the
+        // screen, so its resend is handled anew (chaos once saw a resend collapsed into a push
+        // that was never shown). Two copies that arrived together: the second collapses here.
+        if let shownAs = push.shownAs, !collapse.show(shownAs, on: handle) {
+            event.event = "collapsed"
+            event.detail = push.collapsed
+            emit(event)
+            return
+        }
 
         // The local notification fires after the delay ("to give you time to leave the app").
         event.event = "scheduled"
