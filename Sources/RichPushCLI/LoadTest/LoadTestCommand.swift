@@ -142,10 +142,12 @@ struct LoadTestCommand: AsyncParsableCommand {
         // Give duplicates, if any, a moment to show up before counting.
         try await Task.sleep(for: .milliseconds(500))
         // A worker counts its jobs when it acknowledges them, after their pushes went out (a
-        // batch's after its last push): up to 10 s more for the jobs taken and not yet
-        // acknowledged, or a busy machine's last acks miss the workers' shares.
-        let settled = min(deadline, clock.now + .seconds(10))
-        while clock.now < settled, let stats = try? await QueueStats.read(store.queues), stats.waiting + stats.lag + stats.pending > 0 {
+        // batch's after its last push): up to 30 s more for the jobs taken and not yet
+        // acknowledged, or a busy machine's last acks miss the workers' shares. A read that
+        // fails (a busy Redis) is not a settled queue: it is read again.
+        let settled = min(deadline, clock.now + .seconds(30))
+        while clock.now < settled {
+            if let stats = try? await QueueStats.read(store.queues), stats.waiting + stats.lag + stats.pending == 0 { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         tracker.printProgress(elapsed: clock.now - start)
