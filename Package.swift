@@ -146,7 +146,7 @@ let package = Package(
         .target(
             name: "RichPushWebPushSim",
             dependencies: [
-                "RichPushCore", "RichPushSimTLS", .use("Hummingbird"), .use("HummingbirdCore"),
+                "RichPushCore", "RichPushSimTLS", .use("Hummingbird"), .use("HummingbirdCore"), .use("HummingbirdHTTP2"),
                 .use("HummingbirdWebSocket"), .use("HTTPTypes"), .use("NIOTLS"), .use("Crypto"), .use("NIOCore"),
                 .use("NIOHTTP2"), .use("NIOHPACK"), .use("NIOSSL"), .use("Logging"),
             ]

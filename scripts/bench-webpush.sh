@@ -31,7 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 sim_port=$(free_port)
-"$bin" webpush-sim --port "$sim_port" --cert-dir "$work/webpush" ${sim_args[@]+"${sim_args[@]}"} 2>"$work/webpush-sim.log" &
+"$bin" webpush-sim --port "$sim_port" --cert-dir "$work/webpush" --http2-frames ${sim_args[@]+"${sim_args[@]}"} 2>"$work/webpush-sim.log" &
 sim_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/webpush-sim.log" 2>/dev/null && break; sleep 0.1; done
 grep -q listening "$work/webpush-sim.log" || { cat "$work/webpush-sim.log"; echo "webpush-sim did not start" >&2; exit 1; }

@@ -83,7 +83,11 @@ struct WebPushFleet {
                     .compactMap { $0["device"] as? Int }).count == count
             }
         } catch {
-            Issue.record("device-sim: \(devices.log.suffix(4000))\nwebpush-sim: \(sim.process.log.suffix(3000))")
+            // A crash's reason comes before its backtrace: show the log from there, not its end.
+            let simLog = sim.process.log
+            let crash = simLog.range(of: "💣") ?? simLog.range(of: "Fatal error") ?? simLog.range(of: "Crash")
+            let shown = crash.map { String(simLog[$0.lowerBound...].prefix(6000)) } ?? String(simLog.suffix(3000))
+            Issue.record("device-sim: \(devices.log.suffix(4000))\nwebpush-sim: \(shown)")
             throw error
         }
     }

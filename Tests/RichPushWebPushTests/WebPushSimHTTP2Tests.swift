@@ -1,14 +1,14 @@
 import AsyncHTTPClient
 import Testing
 
-/// `webpush-sim` serves HTTP/2 on the connection's frames (``PushServiceHTTP2Handler``), so what a
+/// `webpush-sim --http2-frames` serves HTTP/2 on the connection's frames (``PushServiceHTTP2Handler``), so what a
 /// stream channel did for it is its own to get right: flow control past the first 64 KB of a
 /// connection and of a stream, an answer held back without holding the others, and the same
 /// answers as over HTTP/1.1.
 @Suite("WebPushSim over HTTP/2")
 struct WebPushSimHTTP2Tests {
     @Test func aBodyFarPastTheLimitAndTheStreamWindowIs413() async throws {
-        try await WebPushSimHarness.with { sim in
+        try await WebPushSimHarness.with({ $0.http2Frames = true }) { sim in
             let subscription = try await sim.subscribe()
             // 200 KB: three times a stream's initial window, so the sender needs the window given back.
             let answer = try await sim.push(subscription, sender: TestSender(), body: [UInt8](repeating: 7, count: 200_000))
@@ -21,7 +21,7 @@ struct WebPushSimHTTP2Tests {
     }
 
     @Test func pushesPastTheConnectionsFirstWindowAreAllTaken() async throws {
-        try await WebPushSimHarness.with { sim in
+        try await WebPushSimHarness.with({ $0.http2Frames = true }) { sim in
             let subscription = try await sim.subscribe()
             let sender = TestSender()
             // 40 × ~4 KB on one connection: more than twice the 64 KB a connection starts with.
@@ -37,7 +37,7 @@ struct WebPushSimHTTP2Tests {
     }
 
     @Test func aDelayedAnswerHoldsOnlyItsOwnStream() async throws {
-        try await WebPushSimHarness.with({ $0.delayMilliseconds = 300...300 }) { sim in
+        try await WebPushSimHarness.with({ $0.delayMilliseconds = 300...300; $0.http2Frames = true }) { sim in
             let subscription = try await sim.subscribe()
             let answers = try await withThrowingTaskGroup(of: WebPushSimHarness.Answer.self) { group in
                 for _ in 0..<5 { group.addTask { try await sim.push(subscription, sender: TestSender()) } }
@@ -47,8 +47,22 @@ struct WebPushSimHTTP2Tests {
         }
     }
 
+    @Test func theSubscribersSideAndItsCORSAnswerAsOverHummingbird() async throws {
+        let page = "http://127.0.0.1:8080"
+        try await WebPushSimHarness.with({ $0.http2Frames = true }) { sim in
+            let preflight = try await sim.send(.OPTIONS, "https://127.0.0.1:\(sim.port)/subscribe", headers: [
+                ("origin", page), ("access-control-request-method", "POST"),
+            ])
+            #expect(preflight.status == 204 && preflight.version == .http2 && preflight.header("access-control-allow-methods") == "POST")
+            let subscribed = try await sim.send(.POST, "https://127.0.0.1:\(sim.port)/subscribe", headers: [("origin", page)], body: Array("{}".utf8))
+            #expect(subscribed.status == 201 && subscribed.header("access-control-allow-origin") == "*" && subscribed.json["subscriptionId"] != nil)
+            let refused = try await sim.push(WebPushSimHarness.Subscription(endpoint: subscribed.json["endpoint"] ?? "", id: "", webSocket: ""), sender: TestSender(), ttl: nil)
+            #expect(refused.status == 400 && refused.reason == "missing_ttl", "\(refused.json)")
+        }
+    }
+
     @Test func anUnknownPathIs404AndAWebSocketURLIs426() async throws {
-        try await WebPushSimHarness.with { sim in
+        try await WebPushSimHarness.with({ $0.http2Frames = true }) { sim in
             let subscription = try await sim.subscribe()
             let unknown = try await sim.send(.GET, "https://127.0.0.1:\(sim.port)/nothing/here")
             #expect(unknown.status == 404 && unknown.version == .http2)

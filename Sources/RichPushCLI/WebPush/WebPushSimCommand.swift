@@ -38,6 +38,8 @@ struct WebPushSimCommand: AsyncParsableCommand {
     @Option(help: "Another DNS name the certificate is for, besides localhost (repeat for more; e.g. a compose service name).")
     var certHost: [String] = []
     @Flag(help: "Serve cleartext HTTP/1.1 (and ws://) instead of TLS, for curl and debugging.") var cleartext = false
+    @Flag(help: "Serve HTTP/2 on the connection's frames, not through Hummingbird's HTTP/2 channel: a sixth of the CPU per push (what scripts/bench-webpush.sh runs).")
+    var http2Frames = false
     @Option(help: "Messages kept per subscription for an offline subscriber (past that the oldest is dropped).") var maxKept = 100
     @Option(help: "Messages kept in all (past that a push for an offline subscriber gets 503 with Retry-After).") var maxKeptTotal = 10_000
     @Option(help: "The longest TTL kept, in seconds (a longer one is cut, and the 201's TTL header says so).") var maxTtl = 2_592_000
@@ -82,6 +84,7 @@ struct WebPushSimCommand: AsyncParsableCommand {
         configuration.keptPerSubscription = maxKept
         configuration.keptTotal = maxKeptTotal
         configuration.maxTTL = maxTtl
+        configuration.http2Frames = http2Frames
         var log: WebPushSimulator.RequestLog?
         if logRequests { log = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) } }
         let simulator = WebPushSimulator(configuration: configuration, log: log)

@@ -53,7 +53,10 @@ struct NativeProcesses {
         let processes = native.started.all
         for process in processes { process.signal(SIGTERM) }
         // A clean exit is what is checked, not its speed: a drain on a busy 2-core machine took over 15 s.
-        for process in processes { #expect(try await process.wait(timeout: .seconds(60)) == 0, "\(process) did not exit cleanly") }
+        for process in processes {
+            let status = try await process.wait(timeout: .seconds(60))
+            #expect(status == 0, "a process did not exit cleanly (status \(status.map(String.init) ?? "none after 60 s")): \(process.log.suffix(3000))")
+        }
         await redis.close()
     }
 
@@ -186,13 +189,18 @@ struct NativeProcesses {
     }
 
     /// Starts one `richpush worker` per name, consuming this prefix's queue through `adapter`.
+    /// Returns once each worker runs (its metrics server listens: its service group, and with it
+    /// its SIGTERM handling, is up), so that the test's end stops it gracefully: a worker a fast
+    /// test stopped while it was still starting died of the signal (exit 143).
     func startWorkers(_ names: [String], adapter: String, _ arguments: [String]) async throws -> [ChildProcess] {
         var workers: [ChildProcess] = []
+        let metrics = arguments.contains("--metrics-port") ? [] : ["--metrics-port", "0"]
         for name in names {
             workers.append(track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
                 "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", name, "--log-level", "warning", "--adapter", adapter,
-            ] + arguments, logFile: server.directory.appendingPathComponent("\(name).log"))))
+            ] + metrics + arguments, logFile: server.directory.appendingPathComponent("\(name).log"))))
         }
+        for worker in workers { _ = try await WorkerMetricsTests.metricsPort(of: worker) }
         return workers
     }
 
