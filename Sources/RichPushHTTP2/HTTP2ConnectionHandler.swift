@@ -31,6 +31,8 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     private var lastProblem: String?
     /// Inbound body bytes not yet given back to the connection's window.
     private var unacknowledged = 0
+    /// Window updates written during this read, flushed when it completes.
+    private var windowUpdatesPending = false
 
     init(state: HTTP2ConnectionState, ready: EventLoopPromise<Void>) {
         self.state = state
@@ -141,13 +143,23 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
         guard bytes > 0 else { return }
         if !data.endStream {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .windowUpdate(windowSizeIncrement: bytes))), promise: nil)
+            windowUpdatesPending = true
         }
         unacknowledged += bytes
         if unacknowledged >= 32_768 {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledged))), promise: nil)
             unacknowledged = 0
+            windowUpdatesPending = true
         }
-        context.flush()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // The window updates of a read go out in one flush, not one per answer's DATA frame.
+        if windowUpdatesPending {
+            windowUpdatesPending = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
