@@ -88,10 +88,13 @@ package final class WebPushSimulator: Sendable {
             tls.applicationProtocols = ["h2", "http/1.1"]
             let context = try NIOSSLContext(configuration: tls)
             let webSocketResponder = webSockets.buildResponder()
+            // A client that holds its connection open past the GOAWAY of a graceful stop is
+            // closed 5 s later, so SIGTERM ends the simulator whatever its clients do.
+            let http2 = HTTP2ChannelConfiguration(gracefulCloseTimeout: .seconds(5))
             server = HTTPServerBuilder { responder in
                 WebPushSimChannel(tls: context,
                                   http1: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: .init()),
-                                  http2: HTTP2Channel(responder: responder), frames: self.configuration.http2Frames ? self : nil)
+                                  http2: HTTP2Channel(responder: responder, configuration: http2), frames: self.configuration.http2Frames ? self : nil)
             }
         } else {
             server = .http1WebSocketUpgrade(webSocketRouter: webSockets)

@@ -56,7 +56,9 @@ struct WebPushSimProcessTests {
             throw error
         }
         sim.signal(SIGTERM)
-        #expect(try await sim.wait(timeout: .seconds(10)) == 0)
+        let started = ContinuousClock.now
+        let status = try await sim.wait(timeout: .seconds(30))
+        #expect(status == 0, "webpush-sim after SIGTERM: \(status.map(String.init) ?? "still running") after \(ContinuousClock.now - started); its log:\n\(sim.log)")
         try await http?.shutdown()
     }
 }
