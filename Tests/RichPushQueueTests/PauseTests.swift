@@ -55,4 +55,27 @@ struct PauseTests {
             #expect(resumed.count == 6)
         }
     }
+
+    /// A replay of the stream's history is admitted as new jobs are: each job into its app's lane,
+    /// so a paused app's replayed jobs wait with the rest of its work while another app's flow.
+    @Test func aReplayedJobWaitsInItsAppsLane() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            let queues = [fixture.queue]
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(fixture.jobs("a", 3) + fixture.jobs("b", 2))
+            let first = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(first.count == 5)
+            try await JobQueue.setPaused(true, scope: "a", in: queues)
+            #expect(try await fixture.queue.replay(from: "-", to: "+").candidates.count == 5)
+            let origins = { (scope: String) in Set(first.filter { $0.scope == scope }.map(\.origin)) }
+            let whilePaused = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(whilePaused.count == 2 && Set(whilePaused.map(\.origin)) == origins("b"))
+            let stats = try await JobQueue.scopeTotals(try await JobQueue.scopeStats(in: queues), in: queues)
+            #expect(stats["a"]?.waiting == 3)
+            try await JobQueue.setPaused(false, scope: "a", in: queues)
+            let resumed = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(resumed.count == 3 && Set(resumed.map(\.origin)) == origins("a"))
+        }
+    }
 }

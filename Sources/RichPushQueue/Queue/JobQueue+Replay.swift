@@ -10,7 +10,8 @@ extension JobQueue {
     }
 
     /// Re-enqueues every job whose stream id lies in [from, to] (ids or `<ms>` timestamps) as a
-    /// fresh job (attempt 0) keeping its origin id; with `dryRun`, only lists them. Reads and
+    /// fresh job (attempt 0) keeping its origin id, admitted as a new job is (fair scheduling:
+    /// into its app's lane); with `dryRun`, only lists them. Reads and
     /// writes in pipelined pages of 500. Undecodable entries are skipped and counted.
     package func replay(from: String, to: String, types: Set<String>? = nil, dryRun: Bool = false,
                        where include: @Sendable (Job) -> Bool = { _ in true }) async throws -> (candidates: [ReplayCandidate], skipped: Int) {
@@ -33,13 +34,17 @@ extension JobQueue {
                 }
             }
             if !dryRun && !jobs.isEmpty {
+                // Admitted as any job is: under fair scheduling into its app's lane, so a replay
+                // of one app's history takes that app's share, and waits while the app is paused.
                 let now = Self.nowMilliseconds()
+                let admission = QueueScripts.Admission(configuration)
                 let commands = jobs.map { job in
-                    RedisCommand("XADD", arguments: [configuration.streamKey, "*"]
-                        + Job.fields(for: JobRequest(type: job.type, payload: job.payload, scope: job.scope, lane: job.lane), now: now)
-                        + ["origin", job.origin, "replayOf", job.id])
+                    QueueScripts.enqueue.command(QueueScripts.EnqueueCall(
+                        admission: admission, key: "", time: 0,
+                        fields: Job.fields(for: JobRequest(type: job.type, payload: job.payload, scope: job.scope, lane: job.lane), now: now)
+                            + ["origin", job.origin, "replayOf", job.id]))
                 }
-                try await redis.sendAll(commands)
+                for reply in try await redis.pipeline(commands, loading: [QueueScripts.enqueue.script]) { _ = try reply.throwingError() }
             }
             candidates += jobs.map { ReplayCandidate(id: $0.id, type: $0.type, origin: $0.origin) }
             guard let last = page.last?.array?.first?.string else { break }
