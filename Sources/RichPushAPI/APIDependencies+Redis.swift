@@ -32,6 +32,7 @@ extension APIDependencies {
                                               notifications: { base.forApp($0) }, webhooks: { RedisWebhookStore(redis: redis, keys: keys.forApp($0)) },
                                               installations: { RedisInstallationStore(redis: redis, keys: keys.forApp($0)) })
         dependencies.applyScheduling = { [queues = base.queues] app, limits in try await JobQueue.setLimits(limits, of: app.rawValue, in: queues) }
+        dependencies.forgetScheduling = { [queues = base.queues] app in try await JobQueue.forget(scope: app.rawValue, in: queues) }
         return dependencies
     }
 }

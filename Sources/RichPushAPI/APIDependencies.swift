@@ -21,6 +21,9 @@ package struct APIDependencies: Sendable {
     /// Writes an app's weight and cap into every partition of the queue (fair scheduling), after
     /// `/api/apps` stored them; nil: no queue to write them to (they are stored only).
     package var applyScheduling: (@Sendable (AppID, ScopeLimits) async throws -> Void)?
+    /// Clears a removed app's weight, cap and pause from every partition of the queue, before its
+    /// record goes (nil: no queue).
+    package var forgetScheduling: (@Sendable (AppID) async throws -> Void)?
     /// What the operator's console (`/console`) runs on; nil leaves the console out (404).
     package var console: ConsoleBackend?
 

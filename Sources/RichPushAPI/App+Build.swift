@@ -52,7 +52,8 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     }
     if let appStore = dependencies.apps {
         // The operator's routes: their own credential, not a user's (see OperatorAuthMiddleware).
-        AppRoutes(apps: appStore, users: { apps.stores(for: $0).users }, applyScheduling: dependencies.applyScheduling).add(to: router.group("api/apps").add(middleware: OperatorAuthMiddleware(token: configuration.operatorToken, apps: apps)))
+        AppRoutes(apps: appStore, users: { apps.stores(for: $0).users }, applyScheduling: dependencies.applyScheduling,
+                  forgetScheduling: dependencies.forgetScheduling).add(to: router.group("api/apps").add(middleware: OperatorAuthMiddleware(token: configuration.operatorToken, apps: apps)))
     }
     return router
 }

@@ -66,6 +66,15 @@ struct AppSchedulingCommandTests {
             let uncapped = try await AppsCommandTests.run(["apps", "set", "shop", "--max-in-flight", "none"] + common, server: server, name: "uncap")
             #expect(uncapped.status == 0 && !uncapped.output.contains("maxInFlight"), "\(uncapped.output)")
             #expect(try await fields("shop") == [["3", nil], ["3", nil]])
+
+            // Removed while paused with jobs waiting: its weight and pause go from both partitions
+            // (its leftover jobs are taken, and fail as a removed app's instead of waiting unseen).
+            let paused = try await AppsCommandTests.run(["apps", "pause", "shop"] + common, server: server, name: "pause")
+            #expect(paused.status == 0, "\(paused.output)")
+            let removed = try await AppsCommandTests.run(["apps", "remove", "shop"] + common, server: server, name: "remove")
+            #expect(removed.status == 0 && removed.output.contains("removed shop"), "\(removed.output)")
+            #expect(try await fields("shop") == [[nil, nil], [nil, nil]])
+            for queue in queues { #expect(try await redis.send("HGET", queue.configuration.schedulerKey, "x:shop").isNull) }
             await redis.close()
         }
     }

@@ -127,10 +127,32 @@ struct AppSchedulingRoutesTests {
             }
         }
     }
+
+    /// A removed app leaves no weight, cap or pause in the queue (an app made later under the same
+    /// id starts at weight 1, unpaused; a paused app's leftover jobs do not wait unseen). The
+    /// queue is told first: when that fails, the app stays and the same DELETE finishes the job.
+    @Test func aRemovedAppLeavesNoWeightCapOrPauseBehind() async throws {
+        try await withRedisServer { server in
+            let fixture = try await AppRoutesTests.fixture(server)
+            let failing = SchedulerFailingRedis(base: fixture.redis)
+            try await fixture.test(on: failing) { client in
+                #expect(try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "shop", "weight": 3, "maxInFlight": 9]).status == .created)
+                _ = try await fixture.redis.send("HSET", fixture.queue.schedulerKey, "x:shop", 1)  // paused, as the pause script marks it
+                failing.failing.withLock { $0 = true }
+                let failed = try await AppRoutesTests.send(client, .delete, "/api/apps/shop")
+                #expect(failed.status == .serviceUnavailable && failed.errorCode == "scheduling_not_cleared" && failed.headers[.retryAfter] == "1",
+                        "\(failed.status) \(failed.errorMessage)")
+                #expect(try await AppRoutesTests.send(client, .get, "/api/apps/shop").status == .ok)
+                failing.failing.withLock { $0 = false }
+                #expect(try await AppRoutesTests.send(client, .delete, "/api/apps/shop").status == .noContent)
+                let left = try await fixture.redis.send("HMGET", fixture.queue.schedulerKey, "w:shop", "c:shop", "x:shop").array ?? []
+                #expect(left.count == 3 && left.allSatisfy(\.isNull), "\(left)")
+                #expect(try await AppRoutesTests.send(client, .get, "/api/apps/shop").status == .notFound)
+            }
+        }
+    }
 }
 
-/// A Redis whose writes to the queue's scheduler hash fail while `failing` is set (as a Redis
-/// going away between the app's write and the queue's would).
 final class SchedulerFailingRedis: RedisClient {
     let base: any RedisClient
     let failing = Mutex(false)

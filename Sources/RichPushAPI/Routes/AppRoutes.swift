@@ -14,6 +14,8 @@ struct AppRoutes {
     let users: @Sendable (AppID) -> any UserStore
     /// Writes an app's stored weight and cap into the queue's partitions (nil: stored only).
     var applyScheduling: (@Sendable (AppID, ScopeLimits) async throws -> Void)?
+    /// Clears a removed app's weight, cap and pause from the queue (nil: no queue).
+    var forgetScheduling: (@Sendable (AppID) async throws -> Void)?
 
     static let maxBodyBytes = 64 * 1024
 
@@ -97,6 +99,18 @@ struct AppRoutes {
         if !id.isDefault, let problem = try await AppGuards.removalProblem(id, users: users(id)) {
             throw APIError(.conflict, code: "app_not_empty", message: problem)
         }
+        guard try await apps.summary(id: id) != nil else { throw APIError.notFound("no app '\(id)'") }
+        // The queue first: a failure leaves the app in place, and the same DELETE finishes the job.
+        if let forgetScheduling {
+            do {
+                try await forgetScheduling(id)
+            } catch {
+                context.logger.error("app's weight, cap and pause not cleared from the queue", metadata: ["app": "\(id)", "error": "\(error)"])
+                throw APIError(.serviceUnavailable, code: "scheduling_not_cleared",
+                               message: "app '\(id)' was not removed: the queue could not be told to forget its weight, cap and pause yet; send the same request again",
+                               headers: [.retryAfter: "1"])
+            }
+        }
         guard try await Self.mapped({ try await apps.remove(id: id) }) else { throw APIError.notFound("no app '\(id)'") }
         context.logger.info("app removed", metadata: ["app": "\(id)"])
         return Response(status: .noContent)
@@ -113,7 +127,8 @@ struct AppRoutes {
             context.logger.error("app's weight and cap stored but not written into the queue", metadata: ["app": "\(app.id)", "error": "\(error)"])
             throw APIError(.serviceUnavailable, code: "scheduling_not_applied",
                            message: "app '\(app.id)' is stored (version \(app.version)) with weight \(app.scheduling.weight) and maxInFlight "
-                               + "\(app.scheduling.maxInFlight.map(String.init) ?? "none"), but the queue could not be told yet: \(retry)")
+                               + "\(app.scheduling.maxInFlight.map(String.init) ?? "none"), but the queue could not be told yet: \(retry)",
+                           headers: [.retryAfter: "1"])
         }
     }
 

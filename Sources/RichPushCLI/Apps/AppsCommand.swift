@@ -146,6 +146,15 @@ struct AppsCommand: AsyncParsableCommand {
             let removed = try await AppsOutput.withStore(redis, queue, nil) { store in
                 let users = RedisUserStore(redis: store.redis, keys: queue.storageKeys(redis).forApp(appID))
                 if !appID.isDefault, let problem = try await AppGuards.removalProblem(appID, users: users) { throw CLIError(problem) }
+                guard try await store.summary(id: appID) != nil else { return false }
+                // The queue first (its weight, cap and pause): a failure leaves the app, and the
+                // same command finishes the job.
+                let queues = queue.partitionConfigurations.map { JobQueue(redis: store.redis, configuration: $0) }
+                do {
+                    try await JobQueue.forget(scope: appID.rawValue, in: queues)
+                } catch {
+                    throw CLIError("app '\(appID)' was not removed: the queue's \(queues.count) partition(s) could not be told to forget its weight, cap and pause (\(error)); run the same command again")
+                }
                 return try await store.remove(id: appID)
             }
             guard removed else { throw CLIError("no app '\(id)'") }

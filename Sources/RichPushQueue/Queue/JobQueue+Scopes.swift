@@ -40,4 +40,13 @@ extension JobQueue {
         }
         for reply in try await redis.pipeline(commands) { _ = try reply.throwingError() }
     }
+
+    /// What a removed scope leaves in every partition of `queues`: its weight and cap go, and a
+    /// pause is lifted, so its leftover jobs are taken (and fail as their app's, visibly) rather
+    /// than wait unseen, and an app made later under the same id starts unpaused at weight 1.
+    /// Its pass and its count in flight stay: jobs of it may still be running.
+    package static func forget(scope: String, in queues: [JobQueue]) async throws {
+        try await setLimits(ScopeLimits(), of: scope, in: queues)
+        try await setPaused(false, scope: scope, in: queues)
+    }
 }
