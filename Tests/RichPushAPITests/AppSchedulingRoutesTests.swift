@@ -80,11 +80,11 @@ struct AppSchedulingRoutesTests {
                 ]
                 for (name, object, code, words) in cases {
                     let response = try await AppRoutesTests.send(client, .patch, "/api/apps/shop", object)
-                    #expect(response.status == .badRequest && response.errorCode == code && response.errorMessage.contains(words),
+                    #expect(response.status == .unprocessableContent && response.errorCode == code && response.errorMessage.contains(words),
                             "\(name): \(response.status) \(response.errorCode ?? "-") \(response.errorMessage)")
                 }
                 let refusedCreate = try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "news", "weight": -1])
-                #expect(refusedCreate.status == .badRequest && refusedCreate.errorCode == "invalid_weight")
+                #expect(refusedCreate.status == .unprocessableContent && refusedCreate.errorCode == "invalid_weight")
                 #expect(try await AppRoutesTests.send(client, .get, "/api/apps/news").status == .notFound)
                 let shown = try await AppRoutesTests.send(client, .get, "/api/apps/shop")
                 #expect(shown.json["weight"] as? Int == 4 && shown.json["maxInFlight"] as? Int == 10 && shown.json["name"] as? String == "shop")

@@ -63,14 +63,14 @@ struct AppBody {
             }
         }
         if let value = members["weight"] {
-            guard let weight = value.int, ScopeLimits.weights.contains(weight) else { throw APIError.badRequest(ScopeLimits.weightProblem, code: "invalid_weight") }
+            guard let weight = value.int, ScopeLimits.weights.contains(weight) else { throw APIError.unprocessable(ScopeLimits.weightProblem, code: "invalid_weight") }
             body.weight = weight
         }
         if let value = members["maxInFlight"] {
             if case .null = value {
                 body.maxInFlight = .some(nil)
             } else {
-                guard let cap = value.int, ScopeLimits.caps.contains(cap) else { throw APIError.badRequest(ScopeLimits.capProblem, code: "invalid_max_in_flight") }
+                guard let cap = value.int, ScopeLimits.caps.contains(cap) else { throw APIError.unprocessable(ScopeLimits.capProblem, code: "invalid_max_in_flight") }
                 body.maxInFlight = .some(cap)
             }
         }
