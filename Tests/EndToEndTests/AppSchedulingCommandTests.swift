@@ -79,6 +79,33 @@ struct AppSchedulingCommandTests {
         }
     }
 
+    /// A worker writes every app's stored weight and cap into the partitions it serves when it
+    /// starts: a partition added after `apps set` gets them without another `apps set`.
+    @Test func aStartingWorkerWritesTheStoredWeightsIntoEveryPartition() async throws {
+        try await withRedisServer { server in
+            let prefix = String(uniqueKeyPrefix("fairstart").dropLast())
+            let one = ["--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "1"]
+            let kek = try await AppsCommandTests.run(["apps", "new-kek"], server: server, name: "kek")
+            let kekFile = server.directory.appendingPathComponent("kek")
+            try Data(kek.output.utf8).write(to: kekFile)
+            let created = try await AppsCommandTests.run(["apps", "create", "shop", "--weight", "3", "--max-in-flight", "7"] + one + ["--kek-file", kekFile.path],
+                                                         server: server, name: "create")
+            #expect(created.status == 0, "\(created.output)")
+            let redis = RedisConnectionPool(configuration: server.configuration, size: 1)
+            let added = JobQueueConfiguration(prefix: prefix, partition: "q1").schedulerKey
+            #expect(try await redis.send("HMGET", added, "w:shop", "c:shop").array?.map(\.string) == [nil, nil])
+            let worker = try await ChildProcess(executable: try richpushExecutable(), arguments: [
+                "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "2", "--adapter", "simulated", "--log-level", "warning",
+            ], logFile: server.directory.appendingPathComponent("worker.log"))
+            try await waitUntil(timeout: .seconds(60), "the worker to write shop's weight into q1") {
+                try await redis.send("HMGET", added, "w:shop", "c:shop").array?.map(\.string) == ["3", "7"]
+            }
+            worker.signal(SIGTERM)
+            #expect(try await worker.wait(timeout: .seconds(30)) == 0, "\(worker.log)")
+            await redis.close()
+        }
+    }
+
     @Test func badValuesAreRefusedWithTheirBounds() async throws {
         try await withRedisServer { server in
             let common = ["--redis-url", server.url, "--queue-prefix", String(uniqueKeyPrefix("fairbad").dropLast())]

@@ -1,6 +1,7 @@
 import Hiredis
 import Logging
 import RichPushApps
+import RichPushQueue
 import RichPushWorker
 
 extension WorkerCommand {
@@ -22,6 +23,21 @@ extension WorkerCommand {
         } catch let error as RedisError {
             logger.warning("cannot read the default app's credentials yet", metadata: ["error": "\(error.message)"])
             return WorkerAppCredentials(store: store, loaded: (-1, AppCredentials()))
+        }
+    }
+
+    /// Fair scheduling: writes every app's stored weight and cap into the partitions this worker
+    /// serves, in one pipelined round trip, so a partition added later (or a scheduler hash that
+    /// was lost) gets them without an `apps set`. Redis not answering yet is a warning: the
+    /// stored values are written again by the next start or `apps set`.
+    static func applyStoredScheduling(redis: any RedisClient, queue: QueueOptions, logger: Logger) async {
+        guard queue.configuration.scheduling == .fair else { return }
+        let queues = queue.partitionConfigurations.map { JobQueue(redis: redis, configuration: $0) }
+        do {
+            let apps = try await RedisAppStore(redis: redis, keys: AppKeys(prefix: queue.prefix), ring: nil).list()
+            try await JobQueue.setLimits(apps.map { ($0.id.rawValue, $0.scheduling) }, in: queues)
+        } catch {
+            logger.warning("cannot write the apps' stored weights and caps into the queue yet", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -93,6 +93,7 @@ struct WorkerCommand: AsyncParsableCommand {
         if let consumer { workerConfiguration.consumer = consumer }
         workerConfiguration.linger = .microseconds(Int(lingerMs * 1000))
         let apps = try await Self.appCredentials(kek: kek, redis: pool, prefix: queue.prefix, logger: logger)
+        await Self.applyStoredScheduling(redis: pool, queue: queue, logger: logger)
         var apnsClients: [HTTP2Client] = []
         var pushAdapter = RichPushWorkerConfiguration.Adapter.none
         if adapter.kinds.contains(.apns) {

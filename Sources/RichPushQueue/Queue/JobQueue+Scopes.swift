@@ -32,11 +32,18 @@ extension JobQueue {
     /// Sets `scope`'s weight and cap in every partition of `queues`, in one pipelined round trip
     /// (the default weight and no cap remove the fields: an idle scope costs nothing).
     package static func setLimits(_ limits: ScopeLimits, of scope: String, in queues: [JobQueue]) async throws {
-        guard let redis = queues.first?.redis else { return }
+        try await setLimits([(scope, limits)], in: queues)
+    }
+
+    /// As ``setLimits(_:of:in:)`` for many scopes at once, in one pipelined round trip.
+    package static func setLimits(_ scopes: [(scope: String, limits: ScopeLimits)], in queues: [JobQueue]) async throws {
+        guard let redis = queues.first?.redis, !scopes.isEmpty else { return }
         var commands: [RedisCommand] = []
         for key in queues.map(\.configuration.schedulerKey) {
-            commands.append(limits.weight == 1 ? RedisCommand("HDEL", key, "w:\(scope)") : RedisCommand("HSET", key, "w:\(scope)", limits.weight))
-            commands.append(limits.maxInFlight.map { RedisCommand("HSET", key, "c:\(scope)", $0) } ?? RedisCommand("HDEL", key, "c:\(scope)"))
+            for (scope, limits) in scopes {
+                commands.append(limits.weight == 1 ? RedisCommand("HDEL", key, "w:\(scope)") : RedisCommand("HSET", key, "w:\(scope)", limits.weight))
+                commands.append(limits.maxInFlight.map { RedisCommand("HSET", key, "c:\(scope)", $0) } ?? RedisCommand("HDEL", key, "c:\(scope)"))
+            }
         }
         for reply in try await redis.pipeline(commands) { _ = try reply.throwingError() }
     }
