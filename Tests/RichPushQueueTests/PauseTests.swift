@@ -78,4 +78,30 @@ struct PauseTests {
             #expect(resumed.count == 3 && Set(resumed.map(\.origin)) == origins("a"))
         }
     }
+
+    /// A replayed dead letter is admitted as a new job is: into its app's lane, so a paused app's
+    /// replayed dead letters wait with the rest of its work while another app's flow.
+    @Test func aReplayedDeadLetterWaitsInItsAppsLane() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            let queues = [fixture.queue]
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(fixture.jobs("a", 3) + fixture.jobs("b", 2))
+            let first = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(first.count == 5)
+            for job in first { try await fixture.queue.deadLetter(id: job.id, error: "refused for good") }
+            #expect(try await fixture.queue.deadLetterCount() == 5)
+            try await JobQueue.setPaused(true, scope: "a", in: queues)
+            #expect(try await fixture.queue.replayDeadLetters() == 5)
+            #expect(try await fixture.queue.deadLetterCount() == 0)
+            let origins = { (scope: String) in Set(first.filter { $0.scope == scope }.map(\.origin)) }
+            let whilePaused = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(whilePaused.count == 2 && Set(whilePaused.map(\.origin)) == origins("b") && whilePaused.allSatisfy { $0.attempt == 0 })
+            let stats = try await JobQueue.scopeTotals(try await JobQueue.scopeStats(in: queues), in: queues)
+            #expect(stats["a"]?.waiting == 3)
+            try await JobQueue.setPaused(false, scope: "a", in: queues)
+            let resumed = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
+            #expect(resumed.count == 3 && Set(resumed.map(\.origin)) == origins("a"))
+        }
+    }
 }

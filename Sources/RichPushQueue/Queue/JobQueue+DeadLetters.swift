@@ -51,7 +51,8 @@ extension JobQueue {
 
     /// Moves the given dead letters (all of them when `ids` is nil) back into the queue as fresh
     /// jobs, in batches of 500 per script call; returns how many were moved. `replayed` gets the
-    /// jobs of each batch once they are back in the queue (with their new ids), for the caller to
+    /// jobs of each batch once they are back in the queue (with their new ids: tickets under fair
+    /// scheduling, where they wait in their app's lane), for the caller to
     /// undo what their handler's ``JobHandler/willDeadLetter(_:)`` recorded; when it throws, the
     /// replay stops there (that batch stays replayed).
     @discardableResult
@@ -87,7 +88,7 @@ extension JobQueue {
     }
 
     private func replayDeadBatch(_ ids: ArraySlice<String>, _ replayed: ([Job]) async throws -> Void) async throws -> Int {
-        let entries = try await redis.run(QueueScripts.replayDead, QueueScripts.ReplayCall(dead: configuration.deadKey, stream: configuration.streamKey, ids: Array(ids))).array ?? []
+        let entries = try await redis.run(QueueScripts.replayDead, QueueScripts.ReplayCall(dead: configuration.deadKey, admission: QueueScripts.Admission(configuration), ids: Array(ids))).array ?? []
         // An undecodable dead letter goes back as it was, and its handler had nothing to undo.
         let jobs = entries.compactMap { try? Job(entry: $0) }
         if !jobs.isEmpty { try await replayed(jobs) }

@@ -61,22 +61,24 @@ extension QueueScripts {
 
     """)
 
-    /// The dead letters, the stream, and the dead letters' ids to replay.
+    /// The dead letters, where a replayed job is admitted, and the dead letters' ids to replay.
     struct ReplayCall {
-        let dead: String, stream: String, ids: [any RedisArgument]
+        let dead: String, admission: Admission, ids: [any RedisArgument]
     }
 
-    /// → the new stream entries ({id, fields}). Moves dead letters back into the stream as fresh
-    /// jobs (attempt 0, error cleared), keeping their origin id.
-    static let replayDead = LuaScript<ReplayCall, Never>([.key("dead", \.dead), .key("stream", \.stream), .list("ids", { $0.ids })],
-                                                         using: [stripFields], body: """
+    /// → the replayed jobs ({id, fields}: the stream id, or under fair scheduling the ticket of
+    /// the job waiting in its app's lane). Admits dead letters again as fresh jobs (attempt 0,
+    /// error cleared), keeping their origin id: under fair scheduling into their app's lane, so
+    /// a replay of one app's dead letters takes that app's share and waits while it is paused.
+    static let replayDead = LuaScript<ReplayCall, Never>([.key("dead", \.dead)] + admissionSlots(\.admission) + [.list("ids", { $0.ids })],
+                                                         using: [stripFields, admitFunction], body: """
     local moved = {}
     for i = idsFrom, idsTo do
       local id = ARGV[i]
       local entry = redis.call('XRANGE', dead, id, id)
       if entry[1] then
         local fields = strip(entry[1][2], {err = true, deadAt = true, attempt = true})
-        moved[#moved + 1] = {redis.call('XADD', stream, '*', unpack(fields)), fields}
+        moved[#moved + 1] = {admit(fair, stream, ready, sched, bell, waitPrefix, fields), fields}
         redis.call('XDEL', dead, id)
       end
     end

@@ -60,8 +60,12 @@ struct ConsoleFixture {
     }
 
     /// The dead-letter ids whose jobs are in the stream (a replayed job keeps its origin).
+    /// The origins of the jobs in the queue: a replay admits them into their app's lanes (fair
+    /// scheduling), so a take moves them into the stream first, as a worker's would.
     func replayedOrigins() async throws -> [String] {
-        (try await api.redis.send("XRANGE", api.queue.streamKey, "-", "+").array ?? []).compactMap { entry in
+        try await api.jobQueue.ensureGroup()
+        _ = try await api.jobQueue.take(for: "test-reader", count: 10_000)
+        return (try await api.redis.send("XRANGE", api.queue.streamKey, "-", "+").array ?? []).compactMap { entry in
             let flat = entry.array?.last?.array ?? []
             return stride(from: 0, to: flat.count - 1, by: 2).first { flat[$0].string == "origin" }.flatMap { flat[$0 + 1].string }.map { String($0.dropFirst("origin:".count)) }
         }
