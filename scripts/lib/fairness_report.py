@@ -82,6 +82,9 @@ def latency_bar(fig, contested, key):
     call = contested.get("createCallMs")
     if call:
         text += "; of which the create call p50 %s, p99 %s" % (fmt_ms(call["p50"]), fmt_ms(call["p99"]))
+    after = contested.get("afterAnswerMs")
+    if after:
+        text += "; after its answer (queue, scheduler, workers) p50 %s, p99 %s" % (fmt_ms(after["p50"]), fmt_ms(after["p99"]))
     return ok, text
 
 

@@ -9,6 +9,8 @@ import Synchronization
 final class AppLoadRecorder: Sendable {
     fileprivate struct State {
         var created: [Int: ContinuousClock.Instant] = [:]
+        /// When each create call returned (the API's answer reached the load generator).
+        var answered: [Int: ContinuousClock.Instant] = [:]
         /// Receipts whose create has not returned yet (a push can beat the API's answer).
         var early: [Int: ContinuousClock.Instant] = [:]
         var seen: Set<Int> = []
@@ -18,6 +20,9 @@ final class AppLoadRecorder: Sendable {
         var duringFanOut = LatencyRecorder()
         /// How long the create calls took (part of the latency: the API's answer, under load).
         var createCalls = LatencyRecorder()
+        /// From the API's answer to the push's arrival (0 when the push came first): the part of
+        /// the latency that the queue, the scheduler and the workers add.
+        var afterAnswer = LatencyRecorder()
         var fanOutIDs: Set<Int> = []
         /// (seconds from the start at the create, milliseconds) of every notification, for the chart;
         /// only kept for apps that send at a set rate (a flood's would be hundreds of thousands).
@@ -42,6 +47,7 @@ final class AppLoadRecorder: Sendable {
     func created(_ id: Int, at: ContinuousClock.Instant, returned: ContinuousClock.Instant, duringFanOut: Bool = false) {
         state.withLock { state in
             state.created[id] = at
+            state.answered[id] = returned
             state.createCalls.record(ms: (returned - at) / .milliseconds(1))
             if duringFanOut { state.fanOutIDs.insert(id) }
             if let receipt = state.early.removeValue(forKey: id) { state.record(id, at: at, receipt: receipt, start: start, keep: keepsSamples) }
@@ -75,7 +81,7 @@ final class AppLoadRecorder: Sendable {
                                  receivedInWindow: inWindow, window: window, throughput: Double(inWindow) / max(window, 0.001),
                                  undelivered: state.created.count - state.seen.count, duplicated: state.duplicates, retried: retried,
                                  latencyMs: state.latencies.percentiles, latencyDuringFanOutMs: state.duringFanOut.percentiles,
-                                 createCallMs: state.createCalls.percentiles,
+                                 createCallMs: state.createCalls.percentiles, afterAnswerMs: state.afterAnswer.percentiles,
                                  lastReceiptSeconds: state.lastReceipt.map { ($0 - start) / .seconds(1) },
                                  perSecond: state.perSecond, samples: state.samples)
         }
@@ -86,6 +92,7 @@ private extension AppLoadRecorder.State {
     mutating func record(_ id: Int, at: ContinuousClock.Instant, receipt: ContinuousClock.Instant, start: ContinuousClock.Instant, keep: Bool) {
         let ms = (receipt - at) / .milliseconds(1)
         latencies.record(ms: ms)
+        if let answered = answered[id] { afterAnswer.record(ms: max(0, (receipt - answered) / .milliseconds(1))) }
         if fanOutIDs.contains(id) { duringFanOut.record(ms: ms) }
         if keep { samples.append([((at - start) / .seconds(1) * 1000).rounded() / 1000, (ms * 1000).rounded() / 1000]) }
     }
@@ -117,6 +124,8 @@ struct AppLoadResult: Codable, Sendable {
     var latencyDuringFanOutMs: Percentiles?
     /// The create calls alone (a batch's for a flood), milliseconds.
     var createCallMs: Percentiles?
+    /// From the create call's answer to the push's arrival (0 when the push came first).
+    var afterAnswerMs: Percentiles?
     var lastReceiptSeconds: Double?
     /// Pushes received in each second from the start.
     var perSecond: [Int]

@@ -167,6 +167,7 @@ struct BenchFairnessCommand: AsyncParsableCommand {
         for app in apps {
             var latency = app.latencyMs.map { String(format: "p50 %.1f ms, p99 %.1f ms", $0.p50, $0.p99) } ?? "no latency"
             if let call = app.createCallMs { latency += String(format: " (the create call p50 %.1f ms, p99 %.1f ms)", call.p50, call.p99) }
+            if let after = app.afterAnswerMs { latency += String(format: ", after its answer p50 %.1f ms, p99 %.1f ms", after.p50, after.p99) }
             Self.progress("\(app.app) (\(app.roles.joined(separator: "+"))): created \(app.created), received \(app.received) "
                           + "(\(app.receivedInWindow) in the window, \(Int(app.throughput))/s), \(latency), undelivered \(app.undelivered)")
         }
