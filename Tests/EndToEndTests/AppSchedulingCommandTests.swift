@@ -16,9 +16,7 @@ struct AppSchedulingCommandTests {
         try await withRedisServer { server in
             let prefix = String(uniqueKeyPrefix("fairops").dropLast())
             let common = ["--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "2"]
-            let kek = try await AppsCommandTests.run(["apps", "new-kek"], server: server, name: "kek")
-            let kekFile = server.directory.appendingPathComponent("kek")
-            try Data(kek.output.utf8).write(to: kekFile)
+            let kekFile = try await Self.kekFile(server)
             let redis = RedisConnectionPool(configuration: server.configuration, size: 1)
             let queues = ["q0", "q1"].map { JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: prefix, partition: $0)) }
             func fields(_ app: String) async throws -> [[String?]] {
@@ -85,9 +83,7 @@ struct AppSchedulingCommandTests {
         try await withRedisServer { server in
             let prefix = String(uniqueKeyPrefix("fairstart").dropLast())
             let one = ["--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "1"]
-            let kek = try await AppsCommandTests.run(["apps", "new-kek"], server: server, name: "kek")
-            let kekFile = server.directory.appendingPathComponent("kek")
-            try Data(kek.output.utf8).write(to: kekFile)
+            let kekFile = try await Self.kekFile(server)
             let created = try await AppsCommandTests.run(["apps", "create", "shop", "--weight", "3", "--max-in-flight", "7"] + one + ["--kek-file", kekFile.path],
                                                          server: server, name: "create")
             #expect(created.status == 0, "\(created.output)")
@@ -96,14 +92,25 @@ struct AppSchedulingCommandTests {
             #expect(try await redis.send("HMGET", added, "w:shop", "c:shop").array?.map(\.string) == [nil, nil])
             let worker = try await ChildProcess(executable: try richpushExecutable(), arguments: [
                 "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "2", "--adapter", "simulated", "--log-level", "warning",
+                "--metrics-port", "0",
             ], logFile: server.directory.appendingPathComponent("worker.log"))
             try await waitUntil(timeout: .seconds(60), "the worker to write shop's weight into q1") {
                 try await redis.send("HMGET", added, "w:shop", "c:shop").array?.map(\.string) == ["3", "7"]
             }
+            // Running (its signal handlers set) once its metrics server listens: then SIGTERM is a clean stop.
+            try await waitUntil(timeout: .seconds(60), "the worker to run") { worker.log.contains("metrics listening on") }
             worker.signal(SIGTERM)
             #expect(try await worker.wait(timeout: .seconds(30)) == 0, "\(worker.log)")
             await redis.close()
         }
+    }
+
+    /// A new key-encryption key (`apps new-kek`) in a file of the server's directory.
+    static func kekFile(_ server: RedisServer) async throws -> URL {
+        let kek = try await AppsCommandTests.run(["apps", "new-kek"], server: server, name: "kek")
+        let file = server.directory.appendingPathComponent("kek")
+        try Data(kek.output.utf8).write(to: file)
+        return file
     }
 
     @Test func badValuesAreRefusedWithTheirBounds() async throws {

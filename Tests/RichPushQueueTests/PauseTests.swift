@@ -56,32 +56,14 @@ struct PauseTests {
         }
     }
 
-    /// A replay of the stream's history is admitted as new jobs are: each job into its app's lane,
-    /// so a paused app's replayed jobs wait with the rest of its work while another app's flow.
-    @Test func aReplayedJobWaitsInItsAppsLane() async throws {
-        try await withRedisServer { server in
-            let fixture = QueueFixture(server: server)
-            let queues = [fixture.queue]
-            try await fixture.queue.ensureGroup()
-            try await fixture.queue.enqueue(fixture.jobs("a", 3) + fixture.jobs("b", 2))
-            let first = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
-            #expect(first.count == 5)
-            try await JobQueue.setPaused(true, scope: "a", in: queues)
-            #expect(try await fixture.queue.replay(from: "-", to: "+").candidates.count == 5)
-            let origins = { (scope: String) in Set(first.filter { $0.scope == scope }.map(\.origin)) }
-            let whilePaused = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
-            #expect(whilePaused.count == 2 && Set(whilePaused.map(\.origin)) == origins("b"))
-            let stats = try await JobQueue.scopeTotals(try await JobQueue.scopeStats(in: queues), in: queues)
-            #expect(stats["a"]?.waiting == 3)
-            try await JobQueue.setPaused(false, scope: "a", in: queues)
-            let resumed = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
-            #expect(resumed.count == 3 && Set(resumed.map(\.origin)) == origins("a"))
-        }
-    }
+    /// What a replay brings back: a window of the stream's history, or the dead letters.
+    enum ReplayKind: String, CaseIterable, Sendable { case history, deadLetters }
 
-    /// A replayed dead letter is admitted as a new job is: into its app's lane, so a paused app's
-    /// replayed dead letters wait with the rest of its work while another app's flow.
-    @Test func aReplayedDeadLetterWaitsInItsAppsLane() async throws {
+    /// A replay (of the stream's history, or of dead letters) is admitted as new jobs are: each
+    /// job into its app's lane, so a paused app's replayed jobs wait with the rest of its work
+    /// while another app's flow.
+    @Test(arguments: ReplayKind.allCases)
+    func aReplayedJobWaitsInItsAppsLane(_ kind: ReplayKind) async throws {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)
             let queues = [fixture.queue]
@@ -89,11 +71,17 @@ struct PauseTests {
             try await fixture.queue.enqueue(fixture.jobs("a", 3) + fixture.jobs("b", 2))
             let first = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(first.count == 5)
-            for job in first { try await fixture.queue.deadLetter(id: job.id, error: "refused for good") }
-            #expect(try await fixture.queue.deadLetterCount() == 5)
+            if kind == .deadLetters {
+                for job in first { try await fixture.queue.deadLetter(id: job.id, error: "refused for good") }
+                #expect(try await fixture.queue.deadLetterCount() == 5)
+            }
             try await JobQueue.setPaused(true, scope: "a", in: queues)
-            #expect(try await fixture.queue.replayDeadLetters() == 5)
-            #expect(try await fixture.queue.deadLetterCount() == 0)
+            switch kind {
+            case .history: #expect(try await fixture.queue.replay(from: "-", to: "+").candidates.count == 5)
+            case .deadLetters:
+                #expect(try await fixture.queue.replayDeadLetters() == 5)
+                #expect(try await fixture.queue.deadLetterCount() == 0)
+            }
             let origins = { (scope: String) in Set(first.filter { $0.scope == scope }.map(\.origin)) }
             let whilePaused = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(whilePaused.count == 2 && Set(whilePaused.map(\.origin)) == origins("b") && whilePaused.allSatisfy { $0.attempt == 0 })
