@@ -21,6 +21,7 @@ package final class HTTP2Client: Service, Sendable {
     private let stopped = Atomic<Bool>(false)
     private let opened = Atomic<Int>(0)
     private let resent = Atomic<Int>(0)
+    private let refused = Atomic<Int>(0)
 
     enum Slot {
         case idle(failures: Int, notBefore: NIODeadline, lastError: String?)
@@ -78,6 +79,7 @@ package final class HTTP2Client: Service, Sendable {
                 }
                 for (index, exchange) in zip(indices, results) {
                     exchanges[index] = exchange
+                    if exchange.wasRefusedStream { refused.add(1, ordering: .relaxed) }
                     // Not sent again to a recipient an answer of this batch declared gone.
                     if case .unprocessed = exchange, !(halt?.isGone(requests[index].recipient) ?? false) { again.append(index) }
                 }
@@ -91,8 +93,13 @@ package final class HTTP2Client: Service, Sendable {
     /// Connections opened so far (a GOAWAY or a dropped connection makes a new one).
     package var connectionsOpened: Int { opened.load(ordering: .relaxed) }
 
-    /// Requests sent again because APNs did not process them (GOAWAY, `REFUSED_STREAM`).
+    /// Requests sent again because the server did not process them (GOAWAY, `REFUSED_STREAM`, a
+    /// connection that failed before they were written).
     package var requestsResent: Int { resent.load(ordering: .relaxed) }
+
+    /// Streams the server refused (`REFUSED_STREAM`): a client that keeps to the server's stream
+    /// limit sees none from a server that does.
+    package var streamsRefused: Int { refused.load(ordering: .relaxed) }
 
     /// The server's stream limits seen on each open connection, newest last (for operators and tests).
     package var streamLimits: [[Int]] {

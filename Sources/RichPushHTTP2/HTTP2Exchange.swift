@@ -15,6 +15,12 @@ package enum HTTP2Exchange: Sendable, Hashable {
     case failed(reason: String)
     /// No answer within the request timeout; the stream was cancelled.
     case timedOut
+
+    /// The reason of an exchange the server refused before it opened the stream (`REFUSED_STREAM`).
+    static let refusedStreamReason = "the server refused the stream (REFUSED_STREAM)"
+
+    /// Whether the server refused the stream (more streams than it allows, or a stream it would not open).
+    var wasRefusedStream: Bool { self == .unprocessed(reason: Self.refusedStreamReason) }
 }
 
 /// Completes an exchange's promise once, whoever comes first: the stream's handler, or the

@@ -89,7 +89,7 @@ final class HTTP2StreamRequest {
         }
         let detail = problem.map { ": \($0)" } ?? ""
         if reason == .refusedStream {
-            complete(.unprocessed(reason: "the server refused the stream (REFUSED_STREAM)"))
+            complete(.unprocessed(reason: HTTP2Exchange.refusedStreamReason))
         } else if let streamID, connection.wasRefusedByGoAway(Int(streamID)) {
             complete(.unprocessed(reason: "the server sent GOAWAY below stream \(Int(streamID))"))
         } else if writtenAt == nil {

@@ -19,7 +19,8 @@ struct DeadLetterStatusTests {
     /// sends them.
     @Test func aDeadLetteredNotificationSaysFailedAndItsReplaySendsIt() async throws {
         try await withRedisServer { server in
-            try await Pipeline.start(server: server) { pipeline in
+            // Attempts are counted exactly: a stall of a busy machine must not have the job reclaimed.
+            try await Pipeline.start(server: server, visibilityTimeout: .seconds(30)) { pipeline in
                 let receiver = WebhookReceiver(secret: WebhookFlowTests.secret)
                 let bound = Atomic<Int>(0)
                 try await receiver.serve(onPort: { bound.store($0, ordering: .relaxed) }) {

@@ -38,10 +38,15 @@ struct Pipeline {
 
     /// Starts the API (returned task runs it) for users alice (user) and root (admin).
     /// `prefix`: the keys' (a fresh one when nil; `richpush`, the default, for data another build wrote).
+    /// `visibilityTimeout`: how long a job taken by a stalled worker stays its own (2 s, so the
+    /// tests of a worker's death see its jobs reclaimed soon); a test that counts attempts
+    /// exactly gives more, so that a stall of a busy machine is not an extra attempt.
     static func start(server: RedisServer, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
-                      partitions: Int = 1, prefix: String? = nil, _ body: (Pipeline) async throws -> Void) async throws {
+                      partitions: Int = 1, prefix: String? = nil, visibilityTimeout: Duration = .seconds(2),
+                      _ body: (Pipeline) async throws -> Void) async throws {
         let redis = RedisConnectionPool(configuration: server.configuration, size: 2)
-        try await start(redis: redis, server: server, cluster: nil, node: server.configuration, retry: retry, partitions: partitions, prefix: prefix, body)
+        try await start(redis: redis, server: server, cluster: nil, node: server.configuration, retry: retry, partitions: partitions, prefix: prefix,
+                        visibilityTimeout: visibilityTimeout, body)
     }
 
     /// The same on a local Redis Cluster; `configure` may change the API's configuration.
@@ -59,11 +64,12 @@ struct Pipeline {
     }
 
     private static func start(redis: any RedisClient, server: RedisServer?, cluster: RedisClusterClient?, node: RedisConfiguration, retry: RetryPolicy,
-                              partitions: Int, prefix: String? = nil, configure: (inout APIConfiguration) -> Void = { _ in },
+                              partitions: Int, prefix: String? = nil, visibilityTimeout: Duration = .seconds(2),
+                              configure: (inout APIConfiguration) -> Void = { _ in },
                               _ body: (Pipeline) async throws -> Void) async throws {
         let prefix = prefix ?? String(uniqueKeyPrefix("e2e").dropLast())
         let keys = StorageKeys(prefix: prefix, partitions: partitions, clusterSafe: cluster != nil)
-        let queueConfiguration = JobQueueConfiguration(prefix: prefix, visibilityTimeout: .seconds(2), retry: retry)
+        let queueConfiguration = JobQueueConfiguration(prefix: prefix, visibilityTimeout: visibilityTimeout, retry: retry)
         try await TestAPI.addUsers([("alice", .user), ("root", .admin)], to: RedisUserStore(redis: redis, keys: keys))
         let configuration = TestAPI.configuration {
             // The tests' webhook receivers listen on loopback.
