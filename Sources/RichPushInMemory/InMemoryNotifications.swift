@@ -73,20 +73,28 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     }
 
     package func cancel(id: Int) async throws -> CancelOutcome {
-        state.withLock { state in
-            guard let current = state.states[id] else { return .notFound }
-            switch current {
-            case .cancelled: return .alreadyCancelled
-            case .accepted, .scheduled, .queued, .failed:
-                state.states[id] = .cancelled
-                return .cancelled
-            default:
-                let counts = state.counts[id] ?? [:]
-                let ended = ["sent", "held", "invalidToken", "failed"].reduce(0) { $0 + (counts[$1] ?? 0) }
-                guard ended < state.planned[id] ?? 0 else { return .tooLate(current) }
-                state.states[id] = .cancelled
-                return .cancelled
-            }
+        state.withLock { Self.cancel(id, in: &$0) }
+    }
+
+    /// All under one lock, as the Redis store's batch is one pipeline per partition.
+    package func cancel(ids: [Int]) async throws -> [Result<CancelOutcome, any Error>] {
+        state.withLock { state in ids.map { .success(Self.cancel($0, in: &state)) } }
+    }
+
+    /// The cancel script's rules: not sent yet (or a split fan-out not ended) is cancelled.
+    private static func cancel(_ id: Int, in state: inout State) -> CancelOutcome {
+        guard let current = state.states[id] else { return .notFound }
+        switch current {
+        case .cancelled: return .alreadyCancelled
+        case .accepted, .scheduled, .queued, .failed:
+            state.states[id] = .cancelled
+            return .cancelled
+        default:
+            let counts = state.counts[id] ?? [:]
+            let ended = ["sent", "held", "invalidToken", "failed"].reduce(0) { $0 + (counts[$1] ?? 0) }
+            guard ended < state.planned[id] ?? 0 else { return .tooLate(current) }
+            state.states[id] = .cancelled
+            return .cancelled
         }
     }
 

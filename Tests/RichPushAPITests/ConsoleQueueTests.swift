@@ -78,6 +78,38 @@ struct ConsoleQueueTests {
         }
     }
 
+    /// 1,200 that match, cancelled by the store's batches (three of them, of 500), and one of the
+    /// counted that went out meanwhile: too late, its job stays; the others' jobs leave the delayed set.
+    @Test func cancellingManyThatMatchCancelsEachInBatches() async throws {
+        try await withRedisServer { server in
+            let fixture = try await ConsoleFixture(server: server)
+            let sendAt = JobQueue.nowMilliseconds() + 3_600_000
+            let drafts = (0..<1200).map { index in
+                var draft = NotificationDraft(message: "m\(index)", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
+                draft.sendAt = sendAt + Int64(index)
+                return draft
+            }
+            let ids = try await fixture.api.notifications.create(drafts) { _ in "h" }.map { try $0.get().id }
+            try await fixture.api.test { client in
+                let alice = try await client.consoleSignIn("alice")
+                let count = try await client.consolePost("/console/queues/count", session: alice, [("kind", "scheduled")])
+                #expect(count.json["count"] as? Int == 1200)
+                let token = try #require(count.json["token"] as? String)
+                // Sent between the count and the cancel: too late for it.
+                let sent = ids[600]
+                try await fixture.api.redis.send("HSET", fixture.api.keys.status(sent), "state", DeliveryState.sent.rawValue)
+                let cancel = try await client.consolePost("/console/queues/cancel", session: alice, [("token", token), ("confirm", "1200")])
+                #expect(cancel.status == .ok)
+                #expect(cancel.json["done"] as? Int == 1199 && cancel.json["requested"] as? Int == 1200)
+                let states = try await fixture.api.redis.sendAll(ids.map { RedisCommand("HGET", fixture.api.keys.status($0), "state") }).map(\.string)
+                #expect(states.filter { $0 == DeliveryState.cancelled.rawValue }.count == 1199)
+                #expect(states[600] == DeliveryState.sent.rawValue)
+                let left = try #require(try await client.consoleGet("/console/queues", session: alice).json["jobs"] as? [[String: Any]])
+                #expect(left.map { $0["notification"] as? String } == ["default:\(sent)"], "only the job of the one sent stays")
+            }
+        }
+    }
+
     @Test func theSelectedAreCancelledAndAListPagesPastFifty() async throws {
         try await withRedisServer { server in
             let fixture = try await ConsoleFixture(server: server)

@@ -134,23 +134,36 @@ struct ConsoleQueueRoutes: Sendable {
     }
 
     /// Cancels each found scheduled send as `DELETE /api/notifications/{id}` does (the store's
-    /// cancel: its status says cancelled and its webhook fires), then takes the jobs of those now
-    /// cancelled out of the delayed set (one call per partition: they would send nothing when due).
+    /// cancel script: its status says cancelled and its webhook fires), in the store's batches
+    /// (``RedisNotificationStore/cancel(ids:)``: pipelines of 500 per app and partition, not a round
+    /// trip each), then takes the jobs of those now cancelled out of the delayed set (one call per
+    /// partition: they would send nothing when due). A cancel that failed leaves its job; the
+    /// first such error is thrown once the others' jobs are removed (the audit says failed).
     private func cancel(_ matching: [(queue: JobQueue, found: [DelayedSearch.Found])]) async throws -> Int {
         var done: Set<String> = []
+        var failure: (any Error)?
         for (queue, found) in matching {
-            var removable: [[UInt8]] = []
+            var byApp: [AppID: [(id: Int, member: [UInt8])]] = [:]
             for item in found {
                 guard let (app, id) = DelayedFilter.notification(of: item.job) else { continue }
-                switch try await routes.backend.notifications(app).cancel(id: id) {
-                case .cancelled, .alreadyCancelled:
-                    done.insert("\(app.rawValue):\(id)")
-                    removable.append(item.job.member)
-                case .tooLate, .notFound: continue
+                byApp[app, default: []].append((id, item.job.member))
+            }
+            var removable: [[UInt8]] = []
+            for (app, items) in byApp {
+                let outcomes = try await routes.backend.notifications(app).cancel(ids: items.map(\.id))
+                for (item, outcome) in zip(items, outcomes) {
+                    switch outcome {
+                    case .success(.cancelled), .success(.alreadyCancelled):
+                        done.insert("\(app.rawValue):\(item.id)")
+                        removable.append(item.member)
+                    case .success(.tooLate), .success(.notFound): continue
+                    case .failure(let error): failure = failure ?? error
+                    }
                 }
             }
             _ = try await queue.removeDelayed(removable)
         }
+        if let failure { throw failure }
         return done.count
     }
 

@@ -49,18 +49,25 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
 
     /// Whether `letter` (of a stream entry that died at `at` ms) is in the set.
     func matches(_ letter: DeadLetter, at: Int64) -> Bool {
-        if let from, at < from { return false }
-        if let to, at >= to { return false }
-        let app = Self.app(of: letter)
-        if let scope, !scope.contains(app) { return false }
-        if let wanted = self.app, wanted != app { return false }
-        if let reason, letter.error.range(of: reason, options: .caseInsensitive) == nil { return false }
-        if let text {
-            let payload = letter.job.map { String(decoding: $0.payload.prefix(4096), as: UTF8.self) } ?? ""
-            let haystacks = [letter.error, letter.job?.type ?? "", letter.origin, letter.id, payload, letter.undecodable ?? ""]
-            if !haystacks.contains(where: { $0.range(of: text, options: .caseInsensitive) != nil }) { return false }
+        matcher()(letter, at)
+    }
+
+    /// ``matches(_:at:)`` with the texts prepared once, for a scan of many letters.
+    func matcher() -> @Sendable (DeadLetter, Int64) -> Bool {
+        let reason = reason.map(CaseInsensitiveText.init), text = text.map(CaseInsensitiveText.init)
+        return { [self] letter, at in
+            if let from, at < from { return false }
+            if let to, at >= to { return false }
+            let app = Self.app(of: letter)
+            if let scope, !scope.contains(app) { return false }
+            if let wanted = self.app, wanted != app { return false }
+            if let reason, !reason.found(in: letter.error) { return false }
+            if let text {
+                let fields = [letter.error, letter.job?.type ?? "", letter.origin, letter.id, letter.undecodable ?? ""]
+                guard fields.contains(where: text.found(in:)) || letter.job.map({ text.found(inUTF8: $0.payload.prefix(4096)) }) == true else { return false }
+            }
+            return true
         }
-        return true
     }
 
     /// A dead letter's app: its job's scope, the default app for a job that names none.

@@ -28,6 +28,7 @@ struct DeadLetterSearch: Sendable {
     func newest(_ filter: DeadLetterFilter, limit: Int, scanLimit: Int) async throws -> (found: [Found], complete: Bool) {
         var found: [Found] = []
         var complete = true
+        let isMatch = filter.matcher()
         for queue in queues {
             var before: String?
             var scanned = 0
@@ -37,7 +38,7 @@ struct DeadLetterSearch: Sendable {
                 for letter in letters {
                     let at = Self.time(of: letter.id)
                     if let from = filter.from, at < from { break scan }
-                    if filter.matches(letter, at: at) {
+                    if isMatch(letter, at) {
                         found.append(Found(partition: queue.configuration.partition, letter: letter))
                         matches += 1
                         if matches == limit { break scan }
@@ -110,9 +111,10 @@ struct DeadLetterSearch: Sendable {
     private func scan(_ queue: JobQueue, _ filter: DeadLetterFilter, through mark: String,
                       _ body: ([DeadLetter]) async throws -> Void) async throws {
         var start = filter.from.map { "\($0)-0" } ?? "-"
+        let matches = filter.matcher()
         while true {
             let letters = try await queue.deadLetters(from: start, through: mark, count: Self.page)
-            let matching = letters.filter { filter.matches($0, at: Self.time(of: $0.id)) }
+            let matching = letters.filter { matches($0, Self.time(of: $0.id)) }
             if !matching.isEmpty { try await body(matching) }
             guard letters.count == Self.page, let last = letters.last else { return }
             if let to = filter.to, Self.time(of: last.id) >= to { return }

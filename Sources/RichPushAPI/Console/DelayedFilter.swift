@@ -52,22 +52,29 @@ struct DelayedFilter: Sendable, Hashable, Codable {
     }
 
     func matches(_ job: DelayedJob) -> Bool {
-        if let from, job.due < from { return false }
-        if let to, job.due >= to { return false }
-        let app = Self.app(of: job)
-        if let scope, !scope.contains(app) { return false }
-        if let wanted = self.app, wanted != app { return false }
-        switch kind {
-        case .all: break
-        case .scheduled: if job.isRetry { return false }
-        case .retry: if !job.isRetry { return false }
+        matcher()(job)
+    }
+
+    /// ``matches(_:)`` with the text prepared once, for a scan of many jobs.
+    func matcher() -> @Sendable (DelayedJob) -> Bool {
+        let text = text.map(CaseInsensitiveText.init)
+        return { [self] job in
+            if let from, job.due < from { return false }
+            if let to, job.due >= to { return false }
+            let app = Self.app(of: job)
+            if let scope, !scope.contains(app) { return false }
+            if let wanted = self.app, wanted != app { return false }
+            switch kind {
+            case .all: break
+            case .scheduled: if job.isRetry { return false }
+            case .retry: if !job.isRetry { return false }
+            }
+            if let text {
+                let fields = [job.job?.type ?? "", job.job?.origin ?? "", job.job?.lastError ?? ""]
+                guard fields.contains(where: text.found(in:)) || job.job.map({ text.found(inUTF8: $0.payload.prefix(4096)) }) == true else { return false }
+            }
+            return true
         }
-        if let text {
-            let payload = job.job.map { String(decoding: $0.payload.prefix(4096), as: UTF8.self) } ?? ""
-            let haystacks = [job.job?.type ?? "", payload, job.job?.origin ?? "", job.job?.lastError ?? ""]
-            if !haystacks.contains(where: { $0.range(of: text, options: .caseInsensitive) != nil }) { return false }
-        }
-        return true
     }
 
     /// The notification a scheduled send delivers (`app:id`), when it is one a cancel can stop: a

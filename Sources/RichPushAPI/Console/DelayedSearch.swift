@@ -131,9 +131,10 @@ struct DelayedSearch: Sendable {
     private func scan(_ queue: JobQueue, _ filter: DelayedFilter, from: Int64,
                       _ body: ([DelayedJob], Int) async throws -> Bool) async throws {
         var cursor = Cursor(due: from, skip: 0)
+        let matches = filter.matcher()
         while true {
             let jobs = try await queue.delayedJobs(from: cursor.due, skip: cursor.skip, count: Self.page)
-            let matching = jobs.filter(filter.matches)
+            let matching = jobs.filter(matches)
             guard try await body(matching, jobs.count), jobs.count == Self.page, let last = jobs.last else { return }
             if let to = filter.to, last.due >= to { return }
             let ties = jobs.reversed().prefix { $0.due == last.due }.count

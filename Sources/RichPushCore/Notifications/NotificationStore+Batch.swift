@@ -1,5 +1,6 @@
-/// The many-at-once forms of ``NotificationStore``'s create path, for the bulk send: the default
-/// takes the drafts one at a time; a store that can pipeline (Redis) does them together.
+/// The many-at-once forms of ``NotificationStore``'s create and cancel paths, for the bulk send and
+/// the console's bulk cancel: the default takes them one at a time; a store that can pipeline
+/// (Redis) does them together.
 extension NotificationStore {
     package func create(_ drafts: [NotificationDraft], hashing: ([UInt8]) -> String) async throws -> [Result<RichNotification, any Error>] {
         var outcomes: [Result<RichNotification, any Error>] = []
@@ -11,6 +12,13 @@ extension NotificationStore {
                 outcomes.append(.failure(refusal))
             }
         }
+        return outcomes
+    }
+
+    package func cancel(ids: [Int]) async throws -> [Result<CancelOutcome, any Error>] {
+        var outcomes: [Result<CancelOutcome, any Error>] = []
+        outcomes.reserveCapacity(ids.count)
+        for id in ids { outcomes.append(.success(try await cancel(id: id))) }
         return outcomes
     }
 

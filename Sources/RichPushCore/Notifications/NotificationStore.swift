@@ -122,6 +122,10 @@ package protocol NotificationStore: Sendable {
     /// Cancels a notification that has not been sent yet (scheduled or queued): its jobs find it
     /// cancelled and send nothing more.
     func cancel(id: Int) async throws -> CancelOutcome
+    /// Cancels each notification as ``cancel(id:)`` does, together (pipelined on Redis): one
+    /// outcome per id, in order; an error reply for one id is that id's `.failure`. Throws when the
+    /// store could not be reached: which were cancelled is then unknown (a cancel is safe to repeat).
+    func cancel(ids: [Int]) async throws -> [Result<CancelOutcome, any Error>]
     func notification(id: Int) async throws -> RichNotification?
     /// The payload bytes of notification `id` (content hash `hash`), nil once expired.
     func payload(hash: String, notification id: Int) async throws -> [UInt8]?

@@ -59,6 +59,19 @@ extension JobQueue {
                                                                              scheduler: configuration.schedulerKey, group: configuration.group, id: id, time: Self.nowMilliseconds(), attempt: 0, error: error))
     }
 
+    /// ``deadLetter(id:error:)`` for each job, in one pipeline (the same script once per job);
+    /// how many were dead-lettered (a job no longer pending is left alone, as one at a time).
+    @discardableResult
+    package func deadLetter(_ jobs: [(id: String, error: String)]) async throws -> Int {
+        guard !jobs.isEmpty else { return 0 }
+        let now = Self.nowMilliseconds()
+        let replies = try await redis.run(QueueScripts.deadLetter, calls: jobs.map { job in
+            QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.deadKey, counters: configuration.countersKey,
+                                    scheduler: configuration.schedulerKey, group: configuration.group, id: job.id, time: now, attempt: 0, error: job.error)
+        })
+        return try replies.reduce(0) { $0 + (try $1.throwingError().int ?? 0) }
+    }
+
     /// Counts jobs whose handler failed for good and were dropped at its request.
     package func countDropped(_ jobs: [(id: String, heldBy: String?)]) async throws {
         try await acknowledge(jobs, counting: "failed")

@@ -95,21 +95,32 @@ extension JobQueue {
         return entries.count
     }
 
+    private static let errField = Array("err".utf8), originField = Array("origin".utf8), deadAtField = Array("deadAt".utf8)
+
     static func deadLetter(_ entry: RedisValue) -> DeadLetter {
         let parts = entry.array ?? []
         let id = parts.first?.string ?? "?"
-        var fields: [String: String] = [:]
+        // Only the three fields the dead letter adds, picked in one pass (the last of a name wins,
+        // as in a dictionary): a count or replay reads every letter, and the job's own fields are
+        // decoded once, by the job.
+        var error: String?, origin: String?, deadAt: String?
         let flat = parts.count > 1 ? (parts[1].array ?? []) : []
         for index in stride(from: 0, to: flat.count - 1, by: 2) {
-            if let name = flat[index].string { fields[name] = flat[index + 1].string }
+            guard case .bulk(let name) = flat[index], (3...6).contains(name.count) else { continue }
+            switch name {
+            case Self.errField: error = flat[index + 1].string
+            case Self.originField: origin = flat[index + 1].string
+            case Self.deadAtField: deadAt = flat[index + 1].string
+            default: continue
+            }
         }
         let decoded = Self.delivery(entry)
         return DeadLetter(
             id: id,
             job: try? decoded.get(),
-            error: fields["err"] ?? "",
-            origin: fields["origin"] ?? id,
-            deadAt: fields["deadAt"].flatMap { Int64($0) } ?? 0,
+            error: error ?? "",
+            origin: origin ?? id,
+            deadAt: deadAt.flatMap { Int64($0) } ?? 0,
             undecodable: decoded.failureDescription)
     }
 }

@@ -74,15 +74,7 @@ package struct RedisNotificationStore: NotificationStore {
     }
 
     package func cancel(id: Int) async throws -> CancelOutcome {
-        let keys = self.keys.forNotification(id)
-        let reply = try await redis.run(Self.cancelScript, CancelCall(status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
-                                                                      webhookOutbox: keys.webhookOutbox, id: id, now: JobQueue.nowMilliseconds()))
-        switch reply.string {
-        case nil: return .notFound
-        case DeliveryState.cancelled.rawValue: return .alreadyCancelled
-        case "ok": return .cancelled
-        case let state?: return .tooLate(DeliveryState(rawValue: state) ?? .sent)
-        }
+        try Self.cancelOutcome(try await redis.run(Self.cancelScript, cancelCall(id: id, now: JobQueue.nowMilliseconds())))
     }
 
     /// Drops the records this process cached (a user was removed: their records are gone).
