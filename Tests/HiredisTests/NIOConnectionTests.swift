@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import Hiredis
 import NIOCore
@@ -87,6 +88,56 @@ struct NIOConnectionTests {
             }
             await pool.close()
         }
+    }
+
+    /// A server that accepts the TCP connection and never answers: the handshake hangs. A request
+    /// waiting for it fails with `.closed` when the connection is closed, and `close()` returns
+    /// (bounded by the connect timeout); a connect that gets no answer is a timeout and backs off.
+    @Test func closeWhileTheHandshakeHangsFailsTheWaitingRequest() async throws {
+        let (listener, port) = try silentListener()
+        defer { Glibc.close(listener) }
+        var configuration = RedisConfiguration(port: port, password: "never-checked", connectTimeout: .seconds(1))
+        configuration.reconnectBackoff = .seconds(30)...(.seconds(30))
+        let connection = NIORedisConnection(configuration: configuration)
+        let waiting = Task { try await connection.send("PING") }
+        try await waitUntil(timeout: .seconds(60), "the request to wait for the handshake") { connection.outstandingCommandCount == 1 }
+        await connection.close()
+        await #expect {
+            try await waiting.value
+        } throws: { error in
+            (error as? RedisError)?.code == .closed
+        }
+
+        let other = NIORedisConnection(configuration: configuration)
+        await #expect {
+            try await other.send("PING")
+        } throws: { error in
+            (error as? RedisError)?.code == .timeout
+        }
+        #expect(other.isBackingOff)
+        await #expect {
+            try await other.send("PING")
+        } throws: { error in
+            (error as? RedisError)?.code == .connectionUnavailable
+        }
+        await other.close()
+    }
+
+    /// A listening socket on a free loopback port that never accepts: the kernel completes the TCP
+    /// handshake from its backlog, and nothing is ever read or written.
+    private func silentListener() throws -> (socket: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     private func readsProcessed(_ server: RedisServer) async throws -> Int {
