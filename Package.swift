@@ -80,7 +80,10 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
-        .target(name: "Hiredis", dependencies: ["CHiredis", .use("Logging"), .use("Crypto"), .use("ServiceLifecycle")]),
+        .target(
+            name: "Hiredis",
+            dependencies: ["CHiredis", .use("Logging"), .use("Crypto"), .use("ServiceLifecycle"), .use("NIOCore"), .use("NIOPosix")]
+        ),
         .target(name: "RichPushCore"),
         .target(name: "RichPushTemplates"),
         .target(name: "RichPushCredentials", dependencies: ["Hiredis"]),

@@ -27,8 +27,10 @@ redis_benchmark_rps() { # PIPELINE COMMAND...
 
 # "task": the loop runs as an ordinary task (a hop to the connection's thread and back per round trip);
 # "spin": as "task", with the connection's thread spinning 50 µs for more work before it sleeps;
-# "on-thread": the loop runs with the connection as its task executor (no hand-off at all).
-printf '%-8s %-6s %-10s %14s %14s %7s\n' command pipe mode "richpush op/s" "r-bench op/s" ratio
+# "on-thread": the loop runs with the connection as its task executor (no hand-off at all);
+# "nio": the SwiftNIO transport (--redis-transport nio), the loop as an ordinary task (a hop to the
+# event loop and back per round trip); "nio-on-loop": its loop runs on the connection's event loop.
+printf '%-8s %-6s %-12s %14s %14s %7s\n' command pipe mode "richpush op/s" "r-bench op/s" ratio
 for command in xadd publish; do
     for pipeline in 1 64; do
         if [ "$command" = xadd ]; then
@@ -37,14 +39,16 @@ for command in xadd publish; do
             args=(PUBLISH bench:channel value)
         fi
         theirs=$(redis_benchmark_rps "$pipeline" "${args[@]}")
-        for mode in task spin on-thread; do
+        for mode in task spin on-thread nio nio-on-loop; do
             flag=()
             [ "$mode" = spin ] && flag=(--idle-spin 50)
             [ "$mode" = on-thread ] && flag=(--on-connection-thread)
+            [ "$mode" = nio ] && flag=(--redis-transport nio)
+            [ "$mode" = nio-on-loop ] && flag=(--redis-transport nio --on-connection-thread)
             ours=$("$bin" bench redis --redis-url "$url" --command "$command" --pipeline "$pipeline" \
                 --requests "$requests" --key "bench:richpush:$command" "${flag[@]}")
             ratio=$(python3 -c "print(f'{$ours / $theirs:.2f}')")
-            printf '%-8s %-6s %-10s %14.0f %14.0f %7s\n' "$command" "$pipeline" "$mode" "$ours" "$theirs" "$ratio"
+            printf '%-8s %-6s %-12s %14.0f %14.0f %7s\n' "$command" "$pipeline" "$mode" "$ours" "$theirs" "$ratio"
         done
         redis-cli -p "$port" del bench:redis-benchmark bench:richpush:xadd >/dev/null
     done

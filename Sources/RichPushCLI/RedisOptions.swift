@@ -18,6 +18,25 @@ struct RedisOptions: ParsableArguments {
     @Option(name: .customLong("redis-timeout"), help: "Seconds to wait for a Redis reply before dropping the connection.")
     var redisTimeout: Double = 5
 
+    @Option(name: .customLong("redis-transport"), help: ArgumentHelp(
+        """
+        How connections to one Redis carry requests: threads (a thread per connection) or nio \
+        (SwiftNIO event loops) (env RICHPUSH_REDIS_TRANSPORT; default threads). A cluster always uses threads.
+        """,
+        valueName: "transport"))
+    var redisTransport: RedisTransport?
+
+    var transport: RedisTransport {
+        get throws {
+            if let redisTransport { return redisTransport }
+            guard let name = ProcessInfo.processInfo.environment["RICHPUSH_REDIS_TRANSPORT"], !name.isEmpty else { return .threads }
+            guard let transport = RedisTransport(rawValue: name) else {
+                throw ValidationError("RICHPUSH_REDIS_TRANSPORT must be one of \(RedisTransport.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+            }
+            return transport
+        }
+    }
+
     var url: String { redisURL ?? ProcessInfo.processInfo.environment["RICHPUSH_REDIS_URL"] ?? RedisConfiguration.defaultURL }
 
     var isCluster: Bool { RedisClusterConfiguration.isClusterURL(url) }
@@ -51,16 +70,39 @@ struct RedisOptions: ParsableArguments {
             return RedisBackend(client: client, service: client, locator: .cluster(client), redactedURL: client.configuration.redactedURL, close: { await client.close() })
         }
         let configuration = try configuration(clientName: clientName)
-        let pool = RedisConnectionPool(configuration: configuration, size: connections, logger: logger)
-        return RedisBackend(client: pool, service: pool, locator: .standalone(configuration), redactedURL: configuration.redactedURL, close: { await pool.close() })
+        switch try transport {
+        case .threads:
+            let pool = RedisConnectionPool(configuration: configuration, size: connections, logger: logger)
+            return RedisBackend(client: pool, service: pool, locator: .standalone(configuration), redactedURL: configuration.redactedURL, close: { await pool.close() })
+        case .nio:
+            let pool = NIORedisConnectionPool(configuration: configuration, size: connections, logger: logger)
+            return RedisBackend(client: pool, service: pool, locator: .standalone(configuration), redactedURL: configuration.redactedURL, close: { await pool.close() })
+        }
     }
 
     func validate() throws {
         guard redisTimeout > 0 else { throw ValidationError("--redis-timeout must be positive") }
+        _ = try transport
         do {
             _ = try configuration(clientName: "richpush")
         } catch let error as RedisError {
             throw ValidationError(error.message)
+        }
+    }
+}
+
+/// Which ``RedisSharedConnection`` a pool of one Redis is made of.
+enum RedisTransport: String, ExpressibleByArgument, CaseIterable {
+    /// ``RedisConnection``: a blocking hiredis context on a thread per connection.
+    case threads
+    /// ``NIORedisConnection``: a SwiftNIO channel on the shared event loops, hiredis's reader.
+    case nio
+
+    /// A connection of this transport that has answered PING.
+    func connect(configuration: RedisConfiguration) async throws -> any RedisSharedConnection {
+        switch self {
+        case .threads: try await RedisConnection.connect(configuration: configuration)
+        case .nio: try await NIORedisConnection.connect(configuration: configuration)
         }
     }
 }

@@ -3,11 +3,11 @@ import Testing
 @testable import Hiredis
 import RedisTestSupport
 
-@Suite("RedisConnection against a real redis-server")
+@Suite("RedisConnection and NIORedisConnection against a real redis-server")
 struct ConnectionTests {
-    @Test func everyByteRoundTrips() async throws {
+    @Test(arguments: Transport.allCases) func everyByteRoundTrips(_ transport: Transport) async throws {
         try await withRedisServer { server in
-            let connection = RedisConnection(configuration: server.configuration)
+            let connection = transport.connection(server.configuration)
             let key = uniqueKeyPrefix() + "bytes"
             let allBytes = (0...255).map { UInt8($0) }
             try await connection.send("SET", key, allBytes)
@@ -20,9 +20,9 @@ struct ConnectionTests {
         }
     }
 
-    @Test func nestedRepliesOfAStreamRead() async throws {
+    @Test(arguments: Transport.allCases) func nestedRepliesOfAStreamRead(_ transport: Transport) async throws {
         try await withRedisServer { server in
-            let connection = RedisConnection(configuration: server.configuration)
+            let connection = transport.connection(server.configuration)
             let stream = uniqueKeyPrefix() + "jobs"
             try await connection.send("XGROUP", "CREATE", stream, "workers", "$", "MKSTREAM")
             let id = try await connection.send("XADD", stream, "*", "job", "42", "payload", [UInt8]([0, 1, 2]))
@@ -39,9 +39,9 @@ struct ConnectionTests {
         }
     }
 
-    @Test func errorRepliesAreTypedErrorsWithRedisText() async throws {
+    @Test(arguments: Transport.allCases) func errorRepliesAreTypedErrorsWithRedisText(_ transport: Transport) async throws {
         try await withRedisServer { server in
-            let connection = RedisConnection(configuration: server.configuration)
+            let connection = transport.connection(server.configuration)
             let key = uniqueKeyPrefix() + "list"
             try await connection.send("LPUSH", key, "x")
             await #expect {
@@ -65,9 +65,9 @@ struct ConnectionTests {
         }
     }
 
-    @Test func pipelineKeepsOrderOverTenThousandCommands() async throws {
+    @Test(arguments: Transport.allCases) func pipelineKeepsOrderOverTenThousandCommands(_ transport: Transport) async throws {
         try await withRedisServer { server in
-            let connection = RedisConnection(configuration: server.configuration)
+            let connection = transport.connection(server.configuration)
             let key = uniqueKeyPrefix() + "counter"
             let commands = (0..<10_000).map { index in
                 index % 2 == 0 ? RedisCommand("INCR", key) : RedisCommand("ECHO", "echo-\(index)")
@@ -90,9 +90,9 @@ struct ConnectionTests {
         }
     }
 
-    @Test func transactionsRunAtomicallyAndReportRefusals() async throws {
+    @Test(arguments: Transport.allCases) func transactionsRunAtomicallyAndReportRefusals(_ transport: Transport) async throws {
         try await withRedisServer { server in
-            let connection = RedisConnection(configuration: server.configuration)
+            let connection = transport.connection(server.configuration)
             let prefix = uniqueKeyPrefix()
             let results = try await connection.transaction([
                 RedisCommand("SET", prefix + "a", "1"),
@@ -111,11 +111,11 @@ struct ConnectionTests {
         }
     }
 
-    @Test func aSlowReplyTimesOutAndTheConnectionRecovers() async throws {
+    @Test(arguments: Transport.allCases) func aSlowReplyTimesOutAndTheConnectionRecovers(_ transport: Transport) async throws {
         try await withRedisServer { server in
             var configuration = server.configuration
             configuration.commandTimeout = .milliseconds(200)
-            let connection = RedisConnection(configuration: configuration)
+            let connection = transport.connection(configuration)
             let key = uniqueKeyPrefix() + "empty"
             let clock = ContinuousClock()
             let start = clock.now
@@ -134,48 +134,48 @@ struct ConnectionTests {
         }
     }
 
-    @Test func refusedConnectionIsAClearError() async throws {
+    @Test(arguments: Transport.allCases) func refusedConnectionIsAClearError(_ transport: Transport) async throws {
         let port = try RedisServer.freePort()
         await #expect {
-            _ = try await RedisConnection.connect(configuration: RedisConfiguration(port: port))
+            _ = try await transport.connect(RedisConfiguration(port: port))
         } throws: { error in
             let error = try #require(error as? RedisError)
             return error.code == .connectionFailed && error.message.contains("127.0.0.1:\(port)") && error.message.contains("refused")
         }
     }
 
-    @Test func unknownHostIsAClearError() async throws {
+    @Test(arguments: Transport.allCases) func unknownHostIsAClearError(_ transport: Transport) async throws {
         await #expect {
-            _ = try await RedisConnection.connect(configuration: RedisConfiguration(host: "no-such-host.invalid", connectTimeout: .seconds(1)))
+            _ = try await transport.connect(RedisConfiguration(host: "no-such-host.invalid", connectTimeout: .seconds(1)))
         } throws: { error in
             let error = try #require(error as? RedisError)
             return error.code == .connectionFailed && error.message.contains("no-such-host.invalid")
         }
     }
 
-    @Test func wrongPasswordAndACLUser() async throws {
+    @Test(arguments: Transport.allCases) func wrongPasswordAndACLUser(_ transport: Transport) async throws {
         try await withRedisServer { server in
             try await server.probe("ACL", "SETUSER", "alice", "on", ">alicepw", "~*", "&*", "+@all")
             try await server.probe("CONFIG", "SET", "requirepass", "right")
             var configuration = server.configuration
             await #expect {
-                _ = try await RedisConnection.connect(configuration: configuration)
+                _ = try await transport.connect(configuration)
             } throws: { error in
                 let error = try #require(error as? RedisError)
                 return error.code == .authenticationFailed && error.message.contains("NOAUTH")
             }
             configuration.password = "wrong"
             await #expect {
-                _ = try await RedisConnection.connect(configuration: configuration)
+                _ = try await transport.connect(configuration)
             } throws: { error in
                 let error = try #require(error as? RedisError)
                 return error.code == .authenticationFailed && error.message.contains("WRONGPASS") && !error.message.contains("wrong ")
             }
             configuration.password = "right"
-            let viaPassword = try await RedisConnection.connect(configuration: configuration)
+            let viaPassword = try await transport.connect(configuration)
             #expect(try await viaPassword.send("ACL", "WHOAMI").string == "default")
             await viaPassword.close()
-            let viaURL = try await RedisConnection.connect(configuration: RedisConfiguration(url: "redis://alice:alicepw@127.0.0.1:\(server.port)/2"))
+            let viaURL = try await transport.connect(RedisConfiguration(url: "redis://alice:alicepw@127.0.0.1:\(server.port)/2"))
             #expect(try await viaURL.send("ACL", "WHOAMI").string == "alice")
             try await viaURL.send("SET", "where", "db2")
             #expect(try await viaURL.send("CLIENT", "INFO").string?.contains("db=2") == true)
@@ -183,9 +183,9 @@ struct ConnectionTests {
         }
     }
 
-    @Test func closeFailsLaterRequestsAndStopsTheThread() async throws {
+    @Test(arguments: Transport.allCases) func closeFailsLaterRequestsAndStopsTheThread(_ transport: Transport) async throws {
         try await withRedisServer { server in
-            let connection = try await RedisConnection.connect(configuration: server.configuration)
+            let connection = try await transport.connect(server.configuration)
             await connection.close()
             await #expect {
                 try await connection.send("PING")
@@ -198,11 +198,11 @@ struct ConnectionTests {
         }
     }
 
-    @Test func closeInterruptsABlockedRead() async throws {
+    @Test(arguments: Transport.allCases) func closeInterruptsABlockedRead(_ transport: Transport) async throws {
         try await withRedisServer { server in
             var configuration = server.configuration
             configuration.commandTimeout = .seconds(150)
-            let connection = try await RedisConnection.connect(configuration: configuration)
+            let connection = try await transport.connect(configuration)
             // Blocked for two minutes; close must not wait for it. The bound below leaves a busy
             // machine a minute (close took 7 s once at a load average of 15).
             let blocked = Task { try await connection.send("BLPOP", uniqueKeyPrefix() + "never", 120) }

@@ -4,9 +4,9 @@ import RedisTestSupport
 
 @Suite("Connection pool")
 struct PoolTests {
-    @Test func hundredConcurrentTasksShareFourConnections() async throws {
+    @Test(arguments: Transport.allCases) func hundredConcurrentTasksShareFourConnections(_ transport: Transport) async throws {
         try await withRedisServer { server in
-            let pool = RedisConnectionPool(configuration: server.configuration, size: 4)
+            let (pool, closePool) = transport.pool(server.configuration, size: 4)
             let prefix = uniqueKeyPrefix()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<100 {
@@ -24,7 +24,7 @@ struct PoolTests {
             #expect(try await pool.send("GET", prefix + "total").int == 5000)
             let clients = try await server.probe("CLIENT", "LIST").string ?? ""
             #expect(clients.split(separator: "\n").count == 4 + 1)
-            await pool.close()
+            await closePool()
         }
     }
 }

@@ -4,9 +4,9 @@ import RedisTestSupport
 
 @Suite("Reconnect after Redis restarts")
 struct ReconnectTests {
-    @Test func poolAndConnectionComeBackAfterKillAndRestart() async throws {
+    @Test(arguments: Transport.allCases) func poolAndConnectionComeBackAfterKillAndRestart(_ transport: Transport) async throws {
         try await withRedisServer(appendOnly: true) { server in
-            let pool = RedisConnectionPool(configuration: server.configuration, size: 2)
+            let (pool, closePool) = transport.pool(server.configuration, size: 2)
             let key = uniqueKeyPrefix() + "kept"
             try await pool.send("SET", key, "before")
             // appendfsync everysec: wait for the write to reach the AOF before the crash.
@@ -32,15 +32,15 @@ struct ReconnectTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(replies.allSatisfy { $0 == .bulk(Array("x".utf8)) })
-            await pool.close()
+            await closePool()
         }
     }
 
-    @Test func requestsFailFastWhileRedisIsDown() async throws {
+    @Test(arguments: Transport.allCases) func requestsFailFastWhileRedisIsDown(_ transport: Transport) async throws {
         try await withRedisServer { server in
             var configuration = server.configuration
             configuration.reconnectBackoff = .seconds(30)...(.seconds(30))
-            let connection = RedisConnection(configuration: configuration)
+            let connection = transport.connection(configuration)
             try await connection.send("PING")
             server.kill()
             await #expect(throws: RedisError.self) { try await connection.send("PING") }

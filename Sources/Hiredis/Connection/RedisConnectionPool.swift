@@ -36,23 +36,6 @@ package final class RedisConnectionPool: RedisClient, Sendable {
     }
 
     private func leastLoaded() -> RedisConnection {
-        // Start the scan at a rotating index so that idle connections share the load evenly.
-        // A connection in reconnect back-off fails fast: after Redis comes back, requests go to
-        // the connections that already reconnected instead of failing on the others.
-        let start = Int(cursor.wrappingAdd(1, ordering: .relaxed).newValue % UInt(connections.count))
-        var best = connections[start]
-        var bestLoad = best.isBackingOff ? Int.max : best.outstandingCommandCount
-        guard bestLoad > 0 else { return best }
-        for offset in 1..<connections.count {
-            let candidate = connections[(start + offset) % connections.count]
-            guard !candidate.isBackingOff else { continue }
-            let load = candidate.outstandingCommandCount
-            if load < bestLoad {
-                best = candidate
-                bestLoad = load
-                if load == 0 { break }
-            }
-        }
-        return best
+        connections.leastLoaded(start: Int(cursor.wrappingAdd(1, ordering: .relaxed).newValue % UInt(connections.count)))
     }
 }

@@ -105,21 +105,9 @@ final class RedisContext {
     private var endpoint: String { "\(configuration.host):\(configuration.port)" }
 
     private func handshake() throws(RedisError) {
-        var commands: [RedisCommand] = []
-        if let password = configuration.password {
-            commands.append(configuration.username.map { RedisCommand("AUTH", $0, password) } ?? RedisCommand("AUTH", password))
-        }
-        if configuration.database != 0 { commands.append(RedisCommand("SELECT", configuration.database)) }
-        if let name = configuration.clientName { commands.append(RedisCommand("CLIENT", "SETNAME", name)) }
+        let commands = configuration.handshakeCommands
         guard !commands.isEmpty else { return }
-        let replies = try pipeline(commands)
-        for (command, reply) in zip(commands, replies) {
-            guard let message = reply.errorMessage else { continue }
-            if command.name == "AUTH" || message.hasPrefix("NOAUTH") || message.hasPrefix("WRONGPASS") {
-                throw RedisError(code: .authenticationFailed, message: "authentication to \(endpoint) failed: \(message)")
-            }
-            throw RedisError(code: .server, message: "\(command.name) failed on \(endpoint): \(message)")
-        }
+        try configuration.checkHandshake(commands, replies: try pipeline(commands))
     }
 
     private func ioError(during operation: String) -> RedisError {
@@ -138,32 +126,6 @@ final class RedisContext {
             let end = bytes.firstIndex(of: 0) ?? bytes.count
             let text = String(decoding: bytes[..<end], as: UTF8.self)
             return text.isEmpty ? "error \(context.pointee.err)" : text
-        }
-    }
-}
-
-extension RedisValue {
-    /// Copies a hiredis reply tree; the caller frees the C reply.
-    init(_ reply: UnsafeMutablePointer<redisReply>) {
-        let node = reply.pointee
-        switch node.type {
-        case REDIS_REPLY_STRING:
-            self = .bulk(node.len == 0 ? [] : Array(UnsafeRawBufferPointer(start: node.str, count: node.len)))
-        case REDIS_REPLY_STATUS:
-            self = .status(String(decoding: UnsafeRawBufferPointer(start: node.str, count: node.len), as: UTF8.self))
-        case REDIS_REPLY_ERROR:
-            self = .error(String(decoding: UnsafeRawBufferPointer(start: node.str, count: node.len), as: UTF8.self))
-        case REDIS_REPLY_INTEGER:
-            self = .integer(Int(node.integer))
-        case REDIS_REPLY_ARRAY:
-            var elements: [RedisValue] = []
-            elements.reserveCapacity(node.elements)
-            for index in 0..<node.elements {
-                if let element = node.element[index] { elements.append(RedisValue(element)) } else { elements.append(.null) }
-            }
-            self = .array(elements)
-        default:
-            self = .null
         }
     }
 }

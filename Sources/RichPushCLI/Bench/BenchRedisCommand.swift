@@ -14,8 +14,8 @@ struct BenchRedisCommand: AsyncParsableCommand {
     @Option(help: "Number of commands to send.") var requests = 100_000
     @Option(help: "Commands per pipelined batch; 1 waits for each reply before the next command.") var pipeline = 1
     @Option(help: "Key (XADD) or channel (PUBLISH).") var key = "bench:richpush"
-    @Option(help: "Microseconds the connection's thread spins for more work before sleeping.") var idleSpin = 0
-    @Flag(help: "Run the loop on the connection's own thread (withTaskExecutorPreference), as the worker's fetch loop does.")
+    @Option(help: "Microseconds the connection's thread spins for more work before sleeping (threads transport).") var idleSpin = 0
+    @Flag(help: "Run the loop on the connection's own thread or event loop (withTaskExecutorPreference), as the worker's fetch loop does.")
     var onConnectionThread = false
 
     func validate() throws {
@@ -26,7 +26,7 @@ struct BenchRedisCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = try redis.configuration(clientName: "richpush-bench")
         configuration.idleSpin = .microseconds(idleSpin)
-        let connection = try await RedisConnection.connect(configuration: configuration)
+        let connection = try await redis.transport.connect(configuration: configuration)
         let request: RedisCommand = switch command {
         case .xadd: RedisCommand("XADD", key, "*", "field", "value")
         case .publish: RedisCommand("PUBLISH", key, "value")
@@ -56,7 +56,7 @@ struct BenchRedisCommand: AsyncParsableCommand {
                 try await body()
             }
         }
-        await connection.close()
+        await connection.close(interrupt: false)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(String(format: "%.0f", Double(sent) / seconds))
     }
