@@ -32,12 +32,6 @@ package final class NIORedisConnectionPool: RedisClient, Sendable {
         try await leastLoaded().pipeline(commands)
     }
 
-    /// Checks that Redis answers `PING` on one of the connections.
-    package func ping() async throws {
-        let reply = try await send(RedisCommand("PING"))
-        guard reply.string == "PONG" else { throw RedisError.unexpected(reply, expected: "PONG") }
-    }
-
     /// Closes every connection.
     package func close() async {
         for connection in connections { await connection.close() }

@@ -23,6 +23,12 @@ package enum RedisTopology: Sendable, Hashable {
 extension RedisClient {
     package var topology: RedisTopology { .single }
 
+    /// Checks that Redis answers `PING` (on one of a pool's connections).
+    package func ping() async throws {
+        let reply = try await send(RedisCommand("PING"))
+        guard reply.string == "PONG" else { throw RedisError.unexpected(reply, expected: "PONG") }
+    }
+
     /// Sends one command; an error reply is thrown as ``RedisError`` with code ``RedisError/Code/server``.
     @discardableResult
     package func send(_ command: RedisCommand) async throws -> RedisValue {

@@ -24,12 +24,6 @@ package final class RedisConnectionPool: RedisClient, Sendable {
         try await leastLoaded().pipeline(commands)
     }
 
-    /// Checks that Redis answers `PING` on one of the connections.
-    package func ping() async throws {
-        let reply = try await send(RedisCommand("PING"))
-        guard reply.string == "PONG" else { throw RedisError.unexpected(reply, expected: "PONG") }
-    }
-
     /// Closes every connection and joins their threads.
     package func close() async {
         for connection in connections { await connection.close() }
