@@ -96,7 +96,10 @@ struct NIOConnectionTests {
     @Test func closeWhileTheHandshakeHangsFailsTheWaitingRequest() async throws {
         let (listener, port) = try silentListener()
         defer { Glibc.close(listener) }
-        var configuration = RedisConfiguration(port: port, password: "never-checked", connectTimeout: .seconds(1))
+        // 5 s for the first: its close must come before its handshake times out on a busy machine
+        // (and close waits for the handshake's end, so not longer); 1 s for the second, whose
+        // handshake is to time out.
+        var configuration = RedisConfiguration(port: port, password: "never-checked", connectTimeout: .seconds(5))
         configuration.reconnectBackoff = .seconds(30)...(.seconds(30))
         let connection = NIORedisConnection(configuration: configuration)
         let waiting = Task { try await connection.send("PING") }
@@ -108,6 +111,7 @@ struct NIOConnectionTests {
             (error as? RedisError)?.code == .closed
         }
 
+        configuration.connectTimeout = .seconds(1)
         let other = NIORedisConnection(configuration: configuration)
         await #expect {
             try await other.send("PING")
