@@ -167,6 +167,9 @@ struct ConnectionTests {
             try await server.probe("ACL", "SETUSER", "alice", "on", ">alicepw", "~*", "&*", "+@all")
             try await server.probe("CONFIG", "SET", "requirepass", "right")
             var configuration = server.configuration
+            // The handshake is bounded by the connect timeout: 20 s, not 2, so that a stall of the
+            // whole suite on 2 cores is not read as a timeout (it once was, on the NIO transport).
+            configuration.connectTimeout = .seconds(20)
             await #expect {
                 _ = try await transport.connect(configuration)
             } throws: { error in
@@ -184,7 +187,9 @@ struct ConnectionTests {
             let viaPassword = try await transport.connect(configuration)
             #expect(try await viaPassword.send("ACL", "WHOAMI").string == "default")
             await viaPassword.close()
-            let viaURL = try await transport.connect(RedisConfiguration(url: "redis://alice:alicepw@127.0.0.1:\(server.port)/2"))
+            var alice = try RedisConfiguration(url: "redis://alice:alicepw@127.0.0.1:\(server.port)/2")
+            alice.connectTimeout = .seconds(20)
+            let viaURL = try await transport.connect(alice)
             #expect(try await viaURL.send("ACL", "WHOAMI").string == "alice")
             try await viaURL.send("SET", "where", "db2")
             #expect(try await viaURL.send("CLIENT", "INFO").string?.contains("db=2") == true)

@@ -132,18 +132,7 @@ struct NIOConnectionTests {
     /// A listening socket on a free loopback port that never accepts: the kernel completes the TCP
     /// handshake from its backlog, and nothing is ever read or written.
     private func silentListener() throws -> (socket: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(bound)
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+        try RedisServer.loopbackSocket(listening: true)
     }
 
     private func readsProcessed(_ server: RedisServer) async throws -> Int {

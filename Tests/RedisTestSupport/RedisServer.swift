@@ -152,19 +152,31 @@ package final class RedisServer: @unchecked Sendable {
     }
 
     package static func freePort() throws -> Int {
+        let (fd, port) = try loopbackSocket(listening: false)
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to a free loopback port, listening (backlog 16) if asked: its descriptor
+    /// (the caller closes it) and its port.
+    package static func loopbackSocket(listening: Bool) throws -> (socket: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RedisServerError("socket() failed") }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && (!listening || listen(fd, 16) == 0) && getsockname(fd, $0, &length) == 0
+            }
         }
-        guard bound else { throw RedisServerError("cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(fd)
+            throw RedisServerError("cannot find a free port")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// A raw RESP PING over a plain socket, so that readiness does not depend on the client under test.

@@ -42,14 +42,7 @@ package final class NIORedisConnection: RedisClient, TaskExecutor, Sendable {
         eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
         logger: Logger = Logger(label: "richpush.redis")
     ) async throws -> NIORedisConnection {
-        let connection = NIORedisConnection(configuration: configuration, eventLoop: eventLoop, logger: logger)
-        do {
-            _ = try await connection.send(RedisCommand("PING"))
-        } catch {
-            await connection.close()
-            throw error
-        }
-        return connection
+        try await NIORedisConnection(configuration: configuration, eventLoop: eventLoop, logger: logger).pinged()
     }
 
     /// Commands queued or in flight; the pool sends each request to the connection with the fewest.

@@ -68,14 +68,7 @@ package final class RedisConnection: RedisClient, TaskExecutor, Sendable {
 
     /// Connects now, so that a bad URL, password or host fails here rather than on first use.
     package static func connect(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis")) async throws -> RedisConnection {
-        let connection = RedisConnection(configuration: configuration, logger: logger)
-        do {
-            _ = try await connection.send(RedisCommand("PING"))
-        } catch {
-            await connection.close()
-            throw error
-        }
-        return connection
+        try await RedisConnection(configuration: configuration, logger: logger).pinged()
     }
 
     /// Commands queued or in flight; the pool sends each request to the connection with the fewest.

@@ -10,6 +10,20 @@ package protocol RedisSharedConnection: RedisClient, TaskExecutor {
     func close(interrupt: Bool) async
 }
 
+extension RedisSharedConnection {
+    /// This connection once Redis answered `PING` on it (a bad URL, password or host fails here
+    /// rather than on first use); closed when it did not.
+    func pinged() async throws -> Self {
+        do {
+            _ = try await send(RedisCommand("PING"))
+        } catch {
+            await close(interrupt: false)
+            throw error
+        }
+        return self
+    }
+}
+
 extension RedisConnection: RedisSharedConnection {}
 extension NIORedisConnection: RedisSharedConnection {}
 
