@@ -64,6 +64,9 @@ extension HTTP2Client {
         package var connections: Int
         /// How long one request may take before its stream is cancelled and it counts as failed.
         package var requestTimeout: Duration
+        /// How long a connection that said nothing since a timed-out request began has to answer
+        /// a PING before it is closed as dead (RFC 9113 §6.7); `nil`: `requestTimeout`.
+        package var pingTimeout: Duration?
         package var connectTimeout: Duration
         /// How many times a request APNs did not process (GOAWAY, `REFUSED_STREAM`) is sent
         /// again on another connection before the push is handed back as a retryable failure.
@@ -77,8 +80,9 @@ extension HTTP2Client {
 
         package init(endpoint: Endpoint, trustRoots: [NIOSSLCertificate]? = nil, connections: Int = 2, requestTimeout: Duration = .seconds(10),
                     connectTimeout: Duration = .seconds(10), unprocessedRetries: Int = 10, minReconnectDelay: Duration = .milliseconds(100),
-                    maxReconnectDelay: Duration = .seconds(30), responseIDHeader: String? = nil) {
+                    maxReconnectDelay: Duration = .seconds(30), responseIDHeader: String? = nil, pingTimeout: Duration? = nil) {
             self.responseIDHeader = responseIDHeader
+            self.pingTimeout = pingTimeout
             self.endpoint = endpoint
             self.trustRoots = trustRoots
             self.connections = max(1, connections)

@@ -191,6 +191,7 @@ package final class HTTP2Client: Service, Sendable {
             do {
                 let connection = try await HTTP2Connection.connect(to: configuration.endpoint, tls: tls,
                                                                   connectTimeout: TimeAmount(configuration.connectTimeout),
+                                                                  pingTimeout: TimeAmount(configuration.pingTimeout ?? configuration.requestTimeout),
                                                                   responseIDHeader: configuration.responseIDHeader, group: group)
                 self.opened.add(1, ordering: .relaxed)
                 let kept = self.slots.withLock { slots in

@@ -33,10 +33,15 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     private var unacknowledged = 0
     /// Window updates written during this read, flushed when it completes.
     private var windowUpdatesPending = false
+    /// How long a PING may wait for its answer before the connection counts as dead.
+    private let pingTimeout: TimeAmount
+    /// The liveness PING in flight, if any: its timer.
+    private var probe: Scheduled<Void>?
 
-    init(state: HTTP2ConnectionState, ready: EventLoopPromise<Void>) {
+    init(state: HTTP2ConnectionState, ready: EventLoopPromise<Void>, pingTimeout: TimeAmount) {
         self.state = state
         self.ready = ready
+        self.pingTimeout = pingTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -88,14 +93,28 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
         if wrote { context.flush() }
     }
 
-    /// A request timed out: cancel its stream, or close the connection that has said nothing.
-    func cancel(_ id: HTTP2StreamID, connectionToo: Bool) {
+    /// A request timed out: its stream is cancelled. `quiet`: the server has sent nothing since
+    /// the request began, so the connection may be dead rather than slow: a PING finds out.
+    func cancel(_ id: HTTP2StreamID, quiet: Bool) {
         guard let context else { return }
-        if connectionToo {
-            context.close(promise: nil)
-            return
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.cancel))), promise: nil)
+        if quiet { probeLiveness(context: context) }
+        context.flush()
+    }
+
+    /// A server must answer a PING at once (RFC 9113 §6.7): any bytes from it within
+    /// `pingTimeout` prove the connection alive, and it is kept (a slow provider is not a dead one,
+    /// and Apple asks that connections be kept, not churned); none, and it is closed, so the
+    /// client opens another. One probe at a time, however many requests time out together.
+    private func probeLiveness(context: ChannelHandlerContext) {
+        guard probe == nil else { return }
+        let sentAt = NIODeadline.now().uptimeNanoseconds
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: sentAt), ack: false))), promise: nil)
+        probe = context.eventLoop.assumeIsolated().scheduleTask(in: pingTimeout) {
+            self.probe = nil
+            guard self.state.lastRead.load(ordering: .relaxed) < sentAt else { return }
+            self.context?.close(promise: nil)
         }
-        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.cancel))), promise: nil)
     }
 
     /// GOAWAY or a closed connection: what has not gone out yet never will on this connection.
@@ -195,6 +214,8 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     }
 
     private func connectionEnded() {
+        probe?.cancel()
+        probe = nil
         state.closed.store(true, ordering: .relaxed)
         close(reason: "the connection closed" + (lastProblem.map { ": \($0)" } ?? ""))
         ready.fail(ChannelError.ioOnClosedChannel)

@@ -120,8 +120,8 @@ final class HTTP2StreamRequest {
         guard !finished else { return }
         complete(.timedOut)
         guard let streamID, let owner else { return }  // still waiting for a stream: nothing was sent
-        // Nothing at all from the server since this request began: the connection is dead, not slow.
-        owner.cancel(streamID, connectionToo: connection.lastRead.load(ordering: .relaxed) < startedAt)
+        // Nothing at all from the server since this request began: dead or slow, a PING tells.
+        owner.cancel(streamID, quiet: connection.lastRead.load(ordering: .relaxed) < startedAt)
     }
 
     private func complete(_ exchange: HTTP2Exchange) {
