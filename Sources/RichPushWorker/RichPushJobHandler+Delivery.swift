@@ -118,8 +118,9 @@ extension RichPushJobHandler {
                 try await ledger.releaseLeases(toSend.map(\.key))
             } catch {
                 throw JobError.retry("\(adapter.name) unreachable and the leases could not be released: \(error)", after: leaseDuration)
+                    .on(platforms: toSend.map(\.push.installation.platform.rawValue))
             }
-            throw JobError.retry("\(adapter.name) unreachable: \(error)")
+            throw JobError.retry("\(adapter.name) unreachable: \(error)").on(platforms: toSend.map(\.push.installation.platform.rawValue))
         }
         metrics.sent(toSend.count, in: ContinuousClock.now - clock)
 
@@ -187,18 +188,28 @@ extension RichPushJobHandler {
         for installation in invalid + goneNow.map(\.push.installation) { _ = try await installations.remove(installation) }
 
         var failedPerJob: [Int: Int] = [:]
-        for plan in retryable { failedPerJob[plan.work, default: 0] += 1 }
+        // The platforms of each job's failed or held pushes, kept with the job (``JobError/platforms``).
+        var platforms: [Int: Set<String>] = [:]
+        for plan in retryable {
+            failedPerJob[plan.work, default: 0] += 1
+            platforms[plan.work, default: []].insert(plan.push.installation.platform.rawValue)
+        }
         var deferredPerJob: [Int: Int] = [:]
-        for plan in deferred { deferredPerJob[plan.work, default: 0] += 1 }
+        for plan in deferred where failedPerJob[plan.work] == nil {
+            deferredPerJob[plan.work, default: 0] += 1
+            platforms[plan.work, default: []].insert(plan.push.installation.platform.rawValue)
+        }
         for (offset, failed) in failedPerJob {
             // A failure spends an attempt; the back-off grows with each one, and is never shorter
             // than what the provider asked for.
             let backOff = providerBackOff(afterAttempt: work[offset].job.attempt + 1)
-            results[work[offset].index] = .failure(JobError.retry("\(failed) pushes failed on \(adapter.name)", after: max(backOff, waits[offset] ?? .zero)))
+            results[work[offset].index] = .failure(JobError.retry("\(failed) pushes failed on \(adapter.name)", after: max(backOff, waits[offset] ?? .zero))
+                .on(platforms: platforms[offset] ?? []))
         }
-        for (offset, held) in deferredPerJob where failedPerJob[offset] == nil {
+        for (offset, held) in deferredPerJob {
             let after = max(waits[offset] ?? .seconds(1), waitFor[offset].map { $0 + .milliseconds(250) } ?? .zero)
-            results[work[offset].index] = .failure(JobError.deferred("\(held) pushes held back by \(adapter.name)'s limits", after: after))
+            results[work[offset].index] = .failure(JobError.deferred("\(held) pushes held back by \(adapter.name)'s limits", after: after)
+                .on(platforms: platforms[offset] ?? []))
         }
     }
 

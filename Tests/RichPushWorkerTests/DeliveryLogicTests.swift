@@ -22,10 +22,10 @@ struct DeliveryLogicTests {
         let handler: RichPushJobHandler
         let id: Int
 
-        init(devices: Int = 3, fanOutBatch: Int = 500, lease: Duration = .seconds(30),
+        init(devices: Int = 3, fanOutBatch: Int = 500, lease: Duration = .seconds(30), platforms: [Platform] = [],
              outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome = { .sent(adapterID: "mem-\($0.installation.id)") }) async throws {
             installations = InMemoryInstallationStore((0..<devices).map {
-                Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 0)
+                Installation(id: "i\($0)", platform: $0 < platforms.count ? platforms[$0] : .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 0)
             })
             adapter = InMemoryPushAdapter(outcome: outcome)
             handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: queue, adapter: adapter,
@@ -90,6 +90,26 @@ struct DeliveryLogicTests {
         // i0 and i1 were recorded: only i2 went out again.
         #expect(setup.adapter.pushes.map(\.installation.id).sorted() == ["i0", "i1", "i2", "i2"])
         #expect(try await setup.counts()["sent"] == 3)
+    }
+
+    @Test func aFailureNamesThePlatformsWhosePushesFailed() async throws {
+        // i0 apns, i1 fcm, i2 webpush, i3 apns: i1 fails and may be retried, i3 is refused for
+        // good (not a failure of the job), the others are sent.
+        let platforms: [Platform] = [.apns, .fcm, .webpush, .apns]
+        let setup = try await Setup(devices: 4, platforms: platforms) { push in
+            switch push.installation.id {
+            case "i1": .failed(reason: "UNAVAILABLE", retryable: true)
+            case "i3": .failed(reason: "BadDeviceToken", retryable: false)
+            default: .sent(adapterID: "x")
+            }
+        }
+        guard case .failure(let error as JobError) = await setup.run() else { Issue.record("expected a JobError"); return }
+        #expect(error.platforms == ["fcm"])
+        // Nothing reached: every platform of the batch is named.
+        let down = try await Setup(devices: 4, platforms: platforms)
+        down.adapter.failAll(with: Unreachable())
+        guard case .failure(let unreachable as JobError) = await down.run() else { Issue.record("expected a JobError"); return }
+        #expect(unreachable.platforms == ["apns", "fcm", "webpush"])
     }
 
     @Test func aPairLeasedByAWorkerThatDiedIsResentWhenItsLeaseExpires() async throws {

@@ -143,6 +143,7 @@ struct ConsoleDeadLetterRoutes: Sendable {
 
     static func json(_ found: DeadLetterSearch.Found) -> [String: Any] {
         ["ref": found.reference, "app": DeadLetterFilter.app(of: found.letter), "type": found.letter.job?.type ?? NSNull(), "error": found.letter.error,
-         "origin": found.letter.origin, "at": found.at, "attempt": found.letter.job?.attempt ?? 0]
+         "origin": found.letter.origin, "at": found.at, "attempt": found.letter.job?.attempt ?? 0,
+         "platforms": found.letter.job?.failedOn ?? []]
     }
 }

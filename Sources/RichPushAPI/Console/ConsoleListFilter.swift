@@ -11,6 +11,23 @@ enum ConsoleListFilter {
         return app
     }
 
+    /// The form's `platform` (`apns`, `fcm`, `webpush`, …, as registrations name it; `browser`
+    /// is `webpush`), or nil.
+    static func platform(_ form: ConsoleForm) throws -> String? {
+        guard let text = form["platform"] else { return nil }
+        guard text.utf8.count <= 16, let platform = Platform(seedName: text) else {
+            throw APIError.badRequest("platform must be one of \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_filter")
+        }
+        return platform.rawValue
+    }
+
+    /// The `<select>` of a filter's platform: any, or one.
+    static func platformOptions(selected: String?) -> [HTML] {
+        ["<option value=\"\"\(selected == nil ? " selected" : "" as HTML)>any</option>"] + Platform.allCases.map {
+            "<option value=\"\($0.rawValue)\"\(selected == $0.rawValue ? " selected" : "" as HTML)>\($0.rawValue)</option>"
+        }
+    }
+
     /// The form's `from` and `to`, read by `time`, `from` before `to`.
     static func window(_ form: ConsoleForm, now: Int64, time: (String, String, Int64) throws -> Int64) throws -> (from: Int64?, to: Int64?) {
         let from = try form["from"].map { try time($0, "from", now) }

@@ -193,6 +193,7 @@ struct ConsoleQueueRoutes: Sendable {
     static func json(_ found: DelayedSearch.Found) -> [String: Any] {
         ["ref": found.notification.map { "\(found.partition)/\(found.job.due)/\($0)" } ?? NSNull(), "app": found.app, "due": found.job.due,
          "kind": found.job.isRetry ? "retry" : "scheduled", "type": found.job.job?.type ?? NSNull(), "attempt": found.job.job?.attempt ?? 0,
-         "error": found.job.job?.lastError ?? NSNull(), "notification": found.notification ?? NSNull()]
+         "error": found.job.job?.lastError ?? NSNull(), "notification": found.notification ?? NSNull(),
+         "platforms": found.job.job?.failedOn ?? []]
     }
 }

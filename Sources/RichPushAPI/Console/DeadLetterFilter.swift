@@ -11,6 +11,8 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
     var app: String?
     /// Part of the error (case-insensitive).
     var reason: String?
+    /// A platform whose pushes failed in the job's last attempt (``Job/failedOn``).
+    var platform: String?
     /// Part of the error, type, origin, id or payload (case-insensitive).
     var text: String?
     /// Died at or after (ms since 1970), and before.
@@ -30,6 +32,7 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
             guard value.utf8.count <= Self.maxTextBytes else { throw APIError.badRequest("\(name) is longer than \(Self.maxTextBytes) bytes", code: "bad_filter") }
             if name == "reason" { reason = value } else { text = value }
         }
+        platform = try ConsoleListFilter.platform(form)
         (from, to) = try ConsoleListFilter.window(form, now: now) { try Self.time($0, name: $1, now: $2) }
         scope = access.apps
     }
@@ -61,6 +64,7 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
             let app = Self.app(of: letter)
             if let scope, !scope.contains(app) { return false }
             if let wanted = self.app, wanted != app { return false }
+            if let platform, letter.job?.failedOn.contains(platform) != true { return false }
             if let reason, !reason.found(in: letter.error) { return false }
             if let text {
                 let fields = [letter.error, letter.job?.type ?? "", letter.origin, letter.id, letter.undecodable ?? ""]
@@ -78,11 +82,11 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
 
     /// How the audit log and the confirmation show it.
     var summary: String {
-        ConsoleListFilter.summary(app: app, middle: reason.map { ["reason~\($0)"] } ?? [], text: text, from: from, to: to, scope: scope)
+        ConsoleListFilter.summary(app: app, middle: (platform.map { ["platform=\($0)"] } ?? []) + (reason.map { ["reason~\($0)"] } ?? []), text: text, from: from, to: to, scope: scope)
     }
 
     /// The form fields that give this filter back (for links and the confirmation's form).
     var queryPairs: [(String, String)] {
-        [("app", app ?? ""), ("reason", reason ?? ""), ("text", text ?? ""), ("from", from.map(String.init) ?? ""), ("to", to.map(String.init) ?? "")]
+        [("app", app ?? ""), ("platform", platform ?? ""), ("reason", reason ?? ""), ("text", text ?? ""), ("from", from.map(String.init) ?? ""), ("to", to.map(String.init) ?? "")]
     }
 }

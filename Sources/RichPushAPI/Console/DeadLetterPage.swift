@@ -1,3 +1,4 @@
+import RichPushQueue
 /// The dead letters page: the filter, the newest matches with checkboxes, and the actions
 /// (replay or purge the selected ones; count all that match, then confirm that number). A viewer, or
 /// anyone while the console is read-only, gets the list without a button or checkbox.
@@ -13,7 +14,7 @@ struct DeadLetterPage {
                 ? "<td><input type=\"checkbox\" name=\"id\" value=\"\(item.reference)\" form=\"selected\" aria-label=\"Select \(item.reference)\"></td>" : ""
             return """
                 <tr>\(select)<td><code>\(item.reference)</code></td><td>\(DeadLetterFilter.app(of: item.letter))</td><td>\(item.letter.job?.type ?? "?")</td>\
-                <td>\(ConsolePage.time(item.at))</td><td class="wrap">\(item.letter.undecodable.map { "undecodable: \($0); " } ?? "")\(item.letter.error)</td></tr>
+                <td>\(ConsolePage.time(item.at))</td><td class="wrap">\(item.letter.undecodable.map { "undecodable: \($0); " } ?? "")\(Self.platforms(item.letter.job))\(item.letter.error)</td></tr>
                 """
         }
         let columns: HTML = canAct ? #"<th scope="col"><input type="checkbox" id="select-all" aria-label="Select all shown"></th>"# : ""
@@ -30,6 +31,7 @@ struct DeadLetterPage {
             <h1>Dead letters</h1>
             <form method="get" action="/console/dead-letters" class="filter" role="search">
             <label for="f-app">App</label><input id="f-app" name="app" maxlength="32" value="\(filter.app ?? "")">
+            <label for="f-platform">Platform</label><select id="f-platform" name="platform">\(ConsoleListFilter.platformOptions(selected: filter.platform))</select>
             <label for="f-reason">Reason</label><input id="f-reason" name="reason" maxlength="200" value="\(filter.reason ?? "")">
             <label for="f-text">Text</label><input id="f-text" name="text" maxlength="200" value="\(filter.text ?? "")">
             <label for="f-from">From (UTC)</label><input id="f-from" name="from" maxlength="40" placeholder="-1h or 2026-11-26T17:00:00Z" value="\(filter.from.map(ConsolePage.time) ?? "")">
@@ -43,6 +45,12 @@ struct DeadLetterPage {
             <th scope="col">Died (UTC)</th><th scope="col">Error</th></tr></thead>
             <tbody>\(rows.isEmpty ? [#"<tr class="empty"><td colspan="6">No dead letter matches.</td></tr>"#] : rows)</tbody></table></div>
             """
+    }
+
+    /// `[apns, fcm] `: the platforms whose pushes failed in the job's last attempt, if it named any.
+    static func platforms(_ job: Job?) -> HTML {
+        guard let platforms = job?.failedOn, !platforms.isEmpty else { return "" }
+        return "[\(platforms.joined(separator: ", "))] "
     }
 
     static func hiddenFields(_ filter: DeadLetterFilter) -> HTML {

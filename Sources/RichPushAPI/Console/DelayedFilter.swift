@@ -13,6 +13,9 @@ struct DelayedFilter: Sendable, Hashable, Codable {
 
     var app: String?
     var kind: Kind = .all
+    /// A platform whose pushes failed or were held in the job's last attempt (a retry's; a
+    /// scheduled send has none yet).
+    var platform: String?
     /// Part of the job's type, payload (its notification), origin or last error (case-insensitive).
     var text: String?
     /// Due at or after (ms since 1970), and before.
@@ -33,6 +36,7 @@ struct DelayedFilter: Sendable, Hashable, Codable {
             }
             self.text = text
         }
+        platform = try ConsoleListFilter.platform(form)
         (from, to) = try ConsoleListFilter.window(form, now: now) { try Self.time($0, name: $1, now: $2) }
         scope = access.apps
     }
@@ -64,6 +68,7 @@ struct DelayedFilter: Sendable, Hashable, Codable {
             let app = Self.app(of: job)
             if let scope, !scope.contains(app) { return false }
             if let wanted = self.app, wanted != app { return false }
+            if let platform, job.job?.failedOn.contains(platform) != true { return false }
             switch kind {
             case .all: break
             case .scheduled: if job.isRetry { return false }
@@ -86,11 +91,11 @@ struct DelayedFilter: Sendable, Hashable, Codable {
     }
 
     var summary: String {
-        ConsoleListFilter.summary(app: app, middle: kind == .all ? [] : ["kind=\(kind.rawValue)"], text: text, from: from, to: to, scope: scope)
+        ConsoleListFilter.summary(app: app, middle: (kind == .all ? [] : ["kind=\(kind.rawValue)"]) + (platform.map { ["platform=\($0)"] } ?? []), text: text, from: from, to: to, scope: scope)
     }
 
     var queryPairs: [(String, String)] {
-        [("app", app ?? ""), ("kind", kind == .all ? "" : kind.rawValue), ("text", text ?? ""), ("from", from.map(String.init) ?? ""),
+        [("app", app ?? ""), ("kind", kind == .all ? "" : kind.rawValue), ("platform", platform ?? ""), ("text", text ?? ""), ("from", from.map(String.init) ?? ""),
          ("to", to.map(String.init) ?? "")]
     }
 }

@@ -20,7 +20,7 @@ struct QueuePage {
             return """
                 <tr>\(select)<td>\(ConsolePage.time(item.job.due))</td><td>\(item.app)</td><td>\(item.job.isRetry ? "retry" : "scheduled")</td>\
                 <td><code>\(item.notification ?? job.map { String(decoding: $0.payload.prefix(60), as: UTF8.self) } ?? "?")</code></td>\
-                <td>\(job?.type ?? "?")</td><td>\(job?.attempt ?? 0)</td><td class="wrap">\(job?.lastError ?? "")</td></tr>
+                <td>\(job?.type ?? "?")</td><td>\(job?.attempt ?? 0)</td><td class="wrap">\(DeadLetterPage.platforms(job))\(job?.lastError ?? "")</td></tr>
                 """
         }
         let columns: HTML = canAct ? #"<th scope="col"><input type="checkbox" id="select-all" aria-label="Select all shown"></th>"# : ""
@@ -52,6 +52,7 @@ struct QueuePage {
             <form method="get" action="/console/queues" class="filter" role="search">
             <label for="f-app">App</label><input id="f-app" name="app" maxlength="32" value="\(filter.app ?? "")">
             <label for="f-kind">Kind</label><select id="f-kind" name="kind">\(kinds)</select>
+            <label for="f-platform">Platform</label><select id="f-platform" name="platform">\(ConsoleListFilter.platformOptions(selected: filter.platform))</select>
             <label for="f-text">Text</label><input id="f-text" name="text" maxlength="200" value="\(filter.text ?? "")">
             <label for="f-from">Due from (UTC)</label><input id="f-from" name="from" maxlength="40" placeholder="+1h or 2026-11-26T17:00:00Z" value="\(filter.from.map(ConsolePage.time) ?? "")">
             <label for="f-to">Due before (UTC)</label><input id="f-to" name="to" maxlength="40" value="\(filter.to.map(ConsolePage.time) ?? "")">

@@ -53,7 +53,8 @@ extension Job {
         guard let enqueued = fields["enq"]?.string.flatMap({ Int64($0) }) else { throw JobDecodingError(id: id, reason: "missing or bad enqueue time 'enq'") }
         let attempt = fields["attempt"]?.int ?? 0
         self.init(id: id, type: type, payload: payload, attempt: attempt, enqueuedAt: enqueued,
-                  origin: fields["origin"]?.string, lastError: fields["err"]?.string, scope: fields["app"]?.string,
+                  origin: fields["origin"]?.string, lastError: fields["err"]?.string,
+                  failedOn: fields["fp"]?.string.map { $0.split(separator: ",").map(String.init) } ?? [], scope: fields["app"]?.string,
                   lane: fields["lane"]?.string.flatMap(JobLane.init(rawValue:)) ?? .now, heldBy: fields["fl"]?.string)
     }
 }

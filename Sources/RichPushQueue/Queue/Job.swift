@@ -13,6 +13,9 @@ package struct Job: Sendable, Hashable {
     package let origin: String
     /// The error of the last failed attempt, if any.
     package let lastError: String?
+    /// The platforms (`apns`, `fcm`, …) whose pushes failed in the last failed attempt, as its
+    /// handler said (``JobError/platforms``); empty when it named none.
+    package let failedOn: [String]
     /// Whose job it is and in which lane it waited (fair scheduling, see ``JobScheduling``).
     package let scope: String?
     package let lane: JobLane
@@ -21,7 +24,8 @@ package struct Job: Sendable, Hashable {
     package let heldBy: String?
 
     package init(id: String, type: String, payload: [UInt8], attempt: Int = 0, enqueuedAt: Int64, origin: String? = nil, lastError: String? = nil,
-                 scope: String? = nil, lane: JobLane = .now, heldBy: String? = nil) {
+                 failedOn: [String] = [], scope: String? = nil, lane: JobLane = .now, heldBy: String? = nil) {
+        self.failedOn = failedOn
         self.id = id
         self.type = type
         self.payload = payload

@@ -46,17 +46,20 @@ extension JobQueue {
 
     /// Schedules the job to run again after `delay` (delayed set + XACK, atomically); without
     /// `countingAttempt` (a deferral, not a failure) it keeps its attempt number.
-    package func retry(_ job: Job, after delay: Duration, error: String, countingAttempt: Bool = true) async throws {
+    /// `platforms`: those whose pushes failed, kept with it (``Job/failedOn``).
+    package func retry(_ job: Job, after delay: Duration, error: String, platforms: [String] = [], countingAttempt: Bool = true) async throws {
         try await redis.run(QueueScripts.retry, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.delayedKey, counters: configuration.countersKey,
                                                                         scheduler: configuration.schedulerKey, group: configuration.group, id: job.id, time: Self.nowMilliseconds() + Int64(delay.milliseconds),
-                                                                        attempt: job.attempt + (countingAttempt ? 1 : 0), error: error))
+                                                                        attempt: job.attempt + (countingAttempt ? 1 : 0), error: error,
+                                                                        platforms: platforms.joined(separator: ",")))
     }
 
     /// Copies the entry to the dead letters with its error and acknowledges it, atomically; a job
     /// no longer pending (another worker settled it) is left alone, so it is dead-lettered once.
-    package func deadLetter(id: String, error: String) async throws {
+    package func deadLetter(id: String, error: String, platforms: [String] = []) async throws {
         try await redis.run(QueueScripts.deadLetter, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.deadKey, counters: configuration.countersKey,
-                                                                             scheduler: configuration.schedulerKey, group: configuration.group, id: id, time: Self.nowMilliseconds(), attempt: 0, error: error))
+                                                                             scheduler: configuration.schedulerKey, group: configuration.group, id: id, time: Self.nowMilliseconds(), attempt: 0, error: error,
+                                                                             platforms: platforms.joined(separator: ",")))
     }
 
     /// ``deadLetter(id:error:)`` for each job, in one pipeline (the same script once per job);

@@ -62,6 +62,8 @@ enum QueueScripts {
         /// When it is due (retry) or now (dead-lettering), ms.
         let time: Int64
         let attempt: Int, error: String
+        /// The platforms whose pushes failed, `apns,fcm` (field `fp`; empty: none named).
+        var platforms: String = ""
     }
 
     /// Moves the job to the delayed set (with its attempt count and error) and acks it, atomically;
@@ -69,16 +71,18 @@ enum QueueScripts {
     static let retry = LuaScript<SettleCall, Never>([
         .key("stream", \.stream), .key("delayed", \.target), .key("counters", \.counters), .key("sched", \.scheduler),
         .argument("group", \.group), .argument("id", \.id), .argument("due", \.time), .argument("attempt", \.attempt), .argument("error", \.error),
+        .argument("platforms", \.platforms),
     ], using: [stripFields, releaseFunction], body: """
     local entry = redis.call('XRANGE', stream, id, id)
     if entry[1] and redis.call('XACK', stream, group, id) == 1 then
       release(sched, entry[1][2], 'r:')
-      local fields = strip(entry[1][2], {attempt = true, err = true, origin = true, fl = true})
+      local fields = strip(entry[1][2], {attempt = true, err = true, origin = true, fl = true, fp = true})
       local origin = id
       for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
       fields[#fields + 1] = 'attempt'; fields[#fields + 1] = attempt
       fields[#fields + 1] = 'origin'; fields[#fields + 1] = origin
       fields[#fields + 1] = 'err'; fields[#fields + 1] = error
+      if platforms ~= '' then fields[#fields + 1] = 'fp'; fields[#fields + 1] = platforms end
       redis.call('ZADD', delayed, due, cmsgpack.pack(fields))
       redis.call('HINCRBY', counters, 'retried', 1)
       return 1
@@ -92,6 +96,7 @@ enum QueueScripts {
     static let deadLetter = LuaScript<SettleCall, Never>([
         .key("stream", \.stream), .key("dead", \.target), .key("counters", \.counters), .key("sched", \.scheduler),
         .argument("group", \.group), .argument("id", \.id), .argument("error", \.error), .argument("now", \.time),
+        .argument("platforms", \.platforms),
     ], using: [stripFields, releaseFunction], body: """
     if redis.call('XACK', stream, group, id) == 0 then return 0 end
     local entry = redis.call('XRANGE', stream, id, id)
@@ -100,11 +105,12 @@ enum QueueScripts {
     if entry[1] then
       for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
       release(sched, entry[1][2], 'k:')
-      fields = strip(entry[1][2], {err = true, origin = true, deadAt = true, fl = true})
+      fields = strip(entry[1][2], {err = true, origin = true, deadAt = true, fl = true, fp = true})
     end
     fields[#fields + 1] = 'origin'; fields[#fields + 1] = origin
     fields[#fields + 1] = 'err'; fields[#fields + 1] = error
     fields[#fields + 1] = 'deadAt'; fields[#fields + 1] = now
+    if platforms ~= '' then fields[#fields + 1] = 'fp'; fields[#fields + 1] = platforms end
     redis.call('XADD', dead, '*', unpack(fields))
     redis.call('HINCRBY', counters, 'dead', 1)
     return 1

@@ -49,6 +49,16 @@ package struct JobError: Error, Sendable, CustomStringConvertible {
 
     package let disposition: Disposition
     package let message: String
+    /// The platforms (`apns`, `fcm`, …) whose pushes failed, kept with the job when it is retried
+    /// or dead-lettered (its field `fp`), so an operator can find a platform's failures.
+    package var platforms: [String] = []
+
+    /// The same error, naming the platforms whose pushes failed.
+    package func on(platforms: some Sequence<String>) -> JobError {
+        var error = self
+        error.platforms = Array(Set(platforms)).sorted()
+        return error
+    }
 
     package static func retry(_ message: String, after delay: Duration? = nil) -> JobError {
         JobError(disposition: .retry(after: delay), message: message)

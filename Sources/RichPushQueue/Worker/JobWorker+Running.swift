@@ -63,9 +63,9 @@ extension JobWorker {
             metrics.started(jobs)
             let results = await handler.handle(batch: jobs)
             metrics.finished(jobs.count, type: jobs[0].type, after: ContinuousClock.now - started)
-            var dead: [(job: Job, reason: String)] = []
+            var dead: [(job: Job, reason: String, platforms: [String])] = []
             for (job, result) in zip(jobs, results) {
-                if let reason = await finish(job, result, acks: acks) { dead.append((job, reason)) }
+                if let (reason, platforms) = await finish(job, result, acks: acks) { dead.append((job, reason, platforms)) }
             }
             await deadLetter(dead, handler: handler)
         }
@@ -99,12 +99,13 @@ extension JobWorker {
             result = .failure(error)
         }
         metrics.finished(1, type: job.type, after: ContinuousClock.now - started)
-        if let reason = await finish(job, result, acks: acks) { await deadLetter([(job, reason)], handler: handler) }
+        if let (reason, platforms) = await finish(job, result, acks: acks) { await deadLetter([(job, reason, platforms)], handler: handler) }
     }
 
     /// Acknowledges, retries or drops the job by its result; a job that failed for good is not
-    /// settled here: its dead-letter reason is returned, for ``deadLetter(_:handler:)``.
-    private func finish(_ job: Job, _ result: Result<Void, any Error>, acks: AckBuffer) async -> String? {
+    /// settled here: its dead-letter reason (and the platforms that failed) is returned, for
+    /// ``deadLetter(_:handler:)``.
+    private func finish(_ job: Job, _ result: Result<Void, any Error>, acks: AckBuffer) async -> (String, [String])? {
         switch result {
         case .success:
             acks.add(job)
@@ -115,31 +116,31 @@ extension JobWorker {
             // Cut short by shutdown after the drain timeout: it was released for another worker.
             logger.info("job interrupted by shutdown, left for another worker", metadata: ["job.id": "\(job.id)"])
         case .failure(let error as JobError):
-            return await fail(job, disposition: error.disposition, message: error.message)
+            return await fail(job, disposition: error.disposition, message: error.message, platforms: error.platforms)
         case .failure(let error):
-            return await fail(job, disposition: .retry(after: nil), message: "\(error)")
+            return await fail(job, disposition: .retry(after: nil), message: "\(error)", platforms: [])
         }
         return nil
     }
 
     /// Settles a failed job by its disposition, or returns its dead-letter reason.
-    private func fail(_ job: Job, disposition: JobError.Disposition, message: String) async -> String? {
+    private func fail(_ job: Job, disposition: JobError.Disposition, message: String, platforms: [String]) async -> (String, [String])? {
         let attempts = job.attempt + 1
         let metadata: Logger.Metadata = ["job.id": "\(job.id)", "job.origin": "\(job.origin)", "job.type": "\(job.type)", "attempt": "\(attempts)", "error": "\(message)"]
         switch disposition {
         case .retry(let after) where queue.configuration.retry.allowsRetry(afterAttempt: attempts):
             let delay = after ?? queue.configuration.retry.delay(afterAttempt: attempts)
             logger.info("job failed, will retry", metadata: metadata.merging(["delay": "\(delay)"]) { $1 })
-            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: delay, error: message) }
+            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: delay, error: message, platforms: platforms) }
         case .retry:
             logger.warning("job failed on its last attempt, dead-lettering", metadata: metadata)
-            return "gave up after \(attempts) attempts: \(message)"
+            return ("gave up after \(attempts) attempts: \(message)", platforms)
         case .permanent:
             logger.warning("job failed permanently, dead-lettering", metadata: metadata)
-            return message
+            return (message, platforms)
         case .deferred(let after):
             logger.debug("job deferred", metadata: metadata.merging(["delay": "\(after)"]) { $1 })
-            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: after, error: message, countingAttempt: false) }
+            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: after, error: message, platforms: platforms, countingAttempt: false) }
         case .drop:
             logger.info("job failed permanently, dropped", metadata: metadata)
             await settle(job.id, type: job.type, outcome: .dropped) { try await self.queue.countDropped([(job.id, job.heldBy)]) }
