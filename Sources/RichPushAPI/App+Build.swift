@@ -25,7 +25,7 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
         .add(to: router, benchRoutes: configuration.benchRoutes)
     DevicePageRoutes(page: BundledResources.devicePage, script: BundledResources.deviceScript, style: BundledResources.deviceStyle).add(to: router)
     if let console = dependencies.console {
-        ConsoleRoutes(backend: console, configuration: configuration.console, auth: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth),
+        ConsoleRoutes(backend: console, apps: dependencies.apps, configuration: configuration.console, auth: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth),
                       assets: (BundledResources.consoleScript, BundledResources.consoleStyle),
                       liveStreams: LiveStreamSlots(limit: configuration.console.maxLiveStreams)).add(to: router)
     }

@@ -20,9 +20,14 @@ package struct AppSummary: Sendable, Hashable {
     /// Its share of the workers under fair scheduling: weight and cap on jobs in flight (written
     /// into the queue's partitions by whoever changes it, after it is stored here).
     package var scheduling: ScopeLimits
+    /// Its sending is paused (fair scheduling: its jobs wait in its lanes). Kept here so that a
+    /// queue partition added later, or a scheduler hash that was lost, is paused again by the
+    /// next worker's start, as the weight and cap are.
+    package var paused: Bool
 
     package init(id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]],
-                 limits: AppLimits = .none, defaultLocale: String? = nil, scheduling: ScopeLimits = ScopeLimits()) {
+                 limits: AppLimits = .none, defaultLocale: String? = nil, scheduling: ScopeLimits = ScopeLimits(), paused: Bool = false) {
+        self.paused = paused
         self.defaultLocale = defaultLocale
         self.scheduling = scheduling
         self.id = id
@@ -72,9 +77,12 @@ package struct AppChange: Sendable {
     package var defaultLocale: LocaleTag??
     /// A new weight and cap (nil: unchanged), whole: the caller fills in what it keeps.
     package var scheduling: ScopeLimits?
+    /// Paused or not (nil: unchanged).
+    package var paused: Bool?
 
     package init(name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil,
-                 defaultLocale: LocaleTag?? = nil, scheduling: ScopeLimits? = nil) {
+                 defaultLocale: LocaleTag?? = nil, scheduling: ScopeLimits? = nil, paused: Bool? = nil) {
+        self.paused = paused
         self.defaultLocale = defaultLocale
         self.scheduling = scheduling
         self.name = name

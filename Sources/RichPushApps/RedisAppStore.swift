@@ -105,6 +105,11 @@ package struct RedisAppStore: AppStore {
             set["scheduling"] = String(decoding: try encoder.encode(scheduling), as: UTF8.self)
         }
         var remove = change.remove.sorted().flatMap { [$0.rawValue, $0.rawValue + ":summary"] }
+        switch change.paused {
+        case true?: set["paused"] = "1"
+        case false?: remove.append("paused")
+        case nil: break
+        }
         switch change.defaultLocale {
         case .some(.some(let locale)): set["locale"] = locale.identifier
         case .some(.none): remove.append("locale")
@@ -146,6 +151,6 @@ package struct RedisAppStore: AppStore {
         let scheduling = fields["scheduling"].flatMap { try? JSONDecoder().decode(ScopeLimits.self, from: Data($0.utf8)) } ?? ScopeLimits()
         return AppSummary(id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
                           updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits,
-                          defaultLocale: fields["locale"], scheduling: scheduling)
+                          defaultLocale: fields["locale"], scheduling: scheduling, paused: fields["paused"] == "1")
     }
 }

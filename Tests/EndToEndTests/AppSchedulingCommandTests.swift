@@ -1,6 +1,8 @@
 import Foundation
 import Hiredis
 import RedisTestSupport
+import RichPushApps
+import RichPushCore
 import RichPushQueue
 import Testing
 
@@ -79,7 +81,7 @@ struct AppSchedulingCommandTests {
 
     /// A worker writes every app's stored weight and cap into the partitions it serves when it
     /// starts: a partition added after `apps set` gets them without another `apps set`.
-    @Test func aStartingWorkerWritesTheStoredWeightsIntoEveryPartition() async throws {
+    @Test func aStartingWorkerWritesTheStoredWeightsAndPausesIntoEveryPartition() async throws {
         try await withRedisServer { server in
             let prefix = String(uniqueKeyPrefix("fairstart").dropLast())
             let one = ["--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "1"]
@@ -87,15 +89,21 @@ struct AppSchedulingCommandTests {
             let created = try await AppsCommandTests.run(["apps", "create", "shop", "--weight", "3", "--max-in-flight", "7"] + one + ["--kek-file", kekFile.path],
                                                          server: server, name: "create")
             #expect(created.status == 0, "\(created.output)")
+            // Paused while the deployment had one partition: the record keeps it.
+            let paused = try await AppsCommandTests.run(["apps", "pause", "shop"] + one, server: server, name: "pause")
+            #expect(paused.status == 0, "\(paused.output)")
             let redis = RedisConnectionPool(configuration: server.configuration, size: 1)
+            let stored = try await RedisAppStore(redis: redis, keys: AppKeys(prefix: prefix), ring: nil).summary(id: try AppID("shop"))
+            #expect(stored?.paused == true)
             let added = JobQueueConfiguration(prefix: prefix, partition: "q1").schedulerKey
-            #expect(try await redis.send("HMGET", added, "w:shop", "c:shop").array?.map(\.string) == [nil, nil])
+            #expect(try await redis.send("HMGET", added, "w:shop", "c:shop", "x:shop").array?.map(\.string) == [nil, nil, nil])
             let worker = try await ChildProcess(executable: try richpushExecutable(), arguments: [
                 "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "2", "--adapter", "simulated", "--log-level", "warning",
                 "--metrics-port", "0",
             ], logFile: server.directory.appendingPathComponent("worker.log"))
-            try await waitUntil(timeout: .seconds(60), "the worker to write shop's weight into q1") {
-                try await redis.send("HMGET", added, "w:shop", "c:shop").array?.map(\.string) == ["3", "7"]
+            try await waitUntil(timeout: .seconds(60), "the worker to write shop's weight and pause into q1") {
+                let fields = try await redis.send("HMGET", added, "w:shop", "c:shop", "x:shop").array?.map(\.string)
+                return fields?.prefix(2) == ["3", "7"] && fields?.last != nil
             }
             // Running (its signal handlers set) once its metrics server listens: then SIGTERM is a clean stop.
             try await waitUntil(timeout: .seconds(60), "the worker to run") { worker.log.contains("metrics listening on") }

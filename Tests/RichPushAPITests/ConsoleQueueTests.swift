@@ -5,6 +5,7 @@ import HTTPTypes
 import HummingbirdTesting
 import RedisTestSupport
 import RichPushAPI
+import RichPushApps
 import RichPushCore
 import RichPushQueue
 import RichPushStorage
@@ -215,6 +216,27 @@ struct ConsoleQueueTests {
                 let entries = try #require(try await client.consoleGet("/console/audit", session: root).json["entries"] as? [[String: Any]])
                 #expect(entries.filter { ($0["action"] as? String)?.hasPrefix("app.") == true && $0["outcome"] as? String == "ok" }.map { $0["action"] as? String }
                     == ["app.resume", "app.pause"])
+            }
+        }
+    }
+
+    @Test func aPauseIsKeptOnTheAppsRecord() async throws {
+        try await withRedisServer { server in
+            var fixture = try await ConsoleFixture(server: server)
+            let apps = RedisAppStore(redis: fixture.api.redis, keys: AppKeys(prefix: fixture.api.keys.prefix), ring: nil)
+            fixture.api.apps = apps
+            _ = try await apps.create(id: try AppID("shop"), change: AppChange(name: "Shop"))
+            let queue = fixture.api.jobQueue
+            try await fixture.api.test { client in
+                let alice = try await client.consoleSignIn("alice")
+                #expect(try await client.consolePost("/console/queues/pause", session: alice, [("app", "shop")]).status == .ok)
+                #expect(try await apps.summary(id: try AppID("shop"))?.paused == true)
+                #expect(try await client.consolePost("/console/queues/resume", session: alice, [("app", "shop")]).status == .ok)
+                #expect(try await apps.summary(id: try AppID("shop"))?.paused == false)
+                // An app that does not exist is not paused anywhere.
+                let unknown = try await client.consolePost("/console/queues/pause", session: alice, [("app", "ghost")])
+                #expect(unknown.status == .notFound && unknown.errorCode == "app_not_found")
+                #expect(try await JobQueue.pausedScopes(in: [queue]).isEmpty)
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import RichPushApps
 import RichPushCore
 import RichPushQueue
 
@@ -181,10 +182,15 @@ struct ConsoleQueueRoutes: Sendable {
         }
         // The default app's pause holds the jobs that name no app too (they count as its).
         let scopes = app.isDefault ? [app.rawValue, JobRequest.sharedScope] : [app.rawValue]
-        // Audited as asked and done per scope and partition (0 done: it already was).
+        // Audited as asked and done per scope and partition (0 done: it already was). The app's
+        // record first (a starting worker pauses it again in every partition), then the partitions.
         let changed = try await routes.audited(action, target: "app=\(app.rawValue)", requested: scopes.count * routes.backend.queues.count,
                                                session: session, address: context.clientAddress) {
-            try await JobQueue.setPaused(paused, scopes: scopes, in: routes.backend.queues)
+            if let apps = routes.apps {
+                guard try await apps.summary(id: app) != nil else { throw APIError(.notFound, code: "app_not_found", message: "no app '\(app.rawValue)'") }
+                _ = try await apps.update(id: app, change: AppChange(paused: paused))
+            }
+            return try await JobQueue.setPaused(paused, scopes: scopes, in: routes.backend.queues)
         }
         if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["app": app.rawValue, "paused": paused, "changed": changed > 0]) }
         return ConsolePage.redirect(to: "/console/queues?" + HTML.query([("app", app.rawValue)]))

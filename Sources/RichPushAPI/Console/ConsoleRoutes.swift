@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import RichPushApps
 import RichPushCore
 import RichPushQueue
 import RichPushStorage
@@ -10,6 +11,8 @@ import RichPushStorage
 /// change passes ``ConsoleGuard`` (same origin, not read-only, the role) before its body is read.
 struct ConsoleRoutes: Sendable {
     let backend: ConsoleBackend
+    /// The apps' records (a pause is kept on its app's record too); nil: a backend without them.
+    let apps: (any AppStore)?
     let configuration: ConsoleConfiguration
     let auth: AuthMiddleware
     let assets: (script: [UInt8], style: [UInt8])

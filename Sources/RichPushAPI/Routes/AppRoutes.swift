@@ -188,8 +188,11 @@ struct AppView: Encodable {
     /// Its weight under fair scheduling, and its cap on jobs in flight per queue partition (absent: none).
     let weight: Int
     let maxInFlight: Int?
+    /// Its sending is paused (the console's or `richpush apps pause`).
+    let paused: Bool
 
     init(_ app: AppSummary) {
+        paused = app.paused
         defaultLocale = app.defaultLocale
         weight = app.scheduling.weight
         maxInFlight = app.scheduling.maxInFlight

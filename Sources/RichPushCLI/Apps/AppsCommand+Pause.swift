@@ -39,7 +39,9 @@ extension AppsCommand {
         app.isDefault ? [app.rawValue, JobRequest.sharedScope] : [app.rawValue]
     }
 
-    /// Pauses or resumes a known app in every partition; whether anything changed.
+    /// Pauses or resumes a known app: on its record first (what a starting worker writes into the
+    /// partitions again), then in every partition; whether a partition changed. A failure between
+    /// the two is an error: the same command finishes the job.
     static func setPaused(_ paused: Bool, id: String, redis: RedisOptions, queue: QueueOptions) async throws -> Bool {
         guard queue.schedulingName == JobScheduling.fair.rawValue else {
             throw CLIError("pausing needs fair scheduling (--scheduling fair): under fifo, jobs go straight into the stream")
@@ -47,6 +49,7 @@ extension AppsCommand {
         let appID = try AppsOutput.checked { () throws(AppError) in try AppID(id) }
         return try await AppsOutput.withStore(redis, queue, nil) { store in
             guard try await store.summary(id: appID) != nil else { throw AppError.notFound(appID) }
+            _ = try await store.update(id: appID, change: AppChange(paused: paused))
             let queues = queue.partitionConfigurations.map { JobQueue(redis: store.redis, configuration: $0) }
             return try await JobQueue.setPaused(paused, scopes: pausedScopes(appID), in: queues) > 0
         }

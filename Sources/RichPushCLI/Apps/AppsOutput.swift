@@ -37,6 +37,7 @@ enum AppsOutput {
         if let locale = app.defaultLocale { object["defaultLocale"] = locale }
         object["weight"] = app.scheduling.weight
         if let cap = app.scheduling.maxInFlight { object["maxInFlight"] = cap }
+        object["paused"] = app.paused
         object["limits"] = ["notificationsPerMinute": app.limits.notificationsPerMinute, "audience": app.limits.audience, "payloadBytes": app.limits.payloadBytes]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         Swift.print(String(decoding: data, as: UTF8.self))

@@ -27,15 +27,19 @@ extension WorkerCommand {
     }
 
     /// Fair scheduling: writes every app's stored weight and cap into the partitions this worker
-    /// serves, in one pipelined round trip, so a partition added later (or a scheduler hash that
-    /// was lost) gets them without an `apps set`. Redis not answering yet is a warning: the
-    /// stored values are written again by the next start or `apps set`.
+    /// serves, in one pipelined round trip, and pauses there the apps whose record says paused,
+    /// so a partition added later (or a scheduler hash that was lost) gets them without an
+    /// `apps set` or `apps pause`. It only adds pauses: an app paused in the partitions but not
+    /// on its record (paused before the record kept it) stays paused until resumed. Redis not
+    /// answering yet is a warning: the stored values are written again by the next start.
     static func applyStoredScheduling(redis: any RedisClient, queue: QueueOptions, logger: Logger) async {
         guard queue.configuration.scheduling == .fair else { return }
         let queues = queue.partitionConfigurations.map { JobQueue(redis: redis, configuration: $0) }
         do {
             let apps = try await RedisAppStore(redis: redis, keys: AppKeys(prefix: queue.prefix), ring: nil).list()
             try await JobQueue.setLimits(apps.map { ($0.id.rawValue, $0.scheduling) }, in: queues)
+            let paused = apps.filter(\.paused).flatMap { AppsCommand.pausedScopes($0.id) }
+            if !paused.isEmpty { _ = try await JobQueue.setPaused(true, scopes: paused, in: queues) }
         } catch {
             logger.warning("cannot write the apps' stored weights and caps into the queue yet", metadata: ["error": "\(error)"])
         }
