@@ -4,6 +4,7 @@ import RichPushCore
 import RichPushInMemory
 import RichPushQueue
 import RichPushStorage
+import Synchronization
 @testable import RichPushWorker
 import Testing
 
@@ -95,6 +96,33 @@ struct FailureCountsTests {
             #expect(try await redis.send("HGET", configuration.failuresKey(scope: "news"), "code33").string == "1")
             await redis.close()
         }
+    }
+
+    /// A counter that always fails, as Redis does when it is away.
+    final class Unwritable: FailedPushCounting {
+        struct Refused: Error {}
+        let tried = Mutex(0)
+        func countFailedPushes(_ counts: [String: Int], scope: String) async throws {
+            tried.withLock { $0 += 1 }
+            throw Refused()
+        }
+    }
+
+    /// The counts are statistics: a write that fails leaves the batch's own outcome as it was (a
+    /// push failed for good is done with, not retried to count it again).
+    @Test func aLostCountDoesNotFailTheBatch() async throws {
+        let notifications = InMemoryNotifications()
+        let counter = Unwritable()
+        let handler = RichPushJobHandler(ledger: notifications, installations: InMemoryInstallationStore(Self.devices), queue: InMemoryJobQueue(),
+                                         adapter: InMemoryPushAdapter { _ in .failed(reason: "MissingTopic", retryable: false) },
+                                         renderer: PushRenderer(), failedPushes: counter)
+        let id = try await notifications.create(NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                                                                  creator: "alice", target: "news"), hashing: { _ in "hash" }).id
+        let request = RichPushJob.request(notification: id)
+        let results = await handler.handle(batch: [Job(id: "1-0", type: request.type, payload: request.payload, enqueuedAt: 0, scope: request.scope)])
+        #expect(counter.tried.withLock { $0 } == 1)
+        guard case .success = results[0] else { Issue.record("the batch failed: \(results)"); return }
+        #expect(try await notifications.status(id: id)?.counts["failed"] == 6)
     }
 
     /// A batch whose pushes all went costs Redis no command for the counts; one with failures
