@@ -105,7 +105,7 @@ struct ConsoleOverview: Sendable {
         return """
             <h1>Overview</h1>
             <p class="live" id="live" role="status" aria-live="polite">Numbers as of page load.</p>
-            <p class="note">Rates are jobs per second between the live updates (a fan-out batch is one job, not one push), failures pushes per second by the platform's reason (the 3 fastest, the rest summed); they appear from the second update.</p>
+            <p class="note">Rates are per second between the live updates: jobs (a fan-out batch is one job, not one push), and failed pushes by the platform's reason (the 3 fastest, the rest summed). They appear from the second update.</p>
             <p>Testing Web Push? <a href="/device">The browser device</a> (<code>/device</code>) registers this browser as a device of an app and shows the pushes it receives.</p>
             <section aria-labelledby="apps-title"><h2 id="apps-title">Apps with work</h2>
             \(parkedComplete ? "" : "<p class=\"note\">Too many scheduled, retrying or dead jobs to count them all: the numbers are at least these.</p>" as HTML)
