@@ -296,7 +296,8 @@ let package = Package(
             name: "RichPushWorkerTests",
             dependencies: [
                 "RichPushWorker", "RichPushInMemory", "RichPushCore", "RichPushQueue", "RichPushStorage",
-                "RichPushAdapters", "RichPushTemplates",
+                "RichPushAdapters", "RichPushTemplates", "RichPushAPNS", "RichPushFCM", "RichPushWebPush", "RichPushHTTP2",
+                "RedisTestSupport",
             ]
         ),
         .testTarget(name: "HiredisTests", dependencies: ["Hiredis", "RedisTestSupport"]),

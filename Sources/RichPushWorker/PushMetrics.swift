@@ -3,7 +3,7 @@ import RichPushCore
 import Synchronization
 
 /// The push stage's series: `richpush_pushes_total{adapter,outcome}`,
-/// `richpush_duplicates_suppressed_total`, `richpush_render_seconds`,
+/// `richpush_duplicates_suppressed_total`, `richpush_failure_counts_lost_total`, `richpush_render_seconds`,
 /// `richpush_send_seconds{adapter}` (one batch, through every route) and
 /// `richpush_enqueue_to_device_seconds{adapter}` (from the notification's creation to the platform
 /// accepting the push). `adapter` is the route that carried the push (`apns`, `fcm`, `simulated`),
@@ -19,6 +19,7 @@ final class PushMetrics: Sendable {
     private let send: Timer
     private let toDevice = Mutex<[String: Timer]>([:])
     private let duplicates = Counter(label: "richpush_duplicates_suppressed_total")
+    private let lostFailures = Counter(label: "richpush_failure_counts_lost_total")
     private let outcomes = Mutex<[Series: Counter]>([:])
     private let appOutcomes = Mutex<[Series: Counter]>([:])
 
@@ -36,6 +37,12 @@ final class PushMetrics: Sendable {
     func sent(_ count: Int, in elapsed: Duration) {
         guard count > 0 else { return }
         send.recordNanoseconds(elapsed.nanoseconds)
+    }
+
+    /// `richpush_failure_counts_lost_total`: failed pushes whose count by reason could not be
+    /// written (the console's failed/s by reason shows too few by this many).
+    func lostFailureCounts(_ count: Int) {
+        if count > 0 { lostFailures.increment(by: count) }
     }
 
     func suppressed(_ count: Int) {

@@ -130,6 +130,8 @@ extension RichPushJobHandler {
         // Per job: the longest wait a provider asked for (Retry-After, a quota's hold).
         var waits: [Int: Duration] = [:]
         var invalid: [Installation] = []
+        // Per reason code: the pushes the platforms refused or never answered (the console's failed/s by reason).
+        var failures: [String: Int] = [:]
         // Per adapter (the route of the device's platform) and outcome.
         var tally: [PushMetrics.Series: Int] = [:]
         var routes: [Platform: (name: String, toDevice: Timer)] = [:]
@@ -151,16 +153,19 @@ extension RichPushJobHandler {
                 tally[.init(adapter: route, outcome: "held"), default: 0] += 1
             case .invalidToken(let reason):
                 result = plan.result(.invalidToken, error: reason)
+                failures[PushFailureCode.code(for: reason), default: 0] += 1
                 tally[.init(adapter: route, outcome: "invalid_token"), default: 0] += 1
                 invalid.append(plan.push.installation)
             case .failed(let reason, let canRetry):
                 if canRetry { retryable.append(plan) }
                 result = plan.result(canRetry ? .retried : .failed, error: reason)
+                failures[PushFailureCode.code(for: reason), default: 0] += 1
                 tally[.init(adapter: route, outcome: canRetry ? "retried" : "failed"), default: 0] += 1
             case .failedRetryAfter(let reason, let after):
                 retryable.append(plan)
                 waits[plan.work] = max(waits[plan.work] ?? .zero, after)
                 result = plan.result(.retried, error: reason)
+                failures[PushFailureCode.code(for: reason), default: 0] += 1
                 tally[.init(adapter: route, outcome: "retried"), default: 0] += 1
             case .deferred(_, let after):
                 // Not sent, and not a failure: the lease is given back below, nothing is counted
@@ -180,11 +185,14 @@ extension RichPushJobHandler {
         for (outcome, count) in byOutcome { metrics.count(app: app, outcome: outcome, by: count) }
         // Recording releases the leases of retryable failures in the same script, so a retry
         // reaches exactly the pushes that failed; a failure here fails the batch for retry. The
-        // dead tokens are marked for the fleet at the same time.
+        // dead tokens are marked for the fleet, and the failures counted by reason (a batch
+        // without failures writes nothing more), at the same time.
         async let marked: Void = markGone(invalid, at: now)
+        async let counted: Void = countFailures(failures)
         try await ledger.recordDeliveries(outcomes)
         if !deferred.isEmpty { try await ledger.releaseLeases(deferred.map(\.key)) }
         try await marked
+        await counted
         for installation in invalid + goneNow.map(\.push.installation) { _ = try await installations.remove(installation) }
 
         var failedPerJob: [Int: Int] = [:]

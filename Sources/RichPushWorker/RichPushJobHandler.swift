@@ -45,13 +45,17 @@ package struct RichPushJobHandler: BatchJobHandler {
     /// The first back-off after a push failed at the provider (a 5xx, no answer); it doubles with
     /// each attempt, so a provider in trouble is not sent the same pushes again at once.
     let providerRetryBase: Duration
+    /// Where each batch's failed pushes are counted by reason code for the console (the
+    /// partition's queue; nil: not counted). Kept by ``scoped(to:ledger:installations:adapter:)``:
+    /// every app's handler of a partition counts into that partition.
+    let failedPushes: (any FailedPushCounting)?
     let logger: Logger
     let metrics: PushMetrics
 
     package init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
                 renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0, leaseDuration: Duration = .seconds(30),
                 maxPushesPerRound: Int = 1_000, goneTokens: (any GoneTokens)? = nil, providerRetryBase: Duration = .seconds(1),
-                logger: Logger = Logger(label: "richpush.worker")) {
+                failedPushes: (any FailedPushCounting)? = nil, logger: Logger = Logger(label: "richpush.worker")) {
         self.ledger = ledger
         self.installations = installations
         self.queue = queue
@@ -65,6 +69,7 @@ package struct RichPushJobHandler: BatchJobHandler {
         self.leaseDuration = leaseDuration
         self.goneTokens = goneTokens
         self.providerRetryBase = providerRetryBase
+        self.failedPushes = failedPushes
         self.logger = logger
         self.metrics = PushMetrics(adapter: adapter.name)
     }

@@ -174,7 +174,7 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
             queue: queue, adapter: adapter, renderer: configuration.renderer, formats: PushFormat.byPlatform,
             fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,
-            maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, logger: logger)
+            maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, failedPushes: queue, logger: logger)
         RichPushJobRouter(base: handler, ledger: ledger, keys: keys, redis: dependencies.redis, adapters: apps).register(in: &handlers)
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }

@@ -78,6 +78,16 @@ struct APNSFaultsTests {
 
                 let counts = try await pipeline.status(id)["counts"] as? [String: Int] ?? [:]
                 #expect(counts["sent"] == served.count && counts["invalidToken"] == dead.count && counts["failed"] == bad.count, "\(counts)")
+                // The console's failed pushes by reason: each refusal once, with Apple's reason,
+                // each 500 answer once (a failed attempt, retried), a 429 not at all (a deferral).
+                let flat = try await pipeline.redis.send("HGETALL", pipeline.queue.configuration.failuresKey(scope: "default")).array ?? []
+                var failures: [String: Int] = [:]
+                for index in stride(from: 0, to: flat.count - 1, by: 2) { failures[flat[index].string ?? "?"] = Int(flat[index + 1].string ?? "") }
+                let serverErrors = answers.values.reduce(0) { $0 + $1.filter { $0 == 500 }.count }
+                #expect(failures["Unregistered"] == dead.count && failures["BadDeviceToken"] == bad.count
+                        && failures["InternalServerError"] == serverErrors, "\(failures); \(dead.count) dead, \(bad.count) bad, \(serverErrors) 500s")
+                #expect(Set(failures.keys).subtracting(["Unregistered", "BadDeviceToken", "InternalServerError", "timeout", "unreachable"]).isEmpty,
+                        "\(failures)")
                 // Exactly the dead tokens' registrations are gone.
                 let left = try await store.installations(ids: (0..<devices).map { "dev\($0)" })
                 #expect(Set(left.map(\.handle)) == Set(tokens).subtracting(dead))

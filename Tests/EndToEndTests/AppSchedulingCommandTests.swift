@@ -46,6 +46,9 @@ struct AppSchedulingCommandTests {
             let taken = try await queues[0].take(for: "c", count: 8).map { try $0.get() }
             #expect(taken.filter { $0.scope == "shop" }.count == 2 && taken.count == 8, "\(taken.map(\.scope))")
 
+            // Pushes of shop failed in both partitions (as the worker counts them); shop is busy in the first only.
+            try await queues[0].countFailedPushes(["BadDeviceToken": 3], scope: "shop")
+            try await queues[1].countFailedPushes(["BadDeviceToken": 1, "http_500": 2], scope: "shop")
             // What `richpush stats` shows of it, as JSON (every app) and as the table.
             let json = try await AppsCommandTests.run(["stats", "--json"] + common, server: server, name: "stats-json")
             #expect(json.status == 0, "\(json.output)")
@@ -54,12 +57,14 @@ struct AppSchedulingCommandTests {
             #expect(apps["shop"]?["waitingNow"] as? Int == 8 && apps["shop"]?["inFlight"] as? Int == 2 && apps["shop"]?["taken"] as? Int == 2)
             #expect(apps["shop"]?["weight"] as? Int == 3 && apps["shop"]?["maxInFlight"] as? Int == 2)
             #expect(apps["news"]?["waitingNow"] as? Int == 4 && apps["news"]?["inFlight"] as? Int == 6)
+            #expect(apps["shop"]?["failedByReason"] as? [String: Int] == ["BadDeviceToken": 4, "http_500": 2], "every partition's, by reason")
+            #expect(apps["news"]?["failedByReason"] as? [String: Int] == [:])
             let text = try await AppsCommandTests.run(["stats"] + common, server: server, name: "stats")
             #expect(text.status == 0 && text.output.contains("apps with work or in flight: 2"), "\(text.output)")
             let shopRow = text.output.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("shop ") }.map(String.init) ?? ""
-            // app, weight, cap, now, bulk, oldest ("0.1 s"), in flight, taken, done.
+            // app, weight, cap, now, bulk, oldest ("0.1 s"), in flight, taken, done, failed pushes.
             let cells = shopRow.split(separator: " ").map(String.init)
-            #expect(cells.count == 10 && Array(cells.prefix(5)) == ["shop", "3", "2", "8", "0"] && Array(cells.suffix(4)) == ["s", "2", "2", "0"],
+            #expect(cells.count == 11 && Array(cells.prefix(5)) == ["shop", "3", "2", "8", "0"] && Array(cells.suffix(5)) == ["s", "2", "2", "0", "6"],
                     "\(text.output)")
 
             // `none` removes the cap; the weight stays.

@@ -56,6 +56,7 @@ struct LuaScriptsTests {
         ("QueueScripts.delayedSlice", QueueScripts.delayedSlice.script), ("QueueScripts.deadSlice", QueueScripts.deadSlice.script),
         ("QueueScripts.delayedPage", QueueScripts.delayedPage.script), ("QueueScripts.pause", QueueScripts.pause.script),
         ("QueueScripts.resume", QueueScripts.resume.script),
+        ("QueueScripts.countFailures", QueueScripts.countFailures.script),
     ]
 
     /// The scripts declared by name (``LuaScript``): their hand-written Lua is checked against
@@ -102,6 +103,7 @@ struct LuaScriptsTests {
         ("QueueScripts.scopeStats", QueueScripts.scopeStats), ("QueueScripts.recountInFlight", QueueScripts.recountInFlight),
         ("RedisConsoleStore.putScript", RedisConsoleStore.putScript), ("RedisConsoleStore.takeScript", RedisConsoleStore.takeScript),
         ("QueueScripts.delayedSlice", QueueScripts.delayedSlice), ("QueueScripts.deadSlice", QueueScripts.deadSlice),
+        ("QueueScripts.countFailures", QueueScripts.countFailures),
     ]
 
     /// Each declared script's body reads only names: no `KEYS[…]`, no `ARGV[…]` but a declared

@@ -39,7 +39,7 @@ struct ConsoleOverviewTests {
                 #expect(((overview.json["totals"] as? [String: Any])?["deadLetters"]) as? Int == 2)
                 let html = String(buffer: try await client.consoleGet("/console", session: root, html: true).body)
                 #expect(html.contains("<th scope=\"row\">shop</th><td>3</td>"))
-                #expect(html.contains("<td>1</td><td>1</td><td>1</td><td>-</td><td>-</td><td>-</td></tr>"), "scheduled, retrying, dead; no rates yet")
+                #expect(html.contains("<td>1</td><td>1</td><td>1</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>"), "scheduled, retrying, dead; no rates yet")
                 // An operator of one app sees that app, and no deployment totals.
                 _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys)
                     .setConsoleAccess(name: "bob", ConsoleAccess(role: .viewer, apps: ["news"]))
@@ -84,7 +84,8 @@ struct ConsoleOverviewTests {
     }
 
     /// A worker settles shop's jobs while the stream runs (done; every 4th sent back to retry,
-    /// every 5th dead-lettered) and keeps one more waiting each time: the rates appear from the
+    /// every 5th dead-lettered; each job with 2 pushes refused as `BadDeviceToken`, every 3rd with
+    /// one more as `http_410`) and keeps one more waiting each time: the rates appear from the
     /// second event and move, and the totals behind them are exactly what the worker did.
     @Test func theLiveStreamShowsEachAppsRatesOfJobsDoneRetriedAndDeadLettered() async throws {
         try await withRedisServer { server in
@@ -96,12 +97,16 @@ struct ConsoleOverviewTests {
             try await queue.ensureGroup()
             try await queue.enqueue((0..<20).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
             let stop = StopFlag()
-            let worker = Task { () -> (settled: Int, retried: Int, dead: Int) in
-                var counts = (settled: 0, retried: 0, dead: 0)
+            let worker = Task { () -> (settled: Int, retried: Int, dead: Int, gone: Int) in
+                var counts = (settled: 0, retried: 0, dead: 0, gone: 0)
                 while !stop.isSet {
                     try await queue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")])
                     guard let job = try await queue.take(for: "w1", count: 1).first.map({ try $0.get() }) else { continue }
                     counts.settled += 1
+                    // The failed pushes as the rich-push worker counts them: one call per job that had some.
+                    let gone = counts.settled % 3 == 0 ? 1 : 0
+                    try await queue.countFailedPushes(["BadDeviceToken": 2, "http_410": gone], scope: "shop")
+                    counts.gone += gone
                     if counts.settled % 5 == 0 {
                         try await queue.deadLetter(id: job.id, error: "boom")
                         counts.dead += 1
@@ -124,19 +129,23 @@ struct ConsoleOverviewTests {
                 #expect(events.count == 6)
                 let shop = events.map { ($0["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "shop" } }
                 #expect(shop.first??["rates"] == nil, "no rate before a second snapshot")
-                let rates = shop.dropFirst().compactMap { $0?["rates"] as? [String: Double] }
+                let rates = shop.dropFirst().compactMap { $0?["rates"] as? [String: Any] }
                 #expect(rates.count == 5, "\(shop)")
                 for name in ["done", "retried", "deadLettered"] {
-                    #expect(rates.contains { ($0[name] ?? 0) > 0 }, "\(name) moved: \(rates)")
+                    #expect(rates.contains { ($0[name] as? Double ?? 0) > 0 }, "\(name) moved: \(rates)")
                 }
+                let failing = rates.compactMap { $0["failedByReason"] as? [String: Double] }
+                #expect(failing.count == 5 && failing.contains { ($0["BadDeviceToken"] ?? 0) > 0 }, "failures by reason moved: \(failing)")
+                #expect(failing.allSatisfy { Set($0.keys).isSubset(of: ["BadDeviceToken", "http_410"]) && $0.values.allSatisfy { $0 > 0 } })
                 // The totals the rates come from: kept by the queue's scripts, exactly the worker's.
                 let now = try await client.consoleGet("/console/overview.json", session: alice)
                 let totals = try #require((now.json["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "shop" })
                 #expect(totals["retried"] as? Int == counts.retried && totals["deadLettered"] as? Int == counts.dead, "\(totals) \(counts)")
                 #expect(totals["done"] as? Int == counts.settled - counts.retried - counts.dead)
+                #expect(totals["failedByReason"] as? [String: Int] == ["BadDeviceToken": 2 * counts.settled, "http_410": counts.gone].filter { $0.value > 0 }, "\(totals) \(counts)")
                 let page = String(buffer: try await client.consoleGet("/console", session: alice, html: true).body)
-                #expect(page.contains("<th scope=\"col\">Done/s</th><th scope=\"col\">Retried/s</th><th scope=\"col\">Dead-lettered/s</th>"))
-                #expect(page.contains("<td>-</td><td>-</td><td>-</td></tr>"), "no rate at page load")
+                #expect(page.contains("<th scope=\"col\">Done/s</th><th scope=\"col\">Retried/s</th><th scope=\"col\">Dead-lettered/s</th><th scope=\"col\">Failed/s by reason</th>"))
+                #expect(page.contains("<td>-</td><td>-</td><td>-</td><td>-</td></tr>"), "no rate at page load")
                 #expect(page.contains(#"<a href="/device">The browser device</a>"#))
             }
         }

@@ -14,6 +14,7 @@ page goes to --shots. Passwords come in the environment, never on a command line
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -242,8 +243,14 @@ class Flow:
             self.wait_for("the workers' chart with console-chart's 3 jobs", chart)
             self.wait_for("a live update", lambda: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or "0") >= 2)
             header = self.text("#apps thead")
-            if "Done/s" not in header or "Dead-lettered/s" not in header:
+            if "Done/s" not in header or "Dead-lettered/s" not in header or "Failed/s by reason" not in header:
                 raise FlowError(f"the overview has no rate columns: {header}")
+            # The script's failures cell: "-" before a rate, "none", or codes with their rates.
+            cells = d.execute_script("return Array.from(document.querySelectorAll('#apps tbody tr:not(.empty)'))"
+                                     ".map(function (row) { return row.lastElementChild.textContent; })")
+            pattern = re.compile(r"^(-|none|[A-Za-z0-9_.-]+ [0-9]+\.[0-9](, [A-Za-z0-9_.-]+ [0-9]+\.[0-9])*(, \+[0-9]+ more [0-9]+\.[0-9])?)$")
+            if not cells or not all(pattern.match(cell) for cell in cells):
+                raise FlowError(f"the overview's failed/s by reason cells: {cells}")
             d.set_window_size(1280, 1100)
             self.shot("overview-workers-chart")
             d.set_window_size(1280, 900)

@@ -16,15 +16,34 @@ extension ConsoleOverview {
             func rate(_ now: Int, _ then: Int) -> Double { (Double(max(now - then, 0)) / seconds * 10).rounded() / 10 }
             var app = app
             app.rates = Rates(done: rate(app.stats.done, old.done), retried: rate(app.stats.retried, old.retried),
-                              deadLettered: rate(app.stats.deadLettered, old.deadLettered))
+                              deadLettered: rate(app.stats.deadLettered, old.deadLettered),
+                              // The codes that moved: one at 0 would only crowd the cell.
+                              failedByReason: Dictionary(uniqueKeysWithValues: app.stats.failedByReason.compactMap { code, total in
+                                  let perSecond = rate(total, old.failedByReason[code] ?? 0)
+                                  return perSecond > 0 ? (code, perSecond) : nil
+                              }))
             return app
         }
         return next
     }
 
     static func rateCells(_ rates: Rates?) -> HTML {
-        guard let rates else { return "<td>-</td><td>-</td><td>-</td>" }
-        return "<td>\(rate(rates.done))</td><td>\(rate(rates.retried))</td><td>\(rate(rates.deadLettered))</td>"
+        guard let rates else { return "<td>-</td><td>-</td><td>-</td><td>-</td>" }
+        return "<td>\(rate(rates.done))</td><td>\(rate(rates.retried))</td><td>\(rate(rates.deadLettered))</td><td>\(failures(rates.failedByReason))</td>"
+    }
+
+    /// Codes shown by name in the "failed/s by reason" cell; the rest are summed.
+    static let shownReasons = 3
+
+    /// The fastest ``shownReasons`` codes with their rates (`BadDeviceToken 2.0, http_500 0.5`),
+    /// the rest summed (`+2 more 0.7`); `none` when nothing failed. The page's script writes the same.
+    static func failures(_ perSecond: [String: Double]) -> String {
+        guard !perSecond.isEmpty else { return "none" }
+        let ranked = perSecond.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        var parts = ranked.prefix(shownReasons).map { "\($0.key) \(rate($0.value))" }
+        let rest = ranked.dropFirst(shownReasons)
+        if !rest.isEmpty { parts.append("+\(rest.count) more \(rate(rest.reduce(0) { $0 + $1.value }))") }
+        return parts.joined(separator: ", ")
     }
 
     static func rate(_ value: Double) -> String { String(format: "%.1f", value) }
@@ -45,12 +64,17 @@ extension ConsoleOverview {
 }
 
 extension ConsoleOverview.App {
-    /// Its row in the JSON; `rates` only from the stream's second snapshot on.
+    /// Its row in the JSON (`failedByReason`: its failed pushes' totals by reason code); `rates`
+    /// only from the stream's second snapshot on.
     var json: [String: Any] {
         var object: [String: Any] = ["app": app, "waiting": stats.waiting, "oldestWaitingMs": stats.oldestWaitingAgeMilliseconds,
                                      "inFlight": stats.inFlight, "done": stats.done, "weight": stats.weight, "paused": stats.paused, "scheduled": scheduled,
-                                     "retrying": retrying, "dead": dead, "retried": stats.retried, "deadLettered": stats.deadLettered]
-        if let rates { object["rates"] = ["done": rates.done, "retried": rates.retried, "deadLettered": rates.deadLettered] }
+                                     "retrying": retrying, "dead": dead, "retried": stats.retried, "deadLettered": stats.deadLettered,
+                                     "failedByReason": stats.failedByReason]
+        if let rates {
+            object["rates"] = ["done": rates.done, "retried": rates.retried, "deadLettered": rates.deadLettered,
+                               "failedByReason": rates.failedByReason] as [String: Any]
+        }
         return object
     }
 }

@@ -22,6 +22,19 @@ function rate(rates, name) {
   return rates ? Number(rates[name]).toFixed(1) : "-";
 }
 
+// The fastest 3 reasons with their rates, the rest summed, as the server writes the cell.
+function failures(rates) {
+  if (!rates) return "-";
+  const perSecond = rates.failedByReason || {};
+  const ranked = Object.keys(perSecond).map(function (code) { return [code, Number(perSecond[code])]; })
+    .sort(function (a, b) { return a[1] !== b[1] ? b[1] - a[1] : (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0); });
+  if (ranked.length === 0) return "none";
+  const parts = ranked.slice(0, 3).map(function (entry) { return entry[0] + " " + entry[1].toFixed(1); });
+  const rest = ranked.slice(3);
+  if (rest.length > 0) parts.push("+" + rest.length + " more " + rest.reduce(function (sum, entry) { return sum + entry[1]; }, 0).toFixed(1));
+  return parts.join(", ");
+}
+
 function fill(tbody, items, columns, empty) {
   const rows = items.map(function (item) {
     const row = document.createElement("tr");
@@ -56,7 +69,7 @@ function live() {
         function (a) { return a.inFlight; }, function (a) { return a.done; }, function (a) { return a.scheduled; },
         function (a) { return a.retrying; }, function (a) { return a.dead; },
         function (a) { return rate(a.rates, "done"); }, function (a) { return rate(a.rates, "retried"); },
-        function (a) { return rate(a.rates, "deadLettered"); }], "No app has work waiting, in flight, scheduled, retrying or dead.");
+        function (a) { return rate(a.rates, "deadLettered"); }, function (a) { return failures(a.rates); }], "No app has work waiting, in flight, scheduled, retrying or dead.");
       fill(workers, data.workers, [
         function (w) { return w.name; }, function (w) { return w.pending; }, function (w) { return w.processed; },
         function (w) { return age(w.idleMs) + " ago"; }], "No worker has joined the queue.");

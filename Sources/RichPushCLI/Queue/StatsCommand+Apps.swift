@@ -2,8 +2,8 @@ import Foundation
 import RichPushQueue
 
 /// `richpush stats`'s per-app table (fair scheduling): the busiest apps, what waits in their
-/// lanes, the oldest wait, what they have in flight, their totals, weight and cap; a paused
-/// app says so after its name.
+/// lanes, the oldest wait, what they have in flight, their totals (jobs taken and done, pushes
+/// failed: `--json` has them by reason), weight and cap; a paused app says so after its name.
 extension StatsCommand {
     /// Apps shown in the table; `--json` lists them all.
     static let appRows = 20
@@ -13,13 +13,13 @@ extension StatsCommand {
     static func appTable(_ apps: [String: ScopeStats], rates: [String: Double]? = nil) -> String {
         guard !apps.isEmpty else { return "apps: none waiting or in flight\n" }
         let (shown, more) = ScopeStats.busiest(apps, limit: appRows)
-        var header = ["app", "weight", "cap", "now", "bulk", "oldest", "in flight", "taken", "done"]
+        var header = ["app", "weight", "cap", "now", "bulk", "oldest", "in flight", "taken", "done", "failed pushes"]
         if rates != nil { header.append("done/s") }
         var rows = [header]
         for (app, stats) in shown {
             var row = [app + (stats.paused ? " (paused)" : ""), "\(stats.weight)", stats.maxInFlight.map(String.init) ?? "-", "\(stats.waitingNow)", "\(stats.waitingBulk)",
                        stats.waiting > 0 ? String(format: "%.1f s", Double(stats.oldestWaitingAgeMilliseconds) / 1000) : "-",
-                       "\(stats.inFlight)", "\(stats.taken)", "\(stats.done)"]
+                       "\(stats.inFlight)", "\(stats.taken)", "\(stats.done)", "\(stats.failedByReason.values.reduce(0, +))"]
             if let rates { row.append(rates[app].map { String(format: "%.0f", $0) } ?? "-") }
             rows.append(row)
         }

@@ -6,7 +6,7 @@ extension JobQueue {
     /// The script's call for this partition; `also`: scopes to report even when idle here.
     func scopeStatsCall(also: [String] = []) -> QueueScripts.ScopeStatsCall {
         QueueScripts.ScopeStatsCall(ready: configuration.readyKey, scheduler: configuration.schedulerKey,
-                                    waitPrefix: configuration.waitPrefix, also: also)
+                                    waitPrefix: configuration.waitPrefix, failuresPrefix: configuration.failuresPrefix, also: also)
     }
 
     /// Each partition's busy scopes (jobs waiting or in flight), in the queues' order, in one
@@ -43,13 +43,13 @@ extension JobQueue {
         return ScopeStats.total(complete)
     }
 
-    /// The script's rows `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused, retried, deadLettered}` by scope,
+    /// The script's rows `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused, retried, deadLettered, failures}` by scope,
     /// ages counted to `now` (ms).
     static func scopeStats(from reply: RedisValue, now: Int64) -> [String: ScopeStats] {
         var scopes: [String: ScopeStats] = [:]
         for row in reply.array ?? [] {
-            guard let fields = row.array, fields.count == 12, let scope = fields[0].string else { continue }
-            let number = fields.map { $0.int ?? 0 }
+            guard let fields = row.array, fields.count == 13, let scope = fields[0].string else { continue }
+            let number = fields.dropLast().map { $0.int ?? 0 }
             let enqueued = Int64(number[3])
             scopes[scope] = ScopeStats(
                 waitingNow: number[1], waitingBulk: number[2],
@@ -58,7 +58,8 @@ extension JobQueue {
                 // the count below 0 for a moment: shown as none.
                 inFlight: max(number[4], 0), taken: number[5], done: number[6],
                 weight: max(number[7], 1), maxInFlight: number[8] > 0 ? number[8] : nil, paused: number[9] > 0,
-                retried: number[10], deadLettered: number[11])
+                retried: number[10], deadLettered: number[11],
+                failedByReason: (dictionary(fields[12]) ?? [:]).compactMapValues { $0.int.flatMap { $0 > 0 ? $0 : nil } })
         }
         return scopes
     }

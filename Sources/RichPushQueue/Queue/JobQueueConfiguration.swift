@@ -65,6 +65,11 @@ package struct JobQueueConfiguration: Sendable, Hashable {
     package var waitPrefix: String { "\(base):wait:" }
     /// The list where `scope`'s jobs of `lane` wait.
     package func waitKey(scope: String, lane: JobLane) -> String { "\(waitPrefix)\(scope):\(lane.rawValue)" }
+    /// The prefix of every scope's failed-push totals: `<failuresPrefix><scope>`.
+    package var failuresPrefix: String { "\(base):fails:" }
+    /// `scope`'s pushes that failed, by reason code (a hash `code → total`, at most
+    /// ``JobQueue/failureCodesPerScope`` codes and `other`; docs/redis-keys.md).
+    package func failuresKey(scope: String) -> String { "\(failuresPrefix)\(scope)" }
 }
 
 /// The order in which workers take jobs.

@@ -17,6 +17,10 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     /// through its lanes; a fan-out batch is one job).
     package var retried: Int = 0
     package var deadLettered: Int = 0
+    /// Pushes (not jobs) its worker sent that failed, by reason code (`PushFailureCode` in
+    /// RichPushCore: the platform's code, `http_<status>`, `timeout`, …): totals since the keys
+    /// began, at most ``JobQueue/failureCodesPerScope`` codes and `other` per partition.
+    package var failedByReason: [String: Int] = [:]
     /// Its weight, and its cap on jobs in flight in each partition (nil: none).
     package var weight: Int = 1
     package var maxInFlight: Int?
@@ -24,7 +28,9 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     package var paused: Bool = false
 
     package init(waitingNow: Int = 0, waitingBulk: Int = 0, oldestWaitingAgeMilliseconds: Int = 0, inFlight: Int = 0, taken: Int = 0,
-                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil, paused: Bool = false, retried: Int = 0, deadLettered: Int = 0) {
+                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil, paused: Bool = false, retried: Int = 0, deadLettered: Int = 0,
+                 failedByReason: [String: Int] = [:]) {
+        self.failedByReason = failedByReason
         self.paused = paused
         self.waitingNow = waitingNow
         self.waitingBulk = waitingBulk
@@ -51,7 +57,8 @@ package struct ScopeStats: Sendable, Hashable, Codable {
                    oldestWaitingAgeMilliseconds: max(oldestWaitingAgeMilliseconds, other.oldestWaitingAgeMilliseconds),
                    inFlight: inFlight + other.inFlight, taken: taken + other.taken, done: done + other.done,
                    weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight, paused: paused || other.paused,
-                   retried: retried + other.retried, deadLettered: deadLettered + other.deadLettered)
+                   retried: retried + other.retried, deadLettered: deadLettered + other.deadLettered,
+                   failedByReason: failedByReason.merging(other.failedByReason, uniquingKeysWith: +))
     }
 
     /// The scopes of several partitions added up by name.

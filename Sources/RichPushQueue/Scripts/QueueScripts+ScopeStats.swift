@@ -5,18 +5,21 @@ extension QueueScripts {
     /// A partition's scheduler keys, and scopes to report whether or not they are busy there.
     struct ScopeStatsCall {
         let ready: String, scheduler: String, waitPrefix: String
+        /// The prefix of the scopes' failed-push totals (``JobQueueConfiguration/failuresPrefix``).
+        let failuresPrefix: String
         /// Reported even when idle in this partition (their totals complete the numbers of scopes
         /// busy in another partition).
         let also: [String]
     }
 
     /// → one row per scope with jobs waiting in its lanes or in flight (`f:` above 0) or paused, and
-    /// per scope of `also`: `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused, retried, deadLettered}`, where
-    /// `now`/`bulk` are its lanes' lengths and `enq` the enqueue time (ms) of the older of the jobs
-    /// at their heads (0: none waits). Read only; its cost grows with the scopes the hash names
-    /// (one HGETALL) and the busy ones (two LLEN and two LRANGE of one each), not with the jobs.
+    /// per scope of `also`: `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused, retried, deadLettered, failures}`, where
+    /// `now`/`bulk` are its lanes' lengths, `enq` the enqueue time (ms) of the older of the jobs
+    /// at their heads (0: none waits) and `failures` its failed pushes as `{code, total, …}`.
+    /// Read only; its cost grows with the scopes the hash names (one HGETALL) and the reported
+    /// ones (two LLEN, two LRANGE of one, and one HGETALL of at most 33 fields each), not with the jobs.
     static let scopeStats = LuaScript<ScopeStatsCall, Never>([
-        .key("ready", \.ready), .key("sched", \.scheduler), .argument("waitPrefix", \.waitPrefix), .list("also", { $0.also }),
+        .key("ready", \.ready), .key("sched", \.scheduler), .argument("waitPrefix", \.waitPrefix), .argument("failuresPrefix", \.failuresPrefix), .list("also", { $0.also }),
     ], body: """
     local flat = redis.call('HGETALL', sched)
     local numbers = {}
@@ -58,6 +61,7 @@ extension QueueScripts {
       end
       row[#row + 1] = oldest
       for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'x:', 'r:', 'k:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
+      row[#row + 1] = redis.call('HGETALL', failuresPrefix .. scope)
       -- A scope stays ready until a take finds its lanes dry: with nothing waiting nor in flight
       -- it is not busy, and is left out unless asked for.
       if asked[scope] or row[2] + row[3] > 0 or row[5] > 0 or row[10] > 0 then rows[#rows + 1] = row end
