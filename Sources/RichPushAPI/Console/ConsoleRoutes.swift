@@ -53,6 +53,7 @@ struct ConsoleRoutes: Sendable {
         ConsoleNotificationRoutes(routes: self).add(to: console)
         ConsoleDeviceRoutes(routes: self).add(to: console)
         ConsoleQueueRoutes(routes: self).add(to: console)
+        ConsoleRetryRoutes(routes: self).add(to: console)
         ConsoleWebhookRoutes(routes: self).add(to: console)
         ConsoleTestSendRoutes(routes: self).add(to: console)
         ConsoleTemplateRoutes(routes: self).add(to: console)

@@ -128,7 +128,7 @@ struct DelayedSearch: Sendable {
 
     /// Calls `body` with each slice's matches (and how many it read), oldest due first, from `from`
     /// to the filter's end or until `body` answers false.
-    private func scan(_ queue: JobQueue, _ filter: DelayedFilter, from: Int64,
+    func scan(_ queue: JobQueue, _ filter: DelayedFilter, from: Int64,
                       _ body: ([DelayedJob], Int) async throws -> Bool) async throws {
         var cursor = Cursor(due: from, skip: 0)
         let matches = filter.matcher()

@@ -13,8 +13,12 @@ struct QueuePage {
     var html: HTML {
         let rows: [HTML] = found.map { item in
             let reference = item.notification.map { "\(item.partition)/\(item.job.due)/\($0)" }
+            // A retry is selected for "retry now" (by its origin), a scheduled send for a cancel.
+            let retry = item.job.isRetry ? item.job.job.map { "\(item.partition)/\(item.job.due)/\($0.origin)" } : nil
             let select: HTML = !canAct ? "" : reference.map {
                 "<td><input type=\"checkbox\" name=\"id\" value=\"\($0)\" form=\"selected\" aria-label=\"Select \($0)\"></td>"
+            } ?? retry.map {
+                "<td><input type=\"checkbox\" name=\"id\" value=\"\($0)\" form=\"retries-selected\" aria-label=\"Select retry \($0)\"></td>"
             } ?? "<td></td>"
             let job = item.job.job
             return """
@@ -30,6 +34,8 @@ struct QueuePage {
             <div class="actions">
             <form method="post" action="/console/queues/cancel" id="selected"><button type="submit" class="danger">Cancel selected</button></form>
             <form method="post" action="/console/queues/count">\(Self.hiddenFields(filter))<button type="submit" class="danger">Cancel all scheduled sends that match…</button></form>
+            <form method="post" action="/console/queues/retries/retry" id="retries-selected"><button type="submit">Retry selected now</button></form>
+            <form method="post" action="/console/queues/retries/count">\(Self.hiddenFields(filter))<button type="submit">Retry all retries that match now…</button></form>
             </div>
             """ : ""
         let pausedList: HTML = paused.isEmpty ? "<p>No app is paused.</p>" : "<p>Paused: <span id=\"paused\">\(paused.joined(separator: ", "))</span>.</p>"

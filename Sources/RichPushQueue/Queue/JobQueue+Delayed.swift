@@ -44,6 +44,25 @@ extension JobQueue {
         for member in members { command.append(member) }
         return try await redis.pipeline([command]).first?.throwingError().int ?? 0
     }
+
+    /// Makes these delayed jobs (those still there) due at `time` (ms since 1970; now by default):
+    /// a retry sent now rather than after its back-off. One `ZADD XX CH` per 500, in one pipeline;
+    /// `XX` adds nothing back, so a job promoted or removed meanwhile stays gone. How many moved.
+    package func makeDue(_ members: [[UInt8]], at time: Int64 = JobQueue.nowMilliseconds()) async throws -> Int {
+        guard !members.isEmpty else { return 0 }
+        var commands: [RedisCommand] = []
+        for start in stride(from: 0, to: members.count, by: 500) {
+            var command = RedisCommand("ZADD", configuration.delayedKey, "XX", "CH")
+            for member in members[start..<min(start + 500, members.count)] {
+                command.append(time)
+                command.append(member)
+            }
+            commands.append(command)
+        }
+        var moved = 0
+        for reply in try await redis.pipeline(commands) { moved += try reply.throwingError().int ?? 0 }
+        return moved
+    }
 }
 
 extension JobQueue {

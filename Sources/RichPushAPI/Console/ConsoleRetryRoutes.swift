@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import RichPushCore
+import RichPushQueue
+
+/// "Retry now" on the queues page: the retries waiting out their back-off (the selected ones, or
+/// all that match in two steps as for dead letters: count, then confirm that number) are made due
+/// at once; a worker admits them into their app's lane at its next promotion, as any due retry.
+/// For the moment a provider is back: nothing is sent twice (the delivery ledger still decides
+/// each push) and nothing is lost (a retry promoted or removed meanwhile is not added back).
+/// Operator only, through ``ConsoleGuard``, audited before and after.
+struct ConsoleRetryRoutes: Sendable {
+    let routes: ConsoleRoutes
+
+    var search: DelayedSearch { DelayedSearch(queues: routes.backend.queues) }
+
+    /// What a "retry all that match" confirmation binds: the filter and the retries counted.
+    struct Confirmation: Codable {
+        let filter: DelayedFilter
+        let retries: [String]
+    }
+
+    static let countAction = "retry.now-matching"
+
+    func add(to console: RouterGroup<APIRequestContext>) {
+        console.post("queues/retries/count") { request, context in
+            let session = try await routes.session(request)
+            try await routes.authorizeChange(request, context: context, session: session, action: "retry.count", needs: .operator)
+            let filter = try DelayedFilter(try await ConsoleForm.body(of: request), access: session.access).retriesOnly
+            let retries = try await search.countRetries(filter)
+            var token: String?
+            if !retries.isEmpty {
+                let body = String(decoding: try JSONEncoder().encode(Confirmation(filter: filter, retries: retries)), as: UTF8.self)
+                token = try await routes.backend.store.createConfirmation(["user": session.user, "action": Self.countAction, "body": body],
+                                                                         lifetime: routes.configuration.confirmationLifetime)
+            }
+            if !ConsolePage.wantsHTML(request) {
+                return ConsolePage.json(["count": retries.count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary, "action": "retry-now"])
+            }
+            return ConsolePage.response(ConsolePage.layout(title: "Confirm", session: session,
+                                                           body: QueuePage.retryConfirmation(filter: filter, count: retries.count, token: token)))
+        }
+        console.post("queues/retries/retry") { request, context in
+            let session = try await routes.session(request)
+            try await routes.authorizeChange(request, context: context, session: session, action: "retry.now", needs: .operator)
+            let form = try await ConsoleForm.body(of: request)
+            let (requested, done) = if let token = form["token"] {
+                try await retryMatching(token: token, confirmed: form["confirm"], session: session, address: context.clientAddress)
+            } else {
+                try await retrySelected(form.all("id"), session: session, address: context.clientAddress)
+            }
+            if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["action": "retry-now", "requested": requested, "done": done]) }
+            return ConsolePage.response(ConsolePage.layout(title: "Retrying now", session: session, body: """
+                <h1>\(done) retr\(done == 1 ? "y" : "ies") due now</h1>
+                <p role="status">\(done) of the \(requested) asked for are due now and go out at a worker's next promotion\
+                \(done < requested ? "; the others were no longer waiting (already retried, cancelled or removed meanwhile)" : "").</p>
+                <p><a href="/console/queues?kind=retry">Back to the retries</a></p>
+                """))
+        }
+    }
+
+    private func retryMatching(token: String, confirmed: String?, session: ConsoleSession, address: String) async throws -> (requested: Int, done: Int) {
+        guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
+            throw APIError.badRequest("give the confirmation token and confirm, the number of retries you mean to send now", code: "missing_confirmation")
+        }
+        guard let stored = try await routes.backend.store.takeConfirmation(token), stored["user"] == session.user, stored["action"] == Self.countAction,
+              let body = stored["body"], let confirmation = try? JSONDecoder().decode(Confirmation.self, from: Data(body.utf8)) else {
+            throw APIError(.conflict, code: "confirmation_unknown", message: "this confirmation is unknown, used, expired or for another action: count the matches again")
+        }
+        guard number == confirmation.retries.count else {
+            throw APIError(.conflict, code: "confirmation_mismatch",
+                           message: "\(confirmation.retries.count) retries matched when counted, not \(number): count again and confirm that number")
+        }
+        let target = confirmation.filter.summary + " (as counted: \(number) retries)"
+        let done = try await routes.audited(Self.countAction, target: target, requested: number, session: session, address: address) {
+            try await search.retryNow(matching: confirmation.filter, among: Set(confirmation.retries))
+        }
+        return (number, done)
+    }
+
+    private func retrySelected(_ references: [String], session: ConsoleSession, address: String) async throws -> (requested: Int, done: Int) {
+        guard (1...ConsoleQueueRoutes.maxSelection).contains(references.count) else {
+            throw APIError.badRequest("select 1 to \(ConsoleQueueRoutes.maxSelection) retries (or retry all that match the filter)", code: "bad_selection")
+        }
+        // `<partition>/<due>/<origin>`: where to find the retry, and which job it is.
+        var wanted: [String: [Int64: Set<String>]] = [:]
+        for reference in Set(references) {
+            let parts = reference.split(separator: "/", maxSplits: 2).map(String.init)
+            guard parts.count == 3, routes.backend.queues.contains(where: { $0.configuration.partition == parts[0] }),
+                  let due = Int64(parts[1]), due >= 0, Self.isOrigin(parts[2]) else {
+                throw APIError.badRequest("'\(reference.prefix(80))' is not a retry's reference (<partition>/<due>/<origin>)", code: "bad_id")
+            }
+            wanted[parts[0], default: [:]][due, default: []].insert(parts[2])
+        }
+        let requested = wanted.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
+        let target = Array(Set(references)).sorted().prefix(20).joined(separator: " ") + (requested > 20 ? " … (\(requested) in all)" : "")
+        // Another app's retry is left alone (a scoped operator's selection cannot reach it).
+        let done = try await routes.audited("retry.now-selected", target: target, requested: requested, session: session, address: address) {
+            try await search.retryNow(wanted, sees: { session.access.sees(app: $0) })
+        }
+        return (requested, done)
+    }
+
+    /// A job's origin as the queue writes it: a stream id (`<ms>-<seq>`) or, under fair
+    /// scheduling, the admission's `w-<n>`; at most 64 bytes of letters, digits and `-`.
+    static func isOrigin(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count) && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+    }
+}
