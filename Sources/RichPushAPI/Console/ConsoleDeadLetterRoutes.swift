@@ -29,12 +29,14 @@ struct ConsoleDeadLetterRoutes: Sendable {
     func add(to console: RouterGroup<APIRequestContext>) {
         console.get("dead-letters") { request, _ in
             let session = try await routes.session(request)
-            let filter = try DeadLetterFilter(try ConsoleForm.query(of: request), access: session.access)
-            let (found, complete) = try await routes.search.newest(filter, limit: Self.pageSize, scanLimit: routes.configuration.listScanLimit)
+            let form = try ConsoleForm.query(of: request)
+            let filter = try DeadLetterFilter(form, access: session.access)
+            let cursor = try form["cursor"].map(DeadLetterSearch.Found.Position.init)
+            let (found, complete, next) = try await routes.search.newest(filter, limit: Self.pageSize, scanLimit: routes.configuration.listScanLimit, after: cursor)
             if !ConsolePage.wantsHTML(request) {
-                return ConsolePage.json(["deadLetters": found.map(Self.json), "complete": complete, "filter": filter.summary])
+                return ConsolePage.json(["deadLetters": found.map(Self.json), "complete": complete, "filter": filter.summary, "next": next?.text ?? NSNull()])
             }
-            let page = DeadLetterPage(filter: filter, found: found, complete: complete,
+            let page = DeadLetterPage(filter: filter, found: found, complete: complete, next: next,
                                       canAct: session.access.role >= .operator && !routes.configuration.readOnly)
             return ConsolePage.response(ConsolePage.layout(title: "Dead letters", session: session, readOnly: routes.configuration.readOnly, body: page.html))
         }

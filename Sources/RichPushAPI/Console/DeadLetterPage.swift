@@ -6,6 +6,8 @@ struct DeadLetterPage {
     let filter: DeadLetterFilter
     let found: [DeadLetterSearch.Found]
     let complete: Bool
+    /// Where the next (older) page starts, if there is one.
+    let next: DeadLetterSearch.Found.Position?
     let canAct: Bool
 
     var html: HTML {
@@ -38,13 +40,20 @@ struct DeadLetterPage {
             <label for="f-to">To (UTC)</label><input id="f-to" name="to" maxlength="40" value="\(filter.to.map(ConsolePage.time) ?? "")">
             <button type="submit">Filter</button>
             </form>
-            <p>Matching: \(filter.summary). The newest \(found.count) shown.</p>
+            <p>Matching: \(filter.summary). \(found.count) shown, newest first.</p>
             \(more)
             \(actions)
             <div class="scroll"><table id="dead-letters"><thead><tr>\(columns)<th scope="col">Id</th><th scope="col">App</th><th scope="col">Type</th>\
             <th scope="col">Died (UTC)</th><th scope="col">Error</th></tr></thead>
             <tbody>\(rows.isEmpty ? [#"<tr class="empty"><td colspan="6">No dead letter matches.</td></tr>"#] : rows)</tbody></table></div>
+            \(olderLink)
             """
+    }
+
+    /// The next page's link: the same filter, older than the last one shown.
+    private var olderLink: HTML {
+        guard let next else { return "" }
+        return "<p><a id=\"older-page\" href=\"/console/dead-letters?\(HTML.query(filter.queryPairs + [("cursor", next.text)]))\">Older \(ConsoleDeadLetterRoutes.pageSize) →</a></p>"
     }
 
     /// `[apns, fcm] `: the platforms whose pushes failed in the job's last attempt, if it named any.

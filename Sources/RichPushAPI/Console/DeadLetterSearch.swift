@@ -21,36 +21,77 @@ struct DeadLetterSearch: Sendable {
         let letter: DeadLetter
         var reference: String { "\(partition)/\(letter.id)" }
         var at: Int64 { DeadLetterSearch.time(of: letter.id) }
+        var position: Position { Position(partition: partition, id: letter.id) }
+
+        /// Where a letter stands in the pages' order: newest id first, then partition; a page's
+        /// "older" link carries its last one (`<partition>/<id>`, as a reference).
+        struct Position: Sendable, Hashable {
+            let partition: String
+            let id: String
+
+            init(partition: String, id: String) {
+                self.partition = partition
+                self.id = id
+            }
+
+            init(_ text: String) throws {
+                let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+                guard parts.count == 2, (1...32).contains(parts[0].utf8.count), StreamIDText.isValid(parts[1]) else {
+                    throw APIError.badRequest("cursor: give the one a page's older link carries", code: "bad_cursor")
+                }
+                self.init(partition: parts[0], id: parts[1])
+            }
+
+            var text: String { "\(partition)/\(id)" }
+
+            func precedes(_ other: Position) -> Bool {
+                let (mine, theirs) = (Self.numbers(id), Self.numbers(other.id))
+                if mine != theirs { return mine.0 != theirs.0 ? mine.0 > theirs.0 : mine.1 > theirs.1 }
+                return partition < other.partition
+            }
+
+            private static func numbers(_ id: String) -> (UInt64, UInt64) {
+                let parts = id.split(separator: "-")
+                return (parts.first.flatMap { UInt64($0) } ?? 0, parts.count > 1 ? UInt64(parts[1]) ?? 0 : 0)
+            }
+        }
     }
 
-    /// The newest `limit` matches over all partitions, reading at most `scanLimit` letters per
-    /// partition; `complete` is false when a partition had more to read.
-    func newest(_ filter: DeadLetterFilter, limit: Int, scanLimit: Int) async throws -> (found: [Found], complete: Bool) {
+    /// The newest `limit` matches over all partitions older than `cursor` (the last one of the
+    /// previous page), reading at most `scanLimit` letters per partition; `complete` is false when
+    /// a partition had more to read; `next`, the cursor of the next page (nil: no more).
+    func newest(_ filter: DeadLetterFilter, limit: Int, scanLimit: Int, after cursor: Found.Position? = nil) async throws
+        -> (found: [Found], complete: Bool, next: Found.Position?) {
         var found: [Found] = []
         var complete = true
+        var more = false
         let isMatch = filter.matcher()
         for queue in queues {
-            var before: String?
+            let partition = queue.configuration.partition
+            // Past the cursor in the pages' order: its own id again only in the partitions after its own.
+            var end = cursor.map { partition > $0.partition ? $0.id : "(" + $0.id } ?? "+"
             var scanned = 0
             var matches = 0
             scan: while matches < limit {
-                let letters = try await queue.deadLetters(count: Self.page, before: before)
+                let letters = try await queue.deadLetters(count: Self.page, through: end)
                 for letter in letters {
                     let at = Self.time(of: letter.id)
                     if let from = filter.from, at < from { break scan }
                     if isMatch(letter, at) {
-                        found.append(Found(partition: queue.configuration.partition, letter: letter))
+                        found.append(Found(partition: partition, letter: letter))
                         matches += 1
-                        if matches == limit { break scan }
+                        if matches == limit { more = true; break scan }
                     }
                 }
                 scanned += letters.count
                 guard letters.count == Self.page, let last = letters.last else { break }
                 if scanned >= scanLimit { complete = false; break }
-                before = last.id
+                end = "(" + last.id
             }
         }
-        return (Array(found.sorted { $0.at > $1.at }.prefix(limit)), complete)
+        found.sort { $0.position.precedes($1.position) }
+        let shown = Array(found.prefix(limit))
+        return (shown, complete, (found.count > limit || more) ? shown.last?.position : nil)
     }
 
     /// How many match now, and each partition's mark (absent: that partition had none).

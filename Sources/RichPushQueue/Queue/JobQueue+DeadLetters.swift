@@ -21,6 +21,13 @@ extension JobQueue {
         return (reply.array ?? []).map(Self.deadLetter)
     }
 
+    /// Dead letters newest first from `end` (an id, `(` before one excludes it, `+` the newest),
+    /// at most `count`: a backward scan in pages.
+    package func deadLetters(count: Int, through end: String) async throws -> [DeadLetter] {
+        let reply = try await redis.send("XREVRANGE", configuration.deadKey, end, "-", "COUNT", count)
+        return (reply.array ?? []).map(Self.deadLetter)
+    }
+
     /// One dead letter by its id in the dead-letter stream, or nil.
     package func deadLetter(id: String) async throws -> DeadLetter? {
         let reply = try await redis.send("XRANGE", configuration.deadKey, id, id)
