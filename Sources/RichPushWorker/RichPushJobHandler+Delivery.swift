@@ -134,6 +134,8 @@ extension RichPushJobHandler {
         var failures: [String: Int] = [:]
         // Per adapter (the route of the device's platform) and outcome.
         var tally: [PushMetrics.Series: Int] = [:]
+        // Per job: the pushes its platform accepted (sent or held), for the app's sent total.
+        var acceptedPerJob: [Int: Int] = [:]
         var routes: [Platform: (name: String, toDevice: Timer)] = [:]
         for (plan, outcome) in zip(toSend, sent) {
             let platform = plan.push.installation.platform
@@ -145,10 +147,12 @@ extension RichPushJobHandler {
             let result: DeliveryResult
             switch outcome {
             case .sent(let adapterID):
+                acceptedPerJob[plan.work, default: 0] += 1
                 result = plan.result(.sent, adapterID: adapterID)
                 tally[.init(adapter: route, outcome: "sent"), default: 0] += 1
                 if let createdAt = work[plan.work].notification?.createdAt { toDevice.recordMilliseconds(max(0, now - createdAt)) }
             case .held(let adapterID):
+                acceptedPerJob[plan.work, default: 0] += 1
                 result = plan.result(.held, adapterID: adapterID)
                 tally[.init(adapter: route, outcome: "held"), default: 0] += 1
             case .invalidToken(let reason):
@@ -190,6 +194,7 @@ extension RichPushJobHandler {
         async let marked: Void = markGone(invalid, at: now)
         async let counted: Void = countFailures(failures)
         try await ledger.recordDeliveries(outcomes)
+        for (offset, count) in acceptedPerJob { accepted.add(count, to: work[offset].job.id) }
         if !deferred.isEmpty { try await ledger.releaseLeases(deferred.map(\.key)) }
         try await marked
         await counted

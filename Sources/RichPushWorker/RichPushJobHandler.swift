@@ -51,6 +51,8 @@ package struct RichPushJobHandler: BatchJobHandler {
     let failedPushes: (any FailedPushCounting)?
     let logger: Logger
     let metrics: PushMetrics
+    /// Pushes accepted per job, until the worker takes them for the app's sent total.
+    let accepted = AcceptedPushes()
 
     package init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
                 renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0, leaseDuration: Duration = .seconds(30),
@@ -73,6 +75,9 @@ package struct RichPushJobHandler: BatchJobHandler {
         self.logger = logger
         self.metrics = PushMetrics(adapter: adapter.name)
     }
+
+    /// The pushes `job`'s run got accepted (counted as the app's sent pushes when it settles).
+    package func takeAccepted(_ job: Job) -> Int { accepted.take(job.id) }
 
     /// Registers this handler for both job types.
     package func register(in handlers: inout JobHandlers) {

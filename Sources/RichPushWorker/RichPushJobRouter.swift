@@ -51,6 +51,9 @@ struct RichPushJobRouter: BatchJobHandler {
         return results
     }
 
+    /// Every app's copy of the handler shares the base's count.
+    func takeAccepted(_ job: Job) -> Int { base.takeAccepted(job) }
+
     func willDeadLetter(_ jobs: [(job: Job, reason: String)]) async throws {
         for (app, indexes) in Self.groups(jobs.map(\.job)) {
             // What a dead letter marks needs the app's keys only, not its credentials.

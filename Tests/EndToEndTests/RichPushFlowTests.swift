@@ -185,6 +185,11 @@ struct RichPushFlowTests {
                     try await waitUntil(timeout: .seconds(60), "all outcomes to be recorded") {
                         (try await pipeline.status(id)["counts"] as? [String: Int])?["sent"] == 5000
                     }
+                    // The app's sent total (the console's sent/s) counts each push once, with the acks.
+                    try await waitUntil(timeout: .seconds(60), "the app's sent total to reach 5000") {
+                        let totals = try await pipeline.redis.send("HMGET", pipeline.queue.configuration.schedulerKey, "s:default", "s:_").array ?? []
+                        return totals.compactMap { $0.string.flatMap(Int.init) }.reduce(0, +) == 5000
+                    }
                     return id
                 }
                 await subscriber.close()

@@ -39,7 +39,7 @@ struct ConsoleOverviewTests {
                 #expect(((overview.json["totals"] as? [String: Any])?["deadLetters"]) as? Int == 2)
                 let html = String(buffer: try await client.consoleGet("/console", session: root, html: true).body)
                 #expect(html.contains("<th scope=\"row\">shop</th><td>3</td>"))
-                #expect(html.contains("<td>1</td><td>1</td><td>1</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>"), "scheduled, retrying, dead; no rates yet")
+                #expect(html.contains("<td>1</td><td>1</td><td>1</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>"), "scheduled, retrying, dead; no rates yet")
                 // An operator of one app sees that app, and no deployment totals.
                 _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys)
                     .setConsoleAccess(name: "bob", ConsoleAccess(role: .viewer, apps: ["news"]))
@@ -97,8 +97,8 @@ struct ConsoleOverviewTests {
             try await queue.ensureGroup()
             try await queue.enqueue((0..<20).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
             let stop = StopFlag()
-            let worker = Task { () -> (settled: Int, retried: Int, dead: Int, gone: Int) in
-                var counts = (settled: 0, retried: 0, dead: 0, gone: 0)
+            let worker = Task { () -> (settled: Int, retried: Int, dead: Int, gone: Int, sent: Int) in
+                var counts = (settled: 0, retried: 0, dead: 0, gone: 0, sent: 0)
                 while !stop.isSet {
                     try await queue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")])
                     guard let job = try await queue.take(for: "w1", count: 1).first.map({ try $0.get() }) else { continue }
@@ -111,10 +111,14 @@ struct ConsoleOverviewTests {
                         try await queue.deadLetter(id: job.id, error: "boom")
                         counts.dead += 1
                     } else if counts.settled % 4 == 0 {
-                        try await queue.retry(job, after: .seconds(3600), error: "later")
+                        // A retry whose other pushes went out: they count as sent.
+                        try await queue.retry(job, after: .seconds(3600), error: "later", accepted: 1)
                         counts.retried += 1
+                        counts.sent += 1
                     } else {
-                        try await queue.acknowledge([(job.id, job.heldBy)], consumer: "w1")
+                        // The pushes the platform accepted, as the rich-push worker tells them with the ack.
+                        try await queue.acknowledge(accepted: [(job.id, job.heldBy, 3)], consumer: "w1")
+                        counts.sent += 3
                     }
                 }
                 return counts
@@ -131,7 +135,7 @@ struct ConsoleOverviewTests {
                 #expect(shop.first??["rates"] == nil, "no rate before a second snapshot")
                 let rates = shop.dropFirst().compactMap { $0?["rates"] as? [String: Any] }
                 #expect(rates.count == 5, "\(shop)")
-                for name in ["done", "retried", "deadLettered"] {
+                for name in ["sent", "done", "retried", "deadLettered"] {
                     #expect(rates.contains { ($0[name] as? Double ?? 0) > 0 }, "\(name) moved: \(rates)")
                 }
                 let failing = rates.compactMap { $0["failedByReason"] as? [String: Double] }
@@ -142,10 +146,11 @@ struct ConsoleOverviewTests {
                 let totals = try #require((now.json["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "shop" })
                 #expect(totals["retried"] as? Int == counts.retried && totals["deadLettered"] as? Int == counts.dead, "\(totals) \(counts)")
                 #expect(totals["done"] as? Int == counts.settled - counts.retried - counts.dead)
+                #expect(totals["sent"] as? Int == counts.sent, "\(totals) \(counts)")
                 #expect(totals["failedByReason"] as? [String: Int] == ["BadDeviceToken": 2 * counts.settled, "http_410": counts.gone].filter { $0.value > 0 }, "\(totals) \(counts)")
                 let page = String(buffer: try await client.consoleGet("/console", session: alice, html: true).body)
-                #expect(page.contains("<th scope=\"col\">Done/s</th><th scope=\"col\">Retried/s</th><th scope=\"col\">Dead-lettered/s</th><th scope=\"col\">Failed/s by reason</th>"))
-                #expect(page.contains("<td>-</td><td>-</td><td>-</td><td>-</td></tr>"), "no rate at page load")
+                #expect(page.contains("<th scope=\"col\">Sent/s</th><th scope=\"col\">Done/s</th><th scope=\"col\">Retried/s</th><th scope=\"col\">Dead-lettered/s</th><th scope=\"col\">Failed/s by reason</th>"))
+                #expect(page.contains("<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>"), "no rate at page load")
                 #expect(page.contains(#"<a href="/device">The browser device</a>"#))
             }
         }

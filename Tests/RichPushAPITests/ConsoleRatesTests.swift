@@ -28,8 +28,8 @@ struct ConsoleRatesTests {
         #expect(rates["default"] == .some(nil), "its totals now add the default's own scope to `_`'s: not comparable")
         #expect(rates["reset"] == .some(ConsoleOverview.Rates(done: 0, retried: 0, deadLettered: 0)), "totals that went down (keys reset)")
         #expect(after.withRates(since: before, seconds: 0).apps.allSatisfy { $0.rates == nil })
-        #expect(ConsoleOverview.rateCells(nil).text == "<td>-</td><td>-</td><td>-</td><td>-</td>")
-        #expect(ConsoleOverview.rateCells(.init(done: 12.25, retried: 0, deadLettered: 1)).text == "<td>12.2</td><td>0.0</td><td>1.0</td><td>none</td>")
+        #expect(ConsoleOverview.rateCells(nil).text == "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>")
+        #expect(ConsoleOverview.rateCells(.init(done: 12.25, retried: 0, deadLettered: 1, sent: 40)).text == "<td>40.0</td><td>12.2</td><td>0.0</td><td>1.0</td><td>none</td>")
     }
 
     /// Failed pushes per second by reason: each code's change, only the codes that moved, a code

@@ -77,6 +77,32 @@ struct ScopeStatsTests {
         }
     }
 
+    /// The pushes a job's run got accepted are added to its app's `sent` when the job is
+    /// acknowledged or sent back to retry, once (an ack that acknowledges nothing adds nothing).
+    @Test func acceptedPushesAddUpAsTheAppsSentTotal() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 3, base: .seconds(60), cap: .seconds(60)) }
+            let queue = fixture.queue
+            try await queue.ensureGroup()
+            try await queue.enqueue(fixture.jobs("a", 4))
+            try await queue.enqueue(fixture.jobs("b", 1))
+            let jobs = try await queue.take(for: "c", count: 5).map { try $0.get() }
+            let a = jobs.filter { $0.scope == "a" }, b = jobs.filter { $0.scope == "b" }
+            try #require(a.count == 4 && b.count == 1)
+            try await queue.acknowledge(accepted: [(a[0].id, a[0].heldBy, 5), (a[1].id, a[1].heldBy, 2), (b[0].id, b[0].heldBy, 9)])
+            // Acknowledged again (a reclaimed job finished twice): not counted again.
+            try await queue.acknowledge(accepted: [(a[0].id, a[0].heldBy, 5)])
+            try await queue.retry(a[2], after: .seconds(60), error: "3 pushes failed", accepted: 4)
+            try await queue.deadLetter(id: a[3].id, error: "for good")
+            // Read as the overview reads them (the scopes asked for by name: neither is busy now).
+            let reply = try await fixture.redis.run(QueueScripts.scopeStats, queue.scopeStatsCall(also: ["a", "b"]))
+            let apps = JobQueue.scopeStats(from: reply, now: JobQueue.nowMilliseconds())
+            #expect(apps["a"]?.sent == 11 && apps["b"]?.sent == 9, "\(apps)")
+            let numbers = try await fixture.redis.send("HMGET", queue.configuration.schedulerKey, "s:a", "s:b").array?.map(\.string)
+            #expect(numbers == ["11", "9"])
+        }
+    }
+
     @Test func theBusiestScopesAreShownFirstAndTheRestCounted() {
         let scopes = ["quiet": ScopeStats(waitingNow: 1), "busy": ScopeStats(waitingBulk: 50, inFlight: 10), "mid": ScopeStats(inFlight: 5),
                       "tie": ScopeStats(inFlight: 5)]

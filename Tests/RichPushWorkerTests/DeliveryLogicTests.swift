@@ -92,6 +92,21 @@ struct DeliveryLogicTests {
         #expect(try await setup.counts()["sent"] == 3)
     }
 
+    @Test func theAcceptedPushesOfEachJobAreToldOnce() async throws {
+        // i0 sent, i1 held (the simulated hub's offline device), i2 failed and retried.
+        let setup = try await Setup { push in
+            switch push.installation.id {
+            case "i0": .sent(adapterID: "x")
+            case "i1": .held(adapterID: "y")
+            default: .failed(reason: "UNAVAILABLE", retryable: true)
+            }
+        }
+        let job = Job(id: "1-0", type: RichPushJob.type, payload: RichPushJob.request(notification: setup.id).payload, enqueuedAt: 0)
+        _ = await setup.handler.handle(batch: [job])
+        #expect(setup.handler.takeAccepted(job) == 2)
+        #expect(setup.handler.takeAccepted(job) == 0, "told once")
+    }
+
     @Test func aFailureNamesThePlatformsWhosePushesFailed() async throws {
         // i0 apns, i1 fcm, i2 webpush, i3 apns: i1 fails and may be retried, i3 is refused for
         // good (not a failure of the job), the others are sent.

@@ -21,15 +21,15 @@ extension ConsoleOverview {
                               failedByReason: Dictionary(uniqueKeysWithValues: app.stats.failedByReason.compactMap { code, total in
                                   let perSecond = rate(total, old.failedByReason[code] ?? 0)
                                   return perSecond > 0 ? (code, perSecond) : nil
-                              }))
+                              }), sent: rate(app.stats.sent, old.sent))
             return app
         }
         return next
     }
 
     static func rateCells(_ rates: Rates?) -> HTML {
-        guard let rates else { return "<td>-</td><td>-</td><td>-</td><td>-</td>" }
-        return "<td>\(rate(rates.done))</td><td>\(rate(rates.retried))</td><td>\(rate(rates.deadLettered))</td><td>\(failures(rates.failedByReason))</td>"
+        guard let rates else { return "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>" }
+        return "<td>\(rate(rates.sent))</td><td>\(rate(rates.done))</td><td>\(rate(rates.retried))</td><td>\(rate(rates.deadLettered))</td><td>\(failures(rates.failedByReason))</td>"
     }
 
     /// Codes shown by name in the "failed/s by reason" cell; the rest are summed.
@@ -70,9 +70,9 @@ extension ConsoleOverview.App {
         var object: [String: Any] = ["app": app, "waiting": stats.waiting, "oldestWaitingMs": stats.oldestWaitingAgeMilliseconds,
                                      "inFlight": stats.inFlight, "done": stats.done, "weight": stats.weight, "paused": stats.paused, "scheduled": scheduled,
                                      "retrying": retrying, "dead": dead, "retried": stats.retried, "deadLettered": stats.deadLettered,
-                                     "failedByReason": stats.failedByReason]
+                                     "failedByReason": stats.failedByReason, "sent": stats.sent]
         if let rates {
-            object["rates"] = ["done": rates.done, "retried": rates.retried, "deadLettered": rates.deadLettered,
+            object["rates"] = ["sent": rates.sent, "done": rates.done, "retried": rates.retried, "deadLettered": rates.deadLettered,
                                "failedByReason": rates.failedByReason] as [String: Any]
         }
         return object

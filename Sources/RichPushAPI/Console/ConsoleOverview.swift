@@ -27,6 +27,8 @@ struct ConsoleOverview: Sendable {
         let retried: Double
         let deadLettered: Double
         var failedByReason: [String: Double] = [:]
+        /// Pushes (not jobs) the platforms accepted per second.
+        var sent: Double = 0
     }
 
     struct Worker: Sendable {
@@ -105,12 +107,12 @@ struct ConsoleOverview: Sendable {
         return """
             <h1>Overview</h1>
             <p class="live" id="live" role="status" aria-live="polite">Numbers as of page load.</p>
-            <p class="note">Rates are per second between the live updates: jobs (a fan-out batch is one job, not one push), and failed pushes by the platform's reason (the 3 fastest, the rest summed). They appear from the second update.</p>
+            <p class="note">Rates are per second between the live updates: pushes the platforms accepted (sent/s), jobs (done, retried, dead-lettered: a fan-out batch is one job, not one push), and failed pushes by the platform's reason (the 3 fastest, the rest summed). They appear from the second update.</p>
             <p>Testing Web Push? <a href="/device">The browser device</a> (<code>/device</code>) registers this browser as a device of an app and shows the pushes it receives.</p>
             <section aria-labelledby="apps-title"><h2 id="apps-title">Apps with work</h2>
             \(parkedComplete ? "" : "<p class=\"note\">Too many scheduled, retrying or dead jobs to count them all: the numbers are at least these.</p>" as HTML)
-            <div class="scroll"><table id="apps"><thead><tr><th scope="col">App</th><th scope="col">Waiting</th><th scope="col">Oldest waiting</th><th scope="col">In flight</th><th scope="col">Done</th><th scope="col">Scheduled</th><th scope="col">Retrying</th><th scope="col">Dead</th><th scope="col">Done/s</th><th scope="col">Retried/s</th><th scope="col">Dead-lettered/s</th><th scope="col">Failed/s by reason</th></tr></thead>
-            <tbody>\(appRows.isEmpty ? [#"<tr class="empty"><td colspan="12">No app has work waiting, in flight, scheduled, retrying or dead.</td></tr>"#] : appRows)</tbody></table></div></section>
+            <div class="scroll"><table id="apps"><thead><tr><th scope="col">App</th><th scope="col">Waiting</th><th scope="col">Oldest waiting</th><th scope="col">In flight</th><th scope="col">Done</th><th scope="col">Scheduled</th><th scope="col">Retrying</th><th scope="col">Dead</th><th scope="col">Sent/s</th><th scope="col">Done/s</th><th scope="col">Retried/s</th><th scope="col">Dead-lettered/s</th><th scope="col">Failed/s by reason</th></tr></thead>
+            <tbody>\(appRows.isEmpty ? [#"<tr class="empty"><td colspan="13">No app has work waiting, in flight, scheduled, retrying or dead.</td></tr>"#] : appRows)</tbody></table></div></section>
             \(totals)
             <section aria-labelledby="workers-title"><h2 id="workers-title">Workers</h2>
             <div class="scroll"><table id="workers"><thead><tr><th scope="col">Worker</th><th scope="col">In flight</th><th scope="col">Processed</th><th scope="col">Last heard</th></tr></thead>

@@ -68,7 +68,7 @@ function live() {
         function (a) { return a.app + (a.paused ? " · paused" : ""); }, function (a) { return a.waiting; }, function (a) { return age(a.oldestWaitingMs); },
         function (a) { return a.inFlight; }, function (a) { return a.done; }, function (a) { return a.scheduled; },
         function (a) { return a.retrying; }, function (a) { return a.dead; },
-        function (a) { return rate(a.rates, "done"); }, function (a) { return rate(a.rates, "retried"); },
+        function (a) { return rate(a.rates, "sent"); }, function (a) { return rate(a.rates, "done"); }, function (a) { return rate(a.rates, "retried"); },
         function (a) { return rate(a.rates, "deadLettered"); }, function (a) { return failures(a.rates); }], "No app has work waiting, in flight, scheduled, retrying or dead.");
       fill(workers, data.workers, [
         function (w) { return w.name; }, function (w) { return w.pending; }, function (w) { return w.processed; },

@@ -21,37 +21,46 @@ extension JobQueue {
     /// counts them (in total and, given a consumer, as `processed:<consumer>` for the per-worker
     /// share), in one script call.
     package func acknowledge(_ jobs: [(id: String, heldBy: String?)], consumer: String? = nil) async throws {
+        try await acknowledge(jobs.map { ($0.id, $0.heldBy, 0) }, counting: "processed", consumer: consumer)
+    }
+
+    /// Acknowledges finished jobs with the pushes each got accepted (``JobHandler/takeAccepted(_:)``),
+    /// added to its scope's total `s:` in the same script (no extra round trip).
+    package func acknowledge(accepted jobs: [(id: String, heldBy: String?, accepted: Int)], consumer: String? = nil) async throws {
         try await acknowledge(jobs, counting: "processed", consumer: consumer)
     }
 
     /// Acknowledges jobs that hold no scope's count (read in arrival order).
     package func acknowledge(_ ids: [String], consumer: String? = nil) async throws {
-        try await acknowledge(ids.map { ($0, nil) }, counting: "processed", consumer: consumer)
+        try await acknowledge(ids.map { ($0, nil, 0) }, counting: "processed", consumer: consumer)
     }
 
-    private func acknowledge(_ jobs: [(id: String, heldBy: String?)], counting counter: String, consumer: String? = nil) async throws {
+    private func acknowledge(_ jobs: [(id: String, heldBy: String?, accepted: Int)], counting counter: String, consumer: String? = nil) async throws {
         guard !jobs.isEmpty else { return }
         var order: [String] = []
         var ids: [String: [String]] = [:]
+        var accepted: [String: Int] = [:]
         for job in jobs {
             let scope = job.heldBy ?? ""
             if ids[scope] == nil { order.append(scope) }
             ids[scope, default: []].append(job.id)
+            accepted[scope, default: 0] += job.accepted
         }
         try await redis.run(QueueScripts.acknowledge, QueueScripts.AckCall(
             stream: configuration.streamKey, counters: configuration.countersKey, scheduler: configuration.schedulerKey,
             group: configuration.group, counter: counter, consumerCounter: consumer.map { "\(counter):\($0)" } ?? "",
-            held: order.map { QueueScripts.HeldJobs(scope: $0, ids: ids[$0] ?? []) }))
+            held: order.map { QueueScripts.HeldJobs(scope: $0, accepted: accepted[$0] ?? 0, ids: ids[$0] ?? []) }))
     }
 
     /// Schedules the job to run again after `delay` (delayed set + XACK, atomically); without
     /// `countingAttempt` (a deferral, not a failure) it keeps its attempt number.
     /// `platforms`: those whose pushes failed, kept with it (``Job/failedOn``).
-    package func retry(_ job: Job, after delay: Duration, error: String, platforms: [String] = [], countingAttempt: Bool = true) async throws {
+    /// `accepted`: the pushes its run got accepted, added to its scope's total `s:`.
+    package func retry(_ job: Job, after delay: Duration, error: String, platforms: [String] = [], accepted: Int = 0, countingAttempt: Bool = true) async throws {
         try await redis.run(QueueScripts.retry, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.delayedKey, counters: configuration.countersKey,
                                                                         scheduler: configuration.schedulerKey, group: configuration.group, id: job.id, time: Self.nowMilliseconds() + Int64(delay.milliseconds),
                                                                         attempt: job.attempt + (countingAttempt ? 1 : 0), error: error,
-                                                                        platforms: platforms.joined(separator: ",")))
+                                                                        platforms: platforms.joined(separator: ","), accepted: accepted))
     }
 
     /// Copies the entry to the dead letters with its error and acknowledges it, atomically; a job
@@ -77,7 +86,7 @@ extension JobQueue {
 
     /// Counts jobs whose handler failed for good and were dropped at its request.
     package func countDropped(_ jobs: [(id: String, heldBy: String?)]) async throws {
-        try await acknowledge(jobs, counting: "failed")
+        try await acknowledge(jobs.map { ($0.id, $0.heldBy, 0) }, counting: "failed")
     }
 
     /// Claims for `consumer` the jobs idle longer than the visibility timeout. Poison messages

@@ -43,13 +43,13 @@ extension JobQueue {
         return ScopeStats.total(complete)
     }
 
-    /// The script's rows `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused, retried, deadLettered, failures}` by scope,
+    /// The script's rows `{scope, now, bulk, enq, inFlight, taken, done, weight, cap, paused, retried, deadLettered, failures, sent}` by scope,
     /// ages counted to `now` (ms).
     static func scopeStats(from reply: RedisValue, now: Int64) -> [String: ScopeStats] {
         var scopes: [String: ScopeStats] = [:]
         for row in reply.array ?? [] {
-            guard let fields = row.array, fields.count == 13, let scope = fields[0].string else { continue }
-            let number = fields.dropLast().map { $0.int ?? 0 }
+            guard let fields = row.array, fields.count == 14, let scope = fields[0].string else { continue }
+            let number = fields.prefix(12).map { $0.int ?? 0 }
             let enqueued = Int64(number[3])
             scopes[scope] = ScopeStats(
                 waitingNow: number[1], waitingBulk: number[2],
@@ -59,7 +59,8 @@ extension JobQueue {
                 inFlight: max(number[4], 0), taken: number[5], done: number[6],
                 weight: max(number[7], 1), maxInFlight: number[8] > 0 ? number[8] : nil, paused: number[9] > 0,
                 retried: number[10], deadLettered: number[11],
-                failedByReason: (dictionary(fields[12]) ?? [:]).compactMapValues { $0.int.flatMap { $0 > 0 ? $0 : nil } })
+                failedByReason: (dictionary(fields[12]) ?? [:]).compactMapValues { $0.int.flatMap { $0 > 0 ? $0 : nil } },
+                sent: fields[13].int ?? 0)
         }
         return scopes
     }

@@ -21,6 +21,9 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     /// RichPushCore: the platform's code, `http_<status>`, `timeout`, …): totals since the keys
     /// began, at most ``JobQueue/failureCodesPerScope`` codes and `other` per partition.
     package var failedByReason: [String: Int] = [:]
+    /// Pushes (not jobs) the platforms accepted for it (sent, or held by the simulated hub), counted
+    /// when their job is acknowledged or sent back to retry: a total since the keys began.
+    package var sent: Int = 0
     /// Its weight, and its cap on jobs in flight in each partition (nil: none).
     package var weight: Int = 1
     package var maxInFlight: Int?
@@ -29,7 +32,8 @@ package struct ScopeStats: Sendable, Hashable, Codable {
 
     package init(waitingNow: Int = 0, waitingBulk: Int = 0, oldestWaitingAgeMilliseconds: Int = 0, inFlight: Int = 0, taken: Int = 0,
                  done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil, paused: Bool = false, retried: Int = 0, deadLettered: Int = 0,
-                 failedByReason: [String: Int] = [:]) {
+                 failedByReason: [String: Int] = [:], sent: Int = 0) {
+        self.sent = sent
         self.failedByReason = failedByReason
         self.paused = paused
         self.waitingNow = waitingNow
@@ -58,7 +62,7 @@ package struct ScopeStats: Sendable, Hashable, Codable {
                    inFlight: inFlight + other.inFlight, taken: taken + other.taken, done: done + other.done,
                    weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight, paused: paused || other.paused,
                    retried: retried + other.retried, deadLettered: deadLettered + other.deadLettered,
-                   failedByReason: failedByReason.merging(other.failedByReason, uniquingKeysWith: +))
+                   failedByReason: failedByReason.merging(other.failedByReason, uniquingKeysWith: +), sent: sent + other.sent)
     }
 
     /// The scopes of several partitions added up by name.

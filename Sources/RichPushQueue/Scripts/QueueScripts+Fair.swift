@@ -207,6 +207,8 @@ extension QueueScripts {
     /// The ids of one scope's jobs (or of those that hold no scope's count, scope '').
     struct HeldJobs {
         let scope: String
+        /// Pushes these jobs got accepted, for the scope's total `s:` (0: none counted).
+        var accepted: Int = 0
         let ids: [String]
     }
 
@@ -216,7 +218,7 @@ extension QueueScripts {
     static let acknowledge = LuaScript<AckCall, HeldJobs>([
         .key("stream", \.stream), .key("counters", \.counters), .key("sched", \.scheduler),
         .argument("group", \.group), .argument("counter", \.counter), .argument("consumerCounter", \.consumerCounter),
-    ], items: \.held, each: [.argument("scope", \.scope), .list("ids", { $0.ids })], before: """
+    ], items: \.held, each: [.argument("scope", \.scope), .argument("accepted", \.accepted), .list("ids", { $0.ids })], before: """
     local total = 0
 
     """, eachItem: """
@@ -224,6 +226,7 @@ extension QueueScripts {
     if acked > 0 and scope ~= '' then
       redis.call('HINCRBY', sched, 'f:' .. scope, -acked)
       redis.call('HINCRBY', sched, 'd:' .. scope, acked)
+      if tonumber(accepted) > 0 then redis.call('HINCRBY', sched, 's:' .. scope, accepted) end
     end
     total = total + acked
 

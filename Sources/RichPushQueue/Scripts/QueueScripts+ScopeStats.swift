@@ -62,6 +62,7 @@ extension QueueScripts {
       row[#row + 1] = oldest
       for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'x:', 'r:', 'k:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
       row[#row + 1] = redis.call('HGETALL', failuresPrefix .. scope)
+      row[#row + 1] = tonumber(numbers['s:' .. scope] or 0) or 0
       -- A scope stays ready until a take finds its lanes dry: with nothing waiting nor in flight
       -- it is not busy, and is left out unless asked for.
       if asked[scope] or row[2] + row[3] > 0 or row[5] > 0 or row[10] > 0 then rows[#rows + 1] = row end

@@ -64,6 +64,8 @@ enum QueueScripts {
         let attempt: Int, error: String
         /// The platforms whose pushes failed, `apns,fcm` (field `fp`; empty: none named).
         var platforms: String = ""
+        /// Pushes the run got accepted, for the scope's total `s:` (a retry's partial success).
+        var accepted: Int = 0
     }
 
     /// Moves the job to the delayed set (with its attempt count and error) and acks it, atomically;
@@ -71,11 +73,11 @@ enum QueueScripts {
     static let retry = LuaScript<SettleCall, Never>([
         .key("stream", \.stream), .key("delayed", \.target), .key("counters", \.counters), .key("sched", \.scheduler),
         .argument("group", \.group), .argument("id", \.id), .argument("due", \.time), .argument("attempt", \.attempt), .argument("error", \.error),
-        .argument("platforms", \.platforms),
+        .argument("platforms", \.platforms), .argument("accepted", \.accepted),
     ], using: [stripFields, releaseFunction], body: """
     local entry = redis.call('XRANGE', stream, id, id)
     if entry[1] and redis.call('XACK', stream, group, id) == 1 then
-      release(sched, entry[1][2], 'r:')
+      release(sched, entry[1][2], 'r:', accepted)
       local fields = strip(entry[1][2], {attempt = true, err = true, origin = true, fl = true, fp = true})
       local origin = id
       for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
@@ -119,13 +121,15 @@ enum QueueScripts {
 
     /// Gives back the jobs-in-flight count an entry's fields hold (`fl <scope>`), if any, and
     /// adds one to that scope's total `counter` (`r:` retried, `k:` dead-lettered): the per-app
-    /// counterparts of `d:` done, in the hash the script already writes (no extra round trip).
+    /// counterparts of `d:` done, in the hash the script already writes (no extra round trip);
+    /// and `accepted` (a retry's pushes that did go out) to its total `s:`.
     static let releaseFunction = """
-    local function release(sched, fields, counter)
+    local function release(sched, fields, counter, accepted)
       for i = 1, #fields, 2 do
         if fields[i] == 'fl' then
           redis.call('HINCRBY', sched, 'f:' .. fields[i + 1], -1)
           redis.call('HINCRBY', sched, counter .. fields[i + 1], 1)
+          if accepted and tonumber(accepted) > 0 then redis.call('HINCRBY', sched, 's:' .. fields[i + 1], accepted) end
           return
         end
       end

@@ -5,7 +5,7 @@ import Synchronization
 /// flight, the next batch accumulates, so acks cost one round trip per batch, not per job.
 final class AckBuffer: Sendable {
     private struct State {
-        var ids: [(id: String, heldBy: String?)] = []
+        var ids: [(id: String, heldBy: String?, accepted: Int)] = []
         var waiter: CheckedContinuation<Bool, Never>?
         var closed = false
     }
@@ -21,10 +21,11 @@ final class AckBuffer: Sendable {
         self.logger = logger
     }
 
-    /// Adds a finished job (its id, and the scope whose count in flight it holds).
-    func add(_ job: Job) {
+    /// Adds a finished job (its id, the scope whose count in flight it holds, and the pushes it
+    /// got accepted, for that scope's total).
+    func add(_ job: Job, accepted: Int = 0) {
         let waiter = state.withLock { state in
-            state.ids.append((job.id, job.heldBy))
+            state.ids.append((job.id, job.heldBy, accepted))
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -48,7 +49,7 @@ final class AckBuffer: Sendable {
         var failures = 0
         while let batch = await nextBatch() {
             do {
-                try await queue.acknowledge(batch, consumer: consumer)
+                try await queue.acknowledge(accepted: batch, consumer: consumer)
                 backoff = .milliseconds(20)
                 failures = 0
             } catch {
@@ -67,9 +68,9 @@ final class AckBuffer: Sendable {
         }
     }
 
-    private func nextBatch() async -> [(id: String, heldBy: String?)]? {
+    private func nextBatch() async -> [(id: String, heldBy: String?, accepted: Int)]? {
         while true {
-            let taken: [(id: String, heldBy: String?)]? = state.withLock { state in
+            let taken: [(id: String, heldBy: String?, accepted: Int)]? = state.withLock { state in
                 if !state.ids.isEmpty {
                     defer { state.ids.removeAll(keepingCapacity: true) }
                     return state.ids

@@ -65,7 +65,7 @@ extension JobWorker {
             metrics.finished(jobs.count, type: jobs[0].type, after: ContinuousClock.now - started)
             var dead: [(job: Job, reason: String, platforms: [String])] = []
             for (job, result) in zip(jobs, results) {
-                if let (reason, platforms) = await finish(job, result, acks: acks) { dead.append((job, reason, platforms)) }
+                if let (reason, platforms) = await finish(job, result, acks: acks, accepted: handler.takeAccepted(job)) { dead.append((job, reason, platforms)) }
             }
             await deadLetter(dead, handler: handler)
         }
@@ -99,16 +99,20 @@ extension JobWorker {
             result = .failure(error)
         }
         metrics.finished(1, type: job.type, after: ContinuousClock.now - started)
-        if let (reason, platforms) = await finish(job, result, acks: acks) { await deadLetter([(job, reason, platforms)], handler: handler) }
+        if let (reason, platforms) = await finish(job, result, acks: acks, accepted: handler.takeAccepted(job)) {
+            await deadLetter([(job, reason, platforms)], handler: handler)
+        }
     }
 
     /// Acknowledges, retries or drops the job by its result; a job that failed for good is not
     /// settled here: its dead-letter reason (and the platforms that failed) is returned, for
     /// ``deadLetter(_:handler:)``.
-    private func finish(_ job: Job, _ result: Result<Void, any Error>, acks: AckBuffer) async -> (String, [String])? {
+    /// `accepted`: the pushes its run got accepted (``JobHandler/takeAccepted(_:)``), added to its
+    /// scope's total when it is acknowledged or sent back to retry (not when it is dead-lettered).
+    private func finish(_ job: Job, _ result: Result<Void, any Error>, acks: AckBuffer, accepted: Int = 0) async -> (String, [String])? {
         switch result {
         case .success:
-            acks.add(job)
+            acks.add(job, accepted: accepted)
             handled.add(1, ordering: .relaxed)
             metrics.count(job.type, .completed)
             metrics.countDone(scope: job.scope)
@@ -116,22 +120,22 @@ extension JobWorker {
             // Cut short by shutdown after the drain timeout: it was released for another worker.
             logger.info("job interrupted by shutdown, left for another worker", metadata: ["job.id": "\(job.id)"])
         case .failure(let error as JobError):
-            return await fail(job, disposition: error.disposition, message: error.message, platforms: error.platforms)
+            return await fail(job, disposition: error.disposition, message: error.message, platforms: error.platforms, accepted: accepted)
         case .failure(let error):
-            return await fail(job, disposition: .retry(after: nil), message: "\(error)", platforms: [])
+            return await fail(job, disposition: .retry(after: nil), message: "\(error)", platforms: [], accepted: accepted)
         }
         return nil
     }
 
     /// Settles a failed job by its disposition, or returns its dead-letter reason.
-    private func fail(_ job: Job, disposition: JobError.Disposition, message: String, platforms: [String]) async -> (String, [String])? {
+    private func fail(_ job: Job, disposition: JobError.Disposition, message: String, platforms: [String], accepted: Int) async -> (String, [String])? {
         let attempts = job.attempt + 1
         let metadata: Logger.Metadata = ["job.id": "\(job.id)", "job.origin": "\(job.origin)", "job.type": "\(job.type)", "attempt": "\(attempts)", "error": "\(message)"]
         switch disposition {
         case .retry(let after) where queue.configuration.retry.allowsRetry(afterAttempt: attempts):
             let delay = after ?? queue.configuration.retry.delay(afterAttempt: attempts)
             logger.info("job failed, will retry", metadata: metadata.merging(["delay": "\(delay)"]) { $1 })
-            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: delay, error: message, platforms: platforms) }
+            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: delay, error: message, platforms: platforms, accepted: accepted) }
         case .retry:
             logger.warning("job failed on its last attempt, dead-lettering", metadata: metadata)
             return ("gave up after \(attempts) attempts: \(message)", platforms)
@@ -140,7 +144,9 @@ extension JobWorker {
             return (message, platforms)
         case .deferred(let after):
             logger.debug("job deferred", metadata: metadata.merging(["delay": "\(after)"]) { $1 })
-            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: after, error: message, platforms: platforms, countingAttempt: false) }
+            await settle(job.id, type: job.type, outcome: .retried) {
+                try await self.queue.retry(job, after: after, error: message, platforms: platforms, accepted: accepted, countingAttempt: false)
+            }
         case .drop:
             logger.info("job failed permanently, dropped", metadata: metadata)
             await settle(job.id, type: job.type, outcome: .dropped) { try await self.queue.countDropped([(job.id, job.heldBy)]) }
