@@ -77,8 +77,10 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     }
 
     /// All under one lock, as the Redis store's batch is one pipeline per partition.
-    package func cancel(ids: [Int]) async throws -> [Result<CancelOutcome, any Error>] {
-        state.withLock { state in ids.map { .success(Self.cancel($0, in: &state)) } }
+    package func cancel(ids: [Int], progress: (Int) async -> Void) async throws -> [Result<CancelOutcome, any Error>] {
+        let outcomes = state.withLock { state in ids.map { Self.cancel($0, in: &state) } }
+        await progress(outcomes.count { $0.isCancelled })
+        return outcomes.map { .success($0) }
     }
 
     /// The cancel script's rules: not sent yet (or a split fan-out not ended) is cancelled.

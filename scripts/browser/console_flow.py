@@ -159,14 +159,18 @@ class Flow:
         queued_before = self.queued()
         d.find_element(By.ID, "confirm").send_keys("30")
         d.find_element(By.CSS_SELECTOR, "form.confirm button").click()
-        heading = self.wait_for("the replay's answer", lambda: [h.text for h in d.find_elements(By.TAG_NAME, "h1") if h.text.startswith("Replayed")])
+        # The answer is written as the replay goes: a line per batch, then the result.
+        heading = self.wait_for("the replay's answer", lambda: [h.text for h in d.find_elements(By.ID, "result") if h.text.startswith("Replayed")])
         if heading[0] != "Replayed 30 dead letters":
             raise FlowError(f"the replay said '{heading[0]}'")
+        progress = [line.text for line in d.find_elements(By.CSS_SELECTOR, "#progress li")]
+        if progress != ["Replayed 30 of 30"]:
+            raise FlowError(f"the replay's progress said {progress}, not its one batch")
         self.shot("replayed")
         left, added = int(self.redis("XLEN", DEAD)), self.queued() - queued_before
         if left != 5 or added != 30:
             raise FlowError(f"expected 5 dead letters left (those after the count) and 30 jobs back in the queue, saw {left} and {added}")
-        print("==> replayed exactly the 30 counted; the 5 that died after the count stay dead")
+        print("==> replayed exactly the 30 counted, its progress shown as it went; the 5 that died after the count stay dead")
         d.get(self.args.base + "/console/dead-letters?text=after+the+count")
         d.find_element(By.ID, "select-all").click()
         ticked = [box for box in d.find_elements(By.CSS_SELECTOR, "input[name=id]") if box.is_selected()]
@@ -375,9 +379,12 @@ class Flow:
         later = self.schedule()  # scheduled after the count: must stay scheduled
         d.find_element(By.ID, "confirm").send_keys("3")
         d.find_element(By.CSS_SELECTOR, "form.confirm button").click()
-        heading = self.wait_for("the cancel's answer", lambda: [h.text for h in d.find_elements(By.TAG_NAME, "h1") if h.text.startswith("Cancelled")])
+        heading = self.wait_for("the cancel's answer", lambda: [h.text for h in d.find_elements(By.ID, "result") if h.text.startswith("Cancelled")])
         if heading[0] != "Cancelled 3 scheduled sends":
             raise FlowError(f"the cancel said '{heading[0]}'")
+        progress = [line.text for line in d.find_elements(By.CSS_SELECTOR, "#progress li")]
+        if progress != ["Cancelled 3 of 3"]:
+            raise FlowError(f"the cancel's progress said {progress}, not its one batch")
         states = [self.api("GET", f"/api/notifications/{n}/status")["state"] for n in counted + [later]]
         if states != ["cancelled"] * 3 + ["scheduled"]:
             raise FlowError(f"expected the 3 counted cancelled and the later one scheduled, saw {states}")

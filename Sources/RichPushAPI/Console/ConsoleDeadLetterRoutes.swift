@@ -67,7 +67,7 @@ struct ConsoleDeadLetterRoutes: Sendable {
     }
 
     /// What a confirmation binds: the filter, each partition's mark, the count the operator saw.
-    struct Confirmation: Codable {
+    struct Confirmation: Codable, Sendable {
         let filter: DeadLetterFilter
         let marks: [String: String]
         let count: Int
@@ -79,23 +79,32 @@ struct ConsoleDeadLetterRoutes: Sendable {
         let session = try await routes.session(request)
         try await routes.authorizeChange(request, context: context, session: session, action: "dlq.\(action.rawValue)", needs: .operator)
         let form = try await ConsoleForm.body(of: request)
-        let (requested, done) = if let token = form["token"] {
-            try await actOnMatching(action, token: token, confirmed: form["confirm"], session: session, address: context.clientAddress)
-        } else {
-            try await actOnSelected(action, form.all("id"), session: session, address: context.clientAddress)
+        if let token = form["token"] {
+            return try await actOnMatching(action, token: token, confirmed: form["confirm"], request: request, context: context, session: session)
         }
+        let references = form.all("id")
+        let done = try await actOnSelected(action, references, session: session, address: context.clientAddress)
+        let requested = Set(references).count
         if !ConsolePage.wantsHTML(request) {
             return ConsolePage.json(["action": action.rawValue, "requested": requested, "done": done])
         }
-        return ConsolePage.response(ConsolePage.layout(title: action.past, session: session, body: """
-            <h1>\(action.past) \(done) dead letter\(done == 1 ? "" : "s")</h1>
-            <p role="status">\(done) of the \(requested) asked for \(action.outcome)\(done < requested ? "; the others were no longer dead letters (replayed or purged meanwhile)" : "").</p>
-            <p><a href="/console/dead-letters">Back to the dead letters</a></p>
-            """))
+        return ConsolePage.response(ConsolePage.layout(title: action.past, session: session, body: Self.result(action, done: done, requested: requested, level: 1)))
     }
 
-    private func actOnMatching(_ action: DeadLetterAction, token: String, confirmed: String?, session: ConsoleSession, address: String) async throws
-        -> (requested: Int, done: Int) {
+    /// What an action did, as the page says it: a heading of `level` and the numbers.
+    static func result(_ action: DeadLetterAction, done: Int, requested: Int, level: Int) -> HTML {
+        let heading = HTML(trusted: "h\(level)")
+        return """
+            <\(heading) id="result">\(action.past) \(ConsolePage.number(done)) dead letter\(done == 1 ? "" : "s")</\(heading)>
+            <p role="status">\(ConsolePage.number(done)) of the \(ConsolePage.number(requested)) asked for \(action.outcome)\(done < requested ? "; the others were no longer dead letters (replayed or purged meanwhile)" : "").</p>
+            <p><a href="/console/dead-letters">Back to the dead letters</a></p>
+            """
+    }
+
+    /// All that match: the confirmation is taken and checked, then the action runs on the counted
+    /// set and answers as it goes (``ConsoleBulkAction``).
+    private func actOnMatching(_ action: DeadLetterAction, token: String, confirmed: String?, request: Request, context: APIRequestContext,
+                               session: ConsoleSession) async throws -> Response {
         guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
             throw APIError.badRequest("give the confirmation token and confirm, the number of dead letters you mean to \(action.rawValue)", code: "missing_confirmation")
         }
@@ -110,14 +119,19 @@ struct ConsoleDeadLetterRoutes: Sendable {
                            message: "\(confirmation.count) dead letters matched when counted, not \(number): count again and confirm that number")
         }
         let target = confirmation.filter.summary + " (as counted: " + confirmation.marks.sorted { $0.key < $1.key }.map { "\($0.key) ≤ \($0.value)" }.joined(separator: ", ") + ")"
-        let done = try await routes.audited(name, target: target, requested: confirmation.count, session: session, address: address) {
-            try await routes.search.apply(action, matching: confirmation.filter, marks: confirmation.marks, ledger: routes.backend.ledger).done
+        let requested = confirmation.count
+        let wording = ConsoleBulkAction.Wording(
+            title: action.past, heading: "\(action == .replay ? "Replaying" : "Purging") \(ConsolePage.number(requested)) dead letter\(requested == 1 ? "" : "s")",
+            line: { "<li>\(action.past) \(ConsolePage.number($0)) of \(ConsolePage.number(requested))</li>" },
+            result: { Self.result(action, done: $0, requested: requested, level: 2) })
+        let bulk = ConsoleBulkAction(action: action.rawValue, requested: requested, wording: wording,
+                                     audit: routes.auditTrail(name, target: target, requested: requested, session: session, address: context.clientAddress))
+        return try await bulk.respond(.init(request), session: session, context: context) { [routes] progress in
+            try await routes.search.apply(action, matching: confirmation.filter, marks: confirmation.marks, ledger: routes.backend.ledger, progress: progress).done
         }
-        return (confirmation.count, done)
     }
 
-    private func actOnSelected(_ action: DeadLetterAction, _ references: [String], session: ConsoleSession, address: String) async throws
-        -> (requested: Int, done: Int) {
+    private func actOnSelected(_ action: DeadLetterAction, _ references: [String], session: ConsoleSession, address: String) async throws -> Int {
         guard (1...Self.maxSelection).contains(references.count) else {
             throw APIError.badRequest("select 1 to \(Self.maxSelection) dead letters (or act on all that match the filter)", code: "bad_selection")
         }
@@ -137,10 +151,9 @@ struct ConsoleDeadLetterRoutes: Sendable {
             }
         }
         let target = unique.prefix(20).joined(separator: " ") + (unique.count > 20 ? " … (\(unique.count) in all)" : "")
-        let done = try await routes.audited(Self.auditName(action, matching: false), target: target, requested: unique.count, session: session, address: address) {
+        return try await routes.audited(Self.auditName(action, matching: false), target: target, requested: unique.count, session: session, address: address) {
             try await routes.search.apply(action, to: unique, ledger: routes.backend.ledger)
         }
-        return (unique.count, done)
     }
 
     static func json(_ found: DeadLetterSearch.Found) -> [String: Any] {

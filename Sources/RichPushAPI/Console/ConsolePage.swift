@@ -13,6 +13,13 @@ enum ConsolePage {
                          "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"].joined(separator: "; ")
 
     static func layout(title: String, session: ConsoleSession?, readOnly: Bool = false, body: HTML) -> HTML {
+        let frame = frame(title: title, session: session, readOnly: readOnly)
+        return "\(frame.opening)\(body)\(frame.closing)"
+    }
+
+    /// The page around its body, in two parts: a page written as it goes (``ConsoleBulkAction``)
+    /// sends the opening first and the closing last.
+    static func frame(title: String, session: ConsoleSession?, readOnly: Bool = false) -> (opening: HTML, closing: HTML) {
         var navigation: HTML = ""
         if let session {
             var links: [HTML] = [#"<a href="/console">Overview</a>"#, #"<a href="/console/queues">Queues</a>"#, #"<a href="/console/dead-letters">Dead letters</a>"#,
@@ -27,14 +34,14 @@ enum ConsolePage {
                 """
         }
         let banner: HTML = readOnly ? #"<p class="banner" role="status">Read-only: this console takes no actions.</p>"# : ""
-        return """
+        let opening: HTML = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(title) · RichPush console</title><link rel="stylesheet" href="/console/console.css"><script src="/console/console.js" defer></script></head>
             <body><header>\(navigation)</header>\(banner)<main id="main">
-            \(body)
-            </main></body></html>
+
             """
+        return (opening, "\n</main></body></html>")
     }
 
     static func response(_ html: HTML, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
@@ -68,6 +75,17 @@ enum ConsolePage {
     static func wantsHTML(_ request: Request) -> Bool {
         let accept = request.headers[values: .accept].joined(separator: ",").lowercased()
         return accept.contains("text/html")
+    }
+
+    /// A count as people read it: 100,000.
+    static func number(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
+        }
+        return (value < 0 ? "-" : "") + grouped
     }
 
     /// A time as ISO 8601 in UTC, to the second.

@@ -55,17 +55,12 @@ struct ConsoleQueueRoutes: Sendable {
             let session = try await routes.session(request)
             try await routes.authorizeChange(request, context: context, session: session, action: "scheduled.cancel", needs: .operator)
             let form = try await ConsoleForm.body(of: request)
-            let (requested, done) = if let token = form["token"] {
-                try await cancelMatching(token: token, confirmed: form["confirm"], session: session, address: context.clientAddress)
-            } else {
-                try await cancelSelected(form.all("id"), session: session, address: context.clientAddress)
+            if let token = form["token"] {
+                return try await cancelMatching(token: token, confirmed: form["confirm"], request: request, context: context, session: session)
             }
+            let (requested, done) = try await cancelSelected(form.all("id"), session: session, address: context.clientAddress)
             if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["action": "cancel", "requested": requested, "done": done]) }
-            return ConsolePage.response(ConsolePage.layout(title: "Cancelled", session: session, body: """
-                <h1>Cancelled \(done) scheduled send\(done == 1 ? "" : "s")</h1>
-                <p role="status">\(done) of the \(requested) asked for were cancelled\(done < requested ? "; the others were no longer waiting (sent, cancelled or removed meanwhile)" : "").</p>
-                <p><a href="/console/queues">Back to the queues</a></p>
-                """))
+            return ConsolePage.response(ConsolePage.layout(title: "Cancelled", session: session, body: Self.result(done: done, requested: requested, level: 1)))
         }
         for paused in [true, false] {
             console.post(paused ? "queues/pause" : "queues/resume") { request, context in
@@ -75,12 +70,24 @@ struct ConsoleQueueRoutes: Sendable {
     }
 
     /// What a cancel's confirmation binds: the filter and the notifications counted (`app:id`).
-    struct Confirmation: Codable {
+    struct Confirmation: Codable, Sendable {
         let filter: DelayedFilter
         let notifications: [String]
     }
 
-    private func cancelMatching(token: String, confirmed: String?, session: ConsoleSession, address: String) async throws -> (requested: Int, done: Int) {
+    /// What a cancel did, as the page says it: a heading of `level` and the numbers.
+    static func result(done: Int, requested: Int, level: Int) -> HTML {
+        let heading = HTML(trusted: "h\(level)")
+        return """
+            <\(heading) id="result">Cancelled \(ConsolePage.number(done)) scheduled send\(done == 1 ? "" : "s")</\(heading)>
+            <p role="status">\(ConsolePage.number(done)) of the \(ConsolePage.number(requested)) asked for were cancelled\(done < requested ? "; the others were no longer waiting (sent, cancelled or removed meanwhile)" : "").</p>
+            <p><a href="/console/queues">Back to the queues</a></p>
+            """
+    }
+
+    /// All that match: the confirmation is taken and checked, then the counted notifications
+    /// still waiting are cancelled, answering as it goes (``ConsoleBulkAction``).
+    private func cancelMatching(token: String, confirmed: String?, request: Request, context: APIRequestContext, session: ConsoleSession) async throws -> Response {
         guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
             throw APIError.badRequest("give the confirmation token and confirm, the number of scheduled sends you mean to cancel", code: "missing_confirmation")
         }
@@ -93,11 +100,16 @@ struct ConsoleQueueRoutes: Sendable {
                            message: "\(confirmation.notifications.count) scheduled sends matched when counted, not \(number): count again and confirm that number")
         }
         let target = confirmation.filter.summary + " (as counted: \(confirmation.notifications.count) notifications)"
-        let done = try await routes.audited("scheduled.cancel-matching", target: target, requested: number, session: session, address: address) {
+        let wording = ConsoleBulkAction.Wording(
+            title: "Cancelled", heading: "Cancelling \(ConsolePage.number(number)) scheduled send\(number == 1 ? "" : "s")",
+            line: { "<li>Cancelled \(ConsolePage.number($0)) of \(ConsolePage.number(number))</li>" },
+            result: { Self.result(done: $0, requested: number, level: 2) })
+        let bulk = ConsoleBulkAction(action: "cancel", requested: number, wording: wording,
+                                     audit: routes.auditTrail("scheduled.cancel-matching", target: target, requested: number, session: session, address: context.clientAddress))
+        return try await bulk.respond(.init(request), session: session, context: context) { [self] progress in
             let matching = try await search.matching(confirmation.filter, among: Set(confirmation.notifications))
-            return try await cancel(matching)
+            return try await cancel(matching) { await progress(min($0, number)) }
         }
-        return (number, done)
     }
 
     private func cancelSelected(_ references: [String], session: ConsoleSession, address: String) async throws -> (requested: Int, done: Int) {
@@ -140,8 +152,10 @@ struct ConsoleQueueRoutes: Sendable {
     /// trip each), then takes the jobs of those now cancelled out of the delayed set (one call per
     /// partition: they would send nothing when due). A cancel that failed leaves its job; the
     /// first such error is thrown once the others' jobs are removed (the audit says failed).
-    private func cancel(_ matching: [(queue: JobQueue, found: [DelayedSearch.Found])]) async throws -> Int {
+    /// `progress` gets the running total cancelled after each of the store's batches.
+    private func cancel(_ matching: [(queue: JobQueue, found: [DelayedSearch.Found])], progress: (Int) async -> Void = { _ in }) async throws -> Int {
         var done: Set<String> = []
+        var cancelled = 0
         var failure: (any Error)?
         for (queue, found) in matching {
             var byApp: [AppID: [(id: Int, member: [UInt8])]] = [:]
@@ -151,7 +165,10 @@ struct ConsoleQueueRoutes: Sendable {
             }
             var removable: [[UInt8]] = []
             for (app, items) in byApp {
-                let outcomes = try await routes.backend.notifications(app).cancel(ids: items.map(\.id))
+                let outcomes = try await routes.backend.notifications(app).cancel(ids: items.map(\.id)) { count in
+                    cancelled += count
+                    await progress(cancelled)
+                }
                 for (item, outcome) in zip(items, outcomes) {
                     switch outcome {
                     case .success(.cancelled), .success(.alreadyCancelled):

@@ -83,19 +83,12 @@ struct ConsoleRoutes: Sendable {
     /// Runs `body` between two audit entries: `started` before (no entry, no action), then
     /// `ok` with how many it did, or `failed` with why.
     func audited(_ action: String, target: String, requested: Int, session: ConsoleSession, address: String,
-                         _ body: () async throws -> Int) async throws -> Int {
-        let store = backend.store
-        try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: 0, address: address, outcome: "started"))
-        let done: Int
-        do {
-            done = try await body()
-        } catch {
-            try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: 0, address: address,
-                                        outcome: String("failed: \(error)".prefix(200))))
-            throw error
-        }
-        try await store.audit(.init(user: session.user, action: action, target: target, requested: requested, done: done, address: address))
-        return done
+                 _ body: () async throws -> Int) async throws -> Int {
+        try await auditTrail(action, target: target, requested: requested, session: session, address: address).run(body)
+    }
+
+    func auditTrail(_ action: String, target: String, requested: Int, session: ConsoleSession, address: String) -> ConsoleAuditTrail {
+        ConsoleAuditTrail(store: backend.store, user: session.user, action: action, target: target, requested: requested, address: address)
     }
 
     func parked() async throws -> ParkedJobs {

@@ -107,16 +107,21 @@ struct DeadLetterSearch: Sendable {
     }
 
     /// Replays or purges what matches up to each partition's mark; how many matched then and how
-    /// many were acted on (fewer when some left the dead letters in between).
+    /// many were acted on (fewer when some left the dead letters in between). `progress` gets
+    /// the running total acted on after each batch of 500.
     func apply(_ action: DeadLetterAction, matching filter: DeadLetterFilter, marks: [String: String],
-               ledger: RedisDeliveryLedger) async throws -> (matched: Int, done: Int) {
+               ledger: RedisDeliveryLedger, progress: (Int) async -> Void = { _ in }) async throws -> (matched: Int, done: Int) {
         var matched = 0
         var done = 0
         for queue in queues {
             guard let mark = marks[queue.configuration.partition] else { continue }
             try await scan(queue, filter, through: mark) { letters in
                 matched += letters.count
-                done += try await Self.apply(action, to: letters.map(\.id), in: queue, ledger: ledger)
+                // The total comes from the batches, as they go.
+                _ = try await Self.apply(action, to: letters.map(\.id), in: queue, ledger: ledger) { count in
+                    done += count
+                    await progress(done)
+                }
             }
         }
         return (matched, done)
@@ -135,16 +140,18 @@ struct DeadLetterSearch: Sendable {
         var done = 0
         for queue in queues {
             guard let ids = byPartition[queue.configuration.partition] else { continue }
-            done += try await Self.apply(action, to: ids, in: queue, ledger: ledger)
+            done += try await Self.apply(action, to: ids, in: queue, ledger: ledger) { _ in }
         }
         return done
     }
 
-    /// `richpush dlq replay`'s and `dlq purge`'s own code: batches of 500 per call.
-    private static func apply(_ action: DeadLetterAction, to ids: [String], in queue: JobQueue, ledger: RedisDeliveryLedger) async throws -> Int {
+    /// `richpush dlq replay`'s and `dlq purge`'s own code: batches of 500 per call, `progress`
+    /// told each batch's count.
+    private static func apply(_ action: DeadLetterAction, to ids: [String], in queue: JobQueue, ledger: RedisDeliveryLedger,
+                              progress: (Int) async -> Void) async throws -> Int {
         switch action {
-        case .replay: try await ledger.replayDeadLetters(ids, in: queue)
-        case .purge: try await queue.purgeDeadLetters(ids: ids)
+        case .replay: try await ledger.replayDeadLetters(ids, in: queue, progress: progress)
+        case .purge: try await queue.purgeDeadLetters(ids: ids, progress: progress)
         }
     }
 

@@ -15,11 +15,20 @@ extension NotificationStore {
         return outcomes
     }
 
-    package func cancel(ids: [Int]) async throws -> [Result<CancelOutcome, any Error>] {
+    package func cancel(ids: [Int], progress: (Int) async -> Void) async throws -> [Result<CancelOutcome, any Error>] {
         var outcomes: [Result<CancelOutcome, any Error>] = []
         outcomes.reserveCapacity(ids.count)
-        for id in ids { outcomes.append(.success(try await cancel(id: id))) }
+        for id in ids {
+            let outcome = try await cancel(id: id)
+            outcomes.append(.success(outcome))
+            if outcome.isCancelled { await progress(1) }
+        }
         return outcomes
+    }
+
+    /// ``cancel(ids:progress:)`` for a caller that shows no progress.
+    package func cancel(ids: [Int]) async throws -> [Result<CancelOutcome, any Error>] {
+        try await cancel(ids: ids) { _ in }
     }
 
     package func claim(_ keys: [IdempotencyKey]) async throws -> [IdempotencyClaim] {

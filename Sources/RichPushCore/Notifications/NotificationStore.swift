@@ -125,7 +125,9 @@ package protocol NotificationStore: Sendable {
     /// Cancels each notification as ``cancel(id:)`` does, together (pipelined on Redis): one
     /// outcome per id, in order; an error reply for one id is that id's `.failure`. Throws when the
     /// store could not be reached: which were cancelled is then unknown (a cancel is safe to repeat).
-    func cancel(ids: [Int]) async throws -> [Result<CancelOutcome, any Error>]
+    /// `progress` gets, batch by batch as they are done, how many of the batch are cancelled (now
+    /// or already): the console's bulk cancel shows it as it goes.
+    func cancel(ids: [Int], progress: (Int) async -> Void) async throws -> [Result<CancelOutcome, any Error>]
     func notification(id: Int) async throws -> RichNotification?
     /// The payload bytes of notification `id` (content hash `hash`), nil once expired.
     func payload(hash: String, notification id: Int) async throws -> [UInt8]?
@@ -206,6 +208,9 @@ package enum CancelOutcome: Sendable, Hashable {
     /// Too late: it reached this state.
     case tooLate(DeliveryState)
     case notFound
+
+    /// Cancelled now or before: what a bulk cancel counts as done.
+    package var isCancelled: Bool { self == .cancelled || self == .alreadyCancelled }
 }
 
 extension NotificationStore {

@@ -61,25 +61,34 @@ extension JobQueue {
     /// jobs of each batch once they are back in the queue (with their new ids: tickets under fair
     /// scheduling, where they wait in their app's lane), for the caller to
     /// undo what their handler's ``JobHandler/willDeadLetter(_:)`` recorded; when it throws, the
-    /// replay stops there (that batch stays replayed).
+    /// replay stops there (that batch stays replayed). `progress` then gets how many that batch
+    /// moved (the console's bulk replay shows it as it goes).
     @discardableResult
-    package func replayDeadLetters(ids: [String]? = nil, replayed: ([Job]) async throws -> Void = { _ in }) async throws -> Int {
+    package func replayDeadLetters(ids: [String]? = nil, replayed: ([Job]) async throws -> Void = { _ in },
+                                   progress: (Int) async -> Void = { _ in }) async throws -> Int {
         var moved = 0
         if let ids {
-            for batch in ids.chunked(500) { moved += try await replayDeadBatch(batch, replayed) }
+            for batch in ids.chunked(500) {
+                let count = try await replayDeadBatch(batch, replayed)
+                moved += count
+                await progress(count)
+            }
             return moved
         }
         while true {
             let page = try await redis.send("XRANGE", configuration.deadKey, "-", "+", "COUNT", 500).array ?? []
             let batch = page.compactMap { $0.array?.first?.string }
             if batch.isEmpty { return moved }
-            moved += try await replayDeadBatch(batch[...], replayed)
+            let count = try await replayDeadBatch(batch[...], replayed)
+            moved += count
+            await progress(count)
         }
     }
 
     /// Deletes the given dead letters (all when `ids` is nil); returns how many were deleted.
+    /// `progress` gets how many each `XDEL` of 500 deleted.
     @discardableResult
-    package func purgeDeadLetters(ids: [String]? = nil) async throws -> Int {
+    package func purgeDeadLetters(ids: [String]? = nil, progress: (Int) async -> Void = { _ in }) async throws -> Int {
         guard let ids else {
             let count = try await deadLetterCount()
             try await redis.send("DEL", configuration.deadKey)
@@ -89,7 +98,9 @@ extension JobQueue {
         for batch in ids.chunked(500) {
             var command = RedisCommand("XDEL", configuration.deadKey)
             for id in batch { command.append(id) }
-            deleted += try await redis.send(command).int ?? 0
+            let count = try await redis.send(command).int ?? 0
+            deleted += count
+            await progress(count)
         }
         return deleted
     }

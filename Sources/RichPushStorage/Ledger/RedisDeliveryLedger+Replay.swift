@@ -7,15 +7,16 @@ extension RedisDeliveryLedger {
     /// queue, in batches of 500 per script call, and marks the rich pushes' devices queued again.
     /// Replay first, then revive: if reviving fails, the replayed jobs take the marks back
     /// themselves as they lease their devices again, whereas the other order could leave a dead
-    /// job whose devices say queued. Returns how many were moved.
-    package func replayDeadLetters(_ ids: [String]?, in queue: JobQueue) async throws -> Int {
-        try await queue.replayDeadLetters(ids: ids) { jobs in
+    /// job whose devices say queued. Returns how many were moved; `progress` gets each batch's
+    /// count once its devices are marked.
+    package func replayDeadLetters(_ ids: [String]?, in queue: JobQueue, progress: (Int) async -> Void = { _ in }) async throws -> Int {
+        try await queue.replayDeadLetters(ids: ids, replayed: { jobs in
             do {
                 try await reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:)))
             } catch {
                 throw ReviveError(replayed: jobs.count, underlying: error)
             }
-        }
+        }, progress: progress)
     }
 
     /// Jobs were replayed but their devices could not be marked queued again (the jobs will as they run).

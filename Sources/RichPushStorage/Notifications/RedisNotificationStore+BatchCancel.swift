@@ -11,7 +11,7 @@ extension RedisNotificationStore {
     /// connection about 5 ms, and never in one script).
     static let cancelsPerPipeline = 500
 
-    package func cancel(ids: [Int]) async throws -> [Result<CancelOutcome, any Error>] {
+    package func cancel(ids: [Int], progress: (Int) async -> Void) async throws -> [Result<CancelOutcome, any Error>] {
         guard !ids.isEmpty else { return [] }
         var outcomes = [Result<CancelOutcome, any Error>?](repeating: nil, count: ids.count)
         let now = JobQueue.nowMilliseconds()
@@ -24,9 +24,13 @@ extension RedisNotificationStore {
                 guard replies.count == batch.count else {
                     throw RedisError(code: .unexpectedReply, message: "\(replies.count) replies to \(batch.count) cancels")
                 }
+                var cancelled = 0
                 for (position, reply) in zip(batch, replies) {
-                    outcomes[position] = Result { try Self.cancelOutcome(try reply.throwingError()) }
+                    let outcome = Result { try Self.cancelOutcome(try reply.throwingError()) }
+                    outcomes[position] = outcome
+                    if case .success(let state) = outcome, state.isCancelled { cancelled += 1 }
                 }
+                await progress(cancelled)
             }
         }
         return outcomes.map { $0! }

@@ -39,6 +39,28 @@ struct ConsoleFixture {
         return id
     }
 
+    /// Adds `count` dead letters as ``addDeadLetter(app:error:type:payload:)`` does, in one script call.
+    func addDeadLetters(_ count: Int, app: String, error: String) async throws {
+        _ = try await api.redis.run(Self.addManyScript, keys: [api.queue.deadKey], arguments: [count, app, error, JobQueue.nowMilliseconds()])
+    }
+
+    static let addManyScript = RedisScript("""
+    for i = 1, tonumber(ARGV[1]) do
+      local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+      local t = redis.call('TIME')
+      local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      local seq = 0
+      if last[1] then
+        local lms, lseq = string.match(last[1][1], '(%d+)-(%d+)')
+        if tonumber(lms) >= ms then ms = tonumber(lms); seq = tonumber(lseq) + 1 end
+      end
+      local id = ms .. '-' .. seq
+      redis.call('XADD', KEYS[1], id, 'v', '1', 'type', 'probe', 'payload', '{}', 'enq', ARGV[4], 'app', ARGV[2], 'lane', 'now',
+        'origin', 'origin:' .. id, 'err', ARGV[3], 'deadAt', ARGV[4])
+    end
+    return 1
+    """)
+
     static let addScript = RedisScript("""
     local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
     local t = redis.call('TIME')
