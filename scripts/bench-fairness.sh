@@ -10,7 +10,10 @@
 #   flood    A floods for --seconds while B sends one a second
 #   fanout   A sends one notification to --fanout-devices installations (tag fan-out; offline: the
 #            hub holds each push) while B sends ten a second (a fan-out lasts seconds: more samples)
-#   both     A and B both flood: Jain's fairness index of their throughputs; with 3:1, the shares
+#   both     A and B both flood: Jain's fairness index of their throughputs; with 3:1, the shares.
+#            Under fair scheduling both are paused while they flood and resumed together
+#            (bench fairness --hold-load): the throughputs count from the resume until the first
+#            app's backlog is gone, the window in which both contend for the workers
 #   slow-*   A and B both flood, A's pushes through APNs to a local apns-sim (workers --adapter
 #            apns,hub): slow-base answers at once, slow answers in 500 ms (apns-sim --delay-ms 500);
 #            B's throughput with and without A's slow provider
@@ -222,7 +225,11 @@ for config in $configs; do
     fi
     phase "$config" flood --flood app-a --rate app-b=1 --seconds "$seconds" --drain-timeout 30
     phase "$config" fanout --fanout app-a=fan --rate app-b=10 --seconds 2 --drain-timeout 30
-    phase "$config" both --flood app-a --flood app-b --seconds "$both_seconds" --drain-timeout 0
+    # Under fair scheduling both apps are held while they flood and resumed together: their
+    # shares are counted while each still has a backlog (two floods through one API create less
+    # than the workers send, so without a backlog each app gets what it asks, whatever the weights).
+    hold=(--drain-timeout 0); [ "$scheduling" = fair ] && hold=(--hold-load --drain-timeout 120)
+    phase "$config" both --flood app-a --flood app-b --seconds "$both_seconds" "${hold[@]}"
     stop ${worker_pids[@]+"${worker_pids[@]}"}
     apns_workers "$scheduling" "$config-apns" "https://127.0.0.1:$apns_port"
     phase "$config" slow-base --flood app-a --flood app-b --seconds "$slow_seconds" --drain-timeout 0

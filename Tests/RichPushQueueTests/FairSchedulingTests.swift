@@ -121,6 +121,24 @@ struct FairSchedulingTests {
         }
     }
 
+    /// Water-filling: an app that needs fewer slots than its share gets what it needs, and the
+    /// rest goes to the others by weight (one job of b does not halve a's slots).
+    @Test func slotsAnAppDoesNotNeedGoToTheOthers() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(fixture.jobs("a", 20))
+            try await fixture.queue.enqueue(fixture.jobs("b", 1))
+            let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8).map { try $0.get().scope }
+            #expect(taken.filter { $0 == "b" }.count == 1)
+            #expect(taken.filter { $0 == "a" }.count == 7, "\(taken)")
+            // Both with more work than the slots: half each, as before.
+            try await fixture.queue.enqueue(fixture.jobs("b", 20))
+            let shared = try await fixture.queue.take(for: "c", count: 8, slots: 16, running: ["a": 7, "b": 1]).map { try $0.get().scope }
+            #expect(shared.filter { $0 == "a" }.count == 1 && shared.filter { $0 == "b" }.count == 7, "\(shared)")
+        }
+    }
+
     @Test func aCountOfJobsInFlightThatALostWriteLeftWrongIsSetRight() async throws {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)

@@ -54,6 +54,8 @@ class Figures:
         self.fanout_b = app(self.fanout, "app-b")
         both = load(directory, config, "both")
         self.both_a, self.both_b = app(both, "app-a"), app(both, "app-b")
+        # With --hold-load: the throughputs while both had a backlog (the contested window).
+        self.both_contested = (both or {}).get("contested")
         self.slow_base_b = app(load(directory, config, "slow-base"), "app-b")
         self.slow_b = app(load(directory, config, "slow"), "app-b")
         self.slow_a = app(load(directory, config, "slow"), "app-a")
@@ -112,6 +114,8 @@ def bars(fig):
         rows.append(("A keeps ≥ 90 % of its solo throughput", None, "no data", None, 90))
     if fig.both_a and fig.both_b:
         a, b = fig.both_a["throughput"], fig.both_b["throughput"]
+        if fig.both_contested:
+            a, b = fig.both_contested["throughput"].get("app-a", 0), fig.both_contested["throughput"].get("app-b", 0)
         index = jain([a, b])
         ratio = a / b if b > 0 else math.inf
         if fig.config == "fair-3to1":

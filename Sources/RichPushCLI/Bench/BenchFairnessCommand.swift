@@ -3,6 +3,7 @@ import Foundation
 import Hiredis
 import Logging
 import RichPushCore
+import RichPushQueue
 import RichPushSimulator
 import RichPushStorage
 import Synchronization
@@ -51,6 +52,8 @@ struct BenchFairnessCommand: AsyncParsableCommand {
     @Option(help: "Keep-alive connections of each flooding app.") var connections = 8
     @Option(help: "Devices' tags are <tag-prefix>-<app>-<n>.") var tagPrefix = "fair"
     @Option(help: "Write the figures here as JSON (else to standard output).") var json: String?
+    @Flag(help: "Pause the loaded apps while the load runs and resume them together at its end: each then has a backlog, and their throughputs are counted from the resume until the first has nothing left (the contested window; fair scheduling only).")
+    var holdLoad = false
 
     func validate() throws {
         guard seconds > 0, drainTimeout >= 0 else { throw ValidationError("--seconds must be positive, --drain-timeout not negative") }
@@ -64,6 +67,7 @@ struct BenchFairnessCommand: AsyncParsableCommand {
         for pair in devices where Self.pair(pair).flatMap({ Int($0.1) }).map({ $0 > 0 }) != true { throw ValidationError("--devices '\(pair)' is not APP=N") }
         for pair in platform where !["apns", "fcm"].contains(Self.pair(pair)?.1 ?? "") { throw ValidationError("--platform '\(pair)' is not APP=apns|fcm") }
         for app in loadedApps where keys[app] == nil { throw ValidationError("app \(app) sends: give --api-key \(app)=TOKEN") }
+        if holdLoad, queue.schedulingName != JobScheduling.fair.rawValue { throw ValidationError("--hold-load pauses apps: it needs --scheduling fair") }
     }
 
     /// `APP=VALUE` split, with a valid app id.
@@ -129,8 +133,12 @@ struct BenchFairnessCommand: AsyncParsableCommand {
                                 tag: { app, index in "\(prefix)-\(app)-\(index % (counts[app] ?? 1))" })
         Self.progress("load: \(describe()) for \(seconds) s")
         let target = fanOut.map { (app: $0.app, tag: $0.tag, keys: storageKeys($0.app)) }
+        let held = queue.partitionConfigurations.map { JobQueue(redis: backend.client, configuration: $0) }
+        if holdLoad { _ = try await JobQueue.setPaused(true, scopes: loadedApps, in: held) }
         let fanOutResult = try await load.run(seconds: seconds, floods: flood, rates: rates, fanOut: target, redis: backend.client)
         let loadEnded = ContinuousClock.now
+        var contested: ContestedWindow?
+        if holdLoad { contested = try await ContestedWindow.measure(resuming: loadedApps, in: held, recorders: recorders, limit: .seconds(drainTimeout)) }
         let deadline = loadEnded + .seconds(drainTimeout)
         while ContinuousClock.now < deadline, !recorders.values.allSatisfy(\.isComplete) { try await Task.sleep(for: .milliseconds(100)) }
         let drained = (ContinuousClock.now - loadEnded) / .seconds(1)
@@ -159,7 +167,7 @@ struct BenchFairnessCommand: AsyncParsableCommand {
         let command = CommandLine.arguments.map { $0.contains("rpk_") ? ($0.split(separator: "=").first.map { "\($0)=KEY" } ?? "KEY") : $0 }
         let result = FairnessPhaseResult(command: command.joined(separator: " "),
                                          scheduling: queue.schedulingName, seconds: window, drainSeconds: drained, skippedJobs: skipped,
-                                         apps: apps, fanOut: fanOutResult)
+                                         apps: apps, fanOut: fanOutResult, contested: contested)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(result)
@@ -170,6 +178,10 @@ struct BenchFairnessCommand: AsyncParsableCommand {
             if let after = app.afterAnswerMs { latency += String(format: ", after its answer p50 %.1f ms, p99 %.1f ms", after.p50, after.p99) }
             Self.progress("\(app.app) (\(app.roles.joined(separator: "+"))): created \(app.created), received \(app.received) "
                           + "(\(app.receivedInWindow) in the window, \(Int(app.throughput))/s), \(latency), undelivered \(app.undelivered)")
+        }
+        if let contested {
+            Self.progress(String(format: "contested window %.2f s: ", contested.seconds)
+                          + contested.throughput.sorted { $0.key < $1.key }.map { "\($0.key) \(Int($0.value))/s" }.joined(separator: ", "))
         }
         if let fanOutResult {
             Self.progress("fan-out: \(fanOutResult.outcomes) of \(fanOutResult.devices) devices in \(String(format: "%.2f s (%.0f pushes/s)", fanOutResult.seconds, fanOutResult.pushesPerSecond))")
@@ -215,4 +227,6 @@ struct FairnessPhaseResult: Codable, Sendable {
     var skippedJobs: Int
     var apps: [AppLoadResult]
     var fanOut: FanOutResult?
+    /// With --hold-load: the apps' throughputs while all had a backlog.
+    var contested: ContestedWindow?
 }

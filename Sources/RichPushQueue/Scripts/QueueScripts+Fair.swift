@@ -117,11 +117,34 @@ extension QueueScripts {
       end
     end
     -- The worker's slots are shared too, by weight among the scopes with work: a scope whose jobs
-    -- are slow (its provider answers late) cannot hold every slot while another waits.
+    -- are slow (its provider answers late) cannot hold every slot while another waits. Shared by
+    -- water-filling: a scope that needs fewer slots than its weighted share (what it runs here
+    -- and what waits in its lanes) gets what it needs, and the rest is shared again among the
+    -- others by weight, so one app's single job does not halve a flooding app's slots.
     if slots > 0 then
+      local demand, share, settled = {}, {}, {}
       for i = 1, #scopes do
-        local share = math.max(math.floor(slots * weight[i] / weights), 1)
-        room[i] = math.min(room[i], math.max(share - (runs[scopes[i]] or 0), 0))
+        demand[i] = (runs[scopes[i]] or 0)
+        if #scopes > 1 then
+          demand[i] = demand[i] + redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') + redis.call('LLEN', waitPrefix .. scopes[i] .. ':bulk')
+        end
+      end
+      local remaining, open, changed = slots, weights, #scopes > 1
+      while changed do
+        changed = false
+        for i = 1, #scopes do
+          if not settled[i] and demand[i] <= remaining * weight[i] / open then
+            settled[i] = true
+            share[i] = demand[i]
+            remaining = remaining - demand[i]
+            open = open - weight[i]
+            changed = true
+          end
+        end
+      end
+      for i = 1, #scopes do
+        if not settled[i] then share[i] = math.max(math.floor(remaining * weight[i] / open), 1) end
+        room[i] = math.min(room[i], math.max(share[i] - (runs[scopes[i]] or 0), 0))
       end
     end
     local moved = 0
