@@ -142,21 +142,14 @@ done
 { cat "$work/apns-fast/ca.pem"; echo; cat "$work/apns-slow/ca.pem"; echo; } >"$work/apns-ca.pem"
 
 # ---- Weights: the one place that sets them. ------------------------------------------------
-# set_weights APP=WEIGHT...: an app's share under fair scheduling, in every partition's scheduler
-# hash (field w:<app>, as JobQueue.setLimits writes it; weight 1 is the default: the field goes).
-# TODO: switch to `richpush apps set APP --weight N` once that lands (another branch):
-#   "$bin" apps set "$app" --weight "$weight"
+# set_weights APP=WEIGHT...: an app's share under fair scheduling, as an operator sets it:
+# `richpush apps set APP --weight N`, on the app's record and in every partition. (Written
+# straight into the scheduler hash, a worker's start put the record's weight back: the 3:1
+# configuration then ran at 1:1.)
 set_weights() {
-    local pair app weight partition
+    local pair
     for pair in "$@"; do
-        app=${pair%%=*} weight=${pair#*=}
-        for partition in $(seq 0 $((partitions - 1))); do
-            if [ "$weight" = 1 ]; then
-                redis-cli -p "$port" HDEL "$prefix:{q$partition}:sched" "w:$app" >/dev/null
-            else
-                redis-cli -p "$port" HSET "$prefix:{q$partition}:sched" "w:$app" "$weight" >/dev/null
-            fi
-        done
+        "$bin" apps set "${pair%%=*}" --weight "${pair#*=}" >/dev/null
     done
 }
 # ---------------------------------------------------------------------------------------------
