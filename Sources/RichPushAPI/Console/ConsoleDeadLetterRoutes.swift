@@ -49,12 +49,8 @@ struct ConsoleDeadLetterRoutes: Sendable {
             }
             let filter = try DeadLetterFilter(form, access: session.access)
             let (count, marks) = try await routes.search.count(filter)
-            var token: String?
-            if count > 0 {
-                let encoded = String(decoding: try JSONEncoder().encode(Confirmation(filter: filter, marks: marks, count: count)), as: UTF8.self)
-                token = try await routes.backend.store.createConfirmation(["user": session.user, "action": Self.auditName(action, matching: true), "body": encoded],
-                                                                         lifetime: routes.configuration.confirmationLifetime)
-            }
+            let token = try await routes.issueConfirmation(Confirmation(filter: filter, marks: marks, count: count),
+                                                           action: Self.auditName(action, matching: true), count: count, session: session)
             if !ConsolePage.wantsHTML(request) {
                 return ConsolePage.json(["count": count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary, "action": action.rawValue])
             }
@@ -105,19 +101,10 @@ struct ConsoleDeadLetterRoutes: Sendable {
     /// set and answers as it goes (``ConsoleBulkAction``).
     private func actOnMatching(_ action: DeadLetterAction, token: String, confirmed: String?, request: Request, context: APIRequestContext,
                                session: ConsoleSession) async throws -> Response {
-        guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
-            throw APIError.badRequest("give the confirmation token and confirm, the number of dead letters you mean to \(action.rawValue)", code: "missing_confirmation")
-        }
         // Taken whatever follows: a confirmation is used at most once, for the action it was counted for.
         let name = Self.auditName(action, matching: true)
-        guard let stored = try await routes.backend.store.takeConfirmation(token), stored["user"] == session.user, stored["action"] == name,
-              let body = stored["body"], let confirmation = try? JSONDecoder().decode(Confirmation.self, from: Data(body.utf8)) else {
-            throw APIError(.conflict, code: "confirmation_unknown", message: "this confirmation is unknown, used, expired or for another action: count the matches again")
-        }
-        guard number == confirmation.count else {
-            throw APIError(.conflict, code: "confirmation_mismatch",
-                           message: "\(confirmation.count) dead letters matched when counted, not \(number): count again and confirm that number")
-        }
+        let (confirmation, _) = try await routes.takeConfirmation(token, confirmed: confirmed, action: name, as: Confirmation.self, session: session,
+                                                                  noun: "dead letters", verb: action.rawValue) { $0.count }
         let target = confirmation.filter.summary + " (as counted: " + confirmation.marks.sorted { $0.key < $1.key }.map { "\($0.key) ≤ \($0.value)" }.joined(separator: ", ") + ")"
         let requested = confirmation.count
         let wording = ConsoleBulkAction.Wording(

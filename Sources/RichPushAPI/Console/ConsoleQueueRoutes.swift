@@ -39,12 +39,8 @@ struct ConsoleQueueRoutes: Sendable {
             try await routes.authorizeChange(request, context: context, session: session, action: "scheduled.count", needs: .operator)
             let filter = try DelayedFilter(try await ConsoleForm.body(of: request), access: session.access)
             let notifications = try await search.count(filter)
-            var token: String?
-            if !notifications.isEmpty {
-                let body = String(decoding: try JSONEncoder().encode(Confirmation(filter: filter, notifications: notifications)), as: UTF8.self)
-                token = try await routes.backend.store.createConfirmation(["user": session.user, "action": "scheduled.cancel-matching", "body": body],
-                                                                         lifetime: routes.configuration.confirmationLifetime)
-            }
+            let token = try await routes.issueConfirmation(Confirmation(filter: filter, notifications: notifications), action: "scheduled.cancel-matching",
+                                                           count: notifications.count, session: session)
             if !ConsolePage.wantsHTML(request) {
                 return ConsolePage.json(["count": notifications.count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary, "action": "cancel"])
             }
@@ -88,17 +84,8 @@ struct ConsoleQueueRoutes: Sendable {
     /// All that match: the confirmation is taken and checked, then the counted notifications
     /// still waiting are cancelled, answering as it goes (``ConsoleBulkAction``).
     private func cancelMatching(token: String, confirmed: String?, request: Request, context: APIRequestContext, session: ConsoleSession) async throws -> Response {
-        guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
-            throw APIError.badRequest("give the confirmation token and confirm, the number of scheduled sends you mean to cancel", code: "missing_confirmation")
-        }
-        guard let stored = try await routes.backend.store.takeConfirmation(token), stored["user"] == session.user, stored["action"] == "scheduled.cancel-matching",
-              let body = stored["body"], let confirmation = try? JSONDecoder().decode(Confirmation.self, from: Data(body.utf8)) else {
-            throw APIError(.conflict, code: "confirmation_unknown", message: "this confirmation is unknown, used, expired or for another action: count the matches again")
-        }
-        guard number == confirmation.notifications.count else {
-            throw APIError(.conflict, code: "confirmation_mismatch",
-                           message: "\(confirmation.notifications.count) scheduled sends matched when counted, not \(number): count again and confirm that number")
-        }
+        let (confirmation, number) = try await routes.takeConfirmation(token, confirmed: confirmed, action: "scheduled.cancel-matching", as: Confirmation.self,
+                                                                       session: session, noun: "scheduled sends", verb: "cancel") { $0.notifications.count }
         let target = confirmation.filter.summary + " (as counted: \(confirmation.notifications.count) notifications)"
         let wording = ConsoleBulkAction.Wording(
             title: "Cancelled", heading: "Cancelling \(ConsolePage.number(number)) scheduled send\(number == 1 ? "" : "s")",

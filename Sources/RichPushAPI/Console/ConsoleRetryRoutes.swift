@@ -28,12 +28,8 @@ struct ConsoleRetryRoutes: Sendable {
             try await routes.authorizeChange(request, context: context, session: session, action: "retry.count", needs: .operator)
             let filter = try DelayedFilter(try await ConsoleForm.body(of: request), access: session.access).retriesOnly
             let retries = try await search.countRetries(filter)
-            var token: String?
-            if !retries.isEmpty {
-                let body = String(decoding: try JSONEncoder().encode(Confirmation(filter: filter, retries: retries)), as: UTF8.self)
-                token = try await routes.backend.store.createConfirmation(["user": session.user, "action": Self.countAction, "body": body],
-                                                                         lifetime: routes.configuration.confirmationLifetime)
-            }
+            let token = try await routes.issueConfirmation(Confirmation(filter: filter, retries: retries), action: Self.countAction,
+                                                           count: retries.count, session: session)
             if !ConsolePage.wantsHTML(request) {
                 return ConsolePage.json(["count": retries.count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary, "action": "retry-now"])
             }
@@ -60,17 +56,8 @@ struct ConsoleRetryRoutes: Sendable {
     }
 
     private func retryMatching(token: String, confirmed: String?, session: ConsoleSession, address: String) async throws -> (requested: Int, done: Int) {
-        guard token.utf8.count <= 64, let confirmed, let number = Int(confirmed) else {
-            throw APIError.badRequest("give the confirmation token and confirm, the number of retries you mean to send now", code: "missing_confirmation")
-        }
-        guard let stored = try await routes.backend.store.takeConfirmation(token), stored["user"] == session.user, stored["action"] == Self.countAction,
-              let body = stored["body"], let confirmation = try? JSONDecoder().decode(Confirmation.self, from: Data(body.utf8)) else {
-            throw APIError(.conflict, code: "confirmation_unknown", message: "this confirmation is unknown, used, expired or for another action: count the matches again")
-        }
-        guard number == confirmation.retries.count else {
-            throw APIError(.conflict, code: "confirmation_mismatch",
-                           message: "\(confirmation.retries.count) retries matched when counted, not \(number): count again and confirm that number")
-        }
+        let (confirmation, number) = try await routes.takeConfirmation(token, confirmed: confirmed, action: Self.countAction, as: Confirmation.self,
+                                                                       session: session, noun: "retries", verb: "send now") { $0.retries.count }
         let target = confirmation.filter.summary + " (as counted: \(number) retries)"
         let done = try await routes.audited(Self.countAction, target: target, requested: number, session: session, address: address) {
             try await search.retryNow(matching: confirmation.filter, among: Set(confirmation.retries))

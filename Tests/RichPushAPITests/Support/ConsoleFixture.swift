@@ -34,17 +34,19 @@ struct ConsoleFixture {
     /// origin (what a replay keeps) is `origin:<that id>`.
     @discardableResult
     func addDeadLetter(app: String, error: String, type: String = "probe", payload: String = "{}") async throws -> String {
-        // The id is chosen here (as XADD * would: the time, then a sequence) so the origin can name it.
-        let id = try await api.redis.run(Self.addScript, keys: [api.queue.deadKey], arguments: [type, payload, app, error, JobQueue.nowMilliseconds()]).string ?? ""
-        return id
+        try await addDeadLetters(1, app: app, error: error, type: type, payload: payload)
     }
 
-    /// Adds `count` dead letters as ``addDeadLetter(app:error:type:payload:)`` does, in one script call.
-    func addDeadLetters(_ count: Int, app: String, error: String) async throws {
-        _ = try await api.redis.run(Self.addManyScript, keys: [api.queue.deadKey], arguments: [count, app, error, JobQueue.nowMilliseconds()])
+    /// Adds `count` dead letters as ``addDeadLetter(app:error:type:payload:)`` does, in one
+    /// script call; the id of the last.
+    @discardableResult
+    func addDeadLetters(_ count: Int, app: String, error: String, type: String = "probe", payload: String = "{}") async throws -> String {
+        // The ids are chosen here (as XADD * would: the time, then a sequence) so each origin can name its id.
+        try await api.redis.run(Self.addScript, keys: [api.queue.deadKey], arguments: [count, type, payload, app, error, JobQueue.nowMilliseconds()]).string ?? ""
     }
 
-    static let addManyScript = RedisScript("""
+    static let addScript = RedisScript("""
+    local id
     for i = 1, tonumber(ARGV[1]) do
       local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
       local t = redis.call('TIME')
@@ -54,25 +56,10 @@ struct ConsoleFixture {
         local lms, lseq = string.match(last[1][1], '(%d+)-(%d+)')
         if tonumber(lms) >= ms then ms = tonumber(lms); seq = tonumber(lseq) + 1 end
       end
-      local id = ms .. '-' .. seq
-      redis.call('XADD', KEYS[1], id, 'v', '1', 'type', 'probe', 'payload', '{}', 'enq', ARGV[4], 'app', ARGV[2], 'lane', 'now',
-        'origin', 'origin:' .. id, 'err', ARGV[3], 'deadAt', ARGV[4])
+      id = ms .. '-' .. seq
+      redis.call('XADD', KEYS[1], id, 'v', '1', 'type', ARGV[2], 'payload', ARGV[3], 'enq', ARGV[6], 'app', ARGV[4], 'lane', 'now',
+        'origin', 'origin:' .. id, 'err', ARGV[5], 'deadAt', ARGV[6])
     end
-    return 1
-    """)
-
-    static let addScript = RedisScript("""
-    local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-    local t = redis.call('TIME')
-    local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    local seq = 0
-    if last[1] then
-      local lms, lseq = string.match(last[1][1], '(%d+)-(%d+)')
-      if tonumber(lms) >= ms then ms = tonumber(lms); seq = tonumber(lseq) + 1 end
-    end
-    local id = ms .. '-' .. seq
-    redis.call('XADD', KEYS[1], id, 'v', '1', 'type', ARGV[1], 'payload', ARGV[2], 'enq', ARGV[5], 'app', ARGV[3], 'lane', 'now',
-      'origin', 'origin:' .. id, 'err', ARGV[4], 'deadAt', ARGV[5])
     return id
     """)
 
