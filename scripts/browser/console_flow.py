@@ -22,6 +22,7 @@ import time
 
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from chromium import FlowError, start
 
@@ -147,6 +148,14 @@ class Flow:
         if len(rows) != 30:
             raise FlowError(f"expected 30 dead letters listed, saw {len(rows)}")
         self.shot("dead-letters")
+        # These died before any push (no handler): no platform failed, so a platform finds none.
+        Select(d.find_element(By.ID, "f-platform")).select_by_value("apns")
+        d.find_element(By.XPATH, "//form[@role='search']//button[contains(., 'Filter')]").click()
+        self.wait_for("the platform filter", lambda: "platform=apns" in self.text("main"))
+        if d.find_elements(By.CSS_SELECTOR, "#dead-letters tbody tr:not(.empty)"):
+            raise FlowError("dead letters that failed before any push matched platform apns")
+        d.get(self.args.base + "/console/dead-letters?text=console-test-bogus")
+        print("==> the platform filter is applied from its select (none of these failed on a platform)")
         d.find_element(By.XPATH, "//button[contains(., 'Replay all that match')]").click()
         count = self.wait_for("the count", lambda: d.find_elements(By.ID, "match-count"))[0].text
         if count != "30":
@@ -247,7 +256,7 @@ class Flow:
             self.wait_for("the workers' chart with console-chart's 3 jobs", chart)
             self.wait_for("a live update", lambda: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or "0") >= 2)
             header = self.text("#apps thead")
-            if "Done/s" not in header or "Dead-lettered/s" not in header or "Failed/s by reason" not in header:
+            if "Sent/s" not in header or "Done/s" not in header or "Dead-lettered/s" not in header or "Failed/s by reason" not in header:
                 raise FlowError(f"the overview has no rate columns: {header}")
             # The script's failures cell: "-" before a rate, "none", or codes with their rates.
             cells = d.execute_script("return Array.from(document.querySelectorAll('#apps tbody tr:not(.empty)'))"
@@ -392,6 +401,12 @@ class Flow:
         if len(d.find_elements(By.CSS_SELECTOR, "#delayed tbody tr")) != 1:
             raise FlowError("the queues page does not show the one scheduled after the count")
         print("==> cancelled exactly the 3 counted scheduled sends; the one scheduled after the count stays")
+        # Retry now: nothing is retrying here, and the count says so rather than confirming 0.
+        d.get(self.args.base + "/console/queues?kind=retry")
+        d.find_element(By.XPATH, "//button[contains(., 'Retry all retries that match now')]").click()
+        self.wait_for("the retry count's answer", lambda: "Nothing to retry" in self.text("main"))
+        print("==> retry now counts the retries that match (none here)")
+        d.get(self.args.base + "/console/queues?kind=scheduled")
         d.find_element(By.ID, "p-app").clear()
         d.find_element(By.ID, "p-app").send_keys("default")
         d.find_element(By.XPATH, "//button[contains(., 'Pause sending')]").click()
