@@ -22,6 +22,7 @@ package final class HTTP2Client: Service, Sendable {
     private let opened = Atomic<Int>(0)
     private let resent = Atomic<Int>(0)
     private let refused = Atomic<Int>(0)
+    private let liveness: HTTP2Liveness
 
     enum Slot {
         case idle(failures: Int, notBefore: NIODeadline, lastError: String?)
@@ -32,6 +33,7 @@ package final class HTTP2Client: Service, Sendable {
     package init(configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
         self.configuration = configuration
         self.group = group
+        liveness = HTTP2Liveness(timeout: TimeAmount(configuration.pingTimeout ?? configuration.requestTimeout))
         if configuration.endpoint.usesTLS {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.applicationProtocols = ["h2"]
@@ -100,6 +102,9 @@ package final class HTTP2Client: Service, Sendable {
     /// Streams the server refused (`REFUSED_STREAM`): a client that keeps to the server's stream
     /// limit sees none from a server that does.
     package var streamsRefused: Int { refused.load(ordering: .relaxed) }
+    /// Liveness PINGs sent on connections quiet since a timed-out request began: answered (kept)
+    /// and unanswered (closed).
+    package var livenessProbes: (answered: Int, unanswered: Int) { (liveness.probesAnswered, liveness.probesUnanswered) }
 
     /// The server's stream limits seen on each open connection, newest last (for operators and tests).
     package var streamLimits: [[Int]] {
@@ -191,7 +196,7 @@ package final class HTTP2Client: Service, Sendable {
             do {
                 let connection = try await HTTP2Connection.connect(to: configuration.endpoint, tls: tls,
                                                                   connectTimeout: TimeAmount(configuration.connectTimeout),
-                                                                  pingTimeout: TimeAmount(configuration.pingTimeout ?? configuration.requestTimeout),
+                                                                  liveness: self.liveness,
                                                                   responseIDHeader: configuration.responseIDHeader, group: group)
                 self.opened.add(1, ordering: .relaxed)
                 let kept = self.slots.withLock { slots in

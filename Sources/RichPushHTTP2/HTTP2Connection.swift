@@ -23,7 +23,7 @@ final class HTTP2Connection: Sendable {
         self.scheme = scheme
     }
 
-    static func connect(to endpoint: HTTP2Client.Endpoint, tls: NIOSSLContext?, connectTimeout: TimeAmount, pingTimeout: TimeAmount, responseIDHeader: String?,
+    static func connect(to endpoint: HTTP2Client.Endpoint, tls: NIOSSLContext?, connectTimeout: TimeAmount, liveness: HTTP2Liveness, responseIDHeader: String?,
                         group: any EventLoopGroup) async throws -> HTTP2Connection {
         let state = HTTP2ConnectionState(responseIDHeader: responseIDHeader)
         let serverHostname = endpoint.host.first?.isNumber == true || endpoint.host.contains(":") ? nil : endpoint.host
@@ -37,7 +37,7 @@ final class HTTP2Connection: Sendable {
                     try pipeline.addHandler(HTTP2ReadClockHandler(state: state))
                     try pipeline.addHandler(HTTP2FlushCoalescingHandler())
                     let ready = channel.eventLoop.makePromise(of: Void.self)
-                    let streams = HTTP2ConnectionHandler(state: state, ready: ready, pingTimeout: pingTimeout)
+                    let streams = HTTP2ConnectionHandler(state: state, ready: ready, liveness: liveness)
                     var connection = NIOHTTP2Handler.ConnectionConfiguration()
                     // No server push; a large header list is never needed for an answer.
                     connection.initialSettings = [HTTP2Setting(parameter: .enablePush, value: 0),

@@ -33,15 +33,15 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     private var unacknowledged = 0
     /// Window updates written during this read, flushed when it completes.
     private var windowUpdatesPending = false
-    /// How long a PING may wait for its answer before the connection counts as dead.
-    private let pingTimeout: TimeAmount
+    /// The client's liveness probes: how long a PING may wait, and their outcomes.
+    private let liveness: HTTP2Liveness
     /// The liveness PING in flight, if any: its timer.
     private var probe: Scheduled<Void>?
 
-    init(state: HTTP2ConnectionState, ready: EventLoopPromise<Void>, pingTimeout: TimeAmount) {
+    init(state: HTTP2ConnectionState, ready: EventLoopPromise<Void>, liveness: HTTP2Liveness) {
         self.state = state
         self.ready = ready
-        self.pingTimeout = pingTimeout
+        self.liveness = liveness
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -103,17 +103,18 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     }
 
     /// A server must answer a PING at once (RFC 9113 §6.7): any bytes from it within
-    /// `pingTimeout` prove the connection alive, and it is kept (a slow provider is not a dead one,
+    /// the liveness timeout prove the connection alive, and it is kept (a slow provider is not a dead one,
     /// and Apple asks that connections be kept, not churned); none, and it is closed, so the
     /// client opens another. One probe at a time, however many requests time out together.
     private func probeLiveness(context: ChannelHandlerContext) {
         guard probe == nil else { return }
         let sentAt = NIODeadline.now().uptimeNanoseconds
         context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: sentAt), ack: false))), promise: nil)
-        probe = context.eventLoop.assumeIsolated().scheduleTask(in: pingTimeout) {
+        probe = context.eventLoop.assumeIsolated().scheduleTask(in: liveness.timeout) {
             self.probe = nil
-            guard self.state.lastRead.load(ordering: .relaxed) < sentAt else { return }
-            self.context?.close(promise: nil)
+            let alive = self.state.lastRead.load(ordering: .relaxed) >= sentAt
+            self.liveness.decided(alive: alive)
+            if !alive { self.context?.close(promise: nil) }
         }
     }
 

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import PlatformSimTestSupport
+import RedisTestSupport
 import RichPushHTTP2
 import Synchronization
 import Testing
@@ -22,6 +23,7 @@ struct HTTP2LivenessTests {
         // The client PINGs, hears nothing, and closes: the server sees the PING, then the end.
         let ended = await server.firstConnectionEnded(within: .seconds(60))
         #expect(ended)
+        #expect(client.livenessProbes.unanswered == 1 && client.livenessProbes.answered == 0)
         let frames = server.framesOfFirstConnection
         #expect(frames.contains(.ping), "\(frames)")
         #expect(frames.firstIndex(of: .ping).map { $0 > (frames.firstIndex(of: .headers) ?? .max) } == true, "\(frames)")
@@ -35,16 +37,22 @@ struct HTTP2LivenessTests {
     @Test func aConnectionThatAnswersPingsIsKeptThoughRequestsTimeOut() async throws {
         // Never answers a request but answers every PING: a slow provider, not a dead connection.
         let server = try await MuteHTTP2Server.start(answersPings: true)
+        // A probe waits 10 s for its answer: a stall of the machine shorter than that cannot
+        // close the connection here (the answer is read before the probe's timer is run).
         let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
             endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: server.port, usesTLS: false),
             connections: 1, requestTimeout: .seconds(1), connectTimeout: .seconds(20), minReconnectDelay: .milliseconds(10),
-            pingTimeout: .seconds(2)))
-        // Four timeouts in a row span at least one probe's decision (1 s + 2 s): each request
-        // began after the last thing the server said, so each asks.
-        for token in 1...4 {
+            pingTimeout: .seconds(10)))
+        // Each request began after the last thing the server said, so each timeout asks (one
+        // probe at a time: those while one is in flight wait on it).
+        for token in 1...2 {
             let exchange = await client.send(try LocalAPNS.request(token: LocalAPNS.token(token)), bearer: "x")
             #expect(exchange == .timedOut)
         }
+        try await waitUntil(timeout: .seconds(60), "the probe to be decided") { client.livenessProbes.answered >= 1 || client.livenessProbes.unanswered > 0 }
+        #expect(client.livenessProbes.unanswered == 0)
+        // Still the one connection: the next request goes on it.
+        #expect(await client.send(try LocalAPNS.request(token: LocalAPNS.token(3)), bearer: "x") == .timedOut)
         #expect(client.connectionsOpened == 1)
         #expect(server.framesOfFirstConnection.contains(.ping))
         #expect(!server.firstConnectionHasEnded)
