@@ -49,7 +49,7 @@ package final class LocalAPNS: Sendable {
     /// the id itself).
     package static func start(rules: APNSServerRules? = nil, maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(),
                               timeout: Duration = .seconds(10), connections: Int = 2,
-                              responseIDHeader: String? = "apns-id") async throws -> LocalAPNS {
+                              responseIDHeader: String? = "apns-id", pingTimeout: Duration? = nil) async throws -> LocalAPNS {
         let certificates = try LocalCertificates.generate()
         let record = Record()
         let server = try await APNSSimulatorServer.start(certificates: certificates, rules: try rules ?? Self.rules(), maxStreams: maxStreams,
@@ -58,7 +58,7 @@ package final class LocalAPNS: Sendable {
             let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
                 endpoint: HTTP2Client.Endpoint(host: "localhost", port: server.port, usesTLS: true),
                 trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections,
-                requestTimeout: timeout, responseIDHeader: responseIDHeader))
+                requestTimeout: timeout, responseIDHeader: responseIDHeader, pingTimeout: pingTimeout))
             return LocalAPNS(server: server, client: client, certificates: certificates, record: record)
         } catch {
             try await server.stop()

@@ -117,7 +117,10 @@ struct APNSClientTests {
         // connection's TLS handshake, which a busy machine stretched past 300 ms (a second
         // connection was then opened, and counted).
         faults.delayMilliseconds = 10_000...10_000
-        let apns = try await LocalAPNS.start(faults: faults, timeout: .seconds(2), connections: 1)
+        // A liveness PING waits 60 s for its answer here: on a busy machine (the whole suite in
+        // parallel) a 2 s one, the request timeout's default, was once outlasted by a stall and
+        // the live connection closed (HTTP2LivenessTests has the unanswered PING).
+        let apns = try await LocalAPNS.start(faults: faults, timeout: .seconds(2), connections: 1, pingTimeout: .seconds(60))
         let exchange = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(1)), bearer: try LocalAPNS.bearer())
         #expect(exchange == .timedOut)
         // The connection said nothing since the request began (the answer is 10 s away), so the
