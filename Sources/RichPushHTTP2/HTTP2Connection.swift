@@ -51,6 +51,10 @@ final class HTTP2Connection: Sendable {
         // No request before the server's SETTINGS: until then HTTP/2 assumes 100 streams, and APNs
         // allows one until a token is accepted.
         let timeout = channel.eventLoop.scheduleTask(in: connectTimeout) { channel.close(promise: nil) }
+        // Cancelled on the loop the moment the SETTINGS arrive: were it cancelled only when this
+        // task resumes, a stalled cooperative pool could let it fire after a good handshake and
+        // close the connection (its first requests then went out again on a second one).
+        ready.whenComplete { _ in timeout.cancel() }
         do {
             try await ready.get()
             timeout.cancel()
