@@ -111,7 +111,6 @@ stop() {
 port=$(free_port)
 start_private_redis "$work/redis" "$port"
 export RICHPUSH_REDIS_URL="redis://127.0.0.1:$port/0" RICHPUSH_PARTITIONS=1 RICHPUSH_PASSWORD=fair-bench-pw
-partitions=$RICHPUSH_PARTITIONS prefix=richpush
 "$bin" apps new-kek >"$work/kek"
 export RICHPUSH_KEK_FILE="$work/kek"
 openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null

@@ -100,24 +100,20 @@ struct ConsoleQueueRoutes: Sendable {
     }
 
     private func cancelSelected(_ references: [String], session: ConsoleSession, address: String) async throws -> (requested: Int, done: Int) {
-        guard (1...Self.maxSelection).contains(references.count) else {
-            throw APIError.badRequest("select 1 to \(Self.maxSelection) scheduled sends (or cancel all that match the filter)", code: "bad_selection")
-        }
         // `<partition>/<due>/<app>:<id>`: where to find the job, and the notification it sends.
-        var wanted: [String: [Int64: Set<String>]] = [:]
-        for reference in Set(references) {
-            let parts = reference.split(separator: "/", maxSplits: 2).map(String.init)
-            guard parts.count == 3, routes.backend.queues.contains(where: { $0.configuration.partition == parts[0] }),
-                  let due = Int64(parts[1]), due >= 0, let app = parts[2].split(separator: ":").first.map(String.init), AppID.problem(app) == nil else {
-                throw APIError.badRequest("'\(reference.prefix(80))' is not a scheduled send's reference (<partition>/<due>/<app>:<id>)", code: "bad_id")
-            }
-            guard session.access.sees(app: app) else {
-                throw APIError(.forbidden, code: "console_forbidden", message: "scheduled send \(reference.prefix(80)) is of an app you do not see")
-            }
-            wanted[parts[0], default: [:]][due, default: []].insert(parts[2])
+        let selection = try DelayedReferences(references, partitions: Set(routes.backend.queues.map(\.configuration.partition)), most: Self.maxSelection,
+                                              noun: "scheduled sends", form: "<partition>/<due>/<app>:<id>") { key in
+            key.split(separator: ":").first.map { AppID.problem(String($0)) == nil } ?? false
         }
-        let requested = wanted.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
-        let target = Array(Set(references)).sorted().prefix(20).joined(separator: " ") + (requested > 20 ? " … (\(requested) in all)" : "")
+        for key in selection.byPartition.values.flatMap({ $0.values.flatMap { $0 } }) {
+            let app = String(key.prefix { $0 != ":" })
+            guard session.access.sees(app: app) else {
+                throw APIError(.forbidden, code: "console_forbidden", message: "scheduled send \(key.prefix(80)) is of an app you do not see")
+            }
+        }
+        let wanted = selection.byPartition
+        let requested = selection.count
+        let target = DelayedReferences.target(references)
         let done = try await routes.audited("scheduled.cancel-selected", target: target, requested: requested, session: session, address: address) {
             var matching: [(queue: JobQueue, found: [DelayedSearch.Found])] = []
             for queue in routes.backend.queues {

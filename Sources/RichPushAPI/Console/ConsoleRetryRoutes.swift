@@ -66,21 +66,10 @@ struct ConsoleRetryRoutes: Sendable {
     }
 
     private func retrySelected(_ references: [String], session: ConsoleSession, address: String) async throws -> (requested: Int, done: Int) {
-        guard (1...ConsoleQueueRoutes.maxSelection).contains(references.count) else {
-            throw APIError.badRequest("select 1 to \(ConsoleQueueRoutes.maxSelection) retries (or retry all that match the filter)", code: "bad_selection")
-        }
         // `<partition>/<due>/<origin>`: where to find the retry, and which job it is.
-        var wanted: [String: [Int64: Set<String>]] = [:]
-        for reference in Set(references) {
-            let parts = reference.split(separator: "/", maxSplits: 2).map(String.init)
-            guard parts.count == 3, routes.backend.queues.contains(where: { $0.configuration.partition == parts[0] }),
-                  let due = Int64(parts[1]), due >= 0, Self.isOrigin(parts[2]) else {
-                throw APIError.badRequest("'\(reference.prefix(80))' is not a retry's reference (<partition>/<due>/<origin>)", code: "bad_id")
-            }
-            wanted[parts[0], default: [:]][due, default: []].insert(parts[2])
-        }
-        let requested = wanted.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
-        let target = Array(Set(references)).sorted().prefix(20).joined(separator: " ") + (requested > 20 ? " … (\(requested) in all)" : "")
+        let selection = try DelayedReferences(references, partitions: Set(routes.backend.queues.map(\.configuration.partition)),
+                                              most: ConsoleQueueRoutes.maxSelection, noun: "retries", form: "<partition>/<due>/<origin>", isKey: Self.isOrigin)
+        let (wanted, requested, target) = (selection.byPartition, selection.count, DelayedReferences.target(references))
         // Another app's retry is left alone (a scoped operator's selection cannot reach it).
         let done = try await routes.audited("retry.now-selected", target: target, requested: requested, session: session, address: address) {
             try await search.retryNow(wanted, sees: { session.access.sees(app: $0) })

@@ -6,17 +6,7 @@ import RichPushQueue
 extension DelayedSearch {
     /// The retries that match now (`<partition>/<origin>`, sorted), or a 400 past ``maxCount``.
     func countRetries(_ filter: DelayedFilter) async throws -> [String] {
-        var retries: Set<String> = []
-        for queue in queues {
-            try await scan(queue, filter.retriesOnly, from: filter.from ?? 0) { jobs, _ in
-                for job in jobs { if let origin = job.job?.origin { retries.insert("\(queue.configuration.partition)/\(origin)") } }
-                guard retries.count <= Self.maxCount else {
-                    throw APIError.badRequest("more than \(Self.maxCount) retries match: narrow the filter (app, platform, time window, text)", code: "too_many")
-                }
-                return true
-            }
-        }
-        return retries.sorted()
+        try await collect(filter.retriesOnly, noun: "retries") { found in found.job.job.map { "\(found.partition)/\($0.origin)" } }
     }
 
     /// Makes due now the retries that match now and are among `counted`; how many moved.

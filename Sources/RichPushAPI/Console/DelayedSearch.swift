@@ -93,20 +93,25 @@ struct DelayedSearch: Sendable {
 
     /// The notifications of the scheduled sends that match now (`app:id`, sorted), or a 400 past ``maxCount``.
     func count(_ filter: DelayedFilter) async throws -> [String] {
-        var notifications: Set<String> = []
+        try await collect(filter, noun: "scheduled sends") { $0.notification }
+    }
+
+    /// The distinct `key`s of the jobs that match now (those it gives one), sorted, or a 400 past
+    /// ``maxCount`` naming `noun`: what a count confirms.
+    func collect(_ filter: DelayedFilter, noun: String, key: (Found) -> String?) async throws -> [String] {
+        var keys: Set<String> = []
         for queue in queues {
             try await scan(queue, filter, from: filter.from ?? 0) { jobs, _ in
                 for job in jobs {
-                    guard let notification = Found(partition: queue.configuration.partition, job: job).notification else { continue }
-                    notifications.insert(notification)
+                    if let key = key(Found(partition: queue.configuration.partition, job: job)) { keys.insert(key) }
                 }
-                guard notifications.count <= Self.maxCount else {
-                    throw APIError.badRequest("more than \(Self.maxCount) scheduled sends match: narrow the filter (app, time window, text)", code: "too_many")
+                guard keys.count <= Self.maxCount else {
+                    throw APIError.badRequest("more than \(Self.maxCount) \(noun) match: narrow the filter (app, platform, time window, text)", code: "too_many")
                 }
                 return true
             }
         }
-        return notifications.sorted()
+        return keys.sorted()
     }
 
     /// The scheduled sends that match now and are among `counted` (`app:id`), by partition.
