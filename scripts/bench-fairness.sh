@@ -29,16 +29,18 @@
 # Usage: scripts/bench-fairness.sh [--seconds N (60)] [--fanout-devices N (200000)] [--quick]
 #          [--workers K (2)] [--worker-concurrency C (64)] [--configs "fifo fair-equal fair-3to1"]
 #          [--debug | --bin PATH] [--phases "solo-b solo-a flood fanout both slow-base slow"] [--keep-logs]
+#          [--worker-args "ARGS"]
 #   --quick: --seconds 10 --fanout-devices 20000 (a smoke run of about 3 minutes)
 #   --debug builds the debug binary instead of release; --bin PATH (or RICHPUSH_BIN=PATH) uses a
 #   binary already built. --phases runs only those phases; --keep-logs keeps the processes' logs
-#   (they are kept anyway when the run fails). The default run took 10 min 46 s
+#   (they are kept anyway when the run fails). --worker-args adds options to every worker (e.g.
+#   "--fair-unit-size 0" for the units of before that option, to compare). The default run took 10 min 46 s
 #   on the shared 2-core VM (1 min of it registering the fan-out's installations), --quick 3 min.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
-seconds=60 fanout_devices=200000 workers=2 concurrency=64 debug=0 configs="fifo fair-equal fair-3to1" keep_logs=0
+seconds=60 fanout_devices=200000 workers=2 concurrency=64 debug=0 configs="fifo fair-equal fair-3to1" keep_logs=0 worker_args=""
 phases="solo-b solo-a flood fanout both slow-base slow"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
         --configs) configs=$2; shift 2 ;;
         --phases) phases=$2; shift 2 ;;
         --keep-logs) keep_logs=1; shift ;;
+        --worker-args) worker_args=$2; shift 2 ;;
         --debug) debug=1; shift ;;
         --bin) RICHPUSH_BIN=$2; shift 2 ;;
         *) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
@@ -169,7 +172,7 @@ start_workers() { # SCHEDULING NAME [WORKER OPTIONS...]
     worker_pids=()
     for i in $(seq 1 "$workers"); do
         spawn "$work/worker-$name-$i.log" "$bin" worker --consumer "$name-$i" --scheduling "$scheduling" --concurrency "$concurrency" \
-            --batch-size 128 --log-level warning --hold-hours 0.002 "$@"
+            --batch-size 128 --log-level warning --hold-hours 0.002 $worker_args "$@"
         worker_pids+=($!)
     done
 }
@@ -232,6 +235,6 @@ for config in $configs; do
 done
 elapsed=$(( $(date +%s) - started_at ))
 
-python3 scripts/lib/fairness_report.py "$out" --command "scripts/bench-fairness.sh --seconds $seconds --fanout-devices $fanout_devices --workers $workers --worker-concurrency $concurrency" \
+python3 scripts/lib/fairness_report.py "$out" --command "scripts/bench-fairness.sh --seconds $seconds --fanout-devices $fanout_devices --workers $workers --worker-concurrency $concurrency${worker_args:+ --worker-args '$worker_args'}" \
     --elapsed "$elapsed" --binary "$bin" --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "==> $out/summary.txt, $out/report.html"

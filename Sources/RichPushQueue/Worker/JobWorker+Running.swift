@@ -29,7 +29,9 @@ extension JobWorker {
 
     /// A batch handler's jobs of one read are one unit per type and scope: one scope's slow jobs
     /// (its provider answers late) neither hold another's acknowledgements nor its slots.
-    func units(of deliveries: [JobQueue.Delivery]) -> [Unit] {
+    /// `limit`: the most jobs in one unit (nil: no limit). Under fair scheduling, while several
+    /// scopes share the worker, every scope's units are of the same size (``unitLimit(for:)``).
+    func units(of deliveries: [JobQueue.Delivery], limit: Int? = nil) -> [Unit] {
         struct Batch: Hashable {
             let type: String, scope: String?
         }
@@ -47,9 +49,29 @@ extension JobWorker {
         }
         for batch in order {
             guard let handler = handlers[batch.type] as? any BatchJobHandler, let jobs = batches[batch] else { continue }
-            units.append(.batch(jobs, handler))
+            let size = max(limit ?? jobs.count, 1)
+            for start in stride(from: 0, to: jobs.count, by: size) {
+                units.append(.batch(Array(jobs[start..<min(start + size, jobs.count)]), handler))
+            }
         }
         return units
+    }
+
+    /// The most jobs in one batch unit for this read: ``JobWorkerConfiguration/fairUnitSize``
+    /// under fair scheduling while more than one scope has jobs here (in the read or running),
+    /// else none. A worker frees a unit's slots when its last job ends, and each unit costs the
+    /// same few round trips whatever its size: with one scope's share in units three times the
+    /// size of another's, the first's jobs each held their slots longer, and weights of 3:1 gave
+    /// shares of 2.5:1 (docs/load-tests.md). Units of one size make a slot's time per job the same
+    /// for every scope; a scope alone keeps whole reads as units (the fewest round trips).
+    func unitLimit(for deliveries: [JobQueue.Delivery], running: [String: Int]) -> Int? {
+        guard queue.configuration.scheduling == .fair, configuration.fairUnitSize > 0 else { return nil }
+        var scopes = Set(running.keys)
+        for case .success(let job) in deliveries {
+            scopes.insert(job.scope ?? JobRequest.sharedScope)
+            if scopes.count > 1 { return configuration.fairUnitSize }
+        }
+        return scopes.count > 1 ? configuration.fairUnitSize : nil
     }
 
     func run(_ unit: Unit, acks: AckBuffer) async {

@@ -67,7 +67,8 @@ package final class JobWorker: Service, Sendable {
                 group.addTask { await acks.run() }
                 group.addTask { await self.keepLeases() }
                 await fetchLoop(reader: reader) { deliveries in
-                    for unit in self.units(of: deliveries) {
+                    let limit = self.unitLimit(for: deliveries, running: self.runningByScope.withLock { $0 })
+                    for unit in self.units(of: deliveries, limit: limit) {
                         let scopes = unit.scopes
                         self.runningByScope.withLock { for (scope, count) in scopes { $0[scope, default: 0] += count } }
                         group.addTask {

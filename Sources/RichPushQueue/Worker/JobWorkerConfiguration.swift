@@ -27,6 +27,10 @@ package struct JobWorkerConfiguration: Sendable {
     /// Fair scheduling: the fewest jobs a scope gives when the take picks it (1 interleaves scopes
     /// job by job; more costs fewer picks per take, at a coarser grain).
     package var fairQuantum: Int
+    /// Fair scheduling: the most jobs of one batch unit (run together, their slots freed together)
+    /// while several scopes share this worker, so each scope's jobs hold their slots as long as
+    /// another's (0: whole reads, as when one scope is alone).
+    package var fairUnitSize: Int
 
     package init(
         consumer: String = JobWorkerConfiguration.defaultConsumerName(),
@@ -38,7 +42,8 @@ package struct JobWorkerConfiguration: Sendable {
         maintenanceInterval: Duration = .milliseconds(500),
         housekeepingInterval: Duration = .seconds(60),
         staleConsumerAge: Duration = .seconds(3600),
-        fairQuantum: Int = 4
+        fairQuantum: Int = 4,
+        fairUnitSize: Int = 16
     ) {
         self.consumer = consumer
         self.concurrency = concurrency
@@ -50,6 +55,7 @@ package struct JobWorkerConfiguration: Sendable {
         self.housekeepingInterval = housekeepingInterval
         self.staleConsumerAge = staleConsumerAge
         self.fairQuantum = fairQuantum
+        self.fairUnitSize = fairUnitSize
     }
 
     package static func defaultConsumerName() -> String {
