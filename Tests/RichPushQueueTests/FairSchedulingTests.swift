@@ -139,6 +139,26 @@ struct FairSchedulingTests {
         }
     }
 
+    /// A worker's bulk slots: a fan-out's sub-jobs move no further than the bulk room the worker
+    /// gives, their app stays ready meanwhile, and single-device jobs (its own and others') pass.
+    @Test func bulkJobsMoveNoFurtherThanTheBulkRoom() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            try await fixture.queue.enqueue(fixture.jobs("a", 20, lane: .bulk))
+            let first = try await fixture.queue.take(for: "c", count: 8, bulkRoom: 6).map { try $0.get() }
+            #expect(first.count == 6 && first.allSatisfy { $0.lane == .bulk })
+            #expect(try await fixture.queue.take(for: "c", count: 8, bulkRoom: 0).isEmpty)
+            #expect(try await fixture.redis.send("ZSCORE", fixture.queue.configuration.readyKey, "a").string != nil, "a left the ready apps")
+            try await fixture.queue.enqueue(fixture.jobs("b", 1))
+            #expect(try await fixture.queue.take(for: "c", count: 8, bulkRoom: 0).map { try $0.get().scope } == ["b"])
+            try await fixture.queue.enqueue(fixture.jobs("a", 1, lane: .now))
+            #expect(try await fixture.queue.take(for: "c", count: 8, bulkRoom: 0).map { try $0.get().lane } == [.now])
+            let rest = try await fixture.queue.take(for: "c", count: 20, bulkRoom: 20).map { try $0.get() }
+            #expect(rest.count == 14 && rest.allSatisfy { $0.lane == .bulk && $0.scope == "a" })
+        }
+    }
+
     @Test func aCountOfJobsInFlightThatALostWriteLeftWrongIsSetRight() async throws {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)

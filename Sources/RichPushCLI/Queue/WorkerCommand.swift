@@ -35,6 +35,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Jobs run at once by this worker.") var concurrency = 32
     @Option(help: "Most jobs fetched per read.") var batchSize = 64
     @Option(help: "Fair scheduling: most jobs run as one batch while several apps share this worker, so each app's jobs hold their slots alike (0: whole reads).") var fairUnitSize = 16
+    @Option(help: "Fair scheduling: job slots fan-out sub-jobs never take, kept for notifications to one or a few devices so they start while a fan-out fills the worker (0: none).") var nowSlots = 8
     @Option(help: "Milliseconds the next read waits after one that found fewer jobs than it asked for, so more gather and run as one batch (0: off).") var lingerMs: Double = 5
     @Option(help: "Seconds running jobs get to finish on shutdown before they are released.") var drainTimeout: Double = 10
     @Option(help: "Consumer name in the group (default host:pid:random).") var consumer: String?
@@ -68,6 +69,7 @@ struct WorkerCommand: AsyncParsableCommand {
         guard (0...1000).contains(lingerMs) else { throw ValidationError("--linger-ms must be between 0 and 1000") }
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
         guard (0...10_000).contains(fairUnitSize) else { throw ValidationError("--fair-unit-size must be between 0 and 10000") }
+        guard nowSlots >= 0 else { throw ValidationError("--now-slots must not be negative") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard maintenanceInterval > 0 else { throw ValidationError("--maintenance-interval must be positive") }
         guard (1...1_000_000).contains(maxPushesPerRound) else { throw ValidationError("--max-pushes-per-round must be 1 to 1000000") }
@@ -94,6 +96,7 @@ struct WorkerCommand: AsyncParsableCommand {
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
         workerConfiguration.fairUnitSize = fairUnitSize
+        workerConfiguration.nowSlots = nowSlots
         workerConfiguration.linger = .microseconds(Int(lingerMs * 1000))
         let apps = try await Self.appCredentials(kek: kek, redis: pool, prefix: queue.prefix, logger: logger)
         await Self.applyStoredScheduling(redis: pool, queue: queue, logger: logger)

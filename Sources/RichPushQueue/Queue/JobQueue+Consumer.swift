@@ -142,11 +142,15 @@ extension JobQueue {
     /// scope gives when picked.
     /// `slots` (the worker's job slots) and `running` (its jobs running now, by scope) share the
     /// slots by weight among the scopes with work; 0 slots: no share kept.
-    package func take(for consumer: String, count: Int, quantum: Int = 4, read: Bool = true, slots: Int = 0, running: [String: Int] = [:]) async throws -> [Delivery] {
+    /// `bulkRoom`: the most bulk-lane jobs (fan-out sub-jobs) to move (nil: no bound), so that a
+    /// worker keeps slots for single-device notifications while a fan-out runs.
+    package func take(for consumer: String, count: Int, quantum: Int = 4, read: Bool = true, slots: Int = 0, running: [String: Int] = [:],
+                      bulkRoom: Int? = nil) async throws -> [Delivery] {
         let reply = try await redis.run(QueueScripts.take, QueueScripts.TakeCall(
             stream: configuration.streamKey, ready: configuration.readyKey, scheduler: configuration.schedulerKey, bell: configuration.bellKey,
             group: configuration.group, consumer: consumer, count: count, waitPrefix: configuration.waitPrefix, quantum: max(quantum, 1), read: read ? 1 : 0,
-            slots: slots, running: running.filter { $0.value > 0 }.flatMap { [$0.key, $0.value] as [any RedisArgument] }))
+            slots: slots, bulkRoom: bulkRoom.map { max($0, 0) } ?? -1,
+            running: running.filter { $0.value > 0 }.flatMap { [$0.key, $0.value] as [any RedisArgument] }))
         guard let streams = reply.array else { return [] }
         return streams.flatMap { stream in
             (stream.array?.dropFirst().first?.array ?? []).map(Self.delivery)
@@ -155,9 +159,29 @@ extension JobQueue {
 
     /// Waits up to `block` for the bell that says jobs are ready (fair scheduling, with nothing
     /// to take). `reader` must be a connection of its own whose command timeout exceeds `block`.
-    package func waitForWork(on reader: RedisConnection, block: Duration) async throws {
-        _ = try await reader.send("BLPOP", configuration.bellKey, Double(max(block.milliseconds, 1)) / 1000)
+    /// `consumer`: also wake on that worker's own bell (``ringOwnBell(of:)``).
+    package func waitForWork(on reader: RedisConnection, block: Duration, consumer: String? = nil) async throws {
+        let seconds = Double(max(block.milliseconds, 1)) / 1000
+        if let consumer {
+            _ = try await reader.send("BLPOP", configuration.bellKey, ownBellKey(of: consumer), seconds)
+        } else {
+            _ = try await reader.send("BLPOP", configuration.bellKey, seconds)
+        }
     }
+
+    /// Wakes the worker `consumer` if it waits for the bell: it freed slots that the last take
+    /// could not fill (a cap, its bulk slots, its share), and jobs may wait for exactly those. A
+    /// bell of its own, not the shared one (which would wake any worker, maybe one with no room).
+    /// At most one ring waits; an abandoned bell expires in a minute.
+    package func ringOwnBell(of consumer: String) async throws {
+        let key = ownBellKey(of: consumer)
+        for reply in try await redis.pipeline([RedisCommand("RPUSH", key, "1"), RedisCommand("LTRIM", key, "0", "0"), RedisCommand("EXPIRE", key, "60")]) {
+            _ = try reply.throwingError()
+        }
+    }
+
+    /// The worker's own bell, in the partition's hash slot (one `BLPOP` waits on both bells).
+    func ownBellKey(of consumer: String) -> String { "\(configuration.bellKey):\(consumer)" }
 
     static func delivery(_ entry: RedisValue) -> Delivery {
         Result { () throws(JobDecodingError) in try Job(entry: entry) }

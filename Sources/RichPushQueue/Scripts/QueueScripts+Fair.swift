@@ -74,6 +74,9 @@ extension QueueScripts {
         /// The worker's job slots (0: no share of slots is kept), and the jobs it runs now, by
         /// scope: flat `scope, count` pairs.
         let slots: Int
+        /// The most bulk-lane jobs (fan-out sub-jobs) this take may move, whatever the scope: the
+        /// worker's bulk slots less the bulk jobs it runs now (-1: no bound).
+        var bulkRoom: Int = -1
         let running: [any RedisArgument]
     }
 
@@ -83,14 +86,16 @@ extension QueueScripts {
     /// scope's (at least `quantum`); each job moves into the stream with `fl <scope>`, the scope's
     /// jobs-in-flight count goes up by it, and settling it gives it back. A scope's room is its cap
     /// less its jobs in flight, and, given the worker's slots, its share of them by weight among
-    /// the scopes with work less what it runs there now (work-conserving: alone, it gets them all). A scope whose lanes ran
+    /// the scopes with work less what it runs there now (work-conserving: alone, it gets them all).
+    /// Bulk-lane jobs move only while `bulkRoom` lasts: a scope whose `now` lane is empty and whose
+    /// bulk jobs are held back by it keeps its place (it is not dry). A scope whose lanes ran
     /// dry leaves the ready set and keeps its pass, and so does a paused one (`x:<scope>` set,
     /// read in the same HMGET as its weight: no extra call). When work is left after a full take,
     /// the bell rings for another worker.
     static let take = LuaScript<TakeCall, Never>([
         .key("stream", \.stream), .key("ready", \.ready), .key("sched", \.scheduler), .key("bell", \.bell),
         .argument("group", \.group), .argument("consumer", \.consumer), .number("count", \.count), .argument("waitPrefix", \.waitPrefix),
-        .number("quantum", \.quantum), .number("read", \.read), .number("slots", \.slots), .list("running", { $0.running }),
+        .number("quantum", \.quantum), .number("read", \.read), .number("slots", \.slots), .number("bulkRoom", \.bulkRoom), .list("running", { $0.running }),
     ], body: """
     local ranked = redis.call('ZRANGE', ready, 0, 63, 'WITHSCORES')
     local scopes, pass, weight, room, held, took, dry = {}, {}, {}, {}, {}, {}, {}
@@ -163,10 +168,16 @@ extension QueueScripts {
       if not best then break end
       local want = math.min(count - moved, room[best])
       if second then want = math.min(want, math.max(quantum, math.floor((pass[second] - pass[best]) * weight[best]) + 1)) end
-      local got = 0
+      local got, bulkHeld = 0, false
       for _, lane in ipairs({'now', 'bulk'}) do
-        if got < want then
-          local jobs = redis.call('LPOP', waitPrefix .. scopes[best] .. ':' .. lane, want - got)
+        local n = want - got
+        if lane == 'bulk' and bulkRoom >= 0 and n > bulkRoom then
+          n = bulkRoom
+          bulkHeld = true
+        end
+        if n > 0 then
+          local jobs = redis.call('LPOP', waitPrefix .. scopes[best] .. ':' .. lane, n)
+          if lane == 'bulk' and jobs and bulkRoom >= 0 then bulkRoom = bulkRoom - #jobs end
           if jobs then
             for _, packed in ipairs(jobs) do
               local fields = cmsgpack.unpack(packed)
@@ -182,7 +193,15 @@ extension QueueScripts {
       room[best] = room[best] - got
       took[best] = took[best] + got
       moved = moved + got
-      if got < want then dry[best] = true end
+      if got < want then
+        -- Short of what it wanted: dry, unless bulk jobs wait that the bulk room held back
+        -- (then it has no more room in this take, and stays ready).
+        if bulkHeld and redis.call('LLEN', waitPrefix .. scopes[best] .. ':bulk') > 0 then
+          room[best] = 0
+        else
+          dry[best] = true
+        end
+      end
     end
     local last = 0
     for i = 1, #scopes do

@@ -17,6 +17,15 @@ extension JobWorker {
             }
         }
 
+        /// Its bulk-lane jobs (fan-out sub-jobs).
+        var bulk: Int {
+            switch self {
+            case .single(.success(let job)): job.lane == .bulk ? 1 : 0
+            case .single(.failure): 0
+            case .batch(let jobs, _): jobs.count { $0.lane == .bulk }
+            }
+        }
+
         /// Its jobs by scope (an undecodable entry counts for none).
         var scopes: [String: Int] {
             switch self {

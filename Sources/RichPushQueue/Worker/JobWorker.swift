@@ -22,8 +22,13 @@ package final class JobWorker: Service, Sendable {
     let running = Mutex<[String: ContinuousClock.Instant]>([:])
     let handled = Atomic<Int>(0)
     private let slots: SlotLimiter
-    /// The jobs running now by scope, which the take shares the slots by (fair scheduling).
-    private let runningByScope = Mutex<[String: Int]>([:])
+    /// The jobs running now by scope, which the take shares the slots by, and the bulk-lane jobs
+    /// among them, which it bounds by the bulk slots (fair scheduling).
+    private let runningNow = Mutex(RunningJobs())
+    /// Set from before a take until the wait for the bell that may follow it ends: a unit that
+    /// ends meanwhile rings the worker's own bell, so that the slots it frees are filled at once
+    /// rather than after the block time (they may be what the take lacked: a cap, bulk slots).
+    private let mayAwaitBell = Atomic<Bool>(false)
     let metrics: WorkerMetrics
 
     /// `redis` is the reader's connection configuration (its command timeout is raised above the
@@ -55,6 +60,11 @@ package final class JobWorker: Service, Sendable {
     package func stop() {
         stopping.store(true, ordering: .relaxed)
         slots.interrupt()
+        if queue.configuration.scheduling == .fair && mayAwaitBell.load(ordering: .sequentiallyConsistent) {
+            // The loop may be waiting for the bell: wake it rather than let it wait out the block.
+            let queue = queue, consumer = configuration.consumer
+            Task { try? await queue.ringOwnBell(of: consumer) }
+        }
     }
 
     package func run() async throws {
@@ -67,19 +77,15 @@ package final class JobWorker: Service, Sendable {
                 group.addTask { await acks.run() }
                 group.addTask { await self.keepLeases() }
                 await fetchLoop(reader: reader) { deliveries in
-                    let limit = self.unitLimit(for: deliveries, running: self.runningByScope.withLock { $0 })
+                    let limit = self.unitLimit(for: deliveries, running: self.runningNow.withLock { $0.byScope })
                     for unit in self.units(of: deliveries, limit: limit) {
-                        let scopes = unit.scopes
-                        self.runningByScope.withLock { for (scope, count) in scopes { $0[scope, default: 0] += count } }
+                        let scopes = unit.scopes, bulk = unit.bulk
+                        self.runningNow.withLock { $0.add(scopes, bulk: bulk) }
                         group.addTask {
                             await self.run(unit, acks: acks)
-                            self.runningByScope.withLock { running in
-                                for (scope, count) in scopes {
-                                    let left = (running[scope] ?? 0) - count
-                                    running[scope] = left > 0 ? left : nil
-                                }
-                            }
+                            self.runningNow.withLock { $0.remove(scopes, bulk: bulk) }
                             self.slots.release(unit.count)
+                            await self.ringIfAwaitingBell()
                         }
                     }
                 }
@@ -161,12 +167,29 @@ package final class JobWorker: Service, Sendable {
     private func next(_ count: Int, reader: RedisReaderConnection) async throws -> [JobQueue.Delivery] {
         switch queue.configuration.scheduling {
         case .fair:
+            mayAwaitBell.store(true, ordering: .sequentiallyConsistent)
+            defer { mayAwaitBell.store(false, ordering: .sequentiallyConsistent) }
+            let running = runningNow.withLock { $0 }
             let taken = try await queue.take(for: configuration.consumer, count: count, quantum: configuration.fairQuantum,
-                                             slots: configuration.concurrency, running: runningByScope.withLock { $0 })
-            if taken.isEmpty { try await queue.waitForWork(on: try await reader.connection(), block: configuration.blockTime) }
+                                             slots: configuration.concurrency, running: running.byScope,
+                                             bulkRoom: configuration.bulkSlots - running.bulk)
+            if taken.isEmpty {
+                try await queue.waitForWork(on: try await reader.connection(), block: configuration.blockTime, consumer: configuration.consumer)
+            }
             return taken
         case .fifo:
             return try await queue.read(on: try await reader.connection(), consumer: configuration.consumer, count: count, block: configuration.blockTime)
+        }
+    }
+
+    /// Rings the worker's own bell if its loop may be waiting for the bell (see ``mayAwaitBell``).
+    /// A lost ring costs at most one block time's wait: logged, nothing else.
+    private func ringIfAwaitingBell() async {
+        guard mayAwaitBell.load(ordering: .sequentiallyConsistent), !isStopping else { return }
+        do {
+            try await queue.ringOwnBell(of: configuration.consumer)
+        } catch {
+            logger.debug("could not ring the worker's own bell", metadata: ["error": "\(error)"])
         }
     }
 
@@ -214,5 +237,24 @@ package final class JobWorker: Service, Sendable {
         logger.warning("drain timeout: releasing running jobs for immediate reclaim", metadata: ["jobs": "\(left.count)"])
         try? await queue.release(left, consumer: configuration.consumer)
         return true
+    }
+}
+
+/// What a worker runs now: its jobs by scope, and how many of them came from bulk lanes.
+struct RunningJobs: Sendable {
+    var byScope: [String: Int] = [:]
+    var bulk = 0
+
+    mutating func add(_ scopes: [String: Int], bulk: Int) {
+        for (scope, count) in scopes { byScope[scope, default: 0] += count }
+        self.bulk += bulk
+    }
+
+    mutating func remove(_ scopes: [String: Int], bulk: Int) {
+        for (scope, count) in scopes {
+            let left = (byScope[scope] ?? 0) - count
+            byScope[scope] = left > 0 ? left : nil
+        }
+        self.bulk = max(self.bulk - bulk, 0)
     }
 }

@@ -31,6 +31,13 @@ package struct JobWorkerConfiguration: Sendable {
     /// while several scopes share this worker, so each scope's jobs hold their slots as long as
     /// another's (0: whole reads, as when one scope is alone).
     package var fairUnitSize: Int
+    /// Fair scheduling: job slots that bulk-lane jobs (fan-out sub-jobs, hundreds of pushes each)
+    /// never take, kept for notifications to one or a few devices, so that those start while a
+    /// fan-out fills the worker (0: none; bulk jobs always keep at least one slot).
+    package var nowSlots: Int
+
+    /// The most bulk-lane jobs this worker runs at once.
+    package var bulkSlots: Int { max(concurrency - max(nowSlots, 0), 1) }
 
     package init(
         consumer: String = JobWorkerConfiguration.defaultConsumerName(),
@@ -43,7 +50,8 @@ package struct JobWorkerConfiguration: Sendable {
         housekeepingInterval: Duration = .seconds(60),
         staleConsumerAge: Duration = .seconds(3600),
         fairQuantum: Int = 4,
-        fairUnitSize: Int = 16
+        fairUnitSize: Int = 16,
+        nowSlots: Int = 8
     ) {
         self.consumer = consumer
         self.concurrency = concurrency
@@ -56,6 +64,7 @@ package struct JobWorkerConfiguration: Sendable {
         self.staleConsumerAge = staleConsumerAge
         self.fairQuantum = fairQuantum
         self.fairUnitSize = fairUnitSize
+        self.nowSlots = nowSlots
     }
 
     package static func defaultConsumerName() -> String {
