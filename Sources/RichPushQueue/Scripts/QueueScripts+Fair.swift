@@ -31,18 +31,33 @@ extension QueueScripts {
 
     /// `admit(fair, stream, ready, sched, bell, waitPrefix, fields)` → the stream id in arrival
     /// order; in fair order a ticket `w-<n>`, which becomes the job's `origin` unless it has one
-    /// (a retry's): the job gets its stream id when a worker takes it. Fair: the job's fields (a list of field/value pairs naming its `app`
-    /// and `lane`) wait packed in the lane's list, and a scope that had nothing waiting joins the
-    /// ready ones at the current virtual time (or its own pass, if that is later: going idle
-    /// for a moment earns nothing) and rings the bell for a worker blocked with nothing to take.
+    /// (a retry's): the job gets its stream id when a worker takes it. Fair: the job's fields (a
+    /// list of field/value pairs naming its `app` and `lane`) wait packed in the lane's list, and a
+    /// scope that had nothing waiting joins the ready ones at the current virtual time (or its own
+    /// pass, if that is later: going idle for a moment earns nothing) and rings the bell for a
+    /// worker blocked with nothing to take.
+    ///
+    /// What one script call admits shares its bookkeeping, so a call that admits many jobs (a
+    /// create of many notifications, a promotion, a replay) pays it once, not per job: tickets
+    /// are reserved 32 at a time (numbers left unused are skipped: tickets only need to be unique
+    /// and rising), a scope is looked up in the ready set once, and the jobs admitted are added
+    /// to the partition's `waiting` count by `admitted()`, which every script that admits calls
+    /// on each way out.
     static let admitFunction = """
+    local admission = {next = 0, last = -1, ready = {}, waiting = {}}
     local function admit(fair, stream, ready, sched, bell, waitPrefix, fields)
       if fair ~= 1 then return redis.call('XADD', stream, '*', unpack(fields)) end
       local scope, lane = '_', 'now'
       for i = 1, #fields, 2 do
         if fields[i] == 'app' then scope = fields[i + 1] elseif fields[i] == 'lane' then lane = fields[i + 1] end
       end
-      local ticket = 'w-' .. redis.call('HINCRBY', sched, 'tickets', 1)
+      if admission.next > admission.last or admission.sched ~= sched then
+        admission.last = redis.call('HINCRBY', sched, 'tickets', 32)
+        admission.next = admission.last - 31
+        admission.sched = sched
+      end
+      local ticket = 'w-' .. admission.next
+      admission.next = admission.next + 1
       local origin = false
       for i = 1, #fields, 2 do if fields[i] == 'origin' then origin = true end end
       if not origin then
@@ -50,15 +65,27 @@ extension QueueScripts {
         fields[#fields + 1] = ticket
       end
       redis.call('RPUSH', waitPrefix .. scope .. ':' .. lane, cmsgpack.pack(fields))
-      redis.call('HINCRBY', sched, 'waiting', 1)
-      -- A paused scope's jobs wait in its lanes; it joins the ready ones when resumed.
-      if not redis.call('ZSCORE', ready, scope) and not redis.call('HGET', sched, 'x:' .. scope) then
-        local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
-        redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
-        -- Trimmed only past 64 rings: a ring costs one command, not two.
-        if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
+      admission.waiting[sched] = (admission.waiting[sched] or 0) + 1
+      -- A paused scope's jobs wait in its lanes; it joins the ready ones when resumed. Looked up
+      -- once per call: nothing else changes the ready set while the script runs.
+      local known = admission.ready[ready] or {}
+      admission.ready[ready] = known
+      if not known[scope] then
+        known[scope] = true
+        if not redis.call('ZSCORE', ready, scope) and not redis.call('HGET', sched, 'x:' .. scope) then
+          local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
+          redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
+          -- Trimmed only past 64 rings: a ring costs one command, not two.
+          if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
+        end
       end
       return ticket
+    end
+
+    -- Adds the jobs admitted so far to their partitions' `waiting` counts (once per call).
+    local function admitted()
+      for sched, count in pairs(admission.waiting) do redis.call('HINCRBY', sched, 'waiting', count) end
+      admission.waiting = {}
     end
 
     """

@@ -82,6 +82,7 @@ extension QueueScripts {
         redis.call('XDEL', dead, id)
       end
     end
+    admitted()
     return moved
 
     """)

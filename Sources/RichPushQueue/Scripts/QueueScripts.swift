@@ -31,7 +31,9 @@ enum QueueScripts {
     /// → the job's id (see ``admitFunction``).
     static let enqueue = LuaScript<EnqueueCall, Never>(admissionSlots(\.admission) + [.list("fields", { $0.fields })],
                                                         using: [admitFunction], body: """
-    return admit(fair, stream, ready, sched, bell, waitPrefix, {unpack(ARGV, fieldsFrom, fieldsTo)})
+    local id = admit(fair, stream, ready, sched, bell, waitPrefix, {unpack(ARGV, fieldsFrom, fieldsTo)})
+    admitted()
+    return id
 
     """)
 
@@ -42,6 +44,7 @@ enum QueueScripts {
     local existing = redis.call('GET', key)
     if existing then return {existing, 0} end
     local id = admit(fair, stream, ready, sched, bell, waitPrefix, {unpack(ARGV, fieldsFrom, fieldsTo)})
+    admitted()
     redis.call('SET', key, id, 'PX', ttl)
     return {id, 1}
 
@@ -152,6 +155,7 @@ enum QueueScripts {
       admit(fair, stream, ready, sched, bell, waitPrefix, cmsgpack.unpack(member))
       redis.call('ZREM', delayed, member)
     end
+    admitted()
     return #due
 
     """)

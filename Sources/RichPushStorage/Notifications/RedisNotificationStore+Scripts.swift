@@ -98,6 +98,7 @@ extension RedisNotificationStore {
     out[#out + 1] = 1
 
     """, after: """
+    admitted()
     return out
 
     """)
