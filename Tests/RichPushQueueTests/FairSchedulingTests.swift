@@ -159,6 +159,29 @@ struct FairSchedulingTests {
         }
     }
 
+    /// A take that moves a scope's last job (here up to its share of slots: it got all it
+    /// wanted) takes it out of the ready ones, so that its next job rings the bell for a worker
+    /// blocked for want of work. Before, it stayed "ready" with nothing waiting, its next job
+    /// rang nothing, and the blocked workers slept out their block time (a single-device push
+    /// waited up to 500 ms during another app's fan-out).
+    @Test func aScopeWhoseLastJobIsTakenLeavesTheReadyOnes() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server)
+            try await fixture.queue.ensureGroup()
+            let c = fixture.queue.configuration
+            try await fixture.queue.enqueue(fixture.jobs("a", 20))
+            try await fixture.queue.enqueue(fixture.jobs("b", 1))
+            _ = try await fixture.redis.send("DEL", c.bellKey)
+            // b's share of 8 slots is what it needs (1): it gets exactly what it wanted.
+            let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8).map { try $0.get().scope }
+            #expect(taken.filter { $0 == "b" }.count == 1)
+            #expect(try await fixture.redis.send("ZSCORE", c.readyKey, "b").string == nil, "b has nothing waiting but is still ready")
+            _ = try await fixture.redis.send("DEL", c.bellKey)
+            try await fixture.queue.enqueue(fixture.jobs("b", 1))
+            #expect(try await fixture.redis.send("LLEN", c.bellKey).int == 1, "b's next job rang no bell")
+        }
+    }
+
     /// A call that admits many jobs (here a promotion of 40 due jobs of two apps) keeps its
     /// bookkeeping once: one reservation of tickets per 32 jobs, one look-up of each app in the
     /// ready set, one addition to `waiting`; the counts come out exact and the tickets distinct.

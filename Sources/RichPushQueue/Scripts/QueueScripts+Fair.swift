@@ -232,6 +232,13 @@ extension QueueScripts {
     end
     local last = 0
     for i = 1, #scopes do
+      -- A scope taken up to its room may have nothing left: it leaves the ready ones too, or the
+      -- next job admitted would not ring the bell (the scope is still "ready") and a worker
+      -- blocked for want of work would sleep out its block time with that job waiting.
+      if took[i] > 0 and not dry[i] and redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') == 0
+          and redis.call('LLEN', waitPrefix .. scopes[i] .. ':bulk') == 0 then
+        dry[i] = true
+      end
       if took[i] > 0 or dry[i] then
         local scope = scopes[i]
         if took[i] > 0 then
