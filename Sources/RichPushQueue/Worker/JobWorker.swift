@@ -81,11 +81,7 @@ package final class JobWorker: Service, Sendable {
                     for unit in self.units(of: deliveries, limit: limit) {
                         let scopes = unit.scopes, bulk = unit.bulk
                         self.runningNow.withLock { $0.add(scopes, bulk: bulk) }
-                        // A unit of single-device jobs runs before the CPU-heavy units of a
-                        // fan-out's sub-jobs waiting for the same two threads of the pool: the
-                        // priority orders the pool's queue (it takes nothing from a fan-out
-                        // when nothing else waits).
-                        group.addTask(priority: unit.bulk == 0 ? .high : .low) {
+                        group.addTask {
                             await self.run(unit, acks: acks)
                             self.runningNow.withLock { $0.remove(scopes, bulk: bulk) }
                             self.slots.release(unit.count)
