@@ -52,6 +52,8 @@ struct BatchTests {
                 #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
                 #expect(response.json["accepted"] as? Int == 3 && response.json["rejected"] as? Int == 6)
                 let results = Self.results(response)
+                // Indexed below: a failed answer (no results) fails here rather than crashing the suite.
+                try #require(results.count == 9, "\(String(buffer: response.body))")
                 #expect(results.compactMap { $0["index"] as? Int } == Array(0..<9))
                 #expect(results.compactMap { $0["httpStatus"] as? Int } == [202, 422, 202, 422, 400, 400, 413, 400, 202])
                 #expect(results.map(Self.code) == [nil, "unknown_rich_type", nil, "bad_url", "unknown_field", "malformed_json", "too_large", "wrong_type", nil])
@@ -104,6 +106,7 @@ struct BatchTests {
                                                      body: Self.body([Self.text("other", key: "order-1"), Self.text("d", key: "order-4"),
                                                                       Self.text("e", key: String(repeating: "k", count: 256))]))
                 let results = Self.results(mixed)
+                try #require(results.count == 3, "\(String(buffer: mixed.body))")
                 #expect(results.compactMap { $0["httpStatus"] as? Int } == [422, 202, 400])
                 #expect(Self.code(results[0]) == "idempotency_key_reused" && Self.code(results[2]) == "bad_idempotency_key")
                 #expect(((results[2]["error"] as? [String: Any])?["message"] as? String)?.contains("idempotencyKey") == true)
@@ -142,6 +145,7 @@ struct BatchTests {
                 let items = (0..<5).map { Self.text("q\($0)", key: $0 % 2 == 0 ? "quota-\($0)" : nil) }
                 let response = try await client.execute(uri: "/api/notifications/batch", method: .post, headers: Self.json, body: Self.body(items))
                 let results = Self.results(response)
+                try #require(results.count == 5, "\(String(buffer: response.body))")
                 #expect(results.compactMap { $0["httpStatus"] as? Int } == [202, 202, 202, 429, 429], "\(String(buffer: response.body))")
                 #expect(response.json["accepted"] as? Int == 3 && response.json["rejected"] as? Int == 2)
                 for refused in results[3...] {
@@ -216,6 +220,7 @@ struct BatchTests {
                 #expect(response.status == .ok && response.json["dryRun"] as? Bool == true)
                 #expect(response.json["accepted"] as? Int == 2 && response.json["rejected"] as? Int == 1)
                 let results = Self.results(response)
+                try #require(results.count == 3, "\(String(buffer: response.body))")
                 #expect(results.compactMap { $0["httpStatus"] as? Int } == [200, 422, 200] && Self.code(results[1]) == "bad_priority")
                 #expect(results[0]["target"] as? String == "username:alice" && results[0]["id"] == nil)
                 let after = try await DryRunTests.snapshot(fixture.redis)
