@@ -39,6 +39,15 @@ package final class RedisServer: @unchecked Sendable {
         RedisConfiguration(host: "127.0.0.1", port: port, connectTimeout: .seconds(2), commandTimeout: .seconds(5), reconnectBackoff: .milliseconds(10)...(.milliseconds(200)))
     }
 
+    /// How many times the server ran `name` (lower case, e.g. `hincrby`), inside scripts too,
+    /// since it started or `CONFIG RESETSTAT` (`INFO commandstats`).
+    package func commandCalls(_ name: String) async throws -> Int {
+        let stats = try await probe("INFO", "commandstats").string ?? ""
+        guard let line = stats.components(separatedBy: "\r\n").first(where: { $0.hasPrefix("cmdstat_\(name):") }),
+              let value = line.split(separator: ":calls=").dropFirst().first?.split(separator: ",").first else { return 0 }
+        return Int(value) ?? 0
+    }
+
     /// Runs one command on a fresh connection that is closed afterwards (for probes in tests).
     @discardableResult
     package func probe(_ name: String, _ arguments: any RedisArgument...) async throws -> RedisValue {

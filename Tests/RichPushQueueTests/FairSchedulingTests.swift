@@ -194,8 +194,8 @@ struct FairSchedulingTests {
             try await fixture.queue.enqueue(requests, at: Array(repeating: past, count: requests.count))
             _ = try await server.probe("CONFIG", "RESETSTAT")
             #expect(try await fixture.queue.promoteDueRetries() == 40)
-            #expect(try await Self.calls(server, "hincrby") == 3, "tickets twice (32 + 8), waiting once")
-            #expect(try await Self.calls(server, "zscore") == 2, "once per app")
+            #expect(try await server.commandCalls("hincrby") == 3, "tickets twice (32 + 8), waiting once")
+            #expect(try await server.commandCalls("zscore") == 2, "once per app")
             #expect(try await fixture.queue.stats().waiting == 40)
             let taken = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(taken.count == 40)
@@ -203,13 +203,6 @@ struct FairSchedulingTests {
             #expect(taken.allSatisfy { $0.origin.hasPrefix("w-") })
             #expect(try await fixture.queue.stats().waiting == 0)
         }
-    }
-
-    static func calls(_ server: RedisServer, _ name: String) async throws -> Int {
-        let stats = try await server.probe("INFO", "commandstats").string ?? ""
-        guard let line = stats.components(separatedBy: "\r\n").first(where: { $0.hasPrefix("cmdstat_\(name):") }),
-              let value = line.split(separator: ":calls=").dropFirst().first?.split(separator: ",").first else { return 0 }
-        return Int(value) ?? 0
     }
 
     @Test func aCountOfJobsInFlightThatALostWriteLeftWrongIsSetRight() async throws {

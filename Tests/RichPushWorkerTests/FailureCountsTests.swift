@@ -32,13 +32,6 @@ struct FailureCountsTests {
         _ = await handler.handle(batch: [Job(id: "1-0", type: request.type, payload: request.payload, enqueuedAt: 0, scope: request.scope)])
     }
 
-    static func calls(_ server: RedisServer, _ name: String) async throws -> Int {
-        let stats = try await server.probe("INFO", "commandstats").string ?? ""
-        guard let line = stats.components(separatedBy: "\r\n").first(where: { $0.hasPrefix("cmdstat_\(name):") }),
-              let value = line.split(separator: ":calls=").dropFirst().first?.split(separator: ",").first else { return 0 }
-        return Int(value) ?? 0
-    }
-
     @Test func eachAppsFailuresAreCountedByReasonInItsPartition() async throws {
         try await withRedisServer { server in
             let redis = RedisConnection(configuration: server.configuration)
@@ -141,9 +134,9 @@ struct FailureCountsTests {
             try await Self.run(fine, app: .default, notifications: notifications)
             let stats = try await server.probe("INFO", "commandstats").string ?? ""
             // The only commands since the reset are the probe's own INFO (and its connection's).
-            #expect(try await Self.calls(server, "evalsha") == 0 && !stats.contains("cmdstat_hincrby"), "\(stats)")
+            #expect(try await server.commandCalls("evalsha") == 0 && !stats.contains("cmdstat_hincrby"), "\(stats)")
             try await Self.run(failing, app: .default, notifications: notifications)
-            #expect(try await Self.calls(server, "evalsha") == 1, "one script call for 6 failed pushes")
+            #expect(try await server.commandCalls("evalsha") == 1, "one script call for 6 failed pushes")
             await redis.close()
         }
     }
