@@ -19,8 +19,11 @@ struct LoadReportTests {
                         "--user", "root", "--password", "root-pw", "--notifications", "400", "--devices", "20",
                         "--shape", "burst", "--burst-size", "100", "--burst-interval", "0.4", "--sample-interval", "0.2",
                         "--workers", "2", "--watch-pid", "tests=\(getpid())", "--report", directory.path,
+                        // The workers run in this process, beside the whole suite: their last
+                        // acknowledgements were seen to come more than 30 s after the last push.
+                        "--settle-timeout", "120",
                     ], logFile: server.directory.appendingPathComponent("loadtest.log"))
-                    let status = try await loadtest.wait(timeout: .seconds(90))
+                    let status = try await loadtest.wait(timeout: .seconds(240))
                     let log = (try? String(contentsOf: loadtest.logFile, encoding: .utf8)) ?? ""
                     try #require(status == 0, "loadtest failed: \(log.suffix(2000))")
 
@@ -46,7 +49,15 @@ struct LoadReportTests {
                     // least once (a job whose 2 s lease ran out on a busy machine is handled again,
                     // its push suppressed by the ledger: the devices saw no duplicate, above).
                     let stats = try await pipeline.queue.stats()
-                    #expect(report.workers.reduce(0) { $0 + $1.jobs } >= 400)
+                    // A job that failed after its push went out waits as a retry (three did in a
+                    // full suite at load 12-19), counted when that retry is acknowledged: every
+                    // job is acknowledged or waiting to be retried.
+                    #expect(report.workers.reduce(0) { $0 + $1.jobs } + stats.retried >= 400,
+                            """
+                            shares \(report.workers.map { "\($0.consumer)=\($0.jobs)" }); now: waiting \(stats.waiting), lag \(stats.lag), \
+                            pending \(stats.pending), delayed \(stats.delayed), processed \(stats.processed), retried \(stats.retried), \
+                            failed \(stats.failed), dead \(stats.deadLettered), by consumer \(stats.processedByConsumer); loadtest log: \(log.suffix(1500))
+                            """)
                     for share in report.workers {
                         #expect(stats.processedByConsumer[share.consumer] == share.jobs, "\(share.consumer)")
                     }
@@ -94,7 +105,7 @@ struct LoadReportTests {
                         "--user", "root", "--password", "root-pw", "--notifications", "100", "--devices", "10",
                         "--via", "api-batch", "--batch-size", "7", "--connections", "4", "--json", json.path,
                     ], logFile: server.directory.appendingPathComponent("loadtest-batch.log"))
-                    let status = try await loadtest.wait(timeout: .seconds(90))
+                    let status = try await loadtest.wait(timeout: .seconds(240))
                     try #require(status == 0, "loadtest failed: \(loadtest.log.suffix(2000))")
                     let report = try LoadReport.decode(from: Data(contentsOf: json))
                     #expect(report.settings.via == "api-batch")

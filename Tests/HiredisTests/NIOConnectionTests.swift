@@ -10,7 +10,7 @@ import RedisTestSupport
 struct NIOConnectionTests {
     @Test func aLoopCanRunOnTheConnectionsEventLoop() async throws {
         try await withRedisServer { server in
-            let connection = try await NIORedisConnection.connect(configuration: server.configuration)
+            let connection = try await NIORedisConnection.connect(configuration: server.configuration.patient)
             let key = uniqueKeyPrefix() + "n"
             let (values, everyStepOnTheLoop) = try await withTaskExecutorPreference(connection) {
                 var values: [Int] = []
@@ -31,7 +31,7 @@ struct NIOConnectionTests {
     /// request's MULTI…EXEC whole: the requests share writes and never interleave.
     @Test func requestsOfOneTickShareAWriteAndStayContiguous() async throws {
         try await withRedisServer { server in
-            let connection = try await NIORedisConnection.connect(configuration: server.configuration)
+            let connection = try await NIORedisConnection.connect(configuration: server.configuration.patient)
             let prefix = uniqueKeyPrefix()
             let readsBefore = try await readsProcessed(server)
             let results = try await withTaskExecutorPreference(connection) {
@@ -57,7 +57,7 @@ struct NIOConnectionTests {
 
     @Test func aLargeReplyArrivesWholeAndTheNextOneToo() async throws {
         try await withRedisServer { server in
-            let connection = NIORedisConnection(configuration: server.configuration)
+            let connection = NIORedisConnection(configuration: server.configuration.patient)
             let key = uniqueKeyPrefix() + "big"
             let value = (0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
             try await connection.send("SET", key, value)
@@ -72,7 +72,7 @@ struct NIOConnectionTests {
     /// Code running on a loop of the pool's group gets a connection of that loop.
     @Test func aPoolPrefersTheCallersOwnLoop() async throws {
         try await withRedisServer { server in
-            let pool = NIORedisConnectionPool(configuration: server.configuration, size: 4)
+            let pool = NIORedisConnectionPool(configuration: server.configuration.patient, size: 4)
             var idsByLoop: [ObjectIdentifier: Set<Int>] = [:]
             for connection in pool.connections {
                 let id = try #require(try await connection.send("CLIENT", "ID").int)

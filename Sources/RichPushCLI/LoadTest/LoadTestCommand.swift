@@ -43,6 +43,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Notifications per burst.") var burstSize = 1000
     @Option(help: "Seconds between bursts.") var burstInterval: Double = 1
     @Option(help: "Seconds to wait for the last deliveries.") var timeout: Double = 300
+    @Option(help: "Seconds, after the last delivery, to wait for the workers' last acknowledgements before counting each worker's share.") var settleTimeout: Double = 30
     @Option(help: "Write the report as JSON here.") var json: String?
     @Option(help: "Write report.json, report.html and overview.svg into this directory.") var report: String?
     @Option(help: "A process to sample for the report, as name=pid (repeatable); this process is sampled as 'loadtest'.") var watchPid: [String] = []
@@ -58,6 +59,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         if effectiveShape == .burst && (burstSize <= 0 || burstInterval <= 0) { throw ValidationError("--shape burst needs --burst-size and --burst-interval > 0") }
         guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1 to 1024") }
         guard (1...1000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 1000 (a batch's limit)") }
+        guard (0...3600).contains(settleTimeout) else { throw ValidationError("--settle-timeout must be 0 to 3600 seconds") }
         guard sampleInterval >= 0.1 else { throw ValidationError("--sample-interval must be at least 0.1 seconds") }
         for argument in watchPid where ProcessProbe(argument: argument) == nil {
             throw ValidationError("--watch-pid '\(argument)' is not name=pid")
@@ -142,10 +144,10 @@ struct LoadTestCommand: AsyncParsableCommand {
         // Give duplicates, if any, a moment to show up before counting.
         try await Task.sleep(for: .milliseconds(500))
         // A worker counts its jobs when it acknowledges them, after their pushes went out (a
-        // batch's after its last push): up to 30 s more for the jobs taken and not yet
-        // acknowledged, or a busy machine's last acks miss the workers' shares. A read that
-        // fails (a busy Redis) is not a settled queue: it is read again.
-        let settled = min(deadline, clock.now + .seconds(30))
+        // batch's after its last push): up to --settle-timeout (30 s) more for the jobs taken and
+        // not yet acknowledged, or a busy machine's last acks miss the workers' shares. A read
+        // that fails (a busy Redis) is not a settled queue: it is read again.
+        let settled = min(deadline, clock.now + .milliseconds(Int(settleTimeout * 1000)))
         while clock.now < settled {
             if let stats = try? await QueueStats.read(store.queues), stats.waiting + stats.lag + stats.pending == 0 { break }
             try await Task.sleep(for: .milliseconds(100))

@@ -20,7 +20,7 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible {
     func connect(_ configuration: RedisConfiguration) async throws -> any RedisSharedConnection {
         switch self {
         case .threads: try await RedisConnection.connect(configuration: configuration)
-        case .nio: try await NIORedisConnection.connect(configuration: configuration)
+        case .nio: try await NIORedisConnection.connect(configuration: configuration.patient)
         }
     }
 
@@ -31,9 +31,20 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible {
             let pool = RedisConnectionPool(configuration: configuration, size: size)
             return (pool, { await pool.close() })
         case .nio:
-            let pool = NIORedisConnectionPool(configuration: configuration, size: size)
+            let pool = NIORedisConnectionPool(configuration: configuration.patient, size: size)
             return (pool, { await pool.close() })
         }
+    }
+}
+
+extension RedisConfiguration {
+    /// These settings with a connect that may take 20 s: with the full suite on 2 cores an event
+    /// loop can stall for seconds, and the test server's 2 s made a loopback connect time out
+    /// (`connect timed out` in three NIO tests). Only a test of the connect timeout sets less.
+    var patient: RedisConfiguration {
+        var configuration = self
+        configuration.connectTimeout = max(configuration.connectTimeout, .seconds(20))
+        return configuration
     }
 }
 

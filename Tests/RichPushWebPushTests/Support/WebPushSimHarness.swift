@@ -83,7 +83,11 @@ struct WebPushSimHarness: Sendable {
         }
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)))
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        // A connect may wait 30 s (the client's default is 10 s): in a full suite on a busy 2-core
+        // machine the shared event loops stalled past 10 s, and every simulator test of that
+        // stretch failed with `connectTimeout`.
+        let http = HTTPClient(eventLoopGroupProvider: .singleton,
+                              configuration: HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(30))))
         let harness = WebPushSimHarness(simulator: simulator, port: port, clock: clock, http: http, caPEM: certificates.caPEM, log: lines)
         do {
             try await body(harness)
