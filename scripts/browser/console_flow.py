@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -83,7 +83,9 @@ class Flow:
         while time.monotonic() < deadline:
             try:
                 value = condition()
-            except StaleElementReferenceException:  # the page changed under the reference: look again
+            except (StaleElementReferenceException, NoSuchElementException):
+                # The page changed under the reference, or the next page has not yet drawn what
+                # the condition reads (a click's navigation still loading): look again.
                 value = None
             except WebDriverException as error:
                 # Chromium also says so as an inspector error when a navigation replaced the
