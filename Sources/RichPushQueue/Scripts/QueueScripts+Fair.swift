@@ -125,7 +125,7 @@ extension QueueScripts {
         .number("quantum", \.quantum), .number("read", \.read), .number("slots", \.slots), .number("bulkRoom", \.bulkRoom), .list("running", { $0.running }),
     ], body: """
     local ranked = redis.call('ZRANGE', ready, 0, 63, 'WITHSCORES')
-    local scopes, pass, weight, room, held, took, dry = {}, {}, {}, {}, {}, {}, {}
+    local scopes, pass, weight, room, held, took, dry, stopped = {}, {}, {}, {}, {}, {}, {}, {}
     local runs, weights = {}, 0
     for i = runningFrom, runningTo, 2 do runs[ARGV[i]] = tonumber(ARGV[i + 1]) end
     for r = 1, #ranked / 2 do
@@ -221,21 +221,18 @@ extension QueueScripts {
       took[best] = took[best] + got
       moved = moved + got
       if got < want then
-        -- Short of what it wanted: dry, unless bulk jobs wait that the bulk room held back
-        -- (then it has no more room in this take, and stays ready).
-        if bulkHeld and redis.call('LLEN', waitPrefix .. scopes[best] .. ':bulk') > 0 then
-          room[best] = 0
-        else
-          dry[best] = true
-        end
+        -- Short of what it wanted: its lanes ran dry, unless the bulk room held bulk jobs back
+        -- (then it has no more room in this take; whether any wait is looked at below).
+        if bulkHeld then room[best] = 0 else dry[best] = true end
+        stopped[best] = true
       end
     end
     local last = 0
     for i = 1, #scopes do
-      -- A scope taken up to its room may have nothing left: it leaves the ready ones too, or the
-      -- next job admitted would not ring the bell (the scope is still "ready") and a worker
+      -- A scope taken from or held back may have nothing left: it leaves the ready ones too, or
+      -- the next job admitted would not ring the bell (the scope is still "ready") and a worker
       -- blocked for want of work would sleep out its block time with that job waiting.
-      if took[i] > 0 and not dry[i] and redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') == 0
+      if (took[i] > 0 or stopped[i]) and not dry[i] and redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') == 0
           and redis.call('LLEN', waitPrefix .. scopes[i] .. ':bulk') == 0 then
         dry[i] = true
       end

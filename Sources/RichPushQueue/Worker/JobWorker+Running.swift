@@ -39,7 +39,7 @@ extension JobWorker {
     /// A batch handler's jobs of one read are one unit per type and scope: one scope's slow jobs
     /// (its provider answers late) neither hold another's acknowledgements nor its slots.
     /// `limit`: the most jobs in one unit (nil: no limit). Under fair scheduling, while several
-    /// scopes share the worker, every scope's units are of the same size (``unitLimit(for:)``).
+    /// scopes share the worker, every scope's units are of the same size (``unitLimit(for:running:)``).
     func units(of deliveries: [JobQueue.Delivery], limit: Int? = nil) -> [Unit] {
         struct Batch: Hashable {
             let type: String, scope: String?
