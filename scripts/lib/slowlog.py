@@ -34,3 +34,29 @@ for entry in entries:  # [id, time, µs, args, client, name]
 print(f"==> SLOWLOG: {len(entries):,} entries; Redis time by command (µs):")
 for name, (count, total) in sorted(calls.items(), key=lambda item: -item[1][1])[:16]:
     print(f"    {name:32s} calls {count:9,}  per call {total / count:7.1f}  per notification {total / notifications:7.2f}")
+
+# What each script runs: the commands a script runs are logged (by the scripting client, `?:0`)
+# in the order they ran, just before the script itself.
+pending, inside, alone = [], {}, {}
+for entry in sorted(entries, key=lambda entry: entry[0]):
+    args, client = entry[3], entry[4]
+    name = args[0].lower() if args else "?"
+    if client == "?:0":
+        pending.append(name)
+    elif name in ("evalsha", "eval", "fcall") and len(args) > 2:
+        script = f"{name} {args[1][:8]}"
+        count, commands = inside.get(script, (0, {}))
+        for command in pending:
+            commands[command] = commands.get(command, 0) + 1
+        inside[script] = (count + 1, commands)
+        pending = []
+    else:
+        pending = []
+        alone[name] = alone.get(name, 0) + 1
+print("==> Commands each script ran, per notification (busiest first):")
+for script, (count, commands) in sorted(inside.items(), key=lambda item: -sum(item[1][1].values()))[:8]:
+    total = sum(commands.values())
+    top = ", ".join(f"{command} {n / notifications:.2f}" for command, n in sorted(commands.items(), key=lambda item: -item[1])[:10])
+    print(f"    {script:18s} calls {count:8,}  commands {total / notifications:5.2f}: {top}")
+top = ", ".join(f"{command} {n / notifications:.2f}" for command, n in sorted(alone.items(), key=lambda item: -item[1])[:10])
+print(f"    {'sent on their own':18s} {'':14s} commands {sum(alone.values()) / notifications:5.2f}: {top}")

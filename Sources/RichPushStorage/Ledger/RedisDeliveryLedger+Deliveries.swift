@@ -135,7 +135,8 @@ extension RedisDeliveryLedger {
     }
 
     /// One script call per partition, all in one pipeline: for each notification its counters,
-    /// per-device entries (JSON written by hand: this runs for every push) and its state.
+    /// per-device entries (JSON written by hand: this runs for every push); the counters `sent`
+    /// and `held` are what make its (derived) state `sent`.
     package func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws {
         let now = JobQueue.nowMilliseconds()
         let calls = byPartition(results.filter { !$0.value.isEmpty }) { keys, part in
@@ -154,8 +155,7 @@ extension RedisDeliveryLedger {
                 }
                 var counters: [any RedisArgument] = []
                 for (counter, count) in counts { counters += [counter.rawValue, count] as [any RedisArgument] }
-                let state = counts[.sent, default: 0] + counts[.held, default: 0] > 0 ? DeliveryState.sent.rawValue : ""
-                return RecordItem(status: keys.status(id), ledger: keys.ledger(id), record: keys.notification(id), id: id, state: state,
+                return RecordItem(status: keys.status(id), ledger: keys.ledger(id), record: keys.notification(id), id: id,
                                   counters: counters, released: released, devices: devices)
             })
         }
@@ -169,12 +169,11 @@ extension RedisDeliveryLedger {
         let items: [RecordItem]
     }
 
-    /// One notification's outcomes in a ``RecordCall``: the state to advance to ('' for none),
-    /// (counter, increment) pairs, the installations whose lease is released (retried), and
+    /// One notification's outcomes in a ``RecordCall``: (counter, increment) pairs, the installations whose lease is released (retried), and
     /// (installation, entry) pairs.
     struct RecordItem {
         let status: String, ledger: String, record: String
-        let id: Int, state: String
+        let id: Int
         let counters: [any RedisArgument], released: [any RedisArgument], devices: [any RedisArgument]
     }
 
@@ -185,9 +184,9 @@ extension RedisDeliveryLedger {
     static let recordScript = LuaScript<RecordCall, RecordItem>([
         .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .argument("ttl", \.ttl), .argument("now", \.now),
     ], items: \.items, each: [
-        .key("status", \.status), .key("ledger", \.ledger), .key("record", \.record), .argument("id", \.id), .argument("state", \.state),
+        .key("status", \.status), .key("ledger", \.ledger), .key("record", \.record), .argument("id", \.id),
         .list("counters", { $0.counters }), .list("released", { $0.released }), .list("devices", { $0.devices }),
-    ], constants: NotificationLua.constants, using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions], before: """
+    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions], before: """
     local hooks = redis.call('EXISTS', webhookWants) == 1
     local events = {[COUNTER_SENT] = EVENT_SENT, [COUNTER_HELD] = EVENT_SENT, [COUNTER_FAILED] = EVENT_FAILED, [COUNTER_INVALID_TOKEN] = EVENT_INVALID_TOKEN}
 
@@ -230,7 +229,6 @@ extension RedisDeliveryLedger {
     -- The ledger got its expiry with the leases: only a field that was not leased (a ledger
     -- that expired meanwhile, or a record without a lease) may have made a new key.
     if added > 0 then redis.call('EXPIRE', ledger, ttl, 'NX') end
-    if state ~= '' then advance(status, state) end
 
     """, after: """
     return 1

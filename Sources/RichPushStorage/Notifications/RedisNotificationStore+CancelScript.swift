@@ -12,18 +12,21 @@ extension RedisNotificationStore {
 
     /// Cancels a notification none of whose pushes went out (`failed` too: a replay of its dead
     /// letter then sends nothing), or a split fan-out whose planned pushes have not all ended (its
-    /// remaining batches then send nothing): "ok"; else its state (nil: none).
+    /// remaining batches then send nothing): "ok"; else its (derived) state (nil: none).
     static let cancelScript = LuaScript<CancelCall, Never>([
         .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox),
         .argument("id", \.id), .argument("now", \.now),
-    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions], body: """
-    local state = redis.call('HGET', status, FIELD_STATE)
-    if not state then return false end
+    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.derivedStateFunction], body: """
+    local fields = {}
+    local flat = redis.call('HGETALL', status)
+    for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
+    if not fields[FIELD_STATE] then return false end
+    local state = derivedState(fields)
     if state == STATE_CANCELLED then return state end
-    local planned = tonumber(redis.call('HGET', status, FIELD_PLANNED) or '0')
+    local planned = tonumber(fields[FIELD_PLANNED] or '0')
     local ended = 0
     for _, counter in ipairs({COUNTER_SENT, COUNTER_HELD, COUNTER_INVALID_TOKEN, COUNTER_FAILED}) do
-      ended = ended + tonumber(redis.call('HGET', status, counter) or '0')
+      ended = ended + tonumber(fields[counter] or '0')
     end
     if state == STATE_ACCEPTED or state == STATE_SCHEDULED or state == STATE_QUEUED or state == STATE_FAILED or ended < planned then
       redis.call('HSET', status, FIELD_STATE, STATE_CANCELLED)

@@ -106,7 +106,7 @@ extension RedisNotificationStore {
     /// A fetch's keys and arguments (see ``fetchScript``).
     struct FetchCall {
         let fetchedBy: String, status: String, record: String, webhookWants: String, webhookOutbox: String, ledger: String, devices: String
-        let fetcher: String, ttl: Int, counter: String, state: String, id: Int, now: Int64, item: [UInt8]
+        let fetcher: String, ttl: Int, counter: String, id: Int, now: Int64, item: [UInt8]
         /// The installations of which one must have been addressed (none: no check).
         let addressees: [any RedisArgument]
     }
@@ -116,9 +116,9 @@ extension RedisNotificationStore {
     static let fetchScript = LuaScript<FetchCall, Never>([
         .key("fetchedBy", \.fetchedBy), .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants),
         .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger), .key("devices", \.devices),
-        .argument("fetcher", \.fetcher), .argument("ttl", \.ttl), .argument("counter", \.counter), .argument("state", \.state),
+        .argument("fetcher", \.fetcher), .argument("ttl", \.ttl), .argument("counter", \.counter),
         .argument("id", \.id), .argument("now", \.now), .argument("item", \.item), .list("addressees", { $0.addressees }),
-    ], constants: NotificationLua.constants, using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions, NotificationLua.addressedFunction,
+    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.addressedFunction,
                                                      NotificationLua.entryFunction, NotificationLua.updateEntryFunction], body: """
     local exists = redis.call('EXISTS', record) == 1
     if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return 0 end
@@ -133,7 +133,6 @@ extension RedisNotificationStore {
         emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FETCHED, now, {item}, record)
       end
     end
-    advance(status, state)
     return 1
 
     """)
@@ -141,8 +140,8 @@ extension RedisNotificationStore {
     /// A receipt's keys and arguments (see ``receiptScript``).
     struct ReceiptCall {
         let status: String, devices: String, receipts: String, record: String, webhookWants: String, webhookOutbox: String, ledger: String
-        /// The counter (the receipt's kind), the installation ('' for none), the state it moves to.
-        let counter: String, installation: String, state: String
+        /// The counter (the receipt's kind: it moves the derived state on), the installation ('' for none).
+        let counter: String, installation: String
         let ttl: Int
         /// What makes the receipt count once (kind and installation or reader).
         let identity: String
@@ -158,11 +157,11 @@ extension RedisNotificationStore {
     static let receiptScript = LuaScript<ReceiptCall, Never>([
         .key("status", \.status), .key("devices", \.devices), .key("receipts", \.receipts), .key("record", \.record),
         .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger),
-        .argument("counter", \.counter), .argument("installation", \.installation), .argument("state", \.state), .argument("ttl", \.ttl),
+        .argument("counter", \.counter), .argument("installation", \.installation), .argument("ttl", \.ttl),
         .argument("identity", \.identity), .argument("id", \.id), .argument("now", \.now), .argument("item", \.item),
         .list("addressees", { $0.addressees }),
     ], constants: NotificationLua.constants,
-    using: [NotificationLua.advanceFunction, NotificationLua.webhookFunctions, NotificationLua.addressedFunction, NotificationLua.entryFunction,
+    using: [NotificationLua.webhookFunctions, NotificationLua.addressedFunction, NotificationLua.entryFunction,
             NotificationLua.updateEntryFunction], body: """
     local exists = redis.call('EXISTS', record) == 1
     if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return -1 end
@@ -176,7 +175,6 @@ extension RedisNotificationStore {
       -- The device's state and the receipt's time (`displayedAt`, `openedAt`: the console's timeline).
       updateEntry(ledger, devices, installation, {state = counter, [counter .. 'At'] = now}, true, ttl)
     end
-    advance(status, state)
     return 1
 
     """)

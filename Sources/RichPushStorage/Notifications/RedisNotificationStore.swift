@@ -126,7 +126,7 @@ package struct RedisNotificationStore: NotificationStore {
         return try await notifications(ids: Array(ids))
     }
 
-    /// The counters and state, and each device's entry: in its ledger value once an outcome is
+    /// The counters and state (derived: ``DeliveryState/derived(stored:counts:)``), and each device's entry: in its ledger value once an outcome is
     /// recorded, else in the devices hash (values written before the entries moved into the
     /// ledger, receipts and revivals of pairs with no outcome yet); a pair with neither is not listed.
     package func status(id: Int) async throws -> NotificationStatus? {
@@ -134,16 +134,17 @@ package struct RedisNotificationStore: NotificationStore {
                                                RedisCommand("HGETALL", keys.devices(id))])
         let flat = replies[0].array ?? []
         guard !flat.isEmpty else { return nil }
-        var state = DeliveryState.accepted
+        var stored: DeliveryState?
         var counts: [String: Int] = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, 0) })
         for index in stride(from: 0, to: flat.count - 1, by: 2) {
             guard let name = flat[index].string else { continue }
             if name == StatusField.state.rawValue {
-                state = flat[index + 1].string.flatMap(DeliveryState.init) ?? state
+                stored = flat[index + 1].string.flatMap(DeliveryState.init) ?? stored
             } else if counts[name] != nil {
                 counts[name] = flat[index + 1].int ?? 0
             }
         }
+        let state = DeliveryState.derived(stored: stored) { counts[$0.rawValue] ?? 0 }
         var entries = Self.pairs(replies[2])
         for (installation, value) in Self.pairs(replies[1]) where value.count > 1 && value[1] == UInt8(ascii: "{") {
             entries[installation] = Array(value.dropFirst())
@@ -168,11 +169,11 @@ package struct RedisNotificationStore: NotificationStore {
     package func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
         if addressees?.isEmpty == true { return false }
         // One round trip: the read check (when asked), then count the first fetch per device (or
-        // per reader) and move the state forward.
+        // per reader): its counter is what makes the state `fetched`.
         let keys = self.keys.forNotification(id)
         let call = FetchCall(fetchedBy: keys.fetchedBy(id), status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
                              webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), devices: keys.devices(id), fetcher: installation.map { "i:\($0)" } ?? "u:\(reader)",
-                             ttl: Int(retention.components.seconds), counter: DeliveryCounter.fetched.rawValue, state: DeliveryState.fetched.rawValue, id: id,
+                             ttl: Int(retention.components.seconds), counter: DeliveryCounter.fetched.rawValue, id: id,
                              now: JobQueue.nowMilliseconds(), item: NotificationLua.eventItem(installation: installation, reader: reader),
                              addressees: addressees ?? [])
         return try await redis.run(Self.fetchScript, call).int == 1
@@ -180,7 +181,7 @@ package struct RedisNotificationStore: NotificationStore {
 
     /// One script: the read check (when asked), then counts the receipt once per (kind,
     /// installation or reader), sets the device's state in its entry (keeping what the delivery
-    /// recorded there, such as the platform's id) and moves the state forward.
+    /// recorded there, such as the platform's id); its counter moves the (derived) state on.
     package func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
                               ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome {
         if addressees?.isEmpty == true { return .notAddressed }
@@ -188,7 +189,7 @@ package struct RedisNotificationStore: NotificationStore {
         let keys = self.keys.forNotification(id)
         let call = ReceiptCall(status: keys.status(id), devices: keys.devices(id), receipts: keys.receipts(id), record: keys.notification(id),
                                webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), counter: kind.rawValue,
-                               installation: installation ?? "", state: kind.state.rawValue, ttl: Int(retention.components.seconds),
+                               installation: installation ?? "", ttl: Int(retention.components.seconds),
                                identity: "\(kind.rawValue):\(who)", id: id, now: JobQueue.nowMilliseconds(),
                                item: NotificationLua.eventItem(installation: installation, reader: reader), addressees: addressees ?? [])
         let reply = try await redis.run(Self.receiptScript, call)

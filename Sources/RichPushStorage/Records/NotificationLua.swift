@@ -4,7 +4,9 @@ import RichPushCore
 /// the state order they advance by, and the JSON items they write (device entries, webhook items).
 enum NotificationLua {
     static let stateOrder = DeliveryState.allCases.map(\.rawValue).joined(separator: ",")
-
+    /// ``DeliveryState/impliedByCounters`` for Lua: `opened=opened;…;sent=sent,held`.
+    static let impliedStates = DeliveryState.impliedByCounters.map { "\($0.state.rawValue)=\($0.counters.map(\.rawValue).joined(separator: ","))" }
+        .joined(separator: ";")
 
     /// A webhook event's device part: `{"installation":…}`, or `{"reader":…}` for a reader with none.
     static func eventItem(installation: String?, reader: String) -> [UInt8] {
@@ -105,6 +107,27 @@ enum NotificationLua {
         return true
       end
       return false
+    end
+
+    """
+
+    /// Lua: `derivedState(status)`: the state a status hash (its fields in a table) reads as,
+    /// as ``DeliveryState/derived(stored:counts:)`` does it: the stored state or the furthest
+    /// its counters imply, whichever is further.
+    static let derivedStateFunction = """
+    local function derivedState(fields)
+      local stored = fields[FIELD_STATE]
+      local rank, i = {}, 0
+      for name in string.gmatch(STATE_ORDER, '[^,]+') do i = i + 1; rank[name] = i end
+      for implied, counters in string.gmatch(STATE_IMPLIED, '(%a+)=([%a,]+)') do
+        for counter in string.gmatch(counters, '%a+') do
+          if tonumber(fields[counter] or '0') > 0 then
+            if not stored or (rank[stored] or 0) < rank[implied] then return implied end
+            return stored
+          end
+        end
+      end
+      return stored
     end
 
     """
