@@ -7,6 +7,7 @@ the commands it ran, which SLOWLOG lists again under their own names: compare a 
 call with its commands' to see what the call itself costs.
 """
 import json
+import re
 import sys
 
 notifications = int(sys.argv[1])
@@ -52,11 +53,14 @@ for entry in sorted(entries, key=lambda entry: entry[0]):
         pending = []
     else:
         pending = []
-        alone[name] = alone.get(name, 0) + 1
+        # By command and the shape of its key (digits as `N`): which store sent it.
+        shape = name + (" " + re.sub(r"[0-9]+", "N", str(args[1])) if len(args) > 1 else "")
+        alone[shape] = alone.get(shape, 0) + 1
 print("==> Commands each script ran, per notification (busiest first):")
 for script, (count, commands) in sorted(inside.items(), key=lambda item: -sum(item[1][1].values()))[:8]:
     total = sum(commands.values())
     top = ", ".join(f"{command} {n / notifications:.2f}" for command, n in sorted(commands.items(), key=lambda item: -item[1])[:10])
     print(f"    {script:18s} calls {count:8,}  commands {total / notifications:5.2f}: {top}")
-top = ", ".join(f"{command} {n / notifications:.2f}" for command, n in sorted(alone.items(), key=lambda item: -item[1])[:10])
-print(f"    {'sent on their own':18s} {'':14s} commands {sum(alone.values()) / notifications:5.2f}: {top}")
+print(f"==> Commands sent on their own: {sum(alone.values()) / notifications:.2f} per notification; by key (busiest first):")
+for shape, n in sorted(alone.items(), key=lambda item: -item[1])[:8]:
+    print(f"    {shape[:60]:60s} per notification {n / notifications:5.2f}")

@@ -157,7 +157,11 @@ struct NativeProcesses {
         let directory = server.directory.appendingPathComponent("fcm")
         let account = directory.appendingPathComponent("service-account.json")
         let (process, port) = try await startListening { port in
-            try await ChildProcess(executable: try richpushExecutable(), arguments: [
+            // `--make-credentials` keeps an existing file, and the file names the simulator's port
+            // (its token URL): an attempt whose port was taken meanwhile must not leave its port
+            // there for the next one (the worker would fetch tokens from whatever listens on it).
+            if FileManager.default.fileExists(atPath: account.path) { try FileManager.default.removeItem(at: account) }
+            return try await ChildProcess(executable: try richpushExecutable(), arguments: [
                 "fcm-sim", "--redis-url", server.url, "--port", String(port), "--service-account", account.path, "--make-credentials",
                 "--cert-dir", directory.path, "--no-forward", "--log-requests",
             ] + arguments, logFile: server.directory.appendingPathComponent("fcm-sim.log"))
