@@ -113,7 +113,13 @@ package struct StorageKeys: Sendable, Hashable {
     func created(by user: String) -> String { "\(tagged):created:\(user)" }
     /// A user's idempotency key, by the SHA-256 of the key as sent (any printable text, bounded).
     func idempotency(user: String, keyDigest: String) -> String { "\(tagged):idem:\(user):\(keyDigest)" }
-    package func status(_ id: Int) -> String { "\(tagged(id)):status:\(id)" }
+    /// Where a notification's status (its stored state, `planned` and counters) lives: in its
+    /// record's hash, whose fields it shares without a clash (`StatusFieldsTests`), and whose
+    /// expiry it shares. Notifications created before 2026-11-27 keep what was written until then
+    /// in ``legacyStatus(_:)``: readers add its counters, and its state counts where the record has none.
+    package func status(_ id: Int) -> String { notification(id) }
+    /// The hash a notification's status had of its own before it moved into the record.
+    package func legacyStatus(_ id: Int) -> String { "\(tagged(id)):status:\(id)" }
     package func devices(_ id: Int) -> String { "\(tagged(id)):devices:\(id)" }
     func fetchedBy(_ id: Int) -> String { "\(tagged(id)):fetched:\(id)" }
     func receipts(_ id: Int) -> String { "\(tagged(id)):receipts:\(id)" }

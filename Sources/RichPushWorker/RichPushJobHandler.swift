@@ -172,11 +172,9 @@ package struct RichPushJobHandler: BatchJobHandler {
     /// Loads every record in one round trip; a missing record drops its job, a bad target fails it.
     private func load(_ work: [Work], results: inout [Result<Void, any Error>]) async throws -> [Work] {
         let ids = Array(Set(work.map(\.id)))
-        // Both reads at once (one round trip's wait, pipelined on the connection). The state is
-        // read fresh for every batch: a fan-out cancelled midway stops at its next batch.
-        async let reading = ledger.notifications(ids: ids)
-        async let cancelling = ledger.cancelled(among: ids)
-        let (records, cancelled) = try await (reading, cancelling)
+        // The records with their state, read fresh for every batch: a fan-out cancelled midway
+        // stops at its next batch.
+        let (records, cancelled) = try await ledger.notificationsToSend(ids: ids)
         let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return work.compactMap { item -> Work? in
             guard let notification = byID[item.id] else {

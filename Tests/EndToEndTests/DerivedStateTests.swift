@@ -7,8 +7,9 @@ import RichPushQueue
 import Testing
 
 /// A notification's state past `queued` is derived from its counters: a push, a fetch and a
-/// receipt write their counter and nothing else (no read and write of the state each), and a
-/// status written before the state was derived (a later state stored) reads as it did.
+/// receipt write their counter and nothing else (no read and write of the state each). The
+/// status lives in the record's hash; a status written before (a hash of its own, maybe a later
+/// state stored) reads as it did, and what is written after it adds up with it.
 @Suite("Derived delivery state")
 struct DerivedStateTests {
     @Test func theCountersMoveTheStateOnWithoutWritingIt() async throws {
@@ -18,7 +19,11 @@ struct DerivedStateTests {
             let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
                                                retention: .seconds(3600))
             let draft = NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
+            try await server.probe("CONFIG", "RESETSTAT")
             let id = try await store.create(draft) { _ in "h" }.id
+            #expect(try await server.commandCalls("hset") == 1, "the record with its state")
+            #expect(try await server.commandCalls("expire") == 2, "the record's expiry and the creator index's")
+            #expect(try await redis.send("EXISTS", keys.legacyStatus(id)).int == 0)
             #expect(try await store.status(id: id)?.state == .queued)
             #expect(try await store.ledger.leaseDeliveries(id: id, installations: ["a"], owner: "w1", duration: .seconds(600)) == [.leased])
 
@@ -35,8 +40,8 @@ struct DerivedStateTests {
             #expect(try await store.recordReceipt(id: id, kind: .opened, installation: "a", reader: "alice", ifAddressedTo: ["a"]) == .counted)
             #expect(try await store.status(id: id)?.state == .opened)
             #expect(try await store.states(ids: [id, id + 1000]) == [id: .opened], "an id with no status is left out")
-            // What is stored stays what the create wrote; a cancel reads the derived state.
-            #expect(try await redis.send("HGET", keys.status(id), StatusField.state.rawValue).string == DeliveryState.queued.rawValue)
+            // What is stored stays what the create wrote, in the record; a cancel reads the derived state.
+            #expect(try await redis.send("HGET", keys.notification(id), StatusField.state.rawValue).string == DeliveryState.queued.rawValue)
             #expect(try await store.cancel(id: id) == .tooLate(.opened))
             await redis.close()
         }
@@ -44,22 +49,74 @@ struct DerivedStateTests {
 
     @Test func aStatusWrittenBeforeTheStateWasDerivedReadsAsItDid() async throws {
         try await DeliveryLedgerTests.withStore { redis, keys, store in
-            // Written by an older release: the state advanced to `fetched`, its counters as they were.
-            try await redis.send("HSET", keys.status(5), "state", "fetched", "sent", 1, "fetched", 1)
+            // Written by an older release, in a hash of its own: the state advanced to `fetched`.
+            try await redis.send("HSET", keys.legacyStatus(5), "state", "fetched", "sent", 1, "fetched", 1)
             #expect(try await store.status(id: 5)?.state == .fetched)
             #expect(try await store.states(ids: [5]) == [5: .fetched])
             #expect(try await store.cancel(id: 5) == .tooLate(.fetched))
             // A stored state later than the counters tell (a legacy `displayed` with no receipt
             // counted yet) is kept; a counter later than the stored state wins.
-            try await redis.send("HSET", keys.status(6), "state", "displayed", "sent", 1)
+            try await redis.send("HSET", keys.legacyStatus(6), "state", "displayed", "sent", 1)
             #expect(try await store.status(id: 6)?.state == .displayed)
-            try await redis.send("HSET", keys.status(7), "state", "failed", "held", 2)
+            try await redis.send("HSET", keys.legacyStatus(7), "state", "failed", "held", 2)
             #expect(try await store.status(id: 7)?.state == .sent)
             #expect(try await store.cancel(id: 7) == .tooLate(.sent))
-            try await redis.send("HSET", keys.status(8), "state", "failed", "failed", 1)
+            try await redis.send("HSET", keys.legacyStatus(8), "state", "failed", "failed", 1)
             #expect(try await store.status(id: 8)?.state == .failed)
+            #expect(try await store.ledger.cancelled(among: [8]).isEmpty)
             #expect(try await store.cancel(id: 8) == .cancelled)
+            // The cancel is written where the status lives now, and read back from there.
+            #expect(try await redis.send("HGET", keys.notification(8), "state").string == "cancelled")
+            #expect(try await store.ledger.cancelled(among: [7, 8, 9]) == [8])
+            #expect(try await store.status(id: 8)?.state == .cancelled)
+            // Counters written after the move (into the record) add up with the legacy ones.
+            try await redis.send("HSET", keys.legacyStatus(10), "state", "queued", "sent", 2, "failed", 1)
+            try await redis.send("HSET", keys.notification(10), "message", "m", "sent", 3)
+            let status = try #require(try await store.status(id: 10))
+            #expect(status.state == .sent && status.counts["sent"] == 5 && status.counts["failed"] == 1)
+            #expect(try await store.cancel(id: 10) == .tooLate(.sent))
+            #expect(try await store.status(id: 11) == nil)
         }
+    }
+
+    /// A worker reads a record and its state in one command (they share the hash), a cached
+    /// record's state alone, and a record from before the move its legacy status's state.
+    @Test func aWorkerReadsARecordWithItsState() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration)
+            let keys = StorageKeys(prefix: String(uniqueKeyPrefix("derived").dropLast()))
+            let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
+                                               retention: .seconds(3600))
+            let draft = NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
+            let id = try await store.create(draft) { _ in "h" }.id
+            let ledger = store.ledger
+            try await server.probe("CONFIG", "RESETSTAT")
+            let first = try await ledger.notificationsToSend(ids: [id, id + 1000])
+            #expect(first.records.map(\.id) == [id] && first.cancelled.isEmpty)
+            #expect(try await server.commandCalls("hmget") == 2, "one HMGET per record")
+            #expect(try await server.commandCalls("hget") == 0, "nothing more")
+            #expect(try await store.cancel(id: id) == .cancelled)
+            try await server.probe("CONFIG", "RESETSTAT")
+            let again = try await ledger.notificationsToSend(ids: [id])
+            #expect(again.records.map(\.id) == [id] && again.cancelled == [id])
+            #expect(try await server.commandCalls("hmget") == 0, "the record is cached")
+            #expect(try await server.commandCalls("hget") == 1, "its state alone")
+            // A record from before the move, cancelled then: its state is in the legacy status.
+            let old = id + 1
+            try await redis.send("HSET", keys.notification(old), "message", "m", "type", "text", "contentType", "text/plain", "payload", "h", "size", 1,
+                                 "creator", "alice", "target", "t", "created", 1)
+            try await redis.send("HSET", keys.legacyStatus(old), "state", "cancelled")
+            #expect(try await ledger.notificationsToSend(ids: [old, id]).cancelled == [old, id])
+            await redis.close()
+        }
+    }
+
+    /// The status shares the record's hash: no status field may be a record field.
+    @Test func theStatusFieldsAreNotRecordFields() {
+        let record: Set = ["message", "type", "contentType", "payload", "size", "creator", "target", "created", "ttl", "collapse", "priority",
+                           "sendAt", "throttle", "properties", "locale", "app"]
+        let status = Set(StatusField.allCases.map(\.rawValue) + DeliveryCounter.allCases.map(\.rawValue))
+        #expect(record.isDisjoint(with: status), "\(record.intersection(status))")
     }
 
     @Test func theDerivation() {

@@ -38,10 +38,34 @@ package struct RedisDeliveryLedger: DeliveryLedger {
         try await redis.sendAll(planned.map { RedisCommand("HSET", keys.status($0.key), StatusField.planned.rawValue, $0.value) })
     }
 
+    /// The records with their states in one round trip (``NotificationRecords/notificationsWithStates(ids:)``);
+    /// a second only for records with no state there: created before the status moved into the
+    /// record (their legacy status holds it).
+    package func notificationsToSend(ids: [Int]) async throws -> (records: [RichNotification], cancelled: Set<Int>) {
+        let (found, states) = try await records.notificationsWithStates(ids: ids)
+        let cancelledState = DeliveryState.cancelled.rawValue
+        var cancelled = Set(states.filter { $0.value == cancelledState }.keys)
+        let legacy = found.map(\.id).filter { states[$0] == nil }
+        if !legacy.isEmpty {
+            let replies = try await redis.sendAll(legacy.map { RedisCommand("HGET", keys.legacyStatus($0), StatusField.state.rawValue) })
+            for (id, reply) in zip(legacy, replies) where reply.string == cancelledState { cancelled.insert(id) }
+        }
+        return (found, cancelled)
+    }
+
+    /// The state stored in each record (one pipelined HGET per id); a second round trip only for
+    /// ids whose record has none: a notification created before the status moved into the record
+    /// (its legacy status), or one that no longer exists.
     package func cancelled(among ids: [Int]) async throws -> Set<Int> {
         guard !ids.isEmpty else { return [] }
-        let replies = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), StatusField.state.rawValue) })
-        return Set(zip(ids, replies).compactMap { id, reply in reply.string == DeliveryState.cancelled.rawValue ? id : nil })
+        let state = StatusField.state.rawValue
+        var states = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), state) }).map(\.string)
+        let unknown = ids.indices.filter { states[$0] == nil }
+        if !unknown.isEmpty {
+            let legacy = try await redis.sendAll(unknown.map { RedisCommand("HGET", keys.legacyStatus(ids[$0]), state) })
+            for (index, reply) in zip(unknown, legacy) { states[index] = reply.string }
+        }
+        return Set(ids.indices.filter { states[$0] == DeliveryState.cancelled.rawValue }.map { ids[$0] })
     }
 
     /// The same ledger for `app`'s notifications, sharing this one's cache of records (and its

@@ -6,7 +6,7 @@ import RichPushCore
 extension RedisNotificationStore {
     /// A cancel's keys and arguments (see ``cancelScript``).
     struct CancelCall {
-        let status: String, record: String, webhookWants: String, webhookOutbox: String
+        let status: String, legacyStatus: String, record: String, webhookWants: String, webhookOutbox: String
         let id: Int, now: Int64
     }
 
@@ -14,12 +14,10 @@ extension RedisNotificationStore {
     /// letter then sends nothing), or a split fan-out whose planned pushes have not all ended (its
     /// remaining batches then send nothing): "ok"; else its (derived) state (nil: none).
     static let cancelScript = LuaScript<CancelCall, Never>([
-        .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox),
+        .key("status", \.status), .key("legacyStatus", \.legacyStatus), .key("record", \.record), .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox),
         .argument("id", \.id), .argument("now", \.now),
-    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.derivedStateFunction], body: """
-    local fields = {}
-    local flat = redis.call('HGETALL', status)
-    for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
+    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.statusFieldsFunction, NotificationLua.derivedStateFunction], body: """
+    local fields = statusFields(status, legacyStatus)
     if not fields[FIELD_STATE] then return false end
     local state = derivedState(fields)
     if state == STATE_CANCELLED then return state end

@@ -22,19 +22,19 @@ extension RedisNotificationStore {
         return Array(replies.flatMap { ($0.array ?? []).compactMap(\.int) }.sorted(by: >).prefix(limit))
     }
 
-    /// Each notification's state (derived from its status hash: the state stored and the counters
-    /// that imply later ones), one pipelined HMGET per id; ids with no status are left out.
+    /// Each notification's state (``StoredStatus``: derived from the state stored and the counters
+    /// that imply later ones, in the record and any legacy status), two pipelined HMGETs per id;
+    /// ids with no status are left out.
     package func states(ids: [Int]) async throws -> [Int: DeliveryState] {
         guard !ids.isEmpty else { return [:] }
-        let counters = DeliveryState.impliedByCounters.flatMap(\.counters)
-        let fields = [StatusField.state.rawValue] + counters.map(\.rawValue)
-        let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", arguments: [keys.status($0)] + fields) })
+        let names = StoredStatus.derivingFields
+        let replies = try await redis.sendAll(ids.flatMap {
+            [RedisCommand("HMGET", arguments: [keys.status($0)] + names), RedisCommand("HMGET", arguments: [keys.legacyStatus($0)] + names)]
+        })
         var states: [Int: DeliveryState] = [:]
-        for (id, reply) in zip(ids, replies) {
-            let values = reply.array ?? []
-            guard values.count == fields.count, let stored = values[0].string.flatMap(DeliveryState.init(rawValue:)) else { continue }
-            let counts = Dictionary(uniqueKeysWithValues: zip(counters, values.dropFirst().map { $0.int ?? 0 }))
-            states[id] = DeliveryState.derived(stored: stored) { counts[$0] ?? 0 }
+        for (index, id) in ids.enumerated() {
+            let stored = StoredStatus(record: StoredStatus.fields(names, of: replies[2 * index]), legacy: StoredStatus.fields(names, of: replies[2 * index + 1]))
+            if stored.state != nil { states[id] = stored.derived }
         }
         return states
     }

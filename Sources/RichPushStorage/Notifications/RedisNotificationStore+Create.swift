@@ -124,6 +124,9 @@ extension RedisNotificationStore {
             request.lane = .now
         }
         let job = queue.admission(for: request, now: now)
+        // A send in the future waits in the queue's delayed set, where due retries wait: the
+        // workers' maintenance moves it into the stream when its time comes.
+        let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
         var fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
                                            "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
                                            "created", now]
@@ -131,7 +134,7 @@ extension RedisNotificationStore {
         if let ttl = draft.delivery.ttl { fields += ["ttl", Int(ttl.components.seconds)] }
         if let collapse = draft.delivery.collapseID { fields += ["collapse", collapse] }
         if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
-        if let sendAt = draft.sendAt, sendAt > now { fields += ["sendAt", sendAt] }
+        if let sendAt { fields += ["sendAt", sendAt] }
         if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
         if let properties = draft.properties {
             fields += ["properties", properties.json]
@@ -139,16 +142,15 @@ extension RedisNotificationStore {
         }
         // Another app's record names it, so the webhook events it causes name it too.
         if !keys.app.isDefault { fields += ["app", keys.app.rawValue] }
+        // The status's first field: it lives in the record (StorageKeys.status).
+        fields += [StatusField.state.rawValue, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue]
         // With an idempotency key, the same script completes it: no crash can leave a created
         // notification whose key a retry would not find.
         let idempotency = draft.idempotency.map { IdempotencyCompletion(key: idempotencyKey($0), ttl: Int(IdempotencyKey.lifetime.components.seconds)) }
-        // A send in the future waits in the queue's delayed set, where due retries wait: the
-        // workers' maintenance moves it into the stream when its time comes.
-        let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
         let quota = chargesInCreate ? Self.chargeable(draft) : nil
-        let item = CreateItem(payloadKey: keys.payload(hash), record: keys.notification(id), status: keys.status(id), index: keys.created(by: record.creator),
+        let item = CreateItem(payloadKey: keys.payload(hash), record: keys.notification(id), index: keys.created(by: record.creator),
                               delayed: queue.configuration.delayedKey, ttl: Int(retention.components.seconds), id: id,
-                              payload: draft.payload, state: (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue, sendAt: sendAt ?? 0,
+                              payload: draft.payload, sendAt: sendAt ?? 0,
                               quota: quota.map { quotaCharge(user: draft.creator, bytes: draft.payload.count, limits: $0) }, idempotency: idempotency,
                               fields: fields, job: job)
         return CreateCall(item: item, record: record, partition: partition, quota: quota)

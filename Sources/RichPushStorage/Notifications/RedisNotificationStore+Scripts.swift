@@ -10,13 +10,13 @@ import RichPushCore
 extension RedisNotificationStore {
     /// One notification of a create call (see ``createScript``).
     struct CreateItem {
-        let payloadKey: String, record: String, status: String, index: String, delayed: String
-        let ttl: Int, id: Int, payload: [UInt8], state: String
+        let payloadKey: String, record: String, index: String, delayed: String
+        let ttl: Int, id: Int, payload: [UInt8]
         /// The send time in ms (0: now).
         let sendAt: Int64
         let quota: QuotaCharge?
         let idempotency: IdempotencyCompletion?
-        /// The record's field/value items.
+        /// The record's field/value items (the status's stored state among them).
         let fields: [any RedisArgument]
         /// The job, admitted into the queue with the record.
         let job: JobAdmission
@@ -35,10 +35,10 @@ extension RedisNotificationStore {
     /// slot, and the quota is charged first, apart). One call for many amortizes the script call
     /// itself, which costs more than the writes.
     static let createScript = LuaScript<[CreateItem], CreateItem>([], items: { $0 }, each: [
-        .key("payloadKey", \.payloadKey), .key("record", \.record), .key("status", \.status), .key("index", \.index),
+        .key("payloadKey", \.payloadKey), .key("record", \.record), .key("index", \.index),
         .key("delayed", \.delayed),
     ] + JobAdmission.slots { $0.job } + [
-        .argument("ttl", \.ttl), .argument("id", \.id), .argument("payload", \.payload), .argument("state", \.state), .number("sendAt", \.sendAt),
+        .argument("ttl", \.ttl), .argument("id", \.id), .argument("payload", \.payload), .number("sendAt", \.sendAt),
         .section("quota", \.quota, quotaSlots),
         .section("idempotency", \.idempotency, [.key("idempotencyKey", \.key), .argument("idempotencyTTL", \.ttl)]),
         .list("fields", { $0.fields }), .list("job", { $0.job.fields }),
@@ -65,8 +65,6 @@ extension RedisNotificationStore {
     end
     redis.call('HSET', record, unpack(ARGV, fieldsFrom, fieldsTo))
     redis.call('EXPIRE', record, ttl)
-    redis.call('HSET', status, FIELD_STATE, state)
-    redis.call('EXPIRE', status, ttl)
     redis.call('ZADD', index, id, id)
     if not indexes[index] then
       redis.call('EXPIRE', index, ttl)

@@ -126,34 +126,25 @@ package struct RedisNotificationStore: NotificationStore {
         return try await notifications(ids: Array(ids))
     }
 
-    /// The counters and state (derived: ``DeliveryState/derived(stored:counts:)``), and each device's entry: in its ledger value once an outcome is
-    /// recorded, else in the devices hash (values written before the entries moved into the
-    /// ledger, receipts and revivals of pairs with no outcome yet); a pair with neither is not listed.
+    /// The counters and state (``StoredStatus``, the state derived from both), and each device's
+    /// entry: in its ledger value once an outcome is recorded, else in the devices hash (values
+    /// written before the entries moved into the ledger, receipts and revivals of pairs with no
+    /// outcome yet); a pair with neither is not listed.
     package func status(id: Int) async throws -> NotificationStatus? {
-        let replies = try await redis.sendAll([RedisCommand("HGETALL", keys.status(id)), RedisCommand("HGETALL", keys.ledger(id)),
-                                               RedisCommand("HGETALL", keys.devices(id))])
-        let flat = replies[0].array ?? []
-        guard !flat.isEmpty else { return nil }
-        var stored: DeliveryState?
-        var counts: [String: Int] = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, 0) })
-        for index in stride(from: 0, to: flat.count - 1, by: 2) {
-            guard let name = flat[index].string else { continue }
-            if name == StatusField.state.rawValue {
-                stored = flat[index + 1].string.flatMap(DeliveryState.init) ?? stored
-            } else if counts[name] != nil {
-                counts[name] = flat[index + 1].int ?? 0
-            }
-        }
-        let state = DeliveryState.derived(stored: stored) { counts[$0.rawValue] ?? 0 }
-        var entries = Self.pairs(replies[2])
-        for (installation, value) in Self.pairs(replies[1]) where value.count > 1 && value[1] == UInt8(ascii: "{") {
+        let replies = try await redis.sendAll([RedisCommand("HGETALL", keys.status(id)), RedisCommand("HGETALL", keys.legacyStatus(id)),
+                                               RedisCommand("HGETALL", keys.ledger(id)), RedisCommand("HGETALL", keys.devices(id))])
+        let stored = StoredStatus(record: StoredStatus.fields(ofAll: replies[0]), legacy: StoredStatus.fields(ofAll: replies[1]))
+        guard stored.state != nil else { return nil }
+        let counts = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, stored.counts[$0] ?? 0) })
+        var entries = Self.pairs(replies[3])
+        for (installation, value) in Self.pairs(replies[2]) where value.count > 1 && value[1] == UInt8(ascii: "{") {
             entries[installation] = Array(value.dropFirst())
         }
         var devices: [NotificationStatus.Device] = []
         for (installation, bytes) in entries {
             if let device = Self.device(installation, entry: bytes) { devices.append(device) }
         }
-        return NotificationStatus(id: id, state: state, counts: counts, devices: devices.sorted { $0.installation < $1.installation })
+        return NotificationStatus(id: id, state: stored.derived, counts: counts, devices: devices.sorted { $0.installation < $1.installation })
     }
 
     /// A hash's fields and values, from HGETALL's reply.

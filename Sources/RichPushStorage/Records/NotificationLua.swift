@@ -90,18 +90,53 @@ enum NotificationLua {
 
     """
 
-    /// Lua: moves the state in hash `key` to `state` unless it is already further (in the order
-    /// of ``DeliveryState``, `STATE_ORDER`: its ranks are read once per script run); true when it
-    /// moved.
+    /// Lua: `storedState(status, legacy)`: the state stored for a notification, in its status
+    /// (the record's hash), else, for one created before the status moved there, in its `legacy`
+    /// status hash; false for none.
+    static let storedStateFunction = """
+    local function storedState(status, legacy)
+      local state = redis.call('HGET', status, FIELD_STATE)
+      if state then return state end
+      return redis.call('HGET', legacy, FIELD_STATE)
+    end
+
+    """
+
+    /// Lua: `statusFields(status, legacy)`: a notification's status fields in a table, its record's
+    /// hash (`status`) and, for one created before the status moved there, its `legacy` hash:
+    /// counters in both are added up, and the record's `state` and `planned` win.
+    static let statusFieldsFunction = """
+    local function statusFields(status, legacy)
+      local fields = {}
+      local flat = redis.call('HGETALL', legacy)
+      for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
+      flat = redis.call('HGETALL', status)
+      for i = 1, #flat, 2 do
+        local name, value = flat[i], flat[i + 1]
+        if fields[name] and name ~= FIELD_STATE and name ~= FIELD_PLANNED then
+          fields[name] = tostring(tonumber(fields[name]) + tonumber(value))
+        else
+          fields[name] = value
+        end
+      end
+      return fields
+    end
+
+    """
+
+    /// Lua (after ``storedStateFunction``): moves the state stored for a notification (see
+    /// `storedState`) to `state`, in its status (the record's hash), unless it is already
+    /// further (in the order of ``DeliveryState``, `STATE_ORDER`: its ranks are read once per
+    /// script run); true when it moved.
     static let advanceFunction = """
     local rank = nil
-    local function advance(key, state)
+    local function advance(key, legacy, state)
       if not rank then
         rank = {}
         local i = 0
         for name in string.gmatch(STATE_ORDER, '[^,]+') do i = i + 1; rank[name] = i end
       end
-      local current = redis.call('HGET', key, FIELD_STATE)
+      local current = storedState(key, legacy)
       if current == false or (rank[current] or 0) < rank[state] then
         redis.call('HSET', key, FIELD_STATE, state)
         return true

@@ -44,24 +44,61 @@ struct NotificationRecords: Sendable {
 
     /// Records read from Redis in one pipelined round trip, and cached.
     func read(ids: [Int]) async throws -> [Int: RichNotification] {
-        let replies = try await redis.sendAll(ids.map {
-            RedisCommand("HMGET", keys.notification($0), "message", "type", "contentType", "payload", "size", "creator", "target", "created",
-                         "ttl", "collapse", "priority", "throttle", "properties", "locale")
-        })
+        let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", arguments: [keys.notification($0)] + Self.fields) })
         var found: [Int: RichNotification] = [:]
         for (id, reply) in zip(ids, replies) {
-            guard let fields = reply.array, fields.count == 14, let message = fields[0].string, let type = fields[1].string,
-                  let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
-                  let target = fields[6].string else { continue }
-            let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
-                                           priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
-            let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
-                                          payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
-                                          delivery: delivery, properties: Self.properties(fields[12].bytes, defaultLocale: fields[13].string))
-            cache.insert(record, for: id, cost: 1)
-            found[id] = record
+            if let record = parse(id, reply.array ?? []) { found[id] = record }
         }
         return found
+    }
+
+    /// Records by id, as ``notifications(ids:)``, with the state each one's status stores now
+    /// (it lives in the record's hash): read with an uncached record, alone for a cached one; one
+    /// pipelined round trip. A record with no state there (created before the status moved into
+    /// it, or gone) is not in `states`.
+    func notificationsWithStates(ids: [Int]) async throws -> (records: [RichNotification], states: [Int: String]) {
+        var found: [Int: RichNotification] = [:]
+        var cached: [Int] = [], missing: [Int] = []
+        for id in Set(ids) {
+            if let record = cache.value(for: id) {
+                found[id] = record
+                cached.append(id)
+            } else {
+                missing.append(id)
+            }
+        }
+        let state = StatusField.state.rawValue
+        let replies = try await redis.sendAll(cached.map { RedisCommand("HGET", keys.notification($0), state) }
+            + missing.map { RedisCommand("HMGET", arguments: [keys.notification($0)] + Self.fields + [state]) })
+        var states: [Int: String] = [:]
+        for (id, reply) in zip(cached, replies) {
+            if let value = reply.string { states[id] = value }
+        }
+        for (id, reply) in zip(missing, replies.dropFirst(cached.count)) {
+            let fields = reply.array ?? []
+            guard fields.count == Self.fields.count + 1, let record = parse(id, Array(fields.dropLast())) else { continue }
+            found[id] = record
+            if let value = fields.last?.string { states[id] = value }
+        }
+        return (ids.compactMap { found[$0] }, states)
+    }
+
+    /// The record fields a reader reads (HMGET), in the order ``parse(_:_:)`` takes them.
+    static let fields = ["message", "type", "contentType", "payload", "size", "creator", "target", "created",
+                         "ttl", "collapse", "priority", "throttle", "properties", "locale"]
+
+    /// A record from its ``fields`` (nil: no record, or one missing what every record has), cached.
+    private func parse(_ id: Int, _ fields: [RedisValue]) -> RichNotification? {
+        guard fields.count == Self.fields.count, let message = fields[0].string, let type = fields[1].string,
+              let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
+              let target = fields[6].string else { return nil }
+        let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
+                                       priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
+        let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
+                                      payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
+                                      delivery: delivery, properties: Self.properties(fields[12].bytes, defaultLocale: fields[13].string))
+        cache.insert(record, for: id, cost: 1)
+        return record
     }
 
     /// A record's template properties (no field: none). Checked when the send was accepted, so

@@ -12,7 +12,7 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible {
     func connection(_ configuration: RedisConfiguration) -> any RedisSharedConnection {
         switch self {
         case .threads: RedisConnection(configuration: configuration)
-        case .nio: NIORedisConnection(configuration: configuration)
+        case .nio: NIORedisConnection(configuration: configuration.patient)
         }
     }
 

@@ -1,0 +1,44 @@
+import Hiredis
+import RichPushCore
+
+/// A notification's status as Redis keeps it: in its record's hash (``StorageKeys/status(_:)``)
+/// and, for a notification created before the status moved there, in its own legacy hash
+/// (``StorageKeys/legacyStatus(_:)``). Read together as the scripts' `statusFields` reads them:
+/// the counters of both added up, the record's state winning.
+struct StoredStatus {
+    /// The state stored (none: no notification, or its record expired).
+    var state: DeliveryState?
+    var counts: [DeliveryCounter: Int] = [:]
+
+    /// From the two hashes' fields (HGETALL replies, or HMGET replies for `fields`).
+    init(record: [String: RedisValue], legacy: [String: RedisValue]) {
+        state = (record[StatusField.state.rawValue] ?? legacy[StatusField.state.rawValue])?.string.flatMap(DeliveryState.init(rawValue:))
+        for counter in DeliveryCounter.allCases {
+            let count = (record[counter.rawValue]?.int ?? 0) + (legacy[counter.rawValue]?.int ?? 0)
+            if count != 0 { counts[counter] = count }
+        }
+    }
+
+    /// The state a reader sees: ``DeliveryState/derived(stored:counts:)``.
+    var derived: DeliveryState { DeliveryState.derived(stored: state) { counts[$0] ?? 0 } }
+
+    /// The fields HMGET reads for ``derived`` (the state, the counters that imply later ones).
+    static let derivingFields = [StatusField.state.rawValue] + DeliveryState.impliedByCounters.flatMap(\.counters).map(\.rawValue)
+
+    /// An HGETALL reply as a dictionary.
+    static func fields(ofAll reply: RedisValue) -> [String: RedisValue] {
+        let flat = reply.array ?? []
+        var fields: [String: RedisValue] = [:]
+        for index in stride(from: 0, to: flat.count - 1, by: 2) {
+            if let name = flat[index].string { fields[name] = flat[index + 1] }
+        }
+        return fields
+    }
+
+    /// An HMGET reply for `names` as a dictionary (fields with no value left out).
+    static func fields(_ names: [String], of reply: RedisValue) -> [String: RedisValue] {
+        var fields: [String: RedisValue] = [:]
+        for (name, value) in zip(names, reply.array ?? []) where value.string != nil { fields[name] = value }
+        return fields
+    }
+}
