@@ -17,13 +17,18 @@ struct DeliveryLedgerTests {
     }
 
     static func withStore(_ body: (RedisConnection, StorageKeys, RedisNotificationStore) async throws -> Void) async throws {
+        try await withServerAndStore { _, redis, keys, store in try await body(redis, keys, store) }
+    }
+
+    /// The same, with the server (for a test that reads its command counts).
+    static func withServerAndStore(_ body: (RedisServer, RedisConnection, StorageKeys, RedisNotificationStore) async throws -> Void) async throws {
         try await withRedisServer { server in
             let redis = RedisConnection(configuration: server.configuration)
             let keys = StorageKeys(prefix: String(uniqueKeyPrefix("ledger").dropLast()))
             let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
                                                retention: .seconds(3600))
             do {
-                try await body(redis, keys, store)
+                try await body(server, redis, keys, store)
             } catch {
                 await redis.close()
                 throw error

@@ -12,15 +12,12 @@ import Testing
 /// state stored) reads as it did, and what is written after it adds up with it.
 @Suite("Derived delivery state")
 struct DerivedStateTests {
+    static let draft = NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
+
     @Test func theCountersMoveTheStateOnWithoutWritingIt() async throws {
-        try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration)
-            let keys = StorageKeys(prefix: String(uniqueKeyPrefix("derived").dropLast()))
-            let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
-                                               retention: .seconds(3600))
-            let draft = NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
+        try await DeliveryLedgerTests.withServerAndStore { server, redis, keys, store in
             try await server.probe("CONFIG", "RESETSTAT")
-            let id = try await store.create(draft) { _ in "h" }.id
+            let id = try await store.create(Self.draft) { _ in "h" }.id
             #expect(try await server.commandCalls("hset") == 1, "the record with its state")
             #expect(try await server.commandCalls("expire") == 2, "the record's expiry and the creator index's")
             #expect(try await redis.send("EXISTS", keys.legacyStatus(id)).int == 0)
@@ -43,7 +40,6 @@ struct DerivedStateTests {
             // What is stored stays what the create wrote, in the record; a cancel reads the derived state.
             #expect(try await redis.send("HGET", keys.notification(id), StatusField.state.rawValue).string == DeliveryState.queued.rawValue)
             #expect(try await store.cancel(id: id) == .tooLate(.opened))
-            await redis.close()
         }
     }
 
@@ -82,13 +78,8 @@ struct DerivedStateTests {
     /// A worker reads a record and its state in one command (they share the hash), a cached
     /// record's state alone, and a record from before the move its legacy status's state.
     @Test func aWorkerReadsARecordWithItsState() async throws {
-        try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration)
-            let keys = StorageKeys(prefix: String(uniqueKeyPrefix("derived").dropLast()))
-            let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
-                                               retention: .seconds(3600))
-            let draft = NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
-            let id = try await store.create(draft) { _ in "h" }.id
+        try await DeliveryLedgerTests.withServerAndStore { server, redis, keys, store in
+            let id = try await store.create(Self.draft) { _ in "h" }.id
             let ledger = store.ledger
             try await server.probe("CONFIG", "RESETSTAT")
             let first = try await ledger.notificationsToSend(ids: [id, id + 1000])
@@ -107,7 +98,6 @@ struct DerivedStateTests {
                                  "creator", "alice", "target", "t", "created", 1)
             try await redis.send("HSET", keys.legacyStatus(old), "state", "cancelled")
             #expect(try await ledger.notificationsToSend(ids: [old, id]).cancelled == [old, id])
-            await redis.close()
         }
     }
 
