@@ -15,8 +15,8 @@ extension RedisDeliveryLedger {
             DeadLetteredCall(webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ttl: Int(retention.components.seconds),
                              now: JobQueue.nowMilliseconds(), items: part.flatMap { id, scopes in
                 scopes.map { scope in
-                    DeadLetteredItem(status: keys.status(id), legacyStatus: keys.legacyStatus(id), devices: keys.devices(id), ledger: keys.ledger(id), record: keys.notification(id), id: id,
-                                     reason: reasons[scope] ?? "", installations: scope.installations)
+                    DeadLetteredItem(status: keys.status(id), legacyStatus: keys.legacyStatus(id), devices: keys.devices(id), ledger: keys.ledger(id),
+                                     record: keys.notification(id), id: id, reason: reasons[scope] ?? "", installations: scope.installations)
                 }
             })
         }

@@ -170,8 +170,8 @@ extension RedisDeliveryLedger {
         let items: [RecordItem]
     }
 
-    /// One notification's outcomes in a ``RecordCall``: (counter, increment) pairs, the installations whose lease is released (retried), and
-    /// (installation, entry) pairs.
+    /// One notification's outcomes in a ``RecordCall``: (counter, increment) pairs, the
+    /// installations whose lease is released (retried), and (installation, entry) pairs.
     struct RecordItem {
         let status: String, ledger: String, record: String
         let id: Int

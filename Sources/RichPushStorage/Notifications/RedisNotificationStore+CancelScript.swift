@@ -14,7 +14,8 @@ extension RedisNotificationStore {
     /// letter then sends nothing), or a split fan-out whose planned pushes have not all ended (its
     /// remaining batches then send nothing): "ok"; else its (derived) state (nil: none).
     static let cancelScript = LuaScript<CancelCall, Never>([
-        .key("status", \.status), .key("legacyStatus", \.legacyStatus), .key("record", \.record), .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox),
+        .key("status", \.status), .key("legacyStatus", \.legacyStatus), .key("record", \.record), .key("webhookWants", \.webhookWants),
+        .key("webhookOutbox", \.webhookOutbox),
         .argument("id", \.id), .argument("now", \.now),
     ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.statusFieldsFunction, NotificationLua.derivedStateFunction], body: """
     local fields = statusFields(status, legacyStatus)
