@@ -105,9 +105,9 @@ struct Pipeline {
     func process(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
                  adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
                  fcm: RichPushWorkerConfiguration.FCMSettings? = nil, process: WorkerProcess.Configuration = WorkerProcess.Configuration(),
-                 apps: WorkerAppCredentials? = nil, logger label: String = "e2e.worker") -> WorkerProcess {
+                 apps: WorkerAppCredentials? = nil, logger label: String = "e2e.worker", logLevel: Logger.Level = .error) -> WorkerProcess {
         var logger = Logger(label: label)
-        logger.logLevel = .error
+        logger.logLevel = logLevel
         var configuration = RichPushWorkerConfiguration(
             worker: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
                                            drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
