@@ -104,8 +104,11 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         state.withLock { $0.planned.merge(planned) { _, new in new } }
     }
 
-    package func cancelled(among ids: [Int]) async throws -> Set<Int> {
-        state.withLock { state in Set(ids.filter { state.states[$0] == .cancelled }) }
+    package func notificationsToSend(ids: [Int]) async throws -> (records: [RichNotification], cancelled: Set<Int>) {
+        state.withLock { state in
+            let records = ids.compactMap { state.records[$0] }
+            return (records, Set(records.map(\.id).filter { state.states[$0] == .cancelled }))
+        }
     }
 
     package func release(_ key: IdempotencyKey) async throws {

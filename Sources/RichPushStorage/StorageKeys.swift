@@ -114,7 +114,7 @@ package struct StorageKeys: Sendable, Hashable {
     /// A user's idempotency key, by the SHA-256 of the key as sent (any printable text, bounded).
     func idempotency(user: String, keyDigest: String) -> String { "\(tagged):idem:\(user):\(keyDigest)" }
     /// Where a notification's status (its stored state, `planned` and counters) lives: in its
-    /// record's hash, whose fields it shares without a clash (`StatusFieldsTests`), and whose
+    /// record's hash, whose fields it shares without a clash (`DerivedStateTests`), and whose
     /// expiry it shares. Notifications created before 2026-11-27 keep what was written until then
     /// in ``legacyStatus(_:)``: readers add its counters, and its state counts where the record has none.
     package func status(_ id: Int) -> String { notification(id) }

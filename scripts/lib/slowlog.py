@@ -4,7 +4,8 @@ Reads one or more `redis-cli --json slowlog get -1` arrays (one per master) from
 the number of notifications. Prints, by command (a script by its SHA1 prefix and key count), the
 calls and the Redis time per call and per notification, busiest first. A script's time includes
 the commands it ran, which SLOWLOG lists again under their own names: compare a script's time per
-call with its commands' to see what the call itself costs.
+call with its commands' to see what the call itself costs. Then the commands each script ran per
+notification, and the commands sent on their own by the shape of their key.
 """
 import json
 import re

@@ -4,10 +4,8 @@
 package protocol DeliveryLedger: Sendable {
     /// Records by id, in order, in one round trip; ids with no record are left out.
     func notifications(ids: [Int]) async throws -> [RichNotification]
-    /// Which of these notifications were cancelled (read fresh, in one round trip).
-    func cancelled(among ids: [Int]) async throws -> Set<Int>
-    /// ``notifications(ids:)`` and ``cancelled(among:)`` of the records found, together: a store
-    /// that keeps the state in the record's hash reads both at once.
+    /// The records to send (as ``notifications(ids:)``) and which of them were cancelled, the
+    /// state read fresh (a fan-out cancelled midway stops at its next batch), in one round trip.
     func notificationsToSend(ids: [Int]) async throws -> (records: [RichNotification], cancelled: Set<Int>)
     /// Records how many pushes each split fan-out plans, so a cancel can stop its remaining batches
     /// until they have all ended.
@@ -99,13 +97,6 @@ package struct DeliveryKey: Sendable, Hashable {
 }
 
 extension DeliveryLedger {
-    /// Both reads at once (one round trip's wait).
-    package func notificationsToSend(ids: [Int]) async throws -> (records: [RichNotification], cancelled: Set<Int>) {
-        async let reading = notifications(ids: ids)
-        async let cancelling = cancelled(among: ids)
-        return try await (reading, cancelling)
-    }
-
     package func leaseDeliveries(id: Int, installations: [String], owner: String, duration: Duration) async throws -> [DeliveryLease] {
         try await leaseDeliveries(installations.map { DeliveryKey(notification: id, installation: $0) }, owner: owner, duration: duration)
     }

@@ -104,7 +104,8 @@ extension RedisDeliveryLedger {
         .key("status", \.status), .key("legacyStatus", \.legacyStatus), .key("devices", \.devices), .key("ledger", \.ledger), .key("record", \.record),
         .argument("id", \.id), .argument("reason", \.reason), .list("installations", optional: true, { $0.installations }),
     ], constants: NotificationLua.constants,
-    using: [NotificationLua.storedStateFunction, NotificationLua.advanceFunction, NotificationLua.webhookFunctions, scopeFunction, NotificationLua.entryFunction],
+    using: [NotificationLua.stateRankFunction, NotificationLua.storedStateFunction, NotificationLua.advanceFunction, NotificationLua.webhookFunctions,
+            scopeFunction, NotificationLua.entryFunction],
     before: """
     local hooks = redis.call('EXISTS', webhookWants) == 1
     local leasePattern = '^' .. LEDGER_LEASED .. ':(%d+):'

@@ -53,21 +53,6 @@ package struct RedisDeliveryLedger: DeliveryLedger {
         return (found, cancelled)
     }
 
-    /// The state stored in each record (one pipelined HGET per id); a second round trip only for
-    /// ids whose record has none: a notification created before the status moved into the record
-    /// (its legacy status), or one that no longer exists.
-    package func cancelled(among ids: [Int]) async throws -> Set<Int> {
-        guard !ids.isEmpty else { return [] }
-        let state = StatusField.state.rawValue
-        var states = try await redis.sendAll(ids.map { RedisCommand("HGET", keys.status($0), state) }).map(\.string)
-        let unknown = ids.indices.filter { states[$0] == nil }
-        if !unknown.isEmpty {
-            let legacy = try await redis.sendAll(unknown.map { RedisCommand("HGET", keys.legacyStatus(ids[$0]), state) })
-            for (index, reply) in zip(unknown, legacy) { states[index] = reply.string }
-        }
-        return Set(ids.indices.filter { states[$0] == DeliveryState.cancelled.rawValue }.map { ids[$0] })
-    }
-
     /// The same ledger for `app`'s notifications, sharing this one's cache of records (and its
     /// budget: a worker's memory does not grow with the apps it serves).
     package func forApp(_ app: AppID) -> RedisDeliveryLedger {

@@ -17,7 +17,8 @@ extension RedisNotificationStore {
         .key("status", \.status), .key("legacyStatus", \.legacyStatus), .key("record", \.record), .key("webhookWants", \.webhookWants),
         .key("webhookOutbox", \.webhookOutbox),
         .argument("id", \.id), .argument("now", \.now),
-    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.statusFieldsFunction, NotificationLua.derivedStateFunction], body: """
+    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.statusFieldsFunction, NotificationLua.stateRankFunction,
+                                                     NotificationLua.derivedStateFunction], body: """
     local fields = statusFields(status, legacyStatus)
     if not fields[FIELD_STATE] then return false end
     local state = derivedState(fields)

@@ -131,9 +131,11 @@ package struct RedisNotificationStore: NotificationStore {
     /// written before the entries moved into the ledger, receipts and revivals of pairs with no
     /// outcome yet); a pair with neither is not listed.
     package func status(id: Int) async throws -> NotificationStatus? {
-        let replies = try await redis.sendAll([RedisCommand("HGETALL", keys.status(id)), RedisCommand("HGETALL", keys.legacyStatus(id)),
+        let names = StoredStatus.allFields
+        let replies = try await redis.sendAll([RedisCommand("HMGET", arguments: [keys.status(id)] + names),
+                                               RedisCommand("HMGET", arguments: [keys.legacyStatus(id)] + names),
                                                RedisCommand("HGETALL", keys.ledger(id)), RedisCommand("HGETALL", keys.devices(id))])
-        let stored = StoredStatus(record: StoredStatus.fields(ofAll: replies[0]), legacy: StoredStatus.fields(ofAll: replies[1]))
+        let stored = StoredStatus(record: StoredStatus.fields(names, of: replies[0]), legacy: StoredStatus.fields(names, of: replies[1]))
         guard stored.state != nil else { return nil }
         let counts = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, stored.counts[$0] ?? 0) })
         var entries = Self.pairs(replies[3])

@@ -124,20 +124,28 @@ enum NotificationLua {
 
     """
 
-    /// Lua (after ``storedStateFunction``): moves the state stored for a notification (see
-    /// `storedState`) to `state`, in its status (the record's hash), unless it is already
-    /// further (in the order of ``DeliveryState``, `STATE_ORDER`: its ranks are read once per
-    /// script run); true when it moved.
-    static let advanceFunction = """
-    local rank = nil
-    local function advance(key, legacy, state)
-      if not rank then
-        rank = {}
+    /// Lua: `stateRank(state)`: the state's place in the order of ``DeliveryState``
+    /// (`STATE_ORDER`, read once per script run); 0 for none.
+    static let stateRankFunction = """
+    local stateRanks = nil
+    local function stateRank(state)
+      if not stateRanks then
+        stateRanks = {}
         local i = 0
-        for name in string.gmatch(STATE_ORDER, '[^,]+') do i = i + 1; rank[name] = i end
+        for name in string.gmatch(STATE_ORDER, '[^,]+') do i = i + 1; stateRanks[name] = i end
       end
+      return stateRanks[state] or 0
+    end
+
+    """
+
+    /// Lua (after ``stateRankFunction`` and ``storedStateFunction``): moves the state stored for a
+    /// notification (see `storedState`) to `state`, in its status (the record's hash), unless it
+    /// is already further; true when it moved.
+    static let advanceFunction = """
+    local function advance(key, legacy, state)
       local current = storedState(key, legacy)
-      if current == false or (rank[current] or 0) < rank[state] then
+      if current == false or stateRank(current) < stateRank(state) then
         redis.call('HSET', key, FIELD_STATE, state)
         return true
       end
@@ -146,18 +154,16 @@ enum NotificationLua {
 
     """
 
-    /// Lua: `derivedState(status)`: the state a status hash (its fields in a table) reads as,
-    /// as ``DeliveryState/derived(stored:counts:)`` does it: the stored state or the furthest
-    /// its counters imply, whichever is further.
+    /// Lua (after ``stateRankFunction``): `derivedState(fields)`: the state a status (its fields
+    /// in a table) reads as, as ``DeliveryState/derived(stored:counts:)`` does it: the stored
+    /// state or the furthest its counters imply, whichever is further.
     static let derivedStateFunction = """
     local function derivedState(fields)
       local stored = fields[FIELD_STATE]
-      local rank, i = {}, 0
-      for name in string.gmatch(STATE_ORDER, '[^,]+') do i = i + 1; rank[name] = i end
       for implied, counters in string.gmatch(STATE_IMPLIED, '(%a+)=([%a,]+)') do
         for counter in string.gmatch(counters, '%a+') do
           if tonumber(fields[counter] or '0') > 0 then
-            if not stored or (rank[stored] or 0) < rank[implied] then return implied end
+            if not stored or stateRank(stored) < stateRank(implied) then return implied end
             return stored
           end
         end

@@ -10,7 +10,7 @@ struct StoredStatus {
     var state: DeliveryState?
     var counts: [DeliveryCounter: Int] = [:]
 
-    /// From the two hashes' fields (HGETALL replies, or HMGET replies for `fields`).
+    /// From the two hashes' fields (HMGET replies, by ``fields(_:of:)``).
     init(record: [String: RedisValue], legacy: [String: RedisValue]) {
         state = (record[StatusField.state.rawValue] ?? legacy[StatusField.state.rawValue])?.string.flatMap(DeliveryState.init(rawValue:))
         for counter in DeliveryCounter.allCases {
@@ -24,16 +24,9 @@ struct StoredStatus {
 
     /// The fields HMGET reads for ``derived`` (the state, the counters that imply later ones).
     static let derivingFields = [StatusField.state.rawValue] + DeliveryState.impliedByCounters.flatMap(\.counters).map(\.rawValue)
-
-    /// An HGETALL reply as a dictionary.
-    static func fields(ofAll reply: RedisValue) -> [String: RedisValue] {
-        let flat = reply.array ?? []
-        var fields: [String: RedisValue] = [:]
-        for index in stride(from: 0, to: flat.count - 1, by: 2) {
-            if let name = flat[index].string { fields[name] = flat[index + 1] }
-        }
-        return fields
-    }
+    /// The fields HMGET reads for the whole status: the state and every counter (not the
+    /// record's own fields, which share the hash).
+    static let allFields = [StatusField.state.rawValue] + DeliveryCounter.allCases.map(\.rawValue)
 
     /// An HMGET reply for `names` as a dictionary (fields with no value left out).
     static func fields(_ names: [String], of reply: RedisValue) -> [String: RedisValue] {
