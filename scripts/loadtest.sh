@@ -114,10 +114,13 @@ if [ "$profile" = 1 ]; then
         redis-cli -p "$node_port" slowlog reset >/dev/null
     done
 fi
+# Redis's statistics start over once the devices are registered: the counts are the notifications'.
+resets=()
+for node_port in $node_ports; do resets+=(--reset-stats-at "redis://127.0.0.1:$node_port/0"); done
 "$bin" loadtest --api "http://127.0.0.1:$api_port" --user load --notifications "$notifications" --devices "$devices" \
-    --mode "$mode" --audience "$audience" --workers "$workers" "${watch[@]}" "${extra[@]}"
+    --mode "$mode" --audience "$audience" --workers "$workers" "${watch[@]}" "${resets[@]}" "${extra[@]}"
 # Redis commands per notification (INFO commandstats; commands run inside scripts count too, and
-# the device registrations and the simulator's own commands are included), and on a cluster per
+# the simulator's own commands are included, the device registrations not), and on a cluster per
 # node: the masters' spread (busiest / quietest) says whether the partitions share the work.
 for node_port in $node_ports; do
     echo "node $node_port $(echo "$masters" | grep -qx "$node_port" && echo master || echo replica)"

@@ -94,16 +94,20 @@ struct LoadReportTests {
     }
 
     /// `--via api-batch`: the notifications go 7 to a `POST /api/notifications/batch`, and the
-    /// summary still counts each one by its own id (none lost, none twice).
+    /// summary still counts each one by its own id (none lost, none twice). `--reset-stats-at`
+    /// starts Redis's statistics over after the registrations: a command sent before is not
+    /// counted, the notifications' are.
     @Test func aBatchedRunCountsEveryNotificationByItsId() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
                 try await withWorkers([pipeline.worker(consumer: "w-a")]) {
                     let json = server.directory.appendingPathComponent("batch.json")
+                    _ = try await pipeline.redis.send("ECHO", "before the run")
+                    #expect(try await pipeline.redis.send("INFO", "commandstats").string?.contains("cmdstat_echo:") == true)
                     let loadtest = try await ChildProcess(executable: try richpushExecutable(), arguments: [
                         "loadtest", "--redis-url", server.url, "--queue-prefix", pipeline.prefix, "--api", pipeline.baseURL.absoluteString,
                         "--user", "root", "--password", "root-pw", "--notifications", "100", "--devices", "10",
-                        "--via", "api-batch", "--batch-size", "7", "--connections", "4", "--json", json.path,
+                        "--via", "api-batch", "--batch-size", "7", "--connections", "4", "--json", json.path, "--reset-stats-at", server.url,
                     ], logFile: server.directory.appendingPathComponent("loadtest-batch.log"))
                     let status = try await loadtest.wait(timeout: .seconds(240))
                     try #require(status == 0, "loadtest failed: \(loadtest.log.suffix(2000))")
@@ -113,6 +117,8 @@ struct LoadReportTests {
                     #expect(report.summary.enqueueToDeviceMs?.count == 100)
                     // One job per notification: none was created twice.
                     #expect(try await pipeline.redis.send("XLEN", pipeline.queue.configuration.streamKey).int == 100)
+                    let stats = try await pipeline.redis.send("INFO", "commandstats").string ?? ""
+                    #expect(!stats.contains("cmdstat_echo:") && stats.contains("cmdstat_evalsha:"), "\(stats)")
                 }
             }
         }

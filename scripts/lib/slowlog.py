@@ -54,8 +54,8 @@ for entry in sorted(entries, key=lambda entry: entry[0]):
         pending = []
     else:
         pending = []
-        # By command and the shape of its key (digits as `N`): which store sent it.
-        shape = name + (" " + re.sub(r"[0-9]+", "N", str(args[1])) if len(args) > 1 else "")
+        # By command and the shape of its key (hex ids as `H`, digits as `N`): which store sent it.
+        shape = name + (" " + re.sub(r"[0-9]+", "N", re.sub(r"[0-9a-f]{16,}", "H", str(args[1]))) if len(args) > 1 else "")
         alone[shape] = alone.get(shape, 0) + 1
 print("==> Commands each script ran, per notification (busiest first):")
 for script, (count, commands) in sorted(inside.items(), key=lambda item: -sum(item[1][1].values()))[:8]:

@@ -49,6 +49,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "A process to sample for the report, as name=pid (repeatable); this process is sampled as 'loadtest'.") var watchPid: [String] = []
     @Option(help: "Worker processes serving the run, for the report.") var workers = 0
     @Option(help: "Seconds between samples of the timeline.") var sampleInterval: Double = 1
+    @Option(help: "A Redis URL (repeatable) whose statistics start over once the devices are registered (CONFIG RESETSTAT, and SLOWLOG RESET): its command counts are then the notifications' alone.") var resetStatsAt: [String] = []
 
     var effectiveShape: LoadShape { shape ?? (rate > 0 ? .constant : .max) }
 
@@ -61,6 +62,9 @@ struct LoadTestCommand: AsyncParsableCommand {
         guard (1...1000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 1000 (a batch's limit)") }
         guard (0...3600).contains(settleTimeout) else { throw ValidationError("--settle-timeout must be 0 to 3600 seconds") }
         guard sampleInterval >= 0.1 else { throw ValidationError("--sample-interval must be at least 0.1 seconds") }
+        for url in resetStatsAt {
+            do { _ = try RedisConfiguration(url: url) } catch { throw ValidationError("--reset-stats-at '\(url)': \(error)") }
+        }
         for argument in watchPid where ProcessProbe(argument: argument) == nil {
             throw ValidationError("--watch-pid '\(argument)' is not name=pid")
         }
@@ -94,6 +98,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         let tagPrefix = "load\(ProcessInfo.processInfo.processIdentifier)-"
         progress("registering \(devices) devices")
         try await simulator.start { ["\(tagPrefix)\($0)", "\(tagPrefix)all"] }
+        try await Self.resetStatistics(at: resetStatsAt)
 
         // A pool on one Redis, a cluster client on a cluster; the store spreads the notifications
         // over --partitions as the API does.
