@@ -104,14 +104,13 @@ for i in "${!worker_pids[@]}"; do watch+=(--watch-pid "worker-$((i + 1))=${worke
 where="one Redis"
 [ "$cluster" = 1 ] && where="Redis Cluster (masters $(echo $masters | tr ' ' ','))"
 echo "==> $notifications notifications to $devices devices (audience $audience), $workers workers, mode $mode, $where, $RICHPUSH_PARTITIONS partition(s) ${extra[*]}"
-for node_port in $node_ports; do redis-cli -p "$node_port" config resetstat >/dev/null; done
 if [ "$profile" = 1 ]; then
     # Every command into the SLOWLOG (its duration in µs, commands run by scripts too): what each
-    # script costs per call, which INFO commandstats cannot tell apart.
+    # script costs per call, which INFO commandstats cannot tell apart. (The log and the counts
+    # start over once the devices are registered: --reset-stats-at below.)
     for node_port in $masters; do
         redis-cli -p "$node_port" config set slowlog-log-slower-than 0 >/dev/null
         redis-cli -p "$node_port" config set slowlog-max-len 10000000 >/dev/null
-        redis-cli -p "$node_port" slowlog reset >/dev/null
     done
 fi
 # Redis's statistics start over once the devices are registered: the counts are the notifications'.

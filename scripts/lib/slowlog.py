@@ -22,7 +22,9 @@ while position < len(text):
     if position >= len(text):
         break
     chunk, position = decoder.raw_decode(text, position)
-    entries += chunk
+    # The SLOWLOG RESET that started the log is logged once it ran (it timed the clearing of
+    # everything before it): it is not the notifications' work.
+    entries += [entry for entry in chunk if not (entry[3] and entry[3][0].lower() == "slowlog")]
 
 calls = {}
 for entry in entries:  # [id, time, µs, args, client, name]
