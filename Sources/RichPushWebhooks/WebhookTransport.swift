@@ -31,10 +31,15 @@ package struct HTTPWebhookTransport: WebhookTransport {
         self.client = client
     }
 
-    /// The client configuration the dispatcher expects: no redirects, `connections` per host.
+    /// The client configuration the dispatcher expects: no redirects, `connections` per host, and
+    /// a connection that cannot be made fails its attempt at once. (AsyncHTTPClient's default
+    /// tries to connect again until its 10 s connect timeout: a receiver that refuses connections
+    /// then cost 10 s of a delivery slot per attempt. The dispatcher's retries, with their
+    /// backoff and window, are the retries.)
     package static func configuration(connections: Int) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, connections))
+        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled
         return configuration
     }
