@@ -25,7 +25,7 @@ redis_benchmark_rps() { # PIPELINE COMMAND...
     redis-benchmark -p "$port" -c 1 -P "$pipeline" -n "$requests" --csv "$@" | tail -1 | cut -d, -f2 | tr -d '"'
 }
 
-# "task": the loop runs as an ordinary task (a hop to the connection's thread and back per round trip);
+# "task": the threads transport (--redis-transport threads), the loop as an ordinary task (a hop to the connection's thread and back per round trip);
 # "spin": as "task", with the connection's thread spinning 50 µs for more work before it sleeps;
 # "on-thread": the loop runs with the connection as its task executor (no hand-off at all);
 # "nio": the SwiftNIO transport (--redis-transport nio), the loop as an ordinary task (a hop to the
@@ -40,9 +40,9 @@ for command in xadd publish; do
         fi
         theirs=$(redis_benchmark_rps "$pipeline" "${args[@]}")
         for mode in task spin on-thread nio nio-on-loop; do
-            flag=()
-            [ "$mode" = spin ] && flag=(--idle-spin 50)
-            [ "$mode" = on-thread ] && flag=(--on-connection-thread)
+            flag=(--redis-transport threads)
+            [ "$mode" = spin ] && flag=(--redis-transport threads --idle-spin 50)
+            [ "$mode" = on-thread ] && flag=(--redis-transport threads --on-connection-thread)
             [ "$mode" = nio ] && flag=(--redis-transport nio)
             [ "$mode" = nio-on-loop ] && flag=(--redis-transport nio --on-connection-thread)
             ours=$("$bin" bench redis --redis-url "$url" --command "$command" --pipeline "$pipeline" \

@@ -21,7 +21,7 @@ struct RedisOptions: ParsableArguments {
     @Option(name: .customLong("redis-transport"), help: ArgumentHelp(
         """
         How connections to one Redis carry requests: threads (a thread per connection) or nio \
-        (SwiftNIO event loops) (env RICHPUSH_REDIS_TRANSPORT; default threads). A cluster always uses threads.
+        (SwiftNIO event loops) (env RICHPUSH_REDIS_TRANSPORT; default nio). A cluster always uses threads.
         """,
         valueName: "transport"))
     var redisTransport: RedisTransport?
@@ -29,7 +29,7 @@ struct RedisOptions: ParsableArguments {
     var transport: RedisTransport {
         get throws {
             if let redisTransport { return redisTransport }
-            guard let name = ProcessInfo.processInfo.environment["RICHPUSH_REDIS_TRANSPORT"], !name.isEmpty else { return .threads }
+            guard let name = ProcessInfo.processInfo.environment["RICHPUSH_REDIS_TRANSPORT"], !name.isEmpty else { return .nio }
             guard let transport = RedisTransport(rawValue: name) else {
                 throw ValidationError("RICHPUSH_REDIS_TRANSPORT must be one of \(RedisTransport.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
             }
