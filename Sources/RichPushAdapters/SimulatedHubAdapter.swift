@@ -4,7 +4,8 @@ package import RichPushCore
 
 /// A push hub on Redis (sharded) Pub/Sub, for development, tests and load tests: each push is SPUBLISHed
 /// (pipelined, one round trip per batch) to its device's channel. When no subscriber received it
-/// (the device is offline) the hub holds it, as APNs and FCM do: one push per collapse id per
+/// (the device is offline) the hub's publish-or-hold script publishes it again and, if still no
+/// one receives it, holds it, as APNs and FCM do: one push per collapse id per
 /// device (a newer push with the same collapse id replaces the older), and every push without
 /// one (an FCM message without `collapse_key`), each until its deadline (its ttl from the
 /// notification's creation, to the millisecond, or the hub's hold time) and within its
@@ -38,57 +39,27 @@ package struct SimulatedHubAdapter: PushAdapter {
         guard !pushes.isEmpty else { return [] }
         let sentAt = Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
         let nowMilliseconds = Int64(sentAt / 1000)
-        let holdMilliseconds = Int64(holdFor.milliseconds)
-        // Publish-or-hold is one script, so a device that subscribes and then takes its held
-        // pushes can never fall between a PUBLISH that found no one and the hold after it; one
-        // call takes the batch (on a cluster, one per bucket: a slot).
         let buckets = pushes.map { HubHold.bucket($0.installation.handle) }
-        var groups: [Int: [Int]] = [:]
-        for index in pushes.indices { groups[callPerBucket ? buckets[index] : 0, default: []].append(index) }
-        var calls: [HubHold.PublishCall] = []
-        var order: [[Int]] = []
-        for indices in groups.values {
-            for start in stride(from: 0, to: indices.count, by: HubHold.pushesPerCall) {
-                let chunk = Array(indices[start..<min(start + HubHold.pushesPerCall, indices.count)])
-                var call = HubHold.PublishCall(now: nowMilliseconds)
-                call.pushes.reserveCapacity(chunk.count)
-                for index in chunk {
-                    let push = pushes[index]
-                    let bucket = buckets[index]
-                    let collapses = !push.rendered.collapseID.isEmpty
-                    let envelope = SimulatedEnvelope.encode(id: Self.id(of: push), installation: push.installation.id,
-                                                            sentAt: sentAt, pushType: push.rendered.pushType, payload: push.rendered.payload,
-                                                            notification: push.notification, app: app)
-                    // Held until the push's deadline (creation + the sender's ttl, in ms), never
-                    // longer or shorter, as APNs and FCM do.
-                    let deadline = push.rendered.deadline
-                    let holdFor = deadline > 0 ? max(1, min(holdMilliseconds, deadline - nowMilliseconds)) : holdMilliseconds
-                    let limits = HubHold.Limits.of(push.installation.platform)
-                    // Without a collapse id each push is held on its own, under a field of its own.
-                    let field = collapses ? push.rendered.collapseID : "\n\(push.notification).\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
-                    call.pushes.append(HubHold.PublishItem(held: hold.key(push.installation.handle, bucket: bucket), expiry: hold.expiryKey(bucket: bucket),
-                                                           channel: hold.channel(push.installation.handle, bucket: bucket), envelope: envelope, hold: holdFor,
-                                                           field: field, handle: push.installation.handle,
-                                                           most: collapses ? limits.collapseIDs : limits.messages))
-                }
-                calls.append(call)
-                order.append(chunk)
+        let items = pushes.indices.map { item(for: pushes[$0], bucket: buckets[$0], sentAt: sentAt, now: nowMilliseconds) }
+        // Each push is first SPUBLISHed on its own, all in one pipeline: a device that is online
+        // costs Redis one command (the script took 2.2 µs of Redis a push, these 0.65). A push
+        // that reached no one goes through publish-or-hold, which publishes it again and holds it
+        // if still no one receives it, in one script: a device that subscribes and then takes its
+        // held pushes meanwhile gets it either way, and once (the first publish reached no one).
+        let published = try await redis.pipeline(items.map { RedisCommand("SPUBLISH", $0.channel, $0.envelope) })
+        var outcomes = [PushOutcome](repeating: .failed(reason: "no reply from Redis", retryable: true), count: pushes.count)
+        var offline: [Int] = []
+        for (index, reply) in zip(pushes.indices, published) {
+            if let message = reply.errorMessage {
+                outcomes[index] = .failed(reason: message, retryable: true)
+            } else if (reply.int ?? 0) > 0 {
+                outcomes[index] = .sent(adapterID: Self.id(of: pushes[index]))
+            } else {
+                offline.append(index)
             }
         }
-        let replies = try await redis.run(HubHold.publishOrHold, calls: calls)
-        var outcomes = [PushOutcome](repeating: .failed(reason: "no reply from Redis", retryable: true), count: pushes.count)
-        for (chunk, reply) in zip(order, replies) {
-            let receivers = reply.errorMessage == nil ? reply.array ?? [] : []
-            for (position, index) in chunk.enumerated() {
-                let id = Self.id(of: pushes[index])
-                if let message = reply.errorMessage {
-                    outcomes[index] = .failed(reason: message, retryable: true)
-                } else if position < receivers.count {
-                    outcomes[index] = (receivers[position].int ?? 0) > 0 ? .sent(adapterID: id) : .held(adapterID: id)
-                } else {
-                    outcomes[index] = .failed(reason: "Redis answered \(receivers.count) of \(chunk.count) pushes", retryable: true)
-                }
-            }
+        if !offline.isEmpty {
+            try await publishOrHold(offline, items: items, buckets: buckets, now: nowMilliseconds, pushes: pushes, into: &outcomes)
         }
         return outcomes
     }

@@ -1,0 +1,55 @@
+import RichPushCore
+
+extension SimulatedHubAdapter {
+    /// A push as the hub's scripts take it: its keys and channel, its envelope, how long it is
+    /// held if no one receives it and under which field, and the most held of its kind.
+    func item(for push: OutgoingPush, bucket: Int, sentAt: Int, now: Int64) -> HubHold.PublishItem {
+        let collapses = !push.rendered.collapseID.isEmpty
+        let envelope = SimulatedEnvelope.encode(id: Self.id(of: push), installation: push.installation.id,
+                                                sentAt: sentAt, pushType: push.rendered.pushType, payload: push.rendered.payload,
+                                                notification: push.notification, app: app)
+        // Held until the push's deadline (creation + the sender's ttl, in ms), never longer or
+        // shorter, as APNs and FCM do.
+        let holdMilliseconds = Int64(holdFor.milliseconds)
+        let deadline = push.rendered.deadline
+        let heldFor = deadline > 0 ? max(1, min(holdMilliseconds, deadline - now)) : holdMilliseconds
+        let limits = HubHold.Limits.of(push.installation.platform)
+        // Without a collapse id each push is held on its own, under a field of its own.
+        let field = collapses ? push.rendered.collapseID : "\n\(push.notification).\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+        return HubHold.PublishItem(held: hold.key(push.installation.handle, bucket: bucket), expiry: hold.expiryKey(bucket: bucket),
+                                   channel: hold.channel(push.installation.handle, bucket: bucket), envelope: envelope, hold: heldFor,
+                                   field: field, handle: push.installation.handle, most: collapses ? limits.collapseIDs : limits.messages)
+    }
+
+    /// The pushes at `offline` (indexes into `pushes` and `items`), whose first publish reached
+    /// no one, through the publish-or-hold script: one call for all of them (on a cluster, one
+    /// per bucket: a slot); each one's outcome (sent, held or failed) into `outcomes`.
+    func publishOrHold(_ offline: [Int], items: [HubHold.PublishItem], buckets: [Int], now: Int64, pushes: [OutgoingPush],
+                       into outcomes: inout [PushOutcome]) async throws {
+        var groups: [Int: [Int]] = [:]
+        for index in offline { groups[callPerBucket ? buckets[index] : 0, default: []].append(index) }
+        var calls: [HubHold.PublishCall] = []
+        var order: [[Int]] = []
+        for indices in groups.values {
+            for start in stride(from: 0, to: indices.count, by: HubHold.pushesPerCall) {
+                let chunk = Array(indices[start..<min(start + HubHold.pushesPerCall, indices.count)])
+                calls.append(HubHold.PublishCall(now: now, pushes: chunk.map { items[$0] }))
+                order.append(chunk)
+            }
+        }
+        let replies = try await redis.run(HubHold.publishOrHold, calls: calls)
+        for (chunk, reply) in zip(order, replies) {
+            let receivers = reply.errorMessage == nil ? reply.array ?? [] : []
+            for (position, index) in chunk.enumerated() {
+                let id = Self.id(of: pushes[index])
+                if let message = reply.errorMessage {
+                    outcomes[index] = .failed(reason: message, retryable: true)
+                } else if position < receivers.count {
+                    outcomes[index] = (receivers[position].int ?? 0) > 0 ? .sent(adapterID: id) : .held(adapterID: id)
+                } else {
+                    outcomes[index] = .failed(reason: "Redis answered \(receivers.count) of \(chunk.count) pushes", retryable: true)
+                }
+            }
+        }
+    }
+}
