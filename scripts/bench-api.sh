@@ -23,7 +23,7 @@ api_port=$(free_port)
 api_pid=""
 cleanup() {
     [ -n "$api_pid" ] && kill "$api_pid" 2>/dev/null || true
-    kill_private_redis "$TMPDIR"
+    kill_private_redis "$dir"
     rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -21,7 +21,7 @@ port=$(free_port)
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    kill_private_redis "$TMPDIR"
+    kill_private_redis "$dir"
     rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -14,7 +14,7 @@ build_release
 
 dir=$(mktemp -d "$TMPDIR/redis-XXXX")
 port=$(free_port)
-trap 'kill_private_redis "$TMPDIR"; rm -rf "$dir"' EXIT
+trap 'kill_private_redis "$dir"; rm -rf "$dir"' EXIT
 start_private_redis "$dir" "$port"
 
 "$bin" bench webhooks --redis-url "redis://127.0.0.1:$port/0" "$@"

@@ -44,7 +44,7 @@ pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    kill_private_redis "$TMPDIR"
+    kill_private_redis "$work"
 }
 trap cleanup EXIT
 

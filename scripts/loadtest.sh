@@ -58,7 +58,7 @@ pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     [ "$cluster" = 1 ] && scripts/cluster.sh stop --dir "$work/cluster" >/dev/null
-    kill_private_redis "$TMPDIR"
+    kill_private_redis "$work"
 }
 trap cleanup EXIT
 

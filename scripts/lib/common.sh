@@ -28,6 +28,8 @@ ensure_swift() {
 }
 
 # kill_private_redis DIR: kills every redis-server whose pid file lies under DIR (tests start them there).
+# Name the run's own directory, never a shared parent: a run next to it (another load test) has its
+# redis-servers under the same parent.
 kill_private_redis() {
     local dir=$1
     [ -d "$dir" ] || return 0
