@@ -3,7 +3,7 @@
 # Enqueues N noop jobs (pipelined), runs W worker processes, and prints the enqueue rate,
 # end-to-end jobs/s, latency enqueue→handled (p50/p99/max) and the workers' peak RSS; then
 # runs again at half the measured rate, where the latency target applies.
-# Usage: scripts/bench-queue.sh [JOBS] [WORKERS]      (defaults 200000, 2)
+# Usage: scripts/bench-queue.sh [JOBS] [WORKERS]      (defaults 200000, 2; RICHPUSH_BIN: a built binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -14,7 +14,7 @@ ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config
 ensure_swift
 private_tmp bench
 
-build_release
+richpush_binary
 
 dir=$(mktemp -d "$TMPDIR/redis-XXXX")
 port=$(free_port)

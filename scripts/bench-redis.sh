@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): this project's Redis client against redis-benchmark on the same private
 # redis-server, for XADD and PUBLISH, one connection, unpipelined (-P 1) and pipelined (-P 64).
-# Usage: scripts/bench-redis.sh [REQUESTS]   (default 200000 per measurement)
+# Usage: scripts/bench-redis.sh [REQUESTS]   (default 200000 per measurement; RICHPUSH_BIN: a built binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -11,7 +11,7 @@ ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config
 ensure_swift
 private_tmp bench
 
-build_release
+richpush_binary
 
 dir=$(mktemp -d "$TMPDIR/redis-XXXX")
 port=$(free_port)

@@ -10,7 +10,7 @@ ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config
 ensure_swift
 private_tmp bench-webhooks
 
-build_release
+richpush_binary
 
 dir=$(mktemp -d "$TMPDIR/redis-XXXX")
 port=$(free_port)
