@@ -61,6 +61,11 @@ cleanup() {
     kill_private_redis "$work"
 }
 trap cleanup EXIT
+# A TERM or INT sent to this script alone (not its process group) ends it through the EXIT trap
+# too, which stops what it started; the generator runs in the background for that (bash runs a
+# trap only once a foreground command has ended, but at once during a `wait`).
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 richpush_binary
 if [ "$cluster" = 1 ]; then
@@ -117,7 +122,8 @@ fi
 resets=()
 for node_port in $node_ports; do resets+=(--reset-stats-at "redis://127.0.0.1:$node_port/0"); done
 "$bin" loadtest --api "http://127.0.0.1:$api_port" --user load --notifications "$notifications" --devices "$devices" \
-    --mode "$mode" --audience "$audience" --workers "$workers" "${watch[@]}" "${resets[@]}" "${extra[@]}"
+    --mode "$mode" --audience "$audience" --workers "$workers" "${watch[@]}" "${resets[@]}" "${extra[@]}" & pids+=($!)
+wait $!
 # Redis commands per notification (INFO commandstats; commands run inside scripts count too, and
 # the simulator's own commands are included, the device registrations not), and on a cluster per
 # node: the masters' spread (busiest / quietest) says whether the partitions share the work.
