@@ -57,6 +57,8 @@ work=$(mktemp -d "$TMPDIR/run-XXXX")
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    # Gone before this script ends (a worker drains its jobs first).
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     [ "$cluster" = 1 ] && scripts/cluster.sh stop --dir "$work/cluster" >/dev/null
     kill_private_redis "$work"
 }
