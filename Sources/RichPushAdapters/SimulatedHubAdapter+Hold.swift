@@ -1,13 +1,10 @@
 import RichPushCore
 
 extension SimulatedHubAdapter {
-    /// A push as the hub's scripts take it: its keys and channel, its envelope, how long it is
-    /// held if no one receives it and under which field, and the most held of its kind.
-    func item(for push: OutgoingPush, bucket: Int, sentAt: Int, now: Int64) -> HubHold.PublishItem {
+    /// A push that reached no one as the hub's script takes it: its keys, channel and envelope
+    /// (as first published), how long it is held and under which field, and the most held of its kind.
+    func item(for push: OutgoingPush, bucket: Int, channel: String, envelope: [UInt8], now: Int64) -> HubHold.PublishItem {
         let collapses = !push.rendered.collapseID.isEmpty
-        let envelope = SimulatedEnvelope.encode(id: Self.id(of: push), installation: push.installation.id,
-                                                sentAt: sentAt, pushType: push.rendered.pushType, payload: push.rendered.payload,
-                                                notification: push.notification, app: app)
         // Held until the push's deadline (creation + the sender's ttl, in ms), never longer or
         // shorter, as APNs and FCM do.
         let holdMilliseconds = Int64(holdFor.milliseconds)
@@ -17,31 +14,31 @@ extension SimulatedHubAdapter {
         // Without a collapse id each push is held on its own, under a field of its own.
         let field = collapses ? push.rendered.collapseID : "\n\(push.notification).\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
         return HubHold.PublishItem(held: hold.key(push.installation.handle, bucket: bucket), expiry: hold.expiryKey(bucket: bucket),
-                                   channel: hold.channel(push.installation.handle, bucket: bucket), envelope: envelope, hold: heldFor,
+                                   channel: channel, envelope: envelope, hold: heldFor,
                                    field: field, handle: push.installation.handle, most: collapses ? limits.collapseIDs : limits.messages)
     }
 
-    /// The pushes at `offline` (indexes into `pushes` and `items`), whose first publish reached
-    /// no one, through the publish-or-hold script: one call for all of them (on a cluster, one
+    /// The pushes whose first publish reached no one (`items`, of the batch's pushes at
+    /// `indexes`) through the publish-or-hold script: one call for all of them (on a cluster, one
     /// per bucket: a slot); each one's outcome (sent, held or failed) into `outcomes`.
-    func publishOrHold(_ offline: [Int], items: [HubHold.PublishItem], buckets: [Int], now: Int64, pushes: [OutgoingPush],
+    func publishOrHold(_ items: [HubHold.PublishItem], at indexes: [Int], buckets: [Int], ids: [String], now: Int64,
                        into outcomes: inout [PushOutcome]) async throws {
         var groups: [Int: [Int]] = [:]
-        for index in offline { groups[callPerBucket ? buckets[index] : 0, default: []].append(index) }
+        for position in items.indices { groups[callPerBucket ? buckets[indexes[position]] : 0, default: []].append(position) }
         var calls: [HubHold.PublishCall] = []
         var order: [[Int]] = []
-        for indices in groups.values {
-            for start in stride(from: 0, to: indices.count, by: HubHold.pushesPerCall) {
-                let chunk = Array(indices[start..<min(start + HubHold.pushesPerCall, indices.count)])
+        for positions in groups.values {
+            for start in stride(from: 0, to: positions.count, by: HubHold.pushesPerCall) {
+                let chunk = Array(positions[start..<min(start + HubHold.pushesPerCall, positions.count)])
                 calls.append(HubHold.PublishCall(now: now, pushes: chunk.map { items[$0] }))
-                order.append(chunk)
+                order.append(chunk.map { indexes[$0] })
             }
         }
         let replies = try await redis.run(HubHold.publishOrHold, calls: calls)
         for (chunk, reply) in zip(order, replies) {
             let receivers = reply.errorMessage == nil ? reply.array ?? [] : []
             for (position, index) in chunk.enumerated() {
-                let id = Self.id(of: pushes[index])
+                let id = ids[index]
                 if let message = reply.errorMessage {
                     outcomes[index] = .failed(reason: message, retryable: true)
                 } else if position < receivers.count {

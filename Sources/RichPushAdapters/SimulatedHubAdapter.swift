@@ -16,9 +16,10 @@ package struct SimulatedHubAdapter: PushAdapter {
     let redis: any RedisClient
     let hold: HubHold
     let holdFor: Duration
-    /// On a cluster a script's keys must share a slot, so a batch goes out in one call per
-    /// bucket; one Redis takes the whole batch in one call (with one push per bucket, as a batch
-    /// of single-device notifications mostly has, one call per bucket was one per push).
+    /// On a cluster a script's keys must share a slot, so a batch's offline pushes go to the
+    /// publish-or-hold script in one call per bucket; one Redis takes them all in one call (with
+    /// one push per bucket, as a batch of single-device notifications mostly has, one call per
+    /// bucket was one per push).
     let callPerBucket: Bool
     /// The app whose pushes these are (named in each envelope but the default app's).
     let app: AppID
@@ -40,26 +41,32 @@ package struct SimulatedHubAdapter: PushAdapter {
         let sentAt = Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
         let nowMilliseconds = Int64(sentAt / 1000)
         let buckets = pushes.map { HubHold.bucket($0.installation.handle) }
-        let items = pushes.indices.map { item(for: pushes[$0], bucket: buckets[$0], sentAt: sentAt, now: nowMilliseconds) }
+        let ids = pushes.map(Self.id(of:))
+        let channels = pushes.indices.map { hold.channel(pushes[$0].installation.handle, bucket: buckets[$0]) }
+        let envelopes = pushes.indices.map {
+            SimulatedEnvelope.encode(id: ids[$0], installation: pushes[$0].installation.id, sentAt: sentAt, pushType: pushes[$0].rendered.pushType,
+                                     payload: pushes[$0].rendered.payload, notification: pushes[$0].notification, app: app)
+        }
         // Each push is first SPUBLISHed on its own, all in one pipeline: a device that is online
         // costs Redis one command (the script took 2.2 µs of Redis a push, these 0.65). A push
         // that reached no one goes through publish-or-hold, which publishes it again and holds it
         // if still no one receives it, in one script: a device that subscribes and then takes its
         // held pushes meanwhile gets it either way, and once (the first publish reached no one).
-        let published = try await redis.pipeline(items.map { RedisCommand("SPUBLISH", $0.channel, $0.envelope) })
+        let published = try await redis.pipeline(pushes.indices.map { RedisCommand("SPUBLISH", channels[$0], envelopes[$0]) })
         var outcomes = [PushOutcome](repeating: .failed(reason: "no reply from Redis", retryable: true), count: pushes.count)
         var offline: [Int] = []
         for (index, reply) in zip(pushes.indices, published) {
             if let message = reply.errorMessage {
                 outcomes[index] = .failed(reason: message, retryable: true)
             } else if (reply.int ?? 0) > 0 {
-                outcomes[index] = .sent(adapterID: Self.id(of: pushes[index]))
+                outcomes[index] = .sent(adapterID: ids[index])
             } else {
                 offline.append(index)
             }
         }
         if !offline.isEmpty {
-            try await publishOrHold(offline, items: items, buckets: buckets, now: nowMilliseconds, pushes: pushes, into: &outcomes)
+            let items = offline.map { item(for: pushes[$0], bucket: buckets[$0], channel: channels[$0], envelope: envelopes[$0], now: nowMilliseconds) }
+            try await publishOrHold(items, at: offline, buckets: buckets, ids: ids, now: nowMilliseconds, into: &outcomes)
         }
         return outcomes
     }
