@@ -8,8 +8,9 @@ import RedisTestSupport
 import RichPushCore
 import Testing
 
-/// A Redis filled by a richpush built before apps existed (Fixtures/before-apps.rdb, made by
-/// scripts/dev/upgrade-fixture.sh) keeps working after the upgrade, as the default app, with no
+/// A Redis filled by a richpush built before apps existed (Fixtures/before-apps.keys.json, made by
+/// scripts/dev/upgrade-fixture.sh: each key's DUMP and its time to live when it was written,
+/// restored with that time to live, so the fixture holds on any date) keeps working after the upgrade, as the default app, with no
 /// step: its users sign in, its API key works, the notification queued before the upgrade and the
 /// one scheduled then are delivered, its webhook is there, and new sends work.
 @Suite("Upgrade from before apps", .serialized)
@@ -17,16 +18,12 @@ struct UpgradeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     @Test func aRedisWrittenBeforeAppsIsTheDefaultApps() async throws {
-        // The server loads a copy (it may write its own dump beside it).
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-upgrade-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("before-apps.rdb"), to: directory.appendingPathComponent("dump.rdb"))
         let ids = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("before-apps.json"))) as? [String: String])
         let token = try String(contentsOf: Self.fixtures.appendingPathComponent("before-apps.token"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let queued = try #require(ids["queued"].flatMap(Int.init)), scheduled = try #require(ids["scheduled"].flatMap(Int.init))
 
-        try await withRedisServer(arguments: ["--dir", directory.path, "--dbfilename", "dump.rdb"]) { server in
+        try await withRedisServer { server in
+            try await Self.restoreFixture("before-apps.keys.json", into: server)
             #expect(try await server.probe("EXISTS", "richpush:user:alice").int == 1, "the fixture was not loaded")
             try await Pipeline.start(server: server, prefix: "richpush") { pipeline in
                 // Its users and their devices, as they were.
@@ -55,6 +52,28 @@ struct UpgradeTests {
                     }
                 }
             }
+        }
+    }
+
+    /// Restores every key of a fixture written by scripts/dev/redis_keys.py, each with the time to
+    /// live it had when the fixture was written (counted from now).
+    static func restoreFixture(_ name: String, into server: RedisServer) async throws {
+        struct Fixture: Decodable {
+            struct Key: Decodable {
+                let key: String
+                let pttl: Int
+                let dump: String
+            }
+            let keys: [Key]
+        }
+        let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: fixtures.appendingPathComponent(name)))
+        #expect(!fixture.keys.isEmpty, "the fixture \(name) holds no keys")
+        for entry in fixture.keys {
+            let hex = Array(entry.dump.utf8)
+            let bytes = try stride(from: 0, to: hex.count, by: 2).map { index in
+                try #require(UInt8(String(decoding: hex[index..<min(index + 2, hex.count)], as: UTF8.self), radix: 16), "bad hex in \(entry.key)")
+            }
+            try await server.probe("RESTORE", entry.key, max(entry.pttl, 0), bytes)
         }
     }
 }

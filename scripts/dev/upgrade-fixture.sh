@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes Tests/EndToEndTests/Fixtures/before-apps.rdb: a Redis filled by a richpush built before
+# Writes Tests/EndToEndTests/Fixtures/before-apps.keys.json: a Redis filled by a richpush built before
 # apps existed (give its binary), for UpgradeTests. Not part of the tests: run it again only to
 # make the fixture from another release.
 #
@@ -57,13 +57,14 @@ kill "$api_pid"
 wait "$api_pid" 2>/dev/null || true
 api_pid=""
 
-redis-cli -p "$redis_port" SAVE >/dev/null
+# Each key's DUMP with its time to live as it is now, not a dump.rdb: an RDB keeps absolute expiry
+# times, so a test loading it after they pass finds the expiring keys gone.
 mkdir -p Tests/EndToEndTests/Fixtures
-cp "$dir/dump.rdb" Tests/EndToEndTests/Fixtures/before-apps.rdb
+python3 scripts/dev/redis_keys.py "$redis_port" > Tests/EndToEndTests/Fixtures/before-apps.keys.json
 printf '%s\n' "$token" > Tests/EndToEndTests/Fixtures/before-apps.token
 python3 - "$dir/a.json" "$dir/b.json" > Tests/EndToEndTests/Fixtures/before-apps.json <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 print(json.dumps({"queued": a["id"], "scheduled": b["id"]}))
 PY
-echo "wrote Tests/EndToEndTests/Fixtures/before-apps.{rdb,token,json} ($(redis-cli -p "$redis_port" DBSIZE) keys)"
+echo "wrote Tests/EndToEndTests/Fixtures/before-apps.{keys.json,token,json} ($(redis-cli -p "$redis_port" DBSIZE) keys)"
