@@ -27,6 +27,17 @@ struct WebPushRenderingTests {
         #expect(rendered.expiration == 1000 + 86400)
     }
 
+    /// RFC 8030 §5.3: `high` is for time-sensitive messages; an ordinary notification is
+    /// `normal` (priority 5, said as `Urgency: normal`) unless its sender asked for `high`.
+    @Test func urgencyIsNormalUnlessTheSenderAskedForHigh() throws {
+        var notification = RenderingTests.notification("hi")
+        #expect(try PushRenderer().renderWebPush(notification).priority == 5, "no priority given")
+        notification.delivery.priority = .normal
+        #expect(try PushRenderer().renderWebPush(notification).priority == 5)
+        notification.delivery.priority = .high
+        #expect(try PushRenderer().renderWebPush(notification).priority == 10)
+    }
+
     @Test func aMessageOverOneRecordIsRefusedBeforeSending() throws {
         let overhead = try PushRenderer().renderWebPush(RenderingTests.notification("")).payload.count
         let longest = String(repeating: "a", count: PushRenderer.maxWebPushPlaintextBytes - overhead)

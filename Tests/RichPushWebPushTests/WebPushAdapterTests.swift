@@ -75,7 +75,7 @@ struct WebPushAdapterTests {
             #expect(outcomes.allSatisfy { if case .sent(let id) = $0 { id.hasPrefix(sim.origin + "/message/") } else { false } }, "\(outcomes)")
             for (index, socket) in sockets.enumerated() {
                 let messages = try await socket.waitForMessages(2)
-                #expect(messages.allSatisfy { $0.contentEncoding == "aes128gcm" && $0.urgency == "high" && $0.ttl > 86_000 })
+                #expect(messages.allSatisfy { $0.contentEncoding == "aes128gcm" && $0.urgency == "normal" && $0.ttl > 86_000 })
                 for message in messages {
                     let plaintext = try browsers[index].decrypt(message.body)
                     #expect(plaintext == pushes[index].rendered.payload)

@@ -138,7 +138,7 @@ class Cluster:
             "--fcm-url", f"https://127.0.0.1:{self.fcm_port}", "--fcm-ca-file", os.path.join(self.fcm_dir, "ca.pem")]
         proc = self.supervisor.add(Proc(name, [
             self.binary, "worker", "--redis-url", self.redis_url, "--queue-prefix", self.prefix, "--consumer", f"chaos-{name}",
-            "--visibility-timeout", str(self.visibility_timeout), "--max-attempts", "25", "--log-level", "warning"] + fcm,
+            "--visibility-timeout", str(self.visibility_timeout), "--max-attempts", "25", "--log-level", os.environ.get("CHAOS_WORKER_LOG", "warning")] + fcm,
             self.workdir, env=self.env))
         proc.start()
         self.workers.append(proc)

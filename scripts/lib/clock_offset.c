@@ -15,9 +15,17 @@
 #include <time.h>
 #include <unistd.h>
 
+// Read once: getenv is not safe against a setenv on another thread, and a clock that read a
+// torn environment once would jump by a year for that one call.
 static long offset_seconds(void) {
-    const char *value = getenv("RICHPUSH_CLOCK_OFFSET");
-    return value ? strtol(value, NULL, 10) : 0;
+    static volatile long cached = 0;
+    static volatile int known = 0;
+    if (!known) {
+        const char *value = getenv("RICHPUSH_CLOCK_OFFSET");
+        cached = value ? strtol(value, NULL, 10) : 0;
+        known = 1;
+    }
+    return cached;
 }
 
 static int is_wall_clock(clockid_t id) {

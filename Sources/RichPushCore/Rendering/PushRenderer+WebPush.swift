@@ -26,7 +26,9 @@ extension PushRenderer {
         }
         let current = Self.milliseconds(now)
         let until = min(deadline(of: notification, now: now), current + Self.milliseconds(roundingUp: Self.maxWebPushTimeToLive))
-        return RenderedPush(payload: json.bytes, pushType: "webpush", priority: notification.delivery.priority == .normal ? 5 : 10,
+        // RFC 8030 §5.3: `high` is for time-sensitive messages (calls, alerts); an ordinary
+        // notification is `normal` unless its sender asked for `priority: high`.
+        return RenderedPush(payload: json.bytes, pushType: "webpush", priority: notification.delivery.priority == .high ? 10 : 5,
                             expiration: Self.seconds(roundingUp: until), collapseID: notification.delivery.collapseID ?? "", deadline: until)
     }
 }
