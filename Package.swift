@@ -216,7 +216,8 @@ let package = Package(
             name: "APITestSupport",
             dependencies: [
                 "RichPushAPI", "RichPushCore", "RichPushInMemory", .use("Hummingbird"), .use("HummingbirdTesting"),
-                .use("HummingbirdBcrypt"), .use("HTTPTypes"), .use("NIOCore"), .use("Logging"), .use("ServiceLifecycle"),
+                .use("HummingbirdBcrypt"), .use("HTTPTypes"), .use("NIOCore"), .use("NIOHTTP1"), .use("Logging"), .use("ServiceLifecycle"),
+                .use("AsyncHTTPClient"),
             ],
             path: "Tests/APITestSupport"
         ),

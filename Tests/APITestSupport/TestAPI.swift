@@ -31,10 +31,10 @@ package struct TestAPI: Sendable {
         return configuration
     }
 
-    /// Runs `body` with HummingbirdTesting's client of the live application.
+    /// Runs `body` with a client of the live application (``PatientTestClient``: HummingbirdTesting's
+    /// contract, with two minutes' patience instead of its fixed 20 s).
     package func test<T: Sendable>(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
-        let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
-        return try await app.test(.live) { client in try await body(client) }
+        try await serve { port in try await body(PatientTestClient(port: port)) }
     }
 
     /// Runs the application in a service group, as `richpush api` does, and `body` with the port it
