@@ -26,10 +26,11 @@ struct ScheduledSendTests {
                 let simulator = try pipeline.simulator(tap: .none)
                 try await withSimulator(simulator) { log in
                     try await withWorker(pipeline.worker()) {
-                        // Both due in 12 s (the second as RFC 3339); the second is cancelled at once (12 s:
-                        // a loaded machine has taken more than 6 s between the create and the cancel,
-                        // and a cancel that comes after the job was read cannot stop that send).
-                        let sendAt = JobQueue.nowMilliseconds() + 12_000
+                        // Both due in 30 s (the second as RFC 3339); the second is cancelled at once (30 s:
+                        // a loaded machine has taken more than 6 s, and once more than 12 s, between the
+                        // create and the cancel, and a cancel that comes after the job was read cannot
+                        // stop that send).
+                        let sendAt = JobQueue.nowMilliseconds() + 30_000
                         let scheduled = try await pipeline.send(json: ["message": "later", "richType": "text", "payload": "p", "sendAt": sendAt])
                         let formatter = ISO8601DateFormatter()
                         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
