@@ -149,11 +149,12 @@ define cluster-tests "Swift Testing: the Redis Cluster pipeline suite (ClusterFl
     "$tests" --testing-library swift-testing --filter "$long_suite"
 define tests "Swift Testing: every other suite, in parallel (what \`swift test\` runs)" \
     "$tests" --testing-library swift-testing --skip "$long_suite"
-# After the tests, two lanes of about a minute each, beside the cluster suite's last minute. One
-# runs the stages with timing bounds of a second or two (security's connection timeouts and login
-# timing, chaos's fault windows), one at a time. The other runs the fuzz run, the most CPU of the
-# four with bounds of 7 s and more, at a lower priority (nice 5: the cores go to the bounded stages
-# when they want them), then the browser device, whose waits allow 30 s.
+# After the tests, security (timing bounds of a second or two: connection timeouts, login timing)
+# beside the fuzz run, the most CPU of them with bounds of 7 s and more, at a lower priority (nice
+# 5: the cores go to the bounded stage when it wants them); then the browser device, whose waits
+# allow 30 s, and the console. Chaos comes after them, alone: beside the fuzz and browser stages
+# (load average 20-35) it failed in 5 of 5 runs of the landed workers on 2026-12-06/07 (requests
+# during a quota hold, duplicates; docs/fault-injection.md, open), and passed alone.
 define security "hostile-input and authorization suite (scripts/security.sh)" \
     bash scripts/security.sh
 define chaos "short fault-injection run (scripts/chaos.sh: 30 s, every fault kind once, reconciled push by push)" \
@@ -163,18 +164,17 @@ define fuzz "short fuzz run (scripts/fuzz.sh: schemathesis against openapi.yaml,
 define browser "browser device in headless Chromium (scripts/test-browser.sh: /device subscribes, decrypts, fetches, shows, opens the image)" \
     bash scripts/test-browser.sh
 # The suites again with every process's clock a year ahead (scripts/lib/clock_offset.c preloaded):
-# a test that depends on the calendar fails here. Last in the security lane, after the stages
-# with tight timing bounds.
+# a test that depends on the calendar fails here. Last, after chaos.
 define clock-ahead "the suites with the clock a year ahead (scripts/test-clock-ahead.sh: no test depends on the date)" \
     bash scripts/test-clock-ahead.sh
 # The operator's console in the same browser lane, after the browser device (one Chromium at a time).
 define console "operator's console in headless Chromium (scripts/test-console.sh: sign-in, live overview, exact bulk replay, roles, audit)" \
     bash scripts/test-console.sh
 after tests security fuzz
-after security chaos
-after chaos clock-ahead
 after fuzz browser
 after browser console
+after console chaos
+after chaos clock-ahead
 run_stages cluster-tests tests
 timings+=("$(printf '%6d s  %s' $((SECONDS - stages_began)) "after the build, side by side (each stage's own time, and from when to when after the build):")")
 for id in "${stage_order[@]}"; do [ -z "${stage_line[$id]:-}" ] || timings+=("${stage_line[$id]}"); done
