@@ -99,7 +99,7 @@ send() {
     id=$(curl -sf -u bench:bench-pw "$base/api/notifications" -H 'Content-Type: application/json' -d "$body" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
     key=""
     while :; do
-        [ -z "$key" ] && key=$(redis-cli -p "$port" --scan --pattern "*:status:$id" | head -1)
+        [ -z "$key" ] && key=$(redis-cli -p "$port" --scan --pattern "*:notif:$id" | head -1)
         if [ -n "$key" ]; then
             done_count=$(redis-cli -p "$port" hmget "$key" sent held failed | awk '{s += $1} END {print s}')
             [ "$done_count" -ge "$devices" ] && break

@@ -10,7 +10,7 @@
 # used: it aborts redis-server at start (its jemalloc reads the clock while libfaketime
 # initialises).
 #
-#   scripts/test-clock-ahead.sh                  # 366 days ahead, every suite but the two below
+#   scripts/test-clock-ahead.sh                  # 366 days ahead, the suites below
 #   scripts/test-clock-ahead.sh --days -30       # or behind
 #   scripts/test-clock-ahead.sh --filter 'UpgradeTests'
 #

@@ -191,6 +191,13 @@ fi
 echo "==> stages (wall time, ${SECONDS} s in all)"
 printf '%s\n' "${timings[@]}"
 if [ ${#stage_failed[@]} -gt 0 ]; then
+    # What failed, last, where a reader of the run's tail (CI keeps only the end) sees it: each
+    # failed stage's failing tests and error lines, at most 60 of them.
+    for id in "${stage_failed[@]}"; do
+        [ -f "$logs/$id.log" ] || continue
+        echo "==> what failed in $id (from $logs/$id.log)" >&2
+        grep -E '✘|[Ee]rror:|FAILED|Expectation failed|Fatal error|Assertion failed' "$logs/$id.log" | tail -n 60 >&2 || true
+    done
     for id in "${stage_failed[@]}"; do echo "error: stage $id failed: ${stage_name[$id]:-}; its log: $logs/$id.log" >&2; done
     exit 1
 fi

@@ -108,6 +108,10 @@ package struct StorageKeys: Sendable, Hashable {
     private var tagged: String { "\(base):{\(partition)}" }
     private func tagged(_ id: Int) -> String { partitions == 1 ? tagged : "\(base):{q\(partitionIndex(ofNotification: id))}" }
     var notificationSequence: String { "\(prefix):seq:notification" }
+    /// The data's ``SchemaVersion``: the deployment's, in the notification sequence's slot (its
+    /// hash tag is the sequence's whole name, which has none), so that one script reads both; under
+    /// the prefix, as an ACL's `~<prefix>:*` wants.
+    var schemaVersion: String { "\(prefix):schema:{\(notificationSequence)}" }
     package func notification(_ id: Int) -> String { "\(tagged(id)):notif:\(id)" }
     func payload(_ hash: String) -> String { "\(tagged):payload:\(hash)" }
     func created(by user: String) -> String { "\(tagged):created:\(user)" }
@@ -115,11 +119,8 @@ package struct StorageKeys: Sendable, Hashable {
     func idempotency(user: String, keyDigest: String) -> String { "\(tagged):idem:\(user):\(keyDigest)" }
     /// Where a notification's status (its stored state, `planned` and counters) lives: in its
     /// record's hash, whose fields it shares without a clash (`DerivedStateTests`), and whose
-    /// expiry it shares. Notifications created before 2026-11-27 keep what was written until then
-    /// in ``legacyStatus(_:)``: readers add its counters, and its state counts where the record has none.
+    /// expiry it shares.
     package func status(_ id: Int) -> String { notification(id) }
-    /// The hash a notification's status had of its own before it moved into the record.
-    package func legacyStatus(_ id: Int) -> String { "\(tagged(id)):status:\(id)" }
     package func devices(_ id: Int) -> String { "\(tagged(id)):devices:\(id)" }
     func fetchedBy(_ id: Int) -> String { "\(tagged(id)):fetched:\(id)" }
     func receipts(_ id: Int) -> String { "\(tagged(id)):receipts:\(id)" }

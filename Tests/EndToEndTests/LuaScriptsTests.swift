@@ -24,6 +24,8 @@ struct LuaScriptsTests {
         ("QueueScripts.acknowledge", QueueScripts.acknowledge.script),
         ("RedisNotificationStore.createScript", RedisNotificationStore.createScript.script),
         ("RedisNotificationStore.cancelScript", RedisNotificationStore.cancelScript.script),
+        ("IDBlocks.reserveScript", IDBlocks.reserveScript.script), ("SchemaVersion.stampScript", SchemaVersion.stampScript.script),
+        ("SchemaMigration.mergeScript", SchemaMigration.mergeScript.script),
         ("RedisNotificationStore.fetchScript", RedisNotificationStore.fetchScript.script),
         ("RedisNotificationStore.receiptScript", RedisNotificationStore.receiptScript.script),
         ("RedisDeliveryLedger.leaseScript", RedisDeliveryLedger.leaseScript.script),

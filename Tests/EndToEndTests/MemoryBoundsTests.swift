@@ -13,7 +13,7 @@ import Testing
 @Suite("Memory bounds")
 struct MemoryBoundsTests {
     static let perNotification = ["notif", "status", "devices", "fetched", "receipts", "ledger"]
-    static let durable = ["user", "users", "inst", "installations", "tag", "handle", "owned", "usertags", "seq",
+    static let durable = ["user", "users", "inst", "installations", "tag", "handle", "owned", "usertags", "seq", "schema",
                           "jobs", "counters", "delayed", "dead", "apikey", "apikeys", "auth"]
     /// Fair scheduling's keys of a partition (docs/redis-keys.md, the queue): no TTL, for they
     /// hold the queue's own state, and none grows by a key per push. What bounds each:

@@ -10,9 +10,10 @@ import Testing
 
 /// A Redis filled by a richpush built before apps existed (Fixtures/before-apps.keys.json, made by
 /// scripts/dev/upgrade-fixture.sh: each key's DUMP and its time to live when it was written,
-/// restored with that time to live, so the fixture holds on any date) keeps working after the upgrade, as the default app, with no
-/// step: its users sign in, its API key works, the notification queued before the upgrade and the
-/// one scheduled then are delivered, its webhook is there, and new sends work.
+/// restored with that time to live, so the fixture holds on any date) is schema 1: the API and the
+/// workers refuse it until `richpush migrate` (a dry run first) converts it. Then it keeps working
+/// as the default app: its users sign in, its API key works, the notification queued before the
+/// upgrade and the one scheduled then are delivered, its webhook is there, and new sends work.
 @Suite("Upgrade from before apps", .serialized)
 struct UpgradeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
@@ -25,6 +26,7 @@ struct UpgradeTests {
         try await withRedisServer { server in
             try await Self.restoreFixture("before-apps.keys.json", into: server)
             #expect(try await server.probe("EXISTS", "richpush:user:alice").int == 1, "the fixture was not loaded")
+            try await Self.migrate(server)
             try await Pipeline.start(server: server, prefix: "richpush") { pipeline in
                 // Its users and their devices, as they were.
                 let listed = try await pipeline.call("GET", "/api/notifications", as: "alice")
@@ -53,6 +55,33 @@ struct UpgradeTests {
                 }
             }
         }
+    }
+
+    /// The processes refuse the fixture's schema 1; a dry run counts its two status hashes and
+    /// writes nothing; the migration merges them; a second run has nothing to do.
+    static func migrate(_ server: RedisServer) async throws {
+        let richpush = try richpushExecutable().path
+        let redis = ["--redis-url", server.url]
+        let statusKeys = ["richpush:{q0}:status:1", "richpush:{q0}:status:2"]
+        for command in [["api", "--port", "0"], ["worker"]] {
+            let process = try await ChildProcess(executable: URL(fileURLWithPath: richpush), arguments: command + redis,
+                                                 logFile: server.directory.appendingPathComponent("refused-\(command[0]).log"))
+            let status = try await process.wait(timeout: .seconds(120))
+            if status == nil {
+                process.signal(SIGKILL)
+                _ = try await process.wait(timeout: .seconds(30))
+            }
+            #expect(status != nil && status != 0 && process.log.contains("schema 1") && process.log.contains("richpush migrate"),
+                    "richpush \(command[0]) started on schema 1 data: \(process.log.suffix(2000))")
+        }
+        let dry = try await runTool(richpush, ["migrate", "--dry-run"] + redis)
+        #expect(dry.status == 0 && dry.output.contains("would merge 2 status hashes"), "\(dry.output)")
+        #expect(try await server.probe("EXISTS", statusKeys[0], statusKeys[1]).int == 2, "a dry run writes nothing")
+        let run = try await runTool(richpush, ["migrate"] + redis)
+        #expect(run.status == 0 && run.output.contains("schema 1 → 2") && run.output.contains("merged 2 status hashes"), "\(run.output)")
+        #expect(try await server.probe("EXISTS", statusKeys[0], statusKeys[1]).int == 0)
+        let again = try await runTool(richpush, ["migrate"] + redis)
+        #expect(again.status == 0 && again.output.contains("schema 2 already"), "\(again.output)")
     }
 
     /// Restores every key of a fixture written by scripts/dev/redis_keys.py, each with the time to

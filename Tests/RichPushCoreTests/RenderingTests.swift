@@ -19,11 +19,10 @@ struct RenderingTests {
     /// The hand-written writer must produce what Foundation's sorted-key encoder does, byte for byte.
     @Test(arguments: messages, PushRenderer.Mode.allCases)
     func payloadMatchesFoundation(message: String, mode: PushRenderer.Mode) throws {
-        let renderer = PushRenderer(mode: mode, legacySound: true, apiBaseURL: "http://api.example/x")
+        let renderer = PushRenderer(mode: mode, apiBaseURL: "http://api.example/x")
         let rendered = try renderer.render(Self.notification(message), collapseID: "1-0")
-        var aps: [String: Any] = mode == .silent ? ["content-available": 1, "sound": ""]
+        let aps: [String: Any] = mode == .silent ? ["content-available": 1]
             : ["alert": ["body": message], "mutable-content": 1, "category": "richPush"]
-        if mode == .alert { aps.removeValue(forKey: "sound") }
         var root: [String: Any] = ["aps": aps, "richId": "42", "richMessage": message, "richType": "img"]
         if mode == .alert { root["richUrl"] = "http://api.example/x/api/notifications/42" }
         let expected = try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -7,7 +7,7 @@
 // recursive calls to clock_gettime()"). This library calls the kernel directly (no dlsym, no
 // allocation), so it is safe from the first instruction.
 //
-// Built by scripts/lib/common.sh (build_clock_offset) with the toolchain's clang.
+// Built by scripts/test-clock-ahead.sh with the toolchain's clang.
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <sys/syscall.h>

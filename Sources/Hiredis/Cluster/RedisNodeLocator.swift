@@ -16,6 +16,15 @@ package enum RedisNodeLocator: Sendable {
         }
     }
 
+    /// The settings of a connection to each master (one on a single Redis): where a walk over
+    /// every key (SCAN) goes.
+    package func masters() async throws -> [RedisConfiguration] {
+        switch self {
+        case .standalone(let configuration): [configuration]
+        case .cluster(let client): try await client.masters().map { client.configuration.configuration(for: $0) }
+        }
+    }
+
     /// The slot map may be stale (a reader's node failed or redirected it): read it again.
     package func invalidate() async {
         guard case .cluster(let client) = self else { return }

@@ -102,6 +102,7 @@ struct APICommand: AsyncParsableCommand {
         let logger = Logger(label: "richpush.api")
         let backend = try redis.backend(clientName: "richpush-api", connections: redisConnections, logger: logger)
         let pool = backend.client
+        try await SchemaCheck.atStart(redis: pool, keys: queue.storageKeys(redis), logger: logger)
         let image = try defaultImage.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
         let auth = AuthConfiguration(
             mode: authMode, throttle: LoginThrottle(freeFailuresPerPair: loginFreeFailures, freeFailuresPerAddress: loginFreeFailuresPerAddress),

@@ -51,7 +51,6 @@ struct WorkerCommand: AsyncParsableCommand {
         """)
     var adapter: AdapterSet = AdapterSet(kinds: [.simulated])
     @Option(help: "silent: the seed's content-available push; alert: mutable-content with the fetch URL.") var pushMode: PushRenderer.Mode = .silent
-    @Flag(help: "Add the seed's legacy \"sound\": \"\" to silent pushes.") var legacySound = false
     @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
     @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
     @Option(help: "Most pushes one batch of jobs holds at once; a read of many fan-out sub-jobs is sent in rounds of this many, which bounds the worker's memory.") var maxPushesPerRound = 1_000
@@ -91,6 +90,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let redisConfiguration = try redis.configuration(clientName: "richpush-worker")
         let backend = try redis.backend(clientName: "richpush-worker", connections: 2, logger: logger)
         let pool = backend.client
+        try await SchemaCheck.atStart(redis: pool, keys: queue.storageKeys(redis), logger: logger)
         var workerConfiguration = JobWorkerConfiguration(concurrency: concurrency, batchSize: batchSize,
                                                          drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
                                                          maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
@@ -116,7 +116,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let webPushSettings = adapter.kinds.contains(.webpush) ? try webPush.settings(stored: apps?.loaded.credentials.webPush) : nil
         var configuration = RichPushWorkerConfiguration(
             worker: workerConfiguration, adapter: pushAdapter,
-            renderer: PushRenderer(mode: pushMode, legacySound: legacySound, apiBaseURL: apiBaseURL),
+            renderer: PushRenderer(mode: pushMode, apiBaseURL: apiBaseURL),
             fanOutBatch: fanOutBatch, retention: .seconds(retentionDays * 86400),
             // A push's lease lasts as long as its job's delivery: a worker that dies holding
             // both has its pushes resent when its job is reclaimed, not later.

@@ -3,8 +3,8 @@ package import Foundation
 /// Renders a rich notification for a device, as the tutorial's app expects it.
 ///
 /// The silent mode keeps the seed's keys: `{"aps":{"content-available":1}, "richId":"42",
-/// "richMessage":"…", "richType":"img"}` (`legacySound` adds the seed's `"sound":""`). The alert
-/// mode is for apps with a Notification Service Extension: a visible alert with
+/// "richMessage":"…", "richType":"img"}` (without the seed's `"sound":""`: a background push
+/// carries nothing to show). The alert mode is for apps with a Notification Service Extension: a visible alert with
 /// `mutable-content: 1` and the URL to fetch the payload from.
 package struct PushRenderer: Sendable {
     package enum Mode: String, Sendable, CaseIterable {
@@ -15,15 +15,13 @@ package struct PushRenderer: Sendable {
     package static let maxPayloadBytes = 4096
 
     package var mode: Mode
-    package var legacySound: Bool
     /// Base URL of the API, for the alert mode's fetch URL.
     package var apiBaseURL: String
     /// How long the platforms should keep trying an offline device when the sender set no `ttl`.
     package var timeToLive: Duration
 
-    package init(mode: Mode = .silent, legacySound: Bool = false, apiBaseURL: String = "http://127.0.0.1:8080", timeToLive: Duration = .seconds(86400)) {
+    package init(mode: Mode = .silent, apiBaseURL: String = "http://127.0.0.1:8080", timeToLive: Duration = .seconds(86400)) {
         self.mode = mode
-        self.legacySound = legacySound
         self.apiBaseURL = apiBaseURL
         self.timeToLive = timeToLive
     }
@@ -37,7 +35,6 @@ package struct PushRenderer: Sendable {
         switch mode {
         case .silent:
             json.field("content-available", 1)
-            if legacySound { json.field("sound", "") }
         case .alert:
             json.key("alert")
             json.beginObject()

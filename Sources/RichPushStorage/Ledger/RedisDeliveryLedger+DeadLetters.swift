@@ -15,7 +15,7 @@ extension RedisDeliveryLedger {
             DeadLetteredCall(webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ttl: Int(retention.components.seconds),
                              now: JobQueue.nowMilliseconds(), items: part.flatMap { id, scopes in
                 scopes.map { scope in
-                    DeadLetteredItem(status: keys.status(id), legacyStatus: keys.legacyStatus(id), devices: keys.devices(id), ledger: keys.ledger(id),
+                    DeadLetteredItem(status: keys.status(id), devices: keys.devices(id), ledger: keys.ledger(id),
                                      record: keys.notification(id), id: id, reason: reasons[scope] ?? "", installations: scope.installations)
                 }
             })
@@ -26,7 +26,7 @@ extension RedisDeliveryLedger {
     package func reviveDeadLettered(_ scopes: [DeliveryScope]) async throws {
         let calls = byPartition(Dictionary(grouping: scopes, by: \.notification)) { keys, part in
             part.flatMap { id, scopes in
-                scopes.map { ReviveItem(status: keys.status(id), legacyStatus: keys.legacyStatus(id), ledger: keys.ledger(id), installations: $0.installations) }
+                scopes.map { ReviveItem(status: keys.status(id), ledger: keys.ledger(id), installations: $0.installations) }
             }
         }
         try await runAll(Self.reviveScript, calls)
@@ -63,7 +63,7 @@ extension RedisDeliveryLedger {
     /// One scope of a ``DeadLetteredCall``: its notification, the reason, and its installations
     /// (nil: the whole ledger).
     struct DeadLetteredItem {
-        let status: String, legacyStatus: String, devices: String, ledger: String, record: String
+        let status: String, devices: String, ledger: String, record: String
         let id: Int, reason: String
         let installations: [any RedisArgument]?
     }
@@ -101,10 +101,10 @@ extension RedisDeliveryLedger {
     static let deadLetteredScript = LuaScript<DeadLetteredCall, DeadLetteredItem>([
         .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .argument("ttl", \.ttl), .number("now", \.now),
     ], items: \.items, each: [
-        .key("status", \.status), .key("legacyStatus", \.legacyStatus), .key("devices", \.devices), .key("ledger", \.ledger), .key("record", \.record),
+        .key("status", \.status), .key("devices", \.devices), .key("ledger", \.ledger), .key("record", \.record),
         .argument("id", \.id), .argument("reason", \.reason), .list("installations", optional: true, { $0.installations }),
     ], constants: NotificationLua.constants,
-    using: [NotificationLua.stateRankFunction, NotificationLua.storedStateFunction, NotificationLua.advanceFunction, NotificationLua.webhookFunctions,
+    using: [NotificationLua.stateRankFunction, NotificationLua.advanceFunction, NotificationLua.webhookFunctions,
             scopeFunction, NotificationLua.entryFunction],
     before: """
     local hooks = redis.call('EXISTS', webhookWants) == 1
@@ -147,8 +147,8 @@ extension RedisDeliveryLedger {
         end
         redis.call('EXPIRE', ledger, ttl, 'NX')
         redis.call('HINCRBY', status, COUNTER_FAILED, #marked)
-        advance(status, legacyStatus, STATE_FAILED)
-      elseif installationsCount < 0 and redis.call('EXISTS', ledger) == 0 and advance(status, legacyStatus, STATE_FAILED) then
+        advance(status, STATE_FAILED)
+      elseif installationsCount < 0 and redis.call('EXISTS', ledger) == 0 and advance(status, STATE_FAILED) then
         items[1] = '{"result":{"error":' .. cjson.encode(reason) .. failedState .. '}'
       end
       if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FAILED, now, items, record) end
@@ -162,7 +162,7 @@ extension RedisDeliveryLedger {
     /// One scope of a revive call: its notification's keys and installations (nil: the whole
     /// ledger).
     struct ReviveItem {
-        let status: String, legacyStatus: String, ledger: String
+        let status: String, ledger: String
         let installations: [any RedisArgument]?
     }
 
@@ -170,9 +170,9 @@ extension RedisDeliveryLedger {
     /// addressed, its device entry `queued`), counted out of `failed`; a `failed` notification is
     /// `queued` again. A notification that expired is skipped.
     static let reviveScript = LuaScript<[ReviveItem], ReviveItem>([], items: { $0 }, each: [
-        .key("status", \.status), .key("legacyStatus", \.legacyStatus), .key("ledger", \.ledger),
+        .key("status", \.status), .key("ledger", \.ledger),
         .list("installations", optional: true, { $0.installations }),
-    ], constants: NotificationLua.constants, using: [NotificationLua.storedStateFunction, scopeFunction], before: """
+    ], constants: NotificationLua.constants, using: [scopeFunction], before: """
     local queued = LEDGER_TRIED .. '{"state":"' .. STATE_QUEUED .. '"}'
     local function failed(value) return value and string.byte(value) == LEDGER_FAILED_BYTE end
 
@@ -188,7 +188,7 @@ extension RedisDeliveryLedger {
         redis.call('HSET', ledger, unpack(ledgerWrites))
       end
       if #revived > 0 then redis.call('HINCRBY', status, COUNTER_FAILED, -#revived) end
-      if storedState(status, legacyStatus) == STATE_FAILED then redis.call('HSET', status, FIELD_STATE, STATE_QUEUED) end
+      if redis.call('HGET', status, FIELD_STATE) == STATE_FAILED then redis.call('HSET', status, FIELD_STATE, STATE_QUEUED) end
     end
 
     """, after: """

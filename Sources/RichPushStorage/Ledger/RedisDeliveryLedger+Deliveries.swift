@@ -17,7 +17,7 @@ extension RedisDeliveryLedger {
         var order: [[Int]] = []
         for ids in partitions {
             calls.append(LeaseCall(owner: owner, now: JobQueue.nowMilliseconds(), lease: duration.milliseconds, ttl: Int(retention.components.seconds), items: ids.map { id in
-                LeaseItem(ledger: self.keys.ledger(id), status: self.keys.status(id), legacyStatus: self.keys.legacyStatus(id), devices: self.keys.devices(id),
+                LeaseItem(ledger: self.keys.ledger(id), status: self.keys.status(id), devices: self.keys.devices(id),
                           installations: grouped[id]!.map { keys[$0].installation })
             }))
             order.append(ids.flatMap { grouped[$0]! })
@@ -43,7 +43,7 @@ extension RedisDeliveryLedger {
 
     /// One notification's share of a ``LeaseCall``.
     struct LeaseItem {
-        let ledger: String, status: String, legacyStatus: String, devices: String
+        let ledger: String, status: String, devices: String
         let installations: [any RedisArgument]
     }
 
@@ -60,9 +60,9 @@ extension RedisDeliveryLedger {
     static let leaseScript = LuaScript<LeaseCall, LeaseItem>([
         .argument("owner", \.owner), .number("now", \.now), .number("lease", \.lease), .argument("ttl", \.ttl),
     ], items: \.items, each: [
-        .key("ledger", \.ledger), .key("status", \.status), .key("legacyStatus", \.legacyStatus), .key("devices", \.devices),
+        .key("ledger", \.ledger), .key("status", \.status), .key("devices", \.devices),
         .list("installations", { $0.installations }),
-    ], constants: NotificationLua.constants, using: [NotificationLua.storedStateFunction], before: """
+    ], constants: NotificationLua.constants, before: """
     local leased = LEDGER_LEASED .. ':' .. (now + lease) .. ':' .. owner
     local leasePattern = '^' .. LEDGER_LEASED .. ':(%d+):(.*)$'
     local queuedEntry = '{"state":"' .. STATE_QUEUED .. '"}'
@@ -112,7 +112,7 @@ extension RedisDeliveryLedger {
       end
       redis.call('EXPIRE', devices, ttl, 'NX')
       redis.call('HINCRBY', status, COUNTER_FAILED, -taken)
-      if storedState(status, legacyStatus) == STATE_FAILED then redis.call('HSET', status, FIELD_STATE, STATE_QUEUED) end
+      if redis.call('HGET', status, FIELD_STATE) == STATE_FAILED then redis.call('HSET', status, FIELD_STATE, STATE_QUEUED) end
     end
 
     """, after: """

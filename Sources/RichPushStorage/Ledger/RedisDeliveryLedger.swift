@@ -38,19 +38,11 @@ package struct RedisDeliveryLedger: DeliveryLedger {
         try await redis.sendAll(planned.map { RedisCommand("HSET", keys.status($0.key), StatusField.planned.rawValue, $0.value) })
     }
 
-    /// The records with their states in one round trip (``NotificationRecords/notificationsWithStates(ids:)``);
-    /// a second only for records with no state there: created before the status moved into the
-    /// record (their legacy status holds it).
+    /// The records with their states in one round trip (``NotificationRecords/notificationsWithStates(ids:)``).
     package func notificationsToSend(ids: [Int]) async throws -> (records: [RichNotification], cancelled: Set<Int>) {
         let (found, states) = try await records.notificationsWithStates(ids: ids)
         let cancelledState = DeliveryState.cancelled.rawValue
-        var cancelled = Set(states.filter { $0.value == cancelledState }.keys)
-        let legacy = found.map(\.id).filter { states[$0] == nil }
-        if !legacy.isEmpty {
-            let replies = try await redis.sendAll(legacy.map { RedisCommand("HGET", keys.legacyStatus($0), StatusField.state.rawValue) })
-            for (id, reply) in zip(legacy, replies) where reply.string == cancelledState { cancelled.insert(id) }
-        }
-        return (found, cancelled)
+        return (found, Set(states.filter { $0.value == cancelledState }.keys))
     }
 
     /// The same ledger for `app`'s notifications, sharing this one's cache of records (and its

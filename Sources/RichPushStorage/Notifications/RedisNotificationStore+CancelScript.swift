@@ -6,7 +6,7 @@ import RichPushCore
 extension RedisNotificationStore {
     /// A cancel's keys and arguments (see ``cancelScript``).
     struct CancelCall {
-        let status: String, legacyStatus: String, record: String, webhookWants: String, webhookOutbox: String
+        let status: String, record: String, webhookWants: String, webhookOutbox: String
         let id: Int, now: Int64
     }
 
@@ -14,12 +14,12 @@ extension RedisNotificationStore {
     /// letter then sends nothing), or a split fan-out whose planned pushes have not all ended (its
     /// remaining batches then send nothing): "ok"; else its (derived) state (nil: none).
     static let cancelScript = LuaScript<CancelCall, Never>([
-        .key("status", \.status), .key("legacyStatus", \.legacyStatus), .key("record", \.record), .key("webhookWants", \.webhookWants),
+        .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants),
         .key("webhookOutbox", \.webhookOutbox),
         .argument("id", \.id), .argument("now", \.now),
     ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.statusFieldsFunction, NotificationLua.stateRankFunction,
                                                      NotificationLua.derivedStateFunction], body: """
-    local fields = statusFields(status, legacyStatus)
+    local fields = statusFields(status)
     if not fields[FIELD_STATE] then return false end
     local state = derivedState(fields)
     if state == STATE_CANCELLED then return state end

@@ -23,17 +23,15 @@ extension RedisNotificationStore {
     }
 
     /// Each notification's state (``StoredStatus``: derived from the state stored and the counters
-    /// that imply later ones, in the record and any legacy status), two pipelined HMGETs per id;
-    /// ids with no status are left out.
+    /// that imply later ones, in the record), one pipelined HMGET per id; ids with no status are
+    /// left out.
     package func states(ids: [Int]) async throws -> [Int: DeliveryState] {
         guard !ids.isEmpty else { return [:] }
         let names = StoredStatus.derivingFields
-        let replies = try await redis.sendAll(ids.flatMap {
-            [RedisCommand("HMGET", arguments: [keys.status($0)] + names), RedisCommand("HMGET", arguments: [keys.legacyStatus($0)] + names)]
-        })
+        let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", arguments: [keys.status($0)] + names) })
         var states: [Int: DeliveryState] = [:]
         for (index, id) in ids.enumerated() {
-            let stored = StoredStatus(record: StoredStatus.fields(names, of: replies[2 * index]), legacy: StoredStatus.fields(names, of: replies[2 * index + 1]))
+            let stored = StoredStatus(record: StoredStatus.fields(names, of: replies[index]))
             if stored.state != nil { states[id] = stored.derived }
         }
         return states

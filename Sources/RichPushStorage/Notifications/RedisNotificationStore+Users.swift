@@ -116,7 +116,7 @@ extension RedisNotificationStore {
                 guard !ids.isEmpty else { break }
                 var commands: [RedisCommand] = []
                 for id in ids {
-                    commands.append(RedisCommand("DEL", keys.notification(id), keys.legacyStatus(id), keys.devices(id), keys.fetchedBy(id), keys.receipts(id), keys.ledger(id)))
+                    commands.append(RedisCommand("DEL", keys.notification(id), keys.devices(id), keys.fetchedBy(id), keys.receipts(id), keys.ledger(id)))
                 }
                 var remove = RedisCommand("ZREM", index)
                 for id in ids { remove.append(id) }

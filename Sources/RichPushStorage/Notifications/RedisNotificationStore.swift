@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Synchronization
 package import Hiredis
 package import RichPushCore
 package import RichPushQueue
@@ -48,7 +47,7 @@ package struct RedisNotificationStore: NotificationStore {
         self.retention = retention
         self.payloads = ContentCache(budget: payloadCacheBytes, ttl: retention)
         self.records = NotificationRecords(redis: redis, keys: keys)
-        self.ids = IDBlocks(key: keys.notificationSequence, block: idBlock)
+        self.ids = IDBlocks(key: keys.notificationSequence, schemaKey: keys.schemaVersion, block: idBlock)
         self.concurrentCreates = Coalescer(concurrency: Self.createsInFlight, maxBatch: Self.notificationsPerCall)
     }
 
@@ -133,13 +132,12 @@ package struct RedisNotificationStore: NotificationStore {
     package func status(id: Int) async throws -> NotificationStatus? {
         let names = StoredStatus.allFields
         let replies = try await redis.sendAll([RedisCommand("HMGET", arguments: [keys.status(id)] + names),
-                                               RedisCommand("HMGET", arguments: [keys.legacyStatus(id)] + names),
                                                RedisCommand("HGETALL", keys.ledger(id)), RedisCommand("HGETALL", keys.devices(id))])
-        let stored = StoredStatus(record: StoredStatus.fields(names, of: replies[0]), legacy: StoredStatus.fields(names, of: replies[1]))
+        let stored = StoredStatus(record: StoredStatus.fields(names, of: replies[0]))
         guard stored.state != nil else { return nil }
         let counts = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, stored.counts[$0] ?? 0) })
-        var entries = Self.pairs(replies[3])
-        for (installation, value) in Self.pairs(replies[2]) where value.count > 1 && value[1] == UInt8(ascii: "{") {
+        var entries = Self.pairs(replies[2])
+        for (installation, value) in Self.pairs(replies[1]) where value.count > 1 && value[1] == UInt8(ascii: "{") {
             entries[installation] = Array(value.dropFirst())
         }
         var devices: [NotificationStatus.Device] = []
@@ -202,46 +200,4 @@ package enum Durability: Sendable, Hashable {
     case primary
     /// Acknowledged once `replicas` replicas have it too (`WAIT`), or 503 after `timeout`.
     case replicated(replicas: Int, timeout: Duration)
-}
-
-/// Notification ids reserved a block at a time with INCRBY: unique decimal integers, increasing
-/// per process, with gaps between replicas' blocks; saves the INCR round trip on most creations.
-final class IDBlocks: Sendable {
-    private let key: String
-    private let block: Int
-    private let range = Mutex<(next: Int, end: Int)>((0, 0))
-
-    init(key: String, block: Int) {
-        self.key = key
-        self.block = max(1, block)
-    }
-
-    /// Drops what is left of the current block (its ids were found taken).
-    func discardBlock() {
-        range.withLock { $0 = (0, 0) }
-    }
-
-    /// `count` ids: what is left of the current block first, then one INCRBY for the rest and a
-    /// new block (kept unless another task refilled meanwhile: its ids are then a gap).
-    func next(_ redis: any RedisClient, count: Int = 1) async throws -> [Int] {
-        var taken = take(upTo: count)
-        guard taken.count < count else { return taken }
-        let need = count - taken.count
-        let size = need + block
-        let end = try await redis.send("INCRBY", key, size).int ?? 0
-        let first = end - size + 1
-        taken += first..<(first + need)
-        range.withLock { range in
-            if range.next >= range.end { range = (first + need, end + 1) }
-        }
-        return taken
-    }
-
-    private func take(upTo count: Int) -> [Int] {
-        range.withLock { range in
-            let taken = Array(range.next..<min(range.end, range.next + count))
-            range.next += taken.count
-            return taken
-        }
-    }
 }

@@ -90,35 +90,12 @@ enum NotificationLua {
 
     """
 
-    /// Lua: `storedState(status, legacy)`: the state stored for a notification, in its status
-    /// (the record's hash), else, for one created before the status moved there, in its `legacy`
-    /// status hash; false for none.
-    static let storedStateFunction = """
-    local function storedState(status, legacy)
-      local state = redis.call('HGET', status, FIELD_STATE)
-      if state then return state end
-      return redis.call('HGET', legacy, FIELD_STATE)
-    end
-
-    """
-
-    /// Lua: `statusFields(status, legacy)`: a notification's status fields in a table, its record's
-    /// hash (`status`) and, for one created before the status moved there, its `legacy` hash:
-    /// counters in both are added up, and the record's `state` and `planned` win.
+    /// Lua: `statusFields(status)`: a notification's status fields (its record's hash) in a table.
     static let statusFieldsFunction = """
-    local function statusFields(status, legacy)
+    local function statusFields(status)
       local fields = {}
-      local flat = redis.call('HGETALL', legacy)
+      local flat = redis.call('HGETALL', status)
       for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
-      flat = redis.call('HGETALL', status)
-      for i = 1, #flat, 2 do
-        local name, value = flat[i], flat[i + 1]
-        if fields[name] and name ~= FIELD_STATE and name ~= FIELD_PLANNED then
-          fields[name] = tostring(tonumber(fields[name]) + tonumber(value))
-        else
-          fields[name] = value
-        end
-      end
       return fields
     end
 
@@ -139,12 +116,11 @@ enum NotificationLua {
 
     """
 
-    /// Lua (after ``stateRankFunction`` and ``storedStateFunction``): moves the state stored for a
-    /// notification (see `storedState`) to `state`, in its status (the record's hash), unless it
-    /// is already further; true when it moved.
+    /// Lua (after ``stateRankFunction``): moves the state stored in a notification's status (the
+    /// record's hash) to `state`, unless it is already further; true when it moved.
     static let advanceFunction = """
-    local function advance(key, legacy, state)
-      local current = storedState(key, legacy)
+    local function advance(key, state)
+      local current = redis.call('HGET', key, FIELD_STATE)
       if current == false or stateRank(current) < stateRank(state) then
         redis.call('HSET', key, FIELD_STATE, state)
         return true

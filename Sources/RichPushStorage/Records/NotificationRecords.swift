@@ -54,8 +54,7 @@ struct NotificationRecords: Sendable {
 
     /// Records by id, as ``notifications(ids:)``, with the state each one's status stores now
     /// (it lives in the record's hash): read with an uncached record, alone for a cached one; one
-    /// pipelined round trip. A record with no state there (created before the status moved into
-    /// it, or gone) is not in `states`.
+    /// pipelined round trip. A record with no state there (gone) is not in `states`.
     func notificationsWithStates(ids: [Int]) async throws -> (records: [RichNotification], states: [Int: String]) {
         var found: [Int: RichNotification] = [:]
         var cached: [Int] = [], missing: [Int] = []

@@ -1,20 +1,18 @@
 import Hiredis
 import RichPushCore
 
-/// A notification's status as Redis keeps it: in its record's hash (``StorageKeys/status(_:)``)
-/// and, for a notification created before the status moved there, in its own legacy hash
-/// (``StorageKeys/legacyStatus(_:)``). Read together as the scripts' `statusFields` reads them:
-/// the counters of both added up, the record's state winning.
+/// A notification's status as Redis keeps it, in its record's hash (``StorageKeys/status(_:)``):
+/// the state stored and the counters.
 struct StoredStatus {
     /// The state stored (none: no notification, or its record expired).
     var state: DeliveryState?
     var counts: [DeliveryCounter: Int] = [:]
 
-    /// From the two hashes' fields (HMGET replies, by ``fields(_:of:)``).
-    init(record: [String: RedisValue], legacy: [String: RedisValue]) {
-        state = (record[StatusField.state.rawValue] ?? legacy[StatusField.state.rawValue])?.string.flatMap(DeliveryState.init(rawValue:))
+    /// From the record's fields (an HMGET reply, by ``fields(_:of:)``).
+    init(record: [String: RedisValue]) {
+        state = record[StatusField.state.rawValue]?.string.flatMap(DeliveryState.init(rawValue:))
         for counter in DeliveryCounter.allCases {
-            let count = (record[counter.rawValue]?.int ?? 0) + (legacy[counter.rawValue]?.int ?? 0)
+            let count = record[counter.rawValue]?.int ?? 0
             if count != 0 { counts[counter] = count }
         }
     }
