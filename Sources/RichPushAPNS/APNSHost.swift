@@ -14,6 +14,9 @@ struct APNSHost: Sendable {
     let hold: ProviderHold
     /// Device tokens a 410 declared dead, for every batch of this process at once.
     let gone = HTTP2GoneRecipients()
+    /// What APNs asked this process to wait for (the sender, single device tokens), honoured by
+    /// every batch as each request is written.
+    let backoffs = HTTP2Backoffs()
     let throttleWait: Duration
 
     /// The hold's scope: production keeps the name it had before there were two services
@@ -31,12 +34,16 @@ struct APNSHost: Sendable {
     /// Sends requests already checked against Apple's rules (`pushes` are what they were made
     /// from, in the same order) and returns each one's outcome. Throws when not one reached APNs.
     func send(_ requests: [APNSRequest], for pushes: [OutgoingPush]) async throws -> [PushOutcome] {
-        if let wait = try await hold.remaining() {
+        if let wait = try await hold.remaining() ?? backoffs.providerRemaining {
             return Array(repeating: Self.held(wait), count: requests.count)
         }
         let bearer = try await token.current()
-        // ... and a 410 stops the batch's other pushes to that device token.
-        let halt = HTTP2Halt(when: APNSResponse.holdsSender, recipientGone: { status, _ in status == 410 }, gone: gone)
+        // ... a 410 stops the batch's other pushes to that device token, and a 429 for one
+        // device token every batch's pushes to it until the wait is over.
+        let wait = throttleWait
+        let halt = HTTP2Halt(when: APNSResponse.holdsSender, recipientGone: { status, _ in status == 410 }, gone: gone,
+                             recipientThrottled: { status, retryAfter, body in APNSResponse.holdsDevice(status: status, retryAfter: retryAfter, body: body, wait: wait) },
+                             backoffs: backoffs, tripWait: throttleWait)
         var exchanges = await inChunks(requests) { chunk in await client.send(chunk, bearer: bearer, halt: halt) }
         // A provider token APNs refused: one fresh token from the fleet's store, and those pushes once more.
         let refused = exchanges.indices.filter { if case .refreshToken = APNSPushAdapter.action(for: exchanges[$0]) { true } else { false } }
@@ -62,8 +69,10 @@ struct APNSHost: Sendable {
             // Apple just declared the token dead: the job comes back in a moment and the fleet's
             // record, judged against this registration's time, decides.
             case .recipientGone: Self.deadMomentsAgo
-            // Stopped by the batch's first 429 that holds the sender.
-            case .tripped: Self.held(hold.remainingHere ?? senderWait ?? throttleWait)
+            // APNs asked to slow down for this device token (in this batch or another).
+            case .recipientHeld(let wait): .deviceDeferred(reason: "not sent: APNs asked to slow down for this device token; again in \(wait)", after: wait)
+            // Stopped by a 429 that holds the sender (this batch's or another's).
+            case .tripped: Self.held(hold.remainingHere ?? senderWait ?? backoffs.providerRemaining ?? throttleWait)
             case nil: APNSPushAdapter.outcome(of: answer.1, request: requests[index], push: pushes[index], throttleWait: throttleWait)
             }
         }

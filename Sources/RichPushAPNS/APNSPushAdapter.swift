@@ -122,8 +122,10 @@ package struct APNSPushAdapter: PushAdapter {
             return .invalidToken(reason: reason.rawValue)
         case .permanent(let reason):
             return .failed(reason: reason.rawValue, retryable: false)
-        case .throttled(let reason, let after), .deviceThrottled(let reason, let after):
+        case .throttled(let reason, let after):
             return .deferred(reason: reason.rawValue, after: after ?? throttleWait)
+        case .deviceThrottled(let reason, let after):
+            return .deviceDeferred(reason: reason.rawValue, after: after ?? throttleWait)
         case .retry(let reason, let after?):
             return .failedRetryAfter(reason: reason.rawValue, after: after)
         case .retry(let reason, nil), .refreshToken(let reason):

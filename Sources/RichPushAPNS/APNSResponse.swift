@@ -47,6 +47,14 @@ package enum APNSResponse {
         }
     }
 
+    /// How long an answer asks to wait before the next push to its device token (a 429
+    /// `TooManyRequests` without `Retry-After`: `wait`), or nil when it does not.
+    package static func holdsDevice(status: Int, retryAfter: String?, body: [UInt8], wait: Duration) -> Duration? {
+        guard status == 429 else { return nil }
+        if case .deviceThrottled(_, let after) = action(status: status, body: body, apnsID: nil, retryAfter: retryAfter) { return after ?? wait }
+        return nil
+    }
+
     /// Whether an answer holds the whole sender (what stops the rest of a batch).
     package static func holdsSender(status: Int, retryAfter: String?, body: [UInt8]) -> Bool {
         guard status == 429 else { return false }

@@ -25,6 +25,9 @@ package struct FCMPushAdapter: PushAdapter {
     package let hold: ProviderHold
     /// Registration tokens an `UNREGISTERED` declared dead, for every batch of this process at once.
     let gone = HTTP2GoneRecipients()
+    /// What FCM asked this process to wait for (the project, single tokens), honoured by every
+    /// batch as each request is written.
+    let backoffs = HTTP2Backoffs()
 
     static let contentType = HTTP2Request.Header(name: "content-type", value: "application/json; charset=UTF-8")
 
@@ -47,7 +50,7 @@ package struct FCMPushAdapter: PushAdapter {
 
     package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
-        if let wait = try await hold.remaining() {
+        if let wait = try await hold.remaining() ?? backoffs.providerRemaining {
             return Array(repeating: Self.held(wait), count: pushes.count)
         }
         var outcomes = [PushOutcome](repeating: .failed(reason: "not sent", retryable: true), count: pushes.count)
@@ -68,8 +71,13 @@ package struct FCMPushAdapter: PushAdapter {
 
         let bearer = try await token.current()
         // The first answer that holds the project stops what has not gone out yet, and an
-        // UNREGISTERED stops what this process has not sent yet to that token.
-        let halt = HTTP2Halt(when: FCMResponse.holdsProject, recipientGone: FCMResponse.isUnregistered, gone: gone)
+        // UNREGISTERED stops what this process has not sent yet to that token, a device's quota
+        // what it has not sent yet to that device until the wait is over.
+        let halt = HTTP2Halt(when: FCMResponse.holdsProject, recipientGone: FCMResponse.isUnregistered, gone: gone,
+                             recipientThrottled: { status, retryAfter, body in
+                                 FCMResponse.holdsDevice(status: status, retryAfter: retryAfter, body: body, wait: Self.quotaHold)
+                             },
+                             backoffs: backoffs, tripWait: Self.quotaHold)
         var exchanges = await client.send(requests, authorization: "Bearer " + bearer, halt: halt)
         // An access token FCM refused (expired, revoked): one new token for the fleet, and those
         // pushes once more.
@@ -96,8 +104,10 @@ package struct FCMPushAdapter: PushAdapter {
             // FCM just declared the token dead: the job comes back in a moment and the fleet's
             // record, judged against this registration's time, decides.
             case .recipientGone: .deferred(reason: "not sent: FCM answered UNREGISTERED for this token moments ago", after: .seconds(1))
-            // Stopped by the batch's first quota answer.
-            case .tripped: Self.held(hold.remainingHere ?? projectWait ?? Self.quotaHold)
+            // FCM asked to slow down for this device (in this batch or another).
+            case .recipientHeld(let wait): .deviceDeferred(reason: "not sent: FCM's quota for this device is used up; again in \(wait)", after: wait)
+            // Stopped by a quota answer (this batch's or another's).
+            case .tripped: Self.held(hold.remainingHere ?? projectWait ?? backoffs.providerRemaining ?? Self.quotaHold)
             case nil: Self.outcome(of: action)
             }
         }
@@ -118,7 +128,7 @@ package struct FCMPushAdapter: PushAdapter {
         case .unregistered(let reason): return .invalidToken(reason: reason)
         case .permanent(let reason): return .failed(reason: reason, retryable: false)
         case .throttled(let reason, let after): return .deferred(reason: reason, after: after ?? quotaHold)
-        case .deviceThrottled(let reason, let after): return .deferred(reason: reason, after: after ?? quotaHold)
+        case .deviceThrottled(let reason, let after): return .deviceDeferred(reason: reason, after: after ?? quotaHold)
         case .retry(let reason, let after?): return .failedRetryAfter(reason: reason, after: after)
         case .retry(let reason, nil), .refreshToken(let reason): return .failed(reason: reason, retryable: true)
         }

@@ -66,6 +66,14 @@ package enum FCMResponse {
         return false
     }
 
+    /// How long an answer asks to wait before the next message to its registration token (a 429
+    /// `QUOTA_EXCEEDED` naming the device's rate: its `Retry-After`, else `wait`), or nil.
+    package static func holdsDevice(status: Int, retryAfter: String?, body: [UInt8], wait: Duration) -> Duration? {
+        guard status == 429 else { return nil }
+        if case .deviceThrottled(_, let after) = action(status: status, body: body, retryAfter: retryAfter) { return after ?? wait }
+        return nil
+    }
+
     /// Whether an answer says the registration token is dead (404 `UNREGISTERED`).
     package static func isUnregistered(status: Int, body: [UInt8]) -> Bool {
         guard status == 404 else { return false }

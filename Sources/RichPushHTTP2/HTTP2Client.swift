@@ -82,8 +82,8 @@ package final class HTTP2Client: Service, Sendable {
                 for (index, exchange) in zip(indices, results) {
                     exchanges[index] = exchange
                     if exchange.wasRefusedStream { refused.add(1, ordering: .relaxed) }
-                    // Not sent again to a recipient an answer of this batch declared gone.
-                    if case .unprocessed = exchange, !(halt?.isGone(requests[index].recipient) ?? false) { again.append(index) }
+                    // Not sent again to a recipient an answer declared gone or asked to wait for.
+                    if case .unprocessed = exchange, !(halt?.skips(requests[index].recipient) ?? false) { again.append(index) }
                 }
             }
             if attempt < configuration.unprocessedRetries { resent.add(again.count, ordering: .relaxed) }

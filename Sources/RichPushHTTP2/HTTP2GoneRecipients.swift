@@ -27,7 +27,7 @@ package final class HTTP2GoneRecipients: Sendable {
         }
     }
 
-    func insert(_ recipient: String) {
+    package func insert(_ recipient: String) {
         let now = ContinuousClock.now
         let size = recipients.withLock { recipients in
             if recipients.count >= limit {

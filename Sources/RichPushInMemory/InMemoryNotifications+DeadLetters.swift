@@ -33,6 +33,11 @@ extension InMemoryNotifications {
     package func reviveDeadLettered(_ scopes: [DeliveryScope]) async throws {
         state.withLock { state in
             for scope in scopes where state.states[scope.notification] != nil {
+                if let installations = scope.installations {
+                    for installation in installations { state.attempts[scope.notification]?[installation] = nil }
+                } else {
+                    state.attempts[scope.notification] = nil
+                }
                 let ledger = state.ledger[scope.notification] ?? [:]
                 for installation in scope.installations ?? Array(ledger.keys) {
                     guard case .failed = ledger[installation] else { continue }

@@ -19,6 +19,8 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         var planned: [Int: Int] = [:]
         /// Per notification: admitted batches (member → (time, pushes)).
         var throttles: [Int: [String: (at: ContinuousClock.Instant, pushes: Int)]] = [:]
+        /// Per notification: the failed attempts of each push.
+        var attempts: [Int: [String: Int]] = [:]
     }
 
     enum LedgerEntry {
@@ -223,6 +225,20 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
             for key in keys {
                 if case .leased = state.ledger[key.notification]?[key.installation] { state.ledger[key.notification]?[key.installation] = .tried }
             }
+        }
+    }
+
+    package func countFailedAttempts(_ pushes: [Int: [String]]) async throws -> [Int: [String: Int]] {
+        if let error = failRecords.withLock({ $0 }) { throw error }
+        return state.withLock { state in
+            var counts: [Int: [String: Int]] = [:]
+            for (id, installations) in pushes {
+                for installation in Set(installations) {
+                    state.attempts[id, default: [:]][installation, default: 0] += 1
+                    counts[id, default: [:]][installation] = state.attempts[id]?[installation]
+                }
+            }
+            return counts
         }
     }
 

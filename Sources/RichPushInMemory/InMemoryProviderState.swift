@@ -39,3 +39,25 @@ package final class InMemoryGoneTokens: GoneTokens {
         marks.withLock { marks in for handle in handles { marks[handle] = time } }
     }
 }
+
+/// ``DeviceBackOffs`` in memory, for fast tests of the worker's logic.
+package final class InMemoryDeviceBackOffs: DeviceBackOffs {
+    private let ends = Mutex<[String: Int64]>([:])
+
+    package init() {}
+
+    package func held(among devices: [String], now: Int64) async throws -> [String: Int64] {
+        ends.withLock { ends in
+            var held: [String: Int64] = [:]
+            for device in devices { if let end = ends[device], end > now { held[device] = end } }
+            return held
+        }
+    }
+
+    package func hold(_ until: [String: Int64], now: Int64) async throws {
+        ends.withLock { ends in
+            for (device, end) in until { ends[device] = max(ends[device] ?? 0, end) }
+            ends = ends.filter { $0.value >= now }
+        }
+    }
+}

@@ -126,6 +126,9 @@ package struct StorageKeys: Sendable, Hashable {
     func receipts(_ id: Int) -> String { "\(tagged(id)):receipts:\(id)" }
     /// The delivery ledger: installation → `R` (recorded) or `L:<until ms>:<owner>` (leased).
     package func ledger(_ id: Int) -> String { "\(tagged(id)):ledger:\(id)" }
+    /// The failed attempts of each push of a notification: installation → count (only pushes
+    /// that failed have a field). A job's retry limit is counted per push from here.
+    package func attempts(_ id: Int) -> String { "\(tagged(id)):attempts:\(id)" }
     /// A throttled fan-out's batches sent in the last minute: `<batch>:<pushes>` by time.
     func throttle(_ id: Int) -> String { "\(tagged(id)):throttle:\(id)" }
 
@@ -155,4 +158,6 @@ package struct StorageKeys: Sendable, Hashable {
     func providerHold(_ scope: String) -> String { "\(prefix):hold:\(scope)" }
     /// Device tokens a provider declared dead, scored by when.
     var goneTokens: String { "\(prefix):gone-tokens" }
+    /// Devices (`<platform>:<handle>`) a provider asked to be left alone, scored by until when.
+    var deviceBackOffs: String { "\(prefix):device-backoff" }
 }

@@ -49,6 +49,16 @@ extension WebPushPushAdapter {
         } catch {
             return batch.map { ($0.0, WebPushAnswer(.failed(reason: "cannot reach the push service \(origin): \(error)", retryable: true), reached: false)) }
         }
+        // What this push service already asked: nothing to a gone or held subscription, nothing
+        // at all while it holds itself.
+        var answers: [(Int, WebPushAnswer)] = []
+        var batch = batch
+        batch.removeAll { index, request in
+            guard let stop = memory.stop(request.endpoint, origin: origin) else { return false }
+            answers.append((index, WebPushAnswer(stop.outcome)))
+            return true
+        }
+        guard !batch.isEmpty else { return answers }
         // The VAPID token is the origin's: the same on every request of the batch.
         let authorization = batch.first?.1.header("Authorization") ?? ""
         let requests = batch.map { _, request in
@@ -60,8 +70,23 @@ extension WebPushPushAdapter {
                          },
                          body: request.body, recipient: request.endpoint)
         }
-        let exchanges = await client.send(requests, authorization: authorization)
-        return zip(batch, exchanges).map { item, exchange in
+        // As each request is written: a subscription answered 404/410 or 429, or the service
+        // answered 503 with Retry-After, in this batch or another, stops what has not gone out.
+        let backoffs = memory.backoffs(for: origin)
+        let halt = HTTP2Halt(when: { status, retryAfter, _ in status == 503 && HTTP2Backoffs.seconds(retryAfter) != nil },
+                             recipientGone: { status, _ in status == 404 || status == 410 }, gone: memory.gone,
+                             recipientThrottled: { status, retryAfter, _ in
+                                 status == 429 ? HTTP2Backoffs.seconds(retryAfter) ?? WebPushServiceAnswer.defaultBackOff : nil
+                             },
+                             backoffs: backoffs, tripWait: WebPushServiceAnswer.defaultBackOff)
+        let exchanges = await client.send(requests, authorization: authorization, halt: halt)
+        return answers + zip(batch, exchanges).map { item, exchange in
+            switch halt.stopped(exchange, recipient: item.1.endpoint) {
+            case .recipientGone: return (item.0, WebPushAnswer(WebPushStop.gone.outcome))
+            case .recipientHeld(let wait): return (item.0, WebPushAnswer(WebPushStop.subscriptionHeld(wait).outcome))
+            case .tripped: return (item.0, WebPushAnswer(WebPushStop.serviceHeld(backoffs.providerRemaining ?? WebPushServiceAnswer.defaultBackOff).outcome))
+            case nil: break
+            }
             switch exchange {
             case let .answered(status, location, retryAfter, body):
                 return (item.0, WebPushAnswer(WebPushServiceAnswer(status: status, location: location, retryAfter: retryAfter, body: body).outcome))

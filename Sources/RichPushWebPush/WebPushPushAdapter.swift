@@ -18,6 +18,8 @@ package struct WebPushPushAdapter: PushAdapter {
     let timeout: Duration
     /// Requests one `send` has in flight at once.
     let concurrency: Int
+    /// What the push services said of subscriptions and of themselves, for every batch.
+    let memory = WebPushServiceMemory()
 
     package init(http: HTTPClient, connections: WebPushConnections? = nil, vapid: VAPIDSigner, timeout: Duration = .seconds(10), concurrency: Int = 128) {
         self.http = http
@@ -71,10 +73,12 @@ package struct WebPushPushAdapter: PushAdapter {
 
     func sendOne(_ push: OutgoingPush) async -> WebPushAnswer {
         let request: WebPushRequest
+        let origin: String
         switch prepare(push) {
-        case .success(let (prepared, _)): request = prepared
+        case .success(let (prepared, subscription)): (request, origin) = (prepared, subscription.origin)
         case .failure(let failure): return WebPushAnswer(failure.outcome)
         }
+        if let stop = memory.stop(request.endpoint, origin: origin) { return WebPushAnswer(stop.outcome) }
         var outgoing = HTTPClientRequest(url: request.endpoint)
         outgoing.method = .POST
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
@@ -84,6 +88,7 @@ package struct WebPushPushAdapter: PushAdapter {
             let body = try await response.body.collect(upTo: 8 * 1024)
             let answer = WebPushServiceAnswer(status: Int(response.status.code), location: response.headers.first(name: "Location"),
                                               retryAfter: response.headers.first(name: "Retry-After"), body: Array(buffer: body))
+            memory.learn(from: answer, endpoint: request.endpoint, origin: origin)
             return WebPushAnswer(answer.outcome, reached: true)
         } catch {
             return WebPushAnswer(.failed(reason: "cannot reach the push service for \(Self.origin(of: request.endpoint)): \(error)", retryable: true), reached: false)
@@ -123,7 +128,7 @@ extension PushOutcome {
     var reason: String {
         switch self {
         case .sent, .held: ""
-        case .invalidToken(let reason), .failed(let reason, _), .failedRetryAfter(let reason, _), .deferred(let reason, _): reason
+        case .invalidToken(let reason), .failed(let reason, _), .failedRetryAfter(let reason, _), .deferred(let reason, _), .deviceDeferred(let reason, _): reason
         }
     }
 }

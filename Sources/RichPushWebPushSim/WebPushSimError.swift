@@ -29,6 +29,8 @@ package struct WebPushSimError: Error, Sendable, Equatable {
         package static let invalidSubscribeRequest = Reason(name: "invalid_subscribe_request")
         package static let storageFull = Reason(name: "storage_full")
         package static let injected = Reason(name: "injected_fault")
+        package static let subscriptionRate = Reason(name: "subscription_rate")
+        package static let insideRetryAfter = Reason(name: "inside_retry_after")
     }
 
     package let status: Int

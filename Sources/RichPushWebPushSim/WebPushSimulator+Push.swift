@@ -61,16 +61,26 @@ extension WebPushSimulator {
         case .failure(let error): return refuse(error)
         case .success(let value): checked = value
         }
+        let now = configuration.now().timeIntervalSince1970
+        if let limited = rateLimit.check(subscriptionID, now: now) {
+            let error = WebPushSimError(429, errno: 202, limited.insideWindow ? .insideRetryAfter : .subscriptionRate,
+                                        limited.insideWindow
+                                            ? "Too many requests: this subscription was told to wait (Retry-After) and the time is not up (RFC 8030 §8.4)"
+                                            : "Too many requests for this subscription: retry after the Retry-After seconds",
+                                        retryAfter: limited.retryAfter)
+            record(status: 429, reason: error.reason.name, outcome: limited.insideWindow ? "inside_retry_after" : nil)
+            return Self.answer(error)
+        }
         var threshold = 0.0
         let draw = random.next()
         for (status, share) in configuration.transient {
             threshold += share
             guard draw < threshold else { continue }
+            if status == 429 { rateLimit.refused(subscriptionID, retryAfter: 1, now: now) }
             return refuse(WebPushSimError(status, errno: 201, .injected,
                                           status == 429 ? "Too many requests: retry after the Retry-After seconds" : "The push service is unavailable: retry after the Retry-After seconds",
                                           retryAfter: 1))
         }
-        let now = configuration.now().timeIntervalSince1970
         let message = PushMessage(id: SubscriptionStore.randomID(), subscriptionId: subscriptionID, body: Data(body),
                                   contentEncoding: checked.contentEncoding, ttl: checked.ttl, urgency: checked.urgency, topic: checked.topic, receivedAt: now)
         switch store.offer(message, now: now) {

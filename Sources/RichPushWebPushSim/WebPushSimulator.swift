@@ -27,6 +27,9 @@ package final class WebPushSimulator: Sendable {
         package var gone: Double = 0
         /// Transient refusals of valid requests: 429 or 503 (with `Retry-After`) and their shares.
         package var transient: [(status: Int, share: Double)] = []
+        /// Messages a subscription may get per clock minute before 429 with `Retry-After` (0: no
+        /// limit); see ``SubscriptionRateLimit``.
+        package var subscriptionRatePerMinute = 0
         /// Each push answer held back this many milliseconds (drawn per request), or not at all.
         package var delayMilliseconds: ClosedRange<Int>?
         package var seed: UInt64 = 1
@@ -53,6 +56,8 @@ package final class WebPushSimulator: Sendable {
     private let originState = Mutex<String?>(nil)
     /// VAPID tokens already verified, so a cached token is parsed and verified once.
     let verifiedTokens = VerifiedTokens()
+    /// Each subscription's rate and `Retry-After` windows.
+    let rateLimit: SubscriptionRateLimit
 
     /// One JSON line per request (and per message written to a subscriber).
     package typealias RequestLog = @Sendable (String) -> Void
@@ -62,6 +67,7 @@ package final class WebPushSimulator: Sendable {
         self.configuration = configuration
         self.log = log
         random = SimulationRandom(seed: configuration.seed)
+        rateLimit = SubscriptionRateLimit(perMinute: configuration.subscriptionRatePerMinute)
         store = SubscriptionStore(limits: .init(keptPerSubscription: configuration.keptPerSubscription, keptTotal: configuration.keptTotal,
                                                 subscriptions: configuration.maxSubscriptions))
     }

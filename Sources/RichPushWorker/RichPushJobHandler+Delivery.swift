@@ -99,15 +99,32 @@ extension RichPushJobHandler {
         // A token a provider declared dead after this job resolved its device gets nothing more.
         // The adapter gets its credentials first: waiting for another worker's token exchange
         // between this check and the requests would let a dead token through after it was marked.
-        if goneTokens != nil, !toSend.isEmpty { await adapter.prepare() }
+        if goneTokens != nil || deviceBackOffs != nil, !toSend.isEmpty { await adapter.prepare() }
         var goneNow: [Planned] = []
+        // Both checks at once: one round trip.
+        let toCheck = Array(Set(toSend.map { Self.goneKey($0.push.installation) }))
+        async let heldCheck = heldDevices(toCheck)
         (toSend, goneNow) = try await withoutGoneTokens(toSend)
+        let heldEnds = try await heldCheck
         for plan in goneNow {
             outcomes[plan.key.notification, default: []].append(plan.result(.invalidToken,
                                                                                error: "the provider declared this token dead"))
         }
+        // A device a provider asked to be left alone (a 429 for its token or subscription, seen
+        // by any worker) gets no request until then: its push is deferred, as the adapter's own
+        // answer would have it.
+        let checkedAt = JobQueue.nowMilliseconds()
+        var heldBack: [(Planned, PushOutcome)] = []
+        if !heldEnds.isEmpty {
+            toSend.removeAll { plan in
+                guard let end = heldEnds[Self.goneKey(plan.push.installation)] else { return false }
+                let wait = Duration.milliseconds(max(1, end - checkedAt))
+                heldBack.append((plan, .deferred(reason: "the provider asked to slow down for this device; again in \(wait)", after: wait)))
+                return true
+            }
+        }
 
-        let sent: [PushOutcome]
+        var sent: [PushOutcome]
         let clock = ContinuousClock.now
         do {
             sent = try await adapter.send(toSend.map(\.push))
@@ -123,6 +140,8 @@ extension RichPushJobHandler {
             throw JobError.retry("\(adapter.name) unreachable: \(error)").on(platforms: toSend.map(\.push.installation.platform.rawValue))
         }
         metrics.sent(toSend.count, in: ContinuousClock.now - clock)
+        toSend += heldBack.map(\.0)
+        sent += heldBack.map(\.1)
 
         let now = JobQueue.nowMilliseconds()
         var retryable: [Planned] = []
@@ -136,6 +155,8 @@ extension RichPushJobHandler {
         var tally: [PushMetrics.Series: Int] = [:]
         // Per job: the pushes its platform accepted (sent or held), for the app's sent total.
         var acceptedPerJob: [Int: Int] = [:]
+        // Devices a provider asked to be left alone, until when: for the fleet.
+        var backOffs: [String: Int64] = [:]
         var routes: [Platform: (name: String, toDevice: Timer)] = [:]
         for (plan, outcome) in zip(toSend, sent) {
             let platform = plan.push.installation.platform
@@ -171,9 +192,14 @@ extension RichPushJobHandler {
                 result = plan.result(.retried, error: reason)
                 failures[PushFailureCode.code(for: reason), default: 0] += 1
                 tally[.init(adapter: route, outcome: "retried"), default: 0] += 1
-            case .deferred(_, let after):
+            case .deferred(_, let after), .deviceDeferred(_, let after):
                 // Not sent, and not a failure: the lease is given back below, nothing is counted
                 // in the status (the device is still queued), and the job comes back after `after`.
+                // A wait asked for the device holds its other pushes too, in every worker.
+                if case .deviceDeferred = outcome {
+                    let device = Self.goneKey(plan.push.installation)
+                    backOffs[device] = max(backOffs[device] ?? 0, now + after.components.seconds * 1000 + after.components.attoseconds / 1_000_000_000_000_000)
+                }
                 deferred.append(plan)
                 waits[plan.work] = max(waits[plan.work] ?? .zero, after)
                 tally[.init(adapter: route, outcome: "deferred"), default: 0] += 1
@@ -192,32 +218,51 @@ extension RichPushJobHandler {
         // dead tokens are marked for the fleet, and the failures counted by reason (a batch
         // without failures writes nothing more), at the same time.
         async let marked: Void = markGone(invalid, at: now)
+        async let backedOff: Void = holdDevices(backOffs, now: now)
         async let counted: Void = countFailures(failures)
         try await ledger.recordDeliveries(outcomes)
         for (offset, count) in acceptedPerJob { accepted.add(count, to: work[offset].job.id) }
         if !deferred.isEmpty { try await ledger.releaseLeases(deferred.map(\.key)) }
         try await marked
+        try await backedOff
         await counted
+        // Each failed push counts its own attempts, whatever the job that carries it did before
+        // (one round trip, in batches with failures only; after the record, so a record that
+        // failed, and is retried whole, spends none).
+        let attempts = retryable.isEmpty
+            ? [:] : try await ledger.countFailedAttempts(Dictionary(grouping: retryable.map(\.key), by: \.notification).mapValues { $0.map(\.installation) })
         for installation in invalid + goneNow.map(\.push.installation) { _ = try await installations.remove(installation) }
 
         var failedPerJob: [Int: Int] = [:]
         // The platforms of each job's failed or held pushes, kept with the job (``JobError/platforms``).
         var platforms: [Int: Set<String>] = [:]
+        // The fewest and the most attempts its failed pushes have spent, each its own.
+        var spentPerJob: [Int: (fewest: Int, most: Int)] = [:]
         for plan in retryable {
             failedPerJob[plan.work, default: 0] += 1
             platforms[plan.work, default: []].insert(plan.push.installation.platform.rawValue)
+            let count = attempts[plan.key.notification]?[plan.key.installation] ?? work[plan.work].job.attempt + 1
+            let known = spentPerJob[plan.work] ?? (count, count)
+            spentPerJob[plan.work] = (min(known.fewest, count), max(known.most, count))
         }
+        let deferredJobs = Set(deferred.map(\.work))
         var deferredPerJob: [Int: Int] = [:]
         for plan in deferred where failedPerJob[plan.work] == nil {
             deferredPerJob[plan.work, default: 0] += 1
             platforms[plan.work, default: []].insert(plan.push.installation.platform.rawValue)
         }
         for (offset, failed) in failedPerJob {
-            // A failure spends an attempt; the back-off grows with each one, and is never shorter
-            // than what the provider asked for.
-            let backOff = providerBackOff(afterAttempt: work[offset].job.attempt + 1)
-            results[work[offset].index] = .failure(JobError.retry("\(failed) pushes failed on \(adapter.name)", after: max(backOff, waits[offset] ?? .zero))
-                .on(platforms: platforms[offset] ?? []))
+            // A failure spends an attempt of the push that failed; the back-off grows with the
+            // attempts its pushes spent, and is never shorter than what the provider asked for.
+            // The job is dead-lettered only when every push it still owes has spent its own
+            // attempts: never with a push that spent fewer (one that failed late, after riding
+            // along with failing neighbours), nor with one deferred in this run (none spent).
+            let spent = spentPerJob[offset] ?? (work[offset].job.attempt + 1, work[offset].job.attempt + 1)
+            let backOff = providerBackOff(afterAttempt: spent.most)
+            results[work[offset].index] = .failure(
+                JobError.retry("\(failed) pushes failed on \(adapter.name)", after: max(backOff, waits[offset] ?? .zero),
+                               attempts: deferredJobs.contains(offset) ? 0 : spent.fewest)
+                    .on(platforms: platforms[offset] ?? []))
         }
         for (offset, held) in deferredPerJob {
             let after = max(waits[offset] ?? .seconds(1), waitFor[offset].map { $0 + .milliseconds(250) } ?? .zero)
@@ -246,6 +291,19 @@ extension RichPushJobHandler {
             if let since = marks[Self.goneKey(installation)], since >= installation.updatedAt { gone.append(plan) } else { alive.append(plan) }
         }
         return (alive, gone)
+    }
+
+    /// Of the pushes about to be sent, the devices a provider asked to be left alone, with when
+    /// that ends (one round trip; none without `deviceBackOffs`).
+    private func heldDevices(_ devices: [String]) async throws -> [String: Int64] {
+        guard let deviceBackOffs, !devices.isEmpty else { return [:] }
+        return try await deviceBackOffs.held(among: devices, now: JobQueue.nowMilliseconds())
+    }
+
+    /// Holds `devices` for the whole fleet until their times.
+    private func holdDevices(_ devices: [String: Int64], now: Int64) async throws {
+        guard let deviceBackOffs, !devices.isEmpty else { return }
+        try await deviceBackOffs.hold(devices, now: now)
     }
 
     /// Marks the tokens of `installations` dead for the whole fleet.

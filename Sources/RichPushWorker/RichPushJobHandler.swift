@@ -42,6 +42,9 @@ package struct RichPushJobHandler: BatchJobHandler {
     /// Tokens the providers declared dead, consulted right before each send (nil: not kept,
     /// as for the simulated hub alone).
     let goneTokens: (any GoneTokens)?
+    /// Devices a provider asked to be left alone for a while (a 429 naming a token or a
+    /// subscription), shared by the fleet, consulted right before each send (nil: not kept).
+    let deviceBackOffs: (any DeviceBackOffs)?
     /// The first back-off after a push failed at the provider (a 5xx, no answer); it doubles with
     /// each attempt, so a provider in trouble is not sent the same pushes again at once.
     let providerRetryBase: Duration
@@ -56,7 +59,8 @@ package struct RichPushJobHandler: BatchJobHandler {
 
     package init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
                 renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0, leaseDuration: Duration = .seconds(30),
-                maxPushesPerRound: Int = 1_000, goneTokens: (any GoneTokens)? = nil, providerRetryBase: Duration = .seconds(1),
+                maxPushesPerRound: Int = 1_000, goneTokens: (any GoneTokens)? = nil, deviceBackOffs: (any DeviceBackOffs)? = nil,
+                providerRetryBase: Duration = .seconds(1),
                 failedPushes: (any FailedPushCounting)? = nil, logger: Logger = Logger(label: "richpush.worker")) {
         self.ledger = ledger
         self.installations = installations
@@ -70,6 +74,7 @@ package struct RichPushJobHandler: BatchJobHandler {
         self.defaultThrottlePerMinute = max(0, defaultThrottlePerMinute)
         self.leaseDuration = leaseDuration
         self.goneTokens = goneTokens
+        self.deviceBackOffs = deviceBackOffs
         self.providerRetryBase = providerRetryBase
         self.failedPushes = failedPushes
         self.logger = logger

@@ -157,9 +157,11 @@ package struct WorkerDependencies: Sendable {
 /// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)``). The push adapters are shared.
 func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, adapter: any PushAdapter, apps: AppAdapters,
                    scopeLabels: ScopeLabels, extraHandlers: (inout JobHandlers) -> Void, logger: Logger) -> [JobWorker] {
-    // Dead tokens are kept for the platforms that declare them (APNs, FCM), not for the hub alone.
-    let providers = configuration.fcm != nil || { if case .apns = configuration.adapter { true } else { false } }()
+    // Dead tokens and device back-offs are kept for the platforms that declare them (APNs, FCM,
+    // Web Push), not for the hub alone.
+    let providers = configuration.fcm != nil || configuration.webPush != nil || { if case .apns = configuration.adapter { true } else { false } }()
     let goneTokens: (any GoneTokens)? = providers ? RedisGoneTokens(redis: dependencies.redis, keys: dependencies.keys) : nil
+    let deviceBackOffs: (any DeviceBackOffs)? = providers ? RedisDeviceBackOffs(redis: dependencies.redis, keys: dependencies.keys) : nil
     let partitions = dependencies.keys.partitions
     var workerConfiguration = configuration.worker
     workerConfiguration.concurrency = max(1, (configuration.worker.concurrency + partitions - 1) / partitions)
@@ -174,7 +176,7 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
             queue: queue, adapter: adapter, renderer: configuration.renderer, formats: PushFormat.byPlatform,
             fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,
-            maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, failedPushes: queue, logger: logger)
+            maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, deviceBackOffs: deviceBackOffs, failedPushes: queue, logger: logger)
         RichPushJobRouter(base: handler, ledger: ledger, keys: keys, redis: dependencies.redis, adapters: apps).register(in: &handlers)
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }

@@ -37,6 +37,25 @@ struct DeliveryLedgerTests {
         }
     }
 
+    /// Each push counts its own failed attempts in one hash per notification, in one round trip
+    /// for many notifications; the counts expire with the notification, and a replay of a dead
+    /// letter starts its pushes' counts over (a fan-out batch's installations, or a whole one).
+    @Test func failedAttemptsAreCountedPerPushAndStartOverOnReplay() async throws {
+        try await Self.withServerAndStore { server, redis, keys, store in
+            try await redis.send("CONFIG", "RESETSTAT")
+            #expect(try await store.ledger.countFailedAttempts([7: ["a", "b"], 8: ["a"]]) == [7: ["a": 1, "b": 1], 8: ["a": 1]])
+            #expect(try await store.ledger.countFailedAttempts([7: ["b", "b"], 8: []]) == [7: ["b": 2]], "a push counts once per call")
+            #expect(try await server.commandCalls("hincrby") == 4)
+            #expect(try await redis.send("HGETALL", keys.attempts(7)).array?.compactMap(\.string) == ["a", "1", "b", "2"])
+            #expect(try await redis.send("TTL", keys.attempts(7)).int ?? 0 > 3000, "it expires with the notification")
+            try await store.ledger.reviveDeadLettered([DeliveryScope(notification: 7, installations: ["b"])])
+            #expect(try await store.ledger.countFailedAttempts([7: ["a", "b"]]) == [7: ["a": 2, "b": 1]], "the replayed push starts over, the other does not")
+            try await store.ledger.reviveDeadLettered([DeliveryScope(notification: 7)])
+            #expect(try await redis.send("EXISTS", keys.attempts(7)).int == 0)
+            #expect(try await redis.send("EXISTS", keys.attempts(8)).int == 1)
+        }
+    }
+
     @Test func leasesRecordsAndExpiry() async throws {
         try await Self.withStore { redis, keys, store in
             // Leases long enough that a stall of minutes on a busy machine cannot make them lapse.

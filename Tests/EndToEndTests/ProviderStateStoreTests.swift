@@ -53,6 +53,26 @@ struct ProviderStateStoreTests {
         }
     }
 
+    /// A device a provider asked to be left alone is held until its time, for every worker: the
+    /// later end wins, a hold is per device, an ended hold is not reported and is trimmed at the
+    /// next write (times given, not read from the clock).
+    @Test func deviceBackOffsHoldUntilTheirTimeAndTheLaterEndWins() async throws {
+        try await Self.withRedis { redis, keys in
+            let backOffs = RedisDeviceBackOffs(redis: redis, keys: keys)
+            let other = RedisDeviceBackOffs(redis: redis, keys: keys)
+            #expect(try await backOffs.held(among: ["webpush:https://push.example/s1"], now: 1_000).isEmpty)
+            try await backOffs.hold(["webpush:https://push.example/s1": 61_000, "fcm:t2": 5_000], now: 1_000)
+            try await backOffs.hold(["webpush:https://push.example/s1": 31_000], now: 1_000)
+            #expect(try await other.held(among: ["webpush:https://push.example/s1", "fcm:t2", "fcm:t3"], now: 2_000)
+                == ["webpush:https://push.example/s1": 61_000, "fcm:t2": 5_000], "another worker sees them; a shorter hold does not cut a longer one")
+            #expect(try await other.held(among: ["webpush:https://push.example/s1", "fcm:t2"], now: 5_000) == ["webpush:https://push.example/s1": 61_000],
+                    "a hold is over at its end")
+            try await backOffs.hold(["apns:t4": 90_000], now: 6_000)
+            #expect(try await redis.send("ZRANGE", "\(keys.prefix):device-backoff", 0, -1).array?.compactMap(\.string) == ["webpush:https://push.example/s1", "apns:t4"],
+                    "ended holds are trimmed when new ones are written")
+        }
+    }
+
     @Test func deadTokensAreFoundWithWhenAndOldMarksAreTrimmed() async throws {
         try await Self.withRedis { redis, keys in
             let gone = RedisGoneTokens(redis: redis, keys: keys, retention: .seconds(60))

@@ -169,7 +169,7 @@ extension FCMAdapterTests {
                 for id in 1...3 { outcomes += try await adapter.send([try Self.push("same-phone", id: id)]) }
                 #expect(outcomes.prefix(2).allSatisfy { if case .sent = $0 { true } else { false } }, "\(outcomes)")
                 // A device's own quota (its QuotaFailure names the device) defers that device's push only.
-                guard case .deferred(let reason, let after) = outcomes.last else {
+                guard case .deviceDeferred(let reason, let after) = outcomes.last else {
                     Issue.record("expected the third push deferred, got \(outcomes)")
                     return
                 }

@@ -17,7 +17,7 @@ struct FCMResponseTests {
     @Test func answersBecomeOutcomes() {
         #expect(FCMPushAdapter.outcome(of: .throttled(reason: "q", after: .seconds(20))) == .deferred(reason: "q", after: .seconds(20)))
         #expect(FCMPushAdapter.outcome(of: .throttled(reason: "q", after: nil)) == .deferred(reason: "q", after: .seconds(60)), "a minute without Retry-After")
-        #expect(FCMPushAdapter.outcome(of: .deviceThrottled(reason: "d", after: .seconds(5))) == .deferred(reason: "d", after: .seconds(5)))
+        #expect(FCMPushAdapter.outcome(of: .deviceThrottled(reason: "d", after: .seconds(5))) == .deviceDeferred(reason: "d", after: .seconds(5)))
         #expect(FCMPushAdapter.outcome(of: .retry(reason: "u", after: .seconds(3))) == .failedRetryAfter(reason: "u", after: .seconds(3)))
         #expect(FCMPushAdapter.outcome(of: .retry(reason: "u", after: nil)) == .failed(reason: "u", retryable: true))
         #expect(FCMPushAdapter.outcome(of: .unregistered(reason: "x")) == .invalidToken(reason: "x"))

@@ -62,6 +62,29 @@ struct LifecycleTests {
         }
     }
 
+    /// A handler that counts attempts itself (per push, ``JobError/attempts``) decides when the
+    /// job has spent them: failing more often than the policy allows, but each time saying it
+    /// spent fewer, the job runs on; the count it gives is kept as the job's attempt; when it
+    /// says the limit is reached, the job is dead-lettered.
+    @Test func aHandlersOwnAttemptCountDecidesTheRetries() async throws {
+        try await withRedisServer { server in
+            let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 3, base: .milliseconds(5), cap: .milliseconds(20)) }
+            var handlers = JobHandlers()
+            let runs = Tally()
+            let seen = Seen()
+            handlers.register(CountingHandler(runs: runs, seen: seen), for: "counting")
+            try await fixture.queue.enqueue(JobRequest(type: "counting", payload: Array("x".utf8)))
+            try await fixture.withWorkers([fixture.worker(handlers)]) {
+                try await waitUntil(timeout: .seconds(60), "the job to be dead-lettered by its own count") { try await fixture.queue.deadLetterCount() == 1 }
+            }
+            // Runs 1-4 said "1 spent" (a job count would have stopped after 3); runs 5-6 said 2
+            // and 3, and 3 is the limit.
+            #expect(runs.count.load(ordering: .relaxed) == 6)
+            #expect(seen.values.withLock { $0 } == [0, 1, 1, 1, 1, 2], "the attempt kept with the job is the handler's count")
+            #expect(try await fixture.queue.deadLetters().first?.error.hasPrefix("gave up after 3 attempts") == true)
+        }
+    }
+
     @Test func permanentErrorsAreNeverRetried() async throws {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)
@@ -256,6 +279,23 @@ struct DeferringHandler: JobHandler {
         }
         try await redis.send("HINCRBY", key, job.payload, 1)
     }
+}
+
+/// Fails every run, saying it spent 1 attempt in runs 1-4 and then 2, 3, …
+struct CountingHandler: JobHandler {
+    let runs: Tally
+    let seen: Seen
+
+    func handle(_ job: Job) async throws {
+        seen.values.withLock { $0.append(job.attempt) }
+        let run = runs.count.add(1, ordering: .relaxed).newValue
+        throw JobError.retry("failing run \(run)", after: .milliseconds(5), attempts: run <= 4 ? 1 : run - 3)
+    }
+}
+
+/// The attempt numbers a handler saw, in order.
+final class Seen: Sendable {
+    let values = Mutex<[Int]>([])
 }
 
 final class Tally: Sendable {

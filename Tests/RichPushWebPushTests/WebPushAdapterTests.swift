@@ -133,7 +133,7 @@ struct WebPushAdapterTests {
                 let subscription = try await sim.subscribe()
                 let outcome = try await adapter.send([try Self.push(Browser().installation(subscription.endpoint))])[0]
                 switch outcome {
-                case .deferred(_, let after): #expect(deferred && after > .zero, "\(outcome)")
+                case .deviceDeferred(_, let after): #expect(deferred && after > .zero, "\(outcome)")
                 case .failedRetryAfter(_, let after): #expect(!deferred && after > .zero, "\(outcome)")
                 default: Issue.record("\(status): \(outcome)")
                 }
@@ -149,6 +149,41 @@ struct WebPushAdapterTests {
         let adapter = WebPushPushAdapter(http: .shared, connections: connections, vapid: try Self.signer(), timeout: .seconds(5))
         await #expect(throws: (any Error).self) {
             _ = try await adapter.send([try Self.push(Browser().installation("https://127.0.0.1:\(port)/push/x"))])
+        }
+    }
+
+    /// RFC 8030 §8.4: a 429's `Retry-After` is for the subscription (the push resource). Once a
+    /// subscription was answered 429, the adapter writes no request to it until the time, in this
+    /// send or a later one, whatever the notification; another subscription of the same service
+    /// goes on. The push service (`--subscription-rate`) refuses and logs any request inside the
+    /// window: an adapter without the memory (the control) makes one.
+    @Test(arguments: Transport.allCases)
+    func aSubscriptionAskedToWaitGetsNoRequestUntilTheTime(transport: Transport) async throws {
+        try await WebPushSimHarness.with({ $0.subscriptionRatePerMinute = 1 }) { sim in
+            // At the start of a minute of the service's clock: the window lasts most of a minute.
+            sim.clock.advance(seconds: 61 - sim.clock.now().timeIntervalSince1970.truncatingRemainder(dividingBy: 60))
+            let (adapter, connections) = try Self.adapter(sim, transport, vapid: try Self.signer())
+            defer { connections?.shutdown() }
+            let limited = try await sim.subscribe(), other = try await sim.subscribe()
+            let a = Browser().installation(limited.endpoint), b = Browser().installation(other.endpoint)
+            let first = try await adapter.send([try Self.push(a, notification: 1)])
+            #expect({ if case .sent = first[0] { true } else { false } }(), "\(first)")
+            let second = try await adapter.send([try Self.push(a, notification: 2)])
+            guard case .deviceDeferred(_, let after) = second[0] else { Issue.record("expected the push held for the subscription: \(second)"); return }
+            #expect(after > .seconds(30), "until the next minute: \(after)")
+            let third = try await adapter.send([try Self.push(a, notification: 3), try Self.push(b, notification: 3), try Self.push(a, notification: 4)])
+            #expect({ if case .deviceDeferred = third[0] { true } else { false } }(), "\(third)")
+            #expect({ if case .sent = third[1] { true } else { false } }(), "another subscription goes on: \(third)")
+            #expect({ if case .deviceDeferred = third[2] { true } else { false } }(), "\(third)")
+            let requestsToA = sim.logLines.filter { $0.contains("\"event\":\"push\"") && $0.contains(limited.id) }
+            #expect(requestsToA.count == 2, "one sent, one answered 429, none after: \(requestsToA)")
+            #expect(!sim.logLines.contains { $0.contains("inside_retry_after") })
+
+            let (control, controlConnections) = try Self.adapter(sim, transport, vapid: try Self.signer())
+            defer { controlConnections?.shutdown() }
+            let refused = try await control.send([try Self.push(a, notification: 5)])
+            #expect({ if case .deviceDeferred = refused[0] { true } else { false } }(), "\(refused)")
+            #expect(sim.logLines.contains { $0.contains("inside_retry_after") }, "the push service refuses and logs a request inside the window")
         }
     }
 }

@@ -1,5 +1,6 @@
 import RichPushCore
 import RichPushInMemory
+import Synchronization
 import RichPushQueue
 import RichPushStorage
 import RichPushWorker
@@ -20,13 +21,14 @@ struct ProviderBackPressureTests {
         let handler: RichPushJobHandler
 
         init(installations: any InstallationStore = InMemoryInstallationStore(ProviderBackPressureTests.devices), notifications: InMemoryNotifications? = nil,
-             goneTokens: (any GoneTokens)? = nil, outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome = { .sent(adapterID: "mem-\($0.installation.id)") }) {
+             goneTokens: (any GoneTokens)? = nil, deviceBackOffs: (any DeviceBackOffs)? = nil,
+             outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome = { .sent(adapterID: "mem-\($0.installation.id)") }) {
             let notifications = notifications ?? InMemoryNotifications()
             self.notifications = notifications
             self.installations = installations
             adapter = InMemoryPushAdapter(outcome: outcome)
             handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
-                                         renderer: PushRenderer(), goneTokens: goneTokens, providerRetryBase: .seconds(1))
+                                         renderer: PushRenderer(), goneTokens: goneTokens, deviceBackOffs: deviceBackOffs, providerRetryBase: .seconds(1))
         }
 
         func create(on notifications: InMemoryNotifications? = nil) async throws -> Int {
@@ -35,9 +37,17 @@ struct ProviderBackPressureTests {
         }
 
         func run(_ id: Int, attempt: Int = 0) async -> JobError.Disposition? {
+            await runWithAttempts(id, attempt: attempt).disposition
+        }
+
+        /// The disposition and the attempts the handler counted for it (``JobError/attempts``).
+        func runWithAttempts(_ id: Int, attempt: Int = 0) async -> (disposition: JobError.Disposition?, attempts: Int?) {
             let job = Job(id: "1-0", type: RichPushJob.type, payload: RichPushJob.request(notification: id).payload, attempt: attempt, enqueuedAt: 0)
-            if case .failure(let error) = await handler.handle(batch: [job])[0] { return (error as? JobError)?.disposition ?? .retry(after: nil) }
-            return nil
+            if case .failure(let error) = await handler.handle(batch: [job])[0] {
+                guard let error = error as? JobError else { return (.retry(after: nil), nil) }
+                return (error.disposition, error.attempts)
+            }
+            return (nil, nil)
         }
     }
 
@@ -68,10 +78,86 @@ struct ProviderBackPressureTests {
     @Test func aFailureAtTheProviderBacksOffMoreWithEachAttempt() async throws {
         let setup = Setup { _ in .failed(reason: "InternalServerError", retryable: true) }
         let id = try await setup.create()
-        guard case .retry(let first?) = await setup.run(id, attempt: 0) else { Issue.record("expected a retry with a delay"); return }
-        #expect(first >= .milliseconds(500) && first <= .seconds(1), "first back-off \(first)")
-        guard case .retry(let fourth?) = await setup.run(id, attempt: 3) else { Issue.record("expected a retry with a delay"); return }
-        #expect(fourth >= .seconds(4) && fourth <= .seconds(8), "fourth back-off \(fourth)")
+        var delays: [Duration] = []
+        for attempt in 0..<4 {
+            let (disposition, attempts) = await setup.runWithAttempts(id, attempt: attempt)
+            guard case .retry(let after?) = disposition else { Issue.record("expected a retry with a delay, got \(String(describing: disposition))"); return }
+            #expect(attempts == attempt + 1, "each push counts its own failures")
+            delays.append(after)
+        }
+        #expect(delays[0] >= .milliseconds(500) && delays[0] <= .seconds(1), "first back-off \(delays[0])")
+        #expect(delays[3] >= .seconds(4) && delays[3] <= .seconds(8), "fourth back-off \(delays[3])")
+    }
+
+    /// Attempts belong to the push, not to the job: of a job of 32 devices, 31 fail four times
+    /// while the 32nd is held back by the provider (429); when the 32nd first fails, on the job's
+    /// fifth run, the job has spent one attempt of it and is retried, not dead-lettered (with a
+    /// count per job it would have been its fifth failure: dead-lettered with a limit of 5).
+    @Test func aPushThatFailedOnceIsNotDeadLetteredForItsNeighboursFailures() async throws {
+        let devices = (0..<32).map { Installation(id: "d\($0)", platform: .apns, handle: "t\($0)", tags: ["news"], owner: "alice", updatedAt: 1_000) }
+        let round = Mutex(1)
+        let setup = Setup(installations: InMemoryInstallationStore(devices)) { push in
+            let current = round.withLock { $0 }
+            if push.installation.id == "d31" {
+                return current < 5 ? .deferred(reason: "TooManyRequests", after: .seconds(1)) : .failed(reason: "InternalServerError", retryable: true)
+            }
+            return current < 5 ? .failed(reason: "InternalServerError", retryable: true) : .sent(adapterID: "x")
+        }
+        let id = try await setup.create()
+        var jobAttempt = 0
+        for run in 1...4 {
+            round.withLock { $0 = run }
+            let (disposition, attempts) = await setup.runWithAttempts(id, attempt: jobAttempt)
+            guard case .retry = disposition else { Issue.record("run \(run): expected a retry, got \(String(describing: disposition))"); return }
+            #expect(attempts == 0, "run \(run): a push deferred in the run spent no attempt, so the job may not be dead-lettered")
+            jobAttempt = attempts ?? jobAttempt + 1
+        }
+        round.withLock { $0 = 5 }
+        let (fifth, attempts) = await setup.runWithAttempts(id, attempt: jobAttempt)
+        guard case .retry = fifth else { Issue.record("expected a retry, got \(String(describing: fifth))"); return }
+        #expect(attempts == 1, "d31 failed once: the job has spent one attempt of it")
+        #expect(RetryPolicy(maxAttempts: 5).allowsRetry(afterAttempt: attempts ?? 99))
+        let status = try #require(try await setup.notifications.status(id: id))
+        #expect(status.counts["sent"] == 31, "\(status.counts)")
+
+        // Its own failures do spend its attempts: the fifth is its last.
+        for run in 6...9 {
+            round.withLock { $0 = run }
+            let (disposition, counted) = await setup.runWithAttempts(id, attempt: jobAttempt)
+            guard case .retry = disposition else { Issue.record("run \(run): expected a retry, got \(String(describing: disposition))"); return }
+            #expect(counted == run - 4)
+            jobAttempt = counted ?? jobAttempt + 1
+        }
+        #expect(!RetryPolicy(maxAttempts: 5).allowsRetry(afterAttempt: jobAttempt))
+        #expect(setup.adapter.pushes.filter { $0.installation.id == "d31" }.count == 9, "sent in every run: deferred four times, failed five")
+    }
+
+    /// A provider asked to slow down for h1 (a 429 naming its token or subscription) for 2
+    /// minutes: another worker's job of the next notification sends nothing to h1, only to the
+    /// others, and is deferred for the time left (no attempt spent); a worker without the fleet's
+    /// record would have sent it (the control).
+    @Test func aDeviceAskedToSlowDownGetsNoPushOfAnotherNotificationUntilTheTime() async throws {
+        let backOffs = InMemoryDeviceBackOffs()
+        let notifications = InMemoryNotifications()
+        let first = Setup(notifications: notifications, deviceBackOffs: backOffs) { push in
+            push.installation.handle == "h1" ? .deviceDeferred(reason: "429", after: .seconds(120)) : .sent(adapterID: "x")
+        }
+        let a = try await first.create()
+        guard case .deferred(let after) = await first.run(a) else { Issue.record("expected the job deferred"); return }
+        #expect(after >= .seconds(100), "deferred for the provider's wait: \(after)")
+        #expect(try await notifications.status(id: a)?.counts["sent"] == 2)
+
+        let second = Setup(notifications: notifications, deviceBackOffs: backOffs)
+        let b = try await second.create()
+        guard case .deferred(let left) = await second.run(b) else { Issue.record("expected the job deferred"); return }
+        #expect(left > .seconds(60) && left <= .seconds(121), "until the device's hold ends: \(left)")
+        #expect(second.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h2"], "no request to h1")
+        let status = try #require(try await notifications.status(id: b))
+        #expect(status.counts["sent"] == 2 && (status.counts["failed"] ?? 0) == 0 && (status.counts["retried"] ?? 0) == 0, "\(status.counts)")
+
+        let control = Setup(notifications: notifications)
+        #expect(await control.run(try await control.create()) == nil)
+        #expect(control.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h1", "h2"])
     }
 
     /// APNs answered 410 for h1 while another job to it was under way, its device already

@@ -13,7 +13,7 @@ import Testing
 struct PushFailureCodeTests {
     static func reason(_ outcome: PushOutcome) -> String {
         switch outcome {
-        case .invalidToken(let reason), .failed(let reason, _), .failedRetryAfter(let reason, _), .deferred(let reason, _): reason
+        case .invalidToken(let reason), .failed(let reason, _), .failedRetryAfter(let reason, _), .deferred(let reason, _), .deviceDeferred(let reason, _): reason
         case .sent, .held: "(not a failure)"
         }
     }

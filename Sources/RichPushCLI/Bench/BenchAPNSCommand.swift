@@ -79,7 +79,7 @@ struct BenchAPNSCommand: AsyncParsableCommand {
                 case .sent, .held: "sent"
                 case .invalidToken: "invalid token"
                 case .failed(_, true), .failedRetryAfter: "retryable"
-                case .deferred: "deferred"
+                case .deferred, .deviceDeferred: "deferred"
                 case .failed(_, false): "failed"
                 }
                 tally[kind, default: 0] += 1

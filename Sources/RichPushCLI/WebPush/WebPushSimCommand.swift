@@ -33,6 +33,10 @@ struct WebPushSimCommand: AsyncParsableCommand {
     var fail: String?
     @Option(help: "Hold each push answer back N or MIN-MAX milliseconds.") var delayMs: String?
     @Option(help: "Seed of the fault choices.") var seed: UInt64 = 1
+    @Option(help: """
+        Messages one subscription may get per clock minute; past that, 429 with Retry-After until the next minute (0: no limit). \
+        A request to a subscription inside any Retry-After it was given is refused again and logged as inside_retry_after.
+        """) var subscriptionRate = 0
     @Flag(help: "Print one JSON line per request and per message delivered.") var logRequests = false
     @Option(help: "Directory for ca.pem, cert.pem and key.pem (senders trust ca.pem).") var certDir = ".richpush-webpush-sim"
     @Option(help: "Another DNS name the certificate is for, besides localhost (repeat for more; e.g. a compose service name).")
@@ -81,6 +85,8 @@ struct WebPushSimCommand: AsyncParsableCommand {
         configuration.transient = failures.filter { $0.status != 410 }
         configuration.delayMilliseconds = try delayMs.map(FCMSimCommand.delay)
         configuration.seed = seed
+        guard subscriptionRate >= 0 else { throw ValidationError("--subscription-rate must be 0 (no limit) or more") }
+        configuration.subscriptionRatePerMinute = subscriptionRate
         configuration.keptPerSubscription = maxKept
         configuration.keptTotal = maxKeptTotal
         configuration.maxTTL = maxTtl

@@ -23,6 +23,11 @@ package protocol DeliveryLedger: Sendable {
     /// status; moves each one's state to `sent` when any of its pushes went out. Outcomes with
     /// the `retried` counter release their lease instead of recording it, so a retry resends.
     func recordDeliveries(_ results: [Int: [DeliveryResult]]) async throws
+    /// Counts one more failed attempt for each push (notification → installations) and answers
+    /// each one's count so far, in one round trip: the retry limit belongs to the push, not to
+    /// the job that carries it beside others. The counts expire with the notification; a replay
+    /// of a dead letter (``reviveDeadLettered(_:)``) starts its pushes' counts over.
+    func countFailedAttempts(_ pushes: [Int: [String]]) async throws -> [Int: [String: Int]]
     /// Records that held pushes expired before their device came back (notification →
     /// installations): counted `expired`, each device's entry marked so (the platform's id kept).
     func recordExpired(_ expired: [Int: [String]]) async throws

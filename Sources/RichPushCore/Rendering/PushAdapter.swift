@@ -30,6 +30,10 @@ package enum PushOutcome: Sendable, Hashable {
     /// hold in force across the fleet): not the push's fault. It goes again after `after` without
     /// spending one of the job's attempts, however long the provider holds.
     case deferred(reason: String, after: Duration)
+    /// Not sent, or refused, because the provider asked to slow down for this device's token or
+    /// subscription (a 429 naming it): deferred as above, and every worker holds its next pushes
+    /// to that device, whatever their notification, until `after` has passed.
+    case deviceDeferred(reason: String, after: Duration)
 }
 
 /// Sends rendered pushes to a platform (a simulated hub, APNs, …), in batches.

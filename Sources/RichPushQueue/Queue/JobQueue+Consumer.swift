@@ -56,10 +56,13 @@ extension JobQueue {
     /// `countingAttempt` (a deferral, not a failure) it keeps its attempt number.
     /// `platforms`: those whose pushes failed, kept with it (``Job/failedOn``).
     /// `accepted`: the pushes its run got accepted, added to its scope's total `s:`.
-    package func retry(_ job: Job, after delay: Duration, error: String, platforms: [String] = [], accepted: Int = 0, countingAttempt: Bool = true) async throws {
+    /// `attempt`: the attempt number to keep with it, when its handler counted it (else the
+    /// job's own, one more unless it was a deferral).
+    package func retry(_ job: Job, after delay: Duration, error: String, platforms: [String] = [], accepted: Int = 0, countingAttempt: Bool = true,
+                       attempt: Int? = nil) async throws {
         try await redis.run(QueueScripts.retry, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.delayedKey, counters: configuration.countersKey,
                                                                         scheduler: configuration.schedulerKey, group: configuration.group, id: job.id, time: Self.nowMilliseconds() + Int64(delay.milliseconds),
-                                                                        attempt: job.attempt + (countingAttempt ? 1 : 0), error: error,
+                                                                        attempt: attempt ?? job.attempt + (countingAttempt ? 1 : 0), error: error,
                                                                         platforms: platforms.joined(separator: ","), accepted: accepted))
     }
 

@@ -57,6 +57,11 @@ package struct JobError: Error, Sendable, CustomStringConvertible {
     /// The platforms (`apns`, `fcm`, …) whose pushes failed, kept with the job when it is retried
     /// or dead-lettered (its field `fp`), so an operator can find a platform's failures.
     package var platforms: [String] = []
+    /// For `.retry`: the attempts this failure counts as spent, when the handler counts them
+    /// itself (per push rather than per job: the fewest any push still owed by the job has spent).
+    /// The job is dead-lettered when this reaches the retry limit and is kept with the job as its
+    /// attempt. nil: the job's own count, one more than before.
+    package var attempts: Int?
 
     /// The same error, naming the platforms whose pushes failed.
     package func on(platforms: some Sequence<String>) -> JobError {
@@ -65,8 +70,8 @@ package struct JobError: Error, Sendable, CustomStringConvertible {
         return error
     }
 
-    package static func retry(_ message: String, after delay: Duration? = nil) -> JobError {
-        JobError(disposition: .retry(after: delay), message: message)
+    package static func retry(_ message: String, after delay: Duration? = nil, attempts: Int? = nil) -> JobError {
+        JobError(disposition: .retry(after: delay), message: message, attempts: attempts)
     }
 
     package static func permanent(_ message: String) -> JobError {

@@ -151,22 +151,25 @@ extension JobWorker {
             // Cut short by shutdown after the drain timeout: it was released for another worker.
             logger.info("job interrupted by shutdown, left for another worker", metadata: ["job.id": "\(job.id)"])
         case .failure(let error as JobError):
-            return await fail(job, disposition: error.disposition, message: error.message, platforms: error.platforms, accepted: accepted)
+            return await fail(job, disposition: error.disposition, message: error.message, platforms: error.platforms, attempts: error.attempts, accepted: accepted)
         case .failure(let error):
-            return await fail(job, disposition: .retry(after: nil), message: "\(error)", platforms: [], accepted: accepted)
+            return await fail(job, disposition: .retry(after: nil), message: "\(error)", platforms: [], attempts: nil, accepted: accepted)
         }
         return nil
     }
 
     /// Settles a failed job by its disposition, or returns its dead-letter reason.
-    private func fail(_ job: Job, disposition: JobError.Disposition, message: String, platforms: [String], accepted: Int) async -> (String, [String])? {
-        let attempts = job.attempt + 1
+    private func fail(_ job: Job, disposition: JobError.Disposition, message: String, platforms: [String], attempts counted: Int?,
+                      accepted: Int) async -> (String, [String])? {
+        let attempts = counted ?? job.attempt + 1
         let metadata: Logger.Metadata = ["job.id": "\(job.id)", "job.origin": "\(job.origin)", "job.type": "\(job.type)", "attempt": "\(attempts)", "error": "\(message)"]
         switch disposition {
         case .retry(let after) where queue.configuration.retry.allowsRetry(afterAttempt: attempts):
             let delay = after ?? queue.configuration.retry.delay(afterAttempt: attempts)
             logger.info("job failed, will retry", metadata: metadata.merging(["delay": "\(delay)"]) { $1 })
-            await settle(job.id, type: job.type, outcome: .retried) { try await self.queue.retry(job, after: delay, error: message, platforms: platforms, accepted: accepted) }
+            await settle(job.id, type: job.type, outcome: .retried) {
+                try await self.queue.retry(job, after: delay, error: message, platforms: platforms, accepted: accepted, attempt: attempts)
+            }
         case .retry:
             logger.warning("job failed on its last attempt, dead-lettering", metadata: metadata)
             return ("gave up after \(attempts) attempts: \(message)", platforms)

@@ -30,6 +30,15 @@ extension RedisDeliveryLedger {
             }
         }
         try await runAll(Self.reviveScript, calls)
+        // The replayed pushes get their attempts again.
+        let forget: [RedisCommand] = scopes.compactMap { scope in
+            guard let installations = scope.installations else { return RedisCommand("DEL", keys.attempts(scope.notification)) }
+            guard !installations.isEmpty else { return nil }
+            var command = RedisCommand("HDEL", keys.attempts(scope.notification))
+            for installation in installations { command.append(installation) }
+            return command
+        }
+        if !forget.isEmpty { try await redis.sendAll(forget) }
     }
 
     /// Takes back what the dead-lettering of these deliveries marked, each in its app's ledger.

@@ -135,6 +135,31 @@ extension RedisDeliveryLedger {
         })
     }
 
+    package func countFailedAttempts(_ pushes: [Int: [String]]) async throws -> [Int: [String: Int]] {
+        let ttl = Int(retention.components.seconds)
+        let ordered = pushes.filter { !$0.value.isEmpty }.map { ($0.key, Array(Set($0.value)).sorted()) }
+        guard !ordered.isEmpty else { return [:] }
+        var commands: [RedisCommand] = []
+        for (id, installations) in ordered {
+            for installation in installations { commands.append(RedisCommand("HINCRBY", keys.attempts(id), installation, 1)) }
+            commands.append(RedisCommand("EXPIRE", keys.attempts(id), ttl, "NX"))
+        }
+        let replies = try await redis.pipeline(commands)
+        var counts: [Int: [String: Int]] = [:]
+        var index = 0
+        for (id, installations) in ordered {
+            for installation in installations {
+                try replies[index].throwingError()
+                guard let count = replies[index].int else { throw RedisError(code: .unexpectedReply, message: "HINCRBY answered \(replies[index])") }
+                counts[id, default: [:]][installation] = count
+                index += 1
+            }
+            try replies[index].throwingError()
+            index += 1
+        }
+        return counts
+    }
+
     /// One script call per partition, all in one pipeline: for each notification its counters,
     /// per-device entries (JSON written by hand: this runs for every push); the counters `sent`
     /// and `held` are what make its (derived) state `sent`.
