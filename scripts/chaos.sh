@@ -13,6 +13,11 @@
 # takes over; the node comes back as a replica) and a master's SIGSTOP shorter than the node timeout.
 # Usage: scripts/chaos.sh [--duration S (90)] [--rate N/s (40)] [--devices M (200)] [--groups G (20)]
 #                         [--fault-every S (10)] [--seed N] [--provider-hold S (30)] [--cluster [--partitions P (6)]]
+#                         [--provider-faults PCT (0)]
+# --provider-faults PCT: the devices are iPhones, Android phones and browsers in turn, reached
+# through `richpush apns-sim`, `fcm-sim` and `webpush-sim`, each answering PCT% of valid requests
+# with a transient error (429, 500, 503); also exit 1 on any Web Push request inside a
+# Retry-After window webpush-sim gave.
 # RICHPUSH_BIN=path uses that binary instead of building release.
 set -euo pipefail
 cd "$(dirname "$0")/.."

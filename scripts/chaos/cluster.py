@@ -1,6 +1,7 @@
 """The system under test: one Redis (AOF everysec) or a Redis Cluster of 3 masters and 3 replicas
 (`--cluster`), API replicas, workers and device simulators, started, restarted and replaced here,
 with the times each device simulator was offline."""
+import base64
 import json
 import os
 import signal
@@ -14,7 +15,7 @@ from redis_cluster import RedisClusterNodes
 
 class Cluster:
     def __init__(self, binary, workdir, prefix="chaos", api_replicas=2, workers=3, simulators=2, devices=200, groups=20,
-                 visibility_timeout=5, fire_delay=0, redis_cluster=False, partitions=1, provider_hold=30):
+                 visibility_timeout=5, fire_delay=0, redis_cluster=False, partitions=1, provider_hold=30, provider_faults=0):
         self.binary, self.workdir, self.prefix = binary, workdir, prefix
         self.supervisor = Supervisor()
         self.redis_port = free_port()
@@ -38,6 +39,15 @@ class Cluster:
         self.fcm = None
         self.fcm_port = free_port()
         self.fcm_dir = os.path.join(workdir, "fcm")
+        # With provider faults (percent of requests, one Redis only): the devices are iPhones,
+        # Android phones and browsers in turn, reached through `richpush apns-sim`, `fcm-sim` and
+        # `webpush-sim`, each answering that share of valid requests with a transient error
+        # (429, 500 or 503; Web Push's 429 and 503 with Retry-After, whose window webpush-sim
+        # watches: a request to the subscription inside it is logged `inside_retry_after`).
+        self.provider_faults = provider_faults
+        self.apns = self.webpush = None
+        self.apns_port, self.webpush_port = free_port(), free_port()
+        self.apns_dir, self.webpush_dir = os.path.join(workdir, "apns"), os.path.join(workdir, "webpush")
         self.apis, self.workers, self.sims = [], [], []
         self.worker_generation = 0
         # Per simulator: [offline_from, online_again] windows (None while still offline).
@@ -106,11 +116,71 @@ class Cluster:
             self.binary, "fcm-sim", "--redis-url", self.redis_url, "--port", str(self.fcm_port),
             "--service-account", os.path.join(self.fcm_dir, "service-account.json"), "--make-credentials",
             "--cert-dir", self.fcm_dir, "--hub-prefix", self.prefix, "--quota-outage-on-signal", str(self.provider_hold),
-            "--log-requests"],
+            "--log-requests"] + self.fault_option("429", "500", "503"),
             self.workdir, env=self.env))
         self.fcm.start()
         if not wait_until(lambda: "listening" in open(self.fcm.stderr_path).read(), 30):
             raise RuntimeError(f"fcm-sim did not start; see {self.fcm.stderr_path}")
+
+    def fault_option(self, *statuses):
+        """`--fail` with the provider fault share spread over `statuses` (none without faults)."""
+        if not self.provider_faults:
+            return []
+        share = self.provider_faults / len(statuses)
+        return ["--fail", ",".join(f"{status}:{share:g}%" for status in statuses), "--seed", str(getattr(self, "seed", 1))]
+
+    def start_sim_service(self, name, argv):
+        proc = self.supervisor.add(Proc(name, argv, self.workdir, env=self.env))
+        proc.start()
+        if not wait_until(lambda: "listening" in open(proc.stderr_path).read(), 30):
+            raise RuntimeError(f"{name} did not start; see {proc.stderr_path}")
+        return proc
+
+    def start_apns_and_webpush(self):
+        """apns-sim (a .p8 key made for the run) and webpush-sim (a VAPID key made for the run)."""
+        for directory in (self.apns_dir, self.webpush_dir):
+            os.makedirs(directory, exist_ok=True)
+        self.apns_key = os.path.join(self.apns_dir, "AuthKey.p8")
+        self.vapid_key = os.path.join(self.webpush_dir, "vapid.pem")
+        for path in (self.apns_key, self.vapid_key):
+            ec = path + ".ec"
+            subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", ec], check=True, capture_output=True)
+            subprocess.run(["openssl", "pkcs8", "-topk8", "-nocrypt", "-in", ec, "-out", path], check=True, capture_output=True)
+        der = subprocess.run(["openssl", "ec", "-in", self.vapid_key + ".ec", "-pubout", "-outform", "DER"], check=True, capture_output=True).stdout
+        self.vapid_public = base64.urlsafe_b64encode(der[-65:]).decode().rstrip("=")
+        self.apns = self.start_sim_service("apns-sim", [
+            self.binary, "apns-sim", "--redis-url", self.redis_url, "--port", str(self.apns_port), "--team-id", "CHAOSTEAM1",
+            "--key-id", "CHAOSKEY01", "--key-file", self.apns_key, "--topic", "com.example.chaos", "--cert-dir", self.apns_dir,
+            "--hub-prefix", self.prefix, "--log-requests"] + self.fault_option("429", "500", "503"))
+        self.webpush = self.start_sim_service("webpush-sim", [
+            self.binary, "webpush-sim", "--port", str(self.webpush_port), "--cert-dir", self.webpush_dir,
+            "--log-requests"] + self.fault_option("429", "503"))
+
+    def webpush_inside_retry_after(self):
+        """Requests webpush-sim refused because they came inside a Retry-After window it gave."""
+        if self.webpush is None or not os.path.exists(self.webpush.stdout_path):
+            return 0
+        with open(self.webpush.stdout_path) as log:
+            return sum(1 for line in log if '"inside_retry_after"' in line)
+
+    def provider_answers(self):
+        """Each simulator's answers by status, from its request log."""
+        answers = {}
+        for name, proc, keep in (("apns", self.apns, lambda e: True), ("fcm", self.fcm, lambda e: "issued" not in e),
+                                 ("webpush", self.webpush, lambda e: "status" in e)):
+            if proc is None or not os.path.exists(proc.stdout_path):
+                continue
+            counts = {}
+            with open(proc.stdout_path) as log:
+                for line in log:
+                    try:
+                        entry = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(entry, dict) and "status" in entry and keep(entry):
+                        counts[str(entry["status"])] = counts.get(str(entry["status"]), 0) + 1
+            answers[name] = counts
+        return answers
 
     def exhaust_fcm_quota(self):
         self.fcm.signal(signal.SIGUSR1)
@@ -134,8 +204,14 @@ class Cluster:
         self.worker_generation += 1
         name = f"worker-{self.worker_generation}"
         fcm = [] if self.fcm is None else [
-            "--adapter", "fcm,hub", "--fcm-credentials", os.path.join(self.fcm_dir, "service-account.json"),
+            "--adapter", "apns,fcm,webpush" if self.apns else "fcm,hub", "--fcm-credentials", os.path.join(self.fcm_dir, "service-account.json"),
             "--fcm-url", f"https://127.0.0.1:{self.fcm_port}", "--fcm-ca-file", os.path.join(self.fcm_dir, "ca.pem")]
+        if self.apns:
+            apns_url = f"https://127.0.0.1:{self.apns_port}"
+            fcm += ["--apns-url", apns_url, "--apns-sandbox-url", apns_url, "--apns-topic", "com.example.chaos", "--apns-key-file", self.apns_key,
+                    "--apns-key-id", "CHAOSKEY01", "--apns-team-id", "CHAOSTEAM1", "--apns-ca-file", os.path.join(self.apns_dir, "ca.pem"),
+                    "--webpush-vapid-key-file", self.vapid_key, "--webpush-subject", "mailto:chaos@example.com",
+                    "--webpush-ca-file", os.path.join(self.webpush_dir, "ca.pem")]
         proc = self.supervisor.add(Proc(name, [
             self.binary, "worker", "--redis-url", self.redis_url, "--queue-prefix", self.prefix, "--consumer", f"chaos-{name}",
             "--visibility-timeout", str(self.visibility_timeout), "--max-attempts", "25", "--log-level", os.environ.get("CHAOS_WORKER_LOG", "warning")] + fcm,
@@ -160,8 +236,11 @@ class Cluster:
                 "--redis-url", self.redis_url, "--user", self.user, "--devices", str(self.devices_per_sim),
                 "--tag-groups", str(self.groups), "--fire-delay", str(self.fire_delay), "--tap", "none", "--format", "json",
                 "--hub-prefix", self.prefix, "--handle-prefix", f"chaos-{index}",
-                "--platform", "apns" if self.nodes else "mixed",
-                "--state-file", os.path.join(self.workdir, f"sim-{index}.state")], self.workdir,
+                "--platform", "apns" if self.nodes else "all" if self.apns else "mixed",
+                "--state-file", os.path.join(self.workdir, f"sim-{index}.state")] + ([
+                    "--apns-tokens", "--webpush-url", f"https://127.0.0.1:{self.webpush_port}",
+                    "--webpush-ca-file", os.path.join(self.webpush_dir, "ca.pem"), "--webpush-application-server-key", self.vapid_public,
+                ] if self.apns else []), self.workdir,
                 env=dict(self.env, RICHPUSH_PASSWORD=self.password))))
         sim = self.sims[index]
         before = self.listening_count(index)
@@ -181,6 +260,8 @@ class Cluster:
         self.add_users()
         if not self.nodes:
             self.start_fcm()
+            if self.provider_faults:
+                self.start_apns_and_webpush()
         for index in range(len(self.api_ports)):
             self.start_api(index)
         for _ in range(self.worker_count):
@@ -189,6 +270,9 @@ class Cluster:
             self.start_sim(index)
         redis = f"cluster {self.redis_url} ({self.partitions} partitions)" if self.nodes else f"redis :{self.redis_port}"
         fcm = "" if self.fcm is None else f", fcm-sim :{self.fcm_port} for the Android half"
+        if self.apns:
+            fcm = (f", iPhones, Android phones and browsers in turn through apns-sim :{self.apns_port}, fcm-sim :{self.fcm_port} "
+                   f"and webpush-sim :{self.webpush_port}, each failing {self.provider_faults:g}% of valid requests")
         self.log(f"up: {redis} (AOF everysec), API {self.api_ports}, {self.worker_count} workers, "
                  f"{self.sim_count} simulators x {self.devices_per_sim} devices in {self.groups} tag groups{fcm}")
 

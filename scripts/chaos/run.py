@@ -39,12 +39,20 @@ def parse():
     parser.add_argument("--partitions", type=int, default=None, help="queue partitions with --cluster (default 6)")
     parser.add_argument("--provider-hold", type=float, default=30,
                         help="seconds FCM's quota stays used up in a provider-quota fault (default 30; one Redis only)")
+    parser.add_argument("--provider-faults", type=float, default=0,
+                        help="percent of valid requests apns-sim, fcm-sim and webpush-sim answer with a transient error (429, 500, "
+                             "503); the devices are iPhones, Android phones and browsers in turn (default 0: iPhones through the "
+                             "simulated hub, every other device an Android phone; one Redis only)")
     args = parser.parse_args()
     for name in ("duration", "rate", "fault_every", "drain_timeout"):
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be positive")
     if args.partitions is not None and not args.cluster:
         parser.error("--partitions needs --cluster (one Redis runs one partition)")
+    if not 0 <= args.provider_faults <= 50:
+        parser.error("--provider-faults must be 0 to 50 (percent)")
+    if args.provider_faults and args.cluster:
+        parser.error("--provider-faults needs one Redis (the platform simulators run there)")
     if not 1 <= args.provider_hold <= 3600:
         parser.error("--provider-hold must be 1 to 3600 seconds")
     if args.partitions is None:
@@ -105,6 +113,10 @@ def print_report(result, seed, args):
     if provider:
         print(f"    FCM answers: {provider['answers']}; requests during a quota hold (after its first 429 + 2 s): "
               f"{provider['during hold']}")
+    faults = result.get("provider faults")
+    if faults:
+        print(f"    provider faults {args.provider_faults:g}%: answers by simulator {faults['answers']}; Web Push requests inside a "
+              f"Retry-After window: {faults['inside retry-after']}")
     for item in result["lost"][:10]:
         print(f"    LOST: {item}")
 
@@ -135,7 +147,8 @@ def main():
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     os.makedirs(args.workdir, exist_ok=True)
     cluster = Cluster(args.binary, args.workdir, devices=args.devices, groups=args.groups,
-                      redis_cluster=args.cluster, partitions=args.partitions, provider_hold=args.provider_hold)
+                      redis_cluster=args.cluster, partitions=args.partitions, provider_hold=args.provider_hold,
+                      provider_faults=args.provider_faults)
     kinds = CLUSTER_KINDS if args.cluster else KINDS
     cluster.seed = seed
     stop_flag = threading.Event()
@@ -166,6 +179,8 @@ def main():
             sim.terminate(10)
         result = reconcile(cluster, load.sends, faults)
         result["provider"] = provider_figures(cluster, faults)
+        if args.provider_faults:
+            result["provider faults"] = {"answers": cluster.provider_answers(), "inside retry-after": cluster.webpush_inside_retry_after()}
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -180,11 +195,14 @@ def main():
     lost = sum(count for key, count in result["pairs"].items() if key.startswith("lost"))
     duplicated = result["pairs"].get("duplicated", 0)
     during_hold = (result.get("provider") or {}).get("during hold", 0)
-    failed = lost > 0 or duplicated > 0 or result["acknowledged"] == 0 or bool(missing_kinds) or during_hold > 0
+    inside_window = (result.get("provider faults") or {}).get("inside retry-after", 0)
+    failed = lost > 0 or duplicated > 0 or result["acknowledged"] == 0 or bool(missing_kinds) or during_hold > 0 or inside_window > 0
     if missing_kinds:
         print(f"    fault kinds never injected: {sorted(missing_kinds)}")
     if during_hold:
         print(f"    {during_hold} requests reached FCM while its quota hold was in force")
+    if inside_window:
+        print(f"    {inside_window} Web Push requests came inside a Retry-After window")
     print(f"==> {'FAILED' if failed else 'PASSED'}: lost while online {lost}, duplicated {duplicated}; "
           f"report {os.path.join(args.workdir, 'chaos-report.json')}")
     return 1 if failed else 0
