@@ -27,7 +27,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
     @Option(help: "Key prefix of the simulated hub (the queue prefix of the workers).") var hubPrefix = "richpush"
     @Option(help: "Device handles are <prefix>-<n> (default sim-<user>).") var handlePrefix: String?
     @Option(help: "Output format.") var format: Format = .text
-    @Option(help: "File where the devices keep the collapse ids of what they show, so a restarted simulator still collapses a resend (a phone's Notification Center survives the app).") var stateFile: String?
+    @Option(help: "File where the devices keep the collapse ids of what they show, so a restarted simulator still collapses a resend (a phone's Notification Center survives the app); browsers keep their push subscriptions and installations in <file>.web.json.") var stateFile: String?
     @Option(help: ArgumentHelp(
         "apns: iOS devices; fcm: Android devices (FCM data messages); webpush: web devices (a browser's service worker); mixed: every other device Android; all: iOS, Android, web in turn; or a list such as apns,webpush taken in turn.",
         valueName: "platforms"))

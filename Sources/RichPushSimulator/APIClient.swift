@@ -60,11 +60,15 @@ struct APIClient: Sendable {
     }
 
     /// A registration's new subscription under its installation id: PUT /api/register/{id}, as a
-    /// browser's service worker sends it after `pushsubscriptionchange`.
-    func reregister(installation id: String, platform: Platform, tags: [String], subscription: [String: Any]) async throws {
+    /// browser's service worker sends it after `pushsubscriptionchange`. False when the backend
+    /// has no such registration (404: it was removed).
+    @discardableResult
+    func reregister(installation id: String, platform: Platform, tags: [String], subscription: [String: Any]) async throws -> Bool {
         let registration: [String: Any] = ["Platform": platform.rawValue, "Tags": tags, "Subscription": subscription]
         let (status, body, _) = try await call("PUT", "/api/register/\(id)", json: registration)
+        if status == 404 { return false }
         guard status == 200 else { throw SimulatorError("registration failed: HTTP \(status) \(String(decoding: body, as: UTF8.self))") }
+        return true
     }
 
     /// Characters a query value keeps as they are (RFC 3986 unreserved).

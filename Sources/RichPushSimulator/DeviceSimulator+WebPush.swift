@@ -7,7 +7,11 @@ extension DeviceSimulator {
     /// app's server. Throws (and the fleet tries again) while the API does not take it.
     func reregister(_ old: WebDevice, as new: WebDevice) async throws {
         guard let (index, installation) = devices.withLock({ $0[old.endpoint] }) else { return }
-        try await api.reregister(installation: installation, platform: .webpush, tags: webTags.withLock { $0[index] ?? [] }, subscription: new.subscriptionJSON)
+        guard try await api.reregister(installation: installation, platform: .webpush, tags: webTags.withLock { $0[index] ?? [] },
+                                       subscription: new.subscriptionJSON) else {
+            throw SimulatorError("registration \(installation) is gone: the new subscription cannot replace its endpoint")
+        }
+        try keptSubscriptions.keep(new, installation: installation)
         devices.withLock { devices in
             devices[old.endpoint] = nil
             devices[new.endpoint] = (index, installation)

@@ -28,6 +28,8 @@ package final class DeviceSimulator: Sendable {
     private let subscriber: RedisShardedSubscriber
     /// The web devices, when some device is one.
     private let web: WebDeviceFleet?
+    /// The web devices' subscriptions and installations, kept beside the state file.
+    let keptSubscriptions: KeptSubscriptions
     let collapse: CollapseMemory
     let logger: Logger
 
@@ -40,6 +42,7 @@ package final class DeviceSimulator: Sendable {
     package init(configuration: SimulatorConfiguration, logger: Logger = Logger(label: "richpush.device-sim")) throws {
         self.configuration = configuration
         collapse = try CollapseMemory(stateFile: configuration.stateFile)
+        keptSubscriptions = KeptSubscriptions(stateFile: configuration.stateFile)
         if configuration.platforms.hasWeb {
             guard let service = configuration.webPush else { throw SimulatorError("web devices need a push service to subscribe at (--webpush-url)") }
             web = try WebDeviceFleet(service: service, logger: logger)
@@ -81,12 +84,22 @@ package final class DeviceSimulator: Sendable {
         devices.withLock { devices in
             for (handle, index, installation) in registered { devices[handle] = (index, installation) }
         }
-        // A browser subscribes at its push service first, then registers the subscription.
+        // A browser subscribes at its push service first, then registers the subscription; one
+        // that kept its subscription (a restart) registers it again under its installation.
         if let web {
-            try await web.subscribe(indices.filter { configuration.platform(of: $0) == .webpush }) { device in
+            let kept = keptSubscriptions
+            try await web.subscribe(indices.filter { configuration.platform(of: $0) == .webpush }, kept: { kept.entry(for: $0)?.device }) { device in
                 self.webTags.withLock { $0[device.index] = tags(device.index) }
-                let installation = try await self.api.register(handle: device.endpoint, platform: .webpush, tags: tags(device.index),
-                                                               subscription: device.subscriptionJSON)
+                let installation: String
+                if let entry = kept.entry(for: device.index), entry.device.endpoint == device.endpoint,
+                   try await self.api.reregister(installation: entry.installation, platform: .webpush, tags: tags(device.index),
+                                                 subscription: device.subscriptionJSON) {
+                    installation = entry.installation
+                } else {
+                    installation = try await self.api.register(handle: device.endpoint, platform: .webpush, tags: tags(device.index),
+                                                                subscription: device.subscriptionJSON)
+                }
+                try kept.keep(device, installation: installation)
                 self.devices.withLock { $0[device.endpoint] = (device.index, installation) }
                 self.emit(SimulatorEvent(event: "registered", device: device.index, installation: installation))
             }

@@ -36,6 +36,49 @@ struct WebDeviceTests {
         }
     }
 
+    /// A simulator restarted with its state file goes on with its browsers' subscriptions, as a
+    /// restarted browser does: the same endpoints and installations, no second registration with
+    /// the same tags (before, each start subscribed afresh and registered new installations, and a
+    /// fan-out retried after a restart reached the browser again through its second one).
+    @Test func aRestartedSimulatorKeepsItsBrowsersSubscriptions() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("web-state-\(UUID().uuidString.prefix(8))")
+        defer {
+            try? FileManager.default.removeItem(at: state)
+            try? FileManager.default.removeItem(at: URL(fileURLWithPath: state.path + ".web.json"))
+        }
+        try await withWebPushFleet(platform: "webpush", devices: 2, adapter: "webpush", deviceArguments: ["--state-file", state.path]) { fleet in
+            func registered(_ process: ChildProcess) -> [Int: String] {
+                var found: [Int: String] = [:]
+                for line in NativeProcesses.lines(process.log) where line["event"] as? String == "registered" {
+                    if let device = line["device"] as? Int, let installation = line["installation"] as? String { found[device] = installation }
+                }
+                return found
+            }
+            let first = try await fleet.pipeline.send(json: ["message": "before", "richType": "img",
+                                                             "payload": Data(RichPushFlowTests.image).base64EncodedString()])
+            try await fleet.waitForOpened(first, devices: 2)
+            let before = registered(fleet.devices)
+            #expect(before.count == 2, "\(fleet.devices.log.suffix(2000))")
+            fleet.devices.signal(SIGTERM)
+            #expect(try await fleet.devices.wait(timeout: .seconds(60)) != nil, "device-sim did not stop")
+
+            let again = try await fleet.startDevices("device-sim-2")
+            try await waitUntil(timeout: .seconds(60), "the restarted devices to listen") { again.log.contains("listening") }
+            #expect(registered(again) == before, "the same installations: \(again.log.suffix(2000))")
+            let subscribes = fleet.sim.lines.filter { $0["event"] as? String == "subscribe" }
+            #expect(subscribes.count == 2, "no second subscription: \(subscribes)")
+            let second = try await fleet.pipeline.send(json: ["message": "after", "richType": "text", "payload": "p"])
+            try await waitUntil(timeout: .seconds(90), "both browsers to show the second notification") {
+                Set(NativeProcesses.lines(again.log).filter { $0["event"] as? String == "received" && $0["richId"] as? String == String(second) }
+                    .compactMap { $0["device"] as? Int }) == [0, 1]
+            }
+            // One push per browser for each notification: the registry holds two browsers, not four.
+            let pushes = fleet.sim.lines.filter { $0["event"] as? String == "push" && $0["status"] as? Int == 201 }
+            #expect(pushes.count == 4, "\(pushes)")
+            #expect(!NativeProcesses.lines(again.log).contains { $0["event"] as? String == "received" && $0["richId"] as? String == String(first) })
+        }
+    }
+
     @Test func aMixedFleetGetsOneNotificationEachInItsOwnFormatAndOpensTheSameImage() async throws {
         // Devices 0, 3 iPhones; 1, 4 Android phones (through the hub); 2, 5 browsers (through webpush-sim).
         try await withWebPushFleet(platform: "all", devices: 6, adapter: "simulated,webpush") { fleet in
@@ -70,6 +113,8 @@ struct WebPushFleet {
     let sim: NativeProcesses.Simulator
     let devices: ChildProcess
     let out: URL
+    /// Starts another `richpush device-sim` with the same arguments, logging to `<name>.log`.
+    let startDevices: (String) async throws -> ChildProcess
 
     /// The events the simulator reported about `richId` on `device`, in order.
     func events(device: Int, richId id: Int) -> [[String: Any]] {
@@ -101,7 +146,8 @@ struct WebPushFleet {
     }
 }
 
-func withWebPushFleet(platform: String, devices: Int, adapter: String, _ body: (WebPushFleet) async throws -> Void) async throws {
+func withWebPushFleet(platform: String, devices: Int, adapter: String, deviceArguments: [String] = [],
+                      _ body: (WebPushFleet) async throws -> Void) async throws {
     try await withRedisServer { server in
         try await Pipeline.start(server: server) { pipeline in
             try await NativeProcesses.with(server: server, keyPrefix: pipeline.prefix) { native in
@@ -111,11 +157,12 @@ func withWebPushFleet(platform: String, devices: Int, adapter: String, _ body: (
                 let keyFile = server.directory.appendingPathComponent("vapid.pem")
                 try Data(vapid.pemRepresentation.utf8).write(to: keyFile)
                 let out = server.directory.appendingPathComponent("images")
-                let deviceSim = try await native.startDeviceSim(api: pipeline.baseURL, [
+                let arguments = [
                     "--devices", String(devices), "--platform", platform, "--app-state", "mixed", "--tap", "more", "--fire-delay", "0",
                     "--out", out.path, "--webpush-url", sim.url, "--webpush-ca-file", try #require(sim.caFile).path,
                     "--webpush-application-server-key", Base64URL.encode(vapid.publicKey.x963Representation),
-                ])
+                ] + deviceArguments
+                let deviceSim = try await native.startDeviceSim(api: pipeline.baseURL, arguments)
                 do {
                     try await waitUntil(timeout: .seconds(60), "the devices to listen") { deviceSim.log.contains("listening") }
                 } catch {
@@ -125,7 +172,9 @@ func withWebPushFleet(platform: String, devices: Int, adapter: String, _ body: (
                 _ = try await native.startWorkers(["w1"], adapter: adapter, sim.workerArguments + [
                     "--webpush-vapid-key-file", keyFile.path, "--webpush-subject", "mailto:ops@example.com",
                 ])
-                try await body(WebPushFleet(pipeline: pipeline, sim: sim, devices: deviceSim, out: out))
+                try await body(WebPushFleet(pipeline: pipeline, sim: sim, devices: deviceSim, out: out) { name in
+                    try await native.startDeviceSim(api: pipeline.baseURL, arguments, name: name)
+                })
             }
         }
     }

@@ -8,7 +8,7 @@ import RichPushCore
 /// A simulated browser's push subscription: the P-256 ECDH key pair and 16-byte authentication
 /// secret it made itself (RFC 8291 §2, as `PushManager.subscribe()` does), and what the push
 /// service gave it: the endpoint (its handle at RichPush) and the WebSocket it receives on.
-struct WebDevice: Sendable {
+struct WebDevice: Codable, Sendable {
     let index: Int
     /// The ECDH private key's raw scalar (Crypto's key type is not `Sendable`).
     let privateKeyBytes: [UInt8]

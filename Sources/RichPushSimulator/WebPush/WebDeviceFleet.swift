@@ -38,9 +38,11 @@ final class WebDeviceFleet: Sendable {
         context = try NIOSSLContext(configuration: socketTLS)
     }
 
-    /// Subscribes the devices `indices` (up to 32 at a time) and calls `registered` for each as
-    /// it gets its subscription; the client for it lives only as long as this call.
-    func subscribe(_ indices: [Int], then registered: @escaping @Sendable (WebDevice) async throws -> Void) async throws {
+    /// Subscribes the devices `indices` (up to 32 at a time; those `kept` has a subscription for
+    /// go on with it) and calls `registered` for each as it gets its subscription; the client for
+    /// it lives only as long as this call.
+    func subscribe(_ indices: [Int], kept: @escaping @Sendable (Int) -> WebDevice? = { _ in nil },
+                   then registered: @escaping @Sendable (WebDevice) async throws -> Void) async throws {
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
         do {
             try await withThrowingTaskGroup(of: WebDevice.self) { group in
@@ -48,7 +50,12 @@ final class WebDeviceFleet: Sendable {
                 func add() {
                     guard let index = pending.popFirst() else { return }
                     group.addTask {
-                        let device = try await WebDevice.subscribe(index: index, at: self.service, http: http)
+                        let device: WebDevice
+                        if let known = kept(index) {
+                            device = known
+                        } else {
+                            device = try await WebDevice.subscribe(index: index, at: self.service, http: http)
+                        }
                         try await registered(device)
                         return device
                     }
