@@ -43,61 +43,14 @@ extension DeviceSimulator {
         await present(push, on: device, handle: handle)
     }
 
-    /// The app's behaviour from the push on, the same on every platform: received (or collapsed),
-    /// the background fetch, the local notification after the fire delay, the user's tap.
+    /// The app's behaviour from the push on, the same on every platform, in its steps: received
+    /// (or collapsed), the background fetch, shown (or collapsed, for a second copy), the local
+    /// notification after the fire delay, the user's tap.
     func present(_ push: AppPush, on device: (index: Int, installation: String), handle: String) async {
-        let now = Self.nowMicros()
-        let sentAt = push.sentAt
-        func since() -> Int? { sentAt.map { Self.nowMicros() - $0 } }
-        let richId = push.keys.richId
-        let richType = push.keys.richType
-        let message = push.keys.richMessage
-        var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: richId, richType: richType,
-                                   message: message, sinceSentMicros: sentAt.map { now - $0 })
-        // Without the background fetch a push counts as shown when received; with it, once fetched.
-        if let shownAs = push.shownAs, configuration.fetch ? collapse.contains(shownAs, on: handle) : !collapse.show(shownAs, on: handle) {
-            // A resend (a worker died between send and record) replaces what the device shows.
-            event.event = "collapsed"
-            event.detail = push.collapsed
-            emit(event)
-            return
-        }
-        emit(event)
-        guard configuration.fetch else { return }
-        // didReceiveRemoteNotification: richId as int, then by rich type.
-        guard let id = richId.flatMap(Int.init) else {
-            event.event = "failed"
-            event.detail = "richId is not an integer"
-            emit(event)
-            return
-        }
-        guard let richType, ["img", "url", "sound", "text"].contains(richType) else {
-            event.event = "failed"
-            event.detail = "unsupported rich type '\(richType ?? "none")'"
-            emit(event)
-            return
-        }
-        let fetched: (status: Int, body: Data, contentType: String?)
-        do {
-            fetched = try await fetchWithRetry(id, installation: device.installation)
-        } catch {
-            event.event = "failed"
-            event.detail = "fetch failed: \(error)"
-            emit(event)
-            return
-        }
-        guard fetched.status == 200 else {
-            event.event = "failed"
-            event.status = fetched.status
-            event.detail = "background fetch answered HTTP \(fetched.status): \(String(decoding: fetched.body.prefix(200), as: UTF8.self))"
-            emit(event)
-            return
-        }
-        event.event = "fetched"
-        event.status = 200
-        event.detail = "\(fetched.body.count) bytes, \(fetched.contentType ?? "?")"
-        event.sinceSentMicros = since()
-        emit(event)
+        var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: push.keys.richId,
+                                   richType: push.keys.richType, message: push.keys.richMessage, sinceSentMicros: push.sentAt.map { Self.nowMicros() - $0 })
+        guard receive(push, event: &event, handle: handle) else { return }
+        guard configuration.fetch, let (id, richType, fetched) = await backgroundFetch(push, event: &event, installation: device.installation) else { return }
         // Shown from here on, and only from here: a push whose fetch failed left nothing on the
         // screen, so its resend is handled anew (chaos once saw a resend collapsed into a push
         // that was never shown). Two copies that arrived together: the second collapses here.
@@ -107,8 +60,69 @@ extension DeviceSimulator {
             emit(event)
             return
         }
+        let active = await notify(push, id: id, event: &event, device: device)
+        await tap(push, id: id, richType: richType, fetched: fetched, active: active, event: &event, device: device)
+    }
 
-        // The local notification fires after the delay ("to give you time to leave the app").
+    /// Received, or collapsed when the device shows it already (a resend after a worker died
+    /// between send and record replaces what the device shows). Without the background fetch a
+    /// push counts as shown when received; with it, once fetched. False: nothing more to do.
+    private func receive(_ push: AppPush, event: inout SimulatorEvent, handle: String) -> Bool {
+        if let shownAs = push.shownAs, configuration.fetch ? collapse.contains(shownAs, on: handle) : !collapse.show(shownAs, on: handle) {
+            event.event = "collapsed"
+            event.detail = push.collapsed
+            emit(event)
+            return false
+        }
+        emit(event)
+        return true
+    }
+
+    /// didReceiveRemoteNotification: richId as int, then by rich type, the payload fetched from
+    /// the API (`fetched`); nil after a `failed` event saying why.
+    private func backgroundFetch(_ push: AppPush, event: inout SimulatorEvent, installation: String) async
+        -> (id: Int, richType: String, fetched: (status: Int, body: Data, contentType: String?))? {
+        guard let id = push.keys.richId.flatMap(Int.init) else {
+            event.event = "failed"
+            event.detail = "richId is not an integer"
+            emit(event)
+            return nil
+        }
+        guard let richType = push.keys.richType, ["img", "url", "sound", "text"].contains(richType) else {
+            event.event = "failed"
+            event.detail = "unsupported rich type '\(push.keys.richType ?? "none")'"
+            emit(event)
+            return nil
+        }
+        let fetched: (status: Int, body: Data, contentType: String?)
+        do {
+            fetched = try await fetchWithRetry(id, installation: installation)
+        } catch {
+            event.event = "failed"
+            event.detail = "fetch failed: \(error)"
+            emit(event)
+            return nil
+        }
+        guard fetched.status == 200 else {
+            event.event = "failed"
+            event.status = fetched.status
+            event.detail = "background fetch answered HTTP \(fetched.status): \(String(decoding: fetched.body.prefix(200), as: UTF8.self))"
+            emit(event)
+            return nil
+        }
+        event.event = "fetched"
+        event.status = 200
+        event.detail = "\(fetched.body.count) bytes, \(fetched.contentType ?? "?")"
+        event.sinceSentMicros = push.sentAt.map { Self.nowMicros() - $0 }
+        emit(event)
+        return (id, richType, fetched)
+    }
+
+    /// The local notification: scheduled, fired after the delay ("to give you time to leave the
+    /// app"), shown as each platform shows it (the app state alternates in `mixed`), then the
+    /// `displayed` receipt. Whether the app was active.
+    private func notify(_ push: AppPush, id: Int, event: inout SimulatorEvent, device: (index: Int, installation: String)) async -> Bool {
+        let message = push.keys.richMessage
         event.event = "scheduled"
         event.detail = "category \(Self.category), fires in \(configuration.fireDelay)"
         emit(event)
@@ -124,10 +138,16 @@ extension DeviceSimulator {
         case (_, true): "in-app alert \"Notification\": \(message ?? "") [OK] [More]"
         case (_, false): "system banner: \(message ?? "") (action: More)"
         }
-        event.sinceSentMicros = since()
+        event.sinceSentMicros = push.sentAt.map { Self.nowMicros() - $0 }
         emit(event)
         await receipt(id, "displayed", device.installation)
+        return active
+    }
 
+    /// What the simulated user does with the notification: nothing, OK, or More (the image view,
+    /// the payload saved, the `opened` receipt).
+    private func tap(_ push: AppPush, id: Int, richType: String, fetched: (status: Int, body: Data, contentType: String?), active: Bool,
+                     event: inout SimulatorEvent, device: (index: Int, installation: String)) async {
         switch configuration.tap {
         case .none:
             return
@@ -144,7 +164,7 @@ extension DeviceSimulator {
             }
             event.path = save(fetched.body, id: id, device: device.index, richType: richType, contentType: fetched.contentType)
             if richType == "url" { event.detail = "opened \(String(decoding: fetched.body, as: UTF8.self))" }
-            event.sinceSentMicros = since()
+            event.sinceSentMicros = push.sentAt.map { Self.nowMicros() - $0 }
             emit(event)
             await receipt(id, "opened", device.installation)
         }

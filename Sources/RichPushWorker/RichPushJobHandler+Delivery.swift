@@ -3,29 +3,30 @@ import RichPushCore
 import RichPushQueue
 
 extension RichPushJobHandler {
-    /// One push planned for one job.
-    private struct Planned {
-        let work: Int
-        let push: OutgoingPush
-        let key: DeliveryKey
-        /// Why this device gets nothing (its template failed): leased and recorded failed, never sent.
-        var failure: String? = nil
-        /// A template push: the template's name and the locale chosen, for the device's status entry.
-        var template: String? = nil
-        var locale: String? = nil
-
-        func result(_ counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil) -> DeliveryResult {
-            DeliveryResult(installation: key.installation, counter: counter, adapterID: adapterID, error: error, template: template, locale: locale)
-        }
-    }
-
-    /// Loads the installations of the whole batch, renders once per job, leases every pair, sends
-    /// every leased push in one adapter call and records all outcomes: one round trip per step.
+    /// Delivers a batch of work in steps, one round trip each where it touches Redis or the
+    /// provider: plan (the installations of the whole batch, rendered once per job and format),
+    /// lease every pair, screen out dead tokens and held devices, send every leased push in one
+    /// adapter call, account for each outcome, record them all, and settle each job's result.
     func deliver(_ work: [Work], results: inout [Result<Void, any Error>]) async throws {
         let work = try await gateThrottled(work, results: &results)
+        let planned = try await plan(work, results: &results)
+        guard !planned.isEmpty else { return }
+        var round = DeliveryRound(work: work)
+        let leased = try await lease(planned, into: &round, results: &results)
+        let (toSend, heldBack) = try await screen(leased, into: &round)
+        let sent = try await send(toSend)
+        account(zip(toSend, sent) + heldBack, into: &round)
+        try await record(&round)
+        settle(round, results: &results)
+    }
+
+    /// The pushes of each job: its notification rendered once per format its audience needs, to
+    /// each installation the job targets that its tag expression matches (a device with a template
+    /// gets its own rendering). A notification that cannot be rendered fails its job for good.
+    private func plan(_ work: [Work], results: inout [Result<Void, any Error>]) async throws -> [PlannedPush] {
         let ids = Array(Set(work.flatMap(\.targets)))
         let devices = Dictionary(try await installations.installations(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var planned: [Planned] = []
+        var planned: [PlannedPush] = []
         var templates = TemplatePushes()
         for (offset, item) in work.enumerated() {
             guard let notification = item.notification, let expression = item.expression else { continue }
@@ -57,64 +58,64 @@ extension RichPushJobHandler {
                     case .failure(let problem): failure = problem.reason
                     }
                 }
-                planned.append(Planned(work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
-                                       key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure,
-                                       template: chosen?.template, locale: chosen?.locale))
+                planned.append(PlannedPush(work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
+                                           key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure,
+                                           template: chosen?.template, locale: chosen?.locale))
             }
             metrics.rendered(in: ContinuousClock.now - clock)
         }
-        guard !planned.isEmpty else { return }
+        return planned
+    }
 
-        // Lease every pair before its push; recorded pairs are duplicates, live leases of
-        // another worker are left to it and this job comes back after them.
+    /// Leases every pair before its push and returns the pushes leased to this worker: recorded
+    /// pairs are duplicates, suppressed; live leases of another worker are left to it, and their
+    /// job comes back after them (deferred, spending no attempt); a device whose template failed
+    /// fails alone, in the status, with its reason.
+    private func lease(_ planned: [PlannedPush], into round: inout DeliveryRound, results: inout [Result<Void, any Error>]) async throws -> [PlannedPush] {
         let owner = UInt64.random(in: 1...UInt64.max).description
         let leases = try await ledger.leaseDeliveries(planned.map(\.key), owner: owner, duration: leaseDuration)
-        var outcomes: [Int: [DeliveryResult]] = [:]
-        var toSend: [Planned] = []
-        var waitFor: [Int: Duration] = [:]
+        var toSend: [PlannedPush] = []
         var waiting = 0
         for (plan, lease) in zip(planned, leases) {
             switch lease {
             case .leased:
                 toSend.append(plan)
             case .recorded:
-                outcomes[plan.key.notification, default: []].append(plan.result(.duplicateSuppressed))
+                round.record(plan.result(.duplicateSuppressed), of: plan)
             case .leasedByOther(let remaining):
-                waitFor[plan.work] = max(waitFor[plan.work] ?? .zero, remaining)
+                round.leasedByOthers[plan.work] = max(round.leasedByOthers[plan.work] ?? .zero, remaining)
                 waiting += 1
             }
         }
         metrics.suppressed(planned.count - toSend.count - waiting)
-        // A device whose template failed fails alone, in the status, with its reason.
         for plan in toSend {
             guard let failure = plan.failure else { continue }
-            outcomes[plan.key.notification, default: []].append(plan.result(.failed, error: failure))
+            round.record(plan.result(.failed, error: failure), of: plan)
         }
         toSend.removeAll { $0.failure != nil }
-        for (offset, remaining) in waitFor {
-            // Not a failure: this job waits for the other worker's lease (spending no attempt).
-            results[work[offset].index] = .failure(JobError.deferred("pushes of notification \(work[offset].id) are leased by another worker", after: remaining + .milliseconds(250)))
+        for (offset, remaining) in round.leasedByOthers {
+            let work = round.work[offset]
+            results[work.index] = .failure(JobError.deferred("pushes of notification \(work.id) are leased by another worker", after: remaining + .milliseconds(250)))
         }
+        return toSend
+    }
 
-        // A token a provider declared dead after this job resolved its device gets nothing more.
+    /// Takes out of the leased pushes those no request may go to now, in one round trip: a token
+    /// a provider declared dead after this job resolved its device (recorded invalid), and a
+    /// device a provider asked to be left alone (a 429 for its token or subscription, seen by any
+    /// worker), whose push is deferred as the adapter's own answer would have it.
+    private func screen(_ leased: [PlannedPush], into round: inout DeliveryRound) async throws
+        -> (toSend: [PlannedPush], heldBack: [(PlannedPush, PushOutcome)]) {
         // The adapter gets its credentials first: waiting for another worker's token exchange
         // between this check and the requests would let a dead token through after it was marked.
-        if goneTokens != nil || deviceBackOffs != nil, !toSend.isEmpty { await adapter.prepare() }
-        var goneNow: [Planned] = []
-        // Both checks at once: one round trip.
-        let toCheck = Array(Set(toSend.map { Self.goneKey($0.push.installation) }))
-        async let heldCheck = heldDevices(toCheck)
-        (toSend, goneNow) = try await withoutGoneTokens(toSend)
+        if goneTokens != nil || deviceBackOffs != nil, !leased.isEmpty { await adapter.prepare() }
+        async let heldCheck = heldDevices(Array(Set(leased.map { Self.goneKey($0.push.installation) })))
+        var (toSend, gone) = try await withoutGoneTokens(leased)
         let heldEnds = try await heldCheck
-        for plan in goneNow {
-            outcomes[plan.key.notification, default: []].append(plan.result(.invalidToken,
-                                                                               error: "the provider declared this token dead"))
-        }
-        // A device a provider asked to be left alone (a 429 for its token or subscription, seen
-        // by any worker) gets no request until then: its push is deferred, as the adapter's own
-        // answer would have it.
+        for plan in gone { round.record(plan.result(.invalidToken, error: "the provider declared this token dead"), of: plan) }
+        round.goneBefore = gone
         let checkedAt = JobQueue.nowMilliseconds()
-        var heldBack: [(Planned, PushOutcome)] = []
+        var heldBack: [(PlannedPush, PushOutcome)] = []
         if !heldEnds.isEmpty {
             toSend.removeAll { plan in
                 guard let end = heldEnds[Self.goneKey(plan.push.installation)] else { return false }
@@ -123,14 +124,18 @@ extension RichPushJobHandler {
                 return true
             }
         }
+        return (toSend, heldBack)
+    }
 
-        var sent: [PushOutcome]
+    /// One adapter call for every push. When it fails, nothing was sent: the leases are given
+    /// back so the retry resends at once (if even that fails, they expire on their own and the
+    /// retry waits for them).
+    private func send(_ toSend: [PlannedPush]) async throws -> [PushOutcome] {
+        let sent: [PushOutcome]
         let clock = ContinuousClock.now
         do {
             sent = try await adapter.send(toSend.map(\.push))
         } catch {
-            // Nothing was sent: give the leases back so the retry resends at once. If even that
-            // fails, the leases expire on their own and the retry waits for them.
             do {
                 try await ledger.releaseLeases(toSend.map(\.key))
             } catch {
@@ -140,25 +145,16 @@ extension RichPushJobHandler {
             throw JobError.retry("\(adapter.name) unreachable: \(error)").on(platforms: toSend.map(\.push.installation.platform.rawValue))
         }
         metrics.sent(toSend.count, in: ContinuousClock.now - clock)
-        toSend += heldBack.map(\.0)
-        sent += heldBack.map(\.1)
+        return sent
+    }
 
+    /// Each push's outcome: the device's entry and counter to record, what its job must retry or
+    /// wait for, the dead tokens, a device a provider asked to be left alone (for the fleet), and
+    /// the metrics by adapter, outcome and app.
+    private func account(_ outcomes: [(PlannedPush, PushOutcome)], into round: inout DeliveryRound) {
         let now = JobQueue.nowMilliseconds()
-        var retryable: [Planned] = []
-        var deferred: [Planned] = []
-        // Per job: the longest wait a provider asked for (Retry-After, a quota's hold).
-        var waits: [Int: Duration] = [:]
-        var invalid: [Installation] = []
-        // Per reason code: the pushes the platforms refused or never answered (the console's failed/s by reason).
-        var failures: [String: Int] = [:]
-        // Per adapter (the route of the device's platform) and outcome.
-        var tally: [PushMetrics.Series: Int] = [:]
-        // Per job: the pushes its platform accepted (sent or held), for the app's sent total.
-        var acceptedPerJob: [Int: Int] = [:]
-        // Devices a provider asked to be left alone, until when: for the fleet.
-        var backOffs: [String: Int64] = [:]
         var routes: [Platform: (name: String, toDevice: Timer)] = [:]
-        for (plan, outcome) in zip(toSend, sent) {
+        for (plan, outcome) in outcomes {
             let platform = plan.push.installation.platform
             let (route, toDevice) = routes[platform] ?? {
                 let route = (name: adapter.name(for: platform), toDevice: metrics.toDevice(adapter: adapter.name(for: platform)))
@@ -168,86 +164,95 @@ extension RichPushJobHandler {
             let result: DeliveryResult
             switch outcome {
             case .sent(let adapterID):
-                acceptedPerJob[plan.work, default: 0] += 1
+                round.acceptedPerJob[plan.work, default: 0] += 1
                 result = plan.result(.sent, adapterID: adapterID)
-                tally[.init(adapter: route, outcome: "sent"), default: 0] += 1
-                if let createdAt = work[plan.work].notification?.createdAt { toDevice.recordMilliseconds(max(0, now - createdAt)) }
+                round.tally[.init(adapter: route, outcome: "sent"), default: 0] += 1
+                if let createdAt = round.work[plan.work].notification?.createdAt { toDevice.recordMilliseconds(max(0, now - createdAt)) }
             case .held(let adapterID):
-                acceptedPerJob[plan.work, default: 0] += 1
+                round.acceptedPerJob[plan.work, default: 0] += 1
                 result = plan.result(.held, adapterID: adapterID)
-                tally[.init(adapter: route, outcome: "held"), default: 0] += 1
+                round.tally[.init(adapter: route, outcome: "held"), default: 0] += 1
             case .invalidToken(let reason):
                 result = plan.result(.invalidToken, error: reason)
-                failures[PushFailureCode.code(for: reason), default: 0] += 1
-                tally[.init(adapter: route, outcome: "invalid_token"), default: 0] += 1
-                invalid.append(plan.push.installation)
+                round.failures[PushFailureCode.code(for: reason), default: 0] += 1
+                round.tally[.init(adapter: route, outcome: "invalid_token"), default: 0] += 1
+                round.invalid.append(plan.push.installation)
             case .failed(let reason, let canRetry):
-                if canRetry { retryable.append(plan) }
+                if canRetry { round.retryable.append(plan) }
                 result = plan.result(canRetry ? .retried : .failed, error: reason)
-                failures[PushFailureCode.code(for: reason), default: 0] += 1
-                tally[.init(adapter: route, outcome: canRetry ? "retried" : "failed"), default: 0] += 1
+                round.failures[PushFailureCode.code(for: reason), default: 0] += 1
+                round.tally[.init(adapter: route, outcome: canRetry ? "retried" : "failed"), default: 0] += 1
             case .failedRetryAfter(let reason, let after):
-                retryable.append(plan)
-                waits[plan.work] = max(waits[plan.work] ?? .zero, after)
+                round.retryable.append(plan)
+                round.waits[plan.work] = max(round.waits[plan.work] ?? .zero, after)
                 result = plan.result(.retried, error: reason)
-                failures[PushFailureCode.code(for: reason), default: 0] += 1
-                tally[.init(adapter: route, outcome: "retried"), default: 0] += 1
+                round.failures[PushFailureCode.code(for: reason), default: 0] += 1
+                round.tally[.init(adapter: route, outcome: "retried"), default: 0] += 1
             case .deferred(_, let after), .deviceDeferred(_, let after):
-                // Not sent, and not a failure: the lease is given back below, nothing is counted
-                // in the status (the device is still queued), and the job comes back after `after`.
-                // A wait asked for the device holds its other pushes too, in every worker.
+                // Not sent, and not a failure: the lease is given back when recording, nothing is
+                // counted in the status (the device is still queued), and the job comes back after
+                // `after`. A wait asked for the device holds its other pushes too, in every worker.
                 if case .deviceDeferred = outcome {
                     let device = Self.goneKey(plan.push.installation)
-                    backOffs[device] = max(backOffs[device] ?? 0, now + after.components.seconds * 1000 + after.components.attoseconds / 1_000_000_000_000_000)
+                    round.backOffs[device] = max(round.backOffs[device] ?? 0, now + after.components.seconds * 1000 + after.components.attoseconds / 1_000_000_000_000_000)
                 }
-                deferred.append(plan)
-                waits[plan.work] = max(waits[plan.work] ?? .zero, after)
-                tally[.init(adapter: route, outcome: "deferred"), default: 0] += 1
+                round.deferred.append(plan)
+                round.waits[plan.work] = max(round.waits[plan.work] ?? .zero, after)
+                round.tally[.init(adapter: route, outcome: "deferred"), default: 0] += 1
                 continue
             }
-            outcomes[plan.key.notification, default: []].append(result)
+            round.record(result, of: plan)
         }
         var byOutcome: [String: Int] = [:]
-        for (series, count) in tally {
+        for (series, count) in round.tally {
             metrics.count(series, by: count)
             byOutcome[series.outcome, default: 0] += count
         }
         for (outcome, count) in byOutcome { metrics.count(app: app, outcome: outcome, by: count) }
-        // Recording releases the leases of retryable failures in the same script, so a retry
-        // reaches exactly the pushes that failed; a failure here fails the batch for retry. The
-        // dead tokens are marked for the fleet, and the failures counted by reason (a batch
-        // without failures writes nothing more), at the same time.
-        async let marked: Void = markGone(invalid, at: now)
-        async let backedOff: Void = holdDevices(backOffs, now: now)
-        async let counted: Void = countFailures(failures)
-        try await ledger.recordDeliveries(outcomes)
-        for (offset, count) in acceptedPerJob { accepted.add(count, to: work[offset].job.id) }
-        if !deferred.isEmpty { try await ledger.releaseLeases(deferred.map(\.key)) }
+    }
+
+    /// Records every outcome. Recording releases the leases of retryable failures in the same
+    /// script, so a retry reaches exactly the pushes that failed; a failure here fails the batch
+    /// for retry. The dead tokens and held devices are marked for the fleet, and the failures
+    /// counted by reason (a batch without failures writes nothing more), at the same time; then
+    /// each failed push counts its own attempts (one round trip, in batches with failures only;
+    /// after the record, so a record that failed, and is retried whole, spends none), and the
+    /// registrations of dead tokens are removed.
+    private func record(_ round: inout DeliveryRound) async throws {
+        let now = JobQueue.nowMilliseconds()
+        async let marked: Void = markGone(round.invalid, at: now)
+        async let backedOff: Void = holdDevices(round.backOffs, now: now)
+        async let counted: Void = countFailures(round.failures)
+        try await ledger.recordDeliveries(round.outcomes)
+        for (offset, count) in round.acceptedPerJob { accepted.add(count, to: round.work[offset].job.id) }
+        if !round.deferred.isEmpty { try await ledger.releaseLeases(round.deferred.map(\.key)) }
         try await marked
         try await backedOff
         await counted
-        // Each failed push counts its own attempts, whatever the job that carries it did before
-        // (one round trip, in batches with failures only; after the record, so a record that
-        // failed, and is retried whole, spends none).
-        let attempts = retryable.isEmpty
-            ? [:] : try await ledger.countFailedAttempts(Dictionary(grouping: retryable.map(\.key), by: \.notification).mapValues { $0.map(\.installation) })
-        for installation in invalid + goneNow.map(\.push.installation) { _ = try await installations.remove(installation) }
+        round.attempts = round.retryable.isEmpty
+            ? [:] : try await ledger.countFailedAttempts(Dictionary(grouping: round.retryable.map(\.key), by: \.notification).mapValues { $0.map(\.installation) })
+        for installation in round.invalid + round.goneBefore.map(\.push.installation) { _ = try await installations.remove(installation) }
+    }
 
+    /// Each job's result from its pushes: retried when some failed (the back-off grows with the
+    /// attempts its pushes spent), deferred when some were held back; success otherwise.
+    private func settle(_ round: DeliveryRound, results: inout [Result<Void, any Error>]) {
+        let work = round.work
         var failedPerJob: [Int: Int] = [:]
         // The platforms of each job's failed or held pushes, kept with the job (``JobError/platforms``).
         var platforms: [Int: Set<String>] = [:]
         // The fewest and the most attempts its failed pushes have spent, each its own.
         var spentPerJob: [Int: (fewest: Int, most: Int)] = [:]
-        for plan in retryable {
+        for plan in round.retryable {
             failedPerJob[plan.work, default: 0] += 1
             platforms[plan.work, default: []].insert(plan.push.installation.platform.rawValue)
-            let count = attempts[plan.key.notification]?[plan.key.installation] ?? work[plan.work].job.attempt + 1
+            let count = round.attempts[plan.key.notification]?[plan.key.installation] ?? work[plan.work].job.attempt + 1
             let known = spentPerJob[plan.work] ?? (count, count)
             spentPerJob[plan.work] = (min(known.fewest, count), max(known.most, count))
         }
-        let deferredJobs = Set(deferred.map(\.work))
+        let deferredJobs = Set(round.deferred.map(\.work))
         var deferredPerJob: [Int: Int] = [:]
-        for plan in deferred where failedPerJob[plan.work] == nil {
+        for plan in round.deferred where failedPerJob[plan.work] == nil {
             deferredPerJob[plan.work, default: 0] += 1
             platforms[plan.work, default: []].insert(plan.push.installation.platform.rawValue)
         }
@@ -260,12 +265,12 @@ extension RichPushJobHandler {
             let spent = spentPerJob[offset] ?? (work[offset].job.attempt + 1, work[offset].job.attempt + 1)
             let backOff = providerBackOff(afterAttempt: spent.most)
             results[work[offset].index] = .failure(
-                JobError.retry("\(failed) pushes failed on \(adapter.name)", after: max(backOff, waits[offset] ?? .zero),
+                JobError.retry("\(failed) pushes failed on \(adapter.name)", after: max(backOff, round.waits[offset] ?? .zero),
                                attempts: deferredJobs.contains(offset) ? 0 : spent.fewest)
                     .on(platforms: platforms[offset] ?? []))
         }
         for (offset, held) in deferredPerJob {
-            let after = max(waits[offset] ?? .seconds(1), waitFor[offset].map { $0 + .milliseconds(250) } ?? .zero)
+            let after = max(round.waits[offset] ?? .seconds(1), round.leasedByOthers[offset].map { $0 + .milliseconds(250) } ?? .zero)
             results[work[offset].index] = .failure(JobError.deferred("\(held) pushes held back by \(adapter.name)'s limits", after: after)
                 .on(platforms: platforms[offset] ?? []))
         }
@@ -280,12 +285,12 @@ extension RichPushJobHandler {
 
     /// Splits the pushes about to be sent into those whose token is alive and those a provider
     /// declared dead since their device registered (one round trip; none without `goneTokens`).
-    private func withoutGoneTokens(_ planned: [Planned]) async throws -> (alive: [Planned], gone: [Planned]) {
+    private func withoutGoneTokens(_ planned: [PlannedPush]) async throws -> (alive: [PlannedPush], gone: [PlannedPush]) {
         guard let goneTokens, !planned.isEmpty else { return (planned, []) }
         let marks = try await goneTokens.gone(among: Array(Set(planned.map { Self.goneKey($0.push.installation) })))
         guard !marks.isEmpty else { return (planned, []) }
-        var alive: [Planned] = []
-        var gone: [Planned] = []
+        var alive: [PlannedPush] = []
+        var gone: [PlannedPush] = []
         for plan in planned {
             let installation = plan.push.installation
             if let since = marks[Self.goneKey(installation)], since >= installation.updatedAt { gone.append(plan) } else { alive.append(plan) }
