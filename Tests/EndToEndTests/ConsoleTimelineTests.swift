@@ -48,27 +48,13 @@ struct ConsoleTimelineTests {
 
     /// Signs in to the console as a script does (its own origin named); the session's cookie.
     static func signIn(_ pipeline: Pipeline, user: String) async throws -> String {
-        var request = URLRequest(url: pipeline.baseURL.appendingPathComponent("console/login"))
-        request.httpMethod = "POST"
-        request.httpShouldHandleCookies = false
-        request.setValue("http://127.0.0.1:\(pipeline.port)", forHTTPHeaderField: "Origin")
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.httpBody = Data("user=\(user)&password=\(user)-pw".utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = try #require(response as? HTTPURLResponse)
-        let cookie = try #require(http.value(forHTTPHeaderField: "Set-Cookie")?.split(separator: ";").first.map(String.init),
-                                  "sign-in: \(http.statusCode) \(String(decoding: data, as: UTF8.self))")
-        return cookie
+        let answer = try await ConsoleHTTP.call(pipeline.baseURL, "POST", "console/login", form: "user=\(user)&password=\(user)-pw")
+        return try #require(answer.cookie, "sign-in: \(answer.status) \(answer.body)")
     }
 
     static func get(_ pipeline: Pipeline, _ path: String, cookie: String) async throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: pipeline.baseURL.absoluteString + path)!)
-        request.httpShouldHandleCookies = false
-        request.setValue(cookie, forHTTPHeaderField: "Cookie")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let (data, response) = try await URLSession.shared.data(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(path): \(String(decoding: data, as: UTF8.self))")
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        let answer = try await ConsoleHTTP.call(pipeline.baseURL, "GET", path, cookie: cookie)
+        #expect(answer.status == 200, "\(path): \(answer.body)")
+        return (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]) ?? [:]
     }
 }

@@ -336,19 +336,6 @@ private struct ConsoleClient {
     }
 
     func call(_ method: String, _ path: String, form: String? = nil, cookie: String?) async throws -> (status: Int, body: String, cookie: String?) {
-        var request = URLRequest(url: base.appendingPathComponent(path))
-        request.httpMethod = method
-        request.httpShouldHandleCookies = false
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("http://\(base.host ?? "127.0.0.1"):\(base.port ?? 80)", forHTTPHeaderField: "Origin")
-        if let cookie { request.setValue(cookie, forHTTPHeaderField: "Cookie") }
-        if let form {
-            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(form.utf8)
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = response as? HTTPURLResponse
-        let cookie = (http?.value(forHTTPHeaderField: "Set-Cookie")).flatMap { $0.split(separator: ";").first.map(String.init) }
-        return (http?.statusCode ?? 0, String(decoding: data, as: UTF8.self), cookie)
+        try await ConsoleHTTP.call(base, method, path, form: form, cookie: cookie)
     }
 }

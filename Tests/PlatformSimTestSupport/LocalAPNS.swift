@@ -48,7 +48,9 @@ package final class LocalAPNS: Sendable {
     /// of it with `connections`, `timeout` (per request) and `responseIDHeader` (nil: the client makes
     /// the id itself). The timeout is a minute: with every suite running at once on 2 cores, 94 of
     /// `goAwayMidwayLosesNothingAndSendsNothingTwice`'s 1,000 requests outlived 10 s; a test of
-    /// timeouts gives its own.
+    /// timeouts gives its own. A new connection's TLS handshake and SETTINGS get as long (at least
+    /// 10 s): `aHoldOnTheSandboxLeavesProductionSending` saw its second connection closed
+    /// unready after 10 s in a full run (2026-12-07).
     package static func start(rules: APNSServerRules? = nil, maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(),
                               timeout: Duration = .seconds(60), connections: Int = 2,
                               responseIDHeader: String? = "apns-id", pingTimeout: Duration? = nil) async throws -> LocalAPNS {
@@ -60,7 +62,7 @@ package final class LocalAPNS: Sendable {
             let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
                 endpoint: HTTP2Client.Endpoint(host: "localhost", port: server.port, usesTLS: true),
                 trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections,
-                requestTimeout: timeout, responseIDHeader: responseIDHeader, pingTimeout: pingTimeout))
+                requestTimeout: timeout, connectTimeout: max(timeout, .seconds(10)), responseIDHeader: responseIDHeader, pingTimeout: pingTimeout))
             return LocalAPNS(server: server, client: client, certificates: certificates, record: record)
         } catch {
             try await server.stop()
