@@ -93,6 +93,8 @@ let package = Package(
             dependencies: ["Hiredis", .use("Logging"), .use("Metrics"), .use("ServiceLifecycle")]
         ),
         .target(name: "RichPushStorage", dependencies: ["Hiredis", "RichPushCore", "RichPushQueue", .use("Crypto")]),
+        // Benchmark and probe code (job types, a backlog skip between phases): no other library links it.
+        .target(name: "RichPushBench", dependencies: ["Hiredis", "RichPushQueue"]),
         .target(
             name: "RichPushHTTP2",
             dependencies: [
@@ -199,7 +201,7 @@ let package = Package(
                 "Hiredis", "RichPushCore", "RichPushReport", "RichPushQueue", "RichPushStorage", "RichPushAPI",
                 "RichPushAdapters", "RichPushWorker", "RichPushWebhooks", "RichPushSimulator", "RichPushAPNS",
                 "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushFCM", "RichPushFCMSim", "RichPushApps",
-                "RichPushWebPush", "RichPushWebPushSim", .use("_CryptoExtras"), .use("ArgumentParser"),
+                "RichPushWebPush", "RichPushWebPushSim", "RichPushBench", .use("_CryptoExtras"), .use("ArgumentParser"),
                 .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Metrics"),
                 .use("Prometheus"), .use("ServiceLifecycle"), .use("Logging"),
             ]
@@ -229,7 +231,7 @@ let package = Package(
             ],
             path: "Tests/PlatformSimTestSupport"
         ),
-        .testTarget(name: "RichPushQueueTests", dependencies: ["RichPushQueue", "Hiredis", "RedisTestSupport"]),
+        .testTarget(name: "RichPushQueueTests", dependencies: ["RichPushQueue", "RichPushBench", "Hiredis", "RedisTestSupport"]),
         .testTarget(
             name: "RichPushAPITests",
             dependencies: [
@@ -245,7 +247,7 @@ let package = Package(
                 "RichPushAPNS", "RichPushAPNSSim", "RichPushWebhooks", "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS",
                 "RichPushHTTP2", .use("_CryptoExtras"), .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Crypto"),
                 "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport", "RichPushCredentials", "RichPushApps",
-                "APITestSupport", "PlatformSimTestSupport", .use("Hummingbird"), .use("ServiceLifecycle"),
+                "APITestSupport", "PlatformSimTestSupport", "RichPushBench", .use("Hummingbird"), .use("ServiceLifecycle"),
                 .use("HummingbirdBcrypt"),
             ],
             // Read by path (UpgradeTests), not bundled.

@@ -5,6 +5,7 @@ import RedisTestSupport
 @testable import RichPushApps
 @testable import RichPushCredentials
 import RichPushCore
+import RichPushBench
 @testable import RichPushQueue
 @testable import RichPushStorage
 import Testing
@@ -25,7 +26,7 @@ struct LuaScriptsTests {
         ("RedisNotificationStore.createScript", RedisNotificationStore.createScript.script),
         ("RedisNotificationStore.cancelScript", RedisNotificationStore.cancelScript.script),
         ("IDBlocks.reserveScript", IDBlocks.reserveScript.script), ("SchemaVersion.stampScript", SchemaVersion.stampScript.script),
-        ("SchemaMigration.mergeScript", SchemaMigration.mergeScript.script),
+        ("SchemaMigration.mergeScript", SchemaMigration.mergeScript.script), ("QueueBacklogSkip.script", QueueBacklogSkip.script.script),
         ("RedisNotificationStore.fetchScript", RedisNotificationStore.fetchScript.script),
         ("RedisNotificationStore.receiptScript", RedisNotificationStore.receiptScript.script),
         ("RedisDeliveryLedger.leaseScript", RedisDeliveryLedger.leaseScript.script),

@@ -2,6 +2,7 @@ import Hiredis
 import RedisTestSupport
 import Synchronization
 import Testing
+import RichPushBench
 @testable import RichPushQueue
 
 /// A batch handler's units under fair scheduling: while several apps share a worker, every app's

@@ -3,6 +3,7 @@ import Hiredis
 import RedisTestSupport
 import Synchronization
 import Testing
+import RichPushBench
 @testable import RichPushQueue
 
 /// A job's life through an in-process worker: retry, dead letters, replay, idempotency, poison.

@@ -2,6 +2,7 @@ import Hiredis
 import RedisTestSupport
 import Synchronization
 import Testing
+import RichPushBench
 @testable import RichPushQueue
 
 /// A worker's slots kept for single-device notifications (`nowSlots`): a fan-out's sub-jobs never

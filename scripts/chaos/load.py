@@ -5,7 +5,9 @@ alternating between the API replicas. A 503 (honouring Retry-After, at most 2 s)
 or dropped connection and a timeout are retried, on the other replica first, until the create is
 acknowledged (202) or `give_up` seconds have passed. Every attempt of one notification carries the
 same Idempotency-Key, so a retry after a lost answer replays the first create instead of making a
-second (a 409 while the first is still handled is retried after its Retry-After). An attempt whose
+second (a 409 while the first is still handled is retried after its Retry-After; a replica killed
+while handling a create leaves its key claimed for a minute, `IdempotencyKey.claimLifetime`, so
+`give_up` is longer than that: with 60 s, two creates of a run gave up on 409s). An attempt whose
 request went out but got no answer (timeout, reset) may have created the notification: such creates
 are "ambiguous". A notification delivered twice under two ids is a repeat the key did not prevent
 (its record lost with Redis's last second of AOF after a kill -9).
@@ -43,7 +45,7 @@ class Send:
 
 
 class LoadGenerator:
-    def __init__(self, api_ports, user, password, rate, duration, groups, threads=16, give_up=60.0, timeout=5.0):
+    def __init__(self, api_ports, user, password, rate, duration, groups, threads=16, give_up=90.0, timeout=5.0):
         self.api_ports, self.rate, self.duration, self.groups = api_ports, rate, duration, groups
         self.threads, self.give_up, self.timeout = threads, give_up, timeout
         token = base64.b64encode(f"{user}:{password}".encode()).decode()

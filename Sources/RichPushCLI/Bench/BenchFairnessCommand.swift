@@ -3,6 +3,7 @@ import Foundation
 import Hiredis
 import Logging
 import RichPushCore
+import RichPushBench
 import RichPushQueue
 import RichPushSimulator
 import RichPushStorage

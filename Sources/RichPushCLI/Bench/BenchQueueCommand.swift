@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hiredis
+import RichPushBench
 import RichPushQueue
 
 /// `richpush bench queue`: the producer and referee of scripts/bench-queue.sh. It enqueues N noop

@@ -6,6 +6,7 @@ public import Logging
 import RichPushAdapters
 import RichPushFCM
 package import RichPushCore
+import RichPushBench
 import RichPushQueue
 import RichPushStorage
 import RichPushWorker

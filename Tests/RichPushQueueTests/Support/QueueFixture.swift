@@ -2,6 +2,7 @@ import Foundation
 import Hiredis
 import Logging
 import RedisTestSupport
+import RichPushBench
 @testable import RichPushQueue
 
 /// A queue with a key prefix of its own on a private server, plus helpers to run workers

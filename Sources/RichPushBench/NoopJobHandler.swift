@@ -1,5 +1,6 @@
 import Foundation
 package import Hiredis
+package import RichPushQueue
 import Synchronization
 
 /// Does nothing but measure: for benchmarks. It records each job's latency from enqueue to

@@ -1,5 +1,6 @@
 import Foundation
 package import Hiredis
+package import RichPushQueue
 
 /// A diagnostic handler for smoke tests and the queue's own tests: it records each run in Redis
 /// (`HINCRBY <key> <field> 1`), so a test can see that every job ran exactly once, and it can be
