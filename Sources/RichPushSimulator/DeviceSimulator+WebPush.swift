@@ -11,7 +11,8 @@ extension DeviceSimulator {
                                        subscription: new.subscriptionJSON) else {
             throw SimulatorError("registration \(installation) is gone: the new subscription cannot replace its endpoint")
         }
-        try keptSubscriptions.keep(new, installation: installation)
+        keptSubscriptions.keep(new, installation: installation)
+        try keptSubscriptions.save()
         devices.withLock { devices in
             devices[old.endpoint] = nil
             devices[new.endpoint] = (index, installation)

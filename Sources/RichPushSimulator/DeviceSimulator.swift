@@ -99,10 +99,12 @@ package final class DeviceSimulator: Sendable {
                     installation = try await self.api.register(handle: device.endpoint, platform: .webpush, tags: tags(device.index),
                                                                 subscription: device.subscriptionJSON)
                 }
-                try kept.keep(device, installation: installation)
+                kept.keep(device, installation: installation)
                 self.devices.withLock { $0[device.endpoint] = (device.index, installation) }
                 self.emit(SimulatorEvent(event: "registered", device: device.index, installation: installation))
             }
+            // One write for the whole fleet, not one per device.
+            try kept.save()
         }
         guard !registered.isEmpty else { return }
         let hold = HubHold(prefix: configuration.hubPrefix)

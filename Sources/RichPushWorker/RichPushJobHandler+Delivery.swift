@@ -1,3 +1,4 @@
+import Hiredis
 import Metrics
 import RichPushCore
 import RichPushQueue
@@ -194,7 +195,7 @@ extension RichPushJobHandler {
                 // `after`. A wait asked for the device holds its other pushes too, in every worker.
                 if case .deviceDeferred = outcome {
                     let device = Self.goneKey(plan.push.installation)
-                    round.backOffs[device] = max(round.backOffs[device] ?? 0, now + after.components.seconds * 1000 + after.components.attoseconds / 1_000_000_000_000_000)
+                    round.backOffs[device] = max(round.backOffs[device] ?? 0, now + Int64(after.milliseconds))
                 }
                 round.deferred.append(plan)
                 round.waits[plan.work] = max(round.waits[plan.work] ?? .zero, after)

@@ -46,7 +46,7 @@ struct DerivedStateTests {
     @Test func theMigrationMergesSchemaOneStatusesSoTheyReadAsTheyDid() async throws {
         try await DeliveryLedgerTests.withServerAndStore { server, redis, keys, store in
             func status(_ id: Int, app: String? = nil) -> String { "\(keys.prefix)\(app.map { ":app:\($0)" } ?? ""):{q0}:status:\(id)" }
-            // Written by an older release, in hashes of their own beside their records.
+            // Schema 1 data: statuses in hashes of their own beside their records.
             try await redis.send("SET", keys.notificationSequence, 20)
             try await Self.writeLegacyRecords([5, 6, 7, 8, 9, 10], redis: redis, keys: keys)
             try await redis.send("HSET", status(5), "state", "fetched", "sent", 1, "fetched", 1)

@@ -9,8 +9,8 @@ struct MigrateCommand: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Convert the data in Redis to the schema this richpush reads (idempotent, resumable).",
         discussion: """
-            Run it once after an upgrade, before the new API and workers start (they refuse data of an \
-            older schema). Safe to run again, or after an interruption: each item is converted by one \
+            Run it once after an upgrade, before the new API and workers start (they refuse data of \
+            another schema). Safe to run again, or after an interruption: each item is converted by one \
             script, and the version is stored last. --dry-run counts what a run would do and writes nothing.
             """)
 
@@ -20,18 +20,20 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let backend = try await connect(redis, clientName: "richpush-migrate")
+        let outcome: Result<SchemaMigration.Report, any Error>
         do {
             let migration = SchemaMigration(redis: backend.client, keys: queue.storageKeys(redis), nodes: try await backend.locator.masters())
-            let report = try await migration.run(dryRun: dryRun)
-            print(Self.describe(report, prefix: queue.prefix, dryRun: dryRun))
-        } catch let mismatch as SchemaVersion.Mismatch {
-            await backend.close()
-            throw CLIError(mismatch.description)
-        } catch let error as RedisError {
-            await backend.close()
-            throw CLIError("migrate stopped (run it again to resume): \(error.message)")
+            outcome = .success(try await migration.run(dryRun: dryRun))
+        } catch {
+            outcome = .failure(error)
         }
         await backend.close()
+        switch outcome {
+        case .success(let report): print(Self.describe(report, prefix: queue.prefix, dryRun: dryRun))
+        case .failure(let mismatch as SchemaVersion.Mismatch): throw CLIError(mismatch.description)
+        case .failure(let error as RedisError): throw CLIError("migrate stopped (run it again to resume): \(error.message)")
+        case .failure(let error): throw error
+        }
     }
 
     static func describe(_ report: SchemaMigration.Report, prefix: String, dryRun: Bool) -> String {

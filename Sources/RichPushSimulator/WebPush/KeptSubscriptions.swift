@@ -28,11 +28,16 @@ final class KeptSubscriptions: Sendable {
     /// The subscription and installation device `index` had.
     func entry(for index: Int) -> Entry? { entries.withLock { $0[index] } }
 
-    /// Keeps `device`'s subscription under `installation` (the file rewritten whole).
-    func keep(_ device: WebDevice, installation: String) throws {
+    /// Keeps `device`'s subscription under `installation`; written to the file by ``save()``.
+    func keep(_ device: WebDevice, installation: String) {
+        entries.withLock { $0[device.index] = Entry(device: device, installation: installation) }
+    }
+
+    /// Writes what is kept (the file rewritten whole): once after the devices subscribed at
+    /// start, and after each new subscription.
+    func save() throws {
         guard let file else { return }
         try entries.withLock { entries in
-            entries[device.index] = Entry(device: device, installation: installation)
             let data = try JSONEncoder().encode(entries.values.sorted { $0.device.index < $1.device.index })
             try data.write(to: file, options: .atomic)
         }

@@ -1,7 +1,7 @@
 package import Hiredis
 
 /// `richpush migrate`: converts the data under a prefix to ``SchemaVersion/current``, so that no
-/// request reads an older layout.
+/// request reads another layout.
 ///
 /// Schema 1 → 2 merges each notification's own status hash (`…:status:<id>`, written before
 /// 2026-11-27) into its record's hash, as the readers of schema 1 read the two together: the

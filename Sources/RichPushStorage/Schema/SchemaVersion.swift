@@ -26,7 +26,7 @@ package enum SchemaVersion {
     }
 
     /// The version of the data under `keys.prefix`, stamping ``current`` on a Redis that holds
-    /// none yet (no notification sequence: nothing was written by an older build); throws
+    /// none yet (no notification sequence: no data at all); throws
     /// ``Mismatch`` for data of another version.
     package static func checkAtStart(redis: any RedisClient, keys: StorageKeys) async throws {
         let found = try await redis.run(stampScript, Stamp(schema: keys.schemaVersion, sequence: keys.notificationSequence, current: current))
@@ -46,8 +46,8 @@ package enum SchemaVersion {
         let current: Int
     }
 
-    /// The stored version; with none, 1 when the notification sequence exists (an older build
-    /// wrote it), else ``current``, stored. The two keys share a slot (``StorageKeys/schemaVersion``).
+    /// The stored version; with none, 1 when the notification sequence exists (schema 1 data),
+    /// else ``current``, stored. The two keys share a slot (``StorageKeys/schemaVersion``).
     static let stampScript = LuaScript<Stamp, Never>([
         .key("schema", \.schema), .key("sequence", \.sequence), .argument("current", \.current),
     ], body: """
