@@ -50,11 +50,12 @@ struct WorkerAdapterOptionsTests {
 
     @Test func anUnreachableTokenEndpointStopsTheWorkerAtStart() async throws {
         try await withRedisServer { server in
-            let port = try RedisServer.freePort()
-            let file = try Self.serviceAccount(in: server.directory, tokenURI: "http://127.0.0.1:\(port)/token")
-            let (status, output) = try await Self.worker(["--adapter", "hub,fcm", "--fcm-credentials", file, "--fcm-timeout", "2"], server: server, name: "unreachable")
-            #expect(status != 0 && status != nil)
-            #expect(output.contains("FCM: cannot reach the token endpoint http://127.0.0.1:\(port)/token"), "\(output)")
+            try await RedisServer.withRefusingPort { port in
+                let file = try Self.serviceAccount(in: server.directory, tokenURI: "http://127.0.0.1:\(port)/token")
+                let (status, output) = try await Self.worker(["--adapter", "hub,fcm", "--fcm-credentials", file, "--fcm-timeout", "2"], server: server, name: "unreachable")
+                #expect(status != 0 && status != nil)
+                #expect(output.contains("FCM: cannot reach the token endpoint http://127.0.0.1:\(port)/token"), "\(output)")
+            }
         }
     }
 }

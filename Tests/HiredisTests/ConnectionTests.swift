@@ -145,12 +145,13 @@ struct ConnectionTests {
     }
 
     @Test(arguments: Transport.allCases) func refusedConnectionIsAClearError(_ transport: Transport) async throws {
-        let port = try RedisServer.freePort()
-        await #expect {
-            _ = try await transport.connect(RedisConfiguration(port: port))
-        } throws: { error in
-            let error = try #require(error as? RedisError)
-            return error.code == .connectionFailed && error.message.contains("127.0.0.1:\(port)") && error.message.contains("refused")
+        try await RedisServer.withRefusingPort { port in
+            await #expect {
+                _ = try await transport.connect(RedisConfiguration(port: port))
+            } throws: { error in
+                let error = try #require(error as? RedisError)
+                return error.code == .connectionFailed && error.message.contains("127.0.0.1:\(port)") && error.message.contains("refused")
+            }
         }
     }
 

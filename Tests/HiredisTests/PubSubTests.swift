@@ -100,13 +100,14 @@ struct PubSubTests {
     }
 
     @Test func subscribeFailsClearlyWhenRedisIsDown() async throws {
-        let port = try RedisServer.freePort()
-        let subscriber = RedisSubscriber(configuration: RedisConfiguration(port: port))
-        await #expect {
-            try await subscriber.subscribe(["x"])
-        } throws: { error in
-            (error as? RedisError)?.code == .connectionFailed
+        try await RedisServer.withRefusingPort { port in
+            let subscriber = RedisSubscriber(configuration: RedisConfiguration(port: port))
+            await #expect {
+                try await subscriber.subscribe(["x"])
+            } throws: { error in
+                (error as? RedisError)?.code == .connectionFailed
+            }
+            await subscriber.close()
         }
-        await subscriber.close()
     }
 }

@@ -169,6 +169,16 @@ package final class RedisServer: @unchecked Sendable {
         return port
     }
 
+    /// Runs `body` with a loopback port that refuses connections for as long as `body` runs: a
+    /// socket bound to it without `SO_REUSEADDR` and never listening holds it, so no server
+    /// started meanwhile (by this process or another) can take it. A port only found free and
+    /// closed again can be taken by the next server any test starts, and then it answers.
+    package static func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -> T {
+        let (fd, port) = try loopbackSocket(listening: false)
+        defer { close(fd) }
+        return try await body(port)
+    }
+
     /// A TCP socket bound to a free loopback port, listening (backlog 16) if asked: its descriptor
     /// (the caller closes it) and its port.
     package static func loopbackSocket(listening: Bool) throws -> (socket: Int32, port: Int) {

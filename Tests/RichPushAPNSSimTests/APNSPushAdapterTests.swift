@@ -89,26 +89,27 @@ struct APNSPushAdapterTests {
 
     @Test func whenNoPushReachesAPNsTheBatchThrows() async throws {
         try await withRedisServer { server in
-            // A port nobody listens on.
-            let port = try RedisServer.freePort()
-            let client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
-                                                                               connectTimeout: .seconds(2)))
-            let redis = RedisConnection(configuration: server.configuration)
-            let adapter = APNSPushAdapter(client: client, topic: LocalAPNS.topic,
-                                          token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
-                                                                 signer: try LocalAPNS.signer()))
-            await #expect(throws: APNSUnreachable.self) {
-                try await adapter.send([LocalAPNS.push(token: LocalAPNS.token(1)), LocalAPNS.push(token: LocalAPNS.token(2))])
+            // A port that refuses connections.
+            try await RedisServer.withRefusingPort { port in
+                let client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
+                                                                                   connectTimeout: .seconds(2)))
+                let redis = RedisConnection(configuration: server.configuration)
+                let adapter = APNSPushAdapter(client: client, topic: LocalAPNS.topic,
+                                              token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns").dropLast()),
+                                                                     signer: try LocalAPNS.signer()))
+                await #expect(throws: APNSUnreachable.self) {
+                    try await adapter.send([LocalAPNS.push(token: LocalAPNS.token(1)), LocalAPNS.push(token: LocalAPNS.token(2))])
+                }
+                // A push refused before sending is still a plain permanent failure, not a reason to throw.
+                let refused = try await adapter.send([LocalAPNS.push(token: "zz")])
+                guard refused.count == 1, case .failed(let reason, false) = refused[0] else {
+                    Issue.record("expected a permanent failure, got \(refused)")
+                    return
+                }
+                #expect(reason.hasPrefix("never sent: BadDeviceToken"))
+                client.shutdown()
+                await redis.close()
             }
-            // A push refused before sending is still a plain permanent failure, not a reason to throw.
-            let refused = try await adapter.send([LocalAPNS.push(token: "zz")])
-            guard refused.count == 1, case .failed(let reason, false) = refused[0] else {
-                Issue.record("expected a permanent failure, got \(refused)")
-                return
-            }
-            #expect(reason.hasPrefix("never sent: BadDeviceToken"))
-            client.shutdown()
-            await redis.close()
         }
     }
 

@@ -143,12 +143,13 @@ struct WebPushAdapterTests {
 
     @Test(arguments: Transport.allCases)
     func noServiceReachableFailsTheBatchForARetry(transport: Transport) async throws {
-        let port = try RedisServer.freePort()
-        let connections = transport == .http2 ? WebPushConnections(timeout: .seconds(5)) : nil
-        defer { connections?.shutdown() }
-        let adapter = WebPushPushAdapter(http: .shared, connections: connections, vapid: try Self.signer(), timeout: .seconds(5))
-        await #expect(throws: (any Error).self) {
-            _ = try await adapter.send([try Self.push(Browser().installation("https://127.0.0.1:\(port)/push/x"))])
+        try await RedisServer.withRefusingPort { port in
+            let connections = transport == .http2 ? WebPushConnections(timeout: .seconds(5)) : nil
+            defer { connections?.shutdown() }
+            let adapter = WebPushPushAdapter(http: .shared, connections: connections, vapid: try Self.signer(), timeout: .seconds(5))
+            await #expect(throws: (any Error).self) {
+                _ = try await adapter.send([try Self.push(Browser().installation("https://127.0.0.1:\(port)/push/x"))])
+            }
         }
     }
 
