@@ -163,6 +163,11 @@ define fuzz "short fuzz run (scripts/fuzz.sh: schemathesis against openapi.yaml,
     nice -n 5 env FUZZ_PARSER_ITERATIONS=50000 bash scripts/fuzz.sh --examples 25
 define browser "browser device in headless Chromium (scripts/test-browser.sh: /device subscribes, decrypts, fetches, shows, opens the image)" \
     bash scripts/test-browser.sh
+# The platform simulators answering 10 % of valid requests with transient errors (429, 500, 503)
+# and Retry-After windows watched: after the plain chaos run, alone for the same reason. Holds
+# of 30-60 s (APNs' TooManyRequests, a 429 without Retry-After) make its drain long: 240 s allowed.
+define chaos-providers "fault-injection with provider faults (scripts/chaos.sh --provider-faults 10: APNs, FCM, Web Push; 0 lost, 0 duplicated, 0 requests inside a Retry-After window)" \
+    bash scripts/chaos.sh --duration 20 --rate 10 --fault-every 4 --seed 1 --provider-hold 5 --provider-faults 10 --drain-timeout 240
 # The suites again with every process's clock a year ahead (scripts/lib/clock_offset.c preloaded):
 # a test that depends on the calendar fails here. Last, after chaos.
 define clock-ahead "the suites with the clock a year ahead (scripts/test-clock-ahead.sh: no test depends on the date)" \
@@ -174,7 +179,8 @@ after tests security fuzz
 after fuzz browser
 after browser console
 after console chaos
-after chaos clock-ahead
+after chaos chaos-providers
+after chaos-providers clock-ahead
 run_stages cluster-tests tests
 timings+=("$(printf '%6d s  %s' $((SECONDS - stages_began)) "after the build, side by side (each stage's own time, and from when to when after the build):")")
 for id in "${stage_order[@]}"; do [ -z "${stage_line[$id]:-}" ] || timings+=("${stage_line[$id]}"); done

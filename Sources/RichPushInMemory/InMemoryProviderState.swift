@@ -1,4 +1,4 @@
-import RichPushCore
+package import RichPushCore
 import Synchronization
 
 /// Provider holds in memory, with the Redis store's rule (the later end wins; an end in the past
@@ -40,24 +40,38 @@ package final class InMemoryGoneTokens: GoneTokens {
     }
 }
 
-/// ``DeviceBackOffs`` in memory, for fast tests of the worker's logic.
+/// ``DeviceBackOffs`` in memory, with the Redis store's rules, for fast tests of the worker's logic.
 package final class InMemoryDeviceBackOffs: DeviceBackOffs {
-    private let ends = Mutex<[String: Int64]>([:])
+    private struct State {
+        var holds: [String: Int64] = [:]
+        var claims: [String: (owner: String, until: Int64)] = [:]
+    }
+
+    private let state = Mutex(State())
 
     package init() {}
 
-    package func held(among devices: [String], now: Int64) async throws -> [String: Int64] {
-        ends.withLock { ends in
-            var held: [String: Int64] = [:]
-            for device in devices { if let end = ends[device], end > now { held[device] = end } }
-            return held
+    package func claim(_ devices: [String], owner: String, now: Int64, until: Int64) async throws -> [String: DeviceClaimRefusal] {
+        state.withLock { state in
+            var refused: [String: DeviceClaimRefusal] = [:]
+            for device in devices {
+                if let end = state.holds[device], end > now {
+                    refused[device] = .held(until: end)
+                } else if let claim = state.claims[device], claim.until > now, claim.owner != owner {
+                    refused[device] = .inFlight(until: claim.until)
+                } else {
+                    state.claims[device] = (owner, until)
+                }
+            }
+            return refused
         }
     }
 
-    package func hold(_ until: [String: Int64], now: Int64) async throws {
-        ends.withLock { ends in
-            for (device, end) in until { ends[device] = max(ends[device] ?? 0, end) }
-            ends = ends.filter { $0.value >= now }
+    package func release(_ devices: [String], owner: String, holding: [String: Int64], now: Int64) async throws {
+        state.withLock { state in
+            for device in devices where state.claims[device]?.owner == owner { state.claims[device] = nil }
+            for (device, end) in holding { state.holds[device] = max(state.holds[device] ?? 0, end) }
+            state.holds = state.holds.filter { $0.value >= now }
         }
     }
 }

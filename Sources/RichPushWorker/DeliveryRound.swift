@@ -6,6 +6,10 @@ import RichPushCore
 /// job (its place in the batch's work) what it waits for and what failed.
 struct DeliveryRound {
     let work: [RichPushJobHandler.Work]
+    /// Who holds the round's leases and device claims.
+    let owner = UInt64.random(in: 1...UInt64.max).description
+    /// The devices this round claimed (``DeviceBackOffs``): released when it records.
+    var claimed: [String] = []
     /// Per notification: the device entries and counters to record.
     var outcomes: [Int: [DeliveryResult]] = [:]
     /// Per job: how long another worker's lease on one of its pushes still runs.

@@ -6,8 +6,10 @@ import RichPushQueue
 extension RichPushJobHandler {
     /// Delivers a batch of work in steps, one round trip each where it touches Redis or the
     /// provider: plan (the installations of the whole batch, rendered once per job and format),
-    /// lease every pair, screen out dead tokens and held devices, send every leased push in one
-    /// adapter call, account for each outcome, record them all, and settle each job's result.
+    /// lease every pair, screen out dead tokens and claim the devices (held ones and those another
+    /// round is talking to wait), send every leased push (one adapter call per request to a
+    /// device), account for each outcome, record them all with the claims released, and settle
+    /// each job's result.
     func deliver(_ work: [Work], results: inout [Result<Void, any Error>]) async throws {
         let work = try await gateThrottled(work, results: &results)
         let planned = try await plan(work, results: &results)
@@ -15,9 +17,14 @@ extension RichPushJobHandler {
         var round = DeliveryRound(work: work)
         let leased = try await lease(planned, into: &round, results: &results)
         let (toSend, heldBack) = try await screen(leased, into: &round)
-        let sent = try await send(toSend)
-        account(zip(toSend, sent) + heldBack, into: &round)
-        try await record(&round)
+        do {
+            let sent = try await send(toSend)
+            account(zip(toSend, sent) + heldBack, into: &round)
+            try await record(&round)
+        } catch {
+            await releaseClaims(of: round)
+            throw error
+        }
         settle(round, results: &results)
     }
 
@@ -73,8 +80,7 @@ extension RichPushJobHandler {
     /// job comes back after them (deferred, spending no attempt); a device whose template failed
     /// fails alone, in the status, with its reason.
     private func lease(_ planned: [PlannedPush], into round: inout DeliveryRound, results: inout [Result<Void, any Error>]) async throws -> [PlannedPush] {
-        let owner = UInt64.random(in: 1...UInt64.max).description
-        let leases = try await ledger.leaseDeliveries(planned.map(\.key), owner: owner, duration: leaseDuration)
+        let leases = try await ledger.leaseDeliveries(planned.map(\.key), owner: round.owner, duration: leaseDuration)
         var toSend: [PlannedPush] = []
         var waiting = 0
         for (plan, lease) in zip(planned, leases) {
@@ -102,51 +108,89 @@ extension RichPushJobHandler {
     }
 
     /// Takes out of the leased pushes those no request may go to now, in one round trip: a token
-    /// a provider declared dead after this job resolved its device (recorded invalid), and a
-    /// device a provider asked to be left alone (a 429 for its token or subscription, seen by any
-    /// worker), whose push is deferred as the adapter's own answer would have it.
+    /// a provider declared dead after this job resolved its device (recorded invalid), a device a
+    /// provider asked to be left alone (a 429 for its token or subscription, seen by any worker),
+    /// whose push is deferred as the adapter's own answer would have it, and a device another
+    /// round has claimed (its request may be in flight, and its answer may ask to wait), whose
+    /// push comes back shortly. The round claims the other devices until it records.
     private func screen(_ leased: [PlannedPush], into round: inout DeliveryRound) async throws
         -> (toSend: [PlannedPush], heldBack: [(PlannedPush, PushOutcome)]) {
         // The adapter gets its credentials first: waiting for another worker's token exchange
         // between this check and the requests would let a dead token through after it was marked.
         if goneTokens != nil || deviceBackOffs != nil, !leased.isEmpty { await adapter.prepare() }
-        async let heldCheck = heldDevices(Array(Set(leased.map { Self.goneKey($0.push.installation) })))
+        let devices = Array(Set(leased.map { Self.goneKey($0.push.installation) }))
+        async let claiming = claimDevices(devices, owner: round.owner)
         var (toSend, gone) = try await withoutGoneTokens(leased)
-        let heldEnds = try await heldCheck
+        let refusals = try await claiming
+        round.claimed = deviceBackOffs == nil ? [] : devices.filter { refusals[$0] == nil }
         for plan in gone { round.record(plan.result(.invalidToken, error: "the provider declared this token dead"), of: plan) }
         round.goneBefore = gone
         let checkedAt = JobQueue.nowMilliseconds()
         var heldBack: [(PlannedPush, PushOutcome)] = []
-        if !heldEnds.isEmpty {
+        if !refusals.isEmpty {
             toSend.removeAll { plan in
-                guard let end = heldEnds[Self.goneKey(plan.push.installation)] else { return false }
-                let wait = Duration.milliseconds(max(1, end - checkedAt))
-                heldBack.append((plan, .deferred(reason: "the provider asked to slow down for this device; again in \(wait)", after: wait)))
+                switch refusals[Self.goneKey(plan.push.installation)] {
+                case nil:
+                    return false
+                case .held(let end):
+                    let wait = Duration.milliseconds(max(1, end - checkedAt))
+                    heldBack.append((plan, .deferred(reason: "the provider asked to slow down for this device; again in \(wait)", after: wait)))
+                case .inFlight:
+                    let wait = Duration.milliseconds(Int64.random(in: 250...500))
+                    heldBack.append((plan, .deferred(reason: "another worker is talking to this device; again in \(wait)", after: wait)))
+                }
                 return true
             }
         }
         return (toSend, heldBack)
     }
 
-    /// One adapter call for every push. When it fails, nothing was sent: the leases are given
-    /// back so the retry resends at once (if even that fails, they expire on their own and the
-    /// retry waits for them).
+    /// Sends every push, one request to a device in flight at a time: a round that holds several
+    /// notifications for a device sends them in waves, one adapter call each, so that an answer
+    /// asking to wait (or declaring the token dead) is known before the next request to it is
+    /// written (the adapter stops those). When the first call fails, nothing was sent: the leases
+    /// are given back so the retry resends at once (if even that fails, they expire on their own
+    /// and the retry waits for them); when a later one fails, its pushes and the rest failed,
+    /// and are retried.
     private func send(_ toSend: [PlannedPush]) async throws -> [PushOutcome] {
-        let sent: [PushOutcome]
         let clock = ContinuousClock.now
-        do {
-            sent = try await adapter.send(toSend.map(\.push))
-        } catch {
+        let waves = Self.waves(of: toSend)
+        var sent = [PushOutcome?](repeating: nil, count: toSend.count)
+        for (number, wave) in waves.enumerated() {
+            let outcomes: [PushOutcome]
             do {
-                try await ledger.releaseLeases(toSend.map(\.key))
+                outcomes = try await adapter.send(wave.map { toSend[$0].push })
+            } catch where number > 0 {
+                for index in waves[number...].joined() { sent[index] = .failed(reason: "\(adapter.name) unreachable: \(error)", retryable: true) }
+                break
             } catch {
-                throw JobError.retry("\(adapter.name) unreachable and the leases could not be released: \(error)", after: leaseDuration)
-                    .on(platforms: toSend.map(\.push.installation.platform.rawValue))
+                do {
+                    try await ledger.releaseLeases(toSend.map(\.key))
+                } catch {
+                    throw JobError.retry("\(adapter.name) unreachable and the leases could not be released: \(error)", after: leaseDuration)
+                        .on(platforms: toSend.map(\.push.installation.platform.rawValue))
+                }
+                throw JobError.retry("\(adapter.name) unreachable: \(error)").on(platforms: toSend.map(\.push.installation.platform.rawValue))
             }
-            throw JobError.retry("\(adapter.name) unreachable: \(error)").on(platforms: toSend.map(\.push.installation.platform.rawValue))
+            for (index, outcome) in zip(wave, outcomes) { sent[index] = outcome }
         }
         metrics.sent(toSend.count, in: ContinuousClock.now - clock)
-        return sent
+        return sent.map { $0 ?? .failed(reason: "not sent", retryable: true) }
+    }
+
+    /// The pushes' indices in waves: each device's first push in the first wave, its second in
+    /// the second, and so on (a round usually needs one).
+    static func waves(of pushes: [PlannedPush]) -> [[Int]] {
+        var waves: [[Int]] = []
+        var seen: [String: Int] = [:]
+        for (index, plan) in pushes.enumerated() {
+            let device = goneKey(plan.push.installation)
+            let wave = seen[device, default: 0]
+            seen[device] = wave + 1
+            if wave == waves.count { waves.append([]) }
+            waves[wave].append(index)
+        }
+        return waves
     }
 
     /// Each push's outcome: the device's entry and counter to record, what its job must retry or
@@ -222,13 +266,13 @@ extension RichPushJobHandler {
     private func record(_ round: inout DeliveryRound) async throws {
         let now = JobQueue.nowMilliseconds()
         async let marked: Void = markGone(round.invalid, at: now)
-        async let backedOff: Void = holdDevices(round.backOffs, now: now)
+        async let released: Void = releaseDevices(round.claimed, owner: round.owner, holding: round.backOffs, now: now)
         async let counted: Void = countFailures(round.failures)
         try await ledger.recordDeliveries(round.outcomes)
         for (offset, count) in round.acceptedPerJob { accepted.add(count, to: round.work[offset].job.id) }
         if !round.deferred.isEmpty { try await ledger.releaseLeases(round.deferred.map(\.key)) }
         try await marked
-        try await backedOff
+        try await released
         await counted
         round.attempts = round.retryable.isEmpty
             ? [:] : try await ledger.countFailedAttempts(Dictionary(grouping: round.retryable.map(\.key), by: \.notification).mapValues { $0.map(\.installation) })
@@ -299,17 +343,30 @@ extension RichPushJobHandler {
         return (alive, gone)
     }
 
-    /// Of the pushes about to be sent, the devices a provider asked to be left alone, with when
-    /// that ends (one round trip; none without `deviceBackOffs`).
-    private func heldDevices(_ devices: [String]) async throws -> [String: Int64] {
+    /// Claims `devices` for this round, for the fleet: those it could not claim, each with why
+    /// (one round trip; none without `deviceBackOffs`). A claim lapses after the lease duration
+    /// if the round never releases it.
+    private func claimDevices(_ devices: [String], owner: String) async throws -> [String: DeviceClaimRefusal] {
         guard let deviceBackOffs, !devices.isEmpty else { return [:] }
-        return try await deviceBackOffs.held(among: devices, now: JobQueue.nowMilliseconds())
+        let now = JobQueue.nowMilliseconds()
+        return try await deviceBackOffs.claim(devices, owner: owner, now: now, until: now + Int64(leaseDuration.milliseconds))
     }
 
-    /// Holds `devices` for the whole fleet until their times.
-    private func holdDevices(_ devices: [String: Int64], now: Int64) async throws {
-        guard let deviceBackOffs, !devices.isEmpty else { return }
-        try await deviceBackOffs.hold(devices, now: now)
+    /// Releases the round's claims and holds `holding` for the whole fleet until their times, at once.
+    private func releaseDevices(_ claimed: [String], owner: String, holding: [String: Int64], now: Int64) async throws {
+        guard let deviceBackOffs, !claimed.isEmpty || !holding.isEmpty else { return }
+        try await deviceBackOffs.release(claimed, owner: owner, holding: holding, now: now)
+    }
+
+    /// Releases the claims of a round that failed before it recorded: what it learned is not
+    /// kept (its job is retried), and its devices are free for the others at once. If even this
+    /// fails, the claims lapse on their own.
+    private func releaseClaims(of round: DeliveryRound) async {
+        do {
+            try await releaseDevices(round.claimed, owner: round.owner, holding: round.backOffs, now: JobQueue.nowMilliseconds())
+        } catch {
+            logger.warning("could not release the claims of \(round.claimed.count) devices; they lapse in \(leaseDuration): \(error)")
+        }
     }
 
     /// Marks the tokens of `installations` dead for the whole fleet.

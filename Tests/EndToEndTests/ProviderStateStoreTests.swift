@@ -53,23 +53,34 @@ struct ProviderStateStoreTests {
         }
     }
 
-    /// A device a provider asked to be left alone is held until its time, for every worker: the
-    /// later end wins, a hold is per device, an ended hold is not reported and is trimmed at the
-    /// next write (times given, not read from the clock).
-    @Test func deviceBackOffsHoldUntilTheirTimeAndTheLaterEndWins() async throws {
+    /// A device is claimed by one round at a time, for the whole fleet: another owner finds it in
+    /// flight until its owner releases it (no one else can) or the claim lapses; the holds written
+    /// with a release are seen by the next claim, the later end wins, a hold is over at its end;
+    /// ended holds and lapsed claims are trimmed (times given, not read from the clock).
+    @Test func aDeviceIsClaimedByOneRoundAtATimeAndHeldUntilItsTime() async throws {
         try await Self.withRedis { redis, keys in
-            let backOffs = RedisDeviceBackOffs(redis: redis, keys: keys)
-            let other = RedisDeviceBackOffs(redis: redis, keys: keys)
-            #expect(try await backOffs.held(among: ["webpush:https://push.example/s1"], now: 1_000).isEmpty)
-            try await backOffs.hold(["webpush:https://push.example/s1": 61_000, "fcm:t2": 5_000], now: 1_000)
-            try await backOffs.hold(["webpush:https://push.example/s1": 31_000], now: 1_000)
-            #expect(try await other.held(among: ["webpush:https://push.example/s1", "fcm:t2", "fcm:t3"], now: 2_000)
-                == ["webpush:https://push.example/s1": 61_000, "fcm:t2": 5_000], "another worker sees them; a shorter hold does not cut a longer one")
-            #expect(try await other.held(among: ["webpush:https://push.example/s1", "fcm:t2"], now: 5_000) == ["webpush:https://push.example/s1": 61_000],
-                    "a hold is over at its end")
-            try await backOffs.hold(["apns:t4": 90_000], now: 6_000)
-            #expect(try await redis.send("ZRANGE", "\(keys.prefix):device-backoff", 0, -1).array?.compactMap(\.string) == ["webpush:https://push.example/s1", "apns:t4"],
-                    "ended holds are trimmed when new ones are written")
+            let one = RedisDeviceBackOffs(redis: redis, keys: keys)
+            let two = RedisDeviceBackOffs(redis: redis, keys: keys)
+            let s1 = "webpush:https://push.example/s1"
+            #expect(try await one.claim([s1, "fcm:t2", s1], owner: "a", now: 1_000, until: 31_000).isEmpty)
+            #expect(try await one.claim([s1], owner: "a", now: 1_500, until: 31_000).isEmpty, "its owner may claim it again")
+            #expect(try await two.claim([s1, "fcm:t3"], owner: "b", now: 2_000, until: 32_000) == [s1: .inFlight(until: 31_000)])
+            try await two.release([s1], owner: "b", holding: [:], now: 2_100)
+            #expect(try await two.claim([s1], owner: "b", now: 2_200, until: 32_000) == [s1: .inFlight(until: 31_000)], "only its owner releases a claim")
+
+            try await one.release([s1, "fcm:t2"], owner: "a", holding: [s1: 61_000, "fcm:t2": 5_000], now: 3_000)
+            try await one.release([], owner: "a", holding: [s1: 31_000], now: 3_000)
+            #expect(try await two.claim([s1, "fcm:t2"], owner: "b", now: 4_000, until: 34_000) == [s1: .held(until: 61_000), "fcm:t2": .held(until: 5_000)],
+                    "released with the holds its answers asked for; a shorter hold does not cut a longer one")
+            #expect(try await two.claim(["fcm:t2"], owner: "b", now: 5_000, until: 35_000).isEmpty, "a hold is over at its end")
+
+            #expect(try await one.claim(["fcm:t3"], owner: "a", now: 40_000, until: 70_000).isEmpty, "b's claim of t3 lapsed at 32 000")
+            try await one.release([], owner: "a", holding: ["apns:t4": 90_000], now: 62_000)
+            let backoff = "\(keys.prefix):device-backoff"
+            #expect(try await redis.send("ZRANGE", backoff, 0, -1).array?.compactMap(\.string) == ["apns:t4"], "ended holds are trimmed when new ones are written")
+            #expect(try await redis.send("ZRANGE", "\(keys.prefix):device-claims:{\(backoff)}", 0, -1).array?.compactMap(\.string) == ["fcm:t3"],
+                    "lapsed claims are trimmed when new ones are taken")
+            #expect(try await redis.send("HKEYS", "\(keys.prefix):device-claim-owners:{\(backoff)}").array?.compactMap(\.string) == ["fcm:t3"])
         }
     }
 

@@ -160,6 +160,51 @@ struct ProviderBackPressureTests {
         #expect(control.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h1", "h2"])
     }
 
+    /// Another worker's round is talking to h1 (it claimed the device): this job sends nothing to
+    /// h1 and comes back shortly, spending no attempt, while the others get theirs; that round's
+    /// answer asked for two minutes, written as it released h1: the job then waits for the hold.
+    /// Its own claims are released when it records.
+    @Test func aDeviceAnotherRoundIsTalkingToWaitsForThatRoundsAnswer() async throws {
+        let backOffs = InMemoryDeviceBackOffs()
+        let setup = Setup(deviceBackOffs: backOffs)
+        let now = JobQueue.nowMilliseconds()
+        #expect(try await backOffs.claim(["apns:h1"], owner: "other", now: now, until: now + 60_000).isEmpty)
+        let id = try await setup.create()
+        let (disposition, attempts) = await setup.runWithAttempts(id)
+        guard case .deferred(let after) = disposition else { Issue.record("expected the job deferred, got \(String(describing: disposition))"); return }
+        #expect(after >= .milliseconds(250) && after <= .seconds(1), "back soon: \(after)")
+        #expect(attempts == nil || attempts == 0)
+        #expect(setup.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h2"], "no request to h1 while another is in flight")
+        #expect(try await backOffs.claim(["apns:h0", "apns:h2"], owner: "third", now: JobQueue.nowMilliseconds(), until: now + 60_000).isEmpty,
+                "the round released its own claims")
+
+        try await backOffs.release(["apns:h1"], owner: "other", holding: ["apns:h1": now + 120_000], now: now)
+        guard case .deferred(let left) = await setup.run(id) else { Issue.record("expected the job deferred"); return }
+        #expect(left > .seconds(60) && left <= .seconds(121), "until the device's hold ends: \(left)")
+        #expect(setup.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h2"])
+        let status = try #require(try await setup.notifications.status(id: id))
+        #expect(status.counts["sent"] == 2 && (status.counts["failed"] ?? 0) == 0 && (status.counts["retried"] ?? 0) == 0, "\(status.counts)")
+    }
+
+    /// A round that holds two notifications for the same devices writes one request to a device
+    /// at a time: the second notification's pushes go out in a second adapter call, after the
+    /// first's answers, and each device gets both, in order.
+    @Test func aRoundSendsOneRequestToADeviceAtATime() async throws {
+        let setup = Setup()
+        let ids = [try await setup.create(), try await setup.create()]
+        let jobs = ids.enumerated().map { offset, id in
+            Job(id: "\(offset + 1)-0", type: RichPushJob.type, payload: RichPushJob.request(notification: id).payload, attempt: 0, enqueuedAt: 0)
+        }
+        let results = await setup.handler.handle(batch: jobs)
+        #expect(results.allSatisfy { if case .success = $0 { true } else { false } }, "\(results)")
+        #expect(setup.adapter.sendSizes == [3, 3], "two waves of one push per device: \(setup.adapter.sendSizes)")
+        let pushes = setup.adapter.pushes
+        #expect(Set(pushes.prefix(3).map(\.installation.handle)).count == 3 && Set(pushes.suffix(3).map(\.installation.handle)).count == 3)
+        for handle in ["h0", "h1", "h2"] {
+            #expect(pushes.filter { $0.installation.handle == handle }.map(\.notification).count == 2)
+        }
+    }
+
     /// APNs answered 410 for h1 while another job to it was under way, its device already
     /// resolved: that job sends nothing to h1. A handler without the dead-token set would (the
     /// control), and a registration newer than the 410 revives the token.
