@@ -258,21 +258,21 @@ extension RichPushJobHandler {
 
     /// Records every outcome. Recording releases the leases of retryable failures in the same
     /// script, so a retry reaches exactly the pushes that failed; a failure here fails the batch
-    /// for retry. The dead tokens and held devices are marked for the fleet, and the failures
-    /// counted by reason (a batch without failures writes nothing more), at the same time; then
+    /// for retry. The dead tokens are marked for the fleet and then the round's devices released
+    /// with their holds, and the failures counted by reason (a batch without failures writes
+    /// nothing more), at the same time; then
     /// each failed push counts its own attempts (one round trip, in batches with failures only;
     /// after the record, so a record that failed, and is retried whole, spends none), and the
     /// registrations of dead tokens are removed.
     private func record(_ round: inout DeliveryRound) async throws {
         let now = JobQueue.nowMilliseconds()
-        async let marked: Void = markGone(round.invalid, at: now)
-        async let released: Void = releaseDevices(round.claimed, owner: round.owner, holding: round.backOffs, now: now)
+        let settled = round
+        async let markedAndReleased: Void = markGoneThenRelease(settled, now: now)
         async let counted: Void = countFailures(round.failures)
         try await ledger.recordDeliveries(round.outcomes)
         for (offset, count) in round.acceptedPerJob { accepted.add(count, to: round.work[offset].job.id) }
         if !round.deferred.isEmpty { try await ledger.releaseLeases(round.deferred.map(\.key)) }
-        try await marked
-        try await released
+        try await markedAndReleased
         await counted
         round.attempts = round.retryable.isEmpty
             ? [:] : try await ledger.countFailedAttempts(Dictionary(grouping: round.retryable.map(\.key), by: \.notification).mapValues { $0.map(\.installation) })
@@ -350,6 +350,13 @@ extension RichPushJobHandler {
         guard let deviceBackOffs, !devices.isEmpty else { return [:] }
         let now = JobQueue.nowMilliseconds()
         return try await deviceBackOffs.claim(devices, owner: owner, now: now, until: now + Int64(leaseDuration.milliseconds))
+    }
+
+    /// Marks the round's dead tokens, then releases its claims with the holds its answers asked
+    /// for: the next round to claim one of those devices finds the mark.
+    private func markGoneThenRelease(_ round: DeliveryRound, now: Int64) async throws {
+        try await markGone(round.invalid, at: now)
+        try await releaseDevices(round.claimed, owner: round.owner, holding: round.backOffs, now: now)
     }
 
     /// Releases the round's claims and holds `holding` for the whole fleet until their times, at once.
