@@ -53,7 +53,7 @@ let package = Package(
     name: "RichPush",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "richpush", targets: ["RichPushCLI"]),
+        .executable(name: "richpush", targets: ["RichPushCLI"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -191,9 +191,11 @@ let package = Package(
                 "RichPushTemplates", "RichPushReport", .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Crypto"), .use("Metrics"),
                 .use("Prometheus"), .use("ServiceLifecycle"), .use("NIOCore"), .use("NIOHTTP1"), .use("NIOHTTPTypes"),
             ],
-            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/default-image.png"),
-                        .copy("Resources/device.html"), .copy("Resources/device.js"), .copy("Resources/device.css"),
-                        .copy("Resources/console.js"), .copy("Resources/console.css")]
+            resources: [
+                .copy("Resources/openapi.yaml"), .copy("Resources/default-image.png"),
+                .copy("Resources/device.html"), .copy("Resources/device.js"), .copy("Resources/device.css"),
+                .copy("Resources/console.js"), .copy("Resources/console.css"),
+            ]
         ),
         .executableTarget(
             name: "RichPushCLI",

@@ -88,7 +88,7 @@ run_stages() { # ROOT...
             echo "==> $id FAILED in $took s (exit status $status); its log: $logs/$id.log" >&2
             stage_failed+=("$id")
         fi
-        stage_line[$id]=$(printf '%6d s    %-14s %4d–%4d s  %s' "$took" "$id" "$((stage_started[$id] - stages_began))" "$((ended - stages_began))" "${stage_name[$id]}")
+        stage_line[$id]=$(printf '%6d s    %-15s %4d–%4d s  %s' "$took" "$id" "$((stage_started[$id] - stages_began))" "$((ended - stages_began))" "${stage_name[$id]}")
         for next in ${stage_then[$id]:-}; do start_stage "$next"; done
     done
 }
@@ -145,6 +145,8 @@ long_suite='^EndToEndTests\.ClusterFlowTests/'
 rm -rf "$logs"
 mkdir -p "$logs"
 stages_began=$SECONDS
+define format "the code's layout (scripts/format.sh --check: swift format lint --strict with .swift-format)" \
+    bash scripts/format.sh --check
 define cluster-tests "Swift Testing: the Redis Cluster pipeline suite (ClusterFlowTests), a process of its own" \
     "$tests" --testing-library swift-testing --filter "$long_suite"
 define tests "Swift Testing: every other suite, in parallel (what \`swift test\` runs)" \
@@ -181,7 +183,7 @@ after browser console
 after console chaos
 after chaos chaos-providers
 after chaos-providers clock-ahead
-run_stages cluster-tests tests
+run_stages format cluster-tests tests
 timings+=("$(printf '%6d s  %s' $((SECONDS - stages_began)) "after the build, side by side (each stage's own time, and from when to when after the build):")")
 for id in "${stage_order[@]}"; do [ -z "${stage_line[$id]:-}" ] || timings+=("${stage_line[$id]}"); done
 

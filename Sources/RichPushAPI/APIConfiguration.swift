@@ -1,4 +1,5 @@
 package import RichPushStorage
+
 /// Everything `richpush api` can be told, with production defaults.
 package struct APIConfiguration: Sendable {
     package var host: String
@@ -63,10 +64,12 @@ package struct APIConfiguration: Sendable {
         }
     }
 
-    package init(host: String = "127.0.0.1", port: Int = 8080, auth: AuthConfiguration = AuthConfiguration(),
-                maxPayloadBytes: Int = 5 * 1024 * 1024, retention: Duration = .seconds(7 * 86400), maxBacklog: Int = 1_000_000,
-                defaultImage: [UInt8]? = nil, benchRoutes: Bool = false, quotas: Quotas = Quotas(),
-                idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(30)) {
+    package init(
+        host: String = "127.0.0.1", port: Int = 8080, auth: AuthConfiguration = AuthConfiguration(),
+        maxPayloadBytes: Int = 5 * 1024 * 1024, retention: Duration = .seconds(7 * 86400), maxBacklog: Int = 1_000_000,
+        defaultImage: [UInt8]? = nil, benchRoutes: Bool = false, quotas: Quotas = Quotas(),
+        idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(30)
+    ) {
         self.host = host
         self.port = port
         self.auth = auth

@@ -27,8 +27,10 @@ package struct APIDependencies: Sendable {
     /// What the operator's console (`/console`) runs on; nil leaves the console out (404).
     package var console: ConsoleBackend?
 
-    package init(stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: (any CredentialChanges)? = nil,
-                apps: (any AppStore)? = nil) {
+    package init(
+        stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: (any CredentialChanges)? = nil,
+        apps: (any AppStore)? = nil
+    ) {
         self.stores = stores
         self.registry = registry
         self.credentialChanges = credentialChanges

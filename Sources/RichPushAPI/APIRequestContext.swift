@@ -35,9 +35,11 @@ package struct APIRequestContext: RequestContext {
     func caller(_ scope: APIKey.Scope) throws -> User {
         guard let user else { throw APIError.unauthorized("authentication required") }
         if let apiKey, !apiKey.allows(scope) {
-            throw APIError(.forbidden, code: "insufficient_scope",
-                           message: "this API key has scopes \(apiKey.scopes.sorted().map(\.rawValue).joined(separator: ",")); the route needs \(scope.rawValue)",
-                           headers: [.wwwAuthenticate: "Bearer realm=\"RichPush\", error=\"insufficient_scope\", scope=\"\(scope.rawValue)\""])
+            throw APIError(
+                .forbidden, code: "insufficient_scope",
+                message:
+                    "this API key has scopes \(apiKey.scopes.sorted().map(\.rawValue).joined(separator: ",")); the route needs \(scope.rawValue)",
+                headers: [.wwwAuthenticate: "Bearer realm=\"RichPush\", error=\"insufficient_scope\", scope=\"\(scope.rawValue)\""])
         }
         return user
     }

@@ -22,10 +22,12 @@ package struct APIStores: Sendable {
     /// Forgets the held records (a user's credentials changed).
     package var dropCachedNotifications: @Sendable () -> Void
 
-    package init(users: any UserStore, apiKeys: any APIKeyStore, installations: any InstallationStore, notifications: any NotificationStore,
-                webhooks: any WebhookStore, ready: @escaping @Sendable () async throws -> Void, backlog: @escaping @Sendable () async throws -> Int,
-                cachedNotification: @escaping @Sendable (Int) -> RichNotification? = { _ in nil },
-                dropCachedNotifications: @escaping @Sendable () -> Void = {}) {
+    package init(
+        users: any UserStore, apiKeys: any APIKeyStore, installations: any InstallationStore, notifications: any NotificationStore,
+        webhooks: any WebhookStore, ready: @escaping @Sendable () async throws -> Void, backlog: @escaping @Sendable () async throws -> Int,
+        cachedNotification: @escaping @Sendable (Int) -> RichNotification? = { _ in nil },
+        dropCachedNotifications: @escaping @Sendable () -> Void = {}
+    ) {
         self.users = users
         self.apiKeys = apiKeys
         self.installations = installations

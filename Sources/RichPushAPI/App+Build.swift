@@ -1,12 +1,14 @@
-import RichPushCore
 import Foundation
-import NIOCore
 package import Hummingbird
 package import Logging
+import NIOCore
+import RichPushCore
 import ServiceLifecycle
 
 /// Builds the router: operations routes open, everything under `/api` behind authentication.
-func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies, apps: AppDirectory, auth: AuthState) -> Router<APIRequestContext> {
+func buildRouter(
+    configuration: APIConfiguration, dependencies: APIDependencies, apps: AppDirectory, auth: AuthState
+) -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self)
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(RequestLogMiddleware())
@@ -14,8 +16,10 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     router.middlewares.add(NoStoreMiddleware())
     router.middlewares.add(ErrorMiddleware())
     router.middlewares.add(MethodNotAllowedMiddleware())
-    router.middlewares.add(RequestHygieneMiddleware(maxBodyBytes: configuration.maxBodyBytes,
-                                                    largerBodies: ["/api/notifications/batch": configuration.maxBatchBodyBytes]))
+    router.middlewares.add(
+        RequestHygieneMiddleware(
+            maxBodyBytes: configuration.maxBodyBytes,
+            largerBodies: ["/api/notifications/batch": configuration.maxBatchBodyBytes]))
     router.middlewares.add(ClientAddressMiddleware(proxies: configuration.trustedProxies))
     let stores = dependencies.stores
     var apiConfiguration = configuration
@@ -23,11 +27,15 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
 
     OperationsRoutes(ready: stores.ready, registry: dependencies.registry, openAPI: BundledResources.openAPI)
         .add(to: router, benchRoutes: configuration.benchRoutes)
-    DevicePageRoutes(page: BundledResources.devicePage, script: BundledResources.deviceScript, style: BundledResources.deviceStyle).add(to: router)
+    DevicePageRoutes(page: BundledResources.devicePage, script: BundledResources.deviceScript, style: BundledResources.deviceStyle).add(
+        to: router)
     if let console = dependencies.console {
-        ConsoleRoutes(backend: console, apps: dependencies.apps, configuration: configuration.console, auth: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth),
-                      assets: (BundledResources.consoleScript, BundledResources.consoleStyle),
-                      liveStreams: LiveStreamSlots(limit: configuration.console.maxLiveStreams)).add(to: router)
+        ConsoleRoutes(
+            backend: console, apps: dependencies.apps, configuration: configuration.console,
+            auth: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth),
+            assets: (BundledResources.consoleScript, BundledResources.consoleStyle),
+            liveStreams: LiveStreamSlots(limit: configuration.console.maxLiveStreams)
+        ).add(to: router)
     }
     let api = router.group("api").add(middleware: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth))
     // Every request runs on the stores of the app it is in (APIRequestContext.app).
@@ -38,8 +46,9 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     let batches = NotificationRoutes.batchGate(configuration)
     NotificationRoutes.add(to: api) { [apiConfiguration] context in
         let stores = apps.stores(for: context.app)
-        var routes = NotificationRoutes(notifications: stores.notifications, installations: stores.installations, backlog: backlog,
-                                        configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
+        var routes = NotificationRoutes(
+            notifications: stores.notifications, installations: stores.installations, backlog: backlog,
+            configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
         routes.app = context.app
         let settings = try await apps.settings(for: context.app)
         routes.appLimits = settings.limits
@@ -52,22 +61,29 @@ func buildRouter(configuration: APIConfiguration, dependencies: APIDependencies,
     }
     if let appStore = dependencies.apps {
         // The operator's routes: their own credential, not a user's (see OperatorAuthMiddleware).
-        AppRoutes(apps: appStore, users: { apps.stores(for: $0).users }, applyScheduling: dependencies.applyScheduling,
-                  forgetScheduling: dependencies.forgetScheduling).add(to: router.group("api/apps").add(middleware: OperatorAuthMiddleware(token: configuration.operatorToken, apps: apps)))
+        AppRoutes(
+            apps: appStore, users: { apps.stores(for: $0).users }, applyScheduling: dependencies.applyScheduling,
+            forgetScheduling: dependencies.forgetScheduling
+        ).add(to: router.group("api/apps").add(middleware: OperatorAuthMiddleware(token: configuration.operatorToken, apps: apps)))
     }
     return router
 }
 
 /// Builds the whole application; `richpush api` runs it, tests drive it with HummingbirdTesting.
 /// `onServerRunning`: called once the server listens (with port 0, the channel says which port).
-package func buildApplication(configuration: APIConfiguration, dependencies: APIDependencies, logger: Logger,
-                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+package func buildApplication(
+    configuration: APIConfiguration, dependencies: APIDependencies, logger: Logger,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) -> some ApplicationProtocol {
     if configuration.auth.mode == .demo {
-        logger.warning("AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server.")
+        logger.warning(
+            "AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server."
+        )
     }
     var lookup: (@Sendable (AppID) async throws -> AppDirectory.Settings?)?
     if let store = dependencies.apps {
-        lookup = { app in try await store.summary(id: app).map { AppDirectory.Settings(limits: $0.limits, defaultLocale: $0.defaultLocale) } }
+        lookup = { app in try await store.summary(id: app).map { AppDirectory.Settings(limits: $0.limits, defaultLocale: $0.defaultLocale) }
+        }
     }
     let apps = AppDirectory(defaultStores: dependencies.stores, build: dependencies.appStores, lookup: lookup)
     // A user's credentials changed: their app's cached records go (`<app>/<name>` in another app).
@@ -81,8 +97,10 @@ package func buildApplication(configuration: APIConfiguration, dependencies: API
     let bodyTimeout = TimeAmount.milliseconds(Int64(configuration.bodyTimeout.milliseconds))
     return Application(
         router: buildRouter(configuration: configuration, dependencies: dependencies, apps: apps, auth: auth),
-        server: .http1(configuration: .init(additionalChannelHandlers: [BodyTimeoutHandler(timeout: bodyTimeout)],
-                                            idleTimeout: .milliseconds(Int64(configuration.idleTimeout.milliseconds)))),
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [BodyTimeoutHandler(timeout: bodyTimeout)],
+                idleTimeout: .milliseconds(Int64(configuration.idleTimeout.milliseconds)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "RichPush"),
         services: services,
         onServerRunning: onServerRunning,

@@ -29,7 +29,8 @@ struct APNSHost: Sendable {
         .deferred(reason: "APNs asked this sender to wait; sending again in \(wait)", after: wait)
     }
 
-    static let deadMomentsAgo = PushOutcome.deferred(reason: "not sent: APNs answered Unregistered for this device token moments ago", after: .seconds(1))
+    static let deadMomentsAgo = PushOutcome.deferred(
+        reason: "not sent: APNs answered Unregistered for this device token moments ago", after: .seconds(1))
 
     /// Sends requests already checked against Apple's rules (`pushes` are what they were made
     /// from, in the same order) and returns each one's outcome. Throws when not one reached APNs.
@@ -41,19 +42,26 @@ struct APNSHost: Sendable {
         // ... a 410 stops the batch's other pushes to that device token, and a 429 for one
         // device token every batch's pushes to it until the wait is over.
         let wait = throttleWait
-        let halt = HTTP2Halt(when: APNSResponse.holdsSender, recipientGone: { status, _ in status == 410 }, gone: gone,
-                             recipientThrottled: { status, retryAfter, body in APNSResponse.holdsDevice(status: status, retryAfter: retryAfter, body: body, wait: wait) },
-                             backoffs: backoffs, tripWait: throttleWait)
+        let halt = HTTP2Halt(
+            when: APNSResponse.holdsSender, recipientGone: { status, _ in status == 410 }, gone: gone,
+            recipientThrottled: { status, retryAfter, body in
+                APNSResponse.holdsDevice(status: status, retryAfter: retryAfter, body: body, wait: wait)
+            },
+            backoffs: backoffs, tripWait: throttleWait)
         var exchanges = await inChunks(requests) { chunk in await client.send(chunk, bearer: bearer, halt: halt) }
         // A provider token APNs refused: one fresh token from the fleet's store, and those pushes once more.
-        let refused = exchanges.indices.filter { if case .refreshToken = APNSPushAdapter.action(for: exchanges[$0]) { true } else { false } }
+        let refused = exchanges.indices.filter {
+            if case .refreshToken = APNSPushAdapter.action(for: exchanges[$0]) { true } else { false }
+        }
         if !refused.isEmpty {
             do {
                 let fresh = try await token.replace(rejected: bearer)
                 let again = await inChunks(refused.map { requests[$0] }) { chunk in await client.send(chunk, bearer: fresh, halt: halt) }
                 for (index, exchange) in zip(refused, again) { exchanges[index] = exchange }
             } catch {
-                for index in refused { exchanges[index] = .failed(reason: "APNs refused the provider token and no new one could be made: \(error)") }
+                for index in refused {
+                    exchanges[index] = .failed(reason: "APNs refused the provider token and no new one could be made: \(error)")
+                }
             }
         }
         if !exchanges.contains(where: { if case .answered = $0 { true } else { false } }), let first = exchanges.first {
@@ -70,7 +78,8 @@ struct APNSHost: Sendable {
             // record, judged against this registration's time, decides.
             case .recipientGone: Self.deadMomentsAgo
             // APNs asked to slow down for this device token (in this batch or another).
-            case .recipientHeld(let wait): .deviceDeferred(reason: "not sent: APNs asked to slow down for this device token; again in \(wait)", after: wait)
+            case .recipientHeld(let wait):
+                .deviceDeferred(reason: "not sent: APNs asked to slow down for this device token; again in \(wait)", after: wait)
             // Stopped by a 429 that holds the sender (this batch's or another's).
             case .tripped: Self.held(hold.remainingHere ?? senderWait ?? backoffs.providerRemaining ?? throttleWait)
             case nil: APNSPushAdapter.outcome(of: answer.1, request: requests[index], push: pushes[index], throttleWait: throttleWait)
@@ -79,9 +88,13 @@ struct APNSHost: Sendable {
     }
 
     /// Sends in chunks of at most `concurrency` requests, several chunks in flight, results in order.
-    private func inChunks(_ requests: [APNSRequest], _ body: @escaping @Sendable ([APNSRequest]) async -> [HTTP2Exchange]) async -> [HTTP2Exchange] {
+    private func inChunks(
+        _ requests: [APNSRequest], _ body: @escaping @Sendable ([APNSRequest]) async -> [HTTP2Exchange]
+    ) async -> [HTTP2Exchange] {
         guard requests.count > concurrency else { return await body(requests) }
-        let chunks = stride(from: 0, to: requests.count, by: concurrency).map { Array(requests[$0..<min($0 + concurrency, requests.count)]) }
+        let chunks = stride(from: 0, to: requests.count, by: concurrency).map {
+            Array(requests[$0..<min($0 + concurrency, requests.count)])
+        }
         // Each chunk writes its own slot; a discarding group keeps no child results (a task group
         // of tuple results crashed release builds, see RoutedPushAdapter).
         let results = ChunkResults(count: chunks.count)

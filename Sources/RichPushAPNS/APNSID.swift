@@ -10,7 +10,9 @@ package enum APNSID {
         bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8: custom
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // variant 10
         let hex = Hex.encode(bytes)
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20),
+        ]
         return parts.map(String.init).joined(separator: "-")
     }
 }

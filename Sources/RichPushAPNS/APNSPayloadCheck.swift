@@ -8,7 +8,8 @@ package enum APNSPayloadCheck {
     package static func check(_ payload: [UInt8], pushType: String) throws(APNSRejection) {
         guard !payload.isEmpty else { throw APNSRejection(.payloadEmpty, "the payload is empty") }
         guard payload.count <= APNSRequest.maxPayloadBytes else {
-            throw APNSRejection(.payloadTooLarge, "the payload is \(payload.count) bytes; APNs accepts at most \(APNSRequest.maxPayloadBytes)")
+            throw APNSRejection(
+                .payloadTooLarge, "the payload is \(payload.count) bytes; APNs accepts at most \(APNSRequest.maxPayloadBytes)")
         }
         let aps: APS
         do {
@@ -29,7 +30,9 @@ package enum APNSPayloadCheck {
                 throw APNSRejection(.invalidPayload, "a background push needs \"content-available\": 1 in aps")
             }
             if let shown = aps.shown.first {
-                throw APNSRejection(.invalidPayload, "a background push must not carry \"\(shown)\" (Apple would show or drop it); send an alert push instead")
+                throw APNSRejection(
+                    .invalidPayload,
+                    "a background push must not carry \"\(shown)\" (Apple would show or drop it); send an alert push instead")
             }
         default:
             guard aps.shown.contains("alert") else { throw APNSRejection(.invalidPayload, "an alert push needs an \"alert\" in aps") }

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 package import RichPushCore
 package import RichPushHTTP2
+import Synchronization
 
 /// Sends pushes to APNs (or a local `richpush apns-sim`) through an ``HTTP2Client``: each push
 /// becomes an ``APNSRequest`` (refused before sending when Apple would refuse it), goes out with
@@ -33,14 +33,17 @@ package struct APNSPushAdapter: PushAdapter {
     /// (nil: none). `concurrency`: requests of one batch in flight at once per service (the
     /// client spreads them over its connections, each within the server's stream limit).
     /// `holds`: where the fleet shares a hold on each service (nil: this process only).
-    package init(client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, token: APNSSharedToken, concurrency: Int = 1000,
-                holds: (any ProviderHolds)? = nil, throttleWait: Duration = .seconds(30)) {
+    package init(
+        client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, token: APNSSharedToken, concurrency: Int = 1000,
+        holds: (any ProviderHolds)? = nil, throttleWait: Duration = .seconds(30)
+    ) {
         self.throttleWait = throttleWait
         self.topic = topic
         self.token = token
         func host(_ environment: APNSEnvironment, _ client: HTTP2Client) -> APNSHost {
-            APNSHost(environment: environment, client: client, token: token, concurrency: max(1, concurrency),
-                     hold: ProviderHold(scope: APNSHost.holdScope(environment, topic: topic), shared: holds), throttleWait: throttleWait)
+            APNSHost(
+                environment: environment, client: client, token: token, concurrency: max(1, concurrency),
+                hold: ProviderHold(scope: APNSHost.holdScope(environment, topic: topic), shared: holds), throttleWait: throttleWait)
         }
         production = host(.production, client)
         sandbox = sandboxClient.map { host(.sandbox, $0) }
@@ -67,7 +70,9 @@ package struct APNSPushAdapter: PushAdapter {
         for (position, push) in pushes.enumerated() {
             // The pushes of one notification share one rendering: it is checked once.
             if template?.rendered != push.rendered {
-                template = (push.rendered, Result { () throws(APNSRejection) in try APNSRequest.Template(rendered: push.rendered, topic: topic) })
+                template = (
+                    push.rendered, Result { () throws(APNSRejection) in try APNSRequest.Template(rendered: push.rendered, topic: topic) }
+                )
             }
             do throws(APNSRejection) {
                 let request = try template!.checked.get().request(for: push)
@@ -78,7 +83,8 @@ package struct APNSPushAdapter: PushAdapter {
         }
         if let unserved = batches[.sandbox], sandbox == nil {
             for position in unserved.positions {
-                outcomes[position] = .failed(reason: "never sent: the device token is APNs sandbox's and no sandbox service is configured", retryable: false)
+                outcomes[position] = .failed(
+                    reason: "never sent: the device token is APNs sandbox's and no sandbox service is configured", retryable: false)
             }
             batches[.sandbox] = nil
         }

@@ -55,7 +55,9 @@ package struct APNSRequest: Sendable, Hashable {
             }
             guard rendered.expiration >= 0 else { throw APNSRejection(.badExpirationDate, "apns-expiration must not be negative") }
             guard !rendered.collapseID.isEmpty, rendered.collapseID.utf8.count <= APNSRequest.maxCollapseIDBytes else {
-                throw APNSRejection(.badCollapseID, "apns-collapse-id must be 1 to \(APNSRequest.maxCollapseIDBytes) bytes, got \(rendered.collapseID.utf8.count)")
+                throw APNSRejection(
+                    .badCollapseID,
+                    "apns-collapse-id must be 1 to \(APNSRequest.maxCollapseIDBytes) bytes, got \(rendered.collapseID.utf8.count)")
             }
             try APNSPayloadCheck.check(rendered.payload, pushType: rendered.pushType)
             self.rendered = rendered
@@ -72,12 +74,15 @@ package struct APNSRequest: Sendable, Hashable {
         package func request(for push: OutgoingPush) throws(APNSRejection) -> APNSRequest {
             let token = push.installation.handle
             guard (16...200).contains(token.utf8.count), token.utf8.count % 2 == 0, Hex.isDigits(token) else {
-                throw APNSRejection(.badDeviceToken, "the device token must be an even number (16 to 200) of hex digits, got \(token.utf8.count) characters")
+                throw APNSRejection(
+                    .badDeviceToken, "the device token must be an even number (16 to 200) of hex digits, got \(token.utf8.count) characters"
+                )
             }
             let apnsID = APNSID.make(notification: push.notification, installation: push.installation.id)
-            return APNSRequest(path: "/3/device/\(token)",
-                               headers: headers + [Header(name: "apns-id", value: apnsID), Header(name: "content-type", value: "application/json")],
-                               body: rendered.payload, apnsID: apnsID)
+            return APNSRequest(
+                path: "/3/device/\(token)",
+                headers: headers + [Header(name: "apns-id", value: apnsID), Header(name: "content-type", value: "application/json")],
+                body: rendered.payload, apnsID: apnsID)
         }
     }
 }

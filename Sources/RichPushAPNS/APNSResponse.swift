@@ -28,7 +28,8 @@ package enum APNSResponse {
     package static func action(status: Int, body: [UInt8], apnsID: String?, retryAfter: String? = nil) -> APNSAction {
         if status == 200 { return .sent(apnsID: apnsID ?? "") }
         let parsed = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        let reason = (parsed?["reason"] as? String).map(APNSReason.init(rawValue:))
+        let reason =
+            (parsed?["reason"] as? String).map(APNSReason.init(rawValue:))
             ?? .other(body.isEmpty ? "HTTP \(status)" : String(decoding: body.prefix(200), as: UTF8.self))
         switch status {
         case 410:
@@ -41,7 +42,8 @@ package enum APNSResponse {
         default:
             let after = retryAfter.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { Duration.seconds(max(0, min($0, 3600))) }
             if status == 429 {
-                return after != nil || reason == .tooManyProviderTokenUpdates ? .throttled(reason: reason, after: after) : .deviceThrottled(reason: reason, after: after)
+                return after != nil || reason == .tooManyProviderTokenUpdates
+                    ? .throttled(reason: reason, after: after) : .deviceThrottled(reason: reason, after: after)
             }
             return .retry(reason: reason, after: after)
         }
@@ -51,7 +53,9 @@ package enum APNSResponse {
     /// `TooManyRequests` without `Retry-After`: `wait`), or nil when it does not.
     package static func holdsDevice(status: Int, retryAfter: String?, body: [UInt8], wait: Duration) -> Duration? {
         guard status == 429 else { return nil }
-        if case .deviceThrottled(_, let after) = action(status: status, body: body, apnsID: nil, retryAfter: retryAfter) { return after ?? wait }
+        if case .deviceThrottled(_, let after) = action(status: status, body: body, apnsID: nil, retryAfter: retryAfter) {
+            return after ?? wait
+        }
         return nil
     }
 

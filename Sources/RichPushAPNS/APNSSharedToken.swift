@@ -10,10 +10,14 @@ import RichPushCredentials
 package final class APNSSharedToken: Sendable {
     let shared: SharedToken
 
-    package init(redis: any RedisClient, prefix: String, signer: APNSSigningKey, refreshAfter: Duration = .seconds(40 * 60),
-                localTTL: Duration = .seconds(5)) {
-        shared = SharedToken(redis: redis, key: "\(prefix):apns:token:\(signer.teamID):\(signer.keyID)", refreshAfter: refreshAfter,
-                             localTTL: localTTL) { now in
+    package init(
+        redis: any RedisClient, prefix: String, signer: APNSSigningKey, refreshAfter: Duration = .seconds(40 * 60),
+        localTTL: Duration = .seconds(5)
+    ) {
+        shared = SharedToken(
+            redis: redis, key: "\(prefix):apns:token:\(signer.teamID):\(signer.keyID)", refreshAfter: refreshAfter,
+            localTTL: localTTL
+        ) { now in
             SharedToken.Minted(token: try signer.token(issuedAt: now), issuedAt: now)
         }
     }

@@ -15,8 +15,12 @@ package struct APNSSigningKey: Sendable {
     /// `pem`: the contents of the `.p8` file Apple's developer portal gives (PKCS#8, PEM).
     /// Key and team ids are 10 characters each (letters and digits).
     package init(pem: String, keyID: String, teamID: String) throws(APNSConfigurationError) {
-        guard Self.isAppleID(keyID) else { throw APNSConfigurationError("the APNs key id must be 10 letters or digits, got '\(keyID.prefix(20))'") }
-        guard Self.isAppleID(teamID) else { throw APNSConfigurationError("the APNs team id must be 10 letters or digits, got '\(teamID.prefix(20))'") }
+        guard Self.isAppleID(keyID) else {
+            throw APNSConfigurationError("the APNs key id must be 10 letters or digits, got '\(keyID.prefix(20))'")
+        }
+        guard Self.isAppleID(teamID) else {
+            throw APNSConfigurationError("the APNs team id must be 10 letters or digits, got '\(teamID.prefix(20))'")
+        }
         do {
             rawKey = try P256.Signing.PrivateKey(pemRepresentation: pem).rawRepresentation
         } catch {
@@ -43,7 +47,8 @@ package struct APNSSigningKey: Sendable {
     }
 
     static func isAppleID(_ text: String) -> Bool {
-        text.utf8.count == 10 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+        text.utf8.count == 10
+            && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
     }
 }
 

@@ -10,10 +10,12 @@ extension HTTP2Client.Endpoint {
         case "sandbox", "development": self.init(host: "api.sandbox.push.apple.com", port: 443, usesTLS: true)
         default:
             guard text.hasPrefix("https://") || text.hasPrefix("http://") else {
-                throw APNSConfigurationError("the APNs URL must be production, sandbox, https://host[:port] or http://host:port, not '\(text)'")
+                throw APNSConfigurationError(
+                    "the APNs URL must be production, sandbox, https://host[:port] or http://host:port, not '\(text)'")
             }
             guard allowCleartext || !text.hasPrefix("http://") else {
-                throw APNSConfigurationError("\(text) is cleartext HTTP/2: allow it explicitly (--apns-cleartext), for a local simulator only")
+                throw APNSConfigurationError(
+                    "\(text) is cleartext HTTP/2: allow it explicitly (--apns-cleartext), for a local simulator only")
             }
             do {
                 try self.init(url: text, allowCleartext: allowCleartext)
@@ -40,9 +42,11 @@ extension APNSRequest {
     /// (in `:path`) never indexed; `apns-id`, `apns-expiration` and `apns-collapse-id`, new with
     /// every push, indexed only the first time on a connection; the rest indexed.
     var http2: HTTP2Request {
-        HTTP2Request(path: path, headers: headers.map { header in
-            let perRequest = header.name == "apns-id" || header.name == "apns-expiration" || header.name == "apns-collapse-id"
-            return HTTP2Request.Header(name: header.name, value: header.value, indexing: perRequest ? .firstTimeOnly : .always)
-        }, body: body, recipient: path)
+        HTTP2Request(
+            path: path,
+            headers: headers.map { header in
+                let perRequest = header.name == "apns-id" || header.name == "apns-expiration" || header.name == "apns-collapse-id"
+                return HTTP2Request.Header(name: header.name, value: header.value, indexing: perRequest ? .firstTimeOnly : .always)
+            }, body: body, recipient: path)
     }
 }

@@ -30,8 +30,10 @@ package struct APNSFaultPlan: Sendable {
     /// The sender held mid-run: 429 `TooManyRequests` with `Retry-After` to every push, once.
     package var outage: SimulatedOutage?
 
-    static let reasons: [Int: APNSReason] = [400: .badDeviceToken, 403: .expiredProviderToken, 410: .unregistered, 413: .payloadTooLarge,
-                                             429: .tooManyRequests, 500: .internalServerError, 503: .serviceUnavailable]
+    static let reasons: [Int: APNSReason] = [
+        400: .badDeviceToken, 403: .expiredProviderToken, 410: .unregistered, 413: .payloadTooLarge,
+        429: .tooManyRequests, 500: .internalServerError, 503: .serviceUnavailable,
+    ]
 
     package init() {}
 
@@ -51,7 +53,8 @@ package struct APNSFaultPlan: Sendable {
             }
             failures.append(Failure(status: status, reason: reason, share: percent / 100))
         }
-        let sticky = failures.filter(\.isSticky).map(\.share).reduce(0, +), transient = failures.filter { !$0.isSticky }.map(\.share).reduce(0, +)
+        let sticky = failures.filter(\.isSticky).map(\.share).reduce(0, +),
+            transient = failures.filter { !$0.isSticky }.map(\.share).reduce(0, +)
         guard sticky <= 1, transient <= 1 else { throw APNSConfigurationError("--fail: the shares add up to more than 100%") }
         return failures
     }
@@ -59,8 +62,10 @@ package struct APNSFaultPlan: Sendable {
     /// Parses `--delay-ms`: `N` or `MIN-MAX`.
     package static func delay(parsing text: String) throws(APNSConfigurationError) -> ClosedRange<Int> {
         let bounds = text.split(separator: "-").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard (1...2).contains(bounds.count), bounds.count == text.split(separator: "-").count, bounds.allSatisfy({ (0...600_000).contains($0) }),
-              bounds[0] <= bounds[bounds.count - 1] else {
+        guard (1...2).contains(bounds.count), bounds.count == text.split(separator: "-").count,
+            bounds.allSatisfy({ (0...600_000).contains($0) }),
+            bounds[0] <= bounds[bounds.count - 1]
+        else {
             throw APNSConfigurationError("--delay-ms must be N or MIN-MAX milliseconds (0 to 600000), not '\(text)'")
         }
         return bounds[0]...bounds[bounds.count - 1]

@@ -48,17 +48,20 @@ package struct APNSProviderTokenCheck: Sendable {
         guard authorization.lowercased().hasPrefix(prefix) else { return .invalidProviderToken }
         let parts = authorization.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]), let signatureData = Base64URL.decode(parts[2]),
-              let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
-              let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
+            let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
+            let signatureData = Base64URL.decode(parts[2]),
+            let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
+            let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
         else { return .invalidProviderToken }
         guard header["alg"] as? String == "ES256", let kid = header["kid"] as? String,
-              let raw = keys[kid], let key = try? P256.Signing.PublicKey(rawRepresentation: raw) else { return .invalidProviderToken }
+            let raw = keys[kid], let key = try? P256.Signing.PublicKey(rawRepresentation: raw)
+        else { return .invalidProviderToken }
         guard let iss = claims["iss"] as? String, iss == teams[kid] else { return .invalidProviderToken }
         // iat must be a number of seconds (a string, or milliseconds, is not).
         guard let iat = claims["iat"] as? NSNumber, !(claims["iat"] is String) else { return .invalidProviderToken }
         let signed = Array("\(parts[0]).\(parts[1])".utf8)
-        let signature = (try? P256.Signing.ECDSASignature(rawRepresentation: signatureData))
+        let signature =
+            (try? P256.Signing.ECDSASignature(rawRepresentation: signatureData))
             ?? (try? P256.Signing.ECDSASignature(derRepresentation: signatureData))
         guard let signature, key.isValidSignature(signature, for: signed) else { return .invalidProviderToken }
         verified.remember(authorization, issuedAt: iat.doubleValue)

@@ -36,8 +36,10 @@ package struct APNSServerRules: Sendable {
     /// production, and the reverse), lowercase: refused with 400 `BadDeviceToken`, as Apple
     /// refuses a token sent to the wrong service.
     package let otherEnvironmentTokens: Set<String>
-    static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
-                                         "liveactivity", "pushtotalk", "widgets", "controls"]
+    static let pushTypes: Set<String> = [
+        "alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
+        "liveactivity", "pushtotalk", "widgets", "controls",
+    ]
 
     package init(token: APNSProviderTokenCheck, topics: Set<String>, otherEnvironmentTokens: Set<String> = []) {
         self.token = token
@@ -53,7 +55,9 @@ package struct APNSServerRules: Sendable {
         guard deviceToken.utf8.count % 2 == 0, Hex.isDigits(deviceToken) else { return .refused(status: 400, reason: .badDeviceToken) }
         var headers: [String: String] = [:]
         for (name, value) in request.headers {
-            guard headers.updateValue(value, forKey: name.lowercased()) == nil else { return .refused(status: 400, reason: .duplicateHeaders) }
+            guard headers.updateValue(value, forKey: name.lowercased()) == nil else {
+                return .refused(status: 400, reason: .duplicateHeaders)
+            }
         }
         if let problem = token.problem(with: headers["authorization"], now: now) { return .refused(status: 403, reason: problem) }
         guard let topic = headers["apns-topic"], !topic.isEmpty else { return .refused(status: 400, reason: .missingTopic) }
@@ -79,7 +83,8 @@ package struct APNSServerRules: Sendable {
             }
         } else {
             guard let payload = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
-                  payload["aps"] is [String: Any] else { return .refused(status: 400, reason: .invalidPushType) }
+                payload["aps"] is [String: Any]
+            else { return .refused(status: 400, reason: .invalidPushType) }
         }
         // Well formed, but not a token this service issued.
         if otherEnvironmentTokens.contains(deviceToken.lowercased()) { return .refused(status: 400, reason: .badDeviceToken) }

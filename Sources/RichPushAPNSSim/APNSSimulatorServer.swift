@@ -38,20 +38,27 @@ package final class APNSSimulatorServer: Sendable {
     }
 
     /// `cleartext`: HTTP/2 with prior knowledge, no TLS (for clients that ask for it explicitly).
-    package static func start(host: String = "127.0.0.1", port: Int = 0, certificates: LocalCertificates, rules: APNSServerRules,
-                             maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(), cleartext: Bool = false,
-                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                             log: RequestLog? = nil, forward: Forward? = nil) async throws -> APNSSimulatorServer {
+    package static func start(
+        host: String = "127.0.0.1", port: Int = 0, certificates: LocalCertificates, rules: APNSServerRules,
+        maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(), cleartext: Bool = false,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        log: RequestLog? = nil, forward: Forward? = nil
+    ) async throws -> APNSSimulatorServer {
         var tls = try certificates.serverTLS(applicationProtocols: ["h2"])
         tls.minimumTLSVersion = .tlsv12
         let context = cleartext ? nil : try NIOSSLContext(configuration: tls)
-        let shared = APNSSimulatorStreamHandler.Shared(rules: rules, maxStreams: maxStreams, faults: faults, random: SimulationRandom(seed: faults.seed),
-                                                       log: log, forward: forward)
-        let channel = try await LocalHTTP2Server.bind(host: host, port: port, tls: context,
-                                                      settings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)], group: group) {
+        let shared = APNSSimulatorStreamHandler.Shared(
+            rules: rules, maxStreams: maxStreams, faults: faults, random: SimulationRandom(seed: faults.seed),
+            log: log, forward: forward)
+        let channel = try await LocalHTTP2Server.bind(
+            host: host, port: port, tls: context,
+            settings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)], group: group
+        ) {
             // Per connection: whether its stream limit was raised, its highest stream, its answers.
             let connection = APNSSimulatorConnection()
-            return { stream in try stream.pipeline.syncOperations.addHandler(APNSSimulatorStreamHandler(shared: shared, connection: connection)) }
+            return { stream in
+                try stream.pipeline.syncOperations.addHandler(APNSSimulatorStreamHandler(shared: shared, connection: connection))
+            }
         }
         return APNSSimulatorServer(channel: channel, port: channel.localAddress?.port ?? port)
     }

@@ -68,8 +68,9 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
         guard let headers else { return }
         self.headers = nil
         let path = headers.first(name: ":path") ?? ""
-        let request = APNSIncomingRequest(method: headers.first(name: ":method") ?? "", path: path,
-                                          headers: headers.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) }, body: body)
+        let request = APNSIncomingRequest(
+            method: headers.first(name: ":method") ?? "", path: path,
+            headers: headers.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) }, body: body)
         // Apple asks for :path and authorization as literals without indexing: say when they were not.
         let indexed = headers.filter { ($0.name == ":path" || $0.name == "authorization") && $0.indexable == .indexable }.map(\.name)
         var answer: Answer
@@ -84,8 +85,9 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
                 answer = Answer.refusal(status: 429, reason: .tooManyRequests, apnsID: apnsID, injected: true, unregisteredAt: nil)
                 answer.retryAfter = left
             } else if let failure = shared.faults.failure(for: token, draw: shared.random.next()) {
-                answer = Answer.refusal(status: failure.status, reason: failure.reason, apnsID: apnsID, injected: true,
-                                        unregisteredAt: shared.faults.unregisteredAt)
+                answer = Answer.refusal(
+                    status: failure.status, reason: failure.reason, apnsID: apnsID, injected: true,
+                    unregisteredAt: shared.faults.unregisteredAt)
             } else {
                 answer = Answer(status: 200, apnsID: apnsID)
                 if let forward = shared.forward {
@@ -95,8 +97,9 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
                 }
             }
         case .refused(let status, let reason):
-            answer = Answer.refusal(status: status, reason: reason, apnsID: headers.first(name: "apns-id") ?? UUID().uuidString.lowercased(),
-                                    injected: false, unregisteredAt: nil)
+            answer = Answer.refusal(
+                status: status, reason: reason, apnsID: headers.first(name: "apns-id") ?? UUID().uuidString.lowercased(),
+                injected: false, unregisteredAt: nil)
             if connection.raised.exchange(false, ordering: .relaxed) {
                 // As Apple has been seen to do: back to one stream after a refused push.
                 setStreamLimit(1, context: context)
@@ -125,26 +128,34 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: fields, endStream: true))), promise: nil)
         } else {
             context.write(wrapOutboundOut(.headers(.init(headers: fields))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(context.channel.allocator.buffer(bytes: answer.body)), endStream: true))),
-                                  promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(.data(.init(data: .byteBuffer(context.channel.allocator.buffer(bytes: answer.body)), endStream: true))),
+                promise: nil)
         }
         let count = connection.answered.add(1, ordering: .relaxed).newValue
         if let every = shared.faults.goAwayEvery, count % every == 0, !connection.goingAway.exchange(true, ordering: .relaxed),
-           let parent = context.channel.parent {
+            let parent = context.channel.parent
+        {
             // Streams up to the highest one seen are answered; later ones are refused, and the
             // connection closes a second later, as Apple's do.
             let last = HTTP2StreamID(connection.highestStreamID.load(ordering: .relaxed))
-            parent.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError,
-                                                                                     opaqueData: parent.allocator.buffer(string: #"{"reason":"Shutdown"}"#))),
-                                 promise: nil)
+            parent.writeAndFlush(
+                HTTP2Frame(
+                    streamID: .rootStream,
+                    payload: .goAway(
+                        lastStreamID: last, errorCode: .noError,
+                        opaqueData: parent.allocator.buffer(string: #"{"reason":"Shutdown"}"#))),
+                promise: nil)
             parent.eventLoop.scheduleTask(in: .seconds(1)) { parent.close(promise: nil) }
         }
     }
 
     private func setStreamLimit(_ limit: Int, context: ChannelHandlerContext) {
         guard let parent = context.channel.parent else { return }
-        parent.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: limit)]))),
-                             promise: nil)
+        parent.writeAndFlush(
+            HTTP2Frame(
+                streamID: .rootStream, payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: limit)]))),
+            promise: nil)
     }
 
     struct Answer: Sendable {
@@ -166,11 +177,15 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
     static func logLine(request: APNSIncomingRequest, answer: Answer, indexed: [String]) -> String {
         func header(_ name: String) -> Any { request.headers.first { $0.name == name }?.value ?? NSNull() }
         // Which provider token, without the token: the first 8 bytes of its SHA-256, in hex.
-        let token = request.headers.first { $0.name == "authorization" }.map { Hex.encode(Array(SHA256.hash(data: Data($0.value.utf8)).prefix(8))) }
-        let object: [String: Any] = ["method": request.method, "path": request.path, "status": answer.status, "token": token ?? NSNull(),
-                                     "reason": answer.reason?.rawValue ?? NSNull(), "apnsID": answer.apnsID,
-                                     "pushType": header("apns-push-type"), "topic": header("apns-topic"), "bytes": request.body.count,
-                                     "indexed": indexed, "injected": answer.injected, "at": Date().timeIntervalSince1970]
+        let token = request.headers.first { $0.name == "authorization" }.map {
+            Hex.encode(Array(SHA256.hash(data: Data($0.value.utf8)).prefix(8)))
+        }
+        let object: [String: Any] = [
+            "method": request.method, "path": request.path, "status": answer.status, "token": token ?? NSNull(),
+            "reason": answer.reason?.rawValue ?? NSNull(), "apnsID": answer.apnsID,
+            "pushType": header("apns-push-type"), "topic": header("apns-topic"), "bytes": request.body.count,
+            "indexed": indexed, "injected": answer.injected, "at": Date().timeIntervalSince1970,
+        ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

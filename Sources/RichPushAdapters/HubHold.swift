@@ -86,7 +86,8 @@ package struct HubHold: Sendable, Hashable {
         var held: [(handle: String, envelope: [UInt8])] = []
         for start in stride(from: 0, to: handles.count, by: 1000) {
             let chunk = Array(handles[start..<min(start + 1000, handles.count)])
-            let replies = try await redis.run(Self.takeScript, calls: chunk.map { TakeCall(held: key($0), expiry: expiryKey($0), now: now, handle: $0) })
+            let replies = try await redis.run(
+                Self.takeScript, calls: chunk.map { TakeCall(held: key($0), expiry: expiryKey($0), now: now, handle: $0) })
             for (handle, reply) in zip(chunk, replies) {
                 try reply.throwingError()
                 for envelope in reply.array ?? [] { if let bytes = envelope.bytes { held.append((handle, bytes)) } }
@@ -98,7 +99,8 @@ package struct HubHold: Sendable, Hashable {
     /// Removes up to `limit` pushes whose time ran out (looked for in every bucket, in one
     /// round trip); returns their envelopes.
     package func expire(now: Int64, limit: Int, on redis: any RedisClient) async throws -> [[UInt8]] {
-        let replies = try await redis.sendAll((0..<Self.buckets).map { RedisCommand("ZRANGEBYSCORE", expiryKey(bucket: $0), "-inf", now, "LIMIT", 0, limit) })
+        let replies = try await redis.sendAll(
+            (0..<Self.buckets).map { RedisCommand("ZRANGEBYSCORE", expiryKey(bucket: $0), "-inf", now, "LIMIT", 0, limit) })
         var calls: [ExpireCall] = []
         var strays: [RedisCommand] = []
         for (bucket, reply) in replies.enumerated() {

@@ -13,7 +13,8 @@ package struct RoutedPushAdapter: PushAdapter {
     package init(fallback: any PushAdapter, routes: [Platform: any PushAdapter]) {
         self.fallback = fallback
         self.routes = routes
-        name = ([fallback.name] + routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value.name)" }).joined(separator: "+")
+        name = ([fallback.name] + routes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value.name)" }).joined(
+            separator: "+")
     }
 
     package func name(for platform: Platform) -> String {

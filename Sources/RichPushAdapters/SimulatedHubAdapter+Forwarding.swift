@@ -18,7 +18,9 @@ extension SimulatedHubAdapter {
                 switch try await send([push]).first {
                 case .sent, .held: return nil
                 case .failed(let reason, retryable: false), .invalidToken(let reason): return reason
-                case .failed(let reason, retryable: true), .failedRetryAfter(let reason, _), .deferred(let reason, _), .deviceDeferred(let reason, _): failure = reason
+                case .failed(let reason, retryable: true), .failedRetryAfter(let reason, _), .deferred(let reason, _),
+                    .deviceDeferred(let reason, _):
+                    failure = reason
                 case nil: failure = "no outcome"
                 }
             } catch {

@@ -13,16 +13,19 @@ extension SimulatedHubAdapter {
         let limits = HubHold.Limits.of(push.installation.platform)
         // Without a collapse id each push is held on its own, under a field of its own.
         let field = collapses ? push.rendered.collapseID : "\n\(push.notification).\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
-        return HubHold.PublishItem(held: hold.key(push.installation.handle, bucket: bucket), expiry: hold.expiryKey(bucket: bucket),
-                                   channel: channel, envelope: envelope, hold: heldFor,
-                                   field: field, handle: push.installation.handle, most: collapses ? limits.collapseIDs : limits.messages)
+        return HubHold.PublishItem(
+            held: hold.key(push.installation.handle, bucket: bucket), expiry: hold.expiryKey(bucket: bucket),
+            channel: channel, envelope: envelope, hold: heldFor,
+            field: field, handle: push.installation.handle, most: collapses ? limits.collapseIDs : limits.messages)
     }
 
     /// The pushes whose first publish reached no one (`items`, of the batch's pushes at
     /// `indexes`) through the publish-or-hold script: one call for all of them (on a cluster, one
     /// per bucket: a slot); each one's outcome (sent, held or failed) into `outcomes`.
-    func publishOrHold(_ items: [HubHold.PublishItem], at indexes: [Int], buckets: [Int], ids: [String], now: Int64,
-                       into outcomes: inout [PushOutcome]) async throws {
+    func publishOrHold(
+        _ items: [HubHold.PublishItem], at indexes: [Int], buckets: [Int], ids: [String], now: Int64,
+        into outcomes: inout [PushOutcome]
+    ) async throws {
         var groups: [Int: [Int]] = [:]
         for position in items.indices { groups[callPerBucket ? buckets[indexes[position]] : 0, default: []].append(position) }
         var calls: [HubHold.PublishCall] = []

@@ -44,8 +44,9 @@ package struct SimulatedHubAdapter: PushAdapter {
         let ids = pushes.map(Self.id(of:))
         let channels = pushes.indices.map { hold.channel(pushes[$0].installation.handle, bucket: buckets[$0]) }
         let envelopes = pushes.indices.map {
-            SimulatedEnvelope.encode(id: ids[$0], installation: pushes[$0].installation.id, sentAt: sentAt, pushType: pushes[$0].rendered.pushType,
-                                     payload: pushes[$0].rendered.payload, notification: pushes[$0].notification, app: app)
+            SimulatedEnvelope.encode(
+                id: ids[$0], installation: pushes[$0].installation.id, sentAt: sentAt, pushType: pushes[$0].rendered.pushType,
+                payload: pushes[$0].rendered.payload, notification: pushes[$0].notification, app: app)
         }
         // Each push is first SPUBLISHed on its own, all in one pipeline: a device that is online
         // costs Redis one command (the script took 2.2 µs of Redis a push, these 0.65). A push
@@ -65,7 +66,9 @@ package struct SimulatedHubAdapter: PushAdapter {
             }
         }
         if !offline.isEmpty {
-            let items = offline.map { item(for: pushes[$0], bucket: buckets[$0], channel: channels[$0], envelope: envelopes[$0], now: nowMilliseconds) }
+            let items = offline.map {
+                item(for: pushes[$0], bucket: buckets[$0], channel: channels[$0], envelope: envelopes[$0], now: nowMilliseconds)
+            }
             try await publishOrHold(items, at: offline, buckets: buckets, ids: ids, now: nowMilliseconds, into: &outcomes)
         }
         return outcomes
@@ -84,7 +87,9 @@ package enum SimulatedEnvelope {
     /// for an app other than the default, so an expired hold is recorded in its ledger). The strings
     /// are escaped: the id carries the sender's collapse id, any printable ASCII, `"` and `\`
     /// included (spliced in unescaped, such a push was not JSON and no device could read it).
-    package static func encode(id: String, installation: String, sentAt: Int, pushType: String, payload: [UInt8], notification: Int? = nil, app: AppID = .default) -> [UInt8] {
+    package static func encode(
+        id: String, installation: String, sentAt: Int, pushType: String, payload: [UInt8], notification: Int? = nil, app: AppID = .default
+    ) -> [UInt8] {
         var json = JSONWriter(capacity: payload.count + 160)
         json.beginObject()
         json.field("id", id)

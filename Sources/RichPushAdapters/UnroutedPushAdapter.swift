@@ -23,8 +23,10 @@ package struct UnroutedPushAdapter: PushAdapter {
 
     package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         pushes.map { push in
-            .failed(reason: reason ?? "this worker has no adapter for platform \(push.installation.platform.rawValue) (it sends through \(configured.joined(separator: ", "))); add it to richpush worker --adapter",
-                    retryable: false)
+            .failed(
+                reason: reason
+                    ?? "this worker has no adapter for platform \(push.installation.platform.rawValue) (it sends through \(configured.joined(separator: ", "))); add it to richpush worker --adapter",
+                retryable: false)
         }
     }
 }

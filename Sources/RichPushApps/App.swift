@@ -1,5 +1,6 @@
 package import RichPushCore
 package import RichPushQueue
+
 /// One app as anyone may see it: its id and name, when it changed, and what its credentials are
 /// (ids and fingerprints, never a secret). `version` grows with every change, so a worker can tell
 /// in one read whether what it cached is current.
@@ -25,8 +26,10 @@ package struct AppSummary: Sendable, Hashable {
     /// next worker's start, as the weight and cap are.
     package var paused: Bool
 
-    package init(id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]],
-                 limits: AppLimits = .none, defaultLocale: String? = nil, scheduling: ScopeLimits = ScopeLimits(), paused: Bool = false) {
+    package init(
+        id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]],
+        limits: AppLimits = .none, defaultLocale: String? = nil, scheduling: ScopeLimits = ScopeLimits(), paused: Bool = false
+    ) {
         self.paused = paused
         self.defaultLocale = defaultLocale
         self.scheduling = scheduling
@@ -40,7 +43,8 @@ package struct AppSummary: Sendable, Hashable {
     }
 
     /// The default app as it is before anything was stored for it.
-    package static let implicitDefault = AppSummary(id: .default, name: "Default app", createdAt: 0, updatedAt: 0, version: 0, credentials: [:])
+    package static let implicitDefault = AppSummary(
+        id: .default, name: "Default app", createdAt: 0, updatedAt: 0, version: 0, credentials: [:])
 }
 
 /// The platforms an app holds credentials for.
@@ -80,8 +84,10 @@ package struct AppChange: Sendable {
     /// Paused or not (nil: unchanged).
     package var paused: Bool?
 
-    package init(name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil,
-                 defaultLocale: LocaleTag?? = nil, scheduling: ScopeLimits? = nil, paused: Bool? = nil) {
+    package init(
+        name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil,
+        defaultLocale: LocaleTag?? = nil, scheduling: ScopeLimits? = nil, paused: Bool? = nil
+    ) {
         self.paused = paused
         self.defaultLocale = defaultLocale
         self.scheduling = scheduling
@@ -94,7 +100,9 @@ package struct AppChange: Sendable {
     /// Nil when `name` is acceptable: 1 to 100 printable characters.
     package static func nameProblem(_ name: String) -> String? {
         guard (1...100).contains(name.count), name.utf8.count <= 400 else { return "a name is 1 to 100 characters" }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return "a name has no control characters" }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return "a name has no control characters"
+        }
         return nil
     }
 }

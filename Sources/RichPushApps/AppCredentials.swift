@@ -15,7 +15,9 @@ package struct APNSCredential: Sendable, Hashable, Codable {
 
     /// Checks every field; the error names the field, never the key's text.
     package init(keyPEM: String, keyID: String, teamID: String, bundleID: String) throws(AppError) {
-        guard keyPEM.utf8.count <= 4096 else { throw AppError.invalid(field: "apns.key", "a .p8 key is a few hundred bytes, got \(keyPEM.utf8.count)") }
+        guard keyPEM.utf8.count <= 4096 else {
+            throw AppError.invalid(field: "apns.key", "a .p8 key is a few hundred bytes, got \(keyPEM.utf8.count)")
+        }
         do {
             _ = try APNSSigningKey(pem: keyPEM, keyID: keyID, teamID: teamID)
         } catch {
@@ -32,10 +34,16 @@ package struct APNSCredential: Sendable, Hashable, Codable {
     static func bundleIDProblem(_ text: String) -> String? {
         let bytes = Array(text.utf8)
         guard (1...155).contains(bytes.count) else { return "a bundle id is 1 to 155 characters" }
-        guard bytes.allSatisfy({ (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2E }) else {
+        guard
+            bytes.allSatisfy({
+                (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2E
+            })
+        else {
             return "a bundle id has only letters, digits, '-' and '.' (no spaces)"
         }
-        guard bytes.first != 0x2E, bytes.last != 0x2E, !text.contains("..") else { return "a bundle id is reverse DNS, like com.example.app" }
+        guard bytes.first != 0x2E, bytes.last != 0x2E, !text.contains("..") else {
+            return "a bundle id is reverse DNS, like com.example.app"
+        }
         return nil
     }
 
@@ -64,8 +72,10 @@ package struct FCMCredential: Sendable, Hashable, Codable {
     /// What may be shown: the project, the account, and a fingerprint of its public key.
     package var summary: [String: String] {
         guard let account else { return [:] }
-        return ["projectId": account.projectID, "clientEmail": account.clientEmail,
-                "keyFingerprint": Fingerprint.of(Data(account.publicKeyPEM.utf8))]
+        return [
+            "projectId": account.projectID, "clientEmail": account.clientEmail,
+            "keyFingerprint": Fingerprint.of(Data(account.publicKeyPEM.utf8)),
+        ]
     }
 }
 
@@ -93,7 +103,8 @@ package struct WebPushCredential: Sendable, Hashable, Codable {
             }
             key = parsed
         } else {
-            guard let raw = Base64URL.decode(privateKey), raw.count == 32, let parsed = try? P256.Signing.PrivateKey(rawRepresentation: raw) else {
+            guard let raw = Base64URL.decode(privateKey), raw.count == 32, let parsed = try? P256.Signing.PrivateKey(rawRepresentation: raw)
+            else {
                 throw AppError.invalid(field: "webPush.privateKey", "not a P-256 private key (32 bytes base64url, or PEM)")
             }
             key = parsed

@@ -1,4 +1,5 @@
 package import RichPushCore
+
 /// What went wrong with an app or its credentials. Messages name the field and the problem and
 /// never carry a secret (a key's text, a service account's private key).
 package enum AppError: Error, Sendable, Hashable, CustomStringConvertible {

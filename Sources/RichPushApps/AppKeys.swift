@@ -1,4 +1,5 @@
 import RichPushCore
+
 /// Where apps live in Redis: one hash per app and the set of ids, under one hash tag so a script
 /// may touch both on Redis Cluster; changes are announced on one channel.
 package struct AppKeys: Sendable, Hashable {

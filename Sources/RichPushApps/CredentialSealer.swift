@@ -1,6 +1,6 @@
-import RichPushCore
 import Crypto
 import Foundation
+import RichPushCore
 
 /// Seals and opens one credential: `v1:<key id>:<base64 of nonce ‖ ciphertext ‖ tag>`, AES-256-GCM
 /// with the app id and the field as associated data, so a sealed value moved to another app or

@@ -1,6 +1,6 @@
-import RichPushCore
 import Foundation
 import Hiredis
+import RichPushCore
 
 extension RedisAppStore {
     /// What ``checkKeyRing()`` found: how many sealed credentials, under which keys.

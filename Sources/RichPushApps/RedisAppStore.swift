@@ -1,7 +1,7 @@
-package import RichPushCore
 import Foundation
-import RichPushQueue
 package import Hiredis
+package import RichPushCore
+import RichPushQueue
 
 /// Apps as Redis hashes (`<prefix>:{apps}:app:<id>`: name, created, updated, version, and per
 /// platform the sealed credentials and their shown summary), with the set of ids. Credentials are
@@ -38,7 +38,8 @@ package struct RedisAppStore: AppStore {
 
     package func remove(id: AppID) async throws -> Bool {
         guard id != .default else { throw AppError.cannotRemoveDefault }
-        return try await redis.run(Self.removeScript, RemoveCall(app: keys.app(id), all: keys.all, id: id.rawValue, channel: keys.changes)).int == 1
+        return try await redis.run(Self.removeScript, RemoveCall(app: keys.app(id), all: keys.all, id: id.rawValue, channel: keys.changes))
+            .int == 1
     }
 
     package func list() async throws -> [AppSummary] {
@@ -90,7 +91,8 @@ package struct RedisAppStore: AppStore {
         func seal(_ platform: AppPlatform, _ value: (some Encodable)?, summary: [String: String]?) throws {
             guard let value, let summary else { return }
             guard let ring else { throw AppError.noKeyEncryptionKey }
-            set[platform.rawValue] = try CredentialSealer.seal(Array(try encoder.encode(value)), app: id, field: platform.rawValue, with: ring.current)
+            set[platform.rawValue] = try CredentialSealer.seal(
+                Array(try encoder.encode(value)), app: id, field: platform.rawValue, with: ring.current)
             set[platform.rawValue + ":summary"] = String(decoding: try encoder.encode(summary), as: UTF8.self)
         }
         try seal(.apns, change.set.apns, summary: change.set.apns?.summary)
@@ -115,11 +117,17 @@ package struct RedisAppStore: AppStore {
         case .some(.none): remove.append("locale")
         case .none: break
         }
-        let body: [String: Any] = ["name": change.name ?? (id == .default ? AppSummary.implicitDefault.name : id.rawValue), "set": set, "remove": remove]
+        let body: [String: Any] = [
+            "name": change.name ?? (id == .default ? AppSummary.implicitDefault.name : id.rawValue), "set": set, "remove": remove,
+        ]
         let json = String(decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]), as: UTF8.self)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let result = try await redis.run(Self.writeScript, WriteCall(app: keys.app(id), all: keys.all, id: id.rawValue, channel: keys.changes, now: now, mode: mode.rawValue,
-                                                                     change: json)).int
+        let result = try await redis.run(
+            Self.writeScript,
+            WriteCall(
+                app: keys.app(id), all: keys.all, id: id.rawValue, channel: keys.changes, now: now, mode: mode.rawValue,
+                change: json)
+        ).int
         switch result {
         case -1: throw AppError.notFound(id)
         case -2: throw AppError.exists(id)
@@ -143,14 +151,16 @@ package struct RedisAppStore: AppStore {
         var credentials: [AppPlatform: [String: String]] = [:]
         for platform in AppPlatform.allCases {
             if let text = fields[platform.rawValue + ":summary"],
-               let shown = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) {
+                let shown = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+            {
                 credentials[platform] = shown
             }
         }
         let limits = fields["limits"].flatMap { try? JSONDecoder().decode(AppLimits.self, from: Data($0.utf8)) } ?? .none
         let scheduling = fields["scheduling"].flatMap { try? JSONDecoder().decode(ScopeLimits.self, from: Data($0.utf8)) } ?? ScopeLimits()
-        return AppSummary(id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
-                          updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits,
-                          defaultLocale: fields["locale"], scheduling: scheduling, paused: fields["paused"] == "1")
+        return AppSummary(
+            id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
+            updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits,
+            defaultLocale: fields["locale"], scheduling: scheduling, paused: fields["paused"] == "1")
     }
 }

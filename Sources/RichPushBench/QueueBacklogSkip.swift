@@ -13,40 +13,44 @@ package enum QueueBacklogSkip {
     }
 
     /// The jobs dropped in one partition: its lanes' and its group's lag.
-    package static let script = LuaScript<Call, Never>([
-        .key("stream", \.stream), .key("ready", \.ready), .key("scheduler", \.scheduler),
-        .argument("waitPrefix", \.waitPrefix), .argument("group", \.group),
-    ], body: """
-    local dropped = 0
-    for _, scope in ipairs(redis.call('ZRANGE', ready, 0, -1)) do
-      for _, lane in ipairs({'now', 'bulk'}) do
-        local key = waitPrefix .. scope .. ':' .. lane
-        dropped = dropped + redis.call('LLEN', key)
-        redis.call('DEL', key)
-      end
-      redis.call('ZREM', ready, scope)
-    end
-    if dropped > 0 then redis.call('HINCRBY', scheduler, 'waiting', -dropped) end
-    if redis.call('EXISTS', stream) == 1 then
-      local groups = redis.call('XINFO', 'GROUPS', stream)
-      for _, entry in ipairs(groups) do
-        local name, lag
-        for i = 1, #entry, 2 do
-          if entry[i] == 'name' then name = entry[i + 1] elseif entry[i] == 'lag' then lag = entry[i + 1] end
-        end
-        if name == group and type(lag) == 'number' then dropped = dropped + lag end
-      end
-      redis.call('XGROUP', 'SETID', stream, group, '$')
-    end
-    return dropped
+    package static let script = LuaScript<Call, Never>(
+        [
+            .key("stream", \.stream), .key("ready", \.ready), .key("scheduler", \.scheduler),
+            .argument("waitPrefix", \.waitPrefix), .argument("group", \.group),
+        ],
+        body: """
+            local dropped = 0
+            for _, scope in ipairs(redis.call('ZRANGE', ready, 0, -1)) do
+              for _, lane in ipairs({'now', 'bulk'}) do
+                local key = waitPrefix .. scope .. ':' .. lane
+                dropped = dropped + redis.call('LLEN', key)
+                redis.call('DEL', key)
+              end
+              redis.call('ZREM', ready, scope)
+            end
+            if dropped > 0 then redis.call('HINCRBY', scheduler, 'waiting', -dropped) end
+            if redis.call('EXISTS', stream) == 1 then
+              local groups = redis.call('XINFO', 'GROUPS', stream)
+              for _, entry in ipairs(groups) do
+                local name, lag
+                for i = 1, #entry, 2 do
+                  if entry[i] == 'name' then name = entry[i + 1] elseif entry[i] == 'lag' then lag = entry[i + 1] end
+                end
+                if name == group and type(lag) == 'number' then dropped = dropped + lag end
+              end
+              redis.call('XGROUP', 'SETID', stream, group, '$')
+            end
+            return dropped
 
-    """)
+            """)
 
     /// Drops the waiting jobs of every partition (one script call each, in one round trip); how many.
     package static func run(_ configurations: [JobQueueConfiguration], redis: any RedisClient) async throws -> Int {
-        let replies = try await redis.run(script, calls: configurations.map {
-            Call(stream: $0.streamKey, ready: $0.readyKey, scheduler: $0.schedulerKey, waitPrefix: $0.waitPrefix, group: $0.group)
-        })
+        let replies = try await redis.run(
+            script,
+            calls: configurations.map {
+                Call(stream: $0.streamKey, ready: $0.readyKey, scheduler: $0.schedulerKey, waitPrefix: $0.waitPrefix, group: $0.group)
+            })
         return try replies.reduce(0) { $0 + (try $1.throwingError().int ?? 0) }
     }
 

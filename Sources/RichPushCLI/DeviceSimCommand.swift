@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Hiredis
 import Logging
-import ServiceLifecycle
 package import RichPushSimulator
+import ServiceLifecycle
 
 /// `richpush device-sim`: simulated devices running the tutorial's app.
 struct DeviceSimCommand: AsyncParsableCommand {
@@ -19,7 +19,8 @@ struct DeviceSimCommand: AsyncParsableCommand {
     @Option(help: "User the devices register as.") var user: String
     @Option(help: "Password (or set RICHPUSH_PASSWORD).") var password: String?
     @Option(help: "Number of devices.") var devices = 1
-    @Option(help: "active: in-app alert with OK/More; background: banner; mixed: every other device active.") var appState: SimulatorConfiguration.AppState = .active
+    @Option(help: "active: in-app alert with OK/More; background: banner; mixed: every other device active.") var appState:
+        SimulatorConfiguration.AppState = .active
     @Option(help: "What the simulated user does: more (opens the image view), ok, none.") var tap: SimulatorConfiguration.Tap = .more
     @Option(help: "Seconds before the local notification fires (the tutorial's 5).") var fireDelay: Double = 5
     @Option(help: "Directory where the image view saves payloads.") var out: String?
@@ -27,21 +28,29 @@ struct DeviceSimCommand: AsyncParsableCommand {
     @Option(help: "Key prefix of the simulated hub (the queue prefix of the workers).") var hubPrefix = "richpush"
     @Option(help: "Device handles are <prefix>-<n> (default sim-<user>).") var handlePrefix: String?
     @Option(help: "Output format.") var format: Format = .text
-    @Option(help: "File where the devices keep the collapse ids of what they show, so a restarted simulator still collapses a resend (a phone's Notification Center survives the app); browsers keep their push subscriptions and installations in <file>.web.json.") var stateFile: String?
-    @Option(help: ArgumentHelp(
-        "apns: iOS devices; fcm: Android devices (FCM data messages); webpush: web devices (a browser's service worker); mixed: every other device Android; all: iOS, Android, web in turn; or a list such as apns,webpush taken in turn.",
-        valueName: "platforms"))
+    @Option(
+        help:
+            "File where the devices keep the collapse ids of what they show, so a restarted simulator still collapses a resend (a phone's Notification Center survives the app); browsers keep their push subscriptions and installations in <file>.web.json."
+    ) var stateFile: String?
+    @Option(
+        help: ArgumentHelp(
+            "apns: iOS devices; fcm: Android devices (FCM data messages); webpush: web devices (a browser's service worker); mixed: every other device Android; all: iOS, Android, web in turn; or a list such as apns,webpush taken in turn.",
+            valueName: "platforms"))
     var platform: SimulatorConfiguration.Devices = .apns
     @OptionGroup var webPush: DeviceSimWebPushOptions
-    @Flag(help: "Register APNs-style device tokens (64 hex digits) instead of <prefix>-<n>, for workers with --adapter apns.") var apnsTokens = false
-    @Option(help: "Register device n also under the tag g<n mod this> (0: no extra tag), so a sender can address groups of devices.") var tagGroups = 0
+    @Flag(help: "Register APNs-style device tokens (64 hex digits) instead of <prefix>-<n>, for workers with --adapter apns.")
+    var apnsTokens = false
+    @Option(help: "Register device n also under the tag g<n mod this> (0: no extra tag), so a sender can address groups of devices.")
+    var tagGroups = 0
 
     func validate() throws {
         guard devices >= 1 else { throw ValidationError("--devices must be at least 1") }
         guard (0...10_000).contains(tagGroups) else { throw ValidationError("--tag-groups must be between 0 and 10000") }
         guard fireDelay >= 0 else { throw ValidationError("--fire-delay must not be negative") }
         guard URL(string: api)?.host != nil else { throw ValidationError("--api must be a URL such as http://127.0.0.1:8080") }
-        if platform.hasWeb, webPush.webpushUrl == nil { throw ValidationError("web devices (--platform \(platform.rawValue)) need --webpush-url") }
+        if platform.hasWeb, webPush.webpushUrl == nil {
+            throw ValidationError("web devices (--platform \(platform.rawValue)) need --webpush-url")
+        }
     }
 
     func run() async throws {
@@ -83,9 +92,10 @@ struct DeviceSimCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("device-sim: \(devices) device(s) of \(user) listening (\(platform.rawValue))\n".utf8))
         var logger = Logger(label: "richpush.device-sim")
         logger.logLevel = .warning
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: DeviceSimulatorService(simulator: simulator, limit: count > 0 ? count : nil))],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: DeviceSimulatorService(simulator: simulator, limit: count > 0 ? count : nil))],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         await configuration.cluster?.close()
     }

@@ -27,7 +27,9 @@ struct HubForwarder: Service {
         await withGracefulShutdownHandler {
             for await push in pushes {
                 if let failure = await hub.forward(push, patience: patience) {
-                    logger.warning("cannot pass a push on to the hub; giving up", metadata: ["handle": "\(push.installation.handle)", "error": "\(failure)"])
+                    logger.warning(
+                        "cannot pass a push on to the hub; giving up",
+                        metadata: ["handle": "\(push.installation.handle)", "error": "\(failure)"])
                 }
             }
         } onGracefulShutdown: {

@@ -29,17 +29,19 @@ enum MetricsSetup {
         router.get("metrics") { _, _ in
             var bytes: [UInt8] = []
             registry.emit(into: &bytes)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         router.get("health/live") { _, _ in "ok" }
         // Said on stderr whatever the log level, as the simulators say theirs: with port 0 this
         // line is the only way to learn the port (tests use it; a port found free beforehand can
         // be taken before the worker binds it).
-        return Application(router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
-                           onServerRunning: { channel in
-                               let bound = channel.localAddress?.port ?? port
-                               FileHandle.standardError.write(Data("worker: metrics listening on http://\(host):\(bound)/metrics\n".utf8))
-                           }, logger: logger)
+        return Application(
+            router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                FileHandle.standardError.write(Data("worker: metrics listening on http://\(host):\(bound)/metrics\n".utf8))
+            }, logger: logger)
     }
 }

@@ -6,24 +6,28 @@ import ServiceLifecycle
 
 /// The Redis connection options every subcommand shares.
 struct RedisOptions: ParsableArguments {
-    @Option(name: .customLong("redis-url"), help: ArgumentHelp(
-        """
-        Redis URL, redis://[user:password@]host[:port][/db], or for Redis Cluster \
-        redis+cluster://[user:password@]host:port[,host:port…] (any nodes; the rest are discovered) \
-        (env RICHPUSH_REDIS_URL; default \(RedisConfiguration.defaultURL)).
-        """,
-        valueName: "url"))
+    @Option(
+        name: .customLong("redis-url"),
+        help: ArgumentHelp(
+            """
+            Redis URL, redis://[user:password@]host[:port][/db], or for Redis Cluster \
+            redis+cluster://[user:password@]host:port[,host:port…] (any nodes; the rest are discovered) \
+            (env RICHPUSH_REDIS_URL; default \(RedisConfiguration.defaultURL)).
+            """,
+            valueName: "url"))
     var redisURL: String?
 
     @Option(name: .customLong("redis-timeout"), help: "Seconds to wait for a Redis reply before dropping the connection.")
     var redisTimeout: Double = 5
 
-    @Option(name: .customLong("redis-transport"), help: ArgumentHelp(
-        """
-        How connections to one Redis carry requests: threads (a thread per connection) or nio \
-        (SwiftNIO event loops) (env RICHPUSH_REDIS_TRANSPORT; default nio). A cluster always uses threads.
-        """,
-        valueName: "transport"))
+    @Option(
+        name: .customLong("redis-transport"),
+        help: ArgumentHelp(
+            """
+            How connections to one Redis carry requests: threads (a thread per connection) or nio \
+            (SwiftNIO event loops) (env RICHPUSH_REDIS_TRANSPORT; default nio). A cluster always uses threads.
+            """,
+            valueName: "transport"))
     var redisTransport: RedisTransport?
 
     var transport: RedisTransport {
@@ -31,7 +35,9 @@ struct RedisOptions: ParsableArguments {
             if let redisTransport { return redisTransport }
             guard let name = ProcessInfo.processInfo.environment["RICHPUSH_REDIS_TRANSPORT"], !name.isEmpty else { return .nio }
             guard let transport = RedisTransport(rawValue: name) else {
-                throw ValidationError("RICHPUSH_REDIS_TRANSPORT must be one of \(RedisTransport.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+                throw ValidationError(
+                    "RICHPUSH_REDIS_TRANSPORT must be one of \(RedisTransport.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'"
+                )
             }
             return transport
         }
@@ -66,17 +72,24 @@ struct RedisOptions: ParsableArguments {
     /// ServiceGroup before the services that use it.
     func backend(clientName: String, connections: Int, logger: Logger) throws -> RedisBackend {
         if isCluster {
-            let client = RedisClusterClient(configuration: try clusterConfiguration(clientName: clientName, connectionsPerNode: connections), logger: logger)
-            return RedisBackend(client: client, service: client, locator: .cluster(client), redactedURL: client.configuration.redactedURL, close: { await client.close() })
+            let client = RedisClusterClient(
+                configuration: try clusterConfiguration(clientName: clientName, connectionsPerNode: connections), logger: logger)
+            return RedisBackend(
+                client: client, service: client, locator: .cluster(client), redactedURL: client.configuration.redactedURL,
+                close: { await client.close() })
         }
         let configuration = try configuration(clientName: clientName)
         switch try transport {
         case .threads:
             let pool = RedisConnectionPool(configuration: configuration, size: connections, logger: logger)
-            return RedisBackend(client: pool, service: pool, locator: .standalone(configuration), redactedURL: configuration.redactedURL, close: { await pool.close() })
+            return RedisBackend(
+                client: pool, service: pool, locator: .standalone(configuration), redactedURL: configuration.redactedURL,
+                close: { await pool.close() })
         case .nio:
             let pool = NIORedisConnectionPool(configuration: configuration, size: connections, logger: logger)
-            return RedisBackend(client: pool, service: pool, locator: .standalone(configuration), redactedURL: configuration.redactedURL, close: { await pool.close() })
+            return RedisBackend(
+                client: pool, service: pool, locator: .standalone(configuration), redactedURL: configuration.redactedURL,
+                close: { await pool.close() })
         }
     }
 
@@ -118,7 +131,10 @@ struct RedisBackend: RedisClient {
     let redactedURL: String
     private let closing: @Sendable () async -> Void
 
-    init(client: any RedisClient, service: any Service, locator: RedisNodeLocator, redactedURL: String, close: @escaping @Sendable () async -> Void) {
+    init(
+        client: any RedisClient, service: any Service, locator: RedisNodeLocator, redactedURL: String,
+        close: @escaping @Sendable () async -> Void
+    ) {
         self.client = client
         self.service = service
         self.locator = locator

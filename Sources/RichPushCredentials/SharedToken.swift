@@ -38,8 +38,10 @@ package final class SharedToken: Sendable {
     private let mint: Mint
     private let local = Mutex<(minted: Minted, until: ContinuousClock.Instant)?>(nil)
 
-    package init(redis: any RedisClient, key: String, refreshAfter: Duration, expiryMargin: Duration = .seconds(300),
-                localTTL: Duration = .seconds(5), lockTTL: Duration = .seconds(5), mint: @escaping Mint) {
+    package init(
+        redis: any RedisClient, key: String, refreshAfter: Duration, expiryMargin: Duration = .seconds(300),
+        localTTL: Duration = .seconds(5), lockTTL: Duration = .seconds(5), mint: @escaping Mint
+    ) {
         self.redis = redis
         self.key = key
         self.refreshAfter = refreshAfter
@@ -97,9 +99,12 @@ package final class SharedToken: Sendable {
                     throw error
                 }
                 let expires = fresh.expiresAt.map { String($0.timeIntervalSince1970) } ?? ""
-                let reply = try await redis.run(Self.storeScript, StoreCall(hash: key, lock: key + ":lock", token: fresh.token,
-                                                                            issuedAt: String(fresh.issuedAt.timeIntervalSince1970), expires: expires, owner: lockOwner,
-                                                                            stale: latest?.token ?? ""))
+                let reply = try await redis.run(
+                    Self.storeScript,
+                    StoreCall(
+                        hash: key, lock: key + ":lock", token: fresh.token,
+                        issuedAt: String(fresh.issuedAt.timeIntervalSince1970), expires: expires, owner: lockOwner,
+                        stale: latest?.token ?? ""))
                 if reply.int == 1 {
                     remember(fresh)
                     return fresh
@@ -134,26 +139,29 @@ package final class SharedToken: Sendable {
 
     /// Stores the token and releases the lock if the caller still holds it and the stored token
     /// is still the stale one; else 0 (another worker replaced it: read that one).
-    static let storeScript = LuaScript<StoreCall, Never>([
-        .key("hash", \.hash), .key("lock", \.lock), .argument("token", \.token), .argument("issuedAt", \.issuedAt), .argument("expires", \.expires),
-        .argument("owner", \.owner), .argument("stale", \.stale),
-    ], body: """
-    if redis.call('GET', lock) ~= owner then return 0 end
-    if (redis.call('HGET', hash, 'token') or '') ~= stale then
-      redis.call('DEL', lock)
-      return 0
-    end
-    redis.call('DEL', hash)
-    if expires == '' then
-      redis.call('HSET', hash, 'token', token, 'iat', issuedAt)
-    else
-      redis.call('HSET', hash, 'token', token, 'iat', issuedAt, 'exp', expires)
-    end
-    redis.call('EXPIRE', hash, 3600)
-    redis.call('DEL', lock)
-    return 1
+    static let storeScript = LuaScript<StoreCall, Never>(
+        [
+            .key("hash", \.hash), .key("lock", \.lock), .argument("token", \.token), .argument("issuedAt", \.issuedAt),
+            .argument("expires", \.expires),
+            .argument("owner", \.owner), .argument("stale", \.stale),
+        ],
+        body: """
+            if redis.call('GET', lock) ~= owner then return 0 end
+            if (redis.call('HGET', hash, 'token') or '') ~= stale then
+              redis.call('DEL', lock)
+              return 0
+            end
+            redis.call('DEL', hash)
+            if expires == '' then
+              redis.call('HSET', hash, 'token', token, 'iat', issuedAt)
+            else
+              redis.call('HSET', hash, 'token', token, 'iat', issuedAt, 'exp', expires)
+            end
+            redis.call('EXPIRE', hash, 3600)
+            redis.call('DEL', lock)
+            return 1
 
-    """)
+            """)
 
     /// A lock and its owner.
     struct UnlockCall {
@@ -161,11 +169,13 @@ package final class SharedToken: Sendable {
     }
 
     /// Releases the lock only if the caller still holds it.
-    static let unlockScript = LuaScript<UnlockCall, Never>([.key("lock", \.lock), .argument("owner", \.owner)], body: """
-    if redis.call('GET', lock) == owner then return redis.call('DEL', lock) end
-    return 0
+    static let unlockScript = LuaScript<UnlockCall, Never>(
+        [.key("lock", \.lock), .argument("owner", \.owner)],
+        body: """
+            if redis.call('GET', lock) == owner then return redis.call('DEL', lock) end
+            return 0
 
-    """)
+            """)
 }
 
 /// No token could be had.

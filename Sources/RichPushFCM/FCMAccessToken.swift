@@ -11,12 +11,16 @@ import RichPushCredentials
 package final class FCMAccessToken: Sendable {
     let shared: SharedToken
 
-    package init(redis: any RedisClient, prefix: String, account: FCMServiceAccount, http: HTTPClient, timeout: Duration = .seconds(10),
-                localTTL: Duration = .seconds(5)) {
-        shared = SharedToken(redis: redis, key: "\(prefix):fcm:token:\(account.projectID):\(account.clientEmail)",
-                             refreshAfter: .seconds(50 * 60), localTTL: localTTL,
-                             // The lock outlives a slow exchange, so a second worker waits instead of exchanging too.
-                             lockTTL: timeout + .seconds(10)) { now in
+    package init(
+        redis: any RedisClient, prefix: String, account: FCMServiceAccount, http: HTTPClient, timeout: Duration = .seconds(10),
+        localTTL: Duration = .seconds(5)
+    ) {
+        shared = SharedToken(
+            redis: redis, key: "\(prefix):fcm:token:\(account.projectID):\(account.clientEmail)",
+            refreshAfter: .seconds(50 * 60), localTTL: localTTL,
+            // The lock outlives a slow exchange, so a second worker waits instead of exchanging too.
+            lockTTL: timeout + .seconds(10)
+        ) { now in
             try await Self.exchange(account: account, http: http, timeout: timeout, now: now)
         }
     }
@@ -46,9 +50,12 @@ package final class FCMAccessToken: Sendable {
         }
         let object = (try? JSONSerialization.jsonObject(with: Data(Array(buffer: body)))) as? [String: Any]
         guard response.status.code == 200, let token = object?["access_token"] as? String, !token.isEmpty,
-              let expiresIn = (object?["expires_in"] as? NSNumber)?.doubleValue, expiresIn > 0 else {
+            let expiresIn = (object?["expires_in"] as? NSNumber)?.doubleValue, expiresIn > 0
+        else {
             let reason = [object?["error"] as? String, object?["error_description"] as? String].compactMap { $0 }.joined(separator: ": ")
-            throw FCMConfigurationError("the token endpoint \(account.tokenURI) refused the service account (HTTP \(response.status.code)\(reason.isEmpty ? "" : ", \(reason)"))")
+            throw FCMConfigurationError(
+                "the token endpoint \(account.tokenURI) refused the service account (HTTP \(response.status.code)\(reason.isEmpty ? "" : ", \(reason)"))"
+            )
         }
         return SharedToken.Minted(token: token, issuedAt: now, expiresAt: now.addingTimeInterval(expiresIn))
     }

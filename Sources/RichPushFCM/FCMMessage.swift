@@ -18,7 +18,9 @@ package struct FCMMessage: Sendable, Hashable {
     /// `{"message":{"token":…,"android":…,"data":…}}` for one device.
     package func body(token: String) throws(FCMRejection) -> [UInt8] {
         guard PushHandle.isRegistrationToken(token, maxBytes: 4096) else {
-            throw FCMRejection(.invalidArgument, "the registration token must be 1 to 4096 characters of [A-Za-z0-9_:.-], got \(token.utf8.count) characters")
+            throw FCMRejection(
+                .invalidArgument,
+                "the registration token must be 1 to 4096 characters of [A-Za-z0-9_:.-], got \(token.utf8.count) characters")
         }
         var json = JSONWriter(capacity: rest.count + token.utf8.count + 32)
         json.beginObject()

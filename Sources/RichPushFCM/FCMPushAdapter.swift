@@ -73,11 +73,12 @@ package struct FCMPushAdapter: PushAdapter {
         // The first answer that holds the project stops what has not gone out yet, and an
         // UNREGISTERED stops what this process has not sent yet to that token, a device's quota
         // what it has not sent yet to that device until the wait is over.
-        let halt = HTTP2Halt(when: FCMResponse.holdsProject, recipientGone: FCMResponse.isUnregistered, gone: gone,
-                             recipientThrottled: { status, retryAfter, body in
-                                 FCMResponse.holdsDevice(status: status, retryAfter: retryAfter, body: body, wait: Self.quotaHold)
-                             },
-                             backoffs: backoffs, tripWait: Self.quotaHold)
+        let halt = HTTP2Halt(
+            when: FCMResponse.holdsProject, recipientGone: FCMResponse.isUnregistered, gone: gone,
+            recipientThrottled: { status, retryAfter, body in
+                FCMResponse.holdsDevice(status: status, retryAfter: retryAfter, body: body, wait: Self.quotaHold)
+            },
+            backoffs: backoffs, tripWait: Self.quotaHold)
         var exchanges = await client.send(requests, authorization: "Bearer " + bearer, halt: halt)
         // An access token FCM refused (expired, revoked): one new token for the fleet, and those
         // pushes once more.
@@ -88,7 +89,9 @@ package struct FCMPushAdapter: PushAdapter {
                 let again = await client.send(refused.map { requests[$0] }, authorization: "Bearer " + fresh, halt: halt)
                 for (index, exchange) in zip(refused, again) { exchanges[index] = exchange }
             } catch {
-                for index in refused { exchanges[index] = .failed(reason: "FCM refused the access token and no new one could be had: \(error)") }
+                for index in refused {
+                    exchanges[index] = .failed(reason: "FCM refused the access token and no new one could be had: \(error)")
+                }
             }
         }
         if !exchanges.contains(where: { if case .answered = $0 { true } else { false } }), let first = exchanges.first {
@@ -100,16 +103,18 @@ package struct FCMPushAdapter: PushAdapter {
         for case .throttled(_, let after) in actions { projectWait = max(projectWait ?? .zero, after ?? Self.quotaHold) }
         if let projectWait { await hold.hold(for: projectWait) }
         for (index, (exchange, action)) in zip(exchanges, actions).enumerated() {
-            outcomes[positions[index]] = switch halt.stopped(exchange, recipient: requests[index].recipient) {
-            // FCM just declared the token dead: the job comes back in a moment and the fleet's
-            // record, judged against this registration's time, decides.
-            case .recipientGone: .deferred(reason: "not sent: FCM answered UNREGISTERED for this token moments ago", after: .seconds(1))
-            // FCM asked to slow down for this device (in this batch or another).
-            case .recipientHeld(let wait): .deviceDeferred(reason: "not sent: FCM's quota for this device is used up; again in \(wait)", after: wait)
-            // Stopped by a quota answer (this batch's or another's).
-            case .tripped: Self.held(hold.remainingHere ?? projectWait ?? backoffs.providerRemaining ?? Self.quotaHold)
-            case nil: Self.outcome(of: action)
-            }
+            outcomes[positions[index]] =
+                switch halt.stopped(exchange, recipient: requests[index].recipient) {
+                // FCM just declared the token dead: the job comes back in a moment and the fleet's
+                // record, judged against this registration's time, decides.
+                case .recipientGone: .deferred(reason: "not sent: FCM answered UNREGISTERED for this token moments ago", after: .seconds(1))
+                // FCM asked to slow down for this device (in this batch or another).
+                case .recipientHeld(let wait):
+                    .deviceDeferred(reason: "not sent: FCM's quota for this device is used up; again in \(wait)", after: wait)
+                // Stopped by a quota answer (this batch's or another's).
+                case .tripped: Self.held(hold.remainingHere ?? projectWait ?? backoffs.providerRemaining ?? Self.quotaHold)
+                case nil: Self.outcome(of: action)
+                }
         }
         return outcomes
     }

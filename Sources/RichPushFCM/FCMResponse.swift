@@ -34,8 +34,11 @@ package enum FCMResponse {
         }
         let error = parsed?["error"] as? [String: Any]
         let details = error?["details"] as? [[String: Any]] ?? []
-        let errorCode = details.first { ($0["@type"] as? String)?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?["errorCode"] as? String
-        let text = errorCode ?? (error?["status"] as? String) ?? (body.isEmpty ? "HTTP \(status)" : String(decoding: body.prefix(200), as: UTF8.self))
+        let errorCode =
+            details.first { ($0["@type"] as? String)?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?["errorCode"] as? String
+        let text =
+            errorCode ?? (error?["status"] as? String)
+            ?? (body.isEmpty ? "HTTP \(status)" : String(decoding: body.prefix(200), as: UTF8.self))
         let reason = (error?["message"] as? String).map { "\(text): \($0.prefix(200))" } ?? text
         let after = retryAfter.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { Duration.seconds(max(0, min($0, 3600))) }
         switch (status, errorCode) {

@@ -1,7 +1,7 @@
-import _CryptoExtras
 import Crypto
 package import Foundation
 import RichPushCore
+import _CryptoExtras
 
 /// A Google service account, from the JSON file the Firebase console gives ("Project settings →
 /// Service accounts → Generate new private key"). It signs the OAuth2 assertion (an RS256 JWT,
@@ -38,10 +38,12 @@ package struct FCMServiceAccount: Sendable {
         do {
             file = try JSONDecoder().decode(File.self, from: Data(json))
         } catch {
-            throw FCMConfigurationError("the service-account file is not JSON with string fields (download it again from the Firebase console)")
+            throw FCMConfigurationError(
+                "the service-account file is not JSON with string fields (download it again from the Firebase console)")
         }
         guard file.type == "service_account" else {
-            throw FCMConfigurationError("the credentials file's \"type\" is \(file.type.map { "'\($0.prefix(40))'" } ?? "missing"), not 'service_account'")
+            throw FCMConfigurationError(
+                "the credentials file's \"type\" is \(file.type.map { "'\($0.prefix(40))'" } ?? "missing"), not 'service_account'")
         }
         func required(_ value: String?, _ name: String) throws(FCMConfigurationError) -> String {
             guard let value, !value.isEmpty, value.utf8.count <= 2048 else {
@@ -55,8 +57,10 @@ package struct FCMServiceAccount: Sendable {
         tokenURI = try required(file.token_uri, "token_uri")
         // Google's project ids: 6 to 30 lowercase letters, digits and hyphens.
         guard (6...30).contains(projectID.utf8.count),
-              projectID.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "-") }) else {
-            throw FCMConfigurationError("\"project_id\" '\(projectID.prefix(40))' is not a Google project id (6 to 30 lowercase letters, digits, '-')")
+            projectID.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "-") })
+        else {
+            throw FCMConfigurationError(
+                "\"project_id\" '\(projectID.prefix(40))' is not a Google project id (6 to 30 lowercase letters, digits, '-')")
         }
         guard tokenURI.hasPrefix("https://") || tokenURI.hasPrefix("http://") else {
             throw FCMConfigurationError("\"token_uri\" must be an http(s) URL")

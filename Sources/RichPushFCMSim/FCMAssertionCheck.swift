@@ -1,7 +1,7 @@
-import _CryptoExtras
 import Crypto
 package import Foundation
 import RichPushCore
+import _CryptoExtras
 
 /// What Google's token endpoint checks of a service account's assertion (RFC 7523): an RS256 JWT
 /// whose `kid` is the key's id, `iss` the client email, `aud` the token URI, `scope` FCM's, `iat`
@@ -23,9 +23,10 @@ package struct FCMAssertionCheck: Sendable {
     package func problem(with assertion: String, now: Date) -> String? {
         let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
-              let signatureData = Base64URL.decode(parts[2]),
-              let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
-              let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any] else {
+            let signatureData = Base64URL.decode(parts[2]),
+            let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
+            let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
+        else {
             return "Invalid JWT: the assertion is not three base64url JSON parts"
         }
         guard header["alg"] as? String == "RS256" else { return "Invalid JWT: alg must be RS256" }
@@ -35,14 +36,20 @@ package struct FCMAssertionCheck: Sendable {
             return "Invalid JWT Signature."
         }
         guard claims["iss"] as? String == clientEmail else { return "Invalid issuer: the client email is not this service account's" }
-        guard let audience = claims["aud"] as? String, audiences.contains(audience) else { return "Invalid JWT: Token must be a short-lived token and in a reasonable timeframe (aud)" }
-        guard let scope = claims["scope"] as? String, scope.split(separator: " ").contains("https://www.googleapis.com/auth/firebase.messaging") else {
+        guard let audience = claims["aud"] as? String, audiences.contains(audience) else {
+            return "Invalid JWT: Token must be a short-lived token and in a reasonable timeframe (aud)"
+        }
+        guard let scope = claims["scope"] as? String,
+            scope.split(separator: " ").contains("https://www.googleapis.com/auth/firebase.messaging")
+        else {
             return "Invalid scope: FCM needs https://www.googleapis.com/auth/firebase.messaging"
         }
         guard let iat = (claims["iat"] as? NSNumber)?.doubleValue, let exp = (claims["exp"] as? NSNumber)?.doubleValue,
-              !(claims["iat"] is String), !(claims["exp"] is String), exp > iat, exp - iat <= 3600,
-              now.timeIntervalSince1970 >= iat - 300, now.timeIntervalSince1970 < exp else {
-            return "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+            !(claims["iat"] is String), !(claims["exp"] is String), exp > iat, exp - iat <= 3600,
+            now.timeIntervalSince1970 >= iat - 300, now.timeIntervalSince1970 < exp
+        else {
+            return
+                "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
         }
         return nil
     }

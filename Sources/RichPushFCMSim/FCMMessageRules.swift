@@ -5,16 +5,24 @@ import Foundation
 package enum FCMMessageRules {
     package static let maxBodyBytes = 64 * 1024
     static let reservedDataKeys: Set<String> = ["from", "message_type"]
-    static let messageFields: Set<String> = ["name", "data", "notification", "android", "webpush", "apns", "fcm_options", "fcmOptions",
-                                             "token", "topic", "condition"]
-    static let androidFields: Set<String> = ["collapse_key", "collapseKey", "priority", "ttl", "restricted_package_name", "restrictedPackageName",
-                                             "data", "notification", "fcm_options", "fcmOptions", "direct_boot_ok", "directBootOk"]
+    static let messageFields: Set<String> = [
+        "name", "data", "notification", "android", "webpush", "apns", "fcm_options", "fcmOptions",
+        "token", "topic", "condition",
+    ]
+    static let androidFields: Set<String> = [
+        "collapse_key", "collapseKey", "priority", "ttl", "restricted_package_name", "restrictedPackageName",
+        "data", "notification", "fcm_options", "fcmOptions", "direct_boot_ok", "directBootOk",
+    ]
 
     /// The device token the message is for, or the INVALID_ARGUMENT message.
     package static func check(_ body: [UInt8]) -> Result<(token: String, validateOnly: Bool), FCMSimError> {
-        func invalid(_ text: String) -> Result<(token: String, validateOnly: Bool), FCMSimError> { .failure(FCMSimError(400, "INVALID_ARGUMENT", text, fcm: "INVALID_ARGUMENT")) }
+        func invalid(_ text: String) -> Result<(token: String, validateOnly: Bool), FCMSimError> {
+            .failure(FCMSimError(400, "INVALID_ARGUMENT", text, fcm: "INVALID_ARGUMENT"))
+        }
         guard body.count <= maxBodyBytes else { return invalid("Request payload size exceeds the limit") }
-        guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else { return invalid("Invalid JSON payload received.") }
+        guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            return invalid("Invalid JSON payload received.")
+        }
         if let unknown = root.keys.first(where: { $0 != "message" && $0 != "validate_only" && $0 != "validateOnly" }) {
             return invalid("Invalid JSON payload received. Unknown name \"\(unknown)\": Cannot find field.")
         }
@@ -26,7 +34,9 @@ package enum FCMMessageRules {
         let targets = ["token", "topic", "condition"].filter { message[$0] != nil }
         guard targets.count == 1 else { return invalid("Exactly one of token, topic or condition must be set, not \(targets.count)") }
         guard let token = message["token"] as? String else { return invalid("This simulator delivers to device tokens only") }
-        guard !token.isEmpty, token.utf8.count <= 4096 else { return invalid("The registration token is not a valid FCM registration token") }
+        guard !token.isEmpty, token.utf8.count <= 4096 else {
+            return invalid("The registration token is not a valid FCM registration token")
+        }
         if let data = message["data"] {
             guard let data = data as? [String: Any] else { return invalid("Invalid value at 'message.data'") }
             var bytes = 0
@@ -54,12 +64,18 @@ package enum FCMMessageRules {
                     return invalid("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration)")
                 }
             }
-            if let key = android["collapse_key"] ?? android["collapseKey"], !(key is String) { return invalid("Invalid value at 'message.android.collapse_key'") }
-            if let notification = android["notification"], let problem = stringFields(notification, at: "message.android.notification", allowed: androidNotificationFields) {
+            if let key = android["collapse_key"] ?? android["collapseKey"], !(key is String) {
+                return invalid("Invalid value at 'message.android.collapse_key'")
+            }
+            if let notification = android["notification"],
+                let problem = stringFields(notification, at: "message.android.notification", allowed: androidNotificationFields)
+            {
                 return invalid(problem)
             }
         }
-        if let notification = message["notification"], let problem = stringFields(notification, at: "message.notification", allowed: ["title", "body", "image"]) {
+        if let notification = message["notification"],
+            let problem = stringFields(notification, at: "message.notification", allowed: ["title", "body", "image"])
+        {
             return invalid(problem)
         }
         return .success((token, validateOnly))
@@ -68,7 +84,8 @@ package enum FCMMessageRules {
     /// The string fields of `AndroidNotification` (its lists, numbers and objects are not ours to send).
     static let androidNotificationFields: Set<String> = [
         "title", "body", "icon", "color", "sound", "tag", "click_action", "clickAction", "body_loc_key", "bodyLocKey",
-        "title_loc_key", "titleLocKey", "channel_id", "channelId", "ticker", "image", "visibility", "notification_priority", "notificationPriority",
+        "title_loc_key", "titleLocKey", "channel_id", "channelId", "ticker", "image", "visibility", "notification_priority",
+        "notificationPriority",
     ]
 
     /// Why `value` is not an object of string fields named in `allowed`, or nil.
@@ -87,7 +104,8 @@ package enum FCMMessageRules {
         let number = text.dropLast()
         let pieces = number.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(pieces.count), !pieces[0].isEmpty, pieces[0].allSatisfy(\.isASCII), pieces[0].allSatisfy(\.isNumber),
-              pieces.count == 1 || ((1...9).contains(pieces[1].count) && pieces[1].allSatisfy { $0.isASCII && $0.isNumber }) else { return nil }
+            pieces.count == 1 || ((1...9).contains(pieces[1].count) && pieces[1].allSatisfy { $0.isASCII && $0.isNumber })
+        else { return nil }
         return Double(number)
     }
 }
@@ -102,7 +120,9 @@ package struct FCMSimError: Error, Sendable, Hashable {
     /// `QUOTA_EXCEEDED`, saying whether the project's or a device's rate was exceeded).
     package let quotaViolation: (subject: String, description: String)?
 
-    package init(_ status: Int, _ rpcStatus: String, _ message: String, fcm: String?, quotaViolation: (subject: String, description: String)? = nil) {
+    package init(
+        _ status: Int, _ rpcStatus: String, _ message: String, fcm: String?, quotaViolation: (subject: String, description: String)? = nil
+    ) {
         self.status = status
         self.rpcStatus = rpcStatus
         self.message = message
@@ -112,7 +132,8 @@ package struct FCMSimError: Error, Sendable, Hashable {
 
     package static func == (lhs: FCMSimError, rhs: FCMSimError) -> Bool {
         lhs.status == rhs.status && lhs.rpcStatus == rhs.rpcStatus && lhs.message == rhs.message && lhs.fcm == rhs.fcm
-            && lhs.quotaViolation?.subject == rhs.quotaViolation?.subject && lhs.quotaViolation?.description == rhs.quotaViolation?.description
+            && lhs.quotaViolation?.subject == rhs.quotaViolation?.subject
+            && lhs.quotaViolation?.description == rhs.quotaViolation?.description
     }
 
     package func hash(into hasher: inout Hasher) {
@@ -125,8 +146,10 @@ package struct FCMSimError: Error, Sendable, Hashable {
         var details: [[String: Any]] = []
         if let fcm { details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": fcm]) }
         if let quotaViolation {
-            details.append(["@type": "type.googleapis.com/google.rpc.QuotaFailure",
-                            "violations": [["subject": quotaViolation.subject, "description": quotaViolation.description]]])
+            details.append([
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                "violations": [["subject": quotaViolation.subject, "description": quotaViolation.description]],
+            ])
         }
         if !details.isEmpty { error["details"] = details }
         return Array((try? JSONSerialization.data(withJSONObject: ["error": error], options: [.sortedKeys])) ?? Data())

@@ -33,9 +33,10 @@ extension FCMSimulator {
             return OutgoingPush(
                 notification: 0,
                 installation: Installation(id: token, platform: .fcm, handle: token, tags: [], owner: "", updatedAt: 0),
-                rendered: RenderedPush(payload: Array(payload), pushType: message["notification"] == nil ? "data" : "notification",
-                                       priority: (android["priority"] as? String)?.uppercased() == "HIGH" ? 10 : 5, expiration: 0,
-                                       collapseID: android["collapse_key"] as? String ?? "", deadline: acceptedAt + ttl * 1000))
+                rendered: RenderedPush(
+                    payload: Array(payload), pushType: message["notification"] == nil ? "data" : "notification",
+                    priority: (android["priority"] as? String)?.uppercased() == "HIGH" ? 10 : 5, expiration: 0,
+                    collapseID: android["collapse_key"] as? String ?? "", deadline: acceptedAt + ttl * 1000))
         }
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 package import Hummingbird
-package import NIOSSL
-package import RichPushSimTLS
 import NIOCore
+package import NIOSSL
 package import RichPushCore
+package import RichPushSimTLS
 import Synchronization
 
 /// The local FCM: Google's OAuth2 token endpoint (`POST /token`) and FCM HTTP v1's
@@ -65,22 +65,29 @@ package final class FCMSimulator: Sendable {
 
     /// Serves Google's endpoints as they are served: HTTP/2 over TLS (`tls` offering `h2`), at
     /// most `maxStreams` streams per connection, on raw HTTP/2 frames.
-    package func start(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration, maxStreams: Int = 100) async throws -> LocalHTTP2Server {
-        try await LocalHTTP2Server.start(host: host, port: port, tls: tls, maxStreams: maxStreams, maxBodyBytes: FCMMessageRules.maxBodyBytes) { request in
+    package func start(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration, maxStreams: Int = 100) async throws -> LocalHTTP2Server
+    {
+        try await LocalHTTP2Server.start(
+            host: host, port: port, tls: tls, maxStreams: maxStreams, maxBodyBytes: FCMMessageRules.maxBodyBytes
+        ) { request in
             self.respond(to: request)
         }
     }
 
     /// The same endpoints over cleartext HTTP/1.1, for curl and debugging (the workers' FCM
     /// client speaks HTTP/2 over TLS only, as Google does).
-    package func application(host: String = "127.0.0.1", port: Int, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
-        -> some ApplicationProtocol {
+    package func application(
+        host: String = "127.0.0.1", port: Int, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    )
+        -> some ApplicationProtocol
+    {
         let router = Router()
         router.post("**") { request, _ -> Response in
             let body = try await request.body.collect(upTo: FCMMessageRules.maxBodyBytes + 1)
-            let answer = self.respond(to: LocalHTTP2Server.Request(
-                method: "POST", path: request.uri.path,
-                headers: request.headers.map { (name: $0.name.canonicalName, value: $0.value) }, body: Array(buffer: body)))
+            let answer = self.respond(
+                to: LocalHTTP2Server.Request(
+                    method: "POST", path: request.uri.path,
+                    headers: request.headers.map { (name: $0.name.canonicalName, value: $0.value) }, body: Array(buffer: body)))
             var headers = HTTPFields()
             for header in answer.headers {
                 switch header.name {
@@ -92,7 +99,9 @@ package final class FCMSimulator: Sendable {
             }
             return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
         }
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "fcm-sim"), onServerRunning: onServerRunning)
+        return Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "fcm-sim"),
+            onServerRunning: onServerRunning)
     }
 
     /// Google's answer to one request: the token endpoint (`POST /token`) or FCM's
@@ -106,17 +115,22 @@ package final class FCMSimulator: Sendable {
     }
 
     private func answer(_ request: LocalHTTP2Server.Request) -> LocalHTTP2Server.Response {
-        guard request.method == "POST" else { return Self.json(405, ["error": ["code": 405, "message": "Method Not Allowed", "status": "UNIMPLEMENTED"]]) }
+        guard request.method == "POST" else {
+            return Self.json(405, ["error": ["code": 405, "message": "Method Not Allowed", "status": "UNIMPLEMENTED"]])
+        }
         if request.path == "/token" { return token(form: String(decoding: request.body, as: UTF8.self)) }
         let prefix = "/v1/projects/", suffix = "/messages:send"
         if request.path.hasPrefix(prefix), request.path.hasSuffix(suffix), request.path.count > prefix.count + suffix.count {
             let project = String(request.path.dropFirst(prefix.count).dropLast(suffix.count))
             guard request.body.count <= FCMMessageRules.maxBodyBytes else {
-                return answer(FCMSimError(400, "INVALID_ARGUMENT", "Request payload size exceeds the limit", fcm: "INVALID_ARGUMENT"), token: nil)
+                return answer(
+                    FCMSimError(400, "INVALID_ARGUMENT", "Request payload size exceeds the limit", fcm: "INVALID_ARGUMENT"), token: nil)
             }
             return send(project: project, authorization: request.header("authorization"), body: request.body)
         }
-        return Self.json(404, ["error": ["code": 404, "message": "The requested URL \(request.path) was not found on this server.", "status": "NOT_FOUND"]])
+        return Self.json(
+            404,
+            ["error": ["code": 404, "message": "The requested URL \(request.path) was not found on this server.", "status": "NOT_FOUND"]])
     }
 
     func token(form: String) -> LocalHTTP2Server.Response {
@@ -126,7 +140,8 @@ package final class FCMSimulator: Sendable {
             if parts.count == 2 { fields[parts[0]] = parts[1] }
         }
         guard fields["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else {
-            return Self.json(400, ["error": "unsupported_grant_type", "error_description": "Invalid grant_type: \(fields["grant_type"] ?? "")"])
+            return Self.json(
+                400, ["error": "unsupported_grant_type", "error_description": "Invalid grant_type: \(fields["grant_type"] ?? "")"])
         }
         if let problem = configuration.check.problem(with: fields["assertion"] ?? "", now: Date()) {
             return Self.json(400, ["error": "invalid_grant", "error_description": problem])
@@ -142,11 +157,17 @@ package final class FCMSimulator: Sendable {
     func send(project: String, authorization: String?, body: [UInt8]) -> LocalHTTP2Server.Response {
         let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         guard let bearer, let expiry = tokens.withLock({ $0[bearer] }), expiry > Date() else {
-            return answer(FCMSimError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token.", fcm: nil),
-                          token: nil, wwwAuthenticate: #"Bearer realm="https://accounts.google.com/", error="invalid_token""#)
+            return answer(
+                FCMSimError(
+                    401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token.", fcm: nil),
+                token: nil, wwwAuthenticate: #"Bearer realm="https://accounts.google.com/", error="invalid_token""#)
         }
         guard project == configuration.projectID else {
-            return answer(FCMSimError(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource '//fcm.googleapis.com/projects/\(project)'", fcm: "SENDER_ID_MISMATCH"), token: nil)
+            return answer(
+                FCMSimError(
+                    403, "PERMISSION_DENIED",
+                    "Permission 'cloudmessaging.messages.create' denied on resource '//fcm.googleapis.com/projects/\(project)'",
+                    fcm: "SENDER_ID_MISMATCH"), token: nil)
         }
         let token: String
         let validateOnly: Bool
@@ -162,9 +183,12 @@ package final class FCMSimulator: Sendable {
         case .project(let wait)?:
             return answer(Self.projectQuotaExceeded(project), token: token, retryAfter: String(wait))
         case .device(let wait)?:
-            return answer(FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.", fcm: "QUOTA_EXCEEDED",
-                                      quotaViolation: ("device:\(token.prefix(12))", "Device message rate exceeded.")),
-                          token: token, retryAfter: String(wait))
+            return answer(
+                FCMSimError(
+                    429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.",
+                    fcm: "QUOTA_EXCEEDED",
+                    quotaViolation: ("device:\(token.prefix(12))", "Device message rate exceeded.")),
+                token: token, retryAfter: String(wait))
         case nil:
             break
         }
@@ -177,27 +201,37 @@ package final class FCMSimulator: Sendable {
             threshold += share
             guard draw < threshold else { continue }
             switch status {
-            case 400: return answer(FCMSimError(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", fcm: "INVALID_ARGUMENT"), token: token)
-            case 429: return answer(FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", fcm: "QUOTA_EXCEEDED",
-                                                quotaViolation: ("project:\(project)", "Project message rate exceeded.")), token: token, retryAfter: "1")
+            case 400:
+                return answer(
+                    FCMSimError(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", fcm: "INVALID_ARGUMENT"), token: token)
+            case 429:
+                return answer(
+                    FCMSimError(
+                        429, "RESOURCE_EXHAUSTED", "Quota exceeded.", fcm: "QUOTA_EXCEEDED",
+                        quotaViolation: ("project:\(project)", "Project message rate exceeded.")), token: token, retryAfter: "1")
             case 500: return answer(FCMSimError(500, "INTERNAL", "Internal error encountered.", fcm: "INTERNAL"), token: token)
-            default: return answer(FCMSimError(503, "UNAVAILABLE", "The service is currently unavailable.", fcm: "UNAVAILABLE"), token: token)
+            default:
+                return answer(FCMSimError(503, "UNAVAILABLE", "The service is currently unavailable.", fcm: "UNAVAILABLE"), token: token)
             }
         }
         let name = "projects/\(project)/messages/\(validateOnly ? "fake_message_id" : "0:\(sequence.add(1, ordering: .relaxed).newValue)")"
         if !validateOnly { forward?(Accepted(token: token, body: body, name: name)) }
         log?(Self.logLine(token: token, status: 200, error: nil))
         // The one answer on the hot path, written directly (a name is [a-z0-9/:_-]).
-        return LocalHTTP2Server.Response(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")],
-                                         body: Array("{\"name\":\"\(name)\"}".utf8))
+        return LocalHTTP2Server.Response(
+            status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")],
+            body: Array("{\"name\":\"\(name)\"}".utf8))
     }
 
     static func projectQuotaExceeded(_ project: String) -> FCMSimError {
-        FCMSimError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.", fcm: "QUOTA_EXCEEDED",
-                    quotaViolation: ("project:\(project)", "Project message rate exceeded."))
+        FCMSimError(
+            429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Messages' and limit 'Messages per minute'.", fcm: "QUOTA_EXCEEDED",
+            quotaViolation: ("project:\(project)", "Project message rate exceeded."))
     }
 
-    private func answer(_ error: FCMSimError, token: String?, retryAfter: String? = nil, wwwAuthenticate: String? = nil) -> LocalHTTP2Server.Response {
+    private func answer(
+        _ error: FCMSimError, token: String?, retryAfter: String? = nil, wwwAuthenticate: String? = nil
+    ) -> LocalHTTP2Server.Response {
         log?(Self.logLine(token: token, status: error.status, error: error.fcm ?? error.rpcStatus))
         var headers = [(name: "content-type", value: "application/json; charset=UTF-8")]
         if let retryAfter { headers.append((name: "retry-after", value: retryAfter)) }
@@ -207,11 +241,14 @@ package final class FCMSimulator: Sendable {
 
     static func json(_ status: Int, _ object: [String: Any]) -> LocalHTTP2Server.Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return LocalHTTP2Server.Response(status: status, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(data))
+        return LocalHTTP2Server.Response(
+            status: status, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(data))
     }
 
     static func logLine(token: String?, status: Int, error: String?, issued: String? = nil) -> String {
-        var object: [String: Any] = ["token": token ?? NSNull(), "status": status, "error": error ?? NSNull(), "at": Date().timeIntervalSince1970]
+        var object: [String: Any] = [
+            "token": token ?? NSNull(), "status": status, "error": error ?? NSNull(), "at": Date().timeIntervalSince1970,
+        ]
         // A token endpoint line: the access token issued (its first characters).
         if let issued { object["issued"] = issued }
         return String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)

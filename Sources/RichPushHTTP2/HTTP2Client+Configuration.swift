@@ -78,9 +78,11 @@ extension HTTP2Client {
         /// The answer header reported as an exchange's `responseID` (`apns-id` for APNs).
         package var responseIDHeader: String?
 
-        package init(endpoint: Endpoint, trustRoots: [NIOSSLCertificate]? = nil, connections: Int = 2, requestTimeout: Duration = .seconds(10),
-                    connectTimeout: Duration = .seconds(10), unprocessedRetries: Int = 10, minReconnectDelay: Duration = .milliseconds(100),
-                    maxReconnectDelay: Duration = .seconds(30), responseIDHeader: String? = nil, pingTimeout: Duration? = nil) {
+        package init(
+            endpoint: Endpoint, trustRoots: [NIOSSLCertificate]? = nil, connections: Int = 2, requestTimeout: Duration = .seconds(10),
+            connectTimeout: Duration = .seconds(10), unprocessedRetries: Int = 10, minReconnectDelay: Duration = .milliseconds(100),
+            maxReconnectDelay: Duration = .seconds(30), responseIDHeader: String? = nil, pingTimeout: Duration? = nil
+        ) {
             self.responseIDHeader = responseIDHeader
             self.pingTimeout = pingTimeout
             self.endpoint = endpoint

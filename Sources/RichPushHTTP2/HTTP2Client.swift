@@ -43,7 +43,8 @@ package final class HTTP2Client: Service, Sendable {
         } else {
             self.tls = nil
         }
-        slots = Mutex(Array(repeating: .idle(failures: 0, notBefore: .uptimeNanoseconds(0), lastError: nil), count: configuration.connections))
+        slots = Mutex(
+            Array(repeating: .idle(failures: 0, notBefore: .uptimeNanoseconds(0), lastError: nil), count: configuration.connections))
     }
 
     /// Sends one request and returns how it ended; never throws.
@@ -66,7 +67,12 @@ package final class HTTP2Client: Service, Sendable {
                 let indices = pending[pending.count * share / shares..<pending.count * (share + 1) / shares]
                 do {
                     let connection = try await lease()
-                    sent.append((indices, connection.execute(indices.lazy.map { requests[$0] }, authorization: authorization, timeout: timeout, halt: halt)))
+                    sent.append(
+                        (
+                            indices,
+                            connection.execute(
+                                indices.lazy.map { requests[$0] }, authorization: authorization, timeout: timeout, halt: halt)
+                        ))
                 } catch {
                     for index in indices { exchanges[index] = .unprocessed(reason: "\(error)") }
                 }
@@ -168,7 +174,8 @@ package final class HTTP2Client: Service, Sendable {
                     if notBefore <= now {
                         if connectable == nil { connectable = index }
                     } else if problem == nil {
-                        problem = "APNs at \(configuration.endpoint) unreachable (\(lastError ?? "?")); next attempt in \((notBefore - now).nanoseconds / 1_000_000) ms"
+                        problem =
+                            "APNs at \(configuration.endpoint) unreachable (\(lastError ?? "?")); next attempt in \((notBefore - now).nanoseconds / 1_000_000) ms"
                     }
                 }
             }
@@ -194,10 +201,11 @@ package final class HTTP2Client: Service, Sendable {
         let group = group
         let task = Task {
             do {
-                let connection = try await HTTP2Connection.connect(to: configuration.endpoint, tls: tls,
-                                                                  connectTimeout: TimeAmount(configuration.connectTimeout),
-                                                                  liveness: self.liveness,
-                                                                  responseIDHeader: configuration.responseIDHeader, group: group)
+                let connection = try await HTTP2Connection.connect(
+                    to: configuration.endpoint, tls: tls,
+                    connectTimeout: TimeAmount(configuration.connectTimeout),
+                    liveness: self.liveness,
+                    responseIDHeader: configuration.responseIDHeader, group: group)
                 self.opened.add(1, ordering: .relaxed)
                 let kept = self.slots.withLock { slots in
                     guard !self.stopped.load(ordering: .relaxed) else { return false }
@@ -207,7 +215,8 @@ package final class HTTP2Client: Service, Sendable {
                 if !kept { connection.close() }
                 return connection
             } catch {
-                let delay = Self.backOff(failures: failures + 1, from: configuration.minReconnectDelay, limit: configuration.maxReconnectDelay)
+                let delay = Self.backOff(
+                    failures: failures + 1, from: configuration.minReconnectDelay, limit: configuration.maxReconnectDelay)
                 self.slots.withLock { slots in
                     guard !self.stopped.load(ordering: .relaxed) else { return }
                     slots[index] = .idle(failures: failures + 1, notBefore: .now() + delay, lastError: "\(error)")

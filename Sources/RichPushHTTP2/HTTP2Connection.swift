@@ -15,7 +15,9 @@ final class HTTP2Connection: Sendable {
     private let authority: String
     private let scheme: String
 
-    private init(channel: any Channel, streams: NIOLoopBound<HTTP2ConnectionHandler>, state: HTTP2ConnectionState, authority: String, scheme: String) {
+    private init(
+        channel: any Channel, streams: NIOLoopBound<HTTP2ConnectionHandler>, state: HTTP2ConnectionState, authority: String, scheme: String
+    ) {
         self.channel = channel
         self.streams = streams
         self.state = state
@@ -23,8 +25,11 @@ final class HTTP2Connection: Sendable {
         self.scheme = scheme
     }
 
-    static func connect(to endpoint: HTTP2Client.Endpoint, tls: NIOSSLContext?, connectTimeout: TimeAmount, liveness: HTTP2Liveness, responseIDHeader: String?,
-                        group: any EventLoopGroup) async throws -> HTTP2Connection {
+    static func connect(
+        to endpoint: HTTP2Client.Endpoint, tls: NIOSSLContext?, connectTimeout: TimeAmount, liveness: HTTP2Liveness,
+        responseIDHeader: String?,
+        group: any EventLoopGroup
+    ) async throws -> HTTP2Connection {
         let state = HTTP2ConnectionState(responseIDHeader: responseIDHeader)
         let serverHostname = endpoint.host.first?.isNumber == true || endpoint.host.contains(":") ? nil : endpoint.host
         let (channel, streams, ready) = try await ClientBootstrap(group: group)
@@ -40,8 +45,10 @@ final class HTTP2Connection: Sendable {
                     let streams = HTTP2ConnectionHandler(state: state, ready: ready, liveness: liveness)
                     var connection = NIOHTTP2Handler.ConnectionConfiguration()
                     // No server push; a large header list is never needed for an answer.
-                    connection.initialSettings = [HTTP2Setting(parameter: .enablePush, value: 0),
-                                                  HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024)]
+                    connection.initialSettings = [
+                        HTTP2Setting(parameter: .enablePush, value: 0),
+                        HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
+                    ]
                     // The streams are this client's own, on the connection's frames (no multiplexer).
                     try pipeline.addHandler(NIOHTTP2Handler(mode: .client, frameDelegate: streams, connectionConfiguration: connection))
                     try pipeline.addHandler(streams)
@@ -64,23 +71,30 @@ final class HTTP2Connection: Sendable {
             throw HTTP2ClientError("\(endpoint): no HTTP/2 SETTINGS from the server (\(error)); is it an HTTP/2 server with ALPN h2?")
         }
         state.lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
-        return HTTP2Connection(channel: channel, streams: streams, state: state,
-                              authority: endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)",
-                              scheme: tls == nil ? "http" : "https")
+        return HTTP2Connection(
+            channel: channel, streams: streams, state: state,
+            authority: endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)",
+            scheme: tls == nil ? "http" : "https")
     }
 
     /// Sends each request with `authorization` on a stream of its own, all opened in one turn of the
     /// event loop (and written with one flush). Never fails: every ending is an ``HTTP2Exchange``,
     /// in the order of `requests`.
-    func execute(_ requests: some Collection<HTTP2Request>, authorization: String, timeout: TimeAmount, halt: HTTP2Halt? = nil) -> EventLoopFuture<[HTTP2Exchange]> {
-        let prepared = requests.map { (headers: hpackHeaders(for: $0, authorization: authorization), body: ByteBuffer(bytes: $0.body), recipient: $0.recipient) }
+    func execute(
+        _ requests: some Collection<HTTP2Request>, authorization: String, timeout: TimeAmount, halt: HTTP2Halt? = nil
+    ) -> EventLoopFuture<[HTTP2Exchange]> {
+        let prepared = requests.map {
+            (headers: hpackHeaders(for: $0, authorization: authorization), body: ByteBuffer(bytes: $0.body), recipient: $0.recipient)
+        }
         let loop = channel.eventLoop
         let state = state
         let streams = streams
         return loop.flatSubmit {
             let handlers = prepared.map { headers, body, recipient in
-                HTTP2StreamRequest(headers: headers, body: body, connection: state,
-                                  completion: HTTP2ExchangeCompletion(promise: loop.makePromise(of: HTTP2Exchange.self)), halt: halt, recipient: recipient)
+                HTTP2StreamRequest(
+                    headers: headers, body: body, connection: state,
+                    completion: HTTP2ExchangeCompletion(promise: loop.makePromise(of: HTTP2Exchange.self)), halt: halt, recipient: recipient
+                )
             }
             let deadline = HTTP2BatchDeadline(handlers: handlers, timeout: timeout, eventLoop: loop)
             let all = EventLoopFuture.whenAllSucceed(handlers.map(\.ended), on: loop)
@@ -103,11 +117,12 @@ final class HTTP2Connection: Sendable {
         headers.add(name: ":authority", value: authority)
         headers.add(name: "authorization", value: authorization, indexing: .nonIndexable)
         for header in request.headers {
-            let indexing: HPACKIndexing = switch header.indexing {
-            case .always: .indexable
-            case .firstTimeOnly: firstTime ? .indexable : .nonIndexable
-            case .never: .nonIndexable
-            }
+            let indexing: HPACKIndexing =
+                switch header.indexing {
+                case .always: .indexable
+                case .firstTimeOnly: firstTime ? .indexable : .nonIndexable
+                case .never: .nonIndexable
+                }
             headers.add(name: header.name, value: header.value, indexing: indexing)
         }
         headers.add(name: "content-length", value: String(request.body.count))

@@ -81,7 +81,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
             request.opened(id, by: self)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: request.headers)))), promise: nil)
             let written = context.eventLoop.makePromise(of: Void.self)
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))), promise: written)
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))),
+                promise: written)
             written.futureResult.assumeIsolated().whenSuccess { request.written() }
             request.ended.assumeIsolated().whenComplete { _ in
                 // Answered, reset, timed out: its slot is free (the stream may close a moment later).
@@ -109,7 +111,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     private func probeLiveness(context: ChannelHandlerContext) {
         guard probe == nil else { return }
         let sentAt = NIODeadline.now().uptimeNanoseconds
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: sentAt), ack: false))), promise: nil)
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: sentAt), ack: false))), promise: nil
+        )
         probe = context.eventLoop.assumeIsolated().scheduleTask(in: liveness.timeout) {
             self.probe = nil
             let alive = self.state.lastRead.load(ordering: .relaxed) >= sentAt
@@ -167,7 +171,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
         }
         unacknowledged += bytes
         if unacknowledged >= 32_768 {
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledged))), promise: nil)
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledged))),
+                promise: nil)
             unacknowledged = 0
             windowUpdatesPending = true
         }

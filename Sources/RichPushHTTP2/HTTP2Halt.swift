@@ -30,10 +30,12 @@ package final class HTTP2Halt: Sendable {
     /// declared its request's recipient gone, into `gone` (shared by the batches of a process),
     /// and `recipientThrottled`, which says how long an answer asked to wait before the next
     /// request to its recipient (nil: it did not), into `backoffs`.
-    package init(when trips: @escaping @Sendable (_ status: Int, _ retryAfter: String?, _ body: [UInt8]) -> Bool,
-                recipientGone: (@Sendable (_ status: Int, _ body: [UInt8]) -> Bool)? = nil, gone: HTTP2GoneRecipients = HTTP2GoneRecipients(),
-                recipientThrottled: (@Sendable (_ status: Int, _ retryAfter: String?, _ body: [UInt8]) -> Duration?)? = nil,
-                backoffs: HTTP2Backoffs? = nil, tripWait: Duration = .seconds(30)) {
+    package init(
+        when trips: @escaping @Sendable (_ status: Int, _ retryAfter: String?, _ body: [UInt8]) -> Bool,
+        recipientGone: (@Sendable (_ status: Int, _ body: [UInt8]) -> Bool)? = nil, gone: HTTP2GoneRecipients = HTTP2GoneRecipients(),
+        recipientThrottled: (@Sendable (_ status: Int, _ retryAfter: String?, _ body: [UInt8]) -> Duration?)? = nil,
+        backoffs: HTTP2Backoffs? = nil, tripWait: Duration = .seconds(30)
+    ) {
         self.trips = trips
         self.recipientGone = recipientGone
         self.gone = gone

@@ -36,7 +36,10 @@ final class HTTP2StreamRequest {
     private var answer: [UInt8] = []
     private var startedAt: UInt64 = 0
 
-    init(headers: HPACKHeaders, body: ByteBuffer, connection: HTTP2ConnectionState, completion: HTTP2ExchangeCompletion, halt: HTTP2Halt? = nil, recipient: String? = nil) {
+    init(
+        headers: HPACKHeaders, body: ByteBuffer, connection: HTTP2ConnectionState, completion: HTTP2ExchangeCompletion,
+        halt: HTTP2Halt? = nil, recipient: String? = nil
+    ) {
         self.halt = halt
         self.recipient = recipient
         self.headers = headers

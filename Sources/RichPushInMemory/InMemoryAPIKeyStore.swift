@@ -27,13 +27,16 @@ package final class InMemoryAPIKeyStore: APIKeyStore {
         let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let token = APIKey.token(app: app, id: id, secret: secret)
-        let key = APIKey(id: id, user: user, scopes: scopes, label: label, createdAt: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+        let key = APIKey(
+            id: id, user: user, scopes: scopes, label: label, createdAt: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
         keys.withLock { $0[id] = (key, Self.digest(token)) }
         return (key, token)
     }
 
     package func list(user: String?) async throws -> [APIKey] {
-        keys.withLock { $0.values.map(\.key) }.filter { user == nil || $0.user == user }.sorted { ($0.user, $0.createdAt) < ($1.user, $1.createdAt) }
+        keys.withLock { $0.values.map(\.key) }.filter { user == nil || $0.user == user }.sorted {
+            ($0.user, $0.createdAt) < ($1.user, $1.createdAt)
+        }
     }
 
     package func revoke(id: String) async throws -> Bool {
@@ -44,8 +47,9 @@ package final class InMemoryAPIKeyStore: APIKeyStore {
 
     package func verify(token: String) async throws -> (key: APIKey, user: User)? {
         guard let (app, id) = APIKey.parse(token: token), app == self.app, let stored = keys.withLock({ $0[id] }),
-              ConstantTime.equal(Array(stored.digest.utf8), Array(Self.digest(token).utf8)),
-              let user = try await users.user(named: stored.key.user) else { return nil }
+            ConstantTime.equal(Array(stored.digest.utf8), Array(Self.digest(token).utf8)),
+            let user = try await users.user(named: stored.key.user)
+        else { return nil }
         return (stored.key, user.user)
     }
 

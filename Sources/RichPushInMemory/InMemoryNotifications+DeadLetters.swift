@@ -53,7 +53,8 @@ extension InMemoryNotifications {
     /// device `queued`, a `failed` notification `queued`. The caller sets the ledger entry.
     static func revive(_ state: inout State, _ key: DeliveryKey) {
         state.counts[key.notification, default: [:]][DeliveryCounter.failed.rawValue, default: 0] -= 1
-        state.devices[key.notification, default: [:]][key.installation] = NotificationStatus.Device(installation: key.installation, state: "queued")
+        state.devices[key.notification, default: [:]][key.installation] = NotificationStatus.Device(
+            installation: key.installation, state: "queued")
         if state.states[key.notification] == .failed { state.states[key.notification] = .queued }
     }
 }

@@ -52,9 +52,10 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
-                                          payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target,
-                                          createdAt: 0, delivery: draft.delivery, properties: draft.properties)
+            let record = RichNotification(
+                id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
+                payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target,
+                createdAt: 0, delivery: draft.delivery, properties: draft.properties)
             state.records[id] = record
             state.payloads[hash] = draft.payload
             state.states[id] = (draft.sendAt ?? 0) > 0 ? .scheduled : .queued
@@ -158,11 +159,14 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    package func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
-                              ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome {
+    package func recordReceipt(
+        id: Int, kind: ReceiptKind, installation: String?, reader: String,
+        ifAddressedTo addressees: [String]?
+    ) async throws -> ReceiptOutcome {
         state.withLock { state in
             if let addressees, !Self.addressed(state, id, to: addressees) { return .notAddressed }
-            guard state.seen[id, default: []].insert("\(kind.rawValue):" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted else { return .duplicate }
+            guard state.seen[id, default: []].insert("\(kind.rawValue):" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted
+            else { return .duplicate }
             state.counts[id, default: [:]][kind.rawValue, default: 0] += 1
             if let installation {
                 var device = state.devices[id]?[installation] ?? NotificationStatus.Device(installation: installation, state: "")
@@ -223,7 +227,9 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     package func releaseLeases(_ keys: [DeliveryKey]) async throws {
         state.withLock { state in
             for key in keys {
-                if case .leased = state.ledger[key.notification]?[key.installation] { state.ledger[key.notification]?[key.installation] = .tried }
+                if case .leased = state.ledger[key.notification]?[key.installation] {
+                    state.ledger[key.notification]?[key.installation] = .tried
+                }
             }
         }
     }

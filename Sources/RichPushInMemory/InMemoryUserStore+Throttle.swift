@@ -8,8 +8,9 @@ extension InMemoryUserStore {
         return state.withLock { state in
             let pair = Self.live(state.pairs[user]?[address], now: now)
             let byAddress = Self.live(state.addresses[address], now: now)
-            let wait = max(Self.wait(pair, free: policy.freeFailuresPerPair, now: now, policy: policy),
-                           Self.wait(byAddress, free: policy.freeFailuresPerAddress, now: now, policy: policy))
+            let wait = max(
+                Self.wait(pair, free: policy.freeFailuresPerPair, now: now, policy: policy),
+                Self.wait(byAddress, free: policy.freeFailuresPerAddress, now: now, policy: policy))
             if wait > 0 { return wait }
             state.pairs[user, default: [:]][address] = Failures(count: (pair?.count ?? 0) + 1, last: now, expires: now + policy.memory)
             state.addresses[address] = Failures(count: (byAddress?.count ?? 0) + 1, last: now, expires: now + policy.memory)

@@ -43,7 +43,8 @@ package final class InMemoryUserStore: UserStore {
     package func update(name: String, passwordHash: String?, role: User.Role?) async throws -> Bool {
         let found = state.withLock { state in
             guard let stored = state.users[name] else { return false }
-            state.users[name] = StoredUser(user: User(name: name, role: role ?? stored.user.role), passwordHash: passwordHash ?? stored.passwordHash)
+            state.users[name] = StoredUser(
+                user: User(name: name, role: role ?? stored.user.role), passwordHash: passwordHash ?? stored.passwordHash)
             return true
         }
         if found, passwordHash != nil || role != nil { changes?.announce("user:\(name)") }

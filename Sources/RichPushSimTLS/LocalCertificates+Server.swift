@@ -15,8 +15,9 @@ extension LocalCertificates {
 extension LocalCertificates {
     /// Whether `name` can go into the certificate as a DNS name: 1 to 253 letters, digits, `-`, `.`.
     package static func isDNSName(_ name: String) -> Bool {
-        (1...253).contains(name.utf8.count) && name.utf8.allSatisfy {
-            $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || (48...57).contains($0) || (97...122).contains($0 | 0x20)
-        }
+        (1...253).contains(name.utf8.count)
+            && name.utf8.allSatisfy {
+                $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || (48...57).contains($0) || (97...122).contains($0 | 0x20)
+            }
     }
 }

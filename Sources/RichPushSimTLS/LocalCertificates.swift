@@ -12,15 +12,19 @@ package struct LocalCertificates: Sendable {
     package let privateKeyPEM: String
 
     /// `hosts` become DNS names, `addresses` (IPv4 dotted quads) IP addresses of the certificate.
-    package static func generate(hosts: [String] = ["localhost"], addresses: [String] = ["127.0.0.1"],
-                                validFor: TimeInterval = 30 * 86400, now: Date = Date()) throws -> LocalCertificates {
+    package static func generate(
+        hosts: [String] = ["localhost"], addresses: [String] = ["127.0.0.1"],
+        validFor: TimeInterval = 30 * 86400, now: Date = Date()
+    ) throws -> LocalCertificates {
         let caKey = P256.Signing.PrivateKey()
         // A name of its own per CA: a client trusting two simulators' CAs from one file (APNs
         // production and sandbox) finds each issuer by name, and with one shared name it checked
         // a certificate against the wrong CA's key (BAD_SIGNATURE).
         let caName = try DistinguishedName {
             OrganizationName("RichPush")
-            CommonName("RichPush local APNs CA \(caKey.publicKey.x963Representation.prefix(9).dropFirst().map { String(format: "%02x", $0) }.joined())")
+            CommonName(
+                "RichPush local APNs CA \(caKey.publicKey.x963Representation.prefix(9).dropFirst().map { String(format: "%02x", $0) }.joined())"
+            )
         }
         let ca = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(caKey.publicKey),
@@ -50,8 +54,9 @@ package struct LocalCertificates: Sendable {
                 SubjectAlternativeNames(names)
             },
             issuerPrivateKey: Certificate.PrivateKey(caKey))
-        return LocalCertificates(caPEM: try ca.serializeAsPEM().pemString, certificatePEM: try server.serializeAsPEM().pemString,
-                                 privateKeyPEM: serverKey.pemRepresentation)
+        return LocalCertificates(
+            caPEM: try ca.serializeAsPEM().pemString, certificatePEM: try server.serializeAsPEM().pemString,
+            privateKeyPEM: serverKey.pemRepresentation)
     }
 
     /// Writes `ca.pem`, `cert.pem` and `key.pem` (readable by the owner only) into `directory`.

@@ -53,11 +53,16 @@ package final class LocalHTTP2Server: Sendable {
 
     /// Listens on `host:port` (0: a free port) with `tls` (its ALPN should offer `h2`),
     /// advertising `maxStreams` concurrent streams per connection.
-    package static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, maxStreams: Int = 100, maxBodyBytes: Int = 64 * 1024,
-                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, handler: @escaping Handler) async throws -> LocalHTTP2Server {
-        let channel = try await bind(host: host, port: port, tls: try NIOSSLContext(configuration: tls),
-                                     settings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams)], group: group) {
-            { stream in try stream.pipeline.syncOperations.addHandler(LocalHTTP2StreamHandler(maxBodyBytes: maxBodyBytes, handler: handler)) }
+    package static func start(
+        host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, maxStreams: Int = 100, maxBodyBytes: Int = 64 * 1024,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, handler: @escaping Handler
+    ) async throws -> LocalHTTP2Server {
+        let channel = try await bind(
+            host: host, port: port, tls: try NIOSSLContext(configuration: tls),
+            settings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams)], group: group
+        ) {
+            { stream in try stream.pipeline.syncOperations.addHandler(LocalHTTP2StreamHandler(maxBodyBytes: maxBodyBytes, handler: handler))
+            }
         }
         return LocalHTTP2Server(channel: channel, port: channel.localAddress?.port ?? port)
     }
@@ -72,8 +77,10 @@ package final class LocalHTTP2Server: Sendable {
     /// The listening socket every local simulator shares: TLS (or cleartext HTTP/2 with prior
     /// knowledge when `tls` is nil), HTTP/2 with `settings` (a 16 KiB header list limit added), and
     /// per connection a `StreamSetup` from `connection` (so a connection's streams can share state).
-    package static func bind(host: String, port: Int, tls: NIOSSLContext?, settings: [HTTP2Setting], group: any EventLoopGroup,
-                            connection: @escaping @Sendable () -> StreamSetup) async throws -> any Channel {
+    package static func bind(
+        host: String, port: Int, tls: NIOSSLContext?, settings: [HTTP2Setting], group: any EventLoopGroup,
+        connection: @escaping @Sendable () -> StreamSetup
+    ) async throws -> any Channel {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -85,8 +92,10 @@ package final class LocalHTTP2Server: Sendable {
                     var configuration = NIOHTTP2Handler.ConnectionConfiguration()
                     configuration.initialSettings = settings + [HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024)]
                     let setup = connection()
-                    _ = try pipeline.configureHTTP2Pipeline(mode: .server, connectionConfiguration: configuration,
-                                                            streamConfiguration: NIOHTTP2Handler.StreamConfiguration()) { stream in
+                    _ = try pipeline.configureHTTP2Pipeline(
+                        mode: .server, connectionConfiguration: configuration,
+                        streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
+                    ) { stream in
                         stream.eventLoop.makeCompletedFuture { try setup(stream) }
                     }
                 }
@@ -131,10 +140,12 @@ final class LocalHTTP2StreamHandler: ChannelInboundHandler {
         self.headers = nil
         let response: LocalHTTP2Server.Response
         if tooLarge {
-            response = LocalHTTP2Server.Response(status: 413, headers: [("content-type", "text/plain")], body: Array("request body too large".utf8))
+            response = LocalHTTP2Server.Response(
+                status: 413, headers: [("content-type", "text/plain")], body: Array("request body too large".utf8))
         } else {
-            let request = LocalHTTP2Server.Request(method: headers.first(name: ":method") ?? "", path: headers.first(name: ":path") ?? "",
-                                                   headers: headers.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) }, body: body)
+            let request = LocalHTTP2Server.Request(
+                method: headers.first(name: ":method") ?? "", path: headers.first(name: ":path") ?? "",
+                headers: headers.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) }, body: body)
             response = handler(request)
         }
         if response.delay > .zero {
@@ -155,7 +166,8 @@ final class LocalHTTP2StreamHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: answer, endStream: true))), promise: nil)
         } else {
             context.write(wrapOutboundOut(.headers(.init(headers: answer))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(bytes: response.body)), endStream: true))), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(bytes: response.body)), endStream: true))), promise: nil)
         }
     }
 }

@@ -29,7 +29,8 @@ struct APIClient: Sendable {
     /// Largest response body a device accepts (the API's own payload limit is lower).
     static let maxBody = 64 << 20
 
-    func call(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> (status: Int, body: Data, contentType: String?) {
+    func call(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> (status: Int, body: Data, contentType: String?)
+    {
         var request = HTTPClientRequest(url: URL(string: path, relativeTo: base)!.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         request.headers.add(name: "Authorization", value: authorization)
@@ -45,7 +46,9 @@ struct APIClient: Sendable {
     /// The seed's registration: POST /api/register?handle=H, then PUT /api/register/{id}. A web
     /// device sends its subscription as `PushSubscription.toJSON()` gives it (the endpoint is
     /// its handle) instead of `Handle`.
-    func register(handle: String, platform: Platform = .apns, tags: [String] = [], subscription: [String: Any]? = nil) async throws -> String {
+    func register(
+        handle: String, platform: Platform = .apns, tags: [String] = [], subscription: [String: Any]? = nil
+    ) async throws -> String {
         // An endpoint is a URL: its `:`, `/`, `?` must not end or split the query.
         let query = handle.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? handle
         let (status, body, _) = try await call("POST", "/api/register?handle=\(query)")
@@ -55,7 +58,9 @@ struct APIClient: Sendable {
         var registration: [String: Any] = ["Platform": platform.rawValue, "Tags": tags]
         if let subscription { registration["Subscription"] = subscription } else { registration["Handle"] = handle }
         let (putStatus, putBody, _) = try await call("PUT", "/api/register/\(id)", json: registration)
-        guard putStatus == 200 else { throw SimulatorError("registration failed: HTTP \(putStatus) \(String(decoding: putBody, as: UTF8.self))") }
+        guard putStatus == 200 else {
+            throw SimulatorError("registration failed: HTTP \(putStatus) \(String(decoding: putBody, as: UTF8.self))")
+        }
         return id
     }
 

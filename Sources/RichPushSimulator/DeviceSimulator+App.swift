@@ -26,8 +26,10 @@ extension DeviceSimulator {
         }
         let android = configuration.platform(of: device.index) == .fcm
         guard let keys = envelope.payload.keys(for: android ? .fcm : .apns) else {
-            emit(SimulatorEvent(event: "failed", device: device.index, installation: device.installation,
-                                detail: "not an FCM data message: the Android app reads its keys from the message's data"))
+            emit(
+                SimulatorEvent(
+                    event: "failed", device: device.index, installation: device.installation,
+                    detail: "not an FCM data message: the Android app reads its keys from the message's data"))
             return
         }
         // A resend of the same notification under the same collapse id is replaced, not shown
@@ -37,7 +39,8 @@ extension DeviceSimulator {
         let push = AppPush(
             keys: keys, platform: android ? .fcm : .apns,
             shownAs: android ? keys.richId.map { "richId#\($0)" } : envelope.id.map { "\($0)#\(keys.richId ?? "")" },
-            collapsed: android ? "richId \(keys.richId ?? "") is already shown: dropped"
+            collapsed: android
+                ? "richId \(keys.richId ?? "") is already shown: dropped"
                 : "collapse id \(envelope.id ?? "") is already shown: replaced, not shown again",
             sentAt: envelope.sentAt)
         await present(push, on: device, handle: handle)
@@ -47,10 +50,13 @@ extension DeviceSimulator {
     /// (or collapsed), the background fetch, shown (or collapsed, for a second copy), the local
     /// notification after the fire delay, the user's tap.
     func present(_ push: AppPush, on device: (index: Int, installation: String), handle: String) async {
-        var event = SimulatorEvent(event: "received", device: device.index, installation: device.installation, richId: push.keys.richId,
-                                   richType: push.keys.richType, message: push.keys.richMessage, sinceSentMicros: push.sentAt.map { Self.nowMicros() - $0 })
+        var event = SimulatorEvent(
+            event: "received", device: device.index, installation: device.installation, richId: push.keys.richId,
+            richType: push.keys.richType, message: push.keys.richMessage, sinceSentMicros: push.sentAt.map { Self.nowMicros() - $0 })
         guard receive(push, event: &event, handle: handle) else { return }
-        guard configuration.fetch, let (id, richType, fetched) = await backgroundFetch(push, event: &event, installation: device.installation) else { return }
+        guard configuration.fetch,
+            let (id, richType, fetched) = await backgroundFetch(push, event: &event, installation: device.installation)
+        else { return }
         // Shown from here on, and only from here: a push whose fetch failed left nothing on the
         // screen, so its resend is handled anew (chaos once saw a resend collapsed into a push
         // that was never shown). Two copies that arrived together: the second collapses here.
@@ -80,8 +86,11 @@ extension DeviceSimulator {
 
     /// didReceiveRemoteNotification: richId as int, then by rich type, the payload fetched from
     /// the API (`fetched`); nil after a `failed` event saying why.
-    private func backgroundFetch(_ push: AppPush, event: inout SimulatorEvent, installation: String) async
-        -> (id: Int, richType: String, fetched: (status: Int, body: Data, contentType: String?))? {
+    private func backgroundFetch(
+        _ push: AppPush, event: inout SimulatorEvent, installation: String
+    ) async
+        -> (id: Int, richType: String, fetched: (status: Int, body: Data, contentType: String?))?
+    {
         guard let id = push.keys.richId.flatMap(Int.init) else {
             event.event = "failed"
             event.detail = "richId is not an integer"
@@ -129,15 +138,16 @@ extension DeviceSimulator {
         if configuration.fireDelay > .zero { try? await Task.sleep(for: configuration.fireDelay) }
         let active = configuration.appState == .active || (configuration.appState == .mixed && device.index % 2 == 0)
         event.event = active ? "alert" : "banner"
-        event.detail = switch (push.platform, active) {
-        case (.fcm, true): "heads-up notification \"Notification\": \(message ?? "") [More]"
-        case (.fcm, false): "notification in the shade: \(message ?? "") (action: More)"
-        // The page is open: the service worker hands the push to it, which shows its own alert.
-        case (.webpush, true): "in-page alert \"Notification\": \(message ?? "") [OK] [More]"
-        case (.webpush, false): "browser notification: \(message ?? "") (action: More)"
-        case (_, true): "in-app alert \"Notification\": \(message ?? "") [OK] [More]"
-        case (_, false): "system banner: \(message ?? "") (action: More)"
-        }
+        event.detail =
+            switch (push.platform, active) {
+            case (.fcm, true): "heads-up notification \"Notification\": \(message ?? "") [More]"
+            case (.fcm, false): "notification in the shade: \(message ?? "") (action: More)"
+            // The page is open: the service worker hands the push to it, which shows its own alert.
+            case (.webpush, true): "in-page alert \"Notification\": \(message ?? "") [OK] [More]"
+            case (.webpush, false): "browser notification: \(message ?? "") (action: More)"
+            case (_, true): "in-app alert \"Notification\": \(message ?? "") [OK] [More]"
+            case (_, false): "system banner: \(message ?? "") (action: More)"
+            }
         event.sinceSentMicros = push.sentAt.map { Self.nowMicros() - $0 }
         emit(event)
         await receipt(id, "displayed", device.installation)
@@ -146,8 +156,10 @@ extension DeviceSimulator {
 
     /// What the simulated user does with the notification: nothing, OK, or More (the image view,
     /// the payload saved, the `opened` receipt).
-    private func tap(_ push: AppPush, id: Int, richType: String, fetched: (status: Int, body: Data, contentType: String?), active: Bool,
-                     event: inout SimulatorEvent, device: (index: Int, installation: String)) async {
+    private func tap(
+        _ push: AppPush, id: Int, richType: String, fetched: (status: Int, body: Data, contentType: String?), active: Bool,
+        event: inout SimulatorEvent, device: (index: Int, installation: String)
+    ) async {
         switch configuration.tap {
         case .none:
             return
@@ -157,11 +169,12 @@ extension DeviceSimulator {
             emit(event)
         case .more:
             event.event = "opened"
-            event.detail = switch (push.platform, active) {
-            case (_, true): "More → image view"
-            case (.webpush, false): "notification clicked → page opened on the image view"
-            case (_, false): "banner tapped → app opened on the image view"
-            }
+            event.detail =
+                switch (push.platform, active) {
+                case (_, true): "More → image view"
+                case (.webpush, false): "notification clicked → page opened on the image view"
+                case (_, false): "banner tapped → app opened on the image view"
+                }
             event.path = save(fetched.body, id: id, device: device.index, richType: richType, contentType: fetched.contentType)
             if richType == "url" { event.detail = "opened \(String(decoding: fetched.body, as: UTF8.self))" }
             event.sinceSentMicros = push.sentAt.map { Self.nowMicros() - $0 }
@@ -190,8 +203,11 @@ extension DeviceSimulator {
     private func receipt(_ id: Int, _ kind: String, _ installation: String) async {
         guard configuration.sendReceipts else { return }
         do {
-            let (status, body, _) = try await api.call("POST", "/api/notifications/\(id)/receipts", json: ["kind": kind, "installation": installation])
-            if status != 200 { logger.warning("receipt refused", metadata: ["status": "\(status)", "body": "\(String(decoding: body, as: UTF8.self))"]) }
+            let (status, body, _) = try await api.call(
+                "POST", "/api/notifications/\(id)/receipts", json: ["kind": kind, "installation": installation])
+            if status != 200 {
+                logger.warning("receipt refused", metadata: ["status": "\(status)", "body": "\(String(decoding: body, as: UTF8.self))"])
+            }
         } catch {
             logger.warning("receipt failed", metadata: ["error": "\(error)"])
         }
@@ -199,13 +215,14 @@ extension DeviceSimulator {
 
     private func save(_ bytes: Data, id: Int, device: Int, richType: String, contentType: String?) -> String? {
         guard let directory = configuration.outDirectory else { return nil }
-        let ext = switch contentType?.split(separator: ";").first.map(String.init) {
-        case "image/png": "png"
-        case "image/jpeg": "jpg"
-        case "image/gif": "gif"
-        case "text/uri-list", "text/plain": "txt"
-        default: richType == "sound" ? "audio" : "bin"
-        }
+        let ext =
+            switch contentType?.split(separator: ";").first.map(String.init) {
+            case "image/png": "png"
+            case "image/jpeg": "jpg"
+            case "image/gif": "gif"
+            case "text/uri-list", "text/plain": "txt"
+            default: richType == "sound" ? "audio" : "bin"
+            }
         let file = directory.appendingPathComponent("richpush-\(id)-device\(device).\(ext)")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

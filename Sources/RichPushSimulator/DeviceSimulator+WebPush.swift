@@ -7,8 +7,11 @@ extension DeviceSimulator {
     /// app's server. Throws (and the fleet tries again) while the API does not take it.
     func reregister(_ old: WebDevice, as new: WebDevice) async throws {
         guard let (index, installation) = devices.withLock({ $0[old.endpoint] }) else { return }
-        guard try await api.reregister(installation: installation, platform: .webpush, tags: webTags.withLock { $0[index] ?? [] },
-                                       subscription: new.subscriptionJSON) else {
+        guard
+            try await api.reregister(
+                installation: installation, platform: .webpush, tags: webTags.withLock { $0[index] ?? [] },
+                subscription: new.subscriptionJSON)
+        else {
             throw SimulatorError("registration \(installation) is gone: the new subscription cannot replace its endpoint")
         }
         keptSubscriptions.keep(new, installation: installation)
@@ -17,7 +20,10 @@ extension DeviceSimulator {
             devices[old.endpoint] = nil
             devices[new.endpoint] = (index, installation)
         }
-        emit(SimulatorEvent(event: "resubscribed", device: index, installation: installation, detail: "the push service ended the subscription; registered a new one"))
+        emit(
+            SimulatorEvent(
+                event: "resubscribed", device: index, installation: installation,
+                detail: "the push service ended the subscription; registered a new one"))
     }
 
     /// A message from a web device's push service, as its service worker's `push` event gets it:
@@ -42,9 +48,10 @@ extension DeviceSimulator {
         guard let json = JSONValue.parse(plaintext), let keys = ReceivedPush.RichKeys(json) else {
             return failed("the decrypted push message is not a JSON object")
         }
-        let push = AppPush(keys: keys, platform: .webpush, shownAs: keys.richId.map { "tag#\($0)" },
-                           collapsed: "a notification with tag \(keys.richId ?? "") is already shown: replaced, not shown again",
-                           sentAt: message.receivedAtMicros)
+        let push = AppPush(
+            keys: keys, platform: .webpush, shownAs: keys.richId.map { "tag#\($0)" },
+            collapsed: "a notification with tag \(keys.richId ?? "") is already shown: replaced, not shown again",
+            sentAt: message.receivedAtMicros)
         await present(push, on: device, handle: web.endpoint)
     }
 }

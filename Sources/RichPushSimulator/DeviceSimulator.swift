@@ -44,13 +44,16 @@ package final class DeviceSimulator: Sendable {
         collapse = try CollapseMemory(stateFile: configuration.stateFile)
         keptSubscriptions = KeptSubscriptions(stateFile: configuration.stateFile)
         if configuration.platforms.hasWeb {
-            guard let service = configuration.webPush else { throw SimulatorError("web devices need a push service to subscribe at (--webpush-url)") }
+            guard let service = configuration.webPush else {
+                throw SimulatorError("web devices need a push service to subscribe at (--webpush-url)")
+            }
             web = try WebDeviceFleet(service: service, logger: logger)
         } else {
             web = nil
         }
         self.logger = logger
-        subscriber = RedisShardedSubscriber(locator: configuration.cluster.map { .cluster($0) } ?? .standalone(configuration.redis), logger: logger)
+        subscriber = RedisShardedSubscriber(
+            locator: configuration.cluster.map { .cluster($0) } ?? .standalone(configuration.redis), logger: logger)
         (events, output) = AsyncStream.makeStream(of: SimulatorEvent.self)
         api = APIClient(base: configuration.apiBaseURL, user: configuration.user, password: configuration.password)
     }
@@ -88,16 +91,20 @@ package final class DeviceSimulator: Sendable {
         // that kept its subscription (a restart) registers it again under its installation.
         if let web {
             let kept = keptSubscriptions
-            try await web.subscribe(indices.filter { configuration.platform(of: $0) == .webpush }, kept: { kept.entry(for: $0)?.device }) { device in
+            try await web.subscribe(indices.filter { configuration.platform(of: $0) == .webpush }, kept: { kept.entry(for: $0)?.device }) {
+                device in
                 self.webTags.withLock { $0[device.index] = tags(device.index) }
                 let installation: String
                 if let entry = kept.entry(for: device.index), entry.device.endpoint == device.endpoint,
-                   try await self.api.reregister(installation: entry.installation, platform: .webpush, tags: tags(device.index),
-                                                 subscription: device.subscriptionJSON) {
+                    try await self.api.reregister(
+                        installation: entry.installation, platform: .webpush, tags: tags(device.index),
+                        subscription: device.subscriptionJSON)
+                {
                     installation = entry.installation
                 } else {
-                    installation = try await self.api.register(handle: device.endpoint, platform: .webpush, tags: tags(device.index),
-                                                                subscription: device.subscriptionJSON)
+                    installation = try await self.api.register(
+                        handle: device.endpoint, platform: .webpush, tags: tags(device.index),
+                        subscription: device.subscriptionJSON)
                 }
                 kept.keep(device, installation: installation)
                 self.devices.withLock { $0[device.endpoint] = (device.index, installation) }
@@ -131,12 +138,15 @@ package final class DeviceSimulator: Sendable {
             group.addTask { await subscriber.run() }
             if let web = self.web {
                 group.addTask {
-                    await web.run(WebDeviceFleet.Handlers(message: { device, message in
-                        await self.handle(web: message, from: device)
-                        if let limit, handled.increment() >= limit { await self.stop() }
-                    }, resubscribed: { old, new in
-                        try await self.reregister(old, as: new)
-                    }))
+                    await web.run(
+                        WebDeviceFleet.Handlers(
+                            message: { device, message in
+                                await self.handle(web: message, from: device)
+                                if let limit, handled.increment() >= limit { await self.stop() }
+                            },
+                            resubscribed: { old, new in
+                                try await self.reregister(old, as: new)
+                            }))
                 }
             }
             // After a dropped connection the hub held what it could not deliver: take it, as a
@@ -217,8 +227,10 @@ package final class DeviceSimulator: Sendable {
 
     /// Every device's held pushes that have not expired, 1,000 devices per pipeline.
     private func takeHeldPushes(_ handles: [String], on connection: any RedisClient) async throws -> [(String, [UInt8])] {
-        try await HubHold(prefix: configuration.hubPrefix).take(handles, now: Int64((Date().timeIntervalSince1970 * 1000).rounded()), on: connection)
-            .map { ($0.handle, $0.envelope) }
+        try await HubHold(prefix: configuration.hubPrefix).take(
+            handles, now: Int64((Date().timeIntervalSince1970 * 1000).rounded()), on: connection
+        )
+        .map { ($0.handle, $0.envelope) }
     }
 
 }

@@ -1,7 +1,7 @@
-package import Foundation
 import Crypto
-package import RichPushCore
+package import Foundation
 package import Hiredis
+package import RichPushCore
 
 /// How the simulated devices behave, as the tutorial's iOS app does.
 package struct SimulatorConfiguration: Sendable {
@@ -83,9 +83,11 @@ package struct SimulatorConfiguration: Sendable {
         return Hex.encode(SHA256.hash(data: Array(name.utf8)))
     }
 
-    package init(apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,
-                fireDelay: Duration = .seconds(5), outDirectory: URL? = nil, redis: RedisConfiguration, hubPrefix: String = "richpush",
-                handlePrefix: String? = nil, sendReceipts: Bool = true) {
+    package init(
+        apiBaseURL: URL, user: String, password: String, devices: Int = 1, appState: AppState = .active, tap: Tap = .more,
+        fireDelay: Duration = .seconds(5), outDirectory: URL? = nil, redis: RedisConfiguration, hubPrefix: String = "richpush",
+        handlePrefix: String? = nil, sendReceipts: Bool = true
+    ) {
         self.apiBaseURL = apiBaseURL
         self.user = user
         self.password = password
@@ -117,8 +119,10 @@ package struct SimulatorEvent: Sendable, Codable, Hashable {
     /// When it happened: microseconds since 1970 (set when the event is emitted).
     package var at: Int?
 
-    package init(event: String, device: Int, installation: String? = nil, richId: String? = nil, richType: String? = nil, message: String? = nil,
-                status: Int? = nil, detail: String? = nil, path: String? = nil, sinceSentMicros: Int? = nil) {
+    package init(
+        event: String, device: Int, installation: String? = nil, richId: String? = nil, richType: String? = nil, message: String? = nil,
+        status: Int? = nil, detail: String? = nil, path: String? = nil, sinceSentMicros: Int? = nil
+    ) {
         self.event = event
         self.device = device
         self.installation = installation

@@ -30,8 +30,10 @@ package struct RedisGoneTokens: GoneTokens {
         var arguments: [any RedisArgument] = [keys.goneTokens]
         for handle in handles { arguments += [time, handle] }
         let oldest = time - Int64(retention.components.seconds) * 1000
-        let replies = try await redis.pipeline([RedisCommand("ZADD", arguments: arguments),
-                                                RedisCommand("ZREMRANGEBYSCORE", keys.goneTokens, "-inf", "(\(oldest)")])
+        let replies = try await redis.pipeline([
+            RedisCommand("ZADD", arguments: arguments),
+            RedisCommand("ZREMRANGEBYSCORE", keys.goneTokens, "-inf", "(\(oldest)"),
+        ])
         for reply in replies { try reply.throwingError() }
     }
 }

@@ -40,13 +40,16 @@ package struct RedisInstallationStore: InstallationStore {
 
     package func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome {
         let tags = String(decoding: try JSONEncoder().encode(installation.tags), as: UTF8.self)
-        let call = SaveCall(installation: keys.installation(installation.id), handleSet: keys.handle(installation.handle), owned: keys.owned(by: installation.owner),
-                            tagCounts: keys.userTags(installation.owner), all: keys.allInstallations, id: installation.id, owner: installation.owner,
-                            platform: installation.platform.rawValue, handle: installation.handle, tags: tags, updated: installation.updatedAt,
-                            maxRegistrations: limits.registrations, maxTags: limits.tags, tagPrefix: keys.tagPrefix, installationPrefix: keys.installationPrefix,
-                            handlePrefix: keys.handlePrefix, environment: Self.storedEnvironment(installation.apnsEnvironment),
-                            webPushKeys: installation.webPushKeys?.stored ?? "", templates: try Self.storedTemplates(installation.templates),
-                            locale: installation.locale ?? "")
+        let call = SaveCall(
+            installation: keys.installation(installation.id), handleSet: keys.handle(installation.handle),
+            owned: keys.owned(by: installation.owner),
+            tagCounts: keys.userTags(installation.owner), all: keys.allInstallations, id: installation.id, owner: installation.owner,
+            platform: installation.platform.rawValue, handle: installation.handle, tags: tags, updated: installation.updatedAt,
+            maxRegistrations: limits.registrations, maxTags: limits.tags, tagPrefix: keys.tagPrefix,
+            installationPrefix: keys.installationPrefix,
+            handlePrefix: keys.handlePrefix, environment: Self.storedEnvironment(installation.apnsEnvironment),
+            webPushKeys: installation.webPushKeys?.stored ?? "", templates: try Self.storedTemplates(installation.templates),
+            locale: installation.locale ?? "")
         let reply = try await redis.run(Self.saveScript, call)
         switch reply.string {
         case "created": return .created
@@ -93,7 +96,8 @@ package struct RedisInstallationStore: InstallationStore {
 
     package func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
         guard !tags.isEmpty else { return [] }
-        let replies = try await redis.pipeline(tags.map { RedisCommand("SSCAN", $0.map(keys.tag) ?? keys.allInstallations, 0, "COUNT", pageSize) })
+        let replies = try await redis.pipeline(
+            tags.map { RedisCommand("SSCAN", $0.map(keys.tag) ?? keys.allInstallations, 0, "COUNT", pageSize) })
         return try replies.map { reply in
             let page = try Self.scanPage(reply)
             return (page.ids, page.next == 0)
@@ -103,7 +107,9 @@ package struct RedisInstallationStore: InstallationStore {
     /// An SSCAN reply: the members and the next cursor (0: done).
     static func scanPage(_ reply: RedisValue) throws -> (ids: [String], next: Int) {
         try reply.throwingError()
-        guard let parts = reply.array, parts.count == 2 else { throw RedisError(code: .unexpectedReply, message: "SSCAN answered \(reply)") }
+        guard let parts = reply.array, parts.count == 2 else {
+            throw RedisError(code: .unexpectedReply, message: "SSCAN answered \(reply)")
+        }
         return ((parts[1].array ?? []).compactMap(\.string), parts[0].int ?? 0)
     }
 
@@ -112,7 +118,8 @@ package struct RedisInstallationStore: InstallationStore {
         var cursors = Array(repeating: 0, count: tags.count)
         var open = Array(tags.indices)
         while !open.isEmpty {
-            let replies = try await redis.pipeline(open.map { RedisCommand("SSCAN", tags[$0].map(keys.tag) ?? keys.allInstallations, cursors[$0], "COUNT", pageSize) })
+            let replies = try await redis.pipeline(
+                open.map { RedisCommand("SSCAN", tags[$0].map(keys.tag) ?? keys.allInstallations, cursors[$0], "COUNT", pageSize) })
             for (index, reply) in zip(open, replies) {
                 let page = try Self.scanPage(reply)
                 members[index] += page.ids
@@ -142,17 +149,18 @@ package struct RedisInstallationStore: InstallationStore {
         }
         return zip(ids, replies).compactMap { id, fields in
             guard let platform = fields[0].string.flatMap(Platform.init(rawValue:)),
-                  let handle = fields[1].string, let owner = fields[3].string,
-                  let tags = fields[2].bytes.flatMap(JSONStringArray.parse),
-                  // No field: production. A value this build does not know is unreadable, as an
-                  // unknown platform is: the record is passed over, never sent to a guessed host.
-                  let environment = fields[5].string.map(APNSEnvironment.init(rawValue:)) ?? .production,
-                  // Templates this build cannot read: passed over, never sent a payload they did not ask for.
-                  let templates = templates(fields[7].bytes)
+                let handle = fields[1].string, let owner = fields[3].string,
+                let tags = fields[2].bytes.flatMap(JSONStringArray.parse),
+                // No field: production. A value this build does not know is unreadable, as an
+                // unknown platform is: the record is passed over, never sent to a guessed host.
+                let environment = fields[5].string.map(APNSEnvironment.init(rawValue:)) ?? .production,
+                // Templates this build cannot read: passed over, never sent a payload they did not ask for.
+                let templates = templates(fields[7].bytes)
             else { return nil }
-            return Installation(id: id, platform: platform, handle: handle, tags: tags, owner: owner, updatedAt: Int64(fields[4].int ?? 0),
-                                apnsEnvironment: environment, webPushKeys: fields[6].string.flatMap(WebPushKeys.init(stored:)),
-                                templates: templates, locale: fields[8].string)
+            return Installation(
+                id: id, platform: platform, handle: handle, tags: tags, owner: owner, updatedAt: Int64(fields[4].int ?? 0),
+                apnsEnvironment: environment, webPushKeys: fields[6].string.flatMap(WebPushKeys.init(stored:)),
+                templates: templates, locale: fields[8].string)
         }
     }
 
@@ -164,18 +172,19 @@ package struct RedisInstallationStore: InstallationStore {
         guard let pairs = reply.array else { return fields }
         for pair in stride(from: 0, to: pairs.count - 1, by: 2) {
             guard case .bulk(let name) = pairs[pair] else { continue }
-            let slot: Int? = switch String(decoding: name, as: UTF8.self) {
-            case "platform": 0
-            case "handle": 1
-            case "tags": 2
-            case "owner": 3
-            case "updated": 4
-            case "environment": 5
-            case "keys": 6
-            case "templates": 7
-            case "locale": 8
-            default: nil
-            }
+            let slot: Int? =
+                switch String(decoding: name, as: UTF8.self) {
+                case "platform": 0
+                case "handle": 1
+                case "tags": 2
+                case "owner": 3
+                case "updated": 4
+                case "environment": 5
+                case "keys": 6
+                case "templates": 7
+                case "locale": 8
+                default: nil
+                }
             if let slot { fields[slot] = pairs[pair + 1] }
         }
         return fields

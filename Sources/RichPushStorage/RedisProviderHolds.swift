@@ -26,10 +26,12 @@ package struct RedisProviderHolds: ProviderHolds {
     }
 
     /// Keeps the later of the two ends.
-    static let holdScript = LuaScript<HoldCall, Never>([.key("hold", \.hold), .argument("ending", \.end)], body: """
-    local current = tonumber(redis.call('GET', hold) or '0')
-    if tonumber(ending) > current then redis.call('SET', hold, ending, 'PXAT', ending) end
-    return 1
+    static let holdScript = LuaScript<HoldCall, Never>(
+        [.key("hold", \.hold), .argument("ending", \.end)],
+        body: """
+            local current = tonumber(redis.call('GET', hold) or '0')
+            if tonumber(ending) > current then redis.call('SET', hold, ending, 'PXAT', ending) end
+            return 1
 
-    """)
+            """)
 }

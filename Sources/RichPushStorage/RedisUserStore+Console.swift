@@ -9,7 +9,10 @@ extension RedisUserStore {
     package func consoleUser(named name: String) async throws -> (user: StoredUser, access: ConsoleAccess?)? {
         let fields = try await redis.send("HMGET", keys.user(name), "hash", "role", "console", "consoleApps").array ?? []
         guard fields.count == 4, let hash = fields[0].string, let role = fields[1].string.flatMap(User.Role.init) else { return nil }
-        return (StoredUser(user: User(name: name, role: role), passwordHash: hash), ConsoleAccess(stored: fields[2].string, apps: fields[3].string))
+        return (
+            StoredUser(user: User(name: name, role: role), passwordHash: hash),
+            ConsoleAccess(stored: fields[2].string, apps: fields[3].string)
+        )
     }
 
     /// Sets (or with nil removes) the user's console access; false if there is no such user.

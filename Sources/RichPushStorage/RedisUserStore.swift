@@ -19,8 +19,12 @@ package struct RedisUserStore: UserStore {
     }
 
     package func create(_ user: User, passwordHash: String) async throws -> Bool {
-        try await redis.run(Self.createScript, CreateCall(user: keys.user(user.name), users: keys.users, name: user.name, hash: passwordHash,
-                                                          role: user.role.rawValue, created: Int(Date().timeIntervalSince1970))).int == 1
+        try await redis.run(
+            Self.createScript,
+            CreateCall(
+                user: keys.user(user.name), users: keys.users, name: user.name, hash: passwordHash,
+                role: user.role.rawValue, created: Int(Date().timeIntervalSince1970))
+        ).int == 1
     }
 
     /// A new user's hash and the set of names; the name, password hash, role and creation time (s).
@@ -29,16 +33,18 @@ package struct RedisUserStore: UserStore {
     }
 
     /// Adds the user only if the name is free, all fields at once.
-    static let createScript = LuaScript<CreateCall, Never>([
-        .key("user", \.user), .key("users", \.users), .argument("name", \.name), .argument("hash", \.hash), .argument("role", \.role),
-        .argument("created", \.created),
-    ], body: """
-    if redis.call('EXISTS', user) == 1 then return 0 end
-    redis.call('HSET', user, 'hash', hash, 'role', role, 'created', created)
-    redis.call('SADD', users, name)
-    return 1
+    static let createScript = LuaScript<CreateCall, Never>(
+        [
+            .key("user", \.user), .key("users", \.users), .argument("name", \.name), .argument("hash", \.hash), .argument("role", \.role),
+            .argument("created", \.created),
+        ],
+        body: """
+            if redis.call('EXISTS', user) == 1 then return 0 end
+            redis.call('HSET', user, 'hash', hash, 'role', role, 'created', created)
+            redis.call('SADD', users, name)
+            return 1
 
-    """)
+            """)
 
     package func update(name: String, passwordHash: String?, role: User.Role?) async throws -> Bool {
         guard try await redis.send("EXISTS", keys.user(name)).int == 1 else { return false }
@@ -52,8 +58,10 @@ package struct RedisUserStore: UserStore {
     }
 
     package func remove(name: String) async throws -> Bool {
-        let replies = try await redis.sendAll([RedisCommand("DEL", keys.user(name)), RedisCommand("SREM", keys.users, name),
-                                               RedisCommand("PUBLISH", keys.credentialChanges, "user:\(keys.credentialName(name))")])
+        let replies = try await redis.sendAll([
+            RedisCommand("DEL", keys.user(name)), RedisCommand("SREM", keys.users, name),
+            RedisCommand("PUBLISH", keys.credentialChanges, "user:\(keys.credentialName(name))"),
+        ])
         _ = try await unlock(user: name, address: nil)
         return replies[0].int == 1
     }

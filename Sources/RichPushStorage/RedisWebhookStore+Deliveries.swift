@@ -58,15 +58,18 @@ extension RedisWebhookStore {
 
     /// Reads new outbox entries, waiting up to `block` (`reader`: a connection of its own whose
     /// command timeout exceeds `block`).
-    package func readOutbox(on reader: RedisConnection, consumer: String, count: Int, block: Duration) async throws -> [WebhookOutboxEntry] {
-        let reply = try await reader.send("XREADGROUP", "GROUP", Self.outboxGroup, consumer, "COUNT", count, "BLOCK", max(1, block.milliseconds),
-                                          "STREAMS", keys.webhookOutbox, ">")
+    package func readOutbox(on reader: RedisConnection, consumer: String, count: Int, block: Duration) async throws -> [WebhookOutboxEntry]
+    {
+        let reply = try await reader.send(
+            "XREADGROUP", "GROUP", Self.outboxGroup, consumer, "COUNT", count, "BLOCK", max(1, block.milliseconds),
+            "STREAMS", keys.webhookOutbox, ">")
         return (reply.array ?? []).flatMap { ($0.array?.dropFirst().first?.array ?? []).compactMap(outboxEntry) }
     }
 
     /// Takes over entries another dispatcher read and did not finish within `idle` (it died).
     package func reclaimOutbox(consumer: String, idle: Duration, count: Int) async throws -> [WebhookOutboxEntry] {
-        let reply = try await redis.send("XAUTOCLAIM", keys.webhookOutbox, Self.outboxGroup, consumer, idle.milliseconds, "0-0", "COUNT", count)
+        let reply = try await redis.send(
+            "XAUTOCLAIM", keys.webhookOutbox, Self.outboxGroup, consumer, idle.milliseconds, "0-0", "COUNT", count)
         return (reply.array?.dropFirst().first?.array ?? []).compactMap(outboxEntry)
     }
 
@@ -94,15 +97,17 @@ extension RedisWebhookStore {
             if let name = flat[index].string { fields[name] = flat[index + 1] }
         }
         guard let notification = fields["n"]?.string, let creator = fields["u"]?.string, let type = fields["t"]?.string,
-              let items = fields["e"]?.bytes else { return nil }
+            let items = fields["e"]?.bytes
+        else { return nil }
         // An entry naming an app that is not an app id is nobody's: dropped (never the default app's).
         var app = AppID.default
         if let named = fields["a"]?.string {
             guard let parsed = AppID(validating: named) else { return nil }
             app = parsed
         }
-        return WebhookOutboxEntry(streamID: id, eventIDPrefix: keys.partitions > 1 ? "\(keys.partition):" : "", notification: notification, creator: creator,
-                                  type: WebhookEventType(rawValue: type), at: Int64(fields["at"]?.string ?? "") ?? 0, items: items, app: app)
+        return WebhookOutboxEntry(
+            streamID: id, eventIDPrefix: keys.partitions > 1 ? "\(keys.partition):" : "", notification: notification, creator: creator,
+            type: WebhookEventType(rawValue: type), at: Int64(fields["at"]?.string ?? "") ?? 0, items: items, app: app)
     }
 
     // MARK: - Retries
@@ -112,8 +117,9 @@ extension RedisWebhookStore {
     package func scheduleRetry(_ delivery: WebhookDelivery, due: Int64, window: Duration) async throws {
         let key = keys.webhookDelivery(delivery.id)
         _ = try await redis.transaction([
-            RedisCommand("HSET", key, "webhook", delivery.webhook, "body", delivery.body, "attempts", delivery.attempts,
-                         "first", delivery.firstAttempt, "events", delivery.events, "error", delivery.lastError),
+            RedisCommand(
+                "HSET", key, "webhook", delivery.webhook, "body", delivery.body, "attempts", delivery.attempts,
+                "first", delivery.firstAttempt, "events", delivery.events, "error", delivery.lastError),
             RedisCommand("EXPIRE", key, Int(window.components.seconds) + 86400),
             RedisCommand("ZADD", keys.webhookRetries, due, delivery.id),
         ])
@@ -122,11 +128,17 @@ extension RedisWebhookStore {
     /// Takes up to `count` deliveries whose time has come, pushing each one's due time `lease`
     /// ahead so no other dispatcher takes it meanwhile (a dispatcher that dies lets it come back).
     package func claimDueDeliveries(now: Int64, count: Int, lease: Duration) async throws -> [WebhookDelivery] {
-        let ids = (try await redis.run(Self.claimScript, ClaimCall(retries: keys.webhookRetries, now: now, count: count,
-                                                                          leasedUntil: now + Int64(lease.milliseconds))).array ?? [])
+        let ids =
+            (try await redis.run(
+                Self.claimScript,
+                ClaimCall(
+                    retries: keys.webhookRetries, now: now, count: count,
+                    leasedUntil: now + Int64(lease.milliseconds))
+            ).array ?? [])
             .compactMap(\.string)
         guard !ids.isEmpty else { return [] }
-        let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", keys.webhookDelivery($0), "webhook", "body", "attempts", "first", "events", "error") })
+        let replies = try await redis.sendAll(
+            ids.map { RedisCommand("HMGET", keys.webhookDelivery($0), "webhook", "body", "attempts", "first", "events", "error") })
         var deliveries: [WebhookDelivery] = []
         var orphans: [String] = []
         for (id, reply) in zip(ids, replies) {
@@ -135,9 +147,11 @@ extension RedisWebhookStore {
                 orphans.append(id)
                 continue
             }
-            deliveries.append(WebhookDelivery(id: id, webhook: webhook, body: body, attempts: values[2].string.flatMap { Int($0) } ?? 0,
-                                              firstAttempt: values[3].string.flatMap { Int64($0) } ?? now, events: values[4].string.flatMap { Int($0) } ?? 0,
-                                              lastError: values[5].string ?? ""))
+            deliveries.append(
+                WebhookDelivery(
+                    id: id, webhook: webhook, body: body, attempts: values[2].string.flatMap { Int($0) } ?? 0,
+                    firstAttempt: values[3].string.flatMap { Int64($0) } ?? now, events: values[4].string.flatMap { Int($0) } ?? 0,
+                    lastError: values[5].string ?? ""))
         }
         if !orphans.isEmpty {
             var remove = RedisCommand("ZREM", keys.webhookRetries)
@@ -153,14 +167,16 @@ extension RedisWebhookStore {
     }
 
     /// The due deliveries' ids, each pushed to `leasedUntil`.
-    static let claimScript = LuaScript<ClaimCall, Never>([
-        .key("retries", \.retries), .argument("now", \.now), .argument("count", \.count), .argument("leasedUntil", \.leasedUntil),
-    ], body: """
-    local due = redis.call('ZRANGEBYSCORE', retries, '-inf', now, 'LIMIT', 0, count)
-    for _, id in ipairs(due) do redis.call('ZADD', retries, leasedUntil, id) end
-    return due
+    static let claimScript = LuaScript<ClaimCall, Never>(
+        [
+            .key("retries", \.retries), .argument("now", \.now), .argument("count", \.count), .argument("leasedUntil", \.leasedUntil),
+        ],
+        body: """
+            local due = redis.call('ZRANGEBYSCORE', retries, '-inf', now, 'LIMIT', 0, count)
+            for _, id in ipairs(due) do redis.call('ZADD', retries, leasedUntil, id) end
+            return due
 
-    """)
+            """)
 
     /// Deliveries waiting for a retry.
     package func retryCount() async throws -> Int {
@@ -186,15 +202,18 @@ extension RedisWebhookStore {
             commands += [RedisCommand("DEL", key), RedisCommand("ZREM", keys.webhookRetries, delivery.id)]
         case .retry(let due, let window):
             commands += [
-                RedisCommand("HSET", key, "webhook", delivery.webhook, "body", delivery.body, "attempts", attempt.attempt,
-                             "first", delivery.firstAttempt, "events", delivery.events, "error", attempt.error ?? ""),
+                RedisCommand(
+                    "HSET", key, "webhook", delivery.webhook, "body", delivery.body, "attempts", attempt.attempt,
+                    "first", delivery.firstAttempt, "events", delivery.events, "error", attempt.error ?? ""),
                 RedisCommand("EXPIRE", key, Int(window.components.seconds) + 86400),
                 RedisCommand("ZADD", keys.webhookRetries, due, delivery.id),
             ]
         case .dead:
-            let letter = WebhookDeadLetter(deliveryId: delivery.id, attempts: attempt.attempt, firstAttemptAt: UTCTimestamp.iso8601(milliseconds: delivery.firstAttempt),
-                                           lastAttemptAt: attempt.at, lastError: attempt.error ?? "", events: delivery.events,
-                                           body: String(decoding: delivery.body, as: UTF8.self))
+            let letter = WebhookDeadLetter(
+                deliveryId: delivery.id, attempts: attempt.attempt,
+                firstAttemptAt: UTCTimestamp.iso8601(milliseconds: delivery.firstAttempt),
+                lastAttemptAt: attempt.at, lastError: attempt.error ?? "", events: delivery.events,
+                body: String(decoding: delivery.body, as: UTF8.self))
             commands += [
                 RedisCommand("LPUSH", keys.webhookDead(delivery.webhook), try Self.json(letter)),
                 RedisCommand("LTRIM", keys.webhookDead(delivery.webhook), 0, Self.deadLettersKept - 1),
@@ -202,14 +221,18 @@ extension RedisWebhookStore {
                 RedisCommand("ZREM", keys.webhookRetries, delivery.id),
             ]
         }
-        commands += [RedisCommand("LPUSH", keys.webhookAttempts(delivery.webhook), try Self.json(attempt)),
-                     RedisCommand("LTRIM", keys.webhookAttempts(delivery.webhook), 0, Self.attemptsKept - 1)]
+        commands += [
+            RedisCommand("LPUSH", keys.webhookAttempts(delivery.webhook), try Self.json(attempt)),
+            RedisCommand("LTRIM", keys.webhookAttempts(delivery.webhook), 0, Self.attemptsKept - 1),
+        ]
         _ = try await redis.transaction(commands)
     }
 
     /// Forgets a delivery whose webhook is gone.
     package func discard(_ delivery: WebhookDelivery) async throws {
-        try await redis.sendAll([RedisCommand("DEL", keys.webhookDelivery(delivery.id)), RedisCommand("ZREM", keys.webhookRetries, delivery.id)])
+        try await redis.sendAll([
+            RedisCommand("DEL", keys.webhookDelivery(delivery.id)), RedisCommand("ZREM", keys.webhookRetries, delivery.id),
+        ])
     }
 
     package func attempts(webhook: String, limit: Int) async throws -> [WebhookAttempt] {
@@ -233,7 +256,9 @@ extension RedisWebhookStore {
         for letter in letters {
             let key = keys.webhookDelivery(letter.deliveryId)
             commands += [
-                RedisCommand("HSET", key, "webhook", webhook, "body", letter.body, "attempts", 0, "first", now, "events", letter.events, "error", letter.lastError),
+                RedisCommand(
+                    "HSET", key, "webhook", webhook, "body", letter.body, "attempts", 0, "first", now, "events", letter.events, "error",
+                    letter.lastError),
                 RedisCommand("EXPIRE", key, 2 * 86400),
                 RedisCommand("ZADD", keys.webhookRetries, now, letter.deliveryId),
             ]

@@ -29,19 +29,28 @@ package struct RedisWebhookStore: WebhookStore {
 
     /// The apps other than the default whose webhooks may have retries.
     package func appsWithWebhooks() async throws -> [AppID] {
-        (try await redis.send("SMEMBERS", keys.webhookApps).array ?? []).compactMap { $0.string.flatMap { AppID(validating: $0) } }.filter { !$0.isDefault }
+        (try await redis.send("SMEMBERS", keys.webhookApps).array ?? []).compactMap { $0.string.flatMap { AppID(validating: $0) } }.filter {
+            !$0.isDefault
+        }
     }
 
     package func create(_ webhook: Webhook) async throws -> Bool {
         var commands = wantsCommands(webhook, by: 1)
         if !keys.app.isDefault { commands.append(RedisCommand("SADD", keys.webhookApps, keys.app.rawValue)) }
         try await redis.sendAll(commands)
-        let fields: [any RedisArgument] = ["id", webhook.id, "owner", webhook.owner, "url", webhook.url,
-                                           "events", webhook.events.sorted().map(\.rawValue).joined(separator: ","),
-                                           "allUsers", webhook.allUsers ? 1 : 0, "description", webhook.description,
-                                           "secret", webhook.secret, "created", webhook.createdAt]
-        let stored = try await redis.run(Self.createScript, CreateCall(hook: keys.webhook(webhook.id), all: keys.allWebhooks, owned: keys.webhooks(of: webhook.owner),
-                                                                       id: webhook.id, limit: Webhook.maxPerUser, fields: fields)).int == 1
+        let fields: [any RedisArgument] = [
+            "id", webhook.id, "owner", webhook.owner, "url", webhook.url,
+            "events", webhook.events.sorted().map(\.rawValue).joined(separator: ","),
+            "allUsers", webhook.allUsers ? 1 : 0, "description", webhook.description,
+            "secret", webhook.secret, "created", webhook.createdAt,
+        ]
+        let stored =
+            try await redis.run(
+                Self.createScript,
+                CreateCall(
+                    hook: keys.webhook(webhook.id), all: keys.allWebhooks, owned: keys.webhooks(of: webhook.owner),
+                    id: webhook.id, limit: Webhook.maxPerUser, fields: fields)
+            ).int == 1
         if !stored { try await lowerWants(webhook) }
         return stored
     }
@@ -53,16 +62,19 @@ package struct RedisWebhookStore: WebhookStore {
     }
 
     /// Adds the webhook unless its owner has `limit` already: 1 added, 0 not.
-    static let createScript = LuaScript<CreateCall, Never>([
-        .key("hook", \.hook), .key("all", \.all), .key("owned", \.owned), .argument("id", \.id), .number("limit", \.limit), .list("fields", { $0.fields }),
-    ], body: """
-    if redis.call('SCARD', owned) >= limit then return 0 end
-    redis.call('HSET', hook, unpack(ARGV, fieldsFrom, fieldsTo))
-    redis.call('SADD', all, id)
-    redis.call('SADD', owned, id)
-    return 1
+    static let createScript = LuaScript<CreateCall, Never>(
+        [
+            .key("hook", \.hook), .key("all", \.all), .key("owned", \.owned), .argument("id", \.id), .number("limit", \.limit),
+            .list("fields", { $0.fields }),
+        ],
+        body: """
+            if redis.call('SCARD', owned) >= limit then return 0 end
+            redis.call('HSET', hook, unpack(ARGV, fieldsFrom, fieldsTo))
+            redis.call('SADD', all, id)
+            redis.call('SADD', owned, id)
+            return 1
 
-    """)
+            """)
 
     package func webhook(id: String) async throws -> Webhook? {
         guard Webhook.isValidID(id) else { return nil }
@@ -70,7 +82,8 @@ package struct RedisWebhookStore: WebhookStore {
     }
 
     package func webhooks(owner: String?) async throws -> [Webhook] {
-        let ids = (try await redis.send("SMEMBERS", owner.map { keys.webhooks(of: $0) } ?? keys.allWebhooks).array ?? []).compactMap(\.string)
+        let ids = (try await redis.send("SMEMBERS", owner.map { keys.webhooks(of: $0) } ?? keys.allWebhooks).array ?? []).compactMap(
+            \.string)
         guard !ids.isEmpty else { return [] }
         let replies = try await redis.sendAll(ids.map { RedisCommand("HGETALL", keys.webhook($0)) })
         return replies.compactMap(Self.decode).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
@@ -115,13 +128,15 @@ package struct RedisWebhookStore: WebhookStore {
     }
 
     /// Lowers each field by one; a field at zero goes, and with the last one the key.
-    static let lowerScript = LuaScript<LowerCall, Never>([.key("wants", \.wants), .list("fields", { $0.fields })], body: """
-    for i = fieldsFrom, fieldsTo do
-      if redis.call('HINCRBY', wants, ARGV[i], -1) <= 0 then redis.call('HDEL', wants, ARGV[i]) end
-    end
-    return 1
+    static let lowerScript = LuaScript<LowerCall, Never>(
+        [.key("wants", \.wants), .list("fields", { $0.fields })],
+        body: """
+            for i = fieldsFrom, fieldsTo do
+              if redis.call('HINCRBY', wants, ARGV[i], -1) <= 0 then redis.call('HDEL', wants, ARGV[i]) end
+            end
+            return 1
 
-    """)
+            """)
 
     private func wantsCommands(_ webhook: Webhook, by step: Int) -> [RedisCommand] {
         (0..<keys.partitions).flatMap { partition in
@@ -141,7 +156,8 @@ package struct RedisWebhookStore: WebhookStore {
         }
         guard let id = fields["id"], let owner = fields["owner"], let url = fields["url"], let secret = fields["secret"] else { return nil }
         let events = Set((fields["events"] ?? "").split(separator: ",").compactMap { WebhookEventType(rawValue: String($0)) })
-        return Webhook(id: id, owner: owner, url: url, events: events, allUsers: fields["allUsers"] == "1", description: fields["description"] ?? "",
-                       secret: secret, createdAt: Int64(fields["created"] ?? "") ?? 0)
+        return Webhook(
+            id: id, owner: owner, url: url, events: events, allUsers: fields["allUsers"] == "1", description: fields["description"] ?? "",
+            secret: secret, createdAt: Int64(fields["created"] ?? "") ?? 0)
     }
 }

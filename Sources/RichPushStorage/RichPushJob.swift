@@ -72,7 +72,9 @@ package enum RichPushJob {
             let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             let app = parts.count == 2 ? AppID(validating: parts[0]) : .default
             guard job.payload.count <= 64, let app, let id = Int(parts[parts.count - 1]) else {
-                throw JobError.permanent("a rich-push job's payload is a notification id, or <app>:<id>, got '\(String(decoding: job.payload.prefix(40), as: UTF8.self))'")
+                throw JobError.permanent(
+                    "a rich-push job's payload is a notification id, or <app>:<id>, got '\(String(decoding: job.payload.prefix(40), as: UTF8.self))'"
+                )
             }
             return Delivery(app: app, notification: id, installations: nil)
         default:

@@ -40,7 +40,9 @@ package struct StorageKeys: Sendable, Hashable {
     /// How many partitions the notifications are spread over.
     package let partitions: Int
 
-    package init(prefix: String = "richpush", partition: String = "q0", partitions: Int = 1, clusterSafe: Bool = false, app: AppID = .default) {
+    package init(
+        prefix: String = "richpush", partition: String = "q0", partitions: Int = 1, clusterSafe: Bool = false, app: AppID = .default
+    ) {
         self.prefix = prefix
         self.clusterSafe = clusterSafe
         self.app = app
@@ -58,12 +60,14 @@ package struct StorageKeys: Sendable, Hashable {
 
     /// The keys of partition `index` (0 ..< partitions).
     package func inPartition(_ index: Int) -> StorageKeys {
-        partitions == 1 ? self : StorageKeys(prefix: prefix, partition: "q\(index)", partitions: partitions, clusterSafe: clusterSafe, app: app)
+        partitions == 1
+            ? self : StorageKeys(prefix: prefix, partition: "q\(index)", partitions: partitions, clusterSafe: clusterSafe, app: app)
     }
 
     /// The same keys for `app`'s data.
     package func forApp(_ app: AppID) -> StorageKeys {
-        app == self.app ? self : StorageKeys(prefix: prefix, partition: partition, partitions: partitions, clusterSafe: clusterSafe, app: app)
+        app == self.app
+            ? self : StorageKeys(prefix: prefix, partition: partition, partitions: partitions, clusterSafe: clusterSafe, app: app)
     }
 
     /// The keys of notification `id`'s partition.

@@ -1,6 +1,8 @@
 extension Template {
     /// Renders the payload for one device.
-    package func render(_ properties: TemplateProperties, missing policy: MissingPropertyPolicy = .fail) throws(TemplateRenderError) -> RenderedTemplate {
+    package func render(
+        _ properties: TemplateProperties, missing policy: MissingPropertyPolicy = .fail
+    ) throws(TemplateRenderError) -> RenderedTemplate {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(program.estimatedSize)
         let warnings = try render(into: &bytes, properties, missing: policy)
@@ -9,7 +11,9 @@ extension Template {
 
     /// Appends the payload for one device to `buffer` (reuse one buffer across devices to skip
     /// the allocations); on error `buffer` is left as it was.
-    package func render(into buffer: inout [UInt8], _ properties: TemplateProperties, missing policy: MissingPropertyPolicy = .fail) throws(TemplateRenderError) -> [TemplateWarning] {
+    package func render(
+        into buffer: inout [UInt8], _ properties: TemplateProperties, missing policy: MissingPropertyPolicy = .fail
+    ) throws(TemplateRenderError) -> [TemplateWarning] {
         let start = buffer.count
         var warnings: [TemplateWarning] = []
         do throws(TemplateRenderError) {
@@ -53,7 +57,8 @@ extension Template {
 
     /// The property's value from the send, else as the policy says.
     private func resolve(
-        _ reference: PropertyReference, _ properties: TemplateProperties, _ policy: MissingPropertyPolicy, _ warnings: inout [TemplateWarning]
+        _ reference: PropertyReference, _ properties: TemplateProperties, _ policy: MissingPropertyPolicy,
+        _ warnings: inout [TemplateWarning]
     ) throws(TemplateRenderError) -> String {
         if let value = properties.storage[reference.key] { return value }
         switch policy.kind {

@@ -24,7 +24,8 @@ extension Template {
             } catch {
                 throw TemplateError(
                     .invalidJSON, "the body does not render to valid JSON with placeholder values: \(error.message)",
-                    pointer: error.pointer, location: SourceLocation(offset: bodyOffset(ofOutput: error.location.offset, outputStarts), in: bytes))
+                    pointer: error.pointer,
+                    location: SourceLocation(offset: bodyOffset(ofOutput: error.location.offset, outputStarts), in: bytes))
             }
         }
     }

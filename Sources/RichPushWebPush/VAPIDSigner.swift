@@ -50,7 +50,8 @@ package final class VAPIDSigner: Sendable {
     ) throws(WebPushError) {
         func invalid(_ message: String) -> WebPushError { WebPushError(.invalidVAPIDConfiguration, message) }
         guard privateKey.utf8.count <= 64, let raw = WebPushSubscription.decodeBase64URL(privateKey), raw.count == 32,
-              let key = try? P256.Signing.PrivateKey(rawRepresentation: raw) else {
+            let key = try? P256.Signing.PrivateKey(rawRepresentation: raw)
+        else {
             // Never the key's text: it is a secret.
             throw invalid("the VAPID private key must be a P-256 scalar: 32 bytes, base64url")
         }
@@ -72,7 +73,9 @@ package final class VAPIDSigner: Sendable {
             return "is required: a mailto: or https: contact (Apple's push service refuses a token without one)"
         }
         guard (8...512).contains(subject.utf8.count) else { return "must be 8 to 512 characters (mailto:… or https://…)" }
-        guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://") else { return "must be a mailto: or https: URI (RFC 8292 §2.1)" }
+        guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://") else {
+            return "must be a mailto: or https: URI (RFC 8292 §2.1)"
+        }
         guard !subject.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return "must have no spaces or control characters" }
         return nil
     }

@@ -26,8 +26,9 @@ package final class WebPushConnections: Sendable {
         try clients.withLock { clients in
             if let client = clients[origin] { return client }
             guard clients.count < Self.maxOrigins else { throw HTTP2ClientError("more than \(Self.maxOrigins) push service origins") }
-            let configuration = HTTP2Client.Configuration(endpoint: try HTTP2Client.Endpoint(url: origin), trustRoots: trustRoots, connections: connections,
-                                                         requestTimeout: timeout, responseIDHeader: "location")
+            let configuration = HTTP2Client.Configuration(
+                endpoint: try HTTP2Client.Endpoint(url: origin), trustRoots: trustRoots, connections: connections,
+                requestTimeout: timeout, responseIDHeader: "location")
             let client = try HTTP2Client(configuration: configuration)
             clients[origin] = client
             return client

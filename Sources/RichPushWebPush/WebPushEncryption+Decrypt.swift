@@ -6,9 +6,13 @@ extension WebPushEncryption {
     /// (16-byte salt, `rs`, a 65-byte keyid that is the sender's P-256 key), one record, the
     /// tag, then the padding delimiter 0x02. For simulated web devices and tests; every malformed
     /// body is an error, never a crash.
-    package static func decrypt(_ body: [UInt8], receiverPrivateKey: P256.KeyAgreement.PrivateKey, auth: [UInt8]) throws(WebPushError) -> [UInt8] {
+    package static func decrypt(
+        _ body: [UInt8], receiverPrivateKey: P256.KeyAgreement.PrivateKey, auth: [UInt8]
+    ) throws(WebPushError) -> [UInt8] {
         func malformed(_ message: String) -> WebPushError { WebPushError(.malformedBody, message) }
-        guard auth.count == WebPush.authSecretBytes else { throw malformed("the authentication secret must be 16 bytes, got \(auth.count)") }
+        guard auth.count == WebPush.authSecretBytes else {
+            throw malformed("the authentication secret must be 16 bytes, got \(auth.count)")
+        }
         guard body.count <= WebPush.maxBodyBytes else {
             throw malformed("\(body.count) bytes is more than a push message carries (\(WebPush.maxBodyBytes))")
         }

@@ -9,11 +9,15 @@ package enum WebPushEncryption {
     /// The `aes128gcm` body for `plaintext` (at most 3,993 bytes), encrypted to the subscription's
     /// keys. `padding` zero bytes may follow the delimiter to hide the length (none by default);
     /// plaintext and padding together fit one record.
-    package static func encrypt(_ plaintext: [UInt8], for subscription: WebPushSubscription, padding: Int = 0) throws(WebPushError) -> [UInt8] {
+    package static func encrypt(
+        _ plaintext: [UInt8], for subscription: WebPushSubscription, padding: Int = 0
+    ) throws(WebPushError) -> [UInt8] {
         // Before any key is made: an oversized message fails the same way every time, and cheaply.
         try checkSize(plaintext: plaintext.count, padding: padding)
         var random = SystemRandomNumberGenerator()
-        return try encrypt(plaintext, for: subscription, ephemeralKey: ephemeralKey(&random), salt: randomBytes(WebPush.saltBytes, &random), padding: padding)
+        return try encrypt(
+            plaintext, for: subscription, ephemeralKey: ephemeralKey(&random), salt: randomBytes(WebPush.saltBytes, &random),
+            padding: padding)
     }
 
     /// A fresh P-256 key for one message's ECDH: a uniformly random scalar in [1, n − 1] (a draw
@@ -43,7 +47,8 @@ package enum WebPushEncryption {
     /// The same with the ephemeral key and salt given: RFC 8291 Appendix A reproduced in a test.
     /// Never for real messages, which must not reuse either.
     static func encrypt(
-        _ plaintext: [UInt8], for subscription: WebPushSubscription, ephemeralKey: P256.KeyAgreement.PrivateKey, salt: [UInt8], padding: Int = 0
+        _ plaintext: [UInt8], for subscription: WebPushSubscription, ephemeralKey: P256.KeyAgreement.PrivateKey, salt: [UInt8],
+        padding: Int = 0
     ) throws(WebPushError) -> [UInt8] {
         try checkSize(plaintext: plaintext.count, padding: padding)
         precondition(salt.count == WebPush.saltBytes, "an aes128gcm salt is 16 bytes")
@@ -92,7 +97,10 @@ package enum WebPushEncryption {
     static func header(salt: [UInt8], senderPublicKey: [UInt8]) -> [UInt8] {
         let rs = UInt32(WebPush.recordSize)
         var header = salt
-        header.append(contentsOf: [UInt8(truncatingIfNeeded: rs >> 24), UInt8(truncatingIfNeeded: rs >> 16), UInt8(truncatingIfNeeded: rs >> 8), UInt8(truncatingIfNeeded: rs)])
+        header.append(contentsOf: [
+            UInt8(truncatingIfNeeded: rs >> 24), UInt8(truncatingIfNeeded: rs >> 16), UInt8(truncatingIfNeeded: rs >> 8),
+            UInt8(truncatingIfNeeded: rs),
+        ])
         header.append(UInt8(senderPublicKey.count))
         header.append(contentsOf: senderPublicKey)
         return header

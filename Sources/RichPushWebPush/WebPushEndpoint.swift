@@ -45,9 +45,10 @@ struct WebPushEndpoint: Sendable, Hashable {
         let (host, port) = try Self.hostAndPort(authority)
         if scheme == "http" {
             guard allowInsecureLoopback, Self.isLoopback(host) else {
-                throw invalid(allowInsecureLoopback
-                    ? "http:// is allowed only for a loopback host (localhost, 127.0.0.0/8, [::1])"
-                    : "must be an https:// URL")
+                throw invalid(
+                    allowInsecureLoopback
+                        ? "http:// is allowed only for a loopback host (localhost, 127.0.0.0/8, [::1])"
+                        : "must be an https:// URL")
             }
         }
         // What AsyncHTTPClient will parse; the checks above leave little it could refuse.
@@ -83,7 +84,8 @@ struct WebPushEndpoint: Sendable, Hashable {
         var port: Int?
         if let portBytes {
             guard (1...5).contains(portBytes.count), portBytes.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let value = Int(String(decoding: portBytes, as: UTF8.self)), (1...65535).contains(value) else {
+                let value = Int(String(decoding: portBytes, as: UTF8.self)), (1...65535).contains(value)
+            else {
                 throw invalid("the port must be 1 to 65535")
             }
             port = value
@@ -96,7 +98,9 @@ struct WebPushEndpoint: Sendable, Hashable {
         guard (1...253).contains(bytes.count) else { return false }
         return bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).allSatisfy { label in
             (1...63).contains(label.count) && label.first != UInt8(ascii: "-") && label.last != UInt8(ascii: "-")
-                && label.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == UInt8(ascii: "-") }
+                && label.allSatisfy {
+                    (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == UInt8(ascii: "-")
+                }
         }
     }
 

@@ -18,7 +18,8 @@ extension WebPushPushAdapter {
             for await share in group {
                 for (index, prepared) in share {
                     switch prepared {
-                    case .success(let (request, subscription)): byOrigin[subscription.origin, default: []].append((index, request, subscription))
+                    case .success(let (request, subscription)):
+                        byOrigin[subscription.origin, default: []].append((index, request, subscription))
                     case .failure(let failure): outcomes[index] = failure.outcome
                     }
                 }
@@ -42,12 +43,15 @@ extension WebPushPushAdapter {
     }
 
     /// One origin's batch on its client; each request's outcome.
-    private func send(_ batch: [(Int, WebPushRequest)], to origin: String, connections: WebPushConnections) async -> [(Int, WebPushAnswer)] {
+    private func send(_ batch: [(Int, WebPushRequest)], to origin: String, connections: WebPushConnections) async -> [(Int, WebPushAnswer)]
+    {
         let client: HTTP2Client
         do {
             client = try connections.client(for: origin)
         } catch {
-            return batch.map { ($0.0, WebPushAnswer(.failed(reason: "cannot reach the push service \(origin): \(error)", retryable: true), reached: false)) }
+            return batch.map {
+                ($0.0, WebPushAnswer(.failed(reason: "cannot reach the push service \(origin): \(error)", retryable: true), reached: false))
+            }
         }
         // What this push service already asked: nothing to a gone or held subscription, nothing
         // at all while it holds itself.
@@ -62,40 +66,58 @@ extension WebPushPushAdapter {
         // The VAPID token is the origin's: the same on every request of the batch.
         let authorization = batch.first?.1.header("Authorization") ?? ""
         let requests = batch.map { _, request in
-            HTTP2Request(path: Self.path(of: request.endpoint),
-                         headers: request.headers.filter { $0.name.lowercased() != "authorization" }.map { header in
-                             // TTL and Topic vary per message; the rest repeat and index well.
-                             HTTP2Request.Header(name: header.name.lowercased(), value: header.value,
-                                                 indexing: ["ttl", "topic"].contains(header.name.lowercased()) ? .firstTimeOnly : .always)
-                         },
-                         body: request.body, recipient: request.endpoint)
+            HTTP2Request(
+                path: Self.path(of: request.endpoint),
+                headers: request.headers.filter { $0.name.lowercased() != "authorization" }.map { header in
+                    // TTL and Topic vary per message; the rest repeat and index well.
+                    HTTP2Request.Header(
+                        name: header.name.lowercased(), value: header.value,
+                        indexing: ["ttl", "topic"].contains(header.name.lowercased()) ? .firstTimeOnly : .always)
+                },
+                body: request.body, recipient: request.endpoint)
         }
         // As each request is written: a subscription answered 404/410 or 429, or the service
         // answered 503 with Retry-After, in this batch or another, stops what has not gone out.
         let backoffs = memory.backoffs(for: origin)
-        let halt = HTTP2Halt(when: { status, retryAfter, _ in status == 503 && HTTP2Backoffs.seconds(retryAfter) != nil },
-                             recipientGone: { status, _ in status == 404 || status == 410 }, gone: memory.gone,
-                             recipientThrottled: { status, retryAfter, _ in
-                                 status == 429 ? HTTP2Backoffs.seconds(retryAfter) ?? WebPushServiceAnswer.defaultBackOff : nil
-                             },
-                             backoffs: backoffs, tripWait: WebPushServiceAnswer.defaultBackOff)
+        let halt = HTTP2Halt(
+            when: { status, retryAfter, _ in status == 503 && HTTP2Backoffs.seconds(retryAfter) != nil },
+            recipientGone: { status, _ in status == 404 || status == 410 }, gone: memory.gone,
+            recipientThrottled: { status, retryAfter, _ in
+                status == 429 ? HTTP2Backoffs.seconds(retryAfter) ?? WebPushServiceAnswer.defaultBackOff : nil
+            },
+            backoffs: backoffs, tripWait: WebPushServiceAnswer.defaultBackOff)
         let exchanges = await client.send(requests, authorization: authorization, halt: halt)
-        return answers + zip(batch, exchanges).map { item, exchange in
-            switch halt.stopped(exchange, recipient: item.1.endpoint) {
-            case .recipientGone: return (item.0, WebPushAnswer(WebPushStop.gone.outcome))
-            case .recipientHeld(let wait): return (item.0, WebPushAnswer(WebPushStop.subscriptionHeld(wait).outcome))
-            case .tripped: return (item.0, WebPushAnswer(WebPushStop.serviceHeld(backoffs.providerRemaining ?? WebPushServiceAnswer.defaultBackOff).outcome))
-            case nil: break
+        return answers
+            + zip(batch, exchanges).map { item, exchange in
+                switch halt.stopped(exchange, recipient: item.1.endpoint) {
+                case .recipientGone: return (item.0, WebPushAnswer(WebPushStop.gone.outcome))
+                case .recipientHeld(let wait): return (item.0, WebPushAnswer(WebPushStop.subscriptionHeld(wait).outcome))
+                case .tripped:
+                    return (
+                        item.0,
+                        WebPushAnswer(WebPushStop.serviceHeld(backoffs.providerRemaining ?? WebPushServiceAnswer.defaultBackOff).outcome)
+                    )
+                case nil: break
+                }
+                switch exchange {
+                case let .answered(status, location, retryAfter, body):
+                    return (
+                        item.0,
+                        WebPushAnswer(WebPushServiceAnswer(status: status, location: location, retryAfter: retryAfter, body: body).outcome)
+                    )
+                case .unprocessed(let reason), .failed(let reason):
+                    return (
+                        item.0,
+                        WebPushAnswer(
+                            .failed(reason: "the push service \(origin) did not answer: \(reason)", retryable: true), reached: false)
+                    )
+                case .timedOut:
+                    return (
+                        item.0,
+                        WebPushAnswer(.failed(reason: "the push service \(origin) did not answer in time", retryable: true), reached: false)
+                    )
+                }
             }
-            switch exchange {
-            case let .answered(status, location, retryAfter, body):
-                return (item.0, WebPushAnswer(WebPushServiceAnswer(status: status, location: location, retryAfter: retryAfter, body: body).outcome))
-            case .unprocessed(let reason), .failed(let reason):
-                return (item.0, WebPushAnswer(.failed(reason: "the push service \(origin) did not answer: \(reason)", retryable: true), reached: false))
-            case .timedOut:
-                return (item.0, WebPushAnswer(.failed(reason: "the push service \(origin) did not answer in time", retryable: true), reached: false))
-            }
-        }
     }
 
     /// The endpoint's path and query: what follows its authority.

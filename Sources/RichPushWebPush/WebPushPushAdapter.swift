@@ -21,7 +21,10 @@ package struct WebPushPushAdapter: PushAdapter {
     /// What the push services said of subscriptions and of themselves, for every batch.
     let memory = WebPushServiceMemory()
 
-    package init(http: HTTPClient, connections: WebPushConnections? = nil, vapid: VAPIDSigner, timeout: Duration = .seconds(10), concurrency: Int = 128) {
+    package init(
+        http: HTTPClient, connections: WebPushConnections? = nil, vapid: VAPIDSigner, timeout: Duration = .seconds(10),
+        concurrency: Int = 128
+    ) {
         self.http = http
         self.connections = connections
         self.vapid = vapid
@@ -62,8 +65,10 @@ package struct WebPushPushAdapter: PushAdapter {
         do {
             let subscription = try WebPushSubscription(endpoint: push.installation.handle, p256dh: keys.p256dh, auth: keys.auth)
             let remaining = max(0, push.rendered.deadline - Int64(Date().timeIntervalSince1970 * 1000))
-            let template = WebPushRequest.Template(ttl: .milliseconds(remaining), urgency: push.rendered.urgency.flatMap(WebPushUrgency.init(rawValue:)) ?? (push.rendered.priority >= 10 ? .high : .normal),
-                                                   collapseID: push.rendered.collapseID.isEmpty ? nil : push.rendered.collapseID)
+            let template = WebPushRequest.Template(
+                ttl: .milliseconds(remaining),
+                urgency: push.rendered.urgency.flatMap(WebPushUrgency.init(rawValue:)) ?? (push.rendered.priority >= 10 ? .high : .normal),
+                collapseID: push.rendered.collapseID.isEmpty ? nil : push.rendered.collapseID)
             return .success((try template.request(payload: push.rendered.payload, to: subscription, vapid: vapid), subscription))
         } catch {
             // A subscription or payload no push service would take: not worth a retry.
@@ -86,12 +91,15 @@ package struct WebPushPushAdapter: PushAdapter {
         do {
             let response = try await http.execute(outgoing, timeout: .milliseconds(Int64(timeout.milliseconds)))
             let body = try await response.body.collect(upTo: 8 * 1024)
-            let answer = WebPushServiceAnswer(status: Int(response.status.code), location: response.headers.first(name: "Location"),
-                                              retryAfter: response.headers.first(name: "Retry-After"), body: Array(buffer: body))
+            let answer = WebPushServiceAnswer(
+                status: Int(response.status.code), location: response.headers.first(name: "Location"),
+                retryAfter: response.headers.first(name: "Retry-After"), body: Array(buffer: body))
             memory.learn(from: answer, endpoint: request.endpoint, origin: origin)
             return WebPushAnswer(answer.outcome, reached: true)
         } catch {
-            return WebPushAnswer(.failed(reason: "cannot reach the push service for \(Self.origin(of: request.endpoint)): \(error)", retryable: true), reached: false)
+            return WebPushAnswer(
+                .failed(reason: "cannot reach the push service for \(Self.origin(of: request.endpoint)): \(error)", retryable: true),
+                reached: false)
         }
     }
 
@@ -128,7 +136,9 @@ extension PushOutcome {
     var reason: String {
         switch self {
         case .sent, .held: ""
-        case .invalidToken(let reason), .failed(let reason, _), .failedRetryAfter(let reason, _), .deferred(let reason, _), .deviceDeferred(let reason, _): reason
+        case .invalidToken(let reason), .failed(let reason, _), .failedRetryAfter(let reason, _), .deferred(let reason, _),
+            .deviceDeferred(let reason, _):
+            reason
         }
     }
 }

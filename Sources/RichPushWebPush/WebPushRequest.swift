@@ -41,13 +41,17 @@ package struct WebPushRequest: Sendable, Hashable {
 
         /// `ttl` is the time the push service should keep the message for an offline device;
         /// nil takes `defaultTTL` (never an implicit 0, which asks for delivery now or never).
-        package init(ttl: Duration?, urgency: WebPushUrgency = .normal, collapseID: String? = nil, defaultTTL: Duration = WebPushRequest.defaultTTL) {
+        package init(
+            ttl: Duration?, urgency: WebPushUrgency = .normal, collapseID: String? = nil, defaultTTL: Duration = WebPushRequest.defaultTTL
+        ) {
             self.ttl = WebPushRequest.seconds(ttl ?? defaultTTL)
             self.urgency = urgency
             self.topic = collapseID.flatMap(WebPushRequest.topic(for:))
         }
 
-        package func request(payload: [UInt8], to subscription: WebPushSubscription, vapid: VAPIDSigner) throws(WebPushError) -> WebPushRequest {
+        package func request(
+            payload: [UInt8], to subscription: WebPushSubscription, vapid: VAPIDSigner
+        ) throws(WebPushError) -> WebPushRequest {
             let body = try WebPushEncryption.encrypt(payload, for: subscription)
             var headers = [Header(name: "TTL", value: String(ttl)), Header(name: "Urgency", value: urgency.rawValue)]
             if let topic { headers.append(Header(name: "Topic", value: topic)) }
@@ -85,10 +89,12 @@ package struct WebPushRequest: Sendable, Hashable {
     package static func topic(for collapseID: String) -> String? {
         guard !collapseID.isEmpty else { return nil }
         let bytes = collapseID.utf8
-        let fits = bytes.count <= 32 && bytes.allSatisfy { byte in
-            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
+        let fits =
+            bytes.count <= 32
+            && bytes.allSatisfy { byte in
+                (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
         if fits { return collapseID }
         return Base64URL.encode(SHA256.hash(data: Array(bytes)).prefix(24))
     }

@@ -24,7 +24,8 @@ struct WebPushServiceAnswer: Sendable {
             return .failed(reason: "\(status): the push service refused the VAPID token\(detail)", retryable: false)
         case 429:
             // RFC 8030 §8.4: the wait is for this push resource (the subscription), not the service.
-            return .deviceDeferred(reason: "429: the push service asks to slow down for this subscription\(detail)", after: wait ?? Self.defaultBackOff)
+            return .deviceDeferred(
+                reason: "429: the push service asks to slow down for this subscription\(detail)", after: wait ?? Self.defaultBackOff)
         case 500...599:
             if let wait { return .failedRetryAfter(reason: "\(status) from the push service\(detail)", after: wait) }
             return .failed(reason: "\(status) from the push service\(detail)", retryable: true)

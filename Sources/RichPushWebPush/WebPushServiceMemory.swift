@@ -54,7 +54,8 @@ enum WebPushStop: Sendable, Hashable {
         case .gone:
             .deferred(reason: "not sent: the push service answered that this subscription is gone moments ago", after: .seconds(1))
         case .subscriptionHeld(let wait):
-            .deviceDeferred(reason: "not sent: the push service asked to slow down for this subscription (429); again in \(wait)", after: wait)
+            .deviceDeferred(
+                reason: "not sent: the push service asked to slow down for this subscription (429); again in \(wait)", after: wait)
         case .serviceHeld(let wait):
             .deferred(reason: "not sent: the push service asked to wait (503 with Retry-After); again in \(wait)", after: wait)
         }

@@ -121,10 +121,12 @@ package struct WebPushSubscription: Sendable, Hashable {
             padding += 1
         }
         guard !utf8.isEmpty, padding == 0 || (padding <= 2 && (utf8.count + padding) % 4 == 0) else { return nil }
-        guard utf8.allSatisfy({ byte in
-            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }) else { return nil }
+        guard
+            utf8.allSatisfy({ byte in
+                (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            })
+        else { return nil }
         return Base64URL.decodeBytes(Substring(utf8))
     }
 }

@@ -18,7 +18,10 @@ package struct PushMessage: Codable, Sendable, Equatable {
     /// Seconds since 1970 when the service accepted it.
     package let receivedAt: Double
 
-    package init(id: String, subscriptionId: String, body: Data, contentEncoding: String?, ttl: Int, urgency: String, topic: String?, receivedAt: Double) {
+    package init(
+        id: String, subscriptionId: String, body: Data, contentEncoding: String?, ttl: Int, urgency: String, topic: String?,
+        receivedAt: Double
+    ) {
         self.id = id
         self.subscriptionId = subscriptionId
         self.body = body

@@ -23,23 +23,33 @@ enum PushRequestRules {
         // RFC 8030 §5.2: "A push service MUST return a 400 (Bad Request) status code in response
         // to requests that omit the TTL header field."
         guard let ttlText = header("ttl") else {
-            return .failure(WebPushSimError(400, errno: 111, .missingTTL, "Missing TTL header (RFC 8030 §5.2: every push message request carries one)"))
+            return .failure(
+                WebPushSimError(400, errno: 111, .missingTTL, "Missing TTL header (RFC 8030 §5.2: every push message request carries one)"))
         }
         guard let ttl = parseTTL(ttlText) else {
-            return .failure(WebPushSimError(400, errno: 112, .invalidTTL, "Invalid TTL header value '\(ttlText)': delta-seconds, a non-negative integer (RFC 8030 §5.2)"))
+            return .failure(
+                WebPushSimError(
+                    400, errno: 112, .invalidTTL,
+                    "Invalid TTL header value '\(ttlText)': delta-seconds, a non-negative integer (RFC 8030 §5.2)"))
         }
         var urgency = "normal"
         if let value = header("urgency") {
             // RFC 8030 §5.3; ABNF literals are case-insensitive (RFC 5234 §2.3).
             guard ["very-low", "low", "normal", "high"].contains(value.lowercased()) else {
-                return .failure(WebPushSimError(400, errno: nil, .invalidUrgency, "Invalid Urgency header value '\(value)': one of very-low, low, normal, high (RFC 8030 §5.3)"))
+                return .failure(
+                    WebPushSimError(
+                        400, errno: nil, .invalidUrgency,
+                        "Invalid Urgency header value '\(value)': one of very-low, low, normal, high (RFC 8030 §5.3)"))
             }
             urgency = value.lowercased()
         }
         let topic = header("topic")
         if let topic, !isTopic(topic) {
-            return .failure(WebPushSimError(400, errno: 113, .invalidTopic,
-                                            "Invalid Topic header value: at most 32 characters of the URL and filename safe base64 alphabet (RFC 8030 §5.4), not \(topic.count)"))
+            return .failure(
+                WebPushSimError(
+                    400, errno: 113, .invalidTopic,
+                    "Invalid Topic header value: at most 32 characters of the URL and filename safe base64 alphabet (RFC 8030 §5.4), not \(topic.count)"
+                ))
         }
         let encoding = header("content-encoding")
         if body.isEmpty && encoding == nil {
@@ -47,8 +57,10 @@ enum PushRequestRules {
             return .success(Checked(ttl: min(ttl, maxTTL), urgency: urgency, topic: topic, contentEncoding: nil))
         }
         guard let encoding, encoding.lowercased() == "aes128gcm" else {
-            return .failure(WebPushSimError(400, errno: 110, .invalidEncoding,
-                                            "Content-Encoding must be aes128gcm (RFC 8291 §4, RFC 8188), not \(encoding.map { "'\($0)'" } ?? "missing")"))
+            return .failure(
+                WebPushSimError(
+                    400, errno: 110, .invalidEncoding,
+                    "Content-Encoding must be aes128gcm (RFC 8291 §4, RFC 8188), not \(encoding.map { "'\($0)'" } ?? "missing")"))
         }
         if let problem = aes128gcmProblem(body) {
             return .failure(WebPushSimError(400, errno: 110, .invalidHeader, problem))
@@ -64,9 +76,11 @@ enum PushRequestRules {
 
     /// 1 to 32 characters of `A-Z a-z 0-9 - _` (RFC 8030 §5.4, RFC 4648 §5).
     static func isTopic(_ text: String) -> Bool {
-        (1...32).contains(text.utf8.count) && text.utf8.allSatisfy {
-            (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
-        }
+        (1...32).contains(text.utf8.count)
+            && text.utf8.allSatisfy {
+                (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: "_")
+            }
     }
 
     /// Whether `bytes` is an uncompressed point on P-256 (SEC 1 §2.3.3).
@@ -91,9 +105,12 @@ enum PushRequestRules {
         guard rs >= 18 else { return "The aes128gcm record size rs is \(rs), less than 18 (RFC 8188 §2.1)" }
         let record = body.count - headerBytes
         // The padding delimiter (1) and the AEAD tag (16) at least.
-        guard record >= 17 else { return "The aes128gcm record is \(record) bytes, shorter than a tag and a padding delimiter (17; RFC 8188 §2)" }
+        guard record >= 17 else {
+            return "The aes128gcm record is \(record) bytes, shorter than a tag and a padding delimiter (17; RFC 8188 §2)"
+        }
         guard record <= rs else {
-            return "The push message is more than one aes128gcm record (\(record) bytes of ciphertext, rs \(rs)): Web Push sends exactly one (RFC 8291 §4)"
+            return
+                "The push message is more than one aes128gcm record (\(record) bytes of ciphertext, rs \(rs)): Web Push sends exactly one (RFC 8291 §4)"
         }
         return nil
     }

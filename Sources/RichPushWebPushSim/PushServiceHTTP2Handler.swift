@@ -50,7 +50,9 @@ final class PushServiceHTTP2Handler: ChannelInboundHandler {
                     request.tooLarge = true
                     request.body = []
                     if !data.endStream, buffer.readableBytes > 0 {
-                        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .windowUpdate(windowSizeIncrement: buffer.readableBytes))), promise: nil)
+                        context.write(
+                            wrapOutboundOut(HTTP2Frame(streamID: id, payload: .windowUpdate(windowSizeIncrement: buffer.readableBytes))),
+                            promise: nil)
                         flushPending = true
                     }
                 } else {
@@ -82,8 +84,10 @@ final class PushServiceHTTP2Handler: ChannelInboundHandler {
         } else if event is ChannelShouldQuiesceEvent {
             // Graceful close: no new streams past the last one seen; close once all are answered.
             quiescing = true
-            context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil))),
-                                  promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(
+                    HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil))),
+                promise: nil)
             closeIfIdle(context: context)
         }
         context.fireUserInboundEventTriggered(event)
@@ -97,7 +101,8 @@ final class PushServiceHTTP2Handler: ChannelInboundHandler {
     private func giveBack(_ bytes: Int, context: ChannelHandlerContext) {
         unacknowledged += bytes
         guard unacknowledged >= 32_768 else { return }
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledged))), promise: nil)
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledged))), promise: nil)
         unacknowledged = 0
         flushPending = true
     }
@@ -105,13 +110,15 @@ final class PushServiceHTTP2Handler: ChannelInboundHandler {
     private func finish(_ id: HTTP2StreamID, context: ChannelHandlerContext) {
         guard let request = pending.removeValue(forKey: id) else { return }
         let headers = request.headers
-        let answer = simulator.respond(WebPushSimulator.Request(
-            method: headers.first(name: ":method") ?? "", path: headers.first(name: ":path").map { String($0.prefix { $0 != "?" }) } ?? "",
-            header: { name in
-                let values = headers[name]
-                return values.isEmpty ? nil : values.joined(separator: ", ")
-            },
-            body: request.body, tooLarge: request.tooLarge))
+        let answer = simulator.respond(
+            WebPushSimulator.Request(
+                method: headers.first(name: ":method") ?? "",
+                path: headers.first(name: ":path").map { String($0.prefix { $0 != "?" }) } ?? "",
+                header: { name in
+                    let values = headers[name]
+                    return values.isEmpty ? nil : values.joined(separator: ", ")
+                },
+                body: request.body, tooLarge: request.tooLarge))
         guard answer.delay > .zero else {
             write(answer, on: id, context: context)
             flushPending = true
@@ -119,7 +126,9 @@ final class PushServiceHTTP2Handler: ChannelInboundHandler {
         }
         delayed += 1
         let loop = context.eventLoop.assumeIsolated()
-        loop.scheduleTask(in: .nanoseconds(Int64(answer.delay.components.seconds) * 1_000_000_000 + answer.delay.components.attoseconds / 1_000_000_000)) {
+        loop.scheduleTask(
+            in: .nanoseconds(Int64(answer.delay.components.seconds) * 1_000_000_000 + answer.delay.components.attoseconds / 1_000_000_000)
+        ) {
             self.delayed -= 1
             self.write(answer, on: id, context: context)
             context.flush()
@@ -130,12 +139,17 @@ final class PushServiceHTTP2Handler: ChannelInboundHandler {
     private func write(_ answer: WebPushSimulator.Answer, on id: HTTP2StreamID, context: ChannelHandlerContext) {
         var headers = HPACKHeaders([(":status", String(answer.status))])
         // HTTP/2 has no connection-specific fields (RFC 9113 §8.2.2): `upgrade` is HTTP/1.1's.
-        for header in answer.headers where !Self.connectionSpecific.contains(header.name) { headers.add(name: header.name, value: header.value) }
+        for header in answer.headers where !Self.connectionSpecific.contains(header.name) {
+            headers.add(name: header.name, value: header.value)
+        }
         if !answer.body.isEmpty { headers.add(name: "content-length", value: String(answer.body.count)) }
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers, endStream: answer.body.isEmpty)))), promise: nil)
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers, endStream: answer.body.isEmpty)))),
+            promise: nil)
         if !answer.body.isEmpty {
             let buffer = context.channel.allocator.buffer(bytes: answer.body)
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))), promise: nil)
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))), promise: nil)
         }
         closeIfIdle(context: context)
     }

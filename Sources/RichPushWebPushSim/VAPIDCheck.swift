@@ -35,10 +35,14 @@ enum VAPIDCheck {
     ///   - origin: the push service's origin as RFC 6454 §6.1 serializes it (`https://host:port`).
     ///   - applicationServerKey: the key the subscription was restricted to, if any.
     ///   - verified: tokens already verified (by the header as sent); nil checks each one.
-    static func check(authorization: String?, origin: String, applicationServerKey: [UInt8]?, now: Date,
-                      verified: VerifiedTokens? = nil) -> Result<Identity, WebPushSimError> {
+    static func check(
+        authorization: String?, origin: String, applicationServerKey: [UInt8]?, now: Date,
+        verified: VerifiedTokens? = nil
+    ) -> Result<Identity, WebPushSimError> {
         guard let authorization else {
-            return unauthorized(.missingAuthorization, "Missing Authorization header: this push service requires VAPID (RFC 8292 §3: Authorization: vapid t=<JWT>, k=<key>)")
+            return unauthorized(
+                .missingAuthorization,
+                "Missing Authorization header: this push service requires VAPID (RFC 8292 §3: Authorization: vapid t=<JWT>, k=<key>)")
         }
         // The header as sent is the cache's key: a sender's cached token is parsed once too.
         let parsed: Token
@@ -49,7 +53,8 @@ enum VAPIDCheck {
                 return unauthorized(.invalidAuthorization, "Authorization must use the vapid scheme with t and k parameters (RFC 8292 §3)")
             }
             guard let token = parameters["t"], let key = parameters["k"] else {
-                return unauthorized(.invalidAuthorization, "The vapid credentials need both t (the JWT, RFC 8292 §3.1) and k (the public key, §3.2)")
+                return unauthorized(
+                    .invalidAuthorization, "The vapid credentials need both t (the JWT, RFC 8292 §3.1) and k (the public key, §3.2)")
             }
             switch verify(token: token, key: key) {
             case .failure(let error): return .failure(error)
@@ -63,28 +68,33 @@ enum VAPIDCheck {
     /// The key's shape, the JWT's shape and algorithm, and its ES256 signature by the key.
     static func verify(token: String, key: String) -> Result<Token, WebPushSimError> {
         guard let keyBytes = Base64URL.decodeBytes(key), keyBytes.count == 65, keyBytes.first == 4,
-              let publicKey = try? P256.Signing.PublicKey(x963Representation: keyBytes) else {
+            let publicKey = try? P256.Signing.PublicKey(x963Representation: keyBytes)
+        else {
             return unauthorized(.invalidAuthorization, "k is not a base64url uncompressed P-256 public key (65 bytes, RFC 8292 §3.2)")
         }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decodeBytes(parts[0]), let claimsBytes = Base64URL.decodeBytes(parts[1]),
-              let signature = Base64URL.decodeBytes(parts[2]),
-              case .object(let header)? = JSONValue.parse(headerBytes), case .object(let claims)? = JSONValue.parse(claimsBytes) else {
+            let signature = Base64URL.decodeBytes(parts[2]),
+            case .object(let header)? = JSONValue.parse(headerBytes), case .object(let claims)? = JSONValue.parse(claimsBytes)
+        else {
             return unauthorized(.invalidAuthorization, "t is not a JWT: three base64url parts, a JSON header and JSON claims (RFC 7519)")
         }
         guard header["alg"] == .string("ES256") else {
             return unauthorized(.invalidAuthorization, "The JWT's alg must be ES256 (RFC 8292 §2)")
         }
         guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-              publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8)) else {
+            publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8))
+        else {
             return unauthorized(.badSignature, "The JWT's signature is not valid for k (ES256, raw r||s: RFC 8292 §2, RFC 7518 §3.4)")
         }
         let audience: String? = if case .string(let text)? = claims["aud"] { text } else { nil }
         // A JSON number, never a string (RFC 7519 §2 NumericDate).
         let expiry: Double? = if case .number(let text)? = claims["exp"] { Double(text) } else { nil }
         let subject: String? = if case .string(let text)? = claims["sub"] { text } else { nil }
-        return .success(Token(identity: Identity(subject: subject ?? "", publicKey: keyBytes), audience: audience, expiry: expiry, subject: subject,
-                              subjectIsContact: subject.map(isContact) ?? false))
+        return .success(
+            Token(
+                identity: Identity(subject: subject ?? "", publicKey: keyBytes), audience: audience, expiry: expiry, subject: subject,
+                subjectIsContact: subject.map(isContact) ?? false))
     }
 
     /// A verified token's claims against this push: the audience, the time, the contact and the
@@ -98,16 +108,21 @@ enum VAPIDCheck {
             return unauthorized(.badExpiry, "The JWT has no exp, or not as a number (RFC 8292 §2: it MUST be included)")
         }
         let current = now.timeIntervalSince1970
-        guard seconds > current else { return unauthorized(.badExpiry, "The JWT expired \(Int(current - seconds)) s ago (exp, RFC 8292 §2)") }
+        guard seconds > current else {
+            return unauthorized(.badExpiry, "The JWT expired \(Int(current - seconds)) s ago (exp, RFC 8292 §2)")
+        }
         guard seconds <= current + 86400 else {
             return unauthorized(.badExpiry, "The JWT's exp is \(Int(seconds - current)) s ahead: at most 24 hours (RFC 8292 §2)")
         }
         guard token.subjectIsContact else {
-            return unauthorized(.badSubject, "The JWT's sub must be a mailto: or https: URI (RFC 8292 §2.1; Apple's push service refuses a JWT without it)")
+            return unauthorized(
+                .badSubject, "The JWT's sub must be a mailto: or https: URI (RFC 8292 §2.1; Apple's push service refuses a JWT without it)")
         }
         if let applicationServerKey, applicationServerKey != token.identity.publicKey {
-            return .failure(WebPushSimError(403, errno: 109, .keyMismatch,
-                                            "k is not the applicationServerKey this subscription was created with (RFC 8292 §4.2)"))
+            return .failure(
+                WebPushSimError(
+                    403, errno: 109, .keyMismatch,
+                    "k is not the applicationServerKey this subscription was created with (RFC 8292 §4.2)"))
         }
         return .success(token.identity)
     }

@@ -22,14 +22,18 @@ extension WebPushSimulator {
         if subscriberMethods != nil, request.header("origin") != nil {
             if request.method == "OPTIONS", let methods = subscriberMethods, request.header("access-control-request-method") != nil {
                 // The preflight (Fetch standard, CORS protocol): 204 naming what may follow.
-                return Answer(status: 204, headers: [
-                    (name: "access-control-allow-origin", value: "*"), (name: "access-control-allow-methods", value: methods),
-                    (name: "access-control-allow-headers", value: "Content-Type"), (name: "access-control-max-age", value: "600"),
-                    (name: "vary", value: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"),
-                ])
+                return Answer(
+                    status: 204,
+                    headers: [
+                        (name: "access-control-allow-origin", value: "*"), (name: "access-control-allow-methods", value: methods),
+                        (name: "access-control-allow-headers", value: "Content-Type"), (name: "access-control-max-age", value: "600"),
+                        (name: "vary", value: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"),
+                    ])
             }
             var answer = route(request, segments)
-            answer.headers += [(name: "access-control-allow-origin", value: "*"), (name: "access-control-expose-headers", value: "Location, Retry-After")]
+            answer.headers += [
+                (name: "access-control-allow-origin", value: "*"), (name: "access-control-expose-headers", value: "Location, Retry-After"),
+            ]
             return answer
         }
         return route(request, segments)
@@ -41,7 +45,8 @@ extension WebPushSimulator {
             return push(subscriptionID: String(segments.last!), header: request.header, body: request.body, tooLarge: request.tooLarge)
         case ("POST", 1, "subscribe"?):
             guard !request.tooLarge else {
-                return Self.answer(WebPushSimError(413, errno: 104, .tooLarge, "A subscribe request is at most \(PushRequestRules.maxBodyBytes) bytes"))
+                return Self.answer(
+                    WebPushSimError(413, errno: 104, .tooLarge, "A subscribe request is at most \(PushRequestRules.maxBodyBytes) bytes"))
             }
             return subscribe(body: request.body)
         case ("DELETE", 2, "subscription"?):

@@ -68,8 +68,10 @@ package final class WebPushSimulator: Sendable {
         self.log = log
         random = SimulationRandom(seed: configuration.seed)
         rateLimit = SubscriptionRateLimit(perMinute: configuration.subscriptionRatePerMinute)
-        store = SubscriptionStore(limits: .init(keptPerSubscription: configuration.keptPerSubscription, keptTotal: configuration.keptTotal,
-                                                subscriptions: configuration.maxSubscriptions))
+        store = SubscriptionStore(
+            limits: .init(
+                keptPerSubscription: configuration.keptPerSubscription, keptTotal: configuration.keptTotal,
+                subscriptions: configuration.maxSubscriptions))
     }
 
     /// The push service's origin (RFC 6454 §6.1), known once it listens: what VAPID's `aud` must be.
@@ -83,8 +85,10 @@ package final class WebPushSimulator: Sendable {
 
     /// The server: HTTP/2 and HTTP/1.1 over TLS with `tls` (ALPN `h2`, `http/1.1`), or cleartext
     /// HTTP/1.1 when `tls` is nil; WebSockets over HTTP/1.1 either way.
-    package func application(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration?, logger: Logger,
-                            onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+    package func application(
+        host: String = "127.0.0.1", port: Int, tls: TLSConfiguration?, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
         let router = Router()
         router.middlewares.add(SimulatorResponder(simulator: self))
         let webSockets = Router(context: BasicWebSocketRequestContext.self)
@@ -98,22 +102,25 @@ package final class WebPushSimulator: Sendable {
             // closed 5 s later, so SIGTERM ends the simulator whatever its clients do.
             let http2 = HTTP2ChannelConfiguration(gracefulCloseTimeout: .seconds(5))
             server = HTTPServerBuilder { responder in
-                WebPushSimChannel(tls: context,
-                                  http1: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: .init()),
-                                  http2: HTTP2Channel(responder: responder, configuration: http2), frames: self.configuration.http2Frames ? self : nil)
+                WebPushSimChannel(
+                    tls: context,
+                    http1: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder, configuration: .init()),
+                    http2: HTTP2Channel(responder: responder, configuration: http2), frames: self.configuration.http2Frames ? self : nil)
             }
         } else {
             server = .http1WebSocketUpgrade(webSocketRouter: webSockets)
         }
         let scheme = tls == nil ? "http" : "https"
         let publicHost = configuration.publicHost ?? (host == "0.0.0.0" ? "127.0.0.1" : host)
-        return Application(router: router, server: server, configuration: .init(address: .hostname(host, port: port), serverName: "webpush-sim"),
-                           onServerRunning: { channel in
-            let port = channel.localAddress?.port ?? port
-            let defaultPort = scheme == "https" ? 443 : 80
-            self.originState.withLock { $0 = "\(scheme)://\(publicHost)" + (port == defaultPort ? "" : ":\(port)") }
-            await onServerRunning(channel)
-        }, logger: logger)
+        return Application(
+            router: router, server: server, configuration: .init(address: .hostname(host, port: port), serverName: "webpush-sim"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? port
+                let defaultPort = scheme == "https" ? 443 : 80
+                self.originState.withLock { $0 = "\(scheme)://\(publicHost)" + (port == defaultPort ? "" : ":\(port)") }
+                await onServerRunning(channel)
+            }, logger: logger)
     }
 
     func logLine(_ object: [String: Any?]) {

@@ -15,9 +15,11 @@ final class WebhookDirectory: Sendable {
 
     /// Webhooks by id; `fresh` reads them from Redis whatever the copy's age.
     func current(fresh: Bool = false) async throws -> [String: Webhook] {
-        if !fresh, let cached = state.withLock({ state in
-            state.loaded.flatMap { ContinuousClock.now - $0 < refresh ? state.webhooks : nil }
-        }) {
+        if !fresh,
+            let cached = state.withLock({ state in
+                state.loaded.flatMap { ContinuousClock.now - $0 < refresh ? state.webhooks : nil }
+            })
+        {
             return cached
         }
         let webhooks = Dictionary(try await store.webhooks(owner: nil).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -29,14 +29,18 @@ package final class WebhookDispatcher: Service, Sendable {
     private let failing = Mutex<[String: Int64]>([:])
 
     /// `redis`: the configuration of the reader's own connection (its timeout is raised above the block time).
-    package convenience init(store: RedisWebhookStore, transport: any WebhookTransport, redis: RedisConfiguration,
-                            configuration: WebhookDispatcherConfiguration, logger: Logger = Logger(label: "richpush.webhooks")) {
+    package convenience init(
+        store: RedisWebhookStore, transport: any WebhookTransport, redis: RedisConfiguration,
+        configuration: WebhookDispatcherConfiguration, logger: Logger = Logger(label: "richpush.webhooks")
+    ) {
         self.init(store: store, transport: transport, locator: .standalone(redis), configuration: configuration, logger: logger)
     }
 
     /// `locator` finds the node of the store's partition's outbox for the reader's own connection.
-    package init(store: RedisWebhookStore, transport: any WebhookTransport, locator: RedisNodeLocator,
-                configuration: WebhookDispatcherConfiguration, logger: Logger = Logger(label: "richpush.webhooks")) {
+    package init(
+        store: RedisWebhookStore, transport: any WebhookTransport, locator: RedisNodeLocator,
+        configuration: WebhookDispatcherConfiguration, logger: Logger = Logger(label: "richpush.webhooks")
+    ) {
         self.store = store
         self.transport = transport
         self.configuration = configuration
@@ -68,7 +72,8 @@ package final class WebhookDispatcher: Service, Sendable {
     // MARK: - The outbox
 
     private func outboxLoop() async {
-        let reader = RedisReaderConnection(locator: locator, key: store.keys.webhookOutbox, timeout: Self.block + .seconds(5), suffix: "webhooks", logger: logger)
+        let reader = RedisReaderConnection(
+            locator: locator, key: store.keys.webhookOutbox, timeout: Self.block + .seconds(5), suffix: "webhooks", logger: logger)
         var groupReady = false
         var lastReclaim = ContinuousClock.now - configuration.reclaimIdle
         while !isStopping {
@@ -79,11 +84,14 @@ package final class WebhookDispatcher: Service, Sendable {
                 }
                 var entries: [WebhookOutboxEntry] = []
                 if ContinuousClock.now - lastReclaim >= configuration.reclaimIdle / 2 {
-                    entries = try await store.reclaimOutbox(consumer: configuration.consumer, idle: configuration.reclaimIdle, count: configuration.readCount)
+                    entries = try await store.reclaimOutbox(
+                        consumer: configuration.consumer, idle: configuration.reclaimIdle, count: configuration.readCount)
                     lastReclaim = .now
                 }
                 if entries.isEmpty {
-                    entries = try await store.readOutbox(on: try await reader.connection(), consumer: configuration.consumer, count: configuration.readCount, block: Self.block)
+                    entries = try await store.readOutbox(
+                        on: try await reader.connection(), consumer: configuration.consumer, count: configuration.readCount,
+                        block: Self.block)
                 }
                 if !entries.isEmpty { try await dispatch(entries) }
             } catch {
@@ -150,8 +158,13 @@ package final class WebhookDispatcher: Service, Sendable {
                 let chunk = Array(events[start..<min(events.count, start + configuration.eventsPerDelivery)])
                 let deliveryID = WebhookEvents.newDeliveryID()
                 let body = try WebhookEvents.body(webhook: id, delivery: deliveryID, events: chunk)
-                deliveries.append((webhook, WebhookDelivery(id: deliveryID, webhook: id, body: body, attempts: 0, firstAttempt: now,
-                                                            events: chunk.count, lastError: "")))
+                deliveries.append(
+                    (
+                        webhook,
+                        WebhookDelivery(
+                            id: deliveryID, webhook: id, body: body, attempts: 0, firstAttempt: now,
+                            events: chunk.count, lastError: "")
+                    ))
             }
             metrics.queued(events: events.count)
         }
@@ -191,8 +204,9 @@ package final class WebhookDispatcher: Service, Sendable {
     /// Attempts the deliveries of one app's webhooks whose time has come; returns how many.
     private func retryDue(_ scope: (store: RedisWebhookStore, directory: WebhookDirectory)) async throws -> Int {
         let (store, directory) = scope
-        let due = try await store.claimDueDeliveries(now: RedisWebhookStore.nowMilliseconds(), count: configuration.concurrency * 2,
-                                                     lease: configuration.timeout + .seconds(30))
+        let due = try await store.claimDueDeliveries(
+            now: RedisWebhookStore.nowMilliseconds(), count: configuration.concurrency * 2,
+            lease: configuration.timeout + .seconds(30))
         guard !due.isEmpty else { return 0 }
         let webhooks = try await directory.current(fresh: true)
         try await withThrowingDiscardingTaskGroup { group in
@@ -234,16 +248,21 @@ package final class WebhookDispatcher: Service, Sendable {
             failing.withLock { _ = $0.removeValue(forKey: webhook.id) }
         } else if now - delivery.firstAttempt >= Int64(configuration.retryWindow.milliseconds) {
             (result, outcome) = (.dead, .dead)
-            logger.warning("webhook delivery dead after \(number) attempts", metadata: ["webhook": "\(webhook.id)", "delivery": "\(delivery.id)",
-                                                                                       "error": "\(response.error ?? "")"])
+            logger.warning(
+                "webhook delivery dead after \(number) attempts",
+                metadata: [
+                    "webhook": "\(webhook.id)", "delivery": "\(delivery.id)",
+                    "error": "\(response.error ?? "")",
+                ])
         } else {
             let due = now + Int64(configuration.backoff(afterAttempts: number).milliseconds)
             (result, outcome) = (.retry(due: due, window: configuration.retryWindow), .retrying)
             failing.withLock { $0[webhook.id] = max($0[webhook.id] ?? 0, due) }
         }
         metrics.attempt(outcome.rawValue)
-        let record = WebhookAttempt(deliveryId: delivery.id, attempt: number, at: UTCTimestamp.iso8601(milliseconds: now), status: response.status,
-                                    durationMs: elapsed.milliseconds, events: delivery.events, outcome: outcome, error: response.error)
+        let record = WebhookAttempt(
+            deliveryId: delivery.id, attempt: number, at: UTCTimestamp.iso8601(milliseconds: now), status: response.status,
+            durationMs: elapsed.milliseconds, events: delivery.events, outcome: outcome, error: response.error)
         try await store.record(record, of: delivery, result: result)
     }
 }

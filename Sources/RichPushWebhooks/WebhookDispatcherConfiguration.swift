@@ -25,9 +25,12 @@ package struct WebhookDispatcherConfiguration: Sendable {
     /// dispatchers of partitions other than the first leave them to the first.
     package var runsRetries = true
 
-    package init(consumer: String, timeout: Duration = .seconds(10), concurrency: Int = 16, retryBase: Duration = .seconds(5),
-                retryMax: Duration = .seconds(3600), retryWindow: Duration = .seconds(86400), eventsPerDelivery: Int = 100,
-                readCount: Int = 256, reclaimIdle: Duration = .seconds(60), registryRefresh: Duration = .seconds(1), retryPoll: Duration = .milliseconds(250)) {
+    package init(
+        consumer: String, timeout: Duration = .seconds(10), concurrency: Int = 16, retryBase: Duration = .seconds(5),
+        retryMax: Duration = .seconds(3600), retryWindow: Duration = .seconds(86400), eventsPerDelivery: Int = 100,
+        readCount: Int = 256, reclaimIdle: Duration = .seconds(60), registryRefresh: Duration = .seconds(1),
+        retryPoll: Duration = .milliseconds(250)
+    ) {
         self.consumer = consumer
         self.timeout = timeout
         self.concurrency = max(1, concurrency)

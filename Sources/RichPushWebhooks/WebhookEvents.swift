@@ -14,11 +14,14 @@ enum WebhookEvents {
     /// retries and redeliveries, so a receiver can drop repeats.
     static func events(of entry: WebhookOutboxEntry) -> [Event] {
         guard let type = entry.type,
-              let items = (try? JSONSerialization.jsonObject(with: Data(entry.items))) as? [[String: Any]] else { return [] }
+            let items = (try? JSONSerialization.jsonObject(with: Data(entry.items))) as? [[String: Any]]
+        else { return [] }
         let at = UTCTimestamp.iso8601(milliseconds: entry.at)
         return items.enumerated().map { index, item in
-            var event: Event = ["id": "\(entry.eventIDPrefix)\(entry.streamID)/\(index)", "type": type.rawValue, "notificationId": entry.notification,
-                                "user": entry.creator, "at": at]
+            var event: Event = [
+                "id": "\(entry.eventIDPrefix)\(entry.streamID)/\(index)", "type": type.rawValue, "notificationId": entry.notification,
+                "user": entry.creator, "at": at,
+            ]
             if let installation = item["installation"] as? String { event["installation"] = installation }
             if let reader = item["reader"] as? String { event["reader"] = reader }
             if let result = item["result"] as? [String: Any] {

@@ -18,8 +18,10 @@ package enum WebhookSignature {
 
     /// What a receiver checks: one of the header's `v1=` signatures (comma-separated, for a
     /// rotation) matches, compared in constant time, and the timestamp is within `tolerance` of `now`.
-    package static func verify(header: String, timestamp: String, body: [UInt8], secret: String,
-                              tolerance: Duration = .seconds(300), now: Int64? = nil) -> Bool {
+    package static func verify(
+        header: String, timestamp: String, body: [UInt8], secret: String,
+        tolerance: Duration = .seconds(300), now: Int64? = nil
+    ) -> Bool {
         let now = now ?? Int64(Date().timeIntervalSince1970)
         guard let sent = Int64(timestamp), abs(now - sent) <= tolerance.components.seconds else { return false }
         let expected = Array(sign(secret: secret, timestamp: sent, body: body).utf8)

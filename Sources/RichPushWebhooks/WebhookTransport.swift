@@ -1,8 +1,8 @@
 package import AsyncHTTPClient
 import Foundation
+import Hiredis
 import NIOCore
 import NIOHTTP1
-import Hiredis
 
 /// How the dispatcher POSTs a delivery; the answer is a status or why none came.
 package protocol WebhookTransport: Sendable {
@@ -59,7 +59,8 @@ package struct HTTPWebhookTransport: WebhookTransport {
             guard (200...299).contains(status) else {
                 let text = String(decoding: excerpt, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 let location = response.headers.first(name: "location").map { " (redirects are not followed: \($0))" } ?? ""
-                return WebhookResponse(status: status, error: "HTTP \(status)\(location)\(text.isEmpty ? "" : ": " + String(text.prefix(200)))")
+                return WebhookResponse(
+                    status: status, error: "HTTP \(status)\(location)\(text.isEmpty ? "" : ": " + String(text.prefix(200)))")
             }
             return WebhookResponse(status: status, error: nil)
         } catch let error as HTTPClientError where error == .deadlineExceeded {

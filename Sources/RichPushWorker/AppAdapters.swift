@@ -43,8 +43,10 @@ final class AppAdapters: Service, Sendable {
         }
     })
 
-    init(store: RedisAppStore?, needsCredentials: Bool,
-         build: @escaping @Sendable (AppID, AppCredentials) throws -> (adapter: any PushAdapter, clients: [HTTP2Client])) {
+    init(
+        store: RedisAppStore?, needsCredentials: Bool,
+        build: @escaping @Sendable (AppID, AppCredentials) throws -> (adapter: any PushAdapter, clients: [HTTP2Client])
+    ) {
         self.store = store
         self.needsCredentials = needsCredentials
         self.build = build
@@ -73,7 +75,8 @@ final class AppAdapters: Service, Sendable {
             }.adapter
         }
         guard let store else {
-            throw JobError.retry("this worker was given no key-encryption key (--kek-file), so it cannot send as app '\(app)'", after: .seconds(30))
+            throw JobError.retry(
+                "this worker was given no key-encryption key (--kek-file), so it cannot send as app '\(app)'", after: .seconds(30))
         }
         let now = ContinuousClock.now
         let cached = cache.touch(app, now: now)

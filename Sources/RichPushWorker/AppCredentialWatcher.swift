@@ -1,7 +1,7 @@
-import RichPushCore
 import Hiredis
 import Logging
 import RichPushApps
+import RichPushCore
 import ServiceLifecycle
 
 /// Keeps a worker on its app's current credentials without a restart: a change announced on the
@@ -23,7 +23,9 @@ struct AppCredentialWatcher: Service {
         let (nudges, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
-                for await message in subscriber.messages where String(decoding: message.payload, as: UTF8.self) == app.rawValue { nudge.yield() }
+                for await message in subscriber.messages where String(decoding: message.payload, as: UTF8.self) == app.rawValue {
+                    nudge.yield()
+                }
             }
             group.addTask {
                 while !Task.isCancelled {
@@ -55,7 +57,8 @@ struct AppCredentialWatcher: Service {
             logger.notice("app credentials changed; new pushes use them", metadata: ["app": "\(app)", "version": "\(loadedVersion)"])
             return loadedVersion
         } catch let error as AppError {
-            logger.error("app credentials changed but cannot be used; the ones in use stay", metadata: ["app": "\(app)", "error": "\(error)"])
+            logger.error(
+                "app credentials changed but cannot be used; the ones in use stay", metadata: ["app": "\(app)", "error": "\(error)"])
             // Not retried until the next change: the same error would be logged every interval.
             return (try? await store.version(id: app)).flatMap { $0 } ?? version
         } catch {

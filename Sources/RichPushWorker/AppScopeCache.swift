@@ -8,7 +8,8 @@ import Synchronization
 final class AppScopeCache<Value: Sendable>: Sendable {
     /// How long an unused app's entry is kept.
     let idleAfter: Duration
-    private let entries = Mutex<(values: [AppID: (value: Value, used: ContinuousClock.Instant)], swept: ContinuousClock.Instant)>(([:], .now))
+    private let entries = Mutex<(values: [AppID: (value: Value, used: ContinuousClock.Instant)], swept: ContinuousClock.Instant)>(
+        ([:], .now))
     /// Called with each value forgotten or replaced (outside the lock), to close what it holds.
     private let retire: @Sendable (Value) -> Void
 

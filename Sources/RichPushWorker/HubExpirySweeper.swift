@@ -18,8 +18,10 @@ package final class HubExpirySweeper: Service, Sendable {
     let interval: Duration
     let logger: Logger
 
-    package init(redis: any RedisClient, prefix: String, ledger: any DeliveryLedger, ledgers: (@Sendable (AppID) -> any DeliveryLedger)? = nil,
-                interval: Duration = .seconds(1), logger: Logger = Logger(label: "richpush.hub")) {
+    package init(
+        redis: any RedisClient, prefix: String, ledger: any DeliveryLedger, ledgers: (@Sendable (AppID) -> any DeliveryLedger)? = nil,
+        interval: Duration = .seconds(1), logger: Logger = Logger(label: "richpush.hub")
+    ) {
         self.redis = redis
         self.hold = HubHold(prefix: prefix)
         self.ledger = ledger
@@ -55,7 +57,8 @@ package final class HubExpirySweeper: Service, Sendable {
         for envelope in envelopes {
             // The envelope as the device reads it (``JSONValue``), so both read one shape one way.
             guard let object = JSONValue.parse(envelope), let notification = object["notification"]?.int,
-                  let installation = object["installation"]?.string else { continue }
+                let installation = object["installation"]?.string
+            else { continue }
             let app = object["app"]?.string.flatMap { AppID(validating: $0) } ?? .default
             expired[app, default: [:]][notification, default: []].append(installation)
         }

@@ -14,6 +14,7 @@ struct PlannedPush {
     var locale: String? = nil
 
     func result(_ counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil) -> DeliveryResult {
-        DeliveryResult(installation: key.installation, counter: counter, adapterID: adapterID, error: error, template: template, locale: locale)
+        DeliveryResult(
+            installation: key.installation, counter: counter, adapterID: adapterID, error: error, template: template, locale: locale)
     }
 }

@@ -1,5 +1,5 @@
-package import RichPushQueue
 import RichPushCore
+package import RichPushQueue
 import RichPushStorage
 
 /// The status never lies: a rich-push job that gave up for good leaves its devices failed, not
@@ -18,8 +18,9 @@ extension RichPushJobHandler {
         }
         guard !reasons.isEmpty else { return }
         try await ledger.recordDeadLettered(try await addressable(reasons))
-        logger.warning("rich-push jobs given up: their devices marked failed",
-                       metadata: ["notification.ids": "\(Set(reasons.keys.map(\.notification)).sorted().map(String.init).joined(separator: ","))"])
+        logger.warning(
+            "rich-push jobs given up: their devices marked failed",
+            metadata: ["notification.ids": "\(Set(reasons.keys.map(\.notification)).sorted().map(String.init).joined(separator: ","))"])
     }
 
     /// The scopes with each batch narrowed to the installations its job would push to, as
@@ -33,7 +34,8 @@ extension RichPushJobHandler {
         var targets: [Int: TagExpression] = [:]
         for record in records { targets[record.id] = try? TagExpression(parsing: record.target) }
         let ids = Array(Set(batches.flatMap { $0.installations ?? [] }))
-        let tags = Dictionary(try await installations.installations(ids: ids).map { ($0.id, Set($0.tags)) }, uniquingKeysWith: { first, _ in first })
+        let tags = Dictionary(
+            try await installations.installations(ids: ids).map { ($0.id, Set($0.tags)) }, uniquingKeysWith: { first, _ in first })
         var narrowed: [DeliveryScope: String] = [:]
         for (scope, reason) in reasons {
             // A target that cannot be read (the job failed on it) keeps the batch as it was given.

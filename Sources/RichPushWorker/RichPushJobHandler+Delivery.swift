@@ -33,7 +33,8 @@ extension RichPushJobHandler {
     /// gets its own rendering). A notification that cannot be rendered fails its job for good.
     private func plan(_ work: [Work], results: inout [Result<Void, any Error>]) async throws -> [PlannedPush] {
         let ids = Array(Set(work.flatMap(\.targets)))
-        let devices = Dictionary(try await installations.installations(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let devices = Dictionary(
+            try await installations.installations(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var planned: [PlannedPush] = []
         var templates = TemplatePushes()
         for (offset, item) in work.enumerated() {
@@ -59,16 +60,20 @@ extension RichPushJobHandler {
                 var failure: String?
                 var chosen: (template: String, locale: String?)?
                 if let properties = notification.properties, let template = TemplatePushes.template(of: installation, for: expression) {
-                    let own = templates.push(template, for: installation, of: notification, properties: properties, format: format, plain: push, builtIns: builtIns)
+                    let own = templates.push(
+                        template, for: installation, of: notification, properties: properties, format: format, plain: push,
+                        builtIns: builtIns)
                     chosen = (template.name, own.locale)
                     switch own.push {
                     case .success(let rendered): push = rendered
                     case .failure(let problem): failure = problem.reason
                     }
                 }
-                planned.append(PlannedPush(work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
-                                           key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure,
-                                           template: chosen?.template, locale: chosen?.locale))
+                planned.append(
+                    PlannedPush(
+                        work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
+                        key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure,
+                        template: chosen?.template, locale: chosen?.locale))
             }
             metrics.rendered(in: ContinuousClock.now - clock)
         }
@@ -79,7 +84,9 @@ extension RichPushJobHandler {
     /// pairs are duplicates, suppressed; live leases of another worker are left to it, and their
     /// job comes back after them (deferred, spending no attempt); a device whose template failed
     /// fails alone, in the status, with its reason.
-    private func lease(_ planned: [PlannedPush], into round: inout DeliveryRound, results: inout [Result<Void, any Error>]) async throws -> [PlannedPush] {
+    private func lease(
+        _ planned: [PlannedPush], into round: inout DeliveryRound, results: inout [Result<Void, any Error>]
+    ) async throws -> [PlannedPush] {
         let leases = try await ledger.leaseDeliveries(planned.map(\.key), owner: round.owner, duration: leaseDuration)
         var toSend: [PlannedPush] = []
         var waiting = 0
@@ -102,7 +109,8 @@ extension RichPushJobHandler {
         toSend.removeAll { $0.failure != nil }
         for (offset, remaining) in round.leasedByOthers {
             let work = round.work[offset]
-            results[work.index] = .failure(JobError.deferred("pushes of notification \(work.id) are leased by another worker", after: remaining + .milliseconds(250)))
+            results[work.index] = .failure(
+                JobError.deferred("pushes of notification \(work.id) are leased by another worker", after: remaining + .milliseconds(250)))
         }
         return toSend
     }
@@ -113,8 +121,11 @@ extension RichPushJobHandler {
     /// whose push is deferred as the adapter's own answer would have it, and a device another
     /// round has claimed (its request may be in flight, and its answer may ask to wait), whose
     /// push comes back shortly. The round claims the other devices until it records.
-    private func screen(_ leased: [PlannedPush], into round: inout DeliveryRound) async throws
-        -> (toSend: [PlannedPush], heldBack: [(PlannedPush, PushOutcome)]) {
+    private func screen(
+        _ leased: [PlannedPush], into round: inout DeliveryRound
+    ) async throws
+        -> (toSend: [PlannedPush], heldBack: [(PlannedPush, PushOutcome)])
+    {
         // The adapter gets its credentials first: waiting for another worker's token exchange
         // between this check and the requests would let a dead token through after it was marked.
         if goneTokens != nil || deviceBackOffs != nil, !leased.isEmpty { await adapter.prepare() }
@@ -134,7 +145,8 @@ extension RichPushJobHandler {
                     return false
                 case .held(let end):
                     let wait = Duration.milliseconds(max(1, end - checkedAt))
-                    heldBack.append((plan, .deferred(reason: "the provider asked to slow down for this device; again in \(wait)", after: wait)))
+                    heldBack.append(
+                        (plan, .deferred(reason: "the provider asked to slow down for this device; again in \(wait)", after: wait)))
                 case .inFlight:
                     let wait = Duration.milliseconds(Int64.random(in: 250...500))
                     heldBack.append((plan, .deferred(reason: "another worker is talking to this device; again in \(wait)", after: wait)))
@@ -160,8 +172,10 @@ extension RichPushJobHandler {
             let outcomes: [PushOutcome]
             do {
                 outcomes = try await adapter.send(wave.map { toSend[$0].push })
-            } catch where number > 0 {
-                for index in waves[number...].joined() { sent[index] = .failed(reason: "\(adapter.name) unreachable: \(error)", retryable: true) }
+            } catch  where number > 0 {
+                for index in waves[number...].joined() {
+                    sent[index] = .failed(reason: "\(adapter.name) unreachable: \(error)", retryable: true)
+                }
                 break
             } catch {
                 do {
@@ -170,7 +184,8 @@ extension RichPushJobHandler {
                     throw JobError.retry("\(adapter.name) unreachable and the leases could not be released: \(error)", after: leaseDuration)
                         .on(platforms: toSend.map(\.push.installation.platform.rawValue))
                 }
-                throw JobError.retry("\(adapter.name) unreachable: \(error)").on(platforms: toSend.map(\.push.installation.platform.rawValue))
+                throw JobError.retry("\(adapter.name) unreachable: \(error)").on(
+                    platforms: toSend.map(\.push.installation.platform.rawValue))
             }
             for (index, outcome) in zip(wave, outcomes) { sent[index] = outcome }
         }
@@ -201,11 +216,13 @@ extension RichPushJobHandler {
         var routes: [Platform: (name: String, toDevice: Timer)] = [:]
         for (plan, outcome) in outcomes {
             let platform = plan.push.installation.platform
-            let (route, toDevice) = routes[platform] ?? {
-                let route = (name: adapter.name(for: platform), toDevice: metrics.toDevice(adapter: adapter.name(for: platform)))
-                routes[platform] = route
-                return route
-            }()
+            let (route, toDevice) =
+                routes[platform]
+                ?? {
+                    let route = (name: adapter.name(for: platform), toDevice: metrics.toDevice(adapter: adapter.name(for: platform)))
+                    routes[platform] = route
+                    return route
+                }()
             let result: DeliveryResult
             switch outcome {
             case .sent(let adapterID):
@@ -274,8 +291,11 @@ extension RichPushJobHandler {
         if !round.deferred.isEmpty { try await ledger.releaseLeases(round.deferred.map(\.key)) }
         try await markedAndReleased
         await counted
-        round.attempts = round.retryable.isEmpty
-            ? [:] : try await ledger.countFailedAttempts(Dictionary(grouping: round.retryable.map(\.key), by: \.notification).mapValues { $0.map(\.installation) })
+        round.attempts =
+            round.retryable.isEmpty
+            ? [:]
+            : try await ledger.countFailedAttempts(
+                Dictionary(grouping: round.retryable.map(\.key), by: \.notification).mapValues { $0.map(\.installation) })
         for installation in round.invalid + round.goneBefore.map(\.push.installation) { _ = try await installations.remove(installation) }
     }
 
@@ -310,14 +330,17 @@ extension RichPushJobHandler {
             let spent = spentPerJob[offset] ?? (work[offset].job.attempt + 1, work[offset].job.attempt + 1)
             let backOff = providerBackOff(afterAttempt: spent.most)
             results[work[offset].index] = .failure(
-                JobError.retry("\(failed) pushes failed on \(adapter.name)", after: max(backOff, round.waits[offset] ?? .zero),
-                               attempts: deferredJobs.contains(offset) ? 0 : spent.fewest)
-                    .on(platforms: platforms[offset] ?? []))
+                JobError.retry(
+                    "\(failed) pushes failed on \(adapter.name)", after: max(backOff, round.waits[offset] ?? .zero),
+                    attempts: deferredJobs.contains(offset) ? 0 : spent.fewest
+                )
+                .on(platforms: platforms[offset] ?? []))
         }
         for (offset, held) in deferredPerJob {
             let after = max(round.waits[offset] ?? .seconds(1), round.leasedByOthers[offset].map { $0 + .milliseconds(250) } ?? .zero)
-            results[work[offset].index] = .failure(JobError.deferred("\(held) pushes held back by \(adapter.name)'s limits", after: after)
-                .on(platforms: platforms[offset] ?? []))
+            results[work[offset].index] = .failure(
+                JobError.deferred("\(held) pushes held back by \(adapter.name)'s limits", after: after)
+                    .on(platforms: platforms[offset] ?? []))
         }
     }
 
@@ -338,7 +361,11 @@ extension RichPushJobHandler {
         var gone: [PlannedPush] = []
         for plan in planned {
             let installation = plan.push.installation
-            if let since = marks[Self.goneKey(installation)], since >= installation.updatedAt { gone.append(plan) } else { alive.append(plan) }
+            if let since = marks[Self.goneKey(installation)], since >= installation.updatedAt {
+                gone.append(plan)
+            } else {
+                alive.append(plan)
+            }
         }
         return (alive, gone)
     }
@@ -393,7 +420,8 @@ extension RichPushJobHandler {
         var gated: [(offset: Int, batch: ThrottledBatch)] = []
         for (offset, item) in work.enumerated() {
             guard let explicit = item.explicit, let first = explicit.first,
-                  let rate = item.notification?.delivery.throttlePerMinute ?? (defaultThrottlePerMinute > 0 ? defaultThrottlePerMinute : nil) else { continue }
+                let rate = item.notification?.delivery.throttlePerMinute ?? (defaultThrottlePerMinute > 0 ? defaultThrottlePerMinute : nil)
+            else { continue }
             gated.append((offset, ThrottledBatch(notification: item.id, batch: first, pushes: explicit.count, perMinute: rate)))
         }
         guard !gated.isEmpty else { return work }
@@ -401,7 +429,8 @@ extension RichPushJobHandler {
         var refused = Set<Int>()
         for ((offset, batch), wait) in zip(gated, waits) where wait > .zero {
             refused.insert(offset)
-            results[work[offset].index] = .failure(JobError.deferred("notification \(batch.notification) is at its \(batch.perMinute) pushes a minute", after: wait))
+            results[work[offset].index] = .failure(
+                JobError.deferred("notification \(batch.notification) is at its \(batch.perMinute) pushes a minute", after: wait))
         }
         return work.enumerated().filter { !refused.contains($0.offset) }.map(\.element)
     }

@@ -18,9 +18,11 @@ extension RichPushJobHandler {
         } catch {
             let pushes = counts.values.reduce(0, +)
             metrics.lostFailureCounts(pushes)
-            logger.warning("failed pushes not counted by reason", metadata: [
-                "app": "\(app)", "pushes": "\(pushes)", "error": "\(error)",
-            ])
+            logger.warning(
+                "failed pushes not counted by reason",
+                metadata: [
+                    "app": "\(app)", "pushes": "\(pushes)", "error": "\(error)",
+                ])
         }
     }
 }

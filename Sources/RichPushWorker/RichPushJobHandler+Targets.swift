@@ -100,16 +100,22 @@ extension RichPushJobHandler {
             // Throttled: sub-jobs of at most a second's worth of pushes, one due every
             // batch × 60 s / rate, so devices fetch the payload at most at that rate.
             if item.explicit == nil, !item.targets.isEmpty,
-               let rate = item.notification?.delivery.throttlePerMinute ?? (defaultThrottlePerMinute > 0 ? defaultThrottlePerMinute : nil) {
+                let rate = item.notification?.delivery.throttlePerMinute ?? (defaultThrottlePerMinute > 0 ? defaultThrottlePerMinute : nil)
+            {
                 let batch = max(1, min(fanOutBatch, rate / 60))
                 let interval = Int64(batch) * 60_000 / Int64(rate)
                 for (index, start) in stride(from: 0, to: item.targets.count, by: batch).enumerated() {
                     let slice = Array(item.targets[start..<min(start + batch, item.targets.count)])
-                    throttled.append((RichPushJob.request(notification: item.id, installations: slice, app: app), now + Int64(index) * interval))
+                    throttled.append(
+                        (RichPushJob.request(notification: item.id, installations: slice, app: app), now + Int64(index) * interval))
                 }
                 planned[item.id] = item.targets.count
-                logger.info("throttled fan-out", metadata: ["notification.id": "\(item.id)", "installations": "\(item.targets.count)",
-                                                           "per.minute": "\(rate)", "batches": "\((item.targets.count + batch - 1) / batch)"])
+                logger.info(
+                    "throttled fan-out",
+                    metadata: [
+                        "notification.id": "\(item.id)", "installations": "\(item.targets.count)",
+                        "per.minute": "\(rate)", "batches": "\((item.targets.count + batch - 1) / batch)",
+                    ])
                 continue
             }
             guard item.explicit == nil, item.targets.count > fanOutBatch else {
@@ -119,10 +125,16 @@ extension RichPushJobHandler {
             let targets = item.targets
             planned[item.id] = targets.count
             for start in stride(from: 0, to: targets.count, by: fanOutBatch) {
-                requests.append(RichPushJob.request(notification: item.id, installations: Array(targets[start..<min(start + fanOutBatch, targets.count)]), app: app))
+                requests.append(
+                    RichPushJob.request(
+                        notification: item.id, installations: Array(targets[start..<min(start + fanOutBatch, targets.count)]), app: app))
             }
-            logger.info("fan-out split", metadata: ["notification.id": "\(item.id)", "installations": "\(targets.count)",
-                                                    "batches": "\((targets.count + fanOutBatch - 1) / fanOutBatch)"])
+            logger.info(
+                "fan-out split",
+                metadata: [
+                    "notification.id": "\(item.id)", "installations": "\(targets.count)",
+                    "batches": "\((targets.count + fanOutBatch - 1) / fanOutBatch)",
+                ])
         }
         // Before the sub-jobs exist: a cancel that sees them also sees how many pushes they plan.
         try await ledger.recordPlannedFanOuts(planned)

@@ -57,11 +57,14 @@ package struct RichPushJobHandler: BatchJobHandler {
     /// Pushes accepted per job, until the worker takes them for the app's sent total.
     let accepted = AcceptedPushes()
 
-    package init(ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
-                renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0, leaseDuration: Duration = .seconds(30),
-                maxPushesPerRound: Int = 1_000, goneTokens: (any GoneTokens)? = nil, deviceBackOffs: (any DeviceBackOffs)? = nil,
-                providerRetryBase: Duration = .seconds(1),
-                failedPushes: (any FailedPushCounting)? = nil, logger: Logger = Logger(label: "richpush.worker")) {
+    package init(
+        ledger: any DeliveryLedger, installations: any InstallationStore, queue: any JobEnqueuing, adapter: any PushAdapter,
+        renderer: PushRenderer, formats: [Platform: PushFormat] = [:], fanOutBatch: Int = 500, defaultThrottlePerMinute: Int = 0,
+        leaseDuration: Duration = .seconds(30),
+        maxPushesPerRound: Int = 1_000, goneTokens: (any GoneTokens)? = nil, deviceBackOffs: (any DeviceBackOffs)? = nil,
+        providerRetryBase: Duration = .seconds(1),
+        failedPushes: (any FailedPushCounting)? = nil, logger: Logger = Logger(label: "richpush.worker")
+    ) {
         self.ledger = ledger
         self.installations = installations
         self.queue = queue
@@ -92,7 +95,9 @@ package struct RichPushJobHandler: BatchJobHandler {
 
     /// This handler for `app`'s jobs: its ledger, registry and adapter, sharing this one's push
     /// budget, fan-out gate and metrics (one worker's bounds hold across all its apps).
-    func scoped(to app: AppID, ledger: any DeliveryLedger, installations: any InstallationStore, adapter: any PushAdapter) -> RichPushJobHandler {
+    func scoped(
+        to app: AppID, ledger: any DeliveryLedger, installations: any InstallationStore, adapter: any PushAdapter
+    ) -> RichPushJobHandler {
         var handler = self
         handler.app = app
         handler.ledger = ledger

@@ -1,6 +1,6 @@
+import RichPushAPNS
 package import RichPushApps
 package import RichPushCore
-import RichPushAPNS
 import RichPushFCM
 import RichPushWebPush
 
@@ -17,7 +17,9 @@ package struct WorkerAppCredentials: Sendable {
     /// What the worker starts with.
     package var loaded: (version: Int, credentials: AppCredentials)
 
-    package init(store: RedisAppStore, app: AppID = .default, checkEvery: Duration = .seconds(5), loaded: (version: Int, credentials: AppCredentials)) {
+    package init(
+        store: RedisAppStore, app: AppID = .default, checkEvery: Duration = .seconds(5), loaded: (version: Int, credentials: AppCredentials)
+    ) {
         self.store = store
         self.app = app
         self.checkEvery = checkEvery
@@ -51,7 +53,9 @@ extension RichPushWorkerConfiguration {
     /// This configuration for `app`, not the default: each platform this worker sends to goes as
     /// the app's own credentials, and one the app has none for is refused with a reason naming
     /// it (never sent as the flags' credentials, which are the default app's).
-    func forApp(_ app: AppID, credentials: AppCredentials) throws -> (configuration: RichPushWorkerConfiguration, refused: [Platform: String]) {
+    func forApp(
+        _ app: AppID, credentials: AppCredentials
+    ) throws -> (configuration: RichPushWorkerConfiguration, refused: [Platform: String]) {
         var refused: [Platform: String] = [:]
         func missing(_ platform: String) -> String {
             "app '\(app)' has no \(platform) credentials; set them with richpush apps set \(app) (see docs/apps.md)"
@@ -61,7 +65,9 @@ extension RichPushWorkerConfiguration {
             refused[.fcm] = missing("FCM")
             refused[.gcm] = missing("FCM")
         }
-        if webPush != nil, credentials.webPush.map({ $0.subject.isEmpty }) ?? true { refused[.webpush] = missing("Web Push (a VAPID subject)") }
+        if webPush != nil, credentials.webPush.map({ $0.subject.isEmpty }) ?? true {
+            refused[.webpush] = missing("Web Push (a VAPID subject)")
+        }
         return (try applying(credentials), refused)
     }
 }

@@ -52,8 +52,10 @@ struct TemplatePushes {
     /// platform's plain push) giving the request metadata, and the template's `Headers` rendered
     /// and applied over it; `locale` is the one the locale chain chose for the device (nil: no
     /// property is localized), for its entry in the status.
-    mutating func push(_ template: InstallationTemplate, for installation: Installation, of notification: RichNotification, properties: SendProperties,
-                       format: PushFormat, plain: RenderedPush, builtIns: [String: String]) -> (push: Result<RenderedPush, Failure>, locale: String?) {
+    mutating func push(
+        _ template: InstallationTemplate, for installation: Installation, of notification: RichNotification, properties: SendProperties,
+        format: PushFormat, plain: RenderedPush, builtIns: [String: String]
+    ) -> (push: Result<RenderedPush, Failure>, locale: String?) {
         let key = RenderKey(notification: notification.id, template: template, locale: installation.locale, format: format)
         let values = self.properties(key, properties, builtIns: builtIns)
         let locale = try? values.get().chosen
@@ -65,8 +67,10 @@ struct TemplatePushes {
         return (result, locale)
     }
 
-    private mutating func render(_ template: InstallationTemplate, properties: TemplateProperties, format: PushFormat, plain: RenderedPush,
-                                 priority: DeliveryOptions.Priority?) -> Result<RenderedPush, Failure> {
+    private mutating func render(
+        _ template: InstallationTemplate, properties: TemplateProperties, format: PushFormat, plain: RenderedPush,
+        priority: DeliveryOptions.Priority?
+    ) -> Result<RenderedPush, Failure> {
         let compiled: Compiled
         switch compile(template.body) {
         case .success(let value): compiled = value
@@ -88,8 +92,10 @@ struct TemplatePushes {
     /// The template's headers that `format` takes, rendered with the device's properties and
     /// applied to `push` (a header for another format is left out: the device's platform is
     /// routed through another adapter here); a value the platform would refuse fails the device.
-    private mutating func applyHeaders(_ template: InstallationTemplate, to push: RenderedPush, properties: TemplateProperties,
-                                       format: PushFormat) -> Result<RenderedPush, Failure> {
+    private mutating func applyHeaders(
+        _ template: InstallationTemplate, to push: RenderedPush, properties: TemplateProperties,
+        format: PushFormat
+    ) -> Result<RenderedPush, Failure> {
         guard !template.headers.isEmpty else { return .success(push) }
         var push = push
         let now = JobQueue.nowMilliseconds()
@@ -129,8 +135,11 @@ struct TemplatePushes {
     }
 
     /// The send's properties for the key's locale, with the rich push's own values over them.
-    private mutating func properties(_ key: RenderKey, _ properties: SendProperties, builtIns: [String: String])
-        -> Result<(properties: TemplateProperties, chosen: String?), Failure> {
+    private mutating func properties(
+        _ key: RenderKey, _ properties: SendProperties, builtIns: [String: String]
+    )
+        -> Result<(properties: TemplateProperties, chosen: String?), Failure>
+    {
         let shared = ValuesKey(notification: key.notification, locale: key.locale)
         if let done = values[shared] { return .success(done) }
         var (merged, chosen) = properties.values(for: key.locale)
@@ -154,12 +163,18 @@ struct TemplatePushes {
         }
     }
 
-    private func render(_ compiled: Template, _ template: InstallationTemplate, properties: TemplateProperties, format: PushFormat) -> Result<[UInt8], Failure> {
+    private func render(
+        _ compiled: Template, _ template: InstallationTemplate, properties: TemplateProperties, format: PushFormat
+    ) -> Result<[UInt8], Failure> {
         do {
             let bytes = try compiled.render(properties, missing: try policy(template)).bytes
             let limit = Self.limit(format)
             guard bytes.count <= limit else {
-                return .failure(Failure(reason: "payload_too_large: template '\(template.name)' rendered \(bytes.count) bytes; \(format.rawValue) accepts at most \(limit)"))
+                return .failure(
+                    Failure(
+                        reason:
+                            "payload_too_large: template '\(template.name)' rendered \(bytes.count) bytes; \(format.rawValue) accepts at most \(limit)"
+                    ))
             }
             return .success(bytes)
         } catch {

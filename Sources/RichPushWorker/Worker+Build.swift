@@ -1,14 +1,14 @@
 package import AsyncHTTPClient
-package import RichPushAPNS
-package import RichPushFCM
-import RichPushWebPush
 package import Hiredis
 import Logging
+package import RichPushAPNS
 import RichPushAdapters
 package import RichPushCore
+package import RichPushFCM
+package import RichPushHTTP2
 package import RichPushQueue
 package import RichPushStorage
-package import RichPushHTTP2
+import RichPushWebPush
 
 /// Everything `richpush worker` can be told about delivery, with production defaults.
 package struct RichPushWorkerConfiguration: Sendable {
@@ -44,7 +44,10 @@ package struct RichPushWorkerConfiguration: Sendable {
         /// How long a push waits after APNs' 429 `TooManyRequests`, which names no time.
         package var throttleWait: Duration
 
-        package init(client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, signer: APNSSigningKey, throttleWait: Duration = .seconds(30)) {
+        package init(
+            client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, signer: APNSSigningKey,
+            throttleWait: Duration = .seconds(30)
+        ) {
             self.client = client
             self.sandboxClient = sandboxClient
             self.topic = topic
@@ -107,9 +110,11 @@ package struct RichPushWorkerConfiguration: Sendable {
     /// runs; nil: the credentials given as flags.
     package var apps: WorkerAppCredentials?
 
-    package init(worker: JobWorkerConfiguration = JobWorkerConfiguration(), adapter: Adapter = .simulated(holdFor: .seconds(86400)),
-                renderer: PushRenderer = PushRenderer(), fanOutBatch: Int = 500, retention: Duration = .seconds(7 * 86400),
-                leaseDuration: Duration = .seconds(30), fcm: FCMSettings? = nil, otherPlatforms: OtherPlatforms = .refused) {
+    package init(
+        worker: JobWorkerConfiguration = JobWorkerConfiguration(), adapter: Adapter = .simulated(holdFor: .seconds(86400)),
+        renderer: PushRenderer = PushRenderer(), fanOutBatch: Int = 500, retention: Duration = .seconds(7 * 86400),
+        leaseDuration: Duration = .seconds(30), fcm: FCMSettings? = nil, otherPlatforms: OtherPlatforms = .refused
+    ) {
         self.worker = worker
         self.adapter = adapter
         self.fcm = fcm
@@ -134,8 +139,10 @@ package struct WorkerDependencies: Sendable {
     /// The queue's settings (its partition is replaced by each partition's name).
     package var queue: JobQueueConfiguration
 
-    package init(redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration,
-                locator: RedisNodeLocator? = nil) {
+    package init(
+        redis: any RedisClient, redisConfiguration: RedisConfiguration, keys: StorageKeys, queue: JobQueueConfiguration,
+        locator: RedisNodeLocator? = nil
+    ) {
         self.redis = redis
         self.redisConfiguration = redisConfiguration
         self.locator = locator ?? .standalone(redisConfiguration)
@@ -155,11 +162,14 @@ package struct WorkerDependencies: Sendable {
 /// stream on its own connection with an equal share of `configuration.worker.concurrency`
 /// (at least 1), so every partition is served whatever the others' backlog (part of
 /// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)``). The push adapters are shared.
-func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, adapter: any PushAdapter, apps: AppAdapters,
-                   scopeLabels: ScopeLabels, extraHandlers: (inout JobHandlers) -> Void, logger: Logger) -> [JobWorker] {
+func buildJobLoops(
+    configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, adapter: any PushAdapter, apps: AppAdapters,
+    scopeLabels: ScopeLabels, extraHandlers: (inout JobHandlers) -> Void, logger: Logger
+) -> [JobWorker] {
     // Dead tokens and device back-offs are kept for the platforms that declare them (APNs, FCM,
     // Web Push), not for the hub alone.
-    let providers = configuration.fcm != nil || configuration.webPush != nil || { if case .apns = configuration.adapter { true } else { false } }()
+    let providers =
+        configuration.fcm != nil || configuration.webPush != nil || { if case .apns = configuration.adapter { true } else { false } }()
     let goneTokens: (any GoneTokens)? = providers ? RedisGoneTokens(redis: dependencies.redis, keys: dependencies.keys) : nil
     let deviceBackOffs: (any DeviceBackOffs)? = providers ? RedisDeviceBackOffs(redis: dependencies.redis, keys: dependencies.keys) : nil
     let partitions = dependencies.keys.partitions
@@ -175,20 +185,24 @@ func buildJobLoops(configuration: RichPushWorkerConfiguration, dependencies: Wor
             ledger: ledger,
             installations: RedisInstallationStore(redis: dependencies.redis, keys: keys),
             queue: queue, adapter: adapter, renderer: configuration.renderer, formats: PushFormat.byPlatform,
-            fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute, leaseDuration: configuration.leaseDuration,
-            maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, deviceBackOffs: deviceBackOffs, failedPushes: queue, logger: logger)
+            fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute,
+            leaseDuration: configuration.leaseDuration,
+            maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, deviceBackOffs: deviceBackOffs, failedPushes: queue,
+            logger: logger)
         RichPushJobRouter(base: handler, ledger: ledger, keys: keys, redis: dependencies.redis, adapters: apps).register(in: &handlers)
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }
-        return JobWorker(queue: queue, handlers: handlers, locator: dependencies.locator, configuration: workerConfiguration, scopeLabels: scopeLabels,
-                         logger: partitionLogger)
+        return JobWorker(
+            queue: queue, handlers: handlers, locator: dependencies.locator, configuration: workerConfiguration, scopeLabels: scopeLabels,
+            logger: partitionLogger)
     }
 }
 
 /// The adapters of the apps other than the default, from their stored credentials over this
 /// worker's provider clients (see ``AppAdapters``).
 func buildAppAdapters(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies) -> AppAdapters {
-    let sendsAsSomeone = configuration.fcm != nil || configuration.webPush != nil || { if case .apns = configuration.adapter { true } else { false } }()
+    let sendsAsSomeone =
+        configuration.fcm != nil || configuration.webPush != nil || { if case .apns = configuration.adapter { true } else { false } }()
     return AppAdapters(store: configuration.apps?.store, needsCredentials: sendsAsSomeone) { app, credentials in
         var (scoped, refused) = try configuration.forApp(app, credentials: credentials)
         // APNs connections of the app's own, per Apple environment (opened at the first push):
@@ -211,19 +225,25 @@ func buildAppAdapters(configuration: RichPushWorkerConfiguration, dependencies: 
 
 /// The push adapter every partition's jobs send through: APNs, FCM and the hub by platform.
 /// `refused`: platforms whose pushes fail at once with the reason given (an app without their credentials).
-func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, app: AppID = .default,
-                  refused: [Platform: String] = [:]) -> any PushAdapter {
-    let hub = { (holdFor: Duration) in SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor, app: app) }
+func buildAdapter(
+    configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, app: AppID = .default,
+    refused: [Platform: String] = [:]
+) -> any PushAdapter {
+    let hub = { (holdFor: Duration) in
+        SimulatedHubAdapter(redis: dependencies.redis, prefix: dependencies.queue.prefix, holdFor: holdFor, app: app)
+    }
     var routes: [Platform: any PushAdapter] = [:]
     // A provider's hold (a quota, a Retry-After on 429) is shared by the whole fleet.
     let holds = RedisProviderHolds(redis: dependencies.redis, keys: dependencies.keys)
     if case .apns(let settings) = configuration.adapter {
-        routes[.apns] = APNSPushAdapter(client: settings.client, sandboxClient: settings.sandboxClient, topic: settings.topic,
-                                        token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer),
-                                        holds: holds, throttleWait: settings.throttleWait)
+        routes[.apns] = APNSPushAdapter(
+            client: settings.client, sandboxClient: settings.sandboxClient, topic: settings.topic,
+            token: APNSSharedToken(redis: dependencies.redis, prefix: dependencies.queue.prefix, signer: settings.signer),
+            holds: holds, throttleWait: settings.throttleWait)
     }
     if let webPush = configuration.webPush {
-        routes[.webpush] = WebPushPushAdapter(http: webPush.http, connections: webPush.connections, vapid: webPush.vapid, timeout: webPush.timeout)
+        routes[.webpush] = WebPushPushAdapter(
+            http: webPush.http, connections: webPush.connections, vapid: webPush.vapid, timeout: webPush.timeout)
     }
     if let fcm = configuration.fcm {
         let token = fcm.accessToken(redis: dependencies.redis, prefix: dependencies.queue.prefix)
@@ -232,10 +252,11 @@ func buildAdapter(configuration: RichPushWorkerConfiguration, dependencies: Work
         routes[.gcm] = adapter
     }
     // Android devices get an FCM message whichever adapter carries it (the hub in demos).
-    let fallback: any PushAdapter = switch (configuration.adapter, configuration.otherPlatforms) {
-    case (.simulated(let holdFor), _), (_, .simulated(let holdFor)): hub(holdFor)
-    case (_, .refused): UnroutedPushAdapter(configured: Set(routes.values.map(\.name)).sorted())
-    }
+    let fallback: any PushAdapter =
+        switch (configuration.adapter, configuration.otherPlatforms) {
+        case (.simulated(let holdFor), _), (_, .simulated(let holdFor)): hub(holdFor)
+        case (_, .refused): UnroutedPushAdapter(configured: Set(routes.values.map(\.name)).sorted())
+        }
     for (platform, reason) in refused { routes[platform] = UnroutedPushAdapter(reason: reason) }
     return routes.isEmpty ? fallback : RoutedPushAdapter(fallback: fallback, routes: routes)
 }

@@ -45,8 +45,11 @@ package struct WorkerProcess: Sendable {
         self.webhooks = webhooks
     }
 
-    init(workers: [JobWorker], gauges: [any Service], hubSweeper: HubExpirySweeper?, webhooks: [any Service], credentialWatcher: (any Service)?,
-         appAdapters: (any Service)?) {
+    init(
+        workers: [JobWorker], gauges: [any Service], hubSweeper: HubExpirySweeper?, webhooks: [any Service],
+        credentialWatcher: (any Service)?,
+        appAdapters: (any Service)?
+    ) {
         self.init(workers: workers, gauges: gauges, hubSweeper: hubSweeper, webhooks: webhooks)
         self.credentialWatcher = credentialWatcher
         self.appAdapters = appAdapters

@@ -20,8 +20,10 @@ package struct InMemoryAPI: Sendable {
     }
 
     package var dependencies: APIDependencies {
-        APIDependencies(stores: APIStores(users: users, apiKeys: apiKeys, installations: installations, notifications: notifications,
-                                          webhooks: webhooks, ready: {}, backlog: { 0 }),
-                        credentialChanges: changes)
+        APIDependencies(
+            stores: APIStores(
+                users: users, apiKeys: apiKeys, installations: installations, notifications: notifications,
+                webhooks: webhooks, ready: {}, backlog: { 0 }),
+            credentialChanges: changes)
     }
 }

@@ -1,8 +1,9 @@
 import AsyncHTTPClient
 import HTTPTypes
-@testable import HummingbirdTesting
 import NIOCore
 import NIOHTTP1
+
+@testable import HummingbirdTesting
 
 /// HummingbirdTesting's client for a live server gives up on a request after 20 s, a limit it does
 /// not let a test change. With every suite of the package running at once on 2 cores, the API of
@@ -15,9 +16,11 @@ import NIOHTTP1
 /// 30 s stall of the machine, 2026-12-07). Not `Connection: close` on each request: a connection
 /// per request made the pool wait (`getConnectionFromPoolTimeout` in a full run).
 struct PatientTestClient: TestClientProtocol {
-    static let http = HTTPClient(eventLoopGroupProvider: .singleton,
-                                 configuration: HTTPClient.Configuration(redirectConfiguration: .disallow,
-                                                                         connectionPool: .init(idleTimeout: .seconds(5)), decompression: .disabled))
+    static let http = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            connectionPool: .init(idleTimeout: .seconds(5)), decompression: .disabled))
     static let patience: TimeAmount = .seconds(120)
 
     let port: Int?
@@ -34,7 +37,9 @@ struct PatientTestClient: TestClientProtocol {
             if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
         }
         let collected = try await response.body.collect(upTo: .max)
-        return TestResponse(head: HTTPResponse(status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase), headerFields: fields),
-                            body: collected, trailerHeaders: nil)
+        return TestResponse(
+            head: HTTPResponse(
+                status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase), headerFields: fields),
+            body: collected, trailerHeaders: nil)
     }
 }

@@ -14,8 +14,10 @@ package struct TestAPI: Sendable {
     package var dependencies: APIDependencies
     package var logger: Logger
 
-    package init(configuration: APIConfiguration = TestAPI.configuration(), dependencies: APIDependencies, label: String = "test.api",
-                 logLevel: Logger.Level = .warning) {
+    package init(
+        configuration: APIConfiguration = TestAPI.configuration(), dependencies: APIDependencies, label: String = "test.api",
+        logLevel: Logger.Level = .warning
+    ) {
         self.configuration = configuration
         self.dependencies = dependencies
         var logger = Logger(label: label)

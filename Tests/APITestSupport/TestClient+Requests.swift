@@ -35,19 +35,24 @@ extension TestClientProtocol {
         let id = try await execute(uri: "/api/register?handle=\(handle)", method: .post, headers: TestAPI.basic(user)) { response in
             try JSONDecoder().decode(String.self, from: Data(buffer: response.body))
         }
-        try await execute(uri: "/api/register/\(id)", method: .put, headers: TestAPI.basic(user),
-                          body: TestAPI.json(["Platform": "apns", "Handle": handle, "Tags": tags])) { response in
+        try await execute(
+            uri: "/api/register/\(id)", method: .put, headers: TestAPI.basic(user),
+            body: TestAPI.json(["Platform": "apns", "Handle": handle, "Tags": tags])
+        ) { response in
             guard response.status == .ok else { throw TestAPIError("register failed: \(response.status) \(String(buffer: response.body))") }
         }
         return id
     }
 
     /// Sends an image notification as `user`; returns the response.
-    package func sendImage(_ user: String, message: String = "Look", target: String? = nil, payload: [UInt8] = TestAPI.png) async throws -> TestResponse {
+    package func sendImage(
+        _ user: String, message: String = "Look", target: String? = nil, payload: [UInt8] = TestAPI.png
+    ) async throws -> TestResponse {
         var object: [String: Any] = ["message": message, "richType": "img", "payload": Data(payload).base64EncodedString()]
         if let target { object["target"] = target }
-        return try await execute(uri: "/api/notifications", method: .post,
-                                 headers: TestAPI.basic(user) + [.contentType: "application/json"], body: TestAPI.json(object))
+        return try await execute(
+            uri: "/api/notifications", method: .post,
+            headers: TestAPI.basic(user) + [.contentType: "application/json"], body: TestAPI.json(object))
     }
 }
 

@@ -19,8 +19,14 @@ struct AccessLevelTests {
                 let name = file.path.replacingOccurrences(of: root.path + "/", with: "")
                 for (index, line) in lines.enumerated() {
                     let code = line.drop { $0 == " " }
-                    guard !code.hasPrefix("//"), code.split(separator: " ").prefix(while: { $0.hasPrefix("@") || $0 == "public" }).contains("public") else { continue }
-                    if code.hasPrefix("public import "), exceptions.contains(name), exceptions.contains(String(code.dropFirst(14).prefix { $0 != " " })) { continue }
+                    guard !code.hasPrefix("//"),
+                        code.split(separator: " ").prefix(while: { $0.hasPrefix("@") || $0 == "public" }).contains("public")
+                    else { continue }
+                    if code.hasPrefix("public import "), exceptions.contains(name),
+                        exceptions.contains(String(code.dropFirst(14).prefix { $0 != " " }))
+                    {
+                        continue
+                    }
                     found.append("\(name):\(index + 1): \(code.prefix(80))")
                 }
             }

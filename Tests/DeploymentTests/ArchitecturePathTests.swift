@@ -48,12 +48,15 @@ struct ArchitecturePathTests {
             if item.text.hasPrefix("- ↩") {
                 let head = item.text.dropFirst(3).prefix { $0 != ":" }
                 let numbers = head.split { !$0.isNumber }.compactMap { Int($0) }
-                return Step(line: item.line, number: nil, file: nil, returnsTo: numbers, names: names(in: String(item.text.drop { $0 != ":" }.dropFirst())))
+                return Step(
+                    line: item.line, number: nil, file: nil, returnsTo: numbers,
+                    names: names(in: String(item.text.drop { $0 != ":" }.dropFirst())))
             }
             let number = Int(item.text.prefix { $0.isNumber })
             let rest = item.text.drop { $0 != "`" }.dropFirst()
             let file = String(rest.prefix { $0 != "`" })
-            return Step(line: item.line, number: number, file: file, returnsTo: [], names: names(in: String(rest.drop { $0 != ":" }.dropFirst())))
+            return Step(
+                line: item.line, number: number, file: file, returnsTo: [], names: names(in: String(rest.drop { $0 != ":" }.dropFirst())))
         }
     }
 
@@ -67,7 +70,9 @@ struct ArchitecturePathTests {
             if inCode {
                 if character == "`" {
                     inCode = false
-                    if depth == 0, code.first?.isLowercase == true, code.allSatisfy({ $0.isLetter || $0.isNumber || "(_:)".contains($0) }) { names.append(code) }
+                    if depth == 0, code.first?.isLowercase == true, code.allSatisfy({ $0.isLetter || $0.isNumber || "(_:)".contains($0) }) {
+                        names.append(code)
+                    }
                 } else {
                     code.append(character)
                 }
@@ -138,20 +143,25 @@ struct ArchitecturePathTests {
                 return try String(contentsOf: url, encoding: .utf8)
             }
             for name in step.names where !contents.contains(where: { Self.declares($0, name) }) {
-                problems.append("line \(step.line): \(name) is not declared in \(targets.map { "Sources/\($0.file)" }.joined(separator: " or "))")
+                problems.append(
+                    "line \(step.line): \(name) is not declared in \(targets.map { "Sources/\($0.file)" }.joined(separator: " or "))")
             }
         }
         // The files the section names outside the list (what runs before the route, the other
         // platforms' adapters) exist too.
         for path in text.components(separatedBy: "`").filter({ $0.hasSuffix(".swift") && $0.contains("/") }) {
-            if !FileManager.default.fileExists(atPath: sources.appendingPathComponent(path).path) { problems.append("Sources/\(path) does not exist") }
+            if !FileManager.default.fileExists(atPath: sources.appendingPathComponent(path).path) {
+                problems.append("Sources/\(path) does not exist")
+            }
         }
         #expect(problems.isEmpty, "\(problems.count) problem(s) in docs/architecture.md's path:\n\(problems.joined(separator: "\n"))")
 
-        let stated = try #require(text.range(of: "It crosses [0-9]+ files, with [0-9]+ returns", options: .regularExpression).map { text[$0] },
-                                  "the section says how many files and returns")
+        let stated = try #require(
+            text.range(of: "It crosses [0-9]+ files, with [0-9]+ returns", options: .regularExpression).map { text[$0] },
+            "the section says how many files and returns")
         let numbers = stated.split { !$0.isNumber }.compactMap { Int($0) }
-        #expect(numbers == [read.count, returns], "the section says \"\(stated)\", the list has \(read.count) files and \(returns) returns")
+        #expect(
+            numbers == [read.count, returns], "the section says \"\(stated)\", the list has \(read.count) files and \(returns) returns")
         #expect(read.count >= 20, "found only \(read.count) stops: is the list still read right?")
         #expect(read.count <= 25, "the path crosses \(read.count) files; issue 33's bound is 25")
         #expect(returns <= 10, "the path returns \(returns) times to a file already read; issue 33's bound is 10")
@@ -161,11 +171,11 @@ struct ArchitecturePathTests {
     /// and a return to a stop that does not exist are each reported.
     @Test func aStaleStopIsReported() throws {
         let sample = """
-        1. `RichPushAPI/Routes/NotificationRoutes.swift`: `create`. It parses (`json`), then
-           `noSuchFunction` is not reached: the sentence ended.
-        2. `RichPushQueue/Queue/JobQueue+Consumer.swift`: `take` and `acknowledge`.
-        - ↩ 1 and 3: `fetch`, then `receipt`.
-        """
+            1. `RichPushAPI/Routes/NotificationRoutes.swift`: `create`. It parses (`json`), then
+               `noSuchFunction` is not reached: the sentence ended.
+            2. `RichPushQueue/Queue/JobQueue+Consumer.swift`: `take` and `acknowledge`.
+            - ↩ 1 and 3: `fetch`, then `receipt`.
+            """
         let steps = Self.steps(sample, firstLine: 1)
         #expect(steps.map(\.number) == [1, 2, nil])
         #expect(steps.map(\.names) == [["create"], ["take", "acknowledge"], ["fetch", "receipt"]])

@@ -15,7 +15,9 @@ struct ArchitectureTargetsTests {
             guard line.hasPrefix("| `") else { return [] }
             let cell = line.dropFirst(2).prefix { $0 != "|" }
             // The names between backticks: every other piece of the cell split at them.
-            return cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().compactMap { $0.offset % 2 == 1 ? String($0.element) : nil }
+            return cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().compactMap {
+                $0.offset % 2 == 1 ? String($0.element) : nil
+            }
         }
     }
 
@@ -23,7 +25,8 @@ struct ArchitectureTargetsTests {
         let url = DocsCommandTests.root.appendingPathComponent(folder)
         return try FileManager.default.contentsOfDirectory(atPath: url.path).filter { name in
             var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory) && isDirectory.boolValue
+            return FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                && isDirectory.boolValue
         }
     }
 
@@ -36,7 +39,9 @@ struct ArchitectureTargetsTests {
         let directories = sources + tests.map { "Tests/\($0)" }
         let documented = try Self.documentedTargets()
         #expect(documented.count == Set(documented).count, "a target has two rows: \(documented)")
-        #expect(Set(documented) == Set(directories),
-                "missing rows: \(Set(directories).subtracting(documented).sorted()); rows of no target: \(Set(documented).subtracting(directories).sorted())")
+        #expect(
+            Set(documented) == Set(directories),
+            "missing rows: \(Set(directories).subtracting(documented).sorted()); rows of no target: \(Set(documented).subtracting(directories).sorted())"
+        )
     }
 }

@@ -11,8 +11,10 @@ struct ComposeFileTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func validatesWithDockerCompose() async throws {
-        let compose = try #require(Self.which("docker-compose"), "docker-compose is not installed: `sudo apt-get install docker-compose` (scripts/test.sh does)")
-        let (status, output) = try await runTool(compose, ["-f", Self.root.appendingPathComponent("docker-compose.yml").path, "config", "-q"])
+        let compose = try #require(
+            Self.which("docker-compose"), "docker-compose is not installed: `sudo apt-get install docker-compose` (scripts/test.sh does)")
+        let (status, output) = try await runTool(
+            compose, ["-f", Self.root.appendingPathComponent("docker-compose.yml").path, "config", "-q"])
         #expect(status == 0, "docker-compose config: \(output)")
     }
 
@@ -43,19 +45,25 @@ struct ComposeFileTests {
         let document = try #require(try Yams.load(yaml: text) as? [String: Any])
         let redis = try #require((document["services"] as? [String: Any])?["redis"] as? [String: Any])
         let command = (redis["command"] as? [String] ?? []).joined(separator: " ")
-        #expect(command.contains("--appendonly yes") && command.contains("--appendfsync everysec") && command.contains("--maxmemory-policy noeviction"))
+        #expect(
+            command.contains("--appendonly yes") && command.contains("--appendfsync everysec")
+                && command.contains("--maxmemory-policy noeviction"))
         #expect(redis["healthcheck"] != nil && redis["volumes"] != nil)
     }
 
     /// Prometheus scrapes the ports the API and the workers really listen on.
     @Test func prometheusScrapesTheAPIAndEveryWorker() throws {
-        let compose = try #require(try Yams.load(yaml: String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)) as? [String: Any])
+        let compose = try #require(
+            try Yams.load(yaml: String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8))
+                as? [String: Any])
         let services = try #require(compose["services"] as? [String: Any])
         func flag(_ service: String, _ name: String) -> String? {
             let command = ((services[service] as? [String: Any])?["command"] as? [String]) ?? []
             return command.firstIndex(of: name).flatMap { command.indices.contains($0 + 1) ? command[$0 + 1] : nil }
         }
-        let prometheus = try #require(try Yams.load(yaml: String(contentsOf: Self.root.appendingPathComponent("deploy/prometheus.yml"), encoding: .utf8)) as? [String: Any])
+        let prometheus = try #require(
+            try Yams.load(yaml: String(contentsOf: Self.root.appendingPathComponent("deploy/prometheus.yml"), encoding: .utf8))
+                as? [String: Any])
         let jobs = try #require(prometheus["scrape_configs"] as? [[String: Any]])
         let api = try #require(jobs.first { $0["job_name"] as? String == "richpush-api" })
         let apiTargets = ((api["static_configs"] as? [[String: Any]])?.first?["targets"] as? [String]) ?? []

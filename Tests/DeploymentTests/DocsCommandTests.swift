@@ -36,17 +36,17 @@ struct DocsCommandTests {
     /// its line, and the real ones and other programs' flags are not.
     @Test func aMadeUpFlagOrSubcommandIsReported() async throws {
         let sample = """
-        Start a worker:
+            Start a worker:
 
-        ```sh
-        RICHPUSH_PARTITIONS=6 richpush worker --concurrency 4 \\
-            --no-such-flag &
-        redis-cli --no-auth-warning -p 6399 ping   # `richpush stats --json` says more
-        ```
+            ```sh
+            RICHPUSH_PARTITIONS=6 richpush worker --concurrency 4 \\
+                --no-such-flag &
+            redis-cli --no-auth-warning -p 6399 ping   # `richpush stats --json` says more
+            ```
 
-        or `richpush frobnicate --json`, and `richpush users unlock NAME
-        [--address A]`, or `richpush …` with any subcommand.
-        """
+            or `richpush frobnicate --json`, and `richpush users unlock NAME
+            [--address A]`, or `richpush …` with any subcommand.
+            """
         let help = CommandHelp(executable: try richpushExecutable().path)
         var problems: [String] = []
         for command in DocumentedCommand.commands(inMarkdown: sample) {
@@ -58,48 +58,51 @@ struct DocsCommandTests {
     /// What counts as a `richpush` command line, read without the CLI.
     @Test func commandsAreFoundInCodeBlocksAndInlineCode() {
         let sample = """
-        Run `richpush api --durability replicated [--durability-replicas 1]
-        [--durability-timeout-ms 500]` or `richpush users passwd|remove`; `richpush_jobs_total` is a metric.
+            Run `richpush api --durability replicated [--durability-replicas 1]
+            [--durability-timeout-ms 500]` or `richpush users passwd|remove`; `richpush_jobs_total` is a metric.
 
-        ```sh
-        $B users add alice   # not resolved: $B is not richpush
-        url=$(bash scripts/cluster.sh start | tail -1) && .build/release/richpush stats --redis-url "$url"
-        scripts/loadtest.sh --api-option --quota-tags=1 && RICHPUSH_BIN=.build/release/richpush scripts/bench-api.sh
-        curl -s -u alice:alice-secret http://127.0.0.1:8080/api/notifications/1/status | richpush report --help
-        ```
+            ```sh
+            $B users add alice   # not resolved: $B is not richpush
+            url=$(bash scripts/cluster.sh start | tail -1) && .build/release/richpush stats --redis-url "$url"
+            scripts/loadtest.sh --api-option --quota-tags=1 && RICHPUSH_BIN=.build/release/richpush scripts/bench-api.sh
+            curl -s -u alice:alice-secret http://127.0.0.1:8080/api/notifications/1/status | richpush report --help
+            ```
 
-        ```
-        ACL SETUSER richpush on >password ~richpush:* \\
-          -@all +ping
-        ```
-        """
+            ```
+            ACL SETUSER richpush on >password ~richpush:* \\
+              -@all +ping
+            ```
+            """
         let commands = DocumentedCommand.commands(inMarkdown: sample).map { "\($0.line): \($0)" }
-        #expect(commands == [
-            "1: richpush api --durability replicated [--durability-replicas 1] [--durability-timeout-ms 500]",
-            "2: richpush users passwd",
-            "6: richpush stats --redis-url \"$url\"",
-            "8: richpush report --help",
-        ])
-        #expect(DocumentedCommand.flags(in: ["replay", "--from=-15m", "[--address", "A]", "--", "--not-a-flag"]) == ["--from", "--address"])
+        #expect(
+            commands == [
+                "1: richpush api --durability replicated [--durability-replicas 1] [--durability-timeout-ms 500]",
+                "2: richpush users passwd",
+                "6: richpush stats --redis-url \"$url\"",
+                "8: richpush report --help",
+            ])
+        #expect(
+            DocumentedCommand.flags(in: ["replay", "--from=-15m", "[--address", "A]", "--", "--not-a-flag"]) == ["--from", "--address"])
     }
 
     /// The help reader sees both names of an inverted flag and no flag from a description.
     @Test func helpIsReadFromTheNameColumn() {
-        let page = CommandHelp.parse("""
-        USAGE: richpush worker <options>
+        let page = CommandHelp.parse(
+            """
+            USAGE: richpush worker <options>
 
-        OPTIONS:
-          --linger-ms <linger-ms> Milliseconds the next read waits after one that found
-                                  fewer jobs (see --drain-timeout).
-          --webhooks/--no-webhooks
-                                  Deliver webhooks.
-          -h, --help              Show help information.
+            OPTIONS:
+              --linger-ms <linger-ms> Milliseconds the next read waits after one that found
+                                      fewer jobs (see --drain-timeout).
+              --webhooks/--no-webhooks
+                                      Deliver webhooks.
+              -h, --help              Show help information.
 
-        SUBCOMMANDS:
-          list                    List dead letters, newest first.
+            SUBCOMMANDS:
+              list                    List dead letters, newest first.
 
-          See 'richpush help dlq <subcommand>' for detailed help.
-        """)
+              See 'richpush help dlq <subcommand>' for detailed help.
+            """)
         #expect(page.flags == ["--linger-ms", "--webhooks", "--no-webhooks", "--help"])
         #expect(page.subcommands == ["list"])
     }

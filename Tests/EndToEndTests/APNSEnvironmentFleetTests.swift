@@ -19,14 +19,18 @@ struct APNSEnvironmentFleetTests {
         try await withRedisServer { server in
             try await NativeProcesses.with(server: server, prefix: "apnsenv") { native in
                 let save = { (id: String, token: String, environment: APNSEnvironment) in
-                    _ = try await native.installations.save(Installation(id: id, platform: .apns, handle: token, tags: ["username:alice"], owner: "alice",
-                                                                         updatedAt: 0, apnsEnvironment: environment), limits: RegistrationLimits())
+                    _ = try await native.installations.save(
+                        Installation(
+                            id: id, platform: .apns, handle: token, tags: ["username:alice"], owner: "alice",
+                            updatedAt: 0, apnsEnvironment: environment), limits: RegistrationLimits())
                 }
                 try await save("appstore", Self.productionToken, .production)
                 try await save("xcode", Self.sandboxToken, .sandbox)
                 try await save("unmarked", Self.unmarkedSandboxToken, .production)
-                let production = try await native.startAPNsSim(["--other-environment-token", Self.sandboxToken,
-                                                                "--other-environment-token", Self.unmarkedSandboxToken])
+                let production = try await native.startAPNsSim([
+                    "--other-environment-token", Self.sandboxToken,
+                    "--other-environment-token", Self.unmarkedSandboxToken,
+                ])
                 let sandbox = try await native.startAPNsSim(["--other-environment-token", Self.productionToken], name: "apns-sandbox")
                 try await waitUntil(timeout: .seconds(60), "both simulators to listen") {
                     production.process.log.contains("listening") && sandbox.process.log.contains("listening")
@@ -35,11 +39,15 @@ struct APNSEnvironmentFleetTests {
                 let cas = server.directory.appendingPathComponent("apns-cas.pem")
                 let caFiles = [production.caFile, sandbox.caFile].compactMap { $0 }
                 try Data(try caFiles.map { try String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n").utf8).write(to: cas)
-                _ = try await native.startWorkers(["w1"], adapter: "apns", [
-                    "--apns-url", production.url, "--apns-sandbox-url", sandbox.url, "--apns-ca-file", cas.path, "--apns-topic", NativeProcesses.topic,
-                    "--apns-key-file", server.directory.appendingPathComponent("AuthKey.p8").path, "--apns-key-id", NativeProcesses.keyID,
-                    "--apns-team-id", NativeProcesses.teamID,
-                ])
+                _ = try await native.startWorkers(
+                    ["w1"], adapter: "apns",
+                    [
+                        "--apns-url", production.url, "--apns-sandbox-url", sandbox.url, "--apns-ca-file", cas.path, "--apns-topic",
+                        NativeProcesses.topic,
+                        "--apns-key-file", server.directory.appendingPathComponent("AuthKey.p8").path, "--apns-key-id",
+                        NativeProcesses.keyID,
+                        "--apns-team-id", NativeProcesses.teamID,
+                    ])
                 let notifications = 3
                 let ids = try await native.createNotifications(notifications)
                 func paths(_ simulator: NativeProcesses.Simulator, status: Int) -> [String] {
@@ -61,7 +69,8 @@ struct APNSEnvironmentFleetTests {
                 #expect(paths(production, status: 200) == Array(repeating: "/3/device/\(Self.productionToken)", count: notifications))
                 #expect(paths(production, status: 400) == Array(repeating: "/3/device/\(Self.unmarkedSandboxToken)", count: notifications))
                 #expect(production.requests.count == 2 * notifications && sandbox.requests.count == notifications)
-                #expect(production.requests.filter { $0["status"] as? Int == 400 }.allSatisfy { $0["reason"] as? String == "BadDeviceToken" })
+                #expect(
+                    production.requests.filter { $0["status"] as? Int == 400 }.allSatisfy { $0["reason"] as? String == "BadDeviceToken" })
                 let status = try #require(try await native.store.status(id: ids[0]))
                 let unmarked = status.devices.first { $0.installation == "unmarked" }
                 #expect(unmarked?.state == "failed" && unmarked?.error?.contains("BadDeviceToken") == true, "\(status.devices)")

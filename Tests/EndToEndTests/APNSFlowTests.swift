@@ -4,10 +4,10 @@ import NIOSSL
 import RedisTestSupport
 import RichPushAPNS
 import RichPushCore
+import RichPushHTTP2
 import RichPushSimulator
 import RichPushWorker
 import Testing
-import RichPushHTTP2
 
 /// The tutorial's flow through APNs: the worker's APNs adapter sends over TLS and HTTP/2 to a
 /// `richpush apns-sim` process, which passes accepted pushes on to the simulated devices.
@@ -21,15 +21,19 @@ struct APNSFlowTests {
                 try Data(pem.utf8).write(to: keyFile)
                 let certs = server.directory.appendingPathComponent("apns")
                 let port = try RedisServer.freePort()
-                let sim = try await ChildProcess(executable: try richpushExecutable(), arguments: [
-                    "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", "DEF123GHIJ", "--key-id", "ABC123DEFG",
-                    "--key-file", keyFile.path, "--topic", "com.example.richpush", "--cert-dir", certs.path, "--hub-prefix", pipeline.prefix,
-                    "--log-requests",
-                ], logFile: server.directory.appendingPathComponent("apns-sim.log"))
+                let sim = try await ChildProcess(
+                    executable: try richpushExecutable(),
+                    arguments: [
+                        "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", "DEF123GHIJ", "--key-id", "ABC123DEFG",
+                        "--key-file", keyFile.path, "--topic", "com.example.richpush", "--cert-dir", certs.path, "--hub-prefix",
+                        pipeline.prefix,
+                        "--log-requests",
+                    ], logFile: server.directory.appendingPathComponent("apns-sim.log"))
                 try await waitUntil(timeout: .seconds(60), "apns-sim to listen") { sim.log.contains("listening") }
-                let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
-                    endpoint: try HTTP2Client.Endpoint(apns: "https://127.0.0.1:\(port)"),
-                    trustRoots: try NIOSSLCertificate.fromPEMFile(certs.appendingPathComponent("ca.pem").path)))
+                let client = try HTTP2Client(
+                    configuration: HTTP2Client.Configuration(
+                        endpoint: try HTTP2Client.Endpoint(apns: "https://127.0.0.1:\(port)"),
+                        trustRoots: try NIOSSLCertificate.fromPEMFile(certs.appendingPathComponent("ca.pem").path)))
                 let settings = RichPushWorkerConfiguration.APNSSettings(
                     client: client, topic: "com.example.richpush",
                     signer: try APNSSigningKey(pem: pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ"))
@@ -45,7 +49,8 @@ struct APNSFlowTests {
                             }
                             let devices = try await pipeline.status(id)["devices"] as? [[String: Any]] ?? []
                             // The platform's id is the apns-id Apple (here apns-sim) confirmed: a UUID.
-                            #expect(devices.allSatisfy { ($0["adapterID"] as? String).flatMap(UUID.init(uuidString:)) != nil }, "\(devices)")
+                            #expect(
+                                devices.allSatisfy { ($0["adapterID"] as? String).flatMap(UUID.init(uuidString:)) != nil }, "\(devices)")
                         }
                     }
                     // Two requests reached apns-sim, both accepted over HTTP/2.

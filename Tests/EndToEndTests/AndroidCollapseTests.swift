@@ -1,4 +1,3 @@
-import _CryptoExtras
 import Foundation
 import Hiredis
 import RedisTestSupport
@@ -13,6 +12,7 @@ import RichPushStorage
 import RichPushWorker
 import Synchronization
 import Testing
+import _CryptoExtras
 
 /// FCM's collapse semantics for an Android phone that was offline: every notification sent
 /// without a collapse id, and the newest of each collapse id, at most 4 keys (past them the
@@ -38,11 +38,14 @@ struct AndroidCollapseTests {
     static func held(_ pipeline: Pipeline, handle: String) async throws -> Set<String> {
         let values = try await pipeline.redis.send("HVALS", HubHold(prefix: pipeline.prefix).key(handle)).array?.compactMap(\.bytes) ?? []
         let now = JobQueue.nowMilliseconds()
-        return Set(values.compactMap { value -> String? in
-            guard let bar = value.firstIndex(of: UInt8(ascii: "|")), let at = Int64(String(decoding: value[..<bar], as: UTF8.self)), at > now,
-                  let envelope = JSONValue.parse(Array(value[(bar + 1)...])) else { return nil }
-            return envelope["payload"]?["data"]?["richId"]?.string
-        })
+        return Set(
+            values.compactMap { value -> String? in
+                guard let bar = value.firstIndex(of: UInt8(ascii: "|")), let at = Int64(String(decoding: value[..<bar], as: UTF8.self)),
+                    at > now,
+                    let envelope = JSONValue.parse(Array(value[(bar + 1)...]))
+                else { return nil }
+                return envelope["payload"]?["data"]?["richId"]?.string
+            })
     }
 
     /// The phone comes back and reports what it received; it must be `expected`, once each.
@@ -51,7 +54,9 @@ struct AndroidCollapseTests {
         try await withSimulator(again) { log in
             try await waitUntil(timeout: .seconds(60), "the \(expected.count) held pushes") { log.count("received") >= expected.count }
             let received = log.all.filter { $0.event == "received" }.compactMap(\.richId)
-            #expect(Set(received) == expected && received.count == expected.count, "received \(received.sorted()), expected \(expected.sorted())")
+            #expect(
+                Set(received) == expected && received.count == expected.count,
+                "received \(received.sorted()), expected \(expected.sorted())")
         }
         #expect(try await held(pipeline, handle: again.configuration.handle(of: 0)).isEmpty, "everything live was handed over")
     }
@@ -65,8 +70,9 @@ struct AndroidCollapseTests {
                 let handle = phone.configuration.handle(of: 0)
                 try await phone.start()
                 await phone.stop()
-                let sweeper = HubExpirySweeper(redis: pipeline.redis, prefix: pipeline.prefix,
-                                               ledger: RedisDeliveryLedger(redis: pipeline.redis, keys: pipeline.keys, retention: .seconds(3600)))
+                let sweeper = HubExpirySweeper(
+                    redis: pipeline.redis, prefix: pipeline.prefix,
+                    ledger: RedisDeliveryLedger(redis: pipeline.redis, keys: pipeline.keys, retention: .seconds(3600)))
                 for round in [Self.fourKeys, Self.sixKeys] {
                     var ids: [Int] = []
                     try await withWorker(pipeline.worker()) {
@@ -98,21 +104,29 @@ struct AndroidCollapseTests {
     /// the sender gave a collapse id) is accepted and held for the offline phone as FCM holds it.
     @Test func fcmSimHoldsAnOfflinePhonesMessagesAsFCMDoes() async throws {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: [
-            "type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1", "private_key": key.pkcs8PEMRepresentation,
-            "client_email": "fcm@richpush-demo.iam.gserviceaccount.com", "token_uri": "https://127.0.0.1/token",
-        ])))
+        let account = try FCMServiceAccount(
+            json: Array(
+                try JSONSerialization.data(withJSONObject: [
+                    "type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
+                    "private_key": key.pkcs8PEMRepresentation,
+                    "client_email": "fcm@richpush-demo.iam.gserviceaccount.com", "token_uri": "https://127.0.0.1/token",
+                ])))
         let accepted = Mutex<[FCMSimulator.Accepted]>([])
-        let simulator = FCMSimulator(configuration: FCMSimulator.Configuration(
-            projectID: "richpush-demo",
-            check: try FCMAssertionCheck(clientEmail: account.clientEmail, keyID: "k1", publicKeyPEM: key.publicKey.pemRepresentation,
-                                         audiences: [account.tokenURI])),
+        let simulator = FCMSimulator(
+            configuration: FCMSimulator.Configuration(
+                projectID: "richpush-demo",
+                check: try FCMAssertionCheck(
+                    clientEmail: account.clientEmail, keyID: "k1", publicKeyPEM: key.publicKey.pemRepresentation,
+                    audiences: [account.tokenURI])),
             forward: { message in accepted.withLock { $0.append(message) } })
-        let exchange = simulator.respond(to: LocalHTTP2Server.Request(
-            method: "POST", path: "/token", headers: [],
-            body: Array("grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=\(try account.assertion(issuedAt: Date()))".utf8)))
-        let token = try #require((try JSONSerialization.jsonObject(with: Data(exchange.body)) as? [String: Any])?["access_token"] as? String,
-                                 "\(String(decoding: exchange.body, as: UTF8.self))")
+        let exchange = simulator.respond(
+            to: LocalHTTP2Server.Request(
+                method: "POST", path: "/token", headers: [],
+                body: Array(
+                    "grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=\(try account.assertion(issuedAt: Date()))".utf8)))
+        let token = try #require(
+            (try JSONSerialization.jsonObject(with: Data(exchange.body)) as? [String: Any])?["access_token"] as? String,
+            "\(String(decoding: exchange.body, as: UTF8.self))")
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
                 let phone = try pipeline.simulator(tap: .none, handlePrefix: "fcm-away", platforms: .fcm, fetchPayload: false)
@@ -127,13 +141,16 @@ struct AndroidCollapseTests {
                     for collapse in round.collapse {
                         next += 1
                         ids.append(next)
-                        let notification = RichNotification(id: next, message: "m", richType: .text, contentType: "text/plain", payloadHash: "h",
-                                                            payloadSize: 1, creator: "alice", target: "username:alice",
-                                                            createdAt: JobQueue.nowMilliseconds(), delivery: DeliveryOptions(collapseID: collapse))
-                        let body = try FCMMessage(rest: try PushRenderer().renderFCM(notification, collapseID: String(next)).payload).body(token: handle)
-                        let answer = simulator.respond(to: LocalHTTP2Server.Request(
-                            method: "POST", path: "/v1/projects/richpush-demo/messages:send",
-                            headers: [(name: "authorization", value: "Bearer \(token)")], body: body))
+                        let notification = RichNotification(
+                            id: next, message: "m", richType: .text, contentType: "text/plain", payloadHash: "h",
+                            payloadSize: 1, creator: "alice", target: "username:alice",
+                            createdAt: JobQueue.nowMilliseconds(), delivery: DeliveryOptions(collapseID: collapse))
+                        let body = try FCMMessage(rest: try PushRenderer().renderFCM(notification, collapseID: String(next)).payload).body(
+                            token: handle)
+                        let answer = simulator.respond(
+                            to: LocalHTTP2Server.Request(
+                                method: "POST", path: "/v1/projects/richpush-demo/messages:send",
+                                headers: [(name: "authorization", value: "Bearer \(token)")], body: body))
                         #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
                         let message = try #require(accepted.withLock { $0.popLast() })
                         let outcomes = try await hub.send([message.hubPush])

@@ -1,8 +1,8 @@
-import PlatformSimTestSupport
 import Crypto
 import Foundation
 import HummingbirdBcrypt
 import NIOSSL
+import PlatformSimTestSupport
 import RedisTestSupport
 import RichPushAPNS
 import RichPushAPNSSim
@@ -34,33 +34,49 @@ struct AppAPNSEnvironmentsTests {
                 let shopProduction = String(repeating: "1a", count: 32), shopSandbox = String(repeating: "2b", count: 32)
                 let newsProduction = String(repeating: "3c", count: 32), newsSandbox = String(repeating: "4d", count: 32)
                 // One service for every team, as Apple's: the flags' team and the two apps' teams.
-                let teams = ["FLAGTEAM01": ["FLAGKEY123": flags.publicKey], "SHOPTEAM01": ["SHOPKEY123": shopKey.publicKey],
-                             "NEWSTEAM01": ["NEWSKEY123": newsKey.publicKey]]
+                let teams = [
+                    "FLAGTEAM01": ["FLAGKEY123": flags.publicKey], "SHOPTEAM01": ["SHOPKEY123": shopKey.publicKey],
+                    "NEWSTEAM01": ["NEWSKEY123": newsKey.publicKey],
+                ]
                 let topics: Set<String> = ["com.example.default", "com.example.shop", "com.example.news"]
-                let production = try await LocalAPNS.start(rules: APNSServerRules(token: APNSProviderTokenCheck(teams: teams), topics: topics,
-                                                                                  otherEnvironmentTokens: [shopSandbox, newsSandbox]))
-                let sandbox = try await LocalAPNS.start(rules: APNSServerRules(token: APNSProviderTokenCheck(teams: teams), topics: topics,
-                                                                               otherEnvironmentTokens: [shopProduction, newsProduction]))
+                let production = try await LocalAPNS.start(
+                    rules: APNSServerRules(
+                        token: APNSProviderTokenCheck(teams: teams), topics: topics,
+                        otherEnvironmentTokens: [shopSandbox, newsSandbox]))
+                let sandbox = try await LocalAPNS.start(
+                    rules: APNSServerRules(
+                        token: APNSProviderTokenCheck(teams: teams), topics: topics,
+                        otherEnvironmentTokens: [shopProduction, newsProduction]))
                 let settings = RichPushWorkerConfiguration.APNSSettings(
                     client: production.client, sandboxClient: sandbox.client, topic: "com.example.default",
                     signer: try APNSSigningKey(pem: flags.pemRepresentation, keyID: "FLAGKEY123", teamID: "FLAGTEAM01"))
-                let store = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
+                let store = RedisAppStore(
+                    redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
                 for (id, key, kid, team) in [("shop", shopKey, "SHOPKEY123", "SHOPTEAM01"), ("news", newsKey, "NEWSKEY123", "NEWSTEAM01")] {
                     let app = AppID(unchecked: id)
-                    _ = try await store.create(id: app, name: id, credentials: AppCredentials(apns: try APNSCredential(
-                        keyPEM: key.pemRepresentation, keyID: kid, teamID: team, bundleID: "com.example.\(id)")))
-                    #expect(try await RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(app))
-                        .create(User(name: "alice", role: .user), passwordHash: Bcrypt.hash("alice@\(id)-pw", cost: 4)))
+                    _ = try await store.create(
+                        id: app, name: id,
+                        credentials: AppCredentials(
+                            apns: try APNSCredential(
+                                keyPEM: key.pemRepresentation, keyID: kid, teamID: team, bundleID: "com.example.\(id)")))
+                    #expect(
+                        try await RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(app))
+                            .create(User(name: "alice", role: .user), passwordHash: Bcrypt.hash("alice@\(id)-pw", cost: 4)))
                 }
-                for (user, device, token, environment) in [("alice@shop", "iphone", shopProduction, "production"), ("alice@shop", "xcode", shopSandbox, "sandbox"),
-                                                           ("alice@news", "iphone", newsProduction, "production"), ("alice@news", "xcode", newsSandbox, "sandbox")] {
-                    let registered = try await pipeline.call("PUT", "/api/register/\(device)", as: user,
-                                                             json: ["Platform": "apns", "Handle": token, "Tags": [], "Environment": environment])
+                for (user, device, token, environment) in [
+                    ("alice@shop", "iphone", shopProduction, "production"), ("alice@shop", "xcode", shopSandbox, "sandbox"),
+                    ("alice@news", "iphone", newsProduction, "production"), ("alice@news", "xcode", newsSandbox, "sandbox"),
+                ] {
+                    let registered = try await pipeline.call(
+                        "PUT", "/api/register/\(device)", as: user,
+                        json: ["Platform": "apns", "Handle": token, "Tags": [], "Environment": environment])
                     #expect(registered.status == 200, "\(user) \(device): \(registered.json)")
                 }
                 let loaded = try #require(try await store.credentials(id: .default))
-                let workers = [pipeline.process(consumer: "w1", adapter: .apns(settings), apps: WorkerAppCredentials(store: store, loaded: loaded)),
-                               pipeline.process(consumer: "w2", adapter: .apns(settings), apps: WorkerAppCredentials(store: store, loaded: loaded))]
+                let workers = [
+                    pipeline.process(consumer: "w1", adapter: .apns(settings), apps: WorkerAppCredentials(store: store, loaded: loaded)),
+                    pipeline.process(consumer: "w2", adapter: .apns(settings), apps: WorkerAppCredentials(store: store, loaded: loaded)),
+                ]
                 do {
                     try await withServices(workers.flatMap(\.services)) {
                         for user in ["alice@shop", "alice@news"] {
@@ -69,10 +85,15 @@ struct AppAPNSEnvironmentsTests {
                         try await waitUntil(timeout: .seconds(60), "both services to accept both apps' pushes") {
                             Self.topics(production).count >= 2 && Self.topics(sandbox).count >= 2
                         }
-                        #expect(Self.topics(production) == [shopProduction: "com.example.shop", newsProduction: "com.example.news"], "\(Self.topics(production))")
-                        #expect(Self.topics(sandbox) == [shopSandbox: "com.example.shop", newsSandbox: "com.example.news"], "\(Self.topics(sandbox))")
+                        #expect(
+                            Self.topics(production) == [shopProduction: "com.example.shop", newsProduction: "com.example.news"],
+                            "\(Self.topics(production))")
+                        #expect(
+                            Self.topics(sandbox) == [shopSandbox: "com.example.shop", newsSandbox: "com.example.news"],
+                            "\(Self.topics(sandbox))")
                         for (team, kid) in [("SHOPTEAM01", "SHOPKEY123"), ("NEWSTEAM01", "NEWSKEY123")] {
-                            #expect(try await pipeline.redis.send("EXISTS", "\(pipeline.prefix):apns:token:\(team):\(kid)").int == 1, "\(kid)")
+                            #expect(
+                                try await pipeline.redis.send("EXISTS", "\(pipeline.prefix):apns:token:\(team):\(kid)").int == 1, "\(kid)")
                         }
                     }
                 } catch {

@@ -1,7 +1,7 @@
-import PlatformSimTestSupport
 import Crypto
 import Foundation
 import NIOSSL
+import PlatformSimTestSupport
 import RedisTestSupport
 import RichPushAPNS
 import RichPushAPNSSim
@@ -21,17 +21,21 @@ struct AppCredentialReloadTests {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
                 let old = P256.Signing.PrivateKey(), new = P256.Signing.PrivateKey()
-                let rules = APNSServerRules(token: APNSProviderTokenCheck(teamID: "DEF123GHIJ", keys: ["OLDKEY1234": old.publicKey, "NEWKEY1234": new.publicKey]),
-                                            topics: ["com.example.old", "com.example.new"])
+                let rules = APNSServerRules(
+                    token: APNSProviderTokenCheck(teamID: "DEF123GHIJ", keys: ["OLDKEY1234": old.publicKey, "NEWKEY1234": new.publicKey]),
+                    topics: ["com.example.old", "com.example.new"])
                 let sim = try await LocalAPNS.start(rules: rules)
                 // The worker's flags: the old key and bundle id.
                 let settings = RichPushWorkerConfiguration.APNSSettings(
-                    client: sim.client, topic: "com.example.old", signer: try APNSSigningKey(pem: old.pemRepresentation, keyID: "OLDKEY1234", teamID: "DEF123GHIJ"))
-                let store = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
+                    client: sim.client, topic: "com.example.old",
+                    signer: try APNSSigningKey(pem: old.pemRepresentation, keyID: "OLDKEY1234", teamID: "DEF123GHIJ"))
+                let store = RedisAppStore(
+                    redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
                 let loaded = try #require(try await store.credentials(id: .default))
                 let apps = WorkerAppCredentials(store: store, checkEvery: .seconds(5), loaded: loaded)
                 let token = String(repeating: "ab", count: 32)
-                let registered = try await pipeline.call("PUT", "/api/register/iphone-1", json: ["Platform": "apns", "Handle": token, "Tags": []])
+                let registered = try await pipeline.call(
+                    "PUT", "/api/register/iphone-1", json: ["Platform": "apns", "Handle": token, "Tags": []])
                 #expect(registered.status == 200)
                 do {
                     try await withServices(pipeline.process(adapter: .apns(settings), apps: apps).services) {
@@ -50,8 +54,13 @@ struct AppCredentialReloadTests {
                         #expect(try await pipeline.redis.send("EXISTS", tokenKey("OLDKEY1234")).int == 1)
                         // The operator replaces them while the worker runs.
                         let changed = ContinuousClock.now
-                        _ = try await store.update(id: .default, change: AppChange(set: AppCredentials(apns: try APNSCredential(
-                            keyPEM: new.pemRepresentation, keyID: "NEWKEY1234", teamID: "DEF123GHIJ", bundleID: "com.example.new"))))
+                        _ = try await store.update(
+                            id: .default,
+                            change: AppChange(
+                                set: AppCredentials(
+                                    apns: try APNSCredential(
+                                        keyPEM: new.pemRepresentation, keyID: "NEWKEY1234", teamID: "DEF123GHIJ",
+                                        bundleID: "com.example.new"))))
                         var latest = try await sendOne()
                         while latest != "com.example.new", ContinuousClock.now - changed < .seconds(60) {
                             latest = try await sendOne()

@@ -1,8 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hiredis
 import HummingbirdBcrypt
 import RedisTestSupport
@@ -13,13 +10,19 @@ import RichPushWorker
 import Synchronization
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Two apps on one deployment, each with its own `alice`: a request names its app with the
 /// Basic user name `alice@shop` or an API key made in the app, and nothing of one app is read,
 /// changed, listed or counted through the other; one worker fleet delivers both apps' pushes.
 @Suite("Apps: isolation on one deployment", .serialized)
 struct AppIsolationTests {
     /// Calls the API with a Bearer token.
-    static func call(_ pipeline: Pipeline, _ method: String, _ path: String, bearer: String) async throws -> (status: Int, json: [String: Any]) {
+    static func call(
+        _ pipeline: Pipeline, _ method: String, _ path: String, bearer: String
+    ) async throws -> (status: Int, json: [String: Any]) {
         var request = URLRequest(url: pipeline.baseURL.appendingPathComponent(path))
         request.httpMethod = method
         request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization")
@@ -55,8 +58,9 @@ struct AppIsolationTests {
 
                 // The same installation id and tag in both apps: two installations.
                 for user in ["alice", "alice@shop"] {
-                    let registered = try await pipeline.call("PUT", "/api/register/iphone-1", as: user,
-                                                             json: ["Platform": "apns", "Handle": "\(user)-token", "Tags": ["sports"]])
+                    let registered = try await pipeline.call(
+                        "PUT", "/api/register/iphone-1", as: user,
+                        json: ["Platform": "apns", "Handle": "\(user)-token", "Tags": ["sports"]])
                     #expect(registered.status == 200, "\(user): \(registered.json)")
                 }
                 // Each in its app's keys: the default app's as before apps, the shop's under `app:shop`.
@@ -64,8 +68,10 @@ struct AppIsolationTests {
                 #expect(try await pipeline.redis.send("HGET", "\(pipeline.prefix):inst:iphone-1", "handle").string == "alice-token")
 
                 try await withServices(pipeline.process().services) {
-                    let inDefault = try await pipeline.send(as: "root", json: ["message": "default news", "richType": "text", "payload": "d", "target": "sports"])
-                    let inShop = try await pipeline.send(as: "root@shop", json: ["message": "shop news", "richType": "text", "payload": "s", "target": "sports"])
+                    let inDefault = try await pipeline.send(
+                        as: "root", json: ["message": "default news", "richType": "text", "payload": "d", "target": "sports"])
+                    let inShop = try await pipeline.send(
+                        as: "root@shop", json: ["message": "shop news", "richType": "text", "payload": "s", "target": "sports"])
                     // Each reached its own app's device, and only that one.
                     for (id, user) in [(inDefault, "root"), (inShop, "root@shop")] {
                         // No device listens: the hub holds each push for its device.
@@ -87,7 +93,9 @@ struct AppIsolationTests {
                     #expect(Self.ids(try await pipeline.call("GET", "/api/notifications", as: "root")) == [String(inDefault)])
 
                     // An API key acts in the app it was made in, and its token says which.
-                    let made = try #require(try await RedisAPIKeyStore(redis: pipeline.redis, keys: shopKeys).create(user: "root", scopes: [.admin], label: "ci"))
+                    let made = try #require(
+                        try await RedisAPIKeyStore(redis: pipeline.redis, keys: shopKeys).create(
+                            user: "root", scopes: [.admin], label: "ci"))
                     #expect(made.token.hasPrefix("rpk_shop.\(made.key.id)_"))
                     #expect(Self.ids(try await Self.call(pipeline, "GET", "/api/notifications", bearer: made.token)) == [String(inShop)])
                     // The same secret presented as the default app's key is nobody's.
@@ -128,23 +136,31 @@ struct AppIsolationTests {
             try await Pipeline.start(server: server) { pipeline in
                 let news = AppID(unchecked: "news")
                 let apps = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
-                let created = try await apps.create(id: news, change: AppChange(name: "News", limits: AppLimits(notificationsPerMinute: 2, audience: 1)))
+                let created = try await apps.create(
+                    id: news, change: AppChange(name: "News", limits: AppLimits(notificationsPerMinute: 2, audience: 1)))
                 #expect(created.limits == AppLimits(notificationsPerMinute: 2, audience: 1))
                 let users = RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(news))
                 for name in ["root", "ann"] {
                     #expect(try await users.create(User(name: name, role: .admin), passwordHash: Bcrypt.hash("\(name)@news-pw", cost: 4)))
                 }
                 for (index, tag) in ["everyone", "everyone"].enumerated() {
-                    let registered = try await pipeline.call("PUT", "/api/register/phone-\(index)", as: "root@news",
-                                                             json: ["Platform": "apns", "Handle": "token-\(index)", "Tags": [tag, "solo-\(index)"]])
+                    let registered = try await pipeline.call(
+                        "PUT", "/api/register/phone-\(index)", as: "root@news",
+                        json: ["Platform": "apns", "Handle": "token-\(index)", "Tags": [tag, "solo-\(index)"]])
                     #expect(registered.status == 200, "\(registered.json)")
                 }
                 // Two devices where the app allows one per notification.
-                let wide = try await pipeline.call("POST", "/api/notifications", as: "root@news", json: ["message": "m", "richType": "text", "payload": "p", "target": "everyone"])
-                #expect(wide.status == 422 && (wide.json["error"] as? [String: Any])?["code"] as? String == "app_limit_audience", "\(wide.json)")
+                let wide = try await pipeline.call(
+                    "POST", "/api/notifications", as: "root@news",
+                    json: ["message": "m", "richType": "text", "payload": "p", "target": "everyone"])
+                #expect(
+                    wide.status == 422 && (wide.json["error"] as? [String: Any])?["code"] as? String == "app_limit_audience", "\(wide.json)"
+                )
                 // Two a minute, whichever user sends.
                 for user in ["root@news", "ann@news"] {
-                    let sent = try await pipeline.call("POST", "/api/notifications", as: user, json: ["message": "m", "richType": "text", "payload": "p", "target": "solo-0"])
+                    let sent = try await pipeline.call(
+                        "POST", "/api/notifications", as: user,
+                        json: ["message": "m", "richType": "text", "payload": "p", "target": "solo-0"])
                     #expect(sent.status == 202, "\(sent.json)")
                 }
                 var request = HTTPClientRequest(url: pipeline.baseURL.appendingPathComponent("api/notifications").absoluteString)
@@ -155,10 +171,16 @@ struct AppIsolationTests {
                 let third = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
                 let body = try await third.body.collect(upTo: 1 << 16)
                 #expect(third.status.code == 429 && Int(third.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1)
-                #expect(String(buffer: body).contains("app_limit_rate") && String(buffer: body).contains("limits.notificationsPerMinute"), "\(String(buffer: body))")
+                #expect(
+                    String(buffer: body).contains("app_limit_rate") && String(buffer: body).contains("limits.notificationsPerMinute"),
+                    "\(String(buffer: body))")
                 // The default app's users are not held by another app's limits.
                 for _ in 0..<3 {
-                    #expect(try await pipeline.call("POST", "/api/notifications", as: "root", json: ["message": "m", "richType": "text", "payload": "p", "target": "x"]).status == 202)
+                    #expect(
+                        try await pipeline.call(
+                            "POST", "/api/notifications", as: "root",
+                            json: ["message": "m", "richType": "text", "payload": "p", "target": "x"]
+                        ).status == 202)
                 }
             }
         }
@@ -172,21 +194,25 @@ struct AppIsolationTests {
                 let shop = AppID(unchecked: "shop")
                 let apps = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
                 _ = try await apps.create(id: shop, name: "Shop", credentials: AppCredentials())
-                #expect(try await RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(shop))
-                    .create(User(name: "root", role: .admin), passwordHash: Bcrypt.hash("root@shop-pw", cost: 4)))
+                #expect(
+                    try await RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(shop))
+                        .create(User(name: "root", role: .admin), passwordHash: Bcrypt.hash("root@shop-pw", cost: 4)))
                 let receivers = [WebhookReceiver(secret: WebhookFlowTests.secret), WebhookReceiver(secret: WebhookFlowTests.secret)]
                 let ports = Mutex<[Int]>([0, 0])
                 try await receivers[0].serve(onPort: { port in ports.withLock { $0[0] = port } }) {
                     try await receivers[1].serve(onPort: { port in ports.withLock { $0[1] = port } }) {
                         try await waitUntil(timeout: .seconds(30), "both receivers to listen") { ports.withLock { !$0.contains(0) } }
                         let (defaultPort, shopPort) = ports.withLock { ($0[0], $0[1]) }
-                        let defaultHook = try await WebhookFlowTests.createWebhook(pipeline, port: defaultPort, events: ["cancelled"], as: "root", extra: ["allUsers": true])
-                        let shopHook = try await WebhookFlowTests.createWebhook(pipeline, port: shopPort, events: ["cancelled"], as: "root@shop", extra: ["allUsers": true])
+                        let defaultHook = try await WebhookFlowTests.createWebhook(
+                            pipeline, port: defaultPort, events: ["cancelled"], as: "root", extra: ["allUsers": true])
+                        let shopHook = try await WebhookFlowTests.createWebhook(
+                            pipeline, port: shopPort, events: ["cancelled"], as: "root@shop", extra: ["allUsers": true])
                         try await WebhookFlowTests.withDispatcher(pipeline) {
                             let later = UTCTimestamp.iso8601(milliseconds: Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000)
                             var ids: [String: Int] = [:]
                             for user in ["root", "root@shop"] {
-                                let id = try await pipeline.send(as: user, json: ["message": "m", "richType": "text", "payload": "p", "sendAt": later])
+                                let id = try await pipeline.send(
+                                    as: user, json: ["message": "m", "richType": "text", "payload": "p", "sendAt": later])
                                 #expect(try await pipeline.call("DELETE", "/api/notifications/\(id)", as: user).status == 200)
                                 ids[user] = id
                             }
@@ -195,15 +221,19 @@ struct AppIsolationTests {
                             }
                             for (receiver, user) in zip(receivers, ["root", "root@shop"]) {
                                 let events = Array(receiver.uniqueEvents.values)
-                                #expect(events.count == 1 && events.first?["notificationId"] == ids[user].map(String.init) && events.first?["type"] == "cancelled",
-                                        "\(user): \(events)")
+                                #expect(
+                                    events.count == 1 && events.first?["notificationId"] == ids[user].map(String.init)
+                                        && events.first?["type"] == "cancelled",
+                                    "\(user): \(events)")
                                 #expect(receiver.deliveries.allSatisfy { $0.signatureValid })
                             }
                             // Each app's attempts are its own. An attempt is recorded after the receiver
                             // answered, so it is waited for, not read once.
                             for (hook, user) in [(shopHook, "root@shop"), (defaultHook, "root")] {
                                 try await waitUntil(timeout: .seconds(60), "\(user)'s webhook attempt recorded as delivered") {
-                                    let attempts = try await pipeline.call("GET", "/api/webhooks/\(hook)/attempts", as: user).json["attempts"] as? [[String: Any]] ?? []
+                                    let attempts =
+                                        try await pipeline.call("GET", "/api/webhooks/\(hook)/attempts", as: user).json["attempts"]
+                                        as? [[String: Any]] ?? []
                                     return attempts.contains { $0["outcome"] as? String == "delivered" }
                                 }
                             }

@@ -24,18 +24,25 @@ struct AppSchedulingCommandTests {
             func fields(_ app: String) async throws -> [[String?]] {
                 var all: [[String?]] = []
                 for queue in queues {
-                    all.append(try await redis.send("HMGET", queue.configuration.schedulerKey, "w:\(app)", "c:\(app)").array?.map(\.string) ?? [])
+                    all.append(
+                        try await redis.send("HMGET", queue.configuration.schedulerKey, "w:\(app)", "c:\(app)").array?.map(\.string) ?? [])
                 }
                 return all
             }
 
-            let created = try await AppsCommandTests.run(["apps", "create", "shop", "--weight", "3"] + common + ["--kek-file", kekFile.path],
-                                                         server: server, name: "create")
-            #expect(created.status == 0 && created.output.contains("\"weight\" : 3") && !created.output.contains("maxInFlight"), "\(created.output)")
+            let created = try await AppsCommandTests.run(
+                ["apps", "create", "shop", "--weight", "3"] + common + ["--kek-file", kekFile.path],
+                server: server, name: "create")
+            #expect(
+                created.status == 0 && created.output.contains("\"weight\" : 3") && !created.output.contains("maxInFlight"),
+                "\(created.output)")
             #expect(try await fields("shop") == [["3", nil], ["3", nil]])
 
-            let capped = try await AppsCommandTests.run(["apps", "set", "shop", "--max-in-flight", "2"] + common, server: server, name: "cap")
-            #expect(capped.status == 0 && capped.output.contains("\"maxInFlight\" : 2") && capped.output.contains("\"weight\" : 3"), "\(capped.output)")
+            let capped = try await AppsCommandTests.run(
+                ["apps", "set", "shop", "--max-in-flight", "2"] + common, server: server, name: "cap")
+            #expect(
+                capped.status == 0 && capped.output.contains("\"maxInFlight\" : 2") && capped.output.contains("\"weight\" : 3"),
+                "\(capped.output)")
             #expect(try await fields("shop") == [["3", "2"], ["3", "2"]])
             let shown = try await AppsCommandTests.run(["apps", "show", "shop"] + common, server: server, name: "show")
             #expect(shown.output.contains("\"maxInFlight\" : 2") && shown.output.contains("\"weight\" : 3"), "\(shown.output)")
@@ -54,21 +61,28 @@ struct AppSchedulingCommandTests {
             #expect(json.status == 0, "\(json.output)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.jsonText(json.output).utf8)) as? [String: Any])
             let apps = try #require((object["total"] as? [String: Any])?["apps"] as? [String: [String: Any]], "\(json.output)")
-            #expect(apps["shop"]?["waitingNow"] as? Int == 8 && apps["shop"]?["inFlight"] as? Int == 2 && apps["shop"]?["taken"] as? Int == 2)
+            #expect(
+                apps["shop"]?["waitingNow"] as? Int == 8 && apps["shop"]?["inFlight"] as? Int == 2 && apps["shop"]?["taken"] as? Int == 2)
             #expect(apps["shop"]?["weight"] as? Int == 3 && apps["shop"]?["maxInFlight"] as? Int == 2)
             #expect(apps["news"]?["waitingNow"] as? Int == 4 && apps["news"]?["inFlight"] as? Int == 6)
-            #expect(apps["shop"]?["failedByReason"] as? [String: Int] == ["BadDeviceToken": 4, "http_500": 2], "every partition's, by reason")
+            #expect(
+                apps["shop"]?["failedByReason"] as? [String: Int] == ["BadDeviceToken": 4, "http_500": 2], "every partition's, by reason")
             #expect(apps["news"]?["failedByReason"] as? [String: Int] == [:])
             let text = try await AppsCommandTests.run(["stats"] + common, server: server, name: "stats")
             #expect(text.status == 0 && text.output.contains("apps with work or in flight: 2"), "\(text.output)")
-            let shopRow = text.output.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("shop ") }.map(String.init) ?? ""
+            let shopRow =
+                text.output.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("shop ") }.map(String.init)
+                ?? ""
             // app, weight, cap, now, bulk, oldest ("0.1 s"), in flight, taken, done, failed pushes.
             let cells = shopRow.split(separator: " ").map(String.init)
-            #expect(cells.count == 11 && Array(cells.prefix(5)) == ["shop", "3", "2", "8", "0"] && Array(cells.suffix(5)) == ["s", "2", "2", "0", "6"],
-                    "\(text.output)")
+            #expect(
+                cells.count == 11 && Array(cells.prefix(5)) == ["shop", "3", "2", "8", "0"]
+                    && Array(cells.suffix(5)) == ["s", "2", "2", "0", "6"],
+                "\(text.output)")
 
             // `none` removes the cap; the weight stays.
-            let uncapped = try await AppsCommandTests.run(["apps", "set", "shop", "--max-in-flight", "none"] + common, server: server, name: "uncap")
+            let uncapped = try await AppsCommandTests.run(
+                ["apps", "set", "shop", "--max-in-flight", "none"] + common, server: server, name: "uncap")
             #expect(uncapped.status == 0 && !uncapped.output.contains("maxInFlight"), "\(uncapped.output)")
             #expect(try await fields("shop") == [["3", nil], ["3", nil]])
 
@@ -91,8 +105,9 @@ struct AppSchedulingCommandTests {
             let prefix = String(uniqueKeyPrefix("fairstart").dropLast())
             let one = ["--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "1"]
             let kekFile = try await Self.kekFile(server)
-            let created = try await AppsCommandTests.run(["apps", "create", "shop", "--weight", "3", "--max-in-flight", "7"] + one + ["--kek-file", kekFile.path],
-                                                         server: server, name: "create")
+            let created = try await AppsCommandTests.run(
+                ["apps", "create", "shop", "--weight", "3", "--max-in-flight", "7"] + one + ["--kek-file", kekFile.path],
+                server: server, name: "create")
             #expect(created.status == 0, "\(created.output)")
             // Paused while the deployment had one partition: the record keeps it.
             let paused = try await AppsCommandTests.run(["apps", "pause", "shop"] + one, server: server, name: "pause")
@@ -102,10 +117,13 @@ struct AppSchedulingCommandTests {
             #expect(stored?.paused == true)
             let added = JobQueueConfiguration(prefix: prefix, partition: "q1").schedulerKey
             #expect(try await redis.send("HMGET", added, "w:shop", "c:shop", "x:shop").array?.map(\.string) == [nil, nil, nil])
-            let worker = try await ChildProcess(executable: try richpushExecutable(), arguments: [
-                "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "2", "--adapter", "simulated", "--log-level", "warning",
-                "--metrics-port", "0",
-            ], logFile: server.directory.appendingPathComponent("worker.log"))
+            let worker = try await ChildProcess(
+                executable: try richpushExecutable(),
+                arguments: [
+                    "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--partitions", "2", "--adapter", "simulated",
+                    "--log-level", "warning",
+                    "--metrics-port", "0",
+                ], logFile: server.directory.appendingPathComponent("worker.log"))
             try await waitUntil(timeout: .seconds(60), "the worker to write shop's weight and pause into q1") {
                 let fields = try await redis.send("HMGET", added, "w:shop", "c:shop", "x:shop").array?.map(\.string)
                 return fields?.prefix(2) == ["3", "7"] && fields?.last != nil
@@ -136,7 +154,8 @@ struct AppSchedulingCommandTests {
                 (["--max-in-flight", "lots"], "'lots' is not a number"),
             ]
             for (index, (flags, words)) in cases.enumerated() {
-                let refused = try await AppsCommandTests.run(["apps", "set", "default"] + flags + common, server: server, name: "bad\(index)")
+                let refused = try await AppsCommandTests.run(
+                    ["apps", "set", "default"] + flags + common, server: server, name: "bad\(index)")
                 #expect(refused.status != 0 && refused.output.contains(words), "\(flags): \(refused.output)")
             }
             let shown = try await AppsCommandTests.run(["apps", "show", "default"] + common, server: server, name: "show")

@@ -15,19 +15,24 @@ struct AppWorkerProcessTests {
                 let apns = try await native.startAPNsSim()
                 try await waitUntil(timeout: .seconds(60), "apns-sim to listen") { apns.process.log.contains("listening") }
                 // The simulator's own key, stored as the default app's; the worker gets none as flags.
-                let flags = Dictionary(uniqueKeysWithValues: stride(from: 0, to: apns.workerArguments.count - 1, by: 2).map {
-                    (apns.workerArguments[$0], apns.workerArguments[$0 + 1])
-                })
-                let set = try await AppsCommandTests.run(["apps", "set", "default", "--redis-url", server.url, "--queue-prefix", native.prefix, "--kek-file", kek.path,
-                                                          "--apns-key-file", flags["--apns-key-file"] ?? "", "--apns-key-id", NativeProcesses.keyID,
-                                                          "--apns-team-id", NativeProcesses.teamID, "--apns-bundle-id", NativeProcesses.topic],
-                                                         server: server, name: "set-default")
+                let flags = Dictionary(
+                    uniqueKeysWithValues: stride(from: 0, to: apns.workerArguments.count - 1, by: 2).map {
+                        (apns.workerArguments[$0], apns.workerArguments[$0 + 1])
+                    })
+                let set = try await AppsCommandTests.run(
+                    [
+                        "apps", "set", "default", "--redis-url", server.url, "--queue-prefix", native.prefix, "--kek-file", kek.path,
+                        "--apns-key-file", flags["--apns-key-file"] ?? "", "--apns-key-id", NativeProcesses.keyID,
+                        "--apns-team-id", NativeProcesses.teamID, "--apns-bundle-id", NativeProcesses.topic,
+                    ],
+                    server: server, name: "set-default")
                 #expect(set.status == 0, "\(set.output)")
                 // Without the key the worker cannot send as the app: it says what it needs.
                 let endpoint = ["--apns-url", flags["--apns-url"] ?? "", "--apns-ca-file", flags["--apns-ca-file"] ?? ""]
-                let refused = try await ChildProcess(executable: try richpushExecutable(),
-                                                     arguments: ["worker", "--redis-url", server.url, "--queue-prefix", native.prefix, "--adapter", "apns"] + endpoint,
-                                                     logFile: server.directory.appendingPathComponent("no-kek.log"))
+                let refused = try await ChildProcess(
+                    executable: try richpushExecutable(),
+                    arguments: ["worker", "--redis-url", server.url, "--queue-prefix", native.prefix, "--adapter", "apns"] + endpoint,
+                    logFile: server.directory.appendingPathComponent("no-kek.log"))
                 let status = try await refused.wait(timeout: .seconds(60))
                 #expect(status != 0 && status != nil)
                 #expect(refused.log.contains("or the default app's APNs credentials with --kek-file"), "\(refused.log)")

@@ -4,9 +4,10 @@ import RedisTestSupport
 import RichPushCore
 import RichPushInMemory
 import RichPushQueue
-@testable import RichPushStorage
 import Synchronization
 import Testing
+
+@testable import RichPushStorage
 
 /// Many notifications cancelled at once (the console's "cancel all that match"): the cancel script
 /// per notification, in pipelines of 500 grouped by partition, not a round trip each; one outcome
@@ -24,7 +25,8 @@ struct BatchCancelTests {
     @Test func cluster() async throws {
         try await withRedisCluster { local in
             let cluster = RedisClusterClient(configuration: local.configuration)
-            try await Self.exercise(redis: cluster, keys: StorageKeys(prefix: String(uniqueKeyPrefix("cancels").dropLast()), partitions: 3, clusterSafe: true))
+            try await Self.exercise(
+                redis: cluster, keys: StorageKeys(prefix: String(uniqueKeyPrefix("cancels").dropLast()), partitions: 3, clusterSafe: true))
             await cluster.close()
         }
     }
@@ -43,7 +45,8 @@ struct BatchCancelTests {
     static func schedule(_ store: some NotificationStore, count: Int) async throws -> [Int] {
         let sendAt = JobQueue.nowMilliseconds() + 3_600_000
         let drafts = (0..<count).map { index in
-            var draft = NotificationDraft(message: "m\(index)", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
+            var draft = NotificationDraft(
+                message: "m\(index)", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
             draft.sendAt = sendAt
             return draft
         }
@@ -52,8 +55,9 @@ struct BatchCancelTests {
 
     static func exercise(redis: any RedisClient, keys: StorageKeys) async throws {
         let counting = CountingClient(redis)
-        let store = RedisNotificationStore(redis: counting, keys: keys, queue: JobQueue(redis: counting, configuration: JobQueueConfiguration(prefix: keys.prefix)),
-                                           retention: .seconds(600), idBlock: 500)
+        let store = RedisNotificationStore(
+            redis: counting, keys: keys, queue: JobQueue(redis: counting, configuration: JobQueueConfiguration(prefix: keys.prefix)),
+            retention: .seconds(600), idBlock: 500)
         // 1,600 scheduled sends over 3 partitions: each partition's ~533 take two pipelines of up to 500.
         let ids = try await schedule(store, count: 1600)
         #expect(Set(ids.map(keys.partitionIndex(ofNotification:))) == [0, 1, 2])
@@ -65,15 +69,19 @@ struct BatchCancelTests {
         counting.reset()
         let outcomes = try await store.cancel(ids: ids + [unknown])
         let pipelines = counting.pipelines
-        #expect(pipelines <= 12, "1,601 cancels in \(pipelines) pipelines (3 partitions × 2 batches of up to 500, and a script load per node), not one round trip each")
+        #expect(
+            pipelines <= 12,
+            "1,601 cancels in \(pipelines) pipelines (3 partitions × 2 batches of up to 500, and a script load per node), not one round trip each"
+        )
         #expect(outcomes.count == ids.count + 1)
         for (index, outcome) in outcomes.enumerated() {
-            let expected: CancelOutcome = switch index {
-            case 7: .tooLate(.sent)
-            case 8: .alreadyCancelled
-            case ids.count: .notFound
-            default: .cancelled
-            }
+            let expected: CancelOutcome =
+                switch index {
+                case 7: .tooLate(.sent)
+                case 8: .alreadyCancelled
+                case ids.count: .notFound
+                default: .cancelled
+                }
             #expect(try outcome.get() == expected, "item \(index)")
         }
         for (index, id) in ids.enumerated() where index != 7 {

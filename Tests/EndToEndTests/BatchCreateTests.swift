@@ -3,8 +3,9 @@ import Hiredis
 import RedisTestSupport
 import RichPushCore
 import RichPushQueue
-@testable import RichPushStorage
 import Testing
+
+@testable import RichPushStorage
 
 /// Many notifications created in one pipelined round trip: each draft has its own outcome (a
 /// spent quota refuses that draft only), ids the counter handed out before are skipped as the
@@ -23,14 +24,16 @@ struct BatchCreateTests {
     @Test func cluster() async throws {
         try await withRedisCluster { local in
             let cluster = RedisClusterClient(configuration: local.configuration)
-            try await Self.exercise(redis: cluster, keys: StorageKeys(prefix: String(uniqueKeyPrefix("batch").dropLast()), partitions: 3, clusterSafe: true))
+            try await Self.exercise(
+                redis: cluster, keys: StorageKeys(prefix: String(uniqueKeyPrefix("batch").dropLast()), partitions: 3, clusterSafe: true))
             await cluster.close()
         }
     }
 
     static func draft(_ creator: String, _ index: Int, quota: QuotaLimits? = nil, key: IdempotencyKey? = nil) -> NotificationDraft {
-        var draft = NotificationDraft(message: "m\(index)", richType: .text, contentType: "text/plain", payload: Array("payload \(index)".utf8),
-                                      creator: creator, target: "t\(index)", idempotency: key)
+        var draft = NotificationDraft(
+            message: "m\(index)", richType: .text, contentType: "text/plain", payload: Array("payload \(index)".utf8),
+            creator: creator, target: "t\(index)", idempotency: key)
         draft.quota = quota
         return draft
     }
@@ -94,14 +97,22 @@ struct BatchCreateTests {
         for partition in store.queues { allJobs += try await partition.jobCount() }
         #expect(allJobs == 30 + 20 + 5 + 250)
         // Written once a call, the payload (one content) and the creator's index expire all the same.
-        let same = try await store.create((0..<150).map { index in
-            NotificationDraft(message: "s\(index)", richType: .text, contentType: "text/plain", payload: Array("same".utf8), creator: "erin", target: "t")
-        }, hashing: hashing).map { try $0.get() }
+        let same = try await store.create(
+            (0..<150).map { index in
+                NotificationDraft(
+                    message: "s\(index)", richType: .text, contentType: "text/plain", payload: Array("same".utf8), creator: "erin",
+                    target: "t")
+            }, hashing: hashing
+        ).map { try $0.get() }
         #expect(try await store.payload(hash: same[0].payloadHash, notification: same[0].id) == Array("same".utf8))
         for partition in 0..<keys.partitions {
             let inPartition = keys.inPartition(partition)
-            #expect((1...600).contains(try await redis.send("TTL", inPartition.created(by: "erin")).int ?? -1), "index of partition \(partition)")
-            #expect((1...600).contains(try await redis.send("TTL", inPartition.payload(same[0].payloadHash)).int ?? -1), "payload in partition \(partition)")
+            #expect(
+                (1...600).contains(try await redis.send("TTL", inPartition.created(by: "erin")).int ?? -1),
+                "index of partition \(partition)")
+            #expect(
+                (1...600).contains(try await redis.send("TTL", inPartition.payload(same[0].payloadHash)).int ?? -1),
+                "payload in partition \(partition)")
         }
         #expect(try await store.notifications(createdBy: "erin", before: nil, limit: 200).count == 150)
 

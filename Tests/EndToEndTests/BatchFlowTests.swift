@@ -13,8 +13,12 @@ struct BatchFlowTests {
                 try await withSimulator(simulator) { log in
                     try await withWorker(pipeline.worker()) {
                         let items: [[String: Any]] = (0..<6).map { index in
-                            index % 3 == 1 ? ["richType": "text", "payload": "p\(index)", "priority": "urgent"]
-                                           : ["message": "batch \(index)", "richType": "text", "payload": "p\(index)", "idempotencyKey": "flow-\(index)"]
+                            index % 3 == 1
+                                ? ["richType": "text", "payload": "p\(index)", "priority": "urgent"]
+                                : [
+                                    "message": "batch \(index)", "richType": "text", "payload": "p\(index)",
+                                    "idempotencyKey": "flow-\(index)",
+                                ]
                         }
                         let answer = try await pipeline.call("POST", "api/notifications/batch", json: ["notifications": items])
                         #expect(answer.status == 200 && answer.json["accepted"] as? Int == 4 && answer.json["rejected"] as? Int == 2)

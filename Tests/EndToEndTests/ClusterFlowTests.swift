@@ -34,10 +34,14 @@ struct ClusterFlowTests {
         let shown = Set(log.all.filter { $0.event == "received" }.compactMap(\.richId))
         let accepted = Set(ids.map(String.init))
         #expect(accepted.subtracting(shown).isEmpty, "accepted but never shown: \(accepted.subtracting(shown).sorted().prefix(20))")
-        #expect(shown.subtracting(accepted).count <= unacknowledged, "shown but never accepted: \(shown.subtracting(accepted).sorted().prefix(20))")
+        #expect(
+            shown.subtracting(accepted).count <= unacknowledged,
+            "shown but never accepted: \(shown.subtracting(accepted).sorted().prefix(20))")
         for start in stride(from: 0, to: ids.count, by: 2000) {
             let chunk = Array(ids[start..<min(ids.count, start + 2000)])
-            let lengths = try await pipeline.redis.sendAll(chunk.map { RedisCommand("HLEN", pipeline.keys.ledger($0)) }).map { $0.int ?? -1 }
+            let lengths = try await pipeline.redis.sendAll(chunk.map { RedisCommand("HLEN", pipeline.keys.ledger($0)) }).map {
+                $0.int ?? -1
+            }
             #expect(lengths.allSatisfy { $0 == 1 }, "ledgers: \(Dictionary(grouping: lengths, by: { $0 }).mapValues(\.count))")
         }
     }
@@ -51,18 +55,25 @@ struct ClusterFlowTests {
                         let clock = ContinuousClock.now
                         let sent = try await BulkSender(pipeline: pipeline).send(Self.count, target: { "g\($0 % Self.devices)" })
                         print("created \(Self.count) in \(ContinuousClock.now - clock); received so far \(log.count("received"))")
-                        try await waitUntil(timeout: .seconds(120), "every device to get its pushes") { log.count("received") >= Self.count }
+                        try await waitUntil(timeout: .seconds(120), "every device to get its pushes") {
+                            log.count("received") >= Self.count
+                        }
                         print("received all after \(ContinuousClock.now - clock)")
                         return sent.ids
                     }
-                    let perPartition = Dictionary(grouping: ids, by: { pipeline.keys.partitionIndex(ofNotification: $0) }).mapValues(\.count)
+                    let perPartition = Dictionary(grouping: ids, by: { pipeline.keys.partitionIndex(ofNotification: $0) }).mapValues(
+                        \.count)
                     // Keys hash to partitions: count/6 each on average, within 5 standard deviations.
                     let mean = Double(Self.count) / 6, spread = 5 * (Double(Self.count) * 5 / 36).squareRoot()
-                    #expect(perPartition.count == 6 && perPartition.values.allSatisfy { (Int(mean - spread)...Int(mean + spread)).contains($0) }, "\(perPartition)")
+                    #expect(
+                        perPartition.count == 6
+                            && perPartition.values.allSatisfy { (Int(mean - spread)...Int(mean + spread)).contains($0) }, "\(perPartition)")
                     try await Self.expectEachOnce(ids, log, pipeline)
                     // The partitions' streams are on different masters.
                     var owners = Set<ClusterNode>()
-                    for name in pipeline.keys.partitionNames { owners.insert(try await pipeline.cluster!.node(forSlot: HashSlot.of("{\(name)}"))) }
+                    for name in pipeline.keys.partitionNames {
+                        owners.insert(try await pipeline.cluster!.node(forSlot: HashSlot.of("{\(name)}")))
+                    }
                     #expect(owners.count >= 2, "\(owners)")
                 }
             }
@@ -142,7 +153,9 @@ struct ClusterFlowTests {
                         return sent
                     }
                     #expect(try await client.node(forSlot: slot).port != victim, "the replica took over")
-                    print("kill test: \(ids.count) accepted, \(unavailable) answers 503 or no answer on the way, \(log.count("collapsed")) resends collapsed")
+                    print(
+                        "kill test: \(ids.count) accepted, \(unavailable) answers 503 or no answer on the way, \(log.count("collapsed")) resends collapsed"
+                    )
                     try await Self.expectEachOnce(ids, log, pipeline, unacknowledged: unavailable)
                 }
             }
@@ -178,7 +191,8 @@ struct ClusterFlowTests {
         _ = try await cluster.cli(target, ["cluster", "setslot", "\(slot)", "importing", sourceID])
         _ = try await cluster.cli(source, ["cluster", "setslot", "\(slot)", "migrating", targetID])
         while true {
-            let keys = try await cluster.cli(source, ["cluster", "getkeysinslot", "\(slot)", "100"]).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            let keys = try await cluster.cli(source, ["cluster", "getkeysinslot", "\(slot)", "100"]).split(separator: "\n").map(String.init)
+                .filter { !$0.isEmpty }
             guard !keys.isEmpty else { break }
             let reply = try await cluster.cli(source, ["migrate", "127.0.0.1", "\(target)", "", "0", "5000", "KEYS"] + keys)
             guard reply.contains("OK") || reply.contains("NOKEY") else { throw RedisServerError("MIGRATE: \(reply)") }

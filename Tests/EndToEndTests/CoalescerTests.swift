@@ -1,6 +1,7 @@
 import Synchronization
-@testable import RichPushStorage
 import Testing
+
+@testable import RichPushStorage
 
 /// Calls made at the same time are sent together, each caller gets its own output, and nothing
 /// waits once the calls stop coming.
@@ -24,7 +25,9 @@ struct CoalescerTests {
 
         func release() async throws {
             while true {
-                if let continuation = gate.withLock({ gate in defer { gate = nil }; return gate }) {
+                if let continuation = gate.withLock({ gate in
+                    defer { gate = nil }; return gate
+                }) {
                     continuation.resume()
                     return
                 }

@@ -10,8 +10,11 @@ import Testing
 @Suite("Dead-lettered deliveries in the ledger")
 struct DeadLetterLedgerTests {
     static func create(_ store: RedisNotificationStore) async throws -> Int {
-        try await store.create(NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
-                                                 creator: "alice", target: "username:alice"), hashing: { _ in "hash" }).id
+        try await store.create(
+            NotificationDraft(
+                message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                creator: "alice", target: "username:alice"), hashing: { _ in "hash" }
+        ).id
     }
 
     /// The `failed` events in the outbox: per entry, its items.
@@ -42,9 +45,16 @@ struct DeadLetterLedgerTests {
         try await DeliveryLedgerTests.withStore { redis, keys, store in
             let id = try await Self.create(store)
             try await redis.send("HSET", keys.webhookWants, "failed:alice", 1)
-            #expect(try await store.ledger.leaseDeliveries(id: id, installations: ["a", "b", "c"], owner: "w1", duration: .seconds(30)) == [.leased, .leased, .leased])
-            try await store.ledger.recordDeliveries(id: id, results: [DeliveryResult(installation: "a", counter: .sent, adapterID: "x"),
-                                                               DeliveryResult(installation: "b", counter: .retried, error: "platform down")])
+            #expect(
+                try await store.ledger.leaseDeliveries(id: id, installations: ["a", "b", "c"], owner: "w1", duration: .seconds(30)) == [
+                    .leased, .leased, .leased,
+                ])
+            try await store.ledger.recordDeliveries(
+                id: id,
+                results: [
+                    DeliveryResult(installation: "a", counter: .sent, adapterID: "x"),
+                    DeliveryResult(installation: "b", counter: .retried, error: "platform down"),
+                ])
             try await redis.send("HSET", keys.ledger(id), "d", "L:1:dead-worker")
             let scope = DeliveryScope(notification: id, installations: ["a", "b", "c", "d", "e"])
             try await store.ledger.recordDeadLettered([scope: "gave up after 5 attempts: 1 pushes failed"])
@@ -100,14 +110,21 @@ struct DeadLetterLedgerTests {
 
             let tried = try await Self.create(store)
             _ = try await store.ledger.leaseDeliveries(id: tried, installations: ["x", "y"], owner: "w1", duration: .seconds(30))
-            try await store.ledger.recordDeliveries(id: tried, results: [DeliveryResult(installation: "x", counter: .invalidToken, error: "Unregistered"),
-                                                                  DeliveryResult(installation: "y", counter: .retried, error: "503")])
+            try await store.ledger.recordDeliveries(
+                id: tried,
+                results: [
+                    DeliveryResult(installation: "x", counter: .invalidToken, error: "Unregistered"),
+                    DeliveryResult(installation: "y", counter: .retried, error: "503"),
+                ])
             try await store.ledger.recordDeadLettered([DeliveryScope(notification: tried): "gave up after 5 attempts"])
             #expect(try await Self.marks(redis, keys, tried, ["x", "y"]) == ["R", "F"])
             status = try #require(try await store.status(id: tried))
             #expect(status.state == .failed && status.counts["failed"] == 1 && status.counts["invalidToken"] == 1)
             // The job run again (a replay from history) leases y: queued again, then sent.
-            #expect(try await store.ledger.leaseDeliveries(id: tried, installations: ["x", "y"], owner: "w2", duration: .seconds(30)) == [.recorded, .leased])
+            #expect(
+                try await store.ledger.leaseDeliveries(id: tried, installations: ["x", "y"], owner: "w2", duration: .seconds(30)) == [
+                    .recorded, .leased,
+                ])
             #expect(try await store.status(id: tried)?.state == .queued)
             try await store.ledger.recordDeliveries(id: tried, results: [DeliveryResult(installation: "y", counter: .sent)])
             status = try #require(try await store.status(id: tried))

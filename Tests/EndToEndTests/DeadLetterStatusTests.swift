@@ -25,14 +25,19 @@ struct DeadLetterStatusTests {
                 let bound = Atomic<Int>(0)
                 try await receiver.serve(onPort: { bound.store($0, ordering: .relaxed) }) {
                     try await waitUntil(timeout: .seconds(60), "the receiver") { bound.load(ordering: .relaxed) != 0 }
-                    _ = try await WebhookFlowTests.createWebhook(pipeline, port: bound.load(ordering: .relaxed), events: ["sent", "failed"])
+                    _ = try await WebhookFlowTests.createWebhook(
+                        pipeline, port: bound.load(ordering: .relaxed), events: ["sent", "failed"])
                     var devices: [String] = []
-                    for index in 0..<2 { devices.append(try await WebhookFlowTests.register(pipeline, handle: "\(pipeline.prefix)-dl\(index)")) }
+                    for index in 0..<2 {
+                        devices.append(try await WebhookFlowTests.register(pipeline, handle: "\(pipeline.prefix)-dl\(index)"))
+                    }
                     let adapter = SwitchedPushAdapter()
                     try await WebhookFlowTests.withDispatcher(pipeline) {
                         let id = try await pipeline.send(json: ["message": "doomed", "richType": "text", "payload": "p"])
                         try await withWorker(pipeline.worker(adapter: adapter)) {
-                            try await waitUntil(timeout: .seconds(60), "the dead letter") { try await pipeline.queue.deadLetterCount() == 1 }
+                            try await waitUntil(timeout: .seconds(60), "the dead letter") {
+                                try await pipeline.queue.deadLetterCount() == 1
+                            }
                         }
                         #expect(adapter.attempts == 3 * devices.count)
                         let failed = try await pipeline.status(id)
@@ -45,19 +50,26 @@ struct DeadLetterStatusTests {
                             #expect(entry["state"] as? String == "failed")
                             #expect(error.contains("gave up after 3 attempts") && error.contains("platform down"), "\(error)")
                         }
-                        try await waitUntil(timeout: .seconds(30), "a failed event per device") { Self.events(receiver, "failed", id).count == devices.count }
+                        try await waitUntil(timeout: .seconds(30), "a failed event per device") {
+                            Self.events(receiver, "failed", id).count == devices.count
+                        }
                         #expect(Set(Self.events(receiver, "failed", id).compactMap { $0["installation"] }) == Set(devices))
-                        #expect(Self.events(receiver, "failed", id).allSatisfy { $0["error"]?.contains("gave up after 3 attempts") == true })
+                        #expect(
+                            Self.events(receiver, "failed", id).allSatisfy { $0["error"]?.contains("gave up after 3 attempts") == true })
 
                         // Replayed while no worker runs: the devices are queued again at once.
                         let letter = try #require(try await pipeline.queue.deadLetters().first)
-                        let replay = try await runTool(try richpushExecutable().path,
-                                                       ["dlq", "replay", letter.id, "--redis-url", server.url, "--queue-prefix", pipeline.prefix])
+                        let replay = try await runTool(
+                            try richpushExecutable().path,
+                            ["dlq", "replay", letter.id, "--redis-url", server.url, "--queue-prefix", pipeline.prefix])
                         #expect(replay.status == 0, "\(replay.output)")
                         let queued = try await pipeline.status(id)
                         #expect(queued["state"] as? String == "queued")
                         #expect((queued["counts"] as? [String: Int])?["failed"] == 0)
-                        #expect((queued["devices"] as? [[String: Any]] ?? []).allSatisfy { $0["state"] as? String == "queued" && $0["error"] == nil })
+                        #expect(
+                            (queued["devices"] as? [[String: Any]] ?? []).allSatisfy {
+                                $0["state"] as? String == "queued" && $0["error"] == nil
+                            })
                         #expect(try await pipeline.queue.deadLetterCount() == 0)
 
                         // The adapter healthy again, the replayed job sends to both.
@@ -71,7 +83,9 @@ struct DeadLetterStatusTests {
                         #expect(sent["state"] as? String == "sent")
                         #expect((sent["counts"] as? [String: Int])?["failed"] == 0)
                         #expect((sent["devices"] as? [[String: Any]] ?? []).allSatisfy { $0["state"] as? String == "sent" })
-                        try await waitUntil(timeout: .seconds(30), "a sent event per device") { Self.events(receiver, "sent", id).count == devices.count }
+                        try await waitUntil(timeout: .seconds(30), "a sent event per device") {
+                            Self.events(receiver, "sent", id).count == devices.count
+                        }
                         #expect(Self.events(receiver, "failed", id).count == devices.count, "no failure reported twice")
                     }
                 }
@@ -110,12 +124,15 @@ extension Pipeline {
         logger.logLevel = .error
         let handler = RichPushJobHandler(
             ledger: RedisDeliveryLedger(redis: redis, keys: keys, retention: .seconds(3600)),
-            installations: RedisInstallationStore(redis: redis, keys: keys), queue: queue, adapter: adapter, renderer: PushRenderer(), logger: logger)
+            installations: RedisInstallationStore(redis: redis, keys: keys), queue: queue, adapter: adapter, renderer: PushRenderer(),
+            logger: logger)
         var handlers = JobHandlers()
         handler.register(in: &handlers)
-        return JobWorker(queue: queue, handlers: handlers, redis: node,
-                         configuration: JobWorkerConfiguration(consumer: "w-\(UUID().uuidString.prefix(6))", concurrency: 8, blockTime: .milliseconds(100),
-                                                               drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
-                         logger: logger)
+        return JobWorker(
+            queue: queue, handlers: handlers, redis: node,
+            configuration: JobWorkerConfiguration(
+                consumer: "w-\(UUID().uuidString.prefix(6))", concurrency: 8, blockTime: .milliseconds(100),
+                drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
+            logger: logger)
     }
 }

@@ -29,7 +29,9 @@ struct DeadTokenFleetTests {
                 for id in ids {
                     let status = try #require(try await native.store.status(id: id))
                     let ended = (status.counts["sent"] ?? 0) + (status.counts["invalidToken"] ?? 0)
-                    #expect(ended == status.devices.count && ended > 0, "notification \(id): \(status.counts) for \(status.devices.count) devices")
+                    #expect(
+                        ended == status.devices.count && ended > 0,
+                        "notification \(id): \(status.counts) for \(status.devices.count) devices")
                     sent += status.counts["sent"] ?? 0
                 }
                 let requests = apns.requests

@@ -21,12 +21,15 @@ struct DeliveryOptionsFlowTests {
                 await simulator.stop()
                 let handle = simulator.configuration.handle(of: 0)
                 try await withWorker(pipeline.worker()) {
-                    let id = try await pipeline.send(json: ["message": "m", "richType": "text", "payload": "p", "ttl": 30, "collapseId": "score"])
+                    let id = try await pipeline.send(json: [
+                        "message": "m", "richType": "text", "payload": "p", "ttl": 30, "collapseId": "score",
+                    ])
                     try await waitUntil(timeout: .seconds(60), "the push to be held") {
                         (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == 1
                     }
                     let hold = HubHold(prefix: pipeline.prefix)
-                    let expires = try #require(try await pipeline.redis.send("ZSCORE", hold.expiryKey(handle), "\(handle)\nscore").string.flatMap(Double.init))
+                    let expires = try #require(
+                        try await pipeline.redis.send("ZSCORE", hold.expiryKey(handle), "\(handle)\nscore").string.flatMap(Double.init))
                     let left = Int64(expires) - JobQueue.nowMilliseconds()
                     #expect((1...30_000).contains(left), "held for \(left) ms; the ttl is 30 s, the worker would hold for 60 s")
                     let envelope = try #require(try await pipeline.redis.send("HGET", hold.key(handle), "score").string)
@@ -57,7 +60,9 @@ struct DeliveryOptionsFlowTests {
                     }
                 }
                 let hold = HubHold(prefix: pipeline.prefix)
-                let fields = try await pipeline.redis.send("HKEYS", hold.key(simulator.configuration.handle(of: 0))).array?.compactMap(\.string) ?? []
+                let fields =
+                    try await pipeline.redis.send("HKEYS", hold.key(simulator.configuration.handle(of: 0))).array?.compactMap(\.string)
+                    ?? []
                 #expect(Set(fields) == ["score", String(ids[2])])
                 let again = try pipeline.simulator(tap: .none, handlePrefix: "collapse")
                 try await withSimulator(again) { log in
@@ -86,10 +91,11 @@ struct DeliveryOptionsFlowTests {
                     }
                     return id
                 }
-                let sweeper = HubExpirySweeper(redis: pipeline.redis, prefix: pipeline.prefix,
-                                               ledger: RedisDeliveryLedger(redis: pipeline.redis, keys: pipeline.keys, retention: .seconds(3600)))
-                // Not yet due: nothing expires.
-                #expect(try await sweeper.sweep(now: JobQueue.nowMilliseconds() - 60_000) == 0)  // (a minute: a busy machine stalls for seconds)
+                let sweeper = HubExpirySweeper(
+                    redis: pipeline.redis, prefix: pipeline.prefix,
+                    ledger: RedisDeliveryLedger(redis: pipeline.redis, keys: pipeline.keys, retention: .seconds(3600)))
+                // Not yet due: nothing expires (a minute early: a busy machine stalls for seconds).
+                #expect(try await sweeper.sweep(now: JobQueue.nowMilliseconds() - 60_000) == 0)
                 try await Task.sleep(for: .milliseconds(1200))
                 #expect(try await sweeper.sweep() == 1)
                 #expect(try await sweeper.sweep() == 0)

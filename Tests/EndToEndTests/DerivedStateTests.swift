@@ -3,8 +3,9 @@ import Hiredis
 import RedisTestSupport
 import RichPushCore
 import RichPushQueue
-@testable import RichPushStorage
 import Testing
+
+@testable import RichPushStorage
 
 /// A notification's state past `queued` is derived from its counters: a push, a fetch and a
 /// receipt write their counter and nothing else (no read and write of the state each). The
@@ -12,7 +13,8 @@ import Testing
 /// later state stored) is merged into it by the migration, and reads as it did.
 @Suite("Derived delivery state")
 struct DerivedStateTests {
-    static let draft = NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
+    static let draft = NotificationDraft(
+        message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
 
     @Test func theCountersMoveTheStateOnWithoutWritingIt() async throws {
         try await DeliveryLedgerTests.withServerAndStore { server, redis, keys, store in
@@ -32,9 +34,12 @@ struct DerivedStateTests {
 
             #expect(try await store.recordFetch(id: id, installation: "a", reader: "alice", ifAddressedTo: ["a"]))
             #expect(try await store.status(id: id)?.state == .fetched)
-            #expect(try await store.recordReceipt(id: id, kind: .displayed, installation: "a", reader: "alice", ifAddressedTo: ["a"]) == .counted)
+            #expect(
+                try await store.recordReceipt(id: id, kind: .displayed, installation: "a", reader: "alice", ifAddressedTo: ["a"])
+                    == .counted)
             #expect(try await store.states(ids: [id]) == [id: .displayed])
-            #expect(try await store.recordReceipt(id: id, kind: .opened, installation: "a", reader: "alice", ifAddressedTo: ["a"]) == .counted)
+            #expect(
+                try await store.recordReceipt(id: id, kind: .opened, installation: "a", reader: "alice", ifAddressedTo: ["a"]) == .counted)
             #expect(try await store.status(id: id)?.state == .opened)
             #expect(try await store.states(ids: [id, id + 1000]) == [id: .opened], "an id with no status is left out")
             // What is stored stays what the create wrote, in the record; a cancel reads the derived state.
@@ -77,7 +82,9 @@ struct DerivedStateTests {
             var small = migration
             small.batchSize = 2
             #expect(try await small.run(dryRun: false) == SchemaMigration.Report(from: 1, to: 2, merged: 6, orphaned: 1, nodesScanned: 1))
-            #expect(try await redis.send("EXISTS", status(5), status(6), status(7), status(8), status(10), status(12), status(13, app: "shop")).int == 0)
+            #expect(
+                try await redis.send("EXISTS", status(5), status(6), status(7), status(8), status(10), status(12), status(13, app: "shop"))
+                    .int == 0)
             #expect(try await redis.send("EXISTS", decoy).int == 1, "not a status hash")
             try await SchemaVersion.checkAtStart(redis: redis, keys: keys)
             #expect(try await migration.run(dryRun: false) == SchemaMigration.Report(from: 2, to: 2), "a second run has nothing to do")
@@ -106,8 +113,11 @@ struct DerivedStateTests {
         for key in ["p:{q0}:status:1", "p:app:shop:{q3}:status:42", "p:{q0}:status:007"] {
             #expect(SchemaMigration.isStatusKey(key, prefix: "p"), "\(key)")
         }
-        for key in ["p:inst:x:status:1", "p:{q0}:status:", "p:{q0}:status:1x", "pp:{q0}:status:1", "p:app::{q0}:status:1", "p:app:a{b:{q0}:status:1",
-                    "p:{q0}:notif:1", "p:{q0}:status:1:status:2", "p:{q{0}:status:1", "p:{q0}x:status:1"] {
+        for key in [
+            "p:inst:x:status:1", "p:{q0}:status:", "p:{q0}:status:1x", "pp:{q0}:status:1", "p:app::{q0}:status:1",
+            "p:app:a{b:{q0}:status:1",
+            "p:{q0}:notif:1", "p:{q0}:status:1:status:2", "p:{q{0}:status:1", "p:{q0}x:status:1",
+        ] {
             #expect(!SchemaMigration.isStatusKey(key, prefix: "p"), "\(key)")
         }
         #expect(SchemaMigration.recordKey(ofStatus: "p:app:shop:{q3}:status:42") == "p:app:shop:{q3}:notif:42")
@@ -137,15 +147,18 @@ struct DerivedStateTests {
     /// Records as schema 1 wrote them (no status fields in them).
     static func writeLegacyRecords(_ ids: [Int], redis: RedisConnection, keys: StorageKeys) async throws {
         for id in ids {
-            try await redis.send("HSET", keys.notification(id), "message", "m", "type", "text", "contentType", "text/plain", "payload", "h", "size", 1,
-                                 "creator", "alice", "target", "t", "created", 1)
+            try await redis.send(
+                "HSET", keys.notification(id), "message", "m", "type", "text", "contentType", "text/plain", "payload", "h", "size", 1,
+                "creator", "alice", "target", "t", "created", 1)
         }
     }
 
     /// The status shares the record's hash: no status field may be a record field.
     @Test func theStatusFieldsAreNotRecordFields() {
-        let record: Set = ["message", "type", "contentType", "payload", "size", "creator", "target", "created", "ttl", "collapse", "priority",
-                           "sendAt", "throttle", "properties", "locale", "app"]
+        let record: Set = [
+            "message", "type", "contentType", "payload", "size", "creator", "target", "created", "ttl", "collapse", "priority",
+            "sendAt", "throttle", "properties", "locale", "app",
+        ]
         let status = Set(StatusField.allCases.map(\.rawValue) + DeliveryCounter.allCases.map(\.rawValue))
         #expect(record.isDisjoint(with: status), "\(record.intersection(status))")
     }

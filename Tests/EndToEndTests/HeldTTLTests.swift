@@ -47,17 +47,26 @@ struct HeldTTLTests {
                 // run() takes the held pushes before it reads the phone's channel.
                 group.addTask { try await phone.run() }
                 // A live push on the channel: the phone handles it only after the take.
-                let marker = RichNotification(id: 990_000_000 + id, message: "marker", richType: .text, contentType: "text/plain", payloadHash: "h",
-                                              payloadSize: 1, creator: "alice", target: "username:alice", createdAt: JobQueue.nowMilliseconds())
-                _ = try await SimulatedHubAdapter(redis: pipeline.redis, prefix: pipeline.prefix).send([OutgoingPush(
-                    notification: marker.id, installation: Installation(id: installation, platform: .apns, handle: handle, tags: [], owner: "alice", updatedAt: 0),
-                    rendered: try PushRenderer().render(marker, collapseID: "marker"))])
-                try await waitUntil(timeout: .seconds(60), "the marker on phone \(name)") { log.all.contains { $0.richId == String(marker.id) } }
+                let marker = RichNotification(
+                    id: 990_000_000 + id, message: "marker", richType: .text, contentType: "text/plain", payloadHash: "h",
+                    payloadSize: 1, creator: "alice", target: "username:alice", createdAt: JobQueue.nowMilliseconds())
+                _ = try await SimulatedHubAdapter(redis: pipeline.redis, prefix: pipeline.prefix).send([
+                    OutgoingPush(
+                        notification: marker.id,
+                        installation: Installation(
+                            id: installation, platform: .apns, handle: handle, tags: [], owner: "alice", updatedAt: 0),
+                        rendered: try PushRenderer().render(marker, collapseID: "marker"))
+                ])
+                try await waitUntil(timeout: .seconds(60), "the marker on phone \(name)") {
+                    log.all.contains { $0.richId == String(marker.id) }
+                }
                 let to = JobQueue.nowMilliseconds()
                 // Taken (the phone has it), or left in the hold for the sweeper.
                 let delivered = try await pipeline.redis.send("HEXISTS", HubHold(prefix: pipeline.prefix).key(handle), String(id)).int == 0
                 if delivered {
-                    try await waitUntil(timeout: .seconds(60), "push \(id) on phone \(name)") { log.all.contains { $0.event == "received" && $0.richId == String(id) } }
+                    try await waitUntil(timeout: .seconds(60), "push \(id) on phone \(name)") {
+                        log.all.contains { $0.event == "received" && $0.richId == String(id) }
+                    }
                 }
                 await phone.stop()
                 try await group.waitForAll()
@@ -84,7 +93,8 @@ struct HeldTTLTests {
                     try await phone.start()
                     await phone.stop()
                 }
-                let store = RedisNotificationStore(redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue, retention: .seconds(3600))
+                let store = RedisNotificationStore(
+                    redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue, retention: .seconds(3600))
                 let sweeper = HubExpirySweeper(redis: pipeline.redis, prefix: pipeline.prefix, ledger: store.ledger)
                 var conclusive = false
                 try await withWorker(pipeline.worker()) {
@@ -92,20 +102,29 @@ struct HeldTTLTests {
                         // Created at `fraction` of a second.
                         let now = JobQueue.nowMilliseconds()
                         try await Task.sleep(for: .milliseconds((now / 1000 + 1) * 1000 + Int64(fraction * 1000) - now))
-                        let record = try await store.create(NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
-                                                                              creator: "alice", target: "username:alice",
-                                                                              delivery: DeliveryOptions(ttl: .seconds(ttl)))) { _ in "h" }
+                        let record = try await store.create(
+                            NotificationDraft(
+                                message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                                creator: "alice", target: "username:alice",
+                                delivery: DeliveryOptions(ttl: .seconds(ttl)))
+                        ) { _ in "h" }
                         let deadline = record.createdAt + Int64(ttl) * 1000
-                        try await waitUntil(timeout: .seconds(60), "both pushes to be held") { try await store.status(id: record.id)?.counts["held"] == 2 }
+                        try await waitUntil(timeout: .seconds(60), "both pushes to be held") {
+                            try await store.status(id: record.id)?.counts["held"] == 2
+                        }
                         let early = try await Self.comeBack(pipeline, name: "early", at: deadline - 300, push: record.id)
                         let late = try await Self.comeBack(pipeline, name: "late", at: deadline + 300, push: record.id)
-                        let context = "attempt \(attempt): created at \(record.createdAt % 1000) ms into a second, ttl \(ttl) s; early took within "
+                        let context =
+                            "attempt \(attempt): created at \(record.createdAt % 1000) ms into a second, ttl \(ttl) s; early took within "
                             + "\(early.from - record.createdAt)...\(early.to - record.createdAt) ms, late within \(late.from - record.createdAt)...\(late.to - record.createdAt) ms"
                         // Whatever the timing: never delivered once the deadline had passed, never
                         // expired before it.
                         for back in [early, late] {
-                            if back.delivered { #expect(back.from < deadline, "delivered after the deadline; \(context)") }
-                            else { #expect(back.to >= deadline, "expired before the deadline; \(context)") }
+                            if back.delivered {
+                                #expect(back.from < deadline, "delivered after the deadline; \(context)")
+                            } else {
+                                #expect(back.to >= deadline, "expired before the deadline; \(context)")
+                            }
                         }
                         #expect(late.from >= deadline && !late.delivered, "\(context)")
                         // What was not delivered is reported expired.

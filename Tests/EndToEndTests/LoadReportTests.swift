@@ -14,15 +14,18 @@ struct LoadReportTests {
             try await Pipeline.start(server: server) { pipeline in
                 try await withWorkers([pipeline.worker(consumer: "w-a"), pipeline.worker(consumer: "w-b")]) {
                     let directory = server.directory.appendingPathComponent("report")
-                    let loadtest = try await ChildProcess(executable: try richpushExecutable(), arguments: [
-                        "loadtest", "--redis-url", server.url, "--queue-prefix", pipeline.prefix, "--api", pipeline.baseURL.absoluteString,
-                        "--user", "root", "--password", "root-pw", "--notifications", "400", "--devices", "20",
-                        "--shape", "burst", "--burst-size", "100", "--burst-interval", "0.4", "--sample-interval", "0.2",
-                        "--workers", "2", "--watch-pid", "tests=\(getpid())", "--report", directory.path,
-                        // The workers run in this process, beside the whole suite: their last
-                        // acknowledgements were seen to come more than 30 s after the last push.
-                        "--settle-timeout", "120",
-                    ], logFile: server.directory.appendingPathComponent("loadtest.log"))
+                    let loadtest = try await ChildProcess(
+                        executable: try richpushExecutable(),
+                        arguments: [
+                            "loadtest", "--redis-url", server.url, "--queue-prefix", pipeline.prefix, "--api",
+                            pipeline.baseURL.absoluteString,
+                            "--user", "root", "--password", "root-pw", "--notifications", "400", "--devices", "20",
+                            "--shape", "burst", "--burst-size", "100", "--burst-interval", "0.4", "--sample-interval", "0.2",
+                            "--workers", "2", "--watch-pid", "tests=\(getpid())", "--report", directory.path,
+                            // The workers run in this process, beside the whole suite: their last
+                            // acknowledgements were seen to come more than 30 s after the last push.
+                            "--settle-timeout", "120",
+                        ], logFile: server.directory.appendingPathComponent("loadtest.log"))
                     let status = try await loadtest.wait(timeout: .seconds(240))
                     let log = (try? String(contentsOf: loadtest.logFile, encoding: .utf8)) ?? ""
                     try #require(status == 0, "loadtest failed: \(log.suffix(2000))")
@@ -52,12 +55,13 @@ struct LoadReportTests {
                     // A job that failed after its push went out waits as a retry (three did in a
                     // full suite at load 12-19), counted when that retry is acknowledged: every
                     // job is acknowledged or waiting to be retried.
-                    #expect(report.workers.reduce(0) { $0 + $1.jobs } + stats.retried >= 400,
-                            """
-                            shares \(report.workers.map { "\($0.consumer)=\($0.jobs)" }); now: waiting \(stats.waiting), lag \(stats.lag), \
-                            pending \(stats.pending), delayed \(stats.delayed), processed \(stats.processed), retried \(stats.retried), \
-                            failed \(stats.failed), dead \(stats.deadLettered), by consumer \(stats.processedByConsumer); loadtest log: \(log.suffix(1500))
-                            """)
+                    #expect(
+                        report.workers.reduce(0) { $0 + $1.jobs } + stats.retried >= 400,
+                        """
+                        shares \(report.workers.map { "\($0.consumer)=\($0.jobs)" }); now: waiting \(stats.waiting), lag \(stats.lag), \
+                        pending \(stats.pending), delayed \(stats.delayed), processed \(stats.processed), retried \(stats.retried), \
+                        failed \(stats.failed), dead \(stats.deadLettered), by consumer \(stats.processedByConsumer); loadtest log: \(log.suffix(1500))
+                        """)
                     for share in report.workers {
                         #expect(stats.processedByConsumer[share.consumer] == share.jobs, "\(share.consumer)")
                     }
@@ -82,9 +86,10 @@ struct LoadReportTests {
 
                     // `richpush report` renders the same page again from report.json alone.
                     let again = server.directory.appendingPathComponent("again")
-                    let render = try await ChildProcess(executable: try richpushExecutable(),
-                                                  arguments: ["report", directory.appendingPathComponent("report.json").path, "--out", again.path],
-                                                  logFile: server.directory.appendingPathComponent("report.log"))
+                    let render = try await ChildProcess(
+                        executable: try richpushExecutable(),
+                        arguments: ["report", directory.appendingPathComponent("report.json").path, "--out", again.path],
+                        logFile: server.directory.appendingPathComponent("report.log"))
                     #expect(try await render.wait(timeout: .seconds(30)) == 0, "\(render.log)")
                     #expect(try String(contentsOf: again.appendingPathComponent("report.html"), encoding: .utf8) == html)
                     #expect(render.log.contains("lost 0  duplicated 0"))
@@ -104,11 +109,15 @@ struct LoadReportTests {
                     let json = server.directory.appendingPathComponent("batch.json")
                     _ = try await pipeline.redis.send("ECHO", "before the run")
                     #expect(try await pipeline.redis.send("INFO", "commandstats").string?.contains("cmdstat_echo:") == true)
-                    let loadtest = try await ChildProcess(executable: try richpushExecutable(), arguments: [
-                        "loadtest", "--redis-url", server.url, "--queue-prefix", pipeline.prefix, "--api", pipeline.baseURL.absoluteString,
-                        "--user", "root", "--password", "root-pw", "--notifications", "100", "--devices", "10",
-                        "--via", "api-batch", "--batch-size", "7", "--connections", "4", "--json", json.path, "--reset-stats-at", server.url,
-                    ], logFile: server.directory.appendingPathComponent("loadtest-batch.log"))
+                    let loadtest = try await ChildProcess(
+                        executable: try richpushExecutable(),
+                        arguments: [
+                            "loadtest", "--redis-url", server.url, "--queue-prefix", pipeline.prefix, "--api",
+                            pipeline.baseURL.absoluteString,
+                            "--user", "root", "--password", "root-pw", "--notifications", "100", "--devices", "10",
+                            "--via", "api-batch", "--batch-size", "7", "--connections", "4", "--json", json.path, "--reset-stats-at",
+                            server.url,
+                        ], logFile: server.directory.appendingPathComponent("loadtest-batch.log"))
                     let status = try await loadtest.wait(timeout: .seconds(240))
                     try #require(status == 0, "loadtest failed: \(loadtest.log.suffix(2000))")
                     let report = try LoadReport.decode(from: Data(contentsOf: json))

@@ -1,14 +1,15 @@
 import Foundation
-@testable import Hiredis
 import RedisTestSupport
+import RichPushBench
+import RichPushCore
+import Testing
+
+@testable import Hiredis
 @testable import RichPushAdapters
 @testable import RichPushApps
 @testable import RichPushCredentials
-import RichPushCore
-import RichPushBench
 @testable import RichPushQueue
 @testable import RichPushStorage
-import Testing
 
 /// Every Lua script of the code base compiles in a real Redis, under the SHA-1 the client computes
 /// for it, whether or not another test happens to run it; and the list here is every script
@@ -57,7 +58,8 @@ struct LuaScriptsTests {
         ("RedisAppStore.writeScript", RedisAppStore.writeScript.script), ("RedisAppStore.removeScript", RedisAppStore.removeScript.script),
         ("RedisAppStore.resealScript", RedisAppStore.resealScript.script),
         ("QueueScripts.scopeStats", QueueScripts.scopeStats.script), ("QueueScripts.recountInFlight", QueueScripts.recountInFlight.script),
-        ("RedisConsoleStore.putScript", RedisConsoleStore.putScript.script), ("RedisConsoleStore.takeScript", RedisConsoleStore.takeScript.script),
+        ("RedisConsoleStore.putScript", RedisConsoleStore.putScript.script),
+        ("RedisConsoleStore.takeScript", RedisConsoleStore.takeScript.script),
         ("QueueScripts.delayedSlice", QueueScripts.delayedSlice.script), ("QueueScripts.deadSlice", QueueScripts.deadSlice.script),
         ("QueueScripts.delayedPage", QueueScripts.delayedPage.script), ("QueueScripts.pause", QueueScripts.pause.script),
         ("QueueScripts.resume", QueueScripts.resume.script),
@@ -82,7 +84,8 @@ struct LuaScriptsTests {
         ("RedisDeliveryLedger.reviveScript", RedisDeliveryLedger.reviveScript),
         ("QueueScripts.enqueueOnce", QueueScripts.enqueueOnce), ("QueueScripts.schedule", QueueScripts.schedule),
         ("QueueScripts.retry", QueueScripts.retry), ("QueueScripts.deadLetter", QueueScripts.deadLetter),
-        ("QueueScripts.promote", QueueScripts.promote), ("QueueScripts.reclaim", QueueScripts.reclaim), ("QueueScripts.trim", QueueScripts.trim),
+        ("QueueScripts.promote", QueueScripts.promote), ("QueueScripts.reclaim", QueueScripts.reclaim),
+        ("QueueScripts.trim", QueueScripts.trim),
         ("QueueScripts.replayDead", QueueScripts.replayDead), ("QueueScripts.removeIdleConsumers", QueueScripts.removeIdleConsumers),
         ("QueueScripts.enqueue", QueueScripts.enqueue), ("QueueScripts.take", QueueScripts.take),
         ("QueueScripts.acknowledge", QueueScripts.acknowledge),
@@ -125,8 +128,10 @@ struct LuaScriptsTests {
     }
 
     /// Probe values of the arguments that must hold a name, not a number.
-    static let examples = ["state": DeliveryState.queued.rawValue, "counter": DeliveryCounter.fetched.rawValue, "tags": "[]",
-                           "changeJSON": #"{"name":"probe","set":{},"remove":[]}"#, "fieldsJSON": "{}"]
+    static let examples = [
+        "state": DeliveryState.queued.rawValue, "counter": DeliveryCounter.fetched.rawValue, "tags": "[]",
+        "changeJSON": #"{"name":"probe","set":{},"remove":[]}"#, "fieldsJSON": "{}",
+    ]
 
     /// Each declared script runs in a real Redis on the keys and arguments its declaration
     /// produces (lists of two, sections present, two items): its prelude and body read what the

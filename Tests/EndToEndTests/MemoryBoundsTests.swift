@@ -13,14 +13,18 @@ import Testing
 @Suite("Memory bounds")
 struct MemoryBoundsTests {
     static let perNotification = ["notif", "status", "devices", "fetched", "receipts", "ledger"]
-    static let durable = ["user", "users", "inst", "installations", "tag", "handle", "owned", "usertags", "seq", "schema",
-                          "jobs", "counters", "delayed", "dead", "apikey", "apikeys", "auth"]
+    static let durable = [
+        "user", "users", "inst", "installations", "tag", "handle", "owned", "usertags", "seq", "schema",
+        "jobs", "counters", "delayed", "dead", "apikey", "apikeys", "auth",
+    ]
     /// Fair scheduling's keys of a partition (docs/redis-keys.md, the queue): no TTL, for they
     /// hold the queue's own state, and none grows by a key per push. What bounds each:
     static let scheduling = [
-        "sched": "a hash of the scheduler's numbers (V, waiting, tickets) and at most nine fields per app (weight, cap, in flight, pass, done, taken, retried, dead-lettered, paused): bounded by the apps, like counters",
+        "sched":
+            "a hash of the scheduler's numbers (V, waiting, tickets) and at most nine fields per app (weight, cap, in flight, pass, done, taken, retried, dead-lettered, paused): bounded by the apps, like counters",
         "ready": "a sorted set of the apps with jobs waiting, one member each, removed when its lanes run dry (an empty set is no key)",
-        "wait": "an app's lane (now, bulk): its jobs waiting for a worker's take, which the backlog counts and back-pressure bounds (an empty list is no key)",
+        "wait":
+            "an app's lane (now, bulk): its jobs waiting for a worker's take, which the backlog counts and back-pressure bounds (an empty list is no key)",
         "bell": "tokens that wake idle workers, trimmed to 64",
     ]
 
@@ -68,12 +72,16 @@ struct MemoryBoundsTests {
                 } while cursor != "0"
                 // One key of each per-notification kind per notification, none per push or per device.
                 for kind in Self.perNotification {
-                    #expect(perPattern[kind, default: 0] <= count, "\(kind): \(perPattern[kind, default: 0]) keys for \(count) notifications")
+                    #expect(
+                        perPattern[kind, default: 0] <= count, "\(kind): \(perPattern[kind, default: 0]) keys for \(count) notifications")
                 }
                 // The lanes hold the jobs the queue counts as waiting, no more.
                 #expect(inLanes == (try await pipeline.queue.stats().waiting))
                 // Every kind of key is documented (docs/redis-keys.md): a new kind must be added there.
-                let known = Set(Self.durable + Self.scheduling.keys + Self.perNotification + ["payload", "created", "held", "held-expiry", "quota", "login"])
+                let known = Set(
+                    Self.durable + Self.scheduling.keys + Self.perNotification + [
+                        "payload", "created", "held", "held-expiry", "quota", "login",
+                    ])
                 #expect(Set(perPattern.keys).subtracting(known).isEmpty, "undocumented keys: \(perPattern)")
                 #expect(perPattern["notif"] == count)
                 // Payloads are shared by content: ten distinct ones.

@@ -1,10 +1,9 @@
-import _CryptoExtras
-import PlatformSimTestSupport
 import AsyncHTTPClient
 import Foundation
 import Hiredis
 import Logging
 import NIOSSL
+import PlatformSimTestSupport
 import RedisTestSupport
 import RichPushAdapters
 import RichPushCore
@@ -17,6 +16,7 @@ import RichPushWorker
 import ServiceLifecycle
 import Synchronization
 import Testing
+import _CryptoExtras
 
 /// One notification to a tag with an iOS device and an Android device: each gets it once, in
 /// its own format (the APNs payload through the hub, an FCM data message through fcm-sim).
@@ -27,19 +27,26 @@ struct MixedPlatformTests {
             try await Pipeline.start(server: server) { pipeline in
                 let store = RedisInstallationStore(redis: pipeline.redis, keys: pipeline.keys)
                 let iosHandle = "\(pipeline.prefix)-ios"
-                _ = try await store.save(Installation(id: "ios1", platform: .apns, handle: iosHandle, tags: ["username:alice"], owner: "alice", updatedAt: 0),
-                                         limits: RegistrationLimits())
-                _ = try await store.save(Installation(id: "android1", platform: .fcm, handle: "android-token-1", tags: ["username:alice"], owner: "alice",
-                                                      updatedAt: 0), limits: RegistrationLimits())
+                _ = try await store.save(
+                    Installation(id: "ios1", platform: .apns, handle: iosHandle, tags: ["username:alice"], owner: "alice", updatedAt: 0),
+                    limits: RegistrationLimits())
+                _ = try await store.save(
+                    Installation(
+                        id: "android1", platform: .fcm, handle: "android-token-1", tags: ["username:alice"], owner: "alice",
+                        updatedAt: 0), limits: RegistrationLimits())
                 let hub = RedisSubscriber(configuration: server.configuration)
                 try await hub.ssubscribe([SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: iosHandle)])
 
                 let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-                try await LocalFCM.with(projectID: "richpush-mixed", clientEmail: "fcm@richpush-mixed.iam.gserviceaccount.com",
-                                        publicKeyPEM: key.publicKey.pemRepresentation) { local in
-                    let accountJSON: [String: Any] = ["type": "service_account", "project_id": "richpush-mixed", "private_key_id": "k1",
-                                                      "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-mixed.iam.gserviceaccount.com",
-                                                      "token_uri": LocalFCM.tokenURI(port: local.port)]
+                try await LocalFCM.with(
+                    projectID: "richpush-mixed", clientEmail: "fcm@richpush-mixed.iam.gserviceaccount.com",
+                    publicKeyPEM: key.publicKey.pemRepresentation
+                ) { local in
+                    let accountJSON: [String: Any] = [
+                        "type": "service_account", "project_id": "richpush-mixed", "private_key_id": "k1",
+                        "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-mixed.iam.gserviceaccount.com",
+                        "token_uri": LocalFCM.tokenURI(port: local.port),
+                    ]
                     let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: accountJSON)))
                     do {
                         let fcm = RichPushWorkerConfiguration.FCMSettings(client: local.client, http: local.http, account: account)
@@ -60,7 +67,8 @@ struct MixedPlatformTests {
                         // Android: one FCM data message with the notification's id.
                         let messages = local.accepted()
                         #expect(messages.count == 1 && messages.first?.token == "android-token-1")
-                        let body = try #require(messages.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] })
+                        let body = try #require(
+                            messages.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] })
                         let message = body["message"] as? [String: Any]
                         #expect((message?["data"] as? [String: String])?["richId"] == String(id))
                         #expect((message?["android"] as? [String: String])?["priority"] == "HIGH")

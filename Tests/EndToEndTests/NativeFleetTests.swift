@@ -24,10 +24,13 @@ struct NativeFleetTests {
                 let apns = try await native.startAPNsSim()
                 let fcm = try await native.startFCMSim(["--fail", "404:25%,503:10%", "--seed", "5"])
                 let (apnsSim, fcmSim) = (apns.process, fcm.process)
-                try await waitUntil(timeout: .seconds(60), "the simulators to listen") { apnsSim.log.contains("listening") && fcmSim.log.contains("listening") }
+                try await waitUntil(timeout: .seconds(60), "the simulators to listen") {
+                    apnsSim.log.contains("listening") && fcmSim.log.contains("listening")
+                }
                 var metricsPorts: [Int] = []
                 for name in ["w1", "w2"] {
-                    let workers = try await native.startWorkers([name], adapter: "apns,fcm", ["--metrics-port", "0"] + apns.workerArguments + fcm.workerArguments)
+                    let workers = try await native.startWorkers(
+                        [name], adapter: "apns,fcm", ["--metrics-port", "0"] + apns.workerArguments + fcm.workerArguments)
                     metricsPorts.append(try await WorkerMetricsTests.metricsPort(of: workers[0]))
                 }
                 // When the fleet's mark of each dead token (written at the end of the batch that got
@@ -54,7 +57,8 @@ struct NativeFleetTests {
                     let fcmSent = fcmRequests().filter { $0["status"] as? Int == 200 }.count
                     return apnsSent == notifications * iPhones && !dead.isEmpty && fcmSent == notifications * (androids - dead.count)
                 }
-                let unregistered = Set(fcmRequests().filter { $0["error"] as? String == "UNREGISTERED" }.compactMap { $0["token"] as? String })
+                let unregistered = Set(
+                    fcmRequests().filter { $0["error"] as? String == "UNREGISTERED" }.compactMap { $0["token"] as? String })
                 let live = androids - unregistered.count
                 #expect(unregistered.count < androids, "\(unregistered)")
                 // A token FCM declared dead gets nothing more from either worker once the fleet's
@@ -92,7 +96,9 @@ struct NativeFleetTests {
                     perRoute = [:]
                     for port in metricsPorts {
                         let metrics = try await WorkerMetricsTests.scrape(port: port)
-                        for route in ["apns", "fcm"] { perRoute[route, default: 0] += metrics[#"richpush_pushes_total{adapter="\#(route)",outcome="sent"}"#] ?? 0 }
+                        for route in ["apns", "fcm"] {
+                            perRoute[route, default: 0] += metrics[#"richpush_pushes_total{adapter="\#(route)",outcome="sent"}"#] ?? 0
+                        }
                     }
                     return perRoute["apns"] == Double(notifications * iPhones) && perRoute["fcm"] == Double(notifications * live)
                 }

@@ -24,7 +24,8 @@ struct PartitionedFlowTests {
                     // Each was sent with a random Idempotency-Key, which picks its partition by hash: 40 each
                     // on average, a standard deviation of 5.8. Within 5 of them (12...70): a run that saw 61
                     // failed the old bound of 3.5 (20...60), which about 1 run in 300 misses by chance.
-                    let perPartition = Dictionary(grouping: ids, by: { pipeline.keys.partitionIndex(ofNotification: $0) }).mapValues(\.count)
+                    let perPartition = Dictionary(grouping: ids, by: { pipeline.keys.partitionIndex(ofNotification: $0) }).mapValues(
+                        \.count)
                     #expect(perPartition.count == 6 && perPartition.values.allSatisfy { (12...70).contains($0) }, "\(perPartition)")
                     // Each partition's stream carried its own notifications' jobs.
                     for (index, name) in pipeline.keys.partitionNames.enumerated() {
@@ -42,8 +43,12 @@ struct PartitionedFlowTests {
                         #expect((status["counts"] as? [String: Any])?["sent"] as? Int == 1, "\(id): \(status)")
                     }
                     let listed = try await pipeline.call("GET", "api/notifications", as: "root")
-                    let listedIDs = ((listed.json["notifications"] as? [[String: Any]]) ?? []).compactMap { ($0["id"] as? String).flatMap(Int.init) }
-                    #expect(listedIDs.count >= 20 && listedIDs == Array(ids.sorted(by: >).prefix(listedIDs.count)), "\(listed.status) \(listedIDs.prefix(8))")
+                    let listedIDs = ((listed.json["notifications"] as? [[String: Any]]) ?? []).compactMap {
+                        ($0["id"] as? String).flatMap(Int.init)
+                    }
+                    #expect(
+                        listedIDs.count >= 20 && listedIDs == Array(ids.sorted(by: >).prefix(listedIDs.count)),
+                        "\(listed.status) \(listedIDs.prefix(8))")
                 }
             }
         }
@@ -55,13 +60,16 @@ struct PartitionedFlowTests {
         try await withRedisServer { server in
             let redis = RedisConnectionPool(configuration: server.configuration, size: 2)
             let keys = StorageKeys(prefix: String(uniqueKeyPrefix("parts").dropLast()), partitions: 4)
-            let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
-                                               retention: .seconds(600))
+            let store = RedisNotificationStore(
+                redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
+                retention: .seconds(600))
             var seen = Set<Int>()
             for n in 0..<24 {
                 let key = IdempotencyKey(user: "alice", key: "k\(n)", fingerprint: "f\(n)")
                 #expect(try await store.claim(key) == .claimed)
-                var draft = NotificationDraft(message: "m", richType: RichType(rawValue: "text"), contentType: "text/plain", payload: Array("p\(n)".utf8), creator: "alice", target: "t")
+                var draft = NotificationDraft(
+                    message: "m", richType: RichType(rawValue: "text"), contentType: "text/plain", payload: Array("p\(n)".utf8),
+                    creator: "alice", target: "t")
                 draft.idempotency = key
                 draft.sendAt = JobQueue.nowMilliseconds() + 600_000
                 let record = try await store.create(draft, hashing: { "h-" + String(decoding: $0, as: UTF8.self) })

@@ -14,7 +14,9 @@ struct PauseOnClusterTests {
             let client = RedisClusterClient(configuration: cluster.configuration)
             do {
                 let prefix = "pc\(UUID().uuidString.prefix(6).lowercased())"
-                let queues = ["q0", "q1", "q2"].map { JobQueue(redis: client, configuration: JobQueueConfiguration(prefix: prefix, partition: $0)) }
+                let queues = ["q0", "q1", "q2"].map {
+                    JobQueue(redis: client, configuration: JobQueueConfiguration(prefix: prefix, partition: $0))
+                }
                 for queue in queues {
                     try await queue.ensureGroup()
                     try await queue.enqueue((0..<3).map { _ in JobRequest(type: "probe", payload: Array("{}".utf8), scope: "a") })
@@ -31,8 +33,9 @@ struct PauseOnClusterTests {
 
                 // The delayed set of each partition: read in slices and trimmed by member.
                 let due = JobQueue.nowMilliseconds() + 600_000
-                try await queues[1].enqueue((0..<5).map { JobRequest(type: "probe", payload: Array("{\"n\":\($0)}".utf8), scope: "a") },
-                                            at: Array(repeating: due, count: 5))
+                try await queues[1].enqueue(
+                    (0..<5).map { JobRequest(type: "probe", payload: Array("{\"n\":\($0)}".utf8), scope: "a") },
+                    at: Array(repeating: due, count: 5))
                 let first = try await queues[1].delayedJobs(from: 0, count: 3)
                 let rest = try await queues[1].delayedJobs(from: due, skip: 3, count: 3)
                 #expect(first.count == 3 && rest.count == 2 && Set((first + rest).map(\.member)).count == 5)

@@ -66,21 +66,32 @@ struct ProviderStateStoreTests {
             #expect(try await one.claim([s1], owner: "a", now: 1_500, until: 31_000).isEmpty, "its owner may claim it again")
             #expect(try await two.claim([s1, "fcm:t3"], owner: "b", now: 2_000, until: 32_000) == [s1: .inFlight(until: 31_000)])
             try await two.release([s1], owner: "b", holding: [:], now: 2_100)
-            #expect(try await two.claim([s1], owner: "b", now: 2_200, until: 32_000) == [s1: .inFlight(until: 31_000)], "only its owner releases a claim")
+            #expect(
+                try await two.claim([s1], owner: "b", now: 2_200, until: 32_000) == [s1: .inFlight(until: 31_000)],
+                "only its owner releases a claim")
 
             try await one.release([s1, "fcm:t2"], owner: "a", holding: [s1: 61_000, "fcm:t2": 5_000], now: 3_000)
             try await one.release([], owner: "a", holding: [s1: 31_000], now: 3_000)
-            #expect(try await two.claim([s1, "fcm:t2"], owner: "b", now: 4_000, until: 34_000) == [s1: .held(until: 61_000), "fcm:t2": .held(until: 5_000)],
-                    "released with the holds its answers asked for; a shorter hold does not cut a longer one")
+            #expect(
+                try await two.claim([s1, "fcm:t2"], owner: "b", now: 4_000, until: 34_000) == [
+                    s1: .held(until: 61_000), "fcm:t2": .held(until: 5_000),
+                ],
+                "released with the holds its answers asked for; a shorter hold does not cut a longer one")
             #expect(try await two.claim(["fcm:t2"], owner: "b", now: 5_000, until: 35_000).isEmpty, "a hold is over at its end")
 
             #expect(try await one.claim(["fcm:t3"], owner: "a", now: 40_000, until: 70_000).isEmpty, "b's claim of t3 lapsed at 32 000")
             try await one.release([], owner: "a", holding: ["apns:t4": 90_000], now: 62_000)
             let backoff = "\(keys.prefix):device-backoff"
-            #expect(try await redis.send("ZRANGE", backoff, 0, -1).array?.compactMap(\.string) == ["apns:t4"], "ended holds are trimmed when new ones are written")
-            #expect(try await redis.send("ZRANGE", "\(keys.prefix):device-claims:{\(backoff)}", 0, -1).array?.compactMap(\.string) == ["fcm:t3"],
-                    "lapsed claims are trimmed when new ones are taken")
-            #expect(try await redis.send("HKEYS", "\(keys.prefix):device-claim-owners:{\(backoff)}").array?.compactMap(\.string) == ["fcm:t3"])
+            #expect(
+                try await redis.send("ZRANGE", backoff, 0, -1).array?.compactMap(\.string) == ["apns:t4"],
+                "ended holds are trimmed when new ones are written")
+            #expect(
+                try await redis.send("ZRANGE", "\(keys.prefix):device-claims:{\(backoff)}", 0, -1).array?.compactMap(\.string) == [
+                    "fcm:t3"
+                ],
+                "lapsed claims are trimmed when new ones are taken")
+            #expect(
+                try await redis.send("HKEYS", "\(keys.prefix):device-claim-owners:{\(backoff)}").array?.compactMap(\.string) == ["fcm:t3"])
         }
     }
 
@@ -90,8 +101,9 @@ struct ProviderStateStoreTests {
             #expect(try await gone.gone(among: ["apns:a", "apns:b"]).isEmpty)
             try await gone.markGone(["apns:a"], at: 1_000)
             try await gone.markGone(["apns:b", "fcm:c"], at: 500_000)
-            #expect(try await gone.gone(among: ["apns:a", "apns:b", "fcm:c", "fcm:d"]) == ["apns:b": 500_000, "fcm:c": 500_000],
-                    "a's mark is older than the retention before the newest: trimmed")
+            #expect(
+                try await gone.gone(among: ["apns:a", "apns:b", "fcm:c", "fcm:d"]) == ["apns:b": 500_000, "fcm:c": 500_000],
+                "a's mark is older than the retention before the newest: trimmed")
             #expect(try await gone.gone(among: []).isEmpty)
         }
     }

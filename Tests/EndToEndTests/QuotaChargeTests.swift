@@ -3,8 +3,9 @@ import Hiredis
 import RedisTestSupport
 import RichPushCore
 import RichPushQueue
-@testable import RichPushStorage
 import Testing
+
+@testable import RichPushStorage
 
 /// A notification's quota is charged in the step that creates it: in the create's own script on
 /// one Redis, in a call of its own first on a cluster (its keys are in another slot). Either way a
@@ -22,17 +23,20 @@ struct QuotaChargeTests {
     @Test func cluster() async throws {
         try await withRedisCluster { local in
             let cluster = RedisClusterClient(configuration: local.configuration)
-            try await Self.exercise(redis: cluster, keys: StorageKeys(prefix: String(uniqueKeyPrefix("quota").dropLast()), partitions: 3, clusterSafe: true))
+            try await Self.exercise(
+                redis: cluster, keys: StorageKeys(prefix: String(uniqueKeyPrefix("quota").dropLast()), partitions: 3, clusterSafe: true))
             await cluster.close()
         }
     }
 
     static func exercise(redis: any RedisClient, keys: StorageKeys) async throws {
-        let store = RedisNotificationStore(redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
-                                           retention: .seconds(600))
+        let store = RedisNotificationStore(
+            redis: redis, keys: keys, queue: JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: keys.prefix)),
+            retention: .seconds(600))
         func draft(_ creator: String, _ limits: QuotaLimits?) -> NotificationDraft {
-            var draft = NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array(repeating: 0x61, count: 100),
-                                          creator: creator, target: "t")
+            var draft = NotificationDraft(
+                message: "m", richType: .text, contentType: "text/plain", payload: Array(repeating: 0x61, count: 100),
+                creator: creator, target: "t")
             draft.quota = limits
             return draft
         }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hiredis
 import RedisTestSupport
 import RichPushAdapters
@@ -9,6 +6,10 @@ import RichPushCore
 import RichPushQueue
 import Synchronization
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The ACL of docs/redis-acl.md is the one RichPush runs under: every process and CLI command an
 /// operator runs, as that user on a private Redis, with no denial in `ACL LOG`.
@@ -49,7 +50,8 @@ struct RedisACLTests {
                 }
                 _ = try await cli(["users", "add", "alice", "--password", "alice-pw", "--cost", "4"] + common, "users add")
                 let created = try await cli(["keys", "create", "alice", "--scope", "read"] + common, "keys create")
-                let keyID = try #require(created.split(separator: "\n").first?.split(separator: " ").dropFirst().first.map(String.init), "\(created)")
+                let keyID = try #require(
+                    created.split(separator: "\n").first?.split(separator: " ").dropFirst().first.map(String.init), "\(created)")
                 let token = try #require(created.split(separator: "\n").last.map(String.init), "\(created)")
                 _ = try await cli(["ping", "--redis-url", acl.url(server, password: password, database: 1)], "ping (database 1: SELECT)")
 
@@ -61,22 +63,27 @@ struct RedisACLTests {
                 let operatorToken = directory.appendingPathComponent("operator-token")
                 try Data(String(repeating: "t0ken-", count: 8).utf8).write(to: operatorToken)
                 _ = try await cli(["apps", "create", "shop", "--kek-file", kek.path] + common, "apps create")
-                _ = try await cli(["apps", "set", "default", "--kek-file", kek.path, "--web-push-subject", "mailto:ops@example.com"] + common, "apps set")
+                _ = try await cli(
+                    ["apps", "set", "default", "--kek-file", kek.path, "--web-push-subject", "mailto:ops@example.com"] + common, "apps set")
                 _ = try await cli(["apps", "check", "--kek-file", kek.path] + common, "apps check")
                 _ = try await cli(["apps", "list"] + common, "apps list")
                 var processes: [ChildProcess] = []
                 do {
-                    let api = try await ChildProcess(executable: URL(fileURLWithPath: richpush), arguments: [
-                        "api", "--port", "0", "--bcrypt-cost", "4", "--webhook-allow-private", "--log-level", "info",
-                        "--durability", "replicated", "--durability-replicas", "1", "--durability-timeout-ms", "10000",
-                        "--kek-file", kek.path, "--operator-token-file", operatorToken.path,
-                    ] + common, logFile: directory.appendingPathComponent("api.log"))
+                    let api = try await ChildProcess(
+                        executable: URL(fileURLWithPath: richpush),
+                        arguments: [
+                            "api", "--port", "0", "--bcrypt-cost", "4", "--webhook-allow-private", "--log-level", "info",
+                            "--durability", "replicated", "--durability-replicas", "1", "--durability-timeout-ms", "10000",
+                            "--kek-file", kek.path, "--operator-token-file", operatorToken.path,
+                        ] + common, logFile: directory.appendingPathComponent("api.log"))
                     processes.append(api)
-                    let worker = try await ChildProcess(executable: URL(fileURLWithPath: richpush), arguments: [
-                        "worker", "--consumer", "acl-worker", "--log-level", "warning", "--adapter", "simulated",
-                        "--maintenance-interval", "0.2", "--metrics-port", "0", "--queue-metrics-interval", "0.2",
-                        "--webhook-retry-base", "0.2", "--webhook-retry-max", "0.5", "--kek-file", kek.path,
-                    ] + common, logFile: directory.appendingPathComponent("worker.log"))
+                    let worker = try await ChildProcess(
+                        executable: URL(fileURLWithPath: richpush),
+                        arguments: [
+                            "worker", "--consumer", "acl-worker", "--log-level", "warning", "--adapter", "simulated",
+                            "--maintenance-interval", "0.2", "--metrics-port", "0", "--queue-metrics-interval", "0.2",
+                            "--webhook-retry-base", "0.2", "--webhook-retry-max", "0.5", "--kek-file", kek.path,
+                        ] + common, logFile: directory.appendingPathComponent("worker.log"))
                     processes.append(worker)
                     let apiPort = try await Self.listeningPort(api)
                     let client = APIClient(base: URL(string: "http://127.0.0.1:\(apiPort)")!, user: "alice", password: "alice-pw")
@@ -93,49 +100,67 @@ struct RedisACLTests {
                     let hookPort = PortBox()
                     try await receiver.serve(onPort: { port in hookPort.port.withLock { $0 = port } }) {
                         try await waitUntil(timeout: .seconds(30), "the receiver to listen") { hookPort.port.withLock { $0 } != 0 }
-                        let hook = try await client.call("POST", "api/webhooks", json: [
-                            "url": "http://127.0.0.1:\(hookPort.port.withLock { $0 })/hook", "secret": Self.secret,
-                            "events": WebhookEventType.allCases.map(\.rawValue),
-                        ])
+                        let hook = try await client.call(
+                            "POST", "api/webhooks",
+                            json: [
+                                "url": "http://127.0.0.1:\(hookPort.port.withLock { $0 })/hook", "secret": Self.secret,
+                                "events": WebhookEventType.allCases.map(\.rawValue),
+                            ])
                         #expect(hook.status == 201, "\(hook.json)")
                         let webhook = try #require(hook.json["id"] as? String)
 
                         // A device that never comes online: the hub holds every push for it.
                         let registration = try await client.call("POST", "api/register")
-                        let offline = try #require(registration.text.trimmingCharacters(in: CharacterSet(charactersIn: "\"\n")).nilIfEmpty, "\(registration)")
-                        let saved = try await client.call("PUT", "api/register/\(offline)", json: ["Platform": "apns", "Handle": "acl-offline", "Tags": []])
+                        let offline = try #require(
+                            registration.text.trimmingCharacters(in: CharacterSet(charactersIn: "\"\n")).nilIfEmpty, "\(registration)")
+                        let saved = try await client.call(
+                            "PUT", "api/register/\(offline)", json: ["Platform": "apns", "Handle": "acl-offline", "Tags": []])
                         #expect(saved.status == 200 || saved.status == 204, "\(saved.json)")
 
-                        let sim = try await ChildProcess(executable: URL(fileURLWithPath: richpush), arguments: [
-                            "device-sim", "--redis-url", url, "--hub-prefix", prefix, "--api", client.base.absoluteString, "--user", "alice",
-                            "--devices", "2", "--app-state", "active", "--tap", "more", "--fire-delay", "0", "--format", "json",
-                            "--handle-prefix", "acl-phone",
-                        ], environment: ["RICHPUSH_PASSWORD": "alice-pw"], logFile: directory.appendingPathComponent("device-sim.log"))
+                        let sim = try await ChildProcess(
+                            executable: URL(fileURLWithPath: richpush),
+                            arguments: [
+                                "device-sim", "--redis-url", url, "--hub-prefix", prefix, "--api", client.base.absoluteString, "--user",
+                                "alice",
+                                "--devices", "2", "--app-state", "active", "--tap", "more", "--fire-delay", "0", "--format", "json",
+                                "--handle-prefix", "acl-phone",
+                            ], environment: ["RICHPUSH_PASSWORD": "alice-pw"], logFile: directory.appendingPathComponent("device-sim.log"))
                         processes.append(sim)
                         try await waitUntil(timeout: .seconds(60), "the devices to listen") { sim.log.contains("listening") }
                         func events(_ name: String, _ id: Int) -> [[String: Any]] {
-                            NativeProcesses.lines(sim.log).filter { $0["event"] as? String == name && $0["richId"] as? String == String(id) }
+                            NativeProcesses.lines(sim.log).filter {
+                                $0["event"] as? String == name && $0["richId"] as? String == String(id)
+                            }
                         }
                         func opened(_ id: Int) async throws {
-                            try await waitUntil(timeout: .seconds(60), "both devices to open \(id)") { Set(events("opened", id).compactMap { $0["device"] as? Int }).count == 2 }
+                            try await waitUntil(timeout: .seconds(60), "both devices to open \(id)") {
+                                Set(events("opened", id).compactMap { $0["device"] as? Int }).count == 2
+                            }
                         }
 
                         let now = try await client.send(["message": "now", "richType": "text", "payload": "p"])
                         try await opened(now)
                         let sendAt = JobQueue.nowMilliseconds() + 3000
                         let scheduled = try await client.send(["message": "later", "richType": "text", "payload": "p", "sendAt": sendAt])
-                        let cancelled = try await client.send(["message": "never", "richType": "text", "payload": "p",
-                                                                "sendAt": JobQueue.nowMilliseconds() + 60_000])
+                        let cancelled = try await client.send([
+                            "message": "never", "richType": "text", "payload": "p",
+                            "sendAt": JobQueue.nowMilliseconds() + 60_000,
+                        ])
                         let cancel = try await client.call("DELETE", "api/notifications/\(cancelled)")
                         #expect(cancel.status == 200 && cancel.json["state"] as? String == "cancelled", "\(cancel.json)")
-                        let throttled = try await client.send(["message": "slow", "richType": "text", "payload": "p", "throttlePerMinute": 60])
+                        let throttled = try await client.send([
+                            "message": "slow", "richType": "text", "payload": "p", "throttlePerMinute": 60,
+                        ])
                         let expiring = try await client.send(["message": "brief", "richType": "text", "payload": "p", "ttl": 1])
                         try await opened(scheduled)
-                        #expect(events("received", scheduled).allSatisfy { ($0["at"] as? Int ?? 0) >= Int(sendAt) * 1000 }, "received before its sendAt")
+                        #expect(
+                            events("received", scheduled).allSatisfy { ($0["at"] as? Int ?? 0) >= Int(sendAt) * 1000 },
+                            "received before its sendAt")
                         try await opened(throttled)
                         try await opened(expiring)
                         try await waitUntil(timeout: .seconds(60), "the offline device's push of \(expiring) to expire") {
-                            (try await client.call("GET", "api/notifications/\(expiring)/status").json["counts"] as? [String: Int])?["expired"] == 1
+                            (try await client.call("GET", "api/notifications/\(expiring)/status").json["counts"] as? [String: Int])?[
+                                "expired"] == 1
                         }
                         let listed = try await client.call("GET", "api/notifications").json["notifications"] as? [[String: Any]] ?? []
                         #expect(listed.count == 5, "\(listed)")
@@ -145,7 +170,8 @@ struct RedisACLTests {
 
                         // The receiver refused the first attempts; once it answers, the retries bring every event.
                         try await waitUntil(timeout: .seconds(60), "a failed webhook attempt") {
-                            let attempts = try await client.call("GET", "api/webhooks/\(webhook)/attempts").json["attempts"] as? [[String: Any]] ?? []
+                            let attempts =
+                                try await client.call("GET", "api/webhooks/\(webhook)/attempts").json["attempts"] as? [[String: Any]] ?? []
                             return attempts.contains { $0["outcome"] as? String == "retrying" }
                         }
                         receiver.failing.store(false, ordering: .relaxed)
@@ -170,13 +196,17 @@ struct RedisACLTests {
                     // Stopped in the order an operator would: devices, workers, then the API.
                     for process in processes.reversed() {
                         process.signal(SIGTERM)
-                        #expect(try await process.wait(timeout: .seconds(30)) == 0, "\(process.logFile.lastPathComponent) did not exit cleanly: \(process.log.suffix(2000))")
+                        #expect(
+                            try await process.wait(timeout: .seconds(30)) == 0,
+                            "\(process.logFile.lastPathComponent) did not exit cleanly: \(process.log.suffix(2000))")
                     }
                 } catch {
                     for process in processes { process.signal(SIGTERM) }
                     for process in processes { _ = try? await process.wait(timeout: .seconds(30)) }
                     // A denial is the likely cause of what did not happen: say it.
-                    if let denials = try? await server.aclLog(), !denials.isEmpty { Issue.record("Redis denied the ACL user: \(Self.describe(denials))") }
+                    if let denials = try? await server.aclLog(), !denials.isEmpty {
+                        Issue.record("Redis denied the ACL user: \(Self.describe(denials))")
+                    }
                     throw error
                 }
 
@@ -184,7 +214,9 @@ struct RedisACLTests {
                 #expect(denials.isEmpty, "Redis denied the ACL user: \(Self.describe(denials))")
                 let run = try await server.commandsRun()
                 let unused = acl.granted.subtracting(run).subtracting(Self.grantedButNotRunHere.keys)
-                #expect(unused.isEmpty, "granted by docs/redis-acl.md but never run: \(unused.sorted()); drop them, or name why in grantedButNotRunHere")
+                #expect(
+                    unused.isEmpty,
+                    "granted by docs/redis-acl.md but never run: \(unused.sorted()); drop them, or name why in grantedButNotRunHere")
             }
         }
     }
@@ -195,9 +227,11 @@ struct RedisACLTests {
         let acl = try DocumentedACL.load()
         let prefix = try acl.prefix
         let password = UUID().uuidString
-        let push = OutgoingPush(notification: 1, installation: Installation(id: "i1", platform: .apns, handle: "acl-h", tags: [], owner: "alice", updatedAt: 0),
-                                rendered: RenderedPush(payload: Array(#"{"aps":{"content-available":1},"richId":"1"}"#.utf8), pushType: "background",
-                                                       priority: 5, expiration: 0, collapseID: ""))
+        let push = OutgoingPush(
+            notification: 1, installation: Installation(id: "i1", platform: .apns, handle: "acl-h", tags: [], owner: "alice", updatedAt: 0),
+            rendered: RenderedPush(
+                payload: Array(#"{"aps":{"content-available":1},"richId":"1"}"#.utf8), pushType: "background",
+                priority: 5, expiration: 0, collapseID: ""))
         try await withRedisServer { server in
             func sendAsTheUser() async throws -> PushOutcome {
                 let connection = RedisConnection(configuration: acl.configuration(server, password: password))
@@ -222,14 +256,18 @@ struct RedisACLTests {
                 Issue.record("not refused: \(refused)")
             }
             let denials = try await server.aclLog()
-            #expect(denials.contains { $0["reason"] == "command" && $0["context"] == "toplevel" && $0["object"] == "spublish" && $0["username"] == acl.user },
-                    "\(denials)")
+            #expect(
+                denials.contains {
+                    $0["reason"] == "command" && $0["context"] == "toplevel" && $0["object"] == "spublish" && $0["username"] == acl.user
+                },
+                "\(denials)")
         }
     }
 
     /// ACL LOG entries, one line each: why, where (toplevel, multi, lua), what, who.
     static func describe(_ denials: [[String: String]]) -> String {
-        denials.map { "\($0["reason"] ?? "?") \($0["context"] ?? "?") \($0["object"] ?? "?") (\($0["username"] ?? "?"))" }.joined(separator: "; ")
+        denials.map { "\($0["reason"] ?? "?") \($0["context"] ?? "?") \($0["object"] ?? "?") (\($0["username"] ?? "?"))" }.joined(
+            separator: "; ")
     }
 
     /// A replica of `server`, connected and in sync, while `body` runs (for `--durability replicated`).
@@ -281,7 +319,9 @@ private struct APIClient {
     func call(_ method: String, _ path: String, json: [String: Any]? = nil, bearer: String? = nil) async throws -> Answer {
         var request = URLRequest(url: base.appendingPathComponent(path))
         request.httpMethod = method
-        request.setValue(bearer.map { "Bearer \($0)" } ?? "Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        request.setValue(
+            bearer.map { "Bearer \($0)" } ?? "Basic " + Data("\(user):\(password)".utf8).base64EncodedString(),
+            forHTTPHeaderField: "Authorization")
         if let json {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try JSONSerialization.data(withJSONObject: json)
@@ -335,7 +375,9 @@ private struct ConsoleClient {
         #expect(out.status == 200, "console sign-out: \(out.body)")
     }
 
-    func call(_ method: String, _ path: String, form: String? = nil, cookie: String?) async throws -> (status: Int, body: String, cookie: String?) {
+    func call(
+        _ method: String, _ path: String, form: String? = nil, cookie: String?
+    ) async throws -> (status: Int, body: String, cookie: String?) {
         try await ConsoleHTTP.call(base, method, path, form: form, cookie: cookie)
     }
 }

@@ -16,7 +16,9 @@ struct ReplayScriptTests {
                 func replay(_ arguments: [String]) async throws -> String {
                     let script = try await ChildProcess(
                         executable: URL(fileURLWithPath: "/bin/bash"),
-                        arguments: [Self.root.appendingPathComponent("scripts/replay.sh").path] + arguments + ["--queue-prefix", pipeline.prefix],
+                        arguments: [Self.root.appendingPathComponent("scripts/replay.sh").path] + arguments + [
+                            "--queue-prefix", pipeline.prefix,
+                        ],
                         environment: ["RICHPUSH_BIN": try richpushExecutable().path, "RICHPUSH_REDIS_URL": server.url],
                         logFile: server.directory.appendingPathComponent("replay-\(UUID().uuidString.prefix(4)).log"))
                     #expect(try await script.wait(timeout: .seconds(30)) == 0, "replay.sh \(arguments): \(script.log)")
@@ -26,9 +28,13 @@ struct ReplayScriptTests {
 
                 try await withSimulator(try pipeline.simulator(devices: 3, tap: .none)) { log in
                     try await withWorker(pipeline.worker()) {
-                        func received(_ id: Int, _ event: String = "received") -> Int { log.all.filter { $0.event == event && $0.richId == String(id) }.count }
+                        func received(_ id: Int, _ event: String = "received") -> Int {
+                            log.all.filter { $0.event == event && $0.richId == String(id) }.count
+                        }
                         func send(_ message: String) async throws -> Int {
-                            let id = try await pipeline.send(json: ["message": message, "richType": "img", "payload": Data([1, 2, 3]).base64EncodedString()])
+                            let id = try await pipeline.send(json: [
+                                "message": message, "richType": "img", "payload": Data([1, 2, 3]).base64EncodedString(),
+                            ])
                             try await waitUntil(timeout: .seconds(60), "\(message) to reach the 3 devices") { received(id) == 3 }
                             return id
                         }

@@ -14,7 +14,9 @@ struct RichPushFlowTests {
     static let image: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8($0 % 251) }
 
     func sendImage(_ pipeline: Pipeline) async throws -> Int {
-        try await pipeline.send(json: ["message": "Check this image out!", "richType": "img", "payload": Data(Self.image).base64EncodedString()])
+        try await pipeline.send(json: [
+            "message": "Check this image out!", "richType": "img", "payload": Data(Self.image).base64EncodedString(),
+        ])
     }
 
     @Test(arguments: [SimulatorConfiguration.AppState.active, .background])
@@ -84,10 +86,14 @@ struct RichPushFlowTests {
                 let simulator = try pipeline.simulator(tap: .none)
                 try await withSimulator(simulator) { log in
                     let id = try await sendImage(pipeline)
-                    let device = try #require(try await RedisInstallationStore(redis: pipeline.redis, keys: pipeline.keys).installations(owner: "alice").first)
+                    let device = try #require(
+                        try await RedisInstallationStore(redis: pipeline.redis, keys: pipeline.keys).installations(owner: "alice").first)
                     // A worker leased the pair and died before sending (or before recording).
-                    let store = RedisNotificationStore(redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue, retention: .seconds(3600))
-                    #expect(try await store.ledger.leaseDeliveries(id: id, installations: [device.id], owner: "dead", duration: .milliseconds(1500)) == [.leased])
+                    let store = RedisNotificationStore(
+                        redis: pipeline.redis, keys: pipeline.keys, queue: pipeline.queue, retention: .seconds(3600))
+                    #expect(
+                        try await store.ledger.leaseDeliveries(
+                            id: id, installations: [device.id], owner: "dead", duration: .milliseconds(1500)) == [.leased])
                     try await withWorker(pipeline.worker()) {
                         // The live worker leaves the lease alone, comes back after it and sends.
                         try await waitUntil(timeout: .seconds(60), "the push after the lease") { log.count("received") == 1 }
@@ -96,7 +102,9 @@ struct RichPushFlowTests {
                         }
                     }
                     #expect(log.count("received") == 1)
-                    #expect(try await store.ledger.leaseDeliveries(id: id, installations: [device.id], owner: "later", duration: .seconds(1)) == [.recorded])
+                    #expect(
+                        try await store.ledger.leaseDeliveries(id: id, installations: [device.id], owner: "later", duration: .seconds(1))
+                            == [.recorded])
                 }
             }
         }
@@ -141,9 +149,11 @@ struct RichPushFlowTests {
                     // What the hub keeps when a PUBLISH finds no subscriber: as if a push came
                     // in the moment the device's connection was down.
                     let payload = Array(#"{"aps":{"content-available":1},"richId":"4242","richType":"text","richMessage":"held"}"#.utf8)
-                    let envelope = SimulatedEnvelope.encode(id: "4242:x", installation: "x", sentAt: 0, pushType: "background", payload: payload)
-                    try await pipeline.redis.send("HSET", HubHold(prefix: pipeline.prefix).key(handle), "4242",
-                                                  HubHold.value(envelope: envelope, expiresAt: JobQueue.nowMilliseconds() + 60_000))
+                    let envelope = SimulatedEnvelope.encode(
+                        id: "4242:x", installation: "x", sentAt: 0, pushType: "background", payload: payload)
+                    try await pipeline.redis.send(
+                        "HSET", HubHold(prefix: pipeline.prefix).key(handle), "4242",
+                        HubHold.value(envelope: envelope, expiresAt: JobQueue.nowMilliseconds() + 60_000))
                     // The connection drops; the subscriber restores it and the device takes the held push.
                     try await pipeline.redis.send("CLIENT", "KILL", "TYPE", "pubsub")
                     try await waitUntil(timeout: .seconds(60), "the held push after the reconnection") {
@@ -165,8 +175,10 @@ struct RichPushFlowTests {
                     for chunk in stride(from: 0, to: handles.count, by: 500) {
                         group.addTask {
                             for (offset, handle) in handles[chunk..<min(chunk + 500, handles.count)].enumerated() {
-                                _ = try await store.save(Installation(id: "bulk\(chunk + offset)", platform: .apns, handle: handle,
-                                                                      tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
+                                _ = try await store.save(
+                                    Installation(
+                                        id: "bulk\(chunk + offset)", platform: .apns, handle: handle,
+                                        tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
                             }
                         }
                     }
@@ -187,7 +199,9 @@ struct RichPushFlowTests {
                     }
                     // The app's sent total (the console's sent/s) counts each push once, with the acks.
                     try await waitUntil(timeout: .seconds(60), "the app's sent total to reach 5000") {
-                        let totals = try await pipeline.redis.send("HMGET", pipeline.queue.configuration.schedulerKey, "s:default", "s:_").array ?? []
+                        let totals =
+                            try await pipeline.redis.send("HMGET", pipeline.queue.configuration.schedulerKey, "s:default", "s:_").array
+                            ?? []
                         return totals.compactMap { $0.string.flatMap(Int.init) }.reduce(0, +) == 5000
                     }
                     return id
@@ -208,7 +222,8 @@ struct RichPushFlowTests {
                     _ = try await pipeline.redis.send("CONFIG", "SET", "maxmemory", 1)
                     let channel = SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-retry-0")
                     let push = #"{"aps":{"content-available":1},"richId":"\#(id)","richMessage":"m","richType":"img"}"#
-                    let envelope = SimulatedEnvelope.encode(id: "\(id)", installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
+                    let envelope = SimulatedEnvelope.encode(
+                        id: "\(id)", installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
                     #expect(try await pipeline.redis.send("SPUBLISH", channel, envelope) == .integer(1))
                     try await Task.sleep(for: .milliseconds(1500))
                     #expect(log.count("fetched") == 0)
@@ -227,7 +242,8 @@ struct RichPushFlowTests {
                 try await withSimulator(simulator) { log in
                     let channel = SimulatedHubAdapter.channel(prefix: pipeline.prefix, handle: "\(pipeline.prefix)-fails-0")
                     func publish(_ push: String, id: String) async throws {
-                        let envelope = SimulatedEnvelope.encode(id: id, installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
+                        let envelope = SimulatedEnvelope.encode(
+                            id: id, installation: "x", sentAt: 0, pushType: "background", payload: Array(push.utf8))
                         #expect(try await pipeline.redis.send("SPUBLISH", channel, envelope) == .integer(1))
                     }
                     try await publish(#"{"aps":{"content-available":1},"richId":"1","richMessage":"m","richType":"video"}"#, id: "t1")

@@ -12,7 +12,9 @@ import Testing
 /// a loaded test machine says nothing about it.)
 @Suite("Scheduled send and cancel")
 struct ScheduledSendTests {
-    static func call(_ pipeline: Pipeline, _ method: String, _ path: String, user: String = "alice") async throws -> (status: Int, json: [String: Any]) {
+    static func call(
+        _ pipeline: Pipeline, _ method: String, _ path: String, user: String = "alice"
+    ) async throws -> (status: Int, json: [String: Any]) {
         var request = URLRequest(url: pipeline.baseURL.appendingPathComponent(path))
         request.httpMethod = method
         request.setValue("Basic " + Data("\(user):\(user)-pw".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
@@ -31,11 +33,15 @@ struct ScheduledSendTests {
                         // create and the cancel, and a cancel that comes after the job was read cannot
                         // stop that send).
                         let sendAt = JobQueue.nowMilliseconds() + 30_000
-                        let scheduled = try await pipeline.send(json: ["message": "later", "richType": "text", "payload": "p", "sendAt": sendAt])
+                        let scheduled = try await pipeline.send(json: [
+                            "message": "later", "richType": "text", "payload": "p", "sendAt": sendAt,
+                        ])
                         let formatter = ISO8601DateFormatter()
                         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                        let cancelled = try await pipeline.send(json: ["message": "never", "richType": "text", "payload": "p",
-                                                                       "sendAt": formatter.string(from: Date(timeIntervalSince1970: Double(sendAt) / 1000))])
+                        let cancelled = try await pipeline.send(json: [
+                            "message": "never", "richType": "text", "payload": "p",
+                            "sendAt": formatter.string(from: Date(timeIntervalSince1970: Double(sendAt) / 1000)),
+                        ])
                         let cancel = try await Self.call(pipeline, "DELETE", "api/notifications/\(cancelled)")
                         #expect(cancel.status == 200 && cancel.json["state"] as? String == "cancelled" && cancel.json["sent"] as? Int == 0)
                         if JobQueue.nowMilliseconds() < sendAt - 500 {

@@ -12,9 +12,11 @@ import Testing
 struct SimulatedHubTests {
     static func push(to handle: String, notification: Int) throws -> OutgoingPush {
         let installation = Installation(id: "i-\(handle)", platform: .apns, handle: handle, tags: [], owner: "alice", updatedAt: 0)
-        let rendered = try PushRenderer().render(RichNotification(id: notification, message: "hi", richType: .text, contentType: "text/plain",
-                                                                  payloadHash: "h", payloadSize: 2, creator: "alice",
-                                                                  target: "username:alice", createdAt: 0), collapseID: String(notification))
+        let rendered = try PushRenderer().render(
+            RichNotification(
+                id: notification, message: "hi", richType: .text, contentType: "text/plain",
+                payloadHash: "h", payloadSize: 2, creator: "alice",
+                target: "username:alice", createdAt: 0), collapseID: String(notification))
         return OutgoingPush(notification: notification, installation: installation, rendered: rendered)
     }
 
@@ -31,7 +33,8 @@ struct SimulatedHubTests {
     /// A sender's collapse id may hold `"` and `\` (any printable ASCII): the envelope stays JSON.
     @Test func anEnvelopeIsJSONWhateverTheCollapseID() throws {
         let id = #"say "hi" \ bye:inst-1"#
-        let bytes = SimulatedEnvelope.encode(id: id, installation: "inst-1", sentAt: 5, pushType: "alert", payload: Array(#"{"aps":{}}"#.utf8), notification: 9)
+        let bytes = SimulatedEnvelope.encode(
+            id: id, installation: "inst-1", sentAt: 5, pushType: "alert", payload: Array(#"{"aps":{}}"#.utf8), notification: 9)
         let value = try #require(JSONValue.parse(bytes), "\(String(decoding: bytes, as: UTF8.self))")
         #expect(value["id"]?.string == id && value["installation"]?.string == "inst-1")
         #expect(value["notification"]?.int == 9 && value["sentAt"]?.int == 5 && value["pushType"]?.string == "alert")
@@ -58,14 +61,16 @@ struct SimulatedHubTests {
             let stats = try await server.probe("INFO", "commandstats").string ?? ""
             let calls = { (name: String) -> Int in
                 guard let line = stats.components(separatedBy: "\r\n").first(where: { $0.hasPrefix("cmdstat_\(name):") }),
-                      let value = line.split(separator: ":calls=").dropFirst().first?.split(separator: ",").first else { return -1 }
+                    let value = line.split(separator: ":calls=").dropFirst().first?.split(separator: ",").first
+                else { return -1 }
                 return Int(value) ?? 0
             }
             // 1,000 pushes over all 128 buckets on one Redis: every push published in one
             // pipeline, and the 500 that reached no one published again by the publish-or-hold
             // script, in one call (it was one per bucket, so one per push for batches of
             // single-device notifications). ClusterFlowTests run the per-bucket calls a cluster needs.
-            #expect(calls("evalsha") == handles.count / 2 / HubHold.pushesPerCall, "\(calls("evalsha")) script calls for 500 offline devices")
+            #expect(
+                calls("evalsha") == handles.count / 2 / HubHold.pushesPerCall, "\(calls("evalsha")) script calls for 500 offline devices")
             #expect(calls("spublish") == handles.count + handles.count / 2)
             for (index, outcome) in outcomes.enumerated() {
                 switch outcome {

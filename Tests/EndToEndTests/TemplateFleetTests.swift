@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hiredis
 import RedisTestSupport
 import RichPushAdapters
@@ -9,6 +6,10 @@ import RichPushCore
 import RichPushQueue
 import RichPushStorage
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Issue 32 end to end: a mixed fleet (iOS and Android in three languages, one device with a
 /// locale no property has) registers templates through the API; one send with localized
@@ -58,27 +59,34 @@ struct TemplateFleetTests {
                     Device(id: "and-fr", platform: "fcm", locale: "fr-FR", body: Self.fcm),
                     Device(id: "and-de", platform: "fcm", locale: "de-CH", body: Self.fcm),
                     Device(id: "and-ja", platform: "fcm", locale: "ja", body: Self.fcm),
-                    Device(id: "ios-strict", platform: "apns", locale: "en", body: #"{"aps":{"alert":"$(title)"},"s":"$(subtitle)"}"#, missing: "fail"),
+                    Device(
+                        id: "ios-strict", platform: "apns", locale: "en", body: #"{"aps":{"alert":"$(title)"},"s":"$(subtitle)"}"#,
+                        missing: "fail"),
                     Device(id: "ios-big", platform: "apns", locale: "en", body: #"{"aps":{"alert":"$(title)"},"pad":"$(padding)"}"#),
                 ]
                 var handles: [String: String] = [:]
                 for device in devices {
                     let handle = "tpl-\(device.id)-\(UUID().uuidString.prefix(8))"
                     handles[device.id] = handle
-                    var body: [String: Any] = ["Platform": device.platform, "Handle": handle,
-                                               "Templates": ["main": ["Body": device.body, "Missing": device.missing]]]
+                    var body: [String: Any] = [
+                        "Platform": device.platform, "Handle": handle,
+                        "Templates": ["main": ["Body": device.body, "Missing": device.missing]],
+                    ]
                     if let locale = device.locale { body["Locale"] = locale }
                     let (status, answer) = try await pipeline.call("PUT", "api/register/\(device.id)", json: body)
                     #expect(status == 200, "\(device.id): \(answer)")
                 }
                 let plainHandle = "tpl-plain-\(UUID().uuidString.prefix(8))"
-                #expect(try await pipeline.call("PUT", "api/register/plain", json: ["Platform": "apns", "Handle": plainHandle]).status == 200)
+                #expect(
+                    try await pipeline.call("PUT", "api/register/plain", json: ["Platform": "apns", "Handle": plainHandle]).status == 200)
 
                 let padding = String(repeating: "p", count: 4200)
                 let id = try await withWorker(pipeline.worker()) {
-                    let id = try await Self.post(pipeline, #"{"richType": "text", "payload": "rich", "properties": {"#
-                        + #""title": {"en": "Hello", "fr": "Bonjour", "fr-CA": "Allo", "de": "Hallo"}, "#
-                        + #""body": {"en": "Goal!", "fr": "But !", "de": "Tor!"}, "padding": "\#(padding)"}}"#)
+                    let id = try await Self.post(
+                        pipeline,
+                        #"{"richType": "text", "payload": "rich", "properties": {"#
+                            + #""title": {"en": "Hello", "fr": "Bonjour", "fr-CA": "Allo", "de": "Hallo"}, "#
+                            + #""body": {"en": "Goal!", "fr": "But !", "de": "Tor!"}, "padding": "\#(padding)"}}"#)
                     try await waitUntil(timeout: .seconds(60), "every device held or failed") {
                         let counts = try await pipeline.status(id)["counts"] as? [String: Int] ?? [:]
                         return (counts["held"] ?? 0) + (counts["failed"] ?? 0) == devices.count + 1
@@ -96,7 +104,8 @@ struct TemplateFleetTests {
                         #expect(payload["aps"]?["alert"]?["body"]?.string == "\(body) #\(id)", "\(device): \(payload)")
                         #expect(payload["richType"]?.string == "text")
                     } else {
-                        #expect(payload["data"]?["title"]?.string == title && payload["data"]?["body"]?.string == body, "\(device): \(payload)")
+                        #expect(
+                            payload["data"]?["title"]?.string == title && payload["data"]?["body"]?.string == body, "\(device): \(payload)")
                         #expect(payload["data"]?["richId"]?.string == String(id))
                         #expect(payload["data"]?["richUrl"]?.string?.hasSuffix("/api/notifications/\(id)") == true)
                     }
@@ -104,8 +113,12 @@ struct TemplateFleetTests {
                 let plain = try #require(try await Self.held(pipeline, handle: plainHandle))
                 #expect(plain["richId"]?.string == String(id) && plain["aps"]?["content-available"] != nil, "no templates: today's payload")
                 let status = try await pipeline.status(id)
-                let rows = (status["devices"] as? [[String: Any]] ?? []).reduce(into: [String: [String: Any]]()) { $0[$1["installation"] as? String ?? ""] = $1 }
-                #expect((rows["ios-strict"]?["error"] as? String)?.hasPrefix("template_missing_property") == true, "\(rows["ios-strict"] ?? [:])")
+                let rows = (status["devices"] as? [[String: Any]] ?? []).reduce(into: [String: [String: Any]]()) {
+                    $0[$1["installation"] as? String ?? ""] = $1
+                }
+                #expect(
+                    (rows["ios-strict"]?["error"] as? String)?.hasPrefix("template_missing_property") == true,
+                    "\(rows["ios-strict"] ?? [:])")
                 #expect((rows["ios-big"]?["error"] as? String)?.hasPrefix("payload_too_large") == true, "\(rows["ios-big"] ?? [:])")
                 #expect(try await Self.held(pipeline, handle: handles["ios-strict"]!) == nil)
                 #expect(try await Self.held(pipeline, handle: handles["ios-big"]!) == nil)

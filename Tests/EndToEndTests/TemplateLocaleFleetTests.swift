@@ -34,12 +34,18 @@ struct TemplateLocaleFleetTests {
                     let (status, answer) = try await pipeline.call("PUT", "api/register/\(device.id)", json: body)
                     #expect(status == 200, "\(device.id): \(answer)")
                 }
-                #expect(try await pipeline.call("PUT", "api/register/plain", json: ["Platform": "apns", "Handle": "loc-plain-\(UUID().uuidString.prefix(8))"]).status == 200)
+                #expect(
+                    try await pipeline.call(
+                        "PUT", "api/register/plain", json: ["Platform": "apns", "Handle": "loc-plain-\(UUID().uuidString.prefix(8))"]
+                    ).status == 200)
                 let id = try await withWorker(pipeline.worker()) {
-                    let id = try await pipeline.send(json: ["richType": "text", "payload": "rich", "properties": [
-                        "title": ["en": "Hello", "fr": "Bonjour", "fr-CA": "Allo", "de": "Hallo"], "body": "42",
-                        "News_French": "Les nouvelles", "News_English": "The news",
-                    ] as [String: Any]])
+                    let id = try await pipeline.send(json: [
+                        "richType": "text", "payload": "rich",
+                        "properties": [
+                            "title": ["en": "Hello", "fr": "Bonjour", "fr-CA": "Allo", "de": "Hallo"], "body": "42",
+                            "News_French": "Les nouvelles", "News_English": "The news",
+                        ] as [String: Any],
+                    ])
                     try await waitUntil(timeout: .seconds(60), "every device held") {
                         (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == devices.count + 1
                     }
@@ -47,23 +53,29 @@ struct TemplateLocaleFleetTests {
                 }
                 let expected = ["exact": "Allo", "language": "Bonjour", "unknown": "Hallo", "none": "Hallo"]
                 for (device, title) in expected {
-                    let payload = try #require(try await TemplateFleetTests.held(pipeline, handle: handles[device]!), "\(device) has a held push")
+                    let payload = try #require(
+                        try await TemplateFleetTests.held(pipeline, handle: handles[device]!), "\(device) has a held push")
                     #expect(payload["aps"]?["alert"]?["title"]?.string == title, "\(device): \(payload)")
                 }
                 #expect(try await TemplateFleetTests.held(pipeline, handle: handles["nh-fr"]!)?["aps"]?["alert"]?.string == "Les nouvelles")
-                #expect(try await TemplateFleetTests.held(pipeline, handle: handles["nh-en"]!)?["aps"]?["alert"]?.string == "The news",
-                        "property names are not case-sensitive")
+                #expect(
+                    try await TemplateFleetTests.held(pipeline, handle: handles["nh-en"]!)?["aps"]?["alert"]?.string == "The news",
+                    "property names are not case-sensitive")
 
                 let rows = (try await pipeline.status(id)["devices"] as? [[String: Any]] ?? [])
                     .reduce(into: [String: [String: Any]]()) { $0[$1["installation"] as? String ?? ""] = $1 }
                 let locales = ["exact": "fr-CA", "language": "fr", "unknown": "de", "none": "de"]
                 for (device, locale) in locales {
-                    #expect(rows[device]?["locale"] as? String == locale && rows[device]?["template"] as? String == "main", "\(device): \(rows[device] ?? [:])")
+                    #expect(
+                        rows[device]?["locale"] as? String == locale && rows[device]?["template"] as? String == "main",
+                        "\(device): \(rows[device] ?? [:])")
                 }
                 // The title is localized: the Notification Hubs devices took theirs by the chain too,
                 // though their templates name only plain properties.
                 #expect(rows["nh-fr"]?["template"] as? String == "main")
-                #expect(rows["plain"]?["locale"] == nil && rows["plain"]?["template"] == nil, "the plain push names no template: \(rows["plain"] ?? [:])")
+                #expect(
+                    rows["plain"]?["locale"] == nil && rows["plain"]?["template"] == nil,
+                    "the plain push names no template: \(rows["plain"] ?? [:])")
                 #expect(rows["plain"]?["state"] as? String == "held")
             }
         }

@@ -22,7 +22,9 @@ struct ThrottledFanOutTests {
                         // earliest (measured from the POST: a late first receipt on a busy machine
                         // would shorten a first-to-last spread, not this).
                         let posted = Int(Date().timeIntervalSince1970 * 1_000_000)
-                        let id = try await pipeline.send(json: ["message": "m", "richType": "text", "payload": "p", "throttlePerMinute": 300])
+                        let id = try await pipeline.send(json: [
+                            "message": "m", "richType": "text", "payload": "p", "throttlePerMinute": 300,
+                        ])
                         try await waitUntil(timeout: .seconds(60), "30 devices to get it") {
                             log.all.filter { $0.event == "received" && $0.richId == String(id) }.count == 30
                         }
@@ -42,7 +44,9 @@ struct ThrottledFanOutTests {
                         // Another one, at 120 a minute (15 batches of 2, one due a second), cancelled
                         // after its first push: the rest never go.
                         let secondPosted = Date()
-                        let second = try await pipeline.send(json: ["message": "m2", "richType": "text", "payload": "p", "throttlePerMinute": 120])
+                        let second = try await pipeline.send(json: [
+                            "message": "m2", "richType": "text", "payload": "p", "throttlePerMinute": 120,
+                        ])
                         try await waitUntil(timeout: .seconds(30), "the first batch") {
                             log.all.contains { $0.event == "received" && $0.richId == String(second) }
                         }
@@ -75,16 +79,20 @@ struct ThrottledFanOutTests {
                             return got == (counts["sent"] ?? 0) + (counts["held"] ?? 0)
                         }
                         let got = log.all.filter { $0.event == "received" && $0.richId == String(second) }.count
-                        #expect(got >= 1 && got <= dueBeforeTheCancel && got < 30,
-                                "\(got) received; at most \(dueBeforeTheCancel) pushes were due when the cancel answered after \(cancelledAfter) s")
+                        #expect(
+                            got >= 1 && got <= dueBeforeTheCancel && got < 30,
+                            "\(got) received; at most \(dueBeforeTheCancel) pushes were due when the cancel answered after \(cancelledAfter) s"
+                        )
                         #expect(try await pipeline.status(second)["state"] as? String == "cancelled")
                         // The first one, all sent: too late.
-                        let (_, tooLate) = try await URLSession.shared.data(for: {
-                            var again = URLRequest(url: pipeline.baseURL.appendingPathComponent("api/notifications/\(id)"))
-                            again.httpMethod = "DELETE"
-                            again.setValue("Basic " + Data("alice:alice-pw".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
-                            return again
-                        }())
+                        let (_, tooLate) = try await URLSession.shared.data(
+                            for: {
+                                var again = URLRequest(url: pipeline.baseURL.appendingPathComponent("api/notifications/\(id)"))
+                                again.httpMethod = "DELETE"
+                                again.setValue(
+                                    "Basic " + Data("alice:alice-pw".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+                                return again
+                            }())
                         #expect((tooLate as? HTTPURLResponse)?.statusCode == 409)
                     }
                 }
@@ -100,7 +108,9 @@ struct ThrottledFanOutTests {
             try await Pipeline.start(server: server) { pipeline in
                 let ledger = RedisDeliveryLedger(redis: pipeline.redis, keys: pipeline.keys, retention: .seconds(3600))
                 func ask(_ notification: Int, _ batch: String, _ pushes: Int = 20) async throws -> Duration {
-                    try await ledger.admitThrottled([ThrottledBatch(notification: notification, batch: batch, pushes: pushes, perMinute: 50)])[0]
+                    try await ledger.admitThrottled([
+                        ThrottledBatch(notification: notification, batch: batch, pushes: pushes, perMinute: 50)
+                    ])[0]
                 }
                 #expect(try await ask(1, "a") == .zero)
                 #expect(try await ask(1, "b") == .zero)
@@ -111,8 +121,10 @@ struct ThrottledFanOutTests {
                 #expect(try await ask(1, "d", 10) == .zero, "10 more fit the 50")
                 #expect(try await ask(2, "c") == .zero, "each notification has its own minute")
                 // Several in one call, the same notification twice: the second sees the first.
-                let both = try await ledger.admitThrottled([ThrottledBatch(notification: 3, batch: "x", pushes: 30, perMinute: 50),
-                                                            ThrottledBatch(notification: 3, batch: "y", pushes: 30, perMinute: 50)])
+                let both = try await ledger.admitThrottled([
+                    ThrottledBatch(notification: 3, batch: "x", pushes: 30, perMinute: 50),
+                    ThrottledBatch(notification: 3, batch: "y", pushes: 30, perMinute: 50),
+                ])
                 #expect(both[0] == .zero && both[1] > .seconds(30))
                 let ttl = try await pipeline.redis.send("PTTL", "\(pipeline.prefix):{q0}:throttle:1").int ?? -2
                 #expect((1...61_000).contains(ttl))

@@ -1,12 +1,13 @@
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hiredis
 import RedisTestSupport
 import RichPushCore
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A Redis filled by a richpush built before apps existed (Fixtures/before-apps.keys.json, made by
 /// scripts/dev/upgrade-fixture.sh: each key's DUMP and its time to live when it was written,
@@ -19,8 +20,11 @@ struct UpgradeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     @Test func aRedisWrittenBeforeAppsIsTheDefaultApps() async throws {
-        let ids = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("before-apps.json"))) as? [String: String])
-        let token = try String(contentsOf: Self.fixtures.appendingPathComponent("before-apps.token"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let ids = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("before-apps.json")))
+                as? [String: String])
+        let token = try String(contentsOf: Self.fixtures.appendingPathComponent("before-apps.token"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let queued = try #require(ids["queued"].flatMap(Int.init)), scheduled = try #require(ids["scheduled"].flatMap(Int.init))
 
         try await withRedisServer { server in
@@ -31,14 +35,19 @@ struct UpgradeTests {
                 // Its users and their devices, as they were.
                 let listed = try await pipeline.call("GET", "/api/notifications", as: "alice")
                 #expect(listed.status == 200)
-                #expect((listed.json["notifications"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == String(queued) }, "\(listed.json)")
+                #expect(
+                    (listed.json["notifications"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == String(queued) },
+                    "\(listed.json)")
                 // Its API key, made before apps: the default app's.
-                var request = HTTPClientRequest(url: pipeline.baseURL.appendingPathComponent("api/notifications/\(scheduled)/status").absoluteString)
+                var request = HTTPClientRequest(
+                    url: pipeline.baseURL.appendingPathComponent("api/notifications/\(scheduled)/status").absoluteString)
                 request.headers.add(name: "Authorization", value: "Bearer \(token)")
                 #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code == 200)
                 // Its webhook.
                 let hooks = try await pipeline.call("GET", "/api/webhooks", as: "root")
-                #expect((hooks.json["webhooks"] as? [[String: Any]] ?? []).contains { $0["url"] as? String == "http://127.0.0.1:9/hook" }, "\(hooks.json)")
+                #expect(
+                    (hooks.json["webhooks"] as? [[String: Any]] ?? []).contains { $0["url"] as? String == "http://127.0.0.1:9/hook" },
+                    "\(hooks.json)")
 
                 try await withServices(pipeline.process().services) {
                     // Queued before the upgrade: alice's device; scheduled then: both devices of `news`.
@@ -48,7 +57,8 @@ struct UpgradeTests {
                         }
                     }
                     // And a new one.
-                    let new = try await pipeline.send(as: "root", json: ["message": "after", "richType": "text", "payload": "p", "target": "news"])
+                    let new = try await pipeline.send(
+                        as: "root", json: ["message": "after", "richType": "text", "payload": "p", "target": "news"])
                     try await waitUntil(timeout: .seconds(60), "a notification sent after the upgrade to reach the hub") {
                         (try await pipeline.status(new, as: "root")["counts"] as? [String: Int])?["held"] == 2
                     }
@@ -64,15 +74,17 @@ struct UpgradeTests {
         let redis = ["--redis-url", server.url]
         let statusKeys = ["richpush:{q0}:status:1", "richpush:{q0}:status:2"]
         for command in [["api", "--port", "0"], ["worker"]] {
-            let process = try await ChildProcess(executable: URL(fileURLWithPath: richpush), arguments: command + redis,
-                                                 logFile: server.directory.appendingPathComponent("refused-\(command[0]).log"))
+            let process = try await ChildProcess(
+                executable: URL(fileURLWithPath: richpush), arguments: command + redis,
+                logFile: server.directory.appendingPathComponent("refused-\(command[0]).log"))
             let status = try await process.wait(timeout: .seconds(120))
             if status == nil {
                 process.signal(SIGKILL)
                 _ = try await process.wait(timeout: .seconds(30))
             }
-            #expect(status != nil && status != 0 && process.log.contains("schema 1") && process.log.contains("richpush migrate"),
-                    "richpush \(command[0]) started on schema 1 data: \(process.log.suffix(2000))")
+            #expect(
+                status != nil && status != 0 && process.log.contains("schema 1") && process.log.contains("richpush migrate"),
+                "richpush \(command[0]) started on schema 1 data: \(process.log.suffix(2000))")
         }
         let dry = try await runTool(richpush, ["migrate", "--dry-run"] + redis)
         #expect(dry.status == 0 && dry.output.contains("would merge 2 status hashes"), "\(dry.output)")
@@ -100,7 +112,8 @@ struct UpgradeTests {
         for entry in fixture.keys {
             let hex = Array(entry.dump.utf8)
             let bytes = try stride(from: 0, to: hex.count, by: 2).map { index in
-                try #require(UInt8(String(decoding: hex[index..<min(index + 2, hex.count)], as: UTF8.self), radix: 16), "bad hex in \(entry.key)")
+                try #require(
+                    UInt8(String(decoding: hex[index..<min(index + 2, hex.count)], as: UTF8.self), radix: 16), "bad hex in \(entry.key)")
             }
             try await server.probe("RESTORE", entry.key, max(entry.pttl, 0), bytes)
         }

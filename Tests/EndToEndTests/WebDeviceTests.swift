@@ -13,18 +13,25 @@ import Testing
 struct WebDeviceTests {
     @Test func webDevicesDecryptFetchDisplayAndOpenTheImage() async throws {
         try await withWebPushFleet(platform: "webpush", devices: 2, adapter: "webpush") { fleet in
-            let id = try await fleet.pipeline.send(json: ["message": "Check this image out!", "richType": "img",
-                                                          "payload": Data(RichPushFlowTests.image).base64EncodedString()])
+            let id = try await fleet.pipeline.send(json: [
+                "message": "Check this image out!", "richType": "img",
+                "payload": Data(RichPushFlowTests.image).base64EncodedString(),
+            ])
             try await fleet.waitForOpened(id, devices: 2)
             for device in 0..<2 {
                 let events = fleet.events(device: device, richId: id)
-                #expect(events.compactMap { $0["event"] as? String } == ["received", "fetched", "scheduled", device % 2 == 0 ? "alert" : "banner", "opened"],
-                        "device \(device): \(events)")
+                #expect(
+                    events.compactMap { $0["event"] as? String } == [
+                        "received", "fetched", "scheduled", device % 2 == 0 ? "alert" : "banner", "opened",
+                    ],
+                    "device \(device): \(events)")
                 #expect(events.allSatisfy { $0["message"] as? String == "Check this image out!" && $0["richType"] as? String == "img" })
                 // Device 0's page is open (an in-page alert), device 1's is not (the browser's notification).
                 let shown = try #require(events.first { ["alert", "banner"].contains($0["event"] as? String) })
                 let detail = shown["detail"] as? String ?? ""
-                #expect(detail.hasPrefix(device == 0 ? "in-page alert \"Notification\"" : "browser notification:") && detail.contains("More"), "\(detail)")
+                #expect(
+                    detail.hasPrefix(device == 0 ? "in-page alert \"Notification\"" : "browser notification:") && detail.contains("More"),
+                    "\(detail)")
             }
             try fleet.expectSameImage(id, devices: 0..<2)
             // Each push passed the push service's checks, once per browser.
@@ -46,16 +53,21 @@ struct WebDeviceTests {
             try? FileManager.default.removeItem(at: state)
             try? FileManager.default.removeItem(at: URL(fileURLWithPath: state.path + ".web.json"))
         }
-        try await withWebPushFleet(platform: "webpush", devices: 2, adapter: "webpush", deviceArguments: ["--state-file", state.path]) { fleet in
+        try await withWebPushFleet(platform: "webpush", devices: 2, adapter: "webpush", deviceArguments: ["--state-file", state.path]) {
+            fleet in
             func registered(_ process: ChildProcess) -> [Int: String] {
                 var found: [Int: String] = [:]
                 for line in NativeProcesses.lines(process.log) where line["event"] as? String == "registered" {
-                    if let device = line["device"] as? Int, let installation = line["installation"] as? String { found[device] = installation }
+                    if let device = line["device"] as? Int, let installation = line["installation"] as? String {
+                        found[device] = installation
+                    }
                 }
                 return found
             }
-            let first = try await fleet.pipeline.send(json: ["message": "before", "richType": "img",
-                                                             "payload": Data(RichPushFlowTests.image).base64EncodedString()])
+            let first = try await fleet.pipeline.send(json: [
+                "message": "before", "richType": "img",
+                "payload": Data(RichPushFlowTests.image).base64EncodedString(),
+            ])
             try await fleet.waitForOpened(first, devices: 2)
             let before = registered(fleet.devices)
             #expect(before.count == 2, "\(fleet.devices.log.suffix(2000))")
@@ -69,27 +81,40 @@ struct WebDeviceTests {
             #expect(subscribes.count == 2, "no second subscription: \(subscribes)")
             let second = try await fleet.pipeline.send(json: ["message": "after", "richType": "text", "payload": "p"])
             try await waitUntil(timeout: .seconds(90), "both browsers to show the second notification") {
-                Set(NativeProcesses.lines(again.log).filter { $0["event"] as? String == "received" && $0["richId"] as? String == String(second) }
+                Set(
+                    NativeProcesses.lines(again.log).filter {
+                        $0["event"] as? String == "received" && $0["richId"] as? String == String(second)
+                    }
                     .compactMap { $0["device"] as? Int }) == [0, 1]
             }
             // One push per browser for each notification: the registry holds two browsers, not four.
             let pushes = fleet.sim.lines.filter { $0["event"] as? String == "push" && $0["status"] as? Int == 201 }
             #expect(pushes.count == 4, "\(pushes)")
-            #expect(!NativeProcesses.lines(again.log).contains { $0["event"] as? String == "received" && $0["richId"] as? String == String(first) })
+            #expect(
+                !NativeProcesses.lines(again.log).contains {
+                    $0["event"] as? String == "received" && $0["richId"] as? String == String(first)
+                })
         }
     }
 
     @Test func aMixedFleetGetsOneNotificationEachInItsOwnFormatAndOpensTheSameImage() async throws {
         // Devices 0, 3 iPhones; 1, 4 Android phones (through the hub); 2, 5 browsers (through webpush-sim).
         try await withWebPushFleet(platform: "all", devices: 6, adapter: "simulated,webpush") { fleet in
-            let id = try await fleet.pipeline.send(json: ["message": "Check this image out!", "richType": "img",
-                                                          "payload": Data(RichPushFlowTests.image).base64EncodedString()])
+            let id = try await fleet.pipeline.send(json: [
+                "message": "Check this image out!", "richType": "img",
+                "payload": Data(RichPushFlowTests.image).base64EncodedString(),
+            ])
             try await fleet.waitForOpened(id, devices: 6)
-            let prefixes = ["in-app alert", "notification in the shade", "in-page alert", "system banner", "heads-up notification", "browser notification"]
+            let prefixes = [
+                "in-app alert", "notification in the shade", "in-page alert", "system banner", "heads-up notification",
+                "browser notification",
+            ]
             for device in 0..<6 {
                 let events = fleet.events(device: device, richId: id)
                 let names = events.compactMap { $0["event"] as? String }
-                #expect(names == ["received", "fetched", "scheduled", device % 2 == 0 ? "alert" : "banner", "opened"], "device \(device): \(events)")
+                #expect(
+                    names == ["received", "fetched", "scheduled", device % 2 == 0 ? "alert" : "banner", "opened"],
+                    "device \(device): \(events)")
                 // Each platform shows it its own way (the app state alternates: even devices active).
                 let shown = events.first { ["alert", "banner"].contains($0["event"] as? String) }?["detail"] as? String ?? ""
                 #expect(shown.hasPrefix(prefixes[device]), "device \(device): \(shown)")
@@ -124,8 +149,12 @@ struct WebPushFleet {
     func waitForOpened(_ id: Int, devices count: Int) async throws {
         do {
             try await waitUntil(timeout: .seconds(90), "\(count) devices to open notification \(id)") {
-                Set(NativeProcesses.lines(devices.log).filter { $0["event"] as? String == "opened" && $0["richId"] as? String == String(id) }
-                    .compactMap { $0["device"] as? Int }).count == count
+                Set(
+                    NativeProcesses.lines(devices.log).filter {
+                        $0["event"] as? String == "opened" && $0["richId"] as? String == String(id)
+                    }
+                    .compactMap { $0["device"] as? Int }
+                ).count == count
             }
         } catch {
             // A crash's reason comes before its backtrace: show the log from there, not its end.
@@ -146,8 +175,10 @@ struct WebPushFleet {
     }
 }
 
-func withWebPushFleet(platform: String, devices: Int, adapter: String, deviceArguments: [String] = [],
-                      _ body: (WebPushFleet) async throws -> Void) async throws {
+func withWebPushFleet(
+    platform: String, devices: Int, adapter: String, deviceArguments: [String] = [],
+    _ body: (WebPushFleet) async throws -> Void
+) async throws {
     try await withRedisServer { server in
         try await Pipeline.start(server: server) { pipeline in
             try await NativeProcesses.with(server: server, keyPrefix: pipeline.prefix) { native in
@@ -157,11 +188,12 @@ func withWebPushFleet(platform: String, devices: Int, adapter: String, deviceArg
                 let keyFile = server.directory.appendingPathComponent("vapid.pem")
                 try Data(vapid.pemRepresentation.utf8).write(to: keyFile)
                 let out = server.directory.appendingPathComponent("images")
-                let arguments = [
-                    "--devices", String(devices), "--platform", platform, "--app-state", "mixed", "--tap", "more", "--fire-delay", "0",
-                    "--out", out.path, "--webpush-url", sim.url, "--webpush-ca-file", try #require(sim.caFile).path,
-                    "--webpush-application-server-key", Base64URL.encode(vapid.publicKey.x963Representation),
-                ] + deviceArguments
+                let arguments =
+                    [
+                        "--devices", String(devices), "--platform", platform, "--app-state", "mixed", "--tap", "more", "--fire-delay", "0",
+                        "--out", out.path, "--webpush-url", sim.url, "--webpush-ca-file", try #require(sim.caFile).path,
+                        "--webpush-application-server-key", Base64URL.encode(vapid.publicKey.x963Representation),
+                    ] + deviceArguments
                 let deviceSim = try await native.startDeviceSim(api: pipeline.baseURL, arguments)
                 do {
                     try await waitUntil(timeout: .seconds(60), "the devices to listen") { deviceSim.log.contains("listening") }
@@ -169,12 +201,15 @@ func withWebPushFleet(platform: String, devices: Int, adapter: String, deviceArg
                     Issue.record("device-sim: \(deviceSim.log.suffix(3000))")
                     throw error
                 }
-                _ = try await native.startWorkers(["w1"], adapter: adapter, sim.workerArguments + [
-                    "--webpush-vapid-key-file", keyFile.path, "--webpush-subject", "mailto:ops@example.com",
-                ])
-                try await body(WebPushFleet(pipeline: pipeline, sim: sim, devices: deviceSim, out: out) { name in
-                    try await native.startDeviceSim(api: pipeline.baseURL, arguments, name: name)
-                })
+                _ = try await native.startWorkers(
+                    ["w1"], adapter: adapter,
+                    sim.workerArguments + [
+                        "--webpush-vapid-key-file", keyFile.path, "--webpush-subject", "mailto:ops@example.com",
+                    ])
+                try await body(
+                    WebPushFleet(pipeline: pipeline, sim: sim, devices: deviceSim, out: out) { name in
+                        try await native.startDeviceSim(api: pipeline.baseURL, arguments, name: name)
+                    })
             }
         }
     }

@@ -1,8 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hiredis
 import Logging
 import RedisTestSupport
@@ -13,6 +10,10 @@ import RichPushWorker
 import Synchronization
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Status webhooks end to end: the API, a worker, a device and the worker's dispatcher POSTing to
 /// a real receiver over loopback HTTP.
 @Suite("Status webhooks")
@@ -22,19 +23,23 @@ struct WebhookFlowTests {
     /// Runs the webhook dispatchers of a worker process built by its composition root, retrying
     /// fast, while `body` runs.
     static func withDispatcher(_ pipeline: Pipeline, retryWindow: Duration = .seconds(3600), _ body: () async throws -> Void) async throws {
-        let webhooks = WebhookDispatcherConfiguration(consumer: "d-\(UUID().uuidString.prefix(6))", timeout: .seconds(10),
-                                                      retryBase: .milliseconds(300), retryMax: .seconds(2), retryWindow: retryWindow,
-                                                      registryRefresh: .milliseconds(200), retryPoll: .milliseconds(50))
+        let webhooks = WebhookDispatcherConfiguration(
+            consumer: "d-\(UUID().uuidString.prefix(6))", timeout: .seconds(10),
+            retryBase: .milliseconds(300), retryMax: .seconds(2), retryWindow: retryWindow,
+            registryRefresh: .milliseconds(200), retryPoll: .milliseconds(50))
         // Its warnings (a failed outbox read or retry pass) in the test's log: they say why a
         // delivery was not attempted.
         let process = pipeline.process(process: WorkerProcess.Configuration(webhooks: webhooks), logger: "e2e.webhooks", logLevel: .warning)
         try await withServices(process.webhooks, body)
     }
 
-    static func createWebhook(_ pipeline: Pipeline, port: Int, events: [String] = WebhookEventType.allCases.map(\.rawValue), as user: String = "alice",
-                              extra: [String: Any] = [:]) async throws -> String {
-        let answer = try await pipeline.call("POST", "api/webhooks", as: user,
-                                             json: ["url": "http://127.0.0.1:\(port)/hook", "events": events, "secret": secret].merging(extra) { _, new in new })
+    static func createWebhook(
+        _ pipeline: Pipeline, port: Int, events: [String] = WebhookEventType.allCases.map(\.rawValue), as user: String = "alice",
+        extra: [String: Any] = [:]
+    ) async throws -> String {
+        let answer = try await pipeline.call(
+            "POST", "api/webhooks", as: user,
+            json: ["url": "http://127.0.0.1:\(port)/hook", "events": events, "secret": secret].merging(extra) { _, new in new })
         #expect(answer.status == 201, "\(answer.json)")
         return try #require(answer.json["id"] as? String)
     }
@@ -49,8 +54,11 @@ struct WebhookFlowTests {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var bound = address
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } } == 0
-            && withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } } == 0
+        let ok =
+            withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } } == 0
+            && withUnsafeMutablePointer(to: &bound) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+            } == 0
         guard ok else {
             close(socket)
             throw RedisServerError("no free port")
@@ -103,8 +111,12 @@ struct WebhookFlowTests {
                         try await Self.withDispatcher(pipeline) {
                             let downSince = ContinuousClock.now
                             var ids: [Int] = []
-                            for index in 0..<3 { ids.append(try await pipeline.send(json: ["message": "hook \(index)", "richType": "text", "payload": "p"])) }
-                            try await waitUntil(timeout: .seconds(30), "every device to open every notification") { log.count("opened") >= 6 }
+                            for index in 0..<3 {
+                                ids.append(try await pipeline.send(json: ["message": "hook \(index)", "richType": "text", "payload": "p"]))
+                            }
+                            try await waitUntil(timeout: .seconds(30), "every device to open every notification") {
+                                log.count("opened") >= 6
+                            }
                             // The receiver stays down for 20 s from the first send.
                             try await Task.sleep(until: downSince + .seconds(20))
                             let failed = try await pipeline.call("GET", "api/webhooks/\(webhook)/attempts")
@@ -115,7 +127,9 @@ struct WebhookFlowTests {
                                 // What the status route counted, the receiver must have: one event per count.
                                 let expected = try await Self.expectedEvents(pipeline, ids: ids)
                                 #expect(expected.values.reduce(0, +) >= 3 * 2 * 3)
-                                try await waitUntil(timeout: .seconds(30), "every event at the receiver") { Self.seen(receiver) == expected }
+                                try await waitUntil(timeout: .seconds(30), "every event at the receiver") {
+                                    Self.seen(receiver) == expected
+                                }
                                 // Every delivery ended (while the receiver is up): nothing waits for a retry.
                                 try await waitUntil(timeout: .seconds(30), "the retries to drain") {
                                     try await pipeline.redis.send("ZCARD", "\(pipeline.prefix):{webhooks}:retries").int == 0
@@ -125,7 +139,9 @@ struct WebhookFlowTests {
                             for event in receiver.uniqueEvents.values {
                                 #expect(event["user"] == "alice" && event["installation"] != nil && event["at"]?.hasSuffix("Z") == true)
                             }
-                            let attempts = try await pipeline.call("GET", "api/webhooks/\(webhook)/attempts").json["attempts"] as? [[String: Any]] ?? []
+                            let attempts =
+                                try await pipeline.call("GET", "api/webhooks/\(webhook)/attempts").json["attempts"] as? [[String: Any]]
+                                ?? []
                             #expect(attempts.contains { $0["outcome"] as? String == "delivered" && $0["status"] as? Int == 204 })
                             let outbox = try await pipeline.redis.send("XLEN", pipeline.keys.webhookOutbox).int
                             #expect(outbox == 0)
@@ -154,10 +170,14 @@ struct WebhookFlowTests {
                             _ = try await pipeline.send(json: ["message": "dead", "richType": "text", "payload": "p"])
                             _ = registration
                             try await waitUntil(timeout: .seconds(30), "a dead letter") {
-                                let letters = try await pipeline.call("GET", "api/webhooks/\(webhook)/dead-letters").json["deadLetters"] as? [[String: Any]] ?? []
+                                let letters =
+                                    try await pipeline.call("GET", "api/webhooks/\(webhook)/dead-letters").json["deadLetters"]
+                                    as? [[String: Any]] ?? []
                                 return !letters.isEmpty
                             }
-                            let attempts = try await pipeline.call("GET", "api/webhooks/\(webhook)/attempts").json["attempts"] as? [[String: Any]] ?? []
+                            let attempts =
+                                try await pipeline.call("GET", "api/webhooks/\(webhook)/attempts").json["attempts"] as? [[String: Any]]
+                                ?? []
                             #expect(attempts.first?["outcome"] as? String == "dead" && attempts.first?["status"] as? Int == 500)
                             #expect(attempts.count >= 2 && attempts.dropFirst().allSatisfy { $0["outcome"] as? String == "retrying" })
                             #expect(receiver.deliveries.isEmpty)
@@ -166,10 +186,14 @@ struct WebhookFlowTests {
                             let replay = try await pipeline.call("POST", "api/webhooks/\(webhook)/dead-letters/replay")
                             #expect(replay.status == 202 && replay.json["replayed"] as? Int == 1)
                             try await waitUntil(timeout: .seconds(30), "the replayed delivery, recorded as delivered") {
-                                let attempts = try await pipeline.call("GET", "api/webhooks/\(webhook)/attempts").json["attempts"] as? [[String: Any]] ?? []
+                                let attempts =
+                                    try await pipeline.call("GET", "api/webhooks/\(webhook)/attempts").json["attempts"] as? [[String: Any]]
+                                    ?? []
                                 return !receiver.deliveries.isEmpty && attempts.first?["outcome"] as? String == "delivered"
                             }
-                            let letters = try await pipeline.call("GET", "api/webhooks/\(webhook)/dead-letters").json["deadLetters"] as? [[String: Any]] ?? []
+                            let letters =
+                                try await pipeline.call("GET", "api/webhooks/\(webhook)/dead-letters").json["deadLetters"]
+                                as? [[String: Any]] ?? []
                             #expect(letters.isEmpty)
                             #expect(receiver.deliveries.filter { !$0.signatureValid }.isEmpty)
                         }

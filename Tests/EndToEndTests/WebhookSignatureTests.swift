@@ -11,7 +11,8 @@ struct WebhookSignatureTests {
 
     @Test func theSignatureIsTheDocumentedHMAC() {
         // Computed independently of WebhookSignature, as a receiver in any language would.
-        let mac = HMAC<SHA256>.authenticationCode(for: Array("1764000000.".utf8) + Self.body, using: SymmetricKey(data: Array("whsec_k".utf8)))
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Array("1764000000.".utf8) + Self.body, using: SymmetricKey(data: Array("whsec_k".utf8)))
         let expected = "v1=" + mac.map { String(format: "%02x", $0) }.joined()
         #expect(WebhookSignature.sign(secret: "whsec_k", timestamp: 1_764_000_000, body: Self.body) == expected)
     }

@@ -16,7 +16,8 @@ struct WebhookTransportTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPWebhookTransport.configuration(connections: 4))
         let transport = HTTPWebhookTransport(client: client)
         let started = ContinuousClock.now
-        let response = await transport.post(url: "http://127.0.0.1:\(port)/hook", headers: [], body: Array("{}".utf8), timeout: .seconds(60))
+        let response = await transport.post(
+            url: "http://127.0.0.1:\(port)/hook", headers: [], body: Array("{}".utf8), timeout: .seconds(60))
         let elapsed = ContinuousClock.now - started
         try await client.shutdown()
         #expect(response.status == nil && !response.isSuccess)

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hiredis
 import RedisTestSupport
 import RichPushAdapters
@@ -9,6 +6,10 @@ import RichPushCore
 import RichPushQueue
 import RichPushStorage
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `richpush worker --metrics-port`: a real worker process scraped over HTTP while it runs real
 /// rich-push jobs through the simulated hub to a subscribed device.
@@ -22,17 +23,21 @@ struct WorkerMetricsTests {
             let queue = JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: prefix))
             let store = RedisNotificationStore(redis: redis, keys: keys, queue: queue, retention: .seconds(600))
             _ = try await RedisInstallationStore(redis: redis, keys: keys).save(
-                Installation(id: "i1", platform: .apns, handle: "phone-1", tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
+                Installation(id: "i1", platform: .apns, handle: "phone-1", tags: ["username:alice"], owner: "alice", updatedAt: 0),
+                limits: RegistrationLimits())
             let device = RedisSubscriber(configuration: server.configuration)
             try await device.ssubscribe([SimulatedHubAdapter.channel(prefix: prefix, handle: "phone-1")])
-            let worker = try await ChildProcess(executable: try richpushExecutable(), arguments: [
-                "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", "m1", "--log-level", "warning",
-                "--metrics-port", "0", "--queue-metrics-interval", "0.2", "--maintenance-interval", "0.1",
-            ], logFile: server.directory.appendingPathComponent("worker.log"))
+            let worker = try await ChildProcess(
+                executable: try richpushExecutable(),
+                arguments: [
+                    "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", "m1", "--log-level", "warning",
+                    "--metrics-port", "0", "--queue-metrics-interval", "0.2", "--maintenance-interval", "0.1",
+                ], logFile: server.directory.appendingPathComponent("worker.log"))
             let port = try await Self.metricsPort(of: worker)
 
             func draft(_ target: String) -> NotificationDraft {
-                NotificationDraft(message: "m", richType: .image, contentType: "image/png", payload: [1, 2, 3], creator: "alice", target: target)
+                NotificationDraft(
+                    message: "m", richType: .image, contentType: "image/png", payload: [1, 2, 3], creator: "alice", target: target)
             }
             let first = try await store.create(draft("username:alice")) { _ in "h" }
             for _ in 1..<20 { _ = try await store.create(draft("username:alice")) { _ in "h" } }

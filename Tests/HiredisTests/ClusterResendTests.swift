@@ -1,7 +1,8 @@
 import Foundation
-@testable import Hiredis
 import RedisTestSupport
 import Testing
+
+@testable import Hiredis
 
 /// What the cluster client sends again after a node failed with a command in flight: reads, which
 /// may run twice, and never a write, which may already have run (and reached a replica).
@@ -9,7 +10,9 @@ import Testing
 struct ClusterResendTests {
     /// A script that writes, then holds its node for `milliseconds` (Redis runs nothing else meanwhile).
     static func slowIncrement(_ key: String, milliseconds: Int) -> RedisCommand {
-        RedisCommand("EVAL", """
+        RedisCommand(
+            "EVAL",
+            """
             redis.call('INCR', KEYS[1])
             local start = redis.call('TIME')
             repeat

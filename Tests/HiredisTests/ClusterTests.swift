@@ -31,10 +31,14 @@ struct ClusterTests {
     @Test func clusterURLsParseAndBadOnesSayWhy() throws {
         let configuration = try RedisClusterConfiguration(url: "redis+cluster://app:s%40cret@10.0.0.1:7000,10.0.0.2:7001/?name=worker")
         #expect(configuration.seeds == [ClusterNode(host: "10.0.0.1", port: 7000), ClusterNode(host: "10.0.0.2", port: 7001)])
-        #expect(configuration.node.username == "app" && configuration.node.password == "s@cret" && configuration.node.clientName == "worker")
+        #expect(
+            configuration.node.username == "app" && configuration.node.password == "s@cret" && configuration.node.clientName == "worker")
         #expect(configuration.redactedURL == "redis+cluster://***@10.0.0.1:7000,10.0.0.2:7001")
         #expect(RedisClusterConfiguration.isClusterURL("REDIS+CLUSTER://h:1") && !RedisClusterConfiguration.isClusterURL("redis://h:1"))
-        for bad in ["redis://h:1", "redis+cluster://", "redis+cluster://h", "redis+cluster://h:99999", "redis+cluster://h:1/3", "redis+cluster://h:1?db=2"] {
+        for bad in [
+            "redis://h:1", "redis+cluster://", "redis+cluster://h", "redis+cluster://h:99999", "redis+cluster://h:1/3",
+            "redis+cluster://h:1?db=2",
+        ] {
             #expect(throws: RedisError.self, "\(bad)") { try RedisClusterConfiguration(url: bad) }
         }
     }
@@ -64,7 +68,9 @@ struct ClusterTests {
             for tag in ["a", "b", "c", "d", "e", "f"] {
                 #expect(try await client.run(script, keys: ["{\(tag)}:n"], arguments: [5]).int == 5)
             }
-            let exec = try await client.transaction([RedisCommand("INCR", "{t}:x"), RedisCommand("INCR", "{t}:y"), RedisCommand("GET", "{t}:x")])
+            let exec = try await client.transaction([
+                RedisCommand("INCR", "{t}:x"), RedisCommand("INCR", "{t}:y"), RedisCommand("GET", "{t}:x"),
+            ])
             #expect(exec.map(\.int) == [1, 1, 1] || exec.last?.string == "1")
             // Keys in two slots in one command: Redis's CROSSSLOT, as it is.
             await #expect(throws: RedisError.self) { try await client.send("MGET", "{a}:n", "{b}:n") }
@@ -82,8 +88,12 @@ struct ClusterTests {
             let to = try await cluster.cli(cluster.masterPorts[1], ["cluster", "myid"]).trimmingCharacters(in: .whitespacesAndNewlines)
             let port = cluster.masterPorts[0]
             let reshard = Task.detached {
-                try await runTool("/usr/bin/redis-cli", ["--cluster", "reshard", "127.0.0.1:\(port)", "--cluster-from", ids, "--cluster-to", to,
-                                                   "--cluster-slots", "1000", "--cluster-yes", "--cluster-pipeline", "10"])
+                try await runTool(
+                    "/usr/bin/redis-cli",
+                    [
+                        "--cluster", "reshard", "127.0.0.1:\(port)", "--cluster-from", ids, "--cluster-to", to,
+                        "--cluster-slots", "1000", "--cluster-yes", "--cluster-pipeline", "10",
+                    ])
             }
             for round in 0..<40 {
                 _ = try await client.sendAll(keys.map { RedisCommand("INCR", $0) })
@@ -136,14 +146,20 @@ struct ClusterTests {
             try await subscriber.ssubscribe(channels)
             let following = Task { await subscriber.run() }
             let received = Received()
-            let reading = Task { for await message in subscriber.messages { received.seen.withLock { _ = $0.insert(String(decoding: message.payload, as: UTF8.self)) } } }
+            let reading = Task {
+                for await message in subscriber.messages {
+                    received.seen.withLock { _ = $0.insert(String(decoding: message.payload, as: UTF8.self)) }
+                }
+            }
             defer { following.cancel(); reading.cancel() }
 
             /// Every channel's publish, on the master that serves it now, reaches this subscriber.
             func everyChannelIsServed(_ round: String) async throws {
                 try await waitUntil(timeout: .seconds(30), "every channel to reach the subscriber (\(round))") {
                     try? await client.refreshSlots()
-                    guard let counts = try? await client.pipeline(channels.map { RedisCommand("SPUBLISH", $0, "\(round) \($0)") }) else { return false }
+                    guard let counts = try? await client.pipeline(channels.map { RedisCommand("SPUBLISH", $0, "\(round) \($0)") }) else {
+                        return false
+                    }
                     return counts.allSatisfy { ($0.int ?? 0) >= 1 }
                 }
                 try await waitUntil(timeout: .seconds(60), "the \(round) messages") {

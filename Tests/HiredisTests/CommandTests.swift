@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Hiredis
 
 @Suite("Commands and scripts, offline")
@@ -12,8 +13,10 @@ struct CommandTests {
         #expect(command.arguments == [Array("SET".utf8), Array("key".utf8), [0, 13, 10, 255], Array("42".utf8), [], Array("-1.5".utf8)])
         // Integers are written digit by digit (no String): signs, zero and the extremes.
         let integers = RedisCommand("X", 0, -7, Int.max, Int.min, "ünï", Substring("sub"), [UInt8]([1, 2])[1...])
-        let expected: [[UInt8]] = [Array("X".utf8), Array("0".utf8), Array("-7".utf8), Array("\(Int.max)".utf8), Array("\(Int.min)".utf8),
-                                   Array("ünï".utf8), Array("sub".utf8), [2]]
+        let expected: [[UInt8]] = [
+            Array("X".utf8), Array("0".utf8), Array("-7".utf8), Array("\(Int.max)".utf8), Array("\(Int.min)".utf8),
+            Array("ünï".utf8), Array("sub".utf8), [2],
+        ]
         #expect(integers.arguments == expected)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Hiredis
 
 @Suite("Redis URL parsing")

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Hiredis
 import RedisTestSupport
+import Testing
+
+@testable import Hiredis
 
 @Suite("RedisConnection and NIORedisConnection against a real redis-server")
 struct ConnectionTests {
@@ -32,7 +33,8 @@ struct ConnectionTests {
             #expect(streamReply[0].string == stream)
             let entry = try #require(streamReply[1].array?.first?.array)
             #expect(entry[0] == id)
-            #expect(entry[1] == .array([.bulk(Array("job".utf8)), .bulk(Array("42".utf8)), .bulk(Array("payload".utf8)), .bulk([0, 1, 2])]))
+            #expect(
+                entry[1] == .array([.bulk(Array("job".utf8)), .bulk(Array("42".utf8)), .bulk(Array("payload".utf8)), .bulk([0, 1, 2])]))
             let empty = try await connection.send("XREADGROUP", "GROUP", "workers", "alice", "COUNT", 10, "STREAMS", stream, ">")
             #expect(empty.isNull)
             await connection.close()
@@ -237,7 +239,9 @@ struct ConnectionTests {
     @Test func theConnectionsThreadIsNamedAfterItsClient() async throws {
         try await withRedisServer { server in
             var configuration = server.configuration
-            for (clientName, expected) in [("richpush-api", "redis:api"), ("richpush-loadtest-devices", "redis:loadtest-"), ("other", "redis:other")] {
+            for (clientName, expected) in [
+                ("richpush-api", "redis:api"), ("richpush-loadtest-devices", "redis:loadtest-"), ("other", "redis:other"),
+            ] {
                 configuration.clientName = clientName
                 let connection = try await RedisConnection.connect(configuration: configuration)
                 #expect(ThreadName.name(of: pthread_t(connection.threadID.load(ordering: .acquiring))) == expected)

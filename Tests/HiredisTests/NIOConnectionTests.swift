@@ -1,8 +1,9 @@
 import Glibc
-import Testing
-@testable import Hiredis
 import NIOCore
 import RedisTestSupport
+import Testing
+
+@testable import Hiredis
 
 /// What only the SwiftNIO transport does: its event loop as an executor, automatic pipelining
 /// of the requests of one tick, large replies through hiredis's reader, loop-aware pooling.
@@ -38,7 +39,9 @@ struct NIOConnectionTests {
                 try await withThrowingTaskGroup(of: [RedisValue].self) { group in
                     for task in 0..<1000 {
                         group.addTask {
-                            try await connection.transaction([RedisCommand("INCR", prefix + "total"), RedisCommand("SET", prefix + "t:\(task)", task)])
+                            try await connection.transaction([
+                                RedisCommand("INCR", prefix + "total"), RedisCommand("SET", prefix + "t:\(task)", task),
+                            ])
                         }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }
@@ -61,7 +64,9 @@ struct NIOConnectionTests {
             let key = uniqueKeyPrefix() + "big"
             let value = (0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
             try await connection.send("SET", key, value)
-            let replies = try await connection.pipeline([RedisCommand("GET", key), RedisCommand("STRLEN", key), RedisCommand("ECHO", "small")])
+            let replies = try await connection.pipeline([
+                RedisCommand("GET", key), RedisCommand("STRLEN", key), RedisCommand("ECHO", "small"),
+            ])
             #expect(replies[0] == .bulk(value))
             #expect(replies[1] == .integer(value.count))
             #expect(replies[2] == .bulk(Array("small".utf8)))

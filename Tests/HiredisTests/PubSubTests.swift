@@ -1,6 +1,6 @@
-import Testing
 import Hiredis
 import RedisTestSupport
+import Testing
 
 @Suite("Pub/Sub subscriber")
 struct PubSubTests {
@@ -21,7 +21,9 @@ struct PubSubTests {
             #expect(try await publisher.send("PUBLISH", prefix + "a", "dropped") == .integer(0))
             try await subscriber.psubscribe([prefix + "p:*"])
             #expect(try await publisher.send("PUBLISH", prefix + "p:1", "by pattern") == .integer(1))
-            #expect(await messages.next() == RedisPubSubMessage(channel: prefix + "p:1", pattern: prefix + "p:*", payload: Array("by pattern".utf8)))
+            #expect(
+                await messages.next()
+                    == RedisPubSubMessage(channel: prefix + "p:1", pattern: prefix + "p:*", payload: Array("by pattern".utf8)))
 
             try await subscriber.unsubscribe()
             try await subscriber.punsubscribe()

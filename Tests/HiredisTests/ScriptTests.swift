@@ -1,6 +1,6 @@
-import Testing
 import Hiredis
 import RedisTestSupport
+import Testing
 
 @Suite("Lua scripts by EVALSHA")
 struct ScriptTests {

@@ -40,8 +40,9 @@ package final class LocalAPNS: Sendable {
     /// Apple's checks for the default key and topic; `otherEnvironmentTokens`: device tokens
     /// refused as the other environment's (production's for a sandbox, and the reverse).
     package static func rules(otherEnvironmentTokens: Set<String> = []) throws -> APNSServerRules {
-        APNSServerRules(token: APNSProviderTokenCheck(teamID: teamID, keys: [keyID: try signer().publicKey]), topics: [topic],
-                        otherEnvironmentTokens: otherEnvironmentTokens)
+        APNSServerRules(
+            token: APNSProviderTokenCheck(teamID: teamID, keys: [keyID: try signer().publicKey]), topics: [topic],
+            otherEnvironmentTokens: otherEnvironmentTokens)
     }
 
     /// Starts the simulator with `rules` (the default key and topic unless given) and a client
@@ -51,18 +52,23 @@ package final class LocalAPNS: Sendable {
     /// timeouts gives its own. A new connection's TLS handshake and SETTINGS get as long (at least
     /// 10 s): `aHoldOnTheSandboxLeavesProductionSending` saw its second connection closed
     /// unready after 10 s in a full run (2026-12-07).
-    package static func start(rules: APNSServerRules? = nil, maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(),
-                              timeout: Duration = .seconds(60), connections: Int = 2,
-                              responseIDHeader: String? = "apns-id", pingTimeout: Duration? = nil) async throws -> LocalAPNS {
+    package static func start(
+        rules: APNSServerRules? = nil, maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(),
+        timeout: Duration = .seconds(60), connections: Int = 2,
+        responseIDHeader: String? = "apns-id", pingTimeout: Duration? = nil
+    ) async throws -> LocalAPNS {
         let certificates = try LocalCertificates.generate()
         let record = Record()
-        let server = try await APNSSimulatorServer.start(certificates: certificates, rules: try rules ?? Self.rules(), maxStreams: maxStreams,
-                                                         faults: faults, log: { record.log($0) }, forward: { record.accept($0) })
+        let server = try await APNSSimulatorServer.start(
+            certificates: certificates, rules: try rules ?? Self.rules(), maxStreams: maxStreams,
+            faults: faults, log: { record.log($0) }, forward: { record.accept($0) })
         do {
-            let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
-                endpoint: HTTP2Client.Endpoint(host: "localhost", port: server.port, usesTLS: true),
-                trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections,
-                requestTimeout: timeout, connectTimeout: max(timeout, .seconds(10)), responseIDHeader: responseIDHeader, pingTimeout: pingTimeout))
+            let client = try HTTP2Client(
+                configuration: HTTP2Client.Configuration(
+                    endpoint: HTTP2Client.Endpoint(host: "localhost", port: server.port, usesTLS: true),
+                    trustRoots: try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)), connections: connections,
+                    requestTimeout: timeout, connectTimeout: max(timeout, .seconds(10)), responseIDHeader: responseIDHeader,
+                    pingTimeout: pingTimeout))
             return LocalAPNS(server: server, client: client, certificates: certificates, record: record)
         } catch {
             try await server.stop()
@@ -89,14 +95,19 @@ package final class LocalAPNS: Sendable {
     }
 
     /// A silent push for notification `notification` to a device with `token`.
-    package static func push(token: String, notification: Int = 42, installation: String? = nil, registeredAt: Int64 = 0,
-                             environment: APNSEnvironment = .production) -> OutgoingPush {
-        OutgoingPush(notification: notification,
-                     installation: Installation(id: installation ?? "inst-\(token.suffix(8))", platform: .apns, handle: token, tags: [],
-                                                owner: "alice", updatedAt: registeredAt, apnsEnvironment: environment),
-                     rendered: RenderedPush(payload: Array(#"{"aps":{"content-available":1},"richId":"\#(notification)"}"#.utf8),
-                                            pushType: "background", priority: 5, expiration: Int(Date().timeIntervalSince1970) + 3600,
-                                            collapseID: String(notification)))
+    package static func push(
+        token: String, notification: Int = 42, installation: String? = nil, registeredAt: Int64 = 0,
+        environment: APNSEnvironment = .production
+    ) -> OutgoingPush {
+        OutgoingPush(
+            notification: notification,
+            installation: Installation(
+                id: installation ?? "inst-\(token.suffix(8))", platform: .apns, handle: token, tags: [],
+                owner: "alice", updatedAt: registeredAt, apnsEnvironment: environment),
+            rendered: RenderedPush(
+                payload: Array(#"{"aps":{"content-available":1},"richId":"\#(notification)"}"#.utf8),
+                pushType: "background", priority: 5, expiration: Int(Date().timeIntervalSince1970) + 3600,
+                collapseID: String(notification)))
     }
 
     /// 64 hex digits, distinct per index.

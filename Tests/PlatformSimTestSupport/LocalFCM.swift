@@ -32,16 +32,19 @@ package struct LocalFCM: Sendable {
     /// the service account `clientEmail` signed by the key of `publicKeyPEM` (key id `k1`). The
     /// port is known before the server binds it (the service account names it), so a parallel
     /// test could take it first: a failed bind tries another port.
-    package static func with<T: Sendable>(projectID: String = "richpush-demo", clientEmail: String = "fcm@richpush-demo.iam.gserviceaccount.com",
-                                          publicKeyPEM: String, _ change: (inout FCMSimulator.Configuration) -> Void = { _ in },
-                                          _ body: (LocalFCM) async throws -> T) async throws -> T {
+    package static func with<T: Sendable>(
+        projectID: String = "richpush-demo", clientEmail: String = "fcm@richpush-demo.iam.gserviceaccount.com",
+        publicKeyPEM: String, _ change: (inout FCMSimulator.Configuration) -> Void = { _ in },
+        _ body: (LocalFCM) async throws -> T
+    ) async throws -> T {
         let certificates = try LocalCertificates.generate()
         let roots = try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8))
         for attempt in 1...5 {
             let port = try RedisServer.freePort()
             var configuration = FCMSimulator.Configuration(
                 projectID: projectID,
-                check: try FCMAssertionCheck(clientEmail: clientEmail, keyID: "k1", publicKeyPEM: publicKeyPEM, audiences: [tokenURI(port: port)]))
+                check: try FCMAssertionCheck(
+                    clientEmail: clientEmail, keyID: "k1", publicKeyPEM: publicKeyPEM, audiences: [tokenURI(port: port)]))
             change(&configuration)
             let record = Record()
             let simulator = FCMSimulator(configuration: configuration, log: { record.log($0) }, forward: { record.accept($0) })
@@ -57,15 +60,18 @@ package struct LocalFCM: Sendable {
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
             let client: HTTP2Client
             do {
-                client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
-                                                                                  trustRoots: roots, requestTimeout: timeout))
+                client = try HTTP2Client(
+                    configuration: HTTP2Client.Configuration(
+                        endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: port, usesTLS: true),
+                        trustRoots: roots, requestTimeout: timeout))
             } catch {
                 try? await http.shutdown()
                 try? await server.stop()
                 throw error
             }
-            let local = LocalFCM(simulator: simulator, port: port, client: client, http: http, requests: { record.requests },
-                                 accepted: { record.accepted.withLock { $0 } })
+            let local = LocalFCM(
+                simulator: simulator, port: port, client: client, http: http, requests: { record.requests },
+                accepted: { record.accepted.withLock { $0 } })
             let result: T
             do {
                 result = try await body(local)

@@ -1,7 +1,7 @@
 package import Foundation
 import Subprocess
-import SystemPackage
 import Synchronization
+import SystemPackage
 
 /// A process the test starts (a `richpush worker`, say), on swift-subprocess: a clean signal mask
 /// and default signal handlers (a child spawned from a Dispatch thread with Foundation's
@@ -22,8 +22,9 @@ package final class ChildProcess: Sendable {
     /// `environment` is added to (or overrides) this process's environment.
     package init(executable: URL, arguments: [String], environment: [String: String] = [:], logFile: URL) async throws {
         self.logFile = logFile
-        let log = try FileDescriptor.open(FilePath(logFile.path), .writeOnly, options: [.create, .append, .truncate],
-                                          permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        let log = try FileDescriptor.open(
+            FilePath(logFile.path), .writeOnly, options: [.create, .append, .truncate],
+            permissions: [.ownerReadWrite, .groupRead, .otherRead])
         var overrides: [Environment.Key: String?] = [:]
         for (key, value) in environment {
             guard let name = Environment.Key(rawValue: key) else { throw RedisServerError("bad environment variable name \(key)") }
@@ -53,10 +54,11 @@ package final class ChildProcess: Sendable {
                     }
                 }
                 try log.close()
-                let code = switch result.terminationStatus {
-                case .exited(let code): code
-                case .signaled(let signal): 128 + signal
-                }
+                let code =
+                    switch result.terminationStatus {
+                    case .exited(let code): code
+                    case .signaled(let signal): 128 + signal
+                    }
                 status.value.withLock { $0 = .success(code) }
             } catch {
                 handle.finish(throwing: error)
@@ -133,5 +135,7 @@ package func richpushExecutable() throws -> URL {
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         directory = directory.deletingLastPathComponent()
     }
-    throw RedisServerError("the richpush executable is not built next to the tests; run `swift build --build-tests` (scripts/test.sh does) or set RICHPUSH_BIN")
+    throw RedisServerError(
+        "the richpush executable is not built next to the tests; run `swift build --build-tests` (scripts/test.sh does) or set RICHPUSH_BIN"
+    )
 }

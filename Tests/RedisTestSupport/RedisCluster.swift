@@ -12,8 +12,10 @@ package struct LocalRedisCluster: Sendable {
     package var url: String { "redis+cluster://" + masterPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",") }
 
     package var configuration: RedisClusterConfiguration {
-        RedisClusterConfiguration(seeds: masterPorts.map { ClusterNode(host: "127.0.0.1", port: $0) },
-                                  node: RedisConfiguration(connectTimeout: .seconds(1), commandTimeout: .seconds(3), reconnectBackoff: .milliseconds(10)...(.milliseconds(200))))
+        RedisClusterConfiguration(
+            seeds: masterPorts.map { ClusterNode(host: "127.0.0.1", port: $0) },
+            node: RedisConfiguration(
+                connectTimeout: .seconds(1), commandTimeout: .seconds(3), reconnectBackoff: .milliseconds(10)...(.milliseconds(200))))
     }
 
     static var script: String {
@@ -24,7 +26,8 @@ package struct LocalRedisCluster: Sendable {
 
     static func start() async throws -> LocalRedisCluster {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-cluster-\(UUID().uuidString.prefix(8))")
-        let result = try await runScript([script, "start", "--dir", directory.path], log: URL(fileURLWithPath: directory.path + ".start.log"))
+        let result = try await runScript(
+            [script, "start", "--dir", directory.path], log: URL(fileURLWithPath: directory.path + ".start.log"))
         guard result.status == 0, let ports = try? String(contentsOf: directory.appendingPathComponent("ports"), encoding: .utf8) else {
             throw RedisServerError("scripts/cluster.sh start failed: \(result.output)")
         }
@@ -41,8 +44,9 @@ package struct LocalRedisCluster: Sendable {
 
     /// Starts again the node on `port` after it was killed (after a failover it rejoins as a replica).
     package func restartNode(_ port: Int) async throws {
-        let result = try await runScript([Self.script, "restart-node", "--dir", directory.path, "--port", "\(port)"],
-                                         log: URL(fileURLWithPath: directory.path + ".restart.log"))
+        let result = try await runScript(
+            [Self.script, "restart-node", "--dir", directory.path, "--port", "\(port)"],
+            log: URL(fileURLWithPath: directory.path + ".restart.log"))
         guard result.status == 0 else { throw RedisServerError("restarting the node on port \(port) failed: \(result.output)") }
     }
 
@@ -56,7 +60,8 @@ package struct LocalRedisCluster: Sendable {
         for index in 0..<ports.count {
             let node = directory.appendingPathComponent("node-\(index)")
             guard let text = try? String(contentsOf: node.appendingPathComponent("port"), encoding: .utf8),
-                  Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) == port else { continue }
+                Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) == port
+            else { continue }
             let pid = try String(contentsOf: node.appendingPathComponent("redis.pid"), encoding: .utf8)
             return Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }

@@ -39,7 +39,9 @@ package final class RedisServer: @unchecked Sendable {
     /// on 2 cores (a 5 s command timeout failed `PoolTests` and `NIOConnectionTests` under
     /// `scripts/test.sh`), so 30 s; a test of timeouts sets its own.
     package var configuration: RedisConfiguration {
-        RedisConfiguration(host: "127.0.0.1", port: port, connectTimeout: .seconds(10), commandTimeout: .seconds(30), reconnectBackoff: .milliseconds(10)...(.milliseconds(200)))
+        RedisConfiguration(
+            host: "127.0.0.1", port: port, connectTimeout: .seconds(10), commandTimeout: .seconds(30),
+            reconnectBackoff: .milliseconds(10)...(.milliseconds(200)))
     }
 
     /// How many times the server ran `name` (lower case, e.g. `hincrby`), inside scripts too,
@@ -47,7 +49,8 @@ package final class RedisServer: @unchecked Sendable {
     package func commandCalls(_ name: String) async throws -> Int {
         let stats = try await probe("INFO", "commandstats").string ?? ""
         guard let line = stats.components(separatedBy: "\r\n").first(where: { $0.hasPrefix("cmdstat_\(name):") }),
-              let value = line.split(separator: ":calls=").dropFirst().first?.split(separator: ",").first else { return 0 }
+            let value = line.split(separator: ":calls=").dropFirst().first?.split(separator: ",").first
+        else { return 0 }
         return Int(value) ?? 0
     }
 
@@ -71,12 +74,14 @@ package final class RedisServer: @unchecked Sendable {
         // On swift-subprocess, not Foundation's Process: Process.run() in Swift 6.3.1 reads past
         // a buffer while it lists /proc/self/fd, and with the thousand descriptors of a full test
         // run it crashed the test process now and then (swift-corelibs-foundation#5472).
-        let process = try await ChildProcess(executable: executable, arguments: [
-            "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory.path,
-            "--save", "", "--appendonly", appendOnly ? "yes" : "no", "--appendfsync", "everysec",
-            "--daemonize", "no", "--logfile", directory.appendingPathComponent("redis.log").path,
-            "--protected-mode", "no", "--pidfile", directory.appendingPathComponent("redis.pid").path,
-        ] + extraArguments, logFile: directory.appendingPathComponent("redis.out"))
+        let process = try await ChildProcess(
+            executable: executable,
+            arguments: [
+                "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory.path,
+                "--save", "", "--appendonly", appendOnly ? "yes" : "no", "--appendfsync", "everysec",
+                "--daemonize", "no", "--logfile", directory.appendingPathComponent("redis.log").path,
+                "--protected-mode", "no", "--pidfile", directory.appendingPathComponent("redis.pid").path,
+            ] + extraArguments, logFile: directory.appendingPathComponent("redis.out"))
         self.process = process
         // redis-server rewrites its command line (`redis-server 127.0.0.1:PORT`) and moves into
         // --dir: the lifeline knows it by that directory.
@@ -84,7 +89,8 @@ package final class RedisServer: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if !process.isRunning {
-                throw RedisServerError("redis-server exited at start (status \(process.exitStatus.map(String.init) ?? "unknown")); log: \(log.suffix(500))")
+                throw RedisServerError(
+                    "redis-server exited at start (status \(process.exitStatus.map(String.init) ?? "unknown")); log: \(log.suffix(500))")
             }
             if Self.answersPing(port: port) { return }
             try await Task.sleep(for: .milliseconds(10))
@@ -160,7 +166,9 @@ package final class RedisServer: @unchecked Sendable {
             let file = URL(fileURLWithPath: directory).appendingPathComponent("redis-server")
             if FileManager.default.isExecutableFile(atPath: file.path) { return file }
         }
-        throw RedisServerError("redis-server is not installed; these tests need a real Redis. Install it with `sudo apt-get install redis-server` (scripts/test.sh does this for you).")
+        throw RedisServerError(
+            "redis-server is not installed; these tests need a real Redis. Install it with `sudo apt-get install redis-server` (scripts/test.sh does this for you)."
+        )
     }
 
     package static func freePort() throws -> Int {
@@ -173,6 +181,7 @@ package final class RedisServer: @unchecked Sendable {
     /// socket bound to it without `SO_REUSEADDR` and never listening holds it, so no server
     /// started meanwhile (by this process or another) can take it. A port only found free and
     /// closed again can be taken by the next server any test starts, and then it answers.
+    @discardableResult
     package static func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -> T {
         let (fd, port) = try loopbackSocket(listening: false)
         defer { close(fd) }
@@ -254,7 +263,9 @@ package struct RedisServerError: Error, CustomStringConvertible {
 }
 
 /// Runs `body` with a fresh private server, and stops it whatever happens.
-package func withRedisServer<T>(appendOnly: Bool = false, arguments: [String] = [], _ body: (RedisServer) async throws -> T) async throws -> T {
+package func withRedisServer<T>(
+    appendOnly: Bool = false, arguments: [String] = [], _ body: (RedisServer) async throws -> T
+) async throws -> T {
     let server = try await RedisServer(appendOnly: appendOnly, arguments: arguments)
     do {
         let result = try await body(server)

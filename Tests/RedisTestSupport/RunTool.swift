@@ -16,7 +16,8 @@ package func runTool(_ path: String, _ arguments: [String]) async throws -> (sta
     guard let status = try await process.wait(timeout: .seconds(600)) else {
         process.signal(SIGKILL)
         _ = try await process.wait(timeout: .seconds(10))
-        throw RedisServerError("\(path) \(arguments.joined(separator: " ")) did not end in 10 minutes; its output: \(process.log.suffix(2000))")
+        throw RedisServerError(
+            "\(path) \(arguments.joined(separator: " ")) did not end in 10 minutes; its output: \(process.log.suffix(2000))")
     }
     return (status, process.log)
 }

@@ -1,6 +1,6 @@
-import _CryptoExtras
 import Crypto
 package import Foundation
+import _CryptoExtras
 
 /// Platform credentials of the shapes Apple and Google hand out, made fresh for a test: a `.p8`
 /// (PKCS#8 P-256) key and a service-account JSON with a 2048-bit RSA key.
@@ -14,9 +14,11 @@ package enum TestCredentials {
     /// A service-account JSON (its text) for `project`; `edit` may change or drop members.
     package static func serviceAccount(project: String = "richpush-apps", edit: (inout [String: Any]) -> Void = { _ in }) throws -> String {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        var object: [String: Any] = ["type": "service_account", "project_id": project, "private_key_id": "k1",
-                                     "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@\(project).iam.gserviceaccount.com",
-                                     "token_uri": "https://oauth2.googleapis.com/token"]
+        var object: [String: Any] = [
+            "type": "service_account", "project_id": project, "private_key_id": "k1",
+            "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@\(project).iam.gserviceaccount.com",
+            "token_uri": "https://oauth2.googleapis.com/token",
+        ]
         edit(&object)
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
@@ -31,6 +33,7 @@ package enum TestCredentials {
     }
 
     package static func base64url(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: "")
     }
 }

@@ -15,14 +15,18 @@ struct AccessTests {
         try await withRedisServer { server in
             let fixture = try await APIFixture(server: server)
             try await fixture.test { client in
-                for headers in [HTTPFields(), APIFixture.basic("alice", "wrong"), APIFixture.basic("nobody", "x"), [.authorization: "Basic !!!"]] {
+                for headers in [
+                    HTTPFields(), APIFixture.basic("alice", "wrong"), APIFixture.basic("nobody", "x"), [.authorization: "Basic !!!"],
+                ] {
                     try await client.execute(uri: "/api/notifications", method: .get, headers: headers) { response in
                         #expect(response.status == .unauthorized)
                         #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
                         #expect(response.errorCode == "unauthorized")
                     }
                 }
-                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice")) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice")) {
+                    #expect($0.status == .ok)
+                }
             }
         }
     }
@@ -36,21 +40,29 @@ struct AccessTests {
             }
             try await fixture.test { client in
                 // Bob's password is remembered; it must not let a guesser skip the throttle.
-                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("bob")) {
+                    #expect($0.status == .ok)
+                }
                 for _ in 0..<3 {
-                    try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("bob", "guess")) { #expect($0.status == .unauthorized) }
+                    try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("bob", "guess")) {
+                        #expect($0.status == .unauthorized)
+                    }
                 }
                 // Even the right password waits while this (user, address) pair is in its delay.
                 try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("bob")) { response in
                     #expect(response.status == .tooManyRequests)
                     #expect(Int(response.headers[.retryAfter] ?? "") ?? 0 > 0)
                 }
-                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice")) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice")) {
+                    #expect($0.status == .ok)
+                }
                 // Concurrent guesses are charged before bcrypt runs: only the free ones are checked.
                 let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                     for attempt in 0..<40 {
                         group.addTask {
-                            try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("root", "guess-\(attempt)")) { $0.status }
+                            try await client.execute(
+                                uri: "/api/notifications", method: .get, headers: APIFixture.basic("root", "guess-\(attempt)")
+                            ) { $0.status }
                         }
                     }
                     return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
@@ -75,10 +87,16 @@ struct AccessTests {
         try await withRedisServer { server in
             let fixture = try await APIFixture(server: server) { $0.auth.mode = .demo }
             try await fixture.test { client in
-                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("carol", "carol")) { #expect($0.status == .ok) }
-                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("carol", "other")) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("carol", "carol")) {
+                    #expect($0.status == .ok)
+                }
+                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("carol", "other")) {
+                    #expect($0.status == .unauthorized)
+                }
                 // bcrypt users do not get in with their real password in demo mode.
-                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice")) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice")) {
+                    #expect($0.status == .unauthorized)
+                }
             }
         }
     }
@@ -99,13 +117,21 @@ struct AccessTests {
                 try await client.execute(uri: "/api/notifications/999999", method: .get, headers: APIFixture.basic("bob")) {
                     #expect($0.status == .notFound && $0.errorMessage == "no notification 999999")
                 }
-                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: APIFixture.basic("bob"),
-                                         body: APIFixture.json(["kind": "opened"])) { #expect($0.status == .notFound) }
-                try await client.execute(uri: "/api/register/\(aliceDevice)", method: .delete, headers: APIFixture.basic("bob")) { #expect($0.status == .notFound) }
-                try await client.execute(uri: "/api/register/\(aliceDevice)", method: .put, headers: APIFixture.basic("bob"),
-                                         body: APIFixture.json(["Platform": "apns", "Handle": "stolen"])) { #expect($0.status == .notFound) }
+                try await client.execute(
+                    uri: "/api/notifications/\(id)/receipts", method: .post, headers: APIFixture.basic("bob"),
+                    body: APIFixture.json(["kind": "opened"])
+                ) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/register/\(aliceDevice)", method: .delete, headers: APIFixture.basic("bob")) {
+                    #expect($0.status == .notFound)
+                }
+                try await client.execute(
+                    uri: "/api/register/\(aliceDevice)", method: .put, headers: APIFixture.basic("bob"),
+                    body: APIFixture.json(["Platform": "apns", "Handle": "stolen"])
+                ) { #expect($0.status == .notFound) }
                 // Alice's device is untouched, and she can delete it.
-                try await client.execute(uri: "/api/register/\(aliceDevice)", method: .delete, headers: APIFixture.basic("alice")) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/api/register/\(aliceDevice)", method: .delete, headers: APIFixture.basic("alice")) {
+                    #expect($0.status == .ok)
+                }
             }
         }
     }
@@ -124,10 +150,17 @@ struct AccessTests {
                 #expect(accepted.json["target"] as? String == "sports && !weekend")
                 let id = try #require(accepted.json["id"] as? String)
                 // Nobody but the creator reads it before a worker addressed it to a device.
-                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .notFound) }
-                _ = try await fixture.ledger.leaseDeliveries(id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
-                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .ok) }
-                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("alice")) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) {
+                    #expect($0.status == .notFound)
+                }
+                _ = try await fixture.ledger.leaseDeliveries(
+                    id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
+                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) {
+                    #expect($0.status == .ok)
+                }
+                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("alice")) {
+                    #expect($0.status == .notFound)
+                }
                 let bad = try await client.sendImage("root", target: "sports &&")
                 #expect(bad.status == .unprocessableContent && bad.errorCode == "bad_target")
             }
@@ -157,11 +190,14 @@ struct AccessTests {
                 try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob, body: receipt(bobDevice)) {
                     #expect($0.status == .notFound)
                 }
-                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob,
-                                         body: APIFixture.json(["kind": "read-it", "installation": bobDevice])) { #expect($0.status == .notFound) }
+                try await client.execute(
+                    uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob,
+                    body: APIFixture.json(["kind": "read-it", "installation": bobDevice])
+                ) { #expect($0.status == .notFound) }
                 var before = try await counts()
                 #expect(before["fetched"] == 0 && before["displayed"] == 0)
-                _ = try await fixture.ledger.leaseDeliveries(id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
+                _ = try await fixture.ledger.leaseDeliveries(
+                    id: Int(id)!, installations: [bobDevice], owner: "test", duration: .seconds(30))
                 let etag = try await client.execute(uri: fetch, method: .get, headers: bob) { response in
                     #expect(response.status == .ok)
                     return response.headers[.eTag] ?? ""
@@ -169,23 +205,33 @@ struct AccessTests {
                 var revalidate = bob
                 revalidate[.ifNoneMatch] = etag
                 try await client.execute(uri: fetch, method: .get, headers: revalidate) { #expect($0.status == .notModified) }
-                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob, body: receipt(bobDevice)) { response in
+                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob, body: receipt(bobDevice)) {
+                    response in
                     #expect(response.status == .ok)
                     #expect(response.json["duplicate"] as? Bool == false)
                 }
-                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob, body: receipt(bobDevice)) { response in
+                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob, body: receipt(bobDevice)) {
+                    response in
                     #expect(response.json["duplicate"] as? Bool == true)
                 }
                 // Bob's kind that does not exist is refused by name once he may read it.
-                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob,
-                                         body: APIFixture.json(["kind": "read-it", "installation": bobDevice])) { #expect($0.status == .unprocessableContent) }
+                try await client.execute(
+                    uri: "/api/notifications/\(id)/receipts", method: .post, headers: bob,
+                    body: APIFixture.json(["kind": "read-it", "installation": bobDevice])
+                ) { #expect($0.status == .unprocessableContent) }
                 // Alice's device was never addressed: 404 with or without her device named, with an ETag too.
                 var aliceRevalidate = alice
                 aliceRevalidate[.ifNoneMatch] = etag
-                try await client.execute(uri: "/api/notifications/\(id)?installation=\(aliceDevice)", method: .get, headers: alice) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/notifications/\(id)?installation=\(aliceDevice)", method: .get, headers: alice) {
+                    #expect($0.status == .notFound)
+                }
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: alice) { #expect($0.status == .notFound) }
-                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: aliceRevalidate) { #expect($0.status == .notFound) }
-                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: alice, body: receipt(aliceDevice)) {
+                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: aliceRevalidate) {
+                    #expect($0.status == .notFound)
+                }
+                try await client.execute(
+                    uri: "/api/notifications/\(id)/receipts", method: .post, headers: alice, body: receipt(aliceDevice)
+                ) {
                     #expect($0.status == .notFound)
                 }
                 before = try await counts()
@@ -201,12 +247,16 @@ struct AccessTests {
                 let id = try await client.execute(uri: "/api/register", method: .post, headers: APIFixture.basic("bob")) {
                     try JSONDecoder().decode(String.self, from: Data(buffer: $0.body))
                 }
-                try await client.execute(uri: "/api/register/\(id)", method: .put, headers: APIFixture.basic("bob"),
-                                         body: APIFixture.json(["Platform": "apns", "Handle": "h", "Tags": ["username:alice"]])) { response in
+                try await client.execute(
+                    uri: "/api/register/\(id)", method: .put, headers: APIFixture.basic("bob"),
+                    body: APIFixture.json(["Platform": "apns", "Handle": "h", "Tags": ["username:alice"]])
+                ) { response in
                     #expect(response.status == .forbidden)
                 }
-                try await client.execute(uri: "/api/register/\(id)", method: .put, headers: APIFixture.basic("bob"),
-                                         body: APIFixture.json(["Platform": "APNS", "Handle": "h", "Tags": ["news"]])) { response in
+                try await client.execute(
+                    uri: "/api/register/\(id)", method: .put, headers: APIFixture.basic("bob"),
+                    body: APIFixture.json(["Platform": "APNS", "Handle": "h", "Tags": ["news"]])
+                ) { response in
                     #expect(response.status == .ok)
                     #expect(response.json["Tags"] as? [String] == ["news", "username:bob"])
                 }

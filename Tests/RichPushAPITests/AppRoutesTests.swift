@@ -1,7 +1,7 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import Hummingbird
 import HummingbirdTesting
 import RedisTestSupport
@@ -26,8 +26,10 @@ struct AppRoutesTests {
         return fixture
     }
 
-    static func send(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ object: [String: Any]? = nil,
-                     headers: HTTPFields = AppRoutesTests.operatorHeaders) async throws -> TestResponse {
+    static func send(
+        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ object: [String: Any]? = nil,
+        headers: HTTPFields = AppRoutesTests.operatorHeaders
+    ) async throws -> TestResponse {
         try await client.execute(uri: uri, method: method, headers: headers, body: object.map(APIFixture.json))
     }
 
@@ -40,7 +42,9 @@ struct AppRoutesTests {
             try await Self.fixture(server, token: nil).test { client in
                 #expect(try await Self.send(client, .get, "/api/apps", headers: [:]).status == .unauthorized)
                 let off = try await Self.send(client, .get, "/api/apps")
-                #expect(off.status == .forbidden && off.errorCode == "operator_routes_off" && off.errorMessage.contains("--operator-token-file"))
+                #expect(
+                    off.status == .forbidden && off.errorCode == "operator_routes_off" && off.errorMessage.contains("--operator-token-file")
+                )
             }
             let fixture = try await Self.fixture(server)
             let key = try #require(try await RedisAPIKeyStoreFactory.adminKey(fixture))
@@ -50,7 +54,8 @@ struct AppRoutesTests {
                 // An admin user is not the operator, by password or by API key.
                 #expect(try await Self.send(client, .get, "/api/apps", headers: APIFixture.basic("root")).status == .unauthorized)
                 #expect(try await Self.send(client, .get, "/api/apps", headers: [.authorization: "Bearer \(key)"]).status == .forbidden)
-                #expect(try await Self.send(client, .get, "/api/apps", headers: [.authorization: "Bearer \(Self.token)x"]).status == .forbidden)
+                #expect(
+                    try await Self.send(client, .get, "/api/apps", headers: [.authorization: "Bearer \(Self.token)x"]).status == .forbidden)
                 let listed = try await Self.send(client, .get, "/api/apps")
                 #expect(listed.status == .ok)
                 #expect((listed.json["apps"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["default"])
@@ -69,7 +74,9 @@ struct AppRoutesTests {
             try await fixture.test { client in
                 let document = try OpenAPIDocument.load()
                 let accountObject = try #require(try JSONSerialization.jsonObject(with: Data(account.utf8)) as? [String: Any])
-                let created = try await Self.send(client, .post, "/api/apps", ["id": "shop", "name": "Shop", "apns": Self.apns(pem), "fcm": ["serviceAccount": accountObject]])
+                let created = try await Self.send(
+                    client, .post, "/api/apps",
+                    ["id": "shop", "name": "Shop", "apns": Self.apns(pem), "fcm": ["serviceAccount": accountObject]])
                 #expect(created.status == .created && created.headers[.location] == "/api/apps/shop")
                 let body = String(buffer: created.body)
                 #expect(!secrets.contains { body.contains($0) }, "\(body)")
@@ -82,8 +89,9 @@ struct AppRoutesTests {
 
                 // A new APNs key: a new fingerprint; FCM removed; a Web Push contact on the same pair.
                 let before = (created.json["apns"] as? [String: Any])?["keyFingerprint"] as? String
-                let changed = try await Self.send(client, .patch, "/api/apps/shop",
-                                                  ["apns": Self.apns(), "fcm": NSNull(), "webPush": ["subject": "mailto:ops@example.com"]])
+                let changed = try await Self.send(
+                    client, .patch, "/api/apps/shop",
+                    ["apns": Self.apns(), "fcm": NSNull(), "webPush": ["subject": "mailto:ops@example.com"]])
                 #expect(changed.status == .ok && changed.json["version"] as? Int == 2)
                 #expect((changed.json["apns"] as? [String: Any])?["keyFingerprint"] as? String != before)
                 #expect(changed.json["fcm"] == nil)
@@ -104,7 +112,8 @@ struct AppRoutesTests {
                 try document.check(template: "/api/apps/{id}", method: .patch, response: changed)
                 try document.check(template: "/api/apps", method: .get, response: listed)
                 try document.check(template: "/api/apps/{id}", method: .delete, response: removeDefault)
-                try document.check(template: "/api/apps/{id}", method: .get, response: try await Self.send(client, .get, "/api/apps/default"))
+                try document.check(
+                    template: "/api/apps/{id}", method: .get, response: try await Self.send(client, .get, "/api/apps/default"))
 
                 #expect(try await Self.send(client, .delete, "/api/apps/shop").status == .noContent)
                 #expect(try await Self.send(client, .get, "/api/apps/shop").status == .notFound)
@@ -123,31 +132,55 @@ struct AppRoutesTests {
                     ("bad id", ["id": "Shop Now"], .unprocessableContent, "bad_app_id", "lowercase"),
                     ("unknown member", ["id": "shop", "color": "red"], .badRequest, "unknown_field", "'color'"),
                     ("apns unknown member", ["id": "shop", "apns": ["key": "x", "p12": "y"]], .badRequest, "unknown_field", "apns.p12"),
-                    ("not P-256", ["id": "shop", "apns": Self.apns(TestCredentials.p384())], .unprocessableContent, "invalid_credentials", "P-256"),
-                    ("bad key id", ["id": "shop", "apns": Self.apns().merging(["keyId": "short"]) { $1 }], .unprocessableContent, "invalid_credentials", "key id"),
-                    ("bundle id with spaces", ["id": "shop", "apns": Self.apns(bundle: "com.example my app")], .unprocessableContent, "invalid_credentials", "bundleId"),
-                    ("apns field missing", ["id": "shop", "apns": ["key": TestCredentials.p8()]], .unprocessableContent, "missing_field", "apns.keyId"),
-                    ("account without key", ["id": "shop", "apns": Self.apns(), "fcm": ["serviceAccount": noKey]], .unprocessableContent,
-                     "invalid_credentials", "private_key"),
-                    ("subject not a URI", ["id": "shop", "webPush": ["subject": "ops@example.com"]], .unprocessableContent, "invalid_credentials", "mailto:"),
-                    ("bad VAPID key", ["id": "shop", "webPush": ["privateKey": "AAAA"]], .unprocessableContent, "invalid_credentials", "P-256"),
+                    (
+                        "not P-256", ["id": "shop", "apns": Self.apns(TestCredentials.p384())], .unprocessableContent,
+                        "invalid_credentials", "P-256"
+                    ),
+                    (
+                        "bad key id", ["id": "shop", "apns": Self.apns().merging(["keyId": "short"]) { $1 }], .unprocessableContent,
+                        "invalid_credentials", "key id"
+                    ),
+                    (
+                        "bundle id with spaces", ["id": "shop", "apns": Self.apns(bundle: "com.example my app")], .unprocessableContent,
+                        "invalid_credentials", "bundleId"
+                    ),
+                    (
+                        "apns field missing", ["id": "shop", "apns": ["key": TestCredentials.p8()]], .unprocessableContent, "missing_field",
+                        "apns.keyId"
+                    ),
+                    (
+                        "account without key", ["id": "shop", "apns": Self.apns(), "fcm": ["serviceAccount": noKey]], .unprocessableContent,
+                        "invalid_credentials", "private_key"
+                    ),
+                    (
+                        "subject not a URI", ["id": "shop", "webPush": ["subject": "ops@example.com"]], .unprocessableContent,
+                        "invalid_credentials", "mailto:"
+                    ),
+                    (
+                        "bad VAPID key", ["id": "shop", "webPush": ["privateKey": "AAAA"]], .unprocessableContent, "invalid_credentials",
+                        "P-256"
+                    ),
                     ("default", ["id": "default"], .conflict, "app_exists", "default"),
                 ]
                 for (name, object, status, code, words) in cases {
                     let response = try await Self.send(client, .post, "/api/apps", object)
-                    #expect(response.status == status && response.errorCode == code && response.errorMessage.contains(words),
-                            "\(name): \(response.status) \(response.errorCode ?? "-") \(response.errorMessage)")
+                    #expect(
+                        response.status == status && response.errorCode == code && response.errorMessage.contains(words),
+                        "\(name): \(response.status) \(response.errorCode ?? "-") \(response.errorMessage)")
                     #expect(!String(buffer: response.body).contains("PRIVATE KEY"), "\(name)")
                 }
                 // None of them left an app behind (the one with good APNs and a bad FCM included).
                 #expect(try await Self.send(client, .get, "/api/apps/shop").status == .notFound)
-                let malformed = try await client.execute(uri: "/api/apps", method: .post, headers: Self.operatorHeaders, body: ByteBuffer(string: "{\"id\": "))
+                let malformed = try await client.execute(
+                    uri: "/api/apps", method: .post, headers: Self.operatorHeaders, body: ByteBuffer(string: "{\"id\": "))
                 #expect(malformed.status == .badRequest && malformed.errorCode == "malformed_json")
-                let deep = try await client.execute(uri: "/api/apps", method: .post, headers: Self.operatorHeaders,
-                                                    body: ByteBuffer(string: "{\"id\": \"shop\", \"fcm\": {\"serviceAccount\": {\"a\": {\"b\": {\"c\": 1}}}}}"))
+                let deep = try await client.execute(
+                    uri: "/api/apps", method: .post, headers: Self.operatorHeaders,
+                    body: ByteBuffer(string: "{\"id\": \"shop\", \"fcm\": {\"serviceAccount\": {\"a\": {\"b\": {\"c\": 1}}}}}"))
                 #expect(deep.status == .badRequest && deep.errorCode == "malformed_json")
-                let large = try await client.execute(uri: "/api/apps", method: .post, headers: Self.operatorHeaders,
-                                                     body: ByteBuffer(string: "{\"id\": \"shop\", \"name\": \"" + String(repeating: "a", count: 70_000) + "\"}"))
+                let large = try await client.execute(
+                    uri: "/api/apps", method: .post, headers: Self.operatorHeaders,
+                    body: ByteBuffer(string: "{\"id\": \"shop\", \"name\": \"" + String(repeating: "a", count: 70_000) + "\"}"))
                 #expect(large.status == .contentTooLarge)
                 #expect(try await Self.send(client, .get, "/api/apps/Bad_Id").errorCode == "bad_app_id")
                 #expect(try await Self.send(client, .patch, "/api/apps/nope", ["name": "x"]).status == .notFound)
@@ -171,14 +204,18 @@ struct AppRoutesTests {
                 #expect(bad.status == .unprocessableContent && bad.errorMessage.contains("defaultLocale"), "\(bad.errorMessage)")
                 let wrong = try await Self.send(client, .patch, "/api/apps/shop", ["defaultLocale": 7])
                 #expect(wrong.status == .unprocessableContent && wrong.errorCode == "wrong_type")
-                #expect(try await Self.send(client, .get, "/api/apps/shop").json["defaultLocale"] as? String == "fr-CA", "a refused change keeps it")
+                #expect(
+                    try await Self.send(client, .get, "/api/apps/shop").json["defaultLocale"] as? String == "fr-CA",
+                    "a refused change keeps it")
                 let changed = try await Self.send(client, .patch, "/api/apps/shop", ["defaultLocale": "de"])
                 #expect(changed.json["defaultLocale"] as? String == "de")
                 let named = try await Self.send(client, .patch, "/api/apps/shop", ["name": "Shop"])
                 #expect(named.json["defaultLocale"] as? String == "de", "a change of something else keeps it")
                 let removed = try await Self.send(client, .patch, "/api/apps/shop", ["defaultLocale": NSNull()])
                 #expect(removed.status == .ok && removed.json["defaultLocale"] == nil, "\(removed.json)")
-                #expect(try await Self.send(client, .post, "/api/apps", ["id": "shop2", "defaultLocale": NSNull()]).status == .unprocessableContent)
+                #expect(
+                    try await Self.send(client, .post, "/api/apps", ["id": "shop2", "defaultLocale": NSNull()]).status
+                        == .unprocessableContent)
             }
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-@testable import Hiredis
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -8,6 +7,8 @@ import RichPushAPI
 import RichPushQueue
 import Synchronization
 import Testing
+
+@testable import Hiredis
 
 /// An app's weight and cap on jobs in flight through `/api/apps`: stored on the app, written into
 /// every queue partition, and felt by the workers' take; bad values named.
@@ -35,7 +36,9 @@ struct AppSchedulingRoutesTests {
             try await queue.ensureGroup()
             try await fixture.test { client in
                 let created = try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "shop", "weight": 2])
-                #expect(created.status == .created && created.json["weight"] as? Int == 2 && created.json["maxInFlight"] == nil, "\(created.json)")
+                #expect(
+                    created.status == .created && created.json["weight"] as? Int == 2 && created.json["maxInFlight"] == nil,
+                    "\(created.json)")
                 // All of news's jobs arrive first; shop gets two of every three takes all the same.
                 try await queue.enqueue(Self.jobs("news", 20))
                 try await queue.enqueue(Self.jobs("shop", 20))
@@ -44,7 +47,8 @@ struct AppSchedulingRoutesTests {
 
                 // A cap: shop has at most 3 in flight, whatever its weight.
                 let capped = try await AppRoutesTests.send(client, .patch, "/api/apps/shop", ["maxInFlight": 3])
-                #expect(capped.status == .ok && capped.json["weight"] as? Int == 2 && capped.json["maxInFlight"] as? Int == 3, "\(capped.json)")
+                #expect(
+                    capped.status == .ok && capped.json["weight"] as? Int == 2 && capped.json["maxInFlight"] as? Int == 3, "\(capped.json)")
                 let shown = try await AppRoutesTests.send(client, .get, "/api/apps/shop")
                 #expect(shown.json["weight"] as? Int == 2 && shown.json["maxInFlight"] as? Int == 3)
                 let taken = try await queue.take(for: "c", count: 12).map { try $0.get() }
@@ -67,27 +71,34 @@ struct AppSchedulingRoutesTests {
         try await withRedisServer { server in
             let fixture = try await AppRoutesTests.fixture(server)
             try await fixture.test { client in
-                #expect(try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "shop", "weight": 4, "maxInFlight": 10]).status == .created)
+                #expect(
+                    try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "shop", "weight": 4, "maxInFlight": 10]).status
+                        == .created)
                 let cases: [(String, [String: Any], String, String)] = [
                     ("weight 0", ["weight": 0], "invalid_weight", "weight must be an integer from 1 to 1000"),
                     ("weight too large", ["weight": 1001], "invalid_weight", "1 to 1000"),
                     ("weight as text", ["weight": "3"], "invalid_weight", "weight"),
                     ("weight fractional", ["weight": 2.5], "invalid_weight", "weight"),
                     ("weight null", ["weight": NSNull()], "invalid_weight", "weight"),
-                    ("cap 0", ["maxInFlight": 0], "invalid_max_in_flight", "maxInFlight must be an integer from 1 to 1000000, or none (null)"),
+                    (
+                        "cap 0", ["maxInFlight": 0], "invalid_max_in_flight",
+                        "maxInFlight must be an integer from 1 to 1000000, or none (null)"
+                    ),
                     ("cap negative", ["maxInFlight": -5, "name": "Renamed"], "invalid_max_in_flight", "maxInFlight"),
                     ("cap as text", ["maxInFlight": "none"], "invalid_max_in_flight", "null"),
                 ]
                 for (name, object, code, words) in cases {
                     let response = try await AppRoutesTests.send(client, .patch, "/api/apps/shop", object)
-                    #expect(response.status == .unprocessableContent && response.errorCode == code && response.errorMessage.contains(words),
-                            "\(name): \(response.status) \(response.errorCode ?? "-") \(response.errorMessage)")
+                    #expect(
+                        response.status == .unprocessableContent && response.errorCode == code && response.errorMessage.contains(words),
+                        "\(name): \(response.status) \(response.errorCode ?? "-") \(response.errorMessage)")
                 }
                 let refusedCreate = try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "news", "weight": -1])
                 #expect(refusedCreate.status == .unprocessableContent && refusedCreate.errorCode == "invalid_weight")
                 #expect(try await AppRoutesTests.send(client, .get, "/api/apps/news").status == .notFound)
                 let shown = try await AppRoutesTests.send(client, .get, "/api/apps/shop")
-                #expect(shown.json["weight"] as? Int == 4 && shown.json["maxInFlight"] as? Int == 10 && shown.json["name"] as? String == "shop")
+                #expect(
+                    shown.json["weight"] as? Int == 4 && shown.json["maxInFlight"] as? Int == 10 && shown.json["name"] as? String == "shop")
                 let fields = try await fixture.redis.send("HMGET", fixture.queue.schedulerKey, "w:shop", "c:shop").array?.map(\.string)
                 #expect(fields == ["4", "10"])
             }
@@ -116,8 +127,10 @@ struct AppSchedulingRoutesTests {
                 failing.failing.withLock { $0 = true }
                 let failed = try await AppRoutesTests.send(client, .patch, "/api/apps/shop", ["weight": 7])
                 #expect(failed.status == .serviceUnavailable && failed.errorCode == "scheduling_not_applied", "\(failed.status)")
-                #expect(failed.errorMessage.contains("stored") && failed.errorMessage.contains("weight 7") && failed.errorMessage.contains("again"),
-                        "\(failed.errorMessage)")
+                #expect(
+                    failed.errorMessage.contains("stored") && failed.errorMessage.contains("weight 7")
+                        && failed.errorMessage.contains("again"),
+                    "\(failed.errorMessage)")
                 // Stored, not yet in the queue: what GET says is what the operator asked for.
                 #expect(try await AppRoutesTests.send(client, .get, "/api/apps/shop").json["weight"] as? Int == 7)
                 #expect(try await fixture.redis.send("HGET", fixture.queue.schedulerKey, "w:shop").string == nil)
@@ -136,12 +149,16 @@ struct AppSchedulingRoutesTests {
             let fixture = try await AppRoutesTests.fixture(server)
             let failing = SchedulerFailingRedis(base: fixture.redis)
             try await fixture.test(on: failing) { client in
-                #expect(try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "shop", "weight": 3, "maxInFlight": 9]).status == .created)
+                #expect(
+                    try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "shop", "weight": 3, "maxInFlight": 9]).status
+                        == .created)
                 _ = try await fixture.redis.send("HSET", fixture.queue.schedulerKey, "x:shop", 1)  // paused, as the pause script marks it
                 failing.failing.withLock { $0 = true }
                 let failed = try await AppRoutesTests.send(client, .delete, "/api/apps/shop")
-                #expect(failed.status == .serviceUnavailable && failed.errorCode == "scheduling_not_cleared" && failed.headers[.retryAfter] == "1",
-                        "\(failed.status) \(failed.errorMessage)")
+                #expect(
+                    failed.status == .serviceUnavailable && failed.errorCode == "scheduling_not_cleared"
+                        && failed.headers[.retryAfter] == "1",
+                    "\(failed.status) \(failed.errorMessage)")
                 #expect(try await AppRoutesTests.send(client, .get, "/api/apps/shop").status == .ok)
                 failing.failing.withLock { $0 = false }
                 #expect(try await AppRoutesTests.send(client, .delete, "/api/apps/shop").status == .noContent)

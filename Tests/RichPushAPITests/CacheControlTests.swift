@@ -18,27 +18,39 @@ struct CacheControlTests {
                 let created = try await client.sendImage("alice")
                 let id = try #require(created.json["id"] as? String)
                 #expect(created.status == .accepted && created.headers[.cacheControl] == "no-store")
-                let answers: [(what: String, method: HTTPRequest.Method, path: String, headers: HTTPFields, body: ByteBuffer?, status: HTTPResponse.Status)] = [
-                    ("list", .get, "/api/notifications", alice, nil, .ok),
-                    ("status", .get, "/api/notifications/\(id)/status", alice, nil, .ok),
-                    ("registration", .post, "/api/register", alice, nil, .ok),
-                    ("webhooks", .get, "/api/webhooks", alice, nil, .ok),
-                    ("no credentials", .get, "/api/notifications", [:], nil, .unauthorized),
-                    ("wrong password", .get, "/api/notifications", APIFixture.basic("alice", "nope"), nil, .unauthorized),
-                    ("not a RichPush key", .get, "/api/notifications", [.authorization: "Bearer nope"], nil, .unauthorized),
-                    ("another tag", .post, "/api/notifications", alice + json, APIFixture.json(["richType": "text", "payload": "p", "target": "news"]), .forbidden),
-                    ("someone else's", .get, "/api/notifications/\(id)/status", APIFixture.basic("bob"), nil, .notFound),
-                    ("no such route", .get, "/api/nothing-here", alice, nil, .notFound),
-                    ("wrong method", .put, "/api/notifications", alice, nil, .methodNotAllowed),
-                    ("bad id", .get, "/api/notifications/x", alice, nil, .badRequest),
-                    ("bad payload type", .post, "/api/notifications", alice + json, APIFixture.json(["richType": "text", "payload": "p", "contentType": "text/html"]),
-                     .unsupportedMediaType),
-                    ("credentials on an open route", .get, "/health/live", alice, nil, .ok),
-                ]
+                let answers:
+                    [(
+                        what: String, method: HTTPRequest.Method, path: String, headers: HTTPFields, body: ByteBuffer?,
+                        status: HTTPResponse.Status
+                    )] = [
+                        ("list", .get, "/api/notifications", alice, nil, .ok),
+                        ("status", .get, "/api/notifications/\(id)/status", alice, nil, .ok),
+                        ("registration", .post, "/api/register", alice, nil, .ok),
+                        ("webhooks", .get, "/api/webhooks", alice, nil, .ok),
+                        ("no credentials", .get, "/api/notifications", [:], nil, .unauthorized),
+                        ("wrong password", .get, "/api/notifications", APIFixture.basic("alice", "nope"), nil, .unauthorized),
+                        ("not a RichPush key", .get, "/api/notifications", [.authorization: "Bearer nope"], nil, .unauthorized),
+                        (
+                            "another tag", .post, "/api/notifications", alice + json,
+                            APIFixture.json(["richType": "text", "payload": "p", "target": "news"]), .forbidden
+                        ),
+                        ("someone else's", .get, "/api/notifications/\(id)/status", APIFixture.basic("bob"), nil, .notFound),
+                        ("no such route", .get, "/api/nothing-here", alice, nil, .notFound),
+                        ("wrong method", .put, "/api/notifications", alice, nil, .methodNotAllowed),
+                        ("bad id", .get, "/api/notifications/x", alice, nil, .badRequest),
+                        (
+                            "bad payload type", .post, "/api/notifications", alice + json,
+                            APIFixture.json(["richType": "text", "payload": "p", "contentType": "text/html"]),
+                            .unsupportedMediaType
+                        ),
+                        ("credentials on an open route", .get, "/health/live", alice, nil, .ok),
+                    ]
                 for answer in answers {
-                    try await client.execute(uri: answer.path, method: answer.method, headers: answer.headers, body: answer.body) { response in
+                    try await client.execute(uri: answer.path, method: answer.method, headers: answer.headers, body: answer.body) {
+                        response in
                         #expect(response.status == answer.status, "\(answer.what): \(response.status)")
-                        #expect(response.headers[.cacheControl] == "no-store", "\(answer.what): \(response.headers[.cacheControl] ?? "none")")
+                        #expect(
+                            response.headers[.cacheControl] == "no-store", "\(answer.what): \(response.headers[.cacheControl] ?? "none")")
                     }
                 }
                 // The payload keeps its own: immutable by content hash, for the device's own cache.

@@ -3,8 +3,9 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import RedisTestSupport
-@testable import RichPushAPI
 import Testing
+
+@testable import RichPushAPI
 
 /// `--trusted-proxies`: only a trusted peer's `X-Forwarded-For` names the client, and then its
 /// right-most address that is not itself a trusted proxy; the login limits count that client.
@@ -25,7 +26,10 @@ struct ClientAddressTests {
         #expect(CIDR("0.0.0.0/0")?.contains(try #require(IPAddress("198.51.100.1"))) == true)
         #expect(CIDR("0.0.0.0/0")?.contains(try #require(IPAddress("2001:db8::1"))) == false)
         #expect(CIDR("::/0")?.contains(try #require(IPAddress("2001:db8::1"))) == true)
-        for bad in ["10.0.0.0/33", "fd00::/129", "10.0.0/8", "proxy.example", "10.0.0.0/-1", "10.0.0.0/+8", "10.0.0.0/", "/8", "10.0.0.0/8/8", "1.2.3.4:80"] {
+        for bad in [
+            "10.0.0.0/33", "fd00::/129", "10.0.0/8", "proxy.example", "10.0.0.0/-1", "10.0.0.0/+8", "10.0.0.0/", "/8", "10.0.0.0/8/8",
+            "1.2.3.4:80",
+        ] {
             #expect(throws: TrustedProxies.ParseError.self, "\(bad)") { try TrustedProxies(parsing: "10.0.0.0/8,\(bad)") }
         }
         #expect(try TrustedProxies(parsing: "").isEmpty)
@@ -63,8 +67,10 @@ struct ClientAddressTests {
     /// A failed login of a new user name (so only the per-address limit counts) from the client
     /// `forwarded` names.
     static func guess(_ client: any TestClientProtocol, _ number: Int, forwarded: String) async throws -> HTTPResponse.Status {
-        try await client.execute(uri: "/api/notifications", method: .get,
-                                 headers: APIFixture.basic("guesser\(number)", "wrong") + [forwardedFor: forwarded]) { $0.status }
+        try await client.execute(
+            uri: "/api/notifications", method: .get,
+            headers: APIFixture.basic("guesser\(number)", "wrong") + [forwardedFor: forwarded]
+        ) { $0.status }
     }
 
     @Test func behindATrustedProxyEachClientIsLimitedOnItsOwn() async throws {
@@ -78,7 +84,9 @@ struct ClientAddressTests {
                 #expect(try await Self.guess(client, 4, forwarded: "198.51.100.2") == .unauthorized)
                 // A client writing another address in front of its own gains nothing.
                 #expect(try await Self.guess(client, 5, forwarded: "203.0.113.77, 198.51.100.1") == .tooManyRequests)
-                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice") + [Self.forwardedFor: "198.51.100.3"]) {
+                try await client.execute(
+                    uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice") + [Self.forwardedFor: "198.51.100.3"]
+                ) {
                     #expect($0.status == .ok)
                 }
             }
@@ -101,12 +109,17 @@ struct ClientAddressTests {
 
     @Test func aBadRangeStopsTheAPIAtStartWithItsName() async throws {
         let richpush = try richpushExecutable().path
-        let (status, output) = try await runTool(richpush, ["api", "--trusted-proxies", "10.0.0.0/8,10.0.0.0/33", "--redis-url", "redis://127.0.0.1:1"])
+        let (status, output) = try await runTool(
+            richpush, ["api", "--trusted-proxies", "10.0.0.0/8,10.0.0.0/33", "--redis-url", "redis://127.0.0.1:1"])
         #expect(status != 0, "\(output)")
-        #expect(output.contains("--trusted-proxies") && output.contains("'10.0.0.0/33' is not an IPv4 or IPv6 address or CIDR range"), "\(output)")
-        let (envStatus, envOutput) = try await runTool("/usr/bin/env", ["RICHPUSH_TRUSTED_PROXIES=lb.internal", richpush, "api", "--redis-url", "redis://127.0.0.1:1"])
+        #expect(
+            output.contains("--trusted-proxies") && output.contains("'10.0.0.0/33' is not an IPv4 or IPv6 address or CIDR range"),
+            "\(output)")
+        let (envStatus, envOutput) = try await runTool(
+            "/usr/bin/env", ["RICHPUSH_TRUSTED_PROXIES=lb.internal", richpush, "api", "--redis-url", "redis://127.0.0.1:1"])
         #expect(envStatus != 0 && envOutput.contains("'lb.internal' is not"), "\(envOutput)")
         let (_, help) = try await runTool(richpush, ["api", "--help"])
-        #expect(help.contains("--trusted-proxies") && help.contains("RICHPUSH_TRUSTED_PROXIES") && help.contains("X-Forwarded-For"), "\(help)")
+        #expect(
+            help.contains("--trusted-proxies") && help.contains("RICHPUSH_TRUSTED_PROXIES") && help.contains("X-Forwarded-For"), "\(help)")
     }
 }

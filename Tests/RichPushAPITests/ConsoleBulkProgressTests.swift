@@ -1,7 +1,7 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import HummingbirdTesting
 import RedisTestSupport
 import RichPushAPI
@@ -23,8 +23,9 @@ struct ConsoleBulkProgressTests {
                 let alice = try await client.consoleSignIn("alice")
                 let root = try await client.consoleSignIn("root")
                 let token = try await Self.count(client, alice, "/console/dead-letters/count", [("app", "shop")], expecting: 1_200)
-                let page = try await client.consolePost("/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "1200")],
-                                                        headers: ConsoleFixture.browser)
+                let page = try await client.consolePost(
+                    "/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "1200")],
+                    headers: ConsoleFixture.browser)
                 #expect(page.status == .ok)
                 #expect(page.headers[.contentType] == "text/html; charset=utf-8")
                 #expect(page.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'none'") == true)
@@ -35,7 +36,9 @@ struct ConsoleBulkProgressTests {
                 let heading = try #require(html.range(of: "<h1>Replaying 1,200 dead letters</h1>"))
                 let firstLine = try #require(html.range(of: "<li>Replayed"))
                 let result = try #require(html.range(of: #"<h2 id="result">Replayed 1,200 dead letters</h2>"#))
-                #expect(heading.upperBound <= firstLine.lowerBound && firstLine.upperBound <= result.lowerBound, "heading, the lines, then the result")
+                #expect(
+                    heading.upperBound <= firstLine.lowerBound && firstLine.upperBound <= result.lowerBound,
+                    "heading, the lines, then the result")
                 #expect(html.hasPrefix("<!doctype html>") && html.hasSuffix("</main></body></html>"))
                 #expect(try await fixture.replayedOrigins().count == 1_200)
                 #expect(try await fixture.deadLetterIDs().count == 3, "news' stay")
@@ -52,8 +55,9 @@ struct ConsoleBulkProgressTests {
             try await fixture.api.test { client in
                 let alice = try await client.consoleSignIn("alice")
                 let token = try await Self.count(client, alice, "/console/dead-letters/count", [("action", "purge")], expecting: 1_200)
-                let response = try await client.consolePost("/console/dead-letters/purge", session: alice, [("token", token), ("confirm", "1200")],
-                                                            headers: ConsoleFixture.script + [.accept: "application/x-ndjson"])
+                let response = try await client.consolePost(
+                    "/console/dead-letters/purge", session: alice, [("token", token), ("confirm", "1200")],
+                    headers: ConsoleFixture.script + [.accept: "application/x-ndjson"])
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/x-ndjson")
                 let lines = try Self.lines(response)
@@ -63,7 +67,9 @@ struct ConsoleBulkProgressTests {
                 let counts = progress.compactMap { $0["done"] as? Int }
                 #expect(counts == counts.sorted() && counts.last == 1_200, "\(counts)")
                 let last = try #require(lines.last)
-                #expect(last["action"] as? String == "purge" && last["done"] as? Int == 1_200 && last["requested"] as? Int == 1_200 && last["error"] == nil)
+                #expect(
+                    last["action"] as? String == "purge" && last["done"] as? Int == 1_200 && last["requested"] as? Int == 1_200
+                        && last["error"] == nil)
                 #expect(try await fixture.deadLetterIDs().isEmpty)
             }
         }
@@ -87,7 +93,8 @@ struct ConsoleBulkProgressTests {
                 gate.close(after: 1)
                 let token = try await Self.count(client, alice, "/console/dead-letters/count", [("app", "shop")], expecting: 1_200)
                 let form = "token=\(token)&confirm=1200"
-                let request = "POST /console/dead-letters/replay HTTP/1.1\r\nHost: localhost\r\nOrigin: \(ConsoleFixture.origin)\r\nAccept: text/html\r\n"
+                let request =
+                    "POST /console/dead-letters/replay HTTP/1.1\r\nHost: localhost\r\nOrigin: \(ConsoleFixture.origin)\r\nAccept: text/html\r\n"
                     + "Content-Type: application/x-www-form-urlencoded\r\nCookie: \(alice[.cookie] ?? "")\r\nContent-Length: \(form.utf8.count)\r\n\r\n\(form)"
                 let connection = try await RawHTTPConnection.send(request, port: try #require(client.port))
                 defer { connection.reset() }
@@ -123,8 +130,9 @@ struct ConsoleBulkProgressTests {
                 _ = try await client.consolePost("/console/dead-letters/replay", session: alice, [("id", "q0/0-1")])
                 gate.close(after: 1, failing: RedisError(code: .connectionLost, message: "connection lost (test)"))
                 var token = try await Self.count(client, alice, "/console/dead-letters/count", [("app", "shop")], expecting: 1_200)
-                let response = try await client.consolePost("/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "1200")],
-                                                            headers: ConsoleFixture.script + [.accept: "application/x-ndjson"])
+                let response = try await client.consolePost(
+                    "/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "1200")],
+                    headers: ConsoleFixture.script + [.accept: "application/x-ndjson"])
                 #expect(response.status == .ok, "the answer had begun")
                 let lines = try Self.lines(response)
                 #expect(lines.dropLast().compactMap { $0["done"] as? Int } == [500])
@@ -136,8 +144,9 @@ struct ConsoleBulkProgressTests {
                 // The page says so too, after its lines; the 500 done stay done and a new count finds the rest.
                 gate.close(after: 0, failing: RedisError(code: .connectionLost, message: "connection lost (test)"))
                 token = try await Self.count(client, alice, "/console/dead-letters/count", [("app", "shop")], expecting: 700)
-                let page = try await client.consolePost("/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "700")],
-                                                        headers: ConsoleFixture.browser)
+                let page = try await client.consolePost(
+                    "/console/dead-letters/replay", session: alice, [("token", token), ("confirm", "700")],
+                    headers: ConsoleFixture.browser)
                 let html = String(buffer: page.body)
                 #expect(html.contains("<h2>Failed after 0 of 700</h2>") && html.contains("<code>unavailable</code>"), "\(html.suffix(600))")
                 #expect(html.hasSuffix("</main></body></html>"))
@@ -152,21 +161,28 @@ struct ConsoleBulkProgressTests {
             try await fixture.api.test { client in
                 let at = JobQueue.nowMilliseconds() + 3_600_000
                 for size in [1_000, 1_000] {
-                    let items = (0..<size).map { _ in ["richType": "text", "payload": "p", "message": "later", "sendAt": at] as [String: Any] }
-                    let batch = try await client.execute(uri: "/api/notifications/batch", method: .post, headers: TestAPI.basic("alice") + [.contentType: "application/json"],
-                                                         body: TestAPI.json(["notifications": items]))
+                    let items = (0..<size).map { _ in
+                        ["richType": "text", "payload": "p", "message": "later", "sendAt": at] as [String: Any]
+                    }
+                    let batch = try await client.execute(
+                        uri: "/api/notifications/batch", method: .post,
+                        headers: TestAPI.basic("alice") + [.contentType: "application/json"],
+                        body: TestAPI.json(["notifications": items]))
                     #expect(batch.status == .ok && batch.json["accepted"] as? Int == size, "\(String(buffer: batch.body).prefix(300))")
                 }
                 let alice = try await client.consoleSignIn("alice")
                 let root = try await client.consoleSignIn("root")
                 let token = try await Self.count(client, alice, "/console/queues/count", [("kind", "scheduled")], expecting: 2_000)
-                let page = try await client.consolePost("/console/queues/cancel", session: alice, [("token", token), ("confirm", "2000")], headers: ConsoleFixture.browser)
+                let page = try await client.consolePost(
+                    "/console/queues/cancel", session: alice, [("token", token), ("confirm", "2000")], headers: ConsoleFixture.browser)
                 #expect(page.status == .ok)
                 let html = String(buffer: page.body)
                 let counts = try Self.counts(in: html, pattern: #"<li>Cancelled ([0-9,]+) of 2,000</li>"#)
                 #expect(counts.count >= 3, "one line per pipeline of 500 cancels: \(counts)")
                 #expect(counts == counts.sorted() && counts.last == 2_000, "\(counts)")
-                #expect(html.contains("<h1>Cancelling 2,000 scheduled sends</h1>") && html.contains(#"<h2 id="result">Cancelled 2,000 scheduled sends</h2>"#))
+                #expect(
+                    html.contains("<h1>Cancelling 2,000 scheduled sends</h1>")
+                        && html.contains(#"<h2 id="result">Cancelled 2,000 scheduled sends</h2>"#))
                 let left = try #require(try await client.consoleGet("/console/queues", session: alice).json["jobs"] as? [[String: Any]])
                 #expect(left.isEmpty)
                 #expect(try await Self.auditEntry(client, root, "scheduled.cancel-matching")?["done"] as? Int == 2_000)
@@ -175,7 +191,9 @@ struct ConsoleBulkProgressTests {
     }
 
     /// Counts what `pairs` match at `path`; the confirmation's token.
-    static func count(_ client: some TestClientProtocol, _ session: HTTPFields, _ path: String, _ pairs: [(String, String)], expecting: Int) async throws -> String {
+    static func count(
+        _ client: some TestClientProtocol, _ session: HTTPFields, _ path: String, _ pairs: [(String, String)], expecting: Int
+    ) async throws -> String {
         let count = try await client.consolePost(path, session: session, pairs)
         #expect(count.json["count"] as? Int == expecting)
         return try #require(count.json["token"] as? String)

@@ -1,12 +1,13 @@
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import HummingbirdTesting
 import RedisTestSupport
-@testable import RichPushAPI
 import RichPushCore
 import RichPushQueue
 import Testing
+
+@testable import RichPushAPI
 
 /// The dead letters page past its newest 50: an "older" cursor that walks every match once, in
 /// order, across partitions, whatever arrives meanwhile.
@@ -50,11 +51,15 @@ struct ConsoleDeadLetterPagingTests {
         try await withRedisServer { server in
             let redis = RedisConnectionPool(configuration: server.configuration, size: 1)
             let prefix = String(uniqueKeyPrefix("dlpages").dropLast())
-            let queues = ["q0", "q1", "q2"].map { JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: prefix, partition: $0)) }
+            let queues = ["q0", "q1", "q2"].map {
+                JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: prefix, partition: $0))
+            }
             // The same ids in every partition (ties across partitions), 7 each.
             for queue in queues {
                 for sequence in 0..<7 {
-                    _ = try await redis.send("XADD", queue.configuration.deadKey, "1000-\(sequence)", "v", "1", "type", "t", "payload", "x", "enq", "1", "err", "e")
+                    _ = try await redis.send(
+                        "XADD", queue.configuration.deadKey, "1000-\(sequence)", "v", "1", "type", "t", "payload", "x", "enq", "1", "err",
+                        "e")
                 }
             }
             let search = DeadLetterSearch(queues: queues)

@@ -39,8 +39,11 @@ struct ConsoleDeviceTests {
                 // A device's page lists the pushes its ledger entries name.
                 let sent = try await client.sendImage("alice", message: "to the phone")
                 let id = try #require((sent.json["id"] as? String).flatMap(Int.init))
-                _ = try await fixture.api.ledger.leaseDeliveries([DeliveryKey(notification: id, installation: phone)], owner: "w", duration: .seconds(30))
-                try await fixture.api.ledger.recordDeliveries([id: [DeliveryResult(installation: phone, counter: .failed, error: "<bad token>")]])
+                _ = try await fixture.api.ledger.leaseDeliveries(
+                    [DeliveryKey(notification: id, installation: phone)], owner: "w", duration: .seconds(30))
+                try await fixture.api.ledger.recordDeliveries([
+                    id: [DeliveryResult(installation: phone, counter: .failed, error: "<bad token>")]
+                ])
                 let one = try await client.consoleGet("/console/devices?id=\(phone)", session: viewer)
                 let pushes = try #require(one.json["recentPushes"] as? [[String: Any]])
                 #expect(pushes.count == 1)
@@ -62,9 +65,12 @@ struct ConsoleDeviceTests {
             let fixture = try await ConsoleFixture(server: server)
             try await fixture.api.test { client in
                 let viewer = try await client.consoleSignIn("bob")
-                for (query, code, text) in [("platform=pager", "bad_filter", "platform: one of"), ("user=\(String(repeating: "u", count: 65))", "bad_filter", "user is longer"),
-                                            ("id=\(String(repeating: "i", count: 129))", "bad_filter", "id is longer"), ("cursor=x", "bad_filter", "cursor"),
-                                            ("app=-", "bad_app_id", "app:")] {
+                for (query, code, text) in [
+                    ("platform=pager", "bad_filter", "platform: one of"),
+                    ("user=\(String(repeating: "u", count: 65))", "bad_filter", "user is longer"),
+                    ("id=\(String(repeating: "i", count: 129))", "bad_filter", "id is longer"), ("cursor=x", "bad_filter", "cursor"),
+                    ("app=-", "bad_app_id", "app:"),
+                ] {
                     let response = try await client.consoleGet("/console/devices?\(query)", session: viewer)
                     #expect(response.status == .badRequest, "\(query)")
                     #expect(response.errorCode == code, "\(query)")
@@ -72,7 +78,8 @@ struct ConsoleDeviceTests {
                 }
                 let page = try await client.consoleGet("/console/devices?platform=pager", session: viewer, html: true)
                 #expect(page.status == .badRequest && String(buffer: page.body).contains("id=\"filter-problem\">platform: one of"))
-                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).setConsoleAccess(name: "bob", ConsoleAccess(role: .viewer, apps: ["shop"]))
+                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).setConsoleAccess(
+                    name: "bob", ConsoleAccess(role: .viewer, apps: ["shop"]))
                 let forbidden = try await client.consoleGet("/console/devices?user=alice", session: viewer)
                 #expect(forbidden.status == .forbidden && forbidden.errorCode == "console_forbidden")
                 #expect(try await client.execute(uri: "/console/devices?user=alice", method: .get).status == .unauthorized)
@@ -85,8 +92,9 @@ struct ConsoleDeviceTests {
         let id = try await client.execute(uri: "/api/register?handle=\(handle)", method: .post, headers: TestAPI.basic(user)) { response in
             try JSONDecoder().decode(String.self, from: Data(buffer: response.body))
         }
-        let response = try await client.execute(uri: "/api/register/\(id)", method: .put, headers: TestAPI.basic(user),
-                                                body: TestAPI.json(["Platform": platform, "Handle": handle, "Tags": [String]()]))
+        let response = try await client.execute(
+            uri: "/api/register/\(id)", method: .put, headers: TestAPI.basic(user),
+            body: TestAPI.json(["Platform": platform, "Handle": handle, "Tags": [String]()]))
         #expect(response.status == .ok, "\(String(buffer: response.body))")
         return id
     }

@@ -1,6 +1,7 @@
 import Foundation
 import RichPushCore
 import Testing
+
 @testable import RichPushAPI
 
 /// The console's escaping, form parsing and filter times, without a server.
@@ -9,8 +10,9 @@ struct ConsoleHTMLTests {
     @Test func interpolatedStringsAreEscapedAndMarkupIsNot() {
         let value = #"<script>alert("x")</script> & 'quoted'"#
         let html: HTML = "<td title=\"\(value)\">\(value)</td>\(HTML(trusted: "<br>"))\(42)"
-        #expect(html.text == "<td title=\"&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quoted&#39;\">"
-            + "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quoted&#39;</td><br>42")
+        #expect(
+            html.text == "<td title=\"&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quoted&#39;\">"
+                + "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quoted&#39;</td><br>42")
         #expect(HTML.escape("plain ünïcode ✓") == "plain ünïcode ✓")
         #expect(HTML.query([("text", "a b&c=d/é"), ("empty", "")]) == "text=a%20b%26c%3Dd%2F%C3%A9")
     }
@@ -68,6 +70,8 @@ struct ConsoleHTMLTests {
         #expect(ConsoleAccess(role: .viewer, apps: ["default"]).sees(app: "_"), "jobs naming no app are the default app's")
         #expect(!ConsoleAccess(role: .viewer, apps: ["shop"]).sees(app: "news"))
         if case .success = ConsoleAccess.parseApps("shop,Bad") { Issue.record("Bad is not an app id") }
-        if case .success = ConsoleAccess.parseApps(Array(repeating: "ab", count: 101).joined(separator: ",")) { Issue.record("at most 100 apps") }
+        if case .success = ConsoleAccess.parseApps(Array(repeating: "ab", count: 101).joined(separator: ",")) {
+            Issue.record("at most 100 apps")
+        }
     }
 }

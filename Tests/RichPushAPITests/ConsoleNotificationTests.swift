@@ -27,18 +27,22 @@ struct ConsoleNotificationTests {
                 #expect(found.json["payloadBytes"] as? Int == TestAPI.png.count)
                 #expect(found.json["state"] as? String == "queued")
                 #expect(found.json["devices"] is [Any])
-                let page = String(buffer: try await client.consoleGet("/console/notifications?app=default&id=\(id)", session: bob, html: true).body)
+                let page = String(
+                    buffer: try await client.consoleGet("/console/notifications?app=default&id=\(id)", session: bob, html: true).body)
                 #expect(page.contains("&lt;b&gt;Sale&lt;/b&gt; &amp; more") && page.contains("Notification \(id): queued"))
                 #expect(page.contains("<img src=\"/console/notifications/\(id)/payload?app=default\""), "a PNG payload is shown inline")
                 let form = try await client.consoleGet("/console/notifications", session: bob, html: true)
                 #expect(form.status == .ok && String(buffer: form.body).contains("<h1>Notifications</h1>"))
-                for (query, status, code) in [("id=999999", HTTPResponse.Status.notFound, "not_found"), ("id=abc", .badRequest, "bad_id"),
-                                              ("app=Nope&id=1", .badRequest, "bad_app_id"), ("id=99999999999999999999", .badRequest, "bad_id")] {
+                for (query, status, code) in [
+                    ("id=999999", HTTPResponse.Status.notFound, "not_found"), ("id=abc", .badRequest, "bad_id"),
+                    ("app=Nope&id=1", .badRequest, "bad_app_id"), ("id=99999999999999999999", .badRequest, "bad_id"),
+                ] {
                     let response = try await client.consoleGet("/console/notifications?\(query)", session: bob)
                     #expect(response.status == status, "\(query)")
                     #expect(response.errorCode == code, "\(query)")
                 }
-                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).setConsoleAccess(name: "bob", ConsoleAccess(role: .viewer, apps: ["shop"]))
+                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).setConsoleAccess(
+                    name: "bob", ConsoleAccess(role: .viewer, apps: ["shop"]))
                 let scoped = try await client.consoleGet("/console/notifications?id=\(id)", session: bob)
                 #expect(scoped.status == .forbidden, "the default app is not among bob's apps")
                 #expect(try await client.execute(uri: "/console/notifications?id=\(id)", method: .get).status == .unauthorized)
@@ -52,7 +56,9 @@ struct ConsoleNotificationTests {
             try await fixture.api.test { client in
                 var ids: [String: Int] = [:]
                 // An admin sends to any tags; a user to their own devices (the target `username:<user>`).
-                for (name, user, target) in [("a1", "root", "sports"), ("a2", "root", "news && sports"), ("a3", "alice", nil), ("b1", "bob", nil)] {
+                for (name, user, target) in [
+                    ("a1", "root", "sports"), ("a2", "root", "news && sports"), ("a3", "alice", nil), ("b1", "bob", nil),
+                ] {
                     let sent = try await client.sendImage(user, message: "m-\(name)", target: target)
                     #expect(sent.status == .accepted, "\(name): \(String(buffer: sent.body))")
                     ids[name] = try #require((sent.json["id"] as? String).flatMap(Int.init))
@@ -81,8 +87,11 @@ struct ConsoleNotificationTests {
                 #expect(try await found("from=-1h&to=\(JobQueueClock.now + 3_600_000)") == all)
                 #expect(try await found("cursor=\(a3)") == [a2, a1], "the cursor goes on below it")
                 #expect(try await found("creator=root&cursor=\(a2)") == [a1])
-                let page = String(buffer: try await client.consoleGet("/console/notifications?tag=sports", session: viewer, html: true).body)
-                #expect(page.contains("href=\"/console/notifications?app=default&amp;id=\(a2)\"") && page.contains("m-a2") && !page.contains("m-a3"))
+                let page = String(
+                    buffer: try await client.consoleGet("/console/notifications?tag=sports", session: viewer, html: true).body)
+                #expect(
+                    page.contains("href=\"/console/notifications?app=default&amp;id=\(a2)\"") && page.contains("m-a2")
+                        && !page.contains("m-a3"))
 
                 // Past the scan limit the page says so and gives a cursor; nothing is read one id per round trip.
                 try await fixture.api.redis.send("SET", "\(fixture.api.keys.prefix):seq:notification", 100_000)
@@ -105,10 +114,14 @@ struct ConsoleNotificationTests {
             try await fixture.api.test { client in
                 let viewer = try await client.consoleSignIn("bob")
                 let long = String(repeating: "x", count: 201)
-                for (query, code, text) in [("state=lost", "bad_filter", "state: one of"), ("creator=\(String(repeating: "c", count: 65))", "bad_filter", "creator is longer"),
-                                            ("tag=\(long)", "bad_filter", "tag is longer"), ("from=yesterday", "bad_filter", "from: give an ISO 8601"),
-                                            ("from=-1h&to=-2h", "bad_filter", "from must be before to"), ("cursor=-4", "bad_filter", "cursor"),
-                                            ("app=No%20Such", "bad_app_id", "app:"), ("tag=\(String(repeating: "y", count: 300))", "field_too_long", "longer than 256")] {
+                for (query, code, text) in [
+                    ("state=lost", "bad_filter", "state: one of"),
+                    ("creator=\(String(repeating: "c", count: 65))", "bad_filter", "creator is longer"),
+                    ("tag=\(long)", "bad_filter", "tag is longer"), ("from=yesterday", "bad_filter", "from: give an ISO 8601"),
+                    ("from=-1h&to=-2h", "bad_filter", "from must be before to"), ("cursor=-4", "bad_filter", "cursor"),
+                    ("app=No%20Such", "bad_app_id", "app:"),
+                    ("tag=\(String(repeating: "y", count: 300))", "field_too_long", "longer than 256"),
+                ] {
                     let response = try await client.consoleGet("/console/notifications?\(query)", session: viewer)
                     #expect(response.status == .badRequest, "\(query)")
                     #expect(response.errorCode == code, "\(query)")
@@ -116,8 +129,11 @@ struct ConsoleNotificationTests {
                 }
                 let page = try await client.consoleGet("/console/notifications?state=lost", session: viewer, html: true)
                 #expect(page.status == .badRequest)
-                #expect(String(buffer: page.body).contains("id=\"filter-problem\">state: one of") && String(buffer: page.body).contains("role=\"search\""))
-                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).setConsoleAccess(name: "bob", ConsoleAccess(role: .viewer, apps: ["shop"]))
+                #expect(
+                    String(buffer: page.body).contains("id=\"filter-problem\">state: one of")
+                        && String(buffer: page.body).contains("role=\"search\""))
+                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).setConsoleAccess(
+                    name: "bob", ConsoleAccess(role: .viewer, apps: ["shop"]))
                 let forbidden = try await client.consoleGet("/console/notifications?app=default&creator=alice", session: viewer)
                 #expect(forbidden.status == .forbidden && forbidden.errorCode == "console_forbidden")
                 #expect(try await client.consoleGet("/console/notifications?app=shop", session: viewer).status == .ok)
@@ -130,8 +146,9 @@ struct ConsoleNotificationTests {
             let fixture = try await ConsoleFixture(server: server)
             try await fixture.api.test { client in
                 let image = try #require((try await client.sendImage("alice").json["id"] as? String).flatMap(Int.init))
-                let text = try await client.execute(uri: "/api/notifications", method: .post, headers: TestAPI.basic("alice") + [.contentType: "application/json"],
-                                                    body: TestAPI.json(["richType": "text", "payload": "<script>alert(1)</script>", "contentType": "text/plain"]))
+                let text = try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: TestAPI.basic("alice") + [.contentType: "application/json"],
+                    body: TestAPI.json(["richType": "text", "payload": "<script>alert(1)</script>", "contentType": "text/plain"]))
                 let other = try #require((text.json["id"] as? String).flatMap(Int.init))
                 let viewer = try await client.consoleSignIn("bob")
                 let png = try await client.consoleGet("/console/notifications/\(image)/payload?app=default", session: viewer)
@@ -144,7 +161,8 @@ struct ConsoleNotificationTests {
                 #expect(download.headers[.contentType] == "application/octet-stream")
                 #expect(download.headers[.contentDisposition]?.hasPrefix("attachment") == true)
                 #expect(String(buffer: download.body) == "<script>alert(1)</script>")
-                let page = String(buffer: try await client.consoleGet("/console/notifications?id=\(other)", session: viewer, html: true).body)
+                let page = String(
+                    buffer: try await client.consoleGet("/console/notifications?id=\(other)", session: viewer, html: true).body)
                 #expect(page.contains("text/plain") && page.contains("download id=\"payload\"") && !page.contains("<img src"))
                 #expect(try await client.consoleGet("/console/notifications/987654/payload", session: viewer).status == .notFound)
                 #expect(try await client.execute(uri: "/console/notifications/\(image)/payload", method: .get).status == .unauthorized)
@@ -163,18 +181,27 @@ struct ConsoleNotificationTests {
                 let key = DeliveryKey(notification: id, installation: phone)
                 #expect(try await fixture.api.ledger.leaseDeliveries([key], owner: "w1", duration: .seconds(30)) == [.leased])
                 let before = JobQueueClock.now
-                try await fixture.api.ledger.recordDeliveries([id: [DeliveryResult(installation: phone, counter: .sent, adapterID: "apns-<1>")]])
+                try await fixture.api.ledger.recordDeliveries([
+                    id: [DeliveryResult(installation: phone, counter: .sent, adapterID: "apns-<1>")]
+                ])
                 // The device fetches its payload and reports it displayed and opened, through the API.
-                #expect(try await client.execute(uri: "/api/notifications/\(id)?installation=\(phone)", method: .get, headers: TestAPI.basic("alice")).status == .ok)
+                #expect(
+                    try await client.execute(
+                        uri: "/api/notifications/\(id)?installation=\(phone)", method: .get, headers: TestAPI.basic("alice")
+                    ).status == .ok)
                 for kind in ["displayed", "opened"] {
-                    let receipt = try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: TestAPI.basic("alice") + [.contentType: "application/json"],
-                                                           body: TestAPI.json(["kind": kind, "installation": phone]))
+                    let receipt = try await client.execute(
+                        uri: "/api/notifications/\(id)/receipts", method: .post,
+                        headers: TestAPI.basic("alice") + [.contentType: "application/json"],
+                        body: TestAPI.json(["kind": kind, "installation": phone]))
                     #expect(receipt.status == .ok, "\(kind): \(String(buffer: receipt.body))")
                 }
                 let viewer = try await client.consoleSignIn("bob")
                 let detail = try await client.consoleGet("/console/notifications?id=\(id)", session: viewer)
                 let device = try #require((detail.json["devices"] as? [[String: Any]])?.first)
-                #expect(device["installation"] as? String == phone && device["platform"] as? String == "apns" && device["fetched"] as? Bool == true)
+                #expect(
+                    device["installation"] as? String == phone && device["platform"] as? String == "apns"
+                        && device["fetched"] as? Bool == true)
                 #expect(device["state"] as? String == "opened" && device["adapterId"] as? String == "apns-<1>")
                 let times = try #require(device["times"] as? [String: Int])
                 for step in ["at", "fetchedAt", "displayedAt", "openedAt"] {

@@ -1,7 +1,7 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import HummingbirdTesting
 import RedisTestSupport
 import RichPushAPI
@@ -22,10 +22,13 @@ struct ConsoleOverviewTests {
             try await fixture.addDeadLetter(app: "shop", error: "timeout")
             try await fixture.addDeadLetter(app: "quiet", error: "timeout")
             // A scheduled send of shop, and a retry of shop (packed as the retry script packs it).
-            try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")], at: [JobQueue.nowMilliseconds() + 3_600_000])
-            try await fixture.api.redis.run(RedisScript("""
-                return redis.call('ZADD', KEYS[1], ARGV[1], cmsgpack.pack({'v', '1', 'type', 'probe', 'payload', 'x', 'enq', '1', 'app', 'shop', 'lane', 'now', 'attempt', '2', 'err', 'boom'}))
-                """), keys: [fixture.api.queue.delayedKey], arguments: [JobQueue.nowMilliseconds() + 3_600_000])
+            try await fixture.api.jobQueue.enqueue(
+                [JobRequest(type: "probe", payload: [1], scope: "shop")], at: [JobQueue.nowMilliseconds() + 3_600_000])
+            try await fixture.api.redis.run(
+                RedisScript(
+                    """
+                    return redis.call('ZADD', KEYS[1], ARGV[1], cmsgpack.pack({'v', '1', 'type', 'probe', 'payload', 'x', 'enq', '1', 'app', 'shop', 'lane', 'now', 'attempt', '2', 'err', 'boom'}))
+                    """), keys: [fixture.api.queue.delayedKey], arguments: [JobQueue.nowMilliseconds() + 3_600_000])
             try await fixture.api.test { client in
                 let root = try await client.consoleSignIn("root")
                 let overview = try await client.consoleGet("/console/overview.json", session: root)
@@ -39,7 +42,9 @@ struct ConsoleOverviewTests {
                 #expect(((overview.json["totals"] as? [String: Any])?["deadLetters"]) as? Int == 2)
                 let html = String(buffer: try await client.consoleGet("/console", session: root, html: true).body)
                 #expect(html.contains("<th scope=\"row\">shop</th><td>3</td>"))
-                #expect(html.contains("<td>1</td><td>1</td><td>1</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>"), "scheduled, retrying, dead; no rates yet")
+                #expect(
+                    html.contains("<td>1</td><td>1</td><td>1</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>"),
+                    "scheduled, retrying, dead; no rates yet")
                 // An operator of one app sees that app, and no deployment totals.
                 _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys)
                     .setConsoleAccess(name: "bob", ConsoleAccess(role: .viewer, apps: ["news"]))
@@ -61,7 +66,8 @@ struct ConsoleOverviewTests {
             try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")])
             try await fixture.api.test { client in
                 let alice = try await client.consoleSignIn("alice")
-                let response = try await client.execute(uri: "/console/events", method: .get, headers: alice + [.accept: "text/event-stream"])
+                let response = try await client.execute(
+                    uri: "/console/events", method: .get, headers: alice + [.accept: "text/event-stream"])
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/event-stream; charset=utf-8")
                 let text = String(buffer: response.body)
@@ -73,7 +79,8 @@ struct ConsoleOverviewTests {
                 #expect((object["apps"] as? [[String: Any]])?.first?["app"] as? String == "shop")
                 // One slot: the ended stream gives it back (once the server has released its body).
                 try await waitUntil(timeout: .seconds(30), "the stream's slot to come back") {
-                    let second = try await client.execute(uri: "/console/events", method: .get, headers: alice + [.accept: "text/event-stream"])
+                    let second = try await client.execute(
+                        uri: "/console/events", method: .get, headers: alice + [.accept: "text/event-stream"])
                     if second.status == .ok { #expect(String(buffer: second.body).contains("event: overview")) }
                     return second.status == .ok
                 }
@@ -125,11 +132,17 @@ struct ConsoleOverviewTests {
             }
             try await fixture.api.test { client in
                 let alice = try await client.consoleSignIn("alice")
-                let response = try await client.execute(uri: "/console/events", method: .get, headers: alice + [.accept: "text/event-stream"])
+                let response = try await client.execute(
+                    uri: "/console/events", method: .get, headers: alice + [.accept: "text/event-stream"])
                 stop.set()
                 let counts = try await worker.value
-                let events = try String(buffer: response.body).components(separatedBy: "\n\n").filter { $0.hasPrefix("event: overview\ndata: ") }
-                    .map { try #require(try JSONSerialization.jsonObject(with: Data($0.dropFirst("event: overview\ndata: ".count).utf8)) as? [String: Any]) }
+                let events = try String(buffer: response.body).components(separatedBy: "\n\n").filter {
+                    $0.hasPrefix("event: overview\ndata: ")
+                }
+                .map {
+                    try #require(
+                        try JSONSerialization.jsonObject(with: Data($0.dropFirst("event: overview\ndata: ".count).utf8)) as? [String: Any])
+                }
                 #expect(events.count == 6)
                 let shop = events.map { ($0["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "shop" } }
                 #expect(shop.first??["rates"] == nil, "no rate before a second snapshot")
@@ -140,16 +153,22 @@ struct ConsoleOverviewTests {
                 }
                 let failing = rates.compactMap { $0["failedByReason"] as? [String: Double] }
                 #expect(failing.count == 5 && failing.contains { ($0["BadDeviceToken"] ?? 0) > 0 }, "failures by reason moved: \(failing)")
-                #expect(failing.allSatisfy { Set($0.keys).isSubset(of: ["BadDeviceToken", "http_410"]) && $0.values.allSatisfy { $0 > 0 } })
+                #expect(
+                    failing.allSatisfy { Set($0.keys).isSubset(of: ["BadDeviceToken", "http_410"]) && $0.values.allSatisfy { $0 > 0 } })
                 // The totals the rates come from: kept by the queue's scripts, exactly the worker's.
                 let now = try await client.consoleGet("/console/overview.json", session: alice)
                 let totals = try #require((now.json["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "shop" })
                 #expect(totals["retried"] as? Int == counts.retried && totals["deadLettered"] as? Int == counts.dead, "\(totals) \(counts)")
                 #expect(totals["done"] as? Int == counts.settled - counts.retried - counts.dead)
                 #expect(totals["sent"] as? Int == counts.sent, "\(totals) \(counts)")
-                #expect(totals["failedByReason"] as? [String: Int] == ["BadDeviceToken": 2 * counts.settled, "http_410": counts.gone].filter { $0.value > 0 }, "\(totals) \(counts)")
+                #expect(
+                    totals["failedByReason"] as? [String: Int]
+                        == ["BadDeviceToken": 2 * counts.settled, "http_410": counts.gone].filter { $0.value > 0 }, "\(totals) \(counts)")
                 let page = String(buffer: try await client.consoleGet("/console", session: alice, html: true).body)
-                #expect(page.contains("<th scope=\"col\">Sent/s</th><th scope=\"col\">Done/s</th><th scope=\"col\">Retried/s</th><th scope=\"col\">Dead-lettered/s</th><th scope=\"col\">Failed/s by reason</th>"))
+                #expect(
+                    page.contains(
+                        "<th scope=\"col\">Sent/s</th><th scope=\"col\">Done/s</th><th scope=\"col\">Retried/s</th><th scope=\"col\">Dead-lettered/s</th><th scope=\"col\">Failed/s by reason</th>"
+                    ))
                 #expect(page.contains("<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>"), "no rate at page load")
                 #expect(page.contains(#"<a href="/device">The browser device</a>"#))
             }
@@ -173,8 +192,13 @@ struct ConsoleOverviewTests {
                 let start = try #require(html.range(of: "<svg "))
                 let end = try #require(html.range(of: "</svg>"))
                 let svg = String(html[start.lowerBound..<end.upperBound])
-                #expect(svg.contains(#"data-chart="workers-share" role="img" aria-label="Each worker&#39;s share of jobs processed""#), "\(svg)")
-                #expect(svg.contains("<title>") && svg.contains("<desc>Jobs processed by each of 2 workers, 4 in all: w2 1, w&lt;1&gt;&amp;&quot;x 3</desc>"), "\(svg)")
+                #expect(
+                    svg.contains(#"data-chart="workers-share" role="img" aria-label="Each worker&#39;s share of jobs processed""#), "\(svg)"
+                )
+                #expect(
+                    svg.contains("<title>")
+                        && svg.contains("<desc>Jobs processed by each of 2 workers, 4 in all: w2 1, w&lt;1&gt;&amp;&quot;x 3</desc>"),
+                    "\(svg)")
                 #expect(svg.contains(#"data-label="w&lt;1&gt;&amp;&quot;x" data-count="3""#) && svg.contains(#"data-count="1""#))
                 #expect(svg.contains(">3 (75%)</text>") && svg.contains(">1 (25%)</text>"), "each count and share as text: \(svg)")
                 #expect(!html.contains("w<1>"), "every name escaped")
@@ -210,7 +234,9 @@ struct ConsoleOverviewTests {
         try await withRedisServer { server in
             let fixture = try await ConsoleFixture(server: server)
             try await fixture.api.test { client in
-                for (path, type) in [("/console/console.js", "text/javascript"), ("/console/console.css", "text/css"), ("/console/login", "text/html")] {
+                for (path, type) in [
+                    ("/console/console.js", "text/javascript"), ("/console/console.css", "text/css"), ("/console/login", "text/html"),
+                ] {
                     let response = try await client.execute(uri: path, method: .get)
                     #expect(response.status == .ok, "\(path)")
                     #expect(response.headers[.contentType] == "\(type); charset=utf-8")
@@ -232,5 +258,6 @@ final class StopFlag: Sendable {
 }
 
 enum ConsolePagePolicy {
-    static let expected = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    static let expected =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 }

@@ -27,7 +27,9 @@ struct ConsolePlatformFilterTests {
             try await fixture.api.test { client in
                 let alice = try await client.consoleSignIn("alice")
                 func letters(_ query: String) async throws -> [[String: Any]] {
-                    try #require(try await client.consoleGet("/console/dead-letters?" + query, session: alice).json["deadLetters"] as? [[String: Any]])
+                    try #require(
+                        try await client.consoleGet("/console/dead-letters?" + query, session: alice).json["deadLetters"]
+                            as? [[String: Any]])
                 }
                 #expect(try await letters("app=shop").count == 7)
                 let onAPNs = try await letters("platform=apns")
@@ -40,9 +42,13 @@ struct ConsolePlatformFilterTests {
                 let count = try await client.consolePost("/console/dead-letters/count", session: alice, [("platform", "fcm")])
                 #expect(count.json["count"] as? Int == 3)
                 #expect((count.json["filter"] as? String)?.contains("platform=fcm") == true)
-                let retries = try #require(try await client.consoleGet("/console/queues?platform=fcm&kind=retry", session: alice).json["jobs"] as? [[String: Any]])
+                let retries = try #require(
+                    try await client.consoleGet("/console/queues?platform=fcm&kind=retry", session: alice).json["jobs"] as? [[String: Any]])
                 #expect(retries.count == 2)
-                #expect(try #require(try await client.consoleGet("/console/queues?platform=apns", session: alice).json["jobs"] as? [[String: Any]]).isEmpty)
+                #expect(
+                    try #require(
+                        try await client.consoleGet("/console/queues?platform=apns", session: alice).json["jobs"] as? [[String: Any]]
+                    ).isEmpty)
                 let page = try await client.consoleGet("/console/dead-letters?platform=apns", session: alice, html: true)
                 #expect(String(buffer: page.body).contains(#"<option value="apns" selected>"#))
                 for bad in ["platform=ios", "platform=" + String(repeating: "a", count: 40)] {

@@ -1,7 +1,7 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import HummingbirdTesting
 import RedisTestSupport
 import RichPushAPI
@@ -18,8 +18,9 @@ struct ConsoleQueueTests {
     /// A scheduled send through the API, an hour ahead; its id.
     static func schedule(_ client: some TestClientProtocol, _ user: String = "alice", minutes: Int = 60) async throws -> Int {
         let at = Int64(Date().timeIntervalSince1970 * 1000) + Int64(minutes) * 60_000
-        let response = try await client.execute(uri: "/api/notifications", method: .post, headers: TestAPI.basic(user) + [.contentType: "application/json"],
-                                                body: TestAPI.json(["richType": "text", "payload": "p", "message": "later", "sendAt": at]))
+        let response = try await client.execute(
+            uri: "/api/notifications", method: .post, headers: TestAPI.basic(user) + [.contentType: "application/json"],
+            body: TestAPI.json(["richType": "text", "payload": "p", "message": "later", "sendAt": at]))
         guard response.status == .accepted, let id = (response.json["id"] as? String).flatMap(Int.init) else {
             throw TestAPIError("scheduling failed: \(response.status) \(String(buffer: response.body))")
         }
@@ -27,17 +28,19 @@ struct ConsoleQueueTests {
     }
 
     /// A retry waiting in the delayed set, as the retry script leaves one.
-    static let addRetry = RedisScript("""
-    redis.call('ZADD', KEYS[1], ARGV[1], cmsgpack.pack({'v', '1', 'type', 'probe', 'payload', '{}', 'enq', ARGV[2], 'app', ARGV[3], 'lane', 'now',
-      'attempt', '2', 'origin', 'o-' .. ARGV[1], 'err', 'APNs timeout'}))
-    return 1
-    """)
+    static let addRetry = RedisScript(
+        """
+        redis.call('ZADD', KEYS[1], ARGV[1], cmsgpack.pack({'v', '1', 'type', 'probe', 'payload', '{}', 'enq', ARGV[2], 'app', ARGV[3], 'lane', 'now',
+          'attempt', '2', 'origin', 'o-' .. ARGV[1], 'err', 'APNs timeout'}))
+        return 1
+        """)
 
     @Test func cancellingAllThatMatchActsOnExactlyTheCountedSetEvenWhenMoreAreScheduled() async throws {
         try await withRedisServer { server in
             let fixture = try await ConsoleFixture(server: server)
             let now = JobQueue.nowMilliseconds()
-            _ = try await fixture.api.redis.run(Self.addRetry, keys: [fixture.api.queue.delayedKey], arguments: [now + 30_000, now, "default"])
+            _ = try await fixture.api.redis.run(
+                Self.addRetry, keys: [fixture.api.queue.delayedKey], arguments: [now + 30_000, now, "default"])
             try await fixture.api.test { client in
                 var counted: [Int] = []
                 for _ in 0..<6 { counted.append(try await Self.schedule(client)) }
@@ -57,7 +60,8 @@ struct ConsoleQueueTests {
                 for _ in 0..<3 { later.append(try await Self.schedule(client)) }
                 let wrong = try await client.consolePost("/console/queues/cancel", session: alice, [("token", token), ("confirm", "9")])
                 #expect(wrong.status == .conflict && wrong.errorCode == "confirmation_mismatch")
-                let again = try #require(try await client.consolePost("/console/queues/count", session: alice, filter).json["token"] as? String)
+                let again = try #require(
+                    try await client.consolePost("/console/queues/count", session: alice, filter).json["token"] as? String)
                 let more = try await Self.schedule(client)
                 let cancel = try await client.consolePost("/console/queues/cancel", session: alice, [("token", again), ("confirm", "9")])
                 #expect(cancel.status == .ok)
@@ -86,7 +90,9 @@ struct ConsoleQueueTests {
             let fixture = try await ConsoleFixture(server: server)
             let sendAt = JobQueue.nowMilliseconds() + 3_600_000
             let drafts = (0..<1200).map { index in
-                var draft = NotificationDraft(message: "m\(index)", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "t")
+                var draft = NotificationDraft(
+                    message: "m\(index)", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice",
+                    target: "t")
                 draft.sendAt = sendAt + Int64(index)
                 return draft
             }
@@ -99,10 +105,12 @@ struct ConsoleQueueTests {
                 // Sent between the count and the cancel: too late for it.
                 let sent = ids[600]
                 try await fixture.api.redis.send("HSET", fixture.api.keys.status(sent), "state", DeliveryState.sent.rawValue)
-                let cancel = try await client.consolePost("/console/queues/cancel", session: alice, [("token", token), ("confirm", "1200")])
+                let cancel = try await client.consolePost(
+                    "/console/queues/cancel", session: alice, [("token", token), ("confirm", "1200")])
                 #expect(cancel.status == .ok)
                 #expect(cancel.json["done"] as? Int == 1199 && cancel.json["requested"] as? Int == 1200)
-                let states = try await fixture.api.redis.sendAll(ids.map { RedisCommand("HGET", fixture.api.keys.status($0), "state") }).map(\.string)
+                let states = try await fixture.api.redis.sendAll(ids.map { RedisCommand("HGET", fixture.api.keys.status($0), "state") })
+                    .map(\.string)
                 #expect(states.filter { $0 == DeliveryState.cancelled.rawValue }.count == 1199)
                 #expect(states[600] == DeliveryState.sent.rawValue)
                 let left = try #require(try await client.consoleGet("/console/queues", session: alice).json["jobs"] as? [[String: Any]])
@@ -116,8 +124,9 @@ struct ConsoleQueueTests {
             let fixture = try await ConsoleFixture(server: server)
             // 55 probes due at one time (ties across the page's end) and two scheduled sends.
             let due = JobQueue.nowMilliseconds() + 600_000
-            try await fixture.api.jobQueue.enqueue((0..<55).map { JobRequest(type: "probe", payload: Array("{\"n\":\($0)}".utf8), scope: "news") },
-                                                   at: Array(repeating: due, count: 55))
+            try await fixture.api.jobQueue.enqueue(
+                (0..<55).map { JobRequest(type: "probe", payload: Array("{\"n\":\($0)}".utf8), scope: "news") },
+                at: Array(repeating: due, count: 55))
             try await fixture.api.test { client in
                 let first = try await Self.schedule(client, minutes: 120)
                 let second = try await Self.schedule(client, minutes: 121)
@@ -129,14 +138,16 @@ struct ConsoleQueueTests {
                 let rest = try #require(page2.json["jobs"] as? [[String: Any]])
                 #expect(rest.count == 7)
                 #expect(page2.json["next"] is NSNull)
-                let payloads = Set(((page1.json["jobs"] as? [[String: Any]] ?? []) + rest).compactMap { $0["ref"] is NSNull ? $0["due"] as? Int : nil })
+                let payloads = Set(
+                    ((page1.json["jobs"] as? [[String: Any]] ?? []) + rest).compactMap { $0["ref"] is NSNull ? $0["due"] as? Int : nil })
                 #expect(payloads == [Int(due)])
                 let news = try await client.consoleGet("/console/queues?app=news&kind=scheduled", session: bob)
                 #expect((news.json["jobs"] as? [Any])?.count == 50 && news.json["next"] is String)
                 let scheduled = try await client.consoleGet("/console/queues?kind=scheduled&from=%2B100m", session: bob)
                 #expect((scheduled.json["jobs"] as? [Any])?.count == 2)
                 let html = String(buffer: try await client.consoleGet("/console/queues", session: bob, html: true).body)
-                #expect(html.contains("Scheduled sends and retries") && !html.contains("Cancel selected") && html.contains("id=\"next-page\""))
+                #expect(
+                    html.contains("Scheduled sends and retries") && !html.contains("Cancel selected") && html.contains("id=\"next-page\""))
 
                 let alice = try await client.consoleSignIn("alice")
                 let refs = rest.compactMap { $0["ref"] as? String }
@@ -160,19 +171,25 @@ struct ConsoleQueueTests {
                 for path in ["/console/queues/count", "/console/queues/cancel", "/console/queues/pause"] {
                     let viewer = try await client.consolePost(path, session: bob, [("app", "shop"), ("id", "q0/1/shop:1")])
                     #expect(viewer.status == .forbidden && viewer.errorCode == "console_forbidden", "\(path)")
-                    let crossSite = try await client.consolePost(path, session: alice, [("app", "shop")],
-                                                                headers: [.origin: "http://evil.example", .contentType: "application/x-www-form-urlencoded"])
+                    let crossSite = try await client.consolePost(
+                        path, session: alice, [("app", "shop")],
+                        headers: [.origin: "http://evil.example", .contentType: "application/x-www-form-urlencoded"])
                     #expect(crossSite.status == .forbidden && crossSite.errorCode == "cross_site_request", "\(path)")
-                    let noOrigin = try await client.consolePost(path, session: alice, [("app", "shop")], headers: [.contentType: "application/x-www-form-urlencoded"])
+                    let noOrigin = try await client.consolePost(
+                        path, session: alice, [("app", "shop")], headers: [.contentType: "application/x-www-form-urlencoded"])
                     #expect(noOrigin.status == .forbidden && noOrigin.errorCode == "cross_site_request", "\(path)")
                 }
-                for (query, code) in [("kind=soon", "bad_filter"), ("from=yesterday", "bad_filter"), ("cursor=abc", "bad_cursor"), ("app=Nope", "bad_filter"),
-                                      ("from=%2B2h&to=%2B1h", "bad_filter")] {
+                for (query, code) in [
+                    ("kind=soon", "bad_filter"), ("from=yesterday", "bad_filter"), ("cursor=abc", "bad_cursor"), ("app=Nope", "bad_filter"),
+                    ("from=%2B2h&to=%2B1h", "bad_filter"),
+                ] {
                     let response = try await client.consoleGet("/console/queues?\(query)", session: bob)
                     #expect(response.status == .badRequest && response.errorCode == code, "\(query): \(String(buffer: response.body))")
                 }
-                for (form, code) in [([("id", "nope")], "bad_id"), ([], "bad_selection"), ([("id", "q9/1/shop:1")], "bad_id"),
-                                     ([("token", "x")], "missing_confirmation")] as [([(String, String)], String)] {
+                for (form, code) in [
+                    ([("id", "nope")], "bad_id"), ([], "bad_selection"), ([("id", "q9/1/shop:1")], "bad_id"),
+                    ([("token", "x")], "missing_confirmation"),
+                ] as [([(String, String)], String)] {
                     let response = try await client.consolePost("/console/queues/cancel", session: alice, form)
                     #expect(response.status.code / 100 == 4 && response.errorCode == code, "\(form): \(String(buffer: response.body))")
                 }
@@ -180,7 +197,8 @@ struct ConsoleQueueTests {
                 #expect(badApp.status == .badRequest && badApp.errorCode == "bad_app_id")
                 let empty = try await client.consolePost("/console/queues/count", session: alice, [("kind", "scheduled")])
                 #expect(empty.json["count"] as? Int == 0 && empty.json["token"] is NSNull)
-                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).setConsoleAccess(name: "alice", ConsoleAccess(role: .operator, apps: ["shop"]))
+                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).setConsoleAccess(
+                    name: "alice", ConsoleAccess(role: .operator, apps: ["shop"]))
                 let hidden = try await client.consolePost("/console/queues/pause", session: alice, [("app", "news")])
                 #expect(hidden.status == .forbidden && hidden.errorCode == "console_forbidden")
                 let hiddenCancel = try await client.consolePost("/console/queues/cancel", session: alice, [("id", "q0/1/news:1")])
@@ -214,8 +232,11 @@ struct ConsoleQueueTests {
                 #expect(Set(flowing.map(\.scope)) == ["shop"] && flowing.count == 4)
                 let root = try await client.consoleSignIn("root")
                 let entries = try #require(try await client.consoleGet("/console/audit", session: root).json["entries"] as? [[String: Any]])
-                #expect(entries.filter { ($0["action"] as? String)?.hasPrefix("app.") == true && $0["outcome"] as? String == "ok" }.map { $0["action"] as? String }
-                    == ["app.resume", "app.pause"])
+                #expect(
+                    entries.filter { ($0["action"] as? String)?.hasPrefix("app.") == true && $0["outcome"] as? String == "ok" }.map {
+                        $0["action"] as? String
+                    }
+                        == ["app.resume", "app.pause"])
             }
         }
     }

@@ -42,10 +42,14 @@ struct ConsoleRetryNowTests {
                 // 3 more that match arrive: the count of 4 no longer holds, so 7 is refused by it,
                 // and a new count says 7.
                 let later = try await Self.retries(queue, app: "shop", count: 3, platforms: ["fcm"])
-                let wrong = try await client.consolePost("/console/queues/retries/retry", session: alice, [("token", token), ("confirm", "7")])
+                let wrong = try await client.consolePost(
+                    "/console/queues/retries/retry", session: alice, [("token", token), ("confirm", "7")])
                 #expect(wrong.status == .conflict && wrong.errorCode == "confirmation_mismatch")
-                let again = try #require(try await client.consolePost("/console/queues/retries/count", session: alice, filter).json["token"] as? String)
-                #expect(try await client.consolePost("/console/queues/retries/retry", session: alice, [("token", again), ("confirm", "7")]).status == .ok)
+                let again = try #require(
+                    try await client.consolePost("/console/queues/retries/count", session: alice, filter).json["token"] as? String)
+                #expect(
+                    try await client.consolePost("/console/queues/retries/retry", session: alice, [("token", again), ("confirm", "7")])
+                        .status == .ok)
                 #expect(try await queue.delayedJobs(from: 0, count: 1000).count == 12)
                 // The 7 of the second count moved: shop's on fcm, not its apns ones nor news'.
                 let moved = try await Self.dueNow(queue)
@@ -54,7 +58,8 @@ struct ConsoleRetryNowTests {
                 #expect(try await queue.promoteDueRetries() == 7)
                 #expect(try await Self.dueNow(queue).isEmpty)
                 // Used once.
-                let reuse = try await client.consolePost("/console/queues/retries/retry", session: alice, [("token", again), ("confirm", "7")])
+                let reuse = try await client.consolePost(
+                    "/console/queues/retries/retry", session: alice, [("token", again), ("confirm", "7")])
                 #expect(reuse.status == .conflict && reuse.errorCode == "confirmation_unknown")
                 let root = try await client.consoleSignIn("root")
                 let entries = try #require(try await client.consoleGet("/console/audit", session: root).json["entries"] as? [[String: Any]])
@@ -73,13 +78,17 @@ struct ConsoleRetryNowTests {
             let counted = try await Self.retries(queue, app: "shop", count: 5)
             try await fixture.api.test { client in
                 let alice = try await client.consoleSignIn("alice")
-                let token = try #require(try await client.consolePost("/console/queues/retries/count", session: alice, [("app", "shop")]).json["token"] as? String)
+                let token = try #require(
+                    try await client.consolePost("/console/queues/retries/count", session: alice, [("app", "shop")]).json["token"]
+                        as? String)
                 let later = try await Self.retries(queue, app: "shop", count: 2)
-                let done = try await client.consolePost("/console/queues/retries/retry", session: alice, [("token", token), ("confirm", "5")])
+                let done = try await client.consolePost(
+                    "/console/queues/retries/retry", session: alice, [("token", token), ("confirm", "5")])
                 #expect(done.json["done"] as? Int == 5 && done.json["requested"] as? Int == 5)
                 #expect(Set(try await Self.dueNow(queue).compactMap(\.job?.origin)) == Set(counted.map(\.origin)))
                 let waiting = try await queue.delayedJobs(from: JobQueue.nowMilliseconds() + 60_000, count: 100)
-                #expect(Set(waiting.compactMap(\.job?.origin)) == Set(later.map(\.origin)), "those failed after the count keep their back-off")
+                #expect(
+                    Set(waiting.compactMap(\.job?.origin)) == Set(later.map(\.origin)), "those failed after the count keep their back-off")
             }
         }
     }
@@ -105,7 +114,9 @@ struct ConsoleRetryNowTests {
                 #expect(done.status == .ok && done.json["done"] as? Int == 1)
                 #expect(try await Self.dueNow(queue).compactMap(\.job?.origin) == [chosen.job?.origin])
                 // Moved already: a second time moves nothing (it is due; its score stays).
-                for bad in ["q9/1/1-0", "\(partition)/x/1-0", "\(partition)/1/not/an id", "\(partition)/1/" + String(repeating: "9", count: 65)] {
+                for bad in [
+                    "q9/1/1-0", "\(partition)/x/1-0", "\(partition)/1/not/an id", "\(partition)/1/" + String(repeating: "9", count: 65),
+                ] {
                     let response = try await client.consolePost("/console/queues/retries/retry", session: alice, [("id", bad)])
                     #expect(response.status == .badRequest && response.errorCode == "bad_id", "\(bad)")
                 }

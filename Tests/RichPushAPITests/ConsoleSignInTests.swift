@@ -1,7 +1,7 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import HummingbirdBcrypt
 import HummingbirdTesting
 import NIOCore
@@ -18,8 +18,9 @@ struct ConsoleSignInTests {
         try await withRedisServer { server in
             let fixture = try await ConsoleFixture(server: server)
             try await fixture.api.test { client in
-                let response = try await client.execute(uri: "/console/login", method: .post, headers: ConsoleFixture.browser,
-                                                        body: ConsoleFixture.form([("user", "alice"), ("password", "alice-pw")]))
+                let response = try await client.execute(
+                    uri: "/console/login", method: .post, headers: ConsoleFixture.browser,
+                    body: ConsoleFixture.form([("user", "alice"), ("password", "alice-pw")]))
                 #expect(response.status == .seeOther)
                 #expect(response.headers[.location] == "/console")
                 let cookie = try #require(response.headers[.setCookie])
@@ -27,9 +28,11 @@ struct ConsoleSignInTests {
                 #expect(!cookie.contains("Secure"), "plain HTTP with no trusted proxy saying https")
                 let token = String(cookie.prefix { $0 != ";" }.dropFirst("rp_console=".count))
                 #expect(token.count == 43, "256 random bits, base64url")
-                let keys = (try await fixture.api.redis.send("KEYS", "\(fixture.api.keys.prefix):console:session:*").array ?? []).compactMap(\.string)
+                let keys = (try await fixture.api.redis.send("KEYS", "\(fixture.api.keys.prefix):console:session:*").array ?? [])
+                    .compactMap(\.string)
                 #expect(keys.count == 1 && !keys[0].contains(token), "the token is not in Redis")
-                #expect(keys.first?.split(separator: ":").last.map { $0.count == 64 && $0.allSatisfy(\.isHexDigit) } == true, "its SHA-256 is")
+                #expect(
+                    keys.first?.split(separator: ":").last.map { $0.count == 64 && $0.allSatisfy(\.isHexDigit) } == true, "its SHA-256 is")
                 #expect(try await fixture.api.redis.send("PTTL", keys[0]).int.map { $0 > 0 && $0 <= 8 * 3_600_000 } == true)
                 let overview = try await client.consoleGet("/console", session: [.cookie: "rp_console=\(token)"], html: true)
                 #expect(overview.status == .ok)
@@ -47,8 +50,9 @@ struct ConsoleSignInTests {
                 var headers = ConsoleFixture.script
                 headers[.origin] = "https://localhost"
                 headers[HTTPField.Name("X-Forwarded-Proto")!] = "https"
-                let response = try await client.execute(uri: "/console/login", method: .post, headers: headers,
-                                                        body: ConsoleFixture.form([("user", "alice"), ("password", "alice-pw")]))
+                let response = try await client.execute(
+                    uri: "/console/login", method: .post, headers: headers,
+                    body: ConsoleFixture.form([("user", "alice"), ("password", "alice-pw")]))
                 #expect(response.status == .ok)
                 #expect(response.headers[.setCookie]?.hasSuffix("; Secure") == true)
             }
@@ -56,8 +60,9 @@ struct ConsoleSignInTests {
             try await always.api.test { client in
                 var headers = ConsoleFixture.script
                 headers[.origin] = "https://localhost"
-                let response = try await client.execute(uri: "/console/login", method: .post, headers: headers,
-                                                        body: ConsoleFixture.form([("user", "alice"), ("password", "alice-pw")]))
+                let response = try await client.execute(
+                    uri: "/console/login", method: .post, headers: headers,
+                    body: ConsoleFixture.form([("user", "alice"), ("password", "alice-pw")]))
                 #expect(response.headers[.setCookie]?.hasSuffix("; Secure") == true)
             }
         }
@@ -66,12 +71,14 @@ struct ConsoleSignInTests {
     @Test func wrongPasswordsAndUsersWithoutARoleAreRefused() async throws {
         try await withRedisServer { server in
             let fixture = try await ConsoleFixture(server: server)
-            _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).create(User(name: "carol", role: .admin), passwordHash: Bcrypt.hash("carol-pw", cost: 4))
+            _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).create(
+                User(name: "carol", role: .admin), passwordHash: Bcrypt.hash("carol-pw", cost: 4))
             try await fixture.api.test { client in
                 let wrong = try await client.consolePost("/console/login", session: [:], [("user", "alice"), ("password", "nope")])
                 #expect(wrong.status == .unauthorized)
                 #expect(wrong.headers[.wwwAuthenticate] == nil, "a browser must not pop up a Basic dialog")
-                let page = try await client.consolePost("/console/login", session: [:], [("user", "alice"), ("password", "nope")], headers: ConsoleFixture.browser)
+                let page = try await client.consolePost(
+                    "/console/login", session: [:], [("user", "alice"), ("password", "nope")], headers: ConsoleFixture.browser)
                 #expect(page.status == .unauthorized)
                 #expect(String(buffer: page.body).contains("wrong user name or password"))
                 let noRole = try await client.consolePost("/console/login", session: [:], [("user", "carol"), ("password", "carol-pw")])
@@ -84,13 +91,15 @@ struct ConsoleSignInTests {
                 // (Each delay doubles from 1 s, so even a slow machine meets one within 20 guesses.)
                 var statuses: [HTTPResponse.Status] = []
                 while statuses.count < 20, statuses.last != .tooManyRequests {
-                    statuses.append(try await client.consolePost("/console/login", session: [:], [("user", "bob"), ("password", "guess")]).status)
+                    statuses.append(
+                        try await client.consolePost("/console/login", session: [:], [("user", "bob"), ("password", "guess")]).status)
                 }
                 #expect(statuses.last == .tooManyRequests && statuses.count >= 6, "\(statuses)")
                 let unauthenticated = try await client.execute(uri: "/console", method: .get, headers: [.accept: "text/html"])
                 #expect(unauthenticated.status == .seeOther)
                 #expect(unauthenticated.headers[.location] == "/console/login")
-                let script = try await client.execute(uri: "/console/overview.json", method: .get, headers: [.cookie: "rp_console=" + String(repeating: "A", count: 43)])
+                let script = try await client.execute(
+                    uri: "/console/overview.json", method: .get, headers: [.cookie: "rp_console=" + String(repeating: "A", count: 43)])
                 #expect(script.status == .unauthorized)
                 #expect(script.errorCode == "console_sign_in")
             }
@@ -106,8 +115,12 @@ struct ConsoleSignInTests {
                 let page = try await client.consoleGet("/console/dead-letters", session: bob, html: true)
                 #expect(page.status == .ok)
                 let html = String(buffer: page.body)
-                #expect(html.contains("timeout") && !html.contains("Replay") && !html.contains("type=\"checkbox\""), "no action buttons for a viewer")
-                for (path, pairs) in [("/console/dead-letters/count", [("app", "default")]), ("/console/dead-letters/replay", [("id", "q0/1-0")])] {
+                #expect(
+                    html.contains("timeout") && !html.contains("Replay") && !html.contains("type=\"checkbox\""),
+                    "no action buttons for a viewer")
+                for (path, pairs) in [
+                    ("/console/dead-letters/count", [("app", "default")]), ("/console/dead-letters/replay", [("id", "q0/1-0")]),
+                ] {
                     let json = try await client.consolePost(path, session: bob, pairs)
                     #expect(json.status == .forbidden, "\(path)")
                     #expect(json.errorCode == "console_forbidden", "\(path)")
@@ -122,7 +135,8 @@ struct ConsoleSignInTests {
                 let root = try await client.consoleSignIn("root")
                 let entries = try #require(try await client.consoleGet("/console/audit", session: root).json["entries"] as? [[String: Any]])
                 let refusals = entries.filter { $0["user"] as? String == "bob" && $0["outcome"] as? String == "refused: console_forbidden" }
-                #expect(Set(refusals.compactMap { $0["action"] as? String }) == ["dlq.count", "dlq.replay"], "a refused change is audited too")
+                #expect(
+                    Set(refusals.compactMap { $0["action"] as? String }) == ["dlq.count", "dlq.replay"], "a refused change is audited too")
                 let alice = try await client.consoleSignIn("alice")
                 let operatorPage = String(buffer: try await client.consoleGet("/console/dead-letters", session: alice, html: true).body)
                 #expect(operatorPage.contains("Replay selected") && operatorPage.contains("type=\"checkbox\""))
@@ -141,24 +155,33 @@ struct ConsoleSignInTests {
                     ("Origin of another port", [.origin: "http://localhost:8081"]),
                     ("Origin null", [.origin: "null"]),
                     ("no Origin, Sec-Fetch-Site cross-site", [ConsoleGuardHeaders.secFetchSite: "cross-site"]),
-                    ("same Origin but Sec-Fetch-Site same-site", [.origin: ConsoleFixture.origin, ConsoleGuardHeaders.secFetchSite: "same-site"]),
+                    (
+                        "same Origin but Sec-Fetch-Site same-site",
+                        [.origin: ConsoleFixture.origin, ConsoleGuardHeaders.secFetchSite: "same-site"]
+                    ),
                     ("neither header", [:]),
                 ]
                 for (name, headers) in cases {
                     let all = headers + [.accept: "application/json", .contentType: "application/x-www-form-urlencoded"]
                     for path in ["/console/dead-letters/count", "/console/logout"] {
-                        let response = try await client.execute(uri: path, method: .post, headers: all + alice, body: ConsoleFixture.form([("app", "default")]))
+                        let response = try await client.execute(
+                            uri: path, method: .post, headers: all + alice, body: ConsoleFixture.form([("app", "default")]))
                         #expect(response.status == .forbidden, "\(name) \(path)")
                         #expect(response.errorCode == "cross_site_request", "\(name) \(path)")
                     }
-                    let login = try await client.execute(uri: "/console/login", method: .post, headers: all, body: ConsoleFixture.form([("user", "alice"), ("password", "alice-pw")]))
+                    let login = try await client.execute(
+                        uri: "/console/login", method: .post, headers: all,
+                        body: ConsoleFixture.form([("user", "alice"), ("password", "alice-pw")]))
                     #expect(login.status == .forbidden, "login: \(name)")
                 }
                 // A browser that sends only Sec-Fetch-Site: same-origin is let through.
-                let sameOrigin = try await client.execute(uri: "/console/dead-letters/count", method: .post,
-                                                          headers: alice + [ConsoleGuardHeaders.secFetchSite: "same-origin", .accept: "application/json",
-                                                                            .contentType: "application/x-www-form-urlencoded"],
-                                                          body: ConsoleFixture.form([("app", "default")]))
+                let sameOrigin = try await client.execute(
+                    uri: "/console/dead-letters/count", method: .post,
+                    headers: alice + [
+                        ConsoleGuardHeaders.secFetchSite: "same-origin", .accept: "application/json",
+                        .contentType: "application/x-www-form-urlencoded",
+                    ],
+                    body: ConsoleFixture.form([("app", "default")]))
                 #expect(sameOrigin.status == .ok)
                 #expect(sameOrigin.json["count"] as? Int == 1)
             }
@@ -177,7 +200,8 @@ struct ConsoleSignInTests {
                 #expect(try await client.consoleGet("/console/overview.json", session: alice).status == .unauthorized)
                 // A new password, or the console role taken away, ends the user's sessions.
                 let again = try await client.consoleSignIn("alice")
-                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).update(name: "alice", passwordHash: Bcrypt.hash("new-pw", cost: 4), role: nil)
+                _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).update(
+                    name: "alice", passwordHash: Bcrypt.hash("new-pw", cost: 4), role: nil)
                 #expect(try await client.consoleGet("/console/overview.json", session: again).status == .unauthorized)
                 let bob = try await client.consoleSignIn("bob")
                 _ = try await RedisUserStore(redis: fixture.api.redis, keys: fixture.api.keys).setConsoleAccess(name: "bob", nil)
@@ -203,7 +227,9 @@ struct ConsoleSignInTests {
                 let root = try await client.consoleSignIn("root")
                 let page = String(buffer: try await client.consoleGet("/console/dead-letters", session: root, html: true).body)
                 #expect(page.contains("Read-only") && !page.contains("Replay selected"))
-                for (path, pairs) in [("/console/dead-letters/count", [("app", "default")]), ("/console/dead-letters/replay", [("id", "q0/1-0")])] {
+                for (path, pairs) in [
+                    ("/console/dead-letters/count", [("app", "default")]), ("/console/dead-letters/replay", [("id", "q0/1-0")]),
+                ] {
                     let response = try await client.consolePost(path, session: root, pairs)
                     #expect(response.status == .forbidden)
                     #expect(response.errorCode == "console_read_only")

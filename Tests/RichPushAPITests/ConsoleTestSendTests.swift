@@ -21,8 +21,9 @@ struct ConsoleTestSendTests {
                 let second = try await client.register("alice", handle: "aa02")
                 let other = try await client.register("bob", handle: "bb01")
                 let alice = try await client.consoleSignIn("alice")
-                let sent = try await client.consolePost("/console/test-send", session: alice,
-                                                        [("installations", "\(first), \(second)"), ("message", "Test <1>")])
+                let sent = try await client.consolePost(
+                    "/console/test-send", session: alice,
+                    [("installations", "\(first), \(second)"), ("message", "Test <1>")])
                 #expect(sent.status == .accepted, "\(String(buffer: sent.body))")
                 let id = try #require(sent.json["id"] as? Int)
                 #expect(sent.json["installations"] as? [String] == [first, second])
@@ -32,9 +33,12 @@ struct ConsoleTestSendTests {
                 let jobs = try await queue.take(for: "c", count: 10).map { try $0.get() }
                 #expect(jobs.count == 1)
                 let delivery = try RichPushJob.delivery(of: try #require(jobs.first))
-                #expect(delivery.notification == id && delivery.installations == [first, second] && !(delivery.installations ?? []).contains(other))
+                #expect(
+                    delivery.notification == id && delivery.installations == [first, second]
+                        && !(delivery.installations ?? []).contains(other))
                 let record = try #require(try await fixture.api.notifications.notification(id: id))
-                #expect(record.message == "Test <1>" && record.creator == "alice" && record.target == "console-test-send || !console-test-send")
+                #expect(
+                    record.message == "Test <1>" && record.creator == "alice" && record.target == "console-test-send || !console-test-send")
                 let result = try await client.consoleGet("/console/test-send?id=\(id)&i=\(first)&i=\(second)", session: alice)
                 #expect(result.json["state"] as? String == "queued")
                 #expect((result.json["devices"] as? [[String: Any]])?.map { $0["state"] as? String } == ["queued", "queued"])
@@ -55,12 +59,14 @@ struct ConsoleTestSendTests {
                 let device = try await client.register("alice", handle: "aa01")
                 let bob = try await client.consoleSignIn("bob")
                 let alice = try await client.consoleSignIn("alice")
-                let viewer = try await client.consolePost("/console/test-send", session: bob, [("installations", device), ("message", "hi")])
+                let viewer = try await client.consolePost(
+                    "/console/test-send", session: bob, [("installations", device), ("message", "hi")])
                 #expect(viewer.status == .forbidden && viewer.errorCode == "console_forbidden")
                 let form = String(buffer: try await client.consoleGet("/console/test-send", session: bob, html: true).body)
                 #expect(!form.contains("<button type=\"submit\">Send</button>"))
-                let crossSite = try await client.consolePost("/console/test-send", session: alice, [("installations", device), ("message", "hi")],
-                                                             headers: [.origin: "http://evil.example", .contentType: "application/x-www-form-urlencoded"])
+                let crossSite = try await client.consolePost(
+                    "/console/test-send", session: alice, [("installations", device), ("message", "hi")],
+                    headers: [.origin: "http://evil.example", .contentType: "application/x-www-form-urlencoded"])
                 #expect(crossSite.status == .forbidden && crossSite.errorCode == "cross_site_request")
                 let eleven = (1...11).map { "dev-\($0)" }.joined(separator: " ")
                 let cases: [([(String, String)], String)] = [

@@ -32,12 +32,17 @@ struct DeferredMetadataLogHandlerTests {
         let plain = Lines()
         let deferred = Lines()
         var reference = Logger(label: "richpush.api") { StreamLogHandler(label: $0, stream: plain, metadataProvider: nil) }
-        var logger = Logger(label: "richpush.api") { DeferredMetadataLogHandler(StreamLogHandler(label: $0, stream: deferred, metadataProvider: nil)) }
+        var logger = Logger(label: "richpush.api") {
+            DeferredMetadataLogHandler(StreamLogHandler(label: $0, stream: deferred, metadataProvider: nil))
+        }
         Self.exercise(&reference)
         Self.exercise(&logger)
         #expect(deferred.withoutTimestamps.count == 4)
         #expect(deferred.withoutTimestamps == plain.withoutTimestamps)
-        #expect(deferred.withoutTimestamps[1] == " warning richpush.api: error=connection lost hb.request.id=f0dd user=explicit wins [RichPushAPITests] redis unavailable")
+        #expect(
+            deferred.withoutTimestamps[1]
+                == " warning richpush.api: error=connection lost hb.request.id=f0dd user=explicit wins [RichPushAPITests] redis unavailable"
+        )
         #expect(logger[metadataKey: "hb.request.id"] == "f0dd" && logger[metadataKey: "user"] == nil)
     }
 }

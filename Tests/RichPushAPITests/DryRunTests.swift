@@ -1,7 +1,7 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import Hummingbird
 import HummingbirdTesting
 import RedisTestSupport
@@ -17,14 +17,15 @@ struct DryRunTests {
         var result: [String: String] = [:]
         for key in try await redis.send("KEYS", "*").array?.compactMap(\.string) ?? [] {
             let type = try await redis.send("TYPE", key).string ?? "?"
-            let value: RedisValue = switch type {
-            case "string": try await redis.send("GET", key)
-            case "hash": try await redis.send("HGETALL", key)
-            case "set": try await redis.send("SMEMBERS", key)
-            case "zset": try await redis.send("ZRANGE", key, "0", "-1", "WITHSCORES")
-            case "stream": try await redis.send("XLEN", key)
-            default: try await redis.send("TYPE", key)
-            }
+            let value: RedisValue =
+                switch type {
+                case "string": try await redis.send("GET", key)
+                case "hash": try await redis.send("HGETALL", key)
+                case "set": try await redis.send("SMEMBERS", key)
+                case "zset": try await redis.send("ZRANGE", key, "0", "-1", "WITHSCORES")
+                case "stream": try await redis.send("XLEN", key)
+                default: try await redis.send("TYPE", key)
+                }
             result[key] = "\(type) \(value)"
         }
         return result
@@ -36,22 +37,32 @@ struct DryRunTests {
             try await fixture.test { client in
                 let json = APIFixture.basic("alice") + [.contentType: "application/json"]
                 for (handle, platform) in [("ios-1", "apns"), ("ios-2", "apns"), ("android1:APA91b-x", "fcm")] {
-                    let id = try await client.execute(uri: "/api/register?handle=\(handle)", method: .post, headers: APIFixture.basic("alice")) {
+                    let id = try await client.execute(
+                        uri: "/api/register?handle=\(handle)", method: .post, headers: APIFixture.basic("alice")
+                    ) {
                         try JSONDecoder().decode(String.self, from: Data(buffer: $0.body))
                     }
-                    try await client.execute(uri: "/api/register/\(id)", method: .put, headers: json,
-                                             body: APIFixture.json(["Platform": platform, "Handle": handle])) { #expect($0.status == .ok) }
+                    try await client.execute(
+                        uri: "/api/register/\(id)", method: .put, headers: json,
+                        body: APIFixture.json(["Platform": platform, "Handle": handle])
+                    ) { #expect($0.status == .ok) }
                 }
                 let before = try await Self.snapshot(fixture.redis)
-                let response = try await client.execute(uri: "/api/notifications?dryRun=true", method: .post, headers: json,
-                                                        body: APIFixture.json(["message": "Goal!", "richType": "text", "payload": "2-1", "collapseId": "score"]))
+                let response = try await client.execute(
+                    uri: "/api/notifications?dryRun=true", method: .post, headers: json,
+                    body: APIFixture.json(["message": "Goal!", "richType": "text", "payload": "2-1", "collapseId": "score"]))
                 #expect(response.status == .ok, "\(String(buffer: response.body))")
                 let after = try await Self.snapshot(fixture.redis)
-                #expect(before == after, "a dry run wrote: \(Set(after.keys).symmetricDifference(before.keys)) and changed \(before.filter { after[$0.key] != $0.value }.keys)")
+                #expect(
+                    before == after,
+                    "a dry run wrote: \(Set(after.keys).symmetricDifference(before.keys)) and changed \(before.filter { after[$0.key] != $0.value }.keys)"
+                )
                 let view = response.json
                 #expect(view["dryRun"] as? Bool == true && view["target"] as? String == "username:alice")
                 let audience = try #require(view["audience"] as? [String: Any])
-                #expect(audience["total"] as? Int == 3 && audience["platforms"] as? [String: Int] == ["apns": 2, "fcm": 1] && audience["exact"] as? Bool == true)
+                #expect(
+                    audience["total"] as? Int == 3 && audience["platforms"] as? [String: Int] == ["apns": 2, "fcm": 1]
+                        && audience["exact"] as? Bool == true)
                 let payloads = try #require(view["payloads"] as? [[String: Any]])
                 #expect(payloads.compactMap { $0["platform"] as? String } == ["apns", "fcm"])
                 for payload in payloads {
@@ -64,16 +75,19 @@ struct DryRunTests {
                     #expect((response.json["notifications"] as? [Any])?.isEmpty == true)
                 }
                 // Its checks are a send's: a bad option, a bad flag.
-                let bad = try await client.execute(uri: "/api/notifications?dryRun=true", method: .post, headers: json,
-                                                   body: APIFixture.json(["richType": "text", "payload": "p", "priority": "urgent"]))
+                let bad = try await client.execute(
+                    uri: "/api/notifications?dryRun=true", method: .post, headers: json,
+                    body: APIFixture.json(["richType": "text", "payload": "p", "priority": "urgent"]))
                 #expect(bad.status == .unprocessableContent && bad.errorCode == "bad_priority")
-                let flag = try await client.execute(uri: "/api/notifications?dryRun=maybe", method: .post, headers: json,
-                                                    body: APIFixture.json(["richType": "text", "payload": "p"]))
+                let flag = try await client.execute(
+                    uri: "/api/notifications?dryRun=maybe", method: .post, headers: json,
+                    body: APIFixture.json(["richType": "text", "payload": "p"]))
                 #expect(flag.status == .badRequest && flag.errorCode == "bad_dry_run")
                 // Nobody to send to: said so.
-                let nobody = try await client.execute(uri: "/api/notifications?dryRun=true", method: .post,
-                                                      headers: APIFixture.basic("bob") + [.contentType: "application/json"],
-                                                      body: APIFixture.json(["richType": "text", "payload": "p"]))
+                let nobody = try await client.execute(
+                    uri: "/api/notifications?dryRun=true", method: .post,
+                    headers: APIFixture.basic("bob") + [.contentType: "application/json"],
+                    body: APIFixture.json(["richType": "text", "payload": "p"]))
                 #expect((nobody.json["lint"] as? [String])?.contains { $0.hasPrefix("no installation matches") } == true)
             }
         }
@@ -86,20 +100,25 @@ struct DryRunTests {
                 let json = APIFixture.basic("alice") + [.contentType: "application/json"]
                 let body = #"{"aps":{"alert":"$(title)"},"id":"$(richId)","s":"$(subtitle)"}"#
                 let devices: [(String, String?, [String: Any]?)] = [
-                    ("fr-1", "fr-CA", ["Body": body, "Defaults": ["subtitle": "-"]]), ("fr-2", "fr-CA", ["Body": body, "Defaults": ["subtitle": "-"]]),
-                    ("en-1", "en", ["Body": body, "Defaults": ["subtitle": "-"]]), ("strict", "en", ["Body": body, "Missing": "fail"]), ("plain", nil, nil),
+                    ("fr-1", "fr-CA", ["Body": body, "Defaults": ["subtitle": "-"]]),
+                    ("fr-2", "fr-CA", ["Body": body, "Defaults": ["subtitle": "-"]]),
+                    ("en-1", "en", ["Body": body, "Defaults": ["subtitle": "-"]]), ("strict", "en", ["Body": body, "Missing": "fail"]),
+                    ("plain", nil, nil),
                 ]
                 for (id, locale, template) in devices {
                     var registration: [String: Any] = ["Platform": "apns", "Handle": "h-\(id)"]
                     if let locale { registration["Locale"] = locale }
                     if let template { registration["Templates"] = ["main": template] }
-                    let response = try await client.execute(uri: "/api/register/\(id)", method: .put, headers: json, body: APIFixture.json(registration))
+                    let response = try await client.execute(
+                        uri: "/api/register/\(id)", method: .put, headers: json, body: APIFixture.json(registration))
                     #expect(response.status == .ok, "\(String(buffer: response.body))")
                 }
                 let before = try await Self.snapshot(fixture.redis)
-                let response = try await client.execute(uri: "/api/notifications?dryRun=true", method: .post, headers: json, body: APIFixture.json([
-                    "richType": "text", "payload": "p", "properties": ["title": ["en": "Goal!", "fr": "But !"]],
-                ]))
+                let response = try await client.execute(
+                    uri: "/api/notifications?dryRun=true", method: .post, headers: json,
+                    body: APIFixture.json([
+                        "richType": "text", "payload": "p", "properties": ["title": ["en": "Goal!", "fr": "But !"]],
+                    ]))
                 #expect(response.status == .ok, "\(String(buffer: response.body))")
                 #expect(try await Self.snapshot(fixture.redis) == before, "a dry run writes nothing")
                 let previews = try #require(response.json["templates"] as? [[String: Any]])
@@ -108,12 +127,17 @@ struct DryRunTests {
                 #expect(french["devices"] as? Int == 2 && french["locale"] as? String == "fr" && french["template"] as? String == "main")
                 #expect(french["payload"] as? String == #"{"aps":{"alert":"But !"},"id":"0","s":"-"}"#, "\(french)")
                 let strict = try #require(previews.first { ($0["error"] as? String) != nil })
-                #expect(strict["devices"] as? Int == 1 && (strict["error"] as? String)?.hasPrefix("template_missing_property") == true, "\(strict)")
+                #expect(
+                    strict["devices"] as? Int == 1 && (strict["error"] as? String)?.hasPrefix("template_missing_property") == true,
+                    "\(strict)")
                 #expect((response.json["lint"] as? [String])?.contains { $0.hasPrefix("1 templated devices would fail") } == true)
-                #expect((response.json["audience"] as? [String: Any])?["total"] as? Int == 5, "the plain device is in the audience, not among the previews")
+                #expect(
+                    (response.json["audience"] as? [String: Any])?["total"] as? Int == 5,
+                    "the plain device is in the audience, not among the previews")
                 // Without properties there is no preview.
-                let plain = try await client.execute(uri: "/api/notifications?dryRun=true", method: .post, headers: json,
-                                                     body: APIFixture.json(["richType": "text", "payload": "p"]))
+                let plain = try await client.execute(
+                    uri: "/api/notifications?dryRun=true", method: .post, headers: json,
+                    body: APIFixture.json(["richType": "text", "payload": "p"]))
                 #expect(plain.json["templates"] == nil)
             }
         }

@@ -1,7 +1,7 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import Hummingbird
 import HummingbirdTesting
 import RedisTestSupport
@@ -44,11 +44,14 @@ struct DurabilityTests {
 
                     await replica.shutdownGently()
                     let key = HTTPField.Name("Idempotency-Key")!
-                    let refused = try await client.execute(uri: "/api/notifications", method: .post, headers: headers + [key: "order-1"], body: body)
-                    #expect(refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil, "\(refused.status) \(refused.json)")
+                    let refused = try await client.execute(
+                        uri: "/api/notifications", method: .post, headers: headers + [key: "order-1"], body: body)
+                    #expect(
+                        refused.status == .serviceUnavailable && refused.headers[.retryAfter] != nil, "\(refused.status) \(refused.json)")
                     // The notification exists on the master, but a replayed answer is an
                     // acknowledgement too: still 503 while no replica has it.
-                    let again = try await client.execute(uri: "/api/notifications", method: .post, headers: headers + [key: "order-1"], body: body)
+                    let again = try await client.execute(
+                        uri: "/api/notifications", method: .post, headers: headers + [key: "order-1"], body: body)
                     #expect(again.status == .serviceUnavailable, "\(again.status) \(again.json)")
                     // A replica again: the retry replays the first notification, which it now has.
                     let second = try await RedisServer(arguments: ["--replicaof", "127.0.0.1", "\(master.port)"])
@@ -58,7 +61,9 @@ struct DurabilityTests {
                         }
                         // A replica just synced under a busy machine may miss the first WAIT.
                         let retried = try await createRetrying(headers + [key: "order-1"])
-                        #expect(retried.status == .accepted && retried.headers[HTTPField.Name("Idempotent-Replayed")!] == "true", "\(retried.status)")
+                        #expect(
+                            retried.status == .accepted && retried.headers[HTTPField.Name("Idempotent-Replayed")!] == "true",
+                            "\(retried.status)")
                         let replayed = try #require((retried.json["id"] as? String).flatMap(Int.init))
                         #expect(try await second.probe("EXISTS", fixture.keys.notification(replayed)).int == 1)
                     } catch {

@@ -6,10 +6,11 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import RedisTestSupport
-@testable import RichPushAPI
 import RichPushCore
 import RichPushStorage
 import Testing
+
+@testable import RichPushAPI
 
 /// What a hostile-input run timed: a name that does not exist must cost what one that does
 /// costs, and someone else's notification id what a missing one does.
@@ -71,20 +72,33 @@ struct EqualTimingTests {
                 let missing = String(Int(foreign)! + 1000)
                 let bob = APIFixture.basic("bob")
                 let device = "?installation=\(bobDevice)"
-                let reads: [(name: String, method: HTTPRequest.Method, path: (String) -> String, headers: HTTPFields, body: ByteBuffer?)] = [
-                    ("payload", .get, { "/api/notifications/\($0)" }, [:], nil),
-                    ("payload via a device", .get, { "/api/notifications/\($0)\(device)" }, [:], nil),
-                    ("payload, If-None-Match *", .get, { "/api/notifications/\($0)\(device)" }, [.ifNoneMatch: "*"], nil),
-                    ("payload, If-None-Match a guess", .get, { "/api/notifications/\($0)\(device)" }, [.ifNoneMatch: "\"guess\""], nil),
-                    ("status", .get, { "/api/notifications/\($0)/status" }, [:], nil),
-                    ("receipt", .post, { "/api/notifications/\($0)/receipts" }, [:], APIFixture.json(["kind": "opened", "installation": bobDevice])),
-                    ("receipt of an unknown kind", .post, { "/api/notifications/\($0)/receipts" }, [:], APIFixture.json(["kind": "lost", "installation": bobDevice])),
-                    ("cancel", .delete, { "/api/notifications/\($0)" }, [:], nil),
-                ]
-                func trips(_ read: (name: String, method: HTTPRequest.Method, path: (String) -> String, headers: HTTPFields, body: ByteBuffer?), _ id: String) async throws -> [String] {
+                let reads: [(name: String, method: HTTPRequest.Method, path: (String) -> String, headers: HTTPFields, body: ByteBuffer?)] =
+                    [
+                        ("payload", .get, { "/api/notifications/\($0)" }, [:], nil),
+                        ("payload via a device", .get, { "/api/notifications/\($0)\(device)" }, [:], nil),
+                        ("payload, If-None-Match *", .get, { "/api/notifications/\($0)\(device)" }, [.ifNoneMatch: "*"], nil),
+                        ("payload, If-None-Match a guess", .get, { "/api/notifications/\($0)\(device)" }, [.ifNoneMatch: "\"guess\""], nil),
+                        ("status", .get, { "/api/notifications/\($0)/status" }, [:], nil),
+                        (
+                            "receipt", .post, { "/api/notifications/\($0)/receipts" }, [:],
+                            APIFixture.json(["kind": "opened", "installation": bobDevice])
+                        ),
+                        (
+                            "receipt of an unknown kind", .post, { "/api/notifications/\($0)/receipts" }, [:],
+                            APIFixture.json(["kind": "lost", "installation": bobDevice])
+                        ),
+                        ("cancel", .delete, { "/api/notifications/\($0)" }, [:], nil),
+                    ]
+                func trips(
+                    _ read: (name: String, method: HTTPRequest.Method, path: (String) -> String, headers: HTTPFields, body: ByteBuffer?),
+                    _ id: String
+                ) async throws -> [String] {
                     _ = recording.take()
-                    try await client.execute(uri: read.path(id), method: read.method, headers: bob + read.headers, body: read.body) { response in
-                        #expect(response.status == .notFound && response.errorMessage == "no notification \(id)", "\(read.name) \(id): \(response.status)")
+                    try await client.execute(uri: read.path(id), method: read.method, headers: bob + read.headers, body: read.body) {
+                        response in
+                        #expect(
+                            response.status == .notFound && response.errorMessage == "no notification \(id)",
+                            "\(read.name) \(id): \(response.status)")
                     }
                     return recording.take()
                 }

@@ -1,6 +1,7 @@
-@testable import RichPushAPI
 import RichPushCore
 import Testing
+
+@testable import RichPushAPI
 
 /// The byte-level parsers on every request's path: Authorization, media types, secrets.
 @Suite("Header parsing")
@@ -24,7 +25,9 @@ struct HeaderParsingTests {
         #expect(token == "rpk_abc_def")
     }
 
-    @Test(arguments: [nil, "", "Basic", "Basic ", "Basic !!!", "Basic Ym9i", "Bearer    ", "Digest abc", String(repeating: "A", count: 1025)])
+    @Test(arguments: [
+        nil, "", "Basic", "Basic ", "Basic !!!", "Basic Ym9i", "Bearer    ", "Digest abc", String(repeating: "A", count: 1025),
+    ])
     func refusedCredentials(header: String?) {
         #expect(Credentials(header: header) == nil)
     }

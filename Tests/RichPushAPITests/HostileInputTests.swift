@@ -19,25 +19,34 @@ struct HostileInputTests {
                 for target in [String(repeating: "!", count: 100_000) + "x", String(repeating: "a||", count: 30_000) + "a"] {
                     let body = APIFixture.json(["message": "m", "richType": "text", "payload": "p", "target": target])
                     // A plain user's target other than their own is refused before it is parsed.
-                    try await client.execute(uri: "/api/notifications", method: .post, headers: APIFixture.basic("alice") + json, body: body) {
+                    try await client.execute(
+                        uri: "/api/notifications", method: .post, headers: APIFixture.basic("alice") + json, body: body
+                    ) {
                         #expect($0.status == .forbidden)
                     }
-                    try await client.execute(uri: "/api/notifications", method: .post, headers: APIFixture.basic("root") + json, body: body) {
+                    try await client.execute(uri: "/api/notifications", method: .post, headers: APIFixture.basic("root") + json, body: body)
+                    {
                         #expect($0.status == .unprocessableContent && $0.errorCode == "bad_target", "\($0.errorMessage)")
                     }
                 }
-                for contentType in ["multipart/form-data; boundary=", "multipart/form-data; boundary=\"\"",
-                                    "multipart/form-data; boundary=\(String(repeating: "b", count: 71))", "multipart/form-data"] {
-                    try await client.execute(uri: "/api/notifications", method: .post, headers: APIFixture.basic("alice") + [.contentType: contentType],
-                                             body: ByteBuffer(string: "--x\r\n")) {
+                for contentType in [
+                    "multipart/form-data; boundary=", "multipart/form-data; boundary=\"\"",
+                    "multipart/form-data; boundary=\(String(repeating: "b", count: 71))", "multipart/form-data",
+                ] {
+                    try await client.execute(
+                        uri: "/api/notifications", method: .post, headers: APIFixture.basic("alice") + [.contentType: contentType],
+                        body: ByteBuffer(string: "--x\r\n")
+                    ) {
                         #expect($0.status == .badRequest && $0.errorCode == "malformed_multipart", "\(contentType): \($0.status)")
                     }
                 }
                 // One grapheme of 600 KB: limits count bytes.
                 let heavy = "e" + String(repeating: "\u{301}", count: 300_000)
                 #expect(heavy.count == 1)
-                try await client.execute(uri: "/api/notifications", method: .post, headers: APIFixture.basic("alice") + json,
-                                         body: APIFixture.json(["message": heavy, "richType": "text", "payload": "p"])) {
+                try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: APIFixture.basic("alice") + json,
+                    body: APIFixture.json(["message": heavy, "richType": "text", "payload": "p"])
+                ) {
                     #expect($0.status == .unprocessableContent && $0.errorCode == "bad_message")
                 }
                 try await client.execute(uri: "/health/live", method: .get) { #expect($0.status == .ok) }
@@ -57,7 +66,9 @@ struct HostileInputTests {
                 // sends it over a raw socket, which HummingbirdTesting's client cannot.)
                 // 73 bytes whose first 72 are the password: bcrypt would accept them, the API does not.
                 let long = "alice-pw" + String(repeating: "x", count: 65)
-                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice", long)) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: "/api/notifications", method: .get, headers: APIFixture.basic("alice", long)) {
+                    #expect($0.status == .unauthorized)
+                }
             }
         }
     }
@@ -73,21 +84,27 @@ struct HostileInputTests {
                 let bobID = try await client.execute(uri: "/api/register", method: .post, headers: APIFixture.basic("bob")) {
                     try JSONDecoder().decode(String.self, from: Data(buffer: $0.body))
                 }
-                try await client.execute(uri: "/api/register/\(bobID)", method: .put, headers: APIFixture.basic("bob"),
-                                         body: APIFixture.json(["Platform": "apns", "Handle": "shared-token"])) {
+                try await client.execute(
+                    uri: "/api/register/\(bobID)", method: .put, headers: APIFixture.basic("bob"),
+                    body: APIFixture.json(["Platform": "apns", "Handle": "shared-token"])
+                ) {
                     #expect($0.status == .conflict && $0.errorCode == "handle_taken")
                 }
                 // Registrations and distinct tags are bounded per user.
-                try await client.execute(uri: "/api/register/\(aliceDevice)", method: .put, headers: APIFixture.basic("alice"),
-                                         body: APIFixture.json(["Platform": "apns", "Handle": "shared-token", "Tags": ["a", "b", "c"]])) {
+                try await client.execute(
+                    uri: "/api/register/\(aliceDevice)", method: .put, headers: APIFixture.basic("alice"),
+                    body: APIFixture.json(["Platform": "apns", "Handle": "shared-token", "Tags": ["a", "b", "c"]])
+                ) {
                     #expect($0.status == .tooManyRequests && $0.errorCode == "quota_exceeded")
                 }
                 _ = try await client.register("alice", handle: "second", tags: ["news"])
                 let third = try await client.execute(uri: "/api/register", method: .post, headers: APIFixture.basic("alice")) {
                     try JSONDecoder().decode(String.self, from: Data(buffer: $0.body))
                 }
-                try await client.execute(uri: "/api/register/\(third)", method: .put, headers: APIFixture.basic("alice"),
-                                         body: APIFixture.json(["Platform": "apns", "Handle": "third"])) {
+                try await client.execute(
+                    uri: "/api/register/\(third)", method: .put, headers: APIFixture.basic("alice"),
+                    body: APIFixture.json(["Platform": "apns", "Handle": "third"])
+                ) {
                     #expect($0.status == .tooManyRequests && $0.errorCode == "quota_exceeded")
                     #expect($0.headers[.retryAfter] != nil)
                 }
@@ -99,7 +116,9 @@ struct HostileInputTests {
                 try await fixture.ledger.recordDeliveries(id: id, results: [DeliveryResult(installation: aliceDevice, counter: .sent)])
                 _ = try await client.register("bob", handle: "bob-token", tags: ["sports"])
                 #expect(bobDevice.isEmpty == false)
-                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("bob")) {
+                    #expect($0.status == .notFound)
+                }
                 try await client.execute(uri: "/api/notifications/\(id)", method: .get, headers: APIFixture.basic("alice")) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.xContentTypeOptions] == "nosniff")
@@ -108,10 +127,13 @@ struct HostileInputTests {
                 }
                 // Receipts count once per reader and kind.
                 for _ in 0..<5 {
-                    try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: APIFixture.basic("alice"),
-                                             body: APIFixture.json(["kind": "opened"])) { #expect($0.status == .ok) }
+                    try await client.execute(
+                        uri: "/api/notifications/\(id)/receipts", method: .post, headers: APIFixture.basic("alice"),
+                        body: APIFixture.json(["kind": "opened"])
+                    ) { #expect($0.status == .ok) }
                 }
-                try await client.execute(uri: "/api/notifications/\(id)/status", method: .get, headers: APIFixture.basic("alice")) { response in
+                try await client.execute(uri: "/api/notifications/\(id)/status", method: .get, headers: APIFixture.basic("alice")) {
+                    response in
                     #expect((response.json["counts"] as? [String: Int])?["opened"] == 1)
                     #expect((response.json["devices"] as? [[String: Any]])?.count == 1)
                 }
@@ -119,7 +141,9 @@ struct HostileInputTests {
                 for expected in [HTTPResponse.Status.accepted, .accepted, .accepted, .tooManyRequests] {
                     let response = try await client.sendImage("alice")
                     #expect(response.status == expected)
-                    if expected == .tooManyRequests { #expect(response.errorCode == "quota_exceeded" && response.headers[.retryAfter] != nil) }
+                    if expected == .tooManyRequests {
+                        #expect(response.errorCode == "quota_exceeded" && response.headers[.retryAfter] != nil)
+                    }
                 }
             }
         }
@@ -133,18 +157,26 @@ struct HostileInputTests {
             #expect(try await keys.create(user: "nobody", scopes: [.send], label: "") == nil)
             try await fixture.test { client in
                 let bearer: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
-                try await client.execute(uri: "/api/notifications", method: .post, headers: bearer,
-                                         body: APIFixture.json(["message": "m", "richType": "text", "payload": "p"])) { #expect($0.status == .accepted) }
+                try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: bearer,
+                    body: APIFixture.json(["message": "m", "richType": "text", "payload": "p"])
+                ) { #expect($0.status == .accepted) }
                 try await client.execute(uri: "/api/notifications", method: .get, headers: bearer) {
                     #expect($0.status == .forbidden && $0.errorCode == "insufficient_scope")
                 }
-                try await client.execute(uri: "/api/notifications", method: .get, headers: [.authorization: "Bearer rpk_0000000000000000_\(String(repeating: "A", count: 43))"]) {
+                try await client.execute(
+                    uri: "/api/notifications", method: .get,
+                    headers: [.authorization: "Bearer rpk_0000000000000000_\(String(repeating: "A", count: 43))"]
+                ) {
                     #expect($0.status == .unauthorized)
                 }
                 #expect(try await keys.revoke(id: key.id))
                 #expect(try await keys.verify(token: token) == nil)
                 // Removing a user revokes all their keys at once.
-                let bobKeys = [try await keys.create(user: "bob", scopes: [.read], label: "a"), try await keys.create(user: "bob", scopes: [.send], label: "b")]
+                let bobKeys = [
+                    try await keys.create(user: "bob", scopes: [.read], label: "a"),
+                    try await keys.create(user: "bob", scopes: [.send], label: "b"),
+                ]
                 #expect(try await keys.revokeAll(user: "bob") == 2)
                 for created in bobKeys { #expect(try await keys.verify(token: try #require(created).token) == nil) }
                 #expect(try await keys.list(user: "bob").isEmpty)

@@ -33,24 +33,31 @@ struct IdempotencyTests {
             let fixture = try await APIFixture(server: server)
             try await fixture.test { first in
                 try await fixture.test { second in
-                    let original = try await first.execute(uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "order-42"), body: Self.body)
+                    let original = try await first.execute(
+                        uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "order-42"), body: Self.body)
                     #expect(original.status == .accepted && original.headers[Self.replayed] == nil)
-                    let again = try await second.execute(uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "order-42"), body: Self.body)
+                    let again = try await second.execute(
+                        uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "order-42"), body: Self.body)
                     #expect(again.status == .accepted && again.headers[Self.replayed] == "true")
                     #expect(again.bytes == original.bytes && again.headers[.location] == original.headers[.location])
                     #expect(try await Self.count("alice", first) == 1)
                     // The same key with another body: refused, nothing created.
-                    let other = try await second.execute(uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "order-42"),
-                                                         body: APIFixture.json(["message": "twice", "richType": "text", "payload": "hello"]))
+                    let other = try await second.execute(
+                        uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "order-42"),
+                        body: APIFixture.json(["message": "twice", "richType": "text", "payload": "hello"]))
                     #expect(other.status == .unprocessableContent && other.errorCode == "idempotency_key_reused")
                     // Keys are per user: bob's order-42 is his own.
-                    let bobs = try await first.execute(uri: "/api/notifications", method: .post, headers: Self.headers("bob", key: "order-42"), body: Self.body)
-                    #expect(bobs.status == .accepted && bobs.headers[Self.replayed] == nil && bobs.json["id"] as? String != original.json["id"] as? String)
+                    let bobs = try await first.execute(
+                        uri: "/api/notifications", method: .post, headers: Self.headers("bob", key: "order-42"), body: Self.body)
+                    #expect(
+                        bobs.status == .accepted && bobs.headers[Self.replayed] == nil
+                            && bobs.json["id"] as? String != original.json["id"] as? String)
                     let (alices, bobsCount) = (try await Self.count("alice", first), try await Self.count("bob", first))
                     #expect(alices == 1 && bobsCount == 1)
                     // Bounded: 256 characters, or a control character, is a 400.
                     for bad in [String(repeating: "k", count: 256), "tab\there"] {
-                        let response = try await first.execute(uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: bad), body: Self.body)
+                        let response = try await first.execute(
+                            uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: bad), body: Self.body)
                         #expect(response.status == .badRequest && response.errorCode == "bad_idempotency_key")
                     }
                 }
@@ -66,9 +73,11 @@ struct IdempotencyTests {
                 var hasher = SHA256()
                 hasher.update(data: Array("application/json".utf8) + [0])
                 hasher.update(data: Array(buffer: Self.body))
-                let claim = try await fixture.notifications.claim(IdempotencyKey(user: "alice", key: "slow", fingerprint: Hex.encode(hasher.finalize())))
+                let claim = try await fixture.notifications.claim(
+                    IdempotencyKey(user: "alice", key: "slow", fingerprint: Hex.encode(hasher.finalize())))
                 #expect(claim == .claimed)
-                let response = try await client.execute(uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "slow"), body: Self.body)
+                let response = try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "slow"), body: Self.body)
                 #expect(response.status == .conflict && response.errorCode == "idempotency_key_in_use")
                 // The first request finishes within milliseconds: a second, not the claim's minute.
                 #expect(response.headers[.retryAfter] == "1")
@@ -81,15 +90,19 @@ struct IdempotencyTests {
         try await withRedisServer { server in
             let fixture = try await APIFixture(server: server) { $0.quotas.notificationsPerMinute = 1 }
             try await fixture.test { client in
-                let first = try await client.execute(uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "a"), body: Self.body)
+                let first = try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "a"), body: Self.body)
                 #expect(first.status == .accepted)
-                let refused = try await client.execute(uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "b"), body: Self.body)
+                let refused = try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: Self.headers("alice", key: "b"), body: Self.body)
                 #expect(refused.status == .tooManyRequests)
                 // Key b is free again: claiming it succeeds (a pending claim would say in flight).
                 var hasher = SHA256()
                 hasher.update(data: Array("application/json".utf8) + [0])
                 hasher.update(data: Array(buffer: Self.body))
-                #expect(try await fixture.notifications.claim(IdempotencyKey(user: "alice", key: "b", fingerprint: Hex.encode(hasher.finalize()))) == .claimed)
+                #expect(
+                    try await fixture.notifications.claim(
+                        IdempotencyKey(user: "alice", key: "b", fingerprint: Hex.encode(hasher.finalize()))) == .claimed)
             }
         }
     }

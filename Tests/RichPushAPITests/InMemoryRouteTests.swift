@@ -18,7 +18,9 @@ struct InMemoryRouteTests {
         try await TestAPI.addUsers(to: api.users)
         try await TestAPI(dependencies: api.dependencies).test { client in
             // A user added while the API runs signs in at once.
-            try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("carol")) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("carol")) {
+                #expect($0.status == .unauthorized)
+            }
             try await TestAPI.addUsers([("carol", .user)], to: api.users)
             try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("carol")) { #expect($0.status == .ok) }
 
@@ -60,20 +62,27 @@ struct InMemoryRouteTests {
             // What a worker does: lease bob's push, send it, record the platform's answer.
             let key = DeliveryKey(notification: number, installation: bobPhone)
             #expect(try await api.notifications.leaseDeliveries([key], owner: "worker-1", duration: .seconds(60)) == [.leased])
-            try await api.notifications.recordDeliveries([number: [DeliveryResult(installation: bobPhone, counter: .sent, adapterID: "apns-1")]])
+            try await api.notifications.recordDeliveries([
+                number: [DeliveryResult(installation: bobPhone, counter: .sent, adapterID: "apns-1")]
+            ])
 
-            try await client.execute(uri: "/api/notifications/\(id)?installation=\(bobPhone)", method: .get, headers: TestAPI.basic("bob")) { response in
+            try await client.execute(uri: "/api/notifications/\(id)?installation=\(bobPhone)", method: .get, headers: TestAPI.basic("bob"))
+            { response in
                 #expect(response.status == .ok)
                 #expect(response.bytes == TestAPI.png)
             }
             for kind in ["displayed", "opened"] {
-                try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: TestAPI.basic("bob"),
-                                         body: TestAPI.json(["kind": kind, "installation": bobPhone])) { #expect($0.status == .ok) }
+                try await client.execute(
+                    uri: "/api/notifications/\(id)/receipts", method: .post, headers: TestAPI.basic("bob"),
+                    body: TestAPI.json(["kind": kind, "installation": bobPhone])
+                ) { #expect($0.status == .ok) }
             }
             // Carol's device never had it: her receipt is 404, and counts nothing.
             let carolPhone = try await client.register("carol", handle: "token-c", tags: ["sports"])
-            try await client.execute(uri: "/api/notifications/\(id)/receipts", method: .post, headers: TestAPI.basic("carol"),
-                                     body: TestAPI.json(["kind": "opened", "installation": carolPhone])) { #expect($0.status == .notFound) }
+            try await client.execute(
+                uri: "/api/notifications/\(id)/receipts", method: .post, headers: TestAPI.basic("carol"),
+                body: TestAPI.json(["kind": "opened", "installation": carolPhone])
+            ) { #expect($0.status == .notFound) }
 
             try await client.execute(uri: "/api/notifications/\(id)/status", method: .get, headers: TestAPI.basic("root")) { response in
                 #expect(response.status == .ok)
@@ -99,7 +108,9 @@ struct InMemoryRouteTests {
                 }
             }
             // The admin reads everyone's.
-            try await client.execute(uri: "/api/notifications/\(id)/status", method: .get, headers: TestAPI.basic("root")) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/notifications/\(id)/status", method: .get, headers: TestAPI.basic("root")) {
+                #expect($0.status == .ok)
+            }
 
             for headers in [[:], TestAPI.basic("alice", "wrong-pw"), TestAPI.basic("nobody")] as [HTTPFields] {
                 try await client.execute(uri: "/api/notifications", method: .get, headers: headers) { response in
@@ -111,8 +122,10 @@ struct InMemoryRouteTests {
             let bad = try await client.sendImage("root", target: "sports &&")
             #expect(bad.status == .unprocessableContent && bad.errorCode == "bad_target", "\(String(buffer: bad.body))")
             #expect(bad.headers[.contentType]?.hasPrefix("application/json") == true && !bad.errorMessage.isEmpty)
-            try await client.execute(uri: "/api/register/nope", method: .put, headers: TestAPI.basic("alice"),
-                                     body: TestAPI.json(["Platform": "symbian", "Handle": "x"])) { response in
+            try await client.execute(
+                uri: "/api/register/nope", method: .put, headers: TestAPI.basic("alice"),
+                body: TestAPI.json(["Platform": "symbian", "Handle": "x"])
+            ) { response in
                 #expect(response.status == .badRequest)
                 #expect(response.errorCode == "unknown_platform")
             }
@@ -129,7 +142,9 @@ struct InMemoryRouteTests {
         }
         try await TestAPI(configuration: configuration, dependencies: api.dependencies).test { client in
             for _ in 0..<3 {
-                try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("bob", "guess")) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("bob", "guess")) {
+                    #expect($0.status == .unauthorized)
+                }
             }
             try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("bob")) { response in
                 #expect(response.status == .tooManyRequests)
@@ -151,8 +166,10 @@ struct InMemoryRouteTests {
         // Keys are remembered for an hour: only the announcement of the revocation ends this one early.
         let configuration = TestAPI.configuration { $0.auth.cacheTTL = .seconds(3600) }
         try await TestAPI(configuration: configuration, dependencies: api.dependencies).test { client in
-            try await client.execute(uri: "/api/notifications", method: .post, headers: bearer,
-                                     body: TestAPI.json(["message": "from a key", "richType": "text", "payload": "hello"])) { response in
+            try await client.execute(
+                uri: "/api/notifications", method: .post, headers: bearer,
+                body: TestAPI.json(["message": "from a key", "richType": "text", "payload": "hello"])
+            ) { response in
                 #expect(response.status == .accepted, "\(String(buffer: response.body))")
             }
             // A send key does not read.
@@ -163,8 +180,10 @@ struct InMemoryRouteTests {
             // The announcement reaches the listener's task on its own schedule: refused well
             // before the hour the key would otherwise be remembered.
             try await waitUntil(timeout: .seconds(30), "the revoked key to be refused") {
-                try await client.execute(uri: "/api/notifications", method: .post, headers: bearer,
-                                         body: TestAPI.json(["message": "again", "richType": "text", "payload": "hello"])) { $0.status == .unauthorized }
+                try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: bearer,
+                    body: TestAPI.json(["message": "again", "richType": "text", "payload": "hello"])
+                ) { $0.status == .unauthorized }
             }
         }
     }
@@ -180,9 +199,13 @@ struct InMemoryRouteTests {
             #expect(try await api.users.update(name: "alice", passwordHash: Bcrypt.hash("new-pw", cost: 4), role: nil))
             // As above: refused well before the hour the old password would be remembered.
             try await waitUntil(timeout: .seconds(30), "the old password to be refused") {
-                try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("alice")) { $0.status == .unauthorized }
+                try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("alice")) {
+                    $0.status == .unauthorized
+                }
             }
-            try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("alice", "new-pw")) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/notifications", method: .get, headers: TestAPI.basic("alice", "new-pw")) {
+                #expect($0.status == .ok)
+            }
         }
     }
 
@@ -190,29 +213,41 @@ struct InMemoryRouteTests {
         let api = InMemoryAPI()
         try await TestAPI.addUsers(to: api.users)
         try await TestAPI(dependencies: api.dependencies).test { client in
-            let created = try await client.execute(uri: "/api/webhooks", method: .post, headers: TestAPI.basic("alice"),
-                                                   body: TestAPI.json(["url": "https://hooks.example.com/richpush", "events": ["sent", "opened"]]))
+            let created = try await client.execute(
+                uri: "/api/webhooks", method: .post, headers: TestAPI.basic("alice"),
+                body: TestAPI.json(["url": "https://hooks.example.com/richpush", "events": ["sent", "opened"]]))
             #expect(created.status == .created, "\(String(buffer: created.body))")
             let id = try #require(created.json["id"] as? String)
             #expect((created.json["secret"] as? String)?.isEmpty == false)
             try await client.execute(uri: "/api/webhooks", method: .get, headers: TestAPI.basic("alice")) { response in
                 #expect((response.json["webhooks"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
             }
-            try await client.execute(uri: "/api/webhooks/\(id)", method: .get, headers: TestAPI.basic("bob")) { #expect($0.status == .notFound) }
-            try await client.execute(uri: "/api/webhooks/\(id)", method: .delete, headers: TestAPI.basic("bob")) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/api/webhooks/\(id)", method: .get, headers: TestAPI.basic("bob")) {
+                #expect($0.status == .notFound)
+            }
+            try await client.execute(uri: "/api/webhooks/\(id)", method: .delete, headers: TestAPI.basic("bob")) {
+                #expect($0.status == .notFound)
+            }
             try await client.execute(uri: "/api/webhooks/\(id)/attempts", method: .get, headers: TestAPI.basic("alice")) { response in
                 #expect(response.status == .ok)
                 #expect((response.json["attempts"] as? [Any])?.isEmpty == true)
             }
-            try await client.execute(uri: "/api/webhooks/\(id)", method: .delete, headers: TestAPI.basic("alice")) { #expect($0.status == .noContent) }
-            try await client.execute(uri: "/api/webhooks/\(id)", method: .get, headers: TestAPI.basic("alice")) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/api/webhooks/\(id)", method: .delete, headers: TestAPI.basic("alice")) {
+                #expect($0.status == .noContent)
+            }
+            try await client.execute(uri: "/api/webhooks/\(id)", method: .get, headers: TestAPI.basic("alice")) {
+                #expect($0.status == .notFound)
+            }
             for index in 0..<Webhook.maxPerUser {
-                let response = try await client.execute(uri: "/api/webhooks", method: .post, headers: TestAPI.basic("bob"),
-                                                        body: TestAPI.json(["url": "https://hooks.example.com/\(index)", "events": ["sent"]]))
+                let response = try await client.execute(
+                    uri: "/api/webhooks", method: .post, headers: TestAPI.basic("bob"),
+                    body: TestAPI.json(["url": "https://hooks.example.com/\(index)", "events": ["sent"]]))
                 #expect(response.status == .created)
             }
-            try await client.execute(uri: "/api/webhooks", method: .post, headers: TestAPI.basic("bob"),
-                                     body: TestAPI.json(["url": "https://hooks.example.com/one-more", "events": ["sent"]])) { response in
+            try await client.execute(
+                uri: "/api/webhooks", method: .post, headers: TestAPI.basic("bob"),
+                body: TestAPI.json(["url": "https://hooks.example.com/one-more", "events": ["sent"]])
+            ) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect(response.errorCode == "webhook_limit")
             }

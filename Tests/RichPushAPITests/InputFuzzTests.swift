@@ -1,9 +1,10 @@
 import APITestSupport
 import Foundation
 import NIOCore
-@testable import RichPushAPI
 import RedisTestSupport
 import Testing
+
+@testable import RichPushAPI
 
 /// Random and mutated request bodies through the JSON and multipart parsers and the boundary
 /// check: every input ends in a value or an `APIError`, never a trap.
@@ -12,8 +13,11 @@ import Testing
 struct InputFuzzTests {
     static var iterations: Int { ProcessInfo.processInfo.environment["RICHPUSH_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 500 }
 
-    static let seedJSON = Array(#"{"message":"Check this image out!","richType":"img","payload":"iVBORw0KGgo=","target":"username:alice"}"#.utf8)
-    static let seedMultipart = Array("--XyZ\r\nContent-Disposition: form-data; name=\"message\"\r\n\r\nhi\r\n--XyZ\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\u{89}PNG\r\n--XyZ--\r\n".utf8)
+    static let seedJSON = Array(
+        #"{"message":"Check this image out!","richType":"img","payload":"iVBORw0KGgo=","target":"username:alice"}"#.utf8)
+    static let seedMultipart = Array(
+        "--XyZ\r\nContent-Disposition: form-data; name=\"message\"\r\n\r\nhi\r\n--XyZ\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\u{89}PNG\r\n--XyZ--\r\n"
+            .utf8)
 
     @Test func mutatedBodiesNeverTrap() {
         var random = SeededRandom(seed: 7)

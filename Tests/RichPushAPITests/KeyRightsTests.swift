@@ -16,7 +16,8 @@ import Testing
 @Suite("Key rights: listen and manage")
 struct KeyRightsTests {
     static func key(_ fixture: APIFixture, _ user: String, _ scopes: Set<APIKey.Scope>) async throws -> HTTPFields {
-        let token = try #require(try await RedisAPIKeyStore(redis: fixture.redis, keys: fixture.keys).create(user: user, scopes: scopes, label: "t")?.token)
+        let token = try #require(
+            try await RedisAPIKeyStore(redis: fixture.redis, keys: fixture.keys).create(user: user, scopes: scopes, label: "t")?.token)
         return [.authorization: "Bearer \(token)", .contentType: "application/json"]
     }
 
@@ -28,13 +29,16 @@ struct KeyRightsTests {
                 let id = try await client.execute(uri: "/api/register?handle=abcd", method: .post, headers: listen) { response in
                     try JSONDecoder().decode(String.self, from: Data(buffer: response.body))
                 }
-                let put = try await client.execute(uri: "/api/register/\(id)", method: .put, headers: listen,
-                                                   body: APIFixture.json(["Platform": "apns", "Handle": "abcd", "Tags": ["news"]]))
+                let put = try await client.execute(
+                    uri: "/api/register/\(id)", method: .put, headers: listen,
+                    body: APIFixture.json(["Platform": "apns", "Handle": "abcd", "Tags": ["news"]]))
                 #expect(put.status == .ok)
-                let send = try await client.execute(uri: "/api/notifications", method: .post, headers: listen,
-                                                    body: APIFixture.json(["message": "m", "richType": "text", "payload": "p"]))
+                let send = try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: listen,
+                    body: APIFixture.json(["message": "m", "richType": "text", "payload": "p"]))
                 #expect(send.status == .forbidden && send.errorCode == "insufficient_scope")
-                #expect(try await client.execute(uri: "/api/notifications", method: .get, headers: listen).errorCode == "insufficient_scope")
+                #expect(
+                    try await client.execute(uri: "/api/notifications", method: .get, headers: listen).errorCode == "insufficient_scope")
                 #expect(try await client.execute(uri: "/api/webhooks", method: .get, headers: listen).errorCode == "insufficient_scope")
                 #expect(try await client.execute(uri: "/api/register/\(id)", method: .delete, headers: listen).status == .ok)
             }
@@ -51,21 +55,25 @@ struct KeyRightsTests {
             try await fixture.test { client in
                 #expect(try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "shop"]).status == .created)
                 let listed = try await AppRoutesTests.send(client, .get, "/api/apps", headers: manage)
-                #expect(listed.status == .ok && (listed.json["apps"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["default"])
+                #expect(
+                    listed.status == .ok && (listed.json["apps"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["default"])
                 #expect(try await AppRoutesTests.send(client, .get, "/api/apps/default", headers: manage).status == .ok)
-                let changed = try await AppRoutesTests.send(client, .patch, "/api/apps/default", ["apns": AppRoutesTests.apns()], headers: manage)
+                let changed = try await AppRoutesTests.send(
+                    client, .patch, "/api/apps/default", ["apns": AppRoutesTests.apns()], headers: manage)
                 #expect(changed.status == .ok && (changed.json["apns"] as? [String: Any])?["bundleId"] as? String == "com.example.shop")
                 // Another app is as good as absent; creating and removing apps are the operator's.
                 #expect(try await AppRoutesTests.send(client, .get, "/api/apps/shop", headers: manage).status == .notFound)
                 #expect(try await AppRoutesTests.send(client, .patch, "/api/apps/shop", ["name": "x"], headers: manage).status == .notFound)
-                #expect(try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "news"], headers: manage).errorCode == "operator_only")
+                #expect(
+                    try await AppRoutesTests.send(client, .post, "/api/apps", ["id": "news"], headers: manage).errorCode == "operator_only")
                 #expect(try await AppRoutesTests.send(client, .delete, "/api/apps/shop", headers: manage).errorCode == "operator_only")
                 // admin does not imply manage, and manage is an admin's right only.
                 #expect(try await AppRoutesTests.send(client, .get, "/api/apps", headers: adminOnly).errorCode == "insufficient_scope")
                 #expect(try await AppRoutesTests.send(client, .get, "/api/apps", headers: userManage).errorCode == "insufficient_scope")
                 // A manage key is no user credential beyond what its user may do: it does not send.
-                let send = try await client.execute(uri: "/api/notifications", method: .post, headers: manage,
-                                                    body: APIFixture.json(["message": "m", "richType": "text", "payload": "p"]))
+                let send = try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: manage,
+                    body: APIFixture.json(["message": "m", "richType": "text", "payload": "p"]))
                 #expect(send.errorCode == "insufficient_scope")
             }
         }

@@ -1,10 +1,13 @@
-@testable import RichPushAPI
 import Testing
+
+@testable import RichPushAPI
 
 @Suite("multipart/form-data")
 struct MultipartFormDataTests {
     @Test func partsAsCurlSendsThem() throws {
-        let body = Array("preamble\r\n--b1\r\nContent-Disposition: form-data; name=\"message\"\r\n\r\nCheck this image out!\r\n--b1 \r\ncontent-disposition: form-data; name=\"image\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\u{1}\r\n\u{2}\r\n--b1--\r\nepilogue".utf8)
+        let body = Array(
+            "preamble\r\n--b1\r\nContent-Disposition: form-data; name=\"message\"\r\n\r\nCheck this image out!\r\n--b1 \r\ncontent-disposition: form-data; name=\"image\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\u{1}\r\n\u{2}\r\n--b1--\r\nepilogue"
+                .utf8)
         let parts = try MultipartFormData.parse(body, boundary: "b1")
         #expect(parts.count == 2)
         #expect(parts[0].headers["content-disposition"] == "form-data; name=\"message\"")

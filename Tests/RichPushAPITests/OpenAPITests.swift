@@ -5,9 +5,10 @@ import HummingbirdTesting
 import NIOCore
 import RedisTestSupport
 import RichPushCore
-@testable import RichPushAPI
 import Testing
 import Yams
+
+@testable import RichPushAPI
 
 /// openapi.yaml stays true: every answer the API gives in these flows is documented, for its
 /// path, method and status, and JSON answers carry the documented required fields.
@@ -32,7 +33,10 @@ struct OpenAPITests {
             try await fixture.test { client in
                 let document = try OpenAPIDocument.load()
                 var checked = 0
-                func check(_ template: String, _ uri: String, _ method: HTTPRequest.Method, headers: HTTPFields = APIFixture.basic("alice"), body: ByteBuffer? = nil) async throws {
+                func check(
+                    _ template: String, _ uri: String, _ method: HTTPRequest.Method, headers: HTTPFields = APIFixture.basic("alice"),
+                    body: ByteBuffer? = nil
+                ) async throws {
                     let response = try await client.execute(uri: uri, method: method, headers: headers, body: body)
                     try document.check(template: template, method: method, response: response)
                     checked += 1
@@ -40,39 +44,67 @@ struct OpenAPITests {
                 let json = APIFixture.basic("alice") + [.contentType: "application/json"]
                 try await check("/api/register", "/api/register?handle=t", .post)
                 let id = try await client.register("alice", handle: "t")
-                try await check("/api/register/{id}", "/api/register/\(id)", .put, headers: json, body: APIFixture.json(["Platform": "apns", "Handle": "t"]))
-                try await check("/api/register/{id}", "/api/register/\(id)", .put, headers: json, body: APIFixture.json(["Platform": "nope", "Handle": "t"]))
-                try await check("/api/register/{id}", "/api/register/\(id)", .put, headers: json,
-                                body: APIFixture.json(["Platform": "apns", "Handle": "t", "Environment": "sandbox"]))
-                try await check("/api/register/{id}", "/api/register/\(id)", .put, headers: json,
-                                body: APIFixture.json(["Platform": "fcm", "Handle": "t", "Environment": "sandbox"]))
+                try await check(
+                    "/api/register/{id}", "/api/register/\(id)", .put, headers: json,
+                    body: APIFixture.json(["Platform": "apns", "Handle": "t"]))
+                try await check(
+                    "/api/register/{id}", "/api/register/\(id)", .put, headers: json,
+                    body: APIFixture.json(["Platform": "nope", "Handle": "t"]))
+                try await check(
+                    "/api/register/{id}", "/api/register/\(id)", .put, headers: json,
+                    body: APIFixture.json(["Platform": "apns", "Handle": "t", "Environment": "sandbox"]))
+                try await check(
+                    "/api/register/{id}", "/api/register/\(id)", .put, headers: json,
+                    body: APIFixture.json(["Platform": "fcm", "Handle": "t", "Environment": "sandbox"]))
                 try await check("/api/notifications", "/api/notifications", .post)
-                try await check("/api/notifications", "/api/notifications", .post, headers: json, body: APIFixture.json(["richType": "video"]))
-                try await check("/api/notifications", "/api/notifications", .post, headers: APIFixture.basic("alice") + [.contentType: "text/csv"], body: ByteBuffer(string: "a"))
+                try await check(
+                    "/api/notifications", "/api/notifications", .post, headers: json, body: APIFixture.json(["richType": "video"]))
+                try await check(
+                    "/api/notifications", "/api/notifications", .post, headers: APIFixture.basic("alice") + [.contentType: "text/csv"],
+                    body: ByteBuffer(string: "a"))
                 let keyed = json + [HTTPField.Name("Idempotency-Key")!: "doc-1"]
-                try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "a"]))
-                try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "a"]))
-                try await check("/api/notifications", "/api/notifications", .post, headers: keyed, body: APIFixture.json(["richType": "text", "payload": "b"]))
-                try await check("/api/notifications", "/api/notifications?dryRun=true", .post, headers: json, body: APIFixture.json(["richType": "text", "payload": "a"]))
-                let batch = APIFixture.json(["notifications": [["richType": "text", "payload": "a", "idempotencyKey": "doc-2"], ["richType": "video"]]])
+                try await check(
+                    "/api/notifications", "/api/notifications", .post, headers: keyed,
+                    body: APIFixture.json(["richType": "text", "payload": "a"]))
+                try await check(
+                    "/api/notifications", "/api/notifications", .post, headers: keyed,
+                    body: APIFixture.json(["richType": "text", "payload": "a"]))
+                try await check(
+                    "/api/notifications", "/api/notifications", .post, headers: keyed,
+                    body: APIFixture.json(["richType": "text", "payload": "b"]))
+                try await check(
+                    "/api/notifications", "/api/notifications?dryRun=true", .post, headers: json,
+                    body: APIFixture.json(["richType": "text", "payload": "a"]))
+                let batch = APIFixture.json([
+                    "notifications": [["richType": "text", "payload": "a", "idempotencyKey": "doc-2"], ["richType": "video"]]
+                ])
                 try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: json, body: batch)
                 try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: json, body: batch)
                 try await check("/api/notifications/batch", "/api/notifications/batch?dryRun=true", .post, headers: json, body: batch)
-                try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: json, body: APIFixture.json(["notifications": []]))
+                try await check(
+                    "/api/notifications/batch", "/api/notifications/batch", .post, headers: json,
+                    body: APIFixture.json(["notifications": []]))
                 try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: json, body: ByteBuffer(string: "{"))
-                try await check("/api/notifications/batch", "/api/notifications/batch", .post, headers: APIFixture.basic("alice"), body: batch)
+                try await check(
+                    "/api/notifications/batch", "/api/notifications/batch", .post, headers: APIFixture.basic("alice"), body: batch)
                 try await check("/api/notifications", "/api/notifications", .get)
                 try await check("/api/notifications", "/api/notifications", .get, headers: [:])
                 try await check("/api/notifications/{id}", "/api/notifications/1", .get)
                 try await check("/api/notifications/{id}", "/api/notifications/x", .get)
                 try await check("/api/notifications/{id}", "/api/notifications/1", .get, headers: APIFixture.basic("bob"))
                 try await check("/api/notifications/{id}/status", "/api/notifications/1/status", .get)
-                try await check("/api/notifications/{id}/receipts", "/api/notifications/1/receipts", .post, headers: json, body: APIFixture.json(["kind": "opened"]))
-                try await check("/api/notifications/{id}/receipts", "/api/notifications/1/receipts", .post, headers: json, body: APIFixture.json(["kind": "lost"]))
+                try await check(
+                    "/api/notifications/{id}/receipts", "/api/notifications/1/receipts", .post, headers: json,
+                    body: APIFixture.json(["kind": "opened"]))
+                try await check(
+                    "/api/notifications/{id}/receipts", "/api/notifications/1/receipts", .post, headers: json,
+                    body: APIFixture.json(["kind": "lost"]))
                 try await check("/api/register/{id}", "/api/register/\(id)", .delete)
                 let hook = APIFixture.json(["url": "https://example.com/hook", "events": ["sent"]])
                 try await check("/api/webhooks", "/api/webhooks", .post, headers: json, body: hook)
-                try await check("/api/webhooks", "/api/webhooks", .post, headers: json, body: APIFixture.json(["url": "https://example.com/hook", "events": ["lost"]]))
+                try await check(
+                    "/api/webhooks", "/api/webhooks", .post, headers: json,
+                    body: APIFixture.json(["url": "https://example.com/hook", "events": ["lost"]]))
                 try await check("/api/webhooks", "/api/webhooks", .get)
                 let webhook = try await client.execute(uri: "/api/webhooks", method: .get, headers: APIFixture.basic("alice")) { response in
                     ((response.json["webhooks"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
@@ -99,10 +131,13 @@ struct OpenAPITests {
     @Test func theMethodTableIsTheDocumentsPaths() throws {
         let paths = try #require(try OpenAPIDocument.load().root["paths"] as? [String: Any])
         let methods = ["get", "head", "post", "put", "delete", "patch", "options", "trace"]
-        let documented = Dictionary(uniqueKeysWithValues: paths.map { path, item in
-            ((path.dropFirst()).replacingOccurrences(of: "{id}", with: ":id").replacingOccurrences(of: "{name}", with: ":name"),
-             Set(methods.filter { (item as? [String: Any])?[$0] != nil }.map { $0.uppercased() }))
-        })
+        let documented = Dictionary(
+            uniqueKeysWithValues: paths.map { path, item in
+                (
+                    (path.dropFirst()).replacingOccurrences(of: "{id}", with: ":id").replacingOccurrences(of: "{name}", with: ":name"),
+                    Set(methods.filter { (item as? [String: Any])?[$0] != nil }.map { $0.uppercased() })
+                )
+            })
         let table = Dictionary(uniqueKeysWithValues: MethodNotAllowedMiddleware.table.map { ($0.path, Set($0.methods.map(\.rawValue))) })
         #expect(table == documented)
     }
@@ -120,7 +155,8 @@ struct OpenAPITests {
 struct OpenAPIDocument {
     static var url: URL {
         // Tests/RichPushAPITests/OpenAPITests.swift → repository root.
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("openapi.yaml")
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("openapi.yaml")
     }
 
     let root: [String: Any]

@@ -1,13 +1,14 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import HummingbirdTesting
 import NIOCore
 import RedisTestSupport
 import RichPushCore
-@testable import RichPushStorage
 import Testing
+
+@testable import RichPushStorage
 
 /// `PUT /api/register/{id}` with `"Environment"`: which of Apple's services an iOS device's token
 /// belongs to. Absent is production; only `apns` registrations may say it; the store keeps it in
@@ -25,10 +26,14 @@ struct RegistrationEnvironmentTests {
                 }
                 for (id, environment, expected) in [("dev1", "sandbox", APNSEnvironment.sandbox), ("prod1", "production", .production)] {
                     let response = try await put(id, ["Platform": "apns", "Handle": "h-\(id)", "Environment": environment])
-                    #expect(response.status == .ok && response.json["Environment"] as? String == environment, "\(String(buffer: response.body))")
+                    #expect(
+                        response.status == .ok && response.json["Environment"] as? String == environment, "\(String(buffer: response.body))"
+                    )
                     #expect(try await store.installation(id: id)?.apnsEnvironment == expected)
                 }
-                for body in [["Platform": "apns", "Handle": "h-none"], ["Platform": "apns", "Handle": "h-none", "Environment": NSNull()]] as [[String: Any]] {
+                for body in [["Platform": "apns", "Handle": "h-none"], ["Platform": "apns", "Handle": "h-none", "Environment": NSNull()]]
+                    as [[String: Any]]
+                {
                     let response = try await put("none", body)
                     #expect(response.status == .ok && response.json["Environment"] as? String == "production")
                     #expect(try await store.installation(id: "none")?.apnsEnvironment == .production)
@@ -60,14 +65,23 @@ struct RegistrationEnvironmentTests {
                     (["Platform": "apns", "Handle": "h", "Environment": ""], .badRequest, "unknown_environment"),
                     (["Platform": "apns", "Handle": "h", "Environment": 1], .badRequest, "wrong_type"),
                     (["Platform": "apns", "Handle": "h", "Environment": ["sandbox"]], .badRequest, "wrong_type"),
-                    (["Platform": "fcm", "Handle": "cX1:APA91b-x", "Environment": "sandbox"], .unprocessableContent, "environment_not_apns"),
-                    (["Platform": "fcm", "Handle": "cX1:APA91b-x", "Environment": "production"], .unprocessableContent, "environment_not_apns"),
+                    (
+                        ["Platform": "fcm", "Handle": "cX1:APA91b-x", "Environment": "sandbox"], .unprocessableContent,
+                        "environment_not_apns"
+                    ),
+                    (
+                        ["Platform": "fcm", "Handle": "cX1:APA91b-x", "Environment": "production"], .unprocessableContent,
+                        "environment_not_apns"
+                    ),
                     (["Platform": "wns", "Handle": "h", "Environment": "production"], .unprocessableContent, "environment_not_apns"),
                 ]
                 for (body, status, code) in cases {
-                    try await client.execute(uri: "/api/register/e1", method: .put, headers: json, body: APIFixture.json(body)) { response in
+                    try await client.execute(uri: "/api/register/e1", method: .put, headers: json, body: APIFixture.json(body)) {
+                        response in
                         #expect(response.status == status && response.errorCode == code, "\(body): \(String(buffer: response.body))")
-                        #expect(response.errorMessage.contains("Environment") || response.errorMessage.contains("environment"), "\(response.errorMessage)")
+                        #expect(
+                            response.errorMessage.contains("Environment") || response.errorMessage.contains("environment"),
+                            "\(response.errorMessage)")
                     }
                 }
                 // Nothing was written.
@@ -82,15 +96,20 @@ struct RegistrationEnvironmentTests {
         try await withRedisServer { server in
             let redis = RedisConnection(configuration: server.configuration)
             let keys = StorageKeys(prefix: String(uniqueKeyPrefix("env-old").dropLast()))
-            try await redis.send("HSET", keys.installation("old1"), "platform", "apns", "handle", "h-old", "tags", #"["username:alice"]"#,
-                                 "owner", "alice", "updated", 1_000)
+            try await redis.send(
+                "HSET", keys.installation("old1"), "platform", "apns", "handle", "h-old", "tags", #"["username:alice"]"#,
+                "owner", "alice", "updated", 1_000)
             let store = RedisInstallationStore(redis: redis, keys: keys)
             let old = try #require(try await store.installation(id: "old1"))
-            #expect(old == Installation(id: "old1", platform: .apns, handle: "h-old", tags: ["username:alice"], owner: "alice", updatedAt: 1_000))
+            #expect(
+                old
+                    == Installation(
+                        id: "old1", platform: .apns, handle: "h-old", tags: ["username:alice"], owner: "alice", updatedAt: 1_000))
             #expect(old.apnsEnvironment == .production)
             // A value this build does not know is not guessed at: the record is passed over.
-            try await redis.send("HSET", keys.installation("odd1"), "platform", "apns", "handle", "h-odd", "tags", "[]", "owner", "alice",
-                                 "updated", 1, "environment", "staging")
+            try await redis.send(
+                "HSET", keys.installation("odd1"), "platform", "apns", "handle", "h-odd", "tags", "[]", "owner", "alice",
+                "updated", 1, "environment", "staging")
             #expect(try await store.installations(ids: ["old1", "odd1"]).map(\.id) == ["old1"])
             // An encoding from before the field decodes as production too.
             let encoded = #"{"id":"i","platform":"apns","handle":"h","tags":[],"owner":"alice","updatedAt":5}"#

@@ -23,13 +23,18 @@ struct StoreContractTests {
     /// Runs `body` on the in-memory stores, then on fresh Redis ones.
     static func onBoth(_ body: (Stores) async throws -> Void) async throws {
         let memory = InMemoryAPI()
-        try await body(Stores(name: "memory", users: memory.users, keys: memory.apiKeys, webhooks: memory.webhooks, installations: memory.installations))
+        try await body(
+            Stores(
+                name: "memory", users: memory.users, keys: memory.apiKeys, webhooks: memory.webhooks, installations: memory.installations))
         try await withRedisServer { server in
             let redis = RedisConnectionPool(configuration: server.configuration, size: 1)
             let keys = StorageKeys(prefix: String(uniqueKeyPrefix("contract").dropLast()))
             do {
-                try await body(Stores(name: "redis", users: RedisUserStore(redis: redis, keys: keys), keys: RedisAPIKeyStore(redis: redis, keys: keys),
-                                      webhooks: RedisWebhookStore(redis: redis, keys: keys), installations: RedisInstallationStore(redis: redis, keys: keys)))
+                try await body(
+                    Stores(
+                        name: "redis", users: RedisUserStore(redis: redis, keys: keys), keys: RedisAPIKeyStore(redis: redis, keys: keys),
+                        webhooks: RedisWebhookStore(redis: redis, keys: keys),
+                        installations: RedisInstallationStore(redis: redis, keys: keys)))
             } catch {
                 await redis.close()
                 throw error
@@ -43,7 +48,9 @@ struct StoreContractTests {
             let users = stores.users
             #expect(try await users.create(User(name: "alice", role: .user), passwordHash: "h1"), "\(stores.name)")
             #expect(try await !users.create(User(name: "alice", role: .admin), passwordHash: "h2"), "\(stores.name)")
-            #expect(try await users.user(named: "alice") == StoredUser(user: User(name: "alice", role: .user), passwordHash: "h1"), "\(stores.name)")
+            #expect(
+                try await users.user(named: "alice") == StoredUser(user: User(name: "alice", role: .user), passwordHash: "h1"),
+                "\(stores.name)")
             #expect(try await !users.update(name: "ghost", passwordHash: "x", role: nil), "\(stores.name)")
             #expect(try await users.update(name: "alice", passwordHash: nil, role: .admin), "\(stores.name)")
             let changed = try await users.user(named: "alice")
@@ -83,7 +90,8 @@ struct StoreContractTests {
         try await Self.onBoth { stores in
             #expect(try await stores.keys.create(user: "ghost", scopes: [.send], label: "") == nil, "\(stores.name)")
             _ = try await stores.users.create(User(name: "alice", role: .user), passwordHash: "h")
-            let (key, token) = try #require(try await stores.keys.create(user: "alice", scopes: [.send, .read], label: "backend"), "\(stores.name)")
+            let (key, token) = try #require(
+                try await stores.keys.create(user: "alice", scopes: [.send, .read], label: "backend"), "\(stores.name)")
             #expect(APIKey.parse(token: token)?.id == key.id, "\(stores.name)")
             let verified = try await stores.keys.verify(token: token)
             #expect(verified?.key == key && verified?.user == User(name: "alice", role: .user), "\(stores.name)")
@@ -111,9 +119,11 @@ struct StoreContractTests {
     @Test func aDeadHandleRemovesItsRegistrationButNotTheNewHandleThatReplacedIt() async throws {
         try await Self.onBoth { stores in
             let installations = stores.installations
-            let old = Installation(id: "web1", platform: .webpush, handle: "https://push.example/old", tags: ["news"], owner: "alice", updatedAt: 1_000)
+            let old = Installation(
+                id: "web1", platform: .webpush, handle: "https://push.example/old", tags: ["news"], owner: "alice", updatedAt: 1_000)
             _ = try await installations.save(old, limits: RegistrationLimits())
-            let renewed = Installation(id: "web1", platform: .webpush, handle: "https://push.example/new", tags: ["news"], owner: "alice", updatedAt: 2_000)
+            let renewed = Installation(
+                id: "web1", platform: .webpush, handle: "https://push.example/new", tags: ["news"], owner: "alice", updatedAt: 2_000)
             _ = try await installations.save(renewed, limits: RegistrationLimits())
             // The 410 for the old endpoint arrives after the new one was registered.
             #expect(try await !installations.remove(old), "\(stores.name)")
@@ -129,10 +139,13 @@ struct StoreContractTests {
 
     @Test func webhooksAreBoundedPerOwnerAndGoneOnce() async throws {
         try await Self.onBoth { (stores: Stores) async throws in
-            for index in 0..<Webhook.maxPerUser { #expect(try await stores.webhooks.create(Self.hook(index, owner: "alice")), "\(stores.name) \(index)") }
+            for index in 0..<Webhook.maxPerUser {
+                #expect(try await stores.webhooks.create(Self.hook(index, owner: "alice")), "\(stores.name) \(index)")
+            }
             #expect(try await !stores.webhooks.create(Self.hook(99, owner: "alice")), "\(stores.name)")
             #expect(try await stores.webhooks.create(Self.hook(100, owner: "bob")), "\(stores.name)")
-            #expect(try await stores.webhooks.webhook(id: Self.hook(3, owner: "alice").id) == Self.hook(3, owner: "alice"), "\(stores.name)")
+            #expect(
+                try await stores.webhooks.webhook(id: Self.hook(3, owner: "alice").id) == Self.hook(3, owner: "alice"), "\(stores.name)")
             #expect(try await stores.webhooks.webhook(id: "not-an-id") == nil, "\(stores.name)")
             #expect(try await stores.webhooks.webhooks(owner: "bob").map(\.id) == [Self.hook(100, owner: "bob").id], "\(stores.name)")
             #expect(try await stores.webhooks.webhooks(owner: nil).count == Webhook.maxPerUser + 1, "\(stores.name)")
@@ -144,7 +157,8 @@ struct StoreContractTests {
     }
 
     static func hook(_ index: Int, owner: String) -> Webhook {
-        Webhook(id: "wh_" + String(format: "%016llx", index), owner: owner, url: "https://hooks.example.com/\(index)", events: [.sent],
-                allUsers: false, description: "", secret: "s", createdAt: Int64(index))
+        Webhook(
+            id: "wh_" + String(format: "%016llx", index), owner: owner, url: "https://hooks.example.com/\(index)", events: [.sent],
+            allUsers: false, description: "", secret: "s", createdAt: Int64(index))
     }
 }

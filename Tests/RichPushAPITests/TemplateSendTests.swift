@@ -1,13 +1,14 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import HummingbirdTesting
 import NIOCore
 import RedisTestSupport
 import RichPushCore
-@testable import RichPushStorage
 import Testing
+
+@testable import RichPushStorage
 
 /// `POST /api/notifications` with `properties` (and NH's `ServiceBusNotification-Format:
 /// template`): stored with the record, in order, bounded; and `POST /api/templates/render`.
@@ -18,8 +19,10 @@ struct TemplateSendTests {
             let fixture = try await APIFixture(server: server)
             try await fixture.test { client in
                 let json = APIFixture.basic("alice") + [.contentType: "application/json"]
-                let body = #"{"richType": "text", "payload": "p", "properties": {"title": {"fr-CA": "Allo", "en": "Hi", "fr": "Salut"}, "badge": 3}}"#
-                let response = try await client.execute(uri: "/api/notifications", method: .post, headers: json, body: ByteBuffer(string: body))
+                let body =
+                    #"{"richType": "text", "payload": "p", "properties": {"title": {"fr-CA": "Allo", "en": "Hi", "fr": "Salut"}, "badge": 3}}"#
+                let response = try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: json, body: ByteBuffer(string: body))
                 #expect(response.status == .accepted, "\(String(buffer: response.body))")
                 let id = try #require(Int(response.json["id"] as? String ?? ""))
                 let record = try #require(try await fixture.ledger.notifications(ids: [id]).first)
@@ -30,7 +33,8 @@ struct TemplateSendTests {
                 #expect(properties.values(for: nil).values["badge"] == "3")
                 // NH's form: the body is the properties alone; the rich push is the default image.
                 let nh = json + [HTTPField.Name("ServiceBusNotification-Format")!: "template"]
-                let sent = try await client.execute(uri: "/api/notifications", method: .post, headers: nh, body: ByteBuffer(string: #"{"title": "Hi"}"#))
+                let sent = try await client.execute(
+                    uri: "/api/notifications", method: .post, headers: nh, body: ByteBuffer(string: #"{"title": "Hi"}"#))
                 #expect(sent.status == .accepted, "\(String(buffer: sent.body))")
                 let nhID = try #require(Int(sent.json["id"] as? String ?? ""))
                 let nhRecord = try #require(try await fixture.ledger.notifications(ids: [nhID]).first)
@@ -57,12 +61,18 @@ struct TemplateSendTests {
                     (#"{"richType":"text","payload":"p","properties":{"T":"a","t":"b"}}"#, json, "invalid_properties"),
                     (#"{"richType":"text","payload":"p","properties":"x"}"#, json, "invalid_properties"),
                     ("{\"richType\":\"text\",\"payload\":\"p\",\"properties\":\(many)}", json, "invalid_properties"),
-                    ("{\"richType\":\"text\",\"payload\":\"p\",\"properties\":{\"t\":\"\(String(repeating: "x", count: 17000))\"}}", json, "invalid_properties"),
+                    (
+                        "{\"richType\":\"text\",\"payload\":\"p\",\"properties\":{\"t\":\"\(String(repeating: "x", count: 17000))\"}}",
+                        json, "invalid_properties"
+                    ),
                     (#"{"t": "x"}"#, json + [HTTPField.Name("ServiceBusNotification-Format")!: "apple"], "unsupported_format"),
                 ]
                 for (body, headers, code) in cases {
-                    let response = try await client.execute(uri: "/api/notifications", method: .post, headers: headers, body: ByteBuffer(string: body))
-                    #expect(response.status == .badRequest && response.errorCode == code, "\(body.prefix(80)): \(String(buffer: response.body).prefix(200))")
+                    let response = try await client.execute(
+                        uri: "/api/notifications", method: .post, headers: headers, body: ByteBuffer(string: body))
+                    #expect(
+                        response.status == .badRequest && response.errorCode == code,
+                        "\(body.prefix(80)): \(String(buffer: response.body).prefix(200))")
                 }
             }
         }
@@ -73,17 +83,22 @@ struct TemplateSendTests {
             let fixture = try await APIFixture(server: server)
             try await fixture.test { client in
                 let json = APIFixture.basic("alice") + [.contentType: "application/json"]
-                let batch = #"{"notifications": ["#
+                let batch =
+                    #"{"notifications": ["#
                     + #"{"richType":"text","payload":"p","properties":{"title":{"fr-CA":"Allo","en":"Hi","fr":"Salut"},"n":2}},"#
                     + #"{"richType":"text","payload":"p"},"#
                     + #"{"richType":"text","payload":"p","Properties":{"title":"Plain"}},"#
                     + #"{"richType":"text","payload":"p","properties":{"bad name":"x"}},"#
                     + #"{"richType":"text","payload":"p","properties":"x"}]}"#
-                let response = try await client.execute(uri: "/api/notifications/batch", method: .post, headers: json, body: ByteBuffer(string: batch))
+                let response = try await client.execute(
+                    uri: "/api/notifications/batch", method: .post, headers: json, body: ByteBuffer(string: batch))
                 #expect(response.status == .ok, "\(String(buffer: response.body))")
                 let results = response.json["results"] as? [[String: Any]] ?? []
                 #expect(results.compactMap { $0["httpStatus"] as? Int } == [202, 202, 202, 400, 400], "\(results)")
-                #expect(results.compactMap { ($0["error"] as? [String: Any])?["code"] as? String } == ["invalid_properties", "invalid_properties"])
+                #expect(
+                    results.compactMap { ($0["error"] as? [String: Any])?["code"] as? String } == [
+                        "invalid_properties", "invalid_properties",
+                    ])
                 let ids = results.prefix(3).compactMap { ($0["id"] as? String).flatMap(Int.init) }
                 #expect(ids.count == 3)
                 let records = try await fixture.ledger.notifications(ids: ids)
@@ -103,10 +118,12 @@ struct TemplateSendTests {
             try await fixture.test { client in
                 let json = APIFixture.basic("alice") + [.contentType: "application/json"]
                 func render(_ body: String, headers: HTTPFields? = nil) async throws -> TestResponse {
-                    try await client.execute(uri: "/api/templates/render", method: .post, headers: headers ?? json, body: ByteBuffer(string: body))
+                    try await client.execute(
+                        uri: "/api/templates/render", method: .post, headers: headers ?? json, body: ByteBuffer(string: body))
                 }
-                let ok = try await render(##"{"template": "{\"aps\":{\"alert\":\".(title, 10)\",\"badge\":\"#(n)\"}}", "locale": "fr_CA", "##
-                                          + #""properties": {"title": {"en": "Hello world again", "fr": "Bonjour tout le monde"}, "n": "4"}}"#)
+                let ok = try await render(
+                    ##"{"template": "{\"aps\":{\"alert\":\".(title, 10)\",\"badge\":\"#(n)\"}}", "locale": "fr_CA", "##
+                        + #""properties": {"title": {"en": "Hello world again", "fr": "Bonjour tout le monde"}, "n": "4"}}"#)
                 #expect(ok.status == .ok, "\(String(buffer: ok.body))")
                 #expect(ok.json["locale"] as? String == "fr")
                 let output = try #require(ok.json["output"] as? [String: Any])
@@ -118,7 +135,9 @@ struct TemplateSendTests {
                 #expect((fallback.json["output"] as? [String: Any])?["a"] as? String == "d")
                 #expect((fallback.json["warnings"] as? [[String: Any]])?.first?["code"] as? String == "default_used")
                 let invalid = try await render(#"{"template": "{\"a\":\"Some text $(x)\"}"}"#)
-                #expect(invalid.status == .badRequest && invalid.errorCode == "invalid_template" && invalid.errorMessage.contains("/a"), "\(invalid.errorMessage)")
+                #expect(
+                    invalid.status == .badRequest && invalid.errorCode == "invalid_template" && invalid.errorMessage.contains("/a"),
+                    "\(invalid.errorMessage)")
                 let missing = try await render(#"{"template": "{\"a\":\"$(x)\"}", "missing": "fail"}"#)
                 #expect(missing.status == .unprocessableContent && missing.errorCode == "template_missing_property")
                 let noAuth = try await render(#"{"template": "{}"}"#, headers: [.contentType: "application/json"])

@@ -1,7 +1,7 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import Hummingbird
 import HummingbirdTesting
 import RedisTestSupport
@@ -14,8 +14,9 @@ import Testing
 @Suite("Webhook routes")
 struct WebhookRoutesTests {
     static func create(_ client: any TestClientProtocol, as user: String = "alice", _ object: [String: Any]) async throws -> TestResponse {
-        try await client.execute(uri: "/api/webhooks", method: .post, headers: APIFixture.basic(user) + [.contentType: "application/json"],
-                                 body: APIFixture.json(object))
+        try await client.execute(
+            uri: "/api/webhooks", method: .post, headers: APIFixture.basic(user) + [.contentType: "application/json"],
+            body: APIFixture.json(object))
     }
 
     static var valid: [String: Any] { ["url": "https://hooks.example.com/richpush", "events": ["sent", "opened"]] }
@@ -45,7 +46,10 @@ struct WebhookRoutesTests {
                     (["url": "https://example.com/x", "events": ["sent", 7]], .badRequest, "unknown_event"),
                     (["url": "https://example.com/x", "events": ["sent"], "secret": NSNull()], .badRequest, "bad_secret"),
                     (["url": 42, "events": ["sent"]], .badRequest, "missing_field"),
-                    (["url": "https://example.com/x", "events": ["sent"], "description": String(repeating: "d", count: 201)], .badRequest, "bad_description"),
+                    (
+                        ["url": "https://example.com/x", "events": ["sent"], "description": String(repeating: "d", count: 201)],
+                        .badRequest, "bad_description"
+                    ),
                     (["url": "https://example.com/x", "events": ["sent"], "retries": 3], .badRequest, "unknown_field"),
                     (["url": "https://example.com/x", "events": ["sent"], "allUsers": true], .forbidden, "forbidden"),
                 ]
@@ -53,13 +57,17 @@ struct WebhookRoutesTests {
                     let response = try await Self.create(client, body)
                     #expect(response.status == status && response.errorCode == code, "\(body): \(response.status) \(response.json)")
                 }
-                let malformed = try await client.execute(uri: "/api/webhooks", method: .post, headers: APIFixture.basic("alice") + [.contentType: "application/json"],
-                                                         body: ByteBuffer(string: "{\"url\": "))
+                let malformed = try await client.execute(
+                    uri: "/api/webhooks", method: .post, headers: APIFixture.basic("alice") + [.contentType: "application/json"],
+                    body: ByteBuffer(string: "{\"url\": "))
                 #expect(malformed.status == .badRequest && malformed.errorCode == "malformed_json")
-                let huge = try await client.execute(uri: "/api/webhooks", method: .post, headers: APIFixture.basic("alice") + [.contentType: "application/json"],
-                                                    body: ByteBuffer(string: "{\"description\": \"" + String(repeating: "x", count: 20_000) + "\"}"))
+                let huge = try await client.execute(
+                    uri: "/api/webhooks", method: .post, headers: APIFixture.basic("alice") + [.contentType: "application/json"],
+                    body: ByteBuffer(string: "{\"description\": \"" + String(repeating: "x", count: 20_000) + "\"}"))
                 #expect(huge.status == .contentTooLarge)
-                let none = try await client.execute(uri: "/api/webhooks", method: .get, headers: APIFixture.basic("alice")) { $0.json["webhooks"] as? [Any] }
+                let none = try await client.execute(uri: "/api/webhooks", method: .get, headers: APIFixture.basic("alice")) {
+                    $0.json["webhooks"] as? [Any]
+                }
                 #expect(none?.isEmpty == true)
             }
         }
@@ -76,18 +84,31 @@ struct WebhookRoutesTests {
                 #expect(secret.hasPrefix("whsec_") && secret.count > 40 && created.json["secretGenerated"] as? Bool == true)
                 #expect(created.headers[.location] == "/api/webhooks/\(id)" && created.json["events"] as? [String] == ["opened", "sent"])
                 let shown = try await client.execute(uri: "/api/webhooks/\(id)", method: .get, headers: APIFixture.basic("alice"))
-                #expect(shown.status == .ok && shown.json["secret"] == nil && shown.json["url"] as? String == "https://hooks.example.com/richpush")
+                #expect(
+                    shown.status == .ok && shown.json["secret"] == nil
+                        && shown.json["url"] as? String == "https://hooks.example.com/richpush")
                 // Another user: not found, whether reading, deleting or listing attempts.
-                for (method, path) in [(HTTPRequest.Method.get, ""), (.delete, ""), (.get, "/attempts"), (.get, "/dead-letters"), (.post, "/dead-letters/replay")] {
-                    let response = try await client.execute(uri: "/api/webhooks/\(id)\(path)", method: method, headers: APIFixture.basic("bob"))
+                for (method, path) in [
+                    (HTTPRequest.Method.get, ""), (.delete, ""), (.get, "/attempts"), (.get, "/dead-letters"),
+                    (.post, "/dead-letters/replay"),
+                ] {
+                    let response = try await client.execute(
+                        uri: "/api/webhooks/\(id)\(path)", method: method, headers: APIFixture.basic("bob"))
                     #expect(response.status == .notFound, "\(method) \(path)")
                 }
-                let bobs = try await client.execute(uri: "/api/webhooks", method: .get, headers: APIFixture.basic("bob")) { $0.json["webhooks"] as? [Any] }
+                let bobs = try await client.execute(uri: "/api/webhooks", method: .get, headers: APIFixture.basic("bob")) {
+                    $0.json["webhooks"] as? [Any]
+                }
                 #expect(bobs?.isEmpty == true)
                 // An admin sees everyone's, and may hear about all users.
-                let everyone = try await Self.create(client, as: "root", Self.valid.merging(["allUsers": true, "secret": "a-secret-of-my-own-1234"]) { _, new in new })
-                #expect(everyone.status == .created && everyone.json["allUsers"] as? Bool == true && everyone.json["secret"] as? String == "a-secret-of-my-own-1234")
-                let all = try await client.execute(uri: "/api/webhooks", method: .get, headers: APIFixture.basic("root")) { $0.json["webhooks"] as? [[String: Any]] }
+                let everyone = try await Self.create(
+                    client, as: "root", Self.valid.merging(["allUsers": true, "secret": "a-secret-of-my-own-1234"]) { _, new in new })
+                #expect(
+                    everyone.status == .created && everyone.json["allUsers"] as? Bool == true
+                        && everyone.json["secret"] as? String == "a-secret-of-my-own-1234")
+                let all = try await client.execute(uri: "/api/webhooks", method: .get, headers: APIFixture.basic("root")) {
+                    $0.json["webhooks"] as? [[String: Any]]
+                }
                 #expect(all?.count == 2 && all?.allSatisfy { $0["secret"] == nil } == true)
                 // At most 10 per user.
                 for _ in 1..<Webhook.maxPerUser { #expect(try await Self.create(client, Self.valid).status == .created) }
@@ -98,7 +119,9 @@ struct WebhookRoutesTests {
                 let gone = try await client.execute(uri: "/api/webhooks/\(id)", method: .get, headers: APIFixture.basic("alice"))
                 #expect(gone.status == .notFound)
                 #expect(try await Self.create(client, Self.valid).status == .created)
-                let badLimit = try await client.execute(uri: "/api/webhooks/\(everyone.json["id"] as? String ?? "")/attempts?limit=0", method: .get, headers: APIFixture.basic("root"))
+                let badLimit = try await client.execute(
+                    uri: "/api/webhooks/\(everyone.json["id"] as? String ?? "")/attempts?limit=0", method: .get,
+                    headers: APIFixture.basic("root"))
                 #expect(badLimit.status == .badRequest && badLimit.errorCode == "bad_limit")
             }
         }
@@ -125,10 +148,12 @@ struct WebhookRoutesTests {
             try await fixture.test { client in
                 let later = Int64(Date().timeIntervalSince1970 * 1000) + 600_000
                 func scheduleAndCancel(_ user: String) async throws {
-                    let sent = try await client.execute(uri: "/api/notifications", method: .post, headers: APIFixture.basic(user) + [.contentType: "application/json"],
-                                                        body: APIFixture.json(["message": "m", "richType": "text", "payload": "p", "sendAt": later]))
+                    let sent = try await client.execute(
+                        uri: "/api/notifications", method: .post, headers: APIFixture.basic(user) + [.contentType: "application/json"],
+                        body: APIFixture.json(["message": "m", "richType": "text", "payload": "p", "sendAt": later]))
                     let id = try #require(sent.json["id"] as? String)
-                    let cancelled = try await client.execute(uri: "/api/notifications/\(id)", method: .delete, headers: APIFixture.basic(user))
+                    let cancelled = try await client.execute(
+                        uri: "/api/notifications/\(id)", method: .delete, headers: APIFixture.basic(user))
                     #expect(cancelled.status == .ok)
                 }
                 try await scheduleAndCancel("alice")

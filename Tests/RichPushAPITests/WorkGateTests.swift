@@ -1,6 +1,7 @@
-@testable import RichPushAPI
 import Synchronization
 import Testing
+
+@testable import RichPushAPI
 
 /// Work of one kind bounded: `concurrency` run, `queueLimit` wait in order, one more is a 503.
 @Suite("Work gate")
@@ -41,7 +42,11 @@ struct WorkGateTests {
         let gate = WorkGate(concurrency: 1, queueLimit: 1, busy: "too many things")
         let latch = Latch()
         let order = Order()
-        let first = Task { try await gate.run { @Sendable in await latch.hold(); order.append("first") } }
+        let first = Task {
+            try await gate.run { @Sendable in
+                await latch.hold(); order.append("first")
+            }
+        }
         try await Self.waitUntil { latch.isHeld }
         let second = Task { try await gate.run { @Sendable in order.append("second") } }
         // The second waits (the queue holds one); a third is refused at once.

@@ -1,13 +1,13 @@
-import PlatformSimTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
+import PlatformSimTestSupport
+import RedisTestSupport
 import RichPushAPNS
 import RichPushAPNSSim
 import RichPushCore
-import RedisTestSupport
-import Testing
 import RichPushHTTP2
+import Testing
 
 /// The HTTP/2 client against apns-sim over TLS: Apple's HPACK advice, the stream limit as it
 /// changes, GOAWAY, and a server that never answers.
@@ -35,7 +35,9 @@ struct APNSClientTests {
         // 50 at once on a new connection: one stream until the first push succeeds, then 8.
         let exchanges = await withTaskGroup(of: HTTP2Exchange.self) { group in
             for index in 0..<50 {
-                group.addTask { await apns.client.send(try! LocalAPNS.request(token: LocalAPNS.token(index), notification: index), bearer: bearer) }
+                group.addTask {
+                    await apns.client.send(try! LocalAPNS.request(token: LocalAPNS.token(index), notification: index), bearer: bearer)
+                }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -47,8 +49,11 @@ struct APNSClientTests {
         #expect(apns.client.streamLimits == [[1, 8]])
         // A refused push (a topic the team may not use) brings it back to one; the next good push raises it.
         let refused = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(99), topic: "com.example.other"), bearer: bearer)
-        #expect(refused == .answered(status: 400, responseID: APNSID.make(notification: 42, installation: "inst-00000063"), retryAfter: nil,
-                                     body: Array(#"{"reason":"TopicDisallowed"}"#.utf8)))
+        #expect(
+            refused
+                == .answered(
+                    status: 400, responseID: APNSID.make(notification: 42, installation: "inst-00000063"), retryAfter: nil,
+                    body: Array(#"{"reason":"TopicDisallowed"}"#.utf8)))
         _ = await apns.client.send(try LocalAPNS.request(token: LocalAPNS.token(100)), bearer: bearer)
         // The SETTINGS frame may land just after the answer.
         try await waitUntil(timeout: .seconds(60), "the limit to be raised again") { apns.client.streamLimits == [[1, 8, 1, 8]] }
@@ -69,7 +74,9 @@ struct APNSClientTests {
         }
         let answered = exchanges.filter { if case .answered(200, _, _, _) = $0 { true } else { false } }.count
         let others = exchanges.filter { if case .answered(200, _, _, _) = $0 { false } else { true } }
-        #expect(answered == 1000, "\(others.prefix(3)) \(Dictionary(grouping: others.map { "\($0)".prefix(60) }, by: { $0 }).mapValues(\.count))")
+        #expect(
+            answered == 1000,
+            "\(others.prefix(3)) \(Dictionary(grouping: others.map { "\($0)".prefix(60) }, by: { $0 }).mapValues(\.count))")
         // The simulator processed each push exactly once. A connection answers at most 150 + 50 (the
         // streams open when its GOAWAY went out), so 1,000 took at least five.
         let paths = apns.requests.compactMap { $0["path"] as? String }
@@ -84,11 +91,12 @@ struct APNSClientTests {
         let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
             .bind(host: "127.0.0.1", port: 0).get()
-        let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
-            endpoint: HTTP2Client.Endpoint(host: "localhost", port: silent.localAddress?.port ?? 0, usesTLS: true),
-            // 3 s for the connect and the SETTINGS together: the TCP connect on loopback must end
-            // within it even on a busy machine (300 ms once timed out the connect itself, at load 22).
-            connections: 1, requestTimeout: .milliseconds(300), connectTimeout: .seconds(3), minReconnectDelay: .seconds(30)))
+        let client = try HTTP2Client(
+            configuration: HTTP2Client.Configuration(
+                endpoint: HTTP2Client.Endpoint(host: "localhost", port: silent.localAddress?.port ?? 0, usesTLS: true),
+                // 3 s for the connect and the SETTINGS together: the TCP connect on loopback must end
+                // within it even on a busy machine (300 ms once timed out the connect itself, at load 22).
+                connections: 1, requestTimeout: .milliseconds(300), connectTimeout: .seconds(3), minReconnectDelay: .seconds(30)))
         let started = ContinuousClock.now
         let first = await client.send(try LocalAPNS.request(token: LocalAPNS.token(1)), bearer: "x")
         guard case .unprocessed(let reason) = first else {
@@ -132,11 +140,15 @@ struct APNSClientTests {
 
     @Test func endpointsAreParsedAndCleartextNeedsConsent() throws {
         #expect(try HTTP2Client.Endpoint(apns: "production") == HTTP2Client.Endpoint(host: "api.push.apple.com", port: 443, usesTLS: true))
-        #expect(try HTTP2Client.Endpoint(apns: "sandbox") == HTTP2Client.Endpoint(host: "api.sandbox.push.apple.com", port: 443, usesTLS: true))
-        #expect(try HTTP2Client.Endpoint(apns: "https://127.0.0.1:2197") == HTTP2Client.Endpoint(host: "127.0.0.1", port: 2197, usesTLS: true))
+        #expect(
+            try HTTP2Client.Endpoint(apns: "sandbox") == HTTP2Client.Endpoint(host: "api.sandbox.push.apple.com", port: 443, usesTLS: true))
+        #expect(
+            try HTTP2Client.Endpoint(apns: "https://127.0.0.1:2197") == HTTP2Client.Endpoint(host: "127.0.0.1", port: 2197, usesTLS: true))
         #expect(try HTTP2Client.Endpoint(apns: "https://[::1]:2197/") == HTTP2Client.Endpoint(host: "::1", port: 2197, usesTLS: true))
         #expect(throws: APNSConfigurationError.self) { try HTTP2Client.Endpoint(apns: "http://localhost:2197") }
-        #expect(try HTTP2Client.Endpoint(apns: "http://localhost:2197", allowCleartext: true) == HTTP2Client.Endpoint(host: "localhost", port: 2197, usesTLS: false))
+        #expect(
+            try HTTP2Client.Endpoint(apns: "http://localhost:2197", allowCleartext: true)
+                == HTTP2Client.Endpoint(host: "localhost", port: 2197, usesTLS: false))
         for bad in ["ftp://x", "https://", "https://host:0", "https://host:99999", "https://host:port"] {
             #expect(throws: APNSConfigurationError.self, "\(bad)") { try HTTP2Client.Endpoint(apns: bad) }
         }

@@ -1,6 +1,6 @@
-import PlatformSimTestSupport
 import Foundation
 import Hiredis
+import PlatformSimTestSupport
 import RedisTestSupport
 import RichPushAPNS
 import RichPushAPNSSim
@@ -17,15 +17,19 @@ struct APNSEnvironmentTests {
     static let sandboxToken = LocalAPNS.token(0x2002)
 
     /// A production and a sandbox simulator, an adapter over both, and Redis for the token.
-    static func withServices(sandboxFaults: APNSFaultPlan = APNSFaultPlan(),
-                             _ body: (_ production: LocalAPNS, _ sandbox: LocalAPNS, _ adapter: APNSPushAdapter) async throws -> Void) async throws {
+    static func withServices(
+        sandboxFaults: APNSFaultPlan = APNSFaultPlan(),
+        _ body: (_ production: LocalAPNS, _ sandbox: LocalAPNS, _ adapter: APNSPushAdapter) async throws -> Void
+    ) async throws {
         try await withRedisServer { server in
             let production = try await LocalAPNS.start(rules: try LocalAPNS.rules(otherEnvironmentTokens: [sandboxToken]))
-            let sandbox = try await LocalAPNS.start(rules: try LocalAPNS.rules(otherEnvironmentTokens: [productionToken]), faults: sandboxFaults)
+            let sandbox = try await LocalAPNS.start(
+                rules: try LocalAPNS.rules(otherEnvironmentTokens: [productionToken]), faults: sandboxFaults)
             let redis = RedisConnection(configuration: server.configuration)
             let prefix = String(uniqueKeyPrefix("apns-env").dropLast())
-            let adapter = APNSPushAdapter(client: production.client, sandboxClient: sandbox.client, topic: LocalAPNS.topic,
-                                          token: APNSSharedToken(redis: redis, prefix: prefix, signer: try LocalAPNS.signer()))
+            let adapter = APNSPushAdapter(
+                client: production.client, sandboxClient: sandbox.client, topic: LocalAPNS.topic,
+                token: APNSSharedToken(redis: redis, prefix: prefix, signer: try LocalAPNS.signer()))
             do {
                 try await body(production, sandbox, adapter)
             } catch {
@@ -54,8 +58,11 @@ struct APNSEnvironmentTests {
                 LocalAPNS.push(token: Self.sandboxToken, notification: 2, environment: .sandbox),
                 LocalAPNS.push(token: Self.productionToken, notification: 2),
             ])
-            #expect(mixed == [.sent(adapterID: APNSID.make(notification: 2, installation: "inst-00002002")),
-                              .sent(adapterID: APNSID.make(notification: 2, installation: "inst-00001001"))])
+            #expect(
+                mixed == [
+                    .sent(adapterID: APNSID.make(notification: 2, installation: "inst-00002002")),
+                    .sent(adapterID: APNSID.make(notification: 2, installation: "inst-00001001")),
+                ])
             #expect(Self.paths(production) == Array(repeating: "/3/device/\(Self.productionToken)", count: 2))
             #expect(Self.paths(sandbox) == ["/3/device/\(Self.sandboxToken)"])
             #expect(sandbox.client.connectionsOpened >= 1)
@@ -80,8 +87,10 @@ struct APNSEnvironmentTests {
         var faults = APNSFaultPlan()
         faults.outage = SimulatedOutage(after: 0, seconds: 300)
         try await Self.withServices(sandboxFaults: faults) { production, sandbox, adapter in
-            let batch = [LocalAPNS.push(token: Self.sandboxToken, notification: 3, environment: .sandbox),
-                         LocalAPNS.push(token: Self.productionToken, notification: 3)]
+            let batch = [
+                LocalAPNS.push(token: Self.sandboxToken, notification: 3, environment: .sandbox),
+                LocalAPNS.push(token: Self.productionToken, notification: 3),
+            ]
             for round in 0..<2 {
                 let outcomes = try await adapter.send(batch)
                 guard case .deferred = outcomes[0] else {
@@ -100,11 +109,15 @@ struct APNSEnvironmentTests {
         try await withRedisServer { server in
             let production = try await LocalAPNS.start()
             let redis = RedisConnection(configuration: server.configuration)
-            let adapter = APNSPushAdapter(client: production.client, topic: LocalAPNS.topic,
-                                          token: APNSSharedToken(redis: redis, prefix: String(uniqueKeyPrefix("apns-env").dropLast()),
-                                                                 signer: try LocalAPNS.signer()))
-            let outcomes = try await adapter.send([LocalAPNS.push(token: Self.sandboxToken, environment: .sandbox),
-                                                   LocalAPNS.push(token: Self.productionToken)])
+            let adapter = APNSPushAdapter(
+                client: production.client, topic: LocalAPNS.topic,
+                token: APNSSharedToken(
+                    redis: redis, prefix: String(uniqueKeyPrefix("apns-env").dropLast()),
+                    signer: try LocalAPNS.signer()))
+            let outcomes = try await adapter.send([
+                LocalAPNS.push(token: Self.sandboxToken, environment: .sandbox),
+                LocalAPNS.push(token: Self.productionToken),
+            ])
             guard case .failed(let reason, false) = outcomes[0] else {
                 Issue.record("expected a permanent failure, got \(outcomes[0])")
                 return

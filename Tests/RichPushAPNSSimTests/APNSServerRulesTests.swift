@@ -1,6 +1,6 @@
-import PlatformSimTestSupport
 import Crypto
 import Foundation
+import PlatformSimTestSupport
 import RichPushAPNS
 import RichPushAPNSSim
 import RichPushCore
@@ -14,13 +14,17 @@ struct APNSServerRulesTests {
     /// What the adapter would send for a silent push, with `change` applied.
     static func request(token: String? = nil, _ change: (inout APNSIncomingRequest) -> Void = { _ in }) throws -> APNSIncomingRequest {
         let push = OutgoingPush(
-            notification: 42, installation: Installation(id: "i1", platform: .apns, handle: String(repeating: "ab", count: 32), tags: [], owner: "alice", updatedAt: 0),
-            rendered: RenderedPush(payload: Array(#"{"aps":{"content-available":1},"richId":"42"}"#.utf8), pushType: "background",
-                                   priority: 5, expiration: 1_800_086_400, collapseID: "42"))
+            notification: 42,
+            installation: Installation(
+                id: "i1", platform: .apns, handle: String(repeating: "ab", count: 32), tags: [], owner: "alice", updatedAt: 0),
+            rendered: RenderedPush(
+                payload: Array(#"{"aps":{"content-available":1},"richId":"42"}"#.utf8), pushType: "background",
+                priority: 5, expiration: 1_800_086_400, collapseID: "42"))
         let built = try APNSRequest(push: push, topic: "com.example.richpush")
         let bearer = try token ?? LocalAPNS.signer().token(issuedAt: now.addingTimeInterval(-60))
-        var request = APNSIncomingRequest(method: "POST", path: built.path,
-                                          headers: [("authorization", "bearer \(bearer)")] + built.headers.map { ($0.name, $0.value) }, body: built.body)
+        var request = APNSIncomingRequest(
+            method: "POST", path: built.path,
+            headers: [("authorization", "bearer \(bearer)")] + built.headers.map { ($0.name, $0.value) }, body: built.body)
         change(&request)
         return request
     }
@@ -41,16 +45,18 @@ struct APNSServerRulesTests {
         let rules = try LocalAPNS.rules()
         let other = P256.Signing.PrivateKey().pemRepresentation
         let cases: [(String?, APNSReason)] = [
-            (try LocalAPNS.signer(other).token(issuedAt: Self.now), .invalidProviderToken),                              // wrong key
-            (try LocalAPNS.signer(keyID: "ZZZ123DEFG").token(issuedAt: Self.now), .invalidProviderToken),                // unknown key id
-            (try LocalAPNS.signer(teamID: "OTHERTEAM1").token(issuedAt: Self.now), .invalidProviderToken),               // another team
-            (try LocalAPNS.signer().token(issuedAt: Self.now.addingTimeInterval(-3700)), .expiredProviderToken),         // over an hour old
+            (try LocalAPNS.signer(other).token(issuedAt: Self.now), .invalidProviderToken),  // wrong key
+            (try LocalAPNS.signer(keyID: "ZZZ123DEFG").token(issuedAt: Self.now), .invalidProviderToken),  // unknown key id
+            (try LocalAPNS.signer(teamID: "OTHERTEAM1").token(issuedAt: Self.now), .invalidProviderToken),  // another team
+            (try LocalAPNS.signer().token(issuedAt: Self.now.addingTimeInterval(-3700)), .expiredProviderToken),  // over an hour old
             ("not.a.jwt", .invalidProviderToken),
         ]
         for (token, reason) in cases {
             #expect(rules.verdict(try Self.request(token: token), now: Self.now) == .refused(status: 403, reason: reason))
         }
-        #expect(rules.verdict(try Self.request(Self.header("authorization", nil)), now: Self.now) == .refused(status: 403, reason: .missingProviderToken))
+        #expect(
+            rules.verdict(try Self.request(Self.header("authorization", nil)), now: Self.now)
+                == .refused(status: 403, reason: .missingProviderToken))
     }
 
     @Test func badRequestsAreRefusedWithApplesStatusAndReason() throws {
@@ -76,7 +82,9 @@ struct APNSServerRulesTests {
             ({ $0.body = Array(#"{"aps":{"content-available":1,"sound":""}}"#.utf8) }, 400, .invalidPushType),
         ]
         for (change, status, reason) in cases {
-            #expect(rules.verdict(try Self.request(change), now: Self.now) == .refused(status: status, reason: reason), "expected \(status) \(reason.rawValue)")
+            #expect(
+                rules.verdict(try Self.request(change), now: Self.now) == .refused(status: status, reason: reason),
+                "expected \(status) \(reason.rawValue)")
         }
     }
 }

@@ -1,15 +1,15 @@
-import PlatformSimTestSupport
 import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOCore
 import NIOSSL
+import PlatformSimTestSupport
 import RichPushAPNS
 import RichPushAPNSSim
 import RichPushCore
+import RichPushSimTLS
 import Synchronization
 import Testing
-import RichPushSimTLS
 
 /// The local APNs over real TLS and HTTP/2 on loopback, with async-http-client as the client.
 @Suite("apns-sim over TLS and HTTP/2")

@@ -14,10 +14,11 @@ import Testing
 struct HTTP2LivenessTests {
     @Test func aConnectionThatAnswersNoPingIsClosedAndReplaced() async throws {
         let server = try await MuteHTTP2Server.start()
-        let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
-            endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: server.port, usesTLS: false),
-            connections: 1, requestTimeout: .seconds(1), connectTimeout: .seconds(20), minReconnectDelay: .milliseconds(10),
-            pingTimeout: .seconds(1)))
+        let client = try HTTP2Client(
+            configuration: HTTP2Client.Configuration(
+                endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: server.port, usesTLS: false),
+                connections: 1, requestTimeout: .seconds(1), connectTimeout: .seconds(20), minReconnectDelay: .milliseconds(10),
+                pingTimeout: .seconds(1)))
         let first = await client.send(try LocalAPNS.request(token: LocalAPNS.token(1)), bearer: "x")
         #expect(first == .timedOut)
         // The client PINGs, hears nothing, and closes: the server sees the PING, then the end.
@@ -39,17 +40,20 @@ struct HTTP2LivenessTests {
         let server = try await MuteHTTP2Server.start(answersPings: true)
         // A probe waits 10 s for its answer: a stall of the machine shorter than that cannot
         // close the connection here (the answer is read before the probe's timer is run).
-        let client = try HTTP2Client(configuration: HTTP2Client.Configuration(
-            endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: server.port, usesTLS: false),
-            connections: 1, requestTimeout: .seconds(1), connectTimeout: .seconds(20), minReconnectDelay: .milliseconds(10),
-            pingTimeout: .seconds(10)))
+        let client = try HTTP2Client(
+            configuration: HTTP2Client.Configuration(
+                endpoint: HTTP2Client.Endpoint(host: "127.0.0.1", port: server.port, usesTLS: false),
+                connections: 1, requestTimeout: .seconds(1), connectTimeout: .seconds(20), minReconnectDelay: .milliseconds(10),
+                pingTimeout: .seconds(10)))
         // Each request began after the last thing the server said, so each timeout asks (one
         // probe at a time: those while one is in flight wait on it).
         for token in 1...2 {
             let exchange = await client.send(try LocalAPNS.request(token: LocalAPNS.token(token)), bearer: "x")
             #expect(exchange == .timedOut)
         }
-        try await waitUntil(timeout: .seconds(60), "the probe to be decided") { client.livenessProbes.answered >= 1 || client.livenessProbes.unanswered > 0 }
+        try await waitUntil(timeout: .seconds(60), "the probe to be decided") {
+            client.livenessProbes.answered >= 1 || client.livenessProbes.unanswered > 0
+        }
         #expect(client.livenessProbes.unanswered == 0)
         // Still the one connection: the next request goes on it.
         #expect(await client.send(try LocalAPNS.request(token: LocalAPNS.token(3)), bearer: "x") == .timedOut)
@@ -119,8 +123,12 @@ final class MuteHTTP2Server: Sendable {
     func firstConnectionEnded(within limit: Duration) async -> Bool {
         if state.withLock({ $0.ended }) { return true }
         return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { for await _ in self.endings { return true }; return false }
-            group.addTask { try? await Task.sleep(for: limit); return false }
+            group.addTask {
+                for await _ in self.endings { return true }; return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit); return false
+            }
             let first = await group.next() ?? false
             group.cancelAll()
             ending.finish()
@@ -134,7 +142,9 @@ final class MuteHTTP2Server: Sendable {
     }
 
     fileprivate func opened() -> Int {
-        state.withLock { $0.connections += 1; return $0.connections }
+        state.withLock {
+            $0.connections += 1; return $0.connections
+        }
     }
 
     fileprivate func noted(_ frame: Frame, connection: Int) {
@@ -172,10 +182,13 @@ final class MuteHTTP2Server: Sendable {
                 prefaceRead = true
             }
             while buffer.readableBytes >= 9, let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self).map({ Int($0 >> 8) }),
-                  buffer.readableBytes >= 9 + length, let type = buffer.getInteger(at: buffer.readerIndex + 3, as: UInt8.self),
-                  let flags = buffer.getInteger(at: buffer.readerIndex + 4, as: UInt8.self) {
+                buffer.readableBytes >= 9 + length, let type = buffer.getInteger(at: buffer.readerIndex + 3, as: UInt8.self),
+                let flags = buffer.getInteger(at: buffer.readerIndex + 4, as: UInt8.self)
+            {
                 server?.noted(Frame(type: type), connection: connection)
-                if type == 6, flags & 1 == 0, length == 8, server?.answersPings == true, let opaque = buffer.getSlice(at: buffer.readerIndex + 9, length: 8) {
+                if type == 6, flags & 1 == 0, length == 8, server?.answersPings == true,
+                    let opaque = buffer.getSlice(at: buffer.readerIndex + 9, length: 8)
+                {
                     // PING with the ACK flag and the same 8 bytes (RFC 9113 §6.7).
                     var ack = ByteBuffer(bytes: [0, 0, 8, 6, 1, 0, 0, 0, 0])
                     ack.writeImmutableBuffer(opaque)

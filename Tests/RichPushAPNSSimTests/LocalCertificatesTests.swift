@@ -1,8 +1,8 @@
 import Foundation
 import RedisTestSupport
 import RichPushAPNSSim
-import Testing
 import RichPushSimTLS
+import Testing
 
 /// The local APNs's certificates, checked by openssl (an independent implementation).
 @Suite("Local TLS certificates")
@@ -17,7 +17,9 @@ struct LocalCertificatesTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try LocalCertificates.generate().write(to: directory)
         let ca = directory.appendingPathComponent("ca.pem").path, cert = directory.appendingPathComponent("cert.pem").path
-        let verified = try await Self.openssl(["verify", "-CAfile", ca, "-verify_hostname", "localhost", "-verify_ip", "127.0.0.1", "-purpose", "sslserver", cert])
+        let verified = try await Self.openssl([
+            "verify", "-CAfile", ca, "-verify_hostname", "localhost", "-verify_ip", "127.0.0.1", "-purpose", "sslserver", cert,
+        ])
         #expect(verified.status == 0, "\(verified.output)")
         // A certificate from another CA does not verify: the check can fail.
         let other = directory.appendingPathComponent("other")
@@ -29,8 +31,10 @@ struct LocalCertificatesTests {
         // apns-sim --cert-host apns-sim: a compose service name verifies too.
         let named = directory.appendingPathComponent("named")
         try LocalCertificates.generate(hosts: ["localhost", "apns-sim"]).write(to: named)
-        let byService = try await Self.openssl(["verify", "-CAfile", named.appendingPathComponent("ca.pem").path, "-verify_hostname", "apns-sim",
-                                          named.appendingPathComponent("cert.pem").path])
+        let byService = try await Self.openssl([
+            "verify", "-CAfile", named.appendingPathComponent("ca.pem").path, "-verify_hostname", "apns-sim",
+            named.appendingPathComponent("cert.pem").path,
+        ])
         #expect(byService.status == 0, "\(byService.output)")
         let key = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("key.pem").path)
         #expect((key[.posixPermissions] as? NSNumber)?.intValue == 0o600)

@@ -7,10 +7,15 @@ import Testing
 struct APNSRequestTests {
     static let token = String(repeating: "ab", count: 32)
 
-    static func push(payload: String, pushType: String = "background", priority: Int = 5, collapseID: String = "42",
-                     token: String = token, expiration: Int = 1_800_000_000) -> OutgoingPush {
-        OutgoingPush(notification: 42, installation: Installation(id: "inst-1", platform: .apns, handle: token, tags: [], owner: "alice", updatedAt: 0),
-                     rendered: RenderedPush(payload: Array(payload.utf8), pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID))
+    static func push(
+        payload: String, pushType: String = "background", priority: Int = 5, collapseID: String = "42",
+        token: String = token, expiration: Int = 1_800_000_000
+    ) -> OutgoingPush {
+        OutgoingPush(
+            notification: 42,
+            installation: Installation(id: "inst-1", platform: .apns, handle: token, tags: [], owner: "alice", updatedAt: 0),
+            rendered: RenderedPush(
+                payload: Array(payload.utf8), pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID))
     }
 
     static let silent = #"{"aps":{"content-available":1},"richId":"42","richMessage":"hi","richType":"img"}"#
@@ -49,20 +54,25 @@ struct APNSRequestTests {
     ])
     func whatAppleWouldRefuseIsNeverSent(payload: String, pushType: String, priority: Int, collapseID: String, reason: APNSReason) {
         #expect {
-            _ = try APNSRequest(push: Self.push(payload: payload, pushType: pushType, priority: priority, collapseID: collapseID),
-                                topic: "com.example.richpush")
+            _ = try APNSRequest(
+                push: Self.push(payload: payload, pushType: pushType, priority: priority, collapseID: collapseID),
+                topic: "com.example.richpush")
         } throws: { ($0 as? APNSRejection)?.reason == reason }
     }
 
     @Test func sizesTokensAndTopicsAreChecked() {
         let big = #"{"aps":{"content-available":1},"pad":""# + String(repeating: "x", count: 4100) + #""}"#
-        #expect { _ = try APNSRequest(push: Self.push(payload: big), topic: "t") } throws: { ($0 as? APNSRejection)?.reason == .payloadTooLarge }
+        #expect { _ = try APNSRequest(push: Self.push(payload: big), topic: "t") } throws: {
+            ($0 as? APNSRejection)?.reason == .payloadTooLarge
+        }
         for token in ["abc", "zz" + String(repeating: "ab", count: 31), ""] {
             #expect { _ = try APNSRequest(push: Self.push(payload: Self.silent, token: token), topic: "t") } throws: {
                 ($0 as? APNSRejection)?.reason == .badDeviceToken
             }
         }
-        #expect { _ = try APNSRequest(push: Self.push(payload: Self.silent), topic: "") } throws: { ($0 as? APNSRejection)?.reason == .missingTopic }
+        #expect { _ = try APNSRequest(push: Self.push(payload: Self.silent), topic: "") } throws: {
+            ($0 as? APNSRejection)?.reason == .missingTopic
+        }
         let alert = #"{"aps":{"alert":{"body":"hi"},"mutable-content":1}}"#
         #expect((try? APNSRequest(push: Self.push(payload: alert, pushType: "alert", priority: 10), topic: "t")) != nil)
     }

@@ -16,12 +16,15 @@ struct SharedTokenTests {
             let workers = (0..<12).map { _ in
                 // The lock's expiry (a crashed minter's bound) is not under test: long enough that a
                 // starved minter on a busy machine keeps it.
-                SharedToken(redis: RedisConnection(configuration: server.configuration), key: key, refreshAfter: .seconds(3000), localTTL: .zero,
-                            lockTTL: .seconds(60)) { now in
+                SharedToken(
+                    redis: RedisConnection(configuration: server.configuration), key: key, refreshAfter: .seconds(3000), localTTL: .zero,
+                    lockTTL: .seconds(60)
+                ) { now in
                     mints.add(1, ordering: .relaxed)
                     // A slow exchange, so readers pile up behind the lock and race its release.
                     try await Task.sleep(for: .milliseconds(50))
-                    return SharedToken.Minted(token: "t\(UUID().uuidString.prefix(8))", issuedAt: now, expiresAt: now.addingTimeInterval(3600))
+                    return SharedToken.Minted(
+                        token: "t\(UUID().uuidString.prefix(8))", issuedAt: now, expiresAt: now.addingTimeInterval(3600))
                 }
             }
             let tokens = try await withThrowingTaskGroup(of: String.self) { group in
@@ -39,9 +42,12 @@ struct SharedTokenTests {
             let mints = Atomic<Int>(0)
             // A lock outliving a starved minter, as above: a first mint that outlived a 5 s lock on
             // a busy machine was refused and made again (t2 where t1 was expected).
-            let token = SharedToken(redis: RedisConnection(configuration: server.configuration), key: key, refreshAfter: .seconds(3000),
-                                    expiryMargin: .seconds(300), localTTL: .zero, lockTTL: .seconds(60)) { now in
-                SharedToken.Minted(token: "t\(mints.add(1, ordering: .relaxed).newValue)", issuedAt: now, expiresAt: now.addingTimeInterval(600))
+            let token = SharedToken(
+                redis: RedisConnection(configuration: server.configuration), key: key, refreshAfter: .seconds(3000),
+                expiryMargin: .seconds(300), localTTL: .zero, lockTTL: .seconds(60)
+            ) { now in
+                SharedToken.Minted(
+                    token: "t\(mints.add(1, ordering: .relaxed).newValue)", issuedAt: now, expiresAt: now.addingTimeInterval(600))
             }
             let now = Date()
             let first = try await token.current(now: now)

@@ -1,10 +1,11 @@
-import RichPushCore
 import Foundation
-import Synchronization
 import Hiredis
 import RedisTestSupport
-@testable import RichPushApps
+import RichPushCore
+import Synchronization
 import Testing
+
+@testable import RichPushApps
 
 /// Apps on a real Redis: what is stored is sealed, opens only with the right key-encryption key,
 /// survives a rotation, and every change is one atomic, versioned, announced write.
@@ -26,14 +27,16 @@ struct AppStoreTests {
             let store = Self.store(connection, prefix: prefix, ring)
             let pem = TestCredentials.p8()
             let account = try TestCredentials.serviceAccount()
-            let created = try await store.create(id: try AppID("shop"), name: "Shop",
-                                                 credentials: AppCredentials(apns: try Self.apns(pem), fcm: try FCMCredential(serviceAccountJSON: account)))
+            let created = try await store.create(
+                id: try AppID("shop"), name: "Shop",
+                credentials: AppCredentials(apns: try Self.apns(pem), fcm: try FCMCredential(serviceAccountJSON: account)))
             #expect(created.version == 1)
             #expect(created.credentials[.apns]?["bundleId"] == "com.example.shop")
             #expect(created.credentials[.apns]?["keyFingerprint"]?.hasPrefix("SHA256:") == true)
             #expect(created.credentials[.fcm]?["projectId"] == "richpush-apps")
             // Nothing secret in Redis in the clear: not the .p8's body, not the service account's key.
-            let stored = try await connection.send("HGETALL", "\(prefix):{apps}:app:shop").array?.compactMap(\.string).joined(separator: "\n") ?? ""
+            let stored =
+                try await connection.send("HGETALL", "\(prefix):{apps}:app:shop").array?.compactMap(\.string).joined(separator: "\n") ?? ""
             let keyBody = pem.split(separator: "\n").dropFirst().first.map(String.init) ?? "?"
             #expect(!stored.isEmpty && !stored.contains(keyBody) && !stored.contains("PRIVATE KEY") && !stored.contains("private_key"))
             // The summary shows nothing secret either.
@@ -79,12 +82,16 @@ struct AppStoreTests {
             // news's sealed APNs key copied into shop: bound to its app, it does not open there.
             let newsSealed = try #require(try await connection.send("HGET", "\(prefix):{apps}:app:news", "apns").string)
             try await connection.send("HSET", "\(prefix):{apps}:app:shop", "apns", newsSealed)
-            await #expect(throws: AppError.unreadable(app: try AppID("shop"), field: "apns")) { _ = try await store.credentials(id: try AppID("shop")) }
+            await #expect(throws: AppError.unreadable(app: try AppID("shop"), field: "apns")) {
+                _ = try await store.credentials(id: try AppID("shop"))
+            }
             // One flipped character of the ciphertext: refused, not garbage.
             var altered = Array(newsSealed)
             altered[altered.count - 6] = altered[altered.count - 6] == "A" ? "B" : "A"
             try await connection.send("HSET", "\(prefix):{apps}:app:news", "apns", String(altered))
-            await #expect(throws: AppError.unreadable(app: try AppID("news"), field: "apns")) { _ = try await store.credentials(id: try AppID("news")) }
+            await #expect(throws: AppError.unreadable(app: try AppID("news"), field: "apns")) {
+                _ = try await store.credentials(id: try AppID("news"))
+            }
             await connection.close()
         }
     }
@@ -95,8 +102,10 @@ struct AppStoreTests {
             let prefix = String(uniqueKeyPrefix("apps").dropLast())
             let old = KeyEncryptionKey.generate(), new = KeyEncryptionKey.generate()
             let apns = try Self.apns(), account = try FCMCredential(serviceAccountJSON: try TestCredentials.serviceAccount())
-            _ = try await Self.store(connection, prefix: prefix, KeyRing(current: old)).create(id: try AppID("shop"), name: "Shop", credentials: AppCredentials(apns: apns))
-            _ = try await Self.store(connection, prefix: prefix, KeyRing(current: old)).update(id: .default, change: AppChange(set: AppCredentials(fcm: account)))
+            _ = try await Self.store(connection, prefix: prefix, KeyRing(current: old)).create(
+                id: try AppID("shop"), name: "Shop", credentials: AppCredentials(apns: apns))
+            _ = try await Self.store(connection, prefix: prefix, KeyRing(current: old)).update(
+                id: .default, change: AppChange(set: AppCredentials(fcm: account)))
             // Step 1: every process gets the new key as current and the old one as previous.
             let rotating = Self.store(connection, prefix: prefix, KeyRing(current: new, previous: [old]))
             #expect(try await rotating.checkKeyRing().byKey == [old.id: 2])
@@ -133,11 +142,15 @@ struct AppStoreTests {
             // The default app is listed before anything was stored for it, and made by its first change.
             #expect(try await store.list() == [.implicitDefault])
             #expect(try await store.version(id: .default) == 0)
-            await #expect(throws: AppError.exists(.default)) { _ = try await store.create(id: .default, name: "x", credentials: AppCredentials()) }
+            await #expect(throws: AppError.exists(.default)) {
+                _ = try await store.create(id: .default, name: "x", credentials: AppCredentials())
+            }
             await #expect(throws: AppError.cannotRemoveDefault) { _ = try await store.remove(id: .default) }
             await #expect(throws: AppError.notFound(shop)) { _ = try await store.update(id: shop, change: AppChange(name: "Shop")) }
             _ = try await store.create(id: shop, name: "Shop", credentials: AppCredentials(apns: try Self.apns()))
-            await #expect(throws: AppError.exists(shop)) { _ = try await store.create(id: shop, name: "Shop", credentials: AppCredentials()) }
+            await #expect(throws: AppError.exists(shop)) {
+                _ = try await store.create(id: shop, name: "Shop", credentials: AppCredentials())
+            }
             let renamed = try await store.update(id: shop, change: AppChange(name: "Shop!", remove: [.apns]))
             #expect(renamed.version == 2 && renamed.name == "Shop!" && renamed.credentials.isEmpty)
             #expect(try await store.version(id: shop) == 2)

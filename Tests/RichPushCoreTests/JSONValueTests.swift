@@ -41,7 +41,11 @@ struct JSONValueTests {
 
     /// Strings are valid UTF-8 or refused: overlong forms, surrogates, bytes past U+10FFFF,
     /// stray continuation bytes and truncated sequences, with and without an escape before them.
-    @Test(arguments: [[0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE6, 0x97], [0xF0, 0x9F, 0x9A], [0xFE]] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE6, 0x97], [0xF0, 0x9F, 0x9A],
+            [0xFE],
+        ] as [[UInt8]])
     func refusesInvalidUTF8(_ invalid: [UInt8]) {
         for prefix in [[], Array("ok".utf8), Array(#"\n"#.utf8)] as [[UInt8]] {
             #expect(JSONValue.parse([0x22] + prefix + invalid + [0x22]) == nil, "\(prefix + invalid)")
@@ -62,7 +66,8 @@ struct JSONValueTests {
         switch value {
         case .null: return other is NSNull
         case .bool(let flag): return (other as? NSNumber).map { String(cString: $0.objCType) == "c" && $0.boolValue == flag } ?? false
-        case .number(let text): return (other as? NSNumber).map { String(cString: $0.objCType) != "c" && $0.doubleValue == Double(text) } ?? false
+        case .number(let text):
+            return (other as? NSNumber).map { String(cString: $0.objCType) != "c" && $0.doubleValue == Double(text) } ?? false
         case .string(let text): return other as? String == text
         case .array(let elements):
             guard let others = other as? [Any], others.count == elements.count else { return false }

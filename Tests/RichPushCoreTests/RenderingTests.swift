@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RichPushCore
+import Testing
 
 @Suite("Rendering")
 struct RenderingTests {
@@ -12,8 +12,9 @@ struct RenderingTests {
     ]
 
     static func notification(_ message: String, type: RichType = .image) -> RichNotification {
-        RichNotification(id: 42, message: message, richType: type, contentType: "image/png", payloadHash: "h",
-                         payloadSize: 3, creator: "alice", target: "username:alice", createdAt: 0)
+        RichNotification(
+            id: 42, message: message, richType: type, contentType: "image/png", payloadHash: "h",
+            payloadSize: 3, creator: "alice", target: "username:alice", createdAt: 0)
     }
 
     /// The hand-written writer must produce what Foundation's sorted-key encoder does, byte for byte.
@@ -21,7 +22,9 @@ struct RenderingTests {
     func payloadMatchesFoundation(message: String, mode: PushRenderer.Mode) throws {
         let renderer = PushRenderer(mode: mode, apiBaseURL: "http://api.example/x")
         let rendered = try renderer.render(Self.notification(message), collapseID: "1-0")
-        let aps: [String: Any] = mode == .silent ? ["content-available": 1]
+        let aps: [String: Any] =
+            mode == .silent
+            ? ["content-available": 1]
             : ["alert": ["body": message], "mutable-content": 1, "category": "richPush"]
         var root: [String: Any] = ["aps": aps, "richId": "42", "richMessage": message, "richType": "img"]
         if mode == .alert { root["richUrl"] = "http://api.example/x/api/notifications/42" }
@@ -32,8 +35,11 @@ struct RenderingTests {
     }
 
     @Test func silentPushHasTheSeedKeysAndAPNsMetadata() throws {
-        let rendered = try PushRenderer().render(Self.notification("hi"), collapseID: "1700000000000-0", now: Date(timeIntervalSince1970: 1000))
-        #expect(String(decoding: rendered.payload, as: UTF8.self) == #"{"aps":{"content-available":1},"richId":"42","richMessage":"hi","richType":"img"}"#)
+        let rendered = try PushRenderer().render(
+            Self.notification("hi"), collapseID: "1700000000000-0", now: Date(timeIntervalSince1970: 1000))
+        #expect(
+            String(decoding: rendered.payload, as: UTF8.self)
+                == #"{"aps":{"content-available":1},"richId":"42","richMessage":"hi","richType":"img"}"#)
         #expect(rendered.pushType == "background")
         #expect(rendered.priority == 5)
         #expect(rendered.expiration == 1000 + 86400)
@@ -43,10 +49,12 @@ struct RenderingTests {
     /// `apns-expiration` is whole seconds: the deadline (creation + ttl, to the millisecond)
     /// rounded up, never down, so APNs never gives up before it. (Rounded down twice, a push
     /// created half-way through a second with ttl 3 expired after 1.9 s.)
-    @Test(arguments: [(created: Int64(1_800_000_000_500), ttl: 3, expiration: 1_800_000_004),
-                      (created: 1_800_000_000_001, ttl: 1, expiration: 1_800_000_002),
-                      (created: 1_800_000_000_999, ttl: 4, expiration: 1_800_000_005),
-                      (created: 1_800_000_000_000, ttl: 4, expiration: 1_800_000_004)])
+    @Test(arguments: [
+        (created: Int64(1_800_000_000_500), ttl: 3, expiration: 1_800_000_004),
+        (created: 1_800_000_000_001, ttl: 1, expiration: 1_800_000_002),
+        (created: 1_800_000_000_999, ttl: 4, expiration: 1_800_000_005),
+        (created: 1_800_000_000_000, ttl: 4, expiration: 1_800_000_004),
+    ])
     func theExpirationIsTheDeadlineRoundedUp(created: Int64, ttl: Int64, expiration: Int) throws {
         var notification = Self.notification("hi")
         notification.createdAt = created
@@ -60,12 +68,15 @@ struct RenderingTests {
             let off = PushRenderer().lifetime(of: notification, now: now) - (.seconds(ttl) - .seconds(delay))
             #expect(off >= .milliseconds(-1) && off <= .milliseconds(1), "lifetime off by \(off)")
         }
-        #expect(PushRenderer.seconds(roundingUp: 1_000) == 1 && PushRenderer.seconds(roundingUp: 1_001) == 2 && PushRenderer.seconds(roundingUp: 0) == 0)
+        #expect(
+            PushRenderer.seconds(roundingUp: 1_000) == 1 && PushRenderer.seconds(roundingUp: 1_001) == 2
+                && PushRenderer.seconds(roundingUp: 0) == 0)
     }
 
     /// Without a ttl the renderer's time to live counts from now, also to the millisecond.
     @Test func withoutATTLTheTimeToLiveCountsFromNowRoundedUp() throws {
-        let rendered = try PushRenderer(timeToLive: .seconds(60)).render(Self.notification("hi"), collapseID: "42", now: Date(timeIntervalSince1970: 1000.25))
+        let rendered = try PushRenderer(timeToLive: .seconds(60)).render(
+            Self.notification("hi"), collapseID: "42", now: Date(timeIntervalSince1970: 1000.25))
         #expect(rendered.deadline == 1_060_250)
         #expect(rendered.expiration == 1061)
     }
@@ -122,7 +133,10 @@ struct RenderingTests {
         json.field("t", true)
         json.field("f", false)
         json.endObject()
-        #expect(json.text == #"{"n0":0,"n1":7,"n2":-1,"n3":10,"n4":-10,"n5":1234567,"n6":9223372036854775807,"n7":-9223372036854775808,"t":true,"f":false}"#)
+        #expect(
+            json.text
+                == #"{"n0":0,"n1":7,"n2":-1,"n3":10,"n4":-10,"n5":1234567,"n6":9223372036854775807,"n7":-9223372036854775808,"t":true,"f":false}"#
+        )
     }
 }
 

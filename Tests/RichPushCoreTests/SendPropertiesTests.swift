@@ -5,7 +5,9 @@ import Testing
 /// the app's default → first given, order kept through storage, every bound enforced.
 @Suite("Send properties and locales")
 struct SendPropertiesTests {
-    @Test(arguments: [("fr_CA", "fr-CA"), ("FR-ca", "fr-CA"), ("en", "en"), ("zh_hant_tw", "zh-Hant-TW"), ("es-419", "es-419"), ("sr-Latn", "sr-Latn")])
+    @Test(arguments: [
+        ("fr_CA", "fr-CA"), ("FR-ca", "fr-CA"), ("en", "en"), ("zh_hant_tw", "zh-Hant-TW"), ("es-419", "es-419"), ("sr-Latn", "sr-Latn"),
+    ])
     func localesAreNormalised(_ input: String, _ expected: String) {
         #expect(LocaleTag(input)?.identifier == expected)
     }
@@ -16,7 +18,8 @@ struct SendPropertiesTests {
     }
 
     @Test func eachLocaleTakesTheChain() throws {
-        let properties = try SendProperties.parse(json: Array(#"{"title": {"fr-CA": "Allo", "en": "Hi", "fr": "Salut", "pt-BR": "Oi"}, "n": 4, "b": true}"#.utf8))
+        let properties = try SendProperties.parse(
+            json: Array(#"{"title": {"fr-CA": "Allo", "en": "Hi", "fr": "Salut", "pt-BR": "Oi"}, "n": 4, "b": true}"#.utf8))
         #expect(properties.values(for: "fr-CA").values["title"] == "Allo")
         #expect(properties.values(for: "fr_CA").values["title"] == "Allo")
         #expect(properties.values(for: "fr-BE").values["title"] == "Salut", "the language")
@@ -30,7 +33,8 @@ struct SendPropertiesTests {
     }
 
     @Test func theAppsDefaultComesBeforeTheFirstGiven() throws {
-        var properties = try SendProperties.parse(json: Array(#"{"title": {"fr-CA": "Allo", "en-GB": "Hi", "de": "Hallo"}, "n": "1"}"#.utf8))
+        var properties = try SendProperties.parse(
+            json: Array(#"{"title": {"fr-CA": "Allo", "en-GB": "Hi", "de": "Hallo"}, "n": "1"}"#.utf8))
         properties.defaultLocale = "en"
         #expect(properties.values(for: "ja").values["title"] == "Hi", "the default's language (its first region)")
         #expect(properties.values(for: "ja").chosen == "en-GB")
@@ -43,8 +47,10 @@ struct SendPropertiesTests {
         #expect(try SendProperties.parse(json: properties.json).defaultLocale == nil)
     }
 
-    @Test(arguments: [#"[]"#, #"{"a": null}"#, #"{"a": [1]}"#, #"{"a": {"en": {"x": "y"}}}"#, #"{"a": {}}"#, #"{"a b": "x"}"#, #"{"A": "1", "a": "2"}"#,
-                      #"{"a": {"en": "1", "EN": "2"}}"#, #"{"a": {"xx_": "1"}}"#, #"{"a": "1", "a": "2"}"#])
+    @Test(arguments: [
+        #"[]"#, #"{"a": null}"#, #"{"a": [1]}"#, #"{"a": {"en": {"x": "y"}}}"#, #"{"a": {}}"#, #"{"a b": "x"}"#, #"{"A": "1", "a": "2"}"#,
+        #"{"a": {"en": "1", "EN": "2"}}"#, #"{"a": {"xx_": "1"}}"#, #"{"a": "1", "a": "2"}"#,
+    ])
     func malformedPropertiesAreRefused(_ json: String) {
         #expect(throws: SendPropertiesError.self) { try SendProperties.parse(json: Array(json.utf8)) }
     }
@@ -52,7 +58,9 @@ struct SendPropertiesTests {
     @Test func boundsHold() {
         let many = "{" + (0...SendProperties.maxCount).map { "\"p\($0)\": \"v\"" }.joined(separator: ",") + "}"
         #expect(throws: SendPropertiesError.self) { try SendProperties.parse(json: Array(many.utf8)) }
-        let locales = "{\"t\": {" + (0...SendProperties.maxLocales).map { "\"l\(String(UnicodeScalar(97 + $0)!))\": \"v\"" }.joined(separator: ",") + "}}"
+        let locales =
+            "{\"t\": {" + (0...SendProperties.maxLocales).map { "\"l\(String(UnicodeScalar(97 + $0)!))\": \"v\"" }.joined(separator: ",")
+            + "}}"
         #expect(throws: SendPropertiesError.self) { try SendProperties.parse(json: Array(locales.utf8)) }
         let long = "{\"t\": \"\(String(repeating: "x", count: SendProperties.maxBytes))\"}"
         #expect(throws: SendPropertiesError.self) { try SendProperties.parse(json: Array(long.utf8)) }

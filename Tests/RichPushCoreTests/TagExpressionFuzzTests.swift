@@ -1,6 +1,6 @@
 import Foundation
-import RichPushCore
 import RedisTestSupport
+import RichPushCore
 import Testing
 
 /// Random and mutated tag expressions: the parser answers every one with an expression or a
@@ -12,7 +12,10 @@ struct TagExpressionFuzzTests {
 
     @Test func randomExpressionsParseOrAreRefused() throws {
         var random = SeededRandom(seed: 0x5EED)
-        let pieces = ["a", "b", "sports", "username:alice", "!", "&&", "||", "(", ")", " ", "&", "|", "é", "$", "\u{0}", String(repeating: "x", count: 121)]
+        let pieces = [
+            "a", "b", "sports", "username:alice", "!", "&&", "||", "(", ")", " ", "&", "|", "é", "$", "\u{0}",
+            String(repeating: "x", count: 121),
+        ]
         var accepted = 0
         for _ in 0..<Self.iterations {
             let length = Int.random(in: 0...40, using: &random)

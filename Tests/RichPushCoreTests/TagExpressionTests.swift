@@ -1,5 +1,5 @@
-import Testing
 import RichPushCore
+import Testing
 
 @Suite("Tag expressions")
 struct TagExpressionTests {

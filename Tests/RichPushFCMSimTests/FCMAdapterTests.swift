@@ -1,5 +1,3 @@
-import _CryptoExtras
-import PlatformSimTestSupport
 import AsyncHTTPClient
 import Foundation
 import Hiredis
@@ -7,15 +5,17 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOSSL
-import RichPushHTTP2
-import RichPushSimTLS
+import PlatformSimTestSupport
 import RedisTestSupport
 import RichPushCore
 import RichPushFCM
 import RichPushFCMSim
+import RichPushHTTP2
+import RichPushSimTLS
 import ServiceLifecycle
 import Synchronization
 import Testing
+import _CryptoExtras
 
 /// The FCM adapter against fcm-sim over real HTTP on loopback, with the access token shared
 /// through a real Redis.
@@ -25,34 +25,45 @@ struct FCMAdapterTests {
 
     /// A service account whose token endpoint is the simulator's.
     static func account(port: Int) throws -> FCMServiceAccount {
-        let object: [String: Any] = ["type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
-                                     "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
-                                     "token_uri": LocalFCM.tokenURI(port: port)]
+        let object: [String: Any] = [
+            "type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
+            "private_key": key.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
+            "token_uri": LocalFCM.tokenURI(port: port),
+        ]
         return try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: object)))
     }
 
     /// fcm-sim on a free port for `body`, accepting this suite's service account (``key``).
-    static func withSimulator(_ change: (inout FCMSimulator.Configuration) -> Void = { _ in },
-                              _ body: (LocalFCM) async throws -> Void) async throws {
+    static func withSimulator(
+        _ change: (inout FCMSimulator.Configuration) -> Void = { _ in },
+        _ body: (LocalFCM) async throws -> Void
+    ) async throws {
         try await LocalFCM.with(publicKeyPEM: key.publicKey.pemRepresentation, change, body)
     }
 
     static func push(_ token: String, id: Int = 42) throws -> OutgoingPush {
-        let notification = RichNotification(id: id, message: "hello", richType: .text, contentType: "text/plain", payloadHash: "h", payloadSize: 1,
-                                            creator: "alice", target: "username:alice", createdAt: 0)
-        return OutgoingPush(notification: id, installation: Installation(id: "i-\(token)", platform: .fcm, handle: token, tags: [], owner: "alice", updatedAt: 0),
-                            rendered: try PushRenderer().renderFCM(notification, collapseID: String(id)))
+        let notification = RichNotification(
+            id: id, message: "hello", richType: .text, contentType: "text/plain", payloadHash: "h", payloadSize: 1,
+            creator: "alice", target: "username:alice", createdAt: 0)
+        return OutgoingPush(
+            notification: id,
+            installation: Installation(id: "i-\(token)", platform: .fcm, handle: token, tags: [], owner: "alice", updatedAt: 0),
+            rendered: try PushRenderer().renderFCM(notification, collapseID: String(id)))
     }
 
     @Test func sendsSharesOneAccessTokenAndMapsFCMsAnswers() async throws {
         try await withRedisServer { server in
-            try await Self.withSimulator({ $0.unregistered = 0.3; $0.seed = 3 }) { fcm in
+            try await Self.withSimulator({
+                $0.unregistered = 0.3; $0.seed = 3
+            }) { fcm in
                 let (simulator, requests) = (fcm.simulator, fcm.requests)
                 let redis = RedisConnection(configuration: server.configuration)
                 let prefix = String(uniqueKeyPrefix("fcm").dropLast())
                 let account = try Self.account(port: fcm.port)
                 // Two workers' adapters: one token exchange between them.
-                let adapters = (0..<2).map { _ in fcm.adapter(redis: server.configuration, prefix: prefix, account: account, localTTL: .zero) }
+                let adapters = (0..<2).map { _ in
+                    fcm.adapter(redis: server.configuration, prefix: prefix, account: account, localTTL: .zero)
+                }
                 let tokens = (0..<40).map { "fcm-token-\($0)" }
                 async let first = adapters[0].send(try tokens[..<20].map { try Self.push($0) })
                 async let second = adapters[1].send(try tokens[20...].map { try Self.push($0) })
@@ -72,7 +83,9 @@ struct FCMAdapterTests {
                 }
                 #expect(log.count == 40)
                 #expect(simulator.tokensIssued == 1, "two workers, one token exchange; issued: \(issuance)")
-                let stored = try await redis.send("HGET", "\(prefix):fcm:token:richpush-demo:fcm@richpush-demo.iam.gserviceaccount.com", "token").string
+                let stored = try await redis.send(
+                    "HGET", "\(prefix):fcm:token:richpush-demo:fcm@richpush-demo.iam.gserviceaccount.com", "token"
+                ).string
                 #expect(stored?.hasPrefix("ya29.sim-") == true)
 
                 // Every token revoked (as at expiry): 401, one new token for the fleet, the push goes through.
@@ -84,7 +97,9 @@ struct FCMAdapterTests {
                 }
                 #expect(requests().filter { $0["issued"] == nil }.suffix(2).map { $0["status"] as? Int } == [401, 200])
                 #expect(simulator.tokensIssued == 2)
-                #expect(try await redis.send("HGET", "\(prefix):fcm:token:richpush-demo:fcm@richpush-demo.iam.gserviceaccount.com", "token").string != stored)
+                #expect(
+                    try await redis.send("HGET", "\(prefix):fcm:token:richpush-demo:fcm@richpush-demo.iam.gserviceaccount.com", "token")
+                        .string != stored)
                 await redis.close()
             }
         }
@@ -94,12 +109,16 @@ struct FCMAdapterTests {
         try await withRedisServer { server in
             try await Self.withSimulator({ $0.transient = [(429, 1.0)] }) { fcm in
                 let requests = fcm.requests
-                let adapter = fcm.adapter(redis: server.configuration, prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: fcm.port))
+                let adapter = fcm.adapter(
+                    redis: server.configuration, prefix: String(uniqueKeyPrefix("fcm").dropLast()),
+                    account: try Self.account(port: fcm.port))
                 let outcomes = try await adapter.send([try Self.push("a")])
                 #expect(outcomes == [.deferred(reason: "QUOTA_EXCEEDED: Quota exceeded.", after: .seconds(1))])
                 // FCM said Retry-After: 1: the next batch is deferred without a request until then.
                 let held = try await adapter.send([try Self.push("b"), try Self.push("c")])
-                #expect(held.allSatisfy { if case .deferred(_, let after) = $0 { after > .zero && after <= .seconds(1) } else { false } }, "\(held)")
+                #expect(
+                    held.allSatisfy { if case .deferred(_, let after) = $0 { after > .zero && after <= .seconds(1) } else { false } },
+                    "\(held)")
                 #expect(requests().filter { $0["issued"] == nil }.count == 1)
             }
         }
@@ -111,12 +130,15 @@ struct FCMAdapterTests {
                 let port = fcm.port
                 // Signed by another key: Google's invalid_grant.
                 let other = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-                let object: [String: Any] = ["type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
-                                             "private_key": other.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
-                                             "token_uri": LocalFCM.tokenURI(port: port)]
+                let object: [String: Any] = [
+                    "type": "service_account", "project_id": "richpush-demo", "private_key_id": "k1",
+                    "private_key": other.pkcs8PEMRepresentation, "client_email": "fcm@richpush-demo.iam.gserviceaccount.com",
+                    "token_uri": LocalFCM.tokenURI(port: port),
+                ]
                 let account = try FCMServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: object)))
-                let token = FCMAccessToken(redis: RedisConnection(configuration: server.configuration), prefix: String(uniqueKeyPrefix("fcm").dropLast()),
-                                           account: account, http: fcm.http)
+                let token = FCMAccessToken(
+                    redis: RedisConnection(configuration: server.configuration), prefix: String(uniqueKeyPrefix("fcm").dropLast()),
+                    account: account, http: fcm.http)
                 await #expect { _ = try await token.current() } throws: { "\($0)".contains("invalid_grant: Invalid JWT Signature.") }
             }
         }
@@ -143,16 +165,21 @@ struct FCMAdapterTests {
         #expect(refused(#"{"message":{"token":"t","notification":{"title":"a","body":"b","image":"https://x/y.png"}}}"#) == nil)
         #expect(refused(#"{"message":{"token":"t","notification":{"subtitle":"a"}}}"#)?.contains("Unknown name \"subtitle\"") == true)
         #expect(refused(#"{"message":{"token":"t","notification":{"title":1}}}"#)?.contains("TYPE_STRING") == true)
-        #expect(refused(#"{"message":{"token":"t","android":{"notification":{"click_action":"x","badge":"1"}}}}"#)?.contains("Unknown name \"badge\"") == true)
+        #expect(
+            refused(#"{"message":{"token":"t","android":{"notification":{"click_action":"x","badge":"1"}}}}"#)?.contains(
+                "Unknown name \"badge\"") == true)
     }
 }
 
 extension LocalFCM {
     /// The adapter as a worker builds it, its access token shared through the Redis at `redis`.
-    func adapter(redis: RedisConfiguration, prefix: String, account: FCMServiceAccount, localTTL: Duration = .seconds(5)) -> FCMPushAdapter {
-        FCMPushAdapter(client: client, projectID: "richpush-demo",
-                       token: FCMAccessToken(redis: RedisConnection(configuration: redis), prefix: prefix, account: account, http: http,
-                                             timeout: Self.timeout, localTTL: localTTL))
+    func adapter(redis: RedisConfiguration, prefix: String, account: FCMServiceAccount, localTTL: Duration = .seconds(5)) -> FCMPushAdapter
+    {
+        FCMPushAdapter(
+            client: client, projectID: "richpush-demo",
+            token: FCMAccessToken(
+                redis: RedisConnection(configuration: redis), prefix: prefix, account: account, http: http,
+                timeout: Self.timeout, localTTL: localTTL))
     }
 }
 
@@ -163,7 +190,9 @@ extension FCMAdapterTests {
         try await withRedisServer { server in
             try await Self.withSimulator({ $0.quota.devicePerMinute = 2 }) { fcm in
                 let requests = fcm.requests
-                let adapter = fcm.adapter(redis: server.configuration, prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: fcm.port))
+                let adapter = fcm.adapter(
+                    redis: server.configuration, prefix: String(uniqueKeyPrefix("fcm").dropLast()),
+                    account: try Self.account(port: fcm.port))
                 // One at a time, so which of the three is refused is known.
                 var outcomes: [PushOutcome] = []
                 for id in 1...3 { outcomes += try await adapter.send([try Self.push("same-phone", id: id)]) }
@@ -188,8 +217,12 @@ extension FCMAdapterTests {
     /// answer back without failing it.
     @Test func anInjected400FailsForGoodAndADelayOnlySlows() async throws {
         try await withRedisServer { server in
-            try await Self.withSimulator({ $0.transient = [(400, 1.0)]; $0.delayMilliseconds = 300...300 }) { fcm in
-                let adapter = fcm.adapter(redis: server.configuration, prefix: String(uniqueKeyPrefix("fcm").dropLast()), account: try Self.account(port: fcm.port))
+            try await Self.withSimulator({
+                $0.transient = [(400, 1.0)]; $0.delayMilliseconds = 300...300
+            }) { fcm in
+                let adapter = fcm.adapter(
+                    redis: server.configuration, prefix: String(uniqueKeyPrefix("fcm").dropLast()),
+                    account: try Self.account(port: fcm.port))
                 let started = ContinuousClock.now
                 let outcomes = try await adapter.send([try Self.push("a")])
                 #expect(ContinuousClock.now - started >= .milliseconds(600), "the token exchange and the send, each held 300 ms")

@@ -1,5 +1,6 @@
-@testable import RichPushFCMSim
 import Testing
+
+@testable import RichPushFCMSim
 
 /// fcm-sim's send limits, at chosen clock values: the project's rolling minute and a device's
 /// messages per minute.

@@ -1,9 +1,9 @@
-import _CryptoExtras
 import Crypto
 import Foundation
 import RichPushCore
 import RichPushFCM
 import Testing
+import _CryptoExtras
 
 /// The service account and its OAuth2 assertion, as Google's token endpoint checks them.
 @Suite("FCM service account")
@@ -72,7 +72,9 @@ struct FCMServiceAccountTests {
     }
 
     @Test func anOversizedFileIsRefusedBeforeParsing() {
-        #expect(throws: FCMConfigurationError.self) { _ = try FCMServiceAccount(json: Array(repeating: UInt8(ascii: " "), count: 65 * 1024)) }
+        #expect(throws: FCMConfigurationError.self) {
+            _ = try FCMServiceAccount(json: Array(repeating: UInt8(ascii: " "), count: 65 * 1024))
+        }
     }
 }
 
@@ -82,7 +84,9 @@ extension FCMServiceAccountTests {
         let account = try FCMServiceAccount(json: try Self.file())
         let keyBody = Self.key.pkcs8PEMRepresentation.split(separator: "\n").dropFirst().first.map(String.init) ?? "?"
         for text in ["\(account)", String(reflecting: account), "\([account])"] {
-            #expect(text.contains("fcm@richpush-demo.iam.gserviceaccount.com") && !text.contains(keyBody) && !text.contains("PRIVATE KEY"), "\(text)")
+            #expect(
+                text.contains("fcm@richpush-demo.iam.gserviceaccount.com") && !text.contains(keyBody) && !text.contains("PRIVATE KEY"),
+                "\(text)")
         }
     }
 }

@@ -2,6 +2,7 @@ import Hiredis
 import RedisTestSupport
 import Synchronization
 import Testing
+
 @testable import RichPushQueue
 
 /// ``JobHandler/willDeadLetter(_:)``: called once per read, before the dead letters are written,

@@ -1,5 +1,6 @@
 import RedisTestSupport
 import Testing
+
 @testable import RichPushQueue
 
 /// The platforms a failure names (``JobError/platforms``) stay with the job: on its retry in the

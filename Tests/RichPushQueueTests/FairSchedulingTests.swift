@@ -1,6 +1,7 @@
 import Hiredis
 import RedisTestSupport
 import Testing
+
 @testable import RichPushQueue
 
 /// Fair scheduling's order, counted take by take on a real Redis: no clock, no timing.
@@ -149,7 +150,8 @@ struct FairSchedulingTests {
             let first = try await fixture.queue.take(for: "c", count: 8, bulkRoom: 6).map { try $0.get() }
             #expect(first.count == 6 && first.allSatisfy { $0.lane == .bulk })
             #expect(try await fixture.queue.take(for: "c", count: 8, bulkRoom: 0).isEmpty)
-            #expect(try await fixture.redis.send("ZSCORE", fixture.queue.configuration.readyKey, "a").string != nil, "a left the ready apps")
+            #expect(
+                try await fixture.redis.send("ZSCORE", fixture.queue.configuration.readyKey, "a").string != nil, "a left the ready apps")
             try await fixture.queue.enqueue(fixture.jobs("b", 1))
             #expect(try await fixture.queue.take(for: "c", count: 8, bulkRoom: 0).map { try $0.get().scope } == ["b"])
             try await fixture.queue.enqueue(fixture.jobs("a", 1, lane: .now))

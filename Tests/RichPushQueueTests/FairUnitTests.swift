@@ -1,8 +1,9 @@
 import Hiredis
 import RedisTestSupport
+import RichPushBench
 import Synchronization
 import Testing
-import RichPushBench
+
 @testable import RichPushQueue
 
 /// A batch handler's units under fair scheduling: while several apps share a worker, every app's
@@ -19,9 +20,13 @@ struct FairUnitTests {
         handlers.register(recorder, for: ProbeJobHandler.type)
         try await fixture.queue.ensureGroup()
         try await fixture.queue.enqueue(requests)
-        let worker = fixture.worker(handlers) { $0.concurrency = 64; $0.batchSize = 64; $0.fairUnitSize = 16; $0.linger = .zero }
+        let worker = fixture.worker(handlers) {
+            $0.concurrency = 64; $0.batchSize = 64; $0.fairUnitSize = 16; $0.linger = .zero
+        }
         try await fixture.withWorkers([worker]) {
-            try await waitUntil(timeout: .seconds(60), "all \(requests.count) acknowledged") { try await fixture.queue.stats().processed == requests.count }
+            try await waitUntil(timeout: .seconds(60), "all \(requests.count) acknowledged") {
+                try await fixture.queue.stats().processed == requests.count
+            }
         }
         return recorder.units
     }

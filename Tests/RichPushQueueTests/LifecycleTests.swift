@@ -1,9 +1,10 @@
 import Foundation
 import Hiredis
 import RedisTestSupport
+import RichPushBench
 import Synchronization
 import Testing
-import RichPushBench
+
 @testable import RichPushQueue
 
 /// A job's life through an in-process worker: retry, dead letters, replay, idempotency, poison.
@@ -23,7 +24,9 @@ struct LifecycleTests {
 
     @Test func exhaustionDeadLettersThenReplaySucceeds() async throws {
         try await withRedisServer { server in
-            let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 3, base: .milliseconds(5), cap: .milliseconds(20)) }
+            let fixture = QueueFixture(server: server) {
+                $0.retry = RetryPolicy(maxAttempts: 3, base: .milliseconds(5), cap: .milliseconds(20))
+            }
             let healthy = Switch()
             var handlers = JobHandlers()
             handlers.register(ToggleHandler(healthy: healthy, redis: fixture.redis, key: fixture.recordKey), for: "toggle")
@@ -38,7 +41,9 @@ struct LifecycleTests {
 
                 healthy.on.store(true, ordering: .relaxed)
                 #expect(try await fixture.queue.replayDeadLetters(ids: [letter.id]) == 1)
-                try await waitUntil(timeout: .seconds(60), "the replayed job to succeed") { try await fixture.handledCounts()["order-7"] == 1 }
+                try await waitUntil(timeout: .seconds(60), "the replayed job to succeed") {
+                    try await fixture.handledCounts()["order-7"] == 1
+                }
             }
             #expect(try await fixture.queue.deadLetterCount() == 0)
         }
@@ -48,15 +53,20 @@ struct LifecycleTests {
     /// the job still runs, with its attempts untouched.
     @Test func deferralsSpendNoAttempts() async throws {
         try await withRedisServer { server in
-            let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 2, base: .milliseconds(5), cap: .milliseconds(20)) }
+            let fixture = QueueFixture(server: server) {
+                $0.retry = RetryPolicy(maxAttempts: 2, base: .milliseconds(5), cap: .milliseconds(20))
+            }
             var handlers = JobHandlers()
             let deferrals = Tally()
-            handlers.register(DeferringHandler(times: 5, deferrals: deferrals, redis: fixture.redis, key: fixture.recordKey), for: "deferring")
+            handlers.register(
+                DeferringHandler(times: 5, deferrals: deferrals, redis: fixture.redis, key: fixture.recordKey), for: "deferring")
             try await fixture.queue.enqueue(JobRequest(type: "deferring", payload: Array("later".utf8)))
             try await fixture.withWorkers([fixture.worker(handlers)]) {
                 // Six runs one after another, each a take, a wait for the bell and a promotion: a
                 // second or more apiece while the whole suite shares the cooperative pool.
-                try await waitUntil(timeout: .seconds(60), "the job to run after its deferrals") { try await fixture.handledCounts()["later"] == 1 }
+                try await waitUntil(timeout: .seconds(60), "the job to run after its deferrals") {
+                    try await fixture.handledCounts()["later"] == 1
+                }
             }
             #expect(deferrals.count.load(ordering: .relaxed) == 5)
             #expect(try await fixture.queue.deadLetterCount() == 0)
@@ -69,14 +79,18 @@ struct LifecycleTests {
     /// says the limit is reached, the job is dead-lettered.
     @Test func aHandlersOwnAttemptCountDecidesTheRetries() async throws {
         try await withRedisServer { server in
-            let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 3, base: .milliseconds(5), cap: .milliseconds(20)) }
+            let fixture = QueueFixture(server: server) {
+                $0.retry = RetryPolicy(maxAttempts: 3, base: .milliseconds(5), cap: .milliseconds(20))
+            }
             var handlers = JobHandlers()
             let runs = Tally()
             let seen = Seen()
             handlers.register(CountingHandler(runs: runs, seen: seen), for: "counting")
             try await fixture.queue.enqueue(JobRequest(type: "counting", payload: Array("x".utf8)))
             try await fixture.withWorkers([fixture.worker(handlers)]) {
-                try await waitUntil(timeout: .seconds(60), "the job to be dead-lettered by its own count") { try await fixture.queue.deadLetterCount() == 1 }
+                try await waitUntil(timeout: .seconds(60), "the job to be dead-lettered by its own count") {
+                    try await fixture.queue.deadLetterCount() == 1
+                }
             }
             // Runs 1-4 said "1 spent" (a job count would have stopped after 3); runs 5-6 said 2
             // and 3, and 3 is the limit.

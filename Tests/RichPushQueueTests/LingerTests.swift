@@ -3,6 +3,7 @@ import Hiredis
 import RedisTestSupport
 import Synchronization
 import Testing
+
 @testable import RichPushQueue
 
 /// `linger`: after a read that found fewer jobs than it asked for, the next read waits, so jobs
@@ -17,13 +18,17 @@ struct LingerTests {
             handlers.register(recorder, for: BatchRecorder.type)
             // A linger of 10 s: the five enqueues below must all land within it, and a busy
             // machine (load 27, stress-ng beside the suite) stalled them past a linger of 2 s.
-            let worker = fixture.worker(handlers) { $0.linger = .seconds(10); $0.batchSize = 16 }
+            let worker = fixture.worker(handlers) {
+                $0.linger = .seconds(10); $0.batchSize = 16
+            }
             try await fixture.withWorkers([worker]) {
                 try await fixture.queue.enqueue(JobRequest(type: BatchRecorder.type, payload: Array("first".utf8)))
                 try await waitUntil("the first job") { recorder.batches.count == 1 }
                 // Five separate enqueues right after the first read returned one job (a partial
                 // read): the next read waits out the linger and takes all five together.
-                for index in 0..<5 { try await fixture.queue.enqueue(JobRequest(type: BatchRecorder.type, payload: Array("job \(index)".utf8))) }
+                for index in 0..<5 {
+                    try await fixture.queue.enqueue(JobRequest(type: BatchRecorder.type, payload: Array("job \(index)".utf8)))
+                }
                 try await waitUntil(timeout: .seconds(60), "the five") { recorder.batches.reduce(0, +) == 6 }
                 try await waitUntil("all acknowledged") { try await fixture.queue.stats().processed == 6 }
             }

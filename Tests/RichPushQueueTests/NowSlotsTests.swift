@@ -1,8 +1,9 @@
 import Hiredis
 import RedisTestSupport
+import RichPushBench
 import Synchronization
 import Testing
-import RichPushBench
+
 @testable import RichPushQueue
 
 /// A worker's slots kept for single-device notifications (`nowSlots`): a fan-out's sub-jobs never
@@ -27,7 +28,9 @@ struct NowSlotsTests {
             try await fixture.withWorkers([worker]) {
                 try await waitUntil(timeout: .seconds(30), "two bulk jobs running") { handler.state.withLock { $0.running } == 2 }
                 try await fixture.queue.enqueue(fixture.jobs("b", 1))
-                try await waitUntil(timeout: .seconds(30), "b's job done while the bulk jobs hold") { handler.state.withLock { $0.done.contains("b") } }
+                try await waitUntil(timeout: .seconds(30), "b's job done while the bulk jobs hold") {
+                    handler.state.withLock { $0.done.contains("b") }
+                }
                 #expect(handler.state.withLock { $0.running } == 2)
                 handler.state.withLock { $0.open = true }
                 // Each pair of bulk jobs ends, the worker's own bell rings, the next pair starts:

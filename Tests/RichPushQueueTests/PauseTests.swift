@@ -1,6 +1,7 @@
 import Hiredis
 import RedisTestSupport
 import Testing
+
 @testable import RichPushQueue
 
 /// Pausing an app under fair scheduling, take by take on a real Redis: a paused app's jobs stay

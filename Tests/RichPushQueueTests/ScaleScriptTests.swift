@@ -22,9 +22,14 @@ struct ScaleScriptTests {
             func scale(_ count: Int) async throws -> String {
                 let script = try await ChildProcess(
                     executable: URL(fileURLWithPath: "/bin/bash"),
-                    arguments: [Self.root.appendingPathComponent("scripts/scale-workers.sh").path, "\(count)",
-                                "--queue-prefix", prefix, "--bench-handlers", "--concurrency", "8", "--maintenance-interval", "0.1", "--log-level", "warning"],
-                    environment: ["RICHPUSH_BIN": try richpushExecutable().path, "RICHPUSH_REDIS_URL": server.url, "RICHPUSH_WORKERS_DIR": state.path],
+                    arguments: [
+                        Self.root.appendingPathComponent("scripts/scale-workers.sh").path, "\(count)",
+                        "--queue-prefix", prefix, "--bench-handlers", "--concurrency", "8", "--maintenance-interval", "0.1", "--log-level",
+                        "warning",
+                    ],
+                    environment: [
+                        "RICHPUSH_BIN": try richpushExecutable().path, "RICHPUSH_REDIS_URL": server.url, "RICHPUSH_WORKERS_DIR": state.path,
+                    ],
                     logFile: server.directory.appendingPathComponent("scale-\(count)-\(UUID().uuidString.prefix(4)).log"))
                 let status = try await script.wait(timeout: .seconds(60))
                 #expect(status == 0, "scale-workers.sh \(count): \(script.log)")
@@ -39,9 +44,13 @@ struct ScaleScriptTests {
                 #expect(down.components(separatedBy: "stopped worker").count - 1 == 2)
                 let processedAtScaleDown = try await fixture.queue.stats().processed
                 #expect(processedAtScaleDown < 20_000, "the run was over before scaling down; nothing was tested")
-                try await waitUntil(timeout: .seconds(60), "more work") { try await fixture.queue.stats().processed >= processedAtScaleDown + 2000 }
+                try await waitUntil(timeout: .seconds(60), "more work") {
+                    try await fixture.queue.stats().processed >= processedAtScaleDown + 2000
+                }
                 _ = try await scale(2)
-                try await waitUntil(timeout: .seconds(120), "20,000 jobs to be acknowledged") { try await fixture.queue.stats().processed == 20_000 }
+                try await waitUntil(timeout: .seconds(120), "20,000 jobs to be acknowledged") {
+                    try await fixture.queue.stats().processed == 20_000
+                }
                 let end = try await scale(0)
                 #expect(end.contains("running locally: 0 worker(s)"))
             } catch {

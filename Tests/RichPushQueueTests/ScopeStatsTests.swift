@@ -1,6 +1,7 @@
 import Hiredis
 import RedisTestSupport
 import Testing
+
 @testable import RichPushQueue
 
 /// Per-app (per-scope) queue numbers under fair scheduling, read on a real Redis as
@@ -11,8 +12,11 @@ struct ScopeStatsTests {
     /// Admits `requests` into `queue` as if they had been enqueued at `enqueuedAt` (ms).
     func admit(_ requests: [JobRequest], to queue: JobQueue, enqueuedAt: Int64, redis: any RedisClient) async throws {
         for request in requests {
-            try await redis.run(QueueScripts.enqueue, QueueScripts.EnqueueCall(admission: QueueScripts.Admission(queue.configuration), key: "", time: 0,
-                                                                              fields: Job.fields(for: request, now: enqueuedAt)))
+            try await redis.run(
+                QueueScripts.enqueue,
+                QueueScripts.EnqueueCall(
+                    admission: QueueScripts.Admission(queue.configuration), key: "", time: 0,
+                    fields: Job.fields(for: request, now: enqueuedAt)))
         }
     }
 
@@ -72,8 +76,11 @@ struct ScopeStatsTests {
             let partitions = try await JobQueue.scopeStats(in: queues)
             #expect(partitions[0]["a"]?.waitingBulk == 5 && partitions[1]["a"] == nil)
             let total = try await QueueStats.read(queues, perApp: true).apps
-            #expect(total["a"] == ScopeStats(waitingBulk: 5, oldestWaitingAgeMilliseconds: total["a"]?.oldestWaitingAgeMilliseconds ?? -1,
-                                             taken: 3, done: 3, weight: 2, maxInFlight: 7))
+            #expect(
+                total["a"]
+                    == ScopeStats(
+                        waitingBulk: 5, oldestWaitingAgeMilliseconds: total["a"]?.oldestWaitingAgeMilliseconds ?? -1,
+                        taken: 3, done: 3, weight: 2, maxInFlight: 7))
         }
     }
 
@@ -104,8 +111,10 @@ struct ScopeStatsTests {
     }
 
     @Test func theBusiestScopesAreShownFirstAndTheRestCounted() {
-        let scopes = ["quiet": ScopeStats(waitingNow: 1), "busy": ScopeStats(waitingBulk: 50, inFlight: 10), "mid": ScopeStats(inFlight: 5),
-                      "tie": ScopeStats(inFlight: 5)]
+        let scopes = [
+            "quiet": ScopeStats(waitingNow: 1), "busy": ScopeStats(waitingBulk: 50, inFlight: 10), "mid": ScopeStats(inFlight: 5),
+            "tie": ScopeStats(inFlight: 5),
+        ]
         let (shown, more) = ScopeStats.busiest(scopes, limit: 3)
         #expect(shown.map(\.scope) == ["busy", "mid", "tie"] && more == 1)
     }
@@ -115,8 +124,11 @@ struct ScopeStatsTests {
         #expect(labels.label("a") == "a" && labels.label("b") == "b")
         #expect(labels.label("c") == ScopeLabels.other)
         #expect(labels.label("a") == "a" && labels.names == ["a", "b"])
-        let byLabel = AppQueueGauges.byLabel(["a": ScopeStats(waitingNow: 1), "c": ScopeStats(waitingNow: 2, oldestWaitingAgeMilliseconds: 50),
-                                              "d": ScopeStats(oldestWaitingAgeMilliseconds: 70, inFlight: 3)], labels: labels)
+        let byLabel = AppQueueGauges.byLabel(
+            [
+                "a": ScopeStats(waitingNow: 1), "c": ScopeStats(waitingNow: 2, oldestWaitingAgeMilliseconds: 50),
+                "d": ScopeStats(oldestWaitingAgeMilliseconds: 70, inFlight: 3),
+            ], labels: labels)
         #expect(byLabel["a"]?.waiting == 1)
         #expect(byLabel[ScopeLabels.other] == ScopeStats(waitingNow: 2, oldestWaitingAgeMilliseconds: 70, inFlight: 3))
     }

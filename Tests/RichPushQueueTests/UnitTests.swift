@@ -1,5 +1,6 @@
-import Testing
 import Hiredis
+import Testing
+
 @testable import RichPushQueue
 
 @Suite("Queue values, offline")
@@ -32,9 +33,14 @@ struct UnitTests {
     }
 
     @Test func jobEntryDecodesAndLaterFieldsWin() throws {
-        let entry = RedisValue.array([.bulk(Array("5-1".utf8)), .array([
-            "v", "1", "type", "probe", "payload", "abc", "enq", "1700000000000", "err", "old", "attempt", "2", "origin", "1-0", "err", "new",
-        ].map { .bulk(Array($0.utf8)) })])
+        let entry = RedisValue.array([
+            .bulk(Array("5-1".utf8)),
+            .array(
+                [
+                    "v", "1", "type", "probe", "payload", "abc", "enq", "1700000000000", "err", "old", "attempt", "2", "origin", "1-0",
+                    "err", "new",
+                ].map { .bulk(Array($0.utf8)) }),
+        ])
         let job = try Job(entry: entry)
         #expect(job.id == "5-1" && job.type == "probe" && job.payload == Array("abc".utf8))
         #expect(job.attempt == 2 && job.origin == "1-0" && job.lastError == "new" && job.enqueuedAt == 1_700_000_000_000)
@@ -65,7 +71,10 @@ struct UnitTests {
 
     @Test func keysOfOnePartitionShareOneHashTag() {
         let configuration = JobQueueConfiguration(prefix: "rp", partition: "q3")
-        for key in [configuration.streamKey, configuration.delayedKey, configuration.deadKey, configuration.countersKey, configuration.idempotencyKey("k")] {
+        for key in [
+            configuration.streamKey, configuration.delayedKey, configuration.deadKey, configuration.countersKey,
+            configuration.idempotencyKey("k"),
+        ] {
             #expect(key.hasPrefix("rp:{q3}:"))
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Hiredis
 import RedisTestSupport
 import Testing
+
 @testable import RichPushQueue
 
 /// Real `richpush worker` processes, real signals, a real redis-server that is restarted.
@@ -55,11 +56,12 @@ struct WorkerProcessTests {
             let jobs = 60
             // Two apps' jobs under fair scheduling (the default): the kill must lose neither's,
             // and each app's count of jobs in flight must come back to zero.
-            try await fixture.queue.enqueue((0..<jobs).map { index in
-                var request = fixture.probe("job-\(index)", sleepMs: 1500)
-                request.scope = index % 2 == 0 ? "app-a" : "app-b"
-                return request
-            })
+            try await fixture.queue.enqueue(
+                (0..<jobs).map { index in
+                    var request = fixture.probe("job-\(index)", sleepMs: 1500)
+                    request.scope = index % 2 == 0 ? "app-a" : "app-b"
+                    return request
+                })
             let victim = try await fixture.spawnWorker(name: "victim", extra: ["--concurrency", "20"])
             // What the victim held when it was seen holding enough (a second read could come after
             // it finished them, on a slow machine).
@@ -94,7 +96,8 @@ struct WorkerProcessTests {
             #expect(counts.count == jobs, "lost jobs")
             // At-least-once: a job the victim finished but had not acknowledged may run twice; no more.
             #expect(counts.values.allSatisfy { $0 >= 1 && $0 <= 2 })
-            let numbers = try await fixture.redis.send("HMGET", fixture.queue.configuration.schedulerKey, "f:app-a", "f:app-b", "t:app-a", "t:app-b", "waiting")
+            let numbers = try await fixture.redis.send(
+                "HMGET", fixture.queue.configuration.schedulerKey, "f:app-a", "f:app-b", "t:app-a", "t:app-b", "waiting")
             #expect(numbers.array?.map(\.int) == [0, 0, jobs / 2, jobs / 2, 0], "in flight, taken, waiting: \(numbers)")
         }
     }
@@ -169,9 +172,12 @@ struct WorkerProcessTests {
             let worker = try await fixture.spawnWorker(name: "watched", extra: ["--concurrency", "16"])
             try await waitUntil(timeout: .seconds(30), "the worker to start") { try await fixture.queue.stats().processed > 0 }
             let c = fixture.queue.configuration
-            let watch = try await ChildProcess(executable: try richpushExecutable(),
-                                         arguments: ["stats", "--redis-url", server.url, "--queue-prefix", c.prefix, "--watch", "--refreshes", "3", "--interval", "0.3"],
-                                         logFile: server.directory.appendingPathComponent("watch.log"))
+            let watch = try await ChildProcess(
+                executable: try richpushExecutable(),
+                arguments: [
+                    "stats", "--redis-url", server.url, "--queue-prefix", c.prefix, "--watch", "--refreshes", "3", "--interval", "0.3",
+                ],
+                logFile: server.directory.appendingPathComponent("watch.log"))
             #expect(try await watch.wait(timeout: .seconds(20)) == 0)
             let screen = watch.log
             #expect(screen.components(separatedBy: "rates: processed").count == 3, "two refreshes with rates: \(screen.suffix(800))")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RichPushReport
 
 @Suite("Chart primitives")
@@ -44,10 +45,14 @@ struct ChartTests {
     }
 
     @Test func histogramLabels() {
-        let buckets = [0.25, 0.5, 1, 1024, 8192, 65536].map { HistogramBucket(upperMs: $0, count: 1) } + [HistogramBucket(upperMs: nil, count: 1)]
+        let buckets =
+            [0.25, 0.5, 1, 1024, 8192, 65536].map { HistogramBucket(upperMs: $0, count: 1) } + [HistogramBucket(upperMs: nil, count: 1)]
         let labels = HistogramBucket.labels(buckets)
         #expect(labels.map(\.label) == ["≤0.25 ms", "≤0.5 ms", "≤1 ms", "≤1 s", "≤8.1 s", "≤65 s", "> 65 s"])
-        #expect(labels.map(\.detail) == ["0–0.25 ms", "0.25–0.5 ms", "0.5–1 ms", "1–1,024 ms", "1,024–8,192 ms", "8,192–65,536 ms", "over 65,536 ms"])
+        #expect(
+            labels.map(\.detail) == [
+                "0–0.25 ms", "0.25–0.5 ms", "0.5–1 ms", "1–1,024 ms", "1,024–8,192 ms", "8,192–65,536 ms", "over 65,536 ms",
+            ])
     }
 
     @Test func paletteRepeatsWithDashes() {

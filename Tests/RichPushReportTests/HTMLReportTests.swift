@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RichPushReport
+import Testing
 
 @Suite("HTML report")
 struct HTMLReportTests {

@@ -1,5 +1,5 @@
-import Testing
 import RichPushReport
+import Testing
 
 @Suite("Latency histogram")
 struct LatencyHistogramTests {

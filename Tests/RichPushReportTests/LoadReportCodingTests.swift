@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RichPushReport
+import Testing
 
 @Suite("Report JSON")
 struct LoadReportCodingTests {
@@ -15,7 +15,9 @@ struct LoadReportCodingTests {
         #expect(json.contains("\"deliveredPerSecond\" : 22417.4"))
         #expect(json.contains("\"peakRSSMiB\" : 60.5"))
         #expect(json.contains("\"command\" : \"richpush loadtest --notifications 1500 --report </tmp/r>\""))
-        let top = ["histogram", "processes", "settings", "summary", "timeline", "workers"].map { json.range(of: "\n  \"\($0)\" :")!.lowerBound }
+        let top = ["histogram", "processes", "settings", "summary", "timeline", "workers"].map {
+            json.range(of: "\n  \"\($0)\" :")!.lowerBound
+        }
         #expect(top == top.sorted())
         // The overflow bucket has no bound.
         #expect(json.contains("{\n      \"count\" : 77\n    }"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RichPushReport
 
 @Suite("Number formatting")

@@ -1,5 +1,5 @@
-import Testing
 import RichPushReport
+import Testing
 
 @Suite("Overview picture")
 struct OverviewSVGTests {
@@ -11,7 +11,10 @@ struct OverviewSVGTests {
         #expect(root.attributes["xmlns"] == "http://www.w3.org/2000/svg")
         #expect(root.attributes["width"] == "960")
         #expect(root.attributes["height"] == "640")
-        #expect(elements.filter { $0.name == "svg" }.compactMap { $0.attributes["data-chart"] } == ["throughput", "latency", "histogram", "queue"])
+        #expect(
+            elements.filter { $0.name == "svg" }.compactMap { $0.attributes["data-chart"] } == [
+                "throughput", "latency", "histogram", "queue",
+            ])
         #expect(!svg.contains("href"))
         #expect(!svg.contains("<style"))
     }

@@ -1,16 +1,17 @@
-import Testing
 import RichPushReport
+import Testing
 
 @Suite("Terminal summary")
 struct SummaryTextTests {
     @Test func silentMode() {
-        #expect(SummaryText.render(.fixture()) == """
-            delivered to devices   22,417 pushes/s (1,500 in 5.0 s)
-            enqueue -> device      ms: p50 2.9  p90 5.1  p99 7.3  max 22.2
-            lost 0  duplicated 0  failed 0
-            peak RSS MiB           api 45.0, worker-1 60.5
-            CPU µs / notification  api 666.7, worker-1 3,000.0; service 3,666.7
-            """)
+        #expect(
+            SummaryText.render(.fixture()) == """
+                delivered to devices   22,417 pushes/s (1,500 in 5.0 s)
+                enqueue -> device      ms: p50 2.9  p90 5.1  p99 7.3  max 22.2
+                lost 0  duplicated 0  failed 0
+                peak RSS MiB           api 45.0, worker-1 60.5
+                CPU µs / notification  api 666.7, worker-1 3,000.0; service 3,666.7
+                """)
     }
 
     @Test func theLoadGeneratorsCPUIsShownApart() {
@@ -28,12 +29,13 @@ struct SummaryTextTests {
     }
 
     @Test func emptyReport() {
-        #expect(SummaryText.render(.empty) == """
-            delivered to devices   0.0 pushes/s (0 in 0.0 s)
-            local notifications    0.0 /s (after the background fetch)
-            enqueue -> device      no samples
-            enqueue -> notified    no samples
-            lost 0  duplicated 0  failed 0
-            """)
+        #expect(
+            SummaryText.render(.empty) == """
+                delivered to devices   0.0 pushes/s (0 in 0.0 s)
+                local notifications    0.0 /s (after the background fetch)
+                enqueue -> device      no samples
+                enqueue -> notified    no samples
+                lost 0  duplicated 0  failed 0
+                """)
     }
 }

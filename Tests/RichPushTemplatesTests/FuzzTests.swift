@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RichPushTemplates
 
 /// 10,000 generated templates, from a fixed seed: each one either compiles and then renders to
@@ -28,7 +29,9 @@ struct FuzzTests {
                 template = try Template(body)
             } catch {
                 refused[error.code, default: 0] += 1
-                #expect(error.location.line >= 1 && error.location.column >= 1 && error.location.offset <= body.utf8.count, "\(iteration): \(error)")
+                #expect(
+                    error.location.line >= 1 && error.location.column >= 1 && error.location.offset <= body.utf8.count,
+                    "\(iteration): \(error)")
                 #expect(error.pointer.isEmpty || error.pointer.hasPrefix("/"), "\(iteration): \(error)")
                 continue
             }
@@ -54,7 +57,9 @@ struct FuzzTests {
             let empty = try template.render(.none, missing: .empty).text
             #expect(Self.jsonObject(empty) != nil, "\(iteration): not JSON: \(body) → \(empty)")
             for opener in Self.openers {
-                #expect(!Self.strings(in: Self.jsonObject(empty)).contains { $0.contains(opener) }, "\(iteration): \(opener) decoded from \(empty)")
+                #expect(
+                    !Self.strings(in: Self.jsonObject(empty)).contains { $0.contains(opener) },
+                    "\(iteration): \(opener) decoded from \(empty)")
             }
 
             // With nothing to go on, `.fail` names a property the template uses.

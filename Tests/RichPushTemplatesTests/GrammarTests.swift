@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RichPushTemplates
 
 @Suite("Expression grammar")
@@ -60,7 +61,8 @@ struct GrammarTests {
     }
 
     @Test func uriEncodingInAConcatenation() throws {
-        let output = try render(#"{"url": "{'https://example.com/search?q=' + %(query) + '&lang=' + %(lang)}"}"#, ["query": "push & pull", "lang": "fr-CA"])
+        let output = try render(
+            #"{"url": "{'https://example.com/search?q=' + %(query) + '&lang=' + %(lang)}"}"#, ["query": "push & pull", "lang": "fr-CA"])
         #expect(output == #"{"url": "https://example.com/search?q=push%20%26%20pull&lang=fr-CA"}"#)
     }
 
@@ -91,7 +93,9 @@ struct GrammarTests {
     }
 
     @Test func literalsAreTextAsWritten() throws {
-        #expect(try render(#"{"a": "{'{braces} + plus, (parens) and \\backslash'}"}"#) == #"{"a": "{braces} + plus, (parens) and \\backslash"}"#)
+        #expect(
+            try render(#"{"a": "{'{braces} + plus, (parens) and \\backslash'}"}"#) == #"{"a": "{braces} + plus, (parens) and \\backslash"}"#
+        )
         #expect(try render(#"{"a": "{'' + $(x) + ''}"}"#, ["x": "only"]) == #"{"a": "only"}"#)
         #expect(try render(#"{"a": "{'line\none'}"}"#) == #"{"a": "line\none"}"#)
         #expect(try render(#"{"a": "{'caf\u00e9'}"}"#) == #"{"a": "café"}"#)
@@ -125,7 +129,9 @@ struct GrammarTests {
     }
 
     @Test func namesHoldDotsDashesAndUnderscores() throws {
-        #expect(try render(#"{"a": "{$(News_French) + $(rich.id) + $(x-y)}"}"#, ["news_french": "1", "RICH.ID": "2", "X-Y": "3"]) == #"{"a": "123"}"#)
+        #expect(
+            try render(#"{"a": "{$(News_French) + $(rich.id) + $(x-y)}"}"#, ["news_french": "1", "RICH.ID": "2", "X-Y": "3"])
+                == #"{"a": "123"}"#)
     }
 
     /// NH's localization: a template picks `News_French`; a property it does not use is fine.
@@ -153,13 +159,16 @@ struct GrammarTests {
     }
 
     @Test func plainTextIsLeftAsWritten() throws {
-        let body = "{\n  \"aps\" : { \"alert\" : \"50% off (today) \\u00e9 {not an expression} $ # . %\", \"sound\": \"default\" },\n  \"n\": [1, -2.5e3, true, false, null]\n}"
+        let body =
+            "{\n  \"aps\" : { \"alert\" : \"50% off (today) \\u00e9 {not an expression} $ # . %\", \"sound\": \"default\" },\n  \"n\": [1, -2.5e3, true, false, null]\n}"
         #expect(try render(body) == body)
     }
 
     @Test func everyPlaceAStringValueGoes() throws {
         let body = ##"{"aps": {"alert": {"loc-key": "GAME", "loc-args": ["$(player)", "#(score)"]}}, "list": [["$(player)"]]}"##
-        #expect(try render(body, ["player": "Ada", "score": "12"]) == #"{"aps": {"alert": {"loc-key": "GAME", "loc-args": ["Ada", 12]}}, "list": [["Ada"]]}"#)
+        #expect(
+            try render(body, ["player": "Ada", "score": "12"])
+                == #"{"aps": {"alert": {"loc-key": "GAME", "loc-args": ["Ada", 12]}}, "list": [["Ada"]]}"#)
     }
 
     @Test func rendersWithoutReparsing() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RichPushTemplates
 
 @Suite("Missing properties")
@@ -6,7 +7,8 @@ struct MissingPropertyTests {
     let template: Template
 
     init() throws {
-        template = try Template(##"{"aps": {"alert": {"title": "$(title)", "body": "{$(body) + ' (' + $(Author) + ')'}"}, "badge": "#(badge)"}}"##)
+        template = try Template(
+            ##"{"aps": {"alert": {"title": "$(title)", "body": "{$(body) + ' (' + $(Author) + ')'}"}, "badge": "#(badge)"}}"##)
     }
 
     @Test func failNamesTheProperty() throws {

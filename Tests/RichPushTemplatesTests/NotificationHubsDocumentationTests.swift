@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RichPushTemplates
 
 /// Every example of Microsoft's "Notification Hubs templates" page
@@ -38,7 +39,8 @@ struct NotificationHubsDocumentationTests {
         }
         let body = #"{"image": {"id": "1", "src": "$(day1_image)", "alt": "alt text"}, "text": ["Seattle, WA", "$(day1_tempC)"]}"#
         let output = try render(body, properties)
-        #expect(output == #"{"image": {"id": "1", "src": "https://example.com/day1.png", "alt": "alt text"}, "text": ["Seattle, WA", "11°C"]}"#)
+        #expect(
+            output == #"{"image": {"id": "1", "src": "https://example.com/day1.png", "alt": "alt text"}, "text": ["Seattle, WA", "11°C"]}"#)
         #expect(try Template(body).propertyNames == ["day1_image", "day1_tempc"])
     }
 

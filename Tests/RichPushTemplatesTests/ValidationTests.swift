@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RichPushTemplates
 
 /// One test per reason a template is refused at compile time, each checking the code, the
@@ -94,7 +95,10 @@ struct ValidationTests {
         #expect(error.code == .invalidExpression)
         #expect(error.message.contains("'+'"))
         #expect(error.location.column == 14)
-        for body in [#"{"a": "{}"}"#, #"{"a": "{$(a) + }"}"#, #"{"a": "{'never closed}"}"#, #"{"a": "{{$(a)}}"}"#, #"{"a": "{hello}"}"#, #"{"a": "{$(a) - $(b)}"}"#] {
+        for body in [
+            #"{"a": "{}"}"#, #"{"a": "{$(a) + }"}"#, #"{"a": "{'never closed}"}"#, #"{"a": "{{$(a)}}"}"#, #"{"a": "{hello}"}"#,
+            #"{"a": "{$(a) - $(b)}"}"#,
+        ] {
             #expect(compileError(body)?.code == .invalidExpression, "\(body)")
         }
     }

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-@testable import RichPushWebPush
 import RichPushCore
 import Testing
+
+@testable import RichPushWebPush
 
 /// RFC 8291 §5 and Appendix A, "Intermediate Values for Encryption": every value as the RFC prints
 /// it (base64url; the RFC's line breaks joined), reproduced bit for bit. A mistake that is the
@@ -20,7 +21,8 @@ struct RFC8291AppendixATests {
 
     // Intermediate values.
     static let ecdhSecret = "kyrL1jIIOHEzg3sM2ZWRHDRB62YACZhhSlknJ672kSs"
-    static let keyInfo = "V2ViUHVzaDogaW5mbwAEJXGyvs3942BVGq8e0PTNNmwRzr5VX4m8t7GGpTM5FzFo7OLr4BhZe9MEebhuPI-OztV3ylkYfpJGmQ22ggCLDgT-M_SrDepxkU21WCP3O1SUj0EwbZIHMtu5pZpTKGSCIA5Zent7wmC6HCJ5mFgJkuk5cwAvMBKiiujwa7t45ewP"
+    static let keyInfo =
+        "V2ViUHVzaDogaW5mbwAEJXGyvs3942BVGq8e0PTNNmwRzr5VX4m8t7GGpTM5FzFo7OLr4BhZe9MEebhuPI-OztV3ylkYfpJGmQ22ggCLDgT-M_SrDepxkU21WCP3O1SUj0EwbZIHMtu5pZpTKGSCIA5Zent7wmC6HCJ5mFgJkuk5cwAvMBKiiujwa7t45ewP"
     static let prkKey = "Snr3JMxaHVDXHWJn5wdC52WjpCtd2EIEGBykDcZW32k"
     static let ikm = "S4lYMb_L0FxCeq0WhDx813KgSYqU26kOyzWUdsXYyrg"
     static let prk = "09_eUZGrsvxChDCGRCdkLiDXrReGOEVeSCdCcPBSJSc"
@@ -28,16 +30,19 @@ struct RFC8291AppendixATests {
     static let cek = "oIhVW04MRdy2XN9CiKLxTg"
     static let nonceInfo = "Q29udGVudC1FbmNvZGluZzogbm9uY2UA"
     static let nonce = "4h_95klXJ5E_qnoN"
-    static let header = "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"
+    static let header =
+        "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"
     static let ciphertext = "8pfeW0KbunFT06SuDKoJH9Ql87S1QUrdirN6GcG7sFz1y1sqLgVi1VhjVkHsUoEsbI_0LpXMuGvnzQ"
 
     // §5: the body of the example's request.
-    static let body = "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27ml"
+    static let body =
+        "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27ml"
         + "mlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPT"
         + "pK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
 
     static func subscription() throws -> WebPushSubscription {
-        try WebPushSubscription(endpoint: "https://push.example.net/push/JzLQ3raZJfFBR0aqvOMsLrt54w4rJUsV", p256dh: uaPublic, auth: authSecret)
+        try WebPushSubscription(
+            endpoint: "https://push.example.net/push/JzLQ3raZJfFBR0aqvOMsLrt54w4rJUsV", p256dh: uaPublic, auth: authSecret)
     }
 
     @Test func thePlaintextIsTheWatermelon() {
@@ -48,7 +53,8 @@ struct RFC8291AppendixATests {
         let ephemeral = try P256.KeyAgreement.PrivateKey(rawRepresentation: base64URL(Self.asPrivate))
         #expect(Array(ephemeral.publicKey.x963Representation) == base64URL(Self.asPublic))
         let body = try WebPushEncryption.encrypt(
-            Array("When I grow up, I want to be a watermelon".utf8), for: Self.subscription(), ephemeralKey: ephemeral, salt: base64URL(Self.salt)
+            Array("When I grow up, I want to be a watermelon".utf8), for: Self.subscription(), ephemeralKey: ephemeral,
+            salt: base64URL(Self.salt)
         )
         #expect(Base64URL.encode(body) == Self.body)
         #expect(body == base64URL(Self.body))
@@ -62,7 +68,9 @@ struct RFC8291AppendixATests {
         let secret = try asKey.sharedSecretFromKeyAgreement(with: uaKey).withUnsafeBytes { Array($0) }
         #expect(Base64URL.encode(secret) == Self.ecdhSecret)
         #expect(Base64URL.encode(ContentKeys.keyInfoLabel + base64URL(Self.uaPublic) + base64URL(Self.asPublic)) == Self.keyInfo)
-        #expect(Base64URL.encode(HMAC<SHA256>.authenticationCode(for: secret, using: SymmetricKey(data: base64URL(Self.authSecret)))) == Self.prkKey)
+        #expect(
+            Base64URL.encode(HMAC<SHA256>.authenticationCode(for: secret, using: SymmetricKey(data: base64URL(Self.authSecret))))
+                == Self.prkKey)
         #expect(Base64URL.encode(ContentKeys.cekInfo) == Self.cekInfo)
         #expect(Base64URL.encode(ContentKeys.nonceInfo) == Self.nonceInfo)
 

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-@testable import RichPushWebPush
 import RichPushCore
 import Testing
+
+@testable import RichPushWebPush
 
 @Suite("RFC 8292 VAPID")
 struct VAPIDSignerTests {
@@ -48,7 +49,8 @@ struct VAPIDSignerTests {
 
     @Test func anHTTPSSubjectAndALifetimeOf24Hours() throws {
         let clock = TestClock()
-        let signer = try VAPIDSigner(privateKey: makeVAPIDKey(), subject: "https://example.com/contact", tokenLifetime: .seconds(86400), now: clock.function)
+        let signer = try VAPIDSigner(
+            privateKey: makeVAPIDKey(), subject: "https://example.com/contact", tokenLifetime: .seconds(86400), now: clock.function)
         let jwt = try DecodedJWT(vapidParameters(signer.authorization(for: subscription("https://push.example.net/p"))).token)
         #expect(jwt.claims["sub"] as? String == "https://example.com/contact")
         #expect(jwt.claims["exp"] as? Int == Int(clock.now.timeIntervalSince1970) + 86400)
@@ -132,8 +134,10 @@ struct VAPIDSignerTests {
         #expect(jwt.claims["sub"] as? String == subject)
     }
 
-    @Test(arguments: ["", "not a key", Base64URL.encode([UInt8](repeating: 1, count: 31)), Base64URL.encode([UInt8](repeating: 0, count: 32)),
-                      Base64URL.encode([UInt8](repeating: 0xFF, count: 32)), String(repeating: "A", count: 10_000)])
+    @Test(arguments: [
+        "", "not a key", Base64URL.encode([UInt8](repeating: 1, count: 31)), Base64URL.encode([UInt8](repeating: 0, count: 32)),
+        Base64URL.encode([UInt8](repeating: 0xFF, count: 32)), String(repeating: "A", count: 10_000),
+    ])
     func aKeyThatIsNotAP256ScalarIsRefused(key: String) throws {
         let error = try #require(throws: WebPushError.self) { try VAPIDSigner(privateKey: key, subject: Self.subject) }
         #expect(error.code == .invalidVAPIDConfiguration)
@@ -142,6 +146,8 @@ struct VAPIDSignerTests {
 
     @Test(arguments: [0, 59, 86401])
     func lifetimesOutsideOneMinuteTo24HoursAreRefused(seconds: Int) throws {
-        #expect(throws: WebPushError.self) { try VAPIDSigner(privateKey: makeVAPIDKey(), subject: Self.subject, tokenLifetime: .seconds(seconds)) }
+        #expect(throws: WebPushError.self) {
+            try VAPIDSigner(privateKey: makeVAPIDKey(), subject: Self.subject, tokenLifetime: .seconds(seconds))
+        }
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
 import RedisTestSupport
-@testable import RichPushSimulator
 import Synchronization
 import Testing
+
+@testable import RichPushSimulator
 
 /// A simulated web device keeps its push service connection: when the service drops it (here a
 /// newer connection to the same subscription replaces it, as webpush-sim does), the device
@@ -30,11 +31,14 @@ struct WebDeviceReconnectTests {
 
     @Test func aDroppedConnectionIsMadeAgainAndNothingIsMissed() async throws {
         try await Self.withOneDevice { sim, fleet, device in
-            let subscription = WebPushSimHarness.Subscription(endpoint: device.endpoint, id: device.subscriptionId, webSocket: device.webSocket.absoluteString)
+            let subscription = WebPushSimHarness.Subscription(
+                endpoint: device.endpoint, id: device.subscriptionId, webSocket: device.webSocket.absoluteString)
             let received = Mutex<[String]>([])
             let running = Task {
-                await fleet.run(WebDeviceFleet.Handlers(message: { _, message in received.withLock { $0.append(message.id) } },
-                                                        resubscribed: { _, _ in Issue.record("the subscription was not ended") }))
+                await fleet.run(
+                    WebDeviceFleet.Handlers(
+                        message: { _, message in received.withLock { $0.append(message.id) } },
+                        resubscribed: { _, _ in Issue.record("the subscription was not ended") }))
             }
             let sender = TestSender()
             // Connected: a first message arrives.
@@ -62,15 +66,23 @@ struct WebDeviceReconnectTests {
             // device tries again, and nothing is lost meanwhile.
             let refusals = Mutex(1)
             let running = Task {
-                await fleet.run(WebDeviceFleet.Handlers(message: { device, message in
-                    received.withLock { $0[device.endpoint, default: []].append(message.id) }
-                }, resubscribed: { old, new in
-                    if refusals.withLock({ count in defer { count -= 1 }; return count > 0 }) { throw SimulatorError("the API is not reachable") }
-                    changes.withLock { $0.append((old, new)) }
-                }))
+                await fleet.run(
+                    WebDeviceFleet.Handlers(
+                        message: { device, message in
+                            received.withLock { $0[device.endpoint, default: []].append(message.id) }
+                        },
+                        resubscribed: { old, new in
+                            if refusals.withLock({ count in
+                                defer { count -= 1 }; return count > 0
+                            }) {
+                                throw SimulatorError("the API is not reachable")
+                            }
+                            changes.withLock { $0.append((old, new)) }
+                        }))
             }
             let sender = TestSender()
-            let old = WebPushSimHarness.Subscription(endpoint: first.endpoint, id: first.subscriptionId, webSocket: first.webSocket.absoluteString)
+            let old = WebPushSimHarness.Subscription(
+                endpoint: first.endpoint, id: first.subscriptionId, webSocket: first.webSocket.absoluteString)
             #expect(try await sim.push(old, sender: sender).status == 201)
             try await waitUntil(timeout: .seconds(60), "the first message") { received.withLock { $0[first.endpoint]?.count } == 1 }
             // The push service ends the subscription while the device is connected.
@@ -85,9 +97,12 @@ struct WebDeviceReconnectTests {
             // the service keeps what comes before).
             let gone = try await sim.push(old, sender: sender)
             #expect(gone.status == 410, "\(gone.json)")
-            let new = WebPushSimHarness.Subscription(endpoint: fresh.endpoint, id: fresh.subscriptionId, webSocket: fresh.webSocket.absoluteString)
+            let new = WebPushSimHarness.Subscription(
+                endpoint: fresh.endpoint, id: fresh.subscriptionId, webSocket: fresh.webSocket.absoluteString)
             #expect(try await sim.push(new, sender: sender).status == 201)
-            try await waitUntil(timeout: .seconds(60), "the message to the new subscription") { received.withLock { $0[fresh.endpoint]?.count } == 1 }
+            try await waitUntil(timeout: .seconds(60), "the message to the new subscription") {
+                received.withLock { $0[fresh.endpoint]?.count } == 1
+            }
             await fleet.stop()
             await running.value
             #expect(changes.withLock { $0.count } == 1)

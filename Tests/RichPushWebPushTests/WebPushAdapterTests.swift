@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 import NIOSSL
-import RichPushCore
-@testable import RichPushWebPush
 import RedisTestSupport
+import RichPushCore
 import Testing
+
+@testable import RichPushWebPush
 
 /// The worker's Web Push adapter against `webpush-sim` over TLS: each message encrypted to its
 /// own device (which decrypts it), one VAPID token per origin, and every answer of the push
@@ -17,8 +18,9 @@ struct WebPushAdapterTests {
         let auth = (0..<16).map { _ in UInt8.random(in: 0...255) }
 
         func installation(_ endpoint: String, id: String = "web-\(UUID().uuidString.prefix(6))") -> Installation {
-            Installation(id: id, platform: .webpush, handle: endpoint, tags: ["username:alice"], owner: "alice", updatedAt: 0,
-                         webPushKeys: WebPushKeys(p256dh: Base64URL.encode(key.publicKey.x963Representation), auth: Base64URL.encode(auth)))
+            Installation(
+                id: id, platform: .webpush, handle: endpoint, tags: ["username:alice"], owner: "alice", updatedAt: 0,
+                webPushKeys: WebPushKeys(p256dh: Base64URL.encode(key.publicKey.x963Representation), auth: Base64URL.encode(auth)))
         }
 
         func decrypt(_ body: Data) throws -> [UInt8] {
@@ -40,7 +42,9 @@ struct WebPushAdapterTests {
         case asyncHTTPClient, http2
     }
 
-    static func adapter(_ sim: WebPushSimHarness, _ transport: Transport, vapid: VAPIDSigner) throws -> (WebPushPushAdapter, WebPushConnections?) {
+    static func adapter(
+        _ sim: WebPushSimHarness, _ transport: Transport, vapid: VAPIDSigner
+    ) throws -> (WebPushPushAdapter, WebPushConnections?) {
         switch transport {
         case .asyncHTTPClient:
             return (WebPushPushAdapter(http: sim.http, vapid: vapid), nil)
@@ -51,8 +55,9 @@ struct WebPushAdapterTests {
     }
 
     static func push(_ installation: Installation, message: String = "Look", notification: Int = 42) throws -> OutgoingPush {
-        let rich = RichNotification(id: notification, message: message, richType: .image, contentType: "image/png", payloadHash: "h", payloadSize: 3,
-                                    creator: "alice", target: "username:alice", createdAt: Int64(Date().timeIntervalSince1970 * 1000))
+        let rich = RichNotification(
+            id: notification, message: message, richType: .image, contentType: "image/png", payloadHash: "h", payloadSize: 3,
+            creator: "alice", target: "username:alice", createdAt: Int64(Date().timeIntervalSince1970 * 1000))
         return OutgoingPush(notification: notification, installation: installation, rendered: try PushRenderer().renderWebPush(rich))
     }
 
@@ -72,7 +77,8 @@ struct WebPushAdapterTests {
             }
             let pushes = try installations.enumerated().map { try Self.push($1, message: "for browser \($0)") }
             let outcomes = try await adapter.send(pushes + pushes)
-            #expect(outcomes.allSatisfy { if case .sent(let id) = $0 { id.hasPrefix(sim.origin + "/message/") } else { false } }, "\(outcomes)")
+            #expect(
+                outcomes.allSatisfy { if case .sent(let id) = $0 { id.hasPrefix(sim.origin + "/message/") } else { false } }, "\(outcomes)")
             for (index, socket) in sockets.enumerated() {
                 let messages = try await socket.waitForMessages(2)
                 #expect(messages.allSatisfy { $0.contentEncoding == "aes128gcm" && $0.urgency == "normal" && $0.ttl > 86_000 })
@@ -170,9 +176,13 @@ struct WebPushAdapterTests {
             let first = try await adapter.send([try Self.push(a, notification: 1)])
             #expect({ if case .sent = first[0] { true } else { false } }(), "\(first)")
             let second = try await adapter.send([try Self.push(a, notification: 2)])
-            guard case .deviceDeferred(_, let after) = second[0] else { Issue.record("expected the push held for the subscription: \(second)"); return }
+            guard case .deviceDeferred(_, let after) = second[0] else {
+                Issue.record("expected the push held for the subscription: \(second)"); return
+            }
             #expect(after > .seconds(30), "until the next minute: \(after)")
-            let third = try await adapter.send([try Self.push(a, notification: 3), try Self.push(b, notification: 3), try Self.push(a, notification: 4)])
+            let third = try await adapter.send([
+                try Self.push(a, notification: 3), try Self.push(b, notification: 3), try Self.push(a, notification: 4),
+            ])
             #expect({ if case .deviceDeferred = third[0] { true } else { false } }(), "\(third)")
             #expect({ if case .sent = third[1] { true } else { false } }(), "another subscription goes on: \(third)")
             #expect({ if case .deviceDeferred = third[2] { true } else { false } }(), "\(third)")
@@ -184,7 +194,9 @@ struct WebPushAdapterTests {
             defer { controlConnections?.shutdown() }
             let refused = try await control.send([try Self.push(a, notification: 5)])
             #expect({ if case .deviceDeferred = refused[0] { true } else { false } }(), "\(refused)")
-            #expect(sim.logLines.contains { $0.contains("inside_retry_after") }, "the push service refuses and logs a request inside the window")
+            #expect(
+                sim.logLines.contains { $0.contains("inside_retry_after") }, "the push service refuses and logs a request inside the window"
+            )
         }
     }
 }

@@ -1,5 +1,6 @@
-@testable import RichPushWebPush
 import Testing
+
+@testable import RichPushWebPush
 
 @Suite("Web Push constants")
 struct WebPushConstantsTests {

@@ -1,6 +1,7 @@
 import Crypto
-@testable import RichPushWebPush
 import Testing
+
+@testable import RichPushWebPush
 
 @Suite("RFC 8291 aes128gcm encryption")
 struct WebPushEncryptionTests {
@@ -60,7 +61,8 @@ struct WebPushEncryptionTests {
         #expect(error.message.contains("3994"))
         // The explicit entry point checks first too: an invalid salt would trap if it came later.
         let refused = try #require(throws: WebPushError.self) {
-            try WebPushEncryption.encrypt([UInt8](repeating: 0, count: 3994), for: device.subscription, ephemeralKey: P256.KeyAgreement.PrivateKey(), salt: [])
+            try WebPushEncryption.encrypt(
+                [UInt8](repeating: 0, count: 3994), for: device.subscription, ephemeralKey: P256.KeyAgreement.PrivateKey(), salt: [])
         }
         #expect(refused.code == .payloadTooLarge)
     }
@@ -148,7 +150,8 @@ struct WebPushDecryptionTests {
         let salt = [UInt8](repeating: 7, count: 16)
         let secret = try ephemeral.sharedSecretFromKeyAgreement(with: device.privateKey.publicKey).withUnsafeBytes { Array($0) }
         let senderKey = [UInt8](ephemeral.publicKey.x963Representation)
-        let keys = ContentKeys(ecdhSecret: secret, auth: device.auth, receiverPublicKey: device.subscription.p256dh, senderPublicKey: senderKey, salt: salt)
+        let keys = ContentKeys(
+            ecdhSecret: secret, auth: device.auth, receiverPublicKey: device.subscription.p256dh, senderPublicKey: senderKey, salt: salt)
         let sealed = try AES.GCM.seal(Array("hi".utf8) + tail, using: keys.cek, nonce: AES.GCM.Nonce(data: keys.nonce))
         let forged = WebPushEncryption.header(salt: salt, senderPublicKey: senderKey) + sealed.ciphertext + sealed.tag
         let error = try refusal(forged)

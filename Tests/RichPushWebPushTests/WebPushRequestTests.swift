@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-@testable import RichPushWebPush
 import RichPushCore
 import Testing
+
+@testable import RichPushWebPush
 
 @Suite("RFC 8030 push requests")
 struct WebPushRequestTests {

@@ -30,7 +30,8 @@ struct WebPushSimCacheTests {
             #expect(mismatch.status == 403 && mismatch.reason == "vapid_key_mismatch", "\(mismatch.json)")
             // Same header and claims, another key's signature: not the remembered token.
             let parts = token.split(separator: ".")
-            let other = TestSender().jwt(TestSender.Claims(aud: sim.origin, exp: sim.clock.now().timeIntervalSince1970 + 120)).split(separator: ".")
+            let other = TestSender().jwt(TestSender.Claims(aud: sim.origin, exp: sim.clock.now().timeIntervalSince1970 + 120)).split(
+                separator: ".")
             let forged = "\(parts[0]).\(parts[1]).\(other[2])"
             let refused = try await push(forged)
             #expect(refused.status == 401 && refused.reason == "vapid_bad_signature", "\(refused.json)")

@@ -31,7 +31,9 @@ struct WebPushSimDeliveryTests {
             let line = try #require(sim.logLines.first { $0.contains("\"event\":\"push\"") })
             let fields = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(fields["status"] as? Int == 201 && fields["topic"] as? String == "order-7" && fields["ttl"] as? String == "60")
-            #expect(fields["urgency"] as? String == "HIGH" && fields["sub"] as? String == "mailto:push@example.com" && fields["bytes"] as? Int == 4096)
+            #expect(
+                fields["urgency"] as? String == "HIGH" && fields["sub"] as? String == "mailto:push@example.com"
+                    && fields["bytes"] as? Int == 4096)
             await socket.close()
         }
     }
@@ -39,7 +41,9 @@ struct WebPushSimDeliveryTests {
     @Test func aPushWithoutPayloadNeedsNoContentEncoding() async throws {
         try await WebPushSimHarness.with { sim in
             let subscription = try await sim.subscribe()
-            let answer = try await sim.push(subscription, sender: sender, body: []) { headers in headers.removeAll { $0.0 == "content-encoding" } }
+            let answer = try await sim.push(subscription, sender: sender, body: []) { headers in
+                headers.removeAll { $0.0 == "content-encoding" }
+            }
             #expect(answer.status == 201, "\(answer.json)")
         }
     }
@@ -97,7 +101,9 @@ struct WebPushSimDeliveryTests {
         try await WebPushSimHarness.with { sim in
             let subscription = try await sim.subscribe()
             let dropped = TestSender.aes128gcmBody(plaintextBytes: 10)
-            #expect(try await sim.push(subscription, sender: sender, ttl: "0", body: dropped).status == 201, "RFC 8030 §5.2: accepted, then dropped")
+            #expect(
+                try await sim.push(subscription, sender: sender, ttl: "0", body: dropped).status == 201,
+                "RFC 8030 §5.2: accepted, then dropped")
             #expect(sim.simulator.keptCount(subscriptionID: subscription.id) == 0)
             let socket = try await sim.connect(subscription)
             let now = TestSender.aes128gcmBody(plaintextBytes: 11)
@@ -117,7 +123,9 @@ struct WebPushSimDeliveryTests {
     }
 
     @Test func theOldestKeptMessageGoesWhenASubscriptionsQueueIsFull() async throws {
-        try await WebPushSimHarness.with({ $0.keptPerSubscription = 2; $0.keptTotal = 3 }) { sim in
+        try await WebPushSimHarness.with({
+            $0.keptPerSubscription = 2; $0.keptTotal = 3
+        }) { sim in
             let subscription = try await sim.subscribe()
             let bodies = (1...3).map { TestSender.aes128gcmBody(plaintextBytes: $0) }
             for body in bodies { #expect(try await sim.push(subscription, sender: sender, body: body).status == 201) }
@@ -144,7 +152,9 @@ struct WebPushSimDeliveryTests {
                 let subscription = try await sim.subscribe()
                 let answer = try await sim.push(subscription, sender: sender)
                 #expect(answer.status == status && answer.reason == "injected_fault" && answer.header("retry-after") == "1")
-                #expect(try await sim.push(subscription, sender: sender, ttl: nil).status == 400, "a bad request is refused as bad, not as a fault")
+                #expect(
+                    try await sim.push(subscription, sender: sender, ttl: nil).status == 400,
+                    "a bad request is refused as bad, not as a fault")
             }
         }
     }
@@ -158,7 +168,9 @@ struct WebPushSimDeliveryTests {
             #expect(try await sim.push(subscription, sender: sender).status == 201)
             #expect(try await second.waitForMessages(1).count == 1)
             await second.close()
-            try await waitUntil(timeout: .seconds(30), "the simulator to see the subscriber go") { !sim.simulator.isConnected(subscriptionID: subscription.id) }
+            try await waitUntil(timeout: .seconds(30), "the simulator to see the subscriber go") {
+                !sim.simulator.isConnected(subscriptionID: subscription.id)
+            }
         }
     }
 }

@@ -27,7 +27,9 @@ struct WebPushSimHTTP2Tests {
             // 40 × ~4 KB on one connection: more than twice the 64 KB a connection starts with.
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<40 {
-                    group.addTask { try await sim.push(subscription, sender: sender, body: TestSender.aes128gcmBody(plaintextBytes: 3900)).status }
+                    group.addTask {
+                        try await sim.push(subscription, sender: sender, body: TestSender.aes128gcmBody(plaintextBytes: 3900)).status
+                    }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
@@ -37,7 +39,9 @@ struct WebPushSimHTTP2Tests {
     }
 
     @Test func aDelayedAnswerHoldsOnlyItsOwnStream() async throws {
-        try await WebPushSimHarness.with({ $0.delayMilliseconds = 300...300; $0.http2Frames = true }) { sim in
+        try await WebPushSimHarness.with({
+            $0.delayMilliseconds = 300...300; $0.http2Frames = true
+        }) { sim in
             let subscription = try await sim.subscribe()
             let answers = try await withThrowingTaskGroup(of: WebPushSimHarness.Answer.self) { group in
                 for _ in 0..<5 { group.addTask { try await sim.push(subscription, sender: TestSender()) } }
@@ -50,13 +54,20 @@ struct WebPushSimHTTP2Tests {
     @Test func theSubscribersSideAndItsCORSAnswerAsOverHummingbird() async throws {
         let page = "http://127.0.0.1:8080"
         try await WebPushSimHarness.with({ $0.http2Frames = true }) { sim in
-            let preflight = try await sim.send(.OPTIONS, "https://127.0.0.1:\(sim.port)/subscribe", headers: [
-                ("origin", page), ("access-control-request-method", "POST"),
-            ])
+            let preflight = try await sim.send(
+                .OPTIONS, "https://127.0.0.1:\(sim.port)/subscribe",
+                headers: [
+                    ("origin", page), ("access-control-request-method", "POST"),
+                ])
             #expect(preflight.status == 204 && preflight.version == .http2 && preflight.header("access-control-allow-methods") == "POST")
-            let subscribed = try await sim.send(.POST, "https://127.0.0.1:\(sim.port)/subscribe", headers: [("origin", page)], body: Array("{}".utf8))
-            #expect(subscribed.status == 201 && subscribed.header("access-control-allow-origin") == "*" && subscribed.json["subscriptionId"] != nil)
-            let refused = try await sim.push(WebPushSimHarness.Subscription(endpoint: subscribed.json["endpoint"] ?? "", id: "", webSocket: ""), sender: TestSender(), ttl: nil)
+            let subscribed = try await sim.send(
+                .POST, "https://127.0.0.1:\(sim.port)/subscribe", headers: [("origin", page)], body: Array("{}".utf8))
+            #expect(
+                subscribed.status == 201 && subscribed.header("access-control-allow-origin") == "*"
+                    && subscribed.json["subscriptionId"] != nil)
+            let refused = try await sim.push(
+                WebPushSimHarness.Subscription(endpoint: subscribed.json["endpoint"] ?? "", id: "", webSocket: ""), sender: TestSender(),
+                ttl: nil)
             #expect(refused.status == 400 && refused.reason == "missing_ttl", "\(refused.json)")
         }
     }

@@ -11,9 +11,11 @@ struct WebPushSimRefusalTests {
 
     /// Sends a push to a fresh subscription (restricted to the sender's key) with `change`
     /// applied, and expects `status`, `reason` and `errno`.
-    func expectRefusal(_ status: Int, _ reason: String, errno: Int?, ttl: String? = "60", topic: String? = nil, body: [UInt8]? = nil,
-                       restrictedTo key: P256.Signing.PublicKey? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-                       change: @escaping @Sendable (inout [(String, String)], WebPushSimHarness) -> Void = { _, _ in }) async throws {
+    func expectRefusal(
+        _ status: Int, _ reason: String, errno: Int?, ttl: String? = "60", topic: String? = nil, body: [UInt8]? = nil,
+        restrictedTo key: P256.Signing.PublicKey? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+        change: @escaping @Sendable (inout [(String, String)], WebPushSimHarness) -> Void = { _, _ in }
+    ) async throws {
         try await WebPushSimHarness.with { sim in
             let subscription = try await sim.subscribe(applicationServerKey: key ?? sender.publicKey)
             let answer = try await sim.push(subscription, sender: sender, ttl: ttl, topic: topic, body: body) { change(&$0, sim) }
@@ -21,7 +23,9 @@ struct WebPushSimRefusalTests {
             #expect(answer.reason == reason, sourceLocation: sourceLocation)
             #expect(answer.json["errno"] == errno.map(String.init) ?? "<null>", sourceLocation: sourceLocation)
             #expect(answer.header("content-type") == "application/json", sourceLocation: sourceLocation)
-            #expect(sim.simulator.keptCount(subscriptionID: subscription.id) == 0, "a refused message is not kept", sourceLocation: sourceLocation)
+            #expect(
+                sim.simulator.keptCount(subscriptionID: subscription.id) == 0, "a refused message is not kept",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -56,11 +60,15 @@ struct WebPushSimRefusalTests {
     // RFC 8291 §4, RFC 8188 §2
 
     @Test func aContentEncodingOtherThanAes128gcmIs400() async throws {
-        try await expectRefusal(400, "invalid_content_encoding", errno: 110) { headers, _ in Self.replace("content-encoding", with: "aesgcm", in: &headers) }
+        try await expectRefusal(400, "invalid_content_encoding", errno: 110) { headers, _ in
+            Self.replace("content-encoding", with: "aesgcm", in: &headers)
+        }
     }
 
     @Test func aBodyWithoutContentEncodingIs400() async throws {
-        try await expectRefusal(400, "invalid_content_encoding", errno: 110) { headers, _ in Self.replace("content-encoding", with: nil, in: &headers) }
+        try await expectRefusal(400, "invalid_content_encoding", errno: 110) { headers, _ in
+            Self.replace("content-encoding", with: nil, in: &headers)
+        }
     }
 
     @Test func aBodyOf4097BytesIs413() async throws {
@@ -83,7 +91,8 @@ struct WebPushSimRefusalTests {
     }
 
     @Test func aBodyCutShortIs400() async throws {
-        try await expectRefusal(400, "invalid_aes128gcm_header", errno: 110, body: Array(TestSender.aes128gcmBody(plaintextBytes: 0).prefix(90)))
+        try await expectRefusal(
+            400, "invalid_aes128gcm_header", errno: 110, body: Array(TestSender.aes128gcmBody(plaintextBytes: 0).prefix(90)))
     }
 
     // RFC 8292 §2, §3, §4.2
@@ -101,7 +110,8 @@ struct WebPushSimRefusalTests {
 
     @Test func aJWTSignedByAnotherKeyIs401() async throws {
         try await expectRefusal(401, "vapid_bad_signature", errno: 109) { headers, sim in
-            let token = sender.jwt(.init(aud: sim.origin, exp: sim.clock.now().timeIntervalSince1970 + 3600), signer: P256.Signing.PrivateKey())
+            let token = sender.jwt(
+                .init(aud: sim.origin, exp: sim.clock.now().timeIntervalSince1970 + 3600), signer: P256.Signing.PrivateKey())
             Self.replace("authorization", with: sender.authorization(token: token), in: &headers)
         }
     }
@@ -163,7 +173,8 @@ struct WebPushSimRefusalTests {
             #expect(try await sim.send(.DELETE, "https://127.0.0.1:\(sim.port)/subscription/\(subscription.id)").status == 204)
             let gone = try await sim.push(subscription, sender: sender)
             #expect(gone.status == 410 && gone.reason == "expired_subscription" && gone.json["errno"] == "103")
-            let unknown = try await sim.push(.init(endpoint: "\(sim.origin)/push/nosuchsubscription", id: "x", webSocket: ""), sender: sender)
+            let unknown = try await sim.push(
+                .init(endpoint: "\(sim.origin)/push/nosuchsubscription", id: "x", webSocket: ""), sender: sender)
             #expect(unknown.status == 404 && unknown.reason == "unknown_subscription" && unknown.json["errno"] == "102")
             #expect(try await sim.send(.DELETE, "https://127.0.0.1:\(sim.port)/subscription/nosuchsubscription").status == 404)
             #expect(try await sim.send(.GET, "https://127.0.0.1:\(sim.port)/subscription/\(subscription.id)/ws").status == 410)
@@ -172,7 +183,8 @@ struct WebPushSimRefusalTests {
 
     @Test func aSubscribeWithAKeyThatIsNotAP256PointIs400() async throws {
         try await WebPushSimHarness.with { sim in
-            let answer = try await sim.send(.POST, "https://127.0.0.1:\(sim.port)/subscribe", body: Array("{\"applicationServerKey\":\"AAAA\"}".utf8))
+            let answer = try await sim.send(
+                .POST, "https://127.0.0.1:\(sim.port)/subscribe", body: Array("{\"applicationServerKey\":\"AAAA\"}".utf8))
             #expect(answer.status == 400 && answer.reason == "invalid_subscribe_request")
         }
     }

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-@testable import RichPushWebPush
 import RichPushCore
 import Testing
+
+@testable import RichPushWebPush
 
 // A browser's toJSON(): base64url without padding (RFC 8291 §5's user agent keys).
 private let validP256DH = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
@@ -52,7 +53,8 @@ struct WebPushSubscriptionTests {
     }
 
     @Test func theDefaultHTTPPortIsLeftOutOfTheOrigin() throws {
-        let subscription = try WebPushSubscription(endpoint: "http://localhost:80/p", p256dh: validP256DH, auth: validAuth, allowInsecureLoopback: true)
+        let subscription = try WebPushSubscription(
+            endpoint: "http://localhost:80/p", p256dh: validP256DH, auth: validAuth, allowInsecureLoopback: true)
         #expect(subscription.origin == "http://localhost")
     }
 
@@ -110,20 +112,27 @@ struct WebPushSubscriptionTests {
     @Test func rawKeysAreCheckedLikeEncodedOnes() throws {
         let key = P256.KeyAgreement.PrivateKey().publicKey
         #expect(throws: WebPushError.self) {
-            try WebPushSubscription(endpoint: validEndpoint, p256dh: [UInt8](key.compressedRepresentation), auth: [UInt8](repeating: 0, count: 16))
+            try WebPushSubscription(
+                endpoint: validEndpoint, p256dh: [UInt8](key.compressedRepresentation), auth: [UInt8](repeating: 0, count: 16))
         }
         #expect(throws: WebPushError.self) {
-            try WebPushSubscription(endpoint: validEndpoint, p256dh: [UInt8](key.x963Representation), auth: [UInt8](repeating: 0, count: 15))
+            try WebPushSubscription(
+                endpoint: validEndpoint, p256dh: [UInt8](key.x963Representation), auth: [UInt8](repeating: 0, count: 15))
         }
-        _ = try WebPushSubscription(endpoint: validEndpoint, p256dh: [UInt8](key.x963Representation), auth: [UInt8](repeating: 0, count: 16))
+        _ = try WebPushSubscription(
+            endpoint: validEndpoint, p256dh: [UInt8](key.x963Representation), auth: [UInt8](repeating: 0, count: 16))
     }
 
     @Test func theMessagesSayWhatIsWrong() throws {
         let compressed = Base64URL.encode([0x03] + [UInt8](repeating: 1, count: 32))
-        #expect(WebPushSubscription.problem(endpoint: validEndpoint, p256dh: compressed, auth: validAuth)?.description
-            == "keys.p256dh: must be 65 bytes (an uncompressed P-256 point), got 33")
-        #expect(WebPushSubscription.problem(endpoint: validEndpoint, p256dh: validP256DH, auth: "AAAA")?.description == "keys.auth: must be 16 bytes, got 3")
-        #expect(WebPushSubscription.problem(endpoint: "http://push.example.net/", p256dh: validP256DH, auth: validAuth)?.description
-            == "endpoint: must be an https:// URL")
+        #expect(
+            WebPushSubscription.problem(endpoint: validEndpoint, p256dh: compressed, auth: validAuth)?.description
+                == "keys.p256dh: must be 65 bytes (an uncompressed P-256 point), got 33")
+        #expect(
+            WebPushSubscription.problem(endpoint: validEndpoint, p256dh: validP256DH, auth: "AAAA")?.description
+                == "keys.auth: must be 16 bytes, got 3")
+        #expect(
+            WebPushSubscription.problem(endpoint: "http://push.example.net/", p256dh: validP256DH, auth: validAuth)?.description
+                == "endpoint: must be an https:// URL")
     }
 }

@@ -37,8 +37,10 @@ struct DeadLetterLogicTests {
         let platform = FlakyPlatform()
         let setup = try await DeliveryLogicTests.Setup { _ in platform.outcome }
         _ = await setup.run()
-        let job = Job(id: "1-0", type: RichPushJob.batchType, payload: RichPushJob.request(notification: setup.id, installations: ["i0", "i1", "i9"]).payload,
-                      enqueuedAt: 0)
+        let job = Job(
+            id: "1-0", type: RichPushJob.batchType,
+            payload: RichPushJob.request(notification: setup.id, installations: ["i0", "i1", "i9"]).payload,
+            enqueuedAt: 0)
         try await setup.handler.willDeadLetter([(job, "payload too large")])
         #expect(try await setup.counts()["failed"] == 2, "i0 and i1; not i2 (not the batch's), nor i9 (no such device: never to be pushed)")
         #expect(setup.notifications.ledgerEntry(DeliveryKey(notification: setup.id, installation: "i9")) == nil)

@@ -1,9 +1,9 @@
-import Synchronization
 import RichPushCore
 import RichPushInMemory
 import RichPushQueue
 import RichPushStorage
 import RichPushWorker
+import Synchronization
 import Testing
 
 /// The worker's delivery logic on the in-memory store, ledger and adapter: no Redis, no network,
@@ -22,16 +22,25 @@ struct DeliveryLogicTests {
         let handler: RichPushJobHandler
         let id: Int
 
-        init(devices: Int = 3, fanOutBatch: Int = 500, lease: Duration = .seconds(30), platforms: [Platform] = [],
-             outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome = { .sent(adapterID: "mem-\($0.installation.id)") }) async throws {
-            installations = InMemoryInstallationStore((0..<devices).map {
-                Installation(id: "i\($0)", platform: $0 < platforms.count ? platforms[$0] : .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 0)
-            })
+        init(
+            devices: Int = 3, fanOutBatch: Int = 500, lease: Duration = .seconds(30), platforms: [Platform] = [],
+            outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome = { .sent(adapterID: "mem-\($0.installation.id)") }
+        ) async throws {
+            installations = InMemoryInstallationStore(
+                (0..<devices).map {
+                    Installation(
+                        id: "i\($0)", platform: $0 < platforms.count ? platforms[$0] : .apns, handle: "h\($0)", tags: ["news"],
+                        owner: "alice", updatedAt: 0)
+                })
             adapter = InMemoryPushAdapter(outcome: outcome)
-            handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: queue, adapter: adapter,
-                                         renderer: PushRenderer(), fanOutBatch: fanOutBatch, leaseDuration: lease)
-            id = try await notifications.create(NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
-                                                                  creator: "alice", target: "news"), hashing: { _ in "hash" }).id
+            handler = RichPushJobHandler(
+                ledger: notifications, installations: installations, queue: queue, adapter: adapter,
+                renderer: PushRenderer(), fanOutBatch: fanOutBatch, leaseDuration: lease)
+            id = try await notifications.create(
+                NotificationDraft(
+                    message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                    creator: "alice", target: "news"), hashing: { _ in "hash" }
+            ).id
         }
 
         func run() async -> Result<Void, any Error> {
@@ -64,7 +73,9 @@ struct DeliveryLogicTests {
         let setup = try await Setup()
         setup.adapter.failAll(with: Unreachable())
         guard case .retry = Self.disposition(await setup.run()) else { Issue.record("expected a retry"); return }
-        #expect(setup.notifications.ledgerEntry(DeliveryKey(notification: setup.id, installation: "i0")) == "T", "free to lease, still addressed")
+        #expect(
+            setup.notifications.ledgerEntry(DeliveryKey(notification: setup.id, installation: "i0")) == "T",
+            "free to lease, still addressed")
         setup.adapter.failAll(with: nil)
         #expect(Self.disposition(await setup.run()) == nil)
         #expect(setup.adapter.pushes.count == 3)

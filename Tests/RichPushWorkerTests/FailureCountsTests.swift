@@ -5,29 +5,38 @@ import RichPushInMemory
 import RichPushQueue
 import RichPushStorage
 import Synchronization
-@testable import RichPushWorker
 import Testing
+
+@testable import RichPushWorker
 
 /// The failed pushes by reason per app, counted by the worker into its partition of a real Redis
 /// and read back by the queue's per-app stats (what the console's overview shows): exact counts,
 /// bounded codes, and nothing more written for a batch without a failure.
 @Suite("Failed pushes by reason")
 struct FailureCountsTests {
-    static let devices = (0..<6).map { Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 1_000) }
+    static let devices = (0..<6).map {
+        Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 1_000)
+    }
 
     /// A handler of `app` on the in-memory ledger and registry whose adapter answers `outcome`,
     /// counting failures into `queue` (the only thing here that talks to Redis).
-    static func handler(app: AppID, queue: JobQueue, notifications: InMemoryNotifications,
-                        outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome) -> RichPushJobHandler {
+    static func handler(
+        app: AppID, queue: JobQueue, notifications: InMemoryNotifications,
+        outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome
+    ) -> RichPushJobHandler {
         let installations = InMemoryInstallationStore(devices)
-        let base = RichPushJobHandler(ledger: notifications, installations: installations, queue: InMemoryJobQueue(),
-                                      adapter: InMemoryPushAdapter(outcome: outcome), renderer: PushRenderer(), failedPushes: queue)
+        let base = RichPushJobHandler(
+            ledger: notifications, installations: installations, queue: InMemoryJobQueue(),
+            adapter: InMemoryPushAdapter(outcome: outcome), renderer: PushRenderer(), failedPushes: queue)
         return app.isDefault ? base : base.scoped(to: app, ledger: notifications, installations: installations, adapter: base.adapter)
     }
 
     static func run(_ handler: RichPushJobHandler, app: AppID, notifications: InMemoryNotifications) async throws {
-        let id = try await notifications.create(NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
-                                                                  creator: "alice", target: "news"), hashing: { _ in "hash" }).id
+        let id = try await notifications.create(
+            NotificationDraft(
+                message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                creator: "alice", target: "news"), hashing: { _ in "hash" }
+        ).id
         let request = RichPushJob.request(notification: id, app: app)
         _ = await handler.handle(batch: [Job(id: "1-0", type: request.type, payload: request.payload, enqueuedAt: 0, scope: request.scope)])
     }
@@ -48,7 +57,8 @@ struct FailureCountsTests {
             }
             // The default app: every push answered by a push service's 410, and one never answered.
             let main = Self.handler(app: .default, queue: queue, notifications: notifications) { push in
-                push.installation.id == "i5" ? .failed(reason: "no answer within the request timeout", retryable: true)
+                push.installation.id == "i5"
+                    ? .failed(reason: "no answer within the request timeout", retryable: true)
                     : .invalidToken(reason: "the push service answered 410: the subscription expired or was removed")
             }
             // Twice: the dead tokens' devices are removed by the first, so the second sends 4 pushes.
@@ -56,7 +66,9 @@ struct FailureCountsTests {
             try await Self.run(shop, app: AppID(unchecked: "shop"), notifications: notifications)
             try await Self.run(main, app: .default, notifications: notifications)
             // The apps busy (a job waiting each), so the per-app stats report them.
-            try await queue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop"), JobRequest(type: "probe", payload: [1], scope: "default")])
+            try await queue.enqueue([
+                JobRequest(type: "probe", payload: [1], scope: "shop"), JobRequest(type: "probe", payload: [1], scope: "default"),
+            ])
             let apps = try await queue.stats(perApp: true).apps
             #expect(apps["shop"]?.failedByReason == ["BadDeviceToken": 2, "PayloadTooLarge": 2, "ServiceUnavailable": 2])
             #expect(apps["default"]?.failedByReason == ["http_410": 5, "timeout": 1])
@@ -76,7 +88,8 @@ struct FailureCountsTests {
             let queue = JobQueue(redis: redis, configuration: configuration)
             let first = Dictionary(uniqueKeysWithValues: (0..<JobQueue.failureCodesPerScope).map { ("code\($0)", 1) })
             try await queue.countFailedPushes(first, scope: "shop")
-            try await queue.countFailedPushes(["code33": 2, "code0": 1, "<b>x</b>": 4, String(repeating: "A", count: 49): 1, "ok": 0], scope: "shop")
+            try await queue.countFailedPushes(
+                ["code33": 2, "code0": 1, "<b>x</b>": 4, String(repeating: "A", count: 49): 1, "ok": 0], scope: "shop")
             let flat = try await redis.send("HGETALL", configuration.failuresKey(scope: "shop")).array ?? []
             var totals: [String: Int] = [:]
             for index in stride(from: 0, to: flat.count, by: 2) { totals[flat[index].string ?? "?"] = Int(flat[index + 1].string ?? "") }
@@ -106,13 +119,19 @@ struct FailureCountsTests {
     @Test func aLostCountDoesNotFailTheBatch() async throws {
         let notifications = InMemoryNotifications()
         let counter = Unwritable()
-        let handler = RichPushJobHandler(ledger: notifications, installations: InMemoryInstallationStore(Self.devices), queue: InMemoryJobQueue(),
-                                         adapter: InMemoryPushAdapter { _ in .failed(reason: "MissingTopic", retryable: false) },
-                                         renderer: PushRenderer(), failedPushes: counter)
-        let id = try await notifications.create(NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
-                                                                  creator: "alice", target: "news"), hashing: { _ in "hash" }).id
+        let handler = RichPushJobHandler(
+            ledger: notifications, installations: InMemoryInstallationStore(Self.devices), queue: InMemoryJobQueue(),
+            adapter: InMemoryPushAdapter { _ in .failed(reason: "MissingTopic", retryable: false) },
+            renderer: PushRenderer(), failedPushes: counter)
+        let id = try await notifications.create(
+            NotificationDraft(
+                message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                creator: "alice", target: "news"), hashing: { _ in "hash" }
+        ).id
         let request = RichPushJob.request(notification: id)
-        let results = await handler.handle(batch: [Job(id: "1-0", type: request.type, payload: request.payload, enqueuedAt: 0, scope: request.scope)])
+        let results = await handler.handle(batch: [
+            Job(id: "1-0", type: request.type, payload: request.payload, enqueuedAt: 0, scope: request.scope)
+        ])
         #expect(counter.tried.withLock { $0 } == 1)
         guard case .success = results[0] else { Issue.record("the batch failed: \(results)"); return }
         #expect(try await notifications.status(id: id)?.counts["failed"] == 6)
@@ -127,7 +146,9 @@ struct FailureCountsTests {
             let notifications = InMemoryNotifications()
             let fine = Self.handler(app: .default, queue: queue, notifications: notifications) { _ in .sent(adapterID: "x") }
             // Failed for good without removing the devices, so each batch has 6 failures.
-            let failing = Self.handler(app: .default, queue: queue, notifications: notifications) { _ in .failed(reason: "MissingTopic", retryable: false) }
+            let failing = Self.handler(app: .default, queue: queue, notifications: notifications) { _ in
+                .failed(reason: "MissingTopic", retryable: false)
+            }
             // The script loaded once, so the batch below is one EVALSHA and no NOSCRIPT retry.
             try await Self.run(failing, app: .default, notifications: notifications)
             _ = try await server.probe("CONFIG", "RESETSTAT")

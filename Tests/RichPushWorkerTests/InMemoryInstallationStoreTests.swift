@@ -9,7 +9,8 @@ struct InMemoryInstallationStoreTests {
     @Test func keepsTheAPNsEnvironment() async throws {
         let store = InMemoryInstallationStore()
         let production = Installation(id: "p", platform: .apns, handle: "hp", tags: ["username:alice"], owner: "alice", updatedAt: 1)
-        var sandbox = Installation(id: "s", platform: .apns, handle: "hs", tags: ["username:alice"], owner: "alice", updatedAt: 1, apnsEnvironment: .sandbox)
+        var sandbox = Installation(
+            id: "s", platform: .apns, handle: "hs", tags: ["username:alice"], owner: "alice", updatedAt: 1, apnsEnvironment: .sandbox)
         #expect(production.apnsEnvironment == .production)
         #expect(try await store.save(production, limits: RegistrationLimits()) == .created)
         #expect(try await store.save(sandbox, limits: RegistrationLimits()) == .created)

@@ -5,6 +5,7 @@ import RichPushQueue
 import RichPushStorage
 import Synchronization
 import Testing
+
 @testable import RichPushWorker
 
 /// A worker holds one large audience at a time: the audiences of a batch are read one page per
@@ -13,17 +14,22 @@ import Testing
 @Suite("Large audiences")
 struct LargeAudienceTests {
     @Test func largeAudiencesAreResolvedOneAtATimeAndSmallOnesAtOnce() async throws {
-        let devices = (0..<3_000).map { Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 0) }
+        let devices =
+            (0..<3_000).map { Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 0) }
             + [Installation(id: "solo", platform: .apns, handle: "hs", tags: ["solo"], owner: "alice", updatedAt: 0)]
         let installations = ScanCountingStore(InMemoryInstallationStore(devices))
         let notifications = InMemoryNotifications()
         let queue = InMemoryJobQueue()
         let adapter = InMemoryPushAdapter()
-        let handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: queue, adapter: adapter,
-                                         renderer: PushRenderer(), fanOutBatch: 500)
+        let handler = RichPushJobHandler(
+            ledger: notifications, installations: installations, queue: queue, adapter: adapter,
+            renderer: PushRenderer(), fanOutBatch: 500)
         func job(_ target: String) async throws -> Job {
-            let id = try await notifications.create(NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
-                                                                      creator: "alice", target: target), hashing: { _ in "hash" }).id
+            let id = try await notifications.create(
+                NotificationDraft(
+                    message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                    creator: "alice", target: target), hashing: { _ in "hash" }
+            ).id
             let request = RichPushJob.request(notification: id)
             return Job(id: "\(id)-0", type: request.type, payload: request.payload, enqueuedAt: 0)
         }
@@ -75,8 +81,12 @@ final class ScanCountingStore: InstallationStore {
     func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
         try await base.firstInstallationIDs(tags: tags, pageSize: pageSize)
     }
-    func registrationID(forHandle handle: String?, owner: String) async throws -> String { try await base.registrationID(forHandle: handle, owner: owner) }
-    func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome { try await base.save(installation, limits: limits) }
+    func registrationID(forHandle handle: String?, owner: String) async throws -> String {
+        try await base.registrationID(forHandle: handle, owner: owner)
+    }
+    func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome {
+        try await base.save(installation, limits: limits)
+    }
     func installation(id: String) async throws -> Installation? { try await base.installation(id: id) }
     func owner(of id: String) async throws -> String? { try await base.owner(of: id) }
     func delete(id: String, owner: String) async throws -> Bool { try await base.delete(id: id, owner: owner) }

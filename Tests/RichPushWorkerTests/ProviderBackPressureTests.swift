@@ -1,9 +1,9 @@
 import RichPushCore
 import RichPushInMemory
-import Synchronization
 import RichPushQueue
 import RichPushStorage
 import RichPushWorker
+import Synchronization
 import Testing
 
 /// What the worker does when a provider pushes back or declares a token dead, on the in-memory
@@ -12,7 +12,9 @@ import Testing
 /// honours `Retry-After`, a dead token gets nothing more from any job.
 @Suite("Provider back-pressure, in memory")
 struct ProviderBackPressureTests {
-    static let devices = (0..<3).map { Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 1_000) }
+    static let devices = (0..<3).map {
+        Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 1_000)
+    }
 
     struct Setup {
         let notifications: InMemoryNotifications
@@ -20,20 +22,27 @@ struct ProviderBackPressureTests {
         let adapter: InMemoryPushAdapter
         let handler: RichPushJobHandler
 
-        init(installations: any InstallationStore = InMemoryInstallationStore(ProviderBackPressureTests.devices), notifications: InMemoryNotifications? = nil,
-             goneTokens: (any GoneTokens)? = nil, deviceBackOffs: (any DeviceBackOffs)? = nil,
-             outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome = { .sent(adapterID: "mem-\($0.installation.id)") }) {
+        init(
+            installations: any InstallationStore = InMemoryInstallationStore(ProviderBackPressureTests.devices),
+            notifications: InMemoryNotifications? = nil,
+            goneTokens: (any GoneTokens)? = nil, deviceBackOffs: (any DeviceBackOffs)? = nil,
+            outcome: @escaping @Sendable (OutgoingPush) -> PushOutcome = { .sent(adapterID: "mem-\($0.installation.id)") }
+        ) {
             let notifications = notifications ?? InMemoryNotifications()
             self.notifications = notifications
             self.installations = installations
             adapter = InMemoryPushAdapter(outcome: outcome)
-            handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
-                                         renderer: PushRenderer(), goneTokens: goneTokens, deviceBackOffs: deviceBackOffs, providerRetryBase: .seconds(1))
+            handler = RichPushJobHandler(
+                ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
+                renderer: PushRenderer(), goneTokens: goneTokens, deviceBackOffs: deviceBackOffs, providerRetryBase: .seconds(1))
         }
 
         func create(on notifications: InMemoryNotifications? = nil) async throws -> Int {
-            try await (notifications ?? self.notifications).create(NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
-                                                                                   creator: "alice", target: "news"), hashing: { _ in "hash" }).id
+            try await (notifications ?? self.notifications).create(
+                NotificationDraft(
+                    message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                    creator: "alice", target: "news"), hashing: { _ in "hash" }
+            ).id
         }
 
         func run(_ id: Int, attempt: Int = 0) async -> JobError.Disposition? {
@@ -42,7 +51,8 @@ struct ProviderBackPressureTests {
 
         /// The disposition and the attempts the handler counted for it (``JobError/attempts``).
         func runWithAttempts(_ id: Int, attempt: Int = 0) async -> (disposition: JobError.Disposition?, attempts: Int?) {
-            let job = Job(id: "1-0", type: RichPushJob.type, payload: RichPushJob.request(notification: id).payload, attempt: attempt, enqueuedAt: 0)
+            let job = Job(
+                id: "1-0", type: RichPushJob.type, payload: RichPushJob.request(notification: id).payload, attempt: attempt, enqueuedAt: 0)
             if case .failure(let error) = await handler.handle(batch: [job])[0] {
                 guard let error = error as? JobError else { return (.retry(after: nil), nil) }
                 return (error.disposition, error.attempts)
@@ -81,7 +91,9 @@ struct ProviderBackPressureTests {
         var delays: [Duration] = []
         for attempt in 0..<4 {
             let (disposition, attempts) = await setup.runWithAttempts(id, attempt: attempt)
-            guard case .retry(let after?) = disposition else { Issue.record("expected a retry with a delay, got \(String(describing: disposition))"); return }
+            guard case .retry(let after?) = disposition else {
+                Issue.record("expected a retry with a delay, got \(String(describing: disposition))"); return
+            }
             #expect(attempts == attempt + 1, "each push counts its own failures")
             delays.append(after)
         }
@@ -94,12 +106,15 @@ struct ProviderBackPressureTests {
     /// fifth run, the job has spent one attempt of it and is retried, not dead-lettered (with a
     /// count per job it would have been its fifth failure: dead-lettered with a limit of 5).
     @Test func aPushThatFailedOnceIsNotDeadLetteredForItsNeighboursFailures() async throws {
-        let devices = (0..<32).map { Installation(id: "d\($0)", platform: .apns, handle: "t\($0)", tags: ["news"], owner: "alice", updatedAt: 1_000) }
+        let devices = (0..<32).map {
+            Installation(id: "d\($0)", platform: .apns, handle: "t\($0)", tags: ["news"], owner: "alice", updatedAt: 1_000)
+        }
         let round = Mutex(1)
         let setup = Setup(installations: InMemoryInstallationStore(devices)) { push in
             let current = round.withLock { $0 }
             if push.installation.id == "d31" {
-                return current < 5 ? .deferred(reason: "TooManyRequests", after: .seconds(1)) : .failed(reason: "InternalServerError", retryable: true)
+                return current < 5
+                    ? .deferred(reason: "TooManyRequests", after: .seconds(1)) : .failed(reason: "InternalServerError", retryable: true)
             }
             return current < 5 ? .failed(reason: "InternalServerError", retryable: true) : .sent(adapterID: "x")
         }
@@ -108,7 +123,9 @@ struct ProviderBackPressureTests {
         for run in 1...4 {
             round.withLock { $0 = run }
             let (disposition, attempts) = await setup.runWithAttempts(id, attempt: jobAttempt)
-            guard case .retry = disposition else { Issue.record("run \(run): expected a retry, got \(String(describing: disposition))"); return }
+            guard case .retry = disposition else {
+                Issue.record("run \(run): expected a retry, got \(String(describing: disposition))"); return
+            }
             #expect(attempts == 0, "run \(run): a push deferred in the run spent no attempt, so the job may not be dead-lettered")
             jobAttempt = attempts ?? jobAttempt + 1
         }
@@ -124,12 +141,15 @@ struct ProviderBackPressureTests {
         for run in 6...9 {
             round.withLock { $0 = run }
             let (disposition, counted) = await setup.runWithAttempts(id, attempt: jobAttempt)
-            guard case .retry = disposition else { Issue.record("run \(run): expected a retry, got \(String(describing: disposition))"); return }
+            guard case .retry = disposition else {
+                Issue.record("run \(run): expected a retry, got \(String(describing: disposition))"); return
+            }
             #expect(counted == run - 4)
             jobAttempt = counted ?? jobAttempt + 1
         }
         #expect(!RetryPolicy(maxAttempts: 5).allowsRetry(afterAttempt: jobAttempt))
-        #expect(setup.adapter.pushes.filter { $0.installation.id == "d31" }.count == 9, "sent in every run: deferred four times, failed five")
+        #expect(
+            setup.adapter.pushes.filter { $0.installation.id == "d31" }.count == 9, "sent in every run: deferred four times, failed five")
     }
 
     /// A provider asked to slow down for h1 (a 429 naming its token or subscription) for 2
@@ -153,7 +173,8 @@ struct ProviderBackPressureTests {
         #expect(left > .seconds(60) && left <= .seconds(121), "until the device's hold ends: \(left)")
         #expect(second.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h2"], "no request to h1")
         let status = try #require(try await notifications.status(id: b))
-        #expect(status.counts["sent"] == 2 && (status.counts["failed"] ?? 0) == 0 && (status.counts["retried"] ?? 0) == 0, "\(status.counts)")
+        #expect(
+            status.counts["sent"] == 2 && (status.counts["failed"] ?? 0) == 0 && (status.counts["retried"] ?? 0) == 0, "\(status.counts)")
 
         let control = Setup(notifications: notifications)
         #expect(await control.run(try await control.create()) == nil)
@@ -171,19 +192,23 @@ struct ProviderBackPressureTests {
         #expect(try await backOffs.claim(["apns:h1"], owner: "other", now: now, until: now + 60_000).isEmpty)
         let id = try await setup.create()
         let (disposition, attempts) = await setup.runWithAttempts(id)
-        guard case .deferred(let after) = disposition else { Issue.record("expected the job deferred, got \(String(describing: disposition))"); return }
+        guard case .deferred(let after) = disposition else {
+            Issue.record("expected the job deferred, got \(String(describing: disposition))"); return
+        }
         #expect(after >= .milliseconds(250) && after <= .seconds(1), "back soon: \(after)")
         #expect(attempts == nil || attempts == 0)
         #expect(setup.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h2"], "no request to h1 while another is in flight")
-        #expect(try await backOffs.claim(["apns:h0", "apns:h2"], owner: "third", now: JobQueue.nowMilliseconds(), until: now + 60_000).isEmpty,
-                "the round released its own claims")
+        #expect(
+            try await backOffs.claim(["apns:h0", "apns:h2"], owner: "third", now: JobQueue.nowMilliseconds(), until: now + 60_000).isEmpty,
+            "the round released its own claims")
 
         try await backOffs.release(["apns:h1"], owner: "other", holding: ["apns:h1": now + 120_000], now: now)
         guard case .deferred(let left) = await setup.run(id) else { Issue.record("expected the job deferred"); return }
         #expect(left > .seconds(60) && left <= .seconds(121), "until the device's hold ends: \(left)")
         #expect(setup.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h2"])
         let status = try #require(try await setup.notifications.status(id: id))
-        #expect(status.counts["sent"] == 2 && (status.counts["failed"] ?? 0) == 0 && (status.counts["retried"] ?? 0) == 0, "\(status.counts)")
+        #expect(
+            status.counts["sent"] == 2 && (status.counts["failed"] ?? 0) == 0 && (status.counts["retried"] ?? 0) == 0, "\(status.counts)")
     }
 
     /// A round that holds two notifications for the same devices writes one request to a device
@@ -193,7 +218,9 @@ struct ProviderBackPressureTests {
         let setup = Setup()
         let ids = [try await setup.create(), try await setup.create()]
         let jobs = ids.enumerated().map { offset, id in
-            Job(id: "\(offset + 1)-0", type: RichPushJob.type, payload: RichPushJob.request(notification: id).payload, attempt: 0, enqueuedAt: 0)
+            Job(
+                id: "\(offset + 1)-0", type: RichPushJob.type, payload: RichPushJob.request(notification: id).payload, attempt: 0,
+                enqueuedAt: 0)
         }
         let results = await setup.handler.handle(batch: jobs)
         #expect(results.allSatisfy { if case .success = $0 { true } else { false } }, "\(results)")
@@ -219,17 +246,24 @@ struct ProviderBackPressureTests {
         let stale = StaleInstallations(snapshot: Self.devices, live: live)
         let second = Setup(installations: stale, notifications: notifications, goneTokens: gone)
         let control = Setup(installations: stale, notifications: notifications)
-        let (a, b, c) = (try await first.create(on: notifications), try await first.create(on: notifications), try await first.create(on: notifications))
+        let (a, b, c) = (
+            try await first.create(on: notifications), try await first.create(on: notifications), try await first.create(on: notifications)
+        )
         #expect(await first.run(a) == nil)
         #expect(try await live.installation(id: "i1") == nil, "the 410 removed the installation")
         #expect(await second.run(b) == nil)
         #expect(second.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h2"])
         #expect(try await notifications.status(id: b)?.counts["invalidToken"] == 1)
         #expect(await control.run(c) == nil)
-        #expect(control.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h1", "h2"], "without the set, the stale job pushes to the dead token")
+        #expect(
+            control.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h1", "h2"],
+            "without the set, the stale job pushes to the dead token")
 
         // The device registers again with the same token, after the 410: it is alive again.
-        let revived = StaleInstallations(snapshot: Self.devices.map { var device = $0; device.updatedAt = Int64.max / 2; return device }, live: live)
+        let revived = StaleInstallations(
+            snapshot: Self.devices.map {
+                var device = $0; device.updatedAt = Int64.max / 2; return device
+            }, live: live)
         let third = Setup(installations: revived, notifications: notifications, goneTokens: gone)
         #expect(await third.run(try await first.create(on: notifications)) == nil)
         #expect(third.adapter.pushes.map(\.installation.handle).sorted() == ["h0", "h1", "h2"])
@@ -249,10 +283,16 @@ final class StaleInstallations: InstallationStore {
 
     func installations(ids: [String]) async throws -> [Installation] { snapshot.filter { ids.contains($0.id) } }
     func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] { tags.map { _ in snapshot.map(\.id) } }
-    func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] { tags.map { _ in (snapshot.map(\.id), true) } }
+    func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
+        tags.map { _ in (snapshot.map(\.id), true) }
+    }
     func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) { (snapshot.map(\.id), 0) }
-    func registrationID(forHandle handle: String?, owner: String) async throws -> String { try await live.registrationID(forHandle: handle, owner: owner) }
-    func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome { try await live.save(installation, limits: limits) }
+    func registrationID(forHandle handle: String?, owner: String) async throws -> String {
+        try await live.registrationID(forHandle: handle, owner: owner)
+    }
+    func save(_ installation: Installation, limits: RegistrationLimits) async throws -> RegistrationOutcome {
+        try await live.save(installation, limits: limits)
+    }
     func installation(id: String) async throws -> Installation? { try await live.installation(id: id) }
     func owner(of id: String) async throws -> String? { try await live.owner(of: id) }
     func delete(id: String, owner: String) async throws -> Bool { try await live.delete(id: id, owner: owner) }

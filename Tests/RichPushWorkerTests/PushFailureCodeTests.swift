@@ -1,11 +1,12 @@
 import Foundation
-@testable import RichPushAPNS
 import RichPushAdapters
 import RichPushCore
-@testable import RichPushFCM
 import RichPushHTTP2
-@testable import RichPushWebPush
 import Testing
+
+@testable import RichPushAPNS
+@testable import RichPushFCM
+@testable import RichPushWebPush
 
 /// The bounded reason codes the console counts failed pushes by, over the failure reasons each
 /// adapter really writes (made by the adapters' own mapping, so a reworded reason shows here).
@@ -13,19 +14,26 @@ import Testing
 struct PushFailureCodeTests {
     static func reason(_ outcome: PushOutcome) -> String {
         switch outcome {
-        case .invalidToken(let reason), .failed(let reason, _), .failedRetryAfter(let reason, _), .deferred(let reason, _), .deviceDeferred(let reason, _): reason
+        case .invalidToken(let reason), .failed(let reason, _), .failedRetryAfter(let reason, _), .deferred(let reason, _),
+            .deviceDeferred(let reason, _):
+            reason
         case .sent, .held: "(not a failure)"
         }
     }
 
-    static let push = OutgoingPush(notification: 7, installation: Installation(id: "i", platform: .apns, handle: String(repeating: "a", count: 64),
-                                                                                tags: [], owner: "o", updatedAt: 0),
-                                   rendered: RenderedPush(payload: Array(#"{"aps":{"content-available":1}}"#.utf8), pushType: "background",
-                                                          priority: 5, expiration: 0, collapseID: "7"))
+    static let push = OutgoingPush(
+        notification: 7,
+        installation: Installation(
+            id: "i", platform: .apns, handle: String(repeating: "a", count: 64),
+            tags: [], owner: "o", updatedAt: 0),
+        rendered: RenderedPush(
+            payload: Array(#"{"aps":{"content-available":1}}"#.utf8), pushType: "background",
+            priority: 5, expiration: 0, collapseID: "7"))
 
     static func apns(_ exchange: HTTP2Exchange) throws -> String {
         let request = try APNSRequest(push: push, topic: "com.example.app")
-        return reason(APNSPushAdapter.outcome(of: APNSPushAdapter.action(for: exchange), request: request, push: push, throttleWait: .seconds(1)))
+        return reason(
+            APNSPushAdapter.outcome(of: APNSPushAdapter.action(for: exchange), request: request, push: push, throttleWait: .seconds(1)))
     }
 
     static func apns(_ status: Int, _ body: String, retryAfter: String? = nil) throws -> String {
@@ -43,7 +51,8 @@ struct PushFailureCodeTests {
     }
 
     static func fcmError(_ status: String, _ code: String?) -> String {
-        let details = code.map { #","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#($0)"}]"# } ?? ""
+        let details =
+            code.map { #","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#($0)"}]"# } ?? ""
         return #"{"error":{"code":400,"message":"Some text: with a colon","status":"\#(status)"\#(details)}}"#
     }
 
@@ -61,14 +70,19 @@ struct PushFailureCodeTests {
         #expect(PushFailureCode.code(for: try Self.apns(502, "")) == "http_502")
         #expect(PushFailureCode.code(for: try Self.apns(502, "<html>Bad gateway</html>")) == "other")
         #expect(PushFailureCode.code(for: try Self.apns(.timedOut)) == "timeout")
-        #expect(PushFailureCode.code(for: try Self.apns(.failed(reason: "the connection closed before the server answered"))) == "unreachable")
-        #expect(PushFailureCode.code(for: try Self.apns(.unprocessed(reason: "the server refused the stream (REFUSED_STREAM)"))) == "unreachable")
+        #expect(
+            PushFailureCode.code(for: try Self.apns(.failed(reason: "the connection closed before the server answered"))) == "unreachable")
+        #expect(
+            PushFailureCode.code(for: try Self.apns(.unprocessed(reason: "the server refused the stream (REFUSED_STREAM)")))
+                == "unreachable")
         // Refused before sending: RichPush's own check names Apple's reason.
         var large = Self.push.rendered
-        large = RenderedPush(payload: Array(("{\"aps\":{\"content-available\":1},\"x\":\"" + String(repeating: "x", count: 5000) + "\"}").utf8),
-                             pushType: large.pushType, priority: large.priority, expiration: 0, collapseID: "7")
+        large = RenderedPush(
+            payload: Array(("{\"aps\":{\"content-available\":1},\"x\":\"" + String(repeating: "x", count: 5000) + "\"}").utf8),
+            pushType: large.pushType, priority: large.priority, expiration: 0, collapseID: "7")
         let rejection = try #require(throws: APNSRejection.self) {
-            _ = try APNSRequest(push: OutgoingPush(notification: 7, installation: Self.push.installation, rendered: large), topic: "com.example.app")
+            _ = try APNSRequest(
+                push: OutgoingPush(notification: 7, installation: Self.push.installation, rendered: large), topic: "com.example.app")
         }
         #expect(PushFailureCode.code(for: "never sent: \(rejection)") == "PayloadTooLarge")
         #expect(PushFailureCode.code(for: "never sent: the device token is APNs sandbox's and no sandbox service is configured") == "other")
@@ -100,8 +114,10 @@ struct PushFailureCodeTests {
         #expect(PushFailureCode.code(for: "Redis answered 2 of 3 pushes") == "unreachable")
         let unrouted = try await UnroutedPushAdapter(configured: ["apns"]).send([Self.push])
         #expect(PushFailureCode.code(for: Self.reason(unrouted[0])) == "no_adapter")
-        let refused = try await UnroutedPushAdapter(reason: "app 'shop' has no FCM credentials; set them with richpush apps set shop (see docs/apps.md)")
-            .send([Self.push])
+        let refused = try await UnroutedPushAdapter(
+            reason: "app 'shop' has no FCM credentials; set them with richpush apps set shop (see docs/apps.md)"
+        )
+        .send([Self.push])
         #expect(PushFailureCode.code(for: Self.reason(refused[0])) == "no_credentials")
         #expect(PushFailureCode.code(for: "not sent") == "unreachable")
     }

@@ -5,6 +5,7 @@ import RichPushQueue
 import RichPushStorage
 import Synchronization
 import Testing
+
 @testable import RichPushWorker
 
 /// A worker's memory stays bounded whatever the audience: a read of many fan-out sub-jobs is
@@ -13,15 +14,20 @@ import Testing
 @Suite("Push rounds")
 struct PushRoundsTests {
     @Test func manySubJobsAreSentInRoundsWithinTheBound() async throws {
-        let installations = InMemoryInstallationStore((0..<500).map {
-            Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 0)
-        })
+        let installations = InMemoryInstallationStore(
+            (0..<500).map {
+                Installation(id: "i\($0)", platform: .apns, handle: "h\($0)", tags: ["news"], owner: "alice", updatedAt: 0)
+            })
         let notifications = InMemoryNotifications()
         let adapter = InMemoryPushAdapter()
-        let handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
-                                         renderer: PushRenderer(), fanOutBatch: 50, maxPushesPerRound: 120)
-        let id = try await notifications.create(NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
-                                                                  creator: "alice", target: "news"), hashing: { _ in "hash" }).id
+        let handler = RichPushJobHandler(
+            ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
+            renderer: PushRenderer(), fanOutBatch: 50, maxPushesPerRound: 120)
+        let id = try await notifications.create(
+            NotificationDraft(
+                message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                creator: "alice", target: "news"), hashing: { _ in "hash" }
+        ).id
         // Ten sub-jobs of 50 installations each, read together.
         let jobs = (0..<10).map { part in
             let request = RichPushJob.request(notification: id, installations: (0..<50).map { "i\(part * 50 + $0)" })

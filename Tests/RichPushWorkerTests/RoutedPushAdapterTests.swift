@@ -10,8 +10,10 @@ struct RoutedPushAdapterTests {
     struct Unreachable: Error {}
 
     static func push(_ id: String, _ platform: Platform) -> OutgoingPush {
-        OutgoingPush(notification: 1, installation: Installation(id: id, platform: platform, handle: "h-\(id)", tags: [], owner: "alice", updatedAt: 0),
-                     rendered: RenderedPush(payload: [], pushType: "background", priority: 5, expiration: 0, collapseID: "1"))
+        OutgoingPush(
+            notification: 1,
+            installation: Installation(id: id, platform: platform, handle: "h-\(id)", tags: [], owner: "alice", updatedAt: 0),
+            rendered: RenderedPush(payload: [], pushType: "background", priority: 5, expiration: 0, collapseID: "1"))
     }
 
     @Test func eachPlatformGoesItsOwnWayAndOutcomesKeepTheirOrder() async throws {

@@ -22,9 +22,11 @@ struct TemplateDeliveryTests {
 
         init(_ devices: [Installation], properties: String) async throws {
             installations = InMemoryInstallationStore(devices)
-            handler = RichPushJobHandler(ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
-                                         renderer: PushRenderer(), formats: [.fcm: .fcm, .webpush: .webpush])
-            var draft = NotificationDraft(message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "news")
+            handler = RichPushJobHandler(
+                ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
+                renderer: PushRenderer(), formats: [.fcm: .fcm, .webpush: .webpush])
+            var draft = NotificationDraft(
+                message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "news")
             draft.properties = try SendProperties.parse(json: Array(properties.utf8))
             id = try await notifications.create(draft, hashing: { _ in "hash" }).id
         }
@@ -44,22 +46,26 @@ struct TemplateDeliveryTests {
     }
 
     static func device(_ id: String, _ platform: Platform = .apns, locale: String?, templates: [InstallationTemplate]) -> Installation {
-        Installation(id: id, platform: platform, handle: "h-\(id)", tags: ["news"], owner: "alice", updatedAt: 0, templates: templates, locale: locale)
+        Installation(
+            id: id, platform: platform, handle: "h-\(id)", tags: ["news"], owner: "alice", updatedAt: 0, templates: templates,
+            locale: locale)
     }
 
     @Test func eachDeviceGetsItsTemplateInItsLocale() async throws {
         let apns = [InstallationTemplate(name: "alert", body: Self.apnsBody)]
         let fcm = [InstallationTemplate(name: "data", body: Self.fcmBody)]
-        let setup = try await Setup([
-            Self.device("en", locale: "en-US", templates: apns),
-            Self.device("fr", locale: "fr_CA", templates: apns),
-            Self.device("de", .fcm, locale: "de-AT", templates: fcm),
-            Self.device("xx", locale: "ja", templates: apns),
-            Self.device("plain", locale: "fr", templates: []),
-        ], properties: #"{"title": {"en": "Hello", "fr": "Bonjour", "fr-CA": "Allo", "de": "Hallo"}, "body": "42"}"#)
+        let setup = try await Setup(
+            [
+                Self.device("en", locale: "en-US", templates: apns),
+                Self.device("fr", locale: "fr_CA", templates: apns),
+                Self.device("de", .fcm, locale: "de-AT", templates: fcm),
+                Self.device("xx", locale: "ja", templates: apns),
+                Self.device("plain", locale: "fr", templates: []),
+            ], properties: #"{"title": {"en": "Hello", "fr": "Bonjour", "fr-CA": "Allo", "de": "Hallo"}, "body": "42"}"#)
         #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
         let english = try #require(setup.payload("en"))
-        #expect(english.hasPrefix(#"{"aps":{"alert":{"title":"Hello","body":"42"}},"richId":"\#(setup.id)","richUrl":"http:"#), "\(english)")
+        #expect(
+            english.hasPrefix(#"{"aps":{"alert":{"title":"Hello","body":"42"}},"richId":"\#(setup.id)","richUrl":"http:"#), "\(english)")
         #expect(english.contains("/api/notifications/\(setup.id)"))
         #expect(setup.payload("fr")?.contains(#""title":"Allo""#) == true, "exact fr-CA")
         #expect(setup.payload("de") == #"{"data":{"title":"Hallo","richId":"\#(setup.id)","richType":"text"}}"#, "language of de-AT")
@@ -78,11 +84,13 @@ struct TemplateDeliveryTests {
 
     @Test func aMissingPropertyFailsThatDeviceAlone() async throws {
         let body = #"{"aps":{"alert":"$(title)"},"extra":"$(subtitle)"}"#
-        let setup = try await Setup([
-            Self.device("strict", locale: "en", templates: [InstallationTemplate(name: "t", body: body, missing: .fail)]),
-            Self.device("lenient", locale: "en", templates: [InstallationTemplate(name: "t", body: body, defaults: ["subtitle": "more"])]),
-            Self.device("nodefault", locale: "en", templates: [InstallationTemplate(name: "t", body: body)]),
-        ], properties: #"{"title": "Hi"}"#)
+        let setup = try await Setup(
+            [
+                Self.device("strict", locale: "en", templates: [InstallationTemplate(name: "t", body: body, missing: .fail)]),
+                Self.device(
+                    "lenient", locale: "en", templates: [InstallationTemplate(name: "t", body: body, defaults: ["subtitle": "more"])]),
+                Self.device("nodefault", locale: "en", templates: [InstallationTemplate(name: "t", body: body)]),
+            ], properties: #"{"title": "Hi"}"#)
         #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
         #expect(setup.adapter.pushes.map(\.installation.id) == ["lenient"])
         #expect(setup.payload("lenient") == #"{"aps":{"alert":"Hi"},"extra":"more"}"#)
@@ -98,10 +106,12 @@ struct TemplateDeliveryTests {
 
     @Test func aPayloadOverThePlatformsLimitFailsThatDevice() async throws {
         let body = #"{"aps":{"alert":"$(text)"}}"#
-        let setup = try await Setup([
-            Self.device("big", locale: "en", templates: [InstallationTemplate(name: "t", body: body)]),
-            Self.device("web", .fcm, locale: "en", templates: [InstallationTemplate(name: "t", body: #"{"data":{"t":".(text, 100)"}}"#)]),
-        ], properties: "{\"text\": \"\(String(repeating: "x", count: 5000))\"}")
+        let setup = try await Setup(
+            [
+                Self.device("big", locale: "en", templates: [InstallationTemplate(name: "t", body: body)]),
+                Self.device(
+                    "web", .fcm, locale: "en", templates: [InstallationTemplate(name: "t", body: #"{"data":{"t":".(text, 100)"}}"#)]),
+            ], properties: "{\"text\": \"\(String(repeating: "x", count: 5000))\"}")
         #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
         let big = try #require(try await setup.device("big"))
         #expect(big.state == "failed" && big.error?.hasPrefix("payload_too_large") == true, "\(big.error ?? "")")

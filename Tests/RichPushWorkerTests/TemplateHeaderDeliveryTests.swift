@@ -13,17 +13,36 @@ struct TemplateHeaderDeliveryTests {
     @Test func eachPlatformsRequestCarriesTheRenderedHeaders() async throws {
         let alert = #"{"aps":{"alert":"$(title)"}}"#
         let quiet = #"{"aps":{"content-available":1},"t":"$(title)"}"#
-        let setup = try await Setup([
-            TemplateDeliveryTests.device("ios", locale: "en", templates: [InstallationTemplate(
-                name: "main", body: alert, headers: ["apns-priority": "$(priority)", "apns-collapse-id": "{'score-' + $(match)}", "apns-expiration": "1900000000"])]),
-            TemplateDeliveryTests.device("ios-quiet", locale: "en", templates: [InstallationTemplate(name: "main", body: alert, headers: ["apns-push-type": "background"])]),
-            TemplateDeliveryTests.device("web", .webpush, locale: "en", templates: [InstallationTemplate(
-                name: "main", body: quiet, headers: ["TTL": "$(ttl)", "Urgency": "very-low", "Topic": "{'match' + $(match)}"])]),
-            TemplateDeliveryTests.device("ios-bad", locale: "en", templates: [InstallationTemplate(name: "main", body: alert, headers: ["apns-priority": "$(bad)"])]),
-            TemplateDeliveryTests.device("plain", locale: "en", templates: []),
-        ], properties: #"{"title": "Goal", "priority": "5", "match": "42", "ttl": "120", "bad": "7"}"#)
+        let setup = try await Setup(
+            [
+                TemplateDeliveryTests.device(
+                    "ios", locale: "en",
+                    templates: [
+                        InstallationTemplate(
+                            name: "main", body: alert,
+                            headers: [
+                                "apns-priority": "$(priority)", "apns-collapse-id": "{'score-' + $(match)}",
+                                "apns-expiration": "1900000000",
+                            ])
+                    ]),
+                TemplateDeliveryTests.device(
+                    "ios-quiet", locale: "en",
+                    templates: [InstallationTemplate(name: "main", body: alert, headers: ["apns-push-type": "background"])]),
+                TemplateDeliveryTests.device(
+                    "web", .webpush, locale: "en",
+                    templates: [
+                        InstallationTemplate(
+                            name: "main", body: quiet, headers: ["TTL": "$(ttl)", "Urgency": "very-low", "Topic": "{'match' + $(match)}"])
+                    ]),
+                TemplateDeliveryTests.device(
+                    "ios-bad", locale: "en",
+                    templates: [InstallationTemplate(name: "main", body: alert, headers: ["apns-priority": "$(bad)"])]),
+                TemplateDeliveryTests.device("plain", locale: "en", templates: []),
+            ], properties: #"{"title": "Goal", "priority": "5", "match": "42", "ttl": "120", "bad": "7"}"#)
         #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
-        func push(_ id: String) throws -> RenderedPush { try #require(setup.adapter.pushes.first { $0.installation.id == id }?.rendered, "\(id) was sent") }
+        func push(_ id: String) throws -> RenderedPush {
+            try #require(setup.adapter.pushes.first { $0.installation.id == id }?.rendered, "\(id) was sent")
+        }
 
         let ios = try push("ios")
         #expect(ios.pushType == "alert" && ios.priority == 5, "the header over the alert's 10")
@@ -42,7 +61,9 @@ struct TemplateHeaderDeliveryTests {
 
         #expect(setup.adapter.pushes.first { $0.installation.id == "ios-bad" } == nil)
         let bad = try await setup.device("ios-bad")
-        #expect(bad?.state == "failed" && bad?.error?.hasPrefix("invalid_header: template 'main': header 'apns-priority' is 5 or 10") == true, "\(bad?.error ?? "-")")
+        #expect(
+            bad?.state == "failed" && bad?.error?.hasPrefix("invalid_header: template 'main': header 'apns-priority' is 5 or 10") == true,
+            "\(bad?.error ?? "-")")
         #expect(try await setup.notifications.status(id: setup.id)?.counts["sent"] == 4)
     }
 }

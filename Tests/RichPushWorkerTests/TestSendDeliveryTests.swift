@@ -12,9 +12,12 @@ import Testing
 struct TestSendDeliveryTests {
     @Test func aJobNamingInstallationsReachesExactlyThose() async throws {
         let setup = try await DeliveryLogicTests.Setup(devices: 5)
-        let id = try await setup.notifications.create(NotificationDraft(message: "test", richType: .text, contentType: "text/plain", payload: Array("test".utf8),
-                                                                        creator: "ops", target: "console-test-send || !console-test-send"),
-                                                      hashing: { _ in "hash" }).id
+        let id = try await setup.notifications.create(
+            NotificationDraft(
+                message: "test", richType: .text, contentType: "text/plain", payload: Array("test".utf8),
+                creator: "ops", target: "console-test-send || !console-test-send"),
+            hashing: { _ in "hash" }
+        ).id
         let request = RichPushJob.request(notification: id, installations: ["i1", "i3"])
         let job = Job(id: "2-0", type: request.type, payload: request.payload, enqueuedAt: 0)
         let result = await setup.handler.handle(batch: [job])[0]

@@ -57,9 +57,11 @@ final class RedisChannelLink {
             let now = NIODeadline.now()
             if now < nextAttempt, let lastError {
                 let wait = Duration.nanoseconds((nextAttempt - now).nanoseconds)
-                return completion.resume(with: .failure(RedisError(
-                    code: .connectionUnavailable,
-                    message: "\(configuration.redactedURL) unavailable, next reconnect in \(wait): \(lastError.message)")))
+                return completion.resume(
+                    with: .failure(
+                        RedisError(
+                            code: .connectionUnavailable,
+                            message: "\(configuration.redactedURL) unavailable, next reconnect in \(wait): \(lastError.message)")))
             }
             state = .connecting(waiting: [(commands, completion)])
             connect()
@@ -98,7 +100,9 @@ final class RedisChannelLink {
             .whenComplete { result in
                 switch result {
                 case .success(let channel): self.connected(channel, timeout: timeout)
-                case .failure(let error): self.connectFailed(RedisError(code: .connectionFailed, message: "cannot connect to \(self.endpoint): \(Self.describe(error))"))
+                case .failure(let error):
+                    self.connectFailed(
+                        RedisError(code: .connectionFailed, message: "cannot connect to \(self.endpoint): \(Self.describe(error))"))
                 }
             }
     }

@@ -63,8 +63,10 @@ struct ClusterSlotMap: Sendable {
         guard let ranges = reply.array else { return nil }
         var map = ClusterSlotMap()
         for range in ranges {
-            guard let parts = range.array, parts.count >= 3, let start = parts[0].int, let end = parts[1].int, start <= end, end < HashSlot.count,
-                  let master = parts[2].array, master.count >= 2, let port = master[1].int else { return nil }
+            guard let parts = range.array, parts.count >= 3, let start = parts[0].int, let end = parts[1].int, start <= end,
+                end < HashSlot.count,
+                let master = parts[2].array, master.count >= 2, let port = master[1].int
+            else { return nil }
             let host = address(master[0].string, seed: seed)
             map.assign(start...end, to: ClusterNode(host: host, port: port), recount: false)
         }

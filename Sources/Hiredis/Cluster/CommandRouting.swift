@@ -50,7 +50,7 @@ extension RedisCommand {
         case "SCRIPT":
             return .allMasters
         case "PING", "INFO", "CLUSTER", "CLIENT", "CONFIG", "DBSIZE", "TIME", "COMMAND", "ECHO", "MULTI", "EXEC", "DISCARD",
-             "ASKING", "READONLY", "WAIT", "PUBLISH", "SUBSCRIBE", "PSUBSCRIBE", "FLUSHALL", "FLUSHDB", "SCAN", "KEYS", "RANDOMKEY":
+            "ASKING", "READONLY", "WAIT", "PUBLISH", "SUBSCRIBE", "PSUBSCRIBE", "FLUSHALL", "FLUSHDB", "SCAN", "KEYS", "RANDOMKEY":
             return .anyNode
         default:
             return argument(at: 1).map { .slot(HashSlot.of($0)) } ?? .anyNode

@@ -95,7 +95,8 @@ package final class RedisClusterClient: RedisClient, Sendable {
     private func pool(for node: ClusterNode) -> RedisConnectionPool {
         state.withLock { state in
             if let pool = state.pools[node] { return pool }
-            let pool = RedisConnectionPool(configuration: configuration.configuration(for: node), size: configuration.connectionsPerNode, logger: logger)
+            let pool = RedisConnectionPool(
+                configuration: configuration.configuration(for: node), size: configuration.connectionsPerNode, logger: logger)
             state.pools[node] = pool
             return pool
         }
@@ -248,8 +249,12 @@ package final class RedisClusterClient: RedisClient, Sendable {
                                 let slice = Array(replies[offset..<(offset + count)])
                                 offset += count
                                 // A broadcast keeps the first error, or any success.
-                                if broadcasts.contains(position), case .success(let kept)? = results[position], kept.contains(where: { $0.errorMessage != nil }) == false,
-                                   slice.contains(where: { $0.errorMessage != nil }) == false { continue }
+                                if broadcasts.contains(position), case .success(let kept)? = results[position],
+                                    kept.contains(where: { $0.errorMessage != nil }) == false,
+                                    slice.contains(where: { $0.errorMessage != nil }) == false
+                                {
+                                    continue
+                                }
                                 results[position] = .success(slice)
                             }
                         }
@@ -262,7 +267,10 @@ package final class RedisClusterClient: RedisClient, Sendable {
         return results.value.withLock { results in
             // No node for it in the map: as Redis says it, so it is retried after a refresh.
             units.indices.map { position in
-                results[position] ?? .success(Array(repeating: .error("CLUSTERDOWN no master serves this command's slot in the slot map"), count: counts[position]))
+                results[position]
+                    ?? .success(
+                        Array(
+                            repeating: .error("CLUSTERDOWN no master serves this command's slot in the slot map"), count: counts[position]))
             }
         }
     }

@@ -12,7 +12,8 @@ package struct RedisClusterConfiguration: Sendable, Hashable {
     /// node (with a slot-map refresh) before its error is returned.
     package var maxRedirects: Int
 
-    package init(seeds: [ClusterNode], node: RedisConfiguration = RedisConfiguration(), connectionsPerNode: Int = 2, maxRedirects: Int = 8) {
+    package init(seeds: [ClusterNode], node: RedisConfiguration = RedisConfiguration(), connectionsPerNode: Int = 2, maxRedirects: Int = 8)
+    {
         self.seeds = seeds
         self.node = node
         self.connectionsPerNode = max(1, connectionsPerNode)
@@ -26,7 +27,9 @@ package struct RedisClusterConfiguration: Sendable, Hashable {
 
     /// Parses `redis+cluster://[user[:password]@]host:port[,host:port…][/][?name=…]`.
     package init(url: String) throws(RedisError) {
-        let fail = { (why: String) in RedisError(code: .invalidURL, message: "invalid Redis Cluster URL '\(RedisConfiguration.redact(url))': \(why)") }
+        let fail = { (why: String) in
+            RedisError(code: .invalidURL, message: "invalid Redis Cluster URL '\(RedisConfiguration.redact(url))': \(why)")
+        }
         guard Self.isClusterURL(url) else { throw fail("expected redis+cluster://host:port[,host:port…]") }
         var rest = Substring(url.dropFirst(Self.scheme.count + 3))
         var query: Substring = ""
@@ -53,7 +56,9 @@ package struct RedisClusterConfiguration: Sendable, Hashable {
         }
         var seeds: [ClusterNode] = []
         for part in rest.split(separator: ",") {
-            guard let seed = ClusterNode(part), !seed.host.isEmpty, (1...65535).contains(seed.port) else { throw fail("'\(part)' is not host:port") }
+            guard let seed = ClusterNode(part), !seed.host.isEmpty, (1...65535).contains(seed.port) else {
+                throw fail("'\(part)' is not host:port")
+            }
             seeds.append(seed)
         }
         guard !seeds.isEmpty else { throw fail("no seed node") }

@@ -19,7 +19,9 @@ struct ReconnectingContext {
         if let context { return context }
         let now = ContinuousClock.now
         if now < nextAttempt, let lastError {
-            throw RedisError(code: .connectionUnavailable, message: "\(configuration.redactedURL) unavailable, next reconnect in \(nextAttempt - now): \(lastError.message)")
+            throw RedisError(
+                code: .connectionUnavailable,
+                message: "\(configuration.redactedURL) unavailable, next reconnect in \(nextAttempt - now): \(lastError.message)")
         }
         do {
             let context = try RedisContext(configuration: configuration)

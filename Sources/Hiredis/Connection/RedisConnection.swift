@@ -67,7 +67,9 @@ package final class RedisConnection: RedisClient, TaskExecutor, Sendable {
     }
 
     /// Connects now, so that a bad URL, password or host fails here rather than on first use.
-    package static func connect(configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis")) async throws -> RedisConnection {
+    package static func connect(
+        configuration: RedisConfiguration, logger: Logger = Logger(label: "richpush.redis")
+    ) async throws -> RedisConnection {
         try await RedisConnection(configuration: configuration, logger: logger).pinged()
     }
 
@@ -224,7 +226,8 @@ package final class RedisConnection: RedisClient, TaskExecutor, Sendable {
                 finish(request, with: .success(replies))
             }
         } catch {
-            logger.warning("redis connection dropped", metadata: ["redis.url": "\(configuration.redactedURL)", "error": "\(error.message)"])
+            logger.warning(
+                "redis connection dropped", metadata: ["redis.url": "\(configuration.redactedURL)", "error": "\(error.message)"])
             socket.store(-1, ordering: .releasing)
             link.dropped()
             for request in batch[answered...] { finish(request, with: .failure(error)) }

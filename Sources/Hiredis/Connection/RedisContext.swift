@@ -12,7 +12,8 @@ final class RedisContext {
     /// Connects, then runs the handshake (AUTH, SELECT, CLIENT SETNAME) and sets the timeouts.
     init(configuration: RedisConfiguration) throws(RedisError) {
         self.configuration = configuration
-        guard let context = redisConnectWithTimeout(configuration.host, Int32(configuration.port), configuration.connectTimeout.timeval) else {
+        guard let context = redisConnectWithTimeout(configuration.host, Int32(configuration.port), configuration.connectTimeout.timeval)
+        else {
             throw RedisError(code: .connectionFailed, message: "cannot allocate a hiredis context")
         }
         if context.pointee.err != 0 {
@@ -115,7 +116,10 @@ final class RedisContext {
         let code = context.pointee.err
         // hiredis reports a socket timeout as an I/O error with errno's text.
         if code == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK || reason.contains("temporarily unavailable")) {
-            return RedisError(code: .timeout, message: "no reply from \(endpoint) within \(configuration.commandTimeout.map { "\($0)" } ?? "the timeout") during \(operation)")
+            return RedisError(
+                code: .timeout,
+                message:
+                    "no reply from \(endpoint) within \(configuration.commandTimeout.map { "\($0)" } ?? "the timeout") during \(operation)")
         }
         return RedisError(code: .connectionLost, message: "connection to \(endpoint) lost during \(operation): \(reason)")
     }

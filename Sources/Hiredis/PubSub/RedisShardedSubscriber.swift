@@ -34,7 +34,8 @@ package final class RedisShardedSubscriber: Sendable {
     /// One (re)placement at a time.
     private let placing = AsyncSerial()
 
-    package init(locator: RedisNodeLocator, checkInterval: Duration = .seconds(1), logger: Logger = Logger(label: "richpush.redis.pubsub")) {
+    package init(locator: RedisNodeLocator, checkInterval: Duration = .seconds(1), logger: Logger = Logger(label: "richpush.redis.pubsub"))
+    {
         self.locator = locator
         self.logger = logger
         self.checkInterval = checkInterval
@@ -80,7 +81,9 @@ package final class RedisShardedSubscriber: Sendable {
             await locator.invalidate()
             do {
                 if try await place() {
-                    logger.info("sharded subscriptions moved", metadata: ["lost": "\(lost.count)", "nodeDown": "\(down)", "reconnected": "\(reconnected)"])
+                    logger.info(
+                        "sharded subscriptions moved",
+                        metadata: ["lost": "\(lost.count)", "nodeDown": "\(down)", "reconnected": "\(reconnected)"])
                     restored.yield()
                 }
             } catch {

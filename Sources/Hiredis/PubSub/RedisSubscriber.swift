@@ -89,7 +89,11 @@ package final class RedisSubscriber: Sendable {
     package var isConnected: Bool { connected.load(ordering: .relaxed) }
 
     /// Takes the shard channels Redis dropped on its own since the last call (their slot moved).
-    package func takeLostShardChannels() -> [String] { lostShards.withLock { lost in defer { lost = [] }; return lost } }
+    package func takeLostShardChannels() -> [String] {
+        lostShards.withLock { lost in
+            defer { lost = [] }; return lost
+        }
+    }
 
     /// How many times the subscriber reconnected after losing its connection.
     package var reconnectCount: Int { reconnections.load(ordering: .relaxed) }

@@ -57,7 +57,9 @@ struct SubscriberLoop {
                 }
                 try waitAndRead()
             } catch {
-                owner.log.warning("redis subscriber connection dropped", metadata: ["redis.url": "\(owner.configuration.redactedURL)", "error": "\(error.message)"])
+                owner.log.warning(
+                    "redis subscriber connection dropped",
+                    metadata: ["redis.url": "\(owner.configuration.redactedURL)", "error": "\(error.message)"])
                 context = nil
                 owner.setConnected(false)
             }
@@ -98,7 +100,9 @@ struct SubscriberLoop {
                 awaiting[awaiting.count - 1].endsOperation = true
             }
             if carried.count + channels.count + patterns.count + shards.count > 0 {
-                owner.log.info("redis subscriber reconnected", metadata: ["channels": "\(channels.count)", "patterns": "\(patterns.count)", "shards": "\(shards.count)"])
+                owner.log.info(
+                    "redis subscriber reconnected",
+                    metadata: ["channels": "\(channels.count)", "patterns": "\(patterns.count)", "shards": "\(shards.count)"])
             }
             return true
         } catch {
@@ -128,9 +132,11 @@ struct SubscriberLoop {
         let commands = kind.isShard && !operation.names.isEmpty ? Self.bySlot(operation.names) : [operation.names]
         for (index, names) in commands.enumerated() {
             let last = index == commands.count - 1
-            awaiting.append(Awaited(kind: kind, remaining: names.isEmpty ? expected : names.count,
-                                    continuations: last ? [operation.continuation] : [],
-                                    shards: kind == .ssubscribe ? names : [], endsOperation: last))
+            awaiting.append(
+                Awaited(
+                    kind: kind, remaining: names.isEmpty ? expected : names.count,
+                    continuations: last ? [operation.continuation] : [],
+                    shards: kind == .ssubscribe ? names : [], endsOperation: last))
             try context.append(RedisCommand(kind.rawValue.uppercased(), arguments: names))
         }
     }

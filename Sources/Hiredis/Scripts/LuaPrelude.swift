@@ -37,7 +37,10 @@ struct LuaPrelude {
                 argumentOffset += 1
             case .list(let name, let optional):
                 names += [name + "Count", name + "From"]
-                values += ["tonumber(ARGV[\(position(argumentLiteral, "_a", argumentOffset))])", position(argumentLiteral, "_a", argumentOffset + 1)]
+                values += [
+                    "tonumber(ARGV[\(position(argumentLiteral, "_a", argumentOffset))])",
+                    position(argumentLiteral, "_a", argumentOffset + 1),
+                ]
                 flush()
                 let count = optional ? "math.max(\(name)Count, 0)" : "\(name)Count"
                 lines.append(indent + (declare ? "local " : "") + "\(name)To = \(name)From + \(count) - 1")
@@ -84,7 +87,9 @@ struct LuaPrelude {
 
     /// Adds hand-written or loop text as is.
     mutating func append(_ text: String) {
-        lines.append(contentsOf: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast(text.hasSuffix("\n") ? 1 : 0))
+        lines.append(
+            contentsOf: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast(
+                text.hasSuffix("\n") ? 1 : 0))
     }
 
     private func position(_ literal: Int?, _ cursor: String, _ offset: Int) -> String {

@@ -24,19 +24,29 @@ package struct LuaScript<Call, Item>: Sendable {
     private let itemSlots: [LuaSlot<Item>]
 
     /// A script run once per call: `body` runs after the prelude that binds `slots`.
-    package init(_ slots: [LuaSlot<Call>], constants: [LuaConstant] = [], using fragments: [String] = [], body: String) where Item == Never {
-        self.init(slots: slots, items: nil, itemSlots: [], constants: constants, fragments: fragments, before: body, eachItem: nil, after: "")
+    package init(_ slots: [LuaSlot<Call>], constants: [LuaConstant] = [], using fragments: [String] = [], body: String)
+    where Item == Never {
+        self.init(
+            slots: slots, items: nil, itemSlots: [], constants: constants, fragments: fragments, before: body, eachItem: nil, after: "")
     }
 
     /// A script that loops over the call's items: `before` runs once after the call's prelude,
     /// `eachItem` once per item after the item's prelude, `after` at the end.
-    package init(_ slots: [LuaSlot<Call>], items: @escaping @Sendable (Call) -> [Item], each itemSlots: [LuaSlot<Item>], constants: [LuaConstant] = [],
-                 using fragments: [String] = [], before: String = "", eachItem: String, after: String) {
-        self.init(slots: slots, items: items, itemSlots: itemSlots, constants: constants, fragments: fragments, before: before, eachItem: eachItem, after: after)
+    package init(
+        _ slots: [LuaSlot<Call>], items: @escaping @Sendable (Call) -> [Item], each itemSlots: [LuaSlot<Item>],
+        constants: [LuaConstant] = [],
+        using fragments: [String] = [], before: String = "", eachItem: String, after: String
+    ) {
+        self.init(
+            slots: slots, items: items, itemSlots: itemSlots, constants: constants, fragments: fragments, before: before,
+            eachItem: eachItem, after: after)
     }
 
-    private init(slots: [LuaSlot<Call>], items: (@Sendable (Call) -> [Item])?, itemSlots: [LuaSlot<Item>], constants: [LuaConstant], fragments: [String],
-                 before: String, eachItem: String?, after: String) {
+    private init(
+        slots: [LuaSlot<Call>], items: (@Sendable (Call) -> [Item])?, itemSlots: [LuaSlot<Item>], constants: [LuaConstant],
+        fragments: [String],
+        before: String, eachItem: String?, after: String
+    ) {
         self.slots = slots
         self.items = items
         self.itemSlots = itemSlots
@@ -51,7 +61,8 @@ package struct LuaScript<Call, Item>: Sendable {
         if let eachItem {
             prelude.advance()
             // An item with keys ends where its keys do; else where its arguments do.
-            prelude.append(itemShapes.contains { if case .key = $0 { true } else { false } } ? "while _k <= #KEYS do" : "while _a <= #ARGV do")
+            prelude.append(
+                itemShapes.contains { if case .key = $0 { true } else { false } } ? "while _k <= #KEYS do" : "while _a <= #ARGV do")
             prelude.advance()
             prelude.bind(itemShapes, indent: "  ")
             prelude.advance(indent: "  ")

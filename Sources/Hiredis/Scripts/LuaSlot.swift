@@ -26,7 +26,9 @@ package struct LuaSlot<Value>: Sendable {
     /// A run of arguments sent as its length and then its elements; the script reads it as
     /// `<name>Count`, and `ARGV[i]` for `i` in `<name>From…<name>To` (or `unpack(ARGV, <name>From, <name>To)`).
     /// A nil list (`optional`) is sent as length -1 and read as none (`<name>To < <name>From`).
-    package static func list(_ name: String, optional: Bool = false, _ value: @escaping @Sendable (Value) -> [any RedisArgument]?) -> LuaSlot {
+    package static func list(
+        _ name: String, optional: Bool = false, _ value: @escaping @Sendable (Value) -> [any RedisArgument]?
+    ) -> LuaSlot {
         LuaSlot(shape: .list(name, optional: optional)) { call, _, arguments in
             guard let elements = value(call) else { return arguments.append(-1) }
             arguments.append(elements.count)

@@ -1,4 +1,5 @@
 import Crypto
+
 /// A Lua script run by `EVALSHA`, loaded into Redis on first use and again after `NOSCRIPT`.
 ///
 /// The SHA-1 is computed here, so the common case is one `EVALSHA` round trip; after a Redis
@@ -25,12 +26,15 @@ package struct RedisScript: Sendable, Hashable {
 extension RedisClient {
     /// Runs the script; an error reply (from the script or Redis) is thrown.
     @discardableResult
-    package func run(_ script: RedisScript, keys: [any RedisArgument] = [], arguments: [any RedisArgument] = []) async throws -> RedisValue {
+    package func run(_ script: RedisScript, keys: [any RedisArgument] = [], arguments: [any RedisArgument] = []) async throws -> RedisValue
+    {
         try await run(script, calls: [(keys, arguments)])[0].throwingError()
     }
 
     /// Runs the script once per call in one pipeline; replies in order, error replies as values.
-    package func run(_ script: RedisScript, calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])]) async throws -> [RedisValue] {
+    package func run(
+        _ script: RedisScript, calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])]
+    ) async throws -> [RedisValue] {
         try await pipeline(calls.map { script.command(keys: $0.keys, arguments: $0.arguments) }, loading: [script])
     }
 

@@ -24,8 +24,10 @@ package struct AuthConfiguration: Sendable {
     /// bcrypt checks that may wait for a turn; more get 503 with Retry-After.
     package var bcryptQueueLimit: Int
 
-    package init(mode: Mode = .bcrypt, throttle: LoginThrottle = LoginThrottle(), cacheTTL: Duration = .seconds(30),
-                bcryptCost: Int = 12, bcryptConcurrency: Int = 2, bcryptQueueLimit: Int = 64) {
+    package init(
+        mode: Mode = .bcrypt, throttle: LoginThrottle = LoginThrottle(), cacheTTL: Duration = .seconds(30),
+        bcryptCost: Int = 12, bcryptConcurrency: Int = 2, bcryptQueueLimit: Int = 64
+    ) {
         self.mode = mode
         self.throttle = throttle
         self.cacheTTL = cacheTTL

@@ -22,7 +22,8 @@ struct AuthMiddleware: RouterMiddleware {
         switch Credentials(header: request.headers[.authorization]) {
         case .basic(let name, let password):
             let (user, app) = try await signIn(name)
-            context.user = try await authenticate(name: user, app: app, password: password, address: context.clientAddress, logger: context.logger)
+            context.user = try await authenticate(
+                name: user, app: app, password: password, address: context.clientAddress, logger: context.logger)
             context.app = app
             context.logger[metadataKey: "user"] = "\(user)"
             if !app.isDefault { context.logger[metadataKey: "app"] = "\(app)" }
@@ -45,7 +46,8 @@ struct AuthMiddleware: RouterMiddleware {
     /// address such as `bob@example.com` included, is a user of the default app.
     private func signIn(_ name: String) async throws -> (user: String, app: AppID) {
         guard let at = name.utf8.lastIndex(of: UInt8(ascii: "@")), at != name.utf8.startIndex,
-              let app = AppID(validating: name[name.utf8.index(after: at)...]) else { return (name, .default) }
+            let app = AppID(validating: name[name.utf8.index(after: at)...])
+        else { return (name, .default) }
         let user = String(name[..<at])
         if app.isDefault { return (user, .default) }
         guard try await apps.contains(app) else { return (name, .default) }
@@ -57,7 +59,8 @@ struct AuthMiddleware: RouterMiddleware {
     func authenticate(name: String, app: AppID, password: String, address: String, logger: Logger) async throws -> User {
         guard User.validate(name: name) == nil, (1...72).contains(password.utf8.count) else {
             // No such user can exist and no stored password is longer than bcrypt's 72 bytes.
-            logger.notice("authentication failed", metadata: ["user": "\(name.prefix(80).logSafe)", "address": "\(address)", "reason": "malformed"])
+            logger.notice(
+                "authentication failed", metadata: ["user": "\(name.prefix(80).logSafe)", "address": "\(address)", "reason": "malformed"])
             throw APIError.unauthorized("wrong user name or password")
         }
         if configuration.mode == .demo {
@@ -84,7 +87,9 @@ struct AuthMiddleware: RouterMiddleware {
         let stored: StoredUser?
         do {
             stored = try await state.flights.run(flight) { [users, configuration, state] in
-                try await Self.verify(name: name, cached: cached, password: password, address: address, users: users, configuration: configuration, state: state)
+                try await Self.verify(
+                    name: name, cached: cached, password: password, address: address, users: users, configuration: configuration,
+                    state: state)
             }
         } catch let error as APIError where error.status == .tooManyRequests {
             state.suspects.insert(pair)
@@ -100,10 +105,13 @@ struct AuthMiddleware: RouterMiddleware {
     }
 
     /// One throttled bcrypt check; nil when the password is wrong or the user unknown.
-    private static func verify(name: String, cached: String, password: String, address: String, users: any UserStore,
-                               configuration: AuthConfiguration, state: AuthState) async throws -> StoredUser? {
+    private static func verify(
+        name: String, cached: String, password: String, address: String, users: any UserStore,
+        configuration: AuthConfiguration, state: AuthState
+    ) async throws -> StoredUser? {
         if let wait = try await users.reserveLoginAttempt(user: name, address: address, policy: configuration.throttle) {
-            throw APIError.tooManyRequests("too many failed logins for this user from this address; try again in \(wait) s", retryAfter: wait)
+            throw APIError.tooManyRequests(
+                "too many failed logins for this user from this address; try again in \(wait) s", retryAfter: wait)
         }
         let stored = try await users.user(named: name)
         // Verify even for unknown users, at the cost of the stored hashes, so timing does not tell

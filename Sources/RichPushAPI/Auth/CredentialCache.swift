@@ -54,8 +54,9 @@ final class CredentialCache<Value: Sendable>: Sendable {
         withUnsafeBytes(of: UInt8(0)) { hasher.update(bufferPointer: $0) }
         secret.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         return hasher.finalize().withUnsafeBytes { bytes in
-            Digest(a: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), b: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                   c: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), d: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            Digest(
+                a: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), b: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                c: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), d: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
         }
     }
 

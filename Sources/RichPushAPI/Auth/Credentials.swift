@@ -9,13 +9,16 @@ enum Credentials {
     static let maxHeaderBytes = 1024
 
     init?(header: String?) {
-        guard let header, header.utf8.count <= Self.maxHeaderBytes, let space = header.utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        guard let header, header.utf8.count <= Self.maxHeaderBytes, let space = header.utf8.firstIndex(of: UInt8(ascii: " ")) else {
+            return nil
+        }
         let scheme = String(Substring(header.utf8[..<space])).lowercased()
         let value = String(header[space...].trimmingOptionalWhitespace)
         switch scheme {
         case "basic":
             guard let data = Data(base64Encoded: value), let decoded = String(data: data, encoding: .utf8),
-                  let colon = decoded.firstIndex(of: ":") else { return nil }
+                let colon = decoded.firstIndex(of: ":")
+            else { return nil }
             self = .basic(name: String(decoded[..<colon]), password: String(decoded[decoded.index(after: colon)...]))
         case "bearer":
             guard !value.isEmpty else { return nil }

@@ -41,8 +41,9 @@ final class DecoyHash: Sendable {
     static func cost(of hash: String) -> Int? {
         let bytes = Array(hash.utf8.prefix(7))
         guard bytes.count == 7, bytes[0] == UInt8(ascii: "$"), bytes[1] == UInt8(ascii: "2"),
-              bytes[2] == UInt8(ascii: "a") || bytes[2] == UInt8(ascii: "b"), bytes[3] == UInt8(ascii: "$"), bytes[6] == UInt8(ascii: "$"),
-              let cost = Int(String(decoding: bytes[4..<6], as: UTF8.self)), costs.contains(cost) else { return nil }
+            bytes[2] == UInt8(ascii: "a") || bytes[2] == UInt8(ascii: "b"), bytes[3] == UInt8(ascii: "$"), bytes[6] == UInt8(ascii: "$"),
+            let cost = Int(String(decoding: bytes[4..<6], as: UTF8.self)), costs.contains(cost)
+        else { return nil }
         return cost
     }
 }

@@ -24,6 +24,7 @@ struct NoStoreMiddleware: RouterMiddleware {
     /// Whether the request carries credentials or its route needs them.
     static func isAuthenticated(_ request: Request) -> Bool {
         let path = request.uri.path
-        return request.headers[.authorization] != nil || path == "/api" || path.hasPrefix("/api/") || path == "/console" || path.hasPrefix("/console/")
+        return request.headers[.authorization] != nil || path == "/api" || path.hasPrefix("/api/") || path == "/console"
+            || path.hasPrefix("/console/")
     }
 }

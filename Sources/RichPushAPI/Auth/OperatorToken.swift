@@ -11,7 +11,9 @@ package struct OperatorToken: Sendable {
     /// Nil with the reason when `text` (surrounding white space ignored) is too weak to be one.
     package static func problem(_ text: String) -> String? {
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (32...512).contains(token.utf8.count) else { return "an operator token is 32 to 512 characters (e.g. `openssl rand -base64 32`)" }
+        guard (32...512).contains(token.utf8.count) else {
+            return "an operator token is 32 to 512 characters (e.g. `openssl rand -base64 32`)"
+        }
         guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return "an operator token is printable ASCII without spaces" }
         return nil
     }

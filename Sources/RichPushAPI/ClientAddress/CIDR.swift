@@ -14,7 +14,8 @@ package struct CIDR: Sendable, Hashable, CustomStringConvertible {
         var prefix = width
         if parts.count == 2 {
             guard (1...3).contains(parts[1].utf8.count), parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                  let value = Int(parts[1]), value <= width else { return nil }
+                let value = Int(parts[1]), value <= width
+            else { return nil }
             prefix = value
         }
         bits = 128 - width + prefix

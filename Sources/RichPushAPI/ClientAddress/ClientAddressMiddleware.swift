@@ -18,7 +18,8 @@ struct ClientAddressMiddleware: RouterMiddleware {
         context.clientAddress = proxies.client(peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])
         // The proxy nearest us wrote the last value; only a trusted one is believed.
         if let peer = IPAddress(context.peerAddress), proxies.trusts(peer),
-           let proto = request.headers[values: Self.forwardedProto].flatMap({ $0.split(separator: ",") }).last {
+            let proto = request.headers[values: Self.forwardedProto].flatMap({ $0.split(separator: ",") }).last
+        {
             context.forwardedHTTPS = proto.trimmingOptionalWhitespace.lowercased() == "https"
         }
         return try await next(request, context)

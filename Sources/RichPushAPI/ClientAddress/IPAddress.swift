@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An IPv4 or IPv6 address as 128 bits, IPv4 in its IPv4-mapped form (`::ffff:a.b.c.d`), so one
@@ -30,8 +30,10 @@ struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
         let (high, low) = withUnsafeBytes(of: &v6) { bytes in
-            (UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-             UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            (
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
         }
         self.init(high: high, low: low)
     }

@@ -17,9 +17,11 @@ package struct ConsoleBackend: Sendable {
     /// Each app's installations, to find them and to check a test send's devices.
     package var installations: @Sendable (AppID) -> RedisInstallationStore
 
-    package init(store: RedisConsoleStore, users: RedisUserStore, queues: [JobQueue], ledger: RedisDeliveryLedger,
-                 notifications: @escaping @Sendable (AppID) -> RedisNotificationStore, webhooks: @escaping @Sendable (AppID) -> any WebhookStore,
-                 installations: @escaping @Sendable (AppID) -> RedisInstallationStore) {
+    package init(
+        store: RedisConsoleStore, users: RedisUserStore, queues: [JobQueue], ledger: RedisDeliveryLedger,
+        notifications: @escaping @Sendable (AppID) -> RedisNotificationStore, webhooks: @escaping @Sendable (AppID) -> any WebhookStore,
+        installations: @escaping @Sendable (AppID) -> RedisInstallationStore
+    ) {
         self.store = store
         self.users = users
         self.queues = queues

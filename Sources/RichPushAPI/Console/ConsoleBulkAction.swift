@@ -73,17 +73,20 @@ struct ConsoleBulkAction: Sendable {
             var reached = 0
             var outcome: Outcome
             do {
-                outcome = Outcome(done: try await work { done in
-                    reached = done
-                    sink.yield(done)
-                }, error: nil)
+                outcome = Outcome(
+                    done: try await work { done in
+                        reached = done
+                        sink.yield(done)
+                    }, error: nil)
             } catch {
                 outcome = Outcome(done: reached, error: error)
             }
             do {
                 try await audit.finished(done: outcome.done, error: outcome.error)
             } catch {
-                logger.error("a console bulk action's end could not be audited", metadata: ["console.action": "\(audit.action)", "error": "\(error)"])
+                logger.error(
+                    "a console bulk action's end could not be audited",
+                    metadata: ["console.action": "\(audit.action)", "error": "\(error)"])
                 outcome.error = outcome.error ?? error
             }
             return outcome

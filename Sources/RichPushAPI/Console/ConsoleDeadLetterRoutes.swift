@@ -32,13 +32,18 @@ struct ConsoleDeadLetterRoutes: Sendable {
             let form = try ConsoleForm.query(of: request)
             let filter = try DeadLetterFilter(form, access: session.access)
             let cursor = try form["cursor"].map(DeadLetterSearch.Found.Position.init)
-            let (found, complete, next) = try await routes.search.newest(filter, limit: Self.pageSize, scanLimit: routes.configuration.listScanLimit, after: cursor)
+            let (found, complete, next) = try await routes.search.newest(
+                filter, limit: Self.pageSize, scanLimit: routes.configuration.listScanLimit, after: cursor)
             if !ConsolePage.wantsHTML(request) {
-                return ConsolePage.json(["deadLetters": found.map(Self.json), "complete": complete, "filter": filter.summary, "next": next?.text ?? NSNull()])
+                return ConsolePage.json([
+                    "deadLetters": found.map(Self.json), "complete": complete, "filter": filter.summary, "next": next?.text ?? NSNull(),
+                ])
             }
-            let page = DeadLetterPage(filter: filter, found: found, complete: complete, next: next,
-                                      canAct: session.access.role >= .operator && !routes.configuration.readOnly)
-            return ConsolePage.response(ConsolePage.layout(title: "Dead letters", session: session, readOnly: routes.configuration.readOnly, body: page.html))
+            let page = DeadLetterPage(
+                filter: filter, found: found, complete: complete, next: next,
+                canAct: session.access.role >= .operator && !routes.configuration.readOnly)
+            return ConsolePage.response(
+                ConsolePage.layout(title: "Dead letters", session: session, readOnly: routes.configuration.readOnly, body: page.html))
         }
         console.post("dead-letters/count") { request, context in
             let session = try await routes.session(request)
@@ -49,13 +54,18 @@ struct ConsoleDeadLetterRoutes: Sendable {
             }
             let filter = try DeadLetterFilter(form, access: session.access)
             let (count, marks) = try await routes.search.count(filter)
-            let token = try await routes.issueConfirmation(Confirmation(filter: filter, marks: marks, count: count),
-                                                           action: Self.auditName(action, matching: true), count: count, session: session)
+            let token = try await routes.issueConfirmation(
+                Confirmation(filter: filter, marks: marks, count: count),
+                action: Self.auditName(action, matching: true), count: count, session: session)
             if !ConsolePage.wantsHTML(request) {
-                return ConsolePage.json(["count": count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary, "action": action.rawValue])
+                return ConsolePage.json([
+                    "count": count, "token": token.map { $0 as Any } ?? NSNull(), "filter": filter.summary, "action": action.rawValue,
+                ])
             }
-            return ConsolePage.response(ConsolePage.layout(title: "Confirm", session: session,
-                                                           body: DeadLetterPage.confirmation(action, filter: filter, count: count, token: token)))
+            return ConsolePage.response(
+                ConsolePage.layout(
+                    title: "Confirm", session: session,
+                    body: DeadLetterPage.confirmation(action, filter: filter, count: count, token: token)))
         }
         for action in DeadLetterAction.allCases {
             console.post("dead-letters/\(action.rawValue)") { request, context in try await act(action, request, context) }
@@ -69,14 +79,17 @@ struct ConsoleDeadLetterRoutes: Sendable {
         let count: Int
     }
 
-    static func auditName(_ action: DeadLetterAction, matching: Bool) -> String { "dlq.\(action.rawValue)-\(matching ? "matching" : "selected")" }
+    static func auditName(_ action: DeadLetterAction, matching: Bool) -> String {
+        "dlq.\(action.rawValue)-\(matching ? "matching" : "selected")"
+    }
 
     private func act(_ action: DeadLetterAction, _ request: Request, _ context: APIRequestContext) async throws -> Response {
         let session = try await routes.session(request)
         try await routes.authorizeChange(request, context: context, session: session, action: "dlq.\(action.rawValue)", needs: .operator)
         let form = try await ConsoleForm.body(of: request)
         if let token = form["token"] {
-            return try await actOnMatching(action, token: token, confirmed: form["confirm"], request: request, context: context, session: session)
+            return try await actOnMatching(
+                action, token: token, confirmed: form["confirm"], request: request, context: context, session: session)
         }
         let references = form.all("id")
         let done = try await actOnSelected(action, references, session: session, address: context.clientAddress)
@@ -84,7 +97,8 @@ struct ConsoleDeadLetterRoutes: Sendable {
         if !ConsolePage.wantsHTML(request) {
             return ConsolePage.json(["action": action.rawValue, "requested": requested, "done": done])
         }
-        return ConsolePage.response(ConsolePage.layout(title: action.past, session: session, body: Self.result(action, done: done, requested: requested, level: 1)))
+        return ConsolePage.response(
+            ConsolePage.layout(title: action.past, session: session, body: Self.result(action, done: done, requested: requested, level: 1)))
     }
 
     /// What an action did, as the page says it: a heading of `level` and the numbers.
@@ -99,28 +113,42 @@ struct ConsoleDeadLetterRoutes: Sendable {
 
     /// All that match: the confirmation is taken and checked, then the action runs on the counted
     /// set and answers as it goes (``ConsoleBulkAction``).
-    private func actOnMatching(_ action: DeadLetterAction, token: String, confirmed: String?, request: Request, context: APIRequestContext,
-                               session: ConsoleSession) async throws -> Response {
+    private func actOnMatching(
+        _ action: DeadLetterAction, token: String, confirmed: String?, request: Request, context: APIRequestContext,
+        session: ConsoleSession
+    ) async throws -> Response {
         // Taken whatever follows: a confirmation is used at most once, for the action it was counted for.
         let name = Self.auditName(action, matching: true)
-        let (confirmation, _) = try await routes.takeConfirmation(token, confirmed: confirmed, action: name, as: Confirmation.self, session: session,
-                                                                  noun: "dead letters", verb: action.rawValue) { $0.count }
-        let target = confirmation.filter.summary + " (as counted: " + confirmation.marks.sorted { $0.key < $1.key }.map { "\($0.key) ≤ \($0.value)" }.joined(separator: ", ") + ")"
+        let (confirmation, _) = try await routes.takeConfirmation(
+            token, confirmed: confirmed, action: name, as: Confirmation.self, session: session,
+            noun: "dead letters", verb: action.rawValue
+        ) { $0.count }
+        let target =
+            confirmation.filter.summary + " (as counted: "
+            + confirmation.marks.sorted { $0.key < $1.key }.map { "\($0.key) ≤ \($0.value)" }.joined(separator: ", ") + ")"
         let requested = confirmation.count
         let wording = ConsoleBulkAction.Wording(
-            title: action.past, heading: "\(action == .replay ? "Replaying" : "Purging") \(ConsolePage.number(requested)) dead letter\(requested == 1 ? "" : "s")",
+            title: action.past,
+            heading:
+                "\(action == .replay ? "Replaying" : "Purging") \(ConsolePage.number(requested)) dead letter\(requested == 1 ? "" : "s")",
             line: { "<li>\(action.past) \(ConsolePage.number($0)) of \(ConsolePage.number(requested))</li>" },
             result: { Self.result(action, done: $0, requested: requested, level: 2) })
-        let bulk = ConsoleBulkAction(action: action.rawValue, requested: requested, wording: wording,
-                                     audit: routes.auditTrail(name, target: target, requested: requested, session: session, address: context.clientAddress))
+        let bulk = ConsoleBulkAction(
+            action: action.rawValue, requested: requested, wording: wording,
+            audit: routes.auditTrail(name, target: target, requested: requested, session: session, address: context.clientAddress))
         return try await bulk.respond(.init(request), session: session, context: context) { [routes] progress in
-            try await routes.search.apply(action, matching: confirmation.filter, marks: confirmation.marks, ledger: routes.backend.ledger, progress: progress).done
+            try await routes.search.apply(
+                action, matching: confirmation.filter, marks: confirmation.marks, ledger: routes.backend.ledger, progress: progress
+            ).done
         }
     }
 
-    private func actOnSelected(_ action: DeadLetterAction, _ references: [String], session: ConsoleSession, address: String) async throws -> Int {
+    private func actOnSelected(
+        _ action: DeadLetterAction, _ references: [String], session: ConsoleSession, address: String
+    ) async throws -> Int {
         guard (1...Self.maxSelection).contains(references.count) else {
-            throw APIError.badRequest("select 1 to \(Self.maxSelection) dead letters (or act on all that match the filter)", code: "bad_selection")
+            throw APIError.badRequest(
+                "select 1 to \(Self.maxSelection) dead letters (or act on all that match the filter)", code: "bad_selection")
         }
         let unique = Array(Set(references)).sorted()
         // Only letters of apps the user sees (one pipelined read per partition).
@@ -132,20 +160,29 @@ struct ConsoleDeadLetterRoutes: Sendable {
             }
             for queue in routes.search.queues {
                 guard let ids = byPartition[queue.configuration.partition] else { continue }
-                if let hidden = try await queue.deadLetters(ids: ids).first(where: { !session.access.sees(app: DeadLetterFilter.app(of: $0)) }) {
-                    throw APIError(.forbidden, code: "console_forbidden", message: "dead letter \(queue.configuration.partition)/\(hidden.id) is of an app you do not see")
+                if let hidden = try await queue.deadLetters(ids: ids).first(where: {
+                    !session.access.sees(app: DeadLetterFilter.app(of: $0))
+                }) {
+                    throw APIError(
+                        .forbidden, code: "console_forbidden",
+                        message: "dead letter \(queue.configuration.partition)/\(hidden.id) is of an app you do not see")
                 }
             }
         }
         let target = unique.prefix(20).joined(separator: " ") + (unique.count > 20 ? " … (\(unique.count) in all)" : "")
-        return try await routes.audited(Self.auditName(action, matching: false), target: target, requested: unique.count, session: session, address: address) {
+        return try await routes.audited(
+            Self.auditName(action, matching: false), target: target, requested: unique.count, session: session, address: address
+        ) {
             try await routes.search.apply(action, to: unique, ledger: routes.backend.ledger)
         }
     }
 
     static func json(_ found: DeadLetterSearch.Found) -> [String: Any] {
-        ["ref": found.reference, "app": DeadLetterFilter.app(of: found.letter), "type": found.letter.job?.type ?? NSNull(), "error": found.letter.error,
-         "origin": found.letter.origin, "at": found.at, "attempt": found.letter.job?.attempt ?? 0,
-         "platforms": found.letter.job?.failedOn ?? []]
+        [
+            "ref": found.reference, "app": DeadLetterFilter.app(of: found.letter), "type": found.letter.job?.type ?? NSNull(),
+            "error": found.letter.error,
+            "origin": found.letter.origin, "at": found.at, "attempt": found.letter.job?.attempt ?? 0,
+            "platforms": found.letter.job?.failedOn ?? [],
+        ]
     }
 }

@@ -17,10 +17,13 @@ struct ConsoleDeviceRoutes: Sendable {
             do {
                 filter = try DeviceSearch.Filter(form, access: session.access)
             } catch let error as APIError where html && error.status == .badRequest {
-                return page(session, ConsoleDevicesPage.html(form: form, found: nil, pushes: nil, problem: error.message), status: .badRequest)
+                return page(
+                    session, ConsoleDevicesPage.html(form: form, found: nil, pushes: nil, problem: error.message), status: .badRequest)
             }
             // The form alone until something is asked for: listing every installation is a choice.
-            let asked = form.fields.contains { ["id", "user", "tag", "platform", "handle", "cursor"].contains($0.name) && !$0.value.isEmpty }
+            let asked = form.fields.contains {
+                ["id", "user", "tag", "platform", "handle", "cursor"].contains($0.name) && !$0.value.isEmpty
+            }
             guard asked || !html else { return page(session, ConsoleDevicesPage.html(form: form, found: nil, pushes: nil, problem: nil)) }
             let found = try await DeviceSearch(store: routes.backend.installations(filter.app)).run(filter)
             var pushes: ConsoleDevicesPage.Pushes?
@@ -33,7 +36,8 @@ struct ConsoleDeviceRoutes: Sendable {
     }
 
     func page(_ session: ConsoleSession, _ body: HTML, status: HTTPResponse.Status = .ok) -> Response {
-        ConsolePage.response(ConsolePage.layout(title: "Devices", session: session, readOnly: routes.configuration.readOnly, body: body), status: status)
+        ConsolePage.response(
+            ConsolePage.layout(title: "Devices", session: session, readOnly: routes.configuration.readOnly, body: body), status: status)
     }
 }
 
@@ -41,10 +45,14 @@ struct ConsoleDeviceRoutes: Sendable {
 enum ConsoleDevicesPage {
     typealias Pushes = (pushes: [(record: RichNotification?, id: Int, device: NotificationStatus.Device)], looked: Int)
 
-    static func html(form: ConsoleForm, found: (filter: DeviceSearch.Filter, found: DeviceSearch.Found)?, pushes: Pushes?, problem: String?) -> HTML {
-        let platforms: [HTML] = [#"<option value="">any</option>"#] + Platform.allCases.map { platform in
-            "<option value=\"\(platform.rawValue)\"\(form["platform"]?.lowercased() == platform.rawValue ? " selected" as HTML : "")>\(platform.rawValue)</option>"
-        }
+    static func html(
+        form: ConsoleForm, found: (filter: DeviceSearch.Filter, found: DeviceSearch.Found)?, pushes: Pushes?, problem: String?
+    ) -> HTML {
+        let platforms: [HTML] =
+            [#"<option value="">any</option>"#]
+            + Platform.allCases.map { platform in
+                "<option value=\"\(platform.rawValue)\"\(form["platform"]?.lowercased() == platform.rawValue ? " selected" as HTML : "")>\(platform.rawValue)</option>"
+            }
         let error: HTML = problem.map { "<p class=\"error\" role=\"alert\" id=\"filter-problem\">\($0)</p>" } ?? ""
         var results: HTML = ""
         if let (filter, found) = found {
@@ -58,10 +66,14 @@ enum ConsoleDevicesPage {
             }
             var notes: [HTML] = []
             if found.limited {
-                notes.append("<p class=\"note\" id=\"scan-limit\">Searched \(found.scanned) installations; refine the search (a tag or user narrows the set read) or go on.</p>")
+                notes.append(
+                    "<p class=\"note\" id=\"scan-limit\">Searched \(found.scanned) installations; refine the search (a tag or user narrows the set read) or go on.</p>"
+                )
             }
             if let next = found.next {
-                notes.append("<p><a href=\"/console/devices?\(HTML.query(filter.queryPairs + [("cursor", String(next))]))\" id=\"more\" rel=\"next\">More →</a></p>")
+                notes.append(
+                    "<p><a href=\"/console/devices?\(HTML.query(filter.queryPairs + [("cursor", String(next))]))\" id=\"more\" rel=\"next\">More →</a></p>"
+                )
             }
             results = """
                 <p role="status">\(found.installations.count) found (\(found.scanned) looked at).</p>
@@ -94,8 +106,10 @@ enum ConsoleDevicesPage {
     static func recent(_ pushes: Pushes, app: AppID) -> HTML {
         let rows: [HTML] = pushes.pushes.map { push in
             let times = push.device.times ?? [:]
-            let steps = [("sent", times["at"]), ("fetched", times["fetchedAt"]), ("displayed", times["displayedAt"]), ("opened", times["openedAt"])]
-                .compactMap { name, time in time.map { "\(name) \(ConsolePage.time($0))" } }.joined(separator: ", ")
+            let steps = [
+                ("sent", times["at"]), ("fetched", times["fetchedAt"]), ("displayed", times["displayedAt"]), ("opened", times["openedAt"]),
+            ]
+            .compactMap { name, time in time.map { "\(name) \(ConsolePage.time($0))" } }.joined(separator: ", ")
             return """
                 <tr><th scope="row"><a href="/console/notifications?\(HTML.query([("app", app.rawValue), ("id", String(push.id))]))">\(push.id)</a></th>\
                 <td>\(push.record.map { ConsolePage.time($0.createdAt) } ?? "expired")</td><td>\(push.device.state)</td><td>\(steps)</td>\
@@ -112,15 +126,22 @@ enum ConsoleDevicesPage {
     }
 
     static func json(_ found: DeviceSearch.Found, filter: DeviceSearch.Filter, pushes: Pushes?) -> [String: Any] {
-        var object: [String: Any] = ["app": filter.app.rawValue, "scanned": found.scanned, "limited": found.limited, "next": found.next ?? NSNull(),
-                                     "installations": found.installations.map { device in
-                                         ["id": device.id, "owner": device.owner, "platform": device.platform.rawValue, "handle": token(device.handle),
-                                          "tags": device.tags, "locale": device.locale ?? NSNull(), "updatedAt": device.updatedAt] as [String: Any]
-                                     }]
+        var object: [String: Any] = [
+            "app": filter.app.rawValue, "scanned": found.scanned, "limited": found.limited, "next": found.next ?? NSNull(),
+            "installations": found.installations.map { device in
+                [
+                    "id": device.id, "owner": device.owner, "platform": device.platform.rawValue, "handle": token(device.handle),
+                    "tags": device.tags, "locale": device.locale ?? NSNull(), "updatedAt": device.updatedAt,
+                ] as [String: Any]
+            },
+        ]
         if let pushes {
             object["recentPushes"] = pushes.pushes.map { push in
-                ["notification": push.id, "state": push.device.state, "adapterId": push.device.adapterID ?? NSNull(), "error": push.device.error ?? NSNull(),
-                 "times": push.device.times ?? [:]] as [String: Any]
+                [
+                    "notification": push.id, "state": push.device.state, "adapterId": push.device.adapterID ?? NSNull(),
+                    "error": push.device.error ?? NSNull(),
+                    "times": push.device.times ?? [:],
+                ] as [String: Any]
             }
             object["recentLookedAt"] = pushes.looked
         }

@@ -14,15 +14,21 @@ struct ConsoleErrorMiddleware: RouterMiddleware {
             return ConsolePage.redirect(to: redirect.location)
         } catch {
             guard ConsolePage.wantsHTML(request) else { throw error }
-            let apiError = (error as? APIError) ?? (error as? HTTPError).map {
-                APIError($0.status, code: ErrorMiddleware<Context>.code(for: $0.status), message: $0.body ?? $0.status.reasonPhrase, headers: $0.headers)
-            } ?? ErrorMiddleware<Context>.apiError(for: error, logger: context.logger, requestID: context.id)
-            var response = ConsolePage.response(ConsolePage.layout(title: "Error", session: nil, body: """
-                <h1>\(String(apiError.status.code)) \(apiError.status.reasonPhrase)</h1>
-                <p class="error" role="alert">\(apiError.message)</p>
-                <p><code>\(apiError.code)</code></p>
-                <p><a href="/console">Back to the overview</a></p>
-                """), status: apiError.status)
+            let apiError =
+                (error as? APIError) ?? (error as? HTTPError).map {
+                    APIError(
+                        $0.status, code: ErrorMiddleware<Context>.code(for: $0.status), message: $0.body ?? $0.status.reasonPhrase,
+                        headers: $0.headers)
+                } ?? ErrorMiddleware<Context>.apiError(for: error, logger: context.logger, requestID: context.id)
+            var response = ConsolePage.response(
+                ConsolePage.layout(
+                    title: "Error", session: nil,
+                    body: """
+                        <h1>\(String(apiError.status.code)) \(apiError.status.reasonPhrase)</h1>
+                        <p class="error" role="alert">\(apiError.message)</p>
+                        <p><code>\(apiError.code)</code></p>
+                        <p><a href="/console">Back to the overview</a></p>
+                        """), status: apiError.status)
             for field in apiError.headers where field.name != .wwwAuthenticate { response.headers[field.name] = field.value }
             return response
         }

@@ -21,7 +21,9 @@ struct ConsoleForm: Sendable {
     init(encoded text: Substring, maxBytes: Int = ConsoleForm.maxBytes, maxValueBytes: Int = ConsoleForm.maxValueBytes) throws {
         guard text.utf8.count <= maxBytes else { throw APIError.tooLarge("a console form is at most \(maxBytes) bytes") }
         for pair in text.split(separator: "&") where !pair.isEmpty {
-            guard fields.count < Self.maxFields else { throw APIError.badRequest("a console form has at most \(Self.maxFields) fields", code: "too_many_fields") }
+            guard fields.count < Self.maxFields else {
+                throw APIError.badRequest("a console form has at most \(Self.maxFields) fields", code: "too_many_fields")
+            }
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decode(parts[0]), let value = Self.decode(parts.count > 1 ? parts[1] : "") else {
                 throw APIError.badRequest("a form field is not valid percent-encoded UTF-8", code: "malformed_form")
@@ -34,7 +36,9 @@ struct ConsoleForm: Sendable {
     }
 
     /// The request's form body (its media type checked, at most ``maxBytes`` read).
-    static func body(of request: Request, maxBytes: Int = ConsoleForm.maxBytes, maxValueBytes: Int = ConsoleForm.maxValueBytes) async throws -> ConsoleForm {
+    static func body(
+        of request: Request, maxBytes: Int = ConsoleForm.maxBytes, maxValueBytes: Int = ConsoleForm.maxValueBytes
+    ) async throws -> ConsoleForm {
         let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard type == "application/x-www-form-urlencoded" else {
             throw APIError.unsupportedMediaType("console forms are sent as application/x-www-form-urlencoded")
@@ -51,7 +55,9 @@ struct ConsoleForm: Sendable {
 
     /// The first value of `name`, trimmed; nil when absent or empty.
     subscript(name: String) -> String? {
-        guard let value = fields.first(where: { $0.name == name })?.value.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard let value = fields.first(where: { $0.name == name })?.value.trimmingCharacters(in: .whitespaces), !value.isEmpty else {
+            return nil
+        }
         return value
     }
 

@@ -15,17 +15,21 @@ struct ConsoleGuard: Sendable {
     /// outside a browser must say where it comes from: `Origin: <the console's origin>`).
     func checkSameOrigin(_ request: Request, context: APIRequestContext) throws {
         if let site = request.headers[Self.secFetchSite], site.lowercased() != "same-origin" {
-            throw APIError(.forbidden, code: "cross_site_request", message: "the console refuses a change sent from another site (Sec-Fetch-Site: \(site.prefix(20)))")
+            throw APIError(
+                .forbidden, code: "cross_site_request",
+                message: "the console refuses a change sent from another site (Sec-Fetch-Site: \(site.prefix(20)))")
         }
         guard let origin = request.headers[.origin] else {
             guard request.headers[Self.secFetchSite] != nil else {
-                throw APIError(.forbidden, code: "cross_site_request", message: "the console needs an Origin or Sec-Fetch-Site header on a change")
+                throw APIError(
+                    .forbidden, code: "cross_site_request", message: "the console needs an Origin or Sec-Fetch-Site header on a change")
             }
             return
         }
         let scheme = configuration.secureCookie == .always || context.forwardedHTTPS ? "https" : "http"
         guard let authority = request.head.authority, origin.lowercased() == "\(scheme)://\(authority)".lowercased() else {
-            throw APIError(.forbidden, code: "cross_site_request", message: "the console refuses a change sent from origin \(origin.prefix(100))")
+            throw APIError(
+                .forbidden, code: "cross_site_request", message: "the console refuses a change sent from origin \(origin.prefix(100))")
         }
     }
 
@@ -39,8 +43,9 @@ struct ConsoleGuard: Sendable {
 
     func checkRole(_ session: ConsoleSession, needs role: ConsoleAccess.Role) throws {
         guard session.access.role >= role else {
-            throw APIError(.forbidden, code: "console_forbidden",
-                           message: "your console role, \(session.access.role.rawValue), may not do this; it needs \(role.rawValue)")
+            throw APIError(
+                .forbidden, code: "console_forbidden",
+                message: "your console role, \(session.access.role.rawValue), may not do this; it needs \(role.rawValue)")
         }
     }
 }

@@ -16,20 +16,23 @@ enum ConsoleListFilter {
     static func platform(_ form: ConsoleForm) throws -> String? {
         guard let text = form["platform"] else { return nil }
         guard text.utf8.count <= 16, let platform = Platform(seedName: text) else {
-            throw APIError.badRequest("platform must be one of \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_filter")
+            throw APIError.badRequest(
+                "platform must be one of \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_filter")
         }
         return platform.rawValue
     }
 
     /// The `<select>` of a filter's platform: any, or one.
     static func platformOptions(selected: String?) -> [HTML] {
-        ["<option value=\"\"\(selected == nil ? " selected" : "" as HTML)>any</option>"] + Platform.allCases.map {
-            "<option value=\"\($0.rawValue)\"\(selected == $0.rawValue ? " selected" : "" as HTML)>\($0.rawValue)</option>"
-        }
+        ["<option value=\"\"\(selected == nil ? " selected" : "" as HTML)>any</option>"]
+            + Platform.allCases.map {
+                "<option value=\"\($0.rawValue)\"\(selected == $0.rawValue ? " selected" : "" as HTML)>\($0.rawValue)</option>"
+            }
     }
 
     /// The form's `from` and `to`, read by `time`, `from` before `to`.
-    static func window(_ form: ConsoleForm, now: Int64, time: (String, String, Int64) throws -> Int64) throws -> (from: Int64?, to: Int64?) {
+    static func window(_ form: ConsoleForm, now: Int64, time: (String, String, Int64) throws -> Int64) throws -> (from: Int64?, to: Int64?)
+    {
         let from = try form["from"].map { try time($0, "from", now) }
         let to = try form["to"].map { try time($0, "to", now) }
         if let from, let to, from >= to { throw APIError.badRequest("from must be before to", code: "bad_filter") }

@@ -41,7 +41,9 @@ struct ConsoleLiveStream: Sendable {
             while sent < configuration.liveStreamEvents, !Task.isCancelled, !Task.isShuttingDownGracefully {
                 let event: String
                 do {
-                    if sent % configuration.parkedEvery == 0 { parked = try await ParkedJobs.read(backend.queues, limit: configuration.parkedScanLimit) }
+                    if sent % configuration.parkedEvery == 0 {
+                        parked = try await ParkedJobs.read(backend.queues, limit: configuration.parkedScanLimit)
+                    }
                     var overview = try await ConsoleOverview.read(backend.queues, access: session.access, parked: parked)
                     let now = ContinuousClock.now
                     if let previous {

@@ -19,8 +19,9 @@ struct ConsoleNotificationRoutes: Sendable {
             let html = ConsolePage.wantsHTML(request)
             if let text = form["id"] {
                 let app = try ConsoleScope.app(form, access: session.access)
-                let detail = try await NotificationDetail.read(id: Self.id(text), app: app, store: routes.backend.notifications(app),
-                                                               installations: routes.backend.installations(app))
+                let detail = try await NotificationDetail.read(
+                    id: Self.id(text), app: app, store: routes.backend.notifications(app),
+                    installations: routes.backend.installations(app))
                 if !html { return ConsolePage.json(detail.json) }
                 return page(session, NotificationPage.detail(detail))
             }
@@ -40,7 +41,9 @@ struct ConsoleNotificationRoutes: Sendable {
             let app = try ConsoleScope.app(try ConsoleForm.query(of: request), access: session.access)
             let id = try Self.id(context.parameters.get("id") ?? "")
             let store = routes.backend.notifications(app)
-            guard let record = try await store.notification(id: id), let bytes = try await store.payload(hash: record.payloadHash, notification: id) else {
+            guard let record = try await store.notification(id: id),
+                let bytes = try await store.payload(hash: record.payloadHash, notification: id)
+            else {
                 throw APIError.notFound("no payload of notification \(id) in app \(app.rawValue) (or it expired with the retention)")
             }
             return Self.payload(bytes, record: record)
@@ -48,11 +51,15 @@ struct ConsoleNotificationRoutes: Sendable {
     }
 
     func page(_ session: ConsoleSession, _ body: HTML, status: HTTPResponse.Status = .ok) -> Response {
-        ConsolePage.response(ConsolePage.layout(title: "Notifications", session: session, readOnly: routes.configuration.readOnly, body: body), status: status)
+        ConsolePage.response(
+            ConsolePage.layout(title: "Notifications", session: session, readOnly: routes.configuration.readOnly, body: body),
+            status: status)
     }
 
     static func id(_ text: String) throws -> Int {
-        guard text.utf8.count <= 19, let id = Int(text), id > 0 else { throw APIError.badRequest("id: a notification id is a positive integer", code: "bad_id") }
+        guard text.utf8.count <= 19, let id = Int(text), id > 0 else {
+            throw APIError.badRequest("id: a notification id is a positive integer", code: "bad_id")
+        }
         return id
     }
 
@@ -98,7 +105,9 @@ struct NotificationDetail: Sendable {
         let payload: Result<String, RenderError>
     }
 
-    static func read(id: Int, app: AppID, store: RedisNotificationStore, installations: RedisInstallationStore) async throws -> NotificationDetail {
+    static func read(
+        id: Int, app: AppID, store: RedisNotificationStore, installations: RedisInstallationStore
+    ) async throws -> NotificationDetail {
         guard let record = try await store.notification(id: id) else {
             throw APIError.notFound("no notification \(id) in app \(app.rawValue) (or it expired with the retention)")
         }
@@ -107,23 +116,29 @@ struct NotificationDetail: Sendable {
         let found = try await installations.installations(ids: devices.map(\.installation))
         let fetched = try await store.fetched(id: id, by: devices.map(\.installation))
         var platforms: [PushFormat: Set<String>] = [:]
-        for installation in found { platforms[PushFormat(platform: installation.platform), default: []].insert(installation.platform.rawValue) }
+        for installation in found {
+            platforms[PushFormat(platform: installation.platform), default: []].insert(installation.platform.rawValue)
+        }
         // The workers' renderer with its default settings (`richpush worker --push-mode silent`).
         let renderer = PushRenderer()
         let rendered = platforms.keys.sorted { $0.rawValue < $1.rawValue }.map { format in
-            Rendered(format: format, platforms: platforms[format, default: []].sorted(), payload: Result { () throws(RenderError) in
-                Self.pretty(try renderer.render(record, format: format, collapseID: String(record.id)).payload)
-            })
+            Rendered(
+                format: format, platforms: platforms[format, default: []].sorted(),
+                payload: Result { () throws(RenderError) in
+                    Self.pretty(try renderer.render(record, format: format, collapseID: String(record.id)).payload)
+                })
         }
-        return NotificationDetail(app: app, record: record, status: status, devices: devices,
-                                  installations: Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }),
-                                  fetched: fetched, rendered: rendered)
+        return NotificationDetail(
+            app: app, record: record, status: status, devices: devices,
+            installations: Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }),
+            fetched: fetched, rendered: rendered)
     }
 
     /// JSON indented, keys sorted; as it is when it does not parse.
     static func pretty(_ bytes: [UInt8]) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        else {
             return String(decoding: bytes, as: UTF8.self)
         }
         return String(decoding: data, as: UTF8.self)
@@ -132,18 +147,24 @@ struct NotificationDetail: Sendable {
     var payloadPath: String { "/console/notifications/\(record.id)/payload?app=\(HTML.percentEncode(app.rawValue))" }
 
     var json: [String: Any] {
-        var object: [String: Any] = ["id": record.id, "app": app.rawValue, "message": record.message, "richType": record.richType.rawValue,
-                                     "contentType": record.contentType, "payloadBytes": record.payloadSize, "payloadURL": payloadPath,
-                                     "creator": record.creator, "target": record.target, "createdAt": record.createdAt]
+        var object: [String: Any] = [
+            "id": record.id, "app": app.rawValue, "message": record.message, "richType": record.richType.rawValue,
+            "contentType": record.contentType, "payloadBytes": record.payloadSize, "payloadURL": payloadPath,
+            "creator": record.creator, "target": record.target, "createdAt": record.createdAt,
+        ]
         if let status {
             object["state"] = status.state.rawValue
             object["counts"] = status.counts
             object["deviceCount"] = status.devices.count
         }
         object["devices"] = devices.map { device in
-            ["installation": device.installation, "state": device.state, "adapterId": device.adapterID ?? NSNull(), "error": device.error ?? NSNull(),
-             "platform": installations[device.installation]?.platform.rawValue ?? NSNull(), "fetched": fetched.contains(device.installation),
-             "times": device.times ?? [:]] as [String: Any]
+            [
+                "installation": device.installation, "state": device.state, "adapterId": device.adapterID ?? NSNull(),
+                "error": device.error ?? NSNull(),
+                "platform": installations[device.installation]?.platform.rawValue ?? NSNull(),
+                "fetched": fetched.contains(device.installation),
+                "times": device.times ?? [:],
+            ] as [String: Any]
         }
         object["rendered"] = rendered.map { item -> [String: Any] in
             switch item.payload {

@@ -15,13 +15,15 @@ extension ConsoleOverview {
             guard !app.scopes.isEmpty, let old = before[app.app].flatMap({ $0.scopes == app.scopes ? $0.stats : nil }) else { return app }
             func rate(_ now: Int, _ then: Int) -> Double { (Double(max(now - then, 0)) / seconds * 10).rounded() / 10 }
             var app = app
-            app.rates = Rates(done: rate(app.stats.done, old.done), retried: rate(app.stats.retried, old.retried),
-                              deadLettered: rate(app.stats.deadLettered, old.deadLettered),
-                              // The codes that moved: one at 0 would only crowd the cell.
-                              failedByReason: Dictionary(uniqueKeysWithValues: app.stats.failedByReason.compactMap { code, total in
-                                  let perSecond = rate(total, old.failedByReason[code] ?? 0)
-                                  return perSecond > 0 ? (code, perSecond) : nil
-                              }), sent: rate(app.stats.sent, old.sent))
+            app.rates = Rates(
+                done: rate(app.stats.done, old.done), retried: rate(app.stats.retried, old.retried),
+                deadLettered: rate(app.stats.deadLettered, old.deadLettered),
+                // The codes that moved: one at 0 would only crowd the cell.
+                failedByReason: Dictionary(
+                    uniqueKeysWithValues: app.stats.failedByReason.compactMap { code, total in
+                        let perSecond = rate(total, old.failedByReason[code] ?? 0)
+                        return perSecond > 0 ? (code, perSecond) : nil
+                    }), sent: rate(app.stats.sent, old.sent))
             return app
         }
         return next
@@ -29,7 +31,8 @@ extension ConsoleOverview {
 
     static func rateCells(_ rates: Rates?) -> HTML {
         guard let rates else { return "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>" }
-        return "<td>\(rate(rates.sent))</td><td>\(rate(rates.done))</td><td>\(rate(rates.retried))</td><td>\(rate(rates.deadLettered))</td><td>\(failures(rates.failedByReason))</td>"
+        return
+            "<td>\(rate(rates.sent))</td><td>\(rate(rates.done))</td><td>\(rate(rates.retried))</td><td>\(rate(rates.deadLettered))</td><td>\(failures(rates.failedByReason))</td>"
     }
 
     /// Codes shown by name in the "failed/s by reason" cell; the rest are summed.
@@ -54,12 +57,15 @@ extension ConsoleOverview {
         guard !workers.isEmpty else { return "" }
         let rows = workers.map { ShareChart.Row(label: $0.name, count: $0.processed) }
         let total = rows.reduce(0) { $0 + $1.count }
-        let description = "Jobs processed by each of \(workers.count) workers, \(total) in all: "
+        let description =
+            "Jobs processed by each of \(workers.count) workers, \(total) in all: "
             + rows.map { "\($0.label) \($0.count)" }.joined(separator: ", ")
-        let chart = ShareChart(id: "workers-share", title: "Each worker's share of jobs processed", width: 640, seriesName: "jobs processed",
-                               rows: rows, emptyText: "no jobs processed yet", description: description)
+        let chart = ShareChart(
+            id: "workers-share", title: "Each worker's share of jobs processed", width: 640, seriesName: "jobs processed",
+            rows: rows, emptyText: "no jobs processed yet", description: description)
         // The chart escapes every value it writes (names, labels, the description).
-        return "<figure class=\"chart\">\(HTML(trusted: chart.render()))<figcaption>Drawn at page load; reload for new shares.</figcaption></figure>"
+        return
+            "<figure class=\"chart\">\(HTML(trusted: chart.render()))<figcaption>Drawn at page load; reload for new shares.</figcaption></figure>"
     }
 }
 
@@ -67,13 +73,18 @@ extension ConsoleOverview.App {
     /// Its row in the JSON (`failedByReason`: its failed pushes' totals by reason code); `rates`
     /// only from the stream's second snapshot on.
     var json: [String: Any] {
-        var object: [String: Any] = ["app": app, "waiting": stats.waiting, "oldestWaitingMs": stats.oldestWaitingAgeMilliseconds,
-                                     "inFlight": stats.inFlight, "done": stats.done, "weight": stats.weight, "paused": stats.paused, "scheduled": scheduled,
-                                     "retrying": retrying, "dead": dead, "retried": stats.retried, "deadLettered": stats.deadLettered,
-                                     "failedByReason": stats.failedByReason, "sent": stats.sent]
+        var object: [String: Any] = [
+            "app": app, "waiting": stats.waiting, "oldestWaitingMs": stats.oldestWaitingAgeMilliseconds,
+            "inFlight": stats.inFlight, "done": stats.done, "weight": stats.weight, "paused": stats.paused, "scheduled": scheduled,
+            "retrying": retrying, "dead": dead, "retried": stats.retried, "deadLettered": stats.deadLettered,
+            "failedByReason": stats.failedByReason, "sent": stats.sent,
+        ]
         if let rates {
-            object["rates"] = ["sent": rates.sent, "done": rates.done, "retried": rates.retried, "deadLettered": rates.deadLettered,
-                               "failedByReason": rates.failedByReason] as [String: Any]
+            object["rates"] =
+                [
+                    "sent": rates.sent, "done": rates.done, "retried": rates.retried, "deadLettered": rates.deadLettered,
+                    "failedByReason": rates.failedByReason,
+                ] as [String: Any]
         }
         return object
     }

@@ -67,13 +67,18 @@ struct ConsoleOverview: Sendable {
         let scheduled = byApp(parked.scheduled), retrying = byApp(parked.retrying), dead = byApp(parked.dead)
         let names = Set(busy.keys).union(scheduled.keys).union(retrying.keys).union(dead.keys)
         let apps = names.filter { access.sees(app: $0) }.sorted().map { name in
-            App(app: name, stats: busy[name] ?? ScopeStats(), scopes: scopes[name] ?? [], scheduled: scheduled[name] ?? 0, retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
+            App(
+                app: name, stats: busy[name] ?? ScopeStats(), scopes: scopes[name] ?? [], scheduled: scheduled[name] ?? 0,
+                retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
         }
         let workers = stats.consumers.map {
-            Worker(name: $0.name, pending: $0.pending, idleMilliseconds: $0.idleMilliseconds, processed: stats.processedByConsumer[$0.name] ?? 0)
+            Worker(
+                name: $0.name, pending: $0.pending, idleMilliseconds: $0.idleMilliseconds,
+                processed: stats.processedByConsumer[$0.name] ?? 0)
         }
-        return ConsoleOverview(apps: apps, workers: workers, delayed: stats.delayed, deadLetters: stats.deadLetters, pending: stats.pending,
-                               lag: stats.lag, allApps: access.apps == nil, parkedComplete: parked.complete)
+        return ConsoleOverview(
+            apps: apps, workers: workers, delayed: stats.delayed, deadLetters: stats.deadLetters, pending: stats.pending,
+            lag: stats.lag, allApps: access.apps == nil, parkedComplete: parked.complete)
     }
 
     /// The JSON the live stream and `GET /console/overview.json` send.
@@ -81,7 +86,9 @@ struct ConsoleOverview: Sendable {
         var object: [String: Any] = [
             "apps": apps.map(\.json),
             "parkedComplete": parkedComplete,
-            "workers": workers.map { ["name": $0.name, "pending": $0.pending, "idleMs": $0.idleMilliseconds, "processed": $0.processed] as [String: Any] },
+            "workers": workers.map {
+                ["name": $0.name, "pending": $0.pending, "idleMs": $0.idleMilliseconds, "processed": $0.processed] as [String: Any]
+            },
         ]
         if allApps {
             object["totals"] = ["scheduledOrRetrying": delayed, "deadLetters": deadLetters, "pending": pending, "lag": lag]
@@ -97,7 +104,9 @@ struct ConsoleOverview: Sendable {
         let workerRows: [HTML] = workers.map { worker in
             "<tr><th scope=\"row\">\(worker.name)</th><td>\(worker.pending)</td><td>\(worker.processed)</td><td>\(ConsolePage.age(worker.idleMilliseconds)) ago</td></tr>"
         }
-        let totals: HTML = allApps ? """
+        let totals: HTML =
+            allApps
+            ? """
             <section aria-labelledby="totals"><h2 id="totals">Deployment</h2><dl class="totals">
             <div><dt>Scheduled or retrying</dt><dd data-total="scheduledOrRetrying">\(delayed)</dd></div>
             <div><dt>Dead letters</dt><dd data-total="deadLetters"><a href="/console/dead-letters">\(deadLetters)</a></dd></div>

@@ -9,8 +9,10 @@ import RichPushCore
 enum ConsolePage {
     /// Nothing but this origin's script, style and live stream; no inline script, frames,
     /// plugins, or forms posting elsewhere.
-    static let policy = ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self'",
-                         "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"].joined(separator: "; ")
+    static let policy = [
+        "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self'",
+        "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+    ].joined(separator: "; ")
 
     static func layout(title: String, session: ConsoleSession?, readOnly: Bool = false, body: HTML) -> HTML {
         let frame = frame(title: title, session: session, readOnly: readOnly)
@@ -22,10 +24,13 @@ enum ConsolePage {
     static func frame(title: String, session: ConsoleSession?, readOnly: Bool = false) -> (opening: HTML, closing: HTML) {
         var navigation: HTML = ""
         if let session {
-            var links: [HTML] = [#"<a href="/console">Overview</a>"#, #"<a href="/console/queues">Queues</a>"#, #"<a href="/console/dead-letters">Dead letters</a>"#,
-                                 #"<a href="/console/notifications">Notifications</a>"#, #"<a href="/console/devices">Devices</a>"#,
-                                 #"<a href="/console/webhooks">Webhooks</a>"#, #"<a href="/console/test-send">Test send</a>"#,
-                                 #"<a href="/console/templates">Templates</a>"#]
+            var links: [HTML] = [
+                #"<a href="/console">Overview</a>"#, #"<a href="/console/queues">Queues</a>"#,
+                #"<a href="/console/dead-letters">Dead letters</a>"#,
+                #"<a href="/console/notifications">Notifications</a>"#, #"<a href="/console/devices">Devices</a>"#,
+                #"<a href="/console/webhooks">Webhooks</a>"#, #"<a href="/console/test-send">Test send</a>"#,
+                #"<a href="/console/templates">Templates</a>"#,
+            ]
             if session.access.role >= .admin { links.append(#"<a href="/console/audit">Audit log</a>"#) }
             navigation = """
                 <nav aria-label="Console"><span class="brand">RichPush</span> \(links)
@@ -67,8 +72,10 @@ enum ConsolePage {
     }
 
     static var securityHeaders: HTTPFields {
-        [.contentSecurityPolicy: policy, .xContentTypeOptions: "nosniff", DevicePageRoutes.referrerPolicy: "same-origin",
-         DevicePageRoutes.crossOriginOpenerPolicy: "same-origin", .crossOriginResourcePolicy: "same-origin", .cacheControl: "no-store"]
+        [
+            .contentSecurityPolicy: policy, .xContentTypeOptions: "nosniff", DevicePageRoutes.referrerPolicy: "same-origin",
+            DevicePageRoutes.crossOriginOpenerPolicy: "same-origin", .crossOriginResourcePolicy: "same-origin", .cacheControl: "no-store",
+        ]
     }
 
     /// A browser's navigation (HTML wanted) rather than a script's call (JSON).

@@ -38,7 +38,8 @@ struct ConsoleRoutes: Sendable {
         console.get("") { request, context in
             let session = try await session(request)
             let overview = try await ConsoleOverview.read(backend.queues, access: session.access, parked: try await parked())
-            return ConsolePage.response(ConsolePage.layout(title: "Overview", session: session, readOnly: configuration.readOnly, body: overview.html))
+            return ConsolePage.response(
+                ConsolePage.layout(title: "Overview", session: session, readOnly: configuration.readOnly, body: overview.html))
         }
         console.get("overview.json") { request, _ in
             let session = try await session(request)
@@ -62,28 +63,35 @@ struct ConsoleRoutes: Sendable {
             try guardian.checkRole(session, needs: .admin)
             let entries = try await backend.store.auditLog(count: 200)
             if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["entries": entries.map(Self.json)]) }
-            return ConsolePage.response(ConsolePage.layout(title: "Audit log", session: session, readOnly: configuration.readOnly, body: Self.auditPage(entries)))
+            return ConsolePage.response(
+                ConsolePage.layout(title: "Audit log", session: session, readOnly: configuration.readOnly, body: Self.auditPage(entries)))
         }
     }
 
     /// Checks a change before its body is read (same origin, not read-only, `role`); a refusal
     /// of a signed-in user is audited too (`refused: <code>`), then answered.
-    func authorizeChange(_ request: Request, context: APIRequestContext, session: ConsoleSession, action: String,
-                         needs role: ConsoleAccess.Role) async throws {
+    func authorizeChange(
+        _ request: Request, context: APIRequestContext, session: ConsoleSession, action: String,
+        needs role: ConsoleAccess.Role
+    ) async throws {
         do {
             try guardian.checkSameOrigin(request, context: context)
             try guardian.checkAction(session, needs: role)
         } catch let error as APIError {
-            try await backend.store.audit(.init(user: session.user, action: action, target: "", requested: 0, done: 0, address: context.clientAddress,
-                                                outcome: "refused: \(error.code)"))
+            try await backend.store.audit(
+                .init(
+                    user: session.user, action: action, target: "", requested: 0, done: 0, address: context.clientAddress,
+                    outcome: "refused: \(error.code)"))
             throw error
         }
     }
 
     /// Runs `body` between two audit entries: `started` before (no entry, no action), then
     /// `ok` with how many it did, or `failed` with why.
-    func audited(_ action: String, target: String, requested: Int, session: ConsoleSession, address: String,
-                 _ body: () async throws -> Int) async throws -> Int {
+    func audited(
+        _ action: String, target: String, requested: Int, session: ConsoleSession, address: String,
+        _ body: () async throws -> Int
+    ) async throws -> Int {
         try await auditTrail(action, target: target, requested: requested, session: session, address: address).run(body)
     }
 
@@ -112,8 +120,11 @@ struct ConsoleRoutes: Sendable {
     }
 
     static func json(_ entry: RedisConsoleStore.AuditEntry) -> [String: Any] {
-        ["id": entry.id, "at": entry.at, "user": entry.user, "action": entry.action, "target": entry.target, "requested": entry.requested,
-         "done": entry.done, "address": entry.address, "outcome": entry.outcome]
+        [
+            "id": entry.id, "at": entry.at, "user": entry.user, "action": entry.action, "target": entry.target,
+            "requested": entry.requested,
+            "done": entry.done, "address": entry.address, "outcome": entry.outcome,
+        ]
     }
 
     static func auditPage(_ entries: [RedisConsoleStore.AuditEntry]) -> HTML {

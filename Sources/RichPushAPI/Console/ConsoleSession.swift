@@ -28,9 +28,10 @@ struct ConsoleSessions: Sendable {
     /// The request's session, or nil (no cookie, or one that names no live session).
     func session(of request: Request) async throws -> ConsoleSession? {
         guard let token = Self.cookie(in: request), Self.isWellFormed(token),
-              let fields = try await backend.store.session(token), let name = fields["user"],
-              let (stored, access) = try await backend.users.consoleUser(named: name), let access,
-              fields["pw"] == Self.fingerprint(stored.passwordHash) else { return nil }
+            let fields = try await backend.store.session(token), let name = fields["user"],
+            let (stored, access) = try await backend.users.consoleUser(named: name), let access,
+            fields["pw"] == Self.fingerprint(stored.passwordHash)
+        else { return nil }
         return ConsoleSession(token: token, user: name, access: access)
     }
 
@@ -72,13 +73,15 @@ struct ConsoleSessions: Sendable {
 
     /// 43 base64url characters (32 bytes), as ``RedisConsoleStore/newToken()`` makes them.
     static func isWellFormed(_ token: String) -> Bool {
-        token.utf8.count == 43 && token.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"): true
-            default: false
+        token.utf8.count == 43
+            && token.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
             }
-        }
     }
 
     /// Changes when the password does, and tells nothing of it.

@@ -7,7 +7,9 @@ import RichPushTemplates
 enum ConsoleTemplatePage {
     static func html(form: ConsoleForm, result: (locale: String?, output: RenderedTemplate)?, problem: String?) -> HTML {
         let missing = form["missing"] ?? "fallback"
-        let options: [HTML] = ["fallback", "fail", "empty"].map { "<option value=\"\($0)\"\(missing == $0 ? " selected" as HTML : "")>\($0)</option>" }
+        let options: [HTML] = ["fallback", "fail", "empty"].map {
+            "<option value=\"\($0)\"\(missing == $0 ? " selected" as HTML : "")>\($0)</option>"
+        }
         let error: HTML = problem.map { "<p class=\"error\" role=\"alert\" id=\"preview-problem\">\($0)</p>" } ?? ""
         let template = form.fields.first { $0.name == "template" }?.value ?? ""
         let properties = form.fields.first { $0.name == "properties" }?.value ?? ""
@@ -34,12 +36,16 @@ enum ConsoleTemplatePage {
 
     static func output(_ result: (locale: String?, output: RenderedTemplate)) -> HTML {
         let bytes = result.output.bytes.count
-        let limits: [(String, Int)] = [("APNs", PushRenderer.maxPayloadBytes), ("FCM", PushRenderer.maxFCMDataBytes),
-                                       ("Web Push (plaintext)", PushRenderer.maxWebPushPlaintextBytes)]
+        let limits: [(String, Int)] = [
+            ("APNs", PushRenderer.maxPayloadBytes), ("FCM", PushRenderer.maxFCMDataBytes),
+            ("Web Push (plaintext)", PushRenderer.maxWebPushPlaintextBytes),
+        ]
         let rows: [HTML] = limits.map { name, limit in
             "<tr><th scope=\"row\">\(name)</th><td>\(limit)</td><td>\(bytes <= limit ? "fits" : "too large: the device would fail with payload_too_large")</td></tr>"
         }
-        let warnings: [HTML] = result.output.warnings.map { "<li><code>\($0.code.rawValue)</code> \($0.message) (at <code>\($0.pointer)</code>)</li>" }
+        let warnings: [HTML] = result.output.warnings.map {
+            "<li><code>\($0.code.rawValue)</code> \($0.message) (at <code>\($0.pointer)</code>)</li>"
+        }
         return """
             <section aria-labelledby="rendered-title" id="rendered"><h2 id="rendered-title">Rendered</h2>
             <p>Locale chosen: <strong>\(result.locale ?? "none (the properties' plain values)")</strong>; \(bytes) bytes.</p>

@@ -35,7 +35,10 @@ struct ConsoleTemplateRoutes: Sendable {
             do {
                 let body = try await Self.requestBody(form, access: session.access, installations: routes.backend.installations)
                 let (locale, output) = try TemplateRoutes.render(body)
-                if !html { return JSONResponse.written(TemplateRoutes.answer(locale: locale, output), status: .ok, headers: ConsolePage.securityHeaders) }
+                if !html {
+                    return JSONResponse.written(
+                        TemplateRoutes.answer(locale: locale, output), status: .ok, headers: ConsolePage.securityHeaders)
+                }
                 return page(session, ConsoleTemplatePage.html(form: form, result: (locale, output), problem: nil))
             } catch let error as APIError where html && [.badRequest, .unprocessableContent, .notFound].contains(error.status) {
                 return page(session, ConsoleTemplatePage.html(form: form, result: nil, problem: error.message), status: error.status)
@@ -44,24 +47,29 @@ struct ConsoleTemplateRoutes: Sendable {
     }
 
     func page(_ session: ConsoleSession, _ body: HTML, status: HTTPResponse.Status = .ok) -> Response {
-        ConsolePage.response(ConsolePage.layout(title: "Template preview", session: session, readOnly: routes.configuration.readOnly, body: body),
-                             status: status)
+        ConsolePage.response(
+            ConsolePage.layout(title: "Template preview", session: session, readOnly: routes.configuration.readOnly, body: body),
+            status: status)
     }
 
     /// The form as the API's request body: `template` (or `installation` and `name`: that
     /// registration's template, with its missing policy and defaults), `properties` (a JSON
     /// object), `locale`, `defaultLocale`, `missing`. Each bound a 400 naming the field.
-    static func requestBody(_ form: ConsoleForm, access: ConsoleAccess,
-                            installations: @Sendable (AppID) -> RedisInstallationStore) async throws -> [UInt8] {
+    static func requestBody(
+        _ form: ConsoleForm, access: ConsoleAccess,
+        installations: @Sendable (AppID) -> RedisInstallationStore
+    ) async throws -> [UInt8] {
         let app = try ConsoleScope.app(form, access: access)
         var object: [String: Any] = [:]
         let text = form.fields.first { $0.name == "template" }?.value ?? ""
         if let id = form["installation"] {
             guard text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw APIError.badRequest("give a template or an installation's template (installation and name), not both", code: "bad_template_source")
+                throw APIError.badRequest(
+                    "give a template or an installation's template (installation and name), not both", code: "bad_template_source")
             }
             guard id.utf8.count <= 128, let name = form["name"], name.utf8.count <= 64 else {
-                throw APIError.badRequest("installation (up to 128 bytes) needs name, its template's name (up to 64 bytes)", code: "bad_template_source")
+                throw APIError.badRequest(
+                    "installation (up to 128 bytes) needs name, its template's name (up to 64 bytes)", code: "bad_template_source")
             }
             guard let device = try await installations(app).installation(id: id) else {
                 throw APIError(.notFound, code: "installation_not_found", message: "app \(app.rawValue) has no installation \(id)")
@@ -74,7 +82,8 @@ struct ConsoleTemplateRoutes: Sendable {
             if !template.defaults.isEmpty { object["defaults"] = template.defaults }
         } else {
             guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw APIError.badRequest("template: write a template body, or give an installation and its template's name", code: "missing_field")
+                throw APIError.badRequest(
+                    "template: write a template body, or give an installation and its template's name", code: "missing_field")
             }
             guard text.utf8.count <= maxTemplateBytes else {
                 throw APIError.badRequest("template: at most \(maxTemplateBytes) bytes", code: "field_too_long")
@@ -83,9 +92,11 @@ struct ConsoleTemplateRoutes: Sendable {
         }
         if let properties = form["properties"] {
             guard depth(properties) <= maxDepth,
-                  let parsed = try? JSONSerialization.jsonObject(with: Data(properties.utf8)), parsed is [String: Any] else {
-                throw APIError.badRequest("properties: a JSON object of names to text (or to locales' text), nested at most \(maxDepth) deep",
-                                          code: "bad_properties")
+                let parsed = try? JSONSerialization.jsonObject(with: Data(properties.utf8)), parsed is [String: Any]
+            else {
+                throw APIError.badRequest(
+                    "properties: a JSON object of names to text (or to locales' text), nested at most \(maxDepth) deep",
+                    code: "bad_properties")
             }
             object["properties"] = parsed
         }
@@ -104,7 +115,13 @@ struct ConsoleTemplateRoutes: Sendable {
         var depth = 0, deepest = 0, inString = false, escaped = false
         for byte in text.utf8 {
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch byte {

@@ -26,23 +26,35 @@ struct ConsoleTestSendRoutes: Sendable {
             let app = try ConsoleWebhookRoutes.app(form, session)
             guard let text = form["id"] else {
                 let canAct = session.access.role >= .operator && !routes.configuration.readOnly
-                return ConsolePage.response(ConsolePage.layout(title: "Test send", session: session, readOnly: routes.configuration.readOnly,
-                                                               body: TestSendPage.form(app: app.rawValue, canAct: canAct)))
+                return ConsolePage.response(
+                    ConsolePage.layout(
+                        title: "Test send", session: session, readOnly: routes.configuration.readOnly,
+                        body: TestSendPage.form(app: app.rawValue, canAct: canAct)))
             }
-            guard let id = Int(text), id > 0 else { throw APIError.badRequest("id: a notification id is a positive integer", code: "bad_id") }
+            guard let id = Int(text), id > 0 else {
+                throw APIError.badRequest("id: a notification id is a positive integer", code: "bad_id")
+            }
             let devices = try Self.installationIDs(form.all("i"), allowEmpty: true)
             let store = routes.backend.notifications(app)
-            guard try await store.notification(id: id) != nil else { throw APIError.notFound("no notification \(id) in app \(app.rawValue)") }
+            guard try await store.notification(id: id) != nil else {
+                throw APIError.notFound("no notification \(id) in app \(app.rawValue)")
+            }
             let status = try await store.status(id: id)
             let outcomes = TestSendPage.outcomes(devices, status: status)
             if !ConsolePage.wantsHTML(request) {
-                return ConsolePage.json(["id": id, "app": app.rawValue, "state": status?.state.rawValue ?? NSNull(),
-                                         "devices": outcomes.map { ["installation": $0.installation, "state": $0.state, "error": $0.error ?? NSNull()] as [String: Any] }])
+                return ConsolePage.json([
+                    "id": id, "app": app.rawValue, "state": status?.state.rawValue ?? NSNull(),
+                    "devices": outcomes.map {
+                        ["installation": $0.installation, "state": $0.state, "error": $0.error ?? NSNull()] as [String: Any]
+                    },
+                ])
             }
             let done = outcomes.allSatisfy { $0.state != TestSendPage.waiting }
-            return ConsolePage.response(ConsolePage.layout(title: "Test send", session: session, readOnly: routes.configuration.readOnly,
-                                                           body: TestSendPage.result(app: app.rawValue, id: id, state: status?.state.rawValue, outcomes: outcomes, done: done)),
-                                        headers: done ? [:] : [Self.refresh: "2"])
+            return ConsolePage.response(
+                ConsolePage.layout(
+                    title: "Test send", session: session, readOnly: routes.configuration.readOnly,
+                    body: TestSendPage.result(app: app.rawValue, id: id, state: status?.state.rawValue, outcomes: outcomes, done: done)),
+                headers: done ? [:] : [Self.refresh: "2"])
         }
         console.post("test-send") { request, context in
             let session = try await routes.session(request)
@@ -50,7 +62,8 @@ struct ConsoleTestSendRoutes: Sendable {
             let form = try await ConsoleForm.body(of: request)
             let app = try ConsoleWebhookRoutes.app(form, session)
             // One field of ids (space- or comma-separated, as a person types them) or repeated `id` fields.
-            let typed = (form["installations"] ?? "").split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\n" || $0 == "\r" }).map(String.init)
+            let typed = (form["installations"] ?? "").split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\n" || $0 == "\r" }).map(
+                String.init)
             let devices = try Self.installationIDs(typed + form.all("id"), allowEmpty: false)
             guard let message = form["message"], message.count <= Self.maxMessage else {
                 throw APIError.badRequest("message: give 1 to \(Self.maxMessage) characters", code: "bad_message")
@@ -59,16 +72,21 @@ struct ConsoleTestSendRoutes: Sendable {
             if let missing = devices.first(where: { !found.contains($0) }) {
                 throw APIError.badRequest("installation \(missing) is not registered in app \(app.rawValue)", code: "unknown_installation")
             }
-            var draft = NotificationDraft(message: message, richType: .text, contentType: "text/plain", payload: Array(message.utf8),
-                                          creator: session.user, target: Self.target)
+            var draft = NotificationDraft(
+                message: message, richType: .text, contentType: "text/plain", payload: Array(message.utf8),
+                creator: session.user, target: Self.target)
             draft.installations = devices
             let store = routes.backend.notifications(app)
-            let id = try await routes.audited("test-send", target: "app=\(app.rawValue) installations=\(devices.joined(separator: ","))", requested: devices.count,
-                                              session: session, address: context.clientAddress) {
+            let id = try await routes.audited(
+                "test-send", target: "app=\(app.rawValue) installations=\(devices.joined(separator: ","))", requested: devices.count,
+                session: session, address: context.clientAddress
+            ) {
                 try await store.create(draft) { Hex.encode(SHA256.hash(data: $0)) }.id
             }
             let result = "/console/test-send?" + HTML.query([("app", app.rawValue), ("id", String(id))] + devices.map { ("i", $0) })
-            if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["id": id, "app": app.rawValue, "installations": devices, "result": result], status: .accepted) }
+            if !ConsolePage.wantsHTML(request) {
+                return ConsolePage.json(["id": id, "app": app.rawValue, "installations": devices, "result": result], status: .accepted)
+            }
             return ConsolePage.redirect(to: result)
         }
     }
@@ -77,8 +95,11 @@ struct ConsoleTestSendRoutes: Sendable {
     static func installationIDs(_ given: [String], allowEmpty: Bool) throws -> [String] {
         var ids: [String] = []
         for id in given where !ids.contains(id) {
-            guard (1...64).contains(id.count), id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
-                throw APIError.badRequest("'\(id.prefix(64))' is not an installation id (1 to 64 letters, digits or dashes)", code: "bad_installation")
+            guard (1...64).contains(id.count),
+                id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") })
+            else {
+                throw APIError.badRequest(
+                    "'\(id.prefix(64))' is not an installation id (1 to 64 letters, digits or dashes)", code: "bad_installation")
             }
             ids.append(id)
         }

@@ -29,7 +29,9 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
         app = try ConsoleListFilter.app(form, access: access)
         for (name, value) in [("reason", form["reason"]), ("text", form["text"])] {
             guard let value else { continue }
-            guard value.utf8.count <= Self.maxTextBytes else { throw APIError.badRequest("\(name) is longer than \(Self.maxTextBytes) bytes", code: "bad_filter") }
+            guard value.utf8.count <= Self.maxTextBytes else {
+                throw APIError.badRequest("\(name) is longer than \(Self.maxTextBytes) bytes", code: "bad_filter")
+            }
             if name == "reason" { reason = value } else { text = value }
         }
         platform = try ConsoleListFilter.platform(form)
@@ -41,13 +43,21 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
     /// 1970, or relative to now: `-30s`, `-15m`, `-2h`, `-7d`.
     static func time(_ text: String, name: String, now: Int64) throws -> Int64 {
         if text.hasPrefix("-"), let unit = text.last, let amount = Int64(text.dropFirst().dropLast()), amount >= 0, amount < 100_000 {
-            let scale: Int64? = switch unit { case "s": 1000; case "m": 60_000; case "h": 3_600_000; case "d": 86_400_000; default: nil }
+            let scale: Int64? =
+                switch unit {
+                case "s": 1000;
+                case "m": 60_000;
+                case "h": 3_600_000;
+                case "d": 86_400_000;
+                default: nil
+                }
             if let scale { return now - amount * scale }
         }
         if let milliseconds = Int64(text), milliseconds >= 0 { return milliseconds }
         let zoned = text.hasSuffix("Z") || text.contains("+") ? text : text + (text.count == 16 ? ":00Z" : "Z")
         if let date = ISO8601DateFormatter().date(from: zoned) { return Int64(date.timeIntervalSince1970 * 1000) }
-        throw APIError.badRequest("\(name): give an ISO 8601 time (2026-11-26T17:00:00Z), milliseconds, or -30s / -15m / -2h / -7d", code: "bad_filter")
+        throw APIError.badRequest(
+            "\(name): give an ISO 8601 time (2026-11-26T17:00:00Z), milliseconds, or -30s / -15m / -2h / -7d", code: "bad_filter")
     }
 
     /// Whether `letter` (of a stream entry that died at `at` ms) is in the set.
@@ -68,7 +78,8 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
             if let reason, !reason.found(in: letter.error) { return false }
             if let text {
                 let fields = [letter.error, letter.job?.type ?? "", letter.origin, letter.id, letter.undecodable ?? ""]
-                guard fields.contains(where: text.found(in:)) || letter.job.map({ text.found(inUTF8: $0.payload.prefix(4096)) }) == true else { return false }
+                guard fields.contains(where: text.found(in:)) || letter.job.map({ text.found(inUTF8: $0.payload.prefix(4096)) }) == true
+                else { return false }
             }
             return true
         }
@@ -82,11 +93,16 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
 
     /// How the audit log and the confirmation show it.
     var summary: String {
-        ConsoleListFilter.summary(app: app, middle: (platform.map { ["platform=\($0)"] } ?? []) + (reason.map { ["reason~\($0)"] } ?? []), text: text, from: from, to: to, scope: scope)
+        ConsoleListFilter.summary(
+            app: app, middle: (platform.map { ["platform=\($0)"] } ?? []) + (reason.map { ["reason~\($0)"] } ?? []), text: text, from: from,
+            to: to, scope: scope)
     }
 
     /// The form fields that give this filter back (for links and the confirmation's form).
     var queryPairs: [(String, String)] {
-        [("app", app ?? ""), ("platform", platform ?? ""), ("reason", reason ?? ""), ("text", text ?? ""), ("from", from.map(String.init) ?? ""), ("to", to.map(String.init) ?? "")]
+        [
+            ("app", app ?? ""), ("platform", platform ?? ""), ("reason", reason ?? ""), ("text", text ?? ""),
+            ("from", from.map(String.init) ?? ""), ("to", to.map(String.init) ?? ""),
+        ]
     }
 }

@@ -1,4 +1,5 @@
 import RichPushQueue
+
 /// The dead letters page: the filter, the newest matches with checkboxes, and the actions
 /// (replay or purge the selected ones; count all that match, then confirm that number). A viewer, or
 /// anyone while the console is read-only, gets the list without a button or checkbox.
@@ -12,16 +13,22 @@ struct DeadLetterPage {
 
     var html: HTML {
         let rows: [HTML] = found.map { item in
-            let select: HTML = canAct
-                ? "<td><input type=\"checkbox\" name=\"id\" value=\"\(item.reference)\" form=\"selected\" aria-label=\"Select \(item.reference)\"></td>" : ""
+            let select: HTML =
+                canAct
+                ? "<td><input type=\"checkbox\" name=\"id\" value=\"\(item.reference)\" form=\"selected\" aria-label=\"Select \(item.reference)\"></td>"
+                : ""
             return """
                 <tr>\(select)<td><code>\(item.reference)</code></td><td>\(DeadLetterFilter.app(of: item.letter))</td><td>\(item.letter.job?.type ?? "?")</td>\
                 <td>\(ConsolePage.time(item.at))</td><td class="wrap">\(item.letter.undecodable.map { "undecodable: \($0); " } ?? "")\(Self.platforms(item.letter.job))\(item.letter.error)</td></tr>
                 """
         }
         let columns: HTML = canAct ? #"<th scope="col"><input type="checkbox" id="select-all" aria-label="Select all shown"></th>"# : ""
-        let more: HTML = complete ? "" : "<p class=\"note\">Only the newest part of a long list was searched for this page; counting searches them all.</p>"
-        let actions: HTML = canAct ? """
+        let more: HTML =
+            complete
+            ? "" : "<p class=\"note\">Only the newest part of a long list was searched for this page; counting searches them all.</p>"
+        let actions: HTML =
+            canAct
+            ? """
             <div class="actions">
             <form method="post" action="/console/dead-letters/replay" id="selected"><button type="submit">Replay selected</button>
             <button type="submit" formaction="/console/dead-letters/purge" class="danger">Purge selected</button></form>
@@ -53,7 +60,8 @@ struct DeadLetterPage {
     /// The next page's link: the same filter, older than the last one shown.
     private var olderLink: HTML {
         guard let next else { return "" }
-        return "<p><a id=\"older-page\" href=\"/console/dead-letters?\(HTML.query(filter.queryPairs + [("cursor", next.text)]))\">Older \(ConsoleDeadLetterRoutes.pageSize) →</a></p>"
+        return
+            "<p><a id=\"older-page\" href=\"/console/dead-letters?\(HTML.query(filter.queryPairs + [("cursor", next.text)]))\">Older \(ConsoleDeadLetterRoutes.pageSize) →</a></p>"
     }
 
     /// `[apns, fcm] `: the platforms whose pushes failed in the job's last attempt, if it named any.

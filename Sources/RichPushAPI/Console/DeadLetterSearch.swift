@@ -60,8 +60,11 @@ struct DeadLetterSearch: Sendable {
     /// The newest `limit` matches over all partitions older than `cursor` (the last one of the
     /// previous page), reading at most `scanLimit` letters per partition; `complete` is false when
     /// a partition had more to read; `next`, the cursor of the next page (nil: no more).
-    func newest(_ filter: DeadLetterFilter, limit: Int, scanLimit: Int, after cursor: Found.Position? = nil) async throws
-        -> (found: [Found], complete: Bool, next: Found.Position?) {
+    func newest(
+        _ filter: DeadLetterFilter, limit: Int, scanLimit: Int, after cursor: Found.Position? = nil
+    ) async throws
+        -> (found: [Found], complete: Bool, next: Found.Position?)
+    {
         var found: [Found] = []
         var complete = true
         var more = false
@@ -109,8 +112,10 @@ struct DeadLetterSearch: Sendable {
     /// Replays or purges what matches up to each partition's mark; how many matched then and how
     /// many were acted on (fewer when some left the dead letters in between). `progress` gets
     /// the running total acted on after each batch of 500.
-    func apply(_ action: DeadLetterAction, matching filter: DeadLetterFilter, marks: [String: String],
-               ledger: RedisDeliveryLedger, progress: (Int) async -> Void = { _ in }) async throws -> (matched: Int, done: Int) {
+    func apply(
+        _ action: DeadLetterAction, matching filter: DeadLetterFilter, marks: [String: String],
+        ledger: RedisDeliveryLedger, progress: (Int) async -> Void = { _ in }
+    ) async throws -> (matched: Int, done: Int) {
         var matched = 0
         var done = 0
         for queue in queues {
@@ -132,7 +137,8 @@ struct DeadLetterSearch: Sendable {
         var byPartition: [String: [String]] = [:]
         for reference in references {
             let parts = reference.split(separator: "/", maxSplits: 1).map(String.init)
-            guard parts.count == 2, queues.contains(where: { $0.configuration.partition == parts[0] }), StreamIDText.isValid(parts[1]) else {
+            guard parts.count == 2, queues.contains(where: { $0.configuration.partition == parts[0] }), StreamIDText.isValid(parts[1])
+            else {
                 throw APIError.badRequest("'\(reference.prefix(60))' is not a dead letter's reference (<partition>/<id>)", code: "bad_id")
             }
             byPartition[parts[0], default: []].append(parts[1])
@@ -147,8 +153,10 @@ struct DeadLetterSearch: Sendable {
 
     /// `richpush dlq replay`'s and `dlq purge`'s own code: batches of 500 per call, `progress`
     /// told each batch's count.
-    private static func apply(_ action: DeadLetterAction, to ids: [String], in queue: JobQueue, ledger: RedisDeliveryLedger,
-                              progress: (Int) async -> Void) async throws -> Int {
+    private static func apply(
+        _ action: DeadLetterAction, to ids: [String], in queue: JobQueue, ledger: RedisDeliveryLedger,
+        progress: (Int) async -> Void
+    ) async throws -> Int {
         switch action {
         case .replay: try await ledger.replayDeadLetters(ids, in: queue, progress: progress)
         case .purge: try await queue.purgeDeadLetters(ids: ids, progress: progress)
@@ -156,8 +164,10 @@ struct DeadLetterSearch: Sendable {
     }
 
     /// Calls `body` with each page's matches, oldest first, from the filter's start to `mark`.
-    private func scan(_ queue: JobQueue, _ filter: DeadLetterFilter, through mark: String,
-                      _ body: ([DeadLetter]) async throws -> Void) async throws {
+    private func scan(
+        _ queue: JobQueue, _ filter: DeadLetterFilter, through mark: String,
+        _ body: ([DeadLetter]) async throws -> Void
+    ) async throws {
         var start = filter.from.map { "\($0)-0" } ?? "-"
         let matches = filter.matcher()
         while true {

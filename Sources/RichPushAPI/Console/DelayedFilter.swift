@@ -27,7 +27,9 @@ struct DelayedFilter: Sendable, Hashable, Codable {
     init(_ form: ConsoleForm, access: ConsoleAccess, now: Int64 = JobQueue.nowMilliseconds()) throws {
         app = try ConsoleListFilter.app(form, access: access)
         if let kind = form["kind"] {
-            guard let parsed = Kind(rawValue: kind) else { throw APIError.badRequest("kind must be all, scheduled or retry", code: "bad_filter") }
+            guard let parsed = Kind(rawValue: kind) else {
+                throw APIError.badRequest("kind must be all, scheduled or retry", code: "bad_filter")
+            }
             self.kind = parsed
         }
         if let text = form["text"] {
@@ -76,7 +78,9 @@ struct DelayedFilter: Sendable, Hashable, Codable {
             }
             if let text {
                 let fields = [job.job?.type ?? "", job.job?.origin ?? "", job.job?.lastError ?? ""]
-                guard fields.contains(where: text.found(in:)) || job.job.map({ text.found(inUTF8: $0.payload.prefix(4096)) }) == true else { return false }
+                guard fields.contains(where: text.found(in:)) || job.job.map({ text.found(inUTF8: $0.payload.prefix(4096)) }) == true else {
+                    return false
+                }
             }
             return true
         }
@@ -86,16 +90,22 @@ struct DelayedFilter: Sendable, Hashable, Codable {
     /// rich push's own job that has not run yet (a retry or a fan-out's share is not cancelled here).
     static func notification(of job: DelayedJob) -> (app: AppID, id: Int)? {
         guard !job.isRetry, let queued = job.job, queued.type == RichPushJob.type,
-              let delivery = try? RichPushJob.delivery(of: queued) else { return nil }
+            let delivery = try? RichPushJob.delivery(of: queued)
+        else { return nil }
         return (delivery.app, delivery.notification)
     }
 
     var summary: String {
-        ConsoleListFilter.summary(app: app, middle: (kind == .all ? [] : ["kind=\(kind.rawValue)"]) + (platform.map { ["platform=\($0)"] } ?? []), text: text, from: from, to: to, scope: scope)
+        ConsoleListFilter.summary(
+            app: app, middle: (kind == .all ? [] : ["kind=\(kind.rawValue)"]) + (platform.map { ["platform=\($0)"] } ?? []), text: text,
+            from: from, to: to, scope: scope)
     }
 
     var queryPairs: [(String, String)] {
-        [("app", app ?? ""), ("kind", kind == .all ? "" : kind.rawValue), ("platform", platform ?? ""), ("text", text ?? ""), ("from", from.map(String.init) ?? ""),
-         ("to", to.map(String.init) ?? "")]
+        [
+            ("app", app ?? ""), ("kind", kind == .all ? "" : kind.rawValue), ("platform", platform ?? ""), ("text", text ?? ""),
+            ("from", from.map(String.init) ?? ""),
+            ("to", to.map(String.init) ?? ""),
+        ]
     }
 }

@@ -56,8 +56,11 @@ struct DelayedSearch: Sendable {
     /// The first `limit` matches from `cursor` over all partitions, reading at most `scanLimit`
     /// jobs per partition; the cursor of the next page (nil: no more), and whether every partition
     /// was read far enough.
-    func page(_ filter: DelayedFilter, from cursor: Cursor?, limit: Int, scanLimit: Int) async throws
-        -> (found: [Found], next: Cursor?, complete: Bool) {
+    func page(
+        _ filter: DelayedFilter, from cursor: Cursor?, limit: Int, scanLimit: Int
+    ) async throws
+        -> (found: [Found], next: Cursor?, complete: Bool)
+    {
         let start = max(cursor?.due ?? 0, filter.from ?? 0)
         var found: [Found] = []
         var complete = true
@@ -106,7 +109,8 @@ struct DelayedSearch: Sendable {
                     if let key = key(Found(partition: queue.configuration.partition, job: job)) { keys.insert(key) }
                 }
                 guard keys.count <= Self.maxCount else {
-                    throw APIError.badRequest("more than \(Self.maxCount) \(noun) match: narrow the filter (app, platform, time window, text)", code: "too_many")
+                    throw APIError.badRequest(
+                        "more than \(Self.maxCount) \(noun) match: narrow the filter (app, platform, time window, text)", code: "too_many")
                 }
                 return true
             }
@@ -133,8 +137,10 @@ struct DelayedSearch: Sendable {
 
     /// Calls `body` with each slice's matches (and how many it read), oldest due first, from `from`
     /// to the filter's end or until `body` answers false.
-    func scan(_ queue: JobQueue, _ filter: DelayedFilter, from: Int64,
-                      _ body: ([DelayedJob], Int) async throws -> Bool) async throws {
+    func scan(
+        _ queue: JobQueue, _ filter: DelayedFilter, from: Int64,
+        _ body: ([DelayedJob], Int) async throws -> Bool
+    ) async throws {
         var cursor = Cursor(due: from, skip: 0)
         let matches = filter.matcher()
         while true {

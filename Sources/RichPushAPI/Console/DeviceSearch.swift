@@ -30,7 +30,9 @@ struct DeviceSearch: Sendable {
 
         init(_ form: ConsoleForm, access: ConsoleAccess) throws {
             app = try ConsoleScope.app(form, access: access)
-            for (name, limit) in [("id", Self.maxIDBytes), ("user", Self.maxNameBytes), ("tag", Self.maxTagBytes), ("handle", ConsoleForm.maxValueBytes)] {
+            for (name, limit) in [
+                ("id", Self.maxIDBytes), ("user", Self.maxNameBytes), ("tag", Self.maxTagBytes), ("handle", ConsoleForm.maxValueBytes),
+            ] {
                 guard let value = form[name] else { continue }
                 guard value.utf8.count <= limit else { throw Self.bad("\(name) is longer than \(limit) bytes") }
                 switch name {
@@ -47,7 +49,9 @@ struct DeviceSearch: Sendable {
                 self.platform = platform
             }
             if let text = form["cursor"] {
-                guard text.utf8.count <= 20, let cursor = Int(text), cursor >= 0 else { throw Self.bad("cursor: a number from the previous page") }
+                guard text.utf8.count <= 20, let cursor = Int(text), cursor >= 0 else {
+                    throw Self.bad("cursor: a number from the previous page")
+                }
                 self.cursor = cursor
             }
         }
@@ -66,7 +70,10 @@ struct DeviceSearch: Sendable {
         }
 
         var queryPairs: [(String, String)] {
-            [("app", app.rawValue), ("user", owner ?? ""), ("tag", tag ?? ""), ("platform", platform?.rawValue ?? ""), ("handle", handlePrefix ?? "")]
+            [
+                ("app", app.rawValue), ("user", owner ?? ""), ("tag", tag ?? ""), ("platform", platform?.rawValue ?? ""),
+                ("handle", handlePrefix ?? ""),
+            ]
         }
     }
 
@@ -102,8 +109,11 @@ struct DeviceSearch: Sendable {
     /// A device's pushes among its app's newest ``recentIDs`` notification ids: there is no
     /// per-device record of pushes, so each notification's ledger is asked about it (two HGETs
     /// per id, 500 ids per round trip), newest first, up to `limit`.
-    static func recentPushes(of installation: String, store: RedisNotificationStore, limit: Int = 20) async throws
-        -> (pushes: [(record: RichNotification?, id: Int, device: NotificationStatus.Device)], looked: Int) {
+    static func recentPushes(
+        of installation: String, store: RedisNotificationStore, limit: Int = 20
+    ) async throws
+        -> (pushes: [(record: RichNotification?, id: Int, device: NotificationStatus.Device)], looked: Int)
+    {
         var pushes: [(record: RichNotification?, id: Int, device: NotificationStatus.Device)] = []
         let ceiling = try await store.idCeiling()
         var before = ceiling
@@ -111,7 +121,8 @@ struct DeviceSearch: Sendable {
             let ids = Array(stride(from: before - 1, through: max(1, before - NotificationSearch.batch), by: -1))
             let entries = try await store.entries(of: installation, in: ids)
             let hits = ids.filter { entries[$0] != nil }.prefix(limit - pushes.count)
-            let records = Dictionary(try await store.notifications(ids: Array(hits)).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let records = Dictionary(
+                try await store.notifications(ids: Array(hits)).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             pushes += hits.map { (records[$0], $0, entries[$0]!) }
             before = ids.last ?? 1
         }

@@ -6,10 +6,14 @@ import RichPushCore
 enum NotificationPage {
     /// The search form, filled in from `form`; the results when there are some; a problem with
     /// the filter beside the form.
-    static func search(form: ConsoleForm, found: (filter: NotificationSearch.Filter, found: NotificationSearch.Found)?, problem: String?) -> HTML {
-        let states: [HTML] = [#"<option value="">any</option>"#] + DeliveryState.allCases.map { state in
-            "<option value=\"\(state.rawValue)\"\(form["state"] == state.rawValue ? " selected" as HTML : "")>\(state.rawValue)</option>"
-        }
+    static func search(
+        form: ConsoleForm, found: (filter: NotificationSearch.Filter, found: NotificationSearch.Found)?, problem: String?
+    ) -> HTML {
+        let states: [HTML] =
+            [#"<option value="">any</option>"#]
+            + DeliveryState.allCases.map { state in
+                "<option value=\"\(state.rawValue)\"\(form["state"] == state.rawValue ? " selected" as HTML : "")>\(state.rawValue)</option>"
+            }
         let error: HTML = problem.map { "<p class=\"error\" role=\"alert\" id=\"filter-problem\">\($0)</p>" } ?? ""
         var results: HTML = ""
         if let (filter, found) = found {
@@ -23,7 +27,9 @@ enum NotificationPage {
             }
             var notes: [HTML] = []
             if found.limited {
-                notes.append("<p class=\"note\" id=\"scan-limit\">Searched the newest \(found.scanned) notification ids; refine the window (from, to) or go on to older ones.</p>")
+                notes.append(
+                    "<p class=\"note\" id=\"scan-limit\">Searched the newest \(found.scanned) notification ids; refine the window (from, to) or go on to older ones.</p>"
+                )
             }
             if let next = found.next {
                 let link = "/console/notifications?" + HTML.query(filter.queryPairs + [("cursor", String(next))])
@@ -55,28 +61,40 @@ enum NotificationPage {
     }
 
     static func json(_ found: NotificationSearch.Found, filter: NotificationSearch.Filter) -> [String: Any] {
-        ["app": filter.app.rawValue, "scanned": found.scanned, "limited": found.limited, "next": found.next ?? NSNull(),
-         "notifications": found.notifications.map { item in
-             ["id": item.record.id, "createdAt": item.record.createdAt, "creator": item.record.creator, "target": item.record.target,
-              "message": item.record.message, "state": item.state?.rawValue ?? NSNull()] as [String: Any]
-         }]
+        [
+            "app": filter.app.rawValue, "scanned": found.scanned, "limited": found.limited, "next": found.next ?? NSNull(),
+            "notifications": found.notifications.map { item in
+                [
+                    "id": item.record.id, "createdAt": item.record.createdAt, "creator": item.record.creator, "target": item.record.target,
+                    "message": item.record.message, "state": item.state?.rawValue ?? NSNull(),
+                ] as [String: Any]
+            },
+        ]
     }
 
     static func detail(_ detail: NotificationDetail) -> HTML {
         let record = detail.record
-        let counts: [HTML] = (detail.status?.counts ?? [:]).sorted { $0.key < $1.key }.filter { $0.value > 0 }.map { "<div><dt>\($0.key)</dt><dd>\($0.value)</dd></div>" }
-        let payload: HTML = ConsoleNotificationRoutes.shownInline(record.contentType)
+        let counts: [HTML] = (detail.status?.counts ?? [:]).sorted { $0.key < $1.key }.filter { $0.value > 0 }.map {
+            "<div><dt>\($0.key)</dt><dd>\($0.value)</dd></div>"
+        }
+        let payload: HTML =
+            ConsoleNotificationRoutes.shownInline(record.contentType)
             ? "<img src=\"\(detail.payloadPath)\" alt=\"The payload (\(record.contentType), \(record.payloadSize) bytes)\" class=\"payload\" id=\"payload\">"
             : "<p>\(record.contentType), \(record.payloadSize) bytes: <a href=\"\(detail.payloadPath)\" download id=\"payload\">download</a></p>"
         let rendered: [HTML] = detail.rendered.map { item in
-            let body: HTML = switch item.payload {
-            case .success(let json): "<pre class=\"json\">\(json)</pre>"
-            case .failure(let error): "<p class=\"error\">\(error.message)</p>"
-            }
-            return "<section class=\"rendered\"><h3>\(item.format.rawValue) (\(item.platforms.joined(separator: ", ")))</h3>\(body)</section>"
+            let body: HTML =
+                switch item.payload {
+                case .success(let json): "<pre class=\"json\">\(json)</pre>"
+                case .failure(let error): "<p class=\"error\">\(error.message)</p>"
+                }
+            return
+                "<section class=\"rendered\"><h3>\(item.format.rawValue) (\(item.platforms.joined(separator: ", ")))</h3>\(body)</section>"
         }
-        let templated: HTML = record.properties == nil ? "" : "<p class=\"note\">A template send: devices with a template got their own push (its name is in the device's row).</p>"
-        let more: HTML = (detail.status?.devices.count ?? 0) > detail.devices.count
+        let templated: HTML =
+            record.properties == nil
+            ? "" : "<p class=\"note\">A template send: devices with a template got their own push (its name is in the device's row).</p>"
+        let more: HTML =
+            (detail.status?.devices.count ?? 0) > detail.devices.count
             ? "<p class=\"note\">The first \(detail.devices.count) of \(detail.status?.devices.count ?? 0) devices shown.</p>" : ""
         return """
             <p><a href="/console/notifications?\(HTML.query([("app", detail.app.rawValue)]))">← Notifications</a></p>
@@ -102,8 +120,10 @@ enum NotificationPage {
     }
 
     static func timeline(_ detail: NotificationDetail) -> HTML {
-        let failed: Set<String> = [DeliveryCounter.failed.rawValue, DeliveryCounter.invalidToken.rawValue, DeliveryCounter.retried.rawValue,
-                                   DeliveryCounter.expired.rawValue, "sending", "queued"]
+        let failed: Set<String> = [
+            DeliveryCounter.failed.rawValue, DeliveryCounter.invalidToken.rawValue, DeliveryCounter.retried.rawValue,
+            DeliveryCounter.expired.rawValue, "sending", "queued",
+        ]
         let rows: [HTML] = detail.devices.map { device in
             let times = device.times ?? [:]
             let rank = DeliveryState(rawValue: device.state).map { DeliveryState.allCases.firstIndex(of: $0) ?? 0 } ?? 0
@@ -111,7 +131,8 @@ enum NotificationPage {
                 if let time { return "<td>\(ConsolePage.time(time))</td>" }
                 return reached ? "<td>yes</td>" : "<td>-</td>"
             }
-            let sent: HTML = failed.contains(device.state) && times["displayedAt"] == nil
+            let sent: HTML =
+                failed.contains(device.state) && times["displayedAt"] == nil
                 ? "<td class=\"error\">\(device.state)\(times["at"].map { " " + ConsolePage.time($0) } ?? "")</td>"
                 : step(times["at"], reached: true)
             let platform = detail.installations[device.installation]?.platform.rawValue ?? "?"

@@ -75,8 +75,10 @@ struct NotificationSearch: Sendable {
 
         /// The fields that give this filter back (for the next page's link), without the cursor.
         var queryPairs: [(String, String)] {
-            [("app", app.rawValue), ("creator", creator ?? ""), ("tag", tag ?? ""), ("state", state?.rawValue ?? ""),
-             ("from", from.map(String.init) ?? ""), ("to", to.map(String.init) ?? "")]
+            [
+                ("app", app.rawValue), ("creator", creator ?? ""), ("tag", tag ?? ""), ("state", state?.rawValue ?? ""),
+                ("from", from.map(String.init) ?? ""), ("to", to.map(String.init) ?? ""),
+            ]
         }
     }
 
@@ -147,7 +149,9 @@ struct NotificationSearch: Sendable {
 enum ConsoleScope {
     static func app(_ form: ConsoleForm, access: ConsoleAccess) throws -> AppID {
         let text = form["app"] ?? AppID.default.rawValue
-        guard let app = AppID(validating: text) else { throw APIError.badRequest("app: \(AppID.problem(text) ?? "not an app id")", code: "bad_app_id") }
+        guard let app = AppID(validating: text) else {
+            throw APIError.badRequest("app: \(AppID.problem(text) ?? "not an app id")", code: "bad_app_id")
+        }
         guard access.sees(app: app.rawValue) else {
             throw APIError(.forbidden, code: "console_forbidden", message: "you do not see app \(app.rawValue)")
         }

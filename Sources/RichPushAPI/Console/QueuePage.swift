@@ -15,11 +15,14 @@ struct QueuePage {
             let reference = item.notification.map { "\(item.partition)/\(item.job.due)/\($0)" }
             // A retry is selected for "retry now" (by its origin), a scheduled send for a cancel.
             let retry = item.job.isRetry ? item.job.job.map { "\(item.partition)/\(item.job.due)/\($0.origin)" } : nil
-            let select: HTML = !canAct ? "" : reference.map {
-                "<td><input type=\"checkbox\" name=\"id\" value=\"\($0)\" form=\"selected\" aria-label=\"Select \($0)\"></td>"
-            } ?? retry.map {
-                "<td><input type=\"checkbox\" name=\"id\" value=\"\($0)\" form=\"retries-selected\" aria-label=\"Select retry \($0)\"></td>"
-            } ?? "<td></td>"
+            let select: HTML =
+                !canAct
+                ? ""
+                : reference.map {
+                    "<td><input type=\"checkbox\" name=\"id\" value=\"\($0)\" form=\"selected\" aria-label=\"Select \($0)\"></td>"
+                } ?? retry.map {
+                    "<td><input type=\"checkbox\" name=\"id\" value=\"\($0)\" form=\"retries-selected\" aria-label=\"Select retry \($0)\"></td>"
+                } ?? "<td></td>"
             let job = item.job.job
             return """
                 <tr>\(select)<td>\(ConsolePage.time(item.job.due))</td><td>\(item.app)</td><td>\(item.job.isRetry ? "retry" : "scheduled")</td>\
@@ -28,9 +31,15 @@ struct QueuePage {
                 """
         }
         let columns: HTML = canAct ? #"<th scope="col"><input type="checkbox" id="select-all" aria-label="Select all shown"></th>"# : ""
-        let more: HTML = complete ? "" : "<p class=\"note\">Only part of a long queue was searched for this page; counting searches it all.</p>"
-        let nextLink: HTML = next.map { "<p><a id=\"next-page\" href=\"/console/queues?\(HTML.query(filter.queryPairs + [("cursor", $0.text)]))\">Next \(ConsoleQueueRoutes.pageSize) due</a></p>" } ?? ""
-        let actions: HTML = canAct ? """
+        let more: HTML =
+            complete ? "" : "<p class=\"note\">Only part of a long queue was searched for this page; counting searches it all.</p>"
+        let nextLink: HTML =
+            next.map {
+                "<p><a id=\"next-page\" href=\"/console/queues?\(HTML.query(filter.queryPairs + [("cursor", $0.text)]))\">Next \(ConsoleQueueRoutes.pageSize) due</a></p>"
+            } ?? ""
+        let actions: HTML =
+            canAct
+            ? """
             <div class="actions">
             <form method="post" action="/console/queues/cancel" id="selected"><button type="submit" class="danger">Cancel selected</button></form>
             <form method="post" action="/console/queues/count">\(Self.hiddenFields(filter))<button type="submit" class="danger">Cancel all scheduled sends that match…</button></form>
@@ -38,8 +47,11 @@ struct QueuePage {
             <form method="post" action="/console/queues/retries/count">\(Self.hiddenFields(filter))<button type="submit">Retry all retries that match now…</button></form>
             </div>
             """ : ""
-        let pausedList: HTML = paused.isEmpty ? "<p>No app is paused.</p>" : "<p>Paused: <span id=\"paused\">\(paused.joined(separator: ", "))</span>.</p>"
-        let pauseForm: HTML = canAct ? """
+        let pausedList: HTML =
+            paused.isEmpty ? "<p>No app is paused.</p>" : "<p>Paused: <span id=\"paused\">\(paused.joined(separator: ", "))</span>.</p>"
+        let pauseForm: HTML =
+            canAct
+            ? """
             <form method="post" action="/console/queues/pause" class="filter">
             <label for="p-app">App</label><input id="p-app" name="app" maxlength="32" required value="\(filter.app ?? "")">
             <button type="submit" class="danger">Pause sending</button><button type="submit" formaction="/console/queues/resume">Resume sending</button>

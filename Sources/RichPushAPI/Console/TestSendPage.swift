@@ -16,7 +16,9 @@ enum TestSendPage {
         let known = Dictionary((status?.devices ?? []).map { ($0.installation, $0) }, uniquingKeysWith: { first, _ in first })
         let cancelled = status?.state == .cancelled
         return devices.map { id in
-            guard let device = known[id], device.state != waiting else { return Outcome(installation: id, state: cancelled ? "cancelled" : waiting, error: nil) }
+            guard let device = known[id], device.state != waiting else {
+                return Outcome(installation: id, state: cancelled ? "cancelled" : waiting, error: nil)
+            }
             return Outcome(installation: id, state: device.state, error: device.error)
         }
     }

@@ -44,7 +44,9 @@ struct WebhookPage {
             <td>\(letter.events)</td><td class="wrap">\(letter.lastError)</td></tr>
             """
         }
-        let replay: HTML = canAct && !dead.isEmpty ? """
+        let replay: HTML =
+            canAct && !dead.isEmpty
+            ? """
             <form method="post" action="/console/webhooks/replay" class="actions"><input type="hidden" name="app" value="\(app)">\
             <input type="hidden" name="id" value="\(hook.id)"><button type="submit">Replay every dead delivery</button></form>
             """ : ""

@@ -17,8 +17,9 @@ struct DevicePageRoutes {
             var push: PushServiceOrigin?
             if let text = request.uri.queryParameters.get("push") {
                 guard let origin = PushServiceOrigin(text) else {
-                    throw APIError.badRequest("push must be a push service's origin, https://host[:port] (http only for a loopback host)",
-                                              code: "bad_push_origin")
+                    throw APIError.badRequest(
+                        "push must be a push service's origin, https://host[:port] (http only for a loopback host)",
+                        code: "bad_push_origin")
                 }
                 push = origin
             }
@@ -33,9 +34,11 @@ struct DevicePageRoutes {
     /// or base URL changes.
     static func policy(_ push: PushServiceOrigin?) -> String {
         let connect = ["'self'"] + (push.map { [$0.origin, $0.webSocketOrigin] } ?? [])
-        return ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob:",
-                "connect-src \(connect.joined(separator: " "))", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"]
-            .joined(separator: "; ")
+        return [
+            "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob:",
+            "connect-src \(connect.joined(separator: " "))", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+        ]
+        .joined(separator: "; ")
     }
 
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!

@@ -28,21 +28,26 @@ struct PushServiceOrigin: Equatable {
                 guard after.hasPrefix(":") else { return nil }
                 portText = after.dropFirst()
             }
-            guard host.count > 2, host.dropFirst().dropLast().allSatisfy({ ($0.isASCII && $0.isHexDigit) || $0 == ":" || $0 == "." }) else { return nil }
+            guard host.count > 2, host.dropFirst().dropLast().allSatisfy({ ($0.isASCII && $0.isHexDigit) || $0 == ":" || $0 == "." }) else {
+                return nil
+            }
         } else {
             let parts = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             host = parts[0]
             if parts.count == 2 { portText = parts[1] }
             let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-            guard !host.isEmpty, host.count <= 253, labels.allSatisfy({ label in
-                (1...63).contains(label.count) && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
-                    && label.first != "-" && label.last != "-"
-            }) else { return nil }
+            guard !host.isEmpty, host.count <= 253,
+                labels.allSatisfy({ label in
+                    (1...63).contains(label.count) && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+                        && label.first != "-" && label.last != "-"
+                })
+            else { return nil }
         }
         var port: Int?
         if let portText {
             guard (1...5).contains(portText.count), portText.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(portText),
-                  (1...65535).contains(value) else { return nil }
+                (1...65535).contains(value)
+            else { return nil }
             port = value
         }
         let lowered = host.lowercased()

@@ -1,5 +1,5 @@
-import Hiredis
 import HTTPTypes
+import Hiredis
 package import Hummingbird
 import Logging
 import NIOCore
@@ -18,21 +18,28 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             throw error
         } catch let error as HTTPError {
-            throw APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase, headers: error.headers)
+            throw APIError(
+                error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         } catch let error as NIOTooManyBytesError {
             throw APIError.tooLarge("the request body is over the limit of \(error.maxBytes.map(String.init) ?? "?") bytes")
         } catch let error as HTTPParserError {
             // A malformed request (bad chunked framing, ...): the client's fault, not ours.
             context.logger.debug("malformed request", metadata: ["error": "\(error)"])
-            throw APIError(.badRequest, code: "malformed_request", message: "the request is not valid HTTP/1.1 (\(error))", headers: [.connection: "close"])
+            throw APIError(
+                .badRequest, code: "malformed_request", message: "the request is not valid HTTP/1.1 (\(error))",
+                headers: [.connection: "close"])
         } catch let error as IOError {
             // The client reset the connection mid-request.
             context.logger.debug("client connection failed", metadata: ["error": "\(error)"])
-            throw APIError(.badRequest, code: "connection_closed", message: "the connection failed before the request was complete", headers: [.connection: "close"])
+            throw APIError(
+                .badRequest, code: "connection_closed", message: "the connection failed before the request was complete",
+                headers: [.connection: "close"])
         } catch let error as ChannelError {
             // The client went away mid-request; nobody will read this answer.
             context.logger.debug("client closed the connection", metadata: ["error": "\(error)"])
-            throw APIError(.badRequest, code: "connection_closed", message: "the connection closed before the request was complete", headers: [.connection: "close"])
+            throw APIError(
+                .badRequest, code: "connection_closed", message: "the connection closed before the request was complete",
+                headers: [.connection: "close"])
         } catch {
             throw Self.apiError(for: error, logger: context.logger, requestID: context.id)
         }

@@ -41,8 +41,9 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
             // The router found no route for this method and path; is the path one of ours?
             guard let methods = Self.methods(forPath: request.uri.path), !methods.contains(request.method) else { throw error }
             let allow = methods.map(\.rawValue).joined(separator: ", ")
-            throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "\(request.method.rawValue) is not served here; allowed: \(allow)",
-                           headers: [.allow: allow])
+            throw APIError(
+                .methodNotAllowed, code: "method_not_allowed", message: "\(request.method.rawValue) is not served here; allowed: \(allow)",
+                headers: [.allow: allow])
         }
     }
 

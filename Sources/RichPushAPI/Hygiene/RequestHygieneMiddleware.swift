@@ -11,7 +11,9 @@ struct RequestHygieneMiddleware: RouterMiddleware {
     var largerBodies: [String: Int] = [:]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let authority = request.head.authority, !authority.isEmpty, !request.headers.contains(where: { $0.name.canonicalName == "host" }) else {
+        guard let authority = request.head.authority, !authority.isEmpty,
+            !request.headers.contains(where: { $0.name.canonicalName == "host" })
+        else {
             // A second Host stays among the fields once the first became the authority.
             throw APIError.badRequest("an HTTP/1.1 request needs exactly one Host header", code: "bad_host")
         }

@@ -12,10 +12,12 @@ struct RequestLogMiddleware: RouterMiddleware {
         defer {
             let elapsed = ContinuousClock.now - start
             let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-            context.logger.info("request", metadata: [
-                "http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path.prefix(200).logSafe)",
-                "http.status": "\(status)", "http.duration_us": "\(micros)",
-            ])
+            context.logger.info(
+                "request",
+                metadata: [
+                    "http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path.prefix(200).logSafe)",
+                    "http.status": "\(status)", "http.duration_us": "\(micros)",
+                ])
         }
         do {
             let response = try await next(request, context)

@@ -35,7 +35,9 @@ struct MultipartFormData {
             while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x09 { position += 1 }
             guard bytes[position...].starts(with: [0x0D, 0x0A]) else { throw Error(description: "a boundary line must end with CRLF") }
             position += 2
-            guard let end = find(next, in: bytes[...], from: position) else { throw Error(description: "the body ends inside a part (no closing boundary)") }
+            guard let end = find(next, in: bytes[...], from: position) else {
+                throw Error(description: "the body ends inside a part (no closing boundary)")
+            }
             guard parts.count < maxParts else { throw Error(description: "more than \(maxParts) parts") }
             parts.append(try part(bytes[position..<end]))
             position = end + next.count
@@ -52,7 +54,9 @@ struct MultipartFormData {
         } else {
             throw Error(description: "a part's headers do not end with a blank line")
         }
-        guard headerEnd - bytes.startIndex <= maxHeaderBytes else { throw Error(description: "a part's headers exceed \(maxHeaderBytes) bytes") }
+        guard headerEnd - bytes.startIndex <= maxHeaderBytes else {
+            throw Error(description: "a part's headers exceed \(maxHeaderBytes) bytes")
+        }
         var headers: [String: String] = [:]
         var lineStart = bytes.startIndex
         while lineStart < headerEnd {

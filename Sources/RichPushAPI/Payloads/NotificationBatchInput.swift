@@ -32,22 +32,26 @@ enum NotificationBatchInput {
         let bytes = Array(buffer: body)
         let shape = JSONShape(bytes, maxDepth: maxDepth)
         guard !shape.isTooDeep else {
-            throw APIError.badRequest("the body nests arrays and objects more than \(maxDepth) deep; a batch is {\"notifications\": [{…}, …]} with a notification's fields in each item",
-                                      code: "too_deep")
+            throw APIError.badRequest(
+                "the body nests arrays and objects more than \(maxDepth) deep; a batch is {\"notifications\": [{…}, …]} with a notification's fields in each item",
+                code: "too_deep")
         }
         // The containers at depth 2 are the `notifications` array (in a body of the right shape).
         guard shape.values.count < 2 || shape.values[1] <= maxItems else {
             throw APIError.unprocessable("more than \(maxItems) notifications; a batch holds 1 to \(maxItems)", code: "too_many_items")
         }
         guard shape.totalValues <= 2 + maxItems * valuesPerItem + propertyValues else {
-            throw APIError.tooLarge("the body holds \(shape.totalValues) JSON values; a batch of \(maxItems) notifications holds at most "
-                                    + "\(2 + maxItems * valuesPerItem + propertyValues) (\(propertyValues) of them for the items' properties)")
+            throw APIError.tooLarge(
+                "the body holds \(shape.totalValues) JSON values; a batch of \(maxItems) notifications holds at most "
+                    + "\(2 + maxItems * valuesPerItem + propertyValues) (\(propertyValues) of them for the items' properties)")
         }
         guard let document = JSONValue.parse(bytes, maxDepth: maxDepth) else {
             throw APIError.badRequest("the body is not valid JSON", code: "malformed_json")
         }
         let shapeText = "{\"notifications\": [{…}, …]}"
-        guard case .object(let members) = document else { throw APIError.badRequest("the body must be a JSON object \(shapeText)", code: "malformed_json") }
+        guard case .object(let members) = document else {
+            throw APIError.badRequest("the body must be a JSON object \(shapeText)", code: "malformed_json")
+        }
         if let unknown = members.keys.sorted().first(where: { $0 != "notifications" }) {
             throw APIError.badRequest("unknown field '\(unknown)'; known fields: notifications", code: "unknown_field")
         }
@@ -55,7 +59,9 @@ enum NotificationBatchInput {
         guard case .array(let elements) = list else {
             throw APIError.badRequest("'notifications' must be an array of 1 to \(maxItems) notification objects", code: "wrong_type")
         }
-        guard !elements.isEmpty else { throw APIError.unprocessable("'notifications' is empty; a batch holds 1 to \(maxItems)", code: "empty_batch") }
+        guard !elements.isEmpty else {
+            throw APIError.unprocessable("'notifications' is empty; a batch holds 1 to \(maxItems)", code: "empty_batch")
+        }
         guard elements.count <= maxItems else {
             throw APIError.unprocessable("\(elements.count) notifications; a batch holds 1 to \(maxItems)", code: "too_many_items")
         }
@@ -78,7 +84,8 @@ enum NotificationBatchInput {
         var input = try NotificationInput.json(others, alsoKnown: [keyField])
         if let properties, properties != .null {
             guard let raw, let bytes = SendProperties.member(name ?? "properties", of: raw) else {
-                throw APIError.badRequest("'properties' must be a JSON object of names to text or to objects of locales", code: "invalid_properties")
+                throw APIError.badRequest(
+                    "'properties' must be a JSON object of names to text or to objects of locales", code: "invalid_properties")
             }
             input.properties = try NotificationInput.parseProperties(bytes)
         }
@@ -86,7 +93,9 @@ enum NotificationBatchInput {
         case nil, .null?:
             return Item(input: input)
         case .string(let key)?:
-            if let problem = IdempotencyKey.problem(with: key) { throw APIError.badRequest("'\(keyField)': \(problem)", code: "bad_idempotency_key") }
+            if let problem = IdempotencyKey.problem(with: key) {
+                throw APIError.badRequest("'\(keyField)': \(problem)", code: "bad_idempotency_key")
+            }
             return Item(input: input, idempotencyKey: IdempotencyKey(user: user, key: key, fingerprint: fingerprint(of: fields)))
         default:
             throw APIError.badRequest("field '\(keyField)' must be a string", code: "wrong_type")

@@ -21,8 +21,10 @@ struct NotificationInput {
     /// A template send's properties (JSON only; order kept, for "the first locale given").
     var properties: SendProperties?
 
-    static let jsonFields: Set<String> = ["message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority", "sendAt", "throttlePerMinute",
-                                          "properties"]
+    static let jsonFields: Set<String> = [
+        "message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority", "sendAt", "throttlePerMinute",
+        "properties",
+    ]
 
     /// Parses a JSON body: `{"message", "richType", "payload", "contentType", "target"}` (the seed's
     /// PascalCase names are accepted too). `payload` is base64 for `img`/`sound`, text for `url`/`text`.
@@ -32,7 +34,9 @@ struct NotificationInput {
         guard let document = JSONValue.parse(Array(buffer: body)) else {
             throw APIError.badRequest("the body is not valid JSON", code: "malformed_json")
         }
-        guard case .object(let fields) = document else { throw APIError.badRequest("the body must be a JSON object", code: "malformed_json") }
+        guard case .object(let fields) = document else {
+            throw APIError.badRequest("the body must be a JSON object", code: "malformed_json")
+        }
         var input = try json(fields, propertiesInBody: true)
         // Read again from the bytes: the locales of a property go in the order given.
         if let properties = SendProperties.member("properties", of: Array(buffer: body)) {
@@ -73,7 +77,8 @@ struct NotificationInput {
             }
             if name == "sendAt" || name == "throttlePerMinute", case .number(let number) = value {
                 // An integral number in any notation (`1.7e12`) as its decimal digits.
-                let integral = Int64(number) == nil ? Double(number).flatMap { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : nil } : nil
+                let integral =
+                    Int64(number) == nil ? Double(number).flatMap { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : nil } : nil
                 if name == "sendAt" { input.sendAt = integral ?? number } else { input.throttlePerMinute = integral ?? number }
                 continue
             }
@@ -83,7 +88,8 @@ struct NotificationInput {
                     input.ttl = text
                     continue
                 }
-                guard case .number(let number) = value, let seconds = Double(number), seconds == seconds.rounded(), abs(seconds) < 1e15 else {
+                guard case .number(let number) = value, let seconds = Double(number), seconds == seconds.rounded(), abs(seconds) < 1e15
+                else {
                     throw APIError.badRequest("field 'ttl' must be an integer number of seconds", code: "wrong_type")
                 }
                 input.ttl = String(Int64(seconds))
@@ -107,7 +113,8 @@ struct NotificationInput {
             case .url, .text:
                 input.payload = Array(rawPayload.utf8)
             default:
-                guard let data = Data(base64Encoded: rawPayload, options: .ignoreUnknownCharacters), !data.isEmpty || rawPayload.isEmpty else {
+                guard let data = Data(base64Encoded: rawPayload, options: .ignoreUnknownCharacters), !data.isEmpty || rawPayload.isEmpty
+                else {
                     throw APIError.badRequest("'payload' is not valid base64 (for img and sound it carries the bytes)", code: "bad_base64")
                 }
                 input.payload = Array(data)
@@ -143,8 +150,9 @@ struct NotificationInput {
                 input.contentType = part.headers["content-type"]
                 if input.richType == nil && name == "sound" { input.richType = .sound }
             default:
-                throw APIError.badRequest("unknown form field '\(name)'; known: message, richType, target, ttl, collapseId, priority, sendAt, throttlePerMinute, image (or payload, file, sound)",
-                                          code: "unknown_field")
+                throw APIError.badRequest(
+                    "unknown form field '\(name)'; known: message, richType, target, ttl, collapseId, priority, sendAt, throttlePerMinute, image (or payload, file, sound)",
+                    code: "unknown_field")
             }
         }
         return input
@@ -153,7 +161,8 @@ struct NotificationInput {
     /// The `name` of `Content-Disposition: form-data; name="image"; filename="logo.png"`.
     private static func formName(_ disposition: String?) -> String? {
         guard let disposition else { return nil }
-        for parameter in disposition.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) where parameter.hasPrefix("name=") {
+        for parameter in disposition.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) })
+        where parameter.hasPrefix("name=") {
             return String(parameter.dropFirst(5)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         }
         return nil
@@ -162,7 +171,8 @@ struct NotificationInput {
     /// The boundary parameter of a multipart Content-Type, checked as RFC 2046 §5.1.1 says:
     /// 1 to 70 characters of `bchars`, not ending in a space.
     static func boundary(of contentType: String) throws -> String {
-        for parameter in contentType.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) where parameter.lowercased().hasPrefix("boundary=") {
+        for parameter in contentType.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) })
+        where parameter.lowercased().hasPrefix("boundary=") {
             var value = Substring(parameter.dropFirst(9))
             if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
             guard (1...70).contains(value.utf8.count) else {
@@ -206,7 +216,8 @@ extension NotificationInput {
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             let plain = ISO8601DateFormatter()
             guard text.utf8.count <= 64, let date = formatter.date(from: text) ?? plain.date(from: text) else {
-                throw APIError.unprocessable("'sendAt' must be an RFC 3339 time (2026-11-24T18:00:00Z) or epoch milliseconds", code: "bad_send_at")
+                throw APIError.unprocessable(
+                    "'sendAt' must be an RFC 3339 time (2026-11-24T18:00:00Z) or epoch milliseconds", code: "bad_send_at")
             }
             milliseconds = Int64(date.timeIntervalSince1970 * 1000)
         }
@@ -221,13 +232,17 @@ extension NotificationInput {
         var options = DeliveryOptions()
         if let ttl {
             guard let seconds = Int64(ttl), (0...Int64(DeliveryOptions.maxTTL.components.seconds)).contains(seconds) else {
-                throw APIError.unprocessable("'ttl' must be 0 to \(DeliveryOptions.maxTTL.components.seconds) seconds (28 days)", code: "bad_ttl")
+                throw APIError.unprocessable(
+                    "'ttl' must be 0 to \(DeliveryOptions.maxTTL.components.seconds) seconds (28 days)", code: "bad_ttl")
             }
             options.ttl = .seconds(seconds)
         }
         if let collapseID = collapseId {
-            guard (1...DeliveryOptions.maxCollapseIDBytes).contains(collapseID.utf8.count), collapseID.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
-                throw APIError.unprocessable("'collapseId' must be 1 to \(DeliveryOptions.maxCollapseIDBytes) printable ASCII characters", code: "bad_collapse_id")
+            guard (1...DeliveryOptions.maxCollapseIDBytes).contains(collapseID.utf8.count),
+                collapseID.utf8.allSatisfy({ (0x20...0x7E).contains($0) })
+            else {
+                throw APIError.unprocessable(
+                    "'collapseId' must be 1 to \(DeliveryOptions.maxCollapseIDBytes) printable ASCII characters", code: "bad_collapse_id")
             }
             options.collapseID = collapseID
         }
@@ -239,7 +254,8 @@ extension NotificationInput {
         }
         if let throttle = throttlePerMinute {
             guard let value = Int(throttle), (1...DeliveryOptions.maxThrottlePerMinute).contains(value) else {
-                throw APIError.unprocessable("'throttlePerMinute' must be 1 to \(DeliveryOptions.maxThrottlePerMinute)", code: "bad_throttle")
+                throw APIError.unprocessable(
+                    "'throttlePerMinute' must be 1 to \(DeliveryOptions.maxThrottlePerMinute)", code: "bad_throttle")
             }
             options.throttlePerMinute = value
         }
@@ -252,7 +268,9 @@ extension NotificationInput {
     func draft(as user: User, maxPayloadBytes: Int, defaultLocale: String?) throws -> NotificationDraft {
         let richType = self.richType ?? .image
         guard richType.isKnown else {
-            throw APIError.unprocessable("unknown rich type '\(richType)'; known: \(RichType.known.map(\.rawValue).joined(separator: ", "))", code: "unknown_rich_type")
+            throw APIError.unprocessable(
+                "unknown rich type '\(richType)'; known: \(RichType.known.map(\.rawValue).joined(separator: ", "))",
+                code: "unknown_rich_type")
         }
         let message = self.message ?? RichNotification.defaultMessage
         guard (1...RichNotification.maxMessageLength).contains(message.utf8.count) else {
@@ -266,7 +284,8 @@ extension NotificationInput {
         }
         if richType == .url {
             let text = String(decoding: payload, as: UTF8.self)
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil
+            else {
                 throw APIError.unprocessable("a 'url' payload must be an http(s) URL", code: "bad_url")
             }
         }
@@ -283,8 +302,9 @@ extension NotificationInput {
         } catch {
             throw APIError.unprocessable("bad target: \(error.message)", code: "bad_target")
         }
-        var draft = NotificationDraft(message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target,
-                                      delivery: try deliveryOptions())
+        var draft = NotificationDraft(
+            message: message, richType: richType, contentType: contentType, payload: payload, creator: user.name, target: target,
+            delivery: try deliveryOptions())
         draft.sendAt = try sendAt.map(Self.sendAt)
         draft.properties = properties
         draft.properties?.defaultLocale = defaultLocale
@@ -295,10 +315,15 @@ extension NotificationInput {
     /// when none was, or `application/octet-stream` (then it is inferred from the bytes).
     static func declaredType(_ declared: String?) throws -> String? {
         guard let declared, MediaType.essence(of: declared).lowercased() != "application/octet-stream" else { return nil }
-        guard MediaType.isValid(declared) else { throw APIError.unprocessable("'contentType' is not a media type", code: "bad_content_type") }
+        guard MediaType.isValid(declared) else {
+            throw APIError.unprocessable("'contentType' is not a media type", code: "bad_content_type")
+        }
         guard MediaType.isShown(declared) else {
-            throw APIError(.unsupportedMediaType, code: "unsupported_payload_type",
-                           message: "payload type '\(MediaType.essence(of: declared).prefix(100))' is not one a device shows; accepted: \(MediaType.shown.joined(separator: ", "))")
+            throw APIError(
+                .unsupportedMediaType, code: "unsupported_payload_type",
+                message:
+                    "payload type '\(MediaType.essence(of: declared).prefix(100))' is not one a device shows; accepted: \(MediaType.shown.joined(separator: ", "))"
+            )
         }
         return declared
     }

@@ -23,7 +23,9 @@ struct AppBody {
 
     static func parse(_ buffer: ByteBuffer, creating: Bool) async throws -> AppBody {
         guard case .object(let members)? = JSONValue.parse(Array(buffer: buffer), maxDepth: 4) else {
-            throw APIError.badRequest("the body must be a JSON object {\"id\", \"name\", \"apns\", \"fcm\", \"webPush\"} at most 4 levels deep", code: "malformed_json")
+            throw APIError.badRequest(
+                "the body must be a JSON object {\"id\", \"name\", \"apns\", \"fcm\", \"webPush\"} at most 4 levels deep",
+                code: "malformed_json")
         }
         let allowed = (creating ? ["id"] : []) + ["name", "apns", "fcm", "webPush", "limits", "defaultLocale", "weight", "maxInFlight"]
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
@@ -49,7 +51,8 @@ struct AppBody {
                 }
                 body.change.defaultLocale = .some(locale)
             default:
-                throw APIError.unprocessable("'defaultLocale' must be a BCP 47 locale such as \"en\" (or null in a PATCH to remove it)", code: "wrong_type")
+                throw APIError.unprocessable(
+                    "'defaultLocale' must be a BCP 47 locale such as \"en\" (or null in a PATCH to remove it)", code: "wrong_type")
             }
         }
         if let value = members["limits"] {
@@ -57,27 +60,34 @@ struct AppBody {
             try Self.refuseUnknown(fields, AppLimits.names, in: "limits")
             for (name, value) in fields {
                 guard let number = value.int, (0...AppLimits.maximum).contains(number) else {
-                    throw APIError.unprocessable("limits.\(name) must be an integer from 0 (no limit) to \(AppLimits.maximum)", code: "invalid")
+                    throw APIError.unprocessable(
+                        "limits.\(name) must be an integer from 0 (no limit) to \(AppLimits.maximum)", code: "invalid")
                 }
                 body.limits[name] = number
             }
         }
         if let value = members["weight"] {
-            guard let weight = value.int, ScopeLimits.weights.contains(weight) else { throw APIError.unprocessable(ScopeLimits.weightProblem, code: "invalid_weight") }
+            guard let weight = value.int, ScopeLimits.weights.contains(weight) else {
+                throw APIError.unprocessable(ScopeLimits.weightProblem, code: "invalid_weight")
+            }
             body.weight = weight
         }
         if let value = members["maxInFlight"] {
             if case .null = value {
                 body.maxInFlight = .some(nil)
             } else {
-                guard let cap = value.int, ScopeLimits.caps.contains(cap) else { throw APIError.unprocessable(ScopeLimits.capProblem, code: "invalid_max_in_flight") }
+                guard let cap = value.int, ScopeLimits.caps.contains(cap) else {
+                    throw APIError.unprocessable(ScopeLimits.capProblem, code: "invalid_max_in_flight")
+                }
                 body.maxInFlight = .some(cap)
             }
         }
         for platform in AppPlatform.allCases {
             guard let value = members[platform.rawValue] else { continue }
             if case .null = value {
-                guard !creating else { throw APIError.unprocessable("'\(platform.rawValue)' is null: leave it out instead", code: "wrong_type") }
+                guard !creating else {
+                    throw APIError.unprocessable("'\(platform.rawValue)' is null: leave it out instead", code: "wrong_type")
+                }
                 body.change.remove.insert(platform)
                 continue
             }
@@ -104,7 +114,9 @@ struct AppBody {
             switch fields["serviceAccount"] {
             case .string(let text)?: json = text
             case .object(let members)?: json = try Self.stringObject(members)
-            default: throw APIError.unprocessable("fcm.serviceAccount (the service-account JSON, as an object or its text) is required", code: "missing_field")
+            default:
+                throw APIError.unprocessable(
+                    "fcm.serviceAccount (the service-account JSON, as an object or its text) is required", code: "missing_field")
             }
             change.set.fcm = try await AppRoutes.mapped { () throws(AppError) in try FCMCredential(serviceAccountJSON: json) }
         case .webPush:
@@ -114,10 +126,14 @@ struct AppBody {
                 return text
             }
             if let privateKey = try fields["privateKey"].map({ value in
-                guard let text = value.string else { throw APIError.unprocessable("webPush.privateKey must be a string", code: "wrong_type") }
+                guard let text = value.string else {
+                    throw APIError.unprocessable("webPush.privateKey must be a string", code: "wrong_type")
+                }
                 return text
             }) {
-                change.set.webPush = try await AppRoutes.mapped { () throws(AppError) in try WebPushCredential(privateKey: privateKey, subject: subject ?? "") }
+                change.set.webPush = try await AppRoutes.mapped { () throws(AppError) in
+                    try WebPushCredential(privateKey: privateKey, subject: subject ?? "")
+                }
             } else {
                 webPushSubject = subject ?? ""
             }
@@ -127,7 +143,8 @@ struct AppBody {
     /// `current` with the limits this body gives; nil when it gives none.
     func limits(over current: AppLimits) -> AppLimits? {
         guard !limits.isEmpty else { return nil }
-        return current.replacing(notificationsPerMinute: limits["notificationsPerMinute"], audience: limits["audience"], payloadBytes: limits["payloadBytes"])
+        return current.replacing(
+            notificationsPerMinute: limits["notificationsPerMinute"], audience: limits["audience"], payloadBytes: limits["payloadBytes"])
     }
 
     /// `current` with the weight and cap this body gives; nil when it gives neither.
@@ -138,7 +155,8 @@ struct AppBody {
 
     private static func refuseUnknown(_ fields: [String: JSONValue], _ allowed: [String], in object: String) throws {
         if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw APIError.badRequest("unknown field '\(object).\(unknown)'; known: \(allowed.joined(separator: ", "))", code: "unknown_field")
+            throw APIError.badRequest(
+                "unknown field '\(object).\(unknown)'; known: \(allowed.joined(separator: ", "))", code: "unknown_field")
         }
     }
 

@@ -50,7 +50,9 @@ struct AppRoutes {
         change.limits = body.limits(over: .none)
         if credentials.webPush == nil, !body.change.remove.contains(.webPush) {
             // Every app gets a VAPID key pair, so browsers can subscribe from the start.
-            credentials.webPush = try await Self.mapped { () throws(AppError) in try WebPushCredential.generate(subject: body.webPushSubject ?? "") }
+            credentials.webPush = try await Self.mapped { () throws(AppError) in
+                try WebPushCredential.generate(subject: body.webPushSubject ?? "")
+            }
         }
         change.set = credentials
         change.name = body.change.name ?? id.rawValue
@@ -105,10 +107,13 @@ struct AppRoutes {
             do {
                 try await forgetScheduling(id)
             } catch {
-                context.logger.error("app's weight, cap and pause not cleared from the queue", metadata: ["app": "\(id)", "error": "\(error)"])
-                throw APIError(.serviceUnavailable, code: "scheduling_not_cleared",
-                               message: "app '\(id)' was not removed: the queue could not be told to forget its weight, cap and pause yet; send the same request again",
-                               headers: [.retryAfter: "1"])
+                context.logger.error(
+                    "app's weight, cap and pause not cleared from the queue", metadata: ["app": "\(id)", "error": "\(error)"])
+                throw APIError(
+                    .serviceUnavailable, code: "scheduling_not_cleared",
+                    message:
+                        "app '\(id)' was not removed: the queue could not be told to forget its weight, cap and pause yet; send the same request again",
+                    headers: [.retryAfter: "1"])
             }
         }
         guard try await Self.mapped({ try await apps.remove(id: id) }) else { throw APIError.notFound("no app '\(id)'") }
@@ -124,11 +129,13 @@ struct AppRoutes {
         do {
             try await applyScheduling(app.id, app.scheduling)
         } catch {
-            context.logger.error("app's weight and cap stored but not written into the queue", metadata: ["app": "\(app.id)", "error": "\(error)"])
-            throw APIError(.serviceUnavailable, code: "scheduling_not_applied",
-                           message: "app '\(app.id)' is stored (version \(app.version)) with weight \(app.scheduling.weight) and maxInFlight "
-                               + "\(app.scheduling.maxInFlight.map(String.init) ?? "none"), but the queue could not be told yet: \(retry)",
-                           headers: [.retryAfter: "1"])
+            context.logger.error(
+                "app's weight and cap stored but not written into the queue", metadata: ["app": "\(app.id)", "error": "\(error)"])
+            throw APIError(
+                .serviceUnavailable, code: "scheduling_not_applied",
+                message: "app '\(app.id)' is stored (version \(app.version)) with weight \(app.scheduling.weight) and maxInFlight "
+                    + "\(app.scheduling.maxInFlight.map(String.init) ?? "none"), but the queue could not be told yet: \(retry)",
+                headers: [.retryAfter: "1"])
         }
     }
 

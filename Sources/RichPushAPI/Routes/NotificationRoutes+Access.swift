@@ -27,8 +27,10 @@ extension NotificationRoutes {
     /// installations (404 if it is not) that decides alone, in one lookup, instead of every
     /// installation the user has. `check` must be safe for a record that does not exist or that
     /// `user` created (the store's read checks are).
-    func lookUp<Checked: Sendable>(_ id: Int, by user: User, via installation: String?,
-                                   check: @escaping @Sendable ([String]) async throws -> Checked) async throws -> ReadLookup<Checked> {
+    func lookUp<Checked: Sendable>(
+        _ id: Int, by user: User, via installation: String?,
+        check: @escaping @Sendable ([String]) async throws -> Checked
+    ) async throws -> ReadLookup<Checked> {
         if let cached = cachedRecord(id), cached.creator == user.name || user.role == .admin {
             if let installation { try await checkOwned(installation, by: user) }
             return ReadLookup(record: cached)

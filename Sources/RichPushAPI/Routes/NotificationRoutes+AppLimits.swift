@@ -10,8 +10,9 @@ extension NotificationRoutes {
         guard appLimits.audience > 0 else { return }
         let count = try await audience(of: target, beyond: appLimits.audience)
         if count > appLimits.audience {
-            throw APIError.unprocessable("the target '\(target)' addresses more than \(appLimits.audience) devices, app '\(app)''s limit (limits.audience)",
-                                         code: "app_limit_audience")
+            throw APIError.unprocessable(
+                "the target '\(target)' addresses more than \(appLimits.audience) devices, app '\(app)''s limit (limits.audience)",
+                code: "app_limit_audience")
         }
     }
 
@@ -20,8 +21,9 @@ extension NotificationRoutes {
     @discardableResult
     func chargeApp(_ sizes: [Int], throwing: Bool = true) async throws -> [APIError?] {
         guard appLimits.notificationsPerMinute > 0 || appLimits.payloadBytes > 0 else { return sizes.map { _ in nil } }
-        let refusals = try await notifications.chargeQuotas(user: AppLimits.quotaSubject, bytes: sizes,
-                                                            perMinute: appLimits.notificationsPerMinute, liveBytes: appLimits.payloadBytes)
+        let refusals = try await notifications.chargeQuotas(
+            user: AppLimits.quotaSubject, bytes: sizes,
+            perMinute: appLimits.notificationsPerMinute, liveBytes: appLimits.payloadBytes)
         let errors = refusals.map { $0.map(appLimitError) }
         if throwing, let first = errors.compactMap({ $0 }).first { throw first }
         return errors
@@ -59,10 +61,13 @@ extension NotificationRoutes {
     }
 
     private func appLimitError(_ refusal: QuotaRefusal) -> APIError {
-        let message = switch refusal.limit {
-        case .liveBytes?: "app '\(app)' may hold \(appLimits.payloadBytes) payload bytes within the retention (limits.payloadBytes); retry in \(refusal.retryAfter) s"
-        default: "app '\(app)' may create \(appLimits.notificationsPerMinute) notifications a minute (limits.notificationsPerMinute); retry in \(refusal.retryAfter) s"
-        }
+        let message =
+            switch refusal.limit {
+            case .liveBytes?:
+                "app '\(app)' may hold \(appLimits.payloadBytes) payload bytes within the retention (limits.payloadBytes); retry in \(refusal.retryAfter) s"
+            default:
+                "app '\(app)' may create \(appLimits.notificationsPerMinute) notifications a minute (limits.notificationsPerMinute); retry in \(refusal.retryAfter) s"
+            }
         let code = refusal.limit == .liveBytes ? "app_limit_payload_bytes" : "app_limit_rate"
         return APIError(.tooManyRequests, code: code, message: message, headers: [.retryAfter: "\(refusal.retryAfter)"])
     }

@@ -1,6 +1,6 @@
 import Crypto
-import Hiredis
 import HTTPTypes
+import Hiredis
 import Hummingbird
 import RichPushCore
 
@@ -28,7 +28,8 @@ extension NotificationRoutes {
 
     private func createBatch(_ request: Request, user: User, context: APIRequestContext) async throws -> Response {
         guard request.headers[Self.idempotencyHeader] == nil else {
-            throw APIError.badRequest("a batch takes no Idempotency-Key header: give each item its own 'idempotencyKey'", code: "bad_idempotency_key")
+            throw APIError.badRequest(
+                "a batch takes no Idempotency-Key header: give each item its own 'idempotencyKey'", code: "bad_idempotency_key")
         }
         let dryRun = try Self.isDryRun(request)
         let type = request.headers[.contentType].map { MediaType.essence(of: $0).lowercased() } ?? ""
@@ -44,7 +45,11 @@ extension NotificationRoutes {
         for (index, item) in items.enumerated() {
             do {
                 let item = try item.get()
-                pending.append(Pending(index: index, draft: try item.input.draft(as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale), key: item.idempotencyKey))
+                pending.append(
+                    Pending(
+                        index: index,
+                        draft: try item.input.draft(as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale),
+                        key: item.idempotencyKey))
             } catch {
                 outcomes[index] = .rejected(error as? APIError ?? Self.itemError(error, context: context))
             }
@@ -55,11 +60,16 @@ extension NotificationRoutes {
         } else {
             try await create(pending, into: &outcomes, context: context)
         }
-        let answer = outcomes.map { $0 ?? .rejected(APIError(.internalServerError, code: "internal", message: "internal error; the request id is \(context.id)")) }
+        let answer = outcomes.map {
+            $0 ?? .rejected(APIError(.internalServerError, code: "internal", message: "internal error; the request id is \(context.id)"))
+        }
         let accepted = answer.count(where: \.isAccepted)
-        context.logger.info("notification batch", metadata: [
-            "batch.items": "\(answer.count)", "batch.accepted": "\(accepted)", "batch.rejected": "\(answer.count - accepted)", "batch.dry_run": "\(dryRun)",
-        ])
+        context.logger.info(
+            "notification batch",
+            metadata: [
+                "batch.items": "\(answer.count)", "batch.accepted": "\(accepted)", "batch.rejected": "\(answer.count - accepted)",
+                "batch.dry_run": "\(dryRun)",
+            ])
         return Self.batchAnswer(answer, dryRun: dryRun)
     }
 
@@ -137,11 +147,13 @@ extension NotificationRoutes {
             // The app's limits, item by item: one over them is refused alone, its key freed.
             items = try await withinAppLimits(items, outcomes: &outcomes, context: context)
             let quota = QuotaLimits(perMinute: configuration.quotas.notificationsPerMinute, liveBytes: configuration.quotas.payloadBytes)
-            results = try await notifications.create(items.map { item in
-                var draft = item.draft
-                draft.quota = quota
-                return draft
-            }) { bytes in
+            results = try await notifications.create(
+                items.map { item in
+                    var draft = item.draft
+                    draft.quota = quota
+                    return draft
+                }
+            ) { bytes in
                 Hex.encode(SHA256.hash(data: bytes))
             }
             guard results.count == items.count else { throw BatchStoreError("\(results.count) outcomes for \(items.count) drafts") }

@@ -76,9 +76,10 @@ extension NotificationRoutes {
             }
         }
         // The payloads, rendered as the workers would (id 0: the notification does not exist).
-        let notification = RichNotification(id: 0, message: draft.message, richType: draft.richType, contentType: draft.contentType, payloadHash: "",
-                                            payloadSize: draft.payload.count, creator: draft.creator, target: draft.target,
-                                            createdAt: Int64(Date().timeIntervalSince1970 * 1000), delivery: draft.delivery, properties: draft.properties)
+        let notification = RichNotification(
+            id: 0, message: draft.message, richType: draft.richType, contentType: draft.contentType, payloadHash: "",
+            payloadSize: draft.payload.count, creator: draft.creator, target: draft.target,
+            createdAt: Int64(Date().timeIntervalSince1970 * 1000), delivery: draft.delivery, properties: draft.properties)
         let renderer = PushRenderer()
         var payloads: [DryRunView.Payload] = []
         var lint: [String] = []
@@ -88,11 +89,14 @@ extension NotificationRoutes {
             do {
                 let rendered = try renderer.render(notification, format: format, collapseID: "0")
                 let limit = format == .fcm ? PushRenderer.maxFCMDataBytes : PushRenderer.maxPayloadBytes
-                payloads.append(DryRunView.Payload(platform: platform.rawValue, format: format.rawValue, bytes: rendered.payload.count, limit: limit,
-                                                   pushType: rendered.pushType, priority: rendered.priority, collapseId: rendered.collapseID,
-                                                   payload: String(decoding: rendered.payload, as: UTF8.self)))
+                payloads.append(
+                    DryRunView.Payload(
+                        platform: platform.rawValue, format: format.rawValue, bytes: rendered.payload.count, limit: limit,
+                        pushType: rendered.pushType, priority: rendered.priority, collapseId: rendered.collapseID,
+                        payload: String(decoding: rendered.payload, as: UTF8.self)))
                 if rendered.payload.count > limit * 3 / 4 {
-                    lint.append("the \(platform.rawValue) payload is \(rendered.payload.count) of \(limit) bytes: little room left for the message")
+                    lint.append(
+                        "the \(platform.rawValue) payload is \(rendered.payload.count) of \(limit) bytes: little room left for the message")
                 }
             } catch {
                 lint.append("\(platform.rawValue): \(error.message)")
@@ -100,16 +104,21 @@ extension NotificationRoutes {
         }
         if platforms.isEmpty { lint.append("no installation matches \(draft.target): nothing would be sent") }
         if platforms[.apns] != nil {
-            lint.append("iOS delivers background pushes at its own pace (a few an hour per app is what Apple allows for content-available pushes); time-critical news needs the alert mode")
+            lint.append(
+                "iOS delivers background pushes at its own pace (a few an hour per app is what Apple allows for content-available pushes); time-critical news needs the alert mode"
+            )
         }
         if draft.delivery.ttl == .zero { lint.append("ttl 0: a device that is offline at the moment of sending never gets this push") }
-        var view = DryRunView(target: draft.target, mode: renderer.mode.rawValue,
-                              audience: DryRunView.Audience(total: platforms.values.reduce(0, +),
-                                                            platforms: Dictionary(uniqueKeysWithValues: platforms.map { ($0.key.rawValue, $0.value) }),
-                                                            exact: candidates.count <= Self.dryRunCandidates),
-                              payloads: payloads, lint: lint)
+        var view = DryRunView(
+            target: draft.target, mode: renderer.mode.rawValue,
+            audience: DryRunView.Audience(
+                total: platforms.values.reduce(0, +),
+                platforms: Dictionary(uniqueKeysWithValues: platforms.map { ($0.key.rawValue, $0.value) }),
+                exact: candidates.count <= Self.dryRunCandidates),
+            payloads: payloads, lint: lint)
         if let properties = draft.properties {
-            (view.templates, view.templatesLeftOut) = Self.templatePreviews(groups, properties: properties, builtIns: renderer.builtInProperties(of: notification))
+            (view.templates, view.templatesLeftOut) = Self.templatePreviews(
+                groups, properties: properties, builtIns: renderer.builtInProperties(of: notification))
             if let failing = view.templates?.filter({ $0.error != nil }), !failing.isEmpty {
                 view.lint.append("\(failing.map(\.devices).reduce(0, +)) templated devices would fail: \(failing[0].error ?? "")")
             }

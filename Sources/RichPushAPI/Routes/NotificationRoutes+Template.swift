@@ -10,8 +10,9 @@ extension NotificationRoutes {
     static func isTemplateFormat(_ request: Request) throws -> Bool {
         guard let format = request.headers[formatHeader] else { return false }
         guard format.lowercased() == "template" else {
-            throw APIError.badRequest("ServiceBusNotification-Format '\(format.prefix(32))' is not supported; send 'template' with the properties as the body, "
-                                      + "or leave the header out", code: "unsupported_format")
+            throw APIError.badRequest(
+                "ServiceBusNotification-Format '\(format.prefix(32))' is not supported; send 'template' with the properties as the body, "
+                    + "or leave the header out", code: "unsupported_format")
         }
         return true
     }

@@ -23,8 +23,10 @@ struct NotificationRoutes {
     var defaultLocale: String?
 
     /// `batches`: the gate shared by every app's routes (one is made when nil).
-    init(notifications: any NotificationStore, installations: any InstallationStore, backlog: BacklogGuard, configuration: APIConfiguration,
-         cachedRecord: @escaping @Sendable (Int) -> RichNotification? = { _ in nil }, batches: WorkGate? = nil) {
+    init(
+        notifications: any NotificationStore, installations: any InstallationStore, backlog: BacklogGuard, configuration: APIConfiguration,
+        cachedRecord: @escaping @Sendable (Int) -> RichNotification? = { _ in nil }, batches: WorkGate? = nil
+    ) {
         self.notifications = notifications
         self.installations = installations
         self.backlog = backlog
@@ -35,7 +37,9 @@ struct NotificationRoutes {
 
     /// The gate that bounds the batches worked on at once.
     static func batchGate(_ configuration: APIConfiguration) -> WorkGate {
-        WorkGate(concurrency: configuration.batchConcurrency, queueLimit: configuration.batchQueueLimit, busy: "too many batches are being created")
+        WorkGate(
+            concurrency: configuration.batchConcurrency, queueLimit: configuration.batchQueueLimit,
+            busy: "too many batches are being created")
     }
 
     /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
@@ -54,7 +58,8 @@ struct NotificationRoutes {
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.send)
         let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
-        var input = try Self.isTemplateFormat(request)
+        var input =
+            try Self.isTemplateFormat(request)
             ? NotificationInput(properties: try NotificationInput.parseProperties(Array(buffer: body)))
             : try parse(body, contentType: request.headers[.contentType])
         if body.readableBytes == 0 || input.properties != nil && input.payload == nil && input.richType == nil {
@@ -90,7 +95,8 @@ struct NotificationRoutes {
             let record = try await notifications.create(draft) { bytes in
                 Hex.encode(SHA256.hash(data: bytes))
             }
-            context.logger.info("notification accepted", metadata: ["notification.id": "\(record.id)", "notification.target": "\(record.target)"])
+            context.logger.info(
+                "notification accepted", metadata: ["notification.id": "\(record.id)", "notification.target": "\(record.target)"])
             return Self.accepted(id: record.id, target: record.target, replayed: false)
         } catch {
             // Not created: the key is free again at once for the client's retry (or, if Redis
@@ -120,7 +126,9 @@ struct NotificationRoutes {
             let sent = try await notifications.status(id: id)?.counts[DeliveryCounter.sent.rawValue] ?? 0
             return try JSONResponse.encode(CancelledView(id: String(id), state: DeliveryState.cancelled.rawValue, sent: sent), status: .ok)
         case .tooLate(let state):
-            throw APIError(.conflict, code: "already_sent", message: "notification \(id) is \(state.rawValue): all its pushes went out, too late to cancel")
+            throw APIError(
+                .conflict, code: "already_sent",
+                message: "notification \(id) is \(state.rawValue): all its pushes went out, too late to cancel")
         case .notFound:
             throw APIError.notFound("no notification \(id)")
         }
@@ -148,13 +156,16 @@ struct NotificationRoutes {
 
     /// 409: the first request with this key (or batch item) is still being handled.
     static func keyInUse(retryAfter: Duration) -> APIError {
-        APIError(.conflict, code: "idempotency_key_in_use", message: "a request with this Idempotency-Key is still being handled; retry after it",
-                 headers: [.retryAfter: "\(max(1, retryAfter.components.seconds))"])
+        APIError(
+            .conflict, code: "idempotency_key_in_use",
+            message: "a request with this Idempotency-Key is still being handled; retry after it",
+            headers: [.retryAfter: "\(max(1, retryAfter.components.seconds))"])
     }
 
     /// 422: the key was first used with another request (or batch item).
-    static let keyReused = APIError.unprocessable("this Idempotency-Key was used with a different request; use a new key for a new notification",
-                                                 code: "idempotency_key_reused")
+    static let keyReused = APIError.unprocessable(
+        "this Idempotency-Key was used with a different request; use a new key for a new notification",
+        code: "idempotency_key_reused")
 
     /// The answer to a create: `{"id", "payload", "status", "target"}`. Written directly (keys
     /// sorted, as `JSONResponse.encode` writes them): JSONEncoder cost 4 % of a create's CPU.
@@ -181,7 +192,8 @@ struct NotificationRoutes {
         case "multipart/form-data":
             return try NotificationInput.multipart(body, boundary: try NotificationInput.boundary(of: contentType ?? ""))
         default:
-            throw APIError.unsupportedMediaType("send application/json or multipart/form-data (got '\(type.isEmpty ? "no Content-Type" : type)')")
+            throw APIError.unsupportedMediaType(
+                "send application/json or multipart/form-data (got '\(type.isEmpty ? "no Content-Type" : type)')")
         }
     }
 
@@ -197,11 +209,14 @@ struct NotificationRoutes {
         let lookup = try await lookUp(id, by: user, via: installation) { [notifications] devices in
             // A fetch's read check records it in the same round trip; a revalidation records
             // nothing, so its check is a lookup of its own.
-            ifNoneMatch == nil ? try await notifications.recordFetch(id: id, installation: installation, reader: user.name, ifAddressedTo: devices)
-                               : try await notifications.wasAddressed(id: id, to: devices)
+            ifNoneMatch == nil
+                ? try await notifications.recordFetch(id: id, installation: installation, reader: user.name, ifAddressedTo: devices)
+                : try await notifications.wasAddressed(id: id, to: devices)
         }
         if Self.matches(ifNoneMatch: ifNoneMatch, etag: lookup.record.map(Self.etag)) {
-            guard let record = lookup.record, lookup.addressees == nil || lookup.checked == true else { throw APIError.notFound("no notification \(id)") }
+            guard let record = lookup.record, lookup.addressees == nil || lookup.checked == true else {
+                throw APIError.notFound("no notification \(id)")
+            }
             return Response(status: .notModified, headers: [.eTag: Self.etag(record), .cacheControl: "private, max-age=3600"])
         }
         var recorded = ifNoneMatch == nil ? lookup.checked : nil
@@ -209,7 +224,8 @@ struct NotificationRoutes {
             // Not recorded yet: an admin's fetch, its creator's (their own devices need not have
             // been addressed), one with an If-None-Match that did not match. A missing id too, in
             // the last case, as someone else's would be.
-            recorded = try await notifications.recordFetch(id: id, installation: installation, reader: user.name, ifAddressedTo: lookup.addressees)
+            recorded = try await notifications.recordFetch(
+                id: id, installation: installation, reader: user.name, ifAddressedTo: lookup.addressees)
         }
         guard recorded == true, let record = lookup.record else { throw APIError.notFound("no notification \(id)") }
         // Looked up once the read is allowed, so a 404 has no payload lookup to time. (One found
@@ -220,11 +236,15 @@ struct NotificationRoutes {
         }
         // The caller chose the content type: a browser must neither sniff it nor run it.
         let disposition = MediaType.isInline(record.contentType) ? "inline" : "attachment"
-        return Response(status: .ok,
-                        headers: [.contentType: record.contentType, .contentLength: "\(payload.count)", .eTag: Self.etag(record), .cacheControl: "private, max-age=3600",
-                                  .xContentTypeOptions: "nosniff", .contentSecurityPolicy: "default-src 'none'; sandbox",
-                                  .contentDisposition: "\(disposition); filename=\"notification-\(record.id)\""],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: payload)))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: record.contentType, .contentLength: "\(payload.count)", .eTag: Self.etag(record),
+                .cacheControl: "private, max-age=3600",
+                .xContentTypeOptions: "nosniff", .contentSecurityPolicy: "default-src 'none'; sandbox",
+                .contentDisposition: "\(disposition); filename=\"notification-\(record.id)\"",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: payload)))
     }
 
     /// A payload's strong validator: its SHA-256, quoted.
@@ -247,7 +267,8 @@ struct NotificationRoutes {
         let id = try Self.notificationID(context)
         let body = try await request.body.collect(upTo: 16 * 1024)
         let parsed = Result {
-            try JSONObjectBody.members(body, allowed: ["kind", "installation"], shape: "{\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}")
+            try JSONObjectBody.members(
+                body, allowed: ["kind", "installation"], shape: "{\"kind\": \"displayed\"|\"opened\", \"installation\": \"…\"}")
         }
         // A receipt names its device: reading is decided by that one device. A body that does not
         // parse is refused after the read check, so an unreadable notification is 404 whatever the body.
@@ -255,7 +276,8 @@ struct NotificationRoutes {
         guard let kindName = (try? parsed.get())?["kind"]?.string, let kind = ReceiptKind(rawValue: kindName) else {
             _ = try await readable(id, by: user, via: installation)
             _ = try parsed.get()
-            throw APIError.unprocessable("'kind' must be one of: \(ReceiptKind.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_kind")
+            throw APIError.unprocessable(
+                "'kind' must be one of: \(ReceiptKind.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_kind")
         }
         // The read check and the receipt's bookkeeping in one round trip.
         let lookup = try await lookUp(id, by: user, via: installation) { [notifications] devices in
@@ -264,7 +286,8 @@ struct NotificationRoutes {
         var outcome = lookup.checked ?? .notAddressed
         if outcome == .notAddressed, lookup.record != nil, lookup.addressees == nil {
             // An admin's receipt, or its creator's (their own devices need not have been addressed).
-            outcome = try await notifications.recordReceipt(id: id, kind: kind, installation: installation, reader: user.name, ifAddressedTo: nil)
+            outcome = try await notifications.recordReceipt(
+                id: id, kind: kind, installation: installation, reader: user.name, ifAddressedTo: nil)
         }
         switch outcome {
         case .notAddressed:
@@ -284,10 +307,14 @@ struct NotificationRoutes {
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.read)
         let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "20"
-        guard let limit = Int(limitText), (1...100).contains(limit) else { throw APIError.badRequest("'limit' must be an integer from 1 to 100", code: "bad_limit") }
+        guard let limit = Int(limitText), (1...100).contains(limit) else {
+            throw APIError.badRequest("'limit' must be an integer from 1 to 100", code: "bad_limit")
+        }
         var before: Int?
         if let cursor = request.uri.queryParameters["cursor"] {
-            guard let value = Int(String(cursor)), value > 0 else { throw APIError.badRequest("'cursor' must be the nextCursor of a previous page", code: "bad_cursor") }
+            guard let value = Int(String(cursor)), value > 0 else {
+                throw APIError.badRequest("'cursor' must be the nextCursor of a previous page", code: "bad_cursor")
+            }
             before = value
         }
         let page = try await notifications.notifications(createdBy: user.name, before: before, limit: limit)

@@ -23,7 +23,9 @@ struct OperationsRoutes {
         router.get("metrics") { _, _ in
             var bytes: [UInt8] = []
             registry?.emit(into: &bytes)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         router.get("openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))

@@ -18,15 +18,20 @@ extension RegistrationRoutes {
         }
         let body = try await request.body.collect(upTo: 64 * 1024)
         guard let entry = JSONValue.parse(Array(buffer: body)) else {
-            throw APIError.badRequest("the body must be a template {\"Body\", \"Headers\", \"Tags\", \"Missing\", \"Defaults\"}", code: "malformed_json")
+            throw APIError.badRequest(
+                "the body must be a template {\"Body\", \"Headers\", \"Tags\", \"Missing\", \"Defaults\"}", code: "malformed_json")
         }
         let others = installation.templates.filter { $0.name != name }
         guard others.count < InstallationTemplate.maxPerInstallation else {
-            throw APIError.badRequest("at most \(InstallationTemplate.maxPerInstallation) templates per registration", code: "too_many_templates")
+            throw APIError.badRequest(
+                "at most \(InstallationTemplate.maxPerInstallation) templates per registration", code: "too_many_templates")
         }
         let template = try Self.template(name, entry, platform: installation.platform)
-        guard others.reduce(template.body.utf8.count, { $0 + $1.body.utf8.count }) <= InstallationTemplate.maxBodyBytesPerInstallation else {
-            throw APIError.badRequest("the templates' bodies are over \(InstallationTemplate.maxBodyBytesPerInstallation) bytes together", code: "invalid_template")
+        guard others.reduce(template.body.utf8.count, { $0 + $1.body.utf8.count }) <= InstallationTemplate.maxBodyBytesPerInstallation
+        else {
+            throw APIError.badRequest(
+                "the templates' bodies are over \(InstallationTemplate.maxBodyBytesPerInstallation) bytes together",
+                code: "invalid_template")
         }
         installation.templates = (others + [template]).sorted { $0.name < $1.name }
         installation.updatedAt = JobQueue.nowMilliseconds()

@@ -11,18 +11,22 @@ extension RegistrationRoutes {
             throw APIError.badRequest("'Templates' must be an object of names to {\"Body\", \"Headers\", \"Tags\"}", code: "wrong_type")
         }
         guard members.count <= InstallationTemplate.maxPerInstallation else {
-            throw APIError.badRequest("at most \(InstallationTemplate.maxPerInstallation) templates per registration", code: "too_many_templates")
+            throw APIError.badRequest(
+                "at most \(InstallationTemplate.maxPerInstallation) templates per registration", code: "too_many_templates")
         }
         var templates: [InstallationTemplate] = []
         var bodyBytes = 0
         for (name, entry) in members.sorted(by: { $0.key < $1.key }) {
             guard InstallationTemplate.isValidName(name) else {
-                throw APIError.badRequest("template name '\(name.prefix(64))' must be 1 to 64 ASCII letters, digits, '_', '-' or '.'", code: "invalid_template")
+                throw APIError.badRequest(
+                    "template name '\(name.prefix(64))' must be 1 to 64 ASCII letters, digits, '_', '-' or '.'", code: "invalid_template")
             }
             let template = try self.template(name, entry, platform: platform)
             bodyBytes += template.body.utf8.count
             guard bodyBytes <= InstallationTemplate.maxBodyBytesPerInstallation else {
-                throw APIError.badRequest("the templates' bodies are over \(InstallationTemplate.maxBodyBytesPerInstallation) bytes together", code: "invalid_template")
+                throw APIError.badRequest(
+                    "the templates' bodies are over \(InstallationTemplate.maxBodyBytesPerInstallation) bytes together",
+                    code: "invalid_template")
             }
             templates.append(template)
         }
@@ -35,17 +39,23 @@ extension RegistrationRoutes {
     /// platform takes).
     static func template(_ name: String, _ entry: JSONValue, platform: Platform) throws -> InstallationTemplate {
         guard case .object(let fields) = entry else {
-            throw APIError.badRequest("template '\(name)' must be an object {\"Body\", \"Headers\", \"Tags\", \"Missing\", \"Defaults\"}", code: "wrong_type")
+            throw APIError.badRequest(
+                "template '\(name)' must be an object {\"Body\", \"Headers\", \"Tags\", \"Missing\", \"Defaults\"}", code: "wrong_type")
         }
         if let unknown = fields.keys.sorted().first(where: { !templateFields.contains($0) }) {
-            throw APIError.badRequest("template '\(name)': unknown field '\(unknown)'; known: \(templateFields.sorted().joined(separator: ", "))", code: "unknown_field")
+            throw APIError.badRequest(
+                "template '\(name)': unknown field '\(unknown)'; known: \(templateFields.sorted().joined(separator: ", "))",
+                code: "unknown_field")
         }
-        guard let body = fields["Body"]?.string else { throw APIError.badRequest("template '\(name)': 'Body' (a string) is required", code: "missing_field") }
+        guard let body = fields["Body"]?.string else {
+            throw APIError.badRequest("template '\(name)': 'Body' (a string) is required", code: "missing_field")
+        }
         do {
             _ = try Template(body)
         } catch {
-            throw APIError.badRequest("template '\(name)': \(error.code): \(error.message) (at pointer '\(error.pointer)', line \(error.location.line), "
-                                      + "column \(error.location.column))", code: "invalid_template")
+            throw APIError.badRequest(
+                "template '\(name)': \(error.code): \(error.message) (at pointer '\(error.pointer)', line \(error.location.line), "
+                    + "column \(error.location.column))", code: "invalid_template")
         }
         let missing: InstallationTemplate.MissingPolicy
         switch fields["Missing"] {
@@ -70,10 +80,14 @@ extension RegistrationRoutes {
         var tags: [String] = []
         if let value = fields["Tags"], value != .null {
             let problem = "template '\(name)': 'Tags' is an array of up to \(InstallationTemplate.maxEntries) tags"
-            guard case .array(let items) = value, items.count <= InstallationTemplate.maxEntries else { throw APIError.badRequest(problem, code: "wrong_type") }
+            guard case .array(let items) = value, items.count <= InstallationTemplate.maxEntries else {
+                throw APIError.badRequest(problem, code: "wrong_type")
+            }
             for item in items {
                 guard let tag = item.string else { throw APIError.badRequest(problem, code: "wrong_type") }
-                do { try TagExpression.validate(tag: tag) } catch { throw APIError.badRequest("template '\(name)': \(error.message)", code: "invalid_tag") }
+                do { try TagExpression.validate(tag: tag) } catch {
+                    throw APIError.badRequest("template '\(name)': \(error.message)", code: "invalid_tag")
+                }
                 tags.append(tag)
             }
         }
@@ -86,10 +100,12 @@ extension RegistrationRoutes {
     static func checkHeaders(_ headers: [String: String], template name: String, platform: Platform, alert: Bool) throws {
         let format = TemplateHeaders.format(of: platform)
         // As the worker starts it: an alert body is sent as an alert, another as a background push.
-        var push = RenderedPush(payload: [], pushType: alert ? "alert" : "background", priority: alert ? 10 : 5, expiration: 0, collapseID: "x")
+        var push = RenderedPush(
+            payload: [], pushType: alert ? "alert" : "background", priority: alert ? 10 : 5, expiration: 0, collapseID: "x")
         var literals = 0
         if let twice = TemplateHeaders.duplicate(in: headers) {
-            throw APIError.badRequest("template '\(name)': header '\(twice)' is given twice (header names are not case-sensitive)", code: "invalid_header")
+            throw APIError.badRequest(
+                "template '\(name)': header '\(twice)' is given twice (header names are not case-sensitive)", code: "invalid_header")
         }
         for (header, value) in TemplateHeaders.ordered(headers) {
             if let problem = TemplateHeaders.nameProblem(header, format: format) {
@@ -117,14 +133,17 @@ extension RegistrationRoutes {
     private static func strings(_ value: JSONValue?, _ field: String) throws -> [String: String] {
         guard let value, value != .null else { return [:] }
         guard case .object(let members) = value, members.count <= InstallationTemplate.maxEntries else {
-            throw APIError.badRequest("\(field) is an object of up to \(InstallationTemplate.maxEntries) names to strings", code: "wrong_type")
+            throw APIError.badRequest(
+                "\(field) is an object of up to \(InstallationTemplate.maxEntries) names to strings", code: "wrong_type")
         }
         var strings: [String: String] = [:]
         for (key, item) in members {
             guard let text = item.string, (1...InstallationTemplate.maxNameLength).contains(key.utf8.count),
-                  text.utf8.count <= InstallationTemplate.maxValueBytes else {
-                throw APIError.badRequest("\(field) is an object of names (up to \(InstallationTemplate.maxNameLength) bytes) to strings of up to "
-                                          + "\(InstallationTemplate.maxValueBytes) bytes", code: "wrong_type")
+                text.utf8.count <= InstallationTemplate.maxValueBytes
+            else {
+                throw APIError.badRequest(
+                    "\(field) is an object of names (up to \(InstallationTemplate.maxNameLength) bytes) to strings of up to "
+                        + "\(InstallationTemplate.maxValueBytes) bytes", code: "wrong_type")
             }
             strings[key] = text
         }
@@ -135,7 +154,8 @@ extension RegistrationRoutes {
     static func locale(_ value: JSONValue?) throws -> String? {
         guard let value, value != .null else { return nil }
         guard let text = value.string, let tag = LocaleTag(text) else {
-            throw APIError.badRequest("'Locale' must be a BCP 47 language tag such as en, fr-CA (fr_CA is accepted)", code: "invalid_locale")
+            throw APIError.badRequest(
+                "'Locale' must be a BCP 47 language tag such as en, fr-CA (fr_CA is accepted)", code: "invalid_locale")
         }
         return tag.identifier
     }

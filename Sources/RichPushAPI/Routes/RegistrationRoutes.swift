@@ -32,11 +32,18 @@ struct RegistrationRoutes {
         let user = try context.caller(.listen)
         let id = try Self.registrationID(context)
         let body = try await request.body.collect(upTo: 64 * 1024)
-        let object = try JSONObjectBody.members(body, allowed: Self.fields,
-                                                shape: "{\"Platform\", \"Handle\", \"Tags\", \"Environment\", \"Subscription\" or \"pushChannel\" (webpush), \"Templates\", \"Locale\"}")
-        guard let platformName = object["Platform"]?.string else { throw APIError.badRequest("'Platform' is required", code: "missing_field") }
+        let object = try JSONObjectBody.members(
+            body, allowed: Self.fields,
+            shape:
+                "{\"Platform\", \"Handle\", \"Tags\", \"Environment\", \"Subscription\" or \"pushChannel\" (webpush), \"Templates\", \"Locale\"}"
+        )
+        guard let platformName = object["Platform"]?.string else {
+            throw APIError.badRequest("'Platform' is required", code: "missing_field")
+        }
         guard let platform = Platform(seedName: platformName) else {
-            throw APIError.badRequest("unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))", code: "unknown_platform")
+            throw APIError.badRequest(
+                "unknown platform '\(platformName)'; known: \(Platform.allCases.map(\.rawValue).joined(separator: ", "))",
+                code: "unknown_platform")
         }
         let (handle, webPushKeys) = try Self.handle(object, platform: platform)
         if let problem = PushHandle.problem(with: handle, platform: platform) {
@@ -45,7 +52,9 @@ struct RegistrationRoutes {
         let environment = try Self.apnsEnvironment(object["Environment"], platform: platform)
         var tags = Set<String>()
         if let rawTags = object["Tags"], rawTags != .null {
-            guard case .array(let items) = rawTags else { throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type") }
+            guard case .array(let items) = rawTags else {
+                throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type")
+            }
             guard items.count <= Self.maxTags else { throw APIError.unprocessable("at most \(Self.maxTags) tags per registration") }
             for item in items {
                 guard let tag = item.string else { throw APIError.badRequest("'Tags' must be an array of strings", code: "wrong_type") }
@@ -60,24 +69,32 @@ struct RegistrationRoutes {
         tags.insert(Installation.userTag(user.name))
         let templates = try Self.templates(object["Templates"], platform: platform)
         let locale = try Self.locale(object["Locale"])
-        let installation = Installation(id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds(),
-                                        apnsEnvironment: environment, webPushKeys: webPushKeys, templates: templates, locale: locale)
+        let installation = Installation(
+            id: id, platform: platform, handle: handle, tags: tags.sorted(), owner: user.name, updatedAt: JobQueue.nowMilliseconds(),
+            apnsEnvironment: environment, webPushKeys: webPushKeys, templates: templates, locale: locale)
         return try await save(installation, user: user)
     }
 
     /// Saves `installation` for `user`, answering the registration or why not.
     func save(_ installation: Installation, user: User) async throws -> Response {
         let id = installation.id
-        switch try await installations.save(installation, limits: RegistrationLimits(registrations: quotas.registrations, tags: quotas.tags)) {
+        switch try await installations.save(
+            installation, limits: RegistrationLimits(registrations: quotas.registrations, tags: quotas.tags))
+        {
         case .ownedByAnotherUser:
             throw APIError.notFound("no registration \(id) of yours")
         case .handleTaken:
-            throw APIError(.conflict, code: "handle_taken",
-                           message: "this push handle is registered by another user; that registration must be deleted before the device is registered again")
+            throw APIError(
+                .conflict, code: "handle_taken",
+                message:
+                    "this push handle is registered by another user; that registration must be deleted before the device is registered again"
+            )
         case .tooManyRegistrations:
-            throw APIError.quotaExceeded(QuotaRefusal(message: "\(user.name) may own \(quotas.registrations) registrations; delete one first", retryAfter: 60))
+            throw APIError.quotaExceeded(
+                QuotaRefusal(message: "\(user.name) may own \(quotas.registrations) registrations; delete one first", retryAfter: 60))
         case .tooManyTags:
-            throw APIError.quotaExceeded(QuotaRefusal(message: "\(user.name)'s registrations may carry \(quotas.tags) distinct tags", retryAfter: 60))
+            throw APIError.quotaExceeded(
+                QuotaRefusal(message: "\(user.name)'s registrations may carry \(quotas.tags) distinct tags", retryAfter: 60))
         case .created, .updated:
             return try JSONResponse.encode(RegistrationView(installation), status: .ok)
         }
@@ -107,19 +124,22 @@ struct RegistrationRoutes {
             throw APIError.badRequest("'Environment' must be a string: production or sandbox", code: "wrong_type")
         }
         guard let environment = APNSEnvironment(rawValue: name) else {
-            throw APIError.badRequest("unknown APNs environment '\(name)'; known: \(APNSEnvironment.allCases.map(\.rawValue).joined(separator: ", "))",
-                                      code: "unknown_environment")
+            throw APIError.badRequest(
+                "unknown APNs environment '\(name)'; known: \(APNSEnvironment.allCases.map(\.rawValue).joined(separator: ", "))",
+                code: "unknown_environment")
         }
         guard platform == .apns else {
-            throw APIError.unprocessable("'Environment' is for platform apns only (Apple's sandbox or production service), not \(platform.rawValue)",
-                                         code: "environment_not_apns")
+            throw APIError.unprocessable(
+                "'Environment' is for platform apns only (Apple's sandbox or production service), not \(platform.rawValue)",
+                code: "environment_not_apns")
         }
         return environment
     }
 
     static func registrationID(_ context: APIRequestContext) throws -> String {
         guard let id = context.parameters.get("id"), (1...64).contains(id.count),
-              id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
+            id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") })
+        else {
             throw APIError.badRequest("a registration id is 1 to 64 letters, digits or dashes", code: "bad_id")
         }
         return id
@@ -153,11 +173,16 @@ struct RegistrationView: Codable {
         Environment = installation.platform == .apns ? installation.apnsEnvironment.rawValue : nil
         Locale = installation.locale
         if !installation.templates.isEmpty {
-            Templates = Dictionary(installation.templates.map { template in
-                (template.name, TemplateView(Body: template.body, Headers: template.headers.isEmpty ? nil : template.headers,
-                                             Tags: template.tags.isEmpty ? nil : template.tags, Missing: template.missing.rawValue,
-                                             Defaults: template.defaults.isEmpty ? nil : template.defaults))
-            }, uniquingKeysWith: { first, _ in first })
+            Templates = Dictionary(
+                installation.templates.map { template in
+                    (
+                        template.name,
+                        TemplateView(
+                            Body: template.body, Headers: template.headers.isEmpty ? nil : template.headers,
+                            Tags: template.tags.isEmpty ? nil : template.tags, Missing: template.missing.rawValue,
+                            Defaults: template.defaults.isEmpty ? nil : template.defaults)
+                    )
+                }, uniquingKeysWith: { first, _ in first })
         }
     }
 }

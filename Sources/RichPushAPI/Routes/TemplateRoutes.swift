@@ -29,15 +29,19 @@ struct TemplateRoutes {
 
     /// A request body's template rendered: the locale chosen (nil: none matched) and the output.
     static func render(_ body: [UInt8]) throws -> (locale: String?, output: RenderedTemplate) {
-        let object = try JSONObjectBody.members(ByteBuffer(bytes: body), allowed: Self.fields,
-                                                shape: "{\"template\", \"properties\", \"locale\", \"defaultLocale\", \"missing\", \"defaults\"}")
-        guard let source = object["template"]?.string else { throw APIError.badRequest("'template' (the body, a string) is required", code: "missing_field") }
+        let object = try JSONObjectBody.members(
+            ByteBuffer(bytes: body), allowed: Self.fields,
+            shape: "{\"template\", \"properties\", \"locale\", \"defaultLocale\", \"missing\", \"defaults\"}")
+        guard let source = object["template"]?.string else {
+            throw APIError.badRequest("'template' (the body, a string) is required", code: "missing_field")
+        }
         let template: Template
         do {
             template = try Template(source)
         } catch {
-            throw APIError.badRequest("\(error.code): \(error.message) (at pointer '\(error.pointer)', line \(error.location.line), column \(error.location.column))",
-                                      code: "invalid_template")
+            throw APIError.badRequest(
+                "\(error.code): \(error.message) (at pointer '\(error.pointer)', line \(error.location.line), column \(error.location.column))",
+                code: "invalid_template")
         }
         var properties = try SendProperties.member("properties", of: body).map(NotificationInput.parseProperties) ?? SendProperties([])
         let locale = try RegistrationRoutes.locale(object["locale"])
@@ -83,14 +87,17 @@ struct TemplateRoutes {
         var values: [String: String] = [:]
         if let defaults, defaults != .null {
             guard case .object(let members) = defaults, members.count <= SendProperties.maxCount,
-                  members.values.allSatisfy({ $0.string.map { $0.utf8.count <= SendProperties.maxBytes } ?? false }) else {
+                members.values.allSatisfy({ $0.string.map { $0.utf8.count <= SendProperties.maxBytes } ?? false })
+            else {
                 throw APIError.badRequest("'defaults' is an object of up to \(SendProperties.maxCount) names to text", code: "wrong_type")
             }
             values = members.compactMapValues(\.string)
         }
         switch missing?.string ?? (missing == nil || missing == .null ? "fallback" : "") {
         case "fallback":
-            do { return .fallback(try TemplateProperties(values)) } catch { throw APIError.badRequest(error.message, code: "invalid_properties") }
+            do { return .fallback(try TemplateProperties(values)) } catch {
+                throw APIError.badRequest(error.message, code: "invalid_properties")
+            }
         case "fail": return .fail
         case "empty": return .empty
         default: throw APIError.badRequest("'missing' is fallback, fail or empty", code: "wrong_type")

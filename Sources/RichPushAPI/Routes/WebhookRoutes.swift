@@ -26,11 +26,11 @@ struct WebhookRoutes {
         group.post("webhooks/:id/dead-letters/replay") { try await routes($1).replay($0, context: $1) }
     }
 
-
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.admin)
         let body = try await request.body.collect(upTo: Self.maxBodyBytes)
-        let object = try JSONObjectBody.members(body, allowed: Self.fields, shape: "{\"url\", \"events\", \"secret\", \"description\", \"allUsers\"}")
+        let object = try JSONObjectBody.members(
+            body, allowed: Self.fields, shape: "{\"url\", \"events\", \"secret\", \"description\", \"allUsers\"}")
         guard let url = object["url"]?.string else { throw APIError.badRequest("'url' (a string) is required", code: "missing_field") }
         if let problem = WebhookURL.problem(with: url, allowPrivate: allowPrivate) { throw APIError.badRequest(problem, code: "bad_url") }
         let events = try Self.events(object["events"])
@@ -39,10 +39,12 @@ struct WebhookRoutes {
         let description = try object["description"].map(Self.description) ?? ""
         let allUsers = try object["allUsers"].map(Self.boolean) ?? false
         if allUsers, user.role != .admin { throw APIError.forbidden("only admins may create a webhook for all users' notifications") }
-        let webhook = Webhook(id: Self.newID(), owner: user.name, url: url, events: events, allUsers: allUsers, description: description,
-                              secret: secret, createdAt: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+        let webhook = Webhook(
+            id: Self.newID(), owner: user.name, url: url, events: events, allUsers: allUsers, description: description,
+            secret: secret, createdAt: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
         guard try await webhooks.create(webhook) else {
-            throw APIError.unprocessable("you have \(Webhook.maxPerUser) webhooks, the most one user may have; delete one first", code: "webhook_limit")
+            throw APIError.unprocessable(
+                "you have \(Webhook.maxPerUser) webhooks, the most one user may have; delete one first", code: "webhook_limit")
         }
         context.logger.info("webhook created", metadata: ["webhook.id": "\(webhook.id)", "webhook.owner": "\(user.name)"])
         // The secret is shown once, here (whether it was sent or generated).
@@ -92,7 +94,8 @@ struct WebhookRoutes {
     private func visible(_ context: APIRequestContext, scope: APIKey.Scope) async throws -> Webhook {
         let user = try context.caller(scope)
         let id = context.parameters.get("id") ?? ""
-        guard Webhook.isValidID(id), let webhook = try await webhooks.webhook(id: id), webhook.owner == user.name || user.role == .admin else {
+        guard Webhook.isValidID(id), let webhook = try await webhooks.webhook(id: id), webhook.owner == user.name || user.role == .admin
+        else {
             throw APIError.notFound("no webhook \(id.prefix(40))")
         }
         return webhook
@@ -106,7 +109,8 @@ struct WebhookRoutes {
         var events = Set<WebhookEventType>()
         for name in names {
             guard let text = name.string, let event = WebhookEventType(rawValue: text) else {
-                throw APIError.badRequest("unknown event \(name.string.map { "'\($0.prefix(40))'" } ?? "(not a string)"); known: \(known)", code: "unknown_event")
+                throw APIError.badRequest(
+                    "unknown event \(name.string.map { "'\($0.prefix(40))'" } ?? "(not a string)"); known: \(known)", code: "unknown_event")
             }
             events.insert(event)
         }
@@ -122,8 +126,11 @@ struct WebhookRoutes {
     }
 
     static func secret(_ value: JSONValue) throws -> String {
-        guard let secret = value.string, secretLength.contains(secret.utf8.count), secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw APIError.badRequest("'secret' must be \(secretLength.lowerBound) to \(secretLength.upperBound) printable ASCII characters without spaces", code: "bad_secret")
+        guard let secret = value.string, secretLength.contains(secret.utf8.count), secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw APIError.badRequest(
+                "'secret' must be \(secretLength.lowerBound) to \(secretLength.upperBound) printable ASCII characters without spaces",
+                code: "bad_secret")
         }
         return secret
     }
@@ -137,7 +144,9 @@ struct WebhookRoutes {
 
     static func limit(_ request: Request, default value: Int) throws -> Int {
         guard let text = request.uri.queryParameters["limit"] else { return value }
-        guard let limit = Int(text), (1...100).contains(limit) else { throw APIError.badRequest("'limit' must be 1 to 100", code: "bad_limit") }
+        guard let limit = Int(text), (1...100).contains(limit) else {
+            throw APIError.badRequest("'limit' must be 1 to 100", code: "bad_limit")
+        }
         return limit
     }
 

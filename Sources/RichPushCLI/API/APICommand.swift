@@ -1,14 +1,14 @@
 import ArgumentParser
-import RichPushApps
 import Foundation
 import Hiredis
 import Hummingbird
 import Logging
-import ServiceLifecycle
 import Metrics
 import Prometheus
 package import RichPushAPI
+import RichPushApps
 import RichPushCore
+import ServiceLifecycle
 
 /// `richpush api`: the HTTP API.
 struct APICommand: AsyncParsableCommand {
@@ -32,7 +32,10 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Image sent by a POST /api/notifications with no body (default: a bundled PNG).") var defaultImage: String?
     @Option(help: "Connections to Redis shared by all requests.") var redisConnections = 4
     @Flag(help: "Serve GET /bench/hello, the ceiling of scripts/bench-api.sh.") var benchRoutes = false
-    @Option(help: "bcrypt cost of the users' hashes (`users add --cost`): unknown names are checked against a decoy of this cost until a stored hash is verified, then of that hash's cost.")
+    @Option(
+        help:
+            "bcrypt cost of the users' hashes (`users add --cost`): unknown names are checked against a decoy of this cost until a stored hash is verified, then of that hash's cost."
+    )
     var bcryptCost = 12
     @Option(help: "bcrypt checks run at once.") var bcryptConcurrency = 2
     @Option(help: "bcrypt checks that may wait; more get 503 + Retry-After.") var bcryptQueue = 64
@@ -42,22 +45,33 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Payload bytes one user may keep within the retention (0: no limit).") var quotaPayloadBytes = 256 << 20
     @Option(help: "Registrations one user may own (0: no limit).") var quotaRegistrations = 100
     @Option(help: "Distinct tags over one user's registrations (0: no limit).") var quotaTags = 100
-    @Option(help: "Seconds a connection may take to send a complete request head after opening or after its previous response (idle and slow headers).") var idleTimeout: Double = 30
+    @Option(
+        help:
+            "Seconds a connection may take to send a complete request head after opening or after its previous response (idle and slow headers)."
+    ) var idleTimeout: Double = 30
     @Option(help: "Seconds a request body may take to arrive after its head (the connection is closed after).") var bodyTimeout: Double = 30
-    @Option(help: "primary: a notification is acknowledged once the master has it; replicated: once --durability-replicas replicas have it too (WAIT), else 503 + Retry-After.")
+    @Option(
+        help:
+            "primary: a notification is acknowledged once the master has it; replicated: once --durability-replicas replicas have it too (WAIT), else 503 + Retry-After."
+    )
     var durability: DurabilityMode = .primary
     @Option(help: "Replicas that must acknowledge a notification with --durability replicated.") var durabilityReplicas = 1
     @Option(help: "Milliseconds to wait for them before answering 503.") var durabilityTimeoutMs = 500
     @Flag(help: "Let webhooks name loopback and private addresses (receivers on your own network, development); link-local stays refused.")
     var webhookAllowPrivate = false
-    @Option(help: ArgumentHelp("""
-        Load balancers (CIDR ranges or addresses, comma-separated: 10.0.0.0/8,fd00::/8) whose X-Forwarded-For names the client \
-        (env RICHPUSH_TRUSTED_PROXIES). Only from these peers is the client (what per-address login limits count) taken from the header: \
-        its right-most address that is not itself a trusted proxy. Default: none; the peer is the client and the header is ignored.
-        """, valueName: "cidr,…"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            Load balancers (CIDR ranges or addresses, comma-separated: 10.0.0.0/8,fd00::/8) whose X-Forwarded-For names the client \
+            (env RICHPUSH_TRUSTED_PROXIES). Only from these peers is the client (what per-address login limits count) taken from the header: \
+            its right-most address that is not itself a trusted proxy. Default: none; the peer is the client and the header is ignored.
+            """, valueName: "cidr,…"))
     var trustedProxies: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
-    @Option(help: "File holding the operator's token for /api/apps (32+ characters; env RICHPUSH_OPERATOR_TOKEN_FILE). Without it those routes are off.")
+    @Option(
+        help:
+            "File holding the operator's token for /api/apps (32+ characters; env RICHPUSH_OPERATOR_TOKEN_FILE). Without it those routes are off."
+    )
     var operatorTokenFile: String?
     @OptionGroup var kek: KeyEncryptionOptions
     @OptionGroup var console: ConsoleOptions
@@ -75,14 +89,22 @@ struct APICommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-        guard maxPayloadBytes > 0, maxBatchBodyBytes > 0 else { throw ValidationError("--max-payload-bytes and --max-batch-body-bytes must be positive") }
+        guard maxPayloadBytes > 0, maxBatchBodyBytes > 0 else {
+            throw ValidationError("--max-payload-bytes and --max-batch-body-bytes must be positive")
+        }
         guard retentionDays > 0 else { throw ValidationError("--retention-days must be positive") }
         guard maxBacklog > 0 else { throw ValidationError("--max-backlog must be positive") }
         guard (1...64).contains(redisConnections) else { throw ValidationError("--redis-connections must be 1 to 64") }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4 to 31") }
-        guard batchConcurrency >= 1, batchQueue >= 0 else { throw ValidationError("--batch-concurrency must be positive and --batch-queue not negative") }
-        guard bcryptConcurrency >= 1, bcryptQueue >= 0 else { throw ValidationError("--bcrypt-concurrency must be positive and --bcrypt-queue not negative") }
-        guard loginFreeFailures >= 1, loginFreeFailuresPerAddress >= 1 else { throw ValidationError("--login-free-failures(-per-address) must be positive") }
+        guard batchConcurrency >= 1, batchQueue >= 0 else {
+            throw ValidationError("--batch-concurrency must be positive and --batch-queue not negative")
+        }
+        guard bcryptConcurrency >= 1, bcryptQueue >= 0 else {
+            throw ValidationError("--bcrypt-concurrency must be positive and --bcrypt-queue not negative")
+        }
+        guard loginFreeFailures >= 1, loginFreeFailuresPerAddress >= 1 else {
+            throw ValidationError("--login-free-failures(-per-address) must be positive")
+        }
         guard [quotaNotificationsPerMinute, quotaPayloadBytes, quotaRegistrations, quotaTags].allSatisfy({ $0 >= 0 }) else {
             throw ValidationError("quotas must be 0 (no limit) or positive")
         }
@@ -105,10 +127,12 @@ struct APICommand: AsyncParsableCommand {
         try await SchemaCheck.atStart(redis: pool, keys: queue.storageKeys(redis), logger: logger)
         let image = try defaultImage.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }
         let auth = AuthConfiguration(
-            mode: authMode, throttle: LoginThrottle(freeFailuresPerPair: loginFreeFailures, freeFailuresPerAddress: loginFreeFailuresPerAddress),
+            mode: authMode,
+            throttle: LoginThrottle(freeFailuresPerPair: loginFreeFailures, freeFailuresPerAddress: loginFreeFailuresPerAddress),
             bcryptCost: bcryptCost, bcryptConcurrency: bcryptConcurrency, bcryptQueueLimit: bcryptQueue)
-        let quotas = APIConfiguration.Quotas(notificationsPerMinute: quotaNotificationsPerMinute, payloadBytes: quotaPayloadBytes,
-                                             registrations: quotaRegistrations, tags: quotaTags)
+        let quotas = APIConfiguration.Quotas(
+            notificationsPerMinute: quotaNotificationsPerMinute, payloadBytes: quotaPayloadBytes,
+            registrations: quotaRegistrations, tags: quotaTags)
         var configuration = APIConfiguration(
             host: host, port: port, auth: auth, maxPayloadBytes: maxPayloadBytes,
             retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes,
@@ -129,17 +153,21 @@ struct APICommand: AsyncParsableCommand {
         configuration.operatorToken = try operatorToken()
         let ring = try kek.ring()
         if configuration.operatorToken != nil, ring == nil {
-            throw CLIError("--operator-token-file needs a key-encryption key to seal app credentials: " + AppError.noKeyEncryptionKey.description)
+            throw CLIError(
+                "--operator-token-file needs a key-encryption key to seal app credentials: " + AppError.noKeyEncryptionKey.description)
         }
         let apps = RedisAppStore(redis: pool, keys: AppKeys(prefix: queue.prefix), ring: ring)
         if ring != nil { try await AppKeyRingCheck.atStart(apps, logger: logger) }
-        var dependencies = APIDependencies.redis(redis: pool, keys: queue.storageKeys(redis), queue: queue.configuration, configuration: configuration,
-                                                 registry: registry, credentialChanges: changes)
+        var dependencies = APIDependencies.redis(
+            redis: pool, keys: queue.storageKeys(redis), queue: queue.configuration, configuration: configuration,
+            registry: registry, credentialChanges: changes)
         dependencies.apps = apps
         let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
         // Stopped in reverse order: the server drains first, the Redis pool closes last.
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: backend.service), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: backend.service), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
     }
 }

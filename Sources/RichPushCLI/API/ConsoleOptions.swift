@@ -10,7 +10,9 @@ struct ConsoleOptions: ParsableArguments {
     var consoleSecureCookie: ConsoleConfiguration.SecureCookie = .auto
 
     func validate() throws {
-        guard consoleSessionHours > 0, consoleSessionHours <= 24 * 30 else { throw ValidationError("--console-session-hours must be above 0 and at most 720") }
+        guard consoleSessionHours > 0, consoleSessionHours <= 24 * 30 else {
+            throw ValidationError("--console-session-hours must be above 0 and at most 720")
+        }
     }
 
     var configuration: ConsoleConfiguration {

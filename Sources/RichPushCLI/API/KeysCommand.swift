@@ -14,10 +14,10 @@ struct KeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a key for a user; prints its id and the token, which is shown only this once.",
             discussion: """
-            Scopes: send (POST /api/notifications), read (notifications, status, list, receipts), listen (the user's device registrations only: \
-            what an app ships in its client), admin (every route the user may call), manage (the app's credentials at /api/apps/<its app>; \
-            an admin user's key only, never implied by admin). With --app, the key is that app's: its token is rpk_<app>.<id>_<secret>.
-            """)
+                Scopes: send (POST /api/notifications), read (notifications, status, list, receipts), listen (the user's device registrations only: \
+                what an app ships in its client), admin (every route the user may call), manage (the app's credentials at /api/apps/<its app>; \
+                an admin user's key only, never implied by admin). With --app, the key is that app's: its token is rpk_<app>.<id>_<secret>.
+                """)
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @OptionGroup var app: AppOption
@@ -35,7 +35,8 @@ struct KeysCommand: AsyncParsableCommand {
             let parts = scope.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             let scopes = try parts.map { part in
                 guard let scope = APIKey.Scope(rawValue: part) else {
-                    throw ValidationError("unknown scope '\(part)'; known: \(APIKey.Scope.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw ValidationError(
+                        "unknown scope '\(part)'; known: \(APIKey.Scope.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 return scope
             }
@@ -46,11 +47,15 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-keys")
             let scopes = try scopes()
-            if scopes.contains(.manage), try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).user(named: user)?.user.role != .admin {
+            if scopes.contains(.manage),
+                try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).user(
+                    named: user)?.user.role != .admin
+            {
                 await connection.close()
                 throw CLIError("the manage scope is for an admin's key (the app's credentials); \(user) is not an admin")
             }
-            let created = try await RedisAPIKeyStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).create(user: user, scopes: scopes, label: label)
+            let created = try await RedisAPIKeyStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection))
+                .create(user: user, scopes: scopes, label: label)
             await connection.close()
             guard let (key, token) = created else { throw CLIError("no user \(user)") }
             print("id \(key.id) user \(key.user) scopes \(key.scopes.sorted().map(\.rawValue).joined(separator: ","))")
@@ -67,7 +72,8 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-keys")
-            let keys = try await RedisAPIKeyStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).list(user: user)
+            let keys = try await RedisAPIKeyStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection))
+                .list(user: user)
             await connection.close()
             for key in keys {
                 let created = Date(timeIntervalSince1970: Double(key.createdAt) / 1000).formatted(.iso8601)
@@ -91,7 +97,8 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-keys")
-            let revoked = try await RedisAPIKeyStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).revoke(id: id)
+            let revoked = try await RedisAPIKeyStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection))
+                .revoke(id: id)
             await connection.close()
             guard revoked else { throw CLIError("no key \(id)") }
             print("revoked \(id)")

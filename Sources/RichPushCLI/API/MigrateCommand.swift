@@ -22,7 +22,8 @@ struct MigrateCommand: AsyncParsableCommand {
         let backend = try await connect(redis, clientName: "richpush-migrate")
         let outcome: Result<SchemaMigration.Report, any Error>
         do {
-            let migration = SchemaMigration(redis: backend.client, keys: queue.storageKeys(redis), nodes: try await backend.locator.masters())
+            let migration = SchemaMigration(
+                redis: backend.client, keys: queue.storageKeys(redis), nodes: try await backend.locator.masters())
             outcome = .success(try await migration.run(dryRun: dryRun))
         } catch {
             outcome = .failure(error)
@@ -39,7 +40,8 @@ struct MigrateCommand: AsyncParsableCommand {
     static func describe(_ report: SchemaMigration.Report, prefix: String, dryRun: Bool) -> String {
         let current = SchemaVersion.current
         guard let from = report.from else {
-            return dryRun ? "no data under prefix '\(prefix)': a run would store schema \(current)"
+            return dryRun
+                ? "no data under prefix '\(prefix)': a run would store schema \(current)"
                 : "no data under prefix '\(prefix)': stored schema \(current)"
         }
         if from == current { return "the data under prefix '\(prefix)' is schema \(current) already: nothing to do" }

@@ -10,10 +10,10 @@ extension UsersCommand {
             commandName: "set-role",
             abstract: "Give a user a role in the operator's console (/console), or take it away.",
             discussion: """
-            viewer sees every page but the audit log; operator also replays dead letters; admin also reads the audit log; \
-            none takes the console away. Console users are the default app's users; --apps limits what they see and act on \
-            to those apps. Signed-in sessions follow the change at their next request.
-            """)
+                viewer sees every page but the audit log; operator also replays dead letters; admin also reads the audit log; \
+                none takes the console away. Console users are the default app's users; --apps limits what they see and act on \
+                to those apps. Signed-in sessions follow the change at their next request.
+                """)
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @Argument(help: "User name (a user of the default app, from `richpush users add`).") var name: String
@@ -39,7 +39,9 @@ extension UsersCommand {
             await connection.close()
             guard updated else { throw CLIError("no user \(name) (console users are the default app's: richpush users add \(name))") }
             if let access {
-                print("\(name) is a console \(access.role.rawValue)" + (access.apps.map { " of \($0.joined(separator: ", "))" } ?? " of every app"))
+                print(
+                    "\(name) is a console \(access.role.rawValue)"
+                        + (access.apps.map { " of \($0.joined(separator: ", "))" } ?? " of every app"))
             } else {
                 print("\(name) has no console role")
             }

@@ -25,10 +25,14 @@ struct UsersCommand: AsyncParsableCommand {
         func read() throws -> String {
             if let password { return password }
             if let name = passwordEnv {
-                guard let value = ProcessInfo.processInfo.environment[name] else { throw CLIError("environment variable \(name) is not set") }
+                guard let value = ProcessInfo.processInfo.environment[name] else {
+                    throw CLIError("environment variable \(name) is not set")
+                }
                 return value
             }
-            guard let line = readLine(strippingNewline: true) else { throw CLIError("give --password, --password-env or the password on stdin") }
+            guard let line = readLine(strippingNewline: true) else {
+                throw CLIError("give --password, --password-env or the password on stdin")
+            }
             return line
         }
 
@@ -55,7 +59,8 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let hash = try secret.hash()
             let connection = try await connect(redis, clientName: "richpush-users")
-            let created = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).create(User(name: name, role: role), passwordHash: hash)
+            let created = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection))
+                .create(User(name: name, role: role), passwordHash: hash)
             await connection.close()
             guard created else { throw CLIError("user \(name) already exists (use `richpush users passwd`)") }
             print("added \(role.rawValue) \(name)")
@@ -65,7 +70,9 @@ struct UsersCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a user and everything they own.",
-            discussion: "Deletes the user, their registrations, the notifications they created (records, status, payload index) and their API keys, so a new user of the same name starts empty.")
+            discussion:
+                "Deletes the user, their registrations, the notifications they created (records, status, payload index) and their API keys, so a new user of the same name starts empty."
+        )
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @OptionGroup var app: AppOption
@@ -78,8 +85,9 @@ struct UsersCommand: AsyncParsableCommand {
             let removed = try await RedisUserStore(redis: connection, keys: keys).remove(name: name)
             // Even when the record is gone (a half-finished earlier removal), the data goes too.
             let devices = try await RedisInstallationStore(redis: connection, keys: keys).removeAll(owner: name)
-            let store = RedisNotificationStore(redis: connection, keys: keys, queue: JobQueue(redis: connection, configuration: queue.configuration),
-                                               retention: .seconds(86400))
+            let store = RedisNotificationStore(
+                redis: connection, keys: keys, queue: JobQueue(redis: connection, configuration: queue.configuration),
+                retention: .seconds(86400))
             let notifications = try await store.forgetNotifications(createdBy: name)
             let apiKeys = try await RedisAPIKeyStore(redis: connection, keys: keys).revokeAll(user: name)
             let webhooks = try await RedisWebhookStore(redis: connection, keys: keys).deleteAll(owner: name)
@@ -102,7 +110,8 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-users")
-            let cleared = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).unlock(user: name, address: address)
+            let cleared = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection))
+                .unlock(user: name, address: address)
             await connection.close()
             print("cleared \(cleared) throttled address\(cleared == 1 ? "" : "es") of \(name)")
         }
@@ -116,7 +125,8 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let connection = try await connect(redis, clientName: "richpush-users")
-            let users = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).list()
+            let users = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection))
+                .list()
             await connection.close()
             for user in users { print("\(user.name)\t\(user.role.rawValue)") }
         }
@@ -134,7 +144,8 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let hash = try secret.hash()
             let connection = try await connect(redis, clientName: "richpush-users")
-            let updated = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection)).update(name: name, passwordHash: hash, role: role)
+            let updated = try await RedisUserStore(redis: connection, keys: try await app.keys(queue.storageKeys(redis), on: connection))
+                .update(name: name, passwordHash: hash, role: role)
             await connection.close()
             guard updated else { throw CLIError("no user \(name)") }
             print("updated \(name)")

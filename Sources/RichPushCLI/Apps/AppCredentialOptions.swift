@@ -25,7 +25,9 @@ struct AppCredentialOptions: ParsableArguments {
                 throw CLIError("APNs credentials need all of --apns-key-file, --apns-key-id, --apns-team-id and --apns-bundle-id")
             }
             let pem = try Self.read(keyFile, flag: "--apns-key-file", limit: 4096)
-            credentials.apns = try check { () throws(AppError) in try APNSCredential(keyPEM: pem, keyID: keyID, teamID: teamID, bundleID: bundleID) }
+            credentials.apns = try check { () throws(AppError) in
+                try APNSCredential(keyPEM: pem, keyID: keyID, teamID: teamID, bundleID: bundleID)
+            }
         }
         if let file = fcmServiceAccount {
             let json = try Self.read(file, flag: "--fcm-service-account", limit: 64 * 1024)
@@ -49,7 +51,8 @@ struct AppCredentialOptions: ParsableArguments {
 
     static func read(_ file: String, flag: String, limit: Int) throws -> String {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: file), let size = attributes[.size] as? Int,
-              let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            let text = try? String(contentsOfFile: file, encoding: .utf8)
+        else {
             throw CLIError("\(flag) \(file): not a readable UTF-8 file")
         }
         guard size <= limit else { throw CLIError("\(flag) \(file): \(size) bytes, more than such a file ever holds (\(limit))") }

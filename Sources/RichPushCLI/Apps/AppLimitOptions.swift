@@ -8,8 +8,12 @@ struct AppLimitOptions: ParsableArguments {
     @Option(help: "Payload bytes of the app's notifications held within the retention (0: no limit).") var limitPayloadBytes: Int?
 
     func validate() throws {
-        for (flag, value) in [("--limit-per-minute", limitPerMinute), ("--limit-audience", limitAudience), ("--limit-payload-bytes", limitPayloadBytes)] {
-            if let value, !(0...AppLimits.maximum).contains(value) { throw ValidationError("\(flag) is 0 (no limit) to \(AppLimits.maximum)") }
+        for (flag, value) in [
+            ("--limit-per-minute", limitPerMinute), ("--limit-audience", limitAudience), ("--limit-payload-bytes", limitPayloadBytes),
+        ] {
+            if let value, !(0...AppLimits.maximum).contains(value) {
+                throw ValidationError("\(flag) is 0 (no limit) to \(AppLimits.maximum)")
+            }
         }
     }
 

@@ -6,17 +6,23 @@ import RichPushQueue
 /// `--weight`, `--max-in-flight`: an app's share of the workers under fair scheduling (not given:
 /// unchanged). See docs/queue.md#fair-scheduling.
 struct AppSchedulingOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The app's share of the workers relative to other apps with work (\(ScopeLimits.weights.lowerBound) to \(ScopeLimits.weights.upperBound); default 1).",
-                               valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "The app's share of the workers relative to other apps with work (\(ScopeLimits.weights.lowerBound) to \(ScopeLimits.weights.upperBound); default 1).",
+            valueName: "N"))
     var weight: Int?
-    @Option(help: ArgumentHelp("Most of the app's jobs in flight at once in each queue partition (\(ScopeLimits.caps.lowerBound) to \(ScopeLimits.caps.upperBound)); `none` removes the cap.",
-                               valueName: "N|none"))
+    @Option(
+        help: ArgumentHelp(
+            "Most of the app's jobs in flight at once in each queue partition (\(ScopeLimits.caps.lowerBound) to \(ScopeLimits.caps.upperBound)); `none` removes the cap.",
+            valueName: "N|none"))
     var maxInFlight: String?
 
     func validate() throws {
         if let weight, !ScopeLimits.weights.contains(weight) { throw ValidationError("--weight: \(ScopeLimits.weightProblem)") }
         if let maxInFlight, maxInFlight != "none", Int(maxInFlight).map(ScopeLimits.caps.contains) != true {
-            throw ValidationError("--max-in-flight: '\(maxInFlight.prefix(20))' is not a number from \(ScopeLimits.caps.lowerBound) to \(ScopeLimits.caps.upperBound), nor `none`")
+            throw ValidationError(
+                "--max-in-flight: '\(maxInFlight.prefix(20))' is not a number from \(ScopeLimits.caps.lowerBound) to \(ScopeLimits.caps.upperBound), nor `none`"
+            )
         }
     }
 
@@ -36,8 +42,9 @@ struct AppSchedulingOptions: ParsableArguments {
         do {
             try await JobQueue.setLimits(app.scheduling, of: app.id.rawValue, in: queues)
         } catch {
-            throw CLIError("app '\(app.id)' is stored with weight \(app.scheduling.weight) and max in flight \(app.scheduling.maxInFlight.map(String.init) ?? "none"), "
-                           + "but the queue's \(queues.count) partition(s) could not be told (\(error)); run \(again) again")
+            throw CLIError(
+                "app '\(app.id)' is stored with weight \(app.scheduling.weight) and max in flight \(app.scheduling.maxInFlight.map(String.init) ?? "none"), "
+                    + "but the queue's \(queues.count) partition(s) could not be told (\(error)); run \(again) again")
         }
     }
 }

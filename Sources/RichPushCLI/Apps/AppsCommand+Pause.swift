@@ -9,7 +9,8 @@ extension AppsCommand {
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Pause an app's sending: its jobs wait in its lanes and no worker takes them; other apps go on.",
-            discussion: "Written into every queue partition: give the deployment's --partitions. Jobs already taken finish. Fair scheduling only.")
+            discussion:
+                "Written into every queue partition: give the deployment's --partitions. Jobs already taken finish. Fair scheduling only.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @Argument(help: "The app's id (`default` for the deployment's first app).") var id: String
@@ -21,8 +22,9 @@ extension AppsCommand {
     }
 
     struct Resume: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Resume a paused app's sending: its waiting jobs flow again.",
-                                                        discussion: "Give the deployment's --partitions, as for pause.")
+        static let configuration = CommandConfiguration(
+            abstract: "Resume a paused app's sending: its waiting jobs flow again.",
+            discussion: "Give the deployment's --partitions, as for pause.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @Argument(help: "The app's id.") var id: String

@@ -1,9 +1,9 @@
-import RichPushCore
-import RichPushStorage
 import ArgumentParser
 import Foundation
 import RichPushApps
+import RichPushCore
 import RichPushQueue
+import RichPushStorage
 
 /// `richpush apps`: the apps one deployment serves, their credentials (sealed at rest) and the
 /// key-encryption key's rotation.
@@ -12,7 +12,9 @@ struct AppsCommand: AsyncParsableCommand {
         commandName: "apps",
         abstract: "Manage apps: their APNs, FCM and Web Push credentials, sealed in Redis with a key-encryption key.",
         discussion: "Credentials are never printed: ids and key fingerprints only. See docs/apps.md.",
-        subcommands: [Create.self, List.self, Show.self, Set.self, Pause.self, Resume.self, Remove.self, Check.self, Rekey.self, NewKEK.self])
+        subcommands: [
+            Create.self, List.self, Show.self, Set.self, Pause.self, Resume.self, Remove.self, Check.self, Rekey.self, NewKEK.self,
+        ])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an app; it gets a Web Push (VAPID) key pair unless one is given.")
@@ -28,19 +30,26 @@ struct AppsCommand: AsyncParsableCommand {
 
         func validate() throws {
             if let problem = AppID.problem(id) { throw ValidationError(problem) }
-            if let defaultLocale, LocaleTag(defaultLocale) == nil { throw ValidationError("--default-locale '\(defaultLocale)' is not a BCP 47 locale (en, fr-CA)") }
+            if let defaultLocale, LocaleTag(defaultLocale) == nil {
+                throw ValidationError("--default-locale '\(defaultLocale)' is not a BCP 47 locale (en, fr-CA)")
+            }
         }
 
         func run() async throws {
             var (set, subject) = try credentials.credentials()
-            if set.webPush == nil { set.webPush = try AppsOutput.checked { () throws(AppError) in try WebPushCredential.generate(subject: subject ?? "") } }
+            if set.webPush == nil {
+                set.webPush = try AppsOutput.checked { () throws(AppError) in try WebPushCredential.generate(subject: subject ?? "") }
+            }
             let app = try await AppsOutput.withStore(redis, queue, kek.requiredRing()) { store in
                 let appID = try AppID(id)
                 let users = RedisUserStore(redis: store.redis, keys: queue.storageKeys(redis))
                 if let problem = try await AppGuards.creationProblem(appID, defaultUsers: users) { throw CLIError(problem) }
-                let app = try await store.create(id: appID, change: AppChange(name: credentials.name ?? id, set: set, limits: limits.limits(over: .none),
-                                                                              defaultLocale: defaultLocale.map { LocaleTag($0) },
-                                                                              scheduling: scheduling.scheduling(over: ScopeLimits())))
+                let app = try await store.create(
+                    id: appID,
+                    change: AppChange(
+                        name: credentials.name ?? id, set: set, limits: limits.limits(over: .none),
+                        defaultLocale: defaultLocale.map { LocaleTag($0) },
+                        scheduling: scheduling.scheduling(over: ScopeLimits())))
                 // Always, so nothing an earlier app of the same id left in the queue stays.
                 try await AppSchedulingOptions.apply(app, redis: store.redis, queue: queue, again: Self.setCommand(app))
                 return app
@@ -85,8 +94,10 @@ struct AppsCommand: AsyncParsableCommand {
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change an app: its name, a platform's credentials (replaced whole), limits, weight and cap; workers use them within seconds.",
-            discussion: "--weight and --max-in-flight are stored, then written into every queue partition: give the deployment's --partitions.")
+            abstract:
+                "Change an app: its name, a platform's credentials (replaced whole), limits, weight and cap; workers use them within seconds.",
+            discussion:
+                "--weight and --max-in-flight are stored, then written into every queue partition: give the deployment's --partitions.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @OptionGroup var kek: KeyEncryptionOptions
@@ -94,7 +105,9 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var limits: AppLimitOptions
         @OptionGroup var scheduling: AppSchedulingOptions
         @Option(help: "Remove a platform's credentials: apns, fcm or webPush (repeatable).") var remove: [String] = []
-        @Option(help: "The locale a localized template property falls back to before the first one given (BCP 47: en, fr-CA); `none` removes it.")
+        @Option(
+            help:
+                "The locale a localized template property falls back to before the first one given (BCP 47: en, fr-CA); `none` removes it.")
         var defaultLocale: String?
         @Argument(help: "The app's id (`default` for the deployment's first app).") var id: String
 
@@ -117,7 +130,9 @@ struct AppsCommand: AsyncParsableCommand {
                 if let subject, set.webPush == nil {
                     guard let current = try await store.credentials(id: appID) else { throw AppError.notFound(appID) }
                     let pair = current.credentials.webPush
-                    set.webPush = try pair.map { try WebPushCredential(privateKey: $0.privateKey, subject: subject) } ?? WebPushCredential.generate(subject: subject)
+                    set.webPush =
+                        try pair.map { try WebPushCredential(privateKey: $0.privateKey, subject: subject) }
+                        ?? WebPushCredential.generate(subject: subject)
                 }
                 var change = AppChange(name: credentials.name, set: set, remove: Swift.Set(removed))
                 if let defaultLocale { change.defaultLocale = .some(defaultLocale == "none" ? nil : LocaleTag(defaultLocale)) }
@@ -128,7 +143,9 @@ struct AppsCommand: AsyncParsableCommand {
                 }
                 let app = try await store.update(id: appID, change: change)
                 // Stored first, then written into the queue: the same command again finishes a failed write.
-                if change.scheduling != nil { try await AppSchedulingOptions.apply(app, redis: store.redis, queue: queue, again: "the same command") }
+                if change.scheduling != nil {
+                    try await AppSchedulingOptions.apply(app, redis: store.redis, queue: queue, again: "the same command")
+                }
                 return app
             }
             AppsOutput.print(app)
@@ -153,7 +170,9 @@ struct AppsCommand: AsyncParsableCommand {
                 do {
                     try await JobQueue.forget(scope: appID.rawValue, in: queues)
                 } catch {
-                    throw CLIError("app '\(appID)' was not removed: the queue's \(queues.count) partition(s) could not be told to forget its weight, cap and pause (\(error)); run the same command again")
+                    throw CLIError(
+                        "app '\(appID)' was not removed: the queue's \(queues.count) partition(s) could not be told to forget its weight, cap and pause (\(error)); run the same command again"
+                    )
                 }
                 return try await store.remove(id: appID)
             }
@@ -163,7 +182,8 @@ struct AppsCommand: AsyncParsableCommand {
     }
 
     struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Open every stored credential with the given key-encryption key(s); fails naming a missing key.")
+        static let configuration = CommandConfiguration(
+            abstract: "Open every stored credential with the given key-encryption key(s); fails naming a missing key.")
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @OptionGroup var kek: KeyEncryptionOptions
@@ -190,7 +210,8 @@ struct AppsCommand: AsyncParsableCommand {
     }
 
     struct NewKEK: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "new-kek", abstract: "Print a new random key-encryption key (store it as a file readable only by RichPush).")
+        static let configuration = CommandConfiguration(
+            commandName: "new-kek", abstract: "Print a new random key-encryption key (store it as a file readable only by RichPush).")
 
         func run() async throws {
             Swift.print(KeyEncryptionKey.generate().text)

@@ -4,8 +4,10 @@ import RichPushCore
 
 /// What the `apps` commands share: a store on a fresh connection, errors as CLI messages, an app as JSON.
 enum AppsOutput {
-    static func withStore<T>(_ redis: RedisOptions, _ queue: QueueOptions, _ ring: KeyRing?,
-                             _ body: (RedisAppStore) async throws -> T) async throws -> T {
+    static func withStore<T>(
+        _ redis: RedisOptions, _ queue: QueueOptions, _ ring: KeyRing?,
+        _ body: (RedisAppStore) async throws -> T
+    ) async throws -> T {
         let connection = try await connect(redis, clientName: "richpush-apps")
         do {
             let result = try await body(RedisAppStore(redis: connection, keys: AppKeys(prefix: queue.prefix), ring: ring))
@@ -38,8 +40,12 @@ enum AppsOutput {
         object["weight"] = app.scheduling.weight
         if let cap = app.scheduling.maxInFlight { object["maxInFlight"] = cap }
         object["paused"] = app.paused
-        object["limits"] = ["notificationsPerMinute": app.limits.notificationsPerMinute, "audience": app.limits.audience, "payloadBytes": app.limits.payloadBytes]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
+        object["limits"] = [
+            "notificationsPerMinute": app.limits.notificationsPerMinute, "audience": app.limits.audience,
+            "payloadBytes": app.limits.payloadBytes,
+        ]
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         Swift.print(String(decoding: data, as: UTF8.self))
     }
 }

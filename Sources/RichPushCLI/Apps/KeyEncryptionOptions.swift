@@ -5,7 +5,10 @@ import RichPushApps
 /// Where a process gets the key-encryption key that seals app credentials: a file (or the key
 /// itself in RICHPUSH_KEK), and during a rotation the previous key(s) it may still open with.
 struct KeyEncryptionOptions: ParsableArguments {
-    @Option(help: "File holding the key-encryption key of app credentials, 32 bytes base64 (`richpush apps new-kek`; env RICHPUSH_KEK_FILE, or the key itself in RICHPUSH_KEK).")
+    @Option(
+        help:
+            "File holding the key-encryption key of app credentials, 32 bytes base64 (`richpush apps new-kek`; env RICHPUSH_KEK_FILE, or the key itself in RICHPUSH_KEK)."
+    )
     var kekFile: String?
     @Option(help: "A previous key-encryption key still accepted for opening while rotating (repeatable; env RICHPUSH_PREVIOUS_KEK_FILE).")
     var previousKekFile: [String] = []
@@ -38,7 +41,8 @@ struct KeyEncryptionOptions: ParsableArguments {
 
     private static func read(_ file: String, flag: String) throws -> KeyEncryptionKey {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: file), (attributes[.size] as? Int ?? 0) <= 1024,
-              let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            let text = try? String(contentsOfFile: file, encoding: .utf8)
+        else {
             throw CLIError("\(flag) \(file): not a readable file of at most 1 KiB")
         }
         do {

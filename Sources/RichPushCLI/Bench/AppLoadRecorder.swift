@@ -50,7 +50,9 @@ final class AppLoadRecorder: Sendable {
             state.answered[id] = returned
             state.createCalls.record(ms: (returned - at) / .milliseconds(1))
             if duringFanOut { state.fanOutIDs.insert(id) }
-            if let receipt = state.early.removeValue(forKey: id) { state.record(id, at: at, receipt: receipt, start: start, keep: keepsSamples) }
+            if let receipt = state.early.removeValue(forKey: id) {
+                state.record(id, at: at, receipt: receipt, start: start, keep: keepsSamples)
+            }
         }
     }
 
@@ -63,7 +65,11 @@ final class AppLoadRecorder: Sendable {
             if state.perSecond.count <= second { state.perSecond += Array(repeating: 0, count: second + 1 - state.perSecond.count) }
             state.perSecond[second] += 1
             state.lastReceipt = now
-            if let at = state.created[id] { state.record(id, at: at, receipt: now, start: start, keep: keepsSamples) } else { state.early[id] = now }
+            if let at = state.created[id] {
+                state.record(id, at: at, receipt: now, start: start, keep: keepsSamples)
+            } else {
+                state.early[id] = now
+            }
         }
     }
 
@@ -77,19 +83,22 @@ final class AppLoadRecorder: Sendable {
     func result(window: Double, roles: [String], rate: Int?, retried: Int) -> AppLoadResult {
         state.withLock { state in
             let inWindow = state.perSecond.prefix(Int(window.rounded(.up))).reduce(0, +)
-            return AppLoadResult(app: app, roles: roles, rate: rate, created: state.created.count, received: state.seen.count,
-                                 receivedInWindow: inWindow, window: window, throughput: Double(inWindow) / max(window, 0.001),
-                                 undelivered: state.created.count - state.seen.count, duplicated: state.duplicates, retried: retried,
-                                 latencyMs: state.latencies.percentiles, latencyDuringFanOutMs: state.duringFanOut.percentiles,
-                                 createCallMs: state.createCalls.percentiles, afterAnswerMs: state.afterAnswer.percentiles,
-                                 lastReceiptSeconds: state.lastReceipt.map { ($0 - start) / .seconds(1) },
-                                 perSecond: state.perSecond, samples: state.samples)
+            return AppLoadResult(
+                app: app, roles: roles, rate: rate, created: state.created.count, received: state.seen.count,
+                receivedInWindow: inWindow, window: window, throughput: Double(inWindow) / max(window, 0.001),
+                undelivered: state.created.count - state.seen.count, duplicated: state.duplicates, retried: retried,
+                latencyMs: state.latencies.percentiles, latencyDuringFanOutMs: state.duringFanOut.percentiles,
+                createCallMs: state.createCalls.percentiles, afterAnswerMs: state.afterAnswer.percentiles,
+                lastReceiptSeconds: state.lastReceipt.map { ($0 - start) / .seconds(1) },
+                perSecond: state.perSecond, samples: state.samples)
         }
     }
 }
 
 private extension AppLoadRecorder.State {
-    mutating func record(_ id: Int, at: ContinuousClock.Instant, receipt: ContinuousClock.Instant, start: ContinuousClock.Instant, keep: Bool) {
+    mutating func record(
+        _ id: Int, at: ContinuousClock.Instant, receipt: ContinuousClock.Instant, start: ContinuousClock.Instant, keep: Bool
+    ) {
         let ms = (receipt - at) / .milliseconds(1)
         latencies.record(ms: ms)
         if let answered = answered[id] { afterAnswer.record(ms: max(0, (receipt - answered) / .milliseconds(1))) }

@@ -12,8 +12,9 @@ import RichPushStorage
 /// read and dead-letter script (the worker's path, pipelined in batches), installations by the
 /// installation store. Nothing here writes a Redis format by hand.
 struct BenchConsoleSeedCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "console-seed",
-                                                    abstract: "Fill Redis with scheduled notifications, dead letters and installations for the console's benchmark.")
+    static let configuration = CommandConfiguration(
+        commandName: "console-seed",
+        abstract: "Fill Redis with scheduled notifications, dead letters and installations for the console's benchmark.")
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
@@ -30,8 +31,9 @@ struct BenchConsoleSeedCommand: AsyncParsableCommand {
     func run() async throws {
         let pool = RedisConnectionPool(configuration: try redis.configuration(clientName: "richpush-bench"), size: 4)
         let keys = queue.storageKeys(redis)
-        let store = RedisNotificationStore(redis: pool, keys: keys, queue: JobQueue(redis: pool, configuration: queue.configuration),
-                                           retention: .seconds(7 * 86_400), idBlock: batch)
+        let store = RedisNotificationStore(
+            redis: pool, keys: keys, queue: JobQueue(redis: pool, configuration: queue.configuration),
+            retention: .seconds(7 * 86_400), idBlock: batch)
         let clock = ContinuousClock()
         var start = clock.now
         let ids = try await createNotifications(store)
@@ -58,9 +60,10 @@ struct BenchConsoleSeedCommand: AsyncParsableCommand {
                     var created: [Int] = []
                     for range in stride(from: lane, to: batches.count, by: lanes).map({ batches[$0] }) {
                         let drafts = range.map { index in
-                            var draft = NotificationDraft(message: "bench notification \(index)", richType: .text, contentType: "text/plain",
-                                                          payload: Array("bench payload \(index % 100)".utf8), creator: "user\(index % 10)",
-                                                          target: index % 10 == 0 ? "news && sports" : "news")
+                            var draft = NotificationDraft(
+                                message: "bench notification \(index)", richType: .text, contentType: "text/plain",
+                                payload: Array("bench payload \(index % 100)".utf8), creator: "user\(index % 10)",
+                                target: index % 10 == 0 ? "news && sports" : "news")
                             draft.sendAt = sendAt + Int64(index)
                             return draft
                         }
@@ -108,7 +111,9 @@ struct BenchConsoleSeedCommand: AsyncParsableCommand {
                 guard case .success(let job) = delivery else { return nil }
                 return (job.id, Self.reasons[(written + offset) % Self.reasons.count])
             }
-            guard settled.count == count else { throw CLIError("read \(settled.count) of \(count) jobs just enqueued: is a worker consuming this queue?") }
+            guard settled.count == count else {
+                throw CLIError("read \(settled.count) of \(count) jobs just enqueued: is a worker consuming this queue?")
+            }
             try await queue.deadLetter(settled)
             written += count
             if written % (batch * 100) == 0 { Self.progress("  dead letters: \(written)") }
@@ -117,8 +122,10 @@ struct BenchConsoleSeedCommand: AsyncParsableCommand {
     }
 
     static let reasons = [
-        "APNs timeout after 10 s", "FCM answered 500 INTERNAL", "BadDeviceToken", "FCM answered 503 UNAVAILABLE", "payload too large for the platform",
-        "TooManyProviderTokenUpdates", "web push endpoint answered 410 Gone", "rendering failed: missing property name", "ExpiredProviderToken",
+        "APNs timeout after 10 s", "FCM answered 500 INTERNAL", "BadDeviceToken", "FCM answered 503 UNAVAILABLE",
+        "payload too large for the platform",
+        "TooManyProviderTokenUpdates", "web push endpoint answered 410 Gone", "rendering failed: missing property name",
+        "ExpiredProviderToken",
         "hub unreachable: connection refused",
     ]
 

@@ -8,7 +8,8 @@ import RichPushQueue
 /// jobs (pipelined), waits until workers have processed them all, then reads the latencies the
 /// workers recorded and prints the figures as JSON.
 struct BenchQueueCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "queue", abstract: "Enqueue N noop jobs, wait for the workers, print rates and latencies.")
+    static let configuration = CommandConfiguration(
+        commandName: "queue", abstract: "Enqueue N noop jobs, wait for the workers, print rates and latencies.")
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions

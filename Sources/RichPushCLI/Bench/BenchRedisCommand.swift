@@ -5,7 +5,8 @@ import Hiredis
 /// `richpush bench redis`: this client's rate for XADD or PUBLISH on one connection, in the shape
 /// of `redis-benchmark -c 1 -P <pipeline>` so that scripts/bench-redis.sh can compare the two.
 struct BenchRedisCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "redis", abstract: "Measure the Redis client: XADD or PUBLISH ops/s on one connection.")
+    static let configuration = CommandConfiguration(
+        commandName: "redis", abstract: "Measure the Redis client: XADD or PUBLISH ops/s on one connection.")
 
     enum Operation: String, ExpressibleByArgument, CaseIterable { case xadd, publish }
 
@@ -27,10 +28,11 @@ struct BenchRedisCommand: AsyncParsableCommand {
         var configuration = try redis.configuration(clientName: "richpush-bench")
         configuration.idleSpin = .microseconds(idleSpin)
         let connection = try await redis.transport.connect(configuration: configuration)
-        let request: RedisCommand = switch command {
-        case .xadd: RedisCommand("XADD", key, "*", "field", "value")
-        case .publish: RedisCommand("PUBLISH", key, "value")
-        }
+        let request: RedisCommand =
+            switch command {
+            case .xadd: RedisCommand("XADD", key, "*", "field", "value")
+            case .publish: RedisCommand("PUBLISH", key, "value")
+            }
         // Warm up the connection and the thread before timing.
         _ = try await connection.pipeline(Array(repeating: request, count: min(requests, 1000)))
         let batch = Array(repeating: request, count: pipeline)

@@ -14,7 +14,8 @@ import RichPushWebPush
 /// Reports the batch latency, this process's CPU per push (the adapter's, encryption included)
 /// and the VAPID signatures the run made.
 struct BenchWebPushCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "webpush", abstract: "Measure the Web Push adapter against a running webpush-sim.")
+    static let configuration = CommandConfiguration(
+        commandName: "webpush", abstract: "Measure the Web Push adapter against a running webpush-sim.")
 
     @Option(help: "Pushes to send.") var pushes = 100_000
     @Option(help: "Pushes per adapter call (a worker's batch).") var batch = 1000
@@ -24,12 +25,17 @@ struct BenchWebPushCommand: AsyncParsableCommand {
     @Option(help: "Connections per push service origin.") var connections = 8
     @Option(help: "The webpush-sim's URL (https://127.0.0.1:PORT).") var url: String
     @Option(help: "The simulator's ca.pem.") var caFile: String
-    @Option(help: "http2: our HTTP/2 client, one per origin; http: AsyncHTTPClient (HTTP/1.1 or HTTP/2 as it negotiates).") var transport = "http2"
+    @Option(help: "http2: our HTTP/2 client, one per origin; http: AsyncHTTPClient (HTTP/1.1 or HTTP/2 as it negotiates).") var transport =
+        "http2"
 
     func validate() throws {
         guard ["http2", "http"].contains(transport) else { throw ValidationError("--transport is http2 or http") }
-        guard pushes > 0, batch > 0, (1...10_000).contains(browsers), (1...4096).contains(concurrency), (1...256).contains(connections), (1...64).contains(inFlight) else {
-            throw ValidationError("--pushes and --batch must be positive, --browsers 1 to 10000, --concurrency 1 to 4096, --connections 1 to 256, --in-flight 1 to 64")
+        guard pushes > 0, batch > 0, (1...10_000).contains(browsers), (1...4096).contains(concurrency), (1...256).contains(connections),
+            (1...64).contains(inFlight)
+        else {
+            throw ValidationError(
+                "--pushes and --batch must be positive, --browsers 1 to 10000, --concurrency 1 to 4096, --connections 1 to 256, --in-flight 1 to 64"
+            )
         }
     }
 
@@ -56,10 +62,13 @@ struct BenchWebPushCommand: AsyncParsableCommand {
             let endpoint = try await subscribe(http, applicationServerKey: Base64URL.encode(vapidKey.publicKey.x963Representation))
             let key = P256.KeyAgreement.PrivateKey()
             let auth = (0..<16).map { _ in UInt8.random(in: 0...255) }
-            subscribed.append(Installation(id: "web\(index)", platform: .webpush, handle: endpoint, tags: [], owner: "bench", updatedAt: 0,
-                                              webPushKeys: WebPushKeys(p256dh: Base64URL.encode(key.publicKey.x963Representation), auth: Base64URL.encode(auth))))
+            subscribed.append(
+                Installation(
+                    id: "web\(index)", platform: .webpush, handle: endpoint, tags: [], owner: "bench", updatedAt: 0,
+                    webPushKeys: WebPushKeys(p256dh: Base64URL.encode(key.publicKey.x963Representation), auth: Base64URL.encode(auth))))
         }
-        let connections = transport == "http2"
+        let connections =
+            transport == "http2"
             ? WebPushConnections(trustRoots: try NIOSSLCertificate.fromPEMFile(caFile), connections: min(connections, 8)) : nil
         defer { connections?.shutdown() }
         let adapter = WebPushPushAdapter(http: http, connections: connections, vapid: vapid, concurrency: concurrency)
@@ -67,8 +76,9 @@ struct BenchWebPushCommand: AsyncParsableCommand {
         let installations = subscribed
         @Sendable func makeBatch(_ start: Int, _ count: Int) throws -> [OutgoingPush] {
             try (start..<start + count).map { index in
-                let notification = RichNotification(id: index + 1, message: "bench", richType: .image, contentType: "image/png", payloadHash: "h",
-                                                    payloadSize: 1, creator: "b", target: "t", createdAt: 0)
+                let notification = RichNotification(
+                    id: index + 1, message: "bench", richType: .image, contentType: "image/png", payloadHash: "h",
+                    payloadSize: 1, creator: "b", target: "t", createdAt: 0)
                 var rendered = try renderer.renderWebPush(notification)
                 // TTL 0: the service delivers to a connected browser or drops it, so a run of any
                 // length does not fill what it keeps for offline subscribers.
@@ -112,10 +122,13 @@ struct BenchWebPushCommand: AsyncParsableCommand {
         let seconds = Double((clock.now - start).milliseconds) / 1000
         let cpuMicros = ((me.read()?.cpuSeconds ?? 0) - cpuBefore) * 1_000_000 / Double(sent)
         let (p50, p99) = timings.percentiles
-        print(String(format: "%d pushes to %d browsers in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; "
-                         + "CPU %.1f µs per push (encryption included); VAPID signatures %d; peak RSS %@ (webpush-sim in its own process; %@; %d in flight)",
-                     sent, browsers, seconds, Double(sent) / seconds, batch, p50, p99, failed, cpuMicros, vapid.signatureCount - signaturesBefore,
-                     BatchTimings.peakRSS, transport, inFlight))
+        print(
+            String(
+                format: "%d pushes to %d browsers in %.2f s: %.0f pushes/s; batch of %d: p50 %.1f ms, p99 %.1f ms; not sent %d; "
+                    + "CPU %.1f µs per push (encryption included); VAPID signatures %d; peak RSS %@ (webpush-sim in its own process; %@; %d in flight)",
+                sent, browsers, seconds, Double(sent) / seconds, batch, p50, p99, failed, cpuMicros,
+                vapid.signatureCount - signaturesBefore,
+                BatchTimings.peakRSS, transport, inFlight))
     }
 
     private func subscribe(_ http: HTTPClient, applicationServerKey: String) async throws -> String {
@@ -125,7 +138,8 @@ struct BenchWebPushCommand: AsyncParsableCommand {
         let response = try await http.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 16)
         guard response.status == .created, let object = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any],
-              let endpoint = object["endpoint"] as? String else {
+            let endpoint = object["endpoint"] as? String
+        else {
             throw CLIError("webpush-sim did not make a subscription: \(response.status)")
         }
         return endpoint

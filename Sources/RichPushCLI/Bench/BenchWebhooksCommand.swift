@@ -1,8 +1,8 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import Hummingbird
 import Logging
 import RichPushCore
@@ -17,7 +17,8 @@ import Synchronization
 /// signature and counts distinct event ids; the figure is events received over the time from the
 /// first POST to the last event.
 struct BenchWebhooksCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "webhooks", abstract: "Measure webhook delivery: events/s to a local receiver.")
+    static let configuration = CommandConfiguration(
+        commandName: "webhooks", abstract: "Measure webhook delivery: events/s to a local receiver.")
 
     @OptionGroup var redis: RedisOptions
     @Option(help: "Events to deliver.") var events = 100_000
@@ -27,7 +28,9 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
     @Option(help: "Key prefix (a private one per run).") var prefix = "bench-webhooks"
 
     func validate() throws {
-        guard events > 0, perEntry > 0, eventsPerDelivery > 0, concurrency > 0 else { throw ValidationError("every count must be positive") }
+        guard events > 0, perEntry > 0, eventsPerDelivery > 0, concurrency > 0 else {
+            throw ValidationError("every count must be positive")
+        }
     }
 
     func run() async throws {
@@ -39,21 +42,26 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
         let store = RedisWebhookStore(redis: connection, keys: keys)
         let secret = "whsec_bench-secret-0123456789"
         let receiver = BenchReceiver(secret: secret)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPWebhookTransport.configuration(connections: concurrency))
-        let dispatcher = WebhookDispatcher(store: store, transport: HTTPWebhookTransport(client: client), redis: redisConfiguration,
-                                           configuration: WebhookDispatcherConfiguration(consumer: "bench", concurrency: concurrency,
-                                                                                         eventsPerDelivery: eventsPerDelivery),
-                                           logger: logger)
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: HTTPWebhookTransport.configuration(connections: concurrency))
+        let dispatcher = WebhookDispatcher(
+            store: store, transport: HTTPWebhookTransport(client: client), redis: redisConfiguration,
+            configuration: WebhookDispatcherConfiguration(
+                consumer: "bench", concurrency: concurrency,
+                eventsPerDelivery: eventsPerDelivery),
+            logger: logger)
         let port = Atomic<Int>(0)
-        let app = Application(router: receiver.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { port.store($0.localAddress?.port ?? 0, ordering: .relaxed) }, logger: logger)
+        let app = Application(
+            router: receiver.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { port.store($0.localAddress?.port ?? 0, ordering: .relaxed) }, logger: logger)
         let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
             while port.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            let webhook = Webhook(id: "wh_" + String(format: "%016llx", UInt64.random(in: 0 ... .max)), owner: "bench",
-                                  url: "http://127.0.0.1:\(port.load(ordering: .relaxed))/hook", events: [.sent], allUsers: false,
-                                  description: "bench", secret: secret, createdAt: RedisWebhookStore.nowMilliseconds())
+            let webhook = Webhook(
+                id: "wh_" + String(format: "%016llx", UInt64.random(in: 0 ... .max)), owner: "bench",
+                url: "http://127.0.0.1:\(port.load(ordering: .relaxed))/hook", events: [.sent], allUsers: false,
+                description: "bench", secret: secret, createdAt: RedisWebhookStore.nowMilliseconds())
             _ = try await store.create(webhook)
             try await fill(connection, keys: keys)
             let me = ProcessProbe(name: "bench", pid: getpid())
@@ -65,9 +73,12 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
             let used = (me.read()?.cpuSeconds ?? 0) - cpu
             dispatcher.stop()
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            print(String(format: "webhooks: %d events in %d POSTs in %.2f s: %.0f events/s, %.0f POSTs/s; CPU of dispatcher+receiver %.1f µs/event; bad signatures %d",
-                         receiver.count, receiver.posts, seconds, Double(receiver.count) / seconds, Double(receiver.posts) / seconds,
-                         used * 1e6 / Double(receiver.count), receiver.badSignatures))
+            print(
+                String(
+                    format:
+                        "webhooks: %d events in %d POSTs in %.2f s: %.0f events/s, %.0f POSTs/s; CPU of dispatcher+receiver %.1f µs/event; bad signatures %d",
+                    receiver.count, receiver.posts, seconds, Double(receiver.count) / seconds, Double(receiver.posts) / seconds,
+                    used * 1e6 / Double(receiver.count), receiver.badSignatures))
             _ = try await store.delete(id: webhook.id)
             try await connection.send("DEL", keys.webhookOutbox)
             await services.triggerGracefulShutdown()
@@ -86,9 +97,13 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
             var batch: [RedisCommand] = []
             while batch.count < 500 && written < events {
                 let count = min(perEntry, events - written)
-                let items = (0..<count).map { #"{"installation":"device-\#(written + $0)","result":{"adapterID":"n\#(notification)","state":"sent"}}"# }
-                batch.append(RedisCommand("XADD", keys.webhookOutbox, "*", "n", notification, "u", "bench", "t", "sent", "at", now,
-                                          "e", "[" + items.joined(separator: ",") + "]"))
+                let items = (0..<count).map {
+                    #"{"installation":"device-\#(written + $0)","result":{"adapterID":"n\#(notification)","state":"sent"}}"#
+                }
+                batch.append(
+                    RedisCommand(
+                        "XADD", keys.webhookOutbox, "*", "n", notification, "u", "bench", "t", "sent", "at", now,
+                        "e", "[" + items.joined(separator: ",") + "]"))
                 written += count
                 notification += 1
             }
@@ -100,7 +115,8 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
 /// The bench's receiver: checks each signature, counts distinct events.
 private final class BenchReceiver: Sendable {
     let secret: String
-    private let state = Mutex<(ids: Set<String>, posts: Int, bad: Int, first: ContinuousClock.Instant?, last: ContinuousClock.Instant?)>(([], 0, 0, nil, nil))
+    private let state = Mutex<(ids: Set<String>, posts: Int, bad: Int, first: ContinuousClock.Instant?, last: ContinuousClock.Instant?)>(
+        ([], 0, 0, nil, nil))
 
     init(secret: String) { self.secret = secret }
 
@@ -114,9 +130,11 @@ private final class BenchReceiver: Sendable {
         let router = Router()
         router.post("hook") { request, _ -> HTTPResponse.Status in
             let body = Array(buffer: try await request.body.collect(upTo: 4 << 20))
-            let valid = WebhookSignature.verify(header: request.headers[HTTPField.Name("X-RichPush-Signature")!] ?? "",
-                                                timestamp: request.headers[HTTPField.Name("X-RichPush-Timestamp")!] ?? "", body: body, secret: self.secret)
-            let ids = ((try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["events"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            let valid = WebhookSignature.verify(
+                header: request.headers[HTTPField.Name("X-RichPush-Signature")!] ?? "",
+                timestamp: request.headers[HTTPField.Name("X-RichPush-Timestamp")!] ?? "", body: body, secret: self.secret)
+            let ids = ((try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["events"] as? [[String: Any]] ?? [])
+                .compactMap { $0["id"] as? String }
             self.state.withLock { state in
                 state.posts += 1
                 if !valid { state.bad += 1 }

@@ -12,7 +12,9 @@ struct ContestedWindow: Codable, Sendable {
     /// Pushes received per second over it, by app.
     var throughput: [String: Double]
 
-    static func measure(resuming apps: [String], in queues: [JobQueue], recorders: [String: AppLoadRecorder], limit: Duration) async throws -> ContestedWindow {
+    static func measure(
+        resuming apps: [String], in queues: [JobQueue], recorders: [String: AppLoadRecorder], limit: Duration
+    ) async throws -> ContestedWindow {
         _ = try await JobQueue.setPaused(false, scopes: apps, in: queues)
         let resumed = ContinuousClock.now
         let before = recorders.mapValues(\.receivedCount)
@@ -21,7 +23,7 @@ struct ContestedWindow: Codable, Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         let seconds = (ContinuousClock.now - resumed) / .seconds(1)
-        let throughput = recorders.mapValues { Double($0.receivedCount) } .merging(before.mapValues(Double.init)) { now, then in now - then }
+        let throughput = recorders.mapValues { Double($0.receivedCount) }.merging(before.mapValues(Double.init)) { now, then in now - then }
         return ContestedWindow(seconds: seconds, throughput: throughput.mapValues { seconds > 0 ? $0 / seconds : 0 })
     }
 }

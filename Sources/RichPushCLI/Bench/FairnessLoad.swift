@@ -19,12 +19,17 @@ final class FairnessLoad: Sendable {
     private let nextIndex = Mutex<[String: Int]>([:])
     private let fanOutResult = Mutex<FanOutResult?>(nil)
 
-    init(api: String, keys: [String: String], recorders: [String: AppLoadRecorder], batchSize: Int, connections: Int,
-         tag: @escaping @Sendable (String, Int) -> String) {
+    init(
+        api: String, keys: [String: String], recorders: [String: AppLoadRecorder], batchSize: Int, connections: Int,
+        tag: @escaping @Sendable (String, Int) -> String
+    ) {
         let payload = [UInt8](repeating: 0x42, count: 1024)
-        single = keys.reduce(into: [:]) { $0[$1.key] = APICreator(baseURL: api, authorization: "Bearer \($1.value)", payload: payload, connections: 4) }
+        single = keys.reduce(into: [:]) {
+            $0[$1.key] = APICreator(baseURL: api, authorization: "Bearer \($1.value)", payload: payload, connections: 4)
+        }
         batches = keys.reduce(into: [:]) {
-            $0[$1.key] = BatchAPICreator(baseURL: api, authorization: "Bearer \($1.value)", payload: payload, connections: connections, batchSize: batchSize)
+            $0[$1.key] = BatchAPICreator(
+                baseURL: api, authorization: "Bearer \($1.value)", payload: payload, connections: connections, batchSize: batchSize)
         }
         self.recorders = recorders
         self.tag = tag
@@ -40,8 +45,10 @@ final class FairnessLoad: Sendable {
 
     /// Runs the floods and rates for `seconds` (the rates longer, until the fan-out is done) and
     /// the fan-out; the fan-out's figures.
-    func run(seconds: Double, floods: [String], rates: [String: Int], fanOut: (app: String, tag: String, keys: StorageKeys)?,
-             redis: any RedisClient) async throws -> FanOutResult? {
+    func run(
+        seconds: Double, floods: [String], rates: [String: Int], fanOut: (app: String, tag: String, keys: StorageKeys)?,
+        redis: any RedisClient
+    ) async throws -> FanOutResult? {
         let start = ContinuousClock.now
         let end = start + .seconds(seconds)
         if fanOut != nil { fanOutDone.store(false, ordering: .sequentiallyConsistent) }
@@ -49,7 +56,8 @@ final class FairnessLoad: Sendable {
             if let fanOut {
                 group.addTask {
                     defer { self.fanOutDone.store(true, ordering: .sequentiallyConsistent) }
-                    let result = try await self.fanOut(fanOut.app, tag: fanOut.tag, keys: fanOut.keys, redis: redis, timeout: .seconds(seconds + 600))
+                    let result = try await self.fanOut(
+                        fanOut.app, tag: fanOut.tag, keys: fanOut.keys, redis: redis, timeout: .seconds(seconds + 600))
                     self.fanOutResult.withLock { $0 = result }
                 }
             }
@@ -99,7 +107,9 @@ final class FairnessLoad: Sendable {
 
     /// One notification of `app` to `tag`; polls its status until every device of the tag has an
     /// outcome (sent, held, failed).
-    private func fanOut(_ app: String, tag: String, keys: StorageKeys, redis: any RedisClient, timeout: Duration) async throws -> FanOutResult {
+    private func fanOut(
+        _ app: String, tag: String, keys: StorageKeys, redis: any RedisClient, timeout: Duration
+    ) async throws -> FanOutResult {
         guard let creator = single[app] else { throw CLIError("no API key for app \(app)") }
         let audience = try await redis.send("SCARD", keys.tag(tag)).int ?? 0
         guard audience > 0 else { throw CLIError("tag \(tag) of app \(app) has no installations (--register-audience)") }
@@ -116,8 +126,9 @@ final class FairnessLoad: Sendable {
         }
         let seconds = (ContinuousClock.now - started) / .seconds(1)
         let done = counts.values.reduce(0, +)
-        return FanOutResult(app: app, tag: tag, devices: audience, outcomes: done, counts: counts, seconds: seconds,
-                            pushesPerSecond: Double(done) / max(seconds, 0.001))
+        return FanOutResult(
+            app: app, tag: tag, devices: audience, outcomes: done, counts: counts, seconds: seconds,
+            pushesPerSecond: Double(done) / max(seconds, 0.001))
     }
 }
 

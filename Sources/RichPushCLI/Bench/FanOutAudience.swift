@@ -40,8 +40,9 @@ struct FanOutAudience {
             for lane in 0..<64 {
                 group.addTask {
                     for index in stride(from: existing + lane, to: devices, by: 64) {
-                        let installation = Installation(id: "fan-\(app)-\(index)", platform: .fcm, handle: "fan-\(app)-\(tag)-\(index)", tags: [tag],
-                                                        owner: owner, updatedAt: now)
+                        let installation = Installation(
+                            id: "fan-\(app)-\(index)", platform: .fcm, handle: "fan-\(app)-\(tag)-\(index)", tags: [tag],
+                            owner: owner, updatedAt: now)
                         _ = try await store.save(installation, limits: RegistrationLimits())
                     }
                 }

@@ -9,7 +9,10 @@ import RichPushWorker
 
 /// `richpush worker` options for Android devices (platform `fcm`) through FCM HTTP v1.
 struct FCMOptions: ParsableArguments {
-    @Option(help: "Send to devices of platform fcm through FCM with this service-account JSON (Firebase console → Project settings → Service accounts; env RICHPUSH_FCM_CREDENTIALS).")
+    @Option(
+        help:
+            "Send to devices of platform fcm through FCM with this service-account JSON (Firebase console → Project settings → Service accounts; env RICHPUSH_FCM_CREDENTIALS)."
+    )
     var fcmCredentials: String?
     @Option(help: "FCM's base URL, or a local fcm-sim's (env RICHPUSH_FCM_URL).") var fcmURL: String?
     @Option(help: "PEM file of the CA to trust instead of the system's, for FCM and the token endpoint (a local fcm-sim's ca.pem).")
@@ -27,8 +30,9 @@ struct FCMOptions: ParsableArguments {
         } else if let stored, let storedAccount = stored.account {
             account = storedAccount
         } else {
-            throw CLIError("--adapter fcm needs --fcm-credentials FILE (the service-account JSON) or RICHPUSH_FCM_CREDENTIALS, "
-                           + "or the default app's FCM credentials with --kek-file (docs/apps.md)")
+            throw CLIError(
+                "--adapter fcm needs --fcm-credentials FILE (the service-account JSON) or RICHPUSH_FCM_CREDENTIALS, "
+                    + "or the default app's FCM credentials with --kek-file (docs/apps.md)")
         }
         let baseURL = fcmURL ?? environment["RICHPUSH_FCM_URL"] ?? "https://fcm.googleapis.com"
         let endpoint: HTTP2Client.Endpoint
@@ -54,13 +58,16 @@ struct FCMOptions: ParsableArguments {
         let timeout = Duration.milliseconds(Int(fcmTimeout * 1000))
         let client: HTTP2Client
         do {
-            client = try HTTP2Client(configuration: HTTP2Client.Configuration(endpoint: endpoint, trustRoots: trustRoots, connections: fcmConnections,
-                                                                              requestTimeout: timeout))
+            client = try HTTP2Client(
+                configuration: HTTP2Client.Configuration(
+                    endpoint: endpoint, trustRoots: trustRoots, connections: fcmConnections,
+                    requestTimeout: timeout))
         } catch {
             throw CLIError("cannot set up TLS for FCM: \(error)")
         }
-        return RichPushWorkerConfiguration.FCMSettings(client: client, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: http),
-                                                       account: account, timeout: timeout)
+        return RichPushWorkerConfiguration.FCMSettings(
+            client: client, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: http),
+            account: account, timeout: timeout)
     }
 
     private static func account(file: String) throws -> FCMServiceAccount {

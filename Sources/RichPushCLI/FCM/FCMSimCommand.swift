@@ -1,15 +1,15 @@
-import _CryptoExtras
 import ArgumentParser
 import Foundation
+import Hiredis
 import Logging
 import NIOSSL
-import RichPushSimTLS
-import Hiredis
 import RichPushAdapters
 import RichPushCore
 import RichPushFCM
 import RichPushFCMSim
+import RichPushSimTLS
 import ServiceLifecycle
+import _CryptoExtras
 
 /// `richpush fcm-sim`: a local FCM (Google's token endpoint and FCM HTTP v1) for tests, demos and
 /// load tests.
@@ -18,18 +18,18 @@ struct FCMSimCommand: AsyncParsableCommand {
         commandName: "fcm-sim",
         abstract: "A local FCM: Google's OAuth2 token endpoint and FCM HTTP v1 messages:send, with Google's checks and errors.",
         discussion: """
-        It checks service-account assertions against the public half of --service-account (the same \
-        JSON the workers use) and FCM messages against the v1 Message schema, and enforces the \
-        project's rolling-minute quota and the per-device limit (429 QUOTA_EXCEEDED with Retry-After). \
-        It speaks HTTP/2 over TLS with a CA it makes and writes into --cert-dir (give workers \
-        --fcm-ca-file <dir>/ca.pem), or cleartext HTTP/1.1 with --cleartext. With --make-credentials \
-        it first writes a new service account (an RSA key) whose token_uri is this simulator, for \
-        workers to use with --fcm-credentials. Accepted messages are published to the simulated hub's \
-        device channels (<hub-prefix>:device:<token>), so `richpush device-sim --platform fcm` \
-        receives them; for an offline device the hub holds them as FCM does, for their android.ttl: \
-        the newest per collapse_key, at most 4 keys (past that the oldest key is dropped), and up to \
-        100 messages without one. --log-requests prints one JSON line per messages:send.
-        """)
+            It checks service-account assertions against the public half of --service-account (the same \
+            JSON the workers use) and FCM messages against the v1 Message schema, and enforces the \
+            project's rolling-minute quota and the per-device limit (429 QUOTA_EXCEEDED with Retry-After). \
+            It speaks HTTP/2 over TLS with a CA it makes and writes into --cert-dir (give workers \
+            --fcm-ca-file <dir>/ca.pem), or cleartext HTTP/1.1 with --cleartext. With --make-credentials \
+            it first writes a new service account (an RSA key) whose token_uri is this simulator, for \
+            workers to use with --fcm-credentials. Accepted messages are published to the simulated hub's \
+            device channels (<hub-prefix>:device:<token>), so `richpush device-sim --platform fcm` \
+            receives them; for an offline device the hub holds them as FCM does, for their android.ttl: \
+            the newest per collapse_key, at most 4 keys (past that the oldest key is dropped), and up to \
+            100 messages without one. --log-requests prints one JSON line per messages:send.
+            """)
 
     @OptionGroup var redis: RedisOptions
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
@@ -37,11 +37,17 @@ struct FCMSimCommand: AsyncParsableCommand {
     @Option(help: "The service-account JSON whose assertions it accepts.") var serviceAccount: String
     @Flag(help: "Write a new service account to --service-account first (an existing file is kept).") var makeCredentials = false
     @Option(help: "The project id of a service account it makes.") var projectID = "richpush-local"
-    @Option(help: "The host name workers reach this simulator by, for the token_uri of a service account it makes (default: --host, or 127.0.0.1 for 0.0.0.0).")
+    @Option(
+        help:
+            "The host name workers reach this simulator by, for the token_uri of a service account it makes (default: --host, or 127.0.0.1 for 0.0.0.0)."
+    )
     var publicHost: String?
     @Option(help: "Seconds the access tokens it issues live (expires_in).") var tokenLifetime = 3600
     @Option(help: "Share of registration tokens that are dead (404 UNREGISTERED), e.g. 5%.") var unregistered = "0%"
-    @Option(help: "Failures of messages:send: STATUS:PERCENT%,… with STATUS 404 (UNREGISTERED, fixed per token, as --unregistered), 400, 429, 500 or 503 (drawn per request), e.g. \"404:5%,429:2%,503:1%\".")
+    @Option(
+        help:
+            "Failures of messages:send: STATUS:PERCENT%,… with STATUS 404 (UNREGISTERED, fixed per token, as --unregistered), 400, 429, 500 or 503 (drawn per request), e.g. \"404:5%,429:2%,503:1%\"."
+    )
     var fail: String?
     @Option(help: "Hold each answer back N or MIN-MAX milliseconds.") var delayMs: String?
     @Option(help: "Seed of the fault choices.") var seed: UInt64 = 1
@@ -49,13 +55,22 @@ struct FCMSimCommand: AsyncParsableCommand {
     @Option(help: "Directory for ca.pem, cert.pem and key.pem (workers trust ca.pem with --fcm-ca-file).") var certDir = ".richpush-fcm-sim"
     @Option(help: "Another DNS name the certificate is for, besides localhost (repeat for more; e.g. a compose service name).")
     var certHost: [String] = []
-    @Flag(help: "Serve cleartext HTTP/1.1 instead of HTTP/2 over TLS, for curl and debugging (workers speak HTTP/2 over TLS only, as Google's endpoints).")
+    @Flag(
+        help:
+            "Serve cleartext HTTP/1.1 instead of HTTP/2 over TLS, for curl and debugging (workers speak HTTP/2 over TLS only, as Google's endpoints)."
+    )
     var cleartext = false
     @Option(help: "Concurrent streams per HTTP/2 connection.") var maxStreams = 100
     @Option(help: "Requests the project may send in any rolling minute (FCM's default quota is 600000).") var projectQuota = 600_000
-    @Option(help: "The project's quota used up mid-run, once: after N requests, 429 QUOTA_EXCEEDED with Retry-After to every request for S seconds (AFTER:SECONDS, e.g. 100:20).")
+    @Option(
+        help:
+            "The project's quota used up mid-run, once: after N requests, 429 QUOTA_EXCEEDED with Retry-After to every request for S seconds (AFTER:SECONDS, e.g. 100:20)."
+    )
     var quotaOutage: String?
-    @Option(help: "On SIGUSR1, the project's quota runs out for this many seconds (429 QUOTA_EXCEEDED with Retry-After), each time: a fault for scripts/chaos.sh.")
+    @Option(
+        help:
+            "On SIGUSR1, the project's quota runs out for this many seconds (429 QUOTA_EXCEEDED with Retry-After), each time: a fault for scripts/chaos.sh."
+    )
     var quotaOutageOnSignal: Double?
     @Option(help: "Messages one device may get per minute (FCM's limit is 240).") var deviceQuota = 240
     @Option(help: "Key prefix of the simulated hub (the workers' queue prefix).") var hubPrefix = "richpush"
@@ -63,7 +78,9 @@ struct FCMSimCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-        guard !makeCredentials || port != 0 else { throw ValidationError("--make-credentials writes this simulator's address into the file: give a fixed --port") }
+        guard !makeCredentials || port != 0 else {
+            throw ValidationError("--make-credentials writes this simulator's address into the file: give a fixed --port")
+        }
         guard (60...86400).contains(tokenLifetime) else { throw ValidationError("--token-lifetime must be 60 to 86400 seconds") }
         guard (1...10_000).contains(maxStreams) else { throw ValidationError("--max-streams must be 1 to 10000") }
         guard projectQuota >= 1, deviceQuota >= 1 else { throw ValidationError("--project-quota and --device-quota must be at least 1") }
@@ -94,7 +111,9 @@ struct FCMSimCommand: AsyncParsableCommand {
     /// `N` or `MIN-MAX` milliseconds, 0 to 600,000.
     static func delay(_ text: String) throws -> ClosedRange<Int> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil, 0 <= low, low <= high, high <= 600_000 else {
+        guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil, 0 <= low, low <= high,
+            high <= 600_000
+        else {
             throw ValidationError("--delay-ms must be N or MIN-MAX milliseconds (0 to 600000), not '\(text)'")
         }
         return low...high
@@ -131,11 +150,13 @@ struct FCMSimCommand: AsyncParsableCommand {
         }
         var configuration = FCMSimulator.Configuration(
             projectID: account.projectID,
-            check: try FCMAssertionCheck(clientEmail: account.clientEmail, keyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM,
-                                         audiences: [account.tokenURI, "https://oauth2.googleapis.com/token"]))
+            check: try FCMAssertionCheck(
+                clientEmail: account.clientEmail, keyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM,
+                audiences: [account.tokenURI, "https://oauth2.googleapis.com/token"]))
         configuration.tokenLifetime = .seconds(tokenLifetime)
         let failures = try transient()
-        configuration.unregistered = min(1, try Self.percent(unregistered, "--unregistered") + failures.filter { $0.status == 404 }.map(\.share).reduce(0, +))
+        configuration.unregistered = min(
+            1, try Self.percent(unregistered, "--unregistered") + failures.filter { $0.status == 404 }.map(\.share).reduce(0, +))
         configuration.transient = failures.filter { $0.status != 404 }
         configuration.delayMilliseconds = try delayMs.map(Self.delay)
         configuration.seed = seed
@@ -170,20 +191,25 @@ struct FCMSimCommand: AsyncParsableCommand {
         if cleartext {
             let host = host
             let application = simulator.application(host: host, port: port) { channel in
-                FileHandle.standardError.write(Data("fcm-sim: listening on http://\(host):\(channel.localAddress?.port ?? 0) (cleartext HTTP/1.1; \(summary))\n".utf8))
+                FileHandle.standardError.write(
+                    Data("fcm-sim: listening on http://\(host):\(channel.localAddress?.port ?? 0) (cleartext HTTP/1.1; \(summary))\n".utf8))
             }
             services.append(forwarder)
             services.append(application)
         } else {
             let certificates = try LocalCertificates.generate(hosts: ["localhost"] + certHost)
             try certificates.write(to: URL(fileURLWithPath: certDir))
-            let server = try await simulator.start(host: host, port: port, tls: try certificates.serverTLS(applicationProtocols: ["h2"]), maxStreams: maxStreams)
-            FileHandle.standardError.write(Data("fcm-sim: listening on https://\(host):\(server.port) (HTTP/2 over TLS, trust \(certDir)/ca.pem; \(summary))\n".utf8))
+            let server = try await simulator.start(
+                host: host, port: port, tls: try certificates.serverTLS(applicationProtocols: ["h2"]), maxStreams: maxStreams)
+            FileHandle.standardError.write(
+                Data("fcm-sim: listening on https://\(host):\(server.port) (HTTP/2 over TLS, trust \(certDir)/ca.pem; \(summary))\n".utf8))
             forwarder.onShutdown = { try await server.stop() }
             services.append(forwarder)
         }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services.map { .init(service: $0) },
-                                                                          gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 
@@ -191,9 +217,11 @@ struct FCMSimCommand: AsyncParsableCommand {
     private func writeServiceAccount() throws {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let object: [String: Any] = [
-            "type": "service_account", "project_id": projectID, "private_key_id": UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""),
+            "type": "service_account", "project_id": projectID,
+            "private_key_id": UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""),
             "private_key": key.pkcs8PEMRepresentation, "client_email": "richpush@\(projectID).iam.gserviceaccount.com",
-            "client_id": "100000000000000000000", "token_uri": "\(cleartext ? "http" : "https")://\(publicHost ?? (host == "0.0.0.0" ? "127.0.0.1" : host)):\(port)/token",
+            "client_id": "100000000000000000000",
+            "token_uri": "\(cleartext ? "http" : "https")://\(publicHost ?? (host == "0.0.0.0" ? "127.0.0.1" : host)):\(port)/token",
         ]
         let url = URL(fileURLWithPath: serviceAccount)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -14,9 +14,11 @@ struct LoadAPIClient: Sendable {
         // A connection may take as long as a request may (30 s), not AsyncHTTPClient's 10 s: an
         // API on a busy machine accepted later than that, and the run failed before it began
         // (getConnectionFromPoolTimeout, LoadReportTests at a load average of 14).
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
-            timeout: .init(connect: .seconds(30)),
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
+        client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(
+                timeout: .init(connect: .seconds(30)),
+                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.authorization = authorization
         payloadBase64 = Data(payload).base64EncodedString()

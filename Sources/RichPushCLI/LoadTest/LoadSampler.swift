@@ -21,7 +21,8 @@ final class LoadSampler: Sendable {
         self.queues = queues
         self.probes = probes
         self.interval = interval
-        cpuAtStart = Dictionary(probes.compactMap { probe in probe.read().map { (probe.name, $0.cpuSeconds) } }, uniquingKeysWith: { first, _ in first })
+        cpuAtStart = Dictionary(
+            probes.compactMap { probe in probe.read().map { (probe.name, $0.cpuSeconds) } }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Samples until cancelled.
@@ -61,8 +62,9 @@ final class LoadSampler: Sendable {
         probes.compactMap { probe in
             let reading = probe.read() ?? peaks.withLock { $0[probe.name] }
             guard let reading else { return nil }
-            return ProcessSummary(name: probe.name, pid: probe.pid, peakRSSMiB: reading.peakRSSMiB,
-                                  cpuSeconds: reading.cpuSeconds - (cpuAtStart[probe.name] ?? 0))
+            return ProcessSummary(
+                name: probe.name, pid: probe.pid, peakRSSMiB: reading.peakRSSMiB,
+                cpuSeconds: reading.cpuSeconds - (cpuAtStart[probe.name] ?? 0))
         }
     }
 }

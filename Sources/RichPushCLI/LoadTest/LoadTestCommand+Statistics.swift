@@ -11,7 +11,9 @@ extension LoadTestCommand {
                 // The SLOWLOG's reset first: a command is counted once it ran, so the counts keep
                 // the second (cheap), not the first (the clearing of the registrations' entries:
                 // tens of ms under --profile; scripts/lib/slowlog.py leaves its own entry out).
-                _ = try await connection.pipeline([RedisCommand("SLOWLOG", "RESET"), RedisCommand("CONFIG", "RESETSTAT")]).map { try $0.throwingError() }
+                _ = try await connection.pipeline([RedisCommand("SLOWLOG", "RESET"), RedisCommand("CONFIG", "RESETSTAT")]).map {
+                    try $0.throwingError()
+                }
             } catch {
                 await connection.close()
                 throw error

@@ -4,9 +4,9 @@ import Hiredis
 import Logging
 import RichPushCore
 import RichPushQueue
+import RichPushReport
 import RichPushSimulator
 import RichPushStorage
-import RichPushReport
 
 /// `richpush loadtest`: the referee of scripts/loadtest.sh. Registers M simulated devices (each
 /// with a tag of its own) through the API, creates N notifications addressed one device each or
@@ -16,7 +16,9 @@ import RichPushReport
 /// measures what the devices see and what each process spent. Workers and the API run as their own processes,
 /// started by the script; `--report DIR` writes report.json, report.html and overview.svg.
 struct LoadTestCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "loadtest", abstract: "Drive the full pipeline with simulated devices and print throughput, latency, lost and duplicated.")
+    static let configuration = CommandConfiguration(
+        commandName: "loadtest",
+        abstract: "Drive the full pipeline with simulated devices and print throughput, latency, lost and duplicated.")
 
     enum Mode: String, ExpressibleByArgument, CaseIterable { case silent, rich }
     enum Audience: String, ExpressibleByArgument, CaseIterable { case one, all }
@@ -30,34 +32,53 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Base URL of the API.") var api = "http://127.0.0.1:8080"
     @Option(help: "User the devices register as (an admin, to address devices by tag).") var user: String
     @Option(help: "Password (or RICHPUSH_PASSWORD).") var password: String?
-    @Option(help: "api: create notifications with POST /api/notifications (HTTP, auth, the backlog guard), as users do; api-batch: with POST /api/notifications/batch, --batch-size to a request; store: straight into Redis through the store, without HTTP.") var via: Via = .api
-    @Option(help: "With --via api or api-batch: an API key with the send scope (or RICHPUSH_API_KEY); without one, Basic auth as --user.") var apiKey: String?
+    @Option(
+        help:
+            "api: create notifications with POST /api/notifications (HTTP, auth, the backlog guard), as users do; api-batch: with POST /api/notifications/batch, --batch-size to a request; store: straight into Redis through the store, without HTTP."
+    ) var via: Via = .api
+    @Option(help: "With --via api or api-batch: an API key with the send scope (or RICHPUSH_API_KEY); without one, Basic auth as --user.")
+    var apiKey: String?
     @Option(help: "With --via api or api-batch: keep-alive HTTP connections to the API.") var connections = 32
     @Option(help: "With --via api-batch: notifications per request (1 to 1000).") var batchSize = 500
     @Option(help: "Notifications to send.") var notifications = 100_000
     @Option(help: "Simulated devices.") var devices = 1000
     @Option(help: "silent: count pushes delivered; rich: the whole flow with the background fetch.") var mode: Mode = .silent
-    @Option(help: "one: each notification to one device (its own tag); all: each to every device (one fan-out to one large tag per notification).") var audience: Audience = .one
-    @Option(help: "Shape of load: max (as fast as possible), constant (--rate), ramp (0 up to --rate), burst (--burst-size every --burst-interval). Default: constant when --rate is given, else max.") var shape: LoadShape?
+    @Option(
+        help:
+            "one: each notification to one device (its own tag); all: each to every device (one fan-out to one large tag per notification)."
+    ) var audience: Audience = .one
+    @Option(
+        help:
+            "Shape of load: max (as fast as possible), constant (--rate), ramp (0 up to --rate), burst (--burst-size every --burst-interval). Default: constant when --rate is given, else max."
+    ) var shape: LoadShape?
     @Option(help: "Notifications per second for constant, peak for ramp.") var rate = 0
     @Option(help: "Notifications per burst.") var burstSize = 1000
     @Option(help: "Seconds between bursts.") var burstInterval: Double = 1
     @Option(help: "Seconds to wait for the last deliveries.") var timeout: Double = 300
-    @Option(help: "Seconds, after the last delivery, to wait for the workers' last acknowledgements before counting each worker's share.") var settleTimeout: Double = 30
+    @Option(help: "Seconds, after the last delivery, to wait for the workers' last acknowledgements before counting each worker's share.")
+    var settleTimeout: Double = 30
     @Option(help: "Write the report as JSON here.") var json: String?
     @Option(help: "Write report.json, report.html and overview.svg into this directory.") var report: String?
-    @Option(help: "A process to sample for the report, as name=pid (repeatable); this process is sampled as 'loadtest'.") var watchPid: [String] = []
+    @Option(help: "A process to sample for the report, as name=pid (repeatable); this process is sampled as 'loadtest'.") var watchPid:
+        [String] = []
     @Option(help: "Worker processes serving the run, for the report.") var workers = 0
     @Option(help: "Seconds between samples of the timeline.") var sampleInterval: Double = 1
-    @Option(help: "A Redis URL (repeatable) whose statistics start over once the devices are registered (CONFIG RESETSTAT, and SLOWLOG RESET): its command counts are then the notifications' alone.") var resetStatsAt: [String] = []
+    @Option(
+        help:
+            "A Redis URL (repeatable) whose statistics start over once the devices are registered (CONFIG RESETSTAT, and SLOWLOG RESET): its command counts are then the notifications' alone."
+    ) var resetStatsAt: [String] = []
 
     var effectiveShape: LoadShape { shape ?? (rate > 0 ? .constant : .max) }
 
     func validate() throws {
         guard notifications > 0, devices > 0 else { throw ValidationError("--notifications and --devices must be positive") }
         guard rate >= 0 else { throw ValidationError("--rate must not be negative") }
-        if [.constant, .ramp].contains(effectiveShape) && rate == 0 { throw ValidationError("--shape \(effectiveShape.rawValue) needs --rate > 0") }
-        if effectiveShape == .burst && (burstSize <= 0 || burstInterval <= 0) { throw ValidationError("--shape burst needs --burst-size and --burst-interval > 0") }
+        if [.constant, .ramp].contains(effectiveShape) && rate == 0 {
+            throw ValidationError("--shape \(effectiveShape.rawValue) needs --rate > 0")
+        }
+        if effectiveShape == .burst && (burstSize <= 0 || burstInterval <= 0) {
+            throw ValidationError("--shape burst needs --burst-size and --burst-interval > 0")
+        }
         guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1 to 1024") }
         guard (1...1000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 1000 (a batch's limit)") }
         guard (0...3600).contains(settleTimeout) else { throw ValidationError("--settle-timeout must be 0 to 3600 seconds") }
@@ -72,15 +93,19 @@ struct LoadTestCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap(level: .warning)
-        guard let secret = password ?? ProcessInfo.processInfo.environment["RICHPUSH_PASSWORD"] else { throw CLIError("give --password or set RICHPUSH_PASSWORD") }
+        guard let secret = password ?? ProcessInfo.processInfo.environment["RICHPUSH_PASSWORD"] else {
+            throw CLIError("give --password or set RICHPUSH_PASSWORD")
+        }
         let redisConfiguration = try redis.configuration(clientName: "richpush-loadtest")
         var simulatorConfiguration = SimulatorConfiguration(
             apiBaseURL: URL(string: api)!, user: user, password: secret, devices: devices, appState: .active, tap: .none,
-            fireDelay: .zero, redis: redisConfiguration, hubPrefix: queue.prefix, handlePrefix: "load-\(ProcessInfo.processInfo.processIdentifier)",
+            fireDelay: .zero, redis: redisConfiguration, hubPrefix: queue.prefix,
+            handlePrefix: "load-\(ProcessInfo.processInfo.processIdentifier)",
             sendReceipts: false)
         simulatorConfiguration.fetch = mode == .rich
         if redis.isCluster {
-            simulatorConfiguration.cluster = RedisClusterClient(configuration: try redis.clusterConfiguration(clientName: "richpush-loadtest-devices"))
+            simulatorConfiguration.cluster = RedisClusterClient(
+                configuration: try redis.clusterConfiguration(clientName: "richpush-loadtest-devices"))
         }
         let tracker = LoadTracker(expected: notifications * (audience == .all ? devices : 1))
         // Events go straight to the tracker from each device's task: one consumer of the event
@@ -103,8 +128,9 @@ struct LoadTestCommand: AsyncParsableCommand {
         // A pool on one Redis, a cluster client on a cluster; the store spreads the notifications
         // over --partitions as the API does.
         let backend = try redis.backend(clientName: "richpush-loadtest", connections: 2, logger: Logger(label: "richpush.loadtest"))
-        let store = RedisNotificationStore(redis: backend, keys: queue.storageKeys(redis), queue: JobQueue(redis: backend, configuration: queue.configuration),
-                                           retention: .seconds(3600), idBlock: 1000)
+        let store = RedisNotificationStore(
+            redis: backend, keys: queue.storageKeys(redis), queue: JobQueue(redis: backend, configuration: queue.configuration),
+            retention: .seconds(3600), idBlock: 1000)
         let payload = [UInt8](repeating: 0x42, count: 1024)
         let creator: any NotificationCreator
         switch via {
@@ -113,8 +139,11 @@ struct LoadTestCommand: AsyncParsableCommand {
         case .api, .apiBatch:
             let key = apiKey ?? ProcessInfo.processInfo.environment["RICHPUSH_API_KEY"]
             let authorization = key.map { "Bearer \($0)" } ?? "Basic " + Data("\(user):\(secret)".utf8).base64EncodedString()
-            creator = via == .api ? APICreator(baseURL: api, authorization: authorization, payload: payload, connections: connections)
-                                  : BatchAPICreator(baseURL: api, authorization: authorization, payload: payload, connections: connections, batchSize: batchSize)
+            creator =
+                via == .api
+                ? APICreator(baseURL: api, authorization: authorization, payload: payload, connections: connections)
+                : BatchAPICreator(
+                    baseURL: api, authorization: authorization, payload: payload, connections: connections, batchSize: batchSize)
         }
         let runner = Task { try await simulator.run() }
         let processedBefore = (try? await QueueStats.read(store.queues).processedByConsumer) ?? [:]
@@ -124,8 +153,9 @@ struct LoadTestCommand: AsyncParsableCommand {
         // On a cluster the connection is only the sampler's thread; its reads go by the backend.
         let samplerConnection = RedisConnection(configuration: redisConfiguration)
         let samplerClient: any RedisClient = redis.isCluster ? backend : samplerConnection
-        let sampler = LoadSampler(tracker: tracker, queues: queue.partitionConfigurations.map { JobQueue(redis: samplerClient, configuration: $0) },
-                                  probes: probes, interval: .seconds(sampleInterval))
+        let sampler = LoadSampler(
+            tracker: tracker, queues: queue.partitionConfigurations.map { JobQueue(redis: samplerClient, configuration: $0) },
+            probes: probes, interval: .seconds(sampleInterval))
         let startedAt = Date()
         let clock = ContinuousClock()
         let start = clock.now
@@ -172,10 +202,11 @@ struct LoadTestCommand: AsyncParsableCommand {
         let shares = processedAfter.map { WorkerShare(consumer: $0.key, jobs: $0.value - (processedBefore[$0.key] ?? 0)) }
             .filter { $0.jobs > 0 }.sorted { $0.consumer < $1.consumer }
         let result = LoadReport(
-            settings: Settings(mode: mode.rawValue, audience: audience.rawValue, shape: effectiveShape.rawValue, notifications: notifications,
-                               devices: devices, workers: workers > 0 ? workers : shares.count, rate: rate,
-                               startedAt: ISO8601DateFormatter().string(from: startedAt),
-                               command: CommandLine.arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " "), via: via.rawValue),
+            settings: Settings(
+                mode: mode.rawValue, audience: audience.rawValue, shape: effectiveShape.rawValue, notifications: notifications,
+                devices: devices, workers: workers > 0 ? workers : shares.count, rate: rate,
+                startedAt: ISO8601DateFormatter().string(from: startedAt),
+                command: CommandLine.arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " "), via: via.rawValue),
             summary: tracker.summary(elapsed: elapsed), timeline: sampler.timeline, histogram: tracker.histogram,
             workers: shares, processes: sampler.processSummaries())
         try write(result)
@@ -185,7 +216,9 @@ struct LoadTestCommand: AsyncParsableCommand {
     /// Creates the notifications on the shape's schedule, a step at a time, each step in parallel
     /// (in calls of the creator's batch size: a batch creator's step holds whole batches, as
     /// many as there are connections when as fast as possible).
-    private func send(_ creator: any NotificationCreator, tracker: LoadTracker, tagPrefix: String, start: ContinuousClock.Instant) async throws {
+    private func send(
+        _ creator: any NotificationCreator, tracker: LoadTracker, tagPrefix: String, start: ContinuousClock.Instant
+    ) async throws {
         let parameters = LoadShape.Parameters(notifications: notifications, rate: rate, burstSize: burstSize, burstInterval: burstInterval)
         let shape = effectiveShape
         let perCall = creator.batchSize

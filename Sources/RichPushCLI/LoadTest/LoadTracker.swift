@@ -86,7 +86,9 @@ final class LoadTracker: Sendable {
         let width = 30
         let filled = expected == 0 ? width : min(width, counts.delivered * width / expected)
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let line = String(format: "\r[%@] sent %d  delivered %d  notified %d  %.1f s", bar, counts.sent, counts.delivered, counts.notified, elapsed.seconds)
+        let line = String(
+            format: "\r[%@] sent %d  delivered %d  notified %d  %.1f s", bar, counts.sent, counts.delivered, counts.notified,
+            elapsed.seconds)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

@@ -38,7 +38,8 @@ struct StoreCreator: NotificationCreator {
     let payload: [UInt8]
 
     func create(index: Int, target: String) async throws -> Int {
-        let draft = NotificationDraft(message: "load \(index)", richType: .image, contentType: "image/png", payload: payload, creator: user, target: target)
+        let draft = NotificationDraft(
+            message: "load \(index)", richType: .image, contentType: "image/png", payload: payload, creator: user, target: target)
         return try await store.create(draft) { _ in "load-payload" }.id
     }
 
@@ -66,7 +67,9 @@ final class APICreator: NotificationCreator {
             let (response, answer) = try await api.post("/api/notifications", body: body, timeout: .seconds(30), limit: 64 * 1024)
             switch response.status.code {
             case 202:
-                guard let id = Self.id(in: answer) else { throw CLIError("POST /api/notifications: 202 without an id: \(String(buffer: answer))") }
+                guard let id = Self.id(in: answer) else {
+                    throw CLIError("POST /api/notifications: 202 without an id: \(String(buffer: answer))")
+                }
                 return id
             case 503:
                 unavailable.add(1, ordering: .relaxed)

@@ -14,7 +14,8 @@ struct ProcessProbe: Sendable {
     /// nil once the process is gone.
     func read() -> Reading? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return nil }
+            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        else { return nil }
         func kibibytes(_ field: String) -> Double {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
             // "VmHWM:\t  123456 kB"; from 10 million kB on there is no space after the tab.

@@ -5,7 +5,8 @@ import RichPushReport
 /// `richpush report FILE`: renders a load test's report.json again (report.html, overview.svg
 /// and the terminal summary), e.g. after a change to the charts, without running the test again.
 struct ReportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "report", abstract: "Render a load test's report.json as report.html and overview.svg again.")
+    static let configuration = CommandConfiguration(
+        commandName: "report", abstract: "Render a load test's report.json as report.html and overview.svg again.")
 
     @Argument(help: "The report.json written by `richpush loadtest --report`.") var file: String
     @Option(help: "Directory to write report.html and overview.svg into (default: the file's).") var out: String?

@@ -24,12 +24,16 @@ struct DeadLetterCommand: AsyncParsableCommand {
             var letters: [(partition: String?, letter: DeadLetter)] = []
             for configuration in queue.partitionConfigurations {
                 let partition = queue.partitions > 1 ? configuration.partition : nil
-                letters += try await JobQueue(redis: connection, configuration: configuration).deadLetters(count: count).map { (partition, $0) }
+                letters += try await JobQueue(redis: connection, configuration: configuration).deadLetters(count: count).map {
+                    (partition, $0)
+                }
             }
             await connection.close()
             letters = Array(letters.sorted { $0.letter.deadAt > $1.letter.deadAt }.prefix(count))
             if letters.isEmpty && !json { print("no dead letters") }
-            for (partition, letter) in letters { print(json ? letter.jsonLine(partition: partition) : letter.textLine(partition: partition)) }
+            for (partition, letter) in letters {
+                print(json ? letter.jsonLine(partition: partition) : letter.textLine(partition: partition))
+            }
         }
     }
 
@@ -54,9 +58,9 @@ struct DeadLetterCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Move dead letters back into the queue as fresh jobs.",
             discussion: """
-            A rich push's devices that its dead-lettering marked failed are queued again (and its \
-            notification, if it said failed), so the status tells the truth while the replayed job runs.
-            """)
+                A rich push's devices that its dead-lettering marked failed are queued again (and its \
+                notification, if it said failed), so the status tells the truth while the replayed job runs.
+                """)
         @OptionGroup var redis: RedisOptions
         @OptionGroup var queue: QueueOptions
         @Argument(help: "Ids to replay.") var ids: [String] = []
@@ -138,7 +142,8 @@ extension QueueOptions {
         guard partitions > 1 else { return (configuration, id) }
         let parts = id.split(separator: "/", maxSplits: 1).map(String.init)
         guard parts.count == 2, let configuration = partitionConfigurations.first(where: { $0.partition == parts[0] }) else {
-            throw CLIError("dead letter '\(id)': with --partitions \(partitions), give it as listed, <partition>/<id> (e.g. q3/1732237200000-0)")
+            throw CLIError(
+                "dead letter '\(id)': with --partitions \(partitions), give it as listed, <partition>/<id> (e.g. q3/1732237200000-0)")
         }
         return (configuration, parts[1])
     }
@@ -157,12 +162,15 @@ extension DeadLetter {
     func textLine(partition: String?) -> String {
         let type = job?.type ?? "?"
         let when = Date(timeIntervalSince1970: Double(deadAt) / 1000).formatted(.iso8601)
-        return "\(partition.map { "\($0)/" } ?? "")\(id)  type=\(type)  origin=\(origin)  dead=\(when)  error=\(undecodable.map { "undecodable: \($0); " } ?? "")\(error)"
+        return
+            "\(partition.map { "\($0)/" } ?? "")\(id)  type=\(type)  origin=\(origin)  dead=\(when)  error=\(undecodable.map { "undecodable: \($0); " } ?? "")\(error)"
     }
 
     func jsonLine(partition: String?) -> String {
-        let object: [String: Any] = ["id": partition.map { "\($0)/\(id)" } ?? id, "type": job?.type ?? NSNull(), "origin": origin, "deadAt": deadAt, "error": error,
-                                     "attempt": job?.attempt ?? NSNull(), "payloadBytes": job?.payload.count ?? 0]
+        let object: [String: Any] = [
+            "id": partition.map { "\($0)/\(id)" } ?? id, "type": job?.type ?? NSNull(), "origin": origin, "deadAt": deadAt, "error": error,
+            "attempt": job?.attempt ?? NSNull(), "payloadBytes": job?.payload.count ?? 0,
+        ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

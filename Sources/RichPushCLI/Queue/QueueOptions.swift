@@ -10,21 +10,27 @@ struct QueueOptions: ParsableArguments {
     @Option(name: .customLong("queue-partition"), help: "Queue partition (the Redis hash tag of its keys).")
     var partition = "q0"
 
-    @Option(name: .customLong("partitions"), help: ArgumentHelp(
-        "Queue partitions (q0 … q<P-1>, each under its own hash tag, so each lands on a Redis Cluster slot of its own); the same for every process (env RICHPUSH_PARTITIONS; default 1).",
-        valueName: "P"))
+    @Option(
+        name: .customLong("partitions"),
+        help: ArgumentHelp(
+            "Queue partitions (q0 … q<P-1>, each under its own hash tag, so each lands on a Redis Cluster slot of its own); the same for every process (env RICHPUSH_PARTITIONS; default 1).",
+            valueName: "P"))
     var partitionOption: Int?
 
     /// `--partitions`, else RICHPUSH_PARTITIONS, else 1.
     var partitions: Int { partitionOption ?? ProcessInfo.processInfo.environment["RICHPUSH_PARTITIONS"].flatMap { Int($0) } ?? 1 }
 
-    @Option(name: .customLong("scheduling"), help: ArgumentHelp(
-        "Order in which workers take jobs: fair (weighted across apps, an app's single-device sends before its fan-out) or fifo (arrival order); the same for every process (env RICHPUSH_SCHEDULING; default fair).",
-        valueName: "fair|fifo"))
+    @Option(
+        name: .customLong("scheduling"),
+        help: ArgumentHelp(
+            "Order in which workers take jobs: fair (weighted across apps, an app's single-device sends before its fan-out) or fifo (arrival order); the same for every process (env RICHPUSH_SCHEDULING; default fair).",
+            valueName: "fair|fifo"))
     var schedulingOption: String?
 
     /// `--scheduling`, else RICHPUSH_SCHEDULING, else fair.
-    var schedulingName: String { schedulingOption ?? ProcessInfo.processInfo.environment["RICHPUSH_SCHEDULING"] ?? JobScheduling.fair.rawValue }
+    var schedulingName: String {
+        schedulingOption ?? ProcessInfo.processInfo.environment["RICHPUSH_SCHEDULING"] ?? JobScheduling.fair.rawValue
+    }
 
     @Option(help: "Seconds a delivered job may stay unacknowledged before another worker reclaims it.")
     var visibilityTimeout: Double = 30
@@ -48,7 +54,8 @@ struct QueueOptions: ParsableArguments {
         }
         guard (1...1024).contains(partitions) else { throw ValidationError("--partitions (or RICHPUSH_PARTITIONS) must be 1 to 1024") }
         guard partitions == 1 || partition == "q0" else {
-            throw ValidationError("--queue-partition names the one partition; with --partitions \(partitions) they are q0 … q\(partitions - 1)")
+            throw ValidationError(
+                "--queue-partition names the one partition; with --partitions \(partitions) they are q0 … q\(partitions - 1)")
         }
         guard !prefix.isEmpty, !partition.contains("}"), !partition.contains("{") else {
             throw ValidationError("--queue-prefix must not be empty and --queue-partition must not contain braces")

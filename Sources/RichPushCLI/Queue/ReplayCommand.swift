@@ -1,7 +1,7 @@
-import RichPushCore
 import ArgumentParser
 import Foundation
 import Hiredis
+import RichPushCore
 import RichPushQueue
 import RichPushStorage
 import RichPushWorker
@@ -13,13 +13,13 @@ struct ReplayCommand: AsyncParsableCommand {
         commandName: "replay",
         abstract: "Re-enqueue jobs whose enqueue time lies in a window of the stream's retained history.",
         discussion: """
-        TIME is a stream id (1732237200000-0), milliseconds since 1970, an ISO 8601 time \
-        (2026-11-22T01:00:00Z), or an age relative to now, written with '=' (--from=-15m). Replayed jobs are new \
-        entries with attempt 0 that keep their origin id. A replayed rich push reaches only the \
-        devices that did not get it yet: each (notification, device) delivery is recorded once. \
-        --force first clears the delivery ledger entries of the selected notifications, so they are \
-        pushed again to every device (once per replay: the new records guard redeliveries).
-        """)
+            TIME is a stream id (1732237200000-0), milliseconds since 1970, an ISO 8601 time \
+            (2026-11-22T01:00:00Z), or an age relative to now, written with '=' (--from=-15m). Replayed jobs are new \
+            entries with attempt 0 that keep their origin id. A replayed rich push reaches only the \
+            devices that did not get it yet: each (notification, device) delivery is recorded once. \
+            --force first clears the delivery ledger entries of the selected notifications, so they are \
+            pushed again to every device (once per replay: the new records guard redeliveries).
+            """)
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
@@ -47,10 +47,13 @@ struct ReplayCommand: AsyncParsableCommand {
         var replayed = 0, skipped = 0
         do {
             for configuration in configurations {
-                let result = try await replay(JobQueue(redis: connection, configuration: configuration), from: start, to: end, connection: connection)
+                let result = try await replay(
+                    JobQueue(redis: connection, configuration: configuration), from: start, to: end, connection: connection)
                 let partition = queue.partitions > 1 ? "\(configuration.partition)/" : ""
                 for candidate in result.candidates {
-                    print("\(dryRun ? "would replay" : "replayed") \(partition)\(candidate.id) type=\(candidate.type) origin=\(candidate.origin)")
+                    print(
+                        "\(dryRun ? "would replay" : "replayed") \(partition)\(candidate.id) type=\(candidate.type) origin=\(candidate.origin)"
+                    )
                 }
                 replayed += result.candidates.count
                 skipped += result.skipped
@@ -63,7 +66,9 @@ struct ReplayCommand: AsyncParsableCommand {
         print("\(dryRun ? "would replay" : "replayed") \(replayed) job(s)\(skipped > 0 ? ", skipped \(skipped) undecodable" : "")")
     }
 
-    private func replay(_ jobQueue: JobQueue, from start: String, to end: String, connection: any RedisClient) async throws -> (candidates: [JobQueue.ReplayCandidate], skipped: Int) {
+    private func replay(
+        _ jobQueue: JobQueue, from start: String, to end: String, connection: any RedisClient
+    ) async throws -> (candidates: [JobQueue.ReplayCandidate], skipped: Int) {
         let types = type.isEmpty ? nil : Set(type)
         let notification = self.notification
         let selected: @Sendable (Job) -> Bool = { job in
@@ -111,8 +116,13 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         }
         for (notification, installations) in partial.sorted(by: { $0.key < $1.key }) where whole.contains(notification) == false {
-            if dryRun { print("would clear the delivery ledger entries of notification \(notification.name) for \(installations.count) installation(s)"); continue }
-            let cleared = try await ledger.forApp(notification.app).forgetDeliveries(id: notification.id, installations: installations.sorted())
+            if dryRun {
+                print(
+                    "would clear the delivery ledger entries of notification \(notification.name) for \(installations.count) installation(s)"
+                ); continue
+            }
+            let cleared = try await ledger.forApp(notification.app).forgetDeliveries(
+                id: notification.id, installations: installations.sorted())
             print("cleared \(cleared) delivery ledger entries of notification \(notification.name)")
         }
         for notification in whole.sorted() {
@@ -133,7 +143,8 @@ enum StreamTime {
         if let date = try? Date(text, strategy: .iso8601) {
             return "\(Int64(date.timeIntervalSince1970 * 1000))"
         }
-        throw ValidationError("'\(text)' is not a time: use a stream id, milliseconds, ISO 8601 (2026-11-22T01:00:00Z) or -15m / -2h / -30s")
+        throw ValidationError(
+            "'\(text)' is not a time: use a stream id, milliseconds, ISO 8601 (2026-11-22T01:00:00Z) or -15m / -2h / -30s")
     }
 
     private static func relativeSeconds(_ text: String) -> Double? {

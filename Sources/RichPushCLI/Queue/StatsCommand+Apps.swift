@@ -17,18 +17,23 @@ extension StatsCommand {
         if rates != nil { header.append("done/s") }
         var rows = [header]
         for (app, stats) in shown {
-            var row = [app + (stats.paused ? " (paused)" : ""), "\(stats.weight)", stats.maxInFlight.map(String.init) ?? "-", "\(stats.waitingNow)", "\(stats.waitingBulk)",
-                       stats.waiting > 0 ? String(format: "%.1f s", Double(stats.oldestWaitingAgeMilliseconds) / 1000) : "-",
-                       "\(stats.inFlight)", "\(stats.taken)", "\(stats.done)", "\(stats.failedByReason.values.reduce(0, +))"]
+            var row = [
+                app + (stats.paused ? " (paused)" : ""), "\(stats.weight)", stats.maxInFlight.map(String.init) ?? "-",
+                "\(stats.waitingNow)", "\(stats.waitingBulk)",
+                stats.waiting > 0 ? String(format: "%.1f s", Double(stats.oldestWaitingAgeMilliseconds) / 1000) : "-",
+                "\(stats.inFlight)", "\(stats.taken)", "\(stats.done)", "\(stats.failedByReason.values.reduce(0, +))",
+            ]
             if let rates { row.append(rates[app].map { String(format: "%.0f", $0) } ?? "-") }
             rows.append(row)
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         var text = "apps with work or in flight: \(apps.count)\(more > 0 ? " (the \(appRows) busiest shown; --json lists all)" : "")\n"
         for row in rows {
-            text += "  " + row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ") + "\n"
+            text +=
+                "  "
+                + row.enumerated().map { column, cell in
+                    column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                }.joined(separator: "  ") + "\n"
         }
         return text
     }

@@ -5,7 +5,9 @@ import RichPushQueue
 
 /// `richpush stats`: the queue's state.
 struct StatsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Print the queue's state: length, lag, pending, delayed, dead letters, consumers, totals, and the busiest apps.")
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Print the queue's state: length, lag, pending, delayed, dead letters, consumers, totals, and the busiest apps.")
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
@@ -33,27 +35,34 @@ struct StatsCommand: AsyncParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             // One partition: its stats as ever; several: the total and each partition's.
-            let data = queues.count == 1 ? try encoder.encode(stats)
-                : try encoder.encode(PartitionedStats(total: stats, partitions: Dictionary(uniqueKeysWithValues: zip(queues.map(\.configuration.partition), partitions))))
+            let data =
+                queues.count == 1
+                ? try encoder.encode(stats)
+                : try encoder.encode(
+                    PartitionedStats(
+                        total: stats, partitions: Dictionary(uniqueKeysWithValues: zip(queues.map(\.configuration.partition), partitions))))
             print(String(decoding: data, as: UTF8.self))
             return
         }
         if queues.count > 1 { print("all \(queues.count) partitions") }
-        print("""
-        waiting (in lanes) \(stats.waiting)
-        stream length      \(stats.length)
-        lag (undelivered)  \(stats.lag)
-        pending            \(stats.pending) (oldest \(stats.oldestPendingAgeMilliseconds) ms)
-        delayed retries    \(stats.delayed)
-        dead letters       \(stats.deadLetters)
-        processed          \(stats.processed)
-        retried            \(stats.retried)
-        failed (dropped)   \(stats.failed)
-        dead-lettered      \(stats.deadLettered)
-        consumers          \(stats.consumers.count)
-        """)
+        print(
+            """
+            waiting (in lanes) \(stats.waiting)
+            stream length      \(stats.length)
+            lag (undelivered)  \(stats.lag)
+            pending            \(stats.pending) (oldest \(stats.oldestPendingAgeMilliseconds) ms)
+            delayed retries    \(stats.delayed)
+            dead letters       \(stats.deadLetters)
+            processed          \(stats.processed)
+            retried            \(stats.retried)
+            failed (dropped)   \(stats.failed)
+            dead-lettered      \(stats.deadLettered)
+            consumers          \(stats.consumers.count)
+            """)
         for consumer in stats.consumers {
-            print("  \(consumer.name)  processed \(stats.processedByConsumer[consumer.name] ?? 0)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms")
+            print(
+                "  \(consumer.name)  processed \(stats.processedByConsumer[consumer.name] ?? 0)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms"
+            )
         }
         let departed = stats.processedByConsumer.keys.filter { name in !stats.consumers.contains { $0.name == name } }.sorted()
         if !departed.isEmpty {
@@ -64,7 +73,9 @@ struct StatsCommand: AsyncParsableCommand {
         guard queues.count > 1 else { return }
         print("per partition")
         for (jobQueue, part) in zip(queues, partitions) {
-            print("  \(jobQueue.configuration.partition)  lag \(part.lag)  pending \(part.pending)  delayed \(part.delayed)  dead letters \(part.deadLetters)  processed \(part.processed)  retried \(part.retried)  dead-lettered \(part.deadLettered)")
+            print(
+                "  \(jobQueue.configuration.partition)  lag \(part.lag)  pending \(part.pending)  delayed \(part.delayed)  dead letters \(part.deadLetters)  processed \(part.processed)  retried \(part.retried)  dead-lettered \(part.deadLettered)"
+            )
         }
     }
 }
@@ -88,17 +99,24 @@ extension StatsCommand {
             if let previous {
                 let seconds = max((now - previous.at).seconds, 0.001)
                 appRates = Self.doneRates(stats.apps, since: previous.stats.apps, seconds: seconds)
-                func rate(_ path: KeyPath<QueueStats, Int>) -> String { String(format: "%.0f/s", Double(stats[keyPath: path] - previous.stats[keyPath: path]) / seconds) }
-                rates = "rates: processed \(rate(\.processed))  retried \(rate(\.retried))  dead-lettered \(rate(\.deadLettered))  enqueued \(rate(\.length))"
+                func rate(_ path: KeyPath<QueueStats, Int>) -> String {
+                    String(format: "%.0f/s", Double(stats[keyPath: path] - previous.stats[keyPath: path]) / seconds)
+                }
+                rates =
+                    "rates: processed \(rate(\.processed))  retried \(rate(\.retried))  dead-lettered \(rate(\.deadLettered))  enqueued \(rate(\.length))"
             }
             var screen = "\u{1B}[H\u{1B}[2J"  // home + clear, as `watch` does
-            screen += "richpush queue \(queues.count == 1 ? queue.configuration.streamKey : "\(queue.prefix), \(queues.count) partitions")  (every \(interval) s, Ctrl-C to stop)\n\n"
+            screen +=
+                "richpush queue \(queues.count == 1 ? queue.configuration.streamKey : "\(queue.prefix), \(queues.count) partitions")  (every \(interval) s, Ctrl-C to stop)\n\n"
             screen += "\(rates)\n"
-            screen += "waiting \(stats.waiting)  lag \(stats.lag)  pending \(stats.pending) (oldest \(stats.oldestPendingAgeMilliseconds) ms)  delayed \(stats.delayed)  dead letters \(stats.deadLetters)\n"
-            screen += "totals: processed \(stats.processed)  retried \(stats.retried)  failed \(stats.failed)  dead-lettered \(stats.deadLettered)\n\n"
+            screen +=
+                "waiting \(stats.waiting)  lag \(stats.lag)  pending \(stats.pending) (oldest \(stats.oldestPendingAgeMilliseconds) ms)  delayed \(stats.delayed)  dead letters \(stats.deadLetters)\n"
+            screen +=
+                "totals: processed \(stats.processed)  retried \(stats.retried)  failed \(stats.failed)  dead-lettered \(stats.deadLettered)\n\n"
             screen += "consumers (\(stats.consumers.count)):\n"
             for consumer in stats.consumers {
-                screen += "  \(consumer.name)  processed \(stats.processedByConsumer[consumer.name] ?? 0)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms\n"
+                screen +=
+                    "  \(consumer.name)  processed \(stats.processedByConsumer[consumer.name] ?? 0)  pending \(consumer.pending)  idle \(consumer.idleMilliseconds) ms\n"
             }
             screen += "\n" + Self.appTable(stats.apps, rates: appRates ?? [:])
             FileHandle.standardOutput.write(Data(screen.utf8))

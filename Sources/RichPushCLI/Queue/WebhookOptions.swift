@@ -10,7 +10,8 @@ struct WebhookOptions: ParsableArguments {
     @Option(help: "Seconds before a failed webhook delivery's first retry; each next waits twice as long, up to --webhook-retry-max.")
     var webhookRetryBase: Double = 5
     @Option(help: "Most seconds between two retries of a webhook delivery.") var webhookRetryMax: Double = 3600
-    @Option(help: "Hours a failing webhook delivery is retried before it goes to the webhook's dead letters.") var webhookRetryWindowHours: Double = 24
+    @Option(help: "Hours a failing webhook delivery is retried before it goes to the webhook's dead letters.") var webhookRetryWindowHours:
+        Double = 24
 
     func validate() throws {
         guard webhookTimeout > 0, webhookRetryBase > 0, webhookRetryMax >= webhookRetryBase else {

@@ -1,17 +1,17 @@
 public import ArgumentParser
 import Foundation
-import RichPushAPNS
 import Hiredis
 public import Logging
+import RichPushAPNS
 import RichPushAdapters
-import RichPushFCM
-package import RichPushCore
 import RichPushBench
+package import RichPushCore
+import RichPushFCM
+import RichPushHTTP2
 import RichPushQueue
 import RichPushStorage
 import RichPushWorker
 import ServiceLifecycle
-import RichPushHTTP2
 
 /// `richpush worker`: joins the consumer group and runs jobs until SIGTERM/SIGINT.
 struct WorkerCommand: AsyncParsableCommand {
@@ -19,11 +19,11 @@ struct WorkerCommand: AsyncParsableCommand {
         commandName: "worker",
         abstract: "Take jobs from the queue and run them; scale by starting more, on any host.",
         discussion: """
-        Each worker joins the consumer group under a unique name (host:pid:random). SIGTERM or \
-        SIGINT stops reading, lets running jobs finish (up to --drain-timeout), flushes \
-        acknowledgements, releases the rest for immediate reclaim by other workers, and exits 0.
-        Jobs of a worker that dies are reclaimed by the others after --visibility-timeout.
-        """)
+            Each worker joins the consumer group under a unique name (host:pid:random). SIGTERM or \
+            SIGINT stops reading, lets running jobs finish (up to --drain-timeout), flushes \
+            acknowledgements, releases the rest for immediate reclaim by other workers, and exits 0.
+            Jobs of a worker that dies are reclaimed by the others after --visibility-timeout.
+            """)
 
     @OptionGroup var redis: RedisOptions
     @OptionGroup var queue: QueueOptions
@@ -35,27 +35,47 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Option(help: "Jobs run at once by this worker.") var concurrency = 32
     @Option(help: "Most jobs fetched per read.") var batchSize = 64
-    @Option(help: "Fair scheduling: most jobs run as one batch while several apps share this worker, so each app's jobs hold their slots alike (0: whole reads).") var fairUnitSize = 16
-    @Option(help: "Fair scheduling: job slots fan-out sub-jobs never take, kept for notifications to one or a few devices so they start while a fan-out fills the worker (0: none).") var nowSlots = 8
-    @Option(help: "Milliseconds the next read waits after one that found fewer jobs than it asked for, so more gather and run as one batch (0: off).") var lingerMs: Double = 5
+    @Option(
+        help:
+            "Fair scheduling: most jobs run as one batch while several apps share this worker, so each app's jobs hold their slots alike (0: whole reads)."
+    ) var fairUnitSize = 16
+    @Option(
+        help:
+            "Fair scheduling: job slots fan-out sub-jobs never take, kept for notifications to one or a few devices so they start while a fan-out fills the worker (0: none)."
+    ) var nowSlots = 8
+    @Option(
+        help:
+            "Milliseconds the next read waits after one that found fewer jobs than it asked for, so more gather and run as one batch (0: off)."
+    ) var lingerMs: Double = 5
     @Option(help: "Seconds running jobs get to finish on shutdown before they are released.") var drainTimeout: Double = 10
     @Option(help: "Consumer name in the group (default host:pid:random).") var consumer: String?
     @Option(help: "Seconds between reclaiming abandoned jobs and promoting due retries.") var maintenanceInterval: Double = 0.5
-    @Flag(help: "Also run the benchmark and test job types probe and noop (scripts/bench-queue.sh, the queue's process tests); never needed in production.") var benchHandlers = false
+    @Flag(
+        help:
+            "Also run the benchmark and test job types probe and noop (scripts/bench-queue.sh, the queue's process tests); never needed in production."
+    ) var benchHandlers = false
     @Option(help: "Redis list where the noop handler appends its latencies (with --bench-handlers).") var latencyKey: String?
-    @Option(help: """
-        Push adapters, comma-separated: simulated (alias hub: the Redis Pub/Sub hub, for every platform without an adapter \
-        of its own), apns (iOS devices through Apple or a local apns-sim; see --apns-*), fcm (Android devices through FCM \
-        or a local fcm-sim; see --fcm-*), webpush (browsers through their push services or a local webpush-sim; see --webpush-*). \
-        E.g. apns,fcm,webpush in production, apns,fcm,hub to keep the hub for the rest. \
-        Pushes to a platform with no adapter fail, naming it.
-        """)
+    @Option(
+        help: """
+            Push adapters, comma-separated: simulated (alias hub: the Redis Pub/Sub hub, for every platform without an adapter \
+            of its own), apns (iOS devices through Apple or a local apns-sim; see --apns-*), fcm (Android devices through FCM \
+            or a local fcm-sim; see --fcm-*), webpush (browsers through their push services or a local webpush-sim; see --webpush-*). \
+            E.g. apns,fcm,webpush in production, apns,fcm,hub to keep the hub for the rest. \
+            Pushes to a platform with no adapter fail, naming it.
+            """)
     var adapter: AdapterSet = AdapterSet(kinds: [.simulated])
-    @Option(help: "silent: the seed's content-available push; alert: mutable-content with the fetch URL.") var pushMode: PushRenderer.Mode = .silent
+    @Option(help: "silent: the seed's content-available push; alert: mutable-content with the fetch URL.") var pushMode: PushRenderer.Mode =
+        .silent
     @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
     @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
-    @Option(help: "Most pushes one batch of jobs holds at once; a read of many fan-out sub-jobs is sent in rounds of this many, which bounds the worker's memory.") var maxPushesPerRound = 1_000
-    @Option(help: "Pushes a minute for notifications that set no throttlePerMinute of their own, so devices fetch the payload at most at that rate (0: no limit).")
+    @Option(
+        help:
+            "Most pushes one batch of jobs holds at once; a read of many fan-out sub-jobs is sent in rounds of this many, which bounds the worker's memory."
+    ) var maxPushesPerRound = 1_000
+    @Option(
+        help:
+            "Pushes a minute for notifications that set no throttlePerMinute of their own, so devices fetch the payload at most at that rate (0: no limit)."
+    )
     var throttlePerMinute = 0
     @Option(help: "Hours at most the simulated hub holds a push for an offline device (its ttl, when shorter).") var holdHours: Double = 24
     @Option(help: "Days notification records are kept (must match the API's --retention-days).") var retentionDays: Double = 7
@@ -92,9 +112,10 @@ struct WorkerCommand: AsyncParsableCommand {
         let backend = try redis.backend(clientName: "richpush-worker", connections: 2, logger: logger)
         let pool = backend.client
         try await SchemaCheck.atStart(redis: pool, keys: queue.storageKeys(redis), logger: logger)
-        var workerConfiguration = JobWorkerConfiguration(concurrency: concurrency, batchSize: batchSize,
-                                                         drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
-                                                         maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
+        var workerConfiguration = JobWorkerConfiguration(
+            concurrency: concurrency, batchSize: batchSize,
+            drainTimeout: .milliseconds(Int(drainTimeout * 1000)),
+            maintenanceInterval: .milliseconds(Int(maintenanceInterval * 1000)))
         if let consumer { workerConfiguration.consumer = consumer }
         workerConfiguration.fairUnitSize = fairUnitSize
         workerConfiguration.nowSlots = nowSlots
@@ -122,22 +143,27 @@ struct WorkerCommand: AsyncParsableCommand {
             // A push's lease lasts as long as its job's delivery: a worker that dies holding
             // both has its pushes resent when its job is reclaimed, not later.
             leaseDuration: .milliseconds(Int(queue.visibilityTimeout * 1000)),
-            fcm: fcmSettings, otherPlatforms: adapter.kinds.contains(.simulated) ? .simulated(holdFor: .seconds(holdHours * 3600)) : .refused)
+            fcm: fcmSettings,
+            otherPlatforms: adapter.kinds.contains(.simulated) ? .simulated(holdFor: .seconds(holdHours * 3600)) : .refused)
         configuration.apps = apps
         configuration.webPush = webPushSettings
         configuration.defaultThrottlePerMinute = throttlePerMinute
         configuration.maxPushesPerRound = maxPushesPerRound
-        let dependencies = WorkerDependencies(redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys(redis), queue: queue.configuration,
-                                              locator: backend.locator)
+        let dependencies = WorkerDependencies(
+            redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys(redis), queue: queue.configuration,
+            locator: backend.locator)
         let bench = benchHandlers
-        let process = WorkerProcess.Configuration(webhooks: webhookOptions.configuration(consumer: workerConfiguration.consumer),
-                                                  queueGaugeInterval: metricsPort == nil ? nil : .seconds(queueMetricsInterval))
-        let worker = buildWorker(configuration: configuration, dependencies: dependencies, process: process, extraHandlers: { handlers in
-            guard bench else { return }
-            // The benchmark and test job types (scripts/bench-queue.sh, the queue's process tests).
-            handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
-            handlers.register(NoopJobHandler(redis: pool, latencyKey: latencyKey), for: NoopJobHandler.type)
-        }, logger: logger)
+        let process = WorkerProcess.Configuration(
+            webhooks: webhookOptions.configuration(consumer: workerConfiguration.consumer),
+            queueGaugeInterval: metricsPort == nil ? nil : .seconds(queueMetricsInterval))
+        let worker = buildWorker(
+            configuration: configuration, dependencies: dependencies, process: process,
+            extraHandlers: { handlers in
+                guard bench else { return }
+                // The benchmark and test job types (scripts/bench-queue.sh, the queue's process tests).
+                handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
+                handlers.register(NoopJobHandler(redis: pool, latencyKey: latencyKey), for: NoopJobHandler.type)
+            }, logger: logger)
         // A ServiceGroup stops its services in reverse order: the worker drains first, and the
         // metrics server answers until the worker is done.
         var services: [any Service] = [backend.service]
@@ -165,7 +191,9 @@ extension WorkerCommand {
     /// the reason instead of failing every Android push. (It is the shared token: a fleet of N
     /// workers still makes one exchange.) Redis not answering yet is only a warning: the worker
     /// waits for Redis as it always does.
-    static func checkTokenEndpoint(_ settings: RichPushWorkerConfiguration.FCMSettings, redis: RedisBackend, prefix: String, logger: Logger) async throws {
+    static func checkTokenEndpoint(
+        _ settings: RichPushWorkerConfiguration.FCMSettings, redis: RedisBackend, prefix: String, logger: Logger
+    ) async throws {
         do {
             _ = try await settings.accessToken(redis: redis, prefix: prefix).current()
         } catch let error as FCMConfigurationError {

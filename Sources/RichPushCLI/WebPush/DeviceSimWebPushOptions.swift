@@ -6,11 +6,15 @@ import RichPushSimulator
 /// `richpush device-sim` options for web devices: the push service they subscribe at (a
 /// `richpush webpush-sim`) and the application server key their subscriptions are restricted to.
 struct DeviceSimWebPushOptions: ParsableArguments {
-    @Option(help: "Web devices: the push service they subscribe at (POST /subscribe), e.g. https://127.0.0.1:8097 (a richpush webpush-sim).")
+    @Option(
+        help: "Web devices: the push service they subscribe at (POST /subscribe), e.g. https://127.0.0.1:8097 (a richpush webpush-sim).")
     var webpushUrl: String?
     @Option(help: "Web devices: PEM file of the CAs to trust for the push service (webpush-sim's ca.pem) instead of the system's.")
     var webpushCaFile: String?
-    @Option(help: "Web devices: the application server's VAPID public key (base64url, 65 bytes) to restrict the subscriptions to; none: unrestricted.")
+    @Option(
+        help:
+            "Web devices: the application server's VAPID public key (base64url, 65 bytes) to restrict the subscriptions to; none: unrestricted."
+    )
     var webpushApplicationServerKey: String?
 
     /// The push service, or nil when no device is a web device.
@@ -26,6 +30,7 @@ struct DeviceSimWebPushOptions: ParsableArguments {
             }
             key = Array(bytes)
         }
-        return SimulatorConfiguration.WebPushService(url: url, caFile: webpushCaFile.map { URL(fileURLWithPath: $0) }, applicationServerKey: key)
+        return SimulatorConfiguration.WebPushService(
+            url: url, caFile: webpushCaFile.map { URL(fileURLWithPath: $0) }, applicationServerKey: key)
     }
 }

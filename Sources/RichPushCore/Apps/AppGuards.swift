@@ -6,7 +6,8 @@ package enum AppGuards {
         let suffix = "@" + id.rawValue
         let shadowed = try await defaultUsers.list().map(\.name).filter { $0.hasSuffix(suffix) }
         guard let first = shadowed.first else { return nil }
-        return "the default app has \(shadowed.count) user(s) named '…\(suffix)' (\(first)), who sign in as '<name>@<app>' would then name app '\(id)'; "
+        return
+            "the default app has \(shadowed.count) user(s) named '…\(suffix)' (\(first)), who sign in as '<name>@<app>' would then name app '\(id)'; "
             + "rename or remove them first, or choose another id"
     }
 
@@ -15,6 +16,7 @@ package enum AppGuards {
     package static func removalProblem(_ id: AppID, users: any UserStore) async throws -> String? {
         let count = try await users.list().count
         guard count > 0 else { return nil }
-        return "app '\(id)' still has \(count) user(s); remove them first (richpush users remove --app \(id) <name>: it removes their devices, notifications and keys too)"
+        return
+            "app '\(id)' still has \(count) user(s); remove them first (richpush users remove --app \(id) <name>: it removes their devices, notifications and keys too)"
     }
 }

@@ -34,8 +34,9 @@ package struct AppLimits: Sendable, Hashable, Codable {
 
     /// These limits with the ones given replaced (nil: kept).
     package func replacing(notificationsPerMinute: Int? = nil, audience: Int? = nil, payloadBytes: Int? = nil) -> AppLimits {
-        AppLimits(notificationsPerMinute: notificationsPerMinute ?? self.notificationsPerMinute, audience: audience ?? self.audience,
-                  payloadBytes: payloadBytes ?? self.payloadBytes)
+        AppLimits(
+            notificationsPerMinute: notificationsPerMinute ?? self.notificationsPerMinute, audience: audience ?? self.audience,
+            payloadBytes: payloadBytes ?? self.payloadBytes)
     }
 
     /// The quota subject the app's own counters are kept under, in its registry: no user is

@@ -49,7 +49,9 @@ package struct ConsoleAccess: Sendable, Hashable {
     /// Parses `--apps a,b`: app ids, at most ``maxApps``; the problem, if any.
     package static func parseApps(_ text: String) -> Result<[String], ConsoleAccessError> {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        guard !parts.isEmpty, parts.count <= maxApps else { return .failure(ConsoleAccessError("give 1 to \(maxApps) app ids, comma-separated")) }
+        guard !parts.isEmpty, parts.count <= maxApps else {
+            return .failure(ConsoleAccessError("give 1 to \(maxApps) app ids, comma-separated"))
+        }
         for part in parts {
             if let problem = AppID.problem(part) { return .failure(ConsoleAccessError("app '\(part.prefix(64))': \(problem)")) }
         }

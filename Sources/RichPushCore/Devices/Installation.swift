@@ -21,9 +21,11 @@ package struct Installation: Sendable, Hashable, Codable {
     /// Its BCP 47 locale, normalised (``LocaleTag``): the language of its localized properties.
     package var locale: String?
 
-    package init(id: String, platform: Platform, handle: String, tags: [String], owner: String, updatedAt: Int64,
-                apnsEnvironment: APNSEnvironment = .production, webPushKeys: WebPushKeys? = nil, templates: [InstallationTemplate] = [],
-                locale: String? = nil) {
+    package init(
+        id: String, platform: Platform, handle: String, tags: [String], owner: String, updatedAt: Int64,
+        apnsEnvironment: APNSEnvironment = .production, webPushKeys: WebPushKeys? = nil, templates: [InstallationTemplate] = [],
+        locale: String? = nil
+    ) {
         self.id = id
         self.platform = platform
         self.handle = handle
@@ -44,13 +46,14 @@ package struct Installation: Sendable, Hashable, Codable {
     /// existed) reads as `production`, and one without templates or locale has none.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try container.decode(String.self, forKey: .id), platform: try container.decode(Platform.self, forKey: .platform),
-                  handle: try container.decode(String.self, forKey: .handle), tags: try container.decode([String].self, forKey: .tags),
-                  owner: try container.decode(String.self, forKey: .owner), updatedAt: try container.decode(Int64.self, forKey: .updatedAt),
-                  apnsEnvironment: try container.decodeIfPresent(APNSEnvironment.self, forKey: .apnsEnvironment) ?? .production,
-                  webPushKeys: try container.decodeIfPresent(WebPushKeys.self, forKey: .webPushKeys),
-                  templates: try container.decodeIfPresent([InstallationTemplate].self, forKey: .templates) ?? [],
-                  locale: try container.decodeIfPresent(String.self, forKey: .locale))
+        self.init(
+            id: try container.decode(String.self, forKey: .id), platform: try container.decode(Platform.self, forKey: .platform),
+            handle: try container.decode(String.self, forKey: .handle), tags: try container.decode([String].self, forKey: .tags),
+            owner: try container.decode(String.self, forKey: .owner), updatedAt: try container.decode(Int64.self, forKey: .updatedAt),
+            apnsEnvironment: try container.decodeIfPresent(APNSEnvironment.self, forKey: .apnsEnvironment) ?? .production,
+            webPushKeys: try container.decodeIfPresent(WebPushKeys.self, forKey: .webPushKeys),
+            templates: try container.decodeIfPresent([InstallationTemplate].self, forKey: .templates) ?? [],
+            locale: try container.decodeIfPresent(String.self, forKey: .locale))
     }
 
     /// The tag the backend adds to every registration of `user` (the seed's rule).

@@ -33,9 +33,10 @@ package enum PushHandle {
 
     /// FCM's registration-token alphabet: base64url plus `:` and `.` (`cXyz…:APA91b…`).
     package static func isRegistrationToken(_ token: String, maxBytes: Int = maxBytes) -> Bool {
-        (1...maxBytes).contains(token.utf8.count) && token.utf8.allSatisfy {
-            (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-                || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-        }
+        (1...maxBytes).contains(token.utf8.count)
+            && token.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                    || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+            }
     }
 }

@@ -162,7 +162,9 @@ struct JSONReader {
     private mutating func unicodeEscape() -> Unicode.Scalar? {
         guard let first = hex4() else { return nil }
         if (0xD800...0xDBFF).contains(first) {
-            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let second = hex4(), (0xDC00...0xDFFF).contains(second) else { return nil }
+            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let second = hex4(), (0xDC00...0xDFFF).contains(second) else {
+                return nil
+            }
             return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
         }
         return Unicode.Scalar(first)

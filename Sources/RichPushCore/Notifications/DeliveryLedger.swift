@@ -110,4 +110,3 @@ extension DeliveryLedger {
         try await recordDeliveries([id: results])
     }
 }
-

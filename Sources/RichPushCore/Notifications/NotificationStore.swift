@@ -20,8 +20,10 @@ package struct NotificationDraft: Sendable, Hashable {
     /// share does, and each still gets it only if it matches `target`. nil: the whole target.
     package var installations: [String]?
 
-    package init(message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
-                idempotency: IdempotencyKey? = nil, delivery: DeliveryOptions = DeliveryOptions()) {
+    package init(
+        message: String, richType: RichType, contentType: String, payload: [UInt8], creator: String, target: String,
+        idempotency: IdempotencyKey? = nil, delivery: DeliveryOptions = DeliveryOptions()
+    ) {
         self.idempotency = idempotency
         self.delivery = delivery
         self.message = message
@@ -53,8 +55,11 @@ package struct NotificationStatus: Sendable, Hashable, Codable {
             case installation, state, adapterID, error, template, locale
         }
 
-        package init(installation: String, state: String, adapterID: String? = nil, error: String? = nil, template: String? = nil, locale: String? = nil,
-                     times: [String: Int64]? = nil) {
+        package init(
+            installation: String, state: String, adapterID: String? = nil, error: String? = nil, template: String? = nil,
+            locale: String? = nil,
+            times: [String: Int64]? = nil
+        ) {
             self.times = times
             self.installation = installation
             self.state = state
@@ -88,8 +93,10 @@ package struct DeliveryResult: Sendable, Hashable {
     package var template: String?
     package var locale: String?
 
-    package init(installation: String, counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil, template: String? = nil,
-                 locale: String? = nil) {
+    package init(
+        installation: String, counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil, template: String? = nil,
+        locale: String? = nil
+    ) {
         self.installation = installation
         self.counter = counter
         self.adapterID = adapterID
@@ -141,7 +148,9 @@ package protocol NotificationStore: Sendable {
     /// Counts a receipt once per (kind, installation) or, without an installation, once per
     /// (kind, reader), and moves the state forward. With `addressees`, only if the notification
     /// was addressed to one of them, checked in the same step.
-    func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome
+    func recordReceipt(
+        id: Int, kind: ReceiptKind, installation: String?, reader: String, ifAddressedTo addressees: [String]?
+    ) async throws -> ReceiptOutcome
     /// Whether the notification was addressed to any of these installations when it was sent
     /// (the worker claimed a push for it): what lets a device's owner read it.
     func wasAddressed(id: Int, to installations: [String]) async throws -> Bool

@@ -22,8 +22,11 @@ package struct RichNotification: Sendable, Hashable, Codable {
     /// rendered with these, the others today's payload.
     package var properties: SendProperties?
 
-    package init(id: Int, message: String, richType: RichType, contentType: String, payloadHash: String, payloadSize: Int, creator: String, target: String,
-                createdAt: Int64, delivery: DeliveryOptions = DeliveryOptions(), properties: SendProperties? = nil) {
+    package init(
+        id: Int, message: String, richType: RichType, contentType: String, payloadHash: String, payloadSize: Int, creator: String,
+        target: String,
+        createdAt: Int64, delivery: DeliveryOptions = DeliveryOptions(), properties: SendProperties? = nil
+    ) {
         self.delivery = delivery
         self.properties = properties
         self.id = id

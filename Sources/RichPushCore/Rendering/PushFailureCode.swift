@@ -47,9 +47,12 @@ package enum PushFailureCode {
         }
         let lower = text.lowercased()
         if lower.contains("timeout") || lower.contains("in time") || lower.contains("timed out") { return timeout }
-        if lower.hasPrefix("no answer") || lower.hasPrefix("not sent") || lower.hasPrefix("cannot reach") || lower.contains("did not answer")
-            || lower.contains("unreachable") || lower.contains("connection") || lower.contains("reset the stream") || lower.contains("refused the stream")
-            || lower.hasPrefix("no reply from redis") || lower.hasPrefix("redis answered") {
+        if lower.hasPrefix("no answer") || lower.hasPrefix("not sent") || lower.hasPrefix("cannot reach")
+            || lower.contains("did not answer")
+            || lower.contains("unreachable") || lower.contains("connection") || lower.contains("reset the stream")
+            || lower.contains("refused the stream")
+            || lower.hasPrefix("no reply from redis") || lower.hasPrefix("redis answered")
+        {
             return unreachable
         }
         if lower.hasPrefix("this worker has no adapter") { return noAdapter }
@@ -60,14 +63,17 @@ package enum PushFailureCode {
     /// Whether `text` may be counted as it is: 1 to ``maxLength`` bytes of `[A-Za-z0-9_.-]`.
     package static func isCode(_ text: Substring) -> Bool {
         let bytes = text.utf8
-        return !bytes.isEmpty && bytes.count <= maxLength && bytes.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte == 0x2E || byte == 0x2D
-        }
+        return !bytes.isEmpty && bytes.count <= maxLength
+            && bytes.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
+                    || byte == 0x2E || byte == 0x2D
+            }
     }
 
     /// An HTTP status (three digits, 100–599).
     private static func status(_ text: Substring) -> Int? {
-        guard text.utf8.count == 3, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(text), (100...599).contains(value) else { return nil }
+        guard text.utf8.count == 3, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(text), (100...599).contains(value)
+        else { return nil }
         return value
     }
 }

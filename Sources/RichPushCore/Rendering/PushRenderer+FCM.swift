@@ -19,11 +19,16 @@ extension PushRenderer {
     /// `collapseID` (the notification id) is not sent: only a sender's own collapse id becomes
     /// `collapse_key`. It is kept so both platforms render from the same call.
     package func renderFCM(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
-        var data = [("richId", String(notification.id)), ("richMessage", notification.message), ("richType", notification.richType.rawValue)]
+        var data = [
+            ("richId", String(notification.id)), ("richMessage", notification.message), ("richType", notification.richType.rawValue),
+        ]
         if mode == .alert { data.append(("richUrl", "\(apiBaseURL)/api/notifications/\(notification.id)")) }
         let dataBytes = data.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         guard dataBytes <= Self.maxFCMDataBytes else {
-            throw RenderError(message: "the FCM data payload of notification \(notification.id) is \(dataBytes) bytes; FCM accepts at most \(Self.maxFCMDataBytes) (shorten the message)")
+            throw RenderError(
+                message:
+                    "the FCM data payload of notification \(notification.id) is \(dataBytes) bytes; FCM accepts at most \(Self.maxFCMDataBytes) (shorten the message)"
+            )
         }
         // FCM counts ttl in whole seconds (rounding a fraction down): rounded up here, so FCM
         // never drops the push before its deadline.
@@ -63,7 +68,9 @@ extension PushRenderer {
             json.endObject()
         }
         json.endObject()
-        return RenderedPush(payload: json.bytes, pushType: mode == .alert ? "notification" : "data", priority: notification.delivery.priority == .normal ? 5 : 10,
-                            expiration: Self.seconds(roundingUp: until), collapseID: collapseKey ?? "", deadline: until)
+        return RenderedPush(
+            payload: json.bytes, pushType: mode == .alert ? "notification" : "data",
+            priority: notification.delivery.priority == .normal ? 5 : 10,
+            expiration: Self.seconds(roundingUp: until), collapseID: collapseKey ?? "", deadline: until)
     }
 }

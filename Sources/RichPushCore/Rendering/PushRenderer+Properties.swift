@@ -3,7 +3,9 @@ extension PushRenderer {
     /// `$(richUrl)` the payload's fetch URL, `$(richType)`, `$(richMessage)`); a send's property
     /// of the same name is overridden.
     package func builtInProperties(of notification: RichNotification) -> [String: String] {
-        ["richId": String(notification.id), "richUrl": "\(apiBaseURL)/api/notifications/\(notification.id)",
-         "richType": notification.richType.rawValue, "richMessage": notification.message]
+        [
+            "richId": String(notification.id), "richUrl": "\(apiBaseURL)/api/notifications/\(notification.id)",
+            "richType": notification.richType.rawValue, "richMessage": notification.message,
+        ]
     }
 }

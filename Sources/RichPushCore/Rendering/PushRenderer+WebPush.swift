@@ -21,14 +21,17 @@ extension PushRenderer {
         if mode == .alert { json.field("richUrl", "\(apiBaseURL)/api/notifications/\(notification.id)") }
         json.endObject()
         guard json.bytes.count <= Self.maxWebPushPlaintextBytes else {
-            throw RenderError(message: "the Web Push message of notification \(notification.id) is \(json.bytes.count) bytes; one message carries at most "
-                                  + "\(Self.maxWebPushPlaintextBytes) (shorten the message)")
+            throw RenderError(
+                message:
+                    "the Web Push message of notification \(notification.id) is \(json.bytes.count) bytes; one message carries at most "
+                    + "\(Self.maxWebPushPlaintextBytes) (shorten the message)")
         }
         let current = Self.milliseconds(now)
         let until = min(deadline(of: notification, now: now), current + Self.milliseconds(roundingUp: Self.maxWebPushTimeToLive))
         // RFC 8030 §5.3: `high` is for time-sensitive messages (calls, alerts); an ordinary
         // notification is `normal` unless its sender asked for `priority: high`.
-        return RenderedPush(payload: json.bytes, pushType: "webpush", priority: notification.delivery.priority == .high ? 10 : 5,
-                            expiration: Self.seconds(roundingUp: until), collapseID: notification.delivery.collapseID ?? "", deadline: until)
+        return RenderedPush(
+            payload: json.bytes, pushType: "webpush", priority: notification.delivery.priority == .high ? 10 : 5,
+            expiration: Self.seconds(roundingUp: until), collapseID: notification.delivery.collapseID ?? "", deadline: until)
     }
 }

@@ -51,7 +51,10 @@ package struct PushRenderer: Sendable {
         json.endObject()
         let data = json.bytes
         guard data.count <= Self.maxPayloadBytes else {
-            throw RenderError(message: "the APNs payload of notification \(notification.id) is \(data.count) bytes; APNs accepts at most \(Self.maxPayloadBytes) (shorten the message)")
+            throw RenderError(
+                message:
+                    "the APNs payload of notification \(notification.id) is \(data.count) bytes; APNs accepts at most \(Self.maxPayloadBytes) (shorten the message)"
+            )
         }
         // A background push must be priority 5 (APNs refuses 10); an alert is 10 unless the
         // sender asked for normal.

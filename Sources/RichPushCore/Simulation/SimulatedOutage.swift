@@ -17,7 +17,9 @@ package final class SimulatedOutage: Sendable {
     /// Parses `AFTER:SECONDS` (e.g. `100:20`: after 100 requests, 20 seconds of 429).
     package convenience init?(parsing text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let after = Int(parts[0]), after >= 0, let seconds = Double(parts[1]), seconds > 0, seconds <= 3600 else { return nil }
+        guard parts.count == 2, let after = Int(parts[0]), after >= 0, let seconds = Double(parts[1]), seconds > 0, seconds <= 3600 else {
+            return nil
+        }
         self.init(after: after, seconds: seconds)
     }
 

@@ -9,10 +9,11 @@ package final class SimulationRandom: Sendable {
 
     /// Uniform in 0..<1.
     package func next() -> Double {
-        Self.unit(state.withLock { state in
-            state &+= 0x9e37_79b9_7f4a_7c15
-            return Self.mix(state)
-        })
+        Self.unit(
+            state.withLock { state in
+                state &+= 0x9e37_79b9_7f4a_7c15
+                return Self.mix(state)
+            })
     }
 
     package func next(in range: ClosedRange<Int>) -> Int {

@@ -49,7 +49,8 @@ extension TagExpression {
     }
 
     private static func isTagCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))) || "_@#.:-".unicodeScalars.contains(scalar)
+        (scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)))
+            || "_@#.:-".unicodeScalars.contains(scalar)
     }
 
     private enum Token: Equatable, CustomStringConvertible {

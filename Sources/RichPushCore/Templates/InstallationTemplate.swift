@@ -22,8 +22,10 @@ package struct InstallationTemplate: Sendable, Hashable, Codable {
     /// Values for properties a send leaves out (the `fallback` policy).
     package var defaults: [String: String]
 
-    package init(name: String, body: String, headers: [String: String] = [:], tags: [String] = [], missing: MissingPolicy = .fallback,
-                 defaults: [String: String] = [:]) {
+    package init(
+        name: String, body: String, headers: [String: String] = [:], tags: [String] = [], missing: MissingPolicy = .fallback,
+        defaults: [String: String] = [:]
+    ) {
         self.name = name
         self.body = body
         self.headers = headers
@@ -44,6 +46,8 @@ package struct InstallationTemplate: Sendable, Hashable, Codable {
     /// Whether `name` may name a template.
     package static func isValidName(_ name: String) -> Bool {
         (1...maxNameLength).contains(name.utf8.count)
-            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0))
+            }
     }
 }

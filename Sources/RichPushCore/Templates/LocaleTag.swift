@@ -10,10 +10,14 @@ package struct LocaleTag: Sendable, Hashable, Comparable, CustomStringConvertibl
         guard (2...35).contains(text.utf8.count) else { return nil }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
             .flatMap { $0.split(separator: "_", omittingEmptySubsequences: false) }
-        guard let language = parts.first, (2...3).contains(language.count), language.unicodeScalars.allSatisfy(Self.isLetter) else { return nil }
+        guard let language = parts.first, (2...3).contains(language.count), language.unicodeScalars.allSatisfy(Self.isLetter) else {
+            return nil
+        }
         var normalised = [language.lowercased()]
         for part in parts.dropFirst() {
-            guard (1...8).contains(part.count), part.unicodeScalars.allSatisfy({ Self.isLetter($0) || ("0"..."9").contains($0) }) else { return nil }
+            guard (1...8).contains(part.count), part.unicodeScalars.allSatisfy({ Self.isLetter($0) || ("0"..."9").contains($0) }) else {
+                return nil
+            }
             if part.count == 2 && part.unicodeScalars.allSatisfy(Self.isLetter) {
                 normalised.append(part.uppercased())  // region
             } else if part.count == 4 && part.unicodeScalars.allSatisfy(Self.isLetter) {

@@ -39,9 +39,12 @@ package struct SendProperties: Sendable, Hashable {
     /// number or a boolean as written), or an object of locales to text; throws what is wrong.
     package static func parse(json bytes: [UInt8]) throws(SendPropertiesError) -> SendProperties {
         guard bytes.count <= 4 * maxBytes, let members = JSONReader.layeredMembers(of: bytes) else {
-            throw SendPropertiesError("'properties' must be a JSON object of names to text or to objects of locales ({\"en\": \"Hi\", \"fr\": \"Salut\"})")
+            throw SendPropertiesError(
+                "'properties' must be a JSON object of names to text or to objects of locales ({\"en\": \"Hi\", \"fr\": \"Salut\"})")
         }
-        guard members.count <= maxCount else { throw SendPropertiesError("'properties' holds \(members.count) properties; at most \(maxCount)") }
+        guard members.count <= maxCount else {
+            throw SendPropertiesError("'properties' holds \(members.count) properties; at most \(maxCount)")
+        }
         var bytes = 0
         var properties: [Property] = []
         var folded = Set<String>()
@@ -55,11 +58,17 @@ package struct SendProperties: Sendable, Hashable {
             bytes += name.utf8.count
             switch value {
             case .object(let members):
-                guard (1...maxLocales).contains(members.count) else { throw SendPropertiesError("property '\(name)' must give 1 to \(maxLocales) locales") }
+                guard (1...maxLocales).contains(members.count) else {
+                    throw SendPropertiesError("property '\(name)' must give 1 to \(maxLocales) locales")
+                }
                 var locales: [Localized] = []
                 for (key, text) in members {
-                    guard let locale = LocaleTag(key) else { throw SendPropertiesError("property '\(name)': '\(key.prefix(40))' is not a BCP 47 locale (en, fr-CA)") }
-                    guard let text = Self.text(text) else { throw SendPropertiesError("property '\(name)': the value for '\(key)' must be text") }
+                    guard let locale = LocaleTag(key) else {
+                        throw SendPropertiesError("property '\(name)': '\(key.prefix(40))' is not a BCP 47 locale (en, fr-CA)")
+                    }
+                    guard let text = Self.text(text) else {
+                        throw SendPropertiesError("property '\(name)': the value for '\(key)' must be text")
+                    }
                     guard !locales.contains(where: { $0.locale == locale.identifier }) else {
                         throw SendPropertiesError("property '\(name)' gives the locale \(locale) twice")
                     }
@@ -82,7 +91,8 @@ package struct SendProperties: Sendable, Hashable {
     /// The bytes of the member `name` (any case) of the JSON object `body`; nil when absent or null.
     package static func member(_ name: String, of body: [UInt8]) -> [UInt8]? {
         guard let members = JSONReader.rawMembers(of: body, depth: 32),
-              let value = members.first(where: { $0.name.lowercased() == name.lowercased() })?.value else { return nil }
+            let value = members.first(where: { $0.name.lowercased() == name.lowercased() })?.value
+        else { return nil }
         let bytes = Array(value)
         return bytes == Array("null".utf8) ? nil : bytes
     }

@@ -31,7 +31,8 @@ package enum TemplateHeaders {
         let allowed = allowed(format)
         guard !allowed.contains(where: { $0.lowercased() == name.lowercased() }) else { return nil }
         if allowed.isEmpty {
-            return "header '\(name.prefix(64))' cannot be set: \(format.rawValue) templates take no headers (set android.ttl, android.priority or "
+            return
+                "header '\(name.prefix(64))' cannot be set: \(format.rawValue) templates take no headers (set android.ttl, android.priority or "
                 + "android.collapse_key in the body)"
         }
         return "header '\(name.prefix(64))' cannot be set on \(format.rawValue): a template may set \(allowed.joined(separator: ", "))"
@@ -43,21 +44,28 @@ package enum TemplateHeaders {
         let header = name.lowercased()
         func number(_ range: ClosedRange<Int>) -> Int? {
             guard (1...10).contains(value.utf8.count), value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int(value),
-                  range.contains(number) else { return nil }
+                range.contains(number)
+            else { return nil }
             return number
         }
         switch header {
         case "apns-priority":
-            guard let priority = number(1...10), [5, 10].contains(priority) else { return "header 'apns-priority' is 5 or 10, got '\(value.prefix(32))'" }
+            guard let priority = number(1...10), [5, 10].contains(priority) else {
+                return "header 'apns-priority' is 5 or 10, got '\(value.prefix(32))'"
+            }
             push.priority = priority
         case "apns-push-type":
-            guard ["alert", "background"].contains(value) else { return "header 'apns-push-type' is alert or background, got '\(value.prefix(32))'" }
+            guard ["alert", "background"].contains(value) else {
+                return "header 'apns-push-type' is alert or background, got '\(value.prefix(32))'"
+            }
             push.pushType = value
             // Apple's rule for background pushes; an `apns-priority` applied after it may say 10,
             // and is then refused by ``combinationProblem(_:format:)``.
             if value == "background" { push.priority = 5 }
         case "apns-expiration":
-            guard let seconds = number(0...9_999_999_999) else { return "header 'apns-expiration' is 0 or seconds since 1970, got '\(value.prefix(32))'" }
+            guard let seconds = number(0...9_999_999_999) else {
+                return "header 'apns-expiration' is 0 or seconds since 1970, got '\(value.prefix(32))'"
+            }
             push.expiration = seconds
             push.deadline = Int64(seconds) * 1000
         case "apns-collapse-id":
@@ -116,6 +124,7 @@ package enum TemplateHeaders {
     }
 
     private static func isBase64URL(_ byte: UInt8) -> Bool {
-        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: "_")
     }
 }

@@ -45,8 +45,11 @@ package struct LoginThrottle: Sendable, Hashable {
     /// Failures are forgotten this long after the last one.
     package var memory: Duration
 
-    package init(freeFailuresPerPair: Int = 5, freeFailuresPerAddress: Int = 100, firstDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(900),
-                memory: Duration = .seconds(3600)) {
+    package init(
+        freeFailuresPerPair: Int = 5, freeFailuresPerAddress: Int = 100, firstDelay: Duration = .seconds(1),
+        maxDelay: Duration = .seconds(900),
+        memory: Duration = .seconds(3600)
+    ) {
         self.firstDelay = firstDelay
         self.freeFailuresPerPair = freeFailuresPerPair
         self.freeFailuresPerAddress = freeFailuresPerAddress

@@ -14,7 +14,10 @@ package struct Webhook: Sendable, Hashable {
     /// Milliseconds since 1970.
     package var createdAt: Int64
 
-    package init(id: String, owner: String, url: String, events: Set<WebhookEventType>, allUsers: Bool, description: String, secret: String, createdAt: Int64) {
+    package init(
+        id: String, owner: String, url: String, events: Set<WebhookEventType>, allUsers: Bool, description: String, secret: String,
+        createdAt: Int64
+    ) {
         self.id = id
         self.owner = owner
         self.url = url

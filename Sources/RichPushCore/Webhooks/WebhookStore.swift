@@ -38,7 +38,8 @@ package struct WebhookAttempt: Sendable, Hashable, Codable {
     package var outcome: Outcome
     package var error: String?
 
-    package init(deliveryId: String, attempt: Int, at: String, status: Int?, durationMs: Int, events: Int, outcome: Outcome, error: String?) {
+    package init(deliveryId: String, attempt: Int, at: String, status: Int?, durationMs: Int, events: Int, outcome: Outcome, error: String?)
+    {
         self.deliveryId = deliveryId
         self.attempt = attempt
         self.at = at
@@ -61,7 +62,9 @@ package struct WebhookDeadLetter: Sendable, Hashable, Codable {
     /// The JSON body that was POSTed.
     package var body: String
 
-    package init(deliveryId: String, attempts: Int, firstAttemptAt: String, lastAttemptAt: String, lastError: String, events: Int, body: String) {
+    package init(
+        deliveryId: String, attempts: Int, firstAttemptAt: String, lastAttemptAt: String, lastError: String, events: Int, body: String
+    ) {
         self.deliveryId = deliveryId
         self.attempts = attempts
         self.firstAttemptAt = firstAttemptAt

@@ -10,7 +10,9 @@ package enum WebhookURL {
     /// Nil when `url` is acceptable, else what is wrong with it.
     package static func problem(with url: String, allowPrivate: Bool) -> String? {
         guard !url.isEmpty, url.utf8.count <= maxBytes else { return "'url' must be 1 to \(maxBytes) bytes" }
-        guard url.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return "'url' must be printable ASCII without spaces (percent-encode the rest)" }
+        guard url.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+            return "'url' must be printable ASCII without spaces (percent-encode the rest)"
+        }
         let lower = url.lowercased()
         let rest: Substring
         if lower.hasPrefix("https://") {
@@ -26,7 +28,8 @@ package enum WebhookURL {
         guard !host.isEmpty else { return "'url' has no host" }
         if Self.isLinkLocal(host) { return "'url' names a link-local address (\(host)): refused" }
         if !allowPrivate, Self.isPrivate(host) {
-            return "'url' names a loopback or private address (\(host)); the server refuses those unless started with --webhook-allow-private"
+            return
+                "'url' names a loopback or private address (\(host)); the server refuses those unless started with --webhook-allow-private"
         }
         return nil
     }
@@ -47,7 +50,8 @@ package enum WebhookURL {
     static func isPrivate(_ host: String) -> Bool {
         if host == "localhost" || host.hasSuffix(".localhost") { return true }
         if let (a, b, _, _) = ipv4(host) {
-            return a == 127 || a == 10 || a == 0 || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168) || (a == 100 && (64...127).contains(b))
+            return a == 127 || a == 10 || a == 0 || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168)
+                || (a == 100 && (64...127).contains(b))
         }
         guard host.contains(":") else { return false }
         // IPv6 literals: loopback, unspecified, unique local (fc00::/7), IPv4-mapped.
@@ -58,7 +62,9 @@ package enum WebhookURL {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4 else { return nil }
         let numbers = parts.compactMap { part -> Int? in
-            guard (1...3).contains(part.count), part.allSatisfy(\.isASCII), let value = Int(part), (0...255).contains(value) else { return nil }
+            guard (1...3).contains(part.count), part.allSatisfy(\.isASCII), let value = Int(part), (0...255).contains(value) else {
+                return nil
+            }
             return value
         }
         guard numbers.count == 4 else { return nil }

@@ -10,8 +10,10 @@ extension Job {
 
     /// The fields of a new job, enqueued now.
     static func fields(for request: JobRequest, now: Int64) -> [any RedisArgument] {
-        ["v", encodingVersion, "type", request.type, "payload", request.payload, "enq", now,
-         "app", request.scope ?? JobRequest.sharedScope, "lane", request.lane.rawValue]
+        [
+            "v", encodingVersion, "type", request.type, "payload", request.payload, "enq", now,
+            "app", request.scope ?? JobRequest.sharedScope, "lane", request.lane.rawValue,
+        ]
     }
 
     /// Appends the fields of a new job to a command (the hot path: no existential boxing).
@@ -50,12 +52,15 @@ extension Job {
         }
         guard let type = fields["type"]?.string, !type.isEmpty else { throw JobDecodingError(id: id, reason: "missing job type") }
         guard let payload = fields["payload"]?.bytes else { throw JobDecodingError(id: id, reason: "missing payload") }
-        guard let enqueued = fields["enq"]?.string.flatMap({ Int64($0) }) else { throw JobDecodingError(id: id, reason: "missing or bad enqueue time 'enq'") }
+        guard let enqueued = fields["enq"]?.string.flatMap({ Int64($0) }) else {
+            throw JobDecodingError(id: id, reason: "missing or bad enqueue time 'enq'")
+        }
         let attempt = fields["attempt"]?.int ?? 0
-        self.init(id: id, type: type, payload: payload, attempt: attempt, enqueuedAt: enqueued,
-                  origin: fields["origin"]?.string, lastError: fields["err"]?.string,
-                  failedOn: fields["fp"]?.string.map { $0.split(separator: ",").map(String.init) } ?? [], scope: fields["app"]?.string,
-                  lane: fields["lane"]?.string.flatMap(JobLane.init(rawValue:)) ?? .now, heldBy: fields["fl"]?.string)
+        self.init(
+            id: id, type: type, payload: payload, attempt: attempt, enqueuedAt: enqueued,
+            origin: fields["origin"]?.string, lastError: fields["err"]?.string,
+            failedOn: fields["fp"]?.string.map { $0.split(separator: ",").map(String.init) } ?? [], scope: fields["app"]?.string,
+            lane: fields["lane"]?.string.flatMap(JobLane.init(rawValue:)) ?? .now, heldBy: fields["fl"]?.string)
     }
 }
 

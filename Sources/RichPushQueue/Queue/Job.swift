@@ -23,8 +23,10 @@ package struct Job: Sendable, Hashable {
     /// job from its scope's lane, so settling it gives the count back.
     package let heldBy: String?
 
-    package init(id: String, type: String, payload: [UInt8], attempt: Int = 0, enqueuedAt: Int64, origin: String? = nil, lastError: String? = nil,
-                 failedOn: [String] = [], scope: String? = nil, lane: JobLane = .now, heldBy: String? = nil) {
+    package init(
+        id: String, type: String, payload: [UInt8], attempt: Int = 0, enqueuedAt: Int64, origin: String? = nil, lastError: String? = nil,
+        failedOn: [String] = [], scope: String? = nil, lane: JobLane = .now, heldBy: String? = nil
+    ) {
         self.failedOn = failedOn
         self.id = id
         self.type = type

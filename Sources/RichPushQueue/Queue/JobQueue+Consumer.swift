@@ -35,7 +35,9 @@ extension JobQueue {
         try await acknowledge(ids.map { ($0, nil, 0) }, counting: "processed", consumer: consumer)
     }
 
-    private func acknowledge(_ jobs: [(id: String, heldBy: String?, accepted: Int)], counting counter: String, consumer: String? = nil) async throws {
+    private func acknowledge(
+        _ jobs: [(id: String, heldBy: String?, accepted: Int)], counting counter: String, consumer: String? = nil
+    ) async throws {
         guard !jobs.isEmpty else { return }
         var order: [String] = []
         var ids: [String: [String]] = [:]
@@ -46,10 +48,12 @@ extension JobQueue {
             ids[scope, default: []].append(job.id)
             accepted[scope, default: 0] += job.accepted
         }
-        try await redis.run(QueueScripts.acknowledge, QueueScripts.AckCall(
-            stream: configuration.streamKey, counters: configuration.countersKey, scheduler: configuration.schedulerKey,
-            group: configuration.group, counter: counter, consumerCounter: consumer.map { "\(counter):\($0)" } ?? "",
-            held: order.map { QueueScripts.HeldJobs(scope: $0, accepted: accepted[$0] ?? 0, ids: ids[$0] ?? []) }))
+        try await redis.run(
+            QueueScripts.acknowledge,
+            QueueScripts.AckCall(
+                stream: configuration.streamKey, counters: configuration.countersKey, scheduler: configuration.schedulerKey,
+                group: configuration.group, counter: counter, consumerCounter: consumer.map { "\(counter):\($0)" } ?? "",
+                held: order.map { QueueScripts.HeldJobs(scope: $0, accepted: accepted[$0] ?? 0, ids: ids[$0] ?? []) }))
     }
 
     /// Schedules the job to run again after `delay` (delayed set + XACK, atomically); without
@@ -58,20 +62,30 @@ extension JobQueue {
     /// `accepted`: the pushes its run got accepted, added to its scope's total `s:`.
     /// `attempt`: the attempt number to keep with it, when its handler counted it (else the
     /// job's own, one more unless it was a deferral).
-    package func retry(_ job: Job, after delay: Duration, error: String, platforms: [String] = [], accepted: Int = 0, countingAttempt: Bool = true,
-                       attempt: Int? = nil) async throws {
-        try await redis.run(QueueScripts.retry, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.delayedKey, counters: configuration.countersKey,
-                                                                        scheduler: configuration.schedulerKey, group: configuration.group, id: job.id, time: Self.nowMilliseconds() + Int64(delay.milliseconds),
-                                                                        attempt: attempt ?? job.attempt + (countingAttempt ? 1 : 0), error: error,
-                                                                        platforms: platforms.joined(separator: ","), accepted: accepted))
+    package func retry(
+        _ job: Job, after delay: Duration, error: String, platforms: [String] = [], accepted: Int = 0, countingAttempt: Bool = true,
+        attempt: Int? = nil
+    ) async throws {
+        try await redis.run(
+            QueueScripts.retry,
+            QueueScripts.SettleCall(
+                stream: configuration.streamKey, target: configuration.delayedKey, counters: configuration.countersKey,
+                scheduler: configuration.schedulerKey, group: configuration.group, id: job.id,
+                time: Self.nowMilliseconds() + Int64(delay.milliseconds),
+                attempt: attempt ?? job.attempt + (countingAttempt ? 1 : 0), error: error,
+                platforms: platforms.joined(separator: ","), accepted: accepted))
     }
 
     /// Copies the entry to the dead letters with its error and acknowledges it, atomically; a job
     /// no longer pending (another worker settled it) is left alone, so it is dead-lettered once.
     package func deadLetter(id: String, error: String, platforms: [String] = []) async throws {
-        try await redis.run(QueueScripts.deadLetter, QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.deadKey, counters: configuration.countersKey,
-                                                                             scheduler: configuration.schedulerKey, group: configuration.group, id: id, time: Self.nowMilliseconds(), attempt: 0, error: error,
-                                                                             platforms: platforms.joined(separator: ",")))
+        try await redis.run(
+            QueueScripts.deadLetter,
+            QueueScripts.SettleCall(
+                stream: configuration.streamKey, target: configuration.deadKey, counters: configuration.countersKey,
+                scheduler: configuration.schedulerKey, group: configuration.group, id: id, time: Self.nowMilliseconds(), attempt: 0,
+                error: error,
+                platforms: platforms.joined(separator: ",")))
     }
 
     /// ``deadLetter(id:error:)`` for each job, in one pipeline (the same script once per job);
@@ -80,10 +94,13 @@ extension JobQueue {
     package func deadLetter(_ jobs: [(id: String, error: String)]) async throws -> Int {
         guard !jobs.isEmpty else { return 0 }
         let now = Self.nowMilliseconds()
-        let replies = try await redis.run(QueueScripts.deadLetter, calls: jobs.map { job in
-            QueueScripts.SettleCall(stream: configuration.streamKey, target: configuration.deadKey, counters: configuration.countersKey,
-                                    scheduler: configuration.schedulerKey, group: configuration.group, id: job.id, time: now, attempt: 0, error: job.error)
-        })
+        let replies = try await redis.run(
+            QueueScripts.deadLetter,
+            calls: jobs.map { job in
+                QueueScripts.SettleCall(
+                    stream: configuration.streamKey, target: configuration.deadKey, counters: configuration.countersKey,
+                    scheduler: configuration.schedulerKey, group: configuration.group, id: job.id, time: now, attempt: 0, error: job.error)
+            })
         return try replies.reduce(0) { $0 + (try $1.throwingError().int ?? 0) }
     }
 
@@ -96,11 +113,18 @@ extension JobQueue {
     /// (delivered `maxDeliveries` times) are claimed too but returned apart, each with its
     /// dead-letter reason: the caller dead-letters them (``deadLetter(id:error:)``) as it does
     /// jobs that failed for good, after their handler's ``JobHandler/willDeadLetter(_:)``.
-    package func reclaim(for consumer: String, count: Int = 100) async throws -> (jobs: [Delivery], poison: [(delivery: Delivery, reason: String)]) {
-        let reply = try await redis.run(QueueScripts.reclaim, QueueScripts.ReclaimCall(stream: configuration.streamKey, group: configuration.group, consumer: consumer,
-                                                                                       minIdle: configuration.visibilityTimeout.milliseconds, count: count,
-                                                                                       maxDeliveries: configuration.maxDeliveries))
-        guard let parts = reply.array, parts.count == 4 else { throw RedisError(code: .unexpectedReply, message: "reclaim answered \(reply)") }
+    package func reclaim(
+        for consumer: String, count: Int = 100
+    ) async throws -> (jobs: [Delivery], poison: [(delivery: Delivery, reason: String)]) {
+        let reply = try await redis.run(
+            QueueScripts.reclaim,
+            QueueScripts.ReclaimCall(
+                stream: configuration.streamKey, group: configuration.group, consumer: consumer,
+                minIdle: configuration.visibilityTimeout.milliseconds, count: count,
+                maxDeliveries: configuration.maxDeliveries))
+        guard let parts = reply.array, parts.count == 4 else {
+            throw RedisError(code: .unexpectedReply, message: "reclaim answered \(reply)")
+        }
         let entries = (parts[0].array ?? []).filter { !$0.isNull }
         var deliveries: [String: Int] = [:]
         for (id, count) in zip(parts[2].array ?? [], parts[3].array ?? []) {
@@ -108,7 +132,10 @@ extension JobQueue {
         }
         let poison = (parts[1].array ?? []).filter { !$0.isNull }.map { entry in
             let id = entry.array?.first?.string ?? "?"
-            return (Self.delivery(entry), "delivered \(deliveries[id] ?? configuration.maxDeliveries) times without an acknowledgement (poison message or crashing handler)")
+            return (
+                Self.delivery(entry),
+                "delivered \(deliveries[id] ?? configuration.maxDeliveries) times without an acknowledgement (poison message or crashing handler)"
+            )
         }
         return (entries.map(Self.delivery), poison)
     }
@@ -135,8 +162,12 @@ extension JobQueue {
     /// Admits again the retries and scheduled jobs whose time has come; returns how many.
     @discardableResult
     package func promoteDueRetries(limit: Int = 1000) async throws -> Int {
-        try await redis.run(QueueScripts.promote, QueueScripts.PromoteCall(admission: QueueScripts.Admission(configuration), delayed: configuration.delayedKey,
-                                                                           now: Self.nowMilliseconds(), limit: limit)).int ?? 0
+        try await redis.run(
+            QueueScripts.promote,
+            QueueScripts.PromoteCall(
+                admission: QueueScripts.Admission(configuration), delayed: configuration.delayedKey,
+                now: Self.nowMilliseconds(), limit: limit)
+        ).int ?? 0
     }
 
     /// Fair scheduling: moves up to `count` jobs from the ready scopes into the stream in fair
@@ -147,13 +178,19 @@ extension JobQueue {
     /// slots by weight among the scopes with work; 0 slots: no share kept.
     /// `bulkRoom`: the most bulk-lane jobs (fan-out sub-jobs) to move (nil: no bound), so that a
     /// worker keeps slots for single-device notifications while a fan-out runs.
-    package func take(for consumer: String, count: Int, quantum: Int = 4, read: Bool = true, slots: Int = 0, running: [String: Int] = [:],
-                      bulkRoom: Int? = nil) async throws -> [Delivery] {
-        let reply = try await redis.run(QueueScripts.take, QueueScripts.TakeCall(
-            stream: configuration.streamKey, ready: configuration.readyKey, scheduler: configuration.schedulerKey, bell: configuration.bellKey,
-            group: configuration.group, consumer: consumer, count: count, waitPrefix: configuration.waitPrefix, quantum: max(quantum, 1), read: read ? 1 : 0,
-            slots: slots, bulkRoom: bulkRoom.map { max($0, 0) } ?? -1,
-            running: running.filter { $0.value > 0 }.flatMap { [$0.key, $0.value] as [any RedisArgument] }))
+    package func take(
+        for consumer: String, count: Int, quantum: Int = 4, read: Bool = true, slots: Int = 0, running: [String: Int] = [:],
+        bulkRoom: Int? = nil
+    ) async throws -> [Delivery] {
+        let reply = try await redis.run(
+            QueueScripts.take,
+            QueueScripts.TakeCall(
+                stream: configuration.streamKey, ready: configuration.readyKey, scheduler: configuration.schedulerKey,
+                bell: configuration.bellKey,
+                group: configuration.group, consumer: consumer, count: count, waitPrefix: configuration.waitPrefix,
+                quantum: max(quantum, 1), read: read ? 1 : 0,
+                slots: slots, bulkRoom: bulkRoom.map { max($0, 0) } ?? -1,
+                running: running.filter { $0.value > 0 }.flatMap { [$0.key, $0.value] as [any RedisArgument] }))
         guard let streams = reply.array else { return [] }
         return streams.flatMap { stream in
             (stream.array?.dropFirst().first?.array ?? []).map(Self.delivery)
@@ -178,7 +215,9 @@ extension JobQueue {
     /// At most one ring waits; an abandoned bell expires in a minute.
     package func ringOwnBell(of consumer: String) async throws {
         let key = ownBellKey(of: consumer)
-        for reply in try await redis.pipeline([RedisCommand("RPUSH", key, "1"), RedisCommand("LTRIM", key, "0", "0"), RedisCommand("EXPIRE", key, "60")]) {
+        for reply in try await redis.pipeline([
+            RedisCommand("RPUSH", key, "1"), RedisCommand("LTRIM", key, "0", "0"), RedisCommand("EXPIRE", key, "60"),
+        ]) {
             _ = try reply.throwingError()
         }
     }

@@ -64,8 +64,10 @@ extension JobQueue {
     /// replay stops there (that batch stays replayed). `progress` then gets how many that batch
     /// moved (the console's bulk replay shows it as it goes).
     @discardableResult
-    package func replayDeadLetters(ids: [String]? = nil, replayed: ([Job]) async throws -> Void = { _ in },
-                                   progress: (Int) async -> Void = { _ in }) async throws -> Int {
+    package func replayDeadLetters(
+        ids: [String]? = nil, replayed: ([Job]) async throws -> Void = { _ in },
+        progress: (Int) async -> Void = { _ in }
+    ) async throws -> Int {
         var moved = 0
         if let ids {
             for batch in ids.chunked(500) {
@@ -106,7 +108,11 @@ extension JobQueue {
     }
 
     private func replayDeadBatch(_ ids: ArraySlice<String>, _ replayed: ([Job]) async throws -> Void) async throws -> Int {
-        let entries = try await redis.run(QueueScripts.replayDead, QueueScripts.ReplayCall(dead: configuration.deadKey, admission: QueueScripts.Admission(configuration), ids: Array(ids))).array ?? []
+        let entries =
+            try await redis.run(
+                QueueScripts.replayDead,
+                QueueScripts.ReplayCall(dead: configuration.deadKey, admission: QueueScripts.Admission(configuration), ids: Array(ids))
+            ).array ?? []
         // An undecodable dead letter goes back as it was, and its handler had nothing to undo.
         let jobs = entries.compactMap { try? Job(entry: $0) }
         if !jobs.isEmpty { try await replayed(jobs) }

@@ -26,7 +26,8 @@ extension JobQueue {
     /// The script's rows `{due, member, fields}` as jobs.
     static func delayedJobs(from reply: RedisValue) -> [DelayedJob] {
         (reply.array ?? []).compactMap { row in
-            guard let parts = row.array, parts.count == 3, let due = parts[0].string.flatMap(Double.init), let member = parts[1].bytes else { return nil }
+            guard let parts = row.array, parts.count == 3, let due = parts[0].string.flatMap(Double.init), let member = parts[1].bytes
+            else { return nil }
             let fields = parts[2].array ?? []
             var origin = "delayed"
             for index in stride(from: 0, to: fields.count - 1, by: 2) where fields[index].string == "origin" {

@@ -16,8 +16,10 @@ extension JobQueue: FailedPushCounting {
     package func countFailedPushes(_ counts: [String: Int], scope: String) async throws {
         let counts = counts.filter { $0.value > 0 }.sorted { $0.key < $1.key }
         guard !counts.isEmpty else { return }
-        try await redis.run(QueueScripts.countFailures, QueueScripts.FailuresCall(
-            failures: configuration.failuresKey(scope: scope), most: Self.failureCodesPerScope,
-            counts: counts.flatMap { [$0.key, $0.value] as [any RedisArgument] }))
+        try await redis.run(
+            QueueScripts.countFailures,
+            QueueScripts.FailuresCall(
+                failures: configuration.failuresKey(scope: scope), most: Self.failureCodesPerScope,
+                counts: counts.flatMap { [$0.key, $0.value] as [any RedisArgument] }))
     }
 }

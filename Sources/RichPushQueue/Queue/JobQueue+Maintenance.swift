@@ -6,7 +6,8 @@ extension JobQueue {
     @discardableResult
     package func trim(now: Int64 = JobQueue.nowMilliseconds()) async throws -> Int {
         let cutoff = max(0, now - Int64(configuration.retention.milliseconds))
-        return try await redis.run(QueueScripts.trim, QueueScripts.TrimCall(stream: configuration.streamKey, cutoff: "\(cutoff)-0")).int ?? 0
+        return try await redis.run(QueueScripts.trim, QueueScripts.TrimCall(stream: configuration.streamKey, cutoff: "\(cutoff)-0")).int
+            ?? 0
     }
 
     /// Sets each scope's count of jobs in flight to what the stream holds (pending or
@@ -14,8 +15,12 @@ extension JobQueue {
     /// how many counts were wrong, or nil when there were more entries than that (nothing changed).
     @discardableResult
     package func recountInFlight(limit: Int = 5000) async throws -> Int? {
-        let fixed = try await redis.run(QueueScripts.recountInFlight, QueueScripts.RecountCall(
-            stream: configuration.streamKey, scheduler: configuration.schedulerKey, group: configuration.group, limit: limit)).int ?? 0
+        let fixed =
+            try await redis.run(
+                QueueScripts.recountInFlight,
+                QueueScripts.RecountCall(
+                    stream: configuration.streamKey, scheduler: configuration.schedulerKey, group: configuration.group, limit: limit)
+            ).int ?? 0
         return fixed < 0 ? nil : fixed
     }
 
@@ -35,9 +40,11 @@ extension JobQueue {
     }
 
     private func removeIdleConsumers(minIdle: Int, only: String, except: String) async throws -> [String] {
-        let reply = try await redis.run(QueueScripts.removeIdleConsumers,
-                                        QueueScripts.RemoveConsumersCall(stream: configuration.streamKey, counters: configuration.countersKey, group: configuration.group,
-                                                                         minIdle: minIdle, only: only, keep: except, now: Self.nowMilliseconds()))
+        let reply = try await redis.run(
+            QueueScripts.removeIdleConsumers,
+            QueueScripts.RemoveConsumersCall(
+                stream: configuration.streamKey, counters: configuration.countersKey, group: configuration.group,
+                minIdle: minIdle, only: only, keep: except, now: Self.nowMilliseconds()))
         return (reply.array ?? []).compactMap(\.string)
     }
 }

@@ -39,8 +39,11 @@ extension JobQueue {
         var parked = ParkedJobs()
         var rank = 0
         while rank < limit {
-            let reply = try await redis.run(QueueScripts.delayedSlice,
-                                            QueueScripts.ParkedSliceCall(key: configuration.delayedKey, start: String(rank), count: Self.parkedSlice)).array ?? []
+            let reply =
+                try await redis.run(
+                    QueueScripts.delayedSlice,
+                    QueueScripts.ParkedSliceCall(key: configuration.delayedKey, start: String(rank), count: Self.parkedSlice)
+                ).array ?? []
             let read = reply.first?.int ?? 0
             for index in stride(from: 1, to: reply.count - 2, by: 3) {
                 guard let scope = reply[index].string else { continue }
@@ -54,7 +57,10 @@ extension JobQueue {
         var after = "-"
         var seen = 0
         while seen < limit {
-            let reply = try await redis.run(QueueScripts.deadSlice, QueueScripts.ParkedSliceCall(key: configuration.deadKey, start: after, count: Self.parkedSlice)).array ?? []
+            let reply =
+                try await redis.run(
+                    QueueScripts.deadSlice, QueueScripts.ParkedSliceCall(key: configuration.deadKey, start: after, count: Self.parkedSlice)
+                ).array ?? []
             let read = reply.first?.int ?? 0
             for index in stride(from: 2, to: reply.count - 1, by: 2) {
                 guard let scope = reply[index].string else { continue }

@@ -17,8 +17,9 @@ extension JobQueue {
         let script = paused ? QueueScripts.pause : QueueScripts.resume
         let calls = scopes.flatMap { scope in
             queues.map {
-                QueueScripts.PauseCall(ready: $0.configuration.readyKey, scheduler: $0.configuration.schedulerKey, bell: $0.configuration.bellKey,
-                                       waitPrefix: $0.configuration.waitPrefix, scope: scope)
+                QueueScripts.PauseCall(
+                    ready: $0.configuration.readyKey, scheduler: $0.configuration.schedulerKey, bell: $0.configuration.bellKey,
+                    waitPrefix: $0.configuration.waitPrefix, scope: scope)
             }
         }
         let replies = try await redis.pipeline(calls.map { script.command($0) }, loading: [script.script])

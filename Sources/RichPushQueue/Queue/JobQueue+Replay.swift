@@ -13,8 +13,10 @@ extension JobQueue {
     /// fresh job (attempt 0) keeping its origin id, admitted as a new job is (fair scheduling:
     /// into its app's lane); with `dryRun`, only lists them. Reads and
     /// writes in pipelined pages of 500. Undecodable entries are skipped and counted.
-    package func replay(from: String, to: String, types: Set<String>? = nil, dryRun: Bool = false,
-                       where include: @Sendable (Job) -> Bool = { _ in true }) async throws -> (candidates: [ReplayCandidate], skipped: Int) {
+    package func replay(
+        from: String, to: String, types: Set<String>? = nil, dryRun: Bool = false,
+        where include: @Sendable (Job) -> Bool = { _ in true }
+    ) async throws -> (candidates: [ReplayCandidate], skipped: Int) {
         var candidates: [ReplayCandidate] = []
         var skipped = 0
         var start = from
@@ -39,10 +41,12 @@ extension JobQueue {
                 let now = Self.nowMilliseconds()
                 let admission = QueueScripts.Admission(configuration)
                 let commands = jobs.map { job in
-                    QueueScripts.enqueue.command(QueueScripts.EnqueueCall(
-                        admission: admission, key: "", time: 0,
-                        fields: Job.fields(for: JobRequest(type: job.type, payload: job.payload, scope: job.scope, lane: job.lane), now: now)
-                            + ["origin", job.origin, "replayOf", job.id]))
+                    QueueScripts.enqueue.command(
+                        QueueScripts.EnqueueCall(
+                            admission: admission, key: "", time: 0,
+                            fields: Job.fields(
+                                for: JobRequest(type: job.type, payload: job.payload, scope: job.scope, lane: job.lane), now: now)
+                                + ["origin", job.origin, "replayOf", job.id]))
                 }
                 for reply in try await redis.pipeline(commands, loading: [QueueScripts.enqueue.script]) { _ = try reply.throwingError() }
             }

@@ -5,8 +5,9 @@ import Hiredis
 extension JobQueue {
     /// The script's call for this partition; `also`: scopes to report even when idle here.
     func scopeStatsCall(also: [String] = []) -> QueueScripts.ScopeStatsCall {
-        QueueScripts.ScopeStatsCall(ready: configuration.readyKey, scheduler: configuration.schedulerKey,
-                                    waitPrefix: configuration.waitPrefix, failuresPrefix: configuration.failuresPrefix, also: also)
+        QueueScripts.ScopeStatsCall(
+            ready: configuration.readyKey, scheduler: configuration.schedulerKey,
+            waitPrefix: configuration.waitPrefix, failuresPrefix: configuration.failuresPrefix, also: also)
     }
 
     /// Each partition's busy scopes (jobs waiting or in flight), in the queues' order, in one
@@ -15,8 +16,9 @@ extension JobQueue {
     /// and done totals cover only the partitions where it is busy (see ``scopeTotals(_:in:)``).
     package static func scopeStats(in queues: [JobQueue]) async throws -> [[String: ScopeStats]] {
         guard let redis = queues.first?.redis else { return [] }
-        let replies = try await redis.pipeline(queues.map { QueueScripts.scopeStats.command($0.scopeStatsCall()) },
-                                               loading: [QueueScripts.scopeStats.script])
+        let replies = try await redis.pipeline(
+            queues.map { QueueScripts.scopeStats.command($0.scopeStatsCall()) },
+            loading: [QueueScripts.scopeStats.script])
         let now = nowMilliseconds()
         return try replies.map { try scopeStats(from: $0.throwingError(), now: now) }
     }
@@ -33,7 +35,8 @@ extension JobQueue {
             if !missing.isEmpty { reads.append((index, queue.scopeStatsCall(also: missing))) }
         }
         guard !reads.isEmpty, let redis = queues.first?.redis else { return ScopeStats.total(partitions) }
-        let replies = try await redis.pipeline(reads.map { QueueScripts.scopeStats.command($0.call) }, loading: [QueueScripts.scopeStats.script])
+        let replies = try await redis.pipeline(
+            reads.map { QueueScripts.scopeStats.command($0.call) }, loading: [QueueScripts.scopeStats.script])
         var complete = partitions
         let now = nowMilliseconds()
         for (read, reply) in zip(reads, replies) {

@@ -25,7 +25,8 @@ package struct ScopeLimits: Sendable, Hashable, Codable {
     }
 
     package static let weightProblem = "weight must be an integer from \(weights.lowerBound) to \(weights.upperBound)"
-    package static let capProblem = "maxInFlight must be an integer from \(caps.lowerBound) to \(caps.upperBound), or none (null) for no cap"
+    package static let capProblem =
+        "maxInFlight must be an integer from \(caps.lowerBound) to \(caps.upperBound), or none (null) for no cap"
 }
 
 extension JobQueue {
@@ -41,8 +42,10 @@ extension JobQueue {
         var commands: [RedisCommand] = []
         for key in queues.map(\.configuration.schedulerKey) {
             for (scope, limits) in scopes {
-                commands.append(limits.weight == 1 ? RedisCommand("HDEL", key, "w:\(scope)") : RedisCommand("HSET", key, "w:\(scope)", limits.weight))
-                commands.append(limits.maxInFlight.map { RedisCommand("HSET", key, "c:\(scope)", $0) } ?? RedisCommand("HDEL", key, "c:\(scope)"))
+                commands.append(
+                    limits.weight == 1 ? RedisCommand("HDEL", key, "w:\(scope)") : RedisCommand("HSET", key, "w:\(scope)", limits.weight))
+                commands.append(
+                    limits.maxInFlight.map { RedisCommand("HSET", key, "c:\(scope)", $0) } ?? RedisCommand("HDEL", key, "c:\(scope)"))
             }
         }
         for reply in try await redis.pipeline(commands) { _ = try reply.throwingError() }

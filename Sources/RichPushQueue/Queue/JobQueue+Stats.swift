@@ -20,14 +20,17 @@ extension JobQueue {
         // A queue nobody has used yet has no stream: XINFO answers "no such key"; that is all zeros.
         // Any other error (LOADING while Redis restarts, …) is thrown, not read as zeros.
         for reply in replies {
-            if let message = reply.errorMessage, !message.contains("no such key"), !message.hasPrefix("NOGROUP") { try reply.throwingError() }
+            if let message = reply.errorMessage, !message.contains("no such key"), !message.hasPrefix("NOGROUP") {
+                try reply.throwingError()
+            }
         }
         let group = replies[1].array?.compactMap { Self.dictionary($0) }.first { $0["name"]?.string == c.group }
         let pendingSummary = replies[2].array ?? []
         let oldest = pendingSummary.count > 1 ? pendingSummary[1].string.flatMap(StreamID.init) : nil
         let now = UInt64(Self.nowMilliseconds())
         let consumers = (replies[5].array ?? []).compactMap(Self.dictionary).map { info in
-            QueueStats.Consumer(name: info["name"]?.string ?? "?", pending: info["pending"]?.int ?? 0, idleMilliseconds: info["idle"]?.int ?? 0)
+            QueueStats.Consumer(
+                name: info["name"]?.string ?? "?", pending: info["pending"]?.int ?? 0, idleMilliseconds: info["idle"]?.int ?? 0)
         }
         let counters = Self.dictionary(replies[6]) ?? [:]
         var stats = QueueStats(
@@ -44,9 +47,10 @@ extension JobQueue {
             retried: counters["retried"]?.int ?? 0,
             failed: counters["failed"]?.int ?? 0,
             deadLettered: counters["dead"]?.int ?? 0,
-            processedByConsumer: Dictionary(uniqueKeysWithValues: counters.compactMap { name, value in
-                name.hasPrefix("processed:") ? (String(name.dropFirst("processed:".count)), value.int ?? 0) : nil
-            }))
+            processedByConsumer: Dictionary(
+                uniqueKeysWithValues: counters.compactMap { name, value in
+                    name.hasPrefix("processed:") ? (String(name.dropFirst("processed:".count)), value.int ?? 0) : nil
+                }))
         if perApp { stats.apps = Self.scopeStats(from: replies[8], now: Int64(now)) }
         return stats
     }
@@ -69,19 +73,23 @@ extension JobQueue {
         guard let redis = queues.first?.redis else { return 0 }
         var commands: [RedisCommand] = []
         for c in queues.map(\.configuration) {
-            commands += [RedisCommand("XLEN", c.streamKey), RedisCommand("XINFO", "GROUPS", c.streamKey), RedisCommand("ZCARD", c.delayedKey),
-                         RedisCommand("HGET", c.schedulerKey, "waiting")]
+            commands += [
+                RedisCommand("XLEN", c.streamKey), RedisCommand("XINFO", "GROUPS", c.streamKey), RedisCommand("ZCARD", c.delayedKey),
+                RedisCommand("HGET", c.schedulerKey, "waiting"),
+            ]
         }
         let replies = try await redis.pipeline(commands)
         var total = 0
         for (index, queue) in queues.enumerated() {
-            let length = replies[4 * index], groups = replies[4 * index + 1], delayed = replies[4 * index + 2], waiting = replies[4 * index + 3]
+            let length = replies[4 * index], groups = replies[4 * index + 1], delayed = replies[4 * index + 2],
+                waiting = replies[4 * index + 3]
             for reply in [length, groups, delayed, waiting] {
                 if let message = reply.errorMessage, !message.contains("no such key") { try reply.throwingError() }
             }
             let group = groups.array?.compactMap { dictionary($0) }.first { $0["name"]?.string == queue.configuration.group }
             // Without a group yet (no worker has started), every entry is waiting.
-            total += (group.map { ($0["lag"]?.int ?? 0) + ($0["pending"]?.int ?? 0) } ?? (length.int ?? 0)) + (delayed.int ?? 0)
+            total +=
+                (group.map { ($0["lag"]?.int ?? 0) + ($0["pending"]?.int ?? 0) } ?? (length.int ?? 0)) + (delayed.int ?? 0)
                 + max(waiting.int ?? 0, 0)
         }
         return total

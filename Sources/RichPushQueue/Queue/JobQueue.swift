@@ -41,12 +41,15 @@ package struct JobQueue: Sendable {
         let admission = QueueScripts.Admission(configuration)
         let commands = requests.map { request in
             if let key = request.idempotencyKey {
-                return QueueScripts.enqueueOnce.command(QueueScripts.EnqueueCall(admission: admission, key: configuration.idempotencyKey(key),
-                                                                                 time: Int64(configuration.idempotencyTTL.milliseconds),
-                                                                                 fields: Job.fields(for: request, now: now)))
+                return QueueScripts.enqueueOnce.command(
+                    QueueScripts.EnqueueCall(
+                        admission: admission, key: configuration.idempotencyKey(key),
+                        time: Int64(configuration.idempotencyTTL.milliseconds),
+                        fields: Job.fields(for: request, now: now)))
             }
             if configuration.scheduling == .fifo { return enqueueCommand(for: request, now: now) }
-            return QueueScripts.enqueue.command(QueueScripts.EnqueueCall(admission: admission, key: "", time: 0, fields: Job.fields(for: request, now: now)))
+            return QueueScripts.enqueue.command(
+                QueueScripts.EnqueueCall(admission: admission, key: "", time: 0, fields: Job.fields(for: request, now: now)))
         }
         let replies = try await redis.pipeline(commands, loading: [QueueScripts.enqueueOnce.script, QueueScripts.enqueue.script])
         return try replies.map { reply in
@@ -75,8 +78,10 @@ package struct JobQueue: Sendable {
         let now = Self.nowMilliseconds()
         let admission = QueueScripts.Admission(configuration)
         let commands = zip(requests, times).map { request, time in
-            QueueScripts.schedule.command(QueueScripts.EnqueueCall(admission: admission, key: configuration.delayedKey, time: time,
-                                                                   fields: Job.fields(for: request, now: now)))
+            QueueScripts.schedule.command(
+                QueueScripts.EnqueueCall(
+                    admission: admission, key: configuration.delayedKey, time: time,
+                    fields: Job.fields(for: request, now: now)))
         }
         for reply in try await redis.pipeline(commands, loading: [QueueScripts.schedule.script]) { _ = try reply.throwingError() }
     }

@@ -68,8 +68,9 @@ extension QueueStats {
     /// and processed summed and its smallest idle time.
     package static func total(_ partitions: [QueueStats]) -> QueueStats {
         guard var total = partitions.first else {
-            return QueueStats(length: 0, lag: 0, pending: 0, oldestPendingAgeMilliseconds: 0, delayed: 0, deadLetters: 0, consumers: [],
-                              processed: 0, retried: 0, failed: 0, deadLettered: 0, processedByConsumer: [:])
+            return QueueStats(
+                length: 0, lag: 0, pending: 0, oldestPendingAgeMilliseconds: 0, delayed: 0, deadLetters: 0, consumers: [],
+                processed: 0, retried: 0, failed: 0, deadLettered: 0, processedByConsumer: [:])
         }
         for stats in partitions.dropFirst() {
             total.waiting += stats.waiting

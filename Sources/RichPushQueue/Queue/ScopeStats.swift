@@ -30,9 +30,11 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     /// Paused (`richpush apps pause`): its jobs wait in its lanes and no worker takes them.
     package var paused: Bool = false
 
-    package init(waitingNow: Int = 0, waitingBulk: Int = 0, oldestWaitingAgeMilliseconds: Int = 0, inFlight: Int = 0, taken: Int = 0,
-                 done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil, paused: Bool = false, retried: Int = 0, deadLettered: Int = 0,
-                 failedByReason: [String: Int] = [:], sent: Int = 0) {
+    package init(
+        waitingNow: Int = 0, waitingBulk: Int = 0, oldestWaitingAgeMilliseconds: Int = 0, inFlight: Int = 0, taken: Int = 0,
+        done: Int = 0, weight: Int = 1, maxInFlight: Int? = nil, paused: Bool = false, retried: Int = 0, deadLettered: Int = 0,
+        failedByReason: [String: Int] = [:], sent: Int = 0
+    ) {
         self.sent = sent
         self.failedByReason = failedByReason
         self.paused = paused
@@ -57,12 +59,13 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     /// Two partitions' numbers together: counts summed, the oldest age the larger; weight and cap
     /// are the same in every partition (set together), so either is kept.
     package func adding(_ other: ScopeStats) -> ScopeStats {
-        ScopeStats(waitingNow: waitingNow + other.waitingNow, waitingBulk: waitingBulk + other.waitingBulk,
-                   oldestWaitingAgeMilliseconds: max(oldestWaitingAgeMilliseconds, other.oldestWaitingAgeMilliseconds),
-                   inFlight: inFlight + other.inFlight, taken: taken + other.taken, done: done + other.done,
-                   weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight, paused: paused || other.paused,
-                   retried: retried + other.retried, deadLettered: deadLettered + other.deadLettered,
-                   failedByReason: failedByReason.merging(other.failedByReason, uniquingKeysWith: +), sent: sent + other.sent)
+        ScopeStats(
+            waitingNow: waitingNow + other.waitingNow, waitingBulk: waitingBulk + other.waitingBulk,
+            oldestWaitingAgeMilliseconds: max(oldestWaitingAgeMilliseconds, other.oldestWaitingAgeMilliseconds),
+            inFlight: inFlight + other.inFlight, taken: taken + other.taken, done: done + other.done,
+            weight: max(weight, other.weight), maxInFlight: maxInFlight ?? other.maxInFlight, paused: paused || other.paused,
+            retried: retried + other.retried, deadLettered: deadLettered + other.deadLettered,
+            failedByReason: failedByReason.merging(other.failedByReason, uniquingKeysWith: +), sent: sent + other.sent)
     }
 
     /// The scopes of several partitions added up by name.

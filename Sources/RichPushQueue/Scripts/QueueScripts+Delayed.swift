@@ -14,15 +14,17 @@ extension QueueScripts {
 
     /// → `{due, member, fields}` per member due at or after `from` (ZRANGE BYSCORE LIMIT: each
     /// call is short), oldest due first; `fields` the member's field/value pairs.
-    static let delayedPage = LuaScript<DelayedPageCall, Never>([
-        .key("delayed", \.key), .argument("from", \.from), .number("skip", \.skip), .number("count", \.count),
-    ], body: """
-    local members = redis.call('ZRANGE', delayed, from, '+inf', 'BYSCORE', 'LIMIT', skip, count, 'WITHSCORES')
-    local reply = {}
-    for i = 1, #members, 2 do
-      reply[#reply + 1] = {members[i + 1], members[i], cmsgpack.unpack(members[i])}
-    end
-    return reply
+    static let delayedPage = LuaScript<DelayedPageCall, Never>(
+        [
+            .key("delayed", \.key), .argument("from", \.from), .number("skip", \.skip), .number("count", \.count),
+        ],
+        body: """
+            local members = redis.call('ZRANGE', delayed, from, '+inf', 'BYSCORE', 'LIMIT', skip, count, 'WITHSCORES')
+            local reply = {}
+            for i = 1, #members, 2 do
+              reply[#reply + 1] = {members[i + 1], members[i], cmsgpack.unpack(members[i])}
+            end
+            return reply
 
-    """)
+            """)
 }

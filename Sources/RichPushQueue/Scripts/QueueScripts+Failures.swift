@@ -14,17 +14,19 @@ extension QueueScripts {
     /// while it names fewer than `most` codes, and one that is not 1–48 bytes of
     /// `[A-Za-z0-9_.-]` never is: both count as `other`. So the hash stays bounded whatever the
     /// workers send (an old or a buggy one), at `most` codes and `other`.
-    static let countFailures = LuaScript<FailuresCall, Never>([
-        .key("failures", \.failures), .number("most", \.most), .list("counts", { $0.counts }),
-    ], body: """
-    local OTHER = 'other'
-    for i = countsFrom, countsTo - 1, 2 do
-      local code, count = ARGV[i], tonumber(ARGV[i + 1]) or 0
-      if #code > 48 or not string.find(code, '^[%w_%.%-]+$') then code = OTHER end
-      if code ~= OTHER and redis.call('HEXISTS', failures, code) == 0 and redis.call('HLEN', failures) >= most then code = OTHER end
-      if count > 0 then redis.call('HINCRBY', failures, code, count) end
-    end
-    return 0
+    static let countFailures = LuaScript<FailuresCall, Never>(
+        [
+            .key("failures", \.failures), .number("most", \.most), .list("counts", { $0.counts }),
+        ],
+        body: """
+            local OTHER = 'other'
+            for i = countsFrom, countsTo - 1, 2 do
+              local code, count = ARGV[i], tonumber(ARGV[i + 1]) or 0
+              if #code > 48 or not string.find(code, '^[%w_%.%-]+$') then code = OTHER end
+              if code ~= OTHER and redis.call('HEXISTS', failures, code) == 0 and redis.call('HLEN', failures) >= most then code = OTHER end
+              if count > 0 then redis.call('HINCRBY', failures, code, count) end
+            end
+            return 0
 
-    """)
+            """)
 }

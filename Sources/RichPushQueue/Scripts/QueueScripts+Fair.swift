@@ -44,51 +44,51 @@ extension QueueScripts {
     /// to the partition's `waiting` count by `admitted()`, which every script that admits calls
     /// on each way out.
     static let admitFunction = """
-    local admission = {next = 0, last = -1, ready = {}, waiting = {}}
-    local function admit(fair, stream, ready, sched, bell, waitPrefix, fields)
-      if fair ~= 1 then return redis.call('XADD', stream, '*', unpack(fields)) end
-      local scope, lane = '_', 'now'
-      for i = 1, #fields, 2 do
-        if fields[i] == 'app' then scope = fields[i + 1] elseif fields[i] == 'lane' then lane = fields[i + 1] end
-      end
-      if admission.next > admission.last or admission.sched ~= sched then
-        admission.last = redis.call('HINCRBY', sched, 'tickets', 32)
-        admission.next = admission.last - 31
-        admission.sched = sched
-      end
-      local ticket = 'w-' .. admission.next
-      admission.next = admission.next + 1
-      local origin = false
-      for i = 1, #fields, 2 do if fields[i] == 'origin' then origin = true end end
-      if not origin then
-        fields[#fields + 1] = 'origin'
-        fields[#fields + 1] = ticket
-      end
-      redis.call('RPUSH', waitPrefix .. scope .. ':' .. lane, cmsgpack.pack(fields))
-      admission.waiting[sched] = (admission.waiting[sched] or 0) + 1
-      -- A paused scope's jobs wait in its lanes; it joins the ready ones when resumed. Looked up
-      -- once per call: nothing else changes the ready set while the script runs.
-      local known = admission.ready[ready] or {}
-      admission.ready[ready] = known
-      if not known[scope] then
-        known[scope] = true
-        if not redis.call('ZSCORE', ready, scope) and not redis.call('HGET', sched, 'x:' .. scope) then
-          local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
-          redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
-          -- Trimmed only past 64 rings: a ring costs one command, not two.
-          if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
+        local admission = {next = 0, last = -1, ready = {}, waiting = {}}
+        local function admit(fair, stream, ready, sched, bell, waitPrefix, fields)
+          if fair ~= 1 then return redis.call('XADD', stream, '*', unpack(fields)) end
+          local scope, lane = '_', 'now'
+          for i = 1, #fields, 2 do
+            if fields[i] == 'app' then scope = fields[i + 1] elseif fields[i] == 'lane' then lane = fields[i + 1] end
+          end
+          if admission.next > admission.last or admission.sched ~= sched then
+            admission.last = redis.call('HINCRBY', sched, 'tickets', 32)
+            admission.next = admission.last - 31
+            admission.sched = sched
+          end
+          local ticket = 'w-' .. admission.next
+          admission.next = admission.next + 1
+          local origin = false
+          for i = 1, #fields, 2 do if fields[i] == 'origin' then origin = true end end
+          if not origin then
+            fields[#fields + 1] = 'origin'
+            fields[#fields + 1] = ticket
+          end
+          redis.call('RPUSH', waitPrefix .. scope .. ':' .. lane, cmsgpack.pack(fields))
+          admission.waiting[sched] = (admission.waiting[sched] or 0) + 1
+          -- A paused scope's jobs wait in its lanes; it joins the ready ones when resumed. Looked up
+          -- once per call: nothing else changes the ready set while the script runs.
+          local known = admission.ready[ready] or {}
+          admission.ready[ready] = known
+          if not known[scope] then
+            known[scope] = true
+            if not redis.call('ZSCORE', ready, scope) and not redis.call('HGET', sched, 'x:' .. scope) then
+              local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
+              redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
+              -- Trimmed only past 64 rings: a ring costs one command, not two.
+              if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
+            end
+          end
+          return ticket
         end
-      end
-      return ticket
-    end
 
-    -- Adds the jobs admitted so far to their partitions' `waiting` counts (once per call).
-    local function admitted()
-      for sched, count in pairs(admission.waiting) do redis.call('HINCRBY', sched, 'waiting', count) end
-      admission.waiting = {}
-    end
+        -- Adds the jobs admitted so far to their partitions' `waiting` counts (once per call).
+        local function admitted()
+          for sched, count in pairs(admission.waiting) do redis.call('HINCRBY', sched, 'waiting', count) end
+          admission.waiting = {}
+        end
 
-    """
+        """
 
     /// A take's keys and arguments.
     struct TakeCall {
@@ -119,153 +119,157 @@ extension QueueScripts {
     /// dry leaves the ready set and keeps its pass, and so does a paused one (`x:<scope>` set,
     /// read in the same HMGET as its weight: no extra call). When work is left after a full take,
     /// the bell rings for another worker.
-    static let take = LuaScript<TakeCall, Never>([
-        .key("stream", \.stream), .key("ready", \.ready), .key("sched", \.scheduler), .key("bell", \.bell),
-        .argument("group", \.group), .argument("consumer", \.consumer), .number("count", \.count), .argument("waitPrefix", \.waitPrefix),
-        .number("quantum", \.quantum), .number("read", \.read), .number("slots", \.slots), .number("bulkRoom", \.bulkRoom), .list("running", { $0.running }),
-    ], body: """
-    local ranked = redis.call('ZRANGE', ready, 0, 63, 'WITHSCORES')
-    local scopes, pass, weight, room, held, took, dry, stopped = {}, {}, {}, {}, {}, {}, {}, {}
-    local runs, weights = {}, 0
-    for i = runningFrom, runningTo, 2 do runs[ARGV[i]] = tonumber(ARGV[i + 1]) end
-    for r = 1, #ranked / 2 do
-      local scope = ranked[2 * r - 1]
-      local numbers = redis.call('HMGET', sched, 'w:' .. scope, 'c:' .. scope, 'f:' .. scope, 'x:' .. scope)
-      if numbers[4] then
-        -- Paused (a pause raced this scope's admission): it leaves the ready ones, keeping its
-        -- pass; its jobs stay in its lanes until it is resumed.
-        redis.call('ZREM', ready, scope)
-        redis.call('HSET', sched, 'p:' .. scope, ranked[2 * r])
-      else
-        local i = #scopes + 1
-        scopes[i] = scope
-        pass[i] = tonumber(ranked[2 * r])
-        weight[i] = math.max(tonumber(numbers[1] or 1) or 1, 1)
-        held[i] = math.max(tonumber(numbers[3] or 0) or 0, 0)
-        local cap = tonumber(numbers[2] or 0) or 0
-        room[i] = cap > 0 and math.max(cap - held[i], 0) or count
-        took[i] = 0
-        weights = weights + weight[i]
-      end
-    end
-    -- The worker's slots are shared too, by weight among the scopes with work: a scope whose jobs
-    -- are slow (its provider answers late) cannot hold every slot while another waits. Shared by
-    -- water-filling: a scope that needs fewer slots than its weighted share (what it runs here
-    -- and what waits in its lanes) gets what it needs, and the rest is shared again among the
-    -- others by weight, so one app's single job does not halve a flooding app's slots.
-    if slots > 0 then
-      local demand, share, settled = {}, {}, {}
-      for i = 1, #scopes do
-        demand[i] = (runs[scopes[i]] or 0)
-        if #scopes > 1 then
-          demand[i] = demand[i] + redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') + redis.call('LLEN', waitPrefix .. scopes[i] .. ':bulk')
-        end
-      end
-      local remaining, open, changed = slots, weights, #scopes > 1
-      while changed do
-        changed = false
-        for i = 1, #scopes do
-          if not settled[i] and demand[i] <= remaining * weight[i] / open then
-            settled[i] = true
-            share[i] = demand[i]
-            remaining = remaining - demand[i]
-            open = open - weight[i]
-            changed = true
-          end
-        end
-      end
-      for i = 1, #scopes do
-        if not settled[i] then share[i] = math.max(math.floor(remaining * weight[i] / open), 1) end
-        room[i] = math.min(room[i], math.max(share[i] - (runs[scopes[i]] or 0), 0))
-      end
-    end
-    local moved = 0
-    while moved < count do
-      local best, second
-      for i = 1, #scopes do
-        if not dry[i] and room[i] > 0 then
-          if not best or pass[i] < pass[best] then
-            second = best
-            best = i
-          elseif not second or pass[i] < pass[second] then
-            second = i
-          end
-        end
-      end
-      if not best then break end
-      local want = math.min(count - moved, room[best])
-      if second then want = math.min(want, math.max(quantum, math.floor((pass[second] - pass[best]) * weight[best]) + 1)) end
-      local got, bulkHeld = 0, false
-      for _, lane in ipairs({'now', 'bulk'}) do
-        local n = want - got
-        if lane == 'bulk' and bulkRoom >= 0 and n > bulkRoom then
-          n = bulkRoom
-          bulkHeld = true
-        end
-        if n > 0 then
-          local jobs = redis.call('LPOP', waitPrefix .. scopes[best] .. ':' .. lane, n)
-          if lane == 'bulk' and jobs and bulkRoom >= 0 then bulkRoom = bulkRoom - #jobs end
-          if jobs then
-            for _, packed in ipairs(jobs) do
-              local fields = cmsgpack.unpack(packed)
-              fields[#fields + 1] = 'fl'
-              fields[#fields + 1] = scopes[best]
-              redis.call('XADD', stream, '*', unpack(fields))
+    static let take = LuaScript<TakeCall, Never>(
+        [
+            .key("stream", \.stream), .key("ready", \.ready), .key("sched", \.scheduler), .key("bell", \.bell),
+            .argument("group", \.group), .argument("consumer", \.consumer), .number("count", \.count),
+            .argument("waitPrefix", \.waitPrefix),
+            .number("quantum", \.quantum), .number("read", \.read), .number("slots", \.slots), .number("bulkRoom", \.bulkRoom),
+            .list("running", { $0.running }),
+        ],
+        body: """
+            local ranked = redis.call('ZRANGE', ready, 0, 63, 'WITHSCORES')
+            local scopes, pass, weight, room, held, took, dry, stopped = {}, {}, {}, {}, {}, {}, {}, {}
+            local runs, weights = {}, 0
+            for i = runningFrom, runningTo, 2 do runs[ARGV[i]] = tonumber(ARGV[i + 1]) end
+            for r = 1, #ranked / 2 do
+              local scope = ranked[2 * r - 1]
+              local numbers = redis.call('HMGET', sched, 'w:' .. scope, 'c:' .. scope, 'f:' .. scope, 'x:' .. scope)
+              if numbers[4] then
+                -- Paused (a pause raced this scope's admission): it leaves the ready ones, keeping its
+                -- pass; its jobs stay in its lanes until it is resumed.
+                redis.call('ZREM', ready, scope)
+                redis.call('HSET', sched, 'p:' .. scope, ranked[2 * r])
+              else
+                local i = #scopes + 1
+                scopes[i] = scope
+                pass[i] = tonumber(ranked[2 * r])
+                weight[i] = math.max(tonumber(numbers[1] or 1) or 1, 1)
+                held[i] = math.max(tonumber(numbers[3] or 0) or 0, 0)
+                local cap = tonumber(numbers[2] or 0) or 0
+                room[i] = cap > 0 and math.max(cap - held[i], 0) or count
+                took[i] = 0
+                weights = weights + weight[i]
+              end
             end
-            got = got + #jobs
-          end
-        end
-      end
-      pass[best] = pass[best] + got / weight[best]
-      room[best] = room[best] - got
-      took[best] = took[best] + got
-      moved = moved + got
-      if got < want then
-        -- Short of what it wanted: its lanes ran dry, unless the bulk room held bulk jobs back
-        -- (then it has no more room in this take; whether any wait is looked at below).
-        if bulkHeld then room[best] = 0 else dry[best] = true end
-        stopped[best] = true
-      end
-    end
-    local last = 0
-    for i = 1, #scopes do
-      -- A scope taken from or held back may have nothing left: it leaves the ready ones too, or
-      -- the next job admitted would not ring the bell (the scope is still "ready") and a worker
-      -- blocked for want of work would sleep out its block time with that job waiting.
-      if (took[i] > 0 or stopped[i]) and not dry[i] and redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') == 0
-          and redis.call('LLEN', waitPrefix .. scopes[i] .. ':bulk') == 0 then
-        dry[i] = true
-      end
-      if took[i] > 0 or dry[i] then
-        local scope = scopes[i]
-        if took[i] > 0 then
-          redis.call('HINCRBY', sched, 'f:' .. scope, took[i])
-          redis.call('HINCRBY', sched, 't:' .. scope, took[i])
-        end
-        if dry[i] then
-          redis.call('ZREM', ready, scope)
-          redis.call('HSET', sched, 'p:' .. scope, pass[i])
-        else
-          redis.call('ZADD', ready, 'XX', pass[i], scope)
-        end
-        if pass[i] > last then last = pass[i] end
-      end
-    end
-    if moved > 0 then redis.call('HINCRBY', sched, 'waiting', -moved) end
-    -- The virtual time: the lowest pass of a scope with work (a scope joining starts there).
-    local lowest = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
-    if lowest[2] then
-      redis.call('HSET', sched, 'V', lowest[2])
-    elseif last > 0 then
-      redis.call('HSET', sched, 'V', last)
-    end
-    if moved == count and lowest[1] then
-      if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
-    end
-    if read == 1 then return redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, 'STREAMS', stream, '>') end
-    return moved
+            -- The worker's slots are shared too, by weight among the scopes with work: a scope whose jobs
+            -- are slow (its provider answers late) cannot hold every slot while another waits. Shared by
+            -- water-filling: a scope that needs fewer slots than its weighted share (what it runs here
+            -- and what waits in its lanes) gets what it needs, and the rest is shared again among the
+            -- others by weight, so one app's single job does not halve a flooding app's slots.
+            if slots > 0 then
+              local demand, share, settled = {}, {}, {}
+              for i = 1, #scopes do
+                demand[i] = (runs[scopes[i]] or 0)
+                if #scopes > 1 then
+                  demand[i] = demand[i] + redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') + redis.call('LLEN', waitPrefix .. scopes[i] .. ':bulk')
+                end
+              end
+              local remaining, open, changed = slots, weights, #scopes > 1
+              while changed do
+                changed = false
+                for i = 1, #scopes do
+                  if not settled[i] and demand[i] <= remaining * weight[i] / open then
+                    settled[i] = true
+                    share[i] = demand[i]
+                    remaining = remaining - demand[i]
+                    open = open - weight[i]
+                    changed = true
+                  end
+                end
+              end
+              for i = 1, #scopes do
+                if not settled[i] then share[i] = math.max(math.floor(remaining * weight[i] / open), 1) end
+                room[i] = math.min(room[i], math.max(share[i] - (runs[scopes[i]] or 0), 0))
+              end
+            end
+            local moved = 0
+            while moved < count do
+              local best, second
+              for i = 1, #scopes do
+                if not dry[i] and room[i] > 0 then
+                  if not best or pass[i] < pass[best] then
+                    second = best
+                    best = i
+                  elseif not second or pass[i] < pass[second] then
+                    second = i
+                  end
+                end
+              end
+              if not best then break end
+              local want = math.min(count - moved, room[best])
+              if second then want = math.min(want, math.max(quantum, math.floor((pass[second] - pass[best]) * weight[best]) + 1)) end
+              local got, bulkHeld = 0, false
+              for _, lane in ipairs({'now', 'bulk'}) do
+                local n = want - got
+                if lane == 'bulk' and bulkRoom >= 0 and n > bulkRoom then
+                  n = bulkRoom
+                  bulkHeld = true
+                end
+                if n > 0 then
+                  local jobs = redis.call('LPOP', waitPrefix .. scopes[best] .. ':' .. lane, n)
+                  if lane == 'bulk' and jobs and bulkRoom >= 0 then bulkRoom = bulkRoom - #jobs end
+                  if jobs then
+                    for _, packed in ipairs(jobs) do
+                      local fields = cmsgpack.unpack(packed)
+                      fields[#fields + 1] = 'fl'
+                      fields[#fields + 1] = scopes[best]
+                      redis.call('XADD', stream, '*', unpack(fields))
+                    end
+                    got = got + #jobs
+                  end
+                end
+              end
+              pass[best] = pass[best] + got / weight[best]
+              room[best] = room[best] - got
+              took[best] = took[best] + got
+              moved = moved + got
+              if got < want then
+                -- Short of what it wanted: its lanes ran dry, unless the bulk room held bulk jobs back
+                -- (then it has no more room in this take; whether any wait is looked at below).
+                if bulkHeld then room[best] = 0 else dry[best] = true end
+                stopped[best] = true
+              end
+            end
+            local last = 0
+            for i = 1, #scopes do
+              -- A scope taken from or held back may have nothing left: it leaves the ready ones too, or
+              -- the next job admitted would not ring the bell (the scope is still "ready") and a worker
+              -- blocked for want of work would sleep out its block time with that job waiting.
+              if (took[i] > 0 or stopped[i]) and not dry[i] and redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') == 0
+                  and redis.call('LLEN', waitPrefix .. scopes[i] .. ':bulk') == 0 then
+                dry[i] = true
+              end
+              if took[i] > 0 or dry[i] then
+                local scope = scopes[i]
+                if took[i] > 0 then
+                  redis.call('HINCRBY', sched, 'f:' .. scope, took[i])
+                  redis.call('HINCRBY', sched, 't:' .. scope, took[i])
+                end
+                if dry[i] then
+                  redis.call('ZREM', ready, scope)
+                  redis.call('HSET', sched, 'p:' .. scope, pass[i])
+                else
+                  redis.call('ZADD', ready, 'XX', pass[i], scope)
+                end
+                if pass[i] > last then last = pass[i] end
+              end
+            end
+            if moved > 0 then redis.call('HINCRBY', sched, 'waiting', -moved) end
+            -- The virtual time: the lowest pass of a scope with work (a scope joining starts there).
+            local lowest = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
+            if lowest[2] then
+              redis.call('HSET', sched, 'V', lowest[2])
+            elseif last > 0 then
+              redis.call('HSET', sched, 'V', last)
+            end
+            if moved == count and lowest[1] then
+              if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
+            end
+            if read == 1 then return redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, 'STREAMS', stream, '>') end
+            return moved
 
-    """)
+            """)
 
     /// An acknowledgement's keys and arguments: the jobs by the scope whose count they hold ('' for
     /// none), and the counter they add to (`processed`, or `failed` for dropped jobs).
@@ -288,27 +292,31 @@ extension QueueScripts {
     /// → jobs acknowledged. XACKs each scope's jobs and gives back to the scope as many
     /// jobs in flight as were still pending (a job another worker settled first counts once),
     /// counting them done for the scope and in the queue's totals, atomically.
-    static let acknowledge = LuaScript<AckCall, HeldJobs>([
-        .key("stream", \.stream), .key("counters", \.counters), .key("sched", \.scheduler),
-        .argument("group", \.group), .argument("counter", \.counter), .argument("consumerCounter", \.consumerCounter),
-    ], items: \.held, each: [.argument("scope", \.scope), .argument("accepted", \.accepted), .list("ids", { $0.ids })], before: """
-    local total = 0
+    static let acknowledge = LuaScript<AckCall, HeldJobs>(
+        [
+            .key("stream", \.stream), .key("counters", \.counters), .key("sched", \.scheduler),
+            .argument("group", \.group), .argument("counter", \.counter), .argument("consumerCounter", \.consumerCounter),
+        ], items: \.held, each: [.argument("scope", \.scope), .argument("accepted", \.accepted), .list("ids", { $0.ids })],
+        before: """
+            local total = 0
 
-    """, eachItem: """
-    local acked = redis.call('XACK', stream, group, unpack(ARGV, idsFrom, idsTo))
-    if acked > 0 and scope ~= '' then
-      redis.call('HINCRBY', sched, 'f:' .. scope, -acked)
-      redis.call('HINCRBY', sched, 'd:' .. scope, acked)
-      if tonumber(accepted) > 0 then redis.call('HINCRBY', sched, 's:' .. scope, accepted) end
-    end
-    total = total + acked
+            """,
+        eachItem: """
+            local acked = redis.call('XACK', stream, group, unpack(ARGV, idsFrom, idsTo))
+            if acked > 0 and scope ~= '' then
+              redis.call('HINCRBY', sched, 'f:' .. scope, -acked)
+              redis.call('HINCRBY', sched, 'd:' .. scope, acked)
+              if tonumber(accepted) > 0 then redis.call('HINCRBY', sched, 's:' .. scope, accepted) end
+            end
+            total = total + acked
 
-    """, after: """
-    if total > 0 then
-      redis.call('HINCRBY', counters, counter, total)
-      if consumerCounter ~= '' then redis.call('HINCRBY', counters, consumerCounter, total) end
-    end
-    return total
+            """,
+        after: """
+            if total > 0 then
+              redis.call('HINCRBY', counters, counter, total)
+              if consumerCounter ~= '' then redis.call('HINCRBY', counters, consumerCounter, total) end
+            end
+            return total
 
-    """)
+            """)
 }

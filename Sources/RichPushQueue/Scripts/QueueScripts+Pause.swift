@@ -12,36 +12,43 @@ extension QueueScripts {
     }
 
     static func pauseSlots() -> [LuaSlot<PauseCall>] {
-        [.key("ready", \.ready), .key("sched", \.scheduler), .key("bell", \.bell), .argument("waitPrefix", \.waitPrefix), .argument("scope", \.scope)]
+        [
+            .key("ready", \.ready), .key("sched", \.scheduler), .key("bell", \.bell), .argument("waitPrefix", \.waitPrefix),
+            .argument("scope", \.scope),
+        ]
     }
 
     /// → 1 when it was running, 0 when already paused. Sets the flag and takes the scope out of
     /// the ready ones, keeping its pass (as a scope whose lanes ran dry): jobs already taken
     /// finish, the waiting ones stay where they are.
-    static let pause = LuaScript<PauseCall, Never>(pauseSlots(), body: """
-    if redis.call('HGET', sched, 'x:' .. scope) then return 0 end
-    redis.call('HSET', sched, 'x:' .. scope, 1)
-    local pass = redis.call('ZSCORE', ready, scope)
-    if pass then
-      redis.call('ZREM', ready, scope)
-      redis.call('HSET', sched, 'p:' .. scope, pass)
-    end
-    return 1
+    static let pause = LuaScript<PauseCall, Never>(
+        pauseSlots(),
+        body: """
+            if redis.call('HGET', sched, 'x:' .. scope) then return 0 end
+            redis.call('HSET', sched, 'x:' .. scope, 1)
+            local pass = redis.call('ZSCORE', ready, scope)
+            if pass then
+              redis.call('ZREM', ready, scope)
+              redis.call('HSET', sched, 'p:' .. scope, pass)
+            end
+            return 1
 
-    """)
+            """)
 
     /// → 1 when it was paused, 0 when it was not. Clears the flag; a scope with jobs waiting
     /// joins the ready ones at the virtual time (or its own pass, if later: a pause earns no
     /// burst) and rings the bell for a worker waiting with nothing to take.
-    static let resume = LuaScript<PauseCall, Never>(pauseSlots(), body: """
-    if redis.call('HDEL', sched, 'x:' .. scope) == 0 then return 0 end
-    local waiting = redis.call('LLEN', waitPrefix .. scope .. ':now') + redis.call('LLEN', waitPrefix .. scope .. ':bulk')
-    if waiting > 0 and not redis.call('ZSCORE', ready, scope) then
-      local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
-      redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
-      if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
-    end
-    return 1
+    static let resume = LuaScript<PauseCall, Never>(
+        pauseSlots(),
+        body: """
+            if redis.call('HDEL', sched, 'x:' .. scope) == 0 then return 0 end
+            local waiting = redis.call('LLEN', waitPrefix .. scope .. ':now') + redis.call('LLEN', waitPrefix .. scope .. ':bulk')
+            if waiting > 0 and not redis.call('ZSCORE', ready, scope) then
+              local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
+              redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
+              if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
+            end
+            return 1
 
-    """)
+            """)
 }

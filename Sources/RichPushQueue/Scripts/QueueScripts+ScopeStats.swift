@@ -18,56 +18,59 @@ extension QueueScripts {
     /// at their heads (0: none waits) and `failures` its failed pushes as `{code, total, …}`.
     /// Read only; its cost grows with the scopes the hash names (one HGETALL) and the reported
     /// ones (two LLEN, two LRANGE of one, and one HGETALL of at most 33 fields each), not with the jobs.
-    static let scopeStats = LuaScript<ScopeStatsCall, Never>([
-        .key("ready", \.ready), .key("sched", \.scheduler), .argument("waitPrefix", \.waitPrefix), .argument("failuresPrefix", \.failuresPrefix), .list("also", { $0.also }),
-    ], body: """
-    local flat = redis.call('HGETALL', sched)
-    local numbers = {}
-    for i = 1, #flat, 2 do numbers[flat[i]] = flat[i + 1] end
-    local scopes, seen = {}, {}
-    local function note(scope)
-      if not seen[scope] then
-        seen[scope] = true
-        scopes[#scopes + 1] = scope
-      end
-    end
-    for _, scope in ipairs(redis.call('ZRANGE', ready, 0, -1)) do note(scope) end
-    for i = 1, #flat, 2 do
-      local kind = string.sub(flat[i], 1, 2)
-      if (kind == 'f:' and (tonumber(flat[i + 1]) or 0) > 0) or kind == 'x:' then note(string.sub(flat[i], 3)) end
-    end
-    local asked = {}
-    for i = alsoFrom, alsoTo do
-      asked[ARGV[i]] = true
-      note(ARGV[i])
-    end
-    local rows = {}
-    for _, scope in ipairs(scopes) do
-      local row = {scope}
-      local oldest = 0
-      for _, lane in ipairs({'now', 'bulk'}) do
-        local key = waitPrefix .. scope .. ':' .. lane
-        row[#row + 1] = redis.call('LLEN', key)
-        local head = redis.call('LRANGE', key, 0, 0)[1]
-        if head then
-          local fields = cmsgpack.unpack(head)
-          for j = 1, #fields - 1, 2 do
-            if fields[j] == 'enq' then
-              local enq = tonumber(fields[j + 1]) or 0
-              if enq > 0 and (oldest == 0 or enq < oldest) then oldest = enq end
+    static let scopeStats = LuaScript<ScopeStatsCall, Never>(
+        [
+            .key("ready", \.ready), .key("sched", \.scheduler), .argument("waitPrefix", \.waitPrefix),
+            .argument("failuresPrefix", \.failuresPrefix), .list("also", { $0.also }),
+        ],
+        body: """
+            local flat = redis.call('HGETALL', sched)
+            local numbers = {}
+            for i = 1, #flat, 2 do numbers[flat[i]] = flat[i + 1] end
+            local scopes, seen = {}, {}
+            local function note(scope)
+              if not seen[scope] then
+                seen[scope] = true
+                scopes[#scopes + 1] = scope
+              end
             end
-          end
-        end
-      end
-      row[#row + 1] = oldest
-      for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'x:', 'r:', 'k:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
-      row[#row + 1] = redis.call('HGETALL', failuresPrefix .. scope)
-      row[#row + 1] = tonumber(numbers['s:' .. scope] or 0) or 0
-      -- A scope stays ready until a take finds its lanes dry: with nothing waiting nor in flight
-      -- it is not busy, and is left out unless asked for.
-      if asked[scope] or row[2] + row[3] > 0 or row[5] > 0 or row[10] > 0 then rows[#rows + 1] = row end
-    end
-    return rows
+            for _, scope in ipairs(redis.call('ZRANGE', ready, 0, -1)) do note(scope) end
+            for i = 1, #flat, 2 do
+              local kind = string.sub(flat[i], 1, 2)
+              if (kind == 'f:' and (tonumber(flat[i + 1]) or 0) > 0) or kind == 'x:' then note(string.sub(flat[i], 3)) end
+            end
+            local asked = {}
+            for i = alsoFrom, alsoTo do
+              asked[ARGV[i]] = true
+              note(ARGV[i])
+            end
+            local rows = {}
+            for _, scope in ipairs(scopes) do
+              local row = {scope}
+              local oldest = 0
+              for _, lane in ipairs({'now', 'bulk'}) do
+                local key = waitPrefix .. scope .. ':' .. lane
+                row[#row + 1] = redis.call('LLEN', key)
+                local head = redis.call('LRANGE', key, 0, 0)[1]
+                if head then
+                  local fields = cmsgpack.unpack(head)
+                  for j = 1, #fields - 1, 2 do
+                    if fields[j] == 'enq' then
+                      local enq = tonumber(fields[j + 1]) or 0
+                      if enq > 0 and (oldest == 0 or enq < oldest) then oldest = enq end
+                    end
+                  end
+                end
+              end
+              row[#row + 1] = oldest
+              for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'x:', 'r:', 'k:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
+              row[#row + 1] = redis.call('HGETALL', failuresPrefix .. scope)
+              row[#row + 1] = tonumber(numbers['s:' .. scope] or 0) or 0
+              -- A scope stays ready until a take finds its lanes dry: with nothing waiting nor in flight
+              -- it is not busy, and is left out unless asked for.
+              if asked[scope] or row[2] + row[3] > 0 or row[5] > 0 or row[10] > 0 then rows[#rows + 1] = row end
+            end
+            return rows
 
-    """)
+            """)
 }

@@ -57,7 +57,9 @@ final class AckBuffer: Sendable {
                 if failures > 5 && state.withLock({ $0.closed }) {
                     // Shutting down and Redis will not take the acks: the jobs stay pending and
                     // are redelivered to another worker (at-least-once), rather than hang the exit.
-                    logger.error("giving up acknowledgements at shutdown; these jobs will be redelivered", metadata: ["jobs": "\(batch.count)", "error": "\(error)"])
+                    logger.error(
+                        "giving up acknowledgements at shutdown; these jobs will be redelivered",
+                        metadata: ["jobs": "\(batch.count)", "error": "\(error)"])
                     return
                 }
                 logger.warning("acknowledgement failed, retrying", metadata: ["jobs": "\(batch.count)", "error": "\(error)"])

@@ -20,16 +20,20 @@ extension JobWorker {
                 let reasons = jobs.map { (job: $0.job, reason: $0.reason) }
                 try await retryingTransient { try await handler.willDeadLetter(reasons) }
             } catch let error as RedisError where error.isTransient {
-                logger.error("could not record the failure of jobs about to be dead-lettered; they stay pending and will be reclaimed",
-                             metadata: ["job.ids": "\(jobs.map(\.job.id).joined(separator: ","))", "error": "\(error)"])
+                logger.error(
+                    "could not record the failure of jobs about to be dead-lettered; they stay pending and will be reclaimed",
+                    metadata: ["job.ids": "\(jobs.map(\.job.id).joined(separator: ","))", "error": "\(error)"])
                 return
             } catch {
-                logger.error("recording the failure of jobs about to be dead-lettered failed; dead-lettering them all the same",
-                             metadata: ["job.ids": "\(jobs.map(\.job.id).joined(separator: ","))", "error": "\(error)"])
+                logger.error(
+                    "recording the failure of jobs about to be dead-lettered failed; dead-lettering them all the same",
+                    metadata: ["job.ids": "\(jobs.map(\.job.id).joined(separator: ","))", "error": "\(error)"])
             }
         }
         for (job, reason, platforms) in jobs {
-            await settle(job.id, type: job.type, outcome: .deadLettered) { try await self.queue.deadLetter(id: job.id, error: reason, platforms: platforms) }
+            await settle(job.id, type: job.type, outcome: .deadLettered) {
+                try await self.queue.deadLetter(id: job.id, error: reason, platforms: platforms)
+            }
         }
     }
 
@@ -40,7 +44,8 @@ extension JobWorker {
         for (delivery, reason) in poison {
             switch delivery {
             case .success(let job):
-                logger.warning("dead-lettering a poison message", metadata: ["job.id": "\(job.id)", "job.type": "\(job.type)", "error": "\(reason)"])
+                logger.warning(
+                    "dead-lettering a poison message", metadata: ["job.id": "\(job.id)", "job.type": "\(job.type)", "error": "\(reason)"])
                 byType[job.type, default: []].append((job, reason, []))
             case .failure(let error):
                 guard let id = error.id else { continue }

@@ -96,7 +96,9 @@ extension JobWorker {
             metrics.finished(jobs.count, type: jobs[0].type, after: ContinuousClock.now - started)
             var dead: [(job: Job, reason: String, platforms: [String])] = []
             for (job, result) in zip(jobs, results) {
-                if let (reason, platforms) = await finish(job, result, acks: acks, accepted: handler.takeAccepted(job)) { dead.append((job, reason, platforms)) }
+                if let (reason, platforms) = await finish(job, result, acks: acks, accepted: handler.takeAccepted(job)) {
+                    dead.append((job, reason, platforms))
+                }
             }
             await deadLetter(dead, handler: handler)
         }
@@ -107,7 +109,11 @@ extension JobWorker {
         switch delivery {
         case .failure(let error):
             logger.error("dead-lettering an undecodable job", metadata: ["job.id": "\(error.id ?? "?")", "error": "\(error.reason)"])
-            if let id = error.id { await settle(id, type: "undecodable", outcome: .deadLettered) { try await self.queue.deadLetter(id: id, error: error.reason) } }
+            if let id = error.id {
+                await settle(id, type: "undecodable", outcome: .deadLettered) {
+                    try await self.queue.deadLetter(id: id, error: error.reason)
+                }
+            }
             return
         case .success(let decoded):
             job = decoded
@@ -115,7 +121,9 @@ extension JobWorker {
         guard let handler = handlers[job.type] else {
             let known = handlers.types.joined(separator: ", ")
             logger.warning("dead-lettering a job nobody here can run", metadata: ["job.id": "\(job.id)", "job.type": "\(job.type)"])
-            await settle(job.id, type: "unknown", outcome: .deadLettered) { try await self.queue.deadLetter(id: job.id, error: "no handler for job type '\(job.type)' (this worker runs: \(known))") }
+            await settle(job.id, type: "unknown", outcome: .deadLettered) {
+                try await self.queue.deadLetter(id: job.id, error: "no handler for job type '\(job.type)' (this worker runs: \(known))")
+            }
             return
         }
         let started = ContinuousClock.now
@@ -151,7 +159,9 @@ extension JobWorker {
             // Cut short by shutdown after the drain timeout: it was released for another worker.
             logger.info("job interrupted by shutdown, left for another worker", metadata: ["job.id": "\(job.id)"])
         case .failure(let error as JobError):
-            return await fail(job, disposition: error.disposition, message: error.message, platforms: error.platforms, attempts: error.attempts, accepted: accepted)
+            return await fail(
+                job, disposition: error.disposition, message: error.message, platforms: error.platforms, attempts: error.attempts,
+                accepted: accepted)
         case .failure(let error):
             return await fail(job, disposition: .retry(after: nil), message: "\(error)", platforms: [], attempts: nil, accepted: accepted)
         }
@@ -159,10 +169,15 @@ extension JobWorker {
     }
 
     /// Settles a failed job by its disposition, or returns its dead-letter reason.
-    private func fail(_ job: Job, disposition: JobError.Disposition, message: String, platforms: [String], attempts counted: Int?,
-                      accepted: Int) async -> (String, [String])? {
+    private func fail(
+        _ job: Job, disposition: JobError.Disposition, message: String, platforms: [String], attempts counted: Int?,
+        accepted: Int
+    ) async -> (String, [String])? {
         let attempts = counted ?? job.attempt + 1
-        let metadata: Logger.Metadata = ["job.id": "\(job.id)", "job.origin": "\(job.origin)", "job.type": "\(job.type)", "attempt": "\(attempts)", "error": "\(message)"]
+        let metadata: Logger.Metadata = [
+            "job.id": "\(job.id)", "job.origin": "\(job.origin)", "job.type": "\(job.type)", "attempt": "\(attempts)",
+            "error": "\(message)",
+        ]
         switch disposition {
         case .retry(let after) where queue.configuration.retry.allowsRetry(afterAttempt: attempts):
             let delay = after ?? queue.configuration.retry.delay(afterAttempt: attempts)
@@ -179,7 +194,8 @@ extension JobWorker {
         case .deferred(let after):
             logger.debug("job deferred", metadata: metadata.merging(["delay": "\(after)"]) { $1 })
             await settle(job.id, type: job.type, outcome: .retried) {
-                try await self.queue.retry(job, after: after, error: message, platforms: platforms, accepted: accepted, countingAttempt: false)
+                try await self.queue.retry(
+                    job, after: after, error: message, platforms: platforms, accepted: accepted, countingAttempt: false)
             }
         case .drop:
             logger.info("job failed permanently, dropped", metadata: metadata)
@@ -196,7 +212,8 @@ extension JobWorker {
             handled.add(1, ordering: .relaxed)
             metrics.count(type, outcome)
         } catch {
-            logger.error("could not settle a failed job; it stays pending and will be reclaimed", metadata: ["job.id": "\(id)", "error": "\(error)"])
+            logger.error(
+                "could not settle a failed job; it stays pending and will be reclaimed", metadata: ["job.id": "\(id)", "error": "\(error)"])
         }
     }
 

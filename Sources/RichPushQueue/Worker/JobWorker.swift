@@ -33,15 +33,20 @@ package final class JobWorker: Service, Sendable {
 
     /// `redis` is the reader's connection configuration (its command timeout is raised above the
     /// block time); `queue.redis` serves everything else.
-    package convenience init(queue: JobQueue, handlers: JobHandlers, redis: RedisConfiguration, configuration: JobWorkerConfiguration = JobWorkerConfiguration(), logger: Logger = Logger(label: "richpush.worker")) {
+    package convenience init(
+        queue: JobQueue, handlers: JobHandlers, redis: RedisConfiguration, configuration: JobWorkerConfiguration = JobWorkerConfiguration(),
+        logger: Logger = Logger(label: "richpush.worker")
+    ) {
         self.init(queue: queue, handlers: handlers, locator: .standalone(redis), configuration: configuration, logger: logger)
     }
 
     /// `locator` finds the node of the queue's stream for the reader's own connection (on Redis
     /// Cluster, again after a failover or a reshard); `queue.redis` serves everything else.
     /// `scopeLabels`: how its per-app series are named (one for the whole process).
-    package init(queue: JobQueue, handlers: JobHandlers, locator: RedisNodeLocator, configuration: JobWorkerConfiguration = JobWorkerConfiguration(),
-                 scopeLabels: ScopeLabels = ScopeLabels(), logger: Logger = Logger(label: "richpush.worker")) {
+    package init(
+        queue: JobQueue, handlers: JobHandlers, locator: RedisNodeLocator, configuration: JobWorkerConfiguration = JobWorkerConfiguration(),
+        scopeLabels: ScopeLabels = ScopeLabels(), logger: Logger = Logger(label: "richpush.worker")
+    ) {
         self.queue = queue
         self.metrics = WorkerMetrics(scopeLabels: scopeLabels)
         self.handlers = handlers
@@ -68,10 +73,16 @@ package final class JobWorker: Service, Sendable {
     }
 
     package func run() async throws {
-        let reader = RedisReaderConnection(locator: locator, key: queue.configuration.streamKey, timeout: configuration.blockTime + .seconds(5),
-                                  suffix: "reader", logger: logger)
+        let reader = RedisReaderConnection(
+            locator: locator, key: queue.configuration.streamKey, timeout: configuration.blockTime + .seconds(5),
+            suffix: "reader", logger: logger)
         let acks = AckBuffer(queue: queue, consumer: configuration.consumer, logger: logger)
-        logger.info("worker started", metadata: ["stream": "\(queue.configuration.streamKey)", "concurrency": "\(configuration.concurrency)", "handlers": "\(handlers.types.joined(separator: ","))"])
+        logger.info(
+            "worker started",
+            metadata: [
+                "stream": "\(queue.configuration.streamKey)", "concurrency": "\(configuration.concurrency)",
+                "handlers": "\(handlers.types.joined(separator: ","))",
+            ])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await acks.run() }
@@ -132,7 +143,9 @@ package final class JobWorker: Service, Sendable {
                     }
                     let reclaimed = try await queue.reclaim(for: configuration.consumer, count: free)
                     if !reclaimed.jobs.isEmpty || !reclaimed.poison.isEmpty {
-                        logger.info("reclaimed abandoned jobs", metadata: ["claimed": "\(reclaimed.jobs.count)", "poison": "\(reclaimed.poison.count)"])
+                        logger.info(
+                            "reclaimed abandoned jobs",
+                            metadata: ["claimed": "\(reclaimed.jobs.count)", "poison": "\(reclaimed.poison.count)"])
                     }
                     await deadLetterPoison(reclaimed.poison)
                     deliveries = reclaimed.jobs
@@ -170,15 +183,18 @@ package final class JobWorker: Service, Sendable {
             mayAwaitBell.store(true, ordering: .sequentiallyConsistent)
             defer { mayAwaitBell.store(false, ordering: .sequentiallyConsistent) }
             let running = runningNow.withLock { $0 }
-            let taken = try await queue.take(for: configuration.consumer, count: count, quantum: configuration.fairQuantum,
-                                             slots: configuration.concurrency, running: running.byScope,
-                                             bulkRoom: configuration.bulkSlots - running.bulk)
+            let taken = try await queue.take(
+                for: configuration.consumer, count: count, quantum: configuration.fairQuantum,
+                slots: configuration.concurrency, running: running.byScope,
+                bulkRoom: configuration.bulkSlots - running.bulk)
             if taken.isEmpty {
-                try await queue.waitForWork(on: try await reader.connection(), block: configuration.blockTime, consumer: configuration.consumer)
+                try await queue.waitForWork(
+                    on: try await reader.connection(), block: configuration.blockTime, consumer: configuration.consumer)
             }
             return taken
         case .fifo:
-            return try await queue.read(on: try await reader.connection(), consumer: configuration.consumer, count: count, block: configuration.blockTime)
+            return try await queue.read(
+                on: try await reader.connection(), consumer: configuration.consumer, count: count, block: configuration.blockTime)
         }
     }
 
@@ -197,7 +213,8 @@ package final class JobWorker: Service, Sendable {
         let trimmed = try await queue.trim()
         let removed = try await queue.removeStaleConsumers(idleLongerThan: configuration.staleConsumerAge, except: configuration.consumer)
         if let fixed = try await queue.recountInFlight(), fixed > 0 {
-            logger.warning("set apps' counts of jobs in flight right (a write was lost, e.g. in a failover)", metadata: ["apps": "\(fixed)"])
+            logger.warning(
+                "set apps' counts of jobs in flight right (a write was lost, e.g. in a failover)", metadata: ["apps": "\(fixed)"])
         }
         if trimmed > 0 || !removed.isEmpty {
             logger.info("housekeeping", metadata: ["trimmed": "\(trimmed)", "removedConsumers": "\(removed.joined(separator: ","))"])

@@ -33,15 +33,18 @@ struct BarChart: Sendable {
         let total = bars.reduce(0) { $0 + $1.count }
 
         var body = area.yAxis(scale, label: yLabel)
-        body += "<line x1=\"\(SVG.number(area.left))\" y1=\"\(SVG.number(area.bottom))\" x2=\"\(SVG.number(area.right))\" y2=\"\(SVG.number(area.bottom))\" stroke=\"\(Palette.axis)\"/>"
-        body += "<g class=\"series\" data-name=\"\(seriesName.markupEscaped)\" data-values=\"\(SVG.values(bars.map { Double($0.count) }))\" fill=\"\(Palette.colors[0])\">"
+        body +=
+            "<line x1=\"\(SVG.number(area.left))\" y1=\"\(SVG.number(area.bottom))\" x2=\"\(SVG.number(area.right))\" y2=\"\(SVG.number(area.bottom))\" stroke=\"\(Palette.axis)\"/>"
+        body +=
+            "<g class=\"series\" data-name=\"\(seriesName.markupEscaped)\" data-values=\"\(SVG.values(bars.map { Double($0.count) }))\" fill=\"\(Palette.colors[0])\">"
         body += "<title>\(seriesName.markupEscaped)</title>"
         var labels = "<g class=\"categories\" font-size=\"\(SVG.number(Self.labelSize))\" fill=\"\(Palette.muted)\">"
         for (index, bar) in bars.enumerated() {
             let center = area.left + slot * (Double(index) + 0.5)
             let y = min(area.bottom, area.y(Double(bar.count), on: scale))
             let share = total > 0 ? " (" + NumberFormat.percent(Double(bar.count) / Double(total)) + ")" : ""
-            body += "<rect class=\"bar\" data-label=\"\(bar.label.markupEscaped)\" data-count=\"\(bar.count)\" x=\"\(SVG.number(center - slot * 0.4))\" y=\"\(SVG.number(y))\""
+            body +=
+                "<rect class=\"bar\" data-label=\"\(bar.label.markupEscaped)\" data-count=\"\(bar.count)\" x=\"\(SVG.number(center - slot * 0.4))\" y=\"\(SVG.number(y))\""
             body += " width=\"\(SVG.number(slot * 0.8))\" height=\"\(SVG.number(area.bottom - y))\">"
             body += "<title>\((bar.detail + ": " + NumberFormat.count(bar.count) + share).markupEscaped)</title></rect>"
             var countText = NumberFormat.count(bar.count)
@@ -49,17 +52,20 @@ struct BarChart: Sendable {
                 countText = NumberFormat.decimal(Double(bar.count) / 1000, maxPlaces: 1) + "k"  // 22,213 → 22.2k
             }
             if bar.count > 0, SVG.textWidth(countText, fontSize: 10) <= slot {
-                labels += "<text x=\"\(SVG.number(center))\" y=\"\(SVG.number(y - 4))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(Palette.ink)\">\(countText)</text>"
+                labels +=
+                    "<text x=\"\(SVG.number(center))\" y=\"\(SVG.number(y - 4))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(Palette.ink)\">\(countText)</text>"
             }
             let labelY = SVG.number(area.bottom + 14)
             if diagonal {
-                labels += "<text x=\"\(SVG.number(center + 3))\" y=\"\(labelY)\" text-anchor=\"end\" transform=\"rotate(-40 \(SVG.number(center + 3)) \(labelY))\">\(bar.label.markupEscaped)</text>"
+                labels +=
+                    "<text x=\"\(SVG.number(center + 3))\" y=\"\(labelY)\" text-anchor=\"end\" transform=\"rotate(-40 \(SVG.number(center + 3)) \(labelY))\">\(bar.label.markupEscaped)</text>"
             } else {
                 labels += "<text x=\"\(SVG.number(center))\" y=\"\(labelY)\" text-anchor=\"middle\">\(bar.label.markupEscaped)</text>"
             }
         }
         body += "</g>" + labels + "</g>"
-        body += "<text x=\"\(SVG.number(area.left + area.width / 2))\" y=\"\(SVG.number(chart.height - 8))\" text-anchor=\"middle\" font-size=\"11\" fill=\"\(Palette.muted)\">\(xLabel.markupEscaped)</text>"
+        body +=
+            "<text x=\"\(SVG.number(area.left + area.width / 2))\" y=\"\(SVG.number(chart.height - 8))\" text-anchor=\"middle\" font-size=\"11\" fill=\"\(Palette.muted)\">\(xLabel.markupEscaped)</text>"
         if bars.isEmpty { body += chart.emptyNote(emptyText, in: area) }
         return chart.render(origin: origin, body: body)
     }

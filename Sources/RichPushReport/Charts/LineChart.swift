@@ -24,7 +24,9 @@ struct LineChart: Sendable {
         let area = PlotArea(left: 58, top: top, width: chart.width - 58 - 18, height: chart.height - top - 42)
         let drawn = series.map { $0.points.filter { $0.x.isFinite && $0.y.isFinite } }
         let all = drawn.joined()
-        let xScale = NiceScale(low: min(0, all.map(\.x).min() ?? 0), high: all.map(\.x).max() ?? 0, targetTicks: area.width < 500 ? 5 : 8, extendToTicks: false)
+        let xScale = NiceScale(
+            low: min(0, all.map(\.x).min() ?? 0), high: all.map(\.x).max() ?? 0, targetTicks: area.width < 500 ? 5 : 8, extendToTicks: false
+        )
         let yScale = NiceScale(low: min(0, all.map(\.y).min() ?? 0), high: all.map(\.y).max() ?? 0, targetTicks: area.height < 160 ? 4 : 5)
 
         var body = area.yAxis(yScale, label: yLabel) + area.xAxis(xScale, label: xLabel)
@@ -35,7 +37,9 @@ struct LineChart: Sendable {
         return chart.render(origin: origin, legend: legend, body: body)
     }
 
-    private func seriesMarkup(name: String, points: [(x: Double, y: Double)], stroke: Palette.Stroke, area: PlotArea, x: NiceScale, y: NiceScale) -> String {
+    private func seriesMarkup(
+        name: String, points: [(x: Double, y: Double)], stroke: Palette.Stroke, area: PlotArea, x: NiceScale, y: NiceScale
+    ) -> String {
         let peak = points.map(\.y).max().map { ", max " + NumberFormat.decimal($0, maxPlaces: 1) } ?? ", no points"
         var svg = "<g class=\"series\" data-name=\"\(name.markupEscaped)\" data-values=\"\(SVG.values(points.map(\.y)))\""
         svg += " fill=\"none\" \(stroke.attributes) stroke-width=\"2\" stroke-linejoin=\"round\" stroke-linecap=\"round\">"

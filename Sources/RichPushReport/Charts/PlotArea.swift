@@ -27,13 +27,16 @@ struct PlotArea: Sendable, Equatable {
     /// The baseline with ticks and labels below it, the axis name under them.
     func xAxis(_ scale: NiceScale, label: String) -> String {
         var svg = "<g class=\"x-axis\" font-size=\"11\" fill=\"\(Palette.muted)\">"
-        svg += "<line x1=\"\(SVG.number(left))\" y1=\"\(SVG.number(bottom))\" x2=\"\(SVG.number(right))\" y2=\"\(SVG.number(bottom))\" stroke=\"\(Palette.axis)\"/>"
+        svg +=
+            "<line x1=\"\(SVG.number(left))\" y1=\"\(SVG.number(bottom))\" x2=\"\(SVG.number(right))\" y2=\"\(SVG.number(bottom))\" stroke=\"\(Palette.axis)\"/>"
         for tick in scale.ticks {
             let x = SVG.number(self.x(tick, on: scale))
-            svg += "<line x1=\"\(x)\" y1=\"\(SVG.number(bottom))\" x2=\"\(x)\" y2=\"\(SVG.number(bottom + 4))\" stroke=\"\(Palette.axis)\"/>"
+            svg +=
+                "<line x1=\"\(x)\" y1=\"\(SVG.number(bottom))\" x2=\"\(x)\" y2=\"\(SVG.number(bottom + 4))\" stroke=\"\(Palette.axis)\"/>"
             svg += "<text x=\"\(x)\" y=\"\(SVG.number(bottom + 16))\" text-anchor=\"middle\">\(scale.label(tick))</text>"
         }
-        svg += "<text x=\"\(SVG.number(left + width / 2))\" y=\"\(SVG.number(bottom + 32))\" text-anchor=\"middle\">\(label.markupEscaped)</text>"
+        svg +=
+            "<text x=\"\(SVG.number(left + width / 2))\" y=\"\(SVG.number(bottom + 32))\" text-anchor=\"middle\">\(label.markupEscaped)</text>"
         return svg + "</g>"
     }
 }

@@ -27,11 +27,13 @@ struct SVGChart: Sendable {
     func render(origin: (x: Double, y: Double)? = nil, legend: [LegendEntry] = [], description: String? = nil, body: String) -> String {
         let size = "width=\"\(SVG.number(width))\" height=\"\(SVG.number(height))\""
         let place = origin.map { " x=\"\(SVG.number($0.x))\" y=\"\(SVG.number($0.y))\"" } ?? ""
-        var svg = "<svg xmlns=\"\(SVG.namespace)\" class=\"chart\" data-chart=\"\(id.markupEscaped)\" role=\"img\" aria-label=\"\(title.markupEscaped)\""
+        var svg =
+            "<svg xmlns=\"\(SVG.namespace)\" class=\"chart\" data-chart=\"\(id.markupEscaped)\" role=\"img\" aria-label=\"\(title.markupEscaped)\""
         svg += " \(size)\(place) viewBox=\"0 0 \(SVG.number(width)) \(SVG.number(height))\" font-family=\"\(SVG.fontFamily)\">"
         if let description { svg += "<title>\(title.markupEscaped)</title><desc>\(description.markupEscaped)</desc>" }
         svg += "<rect class=\"background\" width=\"\(SVG.number(width))\" height=\"\(SVG.number(height))\" fill=\"#FFFFFF\"/>"
-        svg += "<text class=\"title\" x=\"8\" y=\"20\" font-size=\"\(SVG.number(Self.titleSize))\" font-weight=\"600\" fill=\"\(Palette.ink)\">\(title.markupEscaped)</text>"
+        svg +=
+            "<text class=\"title\" x=\"8\" y=\"20\" font-size=\"\(SVG.number(Self.titleSize))\" font-weight=\"600\" fill=\"\(Palette.ink)\">\(title.markupEscaped)</text>"
         svg += legendMarkup(legend)
         return svg + body + "</svg>"
     }
@@ -58,7 +60,8 @@ struct SVGChart: Sendable {
         let y = beside ? 20 : 20 + Self.rowHeight
         var svg = "<g class=\"legend\" font-size=\"\(SVG.number(Self.legendSize))\" fill=\"\(Palette.ink)\">"
         for entry in legend {
-            svg += "<line x1=\"\(SVG.number(x))\" y1=\"\(SVG.number(y - 4))\" x2=\"\(SVG.number(x + 18))\" y2=\"\(SVG.number(y - 4))\" \(entry.stroke.attributes) stroke-width=\"3\"/>"
+            svg +=
+                "<line x1=\"\(SVG.number(x))\" y1=\"\(SVG.number(y - 4))\" x2=\"\(SVG.number(x + 18))\" y2=\"\(SVG.number(y - 4))\" \(entry.stroke.attributes) stroke-width=\"3\"/>"
             svg += "<text x=\"\(SVG.number(x + 24))\" y=\"\(SVG.number(y))\">\(entry.name.markupEscaped)</text>"
             x += entryWidth(entry)
         }

@@ -23,7 +23,10 @@ package struct ShareChart: Sendable {
     /// Said to assistive technology as the chart's `<desc>` (nil: none).
     package var description: String?
 
-    package init(id: String, title: String, width: Double, seriesName: String, rows: [Row], emptyText: String = "no samples", description: String? = nil) {
+    package init(
+        id: String, title: String, width: Double, seriesName: String, rows: [Row], emptyText: String = "no samples",
+        description: String? = nil
+    ) {
         self.id = id
         self.title = title
         self.width = width
@@ -43,7 +46,9 @@ package struct ShareChart: Sendable {
         let widest = rows.map { SVG.textWidth($0.label, fontSize: Self.labelSize) }.max() ?? 0
         let labelWidth = min(widest, width * 0.3)
         let valueWidth = 120.0
-        let area = PlotArea(left: 8 + labelWidth + 8, top: 38, width: max(40, width - labelWidth - 24 - valueWidth), height: Double(max(1, rows.count)) * Self.rowHeight)
+        let area = PlotArea(
+            left: 8 + labelWidth + 8, top: 38, width: max(40, width - labelWidth - 24 - valueWidth),
+            height: Double(max(1, rows.count)) * Self.rowHeight)
         let total = rows.reduce(0) { $0 + $1.count }
         let largest = Double(max(1, rows.map(\.count).max() ?? 1))
 
@@ -51,10 +56,12 @@ package struct ShareChart: Sendable {
         // Drawn first, so the bars and their figures lie on top of it.
         if rows.count > 1, total > 0 {
             let even = SVG.number(area.left + area.width * Double(total) / Double(rows.count) / largest)
-            body += "<g class=\"even-share\" font-size=\"11\" fill=\"\(Palette.muted)\"><line x1=\"\(even)\" y1=\"\(SVG.number(area.top))\" x2=\"\(even)\" y2=\"\(SVG.number(area.bottom + 4))\" stroke=\"\(Palette.ink)\" stroke-dasharray=\"4 3\"/>"
+            body +=
+                "<g class=\"even-share\" font-size=\"11\" fill=\"\(Palette.muted)\"><line x1=\"\(even)\" y1=\"\(SVG.number(area.top))\" x2=\"\(even)\" y2=\"\(SVG.number(area.bottom + 4))\" stroke=\"\(Palette.ink)\" stroke-dasharray=\"4 3\"/>"
             body += "<text x=\"\(even)\" y=\"\(SVG.number(area.bottom + 18))\" text-anchor=\"middle\">even share</text></g>"
         }
-        body += "<g class=\"series\" data-name=\"\(seriesName.markupEscaped)\" data-values=\"\(SVG.values(rows.map { Double($0.count) }))\" fill=\"\(Palette.colors[0])\">"
+        body +=
+            "<g class=\"series\" data-name=\"\(seriesName.markupEscaped)\" data-values=\"\(SVG.values(rows.map { Double($0.count) }))\" fill=\"\(Palette.colors[0])\">"
         body += "<title>\(seriesName.markupEscaped)</title>"
         var labels = "<g class=\"labels\" font-size=\"\(SVG.number(Self.labelSize))\" fill=\"\(Palette.ink)\">"
         for (index, row) in rows.enumerated() {
@@ -62,11 +69,15 @@ package struct ShareChart: Sendable {
             let length = max(0, area.width * Double(row.count) / largest)
             let middle = SVG.number(top + Self.rowHeight / 2)
             let share = total > 0 ? NumberFormat.percent(Double(row.count) / Double(total)) : NumberFormat.missing
-            body += "<rect class=\"bar\" data-label=\"\(row.label.markupEscaped)\" data-count=\"\(row.count)\" x=\"\(SVG.number(area.left))\" y=\"\(SVG.number(top + 4))\""
-            body += " width=\"\(SVG.number(length))\" height=\"\(SVG.number(Self.rowHeight - 8))\"><title>\((row.label + ": " + NumberFormat.count(row.count) + " (" + share + ")").markupEscaped)</title></rect>"
+            body +=
+                "<rect class=\"bar\" data-label=\"\(row.label.markupEscaped)\" data-count=\"\(row.count)\" x=\"\(SVG.number(area.left))\" y=\"\(SVG.number(top + 4))\""
+            body +=
+                " width=\"\(SVG.number(length))\" height=\"\(SVG.number(Self.rowHeight - 8))\"><title>\((row.label + ": " + NumberFormat.count(row.count) + " (" + share + ")").markupEscaped)</title></rect>"
             let shown = SVG.truncated(row.label, toWidth: labelWidth, fontSize: Self.labelSize)
-            labels += "<text x=\"\(SVG.number(area.left - 8))\" y=\"\(middle)\" dy=\"0.32em\" text-anchor=\"end\">\(shown.markupEscaped)</text>"
-            labels += "<text class=\"value\" stroke=\"#FFFFFF\" stroke-width=\"3\" paint-order=\"stroke\" x=\"\(SVG.number(area.left + length + 6))\" y=\"\(middle)\" dy=\"0.32em\">\(NumberFormat.count(row.count)) (\(share))</text>"
+            labels +=
+                "<text x=\"\(SVG.number(area.left - 8))\" y=\"\(middle)\" dy=\"0.32em\" text-anchor=\"end\">\(shown.markupEscaped)</text>"
+            labels +=
+                "<text class=\"value\" stroke=\"#FFFFFF\" stroke-width=\"3\" paint-order=\"stroke\" x=\"\(SVG.number(area.left + length + 6))\" y=\"\(middle)\" dy=\"0.32em\">\(NumberFormat.count(row.count)) (\(share))</text>"
         }
         body += "</g>" + labels + "</g>"
         if rows.isEmpty { body += chart.emptyNote(emptyText, in: area) }

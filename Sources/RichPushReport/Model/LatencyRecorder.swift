@@ -21,8 +21,9 @@ package struct LatencyRecorder: Sendable {
     package var percentiles: Percentiles? {
         guard histogram.totalCount > 0 else { return nil }
         func ms(_ micros: UInt64) -> Double { Double(micros) / 1000 }
-        return Percentiles(p50: ms(histogram.valueAtPercentile(50)), p90: ms(histogram.valueAtPercentile(90)),
-                           p99: ms(histogram.valueAtPercentile(99)), max: ms(histogram.maxRecorded), count: count)
+        return Percentiles(
+            p50: ms(histogram.valueAtPercentile(50)), p90: ms(histogram.valueAtPercentile(90)),
+            p99: ms(histogram.valueAtPercentile(99)), max: ms(histogram.maxRecorded), count: count)
     }
 
     package mutating func reset() {

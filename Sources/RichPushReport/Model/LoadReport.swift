@@ -18,7 +18,10 @@ package struct LoadReport: Codable, Sendable, Equatable {
     /// Peak RSS and CPU time per process of the pipeline.
     package var processes: [ProcessSummary]
 
-    package init(settings: Settings, summary: Summary, timeline: [Sample], histogram: [HistogramBucket], workers: [WorkerShare], processes: [ProcessSummary]) {
+    package init(
+        settings: Settings, summary: Summary, timeline: [Sample], histogram: [HistogramBucket], workers: [WorkerShare],
+        processes: [ProcessSummary]
+    ) {
         self.settings = settings
         self.summary = summary
         self.timeline = timeline
@@ -36,14 +39,16 @@ extension LoadReport {
     package func jsonData() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: Self.infinity, negativeInfinity: "-" + Self.infinity, nan: Self.nan)
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: Self.infinity, negativeInfinity: "-" + Self.infinity, nan: Self.nan)
         return try encoder.encode(self)
     }
 
     /// Reads a report written by `jsonData()`.
     package static func decode(from data: Data) throws -> LoadReport {
         let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: infinity, negativeInfinity: "-" + infinity, nan: nan)
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: infinity, negativeInfinity: "-" + infinity, nan: nan)
         return try decoder.decode(LoadReport.self, from: data)
     }
 

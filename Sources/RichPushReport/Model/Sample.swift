@@ -21,8 +21,10 @@ package struct Sample: Codable, Sendable, Equatable {
     /// Memory and CPU of each process, by process name.
     package var processes: [String: ProcessSample]
 
-    package init(t: Double, sent: Int, delivered: Int, notified: Int, sentPerSecond: Double, deliveredPerSecond: Double,
-                latencyMs: Percentiles?, queueLag: Int, queuePending: Int, processes: [String: ProcessSample]) {
+    package init(
+        t: Double, sent: Int, delivered: Int, notified: Int, sentPerSecond: Double, deliveredPerSecond: Double,
+        latencyMs: Percentiles?, queueLag: Int, queuePending: Int, processes: [String: ProcessSample]
+    ) {
         self.t = t
         self.sent = sent
         self.delivered = delivered

@@ -22,7 +22,10 @@ package struct Settings: Codable, Sendable, Equatable {
     /// into Redis). Absent in reports from before the choice existed (they used the store).
     package var via: String?
 
-    package init(mode: String, audience: String, shape: String, notifications: Int, devices: Int, workers: Int, rate: Int, startedAt: String, command: String, via: String? = nil) {
+    package init(
+        mode: String, audience: String, shape: String, notifications: Int, devices: Int, workers: Int, rate: Int, startedAt: String,
+        command: String, via: String? = nil
+    ) {
         self.mode = mode
         self.audience = audience
         self.shape = shape

@@ -23,8 +23,10 @@ package struct Summary: Codable, Sendable, Equatable {
     /// Enqueue → local notification latency (rich mode); nil when nothing was shown.
     package var enqueueToNotificationMs: Percentiles?
 
-    package init(seconds: Double, pushesExpected: Int, delivered: Int, notified: Int, deliveredPerSecond: Double, notifiedPerSecond: Double,
-                lost: Int, duplicated: Int, failed: Int, enqueueToDeviceMs: Percentiles?, enqueueToNotificationMs: Percentiles?) {
+    package init(
+        seconds: Double, pushesExpected: Int, delivered: Int, notified: Int, deliveredPerSecond: Double, notifiedPerSecond: Double,
+        lost: Int, duplicated: Int, failed: Int, enqueueToDeviceMs: Percentiles?, enqueueToNotificationMs: Percentiles?
+    ) {
         self.seconds = seconds
         self.pushesExpected = pushesExpected
         self.delivered = delivered

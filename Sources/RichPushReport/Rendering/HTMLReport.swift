@@ -46,20 +46,29 @@ package enum HTMLReport {
     private static func figures(_ report: LoadReport) -> String {
         let (width, height) = (chartWidth, chartHeight)
         return [
-            figure(report.throughputChart(width: width, height: height).render(),
-                   "Notifications created (sent/s) and pushes reaching devices (delivered/s) in each sampling interval."),
-            figure(report.latencyChart(width: width, height: height).render(),
-                   "Enqueue → device latency of the pushes delivered in each interval; intervals without deliveries are left out."),
-            figure(report.histogramChart(width: width, height: height).render(),
-                   "Every push of the run by enqueue → device latency; a bar counts latencies above the previous bar’s bound, up to its own."),
-            figure(report.queueChart(width: width, height: height).render(),
-                   "lag: jobs no worker has read yet; pending: jobs read but not yet acknowledged. Both staying low means the workers keep up."),
-            figure(report.workerChart(width: width).render(),
-                   "Jobs each worker consumer handled; the dashed line is an even share."),
-            figure(report.memoryChart(width: width, height: height).render(),
-                   "Resident memory of each process in each interval."),
-            figure(report.cpuChart(width: width, height: height).render(),
-                   "CPU time (user + system) of each process over the run, in microseconds per notification created: the service's CPU budget, with the load generator apart."),
+            figure(
+                report.throughputChart(width: width, height: height).render(),
+                "Notifications created (sent/s) and pushes reaching devices (delivered/s) in each sampling interval."),
+            figure(
+                report.latencyChart(width: width, height: height).render(),
+                "Enqueue → device latency of the pushes delivered in each interval; intervals without deliveries are left out."),
+            figure(
+                report.histogramChart(width: width, height: height).render(),
+                "Every push of the run by enqueue → device latency; a bar counts latencies above the previous bar’s bound, up to its own."),
+            figure(
+                report.queueChart(width: width, height: height).render(),
+                "lag: jobs no worker has read yet; pending: jobs read but not yet acknowledged. Both staying low means the workers keep up."
+            ),
+            figure(
+                report.workerChart(width: width).render(),
+                "Jobs each worker consumer handled; the dashed line is an even share."),
+            figure(
+                report.memoryChart(width: width, height: height).render(),
+                "Resident memory of each process in each interval."),
+            figure(
+                report.cpuChart(width: width, height: height).render(),
+                "CPU time (user + system) of each process over the run, in microseconds per notification created: the service's CPU budget, with the load generator apart."
+            ),
         ].joined()
     }
 

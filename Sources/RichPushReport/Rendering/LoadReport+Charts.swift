@@ -51,7 +51,8 @@ extension LoadReport {
             yLabel: "µs per notification",
             bars: cpuBudget.map { share in
                 let label = share.name == Self.loadGeneratorName ? "\(share.name) (load generator)" : share.name
-                return BarChart.Bar(label: label, detail: "\(label), µs per notification", count: Int(share.microsPerNotification.rounded()))
+                return BarChart.Bar(
+                    label: label, detail: "\(label), µs per notification", count: Int(share.microsPerNotification.rounded()))
             },
             emptyText: "no process sampled")
     }
@@ -70,8 +71,9 @@ extension LoadReport {
 
     /// (e) Jobs handled per worker consumer.
     func workerChart(width: Double) -> ShareChart {
-        ShareChart(id: "workers", title: "Jobs per worker", width: width, seriesName: "jobs",
-                   rows: workers.map { ShareChart.Row(label: $0.consumer, count: $0.jobs) }, emptyText: "no jobs recorded")
+        ShareChart(
+            id: "workers", title: "Jobs per worker", width: width, seriesName: "jobs",
+            rows: workers.map { ShareChart.Row(label: $0.consumer, count: $0.jobs) }, emptyText: "no jobs recorded")
     }
 
     /// (f) Resident memory of each process over time.

@@ -9,7 +9,8 @@ package enum OverviewSVG {
     /// The picture for `report`.
     package static func render(_ report: LoadReport) -> String {
         var svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        svg += "<svg xmlns=\"\(SVG.namespace)\" class=\"overview\" width=\"\(SVG.number(width))\" height=\"\(SVG.number(height))\" viewBox=\"0 0 \(SVG.number(width)) \(SVG.number(height))\""
+        svg +=
+            "<svg xmlns=\"\(SVG.namespace)\" class=\"overview\" width=\"\(SVG.number(width))\" height=\"\(SVG.number(height))\" viewBox=\"0 0 \(SVG.number(width)) \(SVG.number(height))\""
         svg += " font-family=\"\(SVG.fontFamily)\" role=\"img\" aria-label=\"RichPush load test overview\">\n"
         svg += "<rect width=\"100%\" height=\"100%\" fill=\"#FFFFFF\"/>\n"
         svg += headlineMarkup(report)
@@ -42,8 +43,10 @@ package enum OverviewSVG {
         for (index, figure) in figures.enumerated() {
             let x = SVG.number(16 + Double(index) * width / 4)
             let color = figure.bad ? Palette.bad : Palette.ink
-            svg += "<text class=\"figure\(figure.bad ? " bad" : "")\" data-key=\"\(figure.key)\" x=\"\(x)\" y=\"\(SVG.number(headline - 30))\" font-size=\"30\" font-weight=\"700\" fill=\"\(color)\">\(figure.value.markupEscaped)</text>"
-            svg += "<text x=\"\(x)\" y=\"\(SVG.number(headline - 12))\" font-size=\"12\" fill=\"\(Palette.muted)\">\(figure.caption.markupEscaped)</text>"
+            svg +=
+                "<text class=\"figure\(figure.bad ? " bad" : "")\" data-key=\"\(figure.key)\" x=\"\(x)\" y=\"\(SVG.number(headline - 30))\" font-size=\"30\" font-weight=\"700\" fill=\"\(color)\">\(figure.value.markupEscaped)</text>"
+            svg +=
+                "<text x=\"\(x)\" y=\"\(SVG.number(headline - 12))\" font-size=\"12\" fill=\"\(Palette.muted)\">\(figure.caption.markupEscaped)</text>"
         }
         return svg + "</g>\n"
     }

@@ -8,14 +8,24 @@ package enum SummaryText {
         let summary = report.summary
         let rich = report.settings.isRich
         var lines = [
-            line("delivered to devices", "\(NumberFormat.rate(summary.deliveredPerSecond)) pushes/s (\(NumberFormat.count(summary.delivered)) in \(NumberFormat.fixed(summary.seconds, places: 1)) s)"),
+            line(
+                "delivered to devices",
+                "\(NumberFormat.rate(summary.deliveredPerSecond)) pushes/s (\(NumberFormat.count(summary.delivered)) in \(NumberFormat.fixed(summary.seconds, places: 1)) s)"
+            )
         ]
-        if rich { lines.append(line("local notifications", "\(NumberFormat.rate(summary.notifiedPerSecond)) /s (after the background fetch)")) }
+        if rich {
+            lines.append(line("local notifications", "\(NumberFormat.rate(summary.notifiedPerSecond)) /s (after the background fetch)"))
+        }
         lines.append(line("enqueue -> device", latency(summary.enqueueToDeviceMs)))
         if rich { lines.append(line("enqueue -> notified", latency(summary.enqueueToNotificationMs))) }
-        lines.append("lost \(NumberFormat.count(summary.lost))  duplicated \(NumberFormat.count(summary.duplicated))  failed \(NumberFormat.count(summary.failed))")
+        lines.append(
+            "lost \(NumberFormat.count(summary.lost))  duplicated \(NumberFormat.count(summary.duplicated))  failed \(NumberFormat.count(summary.failed))"
+        )
         if !report.processes.isEmpty {
-            lines.append(line("peak RSS MiB", report.processes.map { "\($0.name) \(NumberFormat.fixed($0.peakRSSMiB, places: 1))" }.joined(separator: ", ")))
+            lines.append(
+                line(
+                    "peak RSS MiB",
+                    report.processes.map { "\($0.name) \(NumberFormat.fixed($0.peakRSSMiB, places: 1))" }.joined(separator: ", ")))
         }
         let budget = report.cpuBudget
         if !budget.isEmpty {
@@ -31,7 +41,8 @@ package enum SummaryText {
 
     private static func latency(_ percentiles: Percentiles?) -> String {
         guard let p = percentiles else { return "no samples" }
-        return "ms: p50 \(NumberFormat.latency(p.p50))  p90 \(NumberFormat.latency(p.p90))  p99 \(NumberFormat.latency(p.p99))  max \(NumberFormat.latency(p.max))"
+        return
+            "ms: p50 \(NumberFormat.latency(p.p50))  p90 \(NumberFormat.latency(p.p90))  p99 \(NumberFormat.latency(p.p99))  max \(NumberFormat.latency(p.max))"
     }
 
     private static func line(_ label: String, _ value: String) -> String {

@@ -34,16 +34,19 @@ enum PushServiceFrame {
             self = .expired
         case "message":
             guard let message = frame["message"], let id = message["id"]?.string, let body = message["body"]?.string,
-                  let bytes = Data(base64Encoded: body) else {
+                let bytes = Data(base64Encoded: body)
+            else {
                 self = .other("a message frame without id and base64 body")
                 return
             }
-            let receivedAt: Int? = if case .number(let seconds)? = message["receivedAt"], let value = Double(seconds) {
-                Int((value * 1_000_000).rounded())
-            } else {
-                nil
-            }
-            self = .message(Message(id: id, body: Array(bytes), contentEncoding: message["contentEncoding"]?.string, receivedAtMicros: receivedAt))
+            let receivedAt: Int? =
+                if case .number(let seconds)? = message["receivedAt"], let value = Double(seconds) {
+                    Int((value * 1_000_000).rounded())
+                } else {
+                    nil
+                }
+            self = .message(
+                Message(id: id, body: Array(bytes), contentEncoding: message["contentEncoding"]?.string, receivedAtMicros: receivedAt))
         default:
             self = .other("frame type '\(type)'")
         }

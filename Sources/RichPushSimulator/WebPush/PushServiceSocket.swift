@@ -32,7 +32,9 @@ final class PushServiceSocket: Sendable {
 
     /// Connects and upgrades; throws when the connection fails, ``Refused`` when the service
     /// refuses the upgrade (an unknown or expired subscription).
-    static func connect(to url: URL, tls: NIOSSLContext?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> PushServiceSocket {
+    static func connect(
+        to url: URL, tls: NIOSSLContext?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> PushServiceSocket {
         guard let host = url.host, ["ws", "wss"].contains(url.scheme) else { throw SimulatorError("not a WebSocket URL: \(url)") }
         let secure = url.scheme == "wss"
         guard !secure || tls != nil else { throw SimulatorError("\(url) needs TLS") }
@@ -48,13 +50,16 @@ final class PushServiceSocket: Sendable {
                         let name = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: name))
                     }
-                    let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxMessageBytes, upgradePipelineHandler: { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
-                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: maxMessageBytes))
-                            return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
-                        }
-                    })
+                    let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(
+                        maxFrameSize: maxMessageBytes,
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(
+                                    NIOWebSocketFrameAggregator(
+                                        minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 64, maxAccumulatedFrameSize: maxMessageBytes))
+                                return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                            }
+                        })
                     var headers = HTTPHeaders()
                     headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
                     headers.add(name: "Content-Length", value: "0")

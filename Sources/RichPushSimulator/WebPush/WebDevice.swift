@@ -25,8 +25,10 @@ struct WebDevice: Codable, Sendable {
 
     /// `PushSubscription.toJSON()`: what the device registers with RichPush.
     var subscriptionJSON: [String: Any] {
-        ["endpoint": endpoint, "expirationTime": NSNull(),
-         "keys": ["p256dh": Base64URL.encode(publicKey), "auth": Base64URL.encode(auth)]]
+        [
+            "endpoint": endpoint, "expirationTime": NSNull(),
+            "keys": ["p256dh": Base64URL.encode(publicKey), "auth": Base64URL.encode(auth)],
+        ]
     }
 
     /// Makes the keys and subscribes at the push service: `POST /subscribe` with the application
@@ -43,12 +45,18 @@ struct WebDevice: Codable, Sendable {
         let response = try await http.execute(request, timeout: .seconds(30))
         let bytes = Array(buffer: try await response.body.collect(upTo: 1 << 16))
         guard response.status.code == 201 || response.status.code == 200 else {
-            throw SimulatorError("subscribing at \(service.url) failed: HTTP \(response.status.code) \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            throw SimulatorError(
+                "subscribing at \(service.url) failed: HTTP \(response.status.code) \(String(decoding: bytes.prefix(300), as: UTF8.self))")
         }
         guard let answer = JSONValue.parse(bytes), let endpoint = answer["endpoint"]?.string, let id = answer["subscriptionId"]?.string,
-              let socket = answer["webSocket"]?.string.flatMap(URL.init(string:)) else {
-            throw SimulatorError("the push service's subscription is not {endpoint, subscriptionId, webSocket}: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+            let socket = answer["webSocket"]?.string.flatMap(URL.init(string:))
+        else {
+            throw SimulatorError(
+                "the push service's subscription is not {endpoint, subscriptionId, webSocket}: \(String(decoding: bytes.prefix(300), as: UTF8.self))"
+            )
         }
-        return WebDevice(index: index, privateKeyBytes: Array(privateKey.rawRepresentation), publicKey: Array(privateKey.publicKey.x963Representation), auth: auth, endpoint: endpoint, subscriptionId: id, webSocket: socket)
+        return WebDevice(
+            index: index, privateKeyBytes: Array(privateKey.rawRepresentation), publicKey: Array(privateKey.publicKey.x963Representation),
+            auth: auth, endpoint: endpoint, subscriptionId: id, webSocket: socket)
     }
 }

@@ -41,8 +41,10 @@ final class WebDeviceFleet: Sendable {
     /// Subscribes the devices `indices` (up to 32 at a time; those `kept` has a subscription for
     /// go on with it) and calls `registered` for each as it gets its subscription; the client for
     /// it lives only as long as this call.
-    func subscribe(_ indices: [Int], kept: @escaping @Sendable (Int) -> WebDevice? = { _ in nil },
-                   then registered: @escaping @Sendable (WebDevice) async throws -> Void) async throws {
+    func subscribe(
+        _ indices: [Int], kept: @escaping @Sendable (Int) -> WebDevice? = { _ in nil },
+        then registered: @escaping @Sendable (WebDevice) async throws -> Void
+    ) async throws {
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
         do {
             try await withThrowingTaskGroup(of: WebDevice.self) { group in
@@ -134,7 +136,9 @@ final class WebDeviceFleet: Sendable {
                     if ended {
                         device = try await resubscribe(device, handlers)
                         ended = false
-                        logger.info("the push service ended the subscription; subscribed again", metadata: metadata.merging(["new.subscription": "\(device.subscriptionId)"]) { $1 })
+                        logger.info(
+                            "the push service ended the subscription; subscribed again",
+                            metadata: metadata.merging(["new.subscription": "\(device.subscriptionId)"]) { $1 })
                     }
                     let socket = try await PushServiceSocket.connect(to: device.webSocket, tls: context)
                     let kept = sockets.withLock { sockets in
@@ -169,11 +173,15 @@ final class WebDeviceFleet: Sendable {
                     // The service no longer knows the subscription: connecting again cannot help.
                     if stopped.isStopped { break }
                     ended = true
-                    logger.warning("the push service refused the subscription; subscribing again", metadata: metadata.merging(["error": "\(refused)"]) { $1 })
+                    logger.warning(
+                        "the push service refused the subscription; subscribing again",
+                        metadata: metadata.merging(["error": "\(refused)"]) { $1 })
                 } catch {
                     sockets.withLock { _ = $0.removeValue(forKey: device.index) }
                     if stopped.isStopped { break }
-                    logger.warning("cannot reach the push service; trying again", metadata: metadata.merging(["error": "\(error)", "retry.in": "\(delay)"]) { $1 })
+                    logger.warning(
+                        "cannot reach the push service; trying again",
+                        metadata: metadata.merging(["error": "\(error)", "retry.in": "\(delay)"]) { $1 })
                 }
                 if await stopped.sleep(for: delay) { break }
                 delay = min(delay * 2, service.reconnectDelay.max)

@@ -114,8 +114,10 @@ package struct RedisConsoleStore: Sendable {
     @discardableResult
     package func audit(_ entry: AuditEntry) async throws -> String {
         var command = RedisCommand("XADD", auditKey, "MAXLEN", "~", auditCap, "*")
-        for (name, value) in [("user", entry.user), ("action", entry.action), ("target", entry.target), ("requested", String(entry.requested)),
-                              ("done", String(entry.done)), ("address", entry.address), ("outcome", entry.outcome)] {
+        for (name, value) in [
+            ("user", entry.user), ("action", entry.action), ("target", entry.target), ("requested", String(entry.requested)),
+            ("done", String(entry.done)), ("address", entry.address), ("outcome", entry.outcome),
+        ] {
             command.append(name)
             command.append(value)
         }
@@ -128,9 +130,10 @@ package struct RedisConsoleStore: Sendable {
         return (reply.array ?? []).compactMap { entry in
             guard let parts = entry.array, parts.count == 2, let id = parts[0].string else { return nil }
             let fields = Self.strings(parts[1])
-            var audit = AuditEntry(user: fields["user"] ?? "?", action: fields["action"] ?? "?", target: fields["target"] ?? "",
-                                   requested: Int(fields["requested"] ?? "") ?? 0, done: Int(fields["done"] ?? "") ?? 0,
-                                   address: fields["address"] ?? "", outcome: fields["outcome"] ?? "")
+            var audit = AuditEntry(
+                user: fields["user"] ?? "?", action: fields["action"] ?? "?", target: fields["target"] ?? "",
+                requested: Int(fields["requested"] ?? "") ?? 0, done: Int(fields["done"] ?? "") ?? 0,
+                address: fields["address"] ?? "", outcome: fields["outcome"] ?? "")
             audit.id = id
             return audit
         }
@@ -154,23 +157,27 @@ package struct RedisConsoleStore: Sendable {
     }
 
     /// Writes the hash and its expiry together: a crash between them cannot leave a session for ever.
-    static let putScript = LuaScript<PutCall, Never>([.key("key", \.key), .argument("lifetime", \.lifetime), .list("fields", { $0.fields })], body: """
-    redis.call('DEL', key)
-    redis.call('HSET', key, unpack(ARGV, fieldsFrom, fieldsTo))
-    redis.call('PEXPIRE', key, lifetime)
-    return fieldsCount
+    static let putScript = LuaScript<PutCall, Never>(
+        [.key("key", \.key), .argument("lifetime", \.lifetime), .list("fields", { $0.fields })],
+        body: """
+            redis.call('DEL', key)
+            redis.call('HSET', key, unpack(ARGV, fieldsFrom, fieldsTo))
+            redis.call('PEXPIRE', key, lifetime)
+            return fieldsCount
 
-    """)
+            """)
 
     struct TakeCall {
         let key: String
     }
 
     /// Reads the hash and deletes it in one step: of two requests taking it, one gets it.
-    static let takeScript = LuaScript<TakeCall, Never>([.key("key", \.key)], body: """
-    local fields = redis.call('HGETALL', key)
-    redis.call('DEL', key)
-    return fields
+    static let takeScript = LuaScript<TakeCall, Never>(
+        [.key("key", \.key)],
+        body: """
+            local fields = redis.call('HGETALL', key)
+            redis.call('DEL', key)
+            return fields
 
-    """)
+            """)
 }

@@ -12,13 +12,16 @@ extension RedisDeliveryLedger {
     package func recordDeadLettered(_ reasons: [DeliveryScope: String]) async throws {
         let scopes = Dictionary(grouping: reasons.keys, by: \.notification)
         let calls = byPartition(scopes) { keys, part in
-            DeadLetteredCall(webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ttl: Int(retention.components.seconds),
-                             now: JobQueue.nowMilliseconds(), items: part.flatMap { id, scopes in
-                scopes.map { scope in
-                    DeadLetteredItem(status: keys.status(id), devices: keys.devices(id), ledger: keys.ledger(id),
-                                     record: keys.notification(id), id: id, reason: reasons[scope] ?? "", installations: scope.installations)
-                }
-            })
+            DeadLetteredCall(
+                webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ttl: Int(retention.components.seconds),
+                now: JobQueue.nowMilliseconds(),
+                items: part.flatMap { id, scopes in
+                    scopes.map { scope in
+                        DeadLetteredItem(
+                            status: keys.status(id), devices: keys.devices(id), ledger: keys.ledger(id),
+                            record: keys.notification(id), id: id, reason: reasons[scope] ?? "", installations: scope.installations)
+                    }
+                })
         }
         try await runAll(Self.deadLetteredScript, calls)
     }
@@ -81,92 +84,98 @@ extension RedisDeliveryLedger {
     /// `keep` accepts: with count < 0 every field of the ledger, else the installations in
     /// `ARGV[from…to]` (a missing field's value is `false`). One HGETALL, or one HMGET per 1,000.
     static let scopeFunction = """
-    local function scopePairs(ledger, count, from, to, keep)
-      local found = {}
-      if count < 0 then
-        local flat = redis.call('HGETALL', ledger)
-        for i = 1, #flat, 2 do
-          if keep(flat[i + 1]) then found[#found + 1] = flat[i] end
+        local function scopePairs(ledger, count, from, to, keep)
+          local found = {}
+          if count < 0 then
+            local flat = redis.call('HGETALL', ledger)
+            for i = 1, #flat, 2 do
+              if keep(flat[i + 1]) then found[#found + 1] = flat[i] end
+            end
+            return found
+          end
+          for first = from, to, 1000 do
+            local i = first
+            for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, first, math.min(first + 999, to)))) do
+              if keep(value) then found[#found + 1] = ARGV[i] end
+              i = i + 1
+            end
+          end
+          return found
         end
-        return found
-      end
-      for first = from, to, 1000 do
-        local i = first
-        for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, first, math.min(first + 999, to)))) do
-          if keep(value) then found[#found + 1] = ARGV[i] end
-          i = i + 1
-        end
-      end
-      return found
-    end
 
-    """
+        """
 
     /// Marks each pair of the scope with no outcome (no field, `T`, or an expired lease)
     /// `F{entry}` in the ledger, its device entry failed (the reason, and the device's own last
     /// error when it had one), counts them `failed`, moves the state to `failed` (unless it is
     /// further) and emits their `failed` events. A whole notification with an empty ledger moves
     /// to `failed` with one event naming no device, once. A notification that expired is skipped.
-    static let deadLetteredScript = LuaScript<DeadLetteredCall, DeadLetteredItem>([
-        .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .argument("ttl", \.ttl), .number("now", \.now),
-    ], items: \.items, each: [
-        .key("status", \.status), .key("devices", \.devices), .key("ledger", \.ledger), .key("record", \.record),
-        .argument("id", \.id), .argument("reason", \.reason), .list("installations", optional: true, { $0.installations }),
-    ], constants: NotificationLua.constants,
-    using: [NotificationLua.stateRankFunction, NotificationLua.advanceFunction, NotificationLua.webhookFunctions,
-            scopeFunction, NotificationLua.entryFunction],
-    before: """
-    local hooks = redis.call('EXISTS', webhookWants) == 1
-    local leasePattern = '^' .. LEDGER_LEASED .. ':(%d+):'
-    local failedState = ',"state":"' .. COUNTER_FAILED .. '"}'
-    local function open(value)
-      if not value or string.byte(value) == LEDGER_TRIED_BYTE then return true end
-      local untilMs = string.match(value, leasePattern)
-      return untilMs ~= nil and tonumber(untilMs) <= now
-    end
-
-    """, eachItem: """
-    if redis.call('EXISTS', status) == 1 then
-      local marked = scopePairs(ledger, installationsCount, installationsFrom, installationsTo, open)
-      local items = {}
-      if #marked > 0 then
-        local ledgerWrites = {}
-        for from = 1, #marked, 1000 do
-          local part = {unpack(marked, from, math.min(from + 999, #marked))}
-          local values = redis.call('HMGET', ledger, unpack(part))
-          local olds = redis.call('HMGET', devices, unpack(part))
-          for j = 1, #part do
-            local installation = part[j]
-            local text = reason
-            local last = entryOf(values[j]) or olds[j]
-            if last then
-              local ok, old = pcall(cjson.decode, last)
-              if ok and type(old) == 'table' and type(old['error']) == 'string' and old['error'] ~= '' then
-                text = reason .. '; its last error: ' .. old['error']
-              end
+    static let deadLetteredScript = LuaScript<DeadLetteredCall, DeadLetteredItem>(
+        [
+            .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .argument("ttl", \.ttl), .number("now", \.now),
+        ], items: \.items,
+        each: [
+            .key("status", \.status), .key("devices", \.devices), .key("ledger", \.ledger), .key("record", \.record),
+            .argument("id", \.id), .argument("reason", \.reason), .list("installations", optional: true, { $0.installations }),
+        ], constants: NotificationLua.constants,
+        using: [
+            NotificationLua.stateRankFunction, NotificationLua.advanceFunction, NotificationLua.webhookFunctions,
+            scopeFunction, NotificationLua.entryFunction,
+        ],
+        before: """
+            local hooks = redis.call('EXISTS', webhookWants) == 1
+            local leasePattern = '^' .. LEDGER_LEASED .. ':(%d+):'
+            local failedState = ',"state":"' .. COUNTER_FAILED .. '"}'
+            local function open(value)
+              if not value or string.byte(value) == LEDGER_TRIED_BYTE then return true end
+              local untilMs = string.match(value, leasePattern)
+              return untilMs ~= nil and tonumber(untilMs) <= now
             end
-            local entry = '{"error":' .. cjson.encode(text) .. failedState
-            ledgerWrites[#ledgerWrites + 1] = installation
-            ledgerWrites[#ledgerWrites + 1] = LEDGER_FAILED .. entry
-            items[#items + 1] = '{"installation":' .. cjson.encode(installation) .. ',"result":' .. entry .. '}'
-          end
-        end
-        for j = 1, #ledgerWrites, 2000 do
-          redis.call('HSET', ledger, unpack(ledgerWrites, j, math.min(j + 1999, #ledgerWrites)))
-        end
-        redis.call('EXPIRE', ledger, ttl, 'NX')
-        redis.call('HINCRBY', status, COUNTER_FAILED, #marked)
-        advance(status, STATE_FAILED)
-      elseif installationsCount < 0 and redis.call('EXISTS', ledger) == 0 and advance(status, STATE_FAILED) then
-        items[1] = '{"result":{"error":' .. cjson.encode(reason) .. failedState .. '}'
-      end
-      if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FAILED, now, items, record) end
-    end
 
-    """, after: """
-    return 1
+            """,
+        eachItem: """
+            if redis.call('EXISTS', status) == 1 then
+              local marked = scopePairs(ledger, installationsCount, installationsFrom, installationsTo, open)
+              local items = {}
+              if #marked > 0 then
+                local ledgerWrites = {}
+                for from = 1, #marked, 1000 do
+                  local part = {unpack(marked, from, math.min(from + 999, #marked))}
+                  local values = redis.call('HMGET', ledger, unpack(part))
+                  local olds = redis.call('HMGET', devices, unpack(part))
+                  for j = 1, #part do
+                    local installation = part[j]
+                    local text = reason
+                    local last = entryOf(values[j]) or olds[j]
+                    if last then
+                      local ok, old = pcall(cjson.decode, last)
+                      if ok and type(old) == 'table' and type(old['error']) == 'string' and old['error'] ~= '' then
+                        text = reason .. '; its last error: ' .. old['error']
+                      end
+                    end
+                    local entry = '{"error":' .. cjson.encode(text) .. failedState
+                    ledgerWrites[#ledgerWrites + 1] = installation
+                    ledgerWrites[#ledgerWrites + 1] = LEDGER_FAILED .. entry
+                    items[#items + 1] = '{"installation":' .. cjson.encode(installation) .. ',"result":' .. entry .. '}'
+                  end
+                end
+                for j = 1, #ledgerWrites, 2000 do
+                  redis.call('HSET', ledger, unpack(ledgerWrites, j, math.min(j + 1999, #ledgerWrites)))
+                end
+                redis.call('EXPIRE', ledger, ttl, 'NX')
+                redis.call('HINCRBY', status, COUNTER_FAILED, #marked)
+                advance(status, STATE_FAILED)
+              elseif installationsCount < 0 and redis.call('EXISTS', ledger) == 0 and advance(status, STATE_FAILED) then
+                items[1] = '{"result":{"error":' .. cjson.encode(reason) .. failedState .. '}'
+              end
+              if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FAILED, now, items, record) end
+            end
 
-    """)
+            """,
+        after: """
+            return 1
+
+            """)
 
     /// One scope of a revive call: its notification's keys and installations (nil: the whole
     /// ledger).
@@ -178,30 +187,35 @@ extension RedisDeliveryLedger {
     /// Each pair of the scope marked `F` becomes `T{"state":"queued"}` (free to lease, still
     /// addressed, its device entry `queued`), counted out of `failed`; a `failed` notification is
     /// `queued` again. A notification that expired is skipped.
-    static let reviveScript = LuaScript<[ReviveItem], ReviveItem>([], items: { $0 }, each: [
-        .key("status", \.status), .key("ledger", \.ledger),
-        .list("installations", optional: true, { $0.installations }),
-    ], constants: NotificationLua.constants, using: [scopeFunction], before: """
-    local queued = LEDGER_TRIED .. '{"state":"' .. STATE_QUEUED .. '"}'
-    local function failed(value) return value and string.byte(value) == LEDGER_FAILED_BYTE end
+    static let reviveScript = LuaScript<[ReviveItem], ReviveItem>(
+        [], items: { $0 },
+        each: [
+            .key("status", \.status), .key("ledger", \.ledger),
+            .list("installations", optional: true, { $0.installations }),
+        ], constants: NotificationLua.constants, using: [scopeFunction],
+        before: """
+            local queued = LEDGER_TRIED .. '{"state":"' .. STATE_QUEUED .. '"}'
+            local function failed(value) return value and string.byte(value) == LEDGER_FAILED_BYTE end
 
-    """, eachItem: """
-    if redis.call('EXISTS', status) == 1 then
-      local revived = scopePairs(ledger, installationsCount, installationsFrom, installationsTo, failed)
-      for j = 1, #revived, 1000 do
-        local ledgerWrites = {}
-        for i = j, math.min(j + 999, #revived) do
-          ledgerWrites[#ledgerWrites + 1] = revived[i]
-          ledgerWrites[#ledgerWrites + 1] = queued
-        end
-        redis.call('HSET', ledger, unpack(ledgerWrites))
-      end
-      if #revived > 0 then redis.call('HINCRBY', status, COUNTER_FAILED, -#revived) end
-      if redis.call('HGET', status, FIELD_STATE) == STATE_FAILED then redis.call('HSET', status, FIELD_STATE, STATE_QUEUED) end
-    end
+            """,
+        eachItem: """
+            if redis.call('EXISTS', status) == 1 then
+              local revived = scopePairs(ledger, installationsCount, installationsFrom, installationsTo, failed)
+              for j = 1, #revived, 1000 do
+                local ledgerWrites = {}
+                for i = j, math.min(j + 999, #revived) do
+                  ledgerWrites[#ledgerWrites + 1] = revived[i]
+                  ledgerWrites[#ledgerWrites + 1] = queued
+                end
+                redis.call('HSET', ledger, unpack(ledgerWrites))
+              end
+              if #revived > 0 then redis.call('HINCRBY', status, COUNTER_FAILED, -#revived) end
+              if redis.call('HGET', status, FIELD_STATE) == STATE_FAILED then redis.call('HSET', status, FIELD_STATE, STATE_QUEUED) end
+            end
 
-    """, after: """
-    return 1
+            """,
+        after: """
+            return 1
 
-    """)
+            """)
 }

@@ -10,13 +10,15 @@ extension RedisDeliveryLedger {
     /// job whose devices say queued. Returns how many were moved; `progress` gets each batch's
     /// count once its devices are marked.
     package func replayDeadLetters(_ ids: [String]?, in queue: JobQueue, progress: (Int) async -> Void = { _ in }) async throws -> Int {
-        try await queue.replayDeadLetters(ids: ids, replayed: { jobs in
-            do {
-                try await reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:)))
-            } catch {
-                throw ReviveError(replayed: jobs.count, underlying: error)
-            }
-        }, progress: progress)
+        try await queue.replayDeadLetters(
+            ids: ids,
+            replayed: { jobs in
+                do {
+                    try await reviveDeadLettered(jobs.compactMap(RichPushJob.scope(of:)))
+                } catch {
+                    throw ReviveError(replayed: jobs.count, underlying: error)
+                }
+            }, progress: progress)
     }
 
     /// Jobs were replayed but their devices could not be marked queued again (the jobs will as they run).

@@ -48,7 +48,8 @@ package struct RedisDeliveryLedger: DeliveryLedger {
     /// The same ledger for `app`'s notifications, sharing this one's cache of records (and its
     /// budget: a worker's memory does not grow with the apps it serves).
     package func forApp(_ app: AppID) -> RedisDeliveryLedger {
-        app == keys.app ? self : RedisDeliveryLedger(redis: redis, keys: keys.forApp(app), retention: retention, records: records.forApp(app))
+        app == keys.app
+            ? self : RedisDeliveryLedger(redis: redis, keys: keys.forApp(app), retention: retention, records: records.forApp(app))
     }
 
     /// One script call per partition of the notifications in `items`, built by `call` from that

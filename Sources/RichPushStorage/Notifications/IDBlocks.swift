@@ -28,7 +28,8 @@ final class IDBlocks: Sendable {
         guard taken.count < count else { return taken }
         let need = count - taken.count
         let size = need + block
-        let reply = try await redis.run(Self.reserveScript, Reserve(sequence: key, schema: schemaKey, size: size, current: SchemaVersion.current))
+        let reply = try await redis.run(
+            Self.reserveScript, Reserve(sequence: key, schema: schemaKey, size: size, current: SchemaVersion.current))
         guard let end = reply.int else { throw RedisError.unexpected(reply, expected: "the sequence's new end") }
         let first = end - size + 1
         taken += first..<(first + need)
@@ -53,12 +54,14 @@ final class IDBlocks: Sendable {
 
     /// INCRBY; the first ids of a new sequence also stamp the data's schema version (written by
     /// this build: what ``SchemaVersion/checkAtStart(redis:keys:)`` finds).
-    static let reserveScript = LuaScript<Reserve, Never>([
-        .key("sequence", \.sequence), .key("schema", \.schema), .argument("size", \.size), .argument("current", \.current),
-    ], body: """
-    local last = redis.call('INCRBY', sequence, size)
-    if last == tonumber(size) then redis.call('SET', schema, current, 'NX') end
-    return last
+    static let reserveScript = LuaScript<Reserve, Never>(
+        [
+            .key("sequence", \.sequence), .key("schema", \.schema), .argument("size", \.size), .argument("current", \.current),
+        ],
+        body: """
+            local last = redis.call('INCRBY', sequence, size)
+            if last == tonumber(size) then redis.call('SET', schema, current, 'NX') end
+            return last
 
-    """)
+            """)
 }

@@ -39,8 +39,9 @@ extension RedisNotificationStore {
     /// The cancel script's keys and arguments for notification `id`.
     func cancelCall(id: Int, now: Int64) -> CancelCall {
         let keys = self.keys.forNotification(id)
-        return CancelCall(status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
-                          webhookOutbox: keys.webhookOutbox, id: id, now: now)
+        return CancelCall(
+            status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
+            webhookOutbox: keys.webhookOutbox, id: id, now: now)
     }
 
     /// What the cancel script's reply says.

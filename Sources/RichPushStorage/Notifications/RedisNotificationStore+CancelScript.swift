@@ -13,29 +13,34 @@ extension RedisNotificationStore {
     /// Cancels a notification none of whose pushes went out (`failed` too: a replay of its dead
     /// letter then sends nothing), or a split fan-out whose planned pushes have not all ended (its
     /// remaining batches then send nothing): "ok"; else its (derived) state (nil: none).
-    static let cancelScript = LuaScript<CancelCall, Never>([
-        .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants),
-        .key("webhookOutbox", \.webhookOutbox),
-        .argument("id", \.id), .argument("now", \.now),
-    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.statusFieldsFunction, NotificationLua.stateRankFunction,
-                                                     NotificationLua.derivedStateFunction], body: """
-    local fields = statusFields(status)
-    if not fields[FIELD_STATE] then return false end
-    local state = derivedState(fields)
-    if state == STATE_CANCELLED then return state end
-    local planned = tonumber(fields[FIELD_PLANNED] or '0')
-    local ended = 0
-    for _, counter in ipairs({COUNTER_SENT, COUNTER_HELD, COUNTER_INVALID_TOKEN, COUNTER_FAILED}) do
-      ended = ended + tonumber(fields[counter] or '0')
-    end
-    if state == STATE_ACCEPTED or state == STATE_SCHEDULED or state == STATE_QUEUED or state == STATE_FAILED or ended < planned then
-      redis.call('HSET', status, FIELD_STATE, STATE_CANCELLED)
-      if redis.call('EXISTS', webhookWants) == 1 then
-        emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_CANCELLED, now, {'{}'}, record)
-      end
-      return 'ok'
-    end
-    return state
+    static let cancelScript = LuaScript<CancelCall, Never>(
+        [
+            .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants),
+            .key("webhookOutbox", \.webhookOutbox),
+            .argument("id", \.id), .argument("now", \.now),
+        ], constants: NotificationLua.constants,
+        using: [
+            NotificationLua.webhookFunctions, NotificationLua.statusFieldsFunction, NotificationLua.stateRankFunction,
+            NotificationLua.derivedStateFunction,
+        ],
+        body: """
+            local fields = statusFields(status)
+            if not fields[FIELD_STATE] then return false end
+            local state = derivedState(fields)
+            if state == STATE_CANCELLED then return state end
+            local planned = tonumber(fields[FIELD_PLANNED] or '0')
+            local ended = 0
+            for _, counter in ipairs({COUNTER_SENT, COUNTER_HELD, COUNTER_INVALID_TOKEN, COUNTER_FAILED}) do
+              ended = ended + tonumber(fields[counter] or '0')
+            end
+            if state == STATE_ACCEPTED or state == STATE_SCHEDULED or state == STATE_QUEUED or state == STATE_FAILED or ended < planned then
+              redis.call('HSET', status, FIELD_STATE, STATE_CANCELLED)
+              if redis.call('EXISTS', webhookWants) == 1 then
+                emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_CANCELLED, now, {'{}'}, record)
+              end
+              return 'ok'
+            end
+            return state
 
-    """)
+            """)
 }

@@ -16,9 +16,10 @@ extension RedisNotificationStore {
     /// Up to `limit` ids of `user`'s notifications below `before`, newest first, from every
     /// partition's creator index in one round trip (records may have expired since).
     package func createdIDs(by user: String, before: Int, limit: Int) async throws -> [Int] {
-        let replies = try await redis.sendAll((0..<keys.partitions).map {
-            RedisCommand("ZREVRANGEBYSCORE", keys.inPartition($0).created(by: user), "(\(before)", "-inf", "LIMIT", 0, limit)
-        })
+        let replies = try await redis.sendAll(
+            (0..<keys.partitions).map {
+                RedisCommand("ZREVRANGEBYSCORE", keys.inPartition($0).created(by: user), "(\(before)", "-inf", "LIMIT", 0, limit)
+            })
         return Array(replies.flatMap { ($0.array ?? []).compactMap(\.int) }.sorted(by: >).prefix(limit))
     }
 
@@ -42,19 +43,22 @@ extension RedisNotificationStore {
     /// pipelined HGETs per id, in one round trip.
     package func entries(of installation: String, in ids: [Int]) async throws -> [Int: NotificationStatus.Device] {
         guard !ids.isEmpty else { return [:] }
-        let replies = try await redis.sendAll(ids.flatMap {
-            [RedisCommand("HGET", keys.ledger($0), installation), RedisCommand("HGET", keys.devices($0), installation)]
-        })
+        let replies = try await redis.sendAll(
+            ids.flatMap {
+                [RedisCommand("HGET", keys.ledger($0), installation), RedisCommand("HGET", keys.devices($0), installation)]
+            })
         var found: [Int: NotificationStatus.Device] = [:]
         for (index, id) in ids.enumerated() {
             let ledger = replies[2 * index].bytes
             // A ledger value with an entry (`R{…}`), else the devices hash's; a lease or bare mark
             // alone says it was addressed, with nothing recorded yet.
-            let entry = ledger.flatMap { $0.count > 1 && $0[1] == UInt8(ascii: "{") ? Array($0.dropFirst()) : nil } ?? replies[2 * index + 1].bytes
+            let entry =
+                ledger.flatMap { $0.count > 1 && $0[1] == UInt8(ascii: "{") ? Array($0.dropFirst()) : nil } ?? replies[2 * index + 1].bytes
             if let entry, let device = Self.device(installation, entry: entry) {
                 found[id] = device
             } else if let ledger, let mark = ledger.first {
-                found[id] = NotificationStatus.Device(installation: installation, state: mark == LedgerMark.leased.byte ? "sending" : "addressed")
+                found[id] = NotificationStatus.Device(
+                    installation: installation, state: mark == LedgerMark.leased.byte ? "sending" : "addressed")
             }
         }
         return found
@@ -74,7 +78,8 @@ extension RedisNotificationStore {
     static func device(_ installation: String, entry: [UInt8]) -> NotificationStatus.Device? {
         guard let info = try? JSONDecoder().decode([String: String].self, from: Data(entry)) else { return nil }
         let times = info.compactMapValues(Int64.init).filter { $0.key == "at" || $0.key.hasSuffix("At") }
-        return NotificationStatus.Device(installation: installation, state: info["state"] ?? "sent", adapterID: info["adapterID"], error: info["error"],
-                                         template: info["template"], locale: info["locale"], times: times.isEmpty ? nil : times)
+        return NotificationStatus.Device(
+            installation: installation, state: info["state"] ?? "sent", adapterID: info["adapterID"], error: info["error"],
+            template: info["template"], locale: info["locale"], times: times.isEmpty ? nil : times)
     }
 }

@@ -1,5 +1,5 @@
-package import RichPushCore
 import Hiredis
+package import RichPushCore
 import RichPushQueue
 
 /// Creating notifications: one script call per notification (record, payload, status, creator's
@@ -45,10 +45,17 @@ extension RedisNotificationStore {
             // One script call per partition (its keys share the partition's hash tag) and up to
             // `notificationsPerCall` notifications, all in one pipeline.
             let groups = Dictionary(grouping: calls.indices, by: { calls[$0].partition }).values
-                .flatMap { positions in stride(from: 0, to: positions.count, by: Self.notificationsPerCall).map { Array(positions[$0..<min($0 + Self.notificationsPerCall, positions.count)]) } }
-            let replies = try await withDurability(Self.createScript.script, calls: groups.map { group in
-                Self.createScript.encode(group.map { calls[$0].item })
-            }) { reply in reply.array?.contains { $0.int == 1 } == true }
+                .flatMap { positions in
+                    stride(from: 0, to: positions.count, by: Self.notificationsPerCall).map {
+                        Array(positions[$0..<min($0 + Self.notificationsPerCall, positions.count)])
+                    }
+                }
+            let replies = try await withDurability(
+                Self.createScript.script,
+                calls: groups.map { group in
+                    Self.createScript.encode(group.map { calls[$0].item })
+                }
+            ) { reply in reply.array?.contains { $0.int == 1 } == true }
             var taken: [Int] = []
             for (group, reply) in zip(groups, replies) {
                 let values: [RedisValue]
@@ -66,7 +73,9 @@ extension RedisNotificationStore {
                     let index = pending[position]
                     let call = calls[position]
                     if value.array != nil {
-                        let refusal = call.quota.map { quota in Result { try Self.refusal(value, user: drafts[index].creator, limits: quota) } }
+                        let refusal = call.quota.map { quota in
+                            Result { try Self.refusal(value, user: drafts[index].creator, limits: quota) }
+                        }
                         switch refusal {
                         case .success(let refusal?)?: outcomes[index] = .failure(refusal)
                         case .failure(let error)?: outcomes[index] = .failure(error)
@@ -85,8 +94,10 @@ extension RedisNotificationStore {
             pending = taken
         }
         for index in pending {
-            outcomes[index] = .failure(RedisError(code: .unexpectedReply,
-                                                  message: "\(Self.maxIDAttempts) notification ids in a row were taken: the id counter went back"))
+            outcomes[index] = .failure(
+                RedisError(
+                    code: .unexpectedReply,
+                    message: "\(Self.maxIDAttempts) notification ids in a row were taken: the id counter went back"))
         }
         return outcomes.map { $0! }
     }
@@ -114,9 +125,10 @@ extension RedisNotificationStore {
         let id = sequence * keys.partitions + partition
         let keys = self.keys.inPartition(partition)
         let queue = queues[partition]
-        let record = RichNotification(id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
-                                      payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
-                                      delivery: draft.delivery, properties: draft.properties)
+        let record = RichNotification(
+            id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
+            payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
+            delivery: draft.delivery, properties: draft.properties)
         var request = RichPushJob.request(notification: id, app: keys.app)
         if let installations = draft.installations {
             // Named devices, as a fan-out's share is sent, in the app's `now` lane (it is a few devices).
@@ -127,9 +139,11 @@ extension RedisNotificationStore {
         // A send in the future waits in the queue's delayed set, where due retries wait: the
         // workers' maintenance moves it into the stream when its time comes.
         let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
-        var fields: [any RedisArgument] = ["message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
-                                           "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
-                                           "created", now]
+        var fields: [any RedisArgument] = [
+            "message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
+            "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
+            "created", now,
+        ]
         // Only what the sender set: records without options stay as small as before.
         if let ttl = draft.delivery.ttl { fields += ["ttl", Int(ttl.components.seconds)] }
         if let collapse = draft.delivery.collapseID { fields += ["collapse", collapse] }
@@ -146,13 +160,16 @@ extension RedisNotificationStore {
         fields += [StatusField.state.rawValue, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue]
         // With an idempotency key, the same script completes it: no crash can leave a created
         // notification whose key a retry would not find.
-        let idempotency = draft.idempotency.map { IdempotencyCompletion(key: idempotencyKey($0), ttl: Int(IdempotencyKey.lifetime.components.seconds)) }
+        let idempotency = draft.idempotency.map {
+            IdempotencyCompletion(key: idempotencyKey($0), ttl: Int(IdempotencyKey.lifetime.components.seconds))
+        }
         let quota = chargesInCreate ? Self.chargeable(draft) : nil
-        let item = CreateItem(payloadKey: keys.payload(hash), record: keys.notification(id), index: keys.created(by: record.creator),
-                              delayed: queue.configuration.delayedKey, ttl: Int(retention.components.seconds), id: id,
-                              payload: draft.payload, sendAt: sendAt ?? 0,
-                              quota: quota.map { quotaCharge(user: draft.creator, bytes: draft.payload.count, limits: $0) }, idempotency: idempotency,
-                              fields: fields, job: job)
+        let item = CreateItem(
+            payloadKey: keys.payload(hash), record: keys.notification(id), index: keys.created(by: record.creator),
+            delayed: queue.configuration.delayedKey, ttl: Int(retention.components.seconds), id: id,
+            payload: draft.payload, sendAt: sendAt ?? 0,
+            quota: quota.map { quotaCharge(user: draft.creator, bytes: draft.payload.count, limits: $0) }, idempotency: idempotency,
+            fields: fields, job: job)
         return CreateCall(item: item, record: record, partition: partition, quota: quota)
     }
 
@@ -166,13 +183,17 @@ extension RedisNotificationStore {
     private func chargeApart(_ drafts: [NotificationDraft]) async throws -> [(Int, any Error)] {
         let charged = drafts.indices.compactMap { index in Self.chargeable(drafts[index]).map { (index, $0) } }
         guard !charged.isEmpty else { return [] }
-        let replies = try await redis.run(Self.quotaScript, calls: charged.map { index, limits in
-            quotaCharge(user: drafts[index].creator, bytes: drafts[index].payload.count, limits: limits)
-        })
+        let replies = try await redis.run(
+            Self.quotaScript,
+            calls: charged.map { index, limits in
+                quotaCharge(user: drafts[index].creator, bytes: drafts[index].payload.count, limits: limits)
+            })
         var refused: [(Int, any Error)] = []
         for ((index, limits), reply) in zip(charged, replies) {
             do {
-                if let refusal = try Self.refusal(try reply.throwingError(), user: drafts[index].creator, limits: limits) { refused.append((index, refusal)) }
+                if let refusal = try Self.refusal(try reply.throwingError(), user: drafts[index].creator, limits: limits) {
+                    refused.append((index, refusal))
+                }
             } catch {
                 refused.append((index, error))
             }
@@ -188,8 +209,10 @@ extension RedisNotificationStore {
     /// the master all the same, with its idempotency key: a client that retries with the key gets
     /// the first answer (once the replicas have it: ``claim(_:)`` waits for them too), not a
     /// second notification.
-    func withDurability(_ script: RedisScript, calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])],
-                        needsReplicas: (RedisValue) -> Bool) async throws -> [Result<RedisValue, RedisError>] {
+    func withDurability(
+        _ script: RedisScript, calls: [(keys: [any RedisArgument], arguments: [any RedisArgument])],
+        needsReplicas: (RedisValue) -> Bool
+    ) async throws -> [Result<RedisValue, RedisError>] {
         guard !calls.isEmpty else { return [] }
         guard case .replicated(let replicas, let timeout) = durability else {
             return try await redis.run(script, calls: calls).map(Self.result)
@@ -204,12 +227,17 @@ extension RedisNotificationStore {
             // Only the calls that did not run, again with their WAIT after them.
             let again = try await redis.pipeline([RedisCommand("SCRIPT", "LOAD", script.source)] + withWaits(missing.map { commands[$0] }))
             try again[0].throwingError()
-            for (index, reply) in zip(missing, try Self.waited(Array(again.dropFirst()), waitEach: waitEach, count: missing.count)) { replies[index] = reply }
+            for (index, reply) in zip(missing, try Self.waited(Array(again.dropFirst()), waitEach: waitEach, count: missing.count)) {
+                replies[index] = reply
+            }
         }
         return replies.map { reply, acknowledged in
             Self.result(reply).flatMap { value in
                 guard needsReplicas(value), acknowledged < replicas else { return .success(value) }
-                return .failure(RedisError(code: .timeout, message: "WAIT: \(acknowledged) of \(replicas) replicas acknowledged the write within \(timeout.milliseconds) ms"))
+                return .failure(
+                    RedisError(
+                        code: .timeout,
+                        message: "WAIT: \(acknowledged) of \(replicas) replicas acknowledged the write within \(timeout.milliseconds) ms"))
             }
         }
     }

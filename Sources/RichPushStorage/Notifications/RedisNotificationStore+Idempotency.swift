@@ -1,6 +1,6 @@
 import Crypto
-package import RichPushCore
 import Hiredis
+package import RichPushCore
 
 /// Idempotency keys: a request claims its key before it creates, the create completes it in
 /// the same script, a failed create releases it.
@@ -53,7 +53,9 @@ extension RedisNotificationStore {
 
     package func release(_ keys: [IdempotencyKey]) async throws {
         guard !keys.isEmpty else { return }
-        for reply in try await redis.run(Self.releaseScript, calls: keys.map { IdempotencyCall(key: idempotencyKey($0), fingerprint: $0.fingerprint) }) {
+        for reply in try await redis.run(
+            Self.releaseScript, calls: keys.map { IdempotencyCall(key: idempotencyKey($0), fingerprint: $0.fingerprint) })
+        {
             try reply.throwingError()
         }
     }
@@ -68,29 +70,33 @@ extension RedisNotificationStore {
     /// Claims a free key (state pending, for the claim lifetime), or says who holds it: another
     /// request ("mismatch"), this request still being handled ("pending"), or its notification
     /// ("done", id).
-    static let claimScript = LuaScript<IdempotencyCall, Never>([
-        .key("key", \.key), .argument("fingerprint", \.fingerprint), .argument("lifetime", \.lifetime),
-    ], body: """
-    local state = redis.call('HGET', key, 'state')
-    if not state then
-      redis.call('HSET', key, 'state', 'pending', 'fp', fingerprint)
-      redis.call('PEXPIRE', key, lifetime)
-      return {'claimed'}
-    end
-    if redis.call('HGET', key, 'fp') ~= fingerprint then return {'mismatch'} end
-    if state == 'pending' then return {'pending'} end
-    -- A write (the same expiry), so that a WAIT after this script covers the notification.
-    redis.call('PEXPIRE', key, redis.call('PTTL', key))
-    return {'done', redis.call('HGET', key, 'id')}
+    static let claimScript = LuaScript<IdempotencyCall, Never>(
+        [
+            .key("key", \.key), .argument("fingerprint", \.fingerprint), .argument("lifetime", \.lifetime),
+        ],
+        body: """
+            local state = redis.call('HGET', key, 'state')
+            if not state then
+              redis.call('HSET', key, 'state', 'pending', 'fp', fingerprint)
+              redis.call('PEXPIRE', key, lifetime)
+              return {'claimed'}
+            end
+            if redis.call('HGET', key, 'fp') ~= fingerprint then return {'mismatch'} end
+            if state == 'pending' then return {'pending'} end
+            -- A write (the same expiry), so that a WAIT after this script covers the notification.
+            redis.call('PEXPIRE', key, redis.call('PTTL', key))
+            return {'done', redis.call('HGET', key, 'id')}
 
-    """)
+            """)
 
     /// Deletes a pending claim of this request.
-    static let releaseScript = LuaScript<IdempotencyCall, Never>([.key("key", \.key), .argument("fingerprint", \.fingerprint)], body: """
-    if redis.call('HGET', key, 'state') == 'pending' and redis.call('HGET', key, 'fp') == fingerprint then
-      return redis.call('DEL', key)
-    end
-    return 0
+    static let releaseScript = LuaScript<IdempotencyCall, Never>(
+        [.key("key", \.key), .argument("fingerprint", \.fingerprint)],
+        body: """
+            if redis.call('HGET', key, 'state') == 'pending' and redis.call('HGET', key, 'fp') == fingerprint then
+              return redis.call('DEL', key)
+            end
+            return 0
 
-    """)
+            """)
 }

@@ -1,6 +1,6 @@
 import Hiredis
-import RichPushQueue
 import RichPushCore
+import RichPushQueue
 
 /// The Lua of a notification's life in ``RedisNotificationStore``: its create, the device's
 /// fetch and its receipts (a cancel's is in `+CancelScript`). Each write that belongs together is
@@ -34,72 +34,77 @@ extension RedisNotificationStore {
     /// charge and the create in one step on one Redis (on a cluster the quota keys are in another
     /// slot, and the quota is charged first, apart). One call for many amortizes the script call
     /// itself, which costs more than the writes.
-    static let createScript = LuaScript<[CreateItem], CreateItem>([], items: { $0 }, each: [
-        .key("payloadKey", \.payloadKey), .key("record", \.record), .key("index", \.index),
-        .key("delayed", \.delayed),
-    ] + JobAdmission.slots { $0.job } + [
-        .argument("ttl", \.ttl), .argument("id", \.id), .argument("payload", \.payload), .number("sendAt", \.sendAt),
-        .section("quota", \.quota, quotaSlots),
-        .section("idempotency", \.idempotency, [.key("idempotencyKey", \.key), .argument("idempotencyTTL", \.ttl)]),
-        .list("fields", { $0.fields }), .list("job", { $0.job.fields }),
-    ], constants: NotificationLua.constants, using: [quotaFunction, JobAdmission.luaFunction], before: """
-    local stored, indexes, out = {}, {}, {}
+    static let createScript = LuaScript<[CreateItem], CreateItem>(
+        [], items: { $0 },
+        each: [
+            .key("payloadKey", \.payloadKey), .key("record", \.record), .key("index", \.index),
+            .key("delayed", \.delayed),
+        ] + JobAdmission.slots { $0.job } + [
+            .argument("ttl", \.ttl), .argument("id", \.id), .argument("payload", \.payload), .number("sendAt", \.sendAt),
+            .section("quota", \.quota, quotaSlots),
+            .section("idempotency", \.idempotency, [.key("idempotencyKey", \.key), .argument("idempotencyTTL", \.ttl)]),
+            .list("fields", { $0.fields }), .list("job", { $0.job.fields }),
+        ], constants: NotificationLua.constants, using: [quotaFunction, JobAdmission.luaFunction],
+        before: """
+            local stored, indexes, out = {}, {}, {}
 
-    """, eachItem: """
-    if redis.call('EXISTS', record) == 1 then
-      out[#out + 1] = 0
-      break
-    end
-    if quota then
-      local refused = charge(quotaRate, quotaBytes, quotaLedger, quotaNow, quotaPerMinute, quotaLiveBytes, quotaSize, quotaExpiry, quotaRetention, quotaMember)
-      if refused then
-        out[#out + 1] = refused
-        break
-      end
-    end
-    -- A payload sent again in the same call (the same content, hence key) is written once, and
-    -- each creator's index gets its expiry once (the call's creates all expire then).
-    if not stored[payloadKey] then
-      redis.call('SET', payloadKey, payload, 'EX', ttl)
-      stored[payloadKey] = true
-    end
-    redis.call('HSET', record, unpack(ARGV, fieldsFrom, fieldsTo))
-    redis.call('EXPIRE', record, ttl)
-    redis.call('ZADD', index, id, id)
-    if not indexes[index] then
-      redis.call('EXPIRE', index, ttl)
-      indexes[index] = true
-    end
-    -- The creator's index drops its oldest entries whose records expired: on one create in 8
-    -- (by id), up to 16, so it shrinks faster than it grows once records expire, and the other
-    -- creates pay nothing for it (the record keys share the partition's hash tag, hence the
-    -- slot, with the index).
-    if tonumber(id) % 8 == 0 then
-      local base = string.sub(record, 1, #record - #id)
-      local gone = {}
-      for _, oldest in ipairs(redis.call('ZRANGE', index, 0, 15)) do
-        if redis.call('EXISTS', base .. oldest) == 1 then break end
-        gone[#gone + 1] = oldest
-      end
-      if #gone > 0 then redis.call('ZREM', index, unpack(gone)) end
-    end
-    if idempotency then
-      redis.call('HSET', idempotencyKey, 'state', 'done', 'id', id)
-      redis.call('EXPIRE', idempotencyKey, idempotencyTTL)
-    end
-    if sendAt > 0 then
-      -- As a due retry is kept: the job's fields packed, scored by when it is due.
-      redis.call('ZADD', delayed, sendAt, cmsgpack.pack({unpack(ARGV, jobFrom, jobTo)}))
-    else
-      admit(fair, stream, ready, sched, bell, waitPrefix, {unpack(ARGV, jobFrom, jobTo)})
-    end
-    out[#out + 1] = 1
+            """,
+        eachItem: """
+            if redis.call('EXISTS', record) == 1 then
+              out[#out + 1] = 0
+              break
+            end
+            if quota then
+              local refused = charge(quotaRate, quotaBytes, quotaLedger, quotaNow, quotaPerMinute, quotaLiveBytes, quotaSize, quotaExpiry, quotaRetention, quotaMember)
+              if refused then
+                out[#out + 1] = refused
+                break
+              end
+            end
+            -- A payload sent again in the same call (the same content, hence key) is written once, and
+            -- each creator's index gets its expiry once (the call's creates all expire then).
+            if not stored[payloadKey] then
+              redis.call('SET', payloadKey, payload, 'EX', ttl)
+              stored[payloadKey] = true
+            end
+            redis.call('HSET', record, unpack(ARGV, fieldsFrom, fieldsTo))
+            redis.call('EXPIRE', record, ttl)
+            redis.call('ZADD', index, id, id)
+            if not indexes[index] then
+              redis.call('EXPIRE', index, ttl)
+              indexes[index] = true
+            end
+            -- The creator's index drops its oldest entries whose records expired: on one create in 8
+            -- (by id), up to 16, so it shrinks faster than it grows once records expire, and the other
+            -- creates pay nothing for it (the record keys share the partition's hash tag, hence the
+            -- slot, with the index).
+            if tonumber(id) % 8 == 0 then
+              local base = string.sub(record, 1, #record - #id)
+              local gone = {}
+              for _, oldest in ipairs(redis.call('ZRANGE', index, 0, 15)) do
+                if redis.call('EXISTS', base .. oldest) == 1 then break end
+                gone[#gone + 1] = oldest
+              end
+              if #gone > 0 then redis.call('ZREM', index, unpack(gone)) end
+            end
+            if idempotency then
+              redis.call('HSET', idempotencyKey, 'state', 'done', 'id', id)
+              redis.call('EXPIRE', idempotencyKey, idempotencyTTL)
+            end
+            if sendAt > 0 then
+              -- As a due retry is kept: the job's fields packed, scored by when it is due.
+              redis.call('ZADD', delayed, sendAt, cmsgpack.pack({unpack(ARGV, jobFrom, jobTo)}))
+            else
+              admit(fair, stream, ready, sched, bell, waitPrefix, {unpack(ARGV, jobFrom, jobTo)})
+            end
+            out[#out + 1] = 1
 
-    """, after: """
-    admitted()
-    return out
+            """,
+        after: """
+            admitted()
+            return out
 
-    """)
+            """)
 
     /// A fetch's keys and arguments (see ``fetchScript``).
     struct FetchCall {
@@ -111,29 +116,34 @@ extension RedisNotificationStore {
 
     /// 1 recorded, 0 not addressed or no record (a ledger may outlive its record; both are looked
     /// at either way, so a missing id costs what someone else's does).
-    static let fetchScript = LuaScript<FetchCall, Never>([
-        .key("fetchedBy", \.fetchedBy), .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants),
-        .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger), .key("devices", \.devices),
-        .argument("fetcher", \.fetcher), .argument("ttl", \.ttl), .argument("counter", \.counter),
-        .argument("id", \.id), .argument("now", \.now), .argument("item", \.item), .list("addressees", { $0.addressees }),
-    ], constants: NotificationLua.constants, using: [NotificationLua.webhookFunctions, NotificationLua.addressedFunction,
-                                                     NotificationLua.entryFunction, NotificationLua.updateEntryFunction], body: """
-    local exists = redis.call('EXISTS', record) == 1
-    if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return 0 end
-    if redis.call('SADD', fetchedBy, fetcher) == 1 then
-      redis.call('EXPIRE', fetchedBy, ttl)
-      -- A device's first fetch: its time in the device's entry, when it has one (the console's timeline).
-      if string.sub(fetcher, 1, 2) == 'i:' then
-        updateEntry(ledger, devices, string.sub(fetcher, 3), {fetchedAt = now}, false, ttl)
-      end
-      redis.call('HINCRBY', status, counter, 1)
-      if redis.call('EXISTS', webhookWants) == 1 then
-        emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FETCHED, now, {item}, record)
-      end
-    end
-    return 1
+    static let fetchScript = LuaScript<FetchCall, Never>(
+        [
+            .key("fetchedBy", \.fetchedBy), .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants),
+            .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger), .key("devices", \.devices),
+            .argument("fetcher", \.fetcher), .argument("ttl", \.ttl), .argument("counter", \.counter),
+            .argument("id", \.id), .argument("now", \.now), .argument("item", \.item), .list("addressees", { $0.addressees }),
+        ], constants: NotificationLua.constants,
+        using: [
+            NotificationLua.webhookFunctions, NotificationLua.addressedFunction,
+            NotificationLua.entryFunction, NotificationLua.updateEntryFunction,
+        ],
+        body: """
+            local exists = redis.call('EXISTS', record) == 1
+            if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return 0 end
+            if redis.call('SADD', fetchedBy, fetcher) == 1 then
+              redis.call('EXPIRE', fetchedBy, ttl)
+              -- A device's first fetch: its time in the device's entry, when it has one (the console's timeline).
+              if string.sub(fetcher, 1, 2) == 'i:' then
+                updateEntry(ledger, devices, string.sub(fetcher, 3), {fetchedAt = now}, false, ttl)
+              end
+              redis.call('HINCRBY', status, counter, 1)
+              if redis.call('EXISTS', webhookWants) == 1 then
+                emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FETCHED, now, {item}, record)
+              end
+            end
+            return 1
 
-    """)
+            """)
 
     /// A receipt's keys and arguments (see ``receiptScript``).
     struct ReceiptCall {
@@ -152,28 +162,32 @@ extension RedisNotificationStore {
 
     /// 1 counted, 0 counted before, -1 not addressed or no record (both looked at either way, as
     /// in ``fetchScript``).
-    static let receiptScript = LuaScript<ReceiptCall, Never>([
-        .key("status", \.status), .key("devices", \.devices), .key("receipts", \.receipts), .key("record", \.record),
-        .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger),
-        .argument("counter", \.counter), .argument("installation", \.installation), .argument("ttl", \.ttl),
-        .argument("identity", \.identity), .argument("id", \.id), .argument("now", \.now), .argument("item", \.item),
-        .list("addressees", { $0.addressees }),
-    ], constants: NotificationLua.constants,
-    using: [NotificationLua.webhookFunctions, NotificationLua.addressedFunction, NotificationLua.entryFunction,
-            NotificationLua.updateEntryFunction], body: """
-    local exists = redis.call('EXISTS', record) == 1
-    if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return -1 end
-    if redis.call('SADD', receipts, identity) == 0 then return 0 end
-    if redis.call('EXISTS', webhookWants) == 1 then
-      emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, counter, now, {item}, record)
-    end
-    if redis.call('TTL', receipts) < 0 then redis.call('EXPIRE', receipts, ttl) end
-    redis.call('HINCRBY', status, counter, 1)
-    if installation ~= '' then
-      -- The device's state and the receipt's time (`displayedAt`, `openedAt`: the console's timeline).
-      updateEntry(ledger, devices, installation, {state = counter, [counter .. 'At'] = now}, true, ttl)
-    end
-    return 1
+    static let receiptScript = LuaScript<ReceiptCall, Never>(
+        [
+            .key("status", \.status), .key("devices", \.devices), .key("receipts", \.receipts), .key("record", \.record),
+            .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger),
+            .argument("counter", \.counter), .argument("installation", \.installation), .argument("ttl", \.ttl),
+            .argument("identity", \.identity), .argument("id", \.id), .argument("now", \.now), .argument("item", \.item),
+            .list("addressees", { $0.addressees }),
+        ], constants: NotificationLua.constants,
+        using: [
+            NotificationLua.webhookFunctions, NotificationLua.addressedFunction, NotificationLua.entryFunction,
+            NotificationLua.updateEntryFunction,
+        ],
+        body: """
+            local exists = redis.call('EXISTS', record) == 1
+            if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return -1 end
+            if redis.call('SADD', receipts, identity) == 0 then return 0 end
+            if redis.call('EXISTS', webhookWants) == 1 then
+              emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, counter, now, {item}, record)
+            end
+            if redis.call('TTL', receipts) < 0 then redis.call('EXPIRE', receipts, ttl) end
+            redis.call('HINCRBY', status, counter, 1)
+            if installation ~= '' then
+              -- The device's state and the receipt's time (`displayedAt`, `openedAt`: the console's timeline).
+              updateEntry(ledger, devices, installation, {state = counter, [counter .. 'At'] = now}, true, ttl)
+            end
+            return 1
 
-    """)
+            """)
 }

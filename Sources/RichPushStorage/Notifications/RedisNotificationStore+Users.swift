@@ -1,5 +1,5 @@
-package import RichPushCore
 import Hiredis
+package import RichPushCore
 import RichPushQueue
 
 extension RedisNotificationStore {
@@ -27,9 +27,11 @@ extension RedisNotificationStore {
     func quotaCharge(user: String, bytes: Int, limits: QuotaLimits) -> QuotaCharge {
         let now = JobQueue.nowMilliseconds()
         let retentionMs = Int(retention.components.seconds) * 1000
-        return QuotaCharge(rate: keys.quotaRate(user), bytes: keys.quotaBytes(user), ledger: keys.quotaBytesLedger(user), now: now, perMinute: limits.perMinute,
-                           liveBytes: limits.liveBytes, size: bytes, expiry: now + Int64(retentionMs), retention: retentionMs,
-                           member: "\(now):\(bytes):\(UInt32.random(in: 0...UInt32.max))")
+        return QuotaCharge(
+            rate: keys.quotaRate(user), bytes: keys.quotaBytes(user), ledger: keys.quotaBytesLedger(user), now: now,
+            perMinute: limits.perMinute,
+            liveBytes: limits.liveBytes, size: bytes, expiry: now + Int64(retentionMs), retention: retentionMs,
+            member: "\(now):\(bytes):\(UInt32.random(in: 0...UInt32.max))")
     }
 
     /// nil for `{0, 0}` (charged); the refusal for `{1, s}` or `{2, s}`.
@@ -39,9 +41,14 @@ extension RedisNotificationStore {
         }
         switch code {
         case 0: return nil
-        case 1: return QuotaRefusal(message: "\(user) may create \(limits.perMinute) notifications per minute", retryAfter: max(1, wait), limit: .perMinute)
-        default: return QuotaRefusal(message: "\(user)'s live payloads would exceed \(limits.liveBytes) bytes (kept for the retention)", retryAfter: max(1, wait),
-                                     limit: .liveBytes)
+        case 1:
+            return QuotaRefusal(
+                message: "\(user) may create \(limits.perMinute) notifications per minute", retryAfter: max(1, wait), limit: .perMinute)
+        default:
+            return QuotaRefusal(
+                message: "\(user)'s live payloads would exceed \(limits.liveBytes) bytes (kept for the retention)",
+                retryAfter: max(1, wait),
+                limit: .liveBytes)
         }
     }
 
@@ -56,15 +63,18 @@ extension RedisNotificationStore {
     /// The quota's slots, in its own script and in the create's.
     static let quotaSlots: [LuaSlot<QuotaCharge>] = [
         .key("quotaRate", \.rate), .key("quotaBytes", \.bytes), .key("quotaLedger", \.ledger),
-        .number("quotaNow", \.now), .number("quotaPerMinute", \.perMinute), .number("quotaLiveBytes", \.liveBytes), .number("quotaSize", \.size),
+        .number("quotaNow", \.now), .number("quotaPerMinute", \.perMinute), .number("quotaLiveBytes", \.liveBytes),
+        .number("quotaSize", \.size),
         .argument("quotaExpiry", \.expiry), .argument("quotaRetention", \.retention), .argument("quotaMember", \.member),
     ]
 
     /// `{0, 0}` charged, or ``quotaFunction``'s refusal.
-    static let quotaScript = LuaScript<QuotaCharge, Never>(quotaSlots, using: [quotaFunction], body: """
-    return charge(quotaRate, quotaBytes, quotaLedger, quotaNow, quotaPerMinute, quotaLiveBytes, quotaSize, quotaExpiry, quotaRetention, quotaMember) or {0, 0}
+    static let quotaScript = LuaScript<QuotaCharge, Never>(
+        quotaSlots, using: [quotaFunction],
+        body: """
+            return charge(quotaRate, quotaBytes, quotaLedger, quotaNow, quotaPerMinute, quotaLiveBytes, quotaSize, quotaExpiry, quotaRetention, quotaMember) or {0, 0}
 
-    """)
+            """)
 
     /// Lua: `charge(rate, bytes, ledger, now, perMinute, liveBytes, size, expiry, retention,
     /// member)` charges one notification to a user's quotas (``QuotaCharge``) and returns nil, or
@@ -72,39 +82,39 @@ extension RedisNotificationStore {
     /// the limit) and charges nothing. Expired payloads leave the total first (at most 1,000 a
     /// call, so the call stays short).
     static let quotaFunction = """
-    local function charge(rate, bytes, ledger, now, perMinute, limit, size, expiry, retention, member)
-      local expired = redis.call('ZRANGEBYSCORE', ledger, '-inf', now, 'LIMIT', 0, 1000)
-      local freed = 0
-      for _, old in ipairs(expired) do
-        freed = freed + tonumber(string.match(old, '^%d+:(%d+):'))
-      end
-      if #expired > 0 then
-        redis.call('ZREM', ledger, unpack(expired))
-        redis.call('DECRBY', bytes, freed)
-      end
-      if perMinute > 0 then
-        local count = tonumber(redis.call('GET', rate) or '0')
-        if count >= perMinute then
-          local ttl = redis.call('PTTL', rate)
-          return {1, math.ceil(math.max(ttl, 1000) / 1000)}
+        local function charge(rate, bytes, ledger, now, perMinute, limit, size, expiry, retention, member)
+          local expired = redis.call('ZRANGEBYSCORE', ledger, '-inf', now, 'LIMIT', 0, 1000)
+          local freed = 0
+          for _, old in ipairs(expired) do
+            freed = freed + tonumber(string.match(old, '^%d+:(%d+):'))
+          end
+          if #expired > 0 then
+            redis.call('ZREM', ledger, unpack(expired))
+            redis.call('DECRBY', bytes, freed)
+          end
+          if perMinute > 0 then
+            local count = tonumber(redis.call('GET', rate) or '0')
+            if count >= perMinute then
+              local ttl = redis.call('PTTL', rate)
+              return {1, math.ceil(math.max(ttl, 1000) / 1000)}
+            end
+          end
+          local total = tonumber(redis.call('GET', bytes) or '0')
+          if limit > 0 and total + size > limit then
+            local first = redis.call('ZRANGE', ledger, 0, 0, 'WITHSCORES')
+            local wait = 60
+            if first[2] then wait = math.ceil((tonumber(first[2]) - now) / 1000) end
+            return {2, math.max(wait, 1)}
+          end
+          if redis.call('INCR', rate) == 1 then redis.call('PEXPIRE', rate, 60000) end
+          redis.call('INCRBY', bytes, size)
+          redis.call('ZADD', ledger, expiry, member)
+          redis.call('PEXPIRE', bytes, retention)
+          redis.call('PEXPIRE', ledger, retention)
+          return nil
         end
-      end
-      local total = tonumber(redis.call('GET', bytes) or '0')
-      if limit > 0 and total + size > limit then
-        local first = redis.call('ZRANGE', ledger, 0, 0, 'WITHSCORES')
-        local wait = 60
-        if first[2] then wait = math.ceil((tonumber(first[2]) - now) / 1000) end
-        return {2, math.max(wait, 1)}
-      end
-      if redis.call('INCR', rate) == 1 then redis.call('PEXPIRE', rate, 60000) end
-      redis.call('INCRBY', bytes, size)
-      redis.call('ZADD', ledger, expiry, member)
-      redis.call('PEXPIRE', bytes, retention)
-      redis.call('PEXPIRE', ledger, retention)
-      return nil
-    end
 
-    """
+        """
 
     package func forgetNotifications(createdBy user: String) async throws -> Int {
         var forgotten = 0
@@ -116,7 +126,9 @@ extension RedisNotificationStore {
                 guard !ids.isEmpty else { break }
                 var commands: [RedisCommand] = []
                 for id in ids {
-                    commands.append(RedisCommand("DEL", keys.notification(id), keys.devices(id), keys.fetchedBy(id), keys.receipts(id), keys.ledger(id)))
+                    commands.append(
+                        RedisCommand("DEL", keys.notification(id), keys.devices(id), keys.fetchedBy(id), keys.receipts(id), keys.ledger(id))
+                    )
                 }
                 var remove = RedisCommand("ZREM", index)
                 for id in ids { remove.append(id) }

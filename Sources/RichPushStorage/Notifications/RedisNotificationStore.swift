@@ -33,17 +33,22 @@ package struct RedisNotificationStore: NotificationStore {
 
     /// `payloadCacheBytes` bounds the in-process cache of payloads (immutable, by content hash);
     /// `idBlock` ids are reserved per INCRBY, so most creations cost one round trip, not two.
-    package init(redis: any RedisClient, keys: StorageKeys, queue: JobQueue, retention: Duration,
-                payloadCacheBytes: Int = 64 << 20, idBlock: Int = 64, durability: Durability = .primary) {
+    package init(
+        redis: any RedisClient, keys: StorageKeys, queue: JobQueue, retention: Duration,
+        payloadCacheBytes: Int = 64 << 20, idBlock: Int = 64, durability: Durability = .primary
+    ) {
         self.redis = redis
         self.durability = durability
         self.keys = keys
         self.queue = queue
-        self.queues = keys.partitions == 1 ? [queue] : keys.partitionNames.map { name in
-            var configuration = queue.configuration
-            configuration.partition = name
-            return JobQueue(redis: queue.redis, configuration: configuration)
-        }
+        self.queues =
+            keys.partitions == 1
+            ? [queue]
+            : keys.partitionNames.map { name in
+                var configuration = queue.configuration
+                configuration.partition = name
+                return JobQueue(redis: queue.redis, configuration: configuration)
+            }
         self.retention = retention
         self.payloads = ContentCache(budget: payloadCacheBytes, ttl: retention)
         self.records = NotificationRecords(redis: redis, keys: keys)
@@ -118,9 +123,10 @@ package struct RedisNotificationStore: NotificationStore {
     package func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification] {
         let max = before.map { "(\($0)" } ?? "+inf"
         // Each partition's newest, merged (ids grow in every partition as in all of them).
-        let replies = try await redis.sendAll((0..<keys.partitions).map {
-            RedisCommand("ZREVRANGEBYSCORE", keys.inPartition($0).created(by: user), max, "-inf", "LIMIT", 0, limit)
-        })
+        let replies = try await redis.sendAll(
+            (0..<keys.partitions).map {
+                RedisCommand("ZREVRANGEBYSCORE", keys.inPartition($0).created(by: user), max, "-inf", "LIMIT", 0, limit)
+            })
         let ids = replies.flatMap { ($0.array ?? []).compactMap(\.int) }.sorted(by: >).prefix(limit)
         return try await notifications(ids: Array(ids))
     }
@@ -131,8 +137,10 @@ package struct RedisNotificationStore: NotificationStore {
     /// outcome yet); a pair with neither is not listed.
     package func status(id: Int) async throws -> NotificationStatus? {
         let names = StoredStatus.allFields
-        let replies = try await redis.sendAll([RedisCommand("HMGET", arguments: [keys.status(id)] + names),
-                                               RedisCommand("HGETALL", keys.ledger(id)), RedisCommand("HGETALL", keys.devices(id))])
+        let replies = try await redis.sendAll([
+            RedisCommand("HMGET", arguments: [keys.status(id)] + names),
+            RedisCommand("HGETALL", keys.ledger(id)), RedisCommand("HGETALL", keys.devices(id)),
+        ])
         let stored = StoredStatus(record: StoredStatus.fields(names, of: replies[0]))
         guard stored.state != nil else { return nil }
         let counts = Dictionary(uniqueKeysWithValues: DeliveryCounter.allCases.map { ($0.rawValue, stored.counts[$0] ?? 0) })
@@ -144,7 +152,8 @@ package struct RedisNotificationStore: NotificationStore {
         for (installation, bytes) in entries {
             if let device = Self.device(installation, entry: bytes) { devices.append(device) }
         }
-        return NotificationStatus(id: id, state: stored.derived, counts: counts, devices: devices.sorted { $0.installation < $1.installation })
+        return NotificationStatus(
+            id: id, state: stored.derived, counts: counts, devices: devices.sorted { $0.installation < $1.installation })
     }
 
     /// A hash's fields and values, from HGETALL's reply.
@@ -162,27 +171,32 @@ package struct RedisNotificationStore: NotificationStore {
         // One round trip: the read check (when asked), then count the first fetch per device (or
         // per reader): its counter is what makes the state `fetched`.
         let keys = self.keys.forNotification(id)
-        let call = FetchCall(fetchedBy: keys.fetchedBy(id), status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
-                             webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), devices: keys.devices(id), fetcher: installation.map { "i:\($0)" } ?? "u:\(reader)",
-                             ttl: Int(retention.components.seconds), counter: DeliveryCounter.fetched.rawValue, id: id,
-                             now: JobQueue.nowMilliseconds(), item: NotificationLua.eventItem(installation: installation, reader: reader),
-                             addressees: addressees ?? [])
+        let call = FetchCall(
+            fetchedBy: keys.fetchedBy(id), status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
+            webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), devices: keys.devices(id),
+            fetcher: installation.map { "i:\($0)" } ?? "u:\(reader)",
+            ttl: Int(retention.components.seconds), counter: DeliveryCounter.fetched.rawValue, id: id,
+            now: JobQueue.nowMilliseconds(), item: NotificationLua.eventItem(installation: installation, reader: reader),
+            addressees: addressees ?? [])
         return try await redis.run(Self.fetchScript, call).int == 1
     }
 
     /// One script: the read check (when asked), then counts the receipt once per (kind,
     /// installation or reader), sets the device's state in its entry (keeping what the delivery
     /// recorded there, such as the platform's id); its counter moves the (derived) state on.
-    package func recordReceipt(id: Int, kind: ReceiptKind, installation: String?, reader: String,
-                              ifAddressedTo addressees: [String]?) async throws -> ReceiptOutcome {
+    package func recordReceipt(
+        id: Int, kind: ReceiptKind, installation: String?, reader: String,
+        ifAddressedTo addressees: [String]?
+    ) async throws -> ReceiptOutcome {
         if addressees?.isEmpty == true { return .notAddressed }
         let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
         let keys = self.keys.forNotification(id)
-        let call = ReceiptCall(status: keys.status(id), devices: keys.devices(id), receipts: keys.receipts(id), record: keys.notification(id),
-                               webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), counter: kind.rawValue,
-                               installation: installation ?? "", ttl: Int(retention.components.seconds),
-                               identity: "\(kind.rawValue):\(who)", id: id, now: JobQueue.nowMilliseconds(),
-                               item: NotificationLua.eventItem(installation: installation, reader: reader), addressees: addressees ?? [])
+        let call = ReceiptCall(
+            status: keys.status(id), devices: keys.devices(id), receipts: keys.receipts(id), record: keys.notification(id),
+            webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), counter: kind.rawValue,
+            installation: installation ?? "", ttl: Int(retention.components.seconds),
+            identity: "\(kind.rawValue):\(who)", id: id, now: JobQueue.nowMilliseconds(),
+            item: NotificationLua.eventItem(installation: installation, reader: reader), addressees: addressees ?? [])
         let reply = try await redis.run(Self.receiptScript, call)
         switch reply.int {
         case 1: return .counted

@@ -7,9 +7,13 @@ import RichPushCore
 /// (`FIELD_STATE`, …) and webhook events (`EVENT_SENT`, …). Each is spelled once, in the Swift
 /// enum it comes from.
 extension NotificationLua {
-    static let constants: [LuaConstant] = LedgerMark.allCases.flatMap { mark in
-        [LuaConstant.string("LEDGER_\(constantName("\(mark)"))", mark.rawValue), .number("LEDGER_\(constantName("\(mark)"))_BYTE", Int(mark.byte))]
-    } + DeliveryState.allCases.map { .string("STATE_\(constantName($0.rawValue))", $0.rawValue) }
+    static let constants: [LuaConstant] =
+        LedgerMark.allCases.flatMap { mark in
+            [
+                LuaConstant.string("LEDGER_\(constantName("\(mark)"))", mark.rawValue),
+                .number("LEDGER_\(constantName("\(mark)"))_BYTE", Int(mark.byte)),
+            ]
+        } + DeliveryState.allCases.map { .string("STATE_\(constantName($0.rawValue))", $0.rawValue) }
         + [.string("STATE_ORDER", stateOrder), .string("STATE_IMPLIED", impliedStates)]
         + DeliveryCounter.allCases.map { .string("COUNTER_\(constantName($0.rawValue))", $0.rawValue) }
         + StatusField.allCases.map { .string("FIELD_\(constantName($0.rawValue))", $0.rawValue) }

@@ -67,8 +67,9 @@ struct NotificationRecords: Sendable {
             }
         }
         let state = StatusField.state.rawValue
-        let replies = try await redis.sendAll(cached.map { RedisCommand("HGET", keys.notification($0), state) }
-            + missing.map { RedisCommand("HMGET", arguments: [keys.notification($0)] + Self.fields + [state]) })
+        let replies = try await redis.sendAll(
+            cached.map { RedisCommand("HGET", keys.notification($0), state) }
+                + missing.map { RedisCommand("HMGET", arguments: [keys.notification($0)] + Self.fields + [state]) })
         var states: [Int: String] = [:]
         for (id, reply) in zip(cached, replies) {
             if let value = reply.string { states[id] = value }
@@ -83,19 +84,24 @@ struct NotificationRecords: Sendable {
     }
 
     /// The record fields a reader reads (HMGET), in the order ``parse(_:_:)`` takes them.
-    static let fields = ["message", "type", "contentType", "payload", "size", "creator", "target", "created",
-                         "ttl", "collapse", "priority", "throttle", "properties", "locale"]
+    static let fields = [
+        "message", "type", "contentType", "payload", "size", "creator", "target", "created",
+        "ttl", "collapse", "priority", "throttle", "properties", "locale",
+    ]
 
     /// A record from its ``fields`` (nil: no record, or one missing what every record has), cached.
     private func parse(_ id: Int, _ fields: [RedisValue]) -> RichNotification? {
         guard fields.count == Self.fields.count, let message = fields[0].string, let type = fields[1].string,
-              let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
-              let target = fields[6].string else { return nil }
-        let delivery = DeliveryOptions(ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
-                                       priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
-        let record = RichNotification(id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
-                                      payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
-                                      delivery: delivery, properties: Self.properties(fields[12].bytes, defaultLocale: fields[13].string))
+            let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
+            let target = fields[6].string
+        else { return nil }
+        let delivery = DeliveryOptions(
+            ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
+            priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
+        let record = RichNotification(
+            id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
+            payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
+            delivery: delivery, properties: Self.properties(fields[12].bytes, defaultLocale: fields[13].string))
         cache.insert(record, for: id, cost: 1)
         return record
     }

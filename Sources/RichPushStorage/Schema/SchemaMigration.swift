@@ -60,12 +60,14 @@ package struct SchemaMigration: Sendable {
         var rest = key.dropFirst(prefix.count + 1)
         if rest.hasPrefix("app:") {
             rest = rest.dropFirst(4)
-            guard let end = rest.firstIndex(of: ":"), end > rest.startIndex, !rest[..<end].contains(where: { $0 == "{" || $0 == "}" }) else {
+            guard let end = rest.firstIndex(of: ":"), end > rest.startIndex, !rest[..<end].contains(where: { $0 == "{" || $0 == "}" })
+            else {
                 return false
             }
             rest = rest[rest.index(after: end)...]
         }
-        guard rest.hasPrefix("{"), let close = rest.firstIndex(of: "}"), !rest[rest.index(after: rest.startIndex)..<close].contains("{") else {
+        guard rest.hasPrefix("{"), let close = rest.firstIndex(of: "}"), !rest[rest.index(after: rest.startIndex)..<close].contains("{")
+        else {
             return false
         }
         rest = rest[rest.index(after: close)...]
@@ -145,26 +147,28 @@ package struct SchemaMigration: Sendable {
 
     /// 1: the status hash merged into the record and deleted; 0: its record had expired, deleted;
     /// -1: no status hash (merged already).
-    static let mergeScript = LuaScript<MergeCall, Never>([
-        .key("status", \.status), .key("record", \.record),
-    ], constants: NotificationLua.constants, body: """
-    if redis.call('EXISTS', status) == 0 then return -1 end
-    if redis.call('EXISTS', record) == 0 then
-      redis.call('DEL', status)
-      return 0
-    end
-    local flat = redis.call('HGETALL', status)
-    for i = 1, #flat, 2 do
-      local name, value = flat[i], flat[i + 1]
-      local count = tonumber(value)
-      if name == FIELD_STATE or name == FIELD_PLANNED or not count or count ~= math.floor(count) then
-        redis.call('HSETNX', record, name, value)
-      else
-        redis.call('HINCRBY', record, name, count)
-      end
-    end
-    redis.call('DEL', status)
-    return 1
+    static let mergeScript = LuaScript<MergeCall, Never>(
+        [
+            .key("status", \.status), .key("record", \.record),
+        ], constants: NotificationLua.constants,
+        body: """
+            if redis.call('EXISTS', status) == 0 then return -1 end
+            if redis.call('EXISTS', record) == 0 then
+              redis.call('DEL', status)
+              return 0
+            end
+            local flat = redis.call('HGETALL', status)
+            for i = 1, #flat, 2 do
+              local name, value = flat[i], flat[i + 1]
+              local count = tonumber(value)
+              if name == FIELD_STATE or name == FIELD_PLANNED or not count or count ~= math.floor(count) then
+                redis.call('HSETNX', record, name, value)
+              else
+                redis.call('HINCRBY', record, name, count)
+              end
+            end
+            redis.call('DEL', status)
+            return 1
 
-    """)
+            """)
 }

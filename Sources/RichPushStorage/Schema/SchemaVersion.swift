@@ -29,7 +29,8 @@ package enum SchemaVersion {
     /// none yet (no notification sequence: no data at all); throws
     /// ``Mismatch`` for data of another version.
     package static func checkAtStart(redis: any RedisClient, keys: StorageKeys) async throws {
-        let found = try await redis.run(stampScript, Stamp(schema: keys.schemaVersion, sequence: keys.notificationSequence, current: current))
+        let found = try await redis.run(
+            stampScript, Stamp(schema: keys.schemaVersion, sequence: keys.notificationSequence, current: current))
         guard let version = found.int else { throw RedisError.unexpected(found, expected: "a schema version") }
         guard version == current else { throw Mismatch(found: version, prefix: keys.prefix) }
     }
@@ -48,14 +49,16 @@ package enum SchemaVersion {
 
     /// The stored version; with none, 1 when the notification sequence exists (schema 1 data),
     /// else ``current``, stored. The two keys share a slot (``StorageKeys/schemaVersion``).
-    static let stampScript = LuaScript<Stamp, Never>([
-        .key("schema", \.schema), .key("sequence", \.sequence), .argument("current", \.current),
-    ], body: """
-    local version = redis.call('GET', schema)
-    if version then return tonumber(version) end
-    if redis.call('EXISTS', sequence) == 1 then return 1 end
-    redis.call('SET', schema, current)
-    return tonumber(current)
+    static let stampScript = LuaScript<Stamp, Never>(
+        [
+            .key("schema", \.schema), .key("sequence", \.sequence), .argument("current", \.current),
+        ],
+        body: """
+            local version = redis.call('GET', schema)
+            if version then return tonumber(version) end
+            if redis.call('EXISTS', sequence) == 1 then return 1 end
+            redis.call('SET', schema, current)
+            return tonumber(current)
 
-    """)
+            """)
 }

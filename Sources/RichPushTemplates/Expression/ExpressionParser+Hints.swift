@@ -14,7 +14,8 @@ extension ExpressionParser {
         }
         if content[firstSolid] == UInt8(ascii: "+") {
             let text = String(decoding: content, as: UTF8.self)
-            throw failure(.expressionMixedWithText, "concatenation must be wrapped in braces: write \(Self.jsonString("{" + text + "}"))", at: 0)
+            throw failure(
+                .expressionMixedWithText, "concatenation must be wrapped in braces: write \(Self.jsonString("{" + text + "}"))", at: 0)
         }
         throw mixedWithText(at: 0)
     }
@@ -23,7 +24,8 @@ extension ExpressionParser {
     func mixedWithText(at opener: Int) -> TemplateError {
         var probe = self
         probe.index = opener
-        let call = (try? probe.call(inBraces: true)) != nil
+        let call =
+            (try? probe.call(inBraces: true)) != nil
             ? String(decoding: content[opener..<probe.index], as: UTF8.self)
             : String(decoding: content[opener...].prefix(2), as: UTF8.self) + "…"
         var message = "'\(call)' is mixed with text outside {}: Notification Hubs would deliver it verbatim"
@@ -45,7 +47,8 @@ extension ExpressionParser {
             defer { text = [] }
             guard !text.isEmpty else { return true }
             guard !text.contains(UInt8(ascii: "{")), !text.contains(UInt8(ascii: "}")),
-                  let quoted = Self.quote(String(decoding: text, as: UTF8.self)) else { return false }
+                let quoted = Self.quote(String(decoding: text, as: UTF8.self))
+            else { return false }
             parts.append(quoted)
             return true
         }

@@ -94,7 +94,10 @@ struct ExpressionParser {
                 throw failure(.unbalancedBraces, "'}' without a matching '{'", at: content[index...].firstIndex(of: UInt8(ascii: "}"))!)
             }
             let tail = String(decoding: content[index...], as: UTF8.self)
-            throw failure(.expressionMixedWithText, "text after the expression's closing '}' would be delivered verbatim; move it inside as a literal: … + \(Self.quote(tail) ?? "'…'")}", at: index)
+            throw failure(
+                .expressionMixedWithText,
+                "text after the expression's closing '}' would be delivered verbatim; move it inside as a literal: … + \(Self.quote(tail) ?? "'…'")}",
+                at: index)
         }
         return ValueExpression(terms: terms, numberWhenNumeric: false)
     }
@@ -116,13 +119,20 @@ struct ExpressionParser {
     /// if their '(' would follow a '$', '#', '.' or '%' of the template's own making
     /// (`{.(title, 9) + '(more)'}` renders `...(more)`): what leaves must never read as an
     /// unrendered expression.
-    private func literalTerm(_ literal: (bytes: [UInt8], start: Int), afterOpener: inout Bool) throws(TemplateError) -> ValueExpression.Term {
+    private func literalTerm(_ literal: (bytes: [UInt8], start: Int), afterOpener: inout Bool) throws(TemplateError) -> ValueExpression.Term
+    {
         if let opener = ExpressionSyntax.firstOpener(in: literal.bytes) {
             let call = String(decoding: literal.bytes[opener...].prefix(2), as: UTF8.self)
-            throw failure(.expressionInLiteral, "a literal holds '\(call)', but quotes do not expand expressions: close the literal and join the call with '+' ({'Hi ' + $(name)})", at: literal.start)
+            throw failure(
+                .expressionInLiteral,
+                "a literal holds '\(call)', but quotes do not expand expressions: close the literal and join the call with '+' ({'Hi ' + $(name)})",
+                at: literal.start)
         }
         if afterOpener, literal.bytes.first == UInt8(ascii: "(") {
-            throw failure(.expressionInLiteral, "this '(' may follow a '$', '#', '.' or '%' (or the '...' of .(prop, n)) and read as an unrendered expression; start the literal with a space: ' ('", at: literal.start)
+            throw failure(
+                .expressionInLiteral,
+                "this '(' may follow a '$', '#', '.' or '%' (or the '...' of .(prop, n)) and read as an unrendered expression; start the literal with a space: ' ('",
+                at: literal.start)
         }
         if let last = literal.bytes.last { afterOpener = ExpressionSyntax.isOpener(last) }
         var escaped: [UInt8] = []
@@ -153,9 +163,12 @@ struct ExpressionParser {
         if end == index, end < content.count, !ExpressionSyntax.isSpace(content[end]) { end += 1 }
         if end < content.count, content[end] == UInt8(ascii: "(") {
             let name = String(decoding: content[index...end], as: UTF8.self)
-            return failure(.unknownFunction, "unknown function '\(name)': the language has $(prop), $(prop, n), .(prop, n), %(prop) and #(prop)", at: index)
+            return failure(
+                .unknownFunction, "unknown function '\(name)': the language has $(prop), $(prop, n), .(prop, n), %(prop) and #(prop)",
+                at: index)
         }
-        return failure(.invalidExpression, "expected $(prop), .(prop, n), %(prop), #(prop) or a 'literal', found \(describe(at: index))", at: index)
+        return failure(
+            .invalidExpression, "expected $(prop), .(prop, n), %(prop), #(prop) or a 'literal', found \(describe(at: index))", at: index)
     }
 
     // MARK: - Calls
@@ -179,7 +192,9 @@ struct ExpressionParser {
             if content[index] == UInt8(ascii: ")") {
                 throw failure(.invalidPropertyName, "'\(form)()' names no property", at: index)
             }
-            throw failure(.invalidPropertyName, "a property name holds ASCII letters, digits, '_', '-' and '.'; found \(describe(at: index))", at: index)
+            throw failure(
+                .invalidPropertyName, "a property name holds ASCII letters, digits, '_', '-' and '.'; found \(describe(at: index))",
+                at: index)
         }
         guard index - nameStart <= ExpressionSyntax.maxNameBytes else {
             throw failure(.invalidPropertyName, "a property name is at most \(ExpressionSyntax.maxNameBytes) bytes long", at: nameStart)
@@ -201,7 +216,9 @@ struct ExpressionParser {
                 throw unclosedCall(start)
             }
             if length == nil {
-                throw failure(.invalidPropertyName, "a property name holds ASCII letters, digits, '_', '-' and '.'; found \(describe(at: nameEnd))", at: nameEnd)
+                throw failure(
+                    .invalidPropertyName, "a property name holds ASCII letters, digits, '_', '-' and '.'; found \(describe(at: nameEnd))",
+                    at: nameEnd)
             }
             throw failure(.invalidLength, "expected ')' after the length, found \(describe(at: index))", at: index)
         }
@@ -234,7 +251,8 @@ struct ExpressionParser {
             index += 1
         }
         guard index > start else {
-            throw failure(.invalidLength, "expected a length (a whole number of characters) after ',', found \(describe(at: index))", at: index)
+            throw failure(
+                .invalidLength, "expected a length (a whole number of characters) after ',', found \(describe(at: index))", at: index)
         }
         guard (1...configuration.maxClipLength).contains(value) else {
             throw failure(.invalidLength, "the length must be 1 to \(configuration.maxClipLength)", at: start)

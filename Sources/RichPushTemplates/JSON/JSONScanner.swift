@@ -56,7 +56,9 @@ struct JSONScanner {
                     state = .afterValue
                 } else if let peek, peek == UInt8(ascii: "'") || peek == UInt8(ascii: "+") || isExpressionStart(index) {
                     let start = containers[containers.count - 1].start
-                    throw failure(.expressionOutsideString, "an expression in braces must be a JSON string value: write \"{…}\" with the double quotes", at: start)
+                    throw failure(
+                        .expressionOutsideString,
+                        "an expression in braces must be a JSON string value: write \"{…}\" with the double quotes", at: start)
                 } else {
                     state = .member
                 }
@@ -94,7 +96,10 @@ struct JSONScanner {
         case UInt8(ascii: "n"): try literal("null")
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
         case _ where isExpressionStart(index):
-            throw failure(.expressionOutsideString, "an expression must be a JSON string value: write \"\(expressionPreview(index))\" with the double quotes (a \"#(prop)\" value that is a number is written without them)", at: index)
+            throw failure(
+                .expressionOutsideString,
+                "an expression must be a JSON string value: write \"\(expressionPreview(index))\" with the double quotes (a \"#(prop)\" value that is a number is written without them)",
+                at: index)
         case UInt8(ascii: "'"):
             throw failure(.invalidJSON, "JSON strings take double quotes, not single quotes", at: index)
         default:
@@ -143,7 +148,10 @@ struct JSONScanner {
         }
         let closer = top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
         guard let byte = peek else {
-            throw failure(.invalidJSON, "the body ends inside an \(top.isObject ? "object" : "array"): a '\(Character(Unicode.Scalar(closer)))' is missing", at: index)
+            throw failure(
+                .invalidJSON,
+                "the body ends inside an \(top.isObject ? "object" : "array"): a '\(Character(Unicode.Scalar(closer)))' is missing",
+                at: index)
         }
         if byte == UInt8(ascii: ",") {
             index += 1

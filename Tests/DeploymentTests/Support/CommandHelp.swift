@@ -28,7 +28,8 @@ actor CommandHelp {
         var rest = words[...]
         while !page.subcommands.isEmpty, let next = rest.first, !next.hasPrefix("-") {
             guard next.first.map({ $0.isLowercase && $0.isLetter }) == true,
-                  next.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }) else { return [] }
+                next.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" })
+            else { return [] }
             guard page.subcommands.contains(next) else {
                 return ["`richpush \((path + [next]).joined(separator: " "))` is not a subcommand"]
             }
@@ -63,7 +64,8 @@ actor CommandHelp {
             guard line.hasPrefix("  "), !line.hasPrefix("   ") else { continue }
             let column = line.dropFirst(2).components(separatedBy: "  ")[0]
             if section == "SUBCOMMANDS:", let name = column.split(separator: " ").first,
-               name.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }) {
+                name.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" })
+            {
                 page.subcommands.insert(String(name))
             } else if column.hasPrefix("-") {
                 // The names and their value placeholders, up to a description that follows after

@@ -14,8 +14,12 @@ struct BulkSender {
 
     /// Creates `count` notifications, number `i` to `target(i)`; returns the accepted ids by
     /// number and how many 503s were met on the way.
-    func send(_ count: Int, target: @escaping @Sendable (Int) -> String, retryFor: Duration = .seconds(90)) async throws -> (ids: [Int], unavailable: Int) {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)))
+    func send(
+        _ count: Int, target: @escaping @Sendable (Int) -> String, retryFor: Duration = .seconds(90)
+    ) async throws -> (ids: [Int], unavailable: Int) {
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(connectionPool: .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)))
         let progress = Progress(count: count)
         let authorization = "Basic " + Data("\(user):\(user)-pw".utf8).base64EncodedString()
         let url = pipeline.baseURL.appendingPathComponent("api/notifications").absoluteString
@@ -27,7 +31,9 @@ struct BulkSender {
                         while true {
                             let index = progress.next.add(1, ordering: .relaxed).oldValue
                             guard index < count else { return }
-                            let body = try JSONSerialization.data(withJSONObject: ["message": "n\(index)", "richType": "text", "payload": "p\(index)", "target": target(index)])
+                            let body = try JSONSerialization.data(withJSONObject: [
+                                "message": "n\(index)", "richType": "text", "payload": "p\(index)", "target": target(index),
+                            ])
                             let deadline = ContinuousClock.now + retryFor
                             while true {
                                 var request = HTTPClientRequest(url: url)
@@ -43,20 +49,25 @@ struct BulkSender {
                                 } catch {
                                     answer = (0, Array("\(error)".utf8))
                                 }
-                                if answer.status == 202, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
-                                   let id = (object["id"] as? String).flatMap(Int.init) {
+                                if answer.status == 202,
+                                    let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
+                                    let id = (object["id"] as? String).flatMap(Int.init)
+                                {
                                     progress.ids.withLock { $0[index] = id }
                                     break
                                 }
                                 // 409 idempotency_key_in_use: an earlier try's claim is still pending (its
                                 // release met the failover too); the API says to retry after it, as here.
-                                let keyInUse = answer.status == 409 && String(decoding: answer.body, as: UTF8.self).contains("idempotency_key_in_use")
+                                let keyInUse =
+                                    answer.status == 409 && String(decoding: answer.body, as: UTF8.self).contains("idempotency_key_in_use")
                                 if keyInUse, ContinuousClock.now < deadline {
                                     try await Task.sleep(for: .milliseconds(500))
                                     continue
                                 }
                                 guard answer.status == 503 || answer.status == 0, ContinuousClock.now < deadline else {
-                                    throw RedisServerError("notification \(index): HTTP \(answer.status) \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
+                                    throw RedisServerError(
+                                        "notification \(index): HTTP \(answer.status) \(String(decoding: answer.body.prefix(300), as: UTF8.self))"
+                                    )
                                 }
                                 progress.unavailable.add(1, ordering: .relaxed)
                                 try await Task.sleep(for: .milliseconds(200))

@@ -12,8 +12,11 @@ enum ConsoleHTTP {
     /// `method` on `base` + `path` with `Origin` set to `base`, `Accept: application/json` and, if
     /// given, the cookie and a form body; the status, the body and the `Set-Cookie` value's
     /// `name=value`.
-    static func call(_ base: URL, _ method: String, _ path: String, form: String? = nil, cookie: String? = nil) async throws
-        -> (status: Int, body: String, cookie: String?) {
+    static func call(
+        _ base: URL, _ method: String, _ path: String, form: String? = nil, cookie: String? = nil
+    ) async throws
+        -> (status: Int, body: String, cookie: String?)
+    {
         let root = base.absoluteString.hasSuffix("/") ? String(base.absoluteString.dropLast()) : base.absoluteString
         var request = HTTPClientRequest(url: root + (path.hasPrefix("/") ? path : "/" + path))
         request.method = HTTPMethod(rawValue: method)

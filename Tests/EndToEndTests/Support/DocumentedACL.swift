@@ -27,10 +27,13 @@ struct DocumentedACL {
             }
         }
         let found = blocks.filter { $0.first?.hasPrefix("ACL SETUSER ") == true }
-        guard found.count == 1 else { throw RedisServerError("\(file.path) must have one fenced block of ACL SETUSER lines, found \(found.count)") }
+        guard found.count == 1 else {
+            throw RedisServerError("\(file.path) must have one fenced block of ACL SETUSER lines, found \(found.count)")
+        }
         let lines = found[0].filter { !$0.isEmpty }.map { $0.split(separator: " ").map(String.init) }
         guard let user = lines.first?.dropFirst(2).first,
-              lines.allSatisfy({ $0.count > 3 && $0[0] == "ACL" && $0[1] == "SETUSER" && $0[2] == user }) else {
+            lines.allSatisfy({ $0.count > 3 && $0[0] == "ACL" && $0[1] == "SETUSER" && $0[2] == user })
+        else {
             throw RedisServerError("every line of the ACL block must be `ACL SETUSER <one user> <rules>`")
         }
         guard lines[0].contains(placeholder) else { throw RedisServerError("the ACL block must set the password \(placeholder)") }

@@ -42,7 +42,9 @@ enum LuaNameCheck {
     /// Keys and arguments a declaration produces for a probe call: every key under `prefix`,
     /// every argument its value in `examples` by name or else "1", every list two "1"s, every
     /// section present; a batched script two items.
-    static func probe(_ declaration: any LuaDeclaration, prefix: String, examples: [String: String]) -> (keys: [String], arguments: [String]) {
+    static func probe(
+        _ declaration: any LuaDeclaration, prefix: String, examples: [String: String]
+    ) -> (keys: [String], arguments: [String]) {
         var keys: [String] = [], arguments: [String] = []
         func fill(_ shapes: [LuaShape]) {
             for shape in shapes {
@@ -61,11 +63,15 @@ enum LuaNameCheck {
         return (keys, arguments)
     }
 
-    static let keywords: Set = ["and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in", "local", "nil", "not", "or",
-                                "repeat", "return", "then", "true", "until", "while"]
-    static let builtins = ["and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in", "local", "nil", "not", "or",
-                           "repeat", "return", "then", "true", "until", "while", "redis", "cjson", "cmsgpack", "bit", "string", "table", "math",
-                           "tonumber", "tostring", "ipairs", "pairs", "unpack", "type", "pcall", "error", "select", "next", "assert", "KEYS", "ARGV"]
+    static let keywords: Set = [
+        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in", "local", "nil", "not", "or",
+        "repeat", "return", "then", "true", "until", "while",
+    ]
+    static let builtins = [
+        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in", "local", "nil", "not", "or",
+        "repeat", "return", "then", "true", "until", "while", "redis", "cjson", "cmsgpack", "bit", "string", "table", "math",
+        "tonumber", "tostring", "ipairs", "pairs", "unpack", "type", "pcall", "error", "select", "next", "assert", "KEYS", "ARGV",
+    ]
 
     /// The text without comments and string literals.
     static func stripped(_ text: String) -> String {
@@ -78,9 +84,13 @@ enum LuaNameCheck {
 
     /// Names the text declares: locals, functions, their parameters, loop variables.
     static func locals(in text: String) -> [String] {
-        let lists = matches(#"local\s+function\s+(\w+)"#, in: text) + matches(#"local\s+((?:[A-Za-z_]\w*\s*,\s*)*[A-Za-z_]\w*)"#, in: text)
-            + matches(#"function\s*\w*\s*\(([^)]*)\)"#, in: text) + matches(#"for\s+([\w\s,]+?)\s+in\b"#, in: text) + matches(#"for\s+(\w+)\s*="#, in: text)
-        return lists.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty && $0 != "function" }
+        let lists =
+            matches(#"local\s+function\s+(\w+)"#, in: text) + matches(#"local\s+((?:[A-Za-z_]\w*\s*,\s*)*[A-Za-z_]\w*)"#, in: text)
+            + matches(#"function\s*\w*\s*\(([^)]*)\)"#, in: text) + matches(#"for\s+([\w\s,]+?)\s+in\b"#, in: text)
+            + matches(#"for\s+(\w+)\s*="#, in: text)
+        return lists.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter {
+            !$0.isEmpty && $0 != "function"
+        }
     }
 
     /// Names the text reads: identifiers not after `.` or `:` (fields, methods), nor before a

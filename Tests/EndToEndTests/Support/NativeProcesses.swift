@@ -38,9 +38,10 @@ struct NativeProcesses {
         let redis = RedisConnection(configuration: server.configuration)
         let keys = StorageKeys(prefix: prefix)
         let queue = JobQueue(redis: redis, configuration: JobQueueConfiguration(prefix: prefix))
-        let native = NativeProcesses(server: server, redis: redis, prefix: prefix, keys: keys, queue: queue,
-                                     store: RedisNotificationStore(redis: redis, keys: keys, queue: queue, retention: .seconds(600)),
-                                     installations: RedisInstallationStore(redis: redis, keys: keys))
+        let native = NativeProcesses(
+            server: server, redis: redis, prefix: prefix, keys: keys, queue: queue,
+            store: RedisNotificationStore(redis: redis, keys: keys, queue: queue, retention: .seconds(600)),
+            installations: RedisInstallationStore(redis: redis, keys: keys))
         do {
             try await body(native)
         } catch {
@@ -55,7 +56,9 @@ struct NativeProcesses {
         // A clean exit is what is checked, not its speed: a drain on a busy 2-core machine took over 15 s.
         for process in processes {
             let status = try await process.wait(timeout: .seconds(60))
-            #expect(status == 0, "a process did not exit cleanly (status \(status.map(String.init) ?? "none after 60 s")): \(process.log.suffix(3000))")
+            #expect(
+                status == 0,
+                "a process did not exit cleanly (status \(status.map(String.init) ?? "none after 60 s")): \(process.log.suffix(3000))")
         }
         await redis.close()
     }
@@ -96,15 +99,19 @@ struct NativeProcesses {
     /// (`android<n>`) of alice.
     func register(iPhones count: Int, first: Int) async throws {
         for index in 0..<count {
-            _ = try await installations.save(Installation(id: "ios\(index)", platform: .apns, handle: String(format: "%064lx", first + index),
-                                                          tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
+            _ = try await installations.save(
+                Installation(
+                    id: "ios\(index)", platform: .apns, handle: String(format: "%064lx", first + index),
+                    tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
         }
     }
 
     func register(androids count: Int, named name: String) async throws {
         for index in 0..<count {
-            _ = try await installations.save(Installation(id: "android\(index)", platform: .fcm, handle: "\(name)\(index):APA91b-\(index)",
-                                                          tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
+            _ = try await installations.save(
+                Installation(
+                    id: "android\(index)", platform: .fcm, handle: "\(name)\(index):APA91b-\(index)",
+                    tags: ["username:alice"], owner: "alice", updatedAt: 0), limits: RegistrationLimits())
         }
     }
 
@@ -112,8 +119,12 @@ struct NativeProcesses {
     func createNotifications(_ count: Int) async throws -> [Int] {
         var ids: [Int] = []
         for _ in 0..<count {
-            ids.append(try await store.create(NotificationDraft(message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
-                                                                creator: "alice", target: "username:alice")) { _ in "h" }.id)
+            ids.append(
+                try await store.create(
+                    NotificationDraft(
+                        message: "m", richType: .text, contentType: "text/plain", payload: Array("p".utf8),
+                        creator: "alice", target: "username:alice")
+                ) { _ in "h" }.id)
         }
         return ids
     }
@@ -141,15 +152,20 @@ struct NativeProcesses {
         }
         let certs = server.directory.appendingPathComponent(name)
         let (process, port) = try await startListening { port in
-            try await ChildProcess(executable: try richpushExecutable(), arguments: [
-                "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", Self.teamID, "--key-id", Self.keyID,
-                "--key-file", keyFile.path, "--topic", Self.topic, "--cert-dir", certs.path, "--no-forward", "--log-requests",
-            ] + arguments, logFile: server.directory.appendingPathComponent("\(name)-sim.log"))
+            try await ChildProcess(
+                executable: try richpushExecutable(),
+                arguments: [
+                    "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", Self.teamID, "--key-id", Self.keyID,
+                    "--key-file", keyFile.path, "--topic", Self.topic, "--cert-dir", certs.path, "--no-forward", "--log-requests",
+                ] + arguments, logFile: server.directory.appendingPathComponent("\(name)-sim.log"))
         }
-        return Simulator(process: process, workerArguments: [
-            "--apns-url", "https://127.0.0.1:\(port)", "--apns-ca-file", certs.appendingPathComponent("ca.pem").path, "--apns-topic", Self.topic,
-            "--apns-key-file", keyFile.path, "--apns-key-id", Self.keyID, "--apns-team-id", Self.teamID,
-        ], url: "https://127.0.0.1:\(port)", caFile: certs.appendingPathComponent("ca.pem"))
+        return Simulator(
+            process: process,
+            workerArguments: [
+                "--apns-url", "https://127.0.0.1:\(port)", "--apns-ca-file", certs.appendingPathComponent("ca.pem").path, "--apns-topic",
+                Self.topic,
+                "--apns-key-file", keyFile.path, "--apns-key-id", Self.keyID, "--apns-team-id", Self.teamID,
+            ], url: "https://127.0.0.1:\(port)", caFile: certs.appendingPathComponent("ca.pem"))
     }
 
     /// Starts `richpush fcm-sim` (logging requests, passing nothing on) with `arguments` added.
@@ -161,14 +177,19 @@ struct NativeProcesses {
             // (its token URL): an attempt whose port was taken meanwhile must not leave its port
             // there for the next one (the worker would fetch tokens from whatever listens on it).
             if FileManager.default.fileExists(atPath: account.path) { try FileManager.default.removeItem(at: account) }
-            return try await ChildProcess(executable: try richpushExecutable(), arguments: [
-                "fcm-sim", "--redis-url", server.url, "--port", String(port), "--service-account", account.path, "--make-credentials",
-                "--cert-dir", directory.path, "--no-forward", "--log-requests",
-            ] + arguments, logFile: server.directory.appendingPathComponent("fcm-sim.log"))
+            return try await ChildProcess(
+                executable: try richpushExecutable(),
+                arguments: [
+                    "fcm-sim", "--redis-url", server.url, "--port", String(port), "--service-account", account.path, "--make-credentials",
+                    "--cert-dir", directory.path, "--no-forward", "--log-requests",
+                ] + arguments, logFile: server.directory.appendingPathComponent("fcm-sim.log"))
         }
-        return Simulator(process: process, workerArguments: [
-            "--fcm-credentials", account.path, "--fcm-url", "https://127.0.0.1:\(port)", "--fcm-ca-file", directory.appendingPathComponent("ca.pem").path,
-        ])
+        return Simulator(
+            process: process,
+            workerArguments: [
+                "--fcm-credentials", account.path, "--fcm-url", "https://127.0.0.1:\(port)", "--fcm-ca-file",
+                directory.appendingPathComponent("ca.pem").path,
+            ])
     }
 
     /// Starts `richpush webpush-sim` (logging requests) with `arguments` added; the worker flags
@@ -176,20 +197,28 @@ struct NativeProcesses {
     func startWebPushSim(_ arguments: [String] = []) async throws -> Simulator {
         let directory = server.directory.appendingPathComponent("webpush")
         let (process, port) = try await startListening { port in
-            try await ChildProcess(executable: try richpushExecutable(), arguments: [
-                "webpush-sim", "--port", String(port), "--cert-dir", directory.path, "--log-requests",
-            ] + arguments, logFile: server.directory.appendingPathComponent("webpush-sim.log"))
+            try await ChildProcess(
+                executable: try richpushExecutable(),
+                arguments: [
+                    "webpush-sim", "--port", String(port), "--cert-dir", directory.path, "--log-requests",
+                ] + arguments, logFile: server.directory.appendingPathComponent("webpush-sim.log"))
         }
-        return Simulator(process: process, workerArguments: ["--webpush-ca-file", directory.appendingPathComponent("ca.pem").path],
-                         url: "https://127.0.0.1:\(port)", caFile: directory.appendingPathComponent("ca.pem"))
+        return Simulator(
+            process: process, workerArguments: ["--webpush-ca-file", directory.appendingPathComponent("ca.pem").path],
+            url: "https://127.0.0.1:\(port)", caFile: directory.appendingPathComponent("ca.pem"))
     }
 
     /// Starts `richpush device-sim` for alice (password `alice-pw`, as ``Pipeline`` makes her)
     /// against the API at `api`, events as JSON lines, with `arguments` added.
     func startDeviceSim(api: URL, _ arguments: [String], name: String = "device-sim") async throws -> ChildProcess {
-        track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
-            "device-sim", "--redis-url", server.url, "--hub-prefix", prefix, "--api", api.absoluteString, "--user", "alice", "--format", "json",
-        ] + arguments, environment: ["RICHPUSH_PASSWORD": "alice-pw"], logFile: server.directory.appendingPathComponent("\(name).log")))
+        track(
+            try await ChildProcess(
+                executable: try richpushExecutable(),
+                arguments: [
+                    "device-sim", "--redis-url", server.url, "--hub-prefix", prefix, "--api", api.absoluteString, "--user", "alice",
+                    "--format", "json",
+                ] + arguments, environment: ["RICHPUSH_PASSWORD": "alice-pw"],
+                logFile: server.directory.appendingPathComponent("\(name).log")))
     }
 
     /// Starts one `richpush worker` per name, consuming this prefix's queue through `adapter`.
@@ -200,9 +229,14 @@ struct NativeProcesses {
         var workers: [ChildProcess] = []
         let metrics = arguments.contains("--metrics-port") ? [] : ["--metrics-port", "0"]
         for name in names {
-            workers.append(track(try await ChildProcess(executable: try richpushExecutable(), arguments: [
-                "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", name, "--log-level", "warning", "--adapter", adapter,
-            ] + metrics + arguments, logFile: server.directory.appendingPathComponent("\(name).log"))))
+            workers.append(
+                track(
+                    try await ChildProcess(
+                        executable: try richpushExecutable(),
+                        arguments: [
+                            "worker", "--redis-url", server.url, "--queue-prefix", prefix, "--consumer", name, "--log-level", "warning",
+                            "--adapter", adapter,
+                        ] + metrics + arguments, logFile: server.directory.appendingPathComponent("\(name).log"))))
         }
         for worker in workers { _ = try await WorkerMetricsTests.metricsPort(of: worker) }
         return workers

@@ -1,24 +1,25 @@
-import Synchronization
+import APITestSupport
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import APITestSupport
 import Hiredis
 import Hummingbird
 import HummingbirdBcrypt
 import Logging
 import RedisTestSupport
+import RichPushAPI
 import RichPushAdapters
 import RichPushApps
-import RichPushAPI
 import RichPushCore
 import RichPushQueue
 import RichPushSimulator
 import RichPushStorage
 import RichPushWorker
 import ServiceLifecycle
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The whole pipeline in one test process, every part real: a private redis-server (or a local
 /// Redis Cluster), the API listening on a free loopback port, in-process workers with the
@@ -41,21 +42,27 @@ struct Pipeline {
     /// `visibilityTimeout`: how long a job taken by a stalled worker stays its own (2 s, so the
     /// tests of a worker's death see its jobs reclaimed soon); a test that counts attempts
     /// exactly gives more, so that a stall of a busy machine is not an extra attempt.
-    static func start(server: RedisServer, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
-                      partitions: Int = 1, prefix: String? = nil, visibilityTimeout: Duration = .seconds(2),
-                      _ body: (Pipeline) async throws -> Void) async throws {
+    static func start(
+        server: RedisServer, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
+        partitions: Int = 1, prefix: String? = nil, visibilityTimeout: Duration = .seconds(2),
+        _ body: (Pipeline) async throws -> Void
+    ) async throws {
         let redis = RedisConnectionPool(configuration: server.configuration, size: 2)
-        try await start(redis: redis, server: server, cluster: nil, node: server.configuration, retry: retry, partitions: partitions, prefix: prefix,
-                        visibilityTimeout: visibilityTimeout, body)
+        try await start(
+            redis: redis, server: server, cluster: nil, node: server.configuration, retry: retry, partitions: partitions, prefix: prefix,
+            visibilityTimeout: visibilityTimeout, body)
     }
 
     /// The same on a local Redis Cluster; `configure` may change the API's configuration.
-    static func start(cluster local: LocalRedisCluster, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
-                      partitions: Int, configure: (inout APIConfiguration) -> Void = { _ in }, _ body: (Pipeline) async throws -> Void) async throws {
+    static func start(
+        cluster local: LocalRedisCluster, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
+        partitions: Int, configure: (inout APIConfiguration) -> Void = { _ in }, _ body: (Pipeline) async throws -> Void
+    ) async throws {
         let cluster = RedisClusterClient(configuration: local.configuration)
         do {
-            try await start(redis: cluster, server: nil, cluster: cluster, node: local.configuration.configuration(for: local.configuration.seeds[0]),
-                            retry: retry, partitions: partitions, configure: configure, body)
+            try await start(
+                redis: cluster, server: nil, cluster: cluster, node: local.configuration.configuration(for: local.configuration.seeds[0]),
+                retry: retry, partitions: partitions, configure: configure, body)
         } catch {
             await cluster.close()
             throw error
@@ -63,10 +70,12 @@ struct Pipeline {
         await cluster.close()
     }
 
-    private static func start(redis: any RedisClient, server: RedisServer?, cluster: RedisClusterClient?, node: RedisConfiguration, retry: RetryPolicy,
-                              partitions: Int, prefix: String? = nil, visibilityTimeout: Duration = .seconds(2),
-                              configure: (inout APIConfiguration) -> Void = { _ in },
-                              _ body: (Pipeline) async throws -> Void) async throws {
+    private static func start(
+        redis: any RedisClient, server: RedisServer?, cluster: RedisClusterClient?, node: RedisConfiguration, retry: RetryPolicy,
+        partitions: Int, prefix: String? = nil, visibilityTimeout: Duration = .seconds(2),
+        configure: (inout APIConfiguration) -> Void = { _ in },
+        _ body: (Pipeline) async throws -> Void
+    ) async throws {
         let prefix = prefix ?? String(uniqueKeyPrefix("e2e").dropLast())
         let keys = StorageKeys(prefix: prefix, partitions: partitions, clusterSafe: cluster != nil)
         let queueConfiguration = JobQueueConfiguration(prefix: prefix, visibilityTimeout: visibilityTimeout, retry: retry)
@@ -80,48 +89,61 @@ struct Pipeline {
         // As `richpush api` has it: requests may name an app (`alice@shop`).
         dependencies.apps = RedisAppStore(redis: redis, keys: AppKeys(prefix: prefix), ring: nil)
         try await TestAPI(configuration: configuration, dependencies: dependencies, label: "e2e").serve { port in
-            try await body(Pipeline(server: server, redis: redis, cluster: cluster, node: node, prefix: prefix, keys: keys,
-                                    queue: JobQueue(redis: redis, configuration: queueConfiguration), port: port))
+            try await body(
+                Pipeline(
+                    server: server, redis: redis, cluster: cluster, node: node, prefix: prefix, keys: keys,
+                    queue: JobQueue(redis: redis, configuration: queueConfiguration), port: port))
         }
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    func worker(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
-                adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
-                fcm: RichPushWorkerConfiguration.FCMSettings? = nil) -> JobWorker {
+    func worker(
+        fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
+        adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
+        fcm: RichPushWorkerConfiguration.FCMSettings? = nil
+    ) -> JobWorker {
         workers(fanOutBatch: fanOutBatch, consumer: consumer, adapter: adapter, leaseDuration: leaseDuration, fcm: fcm)[0]
     }
 
     /// A worker process's job loops: one per partition.
-    func workers(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
-                 adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
-                 fcm: RichPushWorkerConfiguration.FCMSettings? = nil) -> [JobWorker] {
+    func workers(
+        fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
+        adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
+        fcm: RichPushWorkerConfiguration.FCMSettings? = nil
+    ) -> [JobWorker] {
         process(fanOutBatch: fanOutBatch, consumer: consumer, adapter: adapter, leaseDuration: leaseDuration, fcm: fcm).workers
     }
 
     /// A worker process as `richpush worker` builds it (its composition root), on this pipeline's
     /// Redis and keys, with the tests' short timings.
-    func process(fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
-                 adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
-                 fcm: RichPushWorkerConfiguration.FCMSettings? = nil, process: WorkerProcess.Configuration = WorkerProcess.Configuration(),
-                 apps: WorkerAppCredentials? = nil, logger label: String = "e2e.worker", logLevel: Logger.Level = .error) -> WorkerProcess {
+    func process(
+        fanOutBatch: Int = 500, consumer: String = "w-\(UUID().uuidString.prefix(6))",
+        adapter: RichPushWorkerConfiguration.Adapter = .simulated(holdFor: .seconds(60)), leaseDuration: Duration = .seconds(30),
+        fcm: RichPushWorkerConfiguration.FCMSettings? = nil, process: WorkerProcess.Configuration = WorkerProcess.Configuration(),
+        apps: WorkerAppCredentials? = nil, logger label: String = "e2e.worker", logLevel: Logger.Level = .error
+    ) -> WorkerProcess {
         var logger = Logger(label: label)
         logger.logLevel = logLevel
         var configuration = RichPushWorkerConfiguration(
-            worker: JobWorkerConfiguration(consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
-                                           drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
+            worker: JobWorkerConfiguration(
+                consumer: consumer, concurrency: 32, blockTime: .milliseconds(100),
+                drainTimeout: .seconds(2), maintenanceInterval: .milliseconds(50)),
             adapter: adapter, fanOutBatch: fanOutBatch, retention: .seconds(3600), leaseDuration: leaseDuration, fcm: fcm)
         configuration.apps = apps
-        return buildWorker(configuration: configuration,
-                           dependencies: WorkerDependencies(redis: redis, redisConfiguration: node, keys: keys, queue: queue.configuration,
-                                                            locator: cluster.map { .cluster($0) }),
-                           process: process, logger: logger)
+        return buildWorker(
+            configuration: configuration,
+            dependencies: WorkerDependencies(
+                redis: redis, redisConfiguration: node, keys: keys, queue: queue.configuration,
+                locator: cluster.map { .cluster($0) }),
+            process: process, logger: logger)
     }
 
-    func simulator(devices: Int = 1, appState: SimulatorConfiguration.AppState = .active, tap: SimulatorConfiguration.Tap = .more,
-                   out: URL? = nil, handlePrefix: String = "phone", apnsTokens: Bool = false,
-                   platforms: SimulatorConfiguration.Devices = .apns, fetchPayload: Bool = true) throws -> DeviceSimulator {
+    func simulator(
+        devices: Int = 1, appState: SimulatorConfiguration.AppState = .active, tap: SimulatorConfiguration.Tap = .more,
+        out: URL? = nil, handlePrefix: String = "phone", apnsTokens: Bool = false,
+        platforms: SimulatorConfiguration.Devices = .apns, fetchPayload: Bool = true
+    ) throws -> DeviceSimulator {
         var configuration = SimulatorConfiguration(
             apiBaseURL: baseURL, user: "alice", password: "alice-pw", devices: devices, appState: appState, tap: tap,
             fireDelay: .milliseconds(50), outDirectory: out, redis: node, hubPrefix: prefix,
@@ -142,14 +164,18 @@ struct Pipeline {
         request.httpBody = try JSONSerialization.data(withJSONObject: json)
         let (data, response) = try await URLSession.shared.data(for: request)
         guard (response as? HTTPURLResponse)?.statusCode == 202,
-              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let id = (object["id"] as? String).flatMap(Int.init) else {
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let id = (object["id"] as? String).flatMap(Int.init)
+        else {
             throw RedisServerError("send failed: \(String(decoding: data, as: UTF8.self))")
         }
         return id
     }
 
     /// Calls the API as `user` with an optional JSON body: the status and the JSON answer.
-    func call(_ method: String, _ path: String, as user: String = "alice", json: [String: Any]? = nil) async throws -> (status: Int, json: [String: Any]) {
+    func call(
+        _ method: String, _ path: String, as user: String = "alice", json: [String: Any]? = nil
+    ) async throws -> (status: Int, json: [String: Any]) {
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = method
         request.setValue("Basic " + Data("\(user):\(user)-pw".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
@@ -183,8 +209,10 @@ final class EventLog: @unchecked Sendable {
 
 /// Runs `body` while the simulator handles pushes and its events are collected; `tags` gives
 /// each device index extra tags.
-func withSimulator(_ simulator: DeviceSimulator, tags: @escaping @Sendable (Int) -> [String] = { _ in [] },
-                   _ body: (EventLog) async throws -> Void) async throws {
+func withSimulator(
+    _ simulator: DeviceSimulator, tags: @escaping @Sendable (Int) -> [String] = { _ in [] },
+    _ body: (EventLog) async throws -> Void
+) async throws {
     let log = EventLog()
     try await simulator.start(tags: tags)
     try await withThrowingTaskGroup(of: Void.self) { group in

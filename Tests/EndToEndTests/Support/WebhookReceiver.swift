@@ -48,15 +48,18 @@ final class WebhookReceiver: Sendable {
             }
             if self.failing.load(ordering: .relaxed) { return Response(status: .internalServerError) }
             self.received.withLock {
-                $0.append(Delivery(deliveryID: object["deliveryId"] as? String ?? "", events: events, signatureValid: valid,
-                                   signature: signature, timestamp: timestamp, body: bytes))
+                $0.append(
+                    Delivery(
+                        deliveryID: object["deliveryId"] as? String ?? "", events: events, signatureValid: valid,
+                        signature: signature, timestamp: timestamp, body: bytes))
             }
             return Response(status: valid ? .noContent : .unauthorized)
         }
         var logger = Logger(label: "webhook-receiver")
         logger.logLevel = .warning
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                              onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) }, logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) }, logger: logger)
         let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }

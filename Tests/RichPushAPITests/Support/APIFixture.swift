@@ -1,6 +1,6 @@
 import APITestSupport
-import Hiredis
 import HTTPTypes
+import Hiredis
 import HummingbirdTesting
 import NIOCore
 import RedisTestSupport
@@ -47,7 +47,9 @@ struct APIFixture {
 
     /// Runs `body` against the live application, on this fixture's Redis or on `redis` (a
     /// client that wraps it).
-    func test<T: Sendable>(on redis: (any RedisClient)? = nil, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+    func test<T: Sendable>(
+        on redis: (any RedisClient)? = nil, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T
+    ) async throws -> T {
         var dependencies = APIDependencies.redis(redis: redis ?? self.redis, keys: keys, queue: queue, configuration: configuration)
         dependencies.apps = apps
         return try await TestAPI(configuration: configuration, dependencies: dependencies).test(body)

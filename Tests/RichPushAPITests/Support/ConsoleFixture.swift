@@ -1,7 +1,7 @@
 import APITestSupport
 import Foundation
-import Hiredis
 import HTTPTypes
+import Hiredis
 import HummingbirdTesting
 import NIOCore
 import RedisTestSupport
@@ -42,26 +42,29 @@ struct ConsoleFixture {
     @discardableResult
     func addDeadLetters(_ count: Int, app: String, error: String, type: String = "probe", payload: String = "{}") async throws -> String {
         // The ids are chosen here (as XADD * would: the time, then a sequence) so each origin can name its id.
-        try await api.redis.run(Self.addScript, keys: [api.queue.deadKey], arguments: [count, type, payload, app, error, JobQueue.nowMilliseconds()]).string ?? ""
+        try await api.redis.run(
+            Self.addScript, keys: [api.queue.deadKey], arguments: [count, type, payload, app, error, JobQueue.nowMilliseconds()]
+        ).string ?? ""
     }
 
-    static let addScript = RedisScript("""
-    local id
-    for i = 1, tonumber(ARGV[1]) do
-      local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-      local t = redis.call('TIME')
-      local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-      local seq = 0
-      if last[1] then
-        local lms, lseq = string.match(last[1][1], '(%d+)-(%d+)')
-        if tonumber(lms) >= ms then ms = tonumber(lms); seq = tonumber(lseq) + 1 end
-      end
-      id = ms .. '-' .. seq
-      redis.call('XADD', KEYS[1], id, 'v', '1', 'type', ARGV[2], 'payload', ARGV[3], 'enq', ARGV[6], 'app', ARGV[4], 'lane', 'now',
-        'origin', 'origin:' .. id, 'err', ARGV[5], 'deadAt', ARGV[6])
-    end
-    return id
-    """)
+    static let addScript = RedisScript(
+        """
+        local id
+        for i = 1, tonumber(ARGV[1]) do
+          local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+          local t = redis.call('TIME')
+          local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+          local seq = 0
+          if last[1] then
+            local lms, lseq = string.match(last[1][1], '(%d+)-(%d+)')
+            if tonumber(lms) >= ms then ms = tonumber(lms); seq = tonumber(lseq) + 1 end
+          end
+          id = ms .. '-' .. seq
+          redis.call('XADD', KEYS[1], id, 'v', '1', 'type', ARGV[2], 'payload', ARGV[3], 'enq', ARGV[6], 'app', ARGV[4], 'lane', 'now',
+            'origin', 'origin:' .. id, 'err', ARGV[5], 'deadAt', ARGV[6])
+        end
+        return id
+        """)
 
     /// The ids of the dead letters left.
     func deadLetterIDs() async throws -> [String] {
@@ -76,7 +79,9 @@ struct ConsoleFixture {
         _ = try await api.jobQueue.take(for: "test-reader", count: 10_000)
         return (try await api.redis.send("XRANGE", api.queue.streamKey, "-", "+").array ?? []).compactMap { entry in
             let flat = entry.array?.last?.array ?? []
-            return stride(from: 0, to: flat.count - 1, by: 2).first { flat[$0].string == "origin" }.flatMap { flat[$0 + 1].string }.map { String($0.dropFirst("origin:".count)) }
+            return stride(from: 0, to: flat.count - 1, by: 2).first { flat[$0].string == "origin" }.flatMap { flat[$0 + 1].string }.map {
+                String($0.dropFirst("origin:".count))
+            }
         }
     }
 
@@ -92,8 +97,9 @@ struct ConsoleFixture {
 extension TestClientProtocol {
     /// Signs in to the console; the `Cookie` header that carries the session.
     func consoleSignIn(_ user: String, password: String? = nil) async throws -> HTTPFields {
-        let response = try await execute(uri: "/console/login", method: .post, headers: ConsoleFixture.script,
-                                         body: ConsoleFixture.form([("user", user), ("password", password ?? "\(user)-pw")]))
+        let response = try await execute(
+            uri: "/console/login", method: .post, headers: ConsoleFixture.script,
+            body: ConsoleFixture.form([("user", user), ("password", password ?? "\(user)-pw")]))
         guard response.status == .ok, let cookie = response.headers[.setCookie], let pair = cookie.split(separator: ";").first else {
             throw TestAPIError("console sign-in of \(user) failed: \(response.status) \(String(buffer: response.body))")
         }
@@ -101,7 +107,9 @@ extension TestClientProtocol {
     }
 
     /// A console form posted as a browser on the console's page would (Origin, Accept: JSON).
-    func consolePost(_ path: String, session: HTTPFields, _ pairs: [(String, String)], headers: HTTPFields = ConsoleFixture.script) async throws -> TestResponse {
+    func consolePost(
+        _ path: String, session: HTTPFields, _ pairs: [(String, String)], headers: HTTPFields = ConsoleFixture.script
+    ) async throws -> TestResponse {
         try await execute(uri: path, method: .post, headers: headers + session, body: ConsoleFixture.form(pairs))
     }
 

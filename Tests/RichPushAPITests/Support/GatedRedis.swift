@@ -1,5 +1,6 @@
-@testable import Hiredis
 import Synchronization
+
+@testable import Hiredis
 
 /// A Redis client that holds back the calls a test names, once the test closes the gate (after
 /// letting `passing` more through), until it opens it again: a bulk action stopped between two

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One HTTP/1.1 request over a plain loopback socket, read as its bytes arrive, and closed when
@@ -45,7 +46,8 @@ final class RawHTTPConnection: Sendable {
             while !String(decoding: received, as: UTF8.self).contains(text) {
                 let count = Glibc.read(socket, &buffer, buffer.count)
                 guard count > 0 else {
-                    throw RawHTTPError("the answer ended (or 60 s passed) before '\(text)': \(String(decoding: received, as: UTF8.self).suffix(300))")
+                    throw RawHTTPError(
+                        "the answer ended (or 60 s passed) before '\(text)': \(String(decoding: received, as: UTF8.self).suffix(300))")
                 }
                 received += buffer.prefix(count)
             }
@@ -55,7 +57,11 @@ final class RawHTTPConnection: Sendable {
 
     /// Closes the socket at once with a reset (`SO_LINGER` 0): the server's next write fails.
     func reset() {
-        guard !isClosed.withLock({ closed in defer { closed = true }; return closed }) else { return }
+        guard
+            !isClosed.withLock({ closed in
+                defer { closed = true }; return closed
+            })
+        else { return }
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         close(socket)

@@ -1,5 +1,6 @@
-@testable import Hiredis
 import Synchronization
+
+@testable import Hiredis
 
 /// A Redis client that notes each round trip it makes (its commands' names, and a script's
 /// SHA), so a test can tell what work a request did, whatever the machine's speed.
@@ -18,7 +19,11 @@ final class RecordingRedis: RedisClient {
     }
 
     /// The round trips since the last call, sorted (round trips made at once may come in any order).
-    func take() -> [String] { trips.withLock { trips in defer { trips = [] }; return trips.sorted() } }
+    func take() -> [String] {
+        trips.withLock { trips in
+            defer { trips = [] }; return trips.sorted()
+        }
+    }
 
     /// The command's name, with the SHA of an `EVALSHA`.
     static func signature(_ command: RedisCommand) -> String {

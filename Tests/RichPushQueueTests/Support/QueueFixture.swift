@@ -3,6 +3,7 @@ import Hiredis
 import Logging
 import RedisTestSupport
 import RichPushBench
+
 @testable import RichPushQueue
 
 /// A queue with a key prefix of its own on a private server, plus helpers to run workers
@@ -25,7 +26,10 @@ struct QueueFixture {
 
     /// Probe jobs whose handler records `field` in the fixture's record key.
     func probe(_ field: String, sleepMs: Int? = nil, failTimes: Int? = nil, permanent: Bool? = nil) -> JobRequest {
-        JobRequest(type: ProbeJobHandler.type, payload: ProbeJobHandler.Payload(key: recordKey, field: field, sleepMs: sleepMs, failTimes: failTimes, permanent: permanent).bytes)
+        JobRequest(
+            type: ProbeJobHandler.type,
+            payload: ProbeJobHandler.Payload(key: recordKey, field: field, sleepMs: sleepMs, failTimes: failTimes, permanent: permanent)
+                .bytes)
     }
 
     /// `count` probe jobs of `scope` (an app, under fair scheduling) in `lane`.
@@ -48,12 +52,18 @@ struct QueueFixture {
         return counts
     }
 
-    func worker(_ handlers: JobHandlers? = nil, consumer: String = "w-\(UUID().uuidString.prefix(6))", tune: (inout JobWorkerConfiguration) -> Void = { _ in }) -> JobWorker {
-        var configuration = JobWorkerConfiguration(consumer: consumer, concurrency: 16, blockTime: .milliseconds(100), drainTimeout: .seconds(5), maintenanceInterval: .milliseconds(50))
+    func worker(
+        _ handlers: JobHandlers? = nil, consumer: String = "w-\(UUID().uuidString.prefix(6))",
+        tune: (inout JobWorkerConfiguration) -> Void = { _ in }
+    ) -> JobWorker {
+        var configuration = JobWorkerConfiguration(
+            consumer: consumer, concurrency: 16, blockTime: .milliseconds(100), drainTimeout: .seconds(5),
+            maintenanceInterval: .milliseconds(50))
         tune(&configuration)
         var logger = Logger(label: "test.worker")
         logger.logLevel = .warning
-        return JobWorker(queue: queue, handlers: handlers ?? probeHandlers(), redis: server.configuration, configuration: configuration, logger: logger)
+        return JobWorker(
+            queue: queue, handlers: handlers ?? probeHandlers(), redis: server.configuration, configuration: configuration, logger: logger)
     }
 
     func probeHandlers() -> JobHandlers {
@@ -72,13 +82,16 @@ struct QueueFixture {
     /// service group installed its signal handlers).
     func spawnWorker(name: String, logLevel: String = "warning", extra: [String] = []) async throws -> ChildProcess {
         let c = queue.configuration
-        let arguments = [
-            "worker", "--bench-handlers", "--redis-url", server.url, "--queue-prefix", c.prefix, "--queue-partition", c.partition,
-            "--visibility-timeout", "\(Double(c.visibilityTimeout.components.seconds) + Double(c.visibilityTimeout.components.attoseconds) / 1e18)",
-            "--max-deliveries", "\(c.maxDeliveries)", "--max-attempts", "\(c.retry.maxAttempts)",
-            "--maintenance-interval", "0.1", "--consumer", name, "--log-level", logLevel,
-        ] + extra
-        return try await ChildProcess(executable: try richpushExecutable(), arguments: arguments,
-                                logFile: server.directory.appendingPathComponent("\(name).log"))
+        let arguments =
+            [
+                "worker", "--bench-handlers", "--redis-url", server.url, "--queue-prefix", c.prefix, "--queue-partition", c.partition,
+                "--visibility-timeout",
+                "\(Double(c.visibilityTimeout.components.seconds) + Double(c.visibilityTimeout.components.attoseconds) / 1e18)",
+                "--max-deliveries", "\(c.maxDeliveries)", "--max-attempts", "\(c.retry.maxAttempts)",
+                "--maintenance-interval", "0.1", "--consumer", name, "--log-level", logLevel,
+            ] + extra
+        return try await ChildProcess(
+            executable: try richpushExecutable(), arguments: arguments,
+            logFile: server.directory.appendingPathComponent("\(name).log"))
     }
 }

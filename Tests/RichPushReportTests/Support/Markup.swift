@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// One element of a parsed SVG: its name and attributes, and the text directly inside it.
@@ -17,7 +18,10 @@ func parseXML(_ xml: String) -> Result<[Element], ParseFailure> {
     let parser = XMLParser(data: Data(xml.utf8))
     parser.delegate = collector
     guard parser.parse() else {
-        return .failure(ParseFailure(description: "\(parser.parserError.map { "\($0)" } ?? "unknown error") at line \(parser.lineNumber), column \(parser.columnNumber)"))
+        return .failure(
+            ParseFailure(
+                description:
+                    "\(parser.parserError.map { "\($0)" } ?? "unknown error") at line \(parser.lineNumber), column \(parser.columnNumber)"))
     }
     return .success(collector.elements)
 }
@@ -30,7 +34,10 @@ private final class ElementCollector: NSObject, XMLParserDelegate {
     var elements: [Element] = []
     private var open: [Int] = []
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
+        attributes attributeDict: [String: String] = [:]
+    ) {
         open.append(elements.count)
         elements.append(Element(name: elementName, attributes: attributeDict))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RichPushTemplates
 
 /// Compiles `body` and renders it with `properties`; the payload as text.

@@ -12,7 +12,8 @@ struct TemplateFuzzer {
         "\\\"", "\\\\", "\\n", "\\u00e9", "\\u0024", "\\ud83d\\ude00", "~/", "-",
     ]
     private static let editCharacters: [String] = [
-        "$", "#", ".", "%", "(", ")", "{", "}", "'", "\"", "+", ",", "\\", " ", ":", "[", "]", "0", "7", "a", "Z", "_", "é", "‘", "\n", "\u{1}",
+        "$", "#", ".", "%", "(", ")", "{", "}", "'", "\"", "+", ",", "\\", " ", ":", "[", "]", "0", "7", "a", "Z", "_", "é", "‘", "\n",
+        "\u{1}",
     ]
 
     mutating func body() -> String {
@@ -28,7 +29,8 @@ struct TemplateFuzzer {
         var members: [String] = []
         var used: Set<String> = []
         for index in 0..<count {
-            var key = random.chance(0.03) ? "k$(x)" : random.pick(["aps", "alert", "title", "body", "badge", "data", "loc-args", "a/b", "c~d"])
+            var key =
+                random.chance(0.03) ? "k$(x)" : random.pick(["aps", "alert", "title", "body", "badge", "data", "loc-args", "a/b", "c~d"])
             if !used.insert(key).inserted { key += String(index) }
             members.append("\"\(key)\": \(value(depth: depth + 1))")
         }
@@ -74,7 +76,9 @@ struct TemplateFuzzer {
     }
 
     private mutating func literal() -> String {
-        let text = (0..<Int.random(in: 0...3, using: &random)).map { _ in random.pick(["Hi", " ", "-", ", ", "é", "50%", "(x)", "{", "}", "+", "\\\\"]) }.joined()
+        let text = (0..<Int.random(in: 0...3, using: &random)).map { _ in
+            random.pick(["Hi", " ", "-", ", ", "é", "50%", "(x)", "{", "}", "+", "\\\\"])
+        }.joined()
         return random.chance(0.8) ? "'\(text)'" : "\\\"\(text)\\\""
     }
 

@@ -48,7 +48,9 @@ final class SubscriberSocket: Sendable {
                     return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
                 }
             }
-        guard case .websocket(let channel) = try await upgrade.get() else { throw HarnessError("the WebSocket upgrade to \(path) was refused") }
+        guard case .websocket(let channel) = try await upgrade.get() else {
+            throw HarnessError("the WebSocket upgrade to \(path) was refused")
+        }
         let socket = SubscriberSocket(channel: channel)
         Task { await socket.read() }
         return socket
@@ -93,4 +95,3 @@ final class SubscriberSocket: Sendable {
         try await waitUntil(timeout: .seconds(30), what) { condition() }
     }
 }
-

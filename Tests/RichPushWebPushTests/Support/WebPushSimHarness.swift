@@ -56,8 +56,10 @@ struct WebPushSimHarness: Sendable {
         self.log = log
     }
 
-    static func with(_ configure: (inout WebPushSimulator.Configuration) -> Void = { _ in },
-                     _ body: (WebPushSimHarness) async throws -> Void) async throws {
+    static func with(
+        _ configure: (inout WebPushSimulator.Configuration) -> Void = { _ in },
+        _ body: (WebPushSimHarness) async throws -> Void
+    ) async throws {
         let clock = SimClock()
         var configuration = WebPushSimulator.Configuration()
         configuration.now = { clock.now() }
@@ -68,7 +70,9 @@ struct WebPushSimHarness: Sendable {
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "webpush-sim-test")
         logger.logLevel = .warning
-        let application = try simulator.application(port: 0, tls: try certificates.serverTLS(applicationProtocols: ["h2", "http/1.1"]), logger: logger) { channel in
+        let application = try simulator.application(
+            port: 0, tls: try certificates.serverTLS(applicationProtocols: ["h2", "http/1.1"]), logger: logger
+        ) { channel in
             portContinuation.yield(channel.localAddress?.port ?? 0)
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: application)], logger: logger))
@@ -86,8 +90,9 @@ struct WebPushSimHarness: Sendable {
         // A connect may wait 30 s (the client's default is 10 s): in a full suite on a busy 2-core
         // machine the shared event loops stalled past 10 s, and every simulator test of that
         // stretch failed with `connectTimeout`.
-        let http = HTTPClient(eventLoopGroupProvider: .singleton,
-                              configuration: HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(30))))
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(30))))
         let harness = WebPushSimHarness(simulator: simulator, port: port, clock: clock, http: http, caPEM: certificates.caPEM, log: lines)
         do {
             try await body(harness)
@@ -113,7 +118,9 @@ struct WebPushSimHarness: Sendable {
         let data = try await response.body.collect(upTo: 1 << 16)
         #expect(response.status == .created)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: String])
-        return Subscription(endpoint: try #require(object["endpoint"]), id: try #require(object["subscriptionId"]), webSocket: try #require(object["webSocket"]))
+        return Subscription(
+            endpoint: try #require(object["endpoint"]), id: try #require(object["subscriptionId"]),
+            webSocket: try #require(object["webSocket"]))
     }
 
     /// A request to `url` with `headers` and `body`, as any sender would make it.
@@ -125,14 +132,19 @@ struct WebPushSimHarness: Sendable {
         let response = try await http.execute(request, timeout: .seconds(30))
         let data = try await response.body.collect(upTo: 1 << 16)
         let object = (try? JSONSerialization.jsonObject(with: Data(buffer: data))) as? [String: Any] ?? [:]
-        return Answer(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                      json: object.mapValues { "\($0)" }, version: response.version)
+        return Answer(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            json: object.mapValues { "\($0)" }, version: response.version)
     }
 
     /// A push to `subscription` built as the RFCs want it, with `change` applied to its headers.
-    func push(_ subscription: Subscription, sender: TestSender, ttl: String? = "60", topic: String? = nil, body: [UInt8]? = nil,
-              change: (inout [(String, String)]) -> Void = { _ in }) async throws -> Answer {
-        var headers: [(String, String)] = [("content-encoding", "aes128gcm"), ("authorization", sender.authorization(audience: origin, now: clock.now()))]
+    func push(
+        _ subscription: Subscription, sender: TestSender, ttl: String? = "60", topic: String? = nil, body: [UInt8]? = nil,
+        change: (inout [(String, String)]) -> Void = { _ in }
+    ) async throws -> Answer {
+        var headers: [(String, String)] = [
+            ("content-encoding", "aes128gcm"), ("authorization", sender.authorization(audience: origin, now: clock.now())),
+        ]
         if let ttl { headers.append(("ttl", ttl)) }
         if let topic { headers.append(("topic", topic)) }
         change(&headers)

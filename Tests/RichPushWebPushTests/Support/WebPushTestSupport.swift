@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-@testable import RichPushWebPush
 import RichPushCore
 import Synchronization
+
+@testable import RichPushWebPush
 
 /// Base64url with or without padding, for the vectors; traps on a typo in a test's constant.
 func base64URL(_ text: String) -> [UInt8] {
@@ -55,7 +56,8 @@ struct DecodedJWT {
     init(_ token: String) throws {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Base64URL.decode(parts[0]), let claims = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]) else { throw TestFailure("not a JWT of three base64url parts: \(token)") }
+            let signature = Base64URL.decode(parts[2])
+        else { throw TestFailure("not a JWT of three base64url parts: \(token)") }
         headerJSON = String(decoding: header, as: UTF8.self)
         self.header = try JSONSerialization.jsonObject(with: header) as? [String: String] ?? [:]
         self.claims = try JSONSerialization.jsonObject(with: claims) as? [String: Any] ?? [:]
@@ -68,7 +70,9 @@ struct DecodedJWT {
 func vapidParameters(_ authorization: String) throws -> (token: String, key: String) {
     guard authorization.hasPrefix("vapid t=") else { throw TestFailure("not a vapid scheme: \(authorization)") }
     let parts = authorization.dropFirst("vapid ".count).split(separator: ", ")
-    guard parts.count == 2, parts[0].hasPrefix("t="), parts[1].hasPrefix("k=") else { throw TestFailure("not 't=…, k=…': \(authorization)") }
+    guard parts.count == 2, parts[0].hasPrefix("t="), parts[1].hasPrefix("k=") else {
+        throw TestFailure("not 't=…, k=…': \(authorization)")
+    }
     return (String(parts[0].dropFirst(2)), String(parts[1].dropFirst(2)))
 }
 
