@@ -164,8 +164,7 @@ package struct StorageKeys: Sendable, Hashable {
     var goneTokens: String { "\(prefix):gone-tokens" }
     /// Devices (`<platform>:<handle>`) a provider asked to be left alone, scored by until when.
     var deviceBackOffs: String { "\(prefix):device-backoff" }
-    /// Devices a worker's round of requests has claimed, scored by when the claim lapses, and
-    /// each claim's owner: in the slot of ``deviceBackOffs``, which the claiming script reads.
+    /// Devices a worker's round of requests has claimed, each with `<until ms>:<owner>`: in the
+    /// slot of ``deviceBackOffs``, which the claiming script reads too.
     var deviceClaims: String { "\(prefix):device-claims:{\(deviceBackOffs)}" }
-    var deviceClaimOwners: String { "\(prefix):device-claim-owners:{\(deviceBackOffs)}" }
 }

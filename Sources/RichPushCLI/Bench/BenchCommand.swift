@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmarks (used by scripts/bench-*.sh).",
         subcommands: [
             BenchRedisCommand.self, BenchQueueCommand.self, BenchAPNSCommand.self, BenchFCMCommand.self, BenchWebPushCommand.self,
-            BenchWebhooksCommand.self, BenchFairnessCommand.self, BenchConsoleSeedCommand.self,
+            BenchWebhooksCommand.self, BenchFairnessCommand.self, BenchConsoleSeedCommand.self, BenchDeviceClaimsCommand.self,
         ]
     )
 }
