@@ -6,8 +6,8 @@ import RichPushQueue
 extension RichPushJobHandler {
     /// Delivers a batch of work in steps, one round trip each where it touches Redis or the
     /// provider: plan (the installations of the whole batch, rendered once per job and format),
-    /// lease every pair, screen out dead tokens and claim the devices (held ones and those another
-    /// round is talking to wait), send every leased push (one adapter call per request to a
+    /// lease every pair, claim the devices (held ones and those another round is talking to wait)
+    /// and screen out dead tokens, send every leased push (one adapter call per request to a
     /// device), account for each outcome, record them all with the claims released, and settle
     /// each job's result.
     func deliver(_ work: [Work], results: inout [Result<Void, any Error>]) async throws {
@@ -16,8 +16,8 @@ extension RichPushJobHandler {
         guard !planned.isEmpty else { return }
         var round = DeliveryRound(work: work)
         let leased = try await lease(planned, into: &round, results: &results)
-        let (toSend, heldBack) = try await screen(leased, into: &round)
         do {
+            let (toSend, heldBack) = try await screen(leased, into: &round)
             let sent = try await send(toSend)
             account(zip(toSend, sent) + heldBack, into: &round)
             try await record(&round)
@@ -115,7 +115,7 @@ extension RichPushJobHandler {
         return toSend
     }
 
-    /// Takes out of the leased pushes those no request may go to now, in one round trip: a token
+    /// Takes out of the leased pushes those no request may go to now, in two round trips: a token
     /// a provider declared dead after this job resolved its device (recorded invalid), a device a
     /// provider asked to be left alone (a 429 for its token or subscription, seen by any worker),
     /// whose push is deferred as the adapter's own answer would have it, and a device another
@@ -130,10 +130,12 @@ extension RichPushJobHandler {
         // between this check and the requests would let a dead token through after it was marked.
         if goneTokens != nil || deviceBackOffs != nil, !leased.isEmpty { await adapter.prepare() }
         let devices = Array(Set(leased.map { Self.goneKey($0.push.installation) }))
-        async let claiming = claimDevices(devices, owner: round.owner)
-        var (toSend, gone) = try await withoutGoneTokens(leased)
-        let refusals = try await claiming
+        // The claims first, then the dead tokens: a device's previous round marks its dead token
+        // before it releases the device, so a claim that succeeds is followed by a check that
+        // sees the mark.
+        let refusals = try await claimDevices(devices, owner: round.owner)
         round.claimed = deviceBackOffs == nil ? [] : devices.filter { refusals[$0] == nil }
+        var (toSend, gone) = try await withoutGoneTokens(leased)
         for plan in gone { round.record(plan.result(.invalidToken, error: "the provider declared this token dead"), of: plan) }
         round.goneBefore = gone
         let checkedAt = JobQueue.nowMilliseconds()
