@@ -117,6 +117,9 @@ stop_stages() {
 trap 'stop_stages; for id in "${stage_order[@]}"; do kill_private_redis ".tmp/$id"; done' EXIT
 trap 'exit 130' INT TERM
 
+# The layout first, alone (seconds; beside the test processes its parallel lint was one more
+# load on their start): a finding fails the run before the build.
+stage "the code's layout (scripts/format.sh --check: swift format lint --strict with .swift-format)" bash scripts/format.sh --check
 stage "building (debug, with tests)" swift build --build-tests
 # The release build is no test: the suite runs the debug binary, the one scripts/demo.sh builds.
 # CI (CI=true) and RICHPUSH_TEST_RELEASE=1 build it too, because deployments, the benchmarks and
@@ -145,8 +148,6 @@ long_suite='^EndToEndTests\.ClusterFlowTests/'
 rm -rf "$logs"
 mkdir -p "$logs"
 stages_began=$SECONDS
-define format "the code's layout (scripts/format.sh --check: swift format lint --strict with .swift-format)" \
-    bash scripts/format.sh --check
 define cluster-tests "Swift Testing: the Redis Cluster pipeline suite (ClusterFlowTests), a process of its own" \
     "$tests" --testing-library swift-testing --filter "$long_suite"
 define tests "Swift Testing: every other suite, in parallel (what \`swift test\` runs)" \
@@ -183,7 +184,7 @@ after browser console
 after console chaos
 after chaos chaos-providers
 after chaos-providers clock-ahead
-run_stages format cluster-tests tests
+run_stages cluster-tests tests
 timings+=("$(printf '%6d s  %s' $((SECONDS - stages_began)) "after the build, side by side (each stage's own time, and from when to when after the build):")")
 for id in "${stage_order[@]}"; do [ -z "${stage_line[$id]:-}" ] || timings+=("${stage_line[$id]}"); done
 

@@ -14,13 +14,15 @@ import NIOHTTP1
 /// A connection idle in its pool for 5 s is closed by the client: the server closes one idle for
 /// its idle timeout (30 s), and a request sent on it at that moment is reset (a PATCH after a
 /// 30 s stall of the machine, 2026-12-07). Not `Connection: close` on each request: a connection
-/// per request made the pool wait (`getConnectionFromPoolTimeout` in a full run).
+/// per request made the pool wait (`getConnectionFromPoolTimeout` in a full run). A request waits
+/// for a connection of the pool as long as the connect timeout, 120 s here too: with 40 requests
+/// at once on a busy machine, AsyncHTTPClient's default of 10 s runs out.
 struct PatientTestClient: TestClientProtocol {
     static let http = HTTPClient(
         eventLoopGroupProvider: .singleton,
         configuration: HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            connectionPool: .init(idleTimeout: .seconds(5)), decompression: .disabled))
+            timeout: .init(connect: .seconds(120)), connectionPool: .init(idleTimeout: .seconds(5)), decompression: .disabled))
     static let patience: TimeAmount = .seconds(120)
 
     let port: Int?

@@ -20,16 +20,25 @@ struct APNSFlowTests {
                 let keyFile = server.directory.appendingPathComponent("AuthKey.p8")
                 try Data(pem.utf8).write(to: keyFile)
                 let certs = server.directory.appendingPathComponent("apns")
-                let port = try RedisServer.freePort()
-                let sim = try await ChildProcess(
-                    executable: try richpushExecutable(),
-                    arguments: [
-                        "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", "DEF123GHIJ", "--key-id", "ABC123DEFG",
-                        "--key-file", keyFile.path, "--topic", "com.example.richpush", "--cert-dir", certs.path, "--hub-prefix",
-                        pipeline.prefix,
-                        "--log-requests",
-                    ], logFile: server.directory.appendingPathComponent("apns-sim.log"))
-                try await waitUntil(timeout: .seconds(60), "apns-sim to listen") { sim.log.contains("listening") }
+                // A port found free can be taken before apns-sim binds it: one that exits before
+                // it listens is started again on another port.
+                var started: (sim: ChildProcess, port: Int)?
+                for attempt in 1...5 where started == nil {
+                    let port = try RedisServer.freePort()
+                    let sim = try await ChildProcess(
+                        executable: try richpushExecutable(),
+                        arguments: [
+                            "apns-sim", "--redis-url", server.url, "--port", String(port), "--team-id", "DEF123GHIJ", "--key-id",
+                            "ABC123DEFG", "--key-file", keyFile.path, "--topic", "com.example.richpush", "--cert-dir", certs.path,
+                            "--hub-prefix", pipeline.prefix, "--log-requests",
+                        ], logFile: server.directory.appendingPathComponent("apns-sim-\(attempt).log"))
+                    try await waitUntil(timeout: .seconds(60), "apns-sim to listen or exit") {
+                        if sim.log.contains("listening") { return true }
+                        return try await sim.wait(timeout: .milliseconds(10)) != nil
+                    }
+                    if sim.log.contains("listening") { started = (sim, port) }
+                }
+                let (sim, port) = try #require(started, "apns-sim did not listen in 5 attempts")
                 let client = try HTTP2Client(
                     configuration: HTTP2Client.Configuration(
                         endpoint: try HTTP2Client.Endpoint(apns: "https://127.0.0.1:\(port)"),
