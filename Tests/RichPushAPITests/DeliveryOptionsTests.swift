@@ -7,7 +7,8 @@ import RedisTestSupport
 import RichPushCore
 import Testing
 
-/// `ttl`, `collapseId` and `priority` on `POST /api/notifications`: kept with the record, bounded.
+/// `ttl`, `collapseId`, `priority` and `delivery` on `POST /api/notifications`: kept with the
+/// record, bounded.
 @Suite("Delivery options")
 struct DeliveryOptionsTests {
     static let json = APIFixture.basic("alice") + [.contentType: "application/json"]
@@ -19,24 +20,28 @@ struct DeliveryOptionsTests {
                 let response = try await client.execute(
                     uri: "/api/notifications", method: .post, headers: Self.json,
                     body: APIFixture.json(
-                        ["richType": "text", "payload": "p", "ttl": 3600, "collapseId": "score-update", "priority": "normal"]))
+                        [
+                            "richType": "text", "payload": "p", "ttl": 3600, "collapseId": "score-update", "priority": "normal",
+                            "delivery": "alert",
+                        ]))
                 #expect(response.status == .accepted)
                 let id = try #require((response.json["id"] as? String).flatMap(Int.init))
                 let record = try #require(try await fixture.notifications.notification(id: id))
-                #expect(record.delivery == DeliveryOptions(ttl: .seconds(3600), collapseID: "score-update", priority: .normal))
+                #expect(
+                    record.delivery == DeliveryOptions(ttl: .seconds(3600), collapseID: "score-update", priority: .normal, mode: .alert))
                 // Multipart, as curl -F sends them; and none at all keeps the defaults.
                 let form = try await client.execute(
                     uri: "/api/notifications", method: .post,
                     headers: APIFixture.basic("alice") + [.contentType: "multipart/form-data; boundary=XyZ"],
                     body: ByteBuffer(
                         string:
-                            "--XyZ\r\nContent-Disposition: form-data; name=\"ttl\"\r\n\r\n60\r\n--XyZ\r\nContent-Disposition: form-data; name=\"priority\"\r\n\r\nhigh\r\n--XyZ\r\nContent-Disposition: form-data; name=\"richType\"\r\n\r\ntext\r\n--XyZ\r\nContent-Disposition: form-data; name=\"payload\"\r\n\r\nhi\r\n--XyZ--\r\n"
+                            "--XyZ\r\nContent-Disposition: form-data; name=\"ttl\"\r\n\r\n60\r\n--XyZ\r\nContent-Disposition: form-data; name=\"priority\"\r\n\r\nhigh\r\n--XyZ\r\nContent-Disposition: form-data; name=\"delivery\"\r\n\r\nsilent\r\n--XyZ\r\nContent-Disposition: form-data; name=\"richType\"\r\n\r\ntext\r\n--XyZ\r\nContent-Disposition: form-data; name=\"payload\"\r\n\r\nhi\r\n--XyZ--\r\n"
                     ))
                 #expect(form.status == .accepted, "\(String(buffer: form.body))")
                 let formID = try #require((form.json["id"] as? String).flatMap(Int.init))
                 #expect(
                     try await fixture.notifications.notification(id: formID)?.delivery
-                        == DeliveryOptions(ttl: .seconds(60), priority: .high))
+                        == DeliveryOptions(ttl: .seconds(60), priority: .high, mode: .silent))
             }
         }
     }
@@ -54,6 +59,8 @@ struct DeliveryOptionsTests {
                     (["collapseId": ""], .unprocessableContent, "bad_collapse_id"),
                     (["priority": "urgent"], .unprocessableContent, "bad_priority"),
                     (["priority": 10], .badRequest, "wrong_type"),
+                    (["delivery": "auto"], .unprocessableContent, "bad_delivery"),
+                    (["delivery": true], .badRequest, "wrong_type"),
                 ]
                 for (options, status, code) in cases {
                     let body = APIFixture.json(options.merging(["richType": "text", "payload": "p"]) { first, _ in first })

@@ -46,6 +46,37 @@ struct RenderingTests {
         #expect(rendered.collapseID == "1700000000000-0")
     }
 
+    /// A notification's own `delivery` wins over the workers' push mode, on every platform: an
+    /// alert asked of a silent renderer is shown (APNs alert with the fetch URL, priority 10; FCM
+    /// a notification message; Web Push with `richUrl`), a silent one asked of an alert renderer
+    /// is a background push (priority 5, no alert), and a notification that asks nothing gets the
+    /// renderer's mode.
+    @Test(arguments: PushRenderer.Mode.allCases)
+    func aNotificationsDeliveryWinsOverTheWorkersMode(workers: PushRenderer.Mode) throws {
+        let asked: PushRenderer.Mode = workers == .silent ? .alert : .silent
+        var notification = Self.notification("hi")
+        let renderer = PushRenderer(mode: workers, apiBaseURL: "http://api.example")
+        #expect(renderer.mode(for: notification) == workers)
+        notification.delivery.mode = asked
+        #expect(renderer.mode(for: notification) == asked)
+        let apns = try renderer.render(notification, collapseID: "1")
+        let aps = try #require(
+            (try JSONSerialization.jsonObject(with: Data(apns.payload)) as? [String: Any])?["aps"] as? [String: Any])
+        let fcm = String(decoding: try renderer.renderFCM(notification, collapseID: "1").payload, as: UTF8.self)
+        let web = String(decoding: try renderer.renderWebPush(notification).payload, as: UTF8.self)
+        if asked == .alert {
+            #expect(aps["mutable-content"] as? Int == 1 && aps["alert"] != nil && aps["content-available"] == nil)
+            #expect(apns.pushType == "alert" && apns.priority == 10)
+            #expect(fcm.contains(#""notification""#) && fcm.contains("richUrl"), "\(fcm)")
+            #expect(web.contains("richUrl"), "\(web)")
+        } else {
+            #expect(aps["content-available"] as? Int == 1 && aps["alert"] == nil)
+            #expect(apns.pushType == "background" && apns.priority == 5)
+            #expect(!fcm.contains(#""notification""#) && !fcm.contains("richUrl"), "\(fcm)")
+            #expect(!web.contains("richUrl"), "\(web)")
+        }
+    }
+
     /// `apns-expiration` is whole seconds: the deadline (creation + ttl, to the millisecond)
     /// rounded up, never down, so APNs never gives up before it. (Rounded down twice, a push
     /// created half-way through a second with ttl 3 expired after 1.9 s.)

@@ -18,12 +18,14 @@ struct NotificationInput {
     /// RFC 3339 text, or epoch milliseconds (as a JSON integer or its decimal text).
     var sendAt: String?
     var throttlePerMinute: String?
+    /// `silent` or `alert` (the push mode of this notification).
+    var delivery: String?
     /// A template send's properties (JSON only; order kept, for "the first locale given").
     var properties: SendProperties?
 
     static let jsonFields: Set<String> = [
         "message", "richType", "payload", "contentType", "target", "ttl", "collapseId", "priority", "sendAt", "throttlePerMinute",
-        "properties",
+        "delivery", "properties",
     ]
 
     /// Parses a JSON body: `{"message", "richType", "payload", "contentType", "target"}` (the seed's
@@ -105,6 +107,7 @@ struct NotificationInput {
             case "priority": input.priority = text
             case "sendAt": input.sendAt = text
             case "throttlePerMinute": input.throttlePerMinute = text
+            case "delivery": input.delivery = text
             default: input.target = text
             }
         }
@@ -145,13 +148,14 @@ struct NotificationInput {
             case "priority": input.priority = text
             case "sendAt": input.sendAt = text
             case "throttlePerMinute": input.throttlePerMinute = text
+            case "delivery": input.delivery = text
             case "image", "payload", "file", "sound":
                 input.payload = Array(part.body)
                 input.contentType = part.headers["content-type"]
                 if input.richType == nil && name == "sound" { input.richType = .sound }
             default:
                 throw APIError.badRequest(
-                    "unknown form field '\(name)'; known: message, richType, target, ttl, collapseId, priority, sendAt, throttlePerMinute, image (or payload, file, sound)",
+                    "unknown form field '\(name)'; known: message, richType, target, ttl, collapseId, priority, sendAt, throttlePerMinute, delivery, image (or payload, file, sound)",
                     code: "unknown_field")
             }
         }
@@ -227,7 +231,8 @@ extension NotificationInput {
         return milliseconds
     }
 
-    /// `ttl` (0 to 28 days in seconds), `collapseId` (1 to 64 bytes), `priority` (high, normal).
+    /// `ttl` (0 to 28 days in seconds), `collapseId` (1 to 64 bytes), `priority` (high, normal),
+    /// `delivery` (silent, alert).
     func deliveryOptions() throws -> DeliveryOptions {
         var options = DeliveryOptions()
         if let ttl {
@@ -258,6 +263,12 @@ extension NotificationInput {
                     "'throttlePerMinute' must be 1 to \(DeliveryOptions.maxThrottlePerMinute)", code: "bad_throttle")
             }
             options.throttlePerMinute = value
+        }
+        if let delivery {
+            guard let mode = PushRenderer.Mode(rawValue: delivery) else {
+                throw APIError.unprocessable("'delivery' must be silent or alert", code: "bad_delivery")
+            }
+            options.mode = mode
         }
         return options
     }

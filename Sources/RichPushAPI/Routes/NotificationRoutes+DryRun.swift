@@ -103,14 +103,14 @@ extension NotificationRoutes {
             }
         }
         if platforms.isEmpty { lint.append("no installation matches \(draft.target): nothing would be sent") }
-        if platforms[.apns] != nil {
+        if platforms[.apns] != nil && renderer.mode(for: notification) == .silent {
             lint.append(
                 "iOS delivers background pushes at its own pace (a few an hour per app is what Apple allows for content-available pushes); time-critical news needs the alert mode"
             )
         }
         if draft.delivery.ttl == .zero { lint.append("ttl 0: a device that is offline at the moment of sending never gets this push") }
         var view = DryRunView(
-            target: draft.target, mode: renderer.mode.rawValue,
+            target: draft.target, mode: renderer.mode(for: notification).rawValue,
             audience: DryRunView.Audience(
                 total: platforms.values.reduce(0, +),
                 platforms: Dictionary(uniqueKeysWithValues: platforms.map { ($0.key.rawValue, $0.value) }),

@@ -19,6 +19,7 @@ extension PushRenderer {
     /// `collapseID` (the notification id) is not sent: only a sender's own collapse id becomes
     /// `collapse_key`. It is kept so both platforms render from the same call.
     package func renderFCM(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
+        let mode = self.mode(for: notification)
         var data = [
             ("richId", String(notification.id)), ("richMessage", notification.message), ("richType", notification.richType.rawValue),
         ]

@@ -13,6 +13,7 @@ extension PushRenderer {
     /// `collapseID` is the sender's collapse id only (sent as `Topic`), as for FCM; the TTL is the
     /// notification's remaining life in whole seconds, rounded up.
     package func renderWebPush(_ notification: RichNotification, now: Date = Date()) throws(RenderError) -> RenderedPush {
+        let mode = self.mode(for: notification)
         var json = JSONWriter(capacity: 96 + notification.message.utf8.count)
         json.beginObject()
         json.field("richId", String(notification.id))

@@ -7,13 +7,14 @@ package import Foundation
 /// carries nothing to show). The alert mode is for apps with a Notification Service Extension: a visible alert with
 /// `mutable-content: 1` and the URL to fetch the payload from.
 package struct PushRenderer: Sendable {
-    package enum Mode: String, Sendable, CaseIterable {
+    package enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
         case silent, alert
     }
 
     /// APNs refuses payloads over 4 KiB.
     package static let maxPayloadBytes = 4096
 
+    /// The push mode of notifications whose sender chose none (`delivery`).
     package var mode: Mode
     /// Base URL of the API, for the alert mode's fetch URL.
     package var apiBaseURL: String
@@ -27,6 +28,7 @@ package struct PushRenderer: Sendable {
     }
 
     package func render(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
+        let mode = self.mode(for: notification)
         // Keys in sorted order, as the seed's JSON had them.
         var json = JSONWriter(capacity: 96 + notification.message.utf8.count)
         json.beginObject()
@@ -68,6 +70,9 @@ package struct PushRenderer: Sendable {
             collapseID: String((notification.delivery.collapseID ?? collapseID).suffix(64)),
             deadline: until)
     }
+
+    /// The mode `notification` goes in: its sender's choice, else the renderer's.
+    package func mode(for notification: RichNotification) -> Mode { notification.delivery.mode ?? mode }
 
     /// Until when the platform should keep trying, in milliseconds since 1970: the
     /// notification's creation plus the sender's `ttl`, to the millisecond (a late or retried

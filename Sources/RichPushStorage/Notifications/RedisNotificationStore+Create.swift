@@ -150,6 +150,7 @@ extension RedisNotificationStore {
         if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
         if let sendAt { fields += ["sendAt", sendAt] }
         if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
+        if let mode = draft.delivery.mode { fields += ["mode", mode.rawValue] }
         if let properties = draft.properties {
             fields += ["properties", properties.json]
             if let locale = properties.defaultLocale { fields += ["locale", locale] }

@@ -86,7 +86,7 @@ struct NotificationRecords: Sendable {
     /// The record fields a reader reads (HMGET), in the order ``parse(_:_:)`` takes them.
     static let fields = [
         "message", "type", "contentType", "payload", "size", "creator", "target", "created",
-        "ttl", "collapse", "priority", "throttle", "properties", "locale",
+        "ttl", "collapse", "priority", "throttle", "properties", "locale", "mode",
     ]
 
     /// A record from its ``fields`` (nil: no record, or one missing what every record has), cached.
@@ -97,7 +97,8 @@ struct NotificationRecords: Sendable {
         else { return nil }
         let delivery = DeliveryOptions(
             ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
-            priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int)
+            priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int,
+            mode: fields[14].string.flatMap(PushRenderer.Mode.init))
         let record = RichNotification(
             id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
             payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
