@@ -53,6 +53,7 @@ func buildRouter(
         let settings = try await apps.settings(for: context.app)
         routes.appLimits = settings.limits
         routes.defaultLocale = settings.defaultLocale
+        routes.defaultDelivery = settings.defaultDelivery
         return routes
     }
     TemplateRoutes.add(to: api)
@@ -82,7 +83,10 @@ package func buildApplication(
     }
     var lookup: (@Sendable (AppID) async throws -> AppDirectory.Settings?)?
     if let store = dependencies.apps {
-        lookup = { app in try await store.summary(id: app).map { AppDirectory.Settings(limits: $0.limits, defaultLocale: $0.defaultLocale) }
+        lookup = { app in
+            try await store.summary(id: app).map {
+                AppDirectory.Settings(limits: $0.limits, defaultLocale: $0.defaultLocale, defaultDelivery: $0.defaultDelivery)
+            }
         }
     }
     let apps = AppDirectory(defaultStores: dependencies.stores, build: dependencies.appStores, lookup: lookup)

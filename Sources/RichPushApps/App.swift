@@ -18,6 +18,9 @@ package struct AppSummary: Sendable, Hashable {
     /// The locale a localized property falls back to for a device whose own locale (and its
     /// language) the send does not give, before the first locale given (BCP 47; nil: none).
     package var defaultLocale: String?
+    /// How its notifications reach the apps when the sender says nothing (`delivery`; nil: the
+    /// workers' `--push-mode`).
+    package var defaultDelivery: PushRenderer.Mode?
     /// Its share of the workers under fair scheduling: weight and cap on jobs in flight (written
     /// into the queue's partitions by whoever changes it, after it is stored here).
     package var scheduling: ScopeLimits
@@ -28,10 +31,12 @@ package struct AppSummary: Sendable, Hashable {
 
     package init(
         id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]],
-        limits: AppLimits = .none, defaultLocale: String? = nil, scheduling: ScopeLimits = ScopeLimits(), paused: Bool = false
+        limits: AppLimits = .none, defaultLocale: String? = nil, defaultDelivery: PushRenderer.Mode? = nil,
+        scheduling: ScopeLimits = ScopeLimits(), paused: Bool = false
     ) {
         self.paused = paused
         self.defaultLocale = defaultLocale
+        self.defaultDelivery = defaultDelivery
         self.scheduling = scheduling
         self.id = id
         self.name = name
@@ -79,6 +84,8 @@ package struct AppChange: Sendable {
     package var limits: AppLimits?
     /// A new default locale (nil: unchanged; `.some(nil)`: removed), normalised (``LocaleTag``).
     package var defaultLocale: LocaleTag??
+    /// A new default delivery (nil: unchanged; `.some(nil)`: removed).
+    package var defaultDelivery: PushRenderer.Mode??
     /// A new weight and cap (nil: unchanged), whole: the caller fills in what it keeps.
     package var scheduling: ScopeLimits?
     /// Paused or not (nil: unchanged).
@@ -86,10 +93,11 @@ package struct AppChange: Sendable {
 
     package init(
         name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil,
-        defaultLocale: LocaleTag?? = nil, scheduling: ScopeLimits? = nil, paused: Bool? = nil
+        defaultLocale: LocaleTag?? = nil, defaultDelivery: PushRenderer.Mode?? = nil, scheduling: ScopeLimits? = nil, paused: Bool? = nil
     ) {
         self.paused = paused
         self.defaultLocale = defaultLocale
+        self.defaultDelivery = defaultDelivery
         self.scheduling = scheduling
         self.name = name
         self.set = set

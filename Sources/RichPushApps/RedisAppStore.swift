@@ -117,6 +117,11 @@ package struct RedisAppStore: AppStore {
         case .some(.none): remove.append("locale")
         case .none: break
         }
+        switch change.defaultDelivery {
+        case .some(.some(let mode)): set["delivery"] = mode.rawValue
+        case .some(.none): remove.append("delivery")
+        case .none: break
+        }
         let body: [String: Any] = [
             "name": change.name ?? (id == .default ? AppSummary.implicitDefault.name : id.rawValue), "set": set, "remove": remove,
         ]
@@ -161,6 +166,7 @@ package struct RedisAppStore: AppStore {
         return AppSummary(
             id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
             updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits,
-            defaultLocale: fields["locale"], scheduling: scheduling, paused: fields["paused"] == "1")
+            defaultLocale: fields["locale"], defaultDelivery: fields["delivery"].flatMap(PushRenderer.Mode.init), scheduling: scheduling,
+            paused: fields["paused"] == "1")
     }
 }

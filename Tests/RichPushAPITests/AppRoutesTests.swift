@@ -7,6 +7,7 @@ import HummingbirdTesting
 import RedisTestSupport
 import RichPushAPI
 import RichPushApps
+import RichPushCore
 import RichPushStorage
 import Testing
 
@@ -216,6 +217,35 @@ struct AppRoutesTests {
                 #expect(
                     try await Self.send(client, .post, "/api/apps", ["id": "shop2", "defaultLocale": NSNull()]).status
                         == .unprocessableContent)
+            }
+        }
+    }
+
+    /// An app's default delivery: set, shown, refused when it is neither silent nor alert, taken
+    /// by a send that names none (kept in its record) and not by one that names its own; removed
+    /// with null.
+    @Test func theDefaultDeliveryAppliesToSendsThatNameNone() async throws {
+        try await withRedisServer { server in
+            let fixture = try await Self.fixture(server)
+            try await fixture.test { client in
+                #expect(
+                    try await Self.send(client, .patch, "/api/apps/default", ["defaultDelivery": "loud"]).status == .unprocessableContent)
+                let wrong = try await Self.send(client, .patch, "/api/apps/default", ["defaultDelivery": true])
+                #expect(wrong.status == .unprocessableContent && wrong.errorCode == "wrong_type")
+                let set = try await Self.send(client, .patch, "/api/apps/default", ["defaultDelivery": "alert"])
+                #expect(set.status == .ok && set.json["defaultDelivery"] as? String == "alert", "\(set.json)")
+                let headers = APIFixture.basic("alice") + [.contentType: "application/json"]
+                var modes: [PushRenderer.Mode?] = []
+                for body in [["richType": "text", "payload": "p"], ["richType": "text", "payload": "p", "delivery": "silent"]] {
+                    let sent = try await client.execute(
+                        uri: "/api/notifications", method: .post, headers: headers, body: APIFixture.json(body))
+                    #expect(sent.status == .accepted, "\(String(buffer: sent.body))")
+                    let id = try #require((sent.json["id"] as? String).flatMap(Int.init))
+                    modes.append(try await fixture.notifications.notification(id: id)?.delivery.mode)
+                }
+                #expect(modes == [.alert, .silent], "the app's default, then the send's own")
+                let removed = try await Self.send(client, .patch, "/api/apps/default", ["defaultDelivery": NSNull()])
+                #expect(removed.status == .ok && removed.json["defaultDelivery"] == nil, "\(removed.json)")
             }
         }
     }

@@ -8,10 +8,11 @@ import Synchronization
 /// removed by another replica or the CLI is seen within that time, and a stream of requests
 /// naming an app costs no round trip each.
 final class AppDirectory: Sendable {
-    /// What a send needs to know of its app: its limits and its default locale.
+    /// What a send needs to know of its app: its limits, default locale and default delivery.
     struct Settings: Sendable, Hashable {
         var limits: AppLimits = .none
         var defaultLocale: String?
+        var defaultDelivery: PushRenderer.Mode?
     }
 
     /// How long an app's existence (or absence) is trusted.

@@ -4,7 +4,7 @@ import RichPushCore
 import RichPushQueue
 
 /// What a caller asks to send, parsed from JSON, multipart/form-data or an empty body (bounded),
-/// then checked into the draft a create stores (`draft(as:maxPayloadBytes:defaultLocale:)`).
+/// then checked into the draft a create stores (`draft(as:maxPayloadBytes:defaultLocale:defaultDelivery:)`).
 struct NotificationInput {
     var message: String?
     var richType: RichType?
@@ -275,8 +275,13 @@ extension NotificationInput {
 
     /// The draft this input asks for, as `user` may send it: every check a create makes before it
     /// touches the store (the single create and each item of a batch alike). `defaultLocale` is
-    /// the app's, kept with a template send so it renders as it was accepted.
-    func draft(as user: User, maxPayloadBytes: Int, defaultLocale: String?) throws -> NotificationDraft {
+    /// the app's, kept with a template send so it renders as it was accepted; `defaultDelivery`,
+    /// the app's, is kept with a send that names no `delivery` of its own.
+    func draft(
+        as user: User, maxPayloadBytes: Int, defaultLocale: String?, defaultDelivery: PushRenderer.Mode? = nil
+    ) throws
+        -> NotificationDraft
+    {
         let richType = self.richType ?? .image
         guard richType.isKnown else {
             throw APIError.unprocessable(
@@ -319,6 +324,7 @@ extension NotificationInput {
         draft.sendAt = try sendAt.map(Self.sendAt)
         draft.properties = properties
         draft.properties?.defaultLocale = defaultLocale
+        if draft.delivery.mode == nil { draft.delivery.mode = defaultDelivery }
         return draft
     }
 

@@ -7,7 +7,7 @@ import RichPushQueue
 /// The body of `POST /api/apps` and `PATCH /api/apps/{id}`, checked member by member:
 /// `{"id", "name", "apns": {"key", "keyId", "teamId", "bundleId"}, "fcm": {"serviceAccount"},
 /// "webPush": {"privateKey", "subject"}, "limits": {"notificationsPerMinute", "audience",
-/// "payloadBytes"}, "defaultLocale", "weight", "maxInFlight"}`. In a PATCH a platform set to `null` is removed, and
+/// "payloadBytes"}, "defaultLocale", "defaultDelivery", "weight", "maxInFlight"}`. In a PATCH a platform set to `null` is removed, and
 /// the limits given replace those (0: no limit) while the others stay; so do `weight` and `maxInFlight`
 /// (fair scheduling's share; `maxInFlight: null` removes the cap), 400 out of ``ScopeLimits``' bounds.
 struct AppBody {
@@ -27,7 +27,10 @@ struct AppBody {
                 "the body must be a JSON object {\"id\", \"name\", \"apns\", \"fcm\", \"webPush\"} at most 4 levels deep",
                 code: "malformed_json")
         }
-        let allowed = (creating ? ["id"] : []) + ["name", "apns", "fcm", "webPush", "limits", "defaultLocale", "weight", "maxInFlight"]
+        let allowed =
+            (creating ? ["id"] : []) + [
+                "name", "apns", "fcm", "webPush", "limits", "defaultLocale", "defaultDelivery", "weight", "maxInFlight",
+            ]
         if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw APIError.badRequest("unknown field '\(unknown)'; known fields: \(allowed.joined(separator: ", "))", code: "unknown_field")
         }
@@ -53,6 +56,20 @@ struct AppBody {
             default:
                 throw APIError.unprocessable(
                     "'defaultLocale' must be a BCP 47 locale such as \"en\" (or null in a PATCH to remove it)", code: "wrong_type")
+            }
+        }
+        if let value = members["defaultDelivery"] {
+            switch value {
+            case .null where !creating:
+                body.change.defaultDelivery = .some(nil)
+            case .string(let text):
+                guard let mode = PushRenderer.Mode(rawValue: text) else {
+                    throw APIError.unprocessable("defaultDelivery: '\(text.prefix(40))' is neither silent nor alert", code: "invalid")
+                }
+                body.change.defaultDelivery = .some(mode)
+            default:
+                throw APIError.unprocessable(
+                    "'defaultDelivery' must be \"silent\" or \"alert\" (or null in a PATCH to remove it)", code: "wrong_type")
             }
         }
         if let value = members["limits"] {

@@ -192,6 +192,8 @@ struct AppView: Encodable {
     let webPush: [String: String]?
     let limits: AppLimits
     let defaultLocale: String?
+    /// How its notifications go when the sender says nothing (absent: the workers' push mode).
+    let defaultDelivery: String?
     /// Its weight under fair scheduling, and its cap on jobs in flight per queue partition (absent: none).
     let weight: Int
     let maxInFlight: Int?
@@ -201,6 +203,7 @@ struct AppView: Encodable {
     init(_ app: AppSummary) {
         paused = app.paused
         defaultLocale = app.defaultLocale
+        defaultDelivery = app.defaultDelivery?.rawValue
         weight = app.scheduling.weight
         maxInFlight = app.scheduling.maxInFlight
         id = app.id.rawValue

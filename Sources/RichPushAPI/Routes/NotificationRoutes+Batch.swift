@@ -48,7 +48,9 @@ extension NotificationRoutes {
                 pending.append(
                     Pending(
                         index: index,
-                        draft: try item.input.draft(as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale),
+                        draft: try item.input.draft(
+                            as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale,
+                            defaultDelivery: defaultDelivery),
                         key: item.idempotencyKey))
             } catch {
                 outcomes[index] = .rejected(error as? APIError ?? Self.itemError(error, context: context))

@@ -21,6 +21,8 @@ struct NotificationRoutes {
     var appLimits: AppLimits = .none
     /// The app's default locale, stored with each template send (the locale chain's third step).
     var defaultLocale: String?
+    /// The app's default delivery, for a send that names none.
+    var defaultDelivery: PushRenderer.Mode?
 
     /// `batches`: the gate shared by every app's routes (one is made when nil).
     init(
@@ -68,7 +70,8 @@ struct NotificationRoutes {
             input.payload = configuration.defaultImage
             input.richType = .image
         }
-        var draft = try input.draft(as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale)
+        var draft = try input.draft(
+            as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale, defaultDelivery: defaultDelivery)
         // A dry run checks all of the above and stores, charges and sends nothing.
         if try Self.isDryRun(request) { return try await dryRun(draft) }
         if let key = try Self.idempotencyKey(request, user: user, body: body) {

@@ -26,6 +26,11 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var scheduling: AppSchedulingOptions
         @Option(help: "The locale a localized template property falls back to before the first one given (BCP 47: en, fr-CA).")
         var defaultLocale: String?
+        @Option(
+            help:
+                "How its notifications reach the apps when the sender names no delivery: silent or alert (default: the workers' --push-mode)."
+        )
+        var defaultDelivery: PushRenderer.Mode?
         @Argument(help: "The app's id: 2 to 32 lowercase letters, digits and '-'.") var id: String
 
         func validate() throws {
@@ -48,7 +53,7 @@ struct AppsCommand: AsyncParsableCommand {
                     id: appID,
                     change: AppChange(
                         name: credentials.name ?? id, set: set, limits: limits.limits(over: .none),
-                        defaultLocale: defaultLocale.map { LocaleTag($0) },
+                        defaultLocale: defaultLocale.map { LocaleTag($0) }, defaultDelivery: defaultDelivery.map { .some($0) },
                         scheduling: scheduling.scheduling(over: ScopeLimits())))
                 // Always, so nothing an earlier app of the same id left in the queue stays.
                 try await AppSchedulingOptions.apply(app, redis: store.redis, queue: queue, again: Self.setCommand(app))
@@ -109,11 +114,16 @@ struct AppsCommand: AsyncParsableCommand {
             help:
                 "The locale a localized template property falls back to before the first one given (BCP 47: en, fr-CA); `none` removes it.")
         var defaultLocale: String?
+        @Option(help: "How its notifications reach the apps when the sender names no delivery: silent or alert; `none` removes it.")
+        var defaultDelivery: String?
         @Argument(help: "The app's id (`default` for the deployment's first app).") var id: String
 
         func validate() throws {
             if let defaultLocale, defaultLocale != "none", LocaleTag(defaultLocale) == nil {
                 throw ValidationError("--default-locale '\(defaultLocale)' is not a BCP 47 locale (en, fr-CA), nor `none`")
+            }
+            if let defaultDelivery, defaultDelivery != "none", PushRenderer.Mode(rawValue: defaultDelivery) == nil {
+                throw ValidationError("--default-delivery '\(defaultDelivery)' is not silent, alert or `none`")
             }
         }
 
@@ -136,6 +146,7 @@ struct AppsCommand: AsyncParsableCommand {
                 }
                 var change = AppChange(name: credentials.name, set: set, remove: Swift.Set(removed))
                 if let defaultLocale { change.defaultLocale = .some(defaultLocale == "none" ? nil : LocaleTag(defaultLocale)) }
+                if let defaultDelivery { change.defaultDelivery = .some(PushRenderer.Mode(rawValue: defaultDelivery)) }
                 if limits.limits(over: .none) != nil || scheduling.isGiven {
                     guard let current = try await store.summary(id: appID) else { throw AppError.notFound(appID) }
                     change.limits = limits.limits(over: current.limits)

@@ -37,6 +37,7 @@ enum AppsOutput {
         if app.updatedAt > 0 { object["updatedAt"] = UTCTimestamp.iso8601(milliseconds: app.updatedAt) }
         for (platform, shown) in app.credentials { object[platform.rawValue] = shown }
         if let locale = app.defaultLocale { object["defaultLocale"] = locale }
+        if let delivery = app.defaultDelivery { object["defaultDelivery"] = delivery.rawValue }
         object["weight"] = app.scheduling.weight
         if let cap = app.scheduling.maxInFlight { object["maxInFlight"] = cap }
         object["paused"] = app.paused
