@@ -174,12 +174,14 @@ extension RichPushJobHandler {
             let outcomes: [PushOutcome]
             do {
                 outcomes = try await adapter.send(wave.map { toSend[$0].push })
-            } catch  where number > 0 {
-                for index in waves[number...].joined() {
-                    sent[index] = .failed(reason: "\(adapter.name) unreachable: \(error)", retryable: true)
-                }
-                break
             } catch {
+                // After the first wave some pushes went out: the rest failed, and are retried.
+                guard number == 0 else {
+                    for index in waves[number...].joined() {
+                        sent[index] = .failed(reason: "\(adapter.name) unreachable: \(error)", retryable: true)
+                    }
+                    break
+                }
                 do {
                     try await ledger.releaseLeases(toSend.map(\.key))
                 } catch {

@@ -232,6 +232,41 @@ struct ProviderBackPressureTests {
         }
     }
 
+    /// The provider becomes unreachable between the two waves of a round: the first wave's
+    /// pushes stay sent (recorded, never sent again), the second wave's are failures to retry,
+    /// and the retry sends exactly those.
+    @Test func aProviderLostBetweenWavesRetriesOnlyTheLaterWave() async throws {
+        let adapter = FailingFromCall(2)
+        let notifications = InMemoryNotifications()
+        let handler = RichPushJobHandler(
+            ledger: notifications, installations: InMemoryInstallationStore(Self.devices), queue: InMemoryJobQueue(), adapter: adapter,
+            renderer: PushRenderer(), providerRetryBase: .seconds(1))
+        let setup = Setup(notifications: notifications)
+        let ids = [try await setup.create(), try await setup.create()]
+        let jobs = ids.enumerated().map { offset, id in
+            Job(
+                id: "\(offset + 1)-0", type: RichPushJob.type, payload: RichPushJob.request(notification: id).payload, attempt: 0,
+                enqueuedAt: 0)
+        }
+        let results = await handler.handle(batch: jobs)
+        let first = try #require(try await notifications.status(id: ids[0]))
+        let second = try #require(try await notifications.status(id: ids[1]))
+        #expect(
+            first.counts["sent"] == 3 && (second.counts["sent"] ?? 0) == 0 && second.counts["retried"] == 3,
+            "\(first.counts) \(second.counts)")
+        #expect(results.count == 2)
+        if case .success = results[0] {} else { Issue.record("the first notification's job is done: \(results[0])") }
+        guard case .failure(let error as JobError) = results[1], case .retry = error.disposition else {
+            Issue.record("the second notification's job is retried: \(results[1])")
+            return
+        }
+        adapter.recover()
+        #expect(await handler.handle(batch: [jobs[1]]).allSatisfy { if case .success = $0 { true } else { false } })
+        #expect(adapter.sent.map(\.notification).filter { $0 == ids[0] }.count == 3, "the first wave went out once")
+        #expect(adapter.sent.map(\.notification).filter { $0 == ids[1] }.count == 3)
+        #expect(try await notifications.status(id: ids[1])?.counts["sent"] == 3)
+    }
+
     /// APNs answered 410 for h1 while another job to it was under way, its device already
     /// resolved: that job sends nothing to h1. A handler without the dead-token set would (the
     /// control), and a registration newer than the 410 revives the token.
@@ -301,3 +336,33 @@ final class StaleInstallations: InstallationStore {
     func installationIDs(owner: String) async throws -> [String] { try await live.installationIDs(owner: owner) }
     func removeAll(owner: String) async throws -> Int { try await live.removeAll(owner: owner) }
 }
+
+/// An adapter that sends until its `failing`-th call, and throws from then on until it recovers.
+final class FailingFromCall: PushAdapter {
+    let name = "failing"
+    private let failing: Int
+    private let state = Mutex<(calls: Int, recovered: Bool, sent: [OutgoingPush])>((0, false, []))
+
+    init(_ failing: Int) {
+        self.failing = failing
+    }
+
+    var sent: [OutgoingPush] { state.withLock { $0.sent } }
+
+    func recover() {
+        state.withLock { $0.recovered = true }
+    }
+
+    func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
+        let fails = state.withLock { state in
+            state.calls += 1
+            if state.calls >= failing && !state.recovered { return true }
+            state.sent += pushes
+            return false
+        }
+        if fails { throw FailingFromCallError() }
+        return pushes.map { .sent(adapterID: "x-\($0.installation.id)") }
+    }
+}
+
+struct FailingFromCallError: Error {}
