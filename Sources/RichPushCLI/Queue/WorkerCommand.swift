@@ -64,8 +64,11 @@ struct WorkerCommand: AsyncParsableCommand {
             Pushes to a platform with no adapter fail, naming it.
             """)
     var adapter: AdapterSet = AdapterSet(kinds: [.simulated])
-    @Option(help: "silent: the seed's content-available push; alert: mutable-content with the fetch URL.") var pushMode: PushRenderer.Mode =
-        .silent
+    @Option(
+        help:
+            "For notifications that name no delivery (nor their app a defaultDelivery): silent, the seed's content-available push; alert, mutable-content with the fetch URL."
+    )
+    var pushMode: PushRenderer.Mode = .silent
     @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
     @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
     @Option(
