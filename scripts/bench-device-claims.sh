@@ -15,14 +15,7 @@ private_tmp bench
 
 richpush_binary
 
-dir=$(mktemp -d "$TMPDIR/redis-XXXX")
-port=$(free_port)
-cleanup() {
-    kill_private_redis "$dir"
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-start_private_redis "$dir" "$port"
+bench_redis
 for run in 1 2 3; do
-    echo "run $run: $("$bin" bench device-claims --redis-url "redis://127.0.0.1:$port/0" --rounds "$rounds" --devices "$devices")"
+    echo "run $run: $("$bin" bench device-claims --redis-url "$url" --rounds "$rounds" --devices "$devices")"
 done

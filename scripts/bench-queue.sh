@@ -16,17 +16,13 @@ private_tmp bench
 
 richpush_binary
 
-dir=$(mktemp -d "$TMPDIR/redis-XXXX")
-port=$(free_port)
 pids=()
+bench_redis
 cleanup() {
     for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    kill_private_redis "$dir"
-    rm -rf "$dir"
+    stop_bench_redis
 }
 trap cleanup EXIT
-start_private_redis "$dir" "$port"
-url="redis://127.0.0.1:$port/0"
 
 run() { # LABEL RATE
     local label=$1 rate=$2

@@ -13,11 +13,7 @@ private_tmp bench
 
 richpush_binary
 
-dir=$(mktemp -d "$TMPDIR/redis-XXXX")
-port=$(free_port)
-trap 'kill_private_redis "$dir"; rm -rf "$dir"' EXIT
-start_private_redis "$dir" "$port"
-url="redis://127.0.0.1:$port/0"
+bench_redis
 
 redis_benchmark_rps() { # PIPELINE COMMAND...
     local pipeline=$1

@@ -12,9 +12,6 @@ private_tmp bench-webhooks
 
 richpush_binary
 
-dir=$(mktemp -d "$TMPDIR/redis-XXXX")
-port=$(free_port)
-trap 'kill_private_redis "$dir"; rm -rf "$dir"' EXIT
-start_private_redis "$dir" "$port"
+bench_redis
 
-"$bin" bench webhooks --redis-url "redis://127.0.0.1:$port/0" "$@"
+"$bin" bench webhooks --redis-url "$url" "$@"

@@ -42,8 +42,7 @@ struct DeadTokenFleetTests {
                     // One request: the one answered 410. A device has one request in flight in the
                     // whole fleet (a round claims it, and releases it only after marking the token
                     // dead), and a round's several pushes to it go out one after another. (Without
-                    // the stop, all 40 notifications reach a dead token; with the stop but without
-                    // the claims, the requests already on a stream did: up to 4 were seen.)
+                    // the stop, all 40 notifications would reach a dead token.)
                     #expect(toIt.count == 1, "\(path) got \(toIt.count) requests")
                 }
                 // Each push Apple accepted once, and every device never declared dead got them all.

@@ -38,6 +38,21 @@ kill_private_redis() {
     done
 }
 
+# bench_redis: a private redis-server for a benchmark, on a free port in a fresh directory under
+# $TMPDIR: sets $dir, $port and $url, and stops it (by its pid file) and removes the directory at
+# exit. A script with more to stop at exit sets its own trap and calls stop_bench_redis from it.
+bench_redis() {
+    dir=$(mktemp -d "$TMPDIR/redis-XXXX")
+    port=$(free_port)
+    url="redis://127.0.0.1:$port/0"
+    trap stop_bench_redis EXIT
+    start_private_redis "$dir" "$port"
+}
+stop_bench_redis() {
+    kill_private_redis "$dir"
+    rm -rf "$dir"
+}
+
 # pid_running PID: whether PID runs and is not a zombie. A daemon (redis-server --daemonize) is
 # init's child once its starter exits, and a container's init may reap it seconds after it ended:
 # `kill -0` says a zombie is alive.
