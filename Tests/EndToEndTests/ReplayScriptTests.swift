@@ -12,7 +12,10 @@ struct ReplayScriptTests {
 
     @Test func replayByWindowAndByIDResendsExactlyTheSelectedJobs() async throws {
         try await withRedisServer { server in
-            try await Pipeline.start(server: server) { pipeline in
+            // A visibility timeout of 30 s, not the pipeline's 2: the test counts each job's run
+            // exactly, and a full run on 2 cores once stalled the replayed job past 2 s, so it
+            // was reclaimed and ran twice (6 suppressed pushes, not 3), as the queue promises.
+            try await Pipeline.start(server: server, visibilityTimeout: .seconds(30)) { pipeline in
                 func replay(_ arguments: [String]) async throws -> String {
                     let script = try await ChildProcess(
                         executable: URL(fileURLWithPath: "/bin/bash"),

@@ -57,7 +57,11 @@ package struct LocalFCM: Sendable {
             }
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates(roots)
-            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+            // A connect timeout of 30 s, not AHC's 10: a full test run on 2 cores once took longer
+            // to accept the token endpoint's connection (as WebPushSimHarness found for its own).
+            let http = HTTPClient(
+                eventLoopGroupProvider: .singleton,
+                configuration: HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(30))))
             let client: HTTP2Client
             do {
                 client = try HTTP2Client(
