@@ -321,6 +321,18 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
     }
 
     /// Whether one of `installations` is in the notification's ledger (its push was leased).
+    package func idCeiling() async throws -> Int {
+        state.withLock { $0.nextID }
+    }
+
+    package func unfetched(by installation: String, among ids: [Int]) async throws -> [Int] {
+        state.withLock { state in
+            ids.filter {
+                Self.addressed(state, $0, to: [installation]) && !(state.seen[$0]?.contains("fetched:i:\(installation)") ?? false)
+            }
+        }
+    }
+
     private static func addressed(_ state: State, _ id: Int, to installations: [String]) -> Bool {
         installations.contains { state.ledger[id]?[$0] != nil }
     }

@@ -14,6 +14,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         ("api/notifications", [.get, .post]),
         // Before `:id`, which the first match would otherwise take it for.
         ("api/notifications/batch", [.post]),
+        ("api/notifications/missed", [.get]),
         ("api/notifications/:id", [.get, .delete]),
         ("api/notifications/:id/status", [.get]),
         ("api/notifications/:id/receipts", [.post]),

@@ -49,6 +49,7 @@ struct NotificationRoutes {
         group.post("notifications") { try await routes($1).create($0, context: $1) }
         group.post("notifications/batch") { try await routes($1).createBatch($0, context: $1) }
         group.get("notifications") { try await routes($1).list($0, context: $1) }
+        group.get("notifications/missed") { try await routes($1).missed($0, context: $1) }
         group.get("notifications/:id") { try await routes($1).fetch($0, context: $1) }
         group.get("notifications/:id/status") { try await routes($1).status($0, context: $1) }
         group.post("notifications/:id/receipts") { try await routes($1).receipt($0, context: $1) }
@@ -323,6 +324,26 @@ struct NotificationRoutes {
         let page = try await notifications.notifications(createdBy: user.name, before: before, limit: limit)
         let next = page.count == limit ? page.last.map { String($0.id) } : nil
         return try JSONResponse.encode(ListView(notifications: page.map(SummaryView.init), nextCursor: next), status: .ok)
+    }
+
+    /// `GET /api/notifications/missed?installation=&after=&limit=`: what the caller's device
+    /// `installation` was sent after notification `after` and has not fetched (``MissedPushes``).
+    @Sendable func missed(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try context.caller(.read)
+        guard let installation = request.uri.queryParameters["installation"].map(String.init), !installation.isEmpty else {
+            throw APIError.badRequest("'installation' is required: the device's registration id", code: "missing_installation")
+        }
+        let afterText = request.uri.queryParameters["after"].map(String.init) ?? "0"
+        guard afterText.utf8.count <= 19, let after = Int(afterText), after >= 0 else {
+            throw APIError.badRequest("'after' must be 0 or the cursor of a previous answer", code: "bad_cursor")
+        }
+        let limitText = request.uri.queryParameters["limit"].map(String.init) ?? "50"
+        guard let limit = Int(limitText), (1...MissedPushes.maxLimit).contains(limit) else {
+            throw APIError.badRequest("'limit' must be an integer from 1 to \(MissedPushes.maxLimit)", code: "bad_limit")
+        }
+        try await checkOwned(installation, by: user)
+        let page = try await MissedPushes(notifications: notifications).page(of: installation, after: after, limit: limit)
+        return try JSONResponse.encode(page, status: .ok)
     }
 
     /// RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (`W/` ignored); with no

@@ -165,6 +165,12 @@ package protocol NotificationStore: Sendable {
     func forgetNotifications(createdBy user: String) async throws -> Int
     /// Records by id, in order, in one round trip; ids with no record are left out.
     func notifications(ids: [Int]) async throws -> [RichNotification]
+    /// Above every notification id given so far (of any app): where a scan of ids ends.
+    func idCeiling() async throws -> Int
+    /// Of `ids`, the notifications that were addressed to `installation` and whose payload it has
+    /// not fetched, in the order given, in one round trip: what a device catching up after its
+    /// platform kept only the newest push still has to fetch.
+    func unfetched(by installation: String, among ids: [Int]) async throws -> [Int]
 }
 
 /// Limits to charge one notification against; 0 is no limit.

@@ -64,6 +64,20 @@ extension RedisNotificationStore {
         return found
     }
 
+    /// Of `ids`, those addressed to `installation` (its ledger has a field for it) that it has not
+    /// fetched (it is not in the notification's fetchers): two commands per id, one round trip.
+    package func unfetched(by installation: String, among ids: [Int]) async throws -> [Int] {
+        guard !ids.isEmpty else { return [] }
+        let replies = try await redis.sendAll(
+            ids.flatMap {
+                [
+                    RedisCommand("HEXISTS", keys.ledger($0), installation),
+                    RedisCommand("SISMEMBER", keys.fetchedBy($0), "i:\(installation)"),
+                ]
+            })
+        return ids.indices.filter { replies[2 * $0].int == 1 && replies[2 * $0 + 1].int != 1 }.map { ids[$0] }
+    }
+
     /// Which of `installations` fetched notification `id`'s payload (first fetches are kept per
     /// device, without their time before `fetchedAt` was recorded): one SMISMEMBER.
     package func fetched(id: Int, by installations: [String]) async throws -> Set<String> {
