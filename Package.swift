@@ -271,6 +271,7 @@ let package = Package(
         .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore", "RedisTestSupport"]),
         .testTarget(name: "RichPushTemplatesTests", dependencies: ["RichPushTemplates"]),
         .testTarget(name: "RichPushReportTests", dependencies: ["RichPushReport"]),
+        .testTarget(name: "RichPushSimulatorTests", dependencies: ["RichPushSimulator", "RichPushCore"]),
         .testTarget(
             name: "RichPushAPNSTests",
             dependencies: [

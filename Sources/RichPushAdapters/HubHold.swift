@@ -30,14 +30,21 @@ package struct HubHold: Sendable, Hashable {
             self.messages = messages
         }
 
-        /// The hub's own, for iOS devices: 100 collapse ids (every APNs push has one).
-        package static let standard = Limits(collapseIDs: 100, messages: 100)
+        /// APNs': "APNs stores only one notification per bundle ID" for an offline device, the
+        /// latest (a device token belongs to one app: one held push per token).
+        package static let apns = Limits(collapseIDs: 1, messages: 1)
         /// FCM's: 4 collapse keys and 100 messages without one per device.
         package static let fcm = Limits(collapseIDs: 4, messages: 100)
+        /// Other platforms on the hub: 100 of each.
+        package static let standard = Limits(collapseIDs: 100, messages: 100)
 
         /// The limits of a device on `platform`.
         package static func of(_ platform: Platform) -> Limits {
-            platform == .fcm || platform == .gcm ? .fcm : .standard
+            switch platform {
+            case .apns: .apns
+            case .fcm, .gcm: .fcm
+            default: .standard
+            }
         }
     }
     /// Enough for the slots of a few masters to share the hub's work evenly.
@@ -49,6 +56,14 @@ package struct HubHold: Sendable, Hashable {
 
     static func bucket(_ handle: String) -> Int { Int(HashSlot.crc16(handle)) % buckets }
     static func tagged(_ prefix: String, _ bucket: Int) -> String { "\(prefix):{hub\(bucket)}" }
+
+    /// How the hub names a device: its handle, after its app's id and a space for an app other
+    /// than the default (no push handle has a space), so that a handle registered in two apps is
+    /// two devices. The keys, channels and functions below take this address where they say
+    /// handle.
+    package static func address(_ handle: String, app: AppID) -> String {
+        app.isDefault ? handle : "\(app.rawValue) \(handle)"
+    }
 
     package func key(_ handle: String) -> String { key(handle, bucket: Self.bucket(handle)) }
     /// The held key of `handle`, whose bucket the caller already knows.

@@ -3,7 +3,7 @@ import RichPushCore
 extension SimulatedHubAdapter {
     /// A push that reached no one as the hub's script takes it: its keys, channel and envelope
     /// (as first published), how long it is held and under which field, and the most held of its kind.
-    func item(for push: OutgoingPush, bucket: Int, channel: String, envelope: [UInt8], now: Int64) -> HubHold.PublishItem {
+    func item(for push: OutgoingPush, address: String, bucket: Int, channel: String, envelope: [UInt8], now: Int64) -> HubHold.PublishItem {
         let collapses = !push.rendered.collapseID.isEmpty
         // Held until the push's deadline (creation + the sender's ttl, in ms), never longer or
         // shorter, as APNs and FCM do.
@@ -14,9 +14,9 @@ extension SimulatedHubAdapter {
         // Without a collapse id each push is held on its own, under a field of its own.
         let field = collapses ? push.rendered.collapseID : "\n\(push.notification).\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
         return HubHold.PublishItem(
-            held: hold.key(push.installation.handle, bucket: bucket), expiry: hold.expiryKey(bucket: bucket),
+            held: hold.key(address, bucket: bucket), expiry: hold.expiryKey(bucket: bucket),
             channel: channel, envelope: envelope, hold: heldFor,
-            field: field, handle: push.installation.handle, most: collapses ? limits.collapseIDs : limits.messages)
+            field: field, handle: address, most: collapses ? limits.collapseIDs : limits.messages)
     }
 
     /// The pushes whose first publish reached no one (`items`, of the batch's pushes at

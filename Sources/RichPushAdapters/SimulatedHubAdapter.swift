@@ -9,7 +9,9 @@ package import RichPushCore
 /// device (a newer push with the same collapse id replaces the older), and every push without
 /// one (an FCM message without `collapse_key`), each until its deadline (its ttl from the
 /// notification's creation, to the millisecond, or the hub's hold time) and within its
-/// platform's ``HubHold/Limits`` (Android: FCM's 4 collapse keys). The device simulator takes
+/// platform's ``HubHold/Limits`` (Android: FCM's 4 collapse keys). A device is addressed by its
+/// app and its handle (``HubHold/address(_:app:)``): a handle registered in two apps is two
+/// devices, as a token belongs to one app with Apple and Google. The device simulator takes
 /// what is held when it subscribes again; `HubExpirySweeper` reports what expired.
 package struct SimulatedHubAdapter: PushAdapter {
     package let name = "simulated"
@@ -40,9 +42,10 @@ package struct SimulatedHubAdapter: PushAdapter {
         guard !pushes.isEmpty else { return [] }
         let sentAt = Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
         let nowMilliseconds = Int64(sentAt / 1000)
-        let buckets = pushes.map { HubHold.bucket($0.installation.handle) }
+        let addresses = pushes.map { HubHold.address($0.installation.handle, app: app) }
+        let buckets = addresses.map(HubHold.bucket)
         let ids = pushes.map(Self.id(of:))
-        let channels = pushes.indices.map { hold.channel(pushes[$0].installation.handle, bucket: buckets[$0]) }
+        let channels = pushes.indices.map { hold.channel(addresses[$0], bucket: buckets[$0]) }
         let envelopes = pushes.indices.map {
             SimulatedEnvelope.encode(
                 id: ids[$0], installation: pushes[$0].installation.id, sentAt: sentAt, pushType: pushes[$0].rendered.pushType,
@@ -67,7 +70,9 @@ package struct SimulatedHubAdapter: PushAdapter {
         }
         if !offline.isEmpty {
             let items = offline.map {
-                item(for: pushes[$0], bucket: buckets[$0], channel: channels[$0], envelope: envelopes[$0], now: nowMilliseconds)
+                item(
+                    for: pushes[$0], address: addresses[$0], bucket: buckets[$0], channel: channels[$0], envelope: envelopes[$0],
+                    now: nowMilliseconds)
             }
             try await publishOrHold(items, at: offline, buckets: buckets, ids: ids, now: nowMilliseconds, into: &outcomes)
         }

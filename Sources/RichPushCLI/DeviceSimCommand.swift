@@ -38,6 +38,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
             valueName: "platforms"))
     var platform: SimulatorConfiguration.Devices = .apns
     @OptionGroup var webPush: DeviceSimWebPushOptions
+    @OptionGroup(title: "The platforms' delivery rules") var rules: DeviceRulesOptions
     @Flag(help: "Register APNs-style device tokens (64 hex digits) instead of <prefix>-<n>, for workers with --adapter apns.")
     var apnsTokens = false
     @Option(help: "Register device n also under the tag g<n mod this> (0: no extra tag), so a sender can address groups of devices.")
@@ -76,9 +77,12 @@ struct DeviceSimCommand: AsyncParsableCommand {
         configuration.apnsTokens = apnsTokens
         configuration.platforms = platform
         configuration.webPush = try webPush.service(needed: platform.hasWeb)
+        configuration.rules = try rules.rules(appState: appState)
         let simulator: DeviceSimulator
         do {
             simulator = try DeviceSimulator(configuration: configuration)
+        } catch let error as SimulatorError {
+            throw CLIError("\(error)")
         } catch {
             throw CLIError("cannot use the state file \(stateFile ?? ""): \(error.localizedDescription)")
         }
@@ -89,7 +93,9 @@ struct DeviceSimCommand: AsyncParsableCommand {
             await simulator.stop()
             throw CLIError("device registration failed: \(error)")
         }
-        FileHandle.standardError.write(Data("device-sim: \(devices) device(s) of \(user) listening (\(platform.rawValue))\n".utf8))
+        let ruleSummary = configuration.rules.map { "strict rules: \($0.population.description)" } ?? "lenient"
+        FileHandle.standardError.write(
+            Data("device-sim: \(devices) device(s) of \(user) listening (\(platform.rawValue); \(ruleSummary))\n".utf8))
         var logger = Logger(label: "richpush.device-sim")
         logger.logLevel = .warning
         let group = ServiceGroup(

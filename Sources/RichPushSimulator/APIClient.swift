@@ -29,8 +29,10 @@ struct APIClient: Sendable {
     /// Largest response body a device accepts (the API's own payload limit is lower).
     static let maxBody = 64 << 20
 
-    func call(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> (status: Int, body: Data, contentType: String?)
-    {
+    /// One request; `timeout` bounds the whole of it (at most 30 s).
+    func call(
+        _ method: String, _ path: String, json: [String: Any]? = nil, timeout: Duration = .seconds(30)
+    ) async throws -> (status: Int, body: Data, contentType: String?) {
         var request = HTTPClientRequest(url: URL(string: path, relativeTo: base)!.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         request.headers.add(name: "Authorization", value: authorization)
@@ -38,7 +40,9 @@ struct APIClient: Sendable {
             request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
             request.headers.add(name: "Content-Type", value: "application/json")
         }
-        let response = try await Self.http.execute(request, timeout: .seconds(30))
+        let (seconds, attoseconds) = min(timeout, .seconds(30)).components
+        let response = try await Self.http.execute(
+            request, timeout: .nanoseconds(max(1_000_000, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)))
         let body = try await response.body.collect(upTo: Self.maxBody)
         return (Int(response.status.code), Data(buffer: body), response.headers.first(name: "Content-Type"))
     }
@@ -74,6 +78,25 @@ struct APIClient: Sendable {
         if status == 404 { return false }
         guard status == 200 else { throw SimulatorError("registration failed: HTTP \(status) \(String(decoding: body, as: UTF8.self))") }
         return true
+    }
+
+    /// What device `installation` missed after notification `after`
+    /// (`GET /api/notifications/missed`): each notification's rich keys, oldest first, and the
+    /// cursor of the next call.
+    func missed(installation: String, after: Int) async throws -> (keys: [ReceivedPush.RichKeys], cursor: Int) {
+        let query = installation.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? installation
+        let (status, body, _) = try await call("GET", "/api/notifications/missed?installation=\(query)&after=\(after)&limit=100")
+        guard status == 200, let page = JSONValue.parse(Array(body)), case .array(let items)? = page["notifications"],
+            let cursor = page["cursor"]?.string.flatMap(Int.init)
+        else {
+            throw SimulatorError("catch-up failed: HTTP \(status) \(String(decoding: body.prefix(300), as: UTF8.self))")
+        }
+        return (
+            items.compactMap { item in
+                // The listing names the fields as the push does, but `id` for `richId` and `message`.
+                .object(["richId": item["id"] ?? .null, "richType": item["richType"] ?? .null, "richMessage": item["message"] ?? .null])
+            }.compactMap(ReceivedPush.RichKeys.init), cursor
+        )
     }
 
     /// Characters a query value keeps as they are (RFC 3986 unreserved).

@@ -14,6 +14,9 @@ struct AppPush {
     var sentAt: Int?
 }
 
+/// A payload fetch's answer: its status, body and content type.
+typealias Fetched = (status: Int, body: Data, contentType: String?)
+
 extension DeviceSimulator {
     // MARK: - One push, as the tutorial's app handles it
 
@@ -43,20 +46,23 @@ extension DeviceSimulator {
                 ? "richId \(keys.richId ?? "") is already shown: dropped"
                 : "collapse id \(envelope.id ?? "") is already shown: replaced, not shown again",
             sentAt: envelope.sentAt)
-        await present(push, on: device, handle: handle)
+        await admit(push, Self.incoming(envelope, android: android), on: device, handle: handle)
     }
 
     /// The app's behaviour from the push on, the same on every platform, in its steps: received
     /// (or collapsed), the background fetch, shown (or collapsed, for a second copy), the local
-    /// notification after the fire delay, the user's tap.
-    func present(_ push: AppPush, on device: (index: Int, installation: String), handle: String) async {
+    /// notification after the fire delay, the user's tap. Whether the device shows it (or showed
+    /// it already: collapsed).
+    @discardableResult
+    func present(_ push: AppPush, on device: (index: Int, installation: String), handle: String) async -> Bool {
         var event = SimulatorEvent(
             event: "received", device: device.index, installation: device.installation, richId: push.keys.richId,
             richType: push.keys.richType, message: push.keys.richMessage, sinceSentMicros: push.sentAt.map { Self.nowMicros() - $0 })
-        guard receive(push, event: &event, handle: handle) else { return }
-        guard configuration.fetch,
-            let (id, richType, fetched) = await backgroundFetch(push, event: &event, installation: device.installation)
-        else { return }
+        guard receive(push, event: &event, handle: handle) else { return true }
+        guard configuration.fetch else { return true }
+        guard let (id, richType, fetched) = await backgroundFetch(push, event: &event, installation: device.installation) else {
+            return false
+        }
         // Shown from here on, and only from here: a push whose fetch failed left nothing on the
         // screen, so its resend is handled anew (chaos once saw a resend collapsed into a push
         // that was never shown). Two copies that arrived together: the second collapses here.
@@ -64,10 +70,11 @@ extension DeviceSimulator {
             event.event = "collapsed"
             event.detail = push.collapsed
             emit(event)
-            return
+            return true
         }
         let active = await notify(push, id: id, event: &event, device: device)
         await tap(push, id: id, richType: richType, fetched: fetched, active: active, event: &event, device: device)
+        return true
     }
 
     /// Received, or collapsed when the device shows it already (a resend after a worker died
@@ -136,7 +143,7 @@ extension DeviceSimulator {
         event.detail = "category \(Self.category), fires in \(configuration.fireDelay)"
         emit(event)
         if configuration.fireDelay > .zero { try? await Task.sleep(for: configuration.fireDelay) }
-        let active = configuration.appState == .active || (configuration.appState == .mixed && device.index % 2 == 0)
+        let active = condition(of: device.index) == .foreground
         event.event = active ? "alert" : "banner"
         event.detail =
             switch (push.platform, active) {
@@ -156,7 +163,7 @@ extension DeviceSimulator {
 
     /// What the simulated user does with the notification: nothing, OK, or More (the image view,
     /// the payload saved, the `opened` receipt).
-    private func tap(
+    func tap(
         _ push: AppPush, id: Int, richType: String, fetched: (status: Int, body: Data, contentType: String?), active: Bool,
         event: inout SimulatorEvent, device: (index: Int, installation: String)
     ) async {
@@ -184,13 +191,21 @@ extension DeviceSimulator {
     }
 
     /// The background fetch, tried again with back-off (0.1 s doubling to 2 s) while the API is
-    /// unreachable or answers 5xx, within `fetchBudget`; the last answer or error stands.
-    private func fetchWithRetry(_ id: Int, installation: String) async throws -> (status: Int, body: Data, contentType: String?) {
-        let deadline = ContinuousClock.now + configuration.fetchBudget
+    /// unreachable or answers 5xx, within `budget` (`fetchBudget`); the last answer or error stands.
+    func fetchWithRetry(_ id: Int, installation: String, within budget: Duration? = nil) async throws -> Fetched {
+        try await fetchWithRetry(url: "/api/notifications/\(id)", installation: installation, within: budget)
+    }
+
+    /// As ``fetchWithRetry(_:installation:within:)``, from `url` (a path of the API, or the
+    /// absolute `richUrl` an alert carries).
+    func fetchWithRetry(url: String, installation: String, within budget: Duration? = nil) async throws -> Fetched {
+        let deadline = ContinuousClock.now + (budget ?? configuration.fetchBudget)
+        let target = url + (url.contains("?") ? "&" : "?") + "installation=\(installation)"
         var delay = Duration.milliseconds(100)
         while true {
             do {
-                let answer = try await api.call("GET", "/api/notifications/\(id)?installation=\(installation)")
+                // Each attempt ends by the deadline: a fetch that hangs does not outlast the time iOS gives.
+                let answer = try await api.call("GET", target, timeout: deadline - ContinuousClock.now)
                 if answer.status < 500 || ContinuousClock.now + delay > deadline { return answer }
             } catch {
                 if ContinuousClock.now + delay > deadline { throw error }
@@ -200,7 +215,7 @@ extension DeviceSimulator {
         }
     }
 
-    private func receipt(_ id: Int, _ kind: String, _ installation: String) async {
+    func receipt(_ id: Int, _ kind: String, _ installation: String) async {
         guard configuration.sendReceipts else { return }
         do {
             let (status, body, _) = try await api.call(

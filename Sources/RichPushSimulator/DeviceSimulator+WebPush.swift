@@ -52,6 +52,6 @@ extension DeviceSimulator {
             keys: keys, platform: .webpush, shownAs: keys.richId.map { "tag#\($0)" },
             collapsed: "a notification with tag \(keys.richId ?? "") is already shown: replaced, not shown again",
             sentAt: message.receivedAtMicros)
-        await present(push, on: device, handle: web.endpoint)
+        await admit(push, IncomingPush(kind: .background, highPriority: true), on: device, handle: web.endpoint)
     }
 }

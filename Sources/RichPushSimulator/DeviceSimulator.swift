@@ -21,17 +21,26 @@ package final class DeviceSimulator: Sendable {
     package let events: AsyncStream<SimulatorEvent>
     private let output: AsyncStream<SimulatorEvent>.Continuation
     let api: APIClient
-    /// Every registered device by its handle (a web device's: its endpoint).
+    /// Every registered device by its hub address (its handle under the app: ``SimulatorConfiguration/hubAddress(of:)``; a web device by its endpoint).
     let devices = Mutex<[String: (index: Int, installation: String)]>([:])
     /// The tags each web device registered with: registered again with its next subscription.
     let webTags = Mutex<[Int: [String]]>([:])
-    private let subscriber: RedisShardedSubscriber
+    let subscriber: RedisShardedSubscriber
     /// The web devices, when some device is one.
     private let web: WebDeviceFleet?
     /// The web devices' subscriptions and installations, kept beside the state file.
     let keptSubscriptions: KeptSubscriptions
     let collapse: CollapseMemory
     let logger: Logger
+    /// The platforms' rules and each device's state under them; nil: lenient (every push wakes
+    /// its app at once).
+    let ruleBook: DeviceRuleBook?
+    /// Simulated time starts here.
+    let startedAt = ContinuousClock.now
+    /// Set by ``stop()``: ends the waits of deferred pushes and of offline devices.
+    let stopSignal = StopSignal()
+    /// Set when the `offline` devices came back.
+    let offlineDevicesBack = Atomic<Bool>(false)
 
     /// The notification category and action the tutorial's app registers.
     package static let category = "richPush"
@@ -40,6 +49,13 @@ package final class DeviceSimulator: Sendable {
     /// Throws when the configuration's `stateFile` cannot be read or written, or when it has web
     /// devices and no push service (or the service's CA file cannot be read).
     package init(configuration: SimulatorConfiguration, logger: Logger = Logger(label: "richpush.device-sim")) throws {
+        var configuration = configuration
+        if let rules = configuration.rules {
+            if let problem = rules.problem { throw SimulatorError(problem) }
+            // The background fetch has the time iOS gives an app woken in the background.
+            configuration.fetchBudget = DeviceRules.seconds(rules.backgroundSeconds)
+        }
+        ruleBook = configuration.rules.map(DeviceRuleBook.init)
         self.configuration = configuration
         collapse = try CollapseMemory(stateFile: configuration.stateFile)
         keptSubscriptions = KeptSubscriptions(stateFile: configuration.stateFile)
@@ -74,8 +90,10 @@ package final class DeviceSimulator: Sendable {
             func add() {
                 guard let index = pending.popFirst() else { return }
                 let handle = configuration.handle(of: index)
+                let address = configuration.hubAddress(of: index)
                 let platform = configuration.platform(of: index)
-                group.addTask { (handle, index, try await self.api.register(handle: handle, platform: platform, tags: tags(index))) }
+                // Kept by its hub address: the hub's channels and held pushes name it so.
+                group.addTask { (address, index, try await self.api.register(handle: handle, platform: platform, tags: tags(index))) }
             }
             for _ in 0..<32 { add() }
             while let result = try await group.next() {
@@ -113,9 +131,11 @@ package final class DeviceSimulator: Sendable {
             // One write for the whole fleet, not one per device.
             try kept.save()
         }
-        guard !registered.isEmpty else { return }
+        // An offline device subscribes when it comes back (``run(limit:)``).
+        let online = registered.filter { !isOffline($0.1) }
+        guard !online.isEmpty else { return }
         let hold = HubHold(prefix: configuration.hubPrefix)
-        try await subscriber.ssubscribe(registered.map { hold.channel($0.0) })
+        try await subscriber.ssubscribe(online.map { hold.channel($0.0) })
     }
 
     /// Handles pushes until `stop()` (or until `limit` pushes were handled); each push runs on
@@ -124,7 +144,7 @@ package final class DeviceSimulator: Sendable {
         let subscriber = self.subscriber
         let hold = HubHold(prefix: configuration.hubPrefix)
         let handled = HandledCounter()
-        let held = try await takeHeldPushes()
+        let held = try await takeHeldPushes(of: { !self.isOffline($0) })
         // Discarding groups: a long run handles millions of pushes, and a plain task group keeps
         // every finished child until it is awaited.
         await withDiscardingTaskGroup { group in
@@ -136,6 +156,23 @@ package final class DeviceSimulator: Sendable {
                 }
             }
             group.addTask { await subscriber.run() }
+            if let rules = configuration.rules, configuration.devices > 0 {
+                group.addTask {
+                    // Offline devices come back after their time off the network: they subscribe
+                    // and take what the hub held for them, as a phone back online.
+                    guard !(await self.stopSignal.sleep(for: rules.real(rules.offlineSeconds))) else { return }
+                    for (handle, envelope) in await self.bringOfflineDevicesOnline() {
+                        await self.handle(envelope: envelope, handle: handle)
+                        if let limit, handled.increment() >= limit { await self.stop() }
+                    }
+                    // Then, as the app opens, what the platform did not keep for them.
+                    await withDiscardingTaskGroup { catchUps in
+                        for (handle, device) in self.offlineDevices {
+                            catchUps.addTask { await self.catchUp(device, handle: handle) }
+                        }
+                    }
+                }
+            }
             if let web = self.web {
                 group.addTask {
                     await web.run(
@@ -153,7 +190,7 @@ package final class DeviceSimulator: Sendable {
             // phone does when it is back online.
             group.addTask {
                 for await _ in subscriber.restorations {
-                    for (handle, envelope) in await self.takeHeldPushesRetrying() {
+                    for (handle, envelope) in await self.takeHeldPushesRetrying(of: { !self.isOffline($0) }) {
                         await self.handle(envelope: envelope, handle: handle)
                         if let limit, handled.increment() >= limit { await self.stop() }
                     }
@@ -163,9 +200,10 @@ package final class DeviceSimulator: Sendable {
                 await withDiscardingTaskGroup { inner in
                     for await message in subscriber.messages {
                         guard let handle = hold.handle(ofChannel: message.channel) else { continue }
-                        guard self.configuration.fetch else {
-                            // Nothing to wait for without the background fetch: handle it here,
-                            // not on a task of its own (a task per push cost more than the push).
+                        guard self.configuration.fetch || self.ruleBook != nil else {
+                            // Nothing to wait for without the background fetch nor rules that
+                            // defer: handle it here, not on a task of its own (a task per push
+                            // cost more than the push).
                             await self.handle(envelope: message.payload, handle: handle)
                             if let limit, handled.increment() >= limit { await self.stop() }
                             continue
@@ -183,6 +221,7 @@ package final class DeviceSimulator: Sendable {
 
     /// Unsubscribes every device, closes the web devices' connections, and ends `run()`.
     package func stop() async {
+        stopSignal.stop()
         await subscriber.close()
         await web?.stop()
     }
@@ -195,9 +234,12 @@ package final class DeviceSimulator: Sendable {
 
     static func nowMicros() -> Int { Int((Date().timeIntervalSince1970 * 1_000_000).rounded()) }
 
-    private func takeHeldPushes() async throws -> [(String, [UInt8])] {
-        // The phones' (a web device's push service holds its own messages).
-        let handles = devices.withLock { $0.filter { configuration.platform(of: $0.value.index) != .webpush }.map(\.key) }
+    /// The held pushes of the phones whose index `included` accepts (a web device's push service
+    /// holds its own messages).
+    func takeHeldPushes(of included: (Int) -> Bool = { _ in true }) async throws -> [(String, [UInt8])] {
+        let handles = devices.withLock {
+            $0.filter { configuration.platform(of: $0.value.index) != .webpush && included($0.value.index) }.map(\.key)
+        }
         guard !handles.isEmpty else { return [] }
         if let cluster = configuration.cluster { return try await takeHeldPushes(handles, on: cluster) }
         let connection = RedisConnection(configuration: configuration.redis, logger: logger)
@@ -213,10 +255,10 @@ package final class DeviceSimulator: Sendable {
 
     /// As ``takeHeldPushes()``, tried again (up to 10 times, 0.5 s apart) while Redis refuses:
     /// right after a restore Redis may still be loading.
-    private func takeHeldPushesRetrying() async -> [(String, [UInt8])] {
+    func takeHeldPushesRetrying(of included: (Int) -> Bool = { _ in true }) async -> [(String, [UInt8])] {
         for attempt in 1...10 {
             do {
-                return try await takeHeldPushes()
+                return try await takeHeldPushes(of: included)
             } catch {
                 logger.warning("cannot take held pushes yet", metadata: ["attempt": "\(attempt)", "error": "\(error)"])
                 try? await Task.sleep(for: .milliseconds(500))

@@ -1,6 +1,7 @@
 import Crypto
 package import Foundation
 package import Hiredis
+import RichPushAdapters
 package import RichPushCore
 
 /// How the simulated devices behave, as the tutorial's iOS app does.
@@ -65,6 +66,23 @@ package struct SimulatorConfiguration: Sendable {
     package var platforms: Devices = .apns
     /// Where web devices subscribe; required when ``platforms`` has `webpush`.
     package var webPush: WebPushService?
+    /// The platforms' delivery rules the devices follow (`richpush device-sim`'s default); nil:
+    /// every push wakes its app at once (`--lenient`, for throughput benchmarks). With rules, a
+    /// device's condition (``DeviceRules/population``) decides whether it is in the foreground,
+    /// not ``appState``.
+    package var rules: DeviceRules?
+
+    /// The app the devices belong to: `shop` for a user `alice@shop` (as the API reads a user
+    /// name), else the default app. Their pushes reach them on the hub under this app.
+    package var app: AppID {
+        guard let at = user.lastIndex(of: "@"), at != user.startIndex, let app = AppID(validating: user[user.index(after: at)...]) else {
+            return .default
+        }
+        return app
+    }
+
+    /// Where the hub reaches device `index`'s phone: its handle under the devices' app.
+    package func hubAddress(of index: Int) -> String { HubHold.address(handle(of: index), app: app) }
 
     /// The platform device `index` registers with.
     package func platform(of index: Int) -> Platform { platforms.platform(of: index) }

@@ -5,6 +5,7 @@ import HummingbirdBcrypt
 import RedisTestSupport
 import RichPushApps
 import RichPushCore
+import RichPushSimulator
 import RichPushStorage
 import RichPushWorker
 import Synchronization
@@ -41,6 +42,47 @@ struct AppIsolationTests {
 
     static func ids(_ answer: (status: Int, json: [String: Any])) -> Set<String> {
         Set((answer.json["notifications"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+    }
+
+    /// A push handle registered in two apps is two devices on the hub, as a token belongs to one
+    /// app with Apple and Google: each app's pushes, text included, reach only its own app's
+    /// device channel.
+    @Test func aHandleInTwoAppsIsTwoDevicesOnTheHub() async throws {
+        try await withRedisServer { server in
+            try await Pipeline.start(server: server) { pipeline in
+                let shop = AppID(unchecked: "shop")
+                let apps = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
+                _ = try await apps.create(id: shop, name: "Shop", credentials: AppCredentials())
+                let shopUsers = RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(shop))
+                #expect(try await shopUsers.create(User(name: "alice", role: .user), passwordHash: Bcrypt.hash("alice@shop-pw", cost: 4)))
+                var inShop = SimulatorConfiguration(
+                    apiBaseURL: pipeline.baseURL, user: "alice@shop", password: "alice@shop-pw", tap: .none, fireDelay: .zero,
+                    redis: pipeline.node, hubPrefix: pipeline.prefix, handlePrefix: "\(pipeline.prefix)-shared")
+                inShop.fetch = false
+                var inDefault = inShop
+                inDefault.user = "alice"
+                inDefault.password = "alice-pw"
+                #expect(inShop.handle(of: 0) == inDefault.handle(of: 0))
+                #expect(inShop.hubAddress(of: 0) != inDefault.hubAddress(of: 0))
+                try await withServices(pipeline.process().services) {
+                    try await withSimulator(try DeviceSimulator(configuration: inDefault)) { defaultLog in
+                        try await withSimulator(try DeviceSimulator(configuration: inShop)) { shopLog in
+                            let first = try await pipeline.send(json: [
+                                "message": "for the default app", "richType": "text", "payload": "d",
+                            ])
+                            let second = try await pipeline.send(
+                                as: "alice@shop", json: ["message": "for the shop", "richType": "text", "payload": "s"])
+                            try await waitUntil(timeout: .seconds(60), "each app's push received") {
+                                defaultLog.count("received") >= 1 && shopLog.count("received") >= 1
+                            }
+                            try await Task.sleep(for: .milliseconds(300))
+                            #expect(defaultLog.all.filter { $0.event == "received" }.map(\.richId) == [String(first)])
+                            #expect(shopLog.all.filter { $0.event == "received" }.map(\.richId) == [String(second)])
+                        }
+                    }
+                }
+            }
+        }
     }
 
     @Test func twoAppsEachWithTheirOwnAliceShareNothing() async throws {

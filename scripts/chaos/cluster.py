@@ -234,7 +234,7 @@ class Cluster:
             self.sims.append(self.supervisor.add(Proc(f"sim-{index}", [
                 self.binary, "device-sim", "--api", f"http://127.0.0.1:{self.api_ports[index % len(self.api_ports)]}",
                 "--redis-url", self.redis_url, "--user", self.user, "--devices", str(self.devices_per_sim),
-                "--tag-groups", str(self.groups), "--fire-delay", str(self.fire_delay), "--tap", "none", "--format", "json",
+                "--tag-groups", str(self.groups), "--fire-delay", str(self.fire_delay), "--tap", "none", "--format", "json", "--lenient",
                 "--hub-prefix", self.prefix, "--handle-prefix", f"chaos-{index}",
                 "--platform", "apns" if self.nodes else "all" if self.apns else "mixed",
                 "--state-file", os.path.join(self.workdir, f"sim-{index}.state")] + ([

@@ -178,7 +178,7 @@ start_pipeline() {
     for i in 1 2; do "$bin" worker --consumer "w$i" --log-level warning 2>"$work/worker-$i.log" & pids+=($!); done
     base="http://127.0.0.1:$api_port"
     for _ in $(seq 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
-    RICHPUSH_PASSWORD=bench-password "$bin" device-sim --api "$base" --user bench --devices "$devices" --tap none --fire-delay 0 --format json \
+    RICHPUSH_PASSWORD=bench-password "$bin" device-sim --api "$base" --user bench --devices "$devices" --tap none --fire-delay 0 --format json --lenient \
         --handle-prefix "$handle_prefix" >"$work/device.log" 2>"$work/device.err" & pids+=($!)
     for _ in $(seq 600); do grep -q listening "$work/device.err" 2>/dev/null && break; sleep 0.1; done
 }
