@@ -24,6 +24,8 @@ struct DeviceRulesOptions: ParsableArguments {
     var backgroundBudget: Double = 3
     @Option(help: "Android: simulated seconds between Doze maintenance windows.") var dozeWindow: Double = 1800
     @Option(help: "Simulated seconds an offline device stays off the network before it comes back.") var offlineFor: Double = 600
+    @Option(help: "Web: the share of web devices that are Safari (revokes a subscription whose pushes show nothing), the others Chrome.")
+    var safariShare: Double = 0.5
     @Option(help: "iOS: real seconds the notification service extension has to attach the media (Apple: about 30).")
     var extensionSeconds: Double = 30
 
@@ -43,6 +45,7 @@ struct DeviceRulesOptions: ParsableArguments {
         rules.dozeWindowSeconds = dozeWindow
         rules.offlineSeconds = offlineFor
         rules.extensionSeconds = extensionSeconds
+        rules.safariShare = safariShare
         switch (population, populationFile) {
         case (.some, .some):
             throw CLIError("give --population or --population-file, not both")

@@ -43,6 +43,8 @@ struct DeviceSimCommand: AsyncParsableCommand {
     var apnsTokens = false
     @Option(help: "Register device n also under the tag g<n mod this> (0: no extra tag), so a sender can address groups of devices.")
     var tagGroups = 0
+    @Flag(help: "The app handles each push without showing a notification (a data-sync app): what Safari revokes and FCM deprioritizes.")
+    var appShowsNothing = false
 
     func validate() throws {
         guard devices >= 1 else { throw ValidationError("--devices must be at least 1") }
@@ -78,6 +80,7 @@ struct DeviceSimCommand: AsyncParsableCommand {
         configuration.platforms = platform
         configuration.webPush = try webPush.service(needed: platform.hasWeb)
         configuration.rules = try rules.rules(appState: appState)
+        configuration.appShowsNotifications = !appShowsNothing
         let simulator: DeviceSimulator
         do {
             simulator = try DeviceSimulator(configuration: configuration)

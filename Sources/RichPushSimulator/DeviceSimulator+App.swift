@@ -72,6 +72,12 @@ extension DeviceSimulator {
             emit(event)
             return true
         }
+        guard configuration.appShowsNotifications else {
+            event.event = "unshown"
+            event.detail = "the app handled the push without showing a notification"
+            emit(event)
+            return false
+        }
         let active = await notify(push, id: id, event: &event, device: device)
         await tap(push, id: id, richType: richType, fetched: fetched, active: active, event: &event, device: device)
         return true

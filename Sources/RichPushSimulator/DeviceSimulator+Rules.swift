@@ -148,13 +148,32 @@ extension DeviceSimulator {
         if platform == .android, incoming.kind == .background, incoming.highPriority {
             ruleBook.noteHighPriority(device: device.index, shown: shown)
         }
-        if platform == .web, !shown {
-            // Chrome subscribes with `userVisibleOnly: true`: a push after which the service worker
-            // showed nothing gets the browser's own notification.
+        if platform == .web { await afterWebPush(shown: shown, event: event, device: device, endpoint: handle) }
+    }
+
+    /// What the browser does once its service worker handled a push. Chrome subscribes with
+    /// `userVisibleOnly: true`: a push that showed nothing gets the browser's own notification.
+    /// Safari revokes the subscription once a few pushes in a row showed nothing: the device
+    /// leaves its push service and gets no more pushes.
+    private func afterWebPush(shown: Bool, event: SimulatorEvent, device: (index: Int, installation: String), endpoint: String) async {
+        guard let ruleBook else { return }
+        var event = event
+        let browser = ruleBook.browser(of: device.index)
+        if !shown, browser == .chrome {
             event.event = "generic"
-            event.detail = "no notification shown: the browser showed its own (\"This site has been updated in the background\")"
+            event.detail = "no notification shown: Chrome showed its own (\"This site has been updated in the background\")"
             emit(event)
         }
+        guard ruleBook.noteWebPush(device: device.index, shown: shown) else { return }
+        event.event = "revoked"
+        event.detail =
+            "Safari revoked the push subscription: \(ruleBook.rules.safariRevokesAfter) pushes in a row showed no notification"
+        do {
+            try await web?.revoke(device.index)
+        } catch {
+            event.detail = (event.detail ?? "") + " (the push service did not take the unsubscribe: \(error))"
+        }
+        emit(event)
     }
 
     /// iOS's notification service extension: it has ``DeviceRules/extensionSeconds`` to fetch the

@@ -27,7 +27,7 @@ package final class DeviceSimulator: Sendable {
     let webTags = Mutex<[Int: [String]]>([:])
     let subscriber: RedisShardedSubscriber
     /// The web devices, when some device is one.
-    private let web: WebDeviceFleet?
+    let web: WebDeviceFleet?
     /// The web devices' subscriptions and installations, kept beside the state file.
     let keptSubscriptions: KeptSubscriptions
     let collapse: CollapseMemory

@@ -66,6 +66,10 @@ package struct SimulatorConfiguration: Sendable {
     package var platforms: Devices = .apns
     /// Where web devices subscribe; required when ``platforms`` has `webpush`.
     package var webPush: WebPushService?
+    /// The app shows a notification for each push it handles (the tutorial's app); false: it
+    /// handles them without showing anything, as a data-sync app does, which Safari revokes and
+    /// FCM deprioritizes.
+    package var appShowsNotifications = true
     /// The platforms' delivery rules the devices follow (`richpush device-sim`'s default); nil:
     /// every push wakes its app at once (`--lenient`, for throughput benchmarks). With rules, a
     /// device's condition (``DeviceRules/population``) decides whether it is in the foreground,

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import RedisTestSupport
 import RichPushCore
+import RichPushSimulator
 import Testing
 
 /// Web devices of `richpush device-sim`, every part a process but the API: they subscribe at
@@ -40,6 +41,46 @@ struct WebDeviceTests {
             try await waitUntil(timeout: .seconds(60), "the status to count both devices opened") {
                 (try await fleet.pipeline.status(id)["counts"] as? [String: Int])?["opened"] == 2
             }
+        }
+    }
+
+    /// Browsers under the platforms' rules, for an app that shows nothing for its pushes: Chrome
+    /// shows its own generic notification each time; Safari revokes the subscription after 3 in a
+    /// row, leaving its push service, so the next push to it is refused there and its
+    /// registration is marked gone, while Chrome's still gets it.
+    @Test func safariRevokesASubscriptionWhosePushesShowNothing() async throws {
+        // A seed under which device 0 is Safari and device 1 Chrome, half of them being Safari.
+        var rules = DeviceRules()
+        rules.safariShare = 0.5
+        let seed = try #require(
+            (1...200).first { seed in
+                rules.seed = UInt64(seed)
+                let book = DeviceRuleBook(rules: rules)
+                return book.browser(of: 0) == .safari && book.browser(of: 1) == .chrome
+            })
+        try await withWebPushFleet(
+            platform: "webpush", devices: 2, adapter: "webpush",
+            deviceArguments: ["--app-shows-nothing", "--safari-share", "0.5", "--seed", String(seed)]
+        ) { fleet in
+            func events(_ name: String, device: Int) -> [[String: Any]] {
+                NativeProcesses.lines(fleet.devices.log).filter { $0["event"] as? String == name && $0["device"] as? Int == device }
+            }
+            for index in 0..<3 {
+                let id = try await fleet.pipeline.send(json: ["message": "sync \(index)", "richType": "text", "payload": "s\(index)"])
+                try await waitUntil(timeout: .seconds(60), "both browsers to handle push \(id)") {
+                    events("unshown", device: 0).contains { $0["richId"] as? String == String(id) }
+                        && events("unshown", device: 1).contains { $0["richId"] as? String == String(id) }
+                }
+            }
+            try await waitUntil(timeout: .seconds(60), "Safari to revoke") { !events("revoked", device: 0).isEmpty }
+            #expect(events("generic", device: 1).count == 3)
+            #expect(events("generic", device: 0).isEmpty && events("revoked", device: 1).isEmpty)
+            let last = try await fleet.pipeline.send(json: ["message": "after", "richType": "text", "payload": "a"])
+            try await waitUntil(timeout: .seconds(60), "the push after the revocation to be settled") {
+                let counts = try await fleet.pipeline.status(last)["counts"] as? [String: Int] ?? [:]
+                return counts["invalidToken"] == 1 && events("unshown", device: 1).contains { $0["richId"] as? String == String(last) }
+            }
+            #expect(!events("received", device: 0).contains { $0["richId"] as? String == String(last) })
         }
     }
 

@@ -155,6 +155,23 @@ import Testing
         #expect(book.arrive(notification, device: 0, platform: .android, condition: .foreground, at: 0) == .deliver(.launch))
     }
 
+    @Test func safariRevokesAfterThreePushesInARowThatShowNothingAndChromeNever() {
+        let safari = book { $0.safariShare = 1 }
+        #expect(safari.browser(of: 4) == .safari)
+        #expect(!safari.noteWebPush(device: 4, shown: false))
+        #expect(!safari.noteWebPush(device: 4, shown: false))
+        // One that showed something starts the count again.
+        #expect(!safari.noteWebPush(device: 4, shown: true))
+        #expect(!safari.noteWebPush(device: 4, shown: false))
+        #expect(!safari.noteWebPush(device: 4, shown: false))
+        #expect(safari.noteWebPush(device: 4, shown: false))
+        // Revoked once.
+        #expect(!safari.noteWebPush(device: 4, shown: false))
+        let chrome = book { $0.safariShare = 0 }
+        #expect(chrome.browser(of: 4) == .chrome)
+        #expect((0..<10).allSatisfy { _ in !chrome.noteWebPush(device: 4, shown: false) })
+    }
+
     @Test func problemsNameTheSetting() {
         var rules = DeviceRules()
         #expect(rules.problem == nil)

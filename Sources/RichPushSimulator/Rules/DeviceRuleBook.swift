@@ -18,6 +18,8 @@ package final class DeviceRuleBook: Sendable {
         var kept: (ticket: Int, at: Double)?
         /// High-priority data messages in a row that showed nothing (Android).
         var unshownHighPriority = 0
+        /// Web pushes in a row that showed no notification (Safari revokes past a few).
+        var unshownWeb = 0
     }
 
     package init(rules: DeviceRules) {
@@ -64,6 +66,28 @@ package final class DeviceRuleBook: Sendable {
             var state = devices[device] ?? fresh(at: 0)
             state.unshownHighPriority = shown ? 0 : state.unshownHighPriority + 1
             devices[device] = state
+        }
+    }
+
+    /// The browser a web device runs.
+    package enum Browser: String, Sendable {
+        case chrome, safari
+    }
+
+    /// Device `device`'s browser, if it is a web device: Safari for a share ``DeviceRules/safariShare``.
+    package func browser(of device: Int) -> Browser {
+        SimulationRandom.stableUnit(of: "browser-\(device)", seed: rules.seed) < rules.safariShare ? .safari : .chrome
+    }
+
+    /// Notes whether a web push showed a notification; true when Safari revokes the device's
+    /// subscription now (``DeviceRules/safariRevokesAfter`` in a row showed none).
+    package func noteWebPush(device: Int, shown: Bool) -> Bool {
+        guard browser(of: device) == .safari else { return false }
+        return devices.withLock { devices in
+            var state = devices[device] ?? fresh(at: 0)
+            state.unshownWeb = shown ? 0 : state.unshownWeb + 1
+            devices[device] = state
+            return state.unshownWeb == rules.safariRevokesAfter
         }
     }
 

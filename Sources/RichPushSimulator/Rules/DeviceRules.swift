@@ -22,6 +22,10 @@ package struct DeviceRules: Sendable, Hashable {
     /// Android: high-priority data messages in a row that show nothing before FCM delivers the
     /// app's further ones at normal priority.
     package var deprioritizeAfter: Int = 3
+    /// Web: the share of web devices that are Safari (the others Chrome), fixed per device by the seed.
+    package var safariShare: Double = 0.5
+    /// Safari: pushes in a row that show no notification before it revokes the subscription.
+    package var safariRevokesAfter: Int = 3
     /// How long an `offline` device stays off the network (simulated seconds).
     package var offlineSeconds: Double = 600
     /// Simulated seconds per real second.
@@ -39,6 +43,7 @@ package struct DeviceRules: Sendable, Hashable {
             return "the background budget must be above 0 and at most 3600 an hour"
         }
         if !(1...1000).contains(backgroundBurst) { return "the background burst must be from 1 to 1000" }
+        if !(0...1).contains(safariShare) { return "the Safari share must be from 0 to 1" }
         if !(timeScale >= 1 && timeScale <= 100_000) { return "the time scale must be from 1 to 100000" }
         for (name, value) in [("extension time", extensionSeconds), ("background time", backgroundSeconds)]
         where !(value > 0 && value <= 300) {

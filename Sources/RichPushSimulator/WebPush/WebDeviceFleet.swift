@@ -18,6 +18,8 @@ final class WebDeviceFleet: Sendable {
     private let devices = Mutex<[WebDevice]>([])
     private let sockets = Mutex<[Int: PushServiceSocket]>([:])
     private let stopped = StopSignal()
+    /// Devices whose subscription their browser revoked: they stay off their push service.
+    private let revoked = Mutex<Set<Int>>([])
     private let logger: Logger
 
     /// Throws when the CA file cannot be read.
@@ -114,6 +116,30 @@ final class WebDeviceFleet: Sendable {
         return fresh
     }
 
+    /// Revokes device `index`'s subscription, as Safari does: unsubscribes at the push service
+    /// (`DELETE /subscription/<id>`: later pushes to it are refused) and closes its connection,
+    /// which is not opened again.
+    func revoke(_ index: Int) async throws {
+        guard revoked.withLock({ $0.insert(index).inserted }), let device = devices.withLock({ $0.first { $0.index == index } }) else {
+            return
+        }
+        let socket = sockets.withLock { $0.removeValue(forKey: index) }
+        await socket?.close()
+        var request = HTTPClientRequest(url: service.url.appendingPathComponent("subscription/\(device.subscriptionId)").absoluteString)
+        request.method = .DELETE
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        let status: UInt
+        do {
+            status = try await http.execute(request, timeout: .seconds(30)).status.code
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+        // 404: the service had already forgotten it.
+        guard status == 204 || status == 404 else { throw SimulatorError("the push service answered \(status) to the unsubscribe") }
+    }
+
     /// Closes every connection and ends ``run(handle:)`` once the messages in hand are handled.
     func stop() async {
         stopped.stop()
@@ -130,7 +156,7 @@ final class WebDeviceFleet: Sendable {
             var delay = service.reconnectDelay.first
             // The service ended the subscription: a new one is needed before connecting again.
             var ended = false
-            while !stopped.isStopped {
+            while !stopped.isStopped, !revoked.withLock({ $0.contains(device.index) }) {
                 let metadata: Logger.Metadata = ["device": "\(device.index)", "subscription": "\(device.subscriptionId)"]
                 do {
                     if ended {
@@ -166,7 +192,7 @@ final class WebDeviceFleet: Sendable {
                         }
                     }
                     sockets.withLock { _ = $0.removeValue(forKey: device.index) }
-                    if stopped.isStopped { break }
+                    if stopped.isStopped || revoked.withLock({ $0.contains(device.index) }) { break }
                     if ended { continue }
                     logger.warning("the push service closed the connection; connecting again", metadata: metadata)
                 } catch let refused as PushServiceSocket.Refused {
