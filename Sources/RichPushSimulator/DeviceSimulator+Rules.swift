@@ -11,6 +11,14 @@ extension DeviceSimulator {
         return (Double(seconds) + Double(attoseconds) / 1e18) * (configuration.rules?.timeScale ?? 1)
     }
 
+    /// What a `registered` event says of device `index` under the rules: its condition (and a web
+    /// device's browser); nil when lenient.
+    func conditionDetail(_ index: Int) -> String? {
+        guard let ruleBook else { return nil }
+        let browser = configuration.platform(of: index) == .webpush ? ", browser \(ruleBook.browser(of: index).rawValue)" : ""
+        return "condition \(ruleBook.condition(of: index).rawValue)\(browser)"
+    }
+
     /// Whether device `index` is off the network now (an `offline` device until it came back).
     func isOffline(_ index: Int) -> Bool {
         guard let ruleBook, !offlineDevicesBack.load(ordering: .acquiring) else { return false }

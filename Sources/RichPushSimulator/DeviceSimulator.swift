@@ -98,7 +98,7 @@ package final class DeviceSimulator: Sendable {
             for _ in 0..<32 { add() }
             while let result = try await group.next() {
                 registered.append(result)
-                emit(SimulatorEvent(event: "registered", device: result.1, installation: result.2))
+                emit(SimulatorEvent(event: "registered", device: result.1, installation: result.2, detail: conditionDetail(result.1)))
                 add()
             }
         }
@@ -126,7 +126,9 @@ package final class DeviceSimulator: Sendable {
                 }
                 kept.keep(device, installation: installation)
                 self.devices.withLock { $0[device.endpoint] = (device.index, installation) }
-                self.emit(SimulatorEvent(event: "registered", device: device.index, installation: installation))
+                self.emit(
+                    SimulatorEvent(
+                        event: "registered", device: device.index, installation: installation, detail: self.conditionDetail(device.index)))
             }
             // One write for the whole fleet, not one per device.
             try kept.save()

@@ -160,8 +160,9 @@ assert_nothing_left() {
 
 # start_pipeline WORK DEVICES HANDLE_PREFIX [API ARGS...]: for benchmarks, the whole pipeline on a
 # private redis-server under WORK: user "bench" (password bench-password), the API, two workers and
-# one device-sim process with DEVICES devices; sets `base` to the API's URL. Every PID goes into
-# the array `pids`, and an EXIT trap stops them and the redis-server. Needs $bin.
+# one device-sim process with DEVICES devices, given the array `pipeline_device_args` if set (else
+# --lenient: every push wakes its app); sets `base` to the API's URL. Every PID goes into the
+# array `pids`, and an EXIT trap stops them and the redis-server. Needs $bin.
 start_pipeline() {
     local work=$1 devices=$2 handle_prefix=$3
     pids=()
@@ -175,11 +176,13 @@ start_pipeline() {
     echo "bench-password" | "$bin" users add bench --cost 4 >/dev/null
     api_port=$(free_port)
     "$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 "$@" 2>"$work/api.log" & pids+=($!)
-    for i in 1 2; do "$bin" worker --consumer "w$i" --log-level warning 2>"$work/worker-$i.log" & pids+=($!); done
     base="http://127.0.0.1:$api_port"
+    for i in 1 2; do "$bin" worker --consumer "w$i" --log-level warning --api-base-url "$base" 2>"$work/worker-$i.log" & pids+=($!); done
     for _ in $(seq 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
-    RICHPUSH_PASSWORD=bench-password "$bin" device-sim --api "$base" --user bench --devices "$devices" --tap none --fire-delay 0 --format json --lenient \
-        --handle-prefix "$handle_prefix" >"$work/device.log" 2>"$work/device.err" & pids+=($!)
+    local device_args=(--lenient)
+    [ -n "${pipeline_device_args+x}" ] && device_args=("${pipeline_device_args[@]}")
+    RICHPUSH_PASSWORD=bench-password "$bin" device-sim --api "$base" --user bench --devices "$devices" --tap none --fire-delay 0 --format json \
+        --handle-prefix "$handle_prefix" "${device_args[@]}" >"$work/device.log" 2>"$work/device.err" & pids+=($!)
     for _ in $(seq 600); do grep -q listening "$work/device.err" 2>/dev/null && break; sleep 0.1; done
 }
 
