@@ -40,6 +40,19 @@ struct AppIsolationTests {
         return Int(response.status.code)
     }
 
+    /// The app `shop` and its `users`, each with the password `<name>@shop-pw` (what the helpers
+    /// send for the user name `<name>@shop`).
+    static func createShop(_ pipeline: Pipeline, users: [(String, User.Role)]) async throws -> (AppID, RedisUserStore) {
+        let shop = AppID(unchecked: "shop")
+        let apps = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
+        _ = try await apps.create(id: shop, name: "Shop", credentials: AppCredentials())
+        let shopUsers = RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(shop))
+        for (name, role) in users {
+            #expect(try await shopUsers.create(User(name: name, role: role), passwordHash: Bcrypt.hash("\(name)@shop-pw", cost: 4)))
+        }
+        return (shop, shopUsers)
+    }
+
     static func ids(_ answer: (status: Int, json: [String: Any])) -> Set<String> {
         Set((answer.json["notifications"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
     }
@@ -50,11 +63,7 @@ struct AppIsolationTests {
     @Test func aHandleInTwoAppsIsTwoDevicesOnTheHub() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
-                let shop = AppID(unchecked: "shop")
-                let apps = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
-                _ = try await apps.create(id: shop, name: "Shop", credentials: AppCredentials())
-                let shopUsers = RedisUserStore(redis: pipeline.redis, keys: pipeline.keys.forApp(shop))
-                #expect(try await shopUsers.create(User(name: "alice", role: .user), passwordHash: Bcrypt.hash("alice@shop-pw", cost: 4)))
+                _ = try await Self.createShop(pipeline, users: [("alice", .user)])
                 var inShop = SimulatorConfiguration(
                     apiBaseURL: pipeline.baseURL, user: "alice@shop", password: "alice@shop-pw", tap: .none, fireDelay: .zero,
                     redis: pipeline.node, hubPrefix: pipeline.prefix, handlePrefix: "\(pipeline.prefix)-shared")
@@ -88,15 +97,9 @@ struct AppIsolationTests {
     @Test func twoAppsEachWithTheirOwnAliceShareNothing() async throws {
         try await withRedisServer { server in
             try await Pipeline.start(server: server) { pipeline in
-                let shop = AppID(unchecked: "shop")
-                let apps = RedisAppStore(redis: pipeline.redis, keys: AppKeys(prefix: pipeline.prefix), ring: KeyRing(current: .generate()))
-                _ = try await apps.create(id: shop, name: "Shop", credentials: AppCredentials())
-                let shopKeys = pipeline.keys.forApp(shop)
-                let shopUsers = RedisUserStore(redis: pipeline.redis, keys: shopKeys)
                 // The shop's alice and root, with passwords of their own (the helper signs in as `<name>-pw`).
-                for (name, role) in [("alice", User.Role.user), ("root", .admin)] {
-                    #expect(try await shopUsers.create(User(name: name, role: role), passwordHash: Bcrypt.hash("\(name)@shop-pw", cost: 4)))
-                }
+                let (shop, shopUsers) = try await Self.createShop(pipeline, users: [("alice", .user), ("root", .admin)])
+                let shopKeys = pipeline.keys.forApp(shop)
 
                 // The same installation id and tag in both apps: two installations.
                 for user in ["alice", "alice@shop"] {

@@ -172,6 +172,23 @@ def device_entry(cluster, notification, installation_id):
         return None
 
 
+def is_iphone(cluster, device):
+    """Whether simulator device `device` is an iPhone: the platforms cycle as cluster.py starts them."""
+    _, index = device
+    if cluster.nodes:
+        return True
+    return index % (3 if cluster.apns else 2) == 0
+
+
+def sent_while_offline(cluster, sim, entry):
+    """Whether the push was recorded sent while simulator `sim` was down (its entry's `at`, ms)."""
+    try:
+        at = int(entry.get("at")) / 1000
+    except (TypeError, ValueError):
+        return False
+    return any(offline_from - 1 <= at <= (back or time.time()) + 1 for offline_from, back in cluster.sim_offline[sim])
+
+
 def classify_missing(cluster, send, device, installation_id):
     entry = device_entry(cluster, send.id, installation_id)
     state = entry.get("state") if entry else None
@@ -189,5 +206,10 @@ def classify_missing(cluster, send, device, installation_id):
             # Pushed to the simulator that was killed soon after: gone with the process.
             if send.acked_at is not None and send.acked_at - 1 <= offline_from <= send.acked_at + 10:
                 return "in flight when its simulator was killed -9"
+        if is_iphone(cluster, device) and sent_while_offline(cluster, sim, entry):
+            # Passed on by apns-sim to the hub while the device was down: the hub kept it as APNs
+            # does, one push per device, until a newer one replaced it (its expiry names no
+            # notification of the ledger, so the state stays `sent`).
+            return "coalesced while offline (APNs keeps one push: replaced by a newer one)"
         return "lost while online (sent, never received)"
     return f"lost: recorded as {state or 'nothing'}"
