@@ -38,15 +38,12 @@ extension DeviceSimulator {
     /// The `offline` devices back on the network: subscribed to their channels, with what the hub
     /// held for them meanwhile (APNs keeps one push per app; FCM up to 100).
     func bringOfflineDevicesOnline() async -> [(String, [UInt8])] {
-        guard let ruleBook else { return [] }
-        let handles = devices.withLock { devices in
-            devices.filter { ruleBook.condition(of: $0.value.index) == .offline && configuration.platform(of: $0.value.index) != .webpush }
-        }
+        let handles = offlineDevices
         offlineDevicesBack.store(true, ordering: .releasing)
         guard !handles.isEmpty else { return [] }
         let hold = HubHold(prefix: configuration.hubPrefix)
         do {
-            try await subscriber.ssubscribe(handles.map { hold.channel($0.key) })
+            try await subscriber.ssubscribe(handles.map { hold.channel($0.handle) })
         } catch {
             logger.warning("offline devices cannot subscribe", metadata: ["error": "\(error)"])
             return []
@@ -57,7 +54,7 @@ extension DeviceSimulator {
                     event: "online", device: device.index, installation: device.installation,
                     detail: "back on the network after \(Int(configuration.rules?.offlineSeconds ?? 0)) s (simulated)"))
         }
-        let back = Set(handles.map(\.value.index))
+        let back = Set(handles.map(\.device.index))
         return await takeHeldPushesRetrying(of: { back.contains($0) })
     }
 
