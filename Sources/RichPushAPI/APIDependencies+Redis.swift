@@ -31,6 +31,7 @@ extension APIDependencies {
             stores: build(keys.app), registry: registry,
             credentialChanges: credentialChanges.map { RedisCredentialChanges(subscriber: $0, channel: keys.credentialChanges) })
         dependencies.appStores = build
+        dependencies.mediaSigner = MediaURLSigner(redis: redis, keys: keys)
         dependencies.console = ConsoleBackend(
             store: RedisConsoleStore(redis: redis, prefix: keys.prefix), users: RedisUserStore(redis: redis, keys: keys.forApp(.default)),
             queues: base.queues, ledger: RedisDeliveryLedger(redis: redis, keys: keys, retention: configuration.retention),

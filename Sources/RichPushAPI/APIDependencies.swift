@@ -2,6 +2,7 @@ package import Prometheus
 package import RichPushApps
 package import RichPushCore
 package import RichPushQueue
+package import RichPushStorage
 
 /// What the API needs from outside: the stores by role, where `/metrics` reads from, and how it
 /// hears credential changes. ``redis(redis:keys:queue:configuration:registry:credentialChanges:)``
@@ -26,6 +27,8 @@ package struct APIDependencies: Sendable {
     package var forgetScheduling: (@Sendable (AppID) async throws -> Void)?
     /// What the operator's console (`/console`) runs on; nil leaves the console out (404).
     package var console: ConsoleBackend?
+    /// Checks the signed media URLs of alerts (`/media/…`); nil leaves that route out (404).
+    package var mediaSigner: MediaURLSigner?
 
     package init(
         stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: (any CredentialChanges)? = nil,

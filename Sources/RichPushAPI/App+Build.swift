@@ -37,6 +37,7 @@ func buildRouter(
             liveStreams: LiveStreamSlots(limit: configuration.console.maxLiveStreams)
         ).add(to: router)
     }
+    if let signer = dependencies.mediaSigner { MediaRoutes(apps: apps, signer: signer).add(to: router) }
     let api = router.group("api").add(middleware: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth))
     // Every request runs on the stores of the app it is in (APIRequestContext.app).
     RegistrationRoutes.add(to: api) { [quotas = configuration.quotas] context in

@@ -21,6 +21,8 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         var throttles: [Int: [String: (at: ContinuousClock.Instant, pushes: Int)]] = [:]
         /// Per notification: the failed attempts of each push.
         var attempts: [Int: [String: Int]] = [:]
+        /// The `auto` delivery's estimates, by installation (without their expiry here).
+        var estimates: [String: DeviceEstimate] = [:]
     }
 
     enum LedgerEntry {
@@ -257,7 +259,7 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
                     guard result.counter != .duplicateSuppressed else { continue }
                     state.devices[id, default: [:]][result.installation] = NotificationStatus.Device(
                         installation: result.installation, state: result.counter.rawValue, adapterID: result.adapterID, error: result.error,
-                        template: result.template, locale: result.locale)
+                        template: result.template, locale: result.locale, strategy: result.strategy)
                     state.ledger[id, default: [:]][result.installation] = result.counter == .retried ? .tried : .recorded
                 }
                 if results.contains(where: { $0.counter == .sent || $0.counter == .held }) { Self.advance(&state, id, to: .sent) }
@@ -329,6 +331,28 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         state.withLock { state in
             ids.filter {
                 Self.addressed(state, $0, to: [installation]) && !(state.seen[$0]?.contains("fetched:i:\(installation)") ?? false)
+            }
+        }
+    }
+
+    package func deliveryEstimates(of installations: [String]) async throws -> [String: DeviceEstimate] {
+        state.withLock { state in
+            var found: [String: DeviceEstimate] = [:]
+            for installation in installations {
+                guard var estimate = state.estimates[installation] else { continue }
+                estimate.answered = estimate.lastSilent.map { state.seen[$0]?.contains("fetched:i:\(installation)") ?? false } ?? false
+                found[installation] = estimate
+            }
+            return found
+        }
+    }
+
+    package func saveDeliveryEstimates(_ estimates: [String: DeviceEstimate]) async throws {
+        state.withLock { state in
+            for (installation, estimate) in estimates {
+                var stored = estimate
+                stored.answered = false
+                state.estimates[installation] = stored
             }
         }
     }

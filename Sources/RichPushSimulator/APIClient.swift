@@ -29,13 +29,15 @@ struct APIClient: Sendable {
     /// Largest response body a device accepts (the API's own payload limit is lower).
     static let maxBody = 64 << 20
 
-    /// One request; `timeout` bounds the whole of it (at most 30 s).
+    /// One request; `timeout` bounds the whole of it (at most 30 s). `authorized`: with the
+    /// user's credentials (a signed media URL needs none, and an extension has none).
     func call(
-        _ method: String, _ path: String, json: [String: Any]? = nil, timeout: Duration = .seconds(30)
+        _ method: String, _ path: String, json: [String: Any]? = nil, timeout: Duration = .seconds(30), authorized: Bool = true
     ) async throws -> (status: Int, body: Data, contentType: String?) {
-        var request = HTTPClientRequest(url: URL(string: path, relativeTo: base)!.absoluteString)
+        guard let url = URL(string: path, relativeTo: base) else { throw SimulatorError("not a URL: \(path.prefix(200))") }
+        var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
-        request.headers.add(name: "Authorization", value: authorization)
+        if authorized { request.headers.add(name: "Authorization", value: authorization) }
         if let json {
             request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
             request.headers.add(name: "Content-Type", value: "application/json")

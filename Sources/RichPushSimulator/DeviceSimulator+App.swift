@@ -206,12 +206,14 @@ extension DeviceSimulator {
     /// absolute `richUrl` an alert carries).
     func fetchWithRetry(url: String, installation: String, within budget: Duration? = nil) async throws -> Fetched {
         let deadline = ContinuousClock.now + (budget ?? configuration.fetchBudget)
-        let target = url + (url.contains("?") ? "&" : "?") + "installation=\(installation)"
+        // A signed media URL names its device and needs no credentials; the API's path needs both.
+        let signed = url.contains("/media/") && url.contains("signature=")
+        let target = signed ? url : url + (url.contains("?") ? "&" : "?") + "installation=\(installation)"
         var delay = Duration.milliseconds(100)
         while true {
             do {
                 // Each attempt ends by the deadline: a fetch that hangs does not outlast the time iOS gives.
-                let answer = try await api.call("GET", target, timeout: deadline - ContinuousClock.now)
+                let answer = try await api.call("GET", target, timeout: deadline - ContinuousClock.now, authorized: !signed)
                 if answer.status < 500 || ContinuousClock.now + delay > deadline { return answer }
             } catch {
                 if ContinuousClock.now + delay > deadline { throw error }

@@ -167,4 +167,10 @@ package struct StorageKeys: Sendable, Hashable {
     /// Devices a worker's round of requests has claimed, each with `<until ms>:<owner>`: in the
     /// slot of ``deviceBackOffs``, which the claiming script reads too.
     var deviceClaims: String { "\(prefix):device-claims:{\(deviceBackOffs)}" }
+
+    /// The key that signs the media URLs of alerts (``MediaURLSigner``), shared by every app.
+    var mediaKey: String { "\(prefix):media-key" }
+    /// What the workers estimate of an installation for the `auto` delivery (its background
+    /// budget and whether it answers silent pushes), in the app's registry slot.
+    func deliveryEstimate(_ installation: String) -> String { "\(registry):estimate:\(installation)" }
 }

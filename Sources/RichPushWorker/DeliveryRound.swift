@@ -33,6 +33,8 @@ struct DeliveryRound {
     var acceptedPerJob: [Int: Int] = [:]
     /// Devices a provider asked to be left alone, until when (ms): for the fleet.
     var backOffs: [String: Int64] = [:]
+    /// By installation: the `auto` estimates of devices whose silent push went out, to store.
+    var estimates: [String: DeviceEstimate] = [:]
 
     init(work: [RichPushJobHandler.Work]) {
         self.work = work

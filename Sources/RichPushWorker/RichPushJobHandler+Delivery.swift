@@ -17,7 +17,8 @@ extension RichPushJobHandler {
         var round = DeliveryRound(work: work)
         let leased = try await lease(planned, into: &round, results: &results)
         do {
-            let (toSend, heldBack) = try await screen(leased, into: &round)
+            var (toSend, heldBack) = try await screen(leased, into: &round)
+            toSend = try await choose(toSend, into: &round)
             let sent = try await send(toSend)
             account(zip(toSend, sent) + heldBack, into: &round)
             try await record(&round)
@@ -33,6 +34,9 @@ extension RichPushJobHandler {
     /// gets its own rendering). A notification that cannot be rendered fails its job for good.
     private func plan(_ work: [Work], results: inout [Result<Void, any Error>]) async throws -> [PlannedPush] {
         let ids = Array(Set(work.flatMap(\.targets)))
+        // The media key, once, when an alert may carry a signed URL.
+        let mediaKey =
+            work.contains { $0.notification.map { renderer.mode(for: $0) != .silent } ?? false } ? try await mediaSigner?.key() : nil
         let devices = Dictionary(
             try await installations.installations(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var planned: [PlannedPush] = []
@@ -54,6 +58,7 @@ extension RichPushJobHandler {
                 continue
             }
             let builtIns = renderer.builtInProperties(of: notification)
+            let mode = renderer.mode(for: notification)
             for installation in matching {
                 let format = formats[installation.platform] ?? .apns
                 guard var push = rendered[format] else { continue }
@@ -68,12 +73,20 @@ extension RichPushJobHandler {
                     case .success(let rendered): push = rendered
                     case .failure(let problem): failure = problem.reason
                     }
+                } else if mode == .alert, let mediaKey {
+                    // The alert carries a media URL of this device's own.
+                    do {
+                        push = try alertForm(of: notification, format: format, for: installation.id, key: mediaKey)
+                    } catch {
+                        failure = error.message
+                    }
                 }
-                planned.append(
-                    PlannedPush(
-                        work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
-                        key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure,
-                        template: chosen?.template, locale: chosen?.locale))
+                var plan = PlannedPush(
+                    work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
+                    key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure,
+                    template: chosen?.template, locale: chosen?.locale)
+                if mode == .auto, chosen == nil { plan.auto = (notification, format) }
+                planned.append(plan)
             }
             metrics.rendered(in: ContinuousClock.now - clock)
         }
@@ -230,11 +243,13 @@ extension RichPushJobHandler {
             let result: DeliveryResult
             switch outcome {
             case .sent(let adapterID):
+                if let spent = plan.spent { round.estimates[plan.key.installation] = spent }
                 round.acceptedPerJob[plan.work, default: 0] += 1
                 result = plan.result(.sent, adapterID: adapterID)
                 round.tally[.init(adapter: route, outcome: "sent"), default: 0] += 1
                 if let createdAt = round.work[plan.work].notification?.createdAt { toDevice.recordMilliseconds(max(0, now - createdAt)) }
             case .held(let adapterID):
+                if let spent = plan.spent { round.estimates[plan.key.installation] = spent }
                 round.acceptedPerJob[plan.work, default: 0] += 1
                 result = plan.result(.held, adapterID: adapterID)
                 round.tally[.init(adapter: route, outcome: "held"), default: 0] += 1
@@ -290,10 +305,12 @@ extension RichPushJobHandler {
         let settled = round
         async let markedAndReleased: Void = markGoneThenRelease(settled, now: now)
         async let counted: Void = countFailures(round.failures)
+        async let estimated: Void = ledger.saveDeliveryEstimates(round.estimates)
         try await ledger.recordDeliveries(round.outcomes)
         for (offset, count) in round.acceptedPerJob { accepted.add(count, to: round.work[offset].job.id) }
         if !round.deferred.isEmpty { try await ledger.releaseLeases(round.deferred.map(\.key)) }
         try await markedAndReleased
+        try await estimated
         await counted
         round.attempts =
             round.retryable.isEmpty

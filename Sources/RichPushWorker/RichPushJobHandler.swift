@@ -2,7 +2,7 @@ import Foundation
 package import Logging
 package import RichPushCore
 package import RichPushQueue
-import RichPushStorage
+package import RichPushStorage
 
 /// Runs rich-push jobs: resolves each notification's target to installations, renders the push
 /// once per job, sends through the adapter in batches and records every outcome.
@@ -52,6 +52,11 @@ package struct RichPushJobHandler: BatchJobHandler {
     /// partition's queue; nil: not counted). Kept by ``scoped(to:ledger:installations:adapter:)``:
     /// every app's handler of a partition counts into that partition.
     let failedPushes: (any FailedPushCounting)?
+    /// How `auto` chooses each device's form (``AutoDelivery``).
+    let autoDelivery: AutoDelivery
+    /// Signs the media URL each alert carries for its device (nil: the API's fetch path, which
+    /// needs the user's credentials).
+    let mediaSigner: MediaURLSigner?
     let logger: Logger
     let metrics: PushMetrics
     /// Pushes accepted per job, until the worker takes them for the app's sent total.
@@ -63,8 +68,11 @@ package struct RichPushJobHandler: BatchJobHandler {
         leaseDuration: Duration = .seconds(30),
         maxPushesPerRound: Int = 1_000, goneTokens: (any GoneTokens)? = nil, deviceBackOffs: (any DeviceBackOffs)? = nil,
         providerRetryBase: Duration = .seconds(1),
-        failedPushes: (any FailedPushCounting)? = nil, logger: Logger = Logger(label: "richpush.worker")
+        failedPushes: (any FailedPushCounting)? = nil, autoDelivery: AutoDelivery = AutoDelivery(), mediaSigner: MediaURLSigner? = nil,
+        logger: Logger = Logger(label: "richpush.worker")
     ) {
+        self.autoDelivery = autoDelivery
+        self.mediaSigner = mediaSigner
         self.ledger = ledger
         self.installations = installations
         self.queue = queue

@@ -109,6 +109,8 @@ package struct RichPushWorkerConfiguration: Sendable {
     /// The app whose stored credentials the adapters send as, kept current while the worker
     /// runs; nil: the credentials given as flags.
     package var apps: WorkerAppCredentials?
+    /// How the `auto` delivery chooses each device's form.
+    package var autoDelivery = AutoDelivery()
 
     package init(
         worker: JobWorkerConfiguration = JobWorkerConfiguration(), adapter: Adapter = .simulated(holdFor: .seconds(86400)),
@@ -172,6 +174,8 @@ func buildJobLoops(
         configuration.fcm != nil || configuration.webPush != nil || { if case .apns = configuration.adapter { true } else { false } }()
     let goneTokens: (any GoneTokens)? = providers ? RedisGoneTokens(redis: dependencies.redis, keys: dependencies.keys) : nil
     let deviceBackOffs: (any DeviceBackOffs)? = providers ? RedisDeviceBackOffs(redis: dependencies.redis, keys: dependencies.keys) : nil
+    // One key signs every alert's media URL, kept in Redis beside the API's.
+    let mediaSigner = MediaURLSigner(redis: dependencies.redis, keys: dependencies.keys)
     let partitions = dependencies.keys.partitions
     var workerConfiguration = configuration.worker
     workerConfiguration.concurrency = max(1, (configuration.worker.concurrency + partitions - 1) / partitions)
@@ -188,7 +192,7 @@ func buildJobLoops(
             fanOutBatch: configuration.fanOutBatch, defaultThrottlePerMinute: configuration.defaultThrottlePerMinute,
             leaseDuration: configuration.leaseDuration,
             maxPushesPerRound: configuration.maxPushesPerRound, goneTokens: goneTokens, deviceBackOffs: deviceBackOffs, failedPushes: queue,
-            logger: logger)
+            autoDelivery: configuration.autoDelivery, mediaSigner: mediaSigner, logger: logger)
         RichPushJobRouter(base: handler, ledger: ledger, keys: keys, redis: dependencies.redis, adapters: apps).register(in: &handlers)
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }

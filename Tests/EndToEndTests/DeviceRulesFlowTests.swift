@@ -55,6 +55,27 @@ struct DeviceRulesFlowTests {
         }
     }
 
+    /// `auto`: a force-quit iPhone gets the silent push first (the hub knows nothing of it yet),
+    /// which iOS drops; the next one, its silent push unfetched, is an alert whose extension
+    /// attaches the media through the signed URL, and its status entry says why.
+    @Test func autoTurnsAForceQuitIPhoneToAlertsOnceItsSilentPushGoesUnanswered() async throws {
+        try await withRuledDevices(["--population", "force-quit=1", "--tap", "none"]) { fleet in
+            let first = try await fleet.pipeline.send(json: ["message": "one", "richType": "text", "payload": "p1", "delivery": "auto"])
+            try await fleet.waitFor("the silent push dropped") { $0.contains { $0["event"] as? String == "dropped" } }
+            let second = try await fleet.pipeline.send(json: ["message": "two", "richType": "text", "payload": "p2", "delivery": "auto"])
+            try await fleet.waitFor("the alert shown") { $0.contains { $0["event"] as? String == "banner" } }
+            let story = fleet.events.filter { $0["richId"] as? String == String(second) }
+            #expect(story.compactMap { $0["event"] as? String } == ["received", "fetched", "banner"], "\(story)")
+            #expect(RuledFleet.detail(story.first { $0["event"] as? String == "banner" }).contains("with the attachment"))
+            let devices = try #require(try await fleet.pipeline.status(second)["devices"] as? [[String: Any]])
+            let strategy = devices.first?["strategy"] as? String ?? ""
+            #expect(strategy.hasPrefix("alert: silent push \(first) was not fetched"), "\(devices)")
+            let firstDevices = try #require(try await fleet.pipeline.status(first)["devices"] as? [[String: Any]])
+            let firstStrategy = firstDevices.first?["strategy"] as? String ?? ""
+            #expect(firstStrategy.hasPrefix("silent: first silent push"), "\(firstDevices)")
+        }
+    }
+
     /// The notification service extension has its time (Apple: about 30 s; 1 s here) to fetch the
     /// media from the alert's `richUrl`: a server that never answers leaves the original alert
     /// shown without media, and the user's More opens the app, which fetches it through its own API.

@@ -221,7 +221,7 @@ struct AppRoutesTests {
         }
     }
 
-    /// An app's default delivery: set, shown, refused when it is neither silent nor alert, taken
+    /// An app's default delivery: set, shown, refused when it is not silent, alert or auto, taken
     /// by a send that names none (kept in its record) and not by one that names its own; removed
     /// with null.
     @Test func theDefaultDeliveryAppliesToSendsThatNameNone() async throws {

@@ -59,7 +59,7 @@ struct DeliveryOptionsTests {
                     (["collapseId": ""], .unprocessableContent, "bad_collapse_id"),
                     (["priority": "urgent"], .unprocessableContent, "bad_priority"),
                     (["priority": 10], .badRequest, "wrong_type"),
-                    (["delivery": "auto"], .unprocessableContent, "bad_delivery"),
+                    (["delivery": "automatic"], .unprocessableContent, "bad_delivery"),
                     (["delivery": true], .badRequest, "wrong_type"),
                 ]
                 for (options, status, code) in cases {

@@ -11,4 +11,12 @@ struct HexTests {
         #expect(Hex.encode(Data([0xDE, 0xAD, 0xBE, 0xEF])) == "deadbeef")
         #expect(Hex.isDigits(Hex.encode(all)) && !Hex.isDigits("0x1"))
     }
+
+    @Test func decodesWhatItEncodesAndNothingElse() {
+        let all = (0...255).map { UInt8($0) }
+        #expect(Hex.decode(Hex.encode(all)) == all)
+        #expect(Hex.decode("DEADbeef") == [0xDE, 0xAD, 0xBE, 0xEF])
+        #expect(Hex.decode("") == [])
+        for bad in ["a", "0g", "zz", " 0", "0x"] { #expect(Hex.decode(bad) == nil, "\(bad)") }
+    }
 }

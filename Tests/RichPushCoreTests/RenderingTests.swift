@@ -22,8 +22,9 @@ struct RenderingTests {
     func payloadMatchesFoundation(message: String, mode: PushRenderer.Mode) throws {
         let renderer = PushRenderer(mode: mode, apiBaseURL: "http://api.example/x")
         let rendered = try renderer.render(Self.notification(message), collapseID: "1-0")
+        // auto, with no device's choice, renders its silent form.
         let aps: [String: Any] =
-            mode == .silent
+            mode != .alert
             ? ["content-available": 1]
             : ["alert": ["body": message], "mutable-content": 1, "category": "richPush"]
         var root: [String: Any] = ["aps": aps, "richId": "42", "richMessage": message, "richType": "img"]

@@ -161,7 +161,8 @@ assert_nothing_left() {
 # start_pipeline WORK DEVICES HANDLE_PREFIX [API ARGS...]: for benchmarks, the whole pipeline on a
 # private redis-server under WORK: user "bench" (password bench-password), the API, two workers and
 # one device-sim process with DEVICES devices, given the array `pipeline_device_args` if set (else
-# --lenient: every push wakes its app); sets `base` to the API's URL. Every PID goes into the
+# --lenient: every push wakes its app), the workers given `pipeline_worker_args` if set; sets
+# `base` to the API's URL. Every PID goes into the
 # array `pids`, and an EXIT trap stops them and the redis-server. Needs $bin.
 start_pipeline() {
     local work=$1 devices=$2 handle_prefix=$3
@@ -177,7 +178,11 @@ start_pipeline() {
     api_port=$(free_port)
     "$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 "$@" 2>"$work/api.log" & pids+=($!)
     base="http://127.0.0.1:$api_port"
-    for i in 1 2; do "$bin" worker --consumer "w$i" --log-level warning --api-base-url "$base" 2>"$work/worker-$i.log" & pids+=($!); done
+    local worker_args=()
+    [ -n "${pipeline_worker_args+x}" ] && worker_args=("${pipeline_worker_args[@]}")
+    for i in 1 2; do
+        "$bin" worker --consumer "w$i" --log-level warning --api-base-url "$base" "${worker_args[@]}" 2>"$work/worker-$i.log" & pids+=($!)
+    done
     for _ in $(seq 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
     local device_args=(--lenient)
     [ -n "${pipeline_device_args+x}" ] && device_args=("${pipeline_device_args[@]}")

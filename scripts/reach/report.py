@@ -17,6 +17,8 @@ sends = [json.loads(line) for line in open(f"{work}/sends.jsonl") if line.strip(
 ids = [str(send["id"]) for send in sends]
 events = collections.defaultdict(list)  # (richId, device) -> events in order
 condition = {}
+online_at = {}  # device -> when it came back (µs since 1970), for the devices offline at the start
+budget_spent = collections.Counter()  # platform -> background pushes iOS deferred or coalesced
 for line in open(f"{work}/device.log", errors="replace"):
     if not line.startswith("{"):
         continue
@@ -27,8 +29,22 @@ for line in open(f"{work}/device.log", errors="replace"):
     device = event.get("device")
     if event.get("event") == "registered":
         condition[device] = (event.get("detail") or "condition ?").split("condition ")[-1]
+    elif event.get("event") == "online":
+        online_at[device] = event.get("at") or 0
     elif event.get("richId") is not None:
         events[(event["richId"], device)].append(event)
+        if event.get("event") in ("deferred", "coalesced") and "background budget" in (event.get("detail") or ""):
+            budget_spent[device] += 1
+sent_at = {str(send["id"]): send["at"] * 1e6 for send in sends}
+spent = collections.Counter()
+try:
+    for line in open(f"{work}/statuses.jsonl"):
+        if line.strip():
+            counts = json.loads(line)["counts"]
+            for name in ("sent", "held", "failed", "invalidToken", "expired"):
+                spent[name] += counts.get(name, 0)
+except FileNotFoundError:
+    pass
 
 
 def platform(device):
@@ -62,16 +78,26 @@ def classify(pair_events):
 rows = collections.defaultdict(collections.Counter)
 reasons = collections.defaultdict(collections.Counter)
 by_condition = collections.defaultdict(collections.Counter)
+reach = collections.Counter()  # pairs a push can reach / shown with content within the day
+online = collections.Counter()  # pairs of devices online at the send / shown with content at once
 for device in range(devices):
+    name = platform(device)
+    stopped = name == "Android" and condition.get(device) == "force-quit"
     for rich_id in ids:
         outcome, when = classify(events.get((rich_id, device), []))
-        name = platform(device)
         rows[name]["pairs"] += 1
         rows[name][f"{outcome} {when}" if outcome != "never" else "never"] += 1
         by_condition[condition.get(device, "?")]["pairs"] += 1
         by_condition[condition.get(device, "?")][outcome] += 1
         if outcome == "never":
             reasons[name][when] += 1
+        if not stopped:
+            reach["pairs"] += 1
+            reach["content"] += outcome == "content"
+        offline = condition.get(device) == "offline" and not (device in online_at and online_at[device] <= sent_at[rich_id])
+        if not stopped and not offline:
+            online["pairs"] += 1
+            online["content at once"] += outcome == "content" and when == "at once"
 
 
 def pct(part, whole):
@@ -94,6 +120,10 @@ for name, counter in sorted(by_condition.items()):
     print(f"      {name:12} {pct(counter['content'], counter['pairs'])}  of {counter['pairs']}")
 content = total["content at once"] + total["content later"]
 text = total["text at once"] + total["text later"]
-print(f"{strategy} {100 * content / total['pairs']:.1f} % shown with content within the day "
-      f"({100 * total['content at once'] / total['pairs']:.1f} % at once), {100 * text / total['pairs']:.1f} % as text only, "
-      f"{100 * total['never'] / total['pairs']:.1f} % never; {total['pairs']} pushes spent, {total['never']} on pairs never shown")
+pushes = sum(spent.values())
+print(f"    all pairs: {pct(content, total['pairs'])} shown with content within the day, {pct(total['content at once'], total['pairs'])} at once")
+print(f"    pushes the hub spent: {pushes} ({', '.join(f'{k} {v}' for k, v in sorted(spent.items()) if v)}); "
+      f"silent pushes iOS deferred or coalesced past its background budget: {sum(budget_spent.values())}")
+print(f"{strategy} {pct(reach['content'], reach['pairs']).strip()} shown with content within the day (of {reach['pairs']} pairs a push can reach), "
+      f"{pct(online['content at once'], online['pairs']).strip()} at once (of {online['pairs']} pairs online at the send); "
+      f"{pct(text, total['pairs']).strip()} as text only; {pushes} pushes spent, {sum(budget_spent.values())} past the budget")

@@ -142,14 +142,15 @@ enum NotificationPage {
                 \(step(times["fetchedAt"], reached: detail.fetched.contains(device.installation)))\
                 \(step(times["displayedAt"], reached: rank >= DeliveryState.allCases.firstIndex(of: .displayed)!))\
                 \(step(times["openedAt"], reached: device.state == DeliveryState.opened.rawValue))\
-                <td><code>\(device.adapterID ?? "")</code></td><td class="wrap">\(device.error ?? "")\(device.template.map { " template \($0)" } ?? "")</td></tr>
+                <td><code>\(device.adapterID ?? "")</code></td><td class="wrap">\(device.strategy ?? "")</td>\
+                <td class="wrap">\(device.error ?? "")\(device.template.map { " template \($0)" } ?? "")</td></tr>
                 """
         }
         return """
             <div class="scroll"><table id="timeline"><thead><tr><th scope="col">Installation</th><th scope="col">Platform</th><th scope="col">Queued</th>\
             <th scope="col">Sent</th><th scope="col">Fetched</th><th scope="col">Displayed</th><th scope="col">Opened</th><th scope="col">Platform's id</th>\
-            <th scope="col">Error</th></tr></thead>
-            <tbody>\(rows.isEmpty ? [#"<tr class="empty"><td colspan="9">No device has an outcome yet.</td></tr>"#] : rows)</tbody></table></div>
+            <th scope="col">Delivery</th><th scope="col">Error</th></tr></thead>
+            <tbody>\(rows.isEmpty ? [#"<tr class="empty"><td colspan="10">No device has an outcome yet.</td></tr>"#] : rows)</tbody></table></div>
             """
     }
 }

@@ -26,6 +26,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         ("api/webhooks/:id/dead-letters/replay", [.post]),
         ("api/apps", [.get, .post]),
         ("api/apps/:id", [.get, .patch, .delete]),
+        ("media/:app/:id", [.get]),
         ("health/live", [.get]),
         ("health/ready", [.get]),
         ("metrics", [.get]),

@@ -232,7 +232,7 @@ extension NotificationInput {
     }
 
     /// `ttl` (0 to 28 days in seconds), `collapseId` (1 to 64 bytes), `priority` (high, normal),
-    /// `delivery` (silent, alert).
+    /// `delivery` (silent, alert, auto).
     func deliveryOptions() throws -> DeliveryOptions {
         var options = DeliveryOptions()
         if let ttl {
@@ -266,7 +266,7 @@ extension NotificationInput {
         }
         if let delivery {
             guard let mode = PushRenderer.Mode(rawValue: delivery) else {
-                throw APIError.unprocessable("'delivery' must be silent or alert", code: "bad_delivery")
+                throw APIError.unprocessable("'delivery' must be silent, alert or auto", code: "bad_delivery")
             }
             options.mode = mode
         }
@@ -325,8 +325,21 @@ extension NotificationInput {
         draft.properties = properties
         draft.properties?.defaultLocale = defaultLocale
         if draft.delivery.mode == nil { draft.delivery.mode = defaultDelivery }
+        if let mode = draft.delivery.mode, mode != .silent, let limit = Self.attachmentLimits[richType], payload.count > limit.bytes {
+            throw APIError.unprocessable(
+                "the payload is \(payload.count) bytes; an iOS notification service extension attaches \(limit.name) of at most "
+                    + "\(limit.bytes) bytes, so a \(mode.rawValue) delivery would show the alert without it (send it silent, or smaller)",
+                code: "attachment_too_large")
+        }
         return draft
     }
+
+    /// What an iOS notification service extension may attach, by rich type (Apple's
+    /// `UNNotificationAttachment`: images 10 MB, audio 5 MB, video 50 MB): an alert or auto
+    /// delivery of a larger payload is refused at send time.
+    static let attachmentLimits: [RichType: (name: String, bytes: Int)] = [
+        .image: ("an image", 10_000_000), .sound: ("audio", 5_000_000),
+    ]
 
     /// The payload type the sender declared, if it is one a device shows (415 otherwise); nil
     /// when none was, or `application/octet-stream` (then it is inferred from the bytes).

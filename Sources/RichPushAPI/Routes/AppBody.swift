@@ -64,12 +64,12 @@ struct AppBody {
                 body.change.defaultDelivery = .some(nil)
             case .string(let text):
                 guard let mode = PushRenderer.Mode(rawValue: text) else {
-                    throw APIError.unprocessable("defaultDelivery: '\(text.prefix(40))' is neither silent nor alert", code: "invalid")
+                    throw APIError.unprocessable("defaultDelivery: '\(text.prefix(40))' is not silent, alert or auto", code: "invalid")
                 }
                 body.change.defaultDelivery = .some(mode)
             default:
                 throw APIError.unprocessable(
-                    "'defaultDelivery' must be \"silent\" or \"alert\" (or null in a PATCH to remove it)", code: "wrong_type")
+                    "'defaultDelivery' must be \"silent\", \"alert\" or \"auto\" (or null in a PATCH to remove it)", code: "wrong_type")
             }
         }
         if let value = members["limits"] {

@@ -235,6 +235,11 @@ struct NotificationRoutes {
         // Looked up once the read is allowed, so a 404 has no payload lookup to time. (One found
         // expired though the check found its record was counted as fetched: both expire
         // together, so only a moment's race gets here.)
+        return try await Self.payloadResponse(of: record, from: notifications)
+    }
+
+    /// The answer to a fetch that was allowed: `record`'s payload (410 once it expired).
+    static func payloadResponse(of record: RichNotification, from notifications: any NotificationStore) async throws -> Response {
         guard let payload = try await notifications.payload(hash: record.payloadHash, notification: record.id) else {
             throw APIError(.gone, code: "gone", message: "the payload of notification \(record.id) has expired")
         }

@@ -28,7 +28,7 @@ struct AppsCommand: AsyncParsableCommand {
         var defaultLocale: String?
         @Option(
             help:
-                "How its notifications reach the apps when the sender names no delivery: silent or alert (default: the workers' --push-mode)."
+                "How its notifications reach the apps when the sender names no delivery: silent, alert or auto (default: the workers' --push-mode)."
         )
         var defaultDelivery: PushRenderer.Mode?
         @Argument(help: "The app's id: 2 to 32 lowercase letters, digits and '-'.") var id: String
@@ -114,7 +114,7 @@ struct AppsCommand: AsyncParsableCommand {
             help:
                 "The locale a localized template property falls back to before the first one given (BCP 47: en, fr-CA); `none` removes it.")
         var defaultLocale: String?
-        @Option(help: "How its notifications reach the apps when the sender names no delivery: silent or alert; `none` removes it.")
+        @Option(help: "How its notifications reach the apps when the sender names no delivery: silent, alert or auto; `none` removes it.")
         var defaultDelivery: String?
         @Argument(help: "The app's id (`default` for the deployment's first app).") var id: String
 
@@ -123,7 +123,7 @@ struct AppsCommand: AsyncParsableCommand {
                 throw ValidationError("--default-locale '\(defaultLocale)' is not a BCP 47 locale (en, fr-CA), nor `none`")
             }
             if let defaultDelivery, defaultDelivery != "none", PushRenderer.Mode(rawValue: defaultDelivery) == nil {
-                throw ValidationError("--default-delivery '\(defaultDelivery)' is not silent, alert or `none`")
+                throw ValidationError("--default-delivery '\(defaultDelivery)' is not silent, alert, auto or `none`")
             }
         }
 

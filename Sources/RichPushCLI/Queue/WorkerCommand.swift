@@ -66,10 +66,15 @@ struct WorkerCommand: AsyncParsableCommand {
     var adapter: AdapterSet = AdapterSet(kinds: [.simulated])
     @Option(
         help:
-            "For notifications that name no delivery (nor their app a defaultDelivery): silent, the seed's content-available push; alert, mutable-content with the fetch URL."
+            "For notifications that name no delivery (nor their app a defaultDelivery): silent, the seed's content-available push; alert, mutable-content with a signed media URL; auto, chosen per device (--auto-*)."
     )
     var pushMode: PushRenderer.Mode = .silent
-    @Option(help: "Base URL of the API, for the fetch URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
+    @Option(help: "Base URL of the API, for the media URL of alert-mode pushes.") var apiBaseURL = "http://127.0.0.1:8080"
+    @Option(help: "auto delivery: silent pushes an hour an iPhone is estimated to take (Apple: two or three).")
+    var autoBudgetPerHour: Double = 3
+    @Option(help: "auto delivery: silent pushes an iPhone is estimated to take at once.") var autoBudgetBurst: Double = 3
+    @Option(help: "auto delivery: seconds an Android app may take to fetch a silent push before it gets alerts.")
+    var autoAnswerWindow: Double = 30
     @Option(help: "Installations per fan-out sub-job; larger targets are split for many workers.") var fanOutBatch = 500
     @Option(
         help:
@@ -99,6 +104,12 @@ struct WorkerCommand: AsyncParsableCommand {
         guard fanOutBatch >= 1 else { throw ValidationError("--fan-out-batch must be at least 1") }
         guard (0...10_000_000).contains(throttlePerMinute) else { throw ValidationError("--throttle-per-minute must be 0 to 10000000") }
         guard holdHours > 0, retentionDays > 0 else { throw ValidationError("--hold-hours and --retention-days must be positive") }
+        guard autoAnswerWindow.isFinite, autoAnswerWindow > 0, autoAnswerWindow <= 3600 else {
+            throw ValidationError("--auto-answer-window must be more than 0 and at most 3600 seconds")
+        }
+        if let problem = AutoDelivery(burst: autoBudgetBurst, perHour: autoBudgetPerHour).problem {
+            throw ValidationError("--auto-budget-per-hour / --auto-budget-burst: \(problem)")
+        }
         if fcm.fcmCredentials != nil && !adapter.kinds.contains(.fcm) {
             throw ValidationError("--fcm-credentials is for --adapter fcm (e.g. --adapter apns,fcm)")
         }
@@ -152,6 +163,8 @@ struct WorkerCommand: AsyncParsableCommand {
         configuration.webPush = webPushSettings
         configuration.defaultThrottlePerMinute = throttlePerMinute
         configuration.maxPushesPerRound = maxPushesPerRound
+        configuration.autoDelivery = AutoDelivery(
+            burst: autoBudgetBurst, perHour: autoBudgetPerHour, answerWindow: .milliseconds(Int64((autoAnswerWindow * 1000).rounded())))
         let dependencies = WorkerDependencies(
             redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys(redis), queue: queue.configuration,
             locator: backend.locator)

@@ -48,6 +48,13 @@ package protocol DeliveryLedger: Sendable {
     /// were replayed): those pairs are queued again (free to lease, counted out of `failed`), and
     /// a `failed` notification is `queued` again.
     func reviveDeadLettered(_ scopes: [DeliveryScope]) async throws
+    /// What the workers estimate of each of `installations` for the `auto` delivery, each with
+    /// whether the device fetched its last silent push (two round trips at most); installations
+    /// never estimated are left out.
+    func deliveryEstimates(of installations: [String]) async throws -> [String: DeviceEstimate]
+    /// Stores `estimates` by installation (one round trip); each lasts ``DeviceEstimate/lifetime``
+    /// after its last write, so the estimates of devices gone quiet do not pile up.
+    func saveDeliveryEstimates(_ estimates: [String: DeviceEstimate]) async throws
 }
 
 /// What one delivery job covers: a notification's whole target, or some of its installations

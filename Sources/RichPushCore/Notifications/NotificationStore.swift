@@ -46,20 +46,23 @@ package struct NotificationStatus: Sendable, Hashable, Codable {
         /// taken in (nil: the plain push, or no property was localized).
         package var template: String?
         package var locale: String?
+        /// An `auto` send: the form the device got and why.
+        package var strategy: String?
         /// When each step was recorded, ms since 1970, by name: `at` (the worker's outcome),
         /// `fetchedAt`, `displayedAt`, `openedAt`; a step recorded before these times were kept has
         /// none. The console shows them; the API's status leaves them out (not in its coding keys).
         package var times: [String: Int64]?
 
         private enum CodingKeys: String, CodingKey {
-            case installation, state, adapterID, error, template, locale
+            case installation, state, adapterID, error, template, locale, strategy
         }
 
         package init(
             installation: String, state: String, adapterID: String? = nil, error: String? = nil, template: String? = nil,
-            locale: String? = nil,
+            locale: String? = nil, strategy: String? = nil,
             times: [String: Int64]? = nil
         ) {
+            self.strategy = strategy
             self.times = times
             self.installation = installation
             self.state = state
@@ -92,10 +95,12 @@ package struct DeliveryResult: Sendable, Hashable {
     /// A template send: the device's template and the locale chosen for it (shown in the status).
     package var template: String?
     package var locale: String?
+    /// An `auto` send: the form the device got and why (``AutoDelivery/Choice``).
+    package var strategy: String?
 
     package init(
         installation: String, counter: DeliveryCounter, adapterID: String? = nil, error: String? = nil, template: String? = nil,
-        locale: String? = nil
+        locale: String? = nil, strategy: String? = nil
     ) {
         self.installation = installation
         self.counter = counter
@@ -103,6 +108,7 @@ package struct DeliveryResult: Sendable, Hashable {
         self.error = error
         self.template = template
         self.locale = locale
+        self.strategy = strategy
     }
 }
 

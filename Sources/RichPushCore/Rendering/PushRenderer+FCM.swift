@@ -18,12 +18,14 @@ extension PushRenderer {
     ///
     /// `collapseID` (the notification id) is not sent: only a sender's own collapse id becomes
     /// `collapse_key`. It is kept so both platforms render from the same call.
-    package func renderFCM(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
-        let mode = self.mode(for: notification)
+    package func renderFCM(
+        _ notification: RichNotification, collapseID: String, now: Date = Date(), form: Mode? = nil, richURL: String? = nil
+    ) throws(RenderError) -> RenderedPush {
+        let mode = form.map { $0 == .auto ? .silent : $0 } ?? self.form(for: notification)
         var data = [
             ("richId", String(notification.id)), ("richMessage", notification.message), ("richType", notification.richType.rawValue),
         ]
-        if mode == .alert { data.append(("richUrl", "\(apiBaseURL)/api/notifications/\(notification.id)")) }
+        if mode == .alert { data.append(("richUrl", richURL ?? fetchURL(of: notification))) }
         let dataBytes = data.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         guard dataBytes <= Self.maxFCMDataBytes else {
             throw RenderError(

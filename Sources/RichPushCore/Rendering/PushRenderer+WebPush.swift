@@ -12,14 +12,16 @@ extension PushRenderer {
     /// the payload with the user's credentials and shows the notification with its "More" action.
     /// `collapseID` is the sender's collapse id only (sent as `Topic`), as for FCM; the TTL is the
     /// notification's remaining life in whole seconds, rounded up.
-    package func renderWebPush(_ notification: RichNotification, now: Date = Date()) throws(RenderError) -> RenderedPush {
-        let mode = self.mode(for: notification)
+    package func renderWebPush(
+        _ notification: RichNotification, now: Date = Date(), form: Mode? = nil, richURL: String? = nil
+    ) throws(RenderError) -> RenderedPush {
+        let mode = form.map { $0 == .auto ? .silent : $0 } ?? self.form(for: notification)
         var json = JSONWriter(capacity: 96 + notification.message.utf8.count)
         json.beginObject()
         json.field("richId", String(notification.id))
         json.field("richMessage", notification.message)
         json.field("richType", notification.richType.rawValue)
-        if mode == .alert { json.field("richUrl", "\(apiBaseURL)/api/notifications/\(notification.id)") }
+        if mode == .alert { json.field("richUrl", richURL ?? fetchURL(of: notification)) }
         json.endObject()
         guard json.bytes.count <= Self.maxWebPushPlaintextBytes else {
             throw RenderError(

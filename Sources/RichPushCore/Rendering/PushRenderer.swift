@@ -5,10 +5,11 @@ package import Foundation
 /// The silent mode keeps the seed's keys: `{"aps":{"content-available":1}, "richId":"42",
 /// "richMessage":"…", "richType":"img"}` (without the seed's `"sound":""`: a background push
 /// carries nothing to show). The alert mode is for apps with a Notification Service Extension: a visible alert with
-/// `mutable-content: 1` and the URL to fetch the payload from.
+/// `mutable-content: 1` and the URL to fetch the payload from. The auto mode is chosen per device
+/// by the workers (``AutoDelivery``): one of the two forms, silent unless said otherwise.
 package struct PushRenderer: Sendable {
     package enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
-        case silent, alert
+        case silent, alert, auto
     }
 
     /// APNs refuses payloads over 4 KiB.
@@ -27,15 +28,19 @@ package struct PushRenderer: Sendable {
         self.timeToLive = timeToLive
     }
 
-    package func render(_ notification: RichNotification, collapseID: String, now: Date = Date()) throws(RenderError) -> RenderedPush {
-        let mode = self.mode(for: notification)
+    /// `form`: silent or alert (the notification's own when nil); `richURL`: the alert's fetch
+    /// URL (the API's notification path when nil).
+    package func render(
+        _ notification: RichNotification, collapseID: String, now: Date = Date(), form: Mode? = nil, richURL: String? = nil
+    ) throws(RenderError) -> RenderedPush {
+        let mode = form.map { $0 == .auto ? .silent : $0 } ?? self.form(for: notification)
         // Keys in sorted order, as the seed's JSON had them.
         var json = JSONWriter(capacity: 96 + notification.message.utf8.count)
         json.beginObject()
         json.key("aps")
         json.beginObject()
         switch mode {
-        case .silent:
+        case .silent, .auto:
             json.field("content-available", 1)
         case .alert:
             json.key("alert")
@@ -49,7 +54,7 @@ package struct PushRenderer: Sendable {
         json.field("richId", String(notification.id))
         json.field("richMessage", notification.message)
         json.field("richType", notification.richType.rawValue)
-        if mode == .alert { json.field("richUrl", "\(apiBaseURL)/api/notifications/\(notification.id)") }
+        if mode == .alert { json.field("richUrl", richURL ?? fetchURL(of: notification)) }
         json.endObject()
         let data = json.bytes
         guard data.count <= Self.maxPayloadBytes else {
@@ -73,6 +78,16 @@ package struct PushRenderer: Sendable {
 
     /// The mode `notification` goes in: its sender's choice, else the renderer's.
     package func mode(for notification: RichNotification) -> Mode { notification.delivery.mode ?? mode }
+
+    /// The form `notification` is rendered in when no device's choice says otherwise: its mode,
+    /// with auto's silent form.
+    package func form(for notification: RichNotification) -> Mode {
+        let mode = mode(for: notification)
+        return mode == .auto ? .silent : mode
+    }
+
+    /// Where the app fetches `notification`'s payload with the user's credentials.
+    package func fetchURL(of notification: RichNotification) -> String { "\(apiBaseURL)/api/notifications/\(notification.id)" }
 
     /// Until when the platform should keep trying, in milliseconds since 1970: the
     /// notification's creation plus the sender's `ttl`, to the millisecond (a late or retried
@@ -119,11 +134,14 @@ package enum PushFormat: String, Sendable, Hashable {
 }
 
 extension PushRenderer {
-    package func render(_ notification: RichNotification, format: PushFormat, collapseID: String) throws(RenderError) -> RenderedPush {
+    /// `notification` in `format`; `form` and `richURL` as in ``render(_:collapseID:now:form:richURL:)``.
+    package func render(
+        _ notification: RichNotification, format: PushFormat, collapseID: String, form: Mode? = nil, richURL: String? = nil
+    ) throws(RenderError) -> RenderedPush {
         switch format {
-        case .apns: try render(notification, collapseID: collapseID)
-        case .fcm: try renderFCM(notification, collapseID: collapseID)
-        case .webpush: try renderWebPush(notification)
+        case .apns: try render(notification, collapseID: collapseID, form: form, richURL: richURL)
+        case .fcm: try renderFCM(notification, collapseID: collapseID, form: form, richURL: richURL)
+        case .webpush: try renderWebPush(notification, form: form, richURL: richURL)
         }
     }
 }

@@ -23,4 +23,28 @@ package enum Hex {
     package static func isDigits(_ text: some StringProtocol) -> Bool {
         text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }
+
+    /// The bytes of an even number of hex digits (either case); nil for anything else.
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func value(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case 0x30...0x39: digit - 0x30
+        case 0x41...0x46: digit - 0x41 + 10
+        case 0x61...0x66: digit - 0x61 + 10
+        default: nil
+        }
+    }
 }

@@ -191,7 +191,7 @@ extension RedisDeliveryLedger {
                         devices.append(
                             NotificationLua.deviceEntry(
                                 state: result.counter.rawValue, adapterID: result.adapterID, at: now, error: result.error,
-                                template: result.template, locale: result.locale))
+                                template: result.template, locale: result.locale, strategy: result.strategy))
                         if result.counter == .retried { released.append(result.installation) }
                     }
                     var counters: [any RedisArgument] = []

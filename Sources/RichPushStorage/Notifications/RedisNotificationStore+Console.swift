@@ -94,6 +94,6 @@ extension RedisNotificationStore {
         let times = info.compactMapValues(Int64.init).filter { $0.key == "at" || $0.key.hasSuffix("At") }
         return NotificationStatus.Device(
             installation: installation, state: info["state"] ?? "sent", adapterID: info["adapterID"], error: info["error"],
-            template: info["template"], locale: info["locale"], times: times.isEmpty ? nil : times)
+            template: info["template"], locale: info["locale"], strategy: info["strategy"], times: times.isEmpty ? nil : times)
     }
 }

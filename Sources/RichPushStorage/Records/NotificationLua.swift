@@ -19,13 +19,14 @@ enum NotificationLua {
         return json.bytes
     }
 
-    /// A device's entry in the status: `{"adapterID":…,"at":…,"error":…,"locale":…,"state":…,"template":…}`
+    /// A device's entry in the status: `{"adapterID":…,"at":…,"error":…,"locale":…,"state":…,"strategy":…,"template":…}`
     /// (a template send names the device's template and the locale chosen for it; `at` is when
     /// the outcome was recorded, ms since 1970 as a string, as the receipts' `displayedAt`,
-    /// `openedAt` and the fetch's `fetchedAt` are written beside it).
+    /// `openedAt` and the fetch's `fetchedAt` are written beside it; an `auto` send names the
+    /// form chosen and why as `strategy`).
     static func deviceEntry(
         state: String, adapterID: String? = nil, at: Int64? = nil, error: String? = nil, template: String? = nil,
-        locale: String? = nil
+        locale: String? = nil, strategy: String? = nil
     ) -> [UInt8] {
         var json = JSONWriter(capacity: 80)
         json.beginObject()
@@ -34,6 +35,7 @@ enum NotificationLua {
         if let error { json.field("error", error) }
         if let locale { json.field("locale", locale) }
         json.field("state", state)
+        if let strategy { json.field("strategy", strategy) }
         if let template { json.field("template", template) }
         json.endObject()
         return json.bytes

@@ -45,12 +45,12 @@ struct Pipeline {
     static func start(
         server: RedisServer, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, base: .milliseconds(10), cap: .milliseconds(50)),
         partitions: Int = 1, prefix: String? = nil, visibilityTimeout: Duration = .seconds(2),
-        _ body: (Pipeline) async throws -> Void
+        configure: (inout APIConfiguration) -> Void = { _ in }, _ body: (Pipeline) async throws -> Void
     ) async throws {
         let redis = RedisConnectionPool(configuration: server.configuration, size: 2)
         try await start(
             redis: redis, server: server, cluster: nil, node: server.configuration, retry: retry, partitions: partitions, prefix: prefix,
-            visibilityTimeout: visibilityTimeout, body)
+            visibilityTimeout: visibilityTimeout, configure: configure, body)
     }
 
     /// The same on a local Redis Cluster; `configure` may change the API's configuration.
