@@ -54,23 +54,23 @@ ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config curl pyth
 ensure_swift
 private_tmp bench
 richpush_binary
-# The wait after each send, in real seconds: an hour of simulated time (hourly), or a minute
-# within a group of 6 and the rest of the group's share of the day after it (bursts). Offline
-# devices come back after a quarter of the day.
-read -r -a waits <<<"$(python3 - "$schedule" "$notifications" "$time_scale" <<'PY'
+# The wait after each send, in real seconds, and how long offline devices stay away (a quarter
+# of the run, simulated): an hour of simulated time between sends (hourly); or groups of 6 sends
+# a minute apart with an hour after each group (bursts: past Apple's budget of 3 within a group,
+# refilled between groups). A burst reaches each device as a burst only if the fleet's fan-out of
+# one send takes well under a simulated minute: run bursts with fewer devices or a lower
+# --time-scale (e.g. --devices 2000 --time-scale 60).
+read -r offline_for waits_text <<<"$(python3 - "$schedule" "$notifications" "$time_scale" <<'PY'
 import sys
 schedule, count, scale = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 if schedule == "hourly":
     waits = [3600] * count
 else:
-    waits = []
-    for k in range(count):
-        last_of_group = k % 6 == 5 or k == count - 1
-        waits.append(3600 * min(6, count - 6 * (k // 6)) - 60 * (min(6, count - 6 * (k // 6)) - 1) if last_of_group else 60)
-print(" ".join(f"{w / scale:.4f}" for w in waits))
+    waits = [3600 if k % 6 == 5 or k == count - 1 else 60 for k in range(count)]
+print(int(sum(waits) / 4), ",".join(f"{w / scale:.4f}" for w in waits))
 PY
 )"
-offline_for=$((notifications * 3600 / 4))
+IFS=, read -r -a waits <<<"$waits_text"
 summaries=()
 for strategy in $strategies; do
     work=$(mktemp -d "$TMPDIR/reach-$strategy-XXXX")

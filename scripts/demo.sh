@@ -16,6 +16,11 @@
 # It builds the debug binary, the build scripts/test.sh then extends with the tests instead of
 # making a second, optimized one (a newcomer runs both); --release builds and runs the release
 # binary, as the benchmarks and a deployment do.
+# With the simulated hub (the default), the demo then shows `delivery: auto` choose per device:
+# two more iPhones, one in the background and one the user force-quit, get two auto pushes; the
+# background one takes both silent, the force-quit one drops the first (iOS does not wake it) and
+# gets the second as an alert whose notification service extension attaches the image through
+# the signed media URL; each device's status entry says which form it got and why.
 # Usage: scripts/demo.sh [--adapter simulated|apns|native|webpush] [--release]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -113,10 +118,12 @@ if [ "$browsers" -gt 0 ]; then
     [ "$adapter" = webpush ] && device_options+=(--platform webpush)
     device_options+=(--webpush-url "https://127.0.0.1:$webpush_port" --webpush-ca-file "$work/webpush/ca.pem" --webpush-application-server-key "$server_key")
 fi
+base="http://127.0.0.1:$api_port"
+# The API's address, for the media URLs the workers sign into alerts.
+worker_options+=(--api-base-url "$base")
 for i in 1 2; do
     "$bin" worker --queue-prefix "$prefix" --consumer "demo-worker-$i" --log-level warning "${worker_options[@]}" 2>"$work/worker-$i.log" & pids+=($!)
 done
-base="http://127.0.0.1:$api_port"
 for _ in $(seq 1 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
 curl -sf "$base/health/ready" >/dev/null || { echo "the API did not start; see $work/api.log" >&2; exit 1; }
 echo "==> API on $base, 2 workers"
@@ -176,3 +183,50 @@ if [ "$browsers" -gt 0 ]; then
     [ "$accepted" -eq "$browsers" ] || { echo "expected webpush-sim to accept $browsers push(es), it accepted $accepted" >&2; exit 1; }
 fi
 echo "==> the rich push went all the way ($adapter): sent, received, fetched, displayed, opened with More"
+
+[ "$adapter" = simulated ] || exit 0
+echo "==> delivery auto: two more iPhones of user demo, one in the background, one the user force-quit"
+auto_pids=()
+for state in background force-quit; do
+    RICHPUSH_PASSWORD="$password" "$bin" device-sim --api "$base" --user demo --devices 1 --population "$state=1" --tap none \
+        --hub-prefix "$prefix" --handle-prefix "demo-$state" --format json >"$work/auto-$state.log" 2>"$work/auto-$state.err" &
+    auto_pids+=($!)
+    pids+=($!)
+done
+for state in background force-quit; do
+    for _ in $(seq 1 100); do grep -q listening "$work/auto-$state.err" 2>/dev/null && break; sleep 0.1; done
+    grep -q listening "$work/auto-$state.err" || { echo "the $state iPhone did not start:" >&2; cat "$work/auto-$state.err" >&2; exit 1; }
+done
+# wait_for FILE PATTERN COUNT: until FILE has COUNT lines matching PATTERN (at most 60 s).
+wait_for() {
+    for _ in $(seq 1 600); do [ "$(grep -c "$2" "$1" || true)" -ge "$3" ] && return 0; sleep 0.1; done
+    echo "DEMO FAILED: $1 has no $3 line(s) with $2; logs in $work" >&2
+    exit 1
+}
+auto_ids=()
+for k in 1 2; do
+    echo "==> sending auto push $k: curl -u demo:*** -F delivery=auto -F message='Auto $k' -F image=@$image $base/api/notifications"
+    accepted=$(curl -sf -u "demo:$password" -F delivery=auto -F "message=Auto $k" -F "image=@$image" "$base/api/notifications")
+    auto_ids+=("$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["id"])' "$accepted")")
+    wait_for "$work/auto-background.log" '"event":"fetched"' "$k"
+    if [ "$k" = 1 ]; then wait_for "$work/auto-force-quit.log" '"event":"dropped"' 1; else wait_for "$work/auto-force-quit.log" '"event":"banner"' 1; fi
+done
+for state in background force-quit; do
+    echo "==> what the $state iPhone did:"
+    sed 's/^/    /' "$work/auto-$state.log"
+done
+grep '"event":"banner"' "$work/auto-force-quit.log" | grep -q "with the attachment" \
+    || { echo "DEMO FAILED: the force-quit iPhone's alert came without the image; logs in $work" >&2; exit 1; }
+echo "==> how each device got auto push 2 (its status entry's strategy):"
+curl -sf -u "demo:$password" "$base/api/notifications/${auto_ids[1]}/status" | python3 -c '
+import json, sys
+names = {}
+for state in ("background", "force-quit"):
+    for line in open(f"{sys.argv[1]}/auto-{state}.log"):
+        if line.startswith("{") and json.loads(line).get("installation"):
+            names[json.loads(line)["installation"]] = state
+for device in json.load(sys.stdin)["devices"]:
+    if "strategy" in device and device["installation"] in names:
+        print("    the " + names[device["installation"]] + " iPhone: " + device["state"] + ", " + device["strategy"])' "$work"
+for pid in "${auto_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+echo "==> auto went both ways: silent to the iPhone with budget, the alert with its image to the force-quit one"
