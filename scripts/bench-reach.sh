@@ -7,12 +7,13 @@
 # the strict rules); then scripts/reach/report.py reads what every device did and reports, per
 # strategy and platform, the (notification, device) pairs shown with their content at once
 # (never deferred, held or caught up), later in the day, or never (with the reason), and the
-# pushes spent on pairs never shown. Ends with one line per strategy: `<strategy> <x> % shown …`.
+# pushes the hub spent. Ends with one line per strategy: `<strategy> <x> % shown …`, and writes a
+# chart of them all to .tmp/bench/reach-report.html.
 # Usage: scripts/bench-reach.sh [--devices N (2000)] [--notifications K (24)] [--time-scale S (600)]
 #                               [--strategies "silent alert auto"] [--schedule hourly|bursts]
 #                               [--population P] [--seed N (1)]
-# bursts: the sends in groups of 6 a minute apart (simulated), the groups spread over the day,
-# as a news app's breaking stories come: past Apple's background budget within a group.
+# bursts: the sends in groups of 6 a minute apart (simulated), an hour between groups, as a news
+# app's breaking stories come: past Apple's background budget within a group.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -72,8 +73,10 @@ PY
 )"
 IFS=, read -r -a waits <<<"$waits_text"
 summaries=()
+workdirs=()
 for strategy in $strategies; do
     work=$(mktemp -d "$TMPDIR/reach-$strategy-XXXX")
+    workdirs+=("$work")
     echo "==> $strategy: $devices devices (iPhones and Android phones, $population), $notifications sends ($schedule, simulated, ${time_scale}x)"
     pipeline_device_args=(--platform mixed --population "$population" --seed "$seed" --time-scale "$time_scale" --offline-for "$offline_for")
     # The workers' estimate of Apple's budget, in the devices' simulated time (3 an hour).
@@ -119,3 +122,4 @@ PY
 done
 echo "==> per strategy (pairs shown with their content within the day; figures from one run):"
 for line in "${summaries[@]}"; do echo "$line"; done
+python3 scripts/reach/chart.py "$TMPDIR/reach-report.html" "${workdirs[@]}"

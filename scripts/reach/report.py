@@ -121,6 +121,16 @@ for name, counter in sorted(by_condition.items()):
 content = total["content at once"] + total["content later"]
 text = total["text at once"] + total["text later"]
 pushes = sum(spent.values())
+# For the HTML chart of all strategies (scripts/reach/chart.py).
+with open(f"{work}/summary.json", "w") as out:
+    json.dump({
+        "strategy": strategy,
+        "platforms": {name: {"pairs": rows[name]["pairs"], "content at once": rows[name]["content at once"],
+                             "content later": rows[name]["content later"],
+                             "text only": rows[name]["text at once"] + rows[name]["text later"], "never": rows[name]["never"]}
+                      for name in ("iOS", "Android")},
+        "reach": dict(reach), "online": dict(online), "pushes": pushes, "pastBudget": sum(budget_spent.values()),
+    }, out)
 print(f"    all pairs: {pct(content, total['pairs'])} shown with content within the day, {pct(total['content at once'], total['pairs'])} at once")
 print(f"    pushes the hub spent: {pushes} ({', '.join(f'{k} {v}' for k, v in sorted(spent.items()) if v)}); "
       f"silent pushes iOS deferred or coalesced past its background budget: {sum(budget_spent.values())}")
