@@ -20,22 +20,23 @@ struct NowSlotsTests {
             handlers.register(handler, for: ProbeJobHandler.type)
             try await fixture.queue.ensureGroup()
             try await fixture.queue.enqueue(fixture.jobs("a", 10, lane: .bulk))
-            // 4 slots, 2 kept: bulk jobs hold at most 2. The block time (40 s) outlasts every wait
-            // below: only a bell (the shared one, or the worker's own) lets the worker go on.
+            // 4 slots, 2 kept: bulk jobs hold at most 2. The block time (300 s) outlasts every wait
+            // below (90 s each, for a busy machine: a CI run took 111 s in all with waits of 30 s):
+            // only a bell (the shared one, or the worker's own) lets the worker go on.
             let worker = fixture.worker(handlers) {
-                $0.concurrency = 4; $0.nowSlots = 2; $0.linger = .zero; $0.blockTime = .seconds(40)
+                $0.concurrency = 4; $0.nowSlots = 2; $0.linger = .zero; $0.blockTime = .seconds(300)
             }
             try await fixture.withWorkers([worker]) {
-                try await waitUntil(timeout: .seconds(30), "two bulk jobs running") { handler.state.withLock { $0.running } == 2 }
+                try await waitUntil(timeout: .seconds(90), "two bulk jobs running") { handler.state.withLock { $0.running } == 2 }
                 try await fixture.queue.enqueue(fixture.jobs("b", 1))
-                try await waitUntil(timeout: .seconds(30), "b's job done while the bulk jobs hold") {
+                try await waitUntil(timeout: .seconds(90), "b's job done while the bulk jobs hold") {
                     handler.state.withLock { $0.done.contains("b") }
                 }
                 #expect(handler.state.withLock { $0.running } == 2)
                 handler.state.withLock { $0.open = true }
                 // Each pair of bulk jobs ends, the worker's own bell rings, the next pair starts:
-                // without that ring the worker would wait out its 40 s block after the first pair.
-                try await waitUntil(timeout: .seconds(30), "all 11 acknowledged") { try await fixture.queue.stats().processed == 11 }
+                // without that ring the worker would wait out its 300 s block after the first pair.
+                try await waitUntil(timeout: .seconds(90), "all 11 acknowledged") { try await fixture.queue.stats().processed == 11 }
             }
             #expect(handler.state.withLock { $0.most } == 2)
         }
