@@ -25,12 +25,7 @@ extension RichPushJobHandler {
             switch choice.form {
             case .alert:
                 do throws(RenderError) {
-                    if let mediaKey {
-                        chosen[index].push.rendered = try alertForm(of: notification, format: format, for: installation, key: mediaKey)
-                    } else {
-                        chosen[index].push.rendered = try renderer.render(
-                            notification, format: format, collapseID: String(notification.id), form: .alert)
-                    }
+                    chosen[index].push.rendered = try alertForm(of: notification, format: format, for: installation, key: mediaKey)
                 } catch {
                     round.record(chosen[index].result(.failed, error: error.message), of: chosen[index])
                     failed.insert(index)
@@ -46,14 +41,16 @@ extension RichPushJobHandler {
     }
 
     /// `notification`'s alert form in `format` for `installation`, carrying the signed media URL
-    /// of that device, valid an hour past the push's own deadline.
+    /// of that device, valid an hour past the push's own deadline (the API's fetch path without
+    /// a `key`: a handler made without a signer).
     func alertForm(
-        of notification: RichNotification, format: PushFormat, for installation: String, key: SymmetricKey
+        of notification: RichNotification, format: PushFormat, for installation: String, key: SymmetricKey?
     ) throws(RenderError) -> RenderedPush {
-        let deadline = renderer.deadline(of: notification, now: .now)
-        let url = MediaURLSigner.url(
-            key: key, base: renderer.apiBaseURL, app: app, id: notification.id, installation: installation,
-            expires: deadline / 1000 + 3600)
+        let url = key.map {
+            MediaURLSigner.url(
+                key: $0, base: renderer.apiBaseURL, app: app, id: notification.id, installation: installation,
+                expires: renderer.deadline(of: notification, now: .now) / 1000 + 3600)
+        }
         return try renderer.render(notification, format: format, collapseID: String(notification.id), form: .alert, richURL: url)
     }
 }
