@@ -201,13 +201,13 @@ struct LifecycleTests {
     @Test func longJobsKeepTheirLease() async throws {
         try await withRedisServer { server in
             // Generous against scheduling delays when the whole suite runs in parallel on 2 cores:
-            // a lease is renewed after 1.5 s, so only a stall of 4.5 s would lose it (with 3 s,
-            // one CI run saw the job reclaimed while the suite started its cluster tests).
-            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(6) }
-            try await fixture.queue.enqueue(fixture.probe("slow", sleepMs: 13_000))
+            // a lease is renewed after a quarter of the timeout, so only a stall of three quarters
+            // (7.5 s) would lose it; shorter timeouts (3 s, then 6 s) lost it in full-suite runs.
+            let fixture = QueueFixture(server: server) { $0.visibilityTimeout = .seconds(10) }
+            try await fixture.queue.enqueue(fixture.probe("slow", sleepMs: 22_000))
             try await fixture.withWorkers([fixture.worker(consumer: "a"), fixture.worker(consumer: "b")]) {
-                try await waitUntil(timeout: .seconds(40), "the slow job") { try await fixture.handledCounts()["slow"] != nil }
-                try await waitUntil("its acknowledgement") { try await fixture.queue.stats().pending == 0 }
+                try await waitUntil(timeout: .seconds(120), "the slow job") { try await fixture.handledCounts()["slow"] != nil }
+                try await waitUntil(timeout: .seconds(90), "its acknowledgement") { try await fixture.queue.stats().pending == 0 }
             }
             // Running over two visibility timeouts long, it was never reclaimed by the other worker.
             #expect(try await fixture.handledCounts()["slow"] == 1)
