@@ -249,8 +249,8 @@ let package = Package(
                 "RichPushAPNS", "RichPushAPNSSim", "RichPushWebhooks", "RichPushFCM", "RichPushFCMSim", "RichPushSimTLS",
                 "RichPushHTTP2", .use("_CryptoExtras"), .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Crypto"),
                 "RichPushSimulator", "RichPushReport", "Hiredis", "RedisTestSupport", "RichPushCredentials", "RichPushApps",
-                "APITestSupport", "PlatformSimTestSupport", "RichPushBench", .use("Hummingbird"), .use("ServiceLifecycle"),
-                .use("HummingbirdBcrypt"),
+                "APITestSupport", "PlatformSimTestSupport", "RichPushBench", "RichPushInMemory", .use("Hummingbird"),
+                .use("ServiceLifecycle"), .use("HummingbirdBcrypt"),
             ],
             // Read by path (UpgradeTests), not bundled.
             exclude: ["Fixtures"]

@@ -9,6 +9,8 @@
 #   scripts/security.sh                          # BIN=.build/debug/richpush
 #   RICHPUSH_BIN=.build/release/richpush scripts/security.sh
 #   SEC_ONLY=quota scripts/security.sh           # only cases whose name contains "quota"
+#   SEC_TIMING=1 SEC_ONLY=timing RICHPUSH_BIN=.build/release/richpush scripts/security.sh
+#                                                # the 404 timing figures (opt-in: scripts/security/cases_timing.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh

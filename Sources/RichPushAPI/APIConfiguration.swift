@@ -1,3 +1,4 @@
+package import RichPushCore
 package import RichPushStorage
 
 /// Everything `richpush api` can be told, with production defaults.
@@ -47,8 +48,11 @@ package struct APIConfiguration: Sendable {
 
     /// Per-user limits; 0 turns one off. Over a limit: 429 with `Retry-After`, code `quota_exceeded`.
     package struct Quotas: Sendable, Hashable {
-        /// Notifications one user may create per minute.
+        /// Notifications one user may create per minute, sustained.
         package var notificationsPerMinute: Int
+        /// Notifications one user may create at once (the token bucket's size); the rest wait for
+        /// the bucket to refill at the per-minute rate. Nil: 100, or the per-minute figure if smaller.
+        package var notificationsBurst: Int?
         /// Payload bytes of one user's notifications still within the retention.
         package var payloadBytes: Int
         /// Registrations (installations) one user may own.
@@ -56,11 +60,21 @@ package struct APIConfiguration: Sendable {
         /// Distinct tags over all of one user's registrations (their `username:` tag included).
         package var tags: Int
 
-        package init(notificationsPerMinute: Int = 600, payloadBytes: Int = 256 << 20, registrations: Int = 100, tags: Int = 100) {
+        package init(
+            notificationsPerMinute: Int = 600, notificationsBurst: Int? = nil, payloadBytes: Int = 256 << 20, registrations: Int = 100,
+            tags: Int = 100
+        ) {
             self.notificationsPerMinute = notificationsPerMinute
+            self.notificationsBurst = notificationsBurst
             self.payloadBytes = payloadBytes
             self.registrations = registrations
             self.tags = tags
+        }
+
+        /// What a user's notification is charged against.
+        package var notificationLimits: QuotaLimits {
+            QuotaLimits(
+                perMinute: notificationsPerMinute, burst: notificationsBurst ?? min(100, notificationsPerMinute), liveBytes: payloadBytes)
         }
     }
 

@@ -48,7 +48,7 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
 
     // MARK: NotificationStore
 
-    /// `draft.quota` is not charged: there are no quotas in memory (see ``chargeQuota(user:bytes:perMinute:liveBytes:)``).
+    /// `draft.quota` is not charged: there are no quotas in memory (see ``chargeQuota(user:bytes:limits:)``).
     package func create(_ draft: NotificationDraft, hashing: ([UInt8]) -> String) async throws -> RichNotification {
         let hash = hashing(draft.payload)
         return state.withLock { state in
@@ -150,9 +150,9 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    package func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
+    package func recordFetch(id: Int, installation: String?, reader: String, if check: ReadCheck?) async throws -> Bool {
         state.withLock { state in
-            if let addressees, !Self.addressed(state, id, to: addressees) { return false }
+            guard Self.readable(state, id, check) else { return false }
             if state.seen[id, default: []].insert("fetched:" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted {
                 state.counts[id, default: [:]][DeliveryCounter.fetched.rawValue, default: 0] += 1
             }
@@ -163,10 +163,10 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
 
     package func recordReceipt(
         id: Int, kind: ReceiptKind, installation: String?, reader: String,
-        ifAddressedTo addressees: [String]?
+        if check: ReadCheck?
     ) async throws -> ReceiptOutcome {
         state.withLock { state in
-            if let addressees, !Self.addressed(state, id, to: addressees) { return .notAddressed }
+            guard Self.readable(state, id, check) else { return .unreadable }
             guard state.seen[id, default: []].insert("\(kind.rawValue):" + (installation.map { "i:\($0)" } ?? "u:\(reader)")).inserted
             else { return .duplicate }
             state.counts[id, default: [:]][kind.rawValue, default: 0] += 1
@@ -180,11 +180,11 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
-    package func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
-        state.withLock { state in Self.addressed(state, id, to: installations) }
+    package func isReadable(id: Int, _ check: ReadCheck) async throws -> Bool {
+        state.withLock { state in Self.readable(state, id, check) }
     }
 
-    package func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal? {
+    package func chargeQuota(user: String, bytes: Int, limits: QuotaLimits) async throws -> QuotaRefusal? {
         nil  // no quotas in memory: the Redis scripts and their tests own them
     }
 
@@ -322,7 +322,6 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         state.withLock { $0.ledger[key.notification, default: [:]][key.installation] = .leased(until: .now + duration, owner: owner) }
     }
 
-    /// Whether one of `installations` is in the notification's ledger (its push was leased).
     package func idCeiling() async throws -> Int {
         state.withLock { $0.nextID }
     }
@@ -357,6 +356,14 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         }
     }
 
+    /// Whether record `id` exists and is readable as `check` says (no check: it exists).
+    private static func readable(_ state: State, _ id: Int, _ check: ReadCheck?) -> Bool {
+        guard let record = state.records[id] else { return false }
+        guard let check else { return true }
+        return record.creator == check.creator || addressed(state, id, to: check.addressees)
+    }
+
+    /// Whether one of `installations` is in the notification's ledger (its push was leased).
     private static func addressed(_ state: State, _ id: Int, to installations: [String]) -> Bool {
         installations.contains { state.ledger[id]?[$0] != nil }
     }

@@ -89,7 +89,7 @@ package struct StorageKeys: Sendable, Hashable {
     func apiKeys(of user: String) -> String { "\(registry):apikeys:\(user)" }
 
     // Per-user quotas
-    func quotaRate(_ user: String) -> String { "\(registry):quota:\(user):rate" }
+    func quotaBucket(_ user: String) -> String { "\(registry):quota:\(user):bucket" }
     func quotaBytes(_ user: String) -> String { "\(registry):quota:\(user):bytes" }
     func quotaBytesLedger(_ user: String) -> String { "\(registry):quota:\(user):bytes-expiry" }
 

@@ -72,7 +72,7 @@ struct DeadLetterLedgerTests {
             let events = try await Self.failedEvents(redis, keys)
             #expect(events.count == 1, "one entry, not repeated by the second call")
             #expect(events.first?.compactMap { $0["installation"] as? String }.sorted() == ["b", "d", "e"])
-            #expect(try await store.wasAddressed(id: id, to: ["e"]), "a device the batch was meant for")
+            #expect(try await store.isReadable(id: id, .installation("e")), "a device the batch was meant for")
 
             // A rerun of the job leases b again: its failure is taken back.
             #expect(try await store.ledger.leaseDeliveries(id: id, installations: ["b"], owner: "w2", duration: .seconds(30)) == [.leased])

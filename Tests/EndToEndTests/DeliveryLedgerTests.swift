@@ -117,9 +117,10 @@ struct DeliveryLedgerTests {
                 try await redis.send("HMGET", keys.ledger(9), "a", "b").array?.map { Self.timeless($0.string) } == [
                     "T", #"T{"error":"no answer","state":"retried"}"#,
                 ])
-            #expect(try await store.wasAddressed(id: 9, to: ["a"]))
-            #expect(try await store.wasAddressed(id: 9, to: ["b"]))
-            #expect(try await store.wasAddressed(id: 9, to: ["c"]) == false)
+            try await redis.send("HSET", keys.notification(9), "creator", "alice")  // the record the read check finds
+            #expect(try await store.isReadable(id: 9, .installation("a")))
+            #expect(try await store.isReadable(id: 9, .installation("b")))
+            #expect(try await store.isReadable(id: 9, .installation("c")) == false)
             #expect(
                 try await store.ledger.leaseDeliveries(id: 9, installations: ["a", "b"], owner: "w2", duration: .seconds(30)) == [
                     .leased, .leased,
@@ -157,7 +158,7 @@ struct DeliveryLedgerTests {
 
             // A receipt for a: its entry in the devices hash says so.
             #expect(
-                try await store.recordReceipt(id: id, kind: .displayed, installation: "a", reader: "alice", ifAddressedTo: ["a"])
+                try await store.recordReceipt(id: id, kind: .displayed, installation: "a", reader: "alice", if: .installation("a"))
                     == .counted)
             // a is recorded; b, c (taking its failure back) and d (its lease expired) are leased.
             #expect(
@@ -182,7 +183,8 @@ struct DeliveryLedgerTests {
             #expect(values == ["R", #"R{"adapterID":"x2","state":"sent"}"#, #"R{"error":"gone","state":"invalidToken"}"#])
             // A receipt for b updates the entry in its ledger value, under its mark.
             #expect(
-                try await store.recordReceipt(id: id, kind: .opened, installation: "b", reader: "alice", ifAddressedTo: ["b"]) == .counted)
+                try await store.recordReceipt(id: id, kind: .opened, installation: "b", reader: "alice", if: .installation("b")) == .counted
+            )
             #expect(try await redis.send("HGET", keys.ledger(id), "b").string?.hasPrefix("R{") == true)
             #expect(try #require(try await store.status(id: id)).devices.first { $0.installation == "b" }?.state == "opened")
             #expect(try #require(try await store.status(id: id)).devices.first { $0.installation == "b" }?.adapterID == "x2")

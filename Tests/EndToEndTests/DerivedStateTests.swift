@@ -32,14 +32,15 @@ struct DerivedStateTests {
             #expect(try await server.commandCalls("hset") == 1, "the ledger's entry is the record's only HSET")
             #expect(try await store.status(id: id)?.state == .sent)
 
-            #expect(try await store.recordFetch(id: id, installation: "a", reader: "alice", ifAddressedTo: ["a"]))
+            #expect(try await store.recordFetch(id: id, installation: "a", reader: "alice", if: .installation("a")))
             #expect(try await store.status(id: id)?.state == .fetched)
             #expect(
-                try await store.recordReceipt(id: id, kind: .displayed, installation: "a", reader: "alice", ifAddressedTo: ["a"])
+                try await store.recordReceipt(id: id, kind: .displayed, installation: "a", reader: "alice", if: .installation("a"))
                     == .counted)
             #expect(try await store.states(ids: [id]) == [id: .displayed])
             #expect(
-                try await store.recordReceipt(id: id, kind: .opened, installation: "a", reader: "alice", ifAddressedTo: ["a"]) == .counted)
+                try await store.recordReceipt(id: id, kind: .opened, installation: "a", reader: "alice", if: .installation("a")) == .counted
+            )
             #expect(try await store.status(id: id)?.state == .opened)
             #expect(try await store.states(ids: [id, id + 1000]) == [id: .opened], "an id with no status is left out")
             // What is stored stays what the create wrote, in the record; a cancel reads the derived state.

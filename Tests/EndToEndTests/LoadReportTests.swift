@@ -11,7 +11,8 @@ import Testing
 struct LoadReportTests {
     @Test func reportFilesHoldTheMeasuredNumbers() async throws {
         try await withRedisServer { server in
-            try await Pipeline.start(server: server) { pipeline in
+            // Its bursts of 100 come faster than the default quota refills (ten a second).
+            try await Pipeline.start(server: server, configure: { $0.quotas.notificationsPerMinute = 0 }) { pipeline in
                 try await withWorkers([pipeline.worker(consumer: "w-a"), pipeline.worker(consumer: "w-b")]) {
                     let directory = server.directory.appendingPathComponent("report")
                     let loadtest = try await ChildProcess(
@@ -104,7 +105,8 @@ struct LoadReportTests {
     /// counted, the notifications' are.
     @Test func aBatchedRunCountsEveryNotificationByItsId() async throws {
         try await withRedisServer { server in
-            try await Pipeline.start(server: server) { pipeline in
+            // Its bursts of 100 come faster than the default quota refills (ten a second).
+            try await Pipeline.start(server: server, configure: { $0.quotas.notificationsPerMinute = 0 }) { pipeline in
                 try await withWorkers([pipeline.worker(consumer: "w-a")]) {
                     let json = server.directory.appendingPathComponent("batch.json")
                     _ = try await pipeline.redis.send("ECHO", "before the run")

@@ -157,7 +157,10 @@ struct ConsoleBulkProgressTests {
 
     @Test func cancellingAllThatMatchShowsEachBatch() async throws {
         try await withRedisServer { server in
-            let fixture = try await ConsoleFixture(server: server) { $0.quotas.notificationsPerMinute = 2_000 }
+            let fixture = try await ConsoleFixture(server: server) {
+                $0.quotas.notificationsPerMinute = 2_000
+                $0.quotas.notificationsBurst = 2_000
+            }
             try await fixture.api.test { client in
                 let at = JobQueue.nowMilliseconds() + 3_600_000
                 for size in [1_000, 1_000] {

@@ -45,7 +45,7 @@ struct AutoDeliveryFlowTests {
         }
 
         func fetch(_ id: Int, by installation: String) async throws {
-            #expect(try await notifications.recordFetch(id: id, installation: installation, reader: "alice", ifAddressedTo: nil))
+            #expect(try await notifications.recordFetch(id: id, installation: installation, reader: "alice", if: nil))
         }
     }
 

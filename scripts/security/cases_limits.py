@@ -1,5 +1,7 @@
 """Limits: per-user quotas and connection timeouts (on api2, the API started with small quotas
 and short timeouts), login timing, and brute force throttling without account lock-out."""
+import http.client
+import json
 import os
 import socket
 import statistics
@@ -21,6 +23,36 @@ def quota_notifications(ctx, t):
     for number in range(1, 6):
         t.need(t.status(f"notification {number} of 5 in a minute", ctx.send("quota_n", port=ctx.api2.port), 202))
     t.status("notification 6 in a minute", ctx.send("quota_n", port=ctx.api2.port), 429, code="quota_exceeded", retry_after=True)
+
+
+def quota_burst(ctx, t):
+    """The default quota on the main API (600 a minute, 100 at once): 300 notifications back to
+    back by one user on one connection are not all taken; the first 100 are, the rest get 429
+    with Retry-After until the bucket refills (ten a second)."""
+    ctx.add_user(t, "burst_n")
+    token = ctx.secret(basic("burst_n", ctx.passwords["burst_n"]), "Basic credential of 'burst_n'")
+    headers = {"Authorization": f"Basic {token}", "Content-Type": "application/json"}
+    body = json.dumps({"message": "m", "richType": "text", "payload": "p"}).encode()
+    connection = http.client.HTTPConnection("127.0.0.1", ctx.api.port, timeout=10)
+    statuses, retry_after, started = [], set(), time.monotonic()
+    try:
+        for _ in range(300):
+            connection.request("POST", "/api/notifications", body=body, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            statuses.append(response.status)
+            if response.status == 429:
+                retry_after.add(response.getheader("Retry-After"))
+    finally:
+        connection.close()
+    took = time.monotonic() - started
+    accepted = statuses.count(202)
+    t.notes.append(f"{accepted} of 300 taken in {took:.1f} s")
+    t.expect("statuses", set(statuses) <= {202, 429}, "202 or 429", sorted(set(statuses)))
+    # 100 at once, and ten more a second while they were sent.
+    t.expect("taken", 100 <= accepted <= 100 + 10 * took + 1, f"100 and the refill ({took:.1f} s)", accepted)
+    t.expect("the first 100", statuses[:100] == [202] * 100, "all 202", statuses[:100].count(202))
+    t.expect("Retry-After on the 429s", retry_after and None not in retry_after, "present", retry_after)
 
 
 def quota_payload_bytes(ctx, t):
@@ -177,6 +209,7 @@ def brute_force(ctx, t):
 
 CASES = [
     ("quota/notifications-per-minute", quota_notifications, "api2"),
+    ("quota/burst-of-300-back-to-back", quota_burst),
     ("quota/payload-bytes", quota_payload_bytes, "api2"),
     ("quota/registrations", quota_registrations, "api2"),
     ("quota/tags", quota_tags, "api2"),

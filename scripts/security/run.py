@@ -12,6 +12,7 @@ import cases_batch  # noqa: E402
 import cases_input  # noqa: E402
 import cases_limits  # noqa: E402
 import cases_logs  # noqa: E402
+import cases_timing  # noqa: E402
 from harness import Check, Ctx, Failed  # noqa: E402
 
 BUDGET = float(os.environ.get("SEC_BUDGET_SECONDS", "90"))  # the log check runs even past it
@@ -19,7 +20,7 @@ ONLY = os.environ.get("SEC_ONLY", "")  # run only cases whose name contains this
 
 
 def plan():
-    cases = cases_input.CASES + cases_batch.CASES + cases_authz.CASES + cases_limits.CASES + cases_limits.LAST_CASES + cases_logs.CASES
+    cases = cases_input.CASES + cases_batch.CASES + cases_authz.CASES + cases_limits.CASES + cases_limits.LAST_CASES + cases_timing.CASES + cases_logs.CASES
     cases = [(case[0], case[1], case[2] if len(case) > 2 else "api") for case in cases]
     return [case for case in cases if not ONLY or ONLY in case[0] or case[0] == "logs/no-secrets"]
 

@@ -38,10 +38,9 @@ struct MediaRoutes {
         }
         guard try await apps.contains(app) else { throw APIError.notFound("no notification \(id)") }
         let notifications = apps.stores(for: app).notifications
-        async let record = notifications.notification(id: id)
         let addressed = try await notifications.recordFetch(
-            id: id, installation: installation, reader: "media", ifAddressedTo: [installation])
-        guard addressed, let found = try await record else { throw APIError.notFound("no notification \(id)") }
+            id: id, installation: installation, reader: "media", if: .installation(installation))
+        guard addressed, let found = try await notifications.notification(id: id) else { throw APIError.notFound("no notification \(id)") }
         return try await NotificationRoutes.payloadResponse(of: found, from: notifications)
     }
 }

@@ -5,31 +5,31 @@ import RichPushCore
 /// did not exist, since ids are sequential.
 ///
 /// Someone else's id and a missing one cost the same work, so timing does not tell them apart
-/// either: the record is read from Redis (not from this process's cache) beside the caller's
-/// devices lookup and the read check made with them, which finds a missing id addressed to
-/// nobody. Before, a missing id was answered after one round trip and someone else's after two
-/// or three (255 µs apart in a hostile-input run). Only the caller's own records, or an
-/// admin's, are taken from the cache at once: there is nothing to hide from them.
+/// either: a plain user's read is decided by the store's read check alone (``ReadCheck``, made
+/// in Redis in the same step as what the read records), and the record is looked up only once
+/// the check let the read through. Only the caller's own records, or an admin's, are taken from
+/// the cache at once: there is nothing to hide from them.
 extension NotificationRoutes {
     /// What a read of notification `id` found.
     struct ReadLookup<Checked: Sendable>: Sendable {
+        /// The record; nil when there is none, or when the check did not let the caller read it.
         var record: RichNotification?
-        /// The installations whose addressing decides the read; nil when the caller may read it
-        /// anyway (its creator, an admin).
+        /// The installations that decided the read; nil when the caller may read it anyway (its
+        /// creator, an admin).
         var addressees: [String]?
-        /// What `check` said of those installations; nil when it was not made (an admin, or the
-        /// caller's own record found in the cache).
+        /// What `check` said; nil when it was not made (an admin, or the caller's own record
+        /// found in the cache).
         var checked: Checked?
     }
 
-    /// Looks up notification `id` for `user`: the record, beside the caller's devices and
-    /// `check` made with them (a plain user's; an admin has none). `via`: one of the user's
-    /// installations (404 if it is not) that decides alone, in one lookup, instead of every
-    /// installation the user has. `check` must be safe for a record that does not exist or that
-    /// `user` created (the store's read checks are).
+    /// Looks up notification `id` for `user`: a plain user's devices, then `check` made with
+    /// them (``ReadCheck/user(_:installations:)``), then, if `allows` says the check let the read
+    /// through, the record. `via`: one of the user's installations (404 if it is not) that decides
+    /// alone, in one lookup, instead of every installation the user has.
     func lookUp<Checked: Sendable>(
         _ id: Int, by user: User, via installation: String?,
-        check: @escaping @Sendable ([String]) async throws -> Checked
+        check: @escaping @Sendable (ReadCheck) async throws -> Checked,
+        allows: (Checked) -> Bool
     ) async throws -> ReadLookup<Checked> {
         if let cached = cachedRecord(id), cached.creator == user.name || user.role == .admin {
             if let installation { try await checkOwned(installation, by: user) }
@@ -39,22 +39,23 @@ extension NotificationRoutes {
             if let installation { try await checkOwned(installation, by: user) }
             return ReadLookup(record: try await notifications.notification(id: id))
         }
-        async let record = notifications.notification(id: id)
         let devices = try await devices(of: user, via: installation)
-        let checked = try await check(devices)
-        let found = try await record
+        let checked = try await check(.user(user.name, installations: devices))
+        guard allows(checked) else { return ReadLookup(record: nil, addressees: devices, checked: checked) }
+        var found = cachedRecord(id)
+        if found == nil { found = try await notifications.notification(id: id) }
         return ReadLookup(record: found, addressees: found?.creator == user.name ? nil : devices, checked: checked)
     }
 
     /// The record, if `user` may read it (404 otherwise), and the installations that decided it
     /// (nil for its creator and admins).
     func readable(_ id: Int, by user: User, via installation: String? = nil) async throws -> (RichNotification, addressees: [String]?) {
-        let lookup = try await lookUp(id, by: user, via: installation) { [notifications] devices in
-            try await notifications.wasAddressed(id: id, to: devices)
+        let lookup = try await lookUp(id, by: user, via: installation) { [notifications] check in
+            try await notifications.isReadable(id: id, check)
+        } allows: {
+            $0
         }
-        guard let record = lookup.record, lookup.addressees == nil || lookup.checked == true else {
-            throw APIError.notFound("no notification \(id)")
-        }
+        guard let record = lookup.record else { throw APIError.notFound("no notification \(id)") }
         return (record, lookup.addressees)
     }
 

@@ -23,7 +23,7 @@ extension NotificationRoutes {
         guard appLimits.notificationsPerMinute > 0 || appLimits.payloadBytes > 0 else { return sizes.map { _ in nil } }
         let refusals = try await notifications.chargeQuotas(
             user: AppLimits.quotaSubject, bytes: sizes,
-            perMinute: appLimits.notificationsPerMinute, liveBytes: appLimits.payloadBytes)
+            limits: QuotaLimits(perMinute: appLimits.notificationsPerMinute, liveBytes: appLimits.payloadBytes))
         let errors = refusals.map { $0.map(appLimitError) }
         if throwing, let first = errors.compactMap({ $0 }).first { throw first }
         return errors

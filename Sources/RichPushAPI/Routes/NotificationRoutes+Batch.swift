@@ -148,7 +148,7 @@ extension NotificationRoutes {
             try await backlog.check()
             // The app's limits, item by item: one over them is refused alone, its key freed.
             items = try await withinAppLimits(items, outcomes: &outcomes, context: context)
-            let quota = QuotaLimits(perMinute: configuration.quotas.notificationsPerMinute, liveBytes: configuration.quotas.payloadBytes)
+            let quota = configuration.quotas.notificationLimits
             results = try await notifications.create(
                 items.map { item in
                     var draft = item.draft

@@ -93,7 +93,7 @@ struct NotificationRoutes {
             try await backlog.check()
             try await checkAudience(draft.target)
             try await chargeApp([draft.payload.count])
-            draft.quota = QuotaLimits(perMinute: configuration.quotas.notificationsPerMinute, liveBytes: configuration.quotas.payloadBytes)
+            draft.quota = configuration.quotas.notificationLimits
             // The quota is charged in the same step (one round trip on one Redis); a refusal is a
             // 429 (ErrorMiddleware.apiError).
             let record = try await notifications.create(draft) { bytes in
@@ -122,8 +122,12 @@ struct NotificationRoutes {
     @Sendable func cancel(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try context.caller(.send)
         let id = try Self.notificationID(context)
-        // Its creator or an admin; someone else's id is answered as a missing one, after the same lookups.
-        let lookup = try await lookUp(id, by: user, via: nil) { _ in }
+        // Its creator or an admin; someone else's id is answered as a missing one, after the same check.
+        let lookup = try await lookUp(id, by: user, via: nil) { [notifications] check in
+            try await notifications.isReadable(id: id, ReadCheck(creator: check.creator, addressees: []))
+        } allows: {
+            $0
+        }
         guard lookup.record != nil, lookup.addressees == nil else { throw APIError.notFound("no notification \(id)") }
         switch try await notifications.cancel(id: id) {
         case .cancelled, .alreadyCancelled:
@@ -210,28 +214,27 @@ struct NotificationRoutes {
         // and reading is decided by that one device (not by every device the user has).
         let installation = request.uri.queryParameters["installation"].map(String.init)
         let ifNoneMatch = request.headers[.ifNoneMatch]
-        let lookup = try await lookUp(id, by: user, via: installation) { [notifications] devices in
+        let lookup = try await lookUp(id, by: user, via: installation) { [notifications] check in
             // A fetch's read check records it in the same round trip; a revalidation records
             // nothing, so its check is a lookup of its own.
             ifNoneMatch == nil
-                ? try await notifications.recordFetch(id: id, installation: installation, reader: user.name, ifAddressedTo: devices)
-                : try await notifications.wasAddressed(id: id, to: devices)
+                ? try await notifications.recordFetch(id: id, installation: installation, reader: user.name, if: check)
+                : try await notifications.isReadable(id: id, check)
+        } allows: {
+            $0
         }
-        if Self.matches(ifNoneMatch: ifNoneMatch, etag: lookup.record.map(Self.etag)) {
-            guard let record = lookup.record, lookup.addressees == nil || lookup.checked == true else {
-                throw APIError.notFound("no notification \(id)")
-            }
+        guard let record = lookup.record else { throw APIError.notFound("no notification \(id)") }
+        if Self.matches(ifNoneMatch: ifNoneMatch, etag: Self.etag(record)) {
             return Response(status: .notModified, headers: [.eTag: Self.etag(record), .cacheControl: "private, max-age=3600"])
         }
-        var recorded = ifNoneMatch == nil ? lookup.checked : nil
-        if recorded == nil || (recorded == false && lookup.addressees == nil) {
-            // Not recorded yet: an admin's fetch, its creator's (their own devices need not have
-            // been addressed), one with an If-None-Match that did not match. A missing id too, in
-            // the last case, as someone else's would be.
-            recorded = try await notifications.recordFetch(
-                id: id, installation: installation, reader: user.name, ifAddressedTo: lookup.addressees)
+        if ifNoneMatch != nil || lookup.checked == nil {
+            // Not recorded yet: a fetch with an If-None-Match that did not match, an admin's, or
+            // its creator's found in the cache. The read is allowed: only the record's expiry
+            // (a moment's race) can make it false.
+            guard try await notifications.recordFetch(id: id, installation: installation, reader: user.name, if: nil) else {
+                throw APIError.notFound("no notification \(id)")
+            }
         }
-        guard recorded == true, let record = lookup.record else { throw APIError.notFound("no notification \(id)") }
         // Looked up once the read is allowed, so a 404 has no payload lookup to time. (One found
         // expired though the check found its record was counted as fetched: both expire
         // together, so only a moment's race gets here.)
@@ -289,17 +292,18 @@ struct NotificationRoutes {
                 "'kind' must be one of: \(ReceiptKind.allCases.map(\.rawValue).joined(separator: ", "))", code: "bad_kind")
         }
         // The read check and the receipt's bookkeeping in one round trip.
-        let lookup = try await lookUp(id, by: user, via: installation) { [notifications] devices in
-            try await notifications.recordReceipt(id: id, kind: kind, installation: installation, reader: user.name, ifAddressedTo: devices)
+        let lookup = try await lookUp(id, by: user, via: installation) { [notifications] check in
+            try await notifications.recordReceipt(id: id, kind: kind, installation: installation, reader: user.name, if: check)
+        } allows: {
+            $0 != .unreadable
         }
-        var outcome = lookup.checked ?? .notAddressed
-        if outcome == .notAddressed, lookup.record != nil, lookup.addressees == nil {
-            // An admin's receipt, or its creator's (their own devices need not have been addressed).
-            outcome = try await notifications.recordReceipt(
-                id: id, kind: kind, installation: installation, reader: user.name, ifAddressedTo: nil)
+        var outcome = lookup.checked ?? .unreadable
+        if lookup.checked == nil, lookup.record != nil {
+            // An admin's receipt, or its creator's found in the cache.
+            outcome = try await notifications.recordReceipt(id: id, kind: kind, installation: installation, reader: user.name, if: nil)
         }
         switch outcome {
-        case .notAddressed:
+        case .unreadable:
             throw APIError.notFound("no notification \(id)")
         case .counted, .duplicate:
             // `{"duplicate", "recorded"}`, keys sorted, written directly (a receipt per push).

@@ -148,24 +148,23 @@ package protocol NotificationStore: Sendable {
     func notifications(createdBy user: String, before: Int?, limit: Int) async throws -> [RichNotification]
     func status(id: Int) async throws -> NotificationStatus?
     /// Counts a fetch once per installation or, without one, once per reader, and moves the
-    /// state forward. With `addressees`, only if the notification was addressed to one of them
-    /// (as `wasAddressed` decides), checked in the same step: false, and nothing recorded, if not.
-    func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool
+    /// state forward. With `check`, only if the notification is readable as it says, decided in
+    /// the same step: false, and nothing recorded, if not (or if there is no such notification).
+    func recordFetch(id: Int, installation: String?, reader: String, if check: ReadCheck?) async throws -> Bool
     /// Counts a receipt once per (kind, installation) or, without an installation, once per
-    /// (kind, reader), and moves the state forward. With `addressees`, only if the notification
-    /// was addressed to one of them, checked in the same step.
+    /// (kind, reader), and moves the state forward. With `check`, only if the notification is
+    /// readable as it says, decided in the same step.
     func recordReceipt(
-        id: Int, kind: ReceiptKind, installation: String?, reader: String, ifAddressedTo addressees: [String]?
+        id: Int, kind: ReceiptKind, installation: String?, reader: String, if check: ReadCheck?
     ) async throws -> ReceiptOutcome
-    /// Whether the notification was addressed to any of these installations when it was sent
-    /// (the worker claimed a push for it): what lets a device's owner read it.
-    func wasAddressed(id: Int, to installations: [String]) async throws -> Bool
+    /// Whether notification `id` exists and is readable as `check` says.
+    func isReadable(id: Int, _ check: ReadCheck) async throws -> Bool
     /// Charges one notification of `bytes` payload bytes to `user`'s quotas, or says which is
     /// exhausted and for how long. A limit of 0 is no limit.
-    func chargeQuota(user: String, bytes: Int, perMinute: Int, liveBytes: Int) async throws -> QuotaRefusal?
-    /// Charges one notification per element of `bytes`, in order, as ``chargeQuota(user:bytes:perMinute:liveBytes:)``
+    func chargeQuota(user: String, bytes: Int, limits: QuotaLimits) async throws -> QuotaRefusal?
+    /// Charges one notification per element of `bytes`, in order, as ``chargeQuota(user:bytes:limits:)``
     /// does for one; a refused one charges nothing.
-    func chargeQuotas(user: String, bytes: [Int], perMinute: Int, liveBytes: Int) async throws -> [QuotaRefusal?]
+    func chargeQuotas(user: String, bytes: [Int], limits: QuotaLimits) async throws -> [QuotaRefusal?]
     /// Deletes the records, status and index of every notification `user` created (the user is
     /// being removed: a new user of the same name must start empty). Returns how many.
     func forgetNotifications(createdBy user: String) async throws -> Int
@@ -180,12 +179,21 @@ package protocol NotificationStore: Sendable {
 }
 
 /// Limits to charge one notification against; 0 is no limit.
+/// A user's (or an app's) quotas: a rate of notifications, with bursts, and the payload bytes
+/// still kept. The rate is a token bucket: `burst` notifications at once at most, then one more
+/// per `1/perMinute` minute as the bucket refills (a fixed minute window would take `perMinute`
+/// back to back, and as many again as the next minute starts).
 package struct QuotaLimits: Sendable, Hashable {
+    /// Notifications per minute, sustained (0: no limit).
     package var perMinute: Int
+    /// Notifications at once, the bucket's size (the per-minute figure when not given).
+    package var burst: Int
+    /// Payload bytes still within the retention (0: no limit).
     package var liveBytes: Int
 
-    package init(perMinute: Int, liveBytes: Int) {
+    package init(perMinute: Int, burst: Int? = nil, liveBytes: Int) {
         self.perMinute = perMinute
+        self.burst = max(1, burst ?? perMinute)
         self.liveBytes = liveBytes
     }
 
@@ -217,8 +225,8 @@ package enum ReceiptOutcome: Sendable, Hashable {
     case counted
     /// This (kind, installation or reader) was counted before.
     case duplicate
-    /// The notification was not addressed to any of the given installations: nothing recorded.
-    case notAddressed
+    /// The notification is not readable as the check said (or does not exist): nothing recorded.
+    case unreadable
 }
 
 /// What cancelling a notification did.
@@ -235,9 +243,9 @@ package enum CancelOutcome: Sendable, Hashable {
 }
 
 extension NotificationStore {
-    package func chargeQuotas(user: String, bytes: [Int], perMinute: Int, liveBytes: Int) async throws -> [QuotaRefusal?] {
+    package func chargeQuotas(user: String, bytes: [Int], limits: QuotaLimits) async throws -> [QuotaRefusal?] {
         var refusals: [QuotaRefusal?] = []
-        for size in bytes { refusals.append(try await chargeQuota(user: user, bytes: size, perMinute: perMinute, liveBytes: liveBytes)) }
+        for size in bytes { refusals.append(try await chargeQuota(user: user, bytes: size, limits: limits)) }
         return refusals
     }
 }

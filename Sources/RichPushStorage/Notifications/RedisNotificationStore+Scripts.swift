@@ -55,7 +55,7 @@ extension RedisNotificationStore {
               break
             end
             if quota then
-              local refused = charge(quotaRate, quotaBytes, quotaLedger, quotaNow, quotaPerMinute, quotaLiveBytes, quotaSize, quotaExpiry, quotaRetention, quotaMember)
+              local refused = charge(quotaBucket, quotaBytes, quotaLedger, quotaNow, quotaPerMinute, quotaBurst, quotaLiveBytes, quotaSize, quotaExpiry, quotaRetention, quotaMember)
               if refused then
                 out[#out + 1] = refused
                 break
@@ -110,26 +110,27 @@ extension RedisNotificationStore {
     struct FetchCall {
         let fetchedBy: String, status: String, record: String, webhookWants: String, webhookOutbox: String, ledger: String, devices: String
         let fetcher: String, ttl: Int, counter: String, id: Int, now: Int64, item: [UInt8]
-        /// The installations of which one must have been addressed (none: no check).
-        let addressees: [any RedisArgument]
+        /// The read check (see ``NotificationLua/readableFunction``): '1' to make it, the reader
+        /// who may have created it ('' for none), installations of which one may have been addressed.
+        let check: String, reader: String, addressees: [any RedisArgument]
     }
 
-    /// 1 recorded, 0 not addressed or no record (a ledger may outlive its record; both are looked
+    /// 1 recorded, 0 unreadable or no record (a ledger may outlive its record; both are looked
     /// at either way, so a missing id costs what someone else's does).
     static let fetchScript = LuaScript<FetchCall, Never>(
         [
             .key("fetchedBy", \.fetchedBy), .key("status", \.status), .key("record", \.record), .key("webhookWants", \.webhookWants),
             .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger), .key("devices", \.devices),
             .argument("fetcher", \.fetcher), .argument("ttl", \.ttl), .argument("counter", \.counter),
-            .argument("id", \.id), .argument("now", \.now), .argument("item", \.item), .list("addressees", { $0.addressees }),
+            .argument("id", \.id), .argument("now", \.now), .argument("item", \.item), .argument("check", \.check),
+            .argument("reader", \.reader), .list("addressees", { $0.addressees }),
         ], constants: NotificationLua.constants,
         using: [
-            NotificationLua.webhookFunctions, NotificationLua.addressedFunction,
+            NotificationLua.webhookFunctions, NotificationLua.readableFunction,
             NotificationLua.entryFunction, NotificationLua.updateEntryFunction,
         ],
         body: """
-            local exists = redis.call('EXISTS', record) == 1
-            if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return 0 end
+            if not readable(record, ledger, check, reader, addresseesFrom, addresseesTo) then return 0 end
             if redis.call('SADD', fetchedBy, fetcher) == 1 then
               redis.call('EXPIRE', fetchedBy, ttl)
               -- A device's first fetch: its time in the device's entry, when it has one (the console's timeline).
@@ -156,11 +157,11 @@ extension RedisNotificationStore {
         let id: Int, now: Int64
         /// The webhook event's device item.
         let item: [UInt8]
-        /// The installations of which one must have been addressed (none: no check).
-        let addressees: [any RedisArgument]
+        /// The read check, as in ``FetchCall``.
+        let check: String, reader: String, addressees: [any RedisArgument]
     }
 
-    /// 1 counted, 0 counted before, -1 not addressed or no record (both looked at either way, as
+    /// 1 counted, 0 counted before, -1 unreadable or no record (both looked at either way, as
     /// in ``fetchScript``).
     static let receiptScript = LuaScript<ReceiptCall, Never>(
         [
@@ -168,15 +169,14 @@ extension RedisNotificationStore {
             .key("webhookWants", \.webhookWants), .key("webhookOutbox", \.webhookOutbox), .key("ledger", \.ledger),
             .argument("counter", \.counter), .argument("installation", \.installation), .argument("ttl", \.ttl),
             .argument("identity", \.identity), .argument("id", \.id), .argument("now", \.now), .argument("item", \.item),
-            .list("addressees", { $0.addressees }),
+            .argument("check", \.check), .argument("reader", \.reader), .list("addressees", { $0.addressees }),
         ], constants: NotificationLua.constants,
         using: [
-            NotificationLua.webhookFunctions, NotificationLua.addressedFunction, NotificationLua.entryFunction,
+            NotificationLua.webhookFunctions, NotificationLua.readableFunction, NotificationLua.entryFunction,
             NotificationLua.updateEntryFunction,
         ],
         body: """
-            local exists = redis.call('EXISTS', record) == 1
-            if not addressed(ledger, addresseesFrom, addresseesTo) or not exists then return -1 end
+            if not readable(record, ledger, check, reader, addresseesFrom, addresseesTo) then return -1 end
             if redis.call('SADD', receipts, identity) == 0 then return 0 end
             if redis.call('EXISTS', webhookWants) == 1 then
               emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, counter, now, {item}, record)

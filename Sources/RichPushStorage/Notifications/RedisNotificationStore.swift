@@ -103,13 +103,17 @@ package struct RedisNotificationStore: NotificationStore {
         try await records.notifications(ids: ids)
     }
 
-    package func wasAddressed(id: Int, to installations: [String]) async throws -> Bool {
-        guard !installations.isEmpty else { return false }
-        // A pair is in the ledger from its lease, taken before the push: the device that got a
-        // push can fetch its payload, even before the worker recorded the outcome.
+    package func isReadable(id: Int, _ check: ReadCheck) async throws -> Bool {
+        // One pipelined round trip, whoever asks: its creator, and the ledger's fields for the
+        // installations (a pair is in the ledger from its lease, taken before the push: the
+        // device that got a push can fetch its payload, even before the worker recorded the
+        // outcome). A missing record and someone else's cost the same.
         var fields = RedisCommand("HMGET", keys.ledger(id))
-        for installation in installations { fields.append(installation) }
-        return try await redis.send(fields).array?.contains(where: { !$0.isNull }) ?? false
+        for installation in check.addressees { fields.append(installation) }
+        let creator = RedisCommand("HGET", keys.notification(id), "creator")
+        let replies = try await redis.sendAll(check.addressees.isEmpty ? [creator] : [creator, fields])
+        guard let found = replies[0].string else { return false }
+        return found == check.creator || (replies.count > 1 && replies[1].array?.contains { !$0.isNull } == true)
     }
 
     package func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
@@ -166,8 +170,7 @@ package struct RedisNotificationStore: NotificationStore {
         return pairs
     }
 
-    package func recordFetch(id: Int, installation: String?, reader: String, ifAddressedTo addressees: [String]?) async throws -> Bool {
-        if addressees?.isEmpty == true { return false }
+    package func recordFetch(id: Int, installation: String?, reader: String, if check: ReadCheck?) async throws -> Bool {
         // One round trip: the read check (when asked), then count the first fetch per device (or
         // per reader): its counter is what makes the state `fetched`.
         let keys = self.keys.forNotification(id)
@@ -177,7 +180,7 @@ package struct RedisNotificationStore: NotificationStore {
             fetcher: installation.map { "i:\($0)" } ?? "u:\(reader)",
             ttl: Int(retention.components.seconds), counter: DeliveryCounter.fetched.rawValue, id: id,
             now: JobQueue.nowMilliseconds(), item: NotificationLua.eventItem(installation: installation, reader: reader),
-            addressees: addressees ?? [])
+            check: check == nil ? "0" : "1", reader: check?.creator ?? "", addressees: check?.addressees ?? [])
         return try await redis.run(Self.fetchScript, call).int == 1
     }
 
@@ -185,10 +188,8 @@ package struct RedisNotificationStore: NotificationStore {
     /// installation or reader), sets the device's state in its entry (keeping what the delivery
     /// recorded there, such as the platform's id); its counter moves the (derived) state on.
     package func recordReceipt(
-        id: Int, kind: ReceiptKind, installation: String?, reader: String,
-        ifAddressedTo addressees: [String]?
+        id: Int, kind: ReceiptKind, installation: String?, reader: String, if check: ReadCheck?
     ) async throws -> ReceiptOutcome {
-        if addressees?.isEmpty == true { return .notAddressed }
         let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
         let keys = self.keys.forNotification(id)
         let call = ReceiptCall(
@@ -196,11 +197,12 @@ package struct RedisNotificationStore: NotificationStore {
             webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), counter: kind.rawValue,
             installation: installation ?? "", ttl: Int(retention.components.seconds),
             identity: "\(kind.rawValue):\(who)", id: id, now: JobQueue.nowMilliseconds(),
-            item: NotificationLua.eventItem(installation: installation, reader: reader), addressees: addressees ?? [])
+            item: NotificationLua.eventItem(installation: installation, reader: reader),
+            check: check == nil ? "0" : "1", reader: check?.creator ?? "", addressees: check?.addressees ?? [])
         let reply = try await redis.run(Self.receiptScript, call)
         switch reply.int {
         case 1: return .counted
-        case -1: return .notAddressed
+        case -1: return .unreadable
         default: return .duplicate
         }
     }

@@ -79,19 +79,25 @@ enum NotificationLua {
 
         """
 
-    /// Lua: `addressed(ledger, from, to)` is true when the list `ARGV[from…to]` is empty (no
-    /// check asked), or when the ledger has a field for one of its installations: the
-    /// notification was addressed to that device (its lease is taken before the push). One HMGET
-    /// per 1,000.
-    static let addressedFunction = """
-        local function addressed(ledger, from, to)
-          if to < from then return true end
-          for first = from, to, 1000 do
-            for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, first, math.min(first + 999, to)))) do
-              if value then return true end
+    /// Lua: `readable(record, ledger, check, reader, from, to)`: whether the record exists and,
+    /// when `check` is '1', is readable: `reader` ('' for none) created it, or the ledger has a
+    /// field for one of the installations `ARGV[from…to]` (it was addressed to that device: its
+    /// lease is taken before the push). One HMGET per 1,000. A missing record and one the reader
+    /// may not read take the same steps, so the script's time does not tell them apart.
+    static let readableFunction = """
+        local function readable(record, ledger, check, reader, from, to)
+          local creator = redis.call('HGET', record, 'creator')
+          if check ~= '1' then return creator ~= false end
+          local allowed = reader ~= '' and creator == reader
+          if not allowed then
+            for first = from, to, 1000 do
+              for _, value in ipairs(redis.call('HMGET', ledger, unpack(ARGV, first, math.min(first + 999, to)))) do
+                if value then allowed = true end
+              end
+              if allowed then break end
             end
           end
-          return false
+          return creator ~= false and allowed
         end
 
         """

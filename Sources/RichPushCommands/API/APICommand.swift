@@ -41,7 +41,11 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "bcrypt checks that may wait; more get 503 + Retry-After.") var bcryptQueue = 64
     @Option(help: "Failed logins of one (user, address) pair before delays of 1, 2, 4, … s start.") var loginFreeFailures = 5
     @Option(help: "Failed logins from one address (any user) before delays start.") var loginFreeFailuresPerAddress = 100
-    @Option(help: "Notifications one user may create per minute (0: no limit).") var quotaNotificationsPerMinute = 600
+    @Option(help: "Notifications one user may create per minute, sustained (0: no limit).") var quotaNotificationsPerMinute = 600
+    @Option(
+        help:
+            "Notifications one user may create at once; past them, one more each 1/N minute for a per-minute quota of N (default: 100, or the per-minute quota if smaller)."
+    ) var quotaNotificationsBurst: Int?
     @Option(help: "Payload bytes one user may keep within the retention (0: no limit).") var quotaPayloadBytes = 256 << 20
     @Option(help: "Registrations one user may own (0: no limit).") var quotaRegistrations = 100
     @Option(help: "Distinct tags over one user's registrations (0: no limit).") var quotaTags = 100
@@ -108,6 +112,9 @@ struct APICommand: AsyncParsableCommand {
         guard [quotaNotificationsPerMinute, quotaPayloadBytes, quotaRegistrations, quotaTags].allSatisfy({ $0 >= 0 }) else {
             throw ValidationError("quotas must be 0 (no limit) or positive")
         }
+        guard quotaNotificationsBurst.map({ $0 >= 1 }) ?? true else {
+            throw ValidationError("--quota-notifications-burst must be positive")
+        }
         guard (1...16).contains(durabilityReplicas), (1...60_000).contains(durabilityTimeoutMs) else {
             throw ValidationError("--durability-replicas must be 1 to 16 and --durability-timeout-ms 1 to 60000")
         }
@@ -131,7 +138,8 @@ struct APICommand: AsyncParsableCommand {
             throttle: LoginThrottle(freeFailuresPerPair: loginFreeFailures, freeFailuresPerAddress: loginFreeFailuresPerAddress),
             bcryptCost: bcryptCost, bcryptConcurrency: bcryptConcurrency, bcryptQueueLimit: bcryptQueue)
         let quotas = APIConfiguration.Quotas(
-            notificationsPerMinute: quotaNotificationsPerMinute, payloadBytes: quotaPayloadBytes,
+            notificationsPerMinute: quotaNotificationsPerMinute, notificationsBurst: quotaNotificationsBurst,
+            payloadBytes: quotaPayloadBytes,
             registrations: quotaRegistrations, tags: quotaTags)
         var configuration = APIConfiguration(
             host: host, port: port, auth: auth, maxPayloadBytes: maxPayloadBytes,
