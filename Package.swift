@@ -53,7 +53,8 @@ let package = Package(
     name: "RichPush",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "richpush", targets: ["RichPushCLI"])
+        .executable(name: "richpush", targets: ["RichPushCLI"]),
+        .executable(name: "richpush-bench", targets: ["RichPushBenchCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -197,15 +198,30 @@ let package = Package(
                 .copy("Resources/console.js"), .copy("Resources/console.css"),
             ]
         ),
-        .executableTarget(
-            name: "RichPushCLI",
+        // The commands of `richpush`, as a library: the executable runs them, and `richpush-bench`
+        // wraps `worker` and `api` with what only benchmarks need.
+        .target(
+            name: "RichPushCommands",
             dependencies: [
                 "Hiredis", "RichPushCore", "RichPushReport", "RichPushQueue", "RichPushStorage", "RichPushAPI",
                 "RichPushAdapters", "RichPushWorker", "RichPushWebhooks", "RichPushSimulator", "RichPushAPNS",
                 "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushFCM", "RichPushFCMSim", "RichPushApps",
-                "RichPushWebPush", "RichPushWebPushSim", "RichPushBench", .use("_CryptoExtras"), .use("ArgumentParser"),
+                "RichPushWebPush", "RichPushWebPushSim", .use("_CryptoExtras"), .use("ArgumentParser"),
                 .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Metrics"),
                 .use("Prometheus"), .use("ServiceLifecycle"), .use("Logging"),
+            ]
+        ),
+        .executableTarget(name: "RichPushCLI", dependencies: ["RichPushCommands"]),
+        // `richpush-bench`: the benchmarks of scripts/bench-*.sh; links RichPushBench, which
+        // `richpush` does not.
+        .executableTarget(
+            name: "RichPushBenchCLI",
+            dependencies: [
+                "RichPushCommands", "RichPushBench", "Hiredis", "RichPushCore", "RichPushReport", "RichPushQueue", "RichPushStorage",
+                "RichPushWebhooks", "RichPushSimulator", "RichPushAPNS", "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2",
+                "RichPushFCM", "RichPushFCMSim", "RichPushWebPush", .use("_CryptoExtras"), .use("ArgumentParser"),
+                .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Hummingbird"), .use("ServiceLifecycle"), .use("Logging"),
+                .use("Crypto"), .use("HTTPTypes"), .use("NIOCore"),
             ]
         ),
         .target(

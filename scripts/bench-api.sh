@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): one `richpush api` under wrk on loopback (2 threads, 64 connections,
-# keep-alive): GET of a 10 KiB image, POST of a 1 KiB notification, and the server's own
-# hello-world route as the ceiling, all in one run.
+# Benchmark (not a test): one `richpush-bench api` (`richpush api` plus GET /bench/hello) under
+# wrk on loopback (2 threads, 64 connections, keep-alive): GET of a 10 KiB image, POST of a 1 KiB
+# notification, and the server's own hello-world route as the ceiling, all in one run.
 # Usage: scripts/bench-api.sh [SECONDS]   (default 10 per measurement)
-# RICHPUSH_BIN=path benchmarks that richpush instead of building release (a before/after comparison).
+# RICHPUSH_BIN=path benchmarks the richpush-bench beside that richpush (or RICHPUSH_BENCH_BIN)
+# instead of building release (a before/after comparison).
 # Each line also gives the API process's CPU per request (user + system, from /proc), which
 # compares builds better than req/s on a machine the load generator shares.
 set -euo pipefail
@@ -16,6 +17,7 @@ ensure_swift
 private_tmp bench
 
 richpush_binary
+bench_binary
 
 dir=$(mktemp -d "$TMPDIR/api-XXXX")
 redis_port=$(free_port)
@@ -31,7 +33,7 @@ start_private_redis "$dir" "$redis_port"
 export RICHPUSH_REDIS_URL="redis://127.0.0.1:$redis_port/0"
 
 echo 'bench-pw' | "$bin" users add bench --cost 10 >/dev/null
-"$bin" api --port "$api_port" --bench-routes --log-level warning --quota-notifications-per-minute 0 --quota-payload-bytes 0 ${API_ARGS:-} 2>"$dir/api.log" &
+"$bench_bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 --quota-payload-bytes 0 ${API_ARGS:-} 2>"$dir/api.log" &
 api_pid=$!
 base="http://127.0.0.1:$api_port"
 for _ in $(seq 1 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done

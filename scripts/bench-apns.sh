@@ -12,6 +12,7 @@ ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config python3 o
 ensure_swift
 private_tmp bench
 richpush_binary
+bench_binary
 
 bench_args=()
 sim_args=()
@@ -38,7 +39,7 @@ start_private_redis "$work/redis" "$port"
 
 if [ "$in_process" = 1 ]; then
     [ ${#sim_args[@]} -eq 0 ] || { echo "--fail, --delay-ms and --goaway-every need the simulator in its own process (drop --in-process)" >&2; exit 2; }
-    "$bin" bench apns --redis-url "redis://127.0.0.1:$port/0" "${bench_args[@]}"
+    "$bench_bin" apns --redis-url "redis://127.0.0.1:$port/0" "${bench_args[@]}"
     exit 0
 fi
 openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null
@@ -50,7 +51,7 @@ apns_port=$(free_port)
 sim_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/apns-sim.log" 2>/dev/null && break; sleep 0.1; done
 grep -q listening "$work/apns-sim.log" || { cat "$work/apns-sim.log"; echo "apns-sim did not start" >&2; exit 1; }
-${BENCH_WRAP:-} "$bin" bench apns --redis-url "redis://127.0.0.1:$port/0" --url "https://127.0.0.1:$apns_port" --ca-file "$work/apns/ca.pem" \
+${BENCH_WRAP:-} "$bench_bin" apns --redis-url "redis://127.0.0.1:$port/0" --url "https://127.0.0.1:$apns_port" --ca-file "$work/apns/ca.pem" \
     --key-file "$work/AuthKey.p8" ${bench_args[@]+"${bench_args[@]}"}
 sim_rss=$(awk '/VmHWM/ {print $2 " kB"}' "/proc/$sim_pid/status" 2>/dev/null || echo "?")
 ticks=$(getconf CLK_TCK)

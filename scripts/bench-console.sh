@@ -2,7 +2,7 @@
 # Benchmark (not a test): the operator's console at scale (issue 29's bar: list pages p95 ≤ 300 ms
 # and search ≤ 1 s with 1,000,000 dead letters; a bulk replay of 100,000 dead letters within 30 s).
 # Fills a private redis-server with scheduled notifications, dead letters and installations in the
-# real formats (`richpush bench console-seed`: the store's batch create, the queue's dead-letter
+# real formats (`richpush-bench console-seed`: the store's batch create, the queue's dead-letter
 # script, the installation store, all pipelined), starts `richpush api` with an operator, and
 # measures over real HTTP: p50/p95 of each list page, searches by text and by filter, and a bulk
 # replay of the dead letters that match a filter (one in ten: 100,000 of 1,000,000), counted and
@@ -32,6 +32,7 @@ ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config curl pyth
 ensure_swift
 private_tmp bench
 richpush_binary
+bench_binary
 work=$(mktemp -d "$TMPDIR/console-XXXX")
 api=""
 cleanup() {
@@ -49,7 +50,7 @@ echo "$password" | "$bin" users add ops --cost 4 >/dev/null
 
 echo "==> seeding $notifications scheduled notifications, $dead_letters dead letters, $devices installations"
 seed_started=$SECONDS
-"$bin" bench console-seed --notifications "$notifications" --dead-letters "$dead_letters" --devices "$devices"
+"$bench_bin" console-seed --notifications "$notifications" --dead-letters "$dead_letters" --devices "$devices"
 echo "==> seeded in $((SECONDS - seed_started)) s; Redis uses $(redis-cli -p "$port" INFO memory | awk -F: '/^used_memory_human/ { print $2 }' | tr -d '\r')"
 
 api_port=$(free_port)

@@ -14,8 +14,9 @@ ensure_swift
 private_tmp bench
 
 richpush_binary
+bench_binary
 
 bench_redis
 for run in 1 2 3; do
-    echo "run $run: $("$bin" bench device-claims --redis-url "$url" --rounds "$rounds" --devices "$devices")"
+    echo "run $run: $("$bench_bin" device-claims --redis-url "$url" --rounds "$rounds" --devices "$devices")"
 done

@@ -4,7 +4,7 @@
 # side: FIFO (--scheduling fifo, arrival order), fair with equal weights, fair with weights 3:1
 # (A:B). Two apps, app-a and app-b ("A" and "B"), each with an admin user, an API key and simulated devices
 # (A's are iOS with APNs tokens, B's Android; both on the simulated hub unless said otherwise).
-# Scenarios, each a run of `richpush bench fairness` (one phase) against the API and workers:
+# Scenarios, each a run of `richpush-bench fairness` (one phase) against the API and workers:
 #   solo-b   B alone, one single-device notification a second (B's solo baseline)
 #   solo-a   A alone, flooding (as many notifications as it can, POST /api/notifications/batch)
 #   flood    A floods for --seconds while B sends one a second
@@ -87,10 +87,12 @@ if [ -n "${RICHPUSH_BIN:-}" ]; then
 elif [ "$debug" = 1 ]; then
     echo "==> building debug"
     swift build --product richpush >/dev/null
+    swift build --product richpush-bench >/dev/null
     bin="$(swift build --show-bin-path)/richpush"
 else
     richpush_binary
 fi
+bench_binary
 
 # spawn LOG COMMAND...: starts COMMAND in the background, its standard error appended to LOG, and
 # remembers its PID. The subshell execs it, so $! is the command's own PID (a plain `cmd &` in a
@@ -188,7 +190,7 @@ phase() {
     shift 2
     [[ " $phases " == *" $name "* ]] || return 0
     echo "==> $config: $name"
-    spawn "$work/phase-$config-$name.log" "$bin" bench fairness --api "$base" --scheduling "$scheduling" --api-key "app-a=$key_a" \
+    spawn "$work/phase-$config-$name.log" "$bench_bin" fairness --api "$base" --scheduling "$scheduling" --api-key "app-a=$key_a" \
         --api-key "app-b=$key_b" --platform app-a=apns --platform app-b=fcm --skip-backlog --json "$out/$config/$name.json" "$@"
     pid=$!
     wait "$pid" || status=$?
@@ -200,7 +202,7 @@ phase() {
 rm -rf "$out"
 mkdir -p "$out"
 echo "==> registering $fanout_devices installations of A under tag fan"
-"$bin" bench fairness --api "$base" --register-audience "app-a=fan:$fanout_devices"
+"$bench_bin" fairness --api "$base" --register-audience "app-a=fan:$fanout_devices"
 
 started_at=$(date +%s)
 for config in $configs; do

@@ -14,6 +14,7 @@ ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config python3 o
 ensure_swift
 private_tmp bench
 richpush_binary
+bench_binary
 
 bench_args=(--messages 100000)
 sim_args=()
@@ -38,7 +39,7 @@ start_private_redis "$work/redis" "$port"
 
 if [ "$in_process" = 1 ]; then
     [ ${#sim_args[@]} -eq 0 ] || { echo "--fail and --unregistered need the simulator in its own process (drop --in-process)" >&2; exit 2; }
-    "$bin" bench fcm --redis-url "redis://127.0.0.1:$port/0" --port "$(free_port)" "${bench_args[@]}"
+    "$bench_bin" fcm --redis-url "redis://127.0.0.1:$port/0" --port "$(free_port)" "${bench_args[@]}"
     exit 0
 fi
 fcm_port=$(free_port)
@@ -48,7 +49,7 @@ fcm_port=$(free_port)
 sim_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/fcm-sim.log" 2>/dev/null && break; sleep 0.1; done
 grep -q listening "$work/fcm-sim.log" || { cat "$work/fcm-sim.log"; echo "fcm-sim did not start" >&2; exit 1; }
-${BENCH_WRAP:-} "$bin" bench fcm --redis-url "redis://127.0.0.1:$port/0" --url "https://127.0.0.1:$fcm_port" \
+${BENCH_WRAP:-} "$bench_bin" fcm --redis-url "redis://127.0.0.1:$port/0" --url "https://127.0.0.1:$fcm_port" \
     --service-account "$work/fcm/service-account.json" --ca-file "$work/fcm/ca.pem" "${bench_args[@]}"
 sim_rss=$(awk '/VmHWM/ {print $2 " kB"}' "/proc/$sim_pid/status" 2>/dev/null || echo "?")
 ticks=$(getconf CLK_TCK)

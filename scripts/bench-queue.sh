@@ -15,6 +15,7 @@ ensure_swift
 private_tmp bench
 
 richpush_binary
+bench_binary
 
 pids=()
 bench_redis
@@ -29,13 +30,13 @@ run() { # LABEL RATE
     redis-cli -p "$port" flushall >/dev/null
     pids=()
     for i in $(seq 1 "$workers"); do
-        "$bin" worker --redis-url "$url" --concurrency 256 --batch-size 256 --bench-handlers --latency-key bench:latency \
+        "$bench_bin" worker --redis-url "$url" --concurrency 256 --batch-size 256 --latency-key bench:latency \
             --log-level warning --consumer "bench-$i" 2>"$dir/worker-$i.log" &
         pids+=($!)
     done
     sleep 0.5
     local result
-    result=$("$bin" bench queue --redis-url "$url" --jobs "$jobs" --rate "$rate")
+    result=$("$bench_bin" queue --redis-url "$url" --jobs "$jobs" --rate "$rate")
     local rss=()
     for pid in "${pids[@]}"; do rss+=("$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")"); done
     for pid in "${pids[@]}"; do kill -TERM "$pid"; done

@@ -12,6 +12,7 @@ ensure_swift
 private_tmp bench
 
 richpush_binary
+bench_binary
 
 bench_redis
 
@@ -41,7 +42,7 @@ for command in xadd publish; do
             [ "$mode" = on-thread ] && flag=(--redis-transport threads --on-connection-thread)
             [ "$mode" = nio ] && flag=(--redis-transport nio)
             [ "$mode" = nio-on-loop ] && flag=(--redis-transport nio --on-connection-thread)
-            ours=$("$bin" bench redis --redis-url "$url" --command "$command" --pipeline "$pipeline" \
+            ours=$("$bench_bin" redis --redis-url "$url" --command "$command" --pipeline "$pipeline" \
                 --requests "$requests" --key "bench:richpush:$command" "${flag[@]}")
             ratio=$(python3 -c "print(f'{$ours / $theirs:.2f}')")
             printf '%-8s %-6s %-12s %14.0f %14.0f %7s\n' "$command" "$pipeline" "$mode" "$ours" "$theirs" "$ratio"

@@ -11,7 +11,8 @@ ensure_swift
 private_tmp bench-webhooks
 
 richpush_binary
+bench_binary
 
 bench_redis
 
-"$bin" bench webhooks --redis-url "$url" "$@"
+"$bench_bin" webhooks --redis-url "$url" "$@"

@@ -14,6 +14,7 @@ ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config openssl
 ensure_swift
 private_tmp bench
 richpush_binary
+bench_binary
 
 bench_args=()
 sim_args=()
@@ -35,7 +36,7 @@ sim_port=$(free_port)
 sim_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/webpush-sim.log" 2>/dev/null && break; sleep 0.1; done
 grep -q listening "$work/webpush-sim.log" || { cat "$work/webpush-sim.log"; echo "webpush-sim did not start" >&2; exit 1; }
-${BENCH_WRAP:-} "$bin" bench webpush --url "https://127.0.0.1:$sim_port" --ca-file "$work/webpush/ca.pem" ${bench_args[@]+"${bench_args[@]}"}
+${BENCH_WRAP:-} "$bench_bin" webpush --url "https://127.0.0.1:$sim_port" --ca-file "$work/webpush/ca.pem" ${bench_args[@]+"${bench_args[@]}"}
 sim_rss=$(awk '/VmHWM/ {print $2 " kB"}' "/proc/$sim_pid/status" 2>/dev/null || echo "?")
 ticks=$(getconf CLK_TCK)
 sim_cpu=$(awk -v t="$ticks" '{printf "%.2f s", ($14 + $15) / t}' "/proc/$sim_pid/stat" 2>/dev/null || echo "?")

@@ -6,6 +6,8 @@
 #        scripts/scale-workers.sh status [--queue-prefix P]
 # The workers' pid files and logs are in RICHPUSH_WORKERS_DIR (default .tmp/workers); queue
 # options among the worker options (--queue-prefix, --queue-partition) also apply to the stats.
+# RICHPUSH_WORKER_BIN: the executable whose `worker` runs (default: RICHPUSH_BIN, the richpush
+# binary); the queue's tests give richpush-bench, whose worker also runs their probe jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -14,6 +16,7 @@ state="${RICHPUSH_WORKERS_DIR:-$PWD/.tmp/workers}"
 mkdir -p "$state"
 bin="${RICHPUSH_BIN:-$(swift build -c release --show-bin-path 2>/dev/null)/richpush}"
 [ -x "$bin" ] || build_release
+worker_bin="${RICHPUSH_WORKER_BIN:-$bin}"
 
 running() { # prints the numbers of the workers whose process is alive
     for file in "$state"/local-*.pid; do
@@ -51,7 +54,7 @@ if [ "$count" -lt "$target" ]; then
     last=$(running | tail -n 1)
     next=$(( ${last:-0} + 1 ))
     while [ "$(running | wc -l)" -lt "$target" ]; do
-        nohup "$bin" worker --consumer "$(hostname):local-$next" "$@" >"$state/local-$next.log" 2>&1 &
+        nohup "$worker_bin" worker --consumer "$(hostname):local-$next" "$@" >"$state/local-$next.log" 2>&1 &
         echo $! > "$state/local-$next.pid"
         echo "started worker local-$next (pid $!, log $state/local-$next.log)"
         next=$((next + 1))

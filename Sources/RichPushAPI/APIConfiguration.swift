@@ -24,8 +24,6 @@ package struct APIConfiguration: Sendable {
     package var maxBacklog: Int
     /// The image sent by `POST /api/notifications` with no body (the tutorial's behaviour).
     package var defaultImage: [UInt8]?
-    /// Serves `GET /bench/hello`, the ceiling scripts/bench-api.sh compares against.
-    package var benchRoutes: Bool
     /// What one user may hold and send.
     package var quotas: Quotas
     /// A connection that completes no request head this long after it opened or after its
@@ -81,7 +79,7 @@ package struct APIConfiguration: Sendable {
     package init(
         host: String = "127.0.0.1", port: Int = 8080, auth: AuthConfiguration = AuthConfiguration(),
         maxPayloadBytes: Int = 5 * 1024 * 1024, retention: Duration = .seconds(7 * 86400), maxBacklog: Int = 1_000_000,
-        defaultImage: [UInt8]? = nil, benchRoutes: Bool = false, quotas: Quotas = Quotas(),
+        defaultImage: [UInt8]? = nil, quotas: Quotas = Quotas(),
         idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(30)
     ) {
         self.host = host
@@ -91,7 +89,6 @@ package struct APIConfiguration: Sendable {
         self.retention = retention
         self.maxBacklog = maxBacklog
         self.defaultImage = defaultImage
-        self.benchRoutes = benchRoutes
         self.quotas = quotas
         self.idleTimeout = idleTimeout
         self.bodyTimeout = bodyTimeout

@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 /// Builds the router: operations routes open, everything under `/api` behind authentication.
 func buildRouter(
-    configuration: APIConfiguration, dependencies: APIDependencies, apps: AppDirectory, auth: AuthState
+    configuration: APIConfiguration, dependencies: APIDependencies, apps: AppDirectory, auth: AuthState,
+    extraRoutes: (Router<APIRequestContext>) -> Void = { _ in }
 ) -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self)
     router.middlewares.add(MetricsMiddleware())
@@ -26,7 +27,8 @@ func buildRouter(
     if apiConfiguration.defaultImage == nil { apiConfiguration.defaultImage = BundledResources.defaultImage }
 
     OperationsRoutes(ready: stores.ready, registry: dependencies.registry, openAPI: BundledResources.openAPI)
-        .add(to: router, benchRoutes: configuration.benchRoutes)
+        .add(to: router)
+    extraRoutes(router)
     DevicePageRoutes(page: BundledResources.devicePage, script: BundledResources.deviceScript, style: BundledResources.deviceStyle).add(
         to: router)
     if let console = dependencies.console {
@@ -73,8 +75,11 @@ func buildRouter(
 
 /// Builds the whole application; `richpush api` runs it, tests drive it with HummingbirdTesting.
 /// `onServerRunning`: called once the server listens (with port 0, the channel says which port).
+/// `extraRoutes`: routes beside the API's own, unauthenticated (`richpush-bench api` adds its
+/// ceiling, `GET /bench/hello`).
 package func buildApplication(
-    configuration: APIConfiguration, dependencies: APIDependencies, logger: Logger,
+    configuration: APIConfiguration, dependencies: APIDependencies,
+    extraRoutes: (Router<APIRequestContext>) -> Void = { _ in }, logger: Logger,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     if configuration.auth.mode == .demo {
@@ -101,7 +106,7 @@ package func buildApplication(
     }
     let bodyTimeout = TimeAmount.milliseconds(Int64(configuration.bodyTimeout.milliseconds))
     return Application(
-        router: buildRouter(configuration: configuration, dependencies: dependencies, apps: apps, auth: auth),
+        router: buildRouter(configuration: configuration, dependencies: dependencies, apps: apps, auth: auth, extraRoutes: extraRoutes),
         server: .http1(
             configuration: .init(
                 additionalChannelHandlers: [BodyTimeoutHandler(timeout: bodyTimeout)],

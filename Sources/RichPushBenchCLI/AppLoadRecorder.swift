@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCommands
 import RichPushReport
 import Synchronization
 

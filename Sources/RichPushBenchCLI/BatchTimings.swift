@@ -1,5 +1,6 @@
 import Foundation
 import Hiredis
+import RichPushCommands
 
 /// The wall time of each adapter call of a benchmark, and the figures its report prints.
 struct BatchTimings {

@@ -5,6 +5,7 @@ import Hiredis
 import NIOSSL
 import RichPushAPNS
 import RichPushAPNSSim
+import RichPushCommands
 import RichPushCore
 import RichPushHTTP2
 import RichPushSimTLS
@@ -95,7 +96,7 @@ struct BenchAPNSCommand: AsyncParsableCommand {
             }
             sent += count
         }
-        let seconds = Double((clock.now - start).milliseconds) / 1000
+        let seconds = (clock.now - start).seconds
         let (p50, p99) = timings.percentiles
         let rss = BatchTimings.peakRSS
         print(

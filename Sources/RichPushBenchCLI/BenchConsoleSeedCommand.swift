@@ -2,6 +2,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import Hiredis
+import RichPushCommands
 import RichPushCore
 import RichPushQueue
 import RichPushStorage

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hiredis
+import RichPushCommands
 import RichPushStorage
 
 /// `richpush bench device-claims`: the Redis time of a round's device claim and release

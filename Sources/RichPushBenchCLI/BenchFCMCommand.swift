@@ -4,6 +4,7 @@ import Foundation
 import Hiredis
 import Logging
 import NIOSSL
+import RichPushCommands
 import RichPushCore
 import RichPushFCM
 import RichPushFCMSim
@@ -80,7 +81,7 @@ struct BenchFCMCommand: AsyncParsableCommand {
             failed += outcomes.filter { if case .sent = $0 { false } else { true } }.count
             sent += count
         }
-        let seconds = Double((clock.now - start).milliseconds) / 1000
+        let seconds = (clock.now - start).seconds
         let cpuMicros = ((me.read()?.cpuSeconds ?? 0) - cpuBefore) * 1_000_000 / Double(sent)
         let (p50, p99) = timings.percentiles
         let rss = BatchTimings.peakRSS

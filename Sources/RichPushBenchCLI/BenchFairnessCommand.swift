@@ -3,6 +3,7 @@ import Foundation
 import Hiredis
 import Logging
 import RichPushBench
+import RichPushCommands
 import RichPushCore
 import RichPushQueue
 import RichPushSimulator

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hiredis
 import RichPushBench
+import RichPushCommands
 import RichPushQueue
 
 /// `richpush bench queue`: the producer and referee of scripts/bench-queue.sh. It enqueues N noop
@@ -70,11 +71,5 @@ struct BenchQueueCommand: AsyncParsableCommand {
         await connection.close()
         let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
         print(String(decoding: data, as: UTF8.self))
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

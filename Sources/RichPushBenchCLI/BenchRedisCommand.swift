@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hiredis
+import RichPushCommands
 
 /// `richpush bench redis`: this client's rate for XADD or PUBLISH on one connection, in the shape
 /// of `redis-benchmark -c 1 -P <pipeline>` so that scripts/bench-redis.sh can compare the two.

@@ -5,6 +5,7 @@ import Foundation
 import Hiredis
 import NIOCore
 import NIOSSL
+import RichPushCommands
 import RichPushCore
 import RichPushWebPush
 
@@ -119,7 +120,7 @@ struct BenchWebPushCommand: AsyncParsableCommand {
             return (all, failed)
         }
         let sent = pushes
-        let seconds = Double((clock.now - start).milliseconds) / 1000
+        let seconds = (clock.now - start).seconds
         let cpuMicros = ((me.read()?.cpuSeconds ?? 0) - cpuBefore) * 1_000_000 / Double(sent)
         let (p50, p99) = timings.percentiles
         print(

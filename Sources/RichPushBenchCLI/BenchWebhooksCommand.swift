@@ -5,6 +5,7 @@ import HTTPTypes
 import Hiredis
 import Hummingbird
 import Logging
+import RichPushCommands
 import RichPushCore
 import RichPushStorage
 import RichPushWebhooks

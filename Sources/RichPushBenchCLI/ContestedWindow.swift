@@ -1,3 +1,4 @@
+import RichPushCommands
 import RichPushQueue
 
 /// `bench fairness --hold-load`: the apps were paused while they created their load, so each has

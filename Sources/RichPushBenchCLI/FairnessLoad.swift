@@ -1,5 +1,6 @@
 import Foundation
 import Hiredis
+import RichPushCommands
 import RichPushStorage
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hiredis
+import RichPushCommands
 import RichPushCore
 import RichPushStorage
 

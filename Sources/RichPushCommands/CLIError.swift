@@ -1,7 +1,7 @@
-import ArgumentParser
+package import ArgumentParser
 
 /// A failure reported to the operator as one line on stderr with exit code 1.
-struct CLIError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct CLIError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

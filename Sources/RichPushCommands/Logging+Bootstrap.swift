@@ -1,9 +1,9 @@
-import Logging
-import RichPushAPI
+package import Logging
+package import RichPushAPI
 
 /// Logs go to stderr, one line each, so stdout stays for the command's own output.
-enum LogSetup {
-    static func bootstrap(level: Logger.Level = .info) {
+package enum LogSetup {
+    package static func bootstrap(level: Logger.Level = .info) {
         LoggingSystem.bootstrap { label in
             var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = level

@@ -1,11 +1,11 @@
-import ArgumentParser
-import Foundation
-import Hiredis
-import Logging
-import ServiceLifecycle
+package import ArgumentParser
+package import Foundation
+package import Hiredis
+package import Logging
+package import ServiceLifecycle
 
 /// The Redis connection options every subcommand shares.
-struct RedisOptions: ParsableArguments {
+package struct RedisOptions: ParsableArguments {
     @Option(
         name: .customLong("redis-url"),
         help: ArgumentHelp(
@@ -15,10 +15,10 @@ struct RedisOptions: ParsableArguments {
             (env RICHPUSH_REDIS_URL; default \(RedisConfiguration.defaultURL)).
             """,
             valueName: "url"))
-    var redisURL: String?
+    package var redisURL: String?
 
     @Option(name: .customLong("redis-timeout"), help: "Seconds to wait for a Redis reply before dropping the connection.")
-    var redisTimeout: Double = 5
+    package var redisTimeout: Double = 5
 
     @Option(
         name: .customLong("redis-transport"),
@@ -28,9 +28,9 @@ struct RedisOptions: ParsableArguments {
             (SwiftNIO event loops) (env RICHPUSH_REDIS_TRANSPORT; default nio). A cluster always uses threads.
             """,
             valueName: "transport"))
-    var redisTransport: RedisTransport?
+    package var redisTransport: RedisTransport?
 
-    var transport: RedisTransport {
+    package var transport: RedisTransport {
         get throws {
             if let redisTransport { return redisTransport }
             guard let name = ProcessInfo.processInfo.environment["RICHPUSH_REDIS_TRANSPORT"], !name.isEmpty else { return .nio }
@@ -43,12 +43,12 @@ struct RedisOptions: ParsableArguments {
         }
     }
 
-    var url: String { redisURL ?? ProcessInfo.processInfo.environment["RICHPUSH_REDIS_URL"] ?? RedisConfiguration.defaultURL }
+    package var url: String { redisURL ?? ProcessInfo.processInfo.environment["RICHPUSH_REDIS_URL"] ?? RedisConfiguration.defaultURL }
 
-    var isCluster: Bool { RedisClusterConfiguration.isClusterURL(url) }
+    package var isCluster: Bool { RedisClusterConfiguration.isClusterURL(url) }
 
     /// One node's settings: the URL's Redis, or on a cluster the first seed.
-    func configuration(clientName: String) throws -> RedisConfiguration {
+    package func configuration(clientName: String) throws -> RedisConfiguration {
         if isCluster {
             let cluster = try clusterConfiguration(clientName: clientName)
             return cluster.configuration(for: cluster.seeds[0])
@@ -59,7 +59,7 @@ struct RedisOptions: ParsableArguments {
         return configuration
     }
 
-    func clusterConfiguration(clientName: String, connectionsPerNode: Int = 2) throws -> RedisClusterConfiguration {
+    package func clusterConfiguration(clientName: String, connectionsPerNode: Int = 2) throws -> RedisClusterConfiguration {
         var cluster = try RedisClusterConfiguration(url: url)
         if cluster.node.clientName == nil { cluster.node.clientName = clientName }
         cluster.node.commandTimeout = .milliseconds(Int(redisTimeout * 1000))
@@ -70,7 +70,7 @@ struct RedisOptions: ParsableArguments {
     /// The shared connections of a long-running process: a pool of `connections`, or on a
     /// cluster a client with `connections` per node; run `backend.service` in the process's
     /// ServiceGroup before the services that use it.
-    func backend(clientName: String, connections: Int, logger: Logger) throws -> RedisBackend {
+    package func backend(clientName: String, connections: Int, logger: Logger) throws -> RedisBackend {
         if isCluster {
             let client = RedisClusterClient(
                 configuration: try clusterConfiguration(clientName: clientName, connectionsPerNode: connections), logger: logger)
@@ -93,7 +93,9 @@ struct RedisOptions: ParsableArguments {
         }
     }
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard redisTimeout > 0 else { throw ValidationError("--redis-timeout must be positive") }
         _ = try transport
         do {
@@ -105,14 +107,14 @@ struct RedisOptions: ParsableArguments {
 }
 
 /// Which ``RedisSharedConnection`` a pool of one Redis is made of.
-enum RedisTransport: String, ExpressibleByArgument, CaseIterable {
+package enum RedisTransport: String, ExpressibleByArgument, CaseIterable {
     /// ``RedisConnection``: a blocking hiredis context on a thread per connection.
     case threads
     /// ``NIORedisConnection``: a SwiftNIO channel on the shared event loops, hiredis's reader.
     case nio
 
     /// A connection of this transport that has answered PING.
-    func connect(configuration: RedisConfiguration) async throws -> any RedisSharedConnection {
+    package func connect(configuration: RedisConfiguration) async throws -> any RedisSharedConnection {
         switch self {
         case .threads: try await RedisConnection.connect(configuration: configuration)
         case .nio: try await NIORedisConnection.connect(configuration: configuration)
@@ -121,17 +123,17 @@ enum RedisTransport: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// What a process talks to Redis through: one Redis or a Redis Cluster, chosen by the URL.
-struct RedisBackend: RedisClient {
+package struct RedisBackend: RedisClient {
     /// Commands and pipelines (routed by slot on a cluster).
-    let client: any RedisClient
+    package let client: any RedisClient
     /// Closes the connections when the ServiceGroup stops.
-    let service: any Service
+    package let service: any Service
     /// Where connections of one's own go (blocking readers, sharded subscribers).
-    let locator: RedisNodeLocator
-    let redactedURL: String
+    package let locator: RedisNodeLocator
+    package let redactedURL: String
     private let closing: @Sendable () async -> Void
 
-    init(
+    package init(
         client: any RedisClient, service: any Service, locator: RedisNodeLocator, redactedURL: String,
         close: @escaping @Sendable () async -> Void
     ) {
@@ -142,16 +144,16 @@ struct RedisBackend: RedisClient {
         self.closing = close
     }
 
-    func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] { try await client.pipeline(commands) }
+    package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisValue] { try await client.pipeline(commands) }
 
-    var topology: RedisTopology { client.topology }
+    package var topology: RedisTopology { client.topology }
 
-    func close() async { await closing() }
+    package func close() async { await closing() }
 }
 
 /// Connects for a one-shot command (checking that Redis answers), turning a Redis failure into
 /// one clear line; `close()` when done.
-func connect(_ options: RedisOptions, clientName: String) async throws -> RedisBackend {
+package func connect(_ options: RedisOptions, clientName: String) async throws -> RedisBackend {
     let backend = try options.backend(clientName: clientName, connections: 1, logger: Logger(label: "richpush.cli"))
     do {
         try await backend.client.send("PING")

@@ -128,14 +128,24 @@ final class ExitStatus: Sendable {
 
 /// The `richpush` executable built beside the test bundle (or `RICHPUSH_BIN`).
 package func richpushExecutable() throws -> URL {
-    if let path = ProcessInfo.processInfo.environment["RICHPUSH_BIN"] { return URL(fileURLWithPath: path) }
+    try builtExecutable("richpush", environment: "RICHPUSH_BIN")
+}
+
+/// The `richpush-bench` executable built beside the test bundle (or `RICHPUSH_BENCH_BIN`): its
+/// `worker` is `richpush worker` with the `probe` and `noop` job types the queue's tests run.
+package func richpushBenchExecutable() throws -> URL {
+    try builtExecutable("richpush-bench", environment: "RICHPUSH_BENCH_BIN")
+}
+
+private func builtExecutable(_ name: String, environment: String) throws -> URL {
+    if let path = ProcessInfo.processInfo.environment[environment] { return URL(fileURLWithPath: path) }
     var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     for _ in 0..<3 {
-        let candidate = directory.appendingPathComponent("richpush")
+        let candidate = directory.appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         directory = directory.deletingLastPathComponent()
     }
     throw RedisServerError(
-        "the richpush executable is not built next to the tests; run `swift build --build-tests` (scripts/test.sh does) or set RICHPUSH_BIN"
+        "the \(name) executable is not built next to the tests; run `swift build --build-tests` (scripts/test.sh does) or set \(environment)"
     )
 }

@@ -24,11 +24,14 @@ struct ScaleScriptTests {
                     executable: URL(fileURLWithPath: "/bin/bash"),
                     arguments: [
                         Self.root.appendingPathComponent("scripts/scale-workers.sh").path, "\(count)",
-                        "--queue-prefix", prefix, "--bench-handlers", "--concurrency", "8", "--maintenance-interval", "0.1", "--log-level",
+                        "--queue-prefix", prefix, "--concurrency", "8", "--maintenance-interval", "0.1", "--log-level",
                         "warning",
                     ],
+                    // richpush-bench worker: richpush worker with the probe job type.
                     environment: [
-                        "RICHPUSH_BIN": try richpushExecutable().path, "RICHPUSH_REDIS_URL": server.url, "RICHPUSH_WORKERS_DIR": state.path,
+                        "RICHPUSH_BIN": try richpushExecutable().path, "RICHPUSH_WORKER_BIN": try richpushBenchExecutable().path,
+                        "RICHPUSH_REDIS_URL": server.url,
+                        "RICHPUSH_WORKERS_DIR": state.path,
                     ],
                     logFile: server.directory.appendingPathComponent("scale-\(count)-\(UUID().uuidString.prefix(4)).log"))
                 let status = try await script.wait(timeout: .seconds(60))

@@ -89,6 +89,26 @@ build_release() {
     bin="$(swift build -c release --show-bin-path)/richpush"
 }
 
+# bench_binary: sets $bench_bin to $RICHPUSH_BENCH_BIN when given, else to the richpush-bench
+# beside $bin (call richpush_binary first), building it (release) when $bin is the release build
+# and it is missing. richpush-bench is the benchmarks' executable: `worker` and `api` as richpush
+# runs them plus the probe and noop job types and GET /bench/hello, and the `bench` measurements.
+bench_binary() {
+    if [ -n "${RICHPUSH_BENCH_BIN:-}" ]; then
+        bench_bin=$RICHPUSH_BENCH_BIN
+    else
+        bench_bin="$(dirname "$bin")/richpush-bench"
+        if [ "$(dirname "$bin")" = "$(swift build -c release --show-bin-path 2>/dev/null)" ]; then
+            swift build -c release --product richpush-bench >/dev/null
+        fi
+    fi
+    [ -x "$bench_bin" ] || {
+        echo "error: no richpush-bench binary at $bench_bin (swift build --product richpush-bench, or set RICHPUSH_BENCH_BIN)" >&2
+        return 2
+    }
+    bench_bin="$(cd "$(dirname "$bench_bin")" && pwd)/$(basename "$bench_bin")"
+}
+
 # richpush_binary: sets $bin to $RICHPUSH_BIN when given, else builds release; fails clearly
 # when there is no executable there.
 richpush_binary() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The summary and HTML report of scripts/bench-fairness.sh (issue 28).
 
-Reads DIR/<configuration>/<phase>.json (written by `richpush bench fairness`), prints each bar of
+Reads DIR/<configuration>/<phase>.json (written by `richpush-bench fairness`), prints each bar of
 the issue with PASS/FAIL per configuration (FIFO beside fair) into DIR/summary.txt and standard
 output, and writes DIR/report.html: self-contained, inline SVG, no external assets.
 Usage: fairness_report.py DIR [--command CMD] [--elapsed S] [--binary PATH] [--commit SHA]

@@ -9,7 +9,7 @@ struct OperationsRoutes {
     let registry: PrometheusCollectorRegistry?
     let openAPI: [UInt8]
 
-    func add(to router: Router<APIRequestContext>, benchRoutes: Bool) {
+    func add(to router: Router<APIRequestContext>) {
         router.get("health/live") { _, _ in try JSONResponse.encode(["status": "ok"], status: .ok) }
         router.get("health/ready") { _, _ in
             do {
@@ -29,9 +29,6 @@ struct OperationsRoutes {
         }
         router.get("openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))
-        }
-        if benchRoutes {
-            router.get("bench/hello") { _, _ in "Hello, world!" }
         }
     }
 }

@@ -1,7 +1,7 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
 import Hiredis
-import Hummingbird
+package import Hummingbird
 import Logging
 import Metrics
 import Prometheus
@@ -11,8 +11,8 @@ import RichPushCore
 import ServiceLifecycle
 
 /// `richpush api`: the HTTP API.
-struct APICommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct APICommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "api",
         abstract: "Serve the HTTP API: authentication, device registration, rich notifications, status, metrics.",
         discussion: "All state is in Redis: run as many replicas as you like behind a load balancer.")
@@ -31,7 +31,6 @@ struct APICommand: AsyncParsableCommand {
     @Option(help: "Queue backlog above which new notifications get 503 + Retry-After.") var maxBacklog = 1_000_000
     @Option(help: "Image sent by a POST /api/notifications with no body (default: a bundled PNG).") var defaultImage: String?
     @Option(help: "Connections to Redis shared by all requests.") var redisConnections = 4
-    @Flag(help: "Serve GET /bench/hello, the ceiling of scripts/bench-api.sh.") var benchRoutes = false
     @Option(
         help:
             "bcrypt cost of the users' hashes (`users add --cost`): unknown names are checked against a decoy of this cost until a stored hash is verified, then of that hash's cost."
@@ -91,7 +90,9 @@ struct APICommand: AsyncParsableCommand {
         }
     }
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard maxPayloadBytes > 0, maxBatchBodyBytes > 0 else {
             throw ValidationError("--max-payload-bytes and --max-batch-body-bytes must be positive")
@@ -125,7 +126,13 @@ struct APICommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    package func run() async throws {
+        try await run { _ in }
+    }
+
+    /// Runs the API with the routes `extraRoutes` adds beside its own (`richpush-bench api`:
+    /// `GET /bench/hello`).
+    package func run(extraRoutes: @escaping @Sendable (Router<APIRequestContext>) -> Void) async throws {
         LogSetup.bootstrap(level: logLevel)
         let registry = MetricsSetup.bootstrap()
         let logger = Logger(label: "richpush.api")
@@ -143,7 +150,7 @@ struct APICommand: AsyncParsableCommand {
             registrations: quotaRegistrations, tags: quotaTags)
         var configuration = APIConfiguration(
             host: host, port: port, auth: auth, maxPayloadBytes: maxPayloadBytes,
-            retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image, benchRoutes: benchRoutes,
+            retention: .seconds(retentionDays * 86400), maxBacklog: maxBacklog, defaultImage: image,
             quotas: quotas, idleTimeout: .seconds(idleTimeout), bodyTimeout: .seconds(bodyTimeout))
         configuration.maxBatchBodyBytes = maxBatchBodyBytes
         configuration.batchConcurrency = batchConcurrency
@@ -170,7 +177,7 @@ struct APICommand: AsyncParsableCommand {
             redis: pool, keys: queue.storageKeys(redis), queue: queue.configuration, configuration: configuration,
             registry: registry, credentialChanges: changes)
         dependencies.apps = apps
-        let app = buildApplication(configuration: configuration, dependencies: dependencies, logger: logger)
+        let app = buildApplication(configuration: configuration, dependencies: dependencies, extraRoutes: extraRoutes, logger: logger)
         // Stopped in reverse order: the server drains first, the Redis pool closes last.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

@@ -1,8 +1,8 @@
-import AsyncHTTPClient
-import Foundation
-import NIOCore
-import RichPushCore
-import Synchronization
+package import AsyncHTTPClient
+package import Foundation
+package import NIOCore
+package import RichPushCore
+package import Synchronization
 
 /// `POST /api/notifications/batch` over a pool of keep-alive connections: the load test's items
 /// go `batchSize` to a request, each with the same 1 KiB image as the other paths. The items the
@@ -10,24 +10,24 @@ import Synchronization
 /// own, after the longest `retryAfter` among them, and the whole batch after a 503 for the whole
 /// request; any other refusal fails the run. Each item's id comes from its own result, so the
 /// tracker counts lost and duplicated pushes per notification as with one create per request.
-final class BatchAPICreator: NotificationCreator {
-    let batchSize: Int
+package final class BatchAPICreator: NotificationCreator {
+    package let batchSize: Int
     private let api: LoadAPIClient
     private let unavailable = Atomic<Int>(0)
 
-    init(baseURL: String, authorization: String, payload: [UInt8], connections: Int, batchSize: Int) {
+    package init(baseURL: String, authorization: String, payload: [UInt8], connections: Int, batchSize: Int) {
         api = LoadAPIClient(baseURL: baseURL, authorization: authorization, payload: payload, connections: connections)
         self.batchSize = batchSize
     }
 
     /// Items sent again after a "not now".
-    var retried: Int { unavailable.load(ordering: .relaxed) }
+    package var retried: Int { unavailable.load(ordering: .relaxed) }
 
-    func create(index: Int, target: String) async throws -> Int {
+    package func create(index: Int, target: String) async throws -> Int {
         try await create([(index, target)])[0]
     }
 
-    func create(_ items: [(index: Int, target: String)]) async throws -> [Int] {
+    package func create(_ items: [(index: Int, target: String)]) async throws -> [Int] {
         var ids = [Int?](repeating: nil, count: items.count)
         var waiting = Array(items.indices)
         while !waiting.isEmpty {
@@ -81,7 +81,7 @@ final class BatchAPICreator: NotificationCreator {
         try await Task.sleep(for: .milliseconds(Int(min(max(seconds, 0.05), 30) * 1000)))
     }
 
-    func shutdown() async {
+    package func shutdown() async {
         await api.shutdown()
     }
 }

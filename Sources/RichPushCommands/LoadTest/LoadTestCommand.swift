@@ -265,7 +265,3 @@ struct LoadTestCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("loadtest: \(text)\n".utf8))
     }
 }
-
-extension Duration {
-    var milliseconds: Double { seconds * 1000 }
-}

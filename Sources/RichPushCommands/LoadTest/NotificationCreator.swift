@@ -1,15 +1,15 @@
-import AsyncHTTPClient
-import Foundation
-import NIOCore
-import NIOHTTP1
-import RichPushCore
-import RichPushStorage
-import Synchronization
+package import AsyncHTTPClient
+package import Foundation
+package import NIOCore
+package import NIOHTTP1
+package import RichPushCore
+package import RichPushStorage
+package import Synchronization
 
 /// How the load test creates a notification: as a user does (`POST /api/notifications`, or many
 /// at once with `POST /api/notifications/batch`) or straight through the store (record, payload
 /// and job in Redis, no HTTP).
-protocol NotificationCreator: Sendable {
+package protocol NotificationCreator: Sendable {
     /// Creates notification number `index` for `target` (a tag); its id.
     func create(index: Int, target: String) async throws -> Int
     /// Notifications the load test hands to one call of ``create(_:)``.
@@ -22,9 +22,9 @@ protocol NotificationCreator: Sendable {
 }
 
 extension NotificationCreator {
-    var batchSize: Int { 1 }
+    package var batchSize: Int { 1 }
 
-    func create(_ items: [(index: Int, target: String)]) async throws -> [Int] {
+    package func create(_ items: [(index: Int, target: String)]) async throws -> [Int] {
         var ids: [Int] = []
         for item in items { ids.append(try await create(index: item.index, target: item.target)) }
         return ids
@@ -32,36 +32,36 @@ extension NotificationCreator {
 }
 
 /// Through the store, as the API would after parsing (the load test's old, HTTP-free path).
-struct StoreCreator: NotificationCreator {
-    let store: RedisNotificationStore
-    let user: String
-    let payload: [UInt8]
+package struct StoreCreator: NotificationCreator {
+    package let store: RedisNotificationStore
+    package let user: String
+    package let payload: [UInt8]
 
-    func create(index: Int, target: String) async throws -> Int {
+    package func create(index: Int, target: String) async throws -> Int {
         let draft = NotificationDraft(
             message: "load \(index)", richType: .image, contentType: "image/png", payload: payload, creator: user, target: target)
         return try await store.create(draft) { _ in "load-payload" }.id
     }
 
-    var retried: Int { 0 }
-    func shutdown() async {}
+    package var retried: Int { 0 }
+    package func shutdown() async {}
 }
 
 /// `POST /api/notifications` over a pool of keep-alive connections, authenticated with an API
 /// key (`Authorization: Bearer`) or Basic, with the same 1 KiB image as the store path (base64 in
 /// JSON). A 503 (the backlog guard, Redis busy) is sent again after its `Retry-After`, as a
 /// well-behaved client does; anything else that is not 202 fails the run.
-final class APICreator: NotificationCreator {
+package final class APICreator: NotificationCreator {
     private let api: LoadAPIClient
     private let unavailable = Atomic<Int>(0)
 
-    init(baseURL: String, authorization: String, payload: [UInt8], connections: Int) {
+    package init(baseURL: String, authorization: String, payload: [UInt8], connections: Int) {
         api = LoadAPIClient(baseURL: baseURL, authorization: authorization, payload: payload, connections: connections)
     }
 
-    var retried: Int { unavailable.load(ordering: .relaxed) }
+    package var retried: Int { unavailable.load(ordering: .relaxed) }
 
-    func create(index: Int, target: String) async throws -> Int {
+    package func create(index: Int, target: String) async throws -> Int {
         let body = api.notificationJSON(index: index, target: target)
         while true {
             let (response, answer) = try await api.post("/api/notifications", body: body, timeout: .seconds(30), limit: 64 * 1024)
@@ -82,13 +82,13 @@ final class APICreator: NotificationCreator {
     }
 
     /// The `"id":"123"` of a create's answer, without decoding the whole object.
-    static func id(in body: ByteBuffer) -> Int? {
+    package static func id(in body: ByteBuffer) -> Int? {
         let text = String(buffer: body)
         guard let range = text.range(of: #""id":""#) else { return nil }
         return Int(text[range.upperBound...].prefix { $0 != "\"" })
     }
 
-    func shutdown() async {
+    package func shutdown() async {
         await api.shutdown()
     }
 }

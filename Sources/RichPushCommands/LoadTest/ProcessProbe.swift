@@ -1,18 +1,18 @@
-import Foundation
+package import Foundation
 
 /// Reads a process's resident memory and CPU time from /proc (Linux), for the load-test report.
-struct ProcessProbe: Sendable {
-    let name: String
-    let pid: Int32
+package struct ProcessProbe: Sendable {
+    package let name: String
+    package let pid: Int32
 
-    struct Reading: Sendable {
-        var rssMiB: Double
-        var peakRSSMiB: Double
-        var cpuSeconds: Double
+    package struct Reading: Sendable {
+        package var rssMiB: Double
+        package var peakRSSMiB: Double
+        package var cpuSeconds: Double
     }
 
     /// nil once the process is gone.
-    func read() -> Reading? {
+    package func read() -> Reading? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
         else { return nil }
@@ -30,13 +30,13 @@ struct ProcessProbe: Sendable {
     }
 
     /// Parses `name=pid`, as `--watch-pid` takes it.
-    init?(argument: String) {
+    package init?(argument: String) {
         let parts = argument.split(separator: "=", maxSplits: 1)
         guard parts.count == 2, !parts[0].isEmpty, let pid = Int32(parts[1]), pid > 0 else { return nil }
         self.init(name: String(parts[0]), pid: pid)
     }
 
-    init(name: String, pid: Int32) {
+    package init(name: String, pid: Int32) {
         self.name = name
         self.pid = pid
     }

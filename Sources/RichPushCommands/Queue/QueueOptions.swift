@@ -1,50 +1,52 @@
-import ArgumentParser
-import Foundation
-import RichPushQueue
+package import ArgumentParser
+package import Foundation
+package import RichPushQueue
 
 /// Options naming the queue in Redis, shared by worker, stats, dlq, replay and enqueue.
-struct QueueOptions: ParsableArguments {
+package struct QueueOptions: ParsableArguments {
     @Option(name: .customLong("queue-prefix"), help: "Key namespace of the queue in Redis.")
-    var prefix = "richpush"
+    package var prefix = "richpush"
 
     @Option(name: .customLong("queue-partition"), help: "Queue partition (the Redis hash tag of its keys).")
-    var partition = "q0"
+    package var partition = "q0"
 
     @Option(
         name: .customLong("partitions"),
         help: ArgumentHelp(
             "Queue partitions (q0 … q<P-1>, each under its own hash tag, so each lands on a Redis Cluster slot of its own); the same for every process (env RICHPUSH_PARTITIONS; default 1).",
             valueName: "P"))
-    var partitionOption: Int?
+    package var partitionOption: Int?
 
     /// `--partitions`, else RICHPUSH_PARTITIONS, else 1.
-    var partitions: Int { partitionOption ?? ProcessInfo.processInfo.environment["RICHPUSH_PARTITIONS"].flatMap { Int($0) } ?? 1 }
+    package var partitions: Int { partitionOption ?? ProcessInfo.processInfo.environment["RICHPUSH_PARTITIONS"].flatMap { Int($0) } ?? 1 }
 
     @Option(
         name: .customLong("scheduling"),
         help: ArgumentHelp(
             "Order in which workers take jobs: fair (weighted across apps, an app's single-device sends before its fan-out) or fifo (arrival order); the same for every process (env RICHPUSH_SCHEDULING; default fair).",
             valueName: "fair|fifo"))
-    var schedulingOption: String?
+    package var schedulingOption: String?
 
     /// `--scheduling`, else RICHPUSH_SCHEDULING, else fair.
-    var schedulingName: String {
+    package var schedulingName: String {
         schedulingOption ?? ProcessInfo.processInfo.environment["RICHPUSH_SCHEDULING"] ?? JobScheduling.fair.rawValue
     }
 
     @Option(help: "Seconds a delivered job may stay unacknowledged before another worker reclaims it.")
-    var visibilityTimeout: Double = 30
+    package var visibilityTimeout: Double = 30
 
     @Option(help: "Deliveries after which an unacknowledged job is dead-lettered as a poison message.")
-    var maxDeliveries = 5
+    package var maxDeliveries = 5
 
     @Option(help: "Attempts in all before a failing job is dead-lettered.")
-    var maxAttempts = 5
+    package var maxAttempts = 5
 
     @Option(help: "Hours of acknowledged jobs kept in the stream for replay.")
-    var retentionHours: Double = 24
+    package var retentionHours: Double = 24
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard visibilityTimeout > 0 else { throw ValidationError("--visibility-timeout must be positive") }
         guard maxDeliveries >= 1 else { throw ValidationError("--max-deliveries must be at least 1") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
@@ -62,7 +64,7 @@ struct QueueOptions: ParsableArguments {
         }
     }
 
-    var configuration: JobQueueConfiguration {
+    package var configuration: JobQueueConfiguration {
         JobQueueConfiguration(
             prefix: prefix, partition: partition,
             visibilityTimeout: .milliseconds(Int(visibilityTimeout * 1000)),
@@ -75,7 +77,7 @@ struct QueueOptions: ParsableArguments {
 
 extension QueueOptions {
     /// Each partition's queue settings, in partition order.
-    var partitionConfigurations: [JobQueueConfiguration] {
+    package var partitionConfigurations: [JobQueueConfiguration] {
         guard partitions > 1 else { return [configuration] }
         return (0..<partitions).map { index in
             var configuration = self.configuration

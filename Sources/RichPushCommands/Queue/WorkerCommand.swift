@@ -1,21 +1,20 @@
 public import ArgumentParser
 import Foundation
-import Hiredis
+package import Hiredis
 public import Logging
 import RichPushAPNS
 import RichPushAdapters
-import RichPushBench
 package import RichPushCore
 import RichPushFCM
 import RichPushHTTP2
-import RichPushQueue
+package import RichPushQueue
 import RichPushStorage
 import RichPushWorker
 import ServiceLifecycle
 
 /// `richpush worker`: joins the consumer group and runs jobs until SIGTERM/SIGINT.
-struct WorkerCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct WorkerCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "worker",
         abstract: "Take jobs from the queue and run them; scale by starting more, on any host.",
         discussion: """
@@ -50,11 +49,6 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds running jobs get to finish on shutdown before they are released.") var drainTimeout: Double = 10
     @Option(help: "Consumer name in the group (default host:pid:random).") var consumer: String?
     @Option(help: "Seconds between reclaiming abandoned jobs and promoting due retries.") var maintenanceInterval: Double = 0.5
-    @Flag(
-        help:
-            "Also run the benchmark and test job types probe and noop (scripts/bench-queue.sh, the queue's process tests); never needed in production."
-    ) var benchHandlers = false
-    @Option(help: "Redis list where the noop handler appends its latencies (with --bench-handlers).") var latencyKey: String?
     @Option(
         help: """
             Push adapters, comma-separated: simulated (alias hub: the Redis Pub/Sub hub, for every platform without an adapter \
@@ -92,7 +86,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between reads of the queue's lag, pending, delayed and dead-letter gauges.") var queueMetricsInterval: Double = 5
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard (0...1000).contains(lingerMs) else { throw ValidationError("--linger-ms must be between 0 and 1000") }
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
@@ -114,11 +110,16 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("--fcm-credentials is for --adapter fcm (e.g. --adapter apns,fcm)")
         }
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0 to 65535") }
-        guard latencyKey == nil || benchHandlers else { throw ValidationError("--latency-key needs --bench-handlers") }
         guard queueMetricsInterval >= 0.1 else { throw ValidationError("--queue-metrics-interval must be at least 0.1 seconds") }
     }
 
-    func run() async throws {
+    package func run() async throws {
+        try await run { _, _ in }
+    }
+
+    /// Runs the worker with the job types `extraHandlers` registers beside the rich-push ones
+    /// (`richpush-bench worker`: the benchmark and test types), on the process's Redis client.
+    package func run(extraHandlers: @escaping (inout JobHandlers, any RedisClient) -> Void) async throws {
         LogSetup.bootstrap(level: logLevel)
         let registry = metricsPort.map { _ in MetricsSetup.bootstrap() }
         let logger = Logger(label: "richpush.worker")
@@ -168,18 +169,12 @@ struct WorkerCommand: AsyncParsableCommand {
         let dependencies = WorkerDependencies(
             redis: pool, redisConfiguration: redisConfiguration, keys: queue.storageKeys(redis), queue: queue.configuration,
             locator: backend.locator)
-        let bench = benchHandlers
         let process = WorkerProcess.Configuration(
             webhooks: webhookOptions.configuration(consumer: workerConfiguration.consumer),
             queueGaugeInterval: metricsPort == nil ? nil : .seconds(queueMetricsInterval))
         let worker = buildWorker(
             configuration: configuration, dependencies: dependencies, process: process,
-            extraHandlers: { handlers in
-                guard bench else { return }
-                // The benchmark and test job types (scripts/bench-queue.sh, the queue's process tests).
-                handlers.register(ProbeJobHandler(redis: pool), for: ProbeJobHandler.type)
-                handlers.register(NoopJobHandler(redis: pool, latencyKey: latencyKey), for: NoopJobHandler.type)
-            }, logger: logger)
+            extraHandlers: { extraHandlers(&$0, pool) }, logger: logger)
         // A ServiceGroup stops its services in reverse order: the worker drains first, and the
         // metrics server answers until the worker is done.
         var services: [any Service] = [backend.service]

@@ -77,21 +77,22 @@ struct QueueFixture {
         try await RedisTestSupport.withWorkers(workers, body)
     }
 
-    /// Starts a real `richpush worker` process on this queue.
+    /// Starts a real worker process on this queue: `richpush-bench worker`, which is `richpush
+    /// worker` with the `probe` job type these tests enqueue.
     /// `logLevel` info makes the worker log "worker started" once its loop runs (after the
     /// service group installed its signal handlers).
     func spawnWorker(name: String, logLevel: String = "warning", extra: [String] = []) async throws -> ChildProcess {
         let c = queue.configuration
         let arguments =
             [
-                "worker", "--bench-handlers", "--redis-url", server.url, "--queue-prefix", c.prefix, "--queue-partition", c.partition,
+                "worker", "--redis-url", server.url, "--queue-prefix", c.prefix, "--queue-partition", c.partition,
                 "--visibility-timeout",
                 "\(Double(c.visibilityTimeout.components.seconds) + Double(c.visibilityTimeout.components.attoseconds) / 1e18)",
                 "--max-deliveries", "\(c.maxDeliveries)", "--max-attempts", "\(c.retry.maxAttempts)",
                 "--maintenance-interval", "0.1", "--consumer", name, "--log-level", logLevel,
             ] + extra
         return try await ChildProcess(
-            executable: try richpushExecutable(), arguments: arguments,
+            executable: try richpushBenchExecutable(), arguments: arguments,
             logFile: server.directory.appendingPathComponent("\(name).log"))
     }
 }
