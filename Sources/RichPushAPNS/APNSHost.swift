@@ -11,7 +11,7 @@ struct APNSHost: Sendable {
     let token: APNSSharedToken
     let concurrency: Int
     /// This service's hold after a 429 with `Retry-After`, shared by the fleet.
-    let hold: ProviderHold
+    let pause: ProviderPause
     /// Device tokens a 410 declared dead, for every batch of this process at once.
     let gone = HTTP2GoneRecipients()
     /// What APNs asked this process to wait for (the sender, single device tokens), honoured by
@@ -21,7 +21,7 @@ struct APNSHost: Sendable {
 
     /// The hold's scope: production keeps the name it had before there were two services
     /// (`apns:<topic>`), so a fleet being upgraded still shares one hold.
-    static func holdScope(_ environment: APNSEnvironment, topic: String) -> String {
+    static func pauseScope(_ environment: APNSEnvironment, topic: String) -> String {
         environment == .production ? "apns:\(topic)" : "apns-\(environment.rawValue):\(topic)"
     }
 
@@ -35,7 +35,7 @@ struct APNSHost: Sendable {
     /// Sends requests already checked against Apple's rules (`pushes` are what they were made
     /// from, in the same order) and returns each one's outcome. Throws when not one reached APNs.
     func send(_ requests: [APNSRequest], for pushes: [OutgoingPush]) async throws -> [PushOutcome] {
-        if let wait = try await hold.remaining() ?? backoffs.providerRemaining {
+        if let wait = try await pause.remaining() ?? backoffs.providerRemaining {
             return Array(repeating: Self.held(wait), count: requests.count)
         }
         let bearer = try await token.current()
@@ -71,7 +71,7 @@ struct APNSHost: Sendable {
         let actions = exchanges.map(APNSPushAdapter.action(for:))
         var senderWait: Duration?
         for case .throttled(_, let after) in actions { senderWait = max(senderWait ?? .zero, after ?? throttleWait) }
-        if let senderWait { await hold.hold(for: senderWait) }
+        if let senderWait { await pause.pause(for: senderWait) }
         return zip(exchanges, actions).enumerated().map { index, answer in
             switch halt.stopped(answer.0, recipient: requests[index].path) {
             // Apple just declared the token dead: the job comes back in a moment and the fleet's
@@ -81,7 +81,7 @@ struct APNSHost: Sendable {
             case .recipientHeld(let wait):
                 .deviceDeferred(reason: "not sent: APNs asked to slow down for this device token; again in \(wait)", after: wait)
             // Stopped by a 429 that holds the sender (this batch's or another's).
-            case .tripped: Self.held(hold.remainingHere ?? senderWait ?? backoffs.providerRemaining ?? throttleWait)
+            case .tripped: Self.held(pause.remainingHere ?? senderWait ?? backoffs.providerRemaining ?? throttleWait)
             case nil: APNSPushAdapter.outcome(of: answer.1, request: requests[index], push: pushes[index], throttleWait: throttleWait)
             }
         }

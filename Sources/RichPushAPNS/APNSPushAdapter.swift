@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// Back-pressure is a deferral, never a failure: a 429 `TooManyRequests` (too many pushes to one
 /// device) defers that push; a 429 with `Retry-After` (or `TooManyProviderTokenUpdates`) holds this
-/// sender's service across the fleet (``ProviderHold``) and stops the rest of the batch, and while
+/// sender's service across the fleet (``ProviderPause``) and stops the rest of the batch, and while
 /// the hold lasts every push to that service comes back `deferred` without a request.
 package struct APNSPushAdapter: PushAdapter {
     package let name = "apns"
@@ -35,7 +35,7 @@ package struct APNSPushAdapter: PushAdapter {
     /// `holds`: where the fleet shares a hold on each service (nil: this process only).
     package init(
         client: HTTP2Client, sandboxClient: HTTP2Client? = nil, topic: String, token: APNSSharedToken, concurrency: Int = 1000,
-        holds: (any ProviderHolds)? = nil, throttleWait: Duration = .seconds(30)
+        holds: (any ProviderPauses)? = nil, throttleWait: Duration = .seconds(30)
     ) {
         self.throttleWait = throttleWait
         self.topic = topic
@@ -43,7 +43,7 @@ package struct APNSPushAdapter: PushAdapter {
         func host(_ environment: APNSEnvironment, _ client: HTTP2Client) -> APNSHost {
             APNSHost(
                 environment: environment, client: client, token: token, concurrency: max(1, concurrency),
-                hold: ProviderHold(scope: APNSHost.holdScope(environment, topic: topic), shared: holds), throttleWait: throttleWait)
+                pause: ProviderPause(scope: APNSHost.pauseScope(environment, topic: topic), shared: holds), throttleWait: throttleWait)
         }
         production = host(.production, client)
         sandbox = sandboxClient.map { host(.sandbox, $0) }

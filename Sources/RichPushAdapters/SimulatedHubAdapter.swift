@@ -9,14 +9,14 @@ package import RichPushCore
 /// device (a newer push with the same collapse id replaces the older), and every push without
 /// one (an FCM message without `collapse_key`), each until its deadline (its ttl from the
 /// notification's creation, to the millisecond, or the hub's hold time) and within its
-/// platform's ``HubHold/Limits`` (Android: FCM's 4 collapse keys). A device is addressed by its
-/// app and its handle (``HubHold/address(_:app:)``): a handle registered in two apps is two
+/// platform's ``OfflineStore/Limits`` (Android: FCM's 4 collapse keys). A device is addressed by its
+/// app and its handle (``OfflineStore/address(_:app:)``): a handle registered in two apps is two
 /// devices, as a token belongs to one app with Apple and Google. The device simulator takes
 /// what is held when it subscribes again; `HubExpirySweeper` reports what expired.
 package struct SimulatedHubAdapter: PushAdapter {
     package let name = "simulated"
     let redis: any RedisClient
-    let hold: HubHold
+    let store: OfflineStore
     let holdFor: Duration
     /// On a cluster a script's keys must share a slot, so a batch's offline pushes go to the
     /// publish-or-hold script in one call per bucket; one Redis takes them all in one call (with
@@ -29,23 +29,23 @@ package struct SimulatedHubAdapter: PushAdapter {
     package init(redis: any RedisClient, prefix: String = "richpush", holdFor: Duration = .seconds(86400), app: AppID = .default) {
         self.redis = redis
         self.app = app
-        self.hold = HubHold(prefix: prefix)
+        self.store = OfflineStore(prefix: prefix)
         self.holdFor = holdFor
         callPerBucket = redis.topology == .cluster
     }
 
     /// The channel a device with this push handle listens on (with `SSUBSCRIBE`: the hub sends
     /// with `SPUBLISH`, so on Redis Cluster a push reaches only the shard of the device's channel).
-    package static func channel(prefix: String, handle: String) -> String { HubHold(prefix: prefix).channel(handle) }
+    package static func channel(prefix: String, handle: String) -> String { OfflineStore(prefix: prefix).channel(handle) }
 
     package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
         let sentAt = Int((Date().timeIntervalSince1970 * 1_000_000).rounded())
         let nowMilliseconds = Int64(sentAt / 1000)
-        let addresses = pushes.map { HubHold.address($0.installation.handle, app: app) }
-        let buckets = addresses.map(HubHold.bucket)
+        let addresses = pushes.map { OfflineStore.address($0.installation.handle, app: app) }
+        let buckets = addresses.map(OfflineStore.bucket)
         let ids = pushes.map(Self.id(of:))
-        let channels = pushes.indices.map { hold.channel(addresses[$0], bucket: buckets[$0]) }
+        let channels = pushes.indices.map { store.channel(addresses[$0], bucket: buckets[$0]) }
         let envelopes = pushes.indices.map {
             SimulatedEnvelope.encode(
                 id: ids[$0], installation: pushes[$0].installation.id, sentAt: sentAt, pushType: pushes[$0].rendered.pushType,

@@ -119,7 +119,7 @@ final class FairnessLoad: Sendable {
         let deadline = started + timeout
         var counts: [String: Int] = [:]
         while ContinuousClock.now < deadline {
-            let reply = try await redis.send("HMGET", keys.status(id), "sent", "held", "failed").array ?? []
+            let reply = try await redis.send("HMGET", keys.notification(id), "sent", "held", "failed").array ?? []
             let values = reply.map { $0.string.flatMap(Int.init) ?? 0 }
             counts = ["sent": values[0], "held": values[1], "failed": values[2]]
             if values.reduce(0, +) >= audience { break }

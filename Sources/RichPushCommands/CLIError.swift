@@ -1,4 +1,4 @@
-package import ArgumentParser
+import ArgumentParser
 
 /// A failure reported to the operator as one line on stderr with exit code 1.
 package struct CLIError: Error, CustomStringConvertible {

@@ -1,5 +1,5 @@
 package import Logging
-package import RichPushAPI
+import RichPushAPI
 
 /// Logs go to stderr, one line each, so stdout stays for the command's own output.
 package enum LogSetup {

@@ -1,5 +1,5 @@
 package import ArgumentParser
-package import Foundation
+import Foundation
 package import Hiredis
 package import Logging
 package import ServiceLifecycle

@@ -11,7 +11,7 @@ package import RichPushHTTP2
 /// for the whole batch.
 ///
 /// Back-pressure is a deferral, never a failure: the project's `QUOTA_EXCEEDED` holds the
-/// project (``ProviderHold``, shared by the fleet through Redis) until FCM's `Retry-After`, at
+/// project (``ProviderPause``, shared by the fleet through Redis) until FCM's `Retry-After`, at
 /// least a minute without one, as Firebase asks; it stops the rest of the batch at the first such
 /// answer, and while the hold lasts every push comes back `deferred` without a request. A
 /// device's own quota defers that device's push only. When not one push of a batch reaches FCM,
@@ -22,7 +22,7 @@ package struct FCMPushAdapter: PushAdapter {
     let path: String
     let token: FCMAccessToken
     /// The project's hold after `QUOTA_EXCEEDED`.
-    package let hold: ProviderHold
+    package let pause: ProviderPause
     /// Registration tokens an `UNREGISTERED` declared dead, for every batch of this process at once.
     let gone = HTTP2GoneRecipients()
     /// What FCM asked this process to wait for (the project, single tokens), honoured by every
@@ -33,11 +33,11 @@ package struct FCMPushAdapter: PushAdapter {
 
     /// `client`: connections to FCM's endpoint (the caller runs it in its `ServiceGroup`).
     /// `holds`: where the fleet shares the project's hold (nil: this process only).
-    package init(client: HTTP2Client, projectID: String, token: FCMAccessToken, holds: (any ProviderHolds)? = nil) {
+    package init(client: HTTP2Client, projectID: String, token: FCMAccessToken, holds: (any ProviderPauses)? = nil) {
         self.client = client
         path = "/v1/projects/\(projectID)/messages:send"
         self.token = token
-        hold = ProviderHold(scope: "fcm:\(projectID)", shared: holds)
+        pause = ProviderPause(scope: "fcm:\(projectID)", shared: holds)
     }
 
     /// The access token, fetched or exchanged now if need be. A failure is left for `send`, which
@@ -50,7 +50,7 @@ package struct FCMPushAdapter: PushAdapter {
 
     package func send(_ pushes: [OutgoingPush]) async throws -> [PushOutcome] {
         guard !pushes.isEmpty else { return [] }
-        if let wait = try await hold.remaining() ?? backoffs.providerRemaining {
+        if let wait = try await pause.remaining() ?? backoffs.providerRemaining {
             return Array(repeating: Self.held(wait), count: pushes.count)
         }
         var outcomes = [PushOutcome](repeating: .failed(reason: "not sent", retryable: true), count: pushes.count)
@@ -101,7 +101,7 @@ package struct FCMPushAdapter: PushAdapter {
         // The project's quota: the longest Retry-After of the batch holds the fleet (one write).
         var projectWait: Duration?
         for case .throttled(_, let after) in actions { projectWait = max(projectWait ?? .zero, after ?? Self.quotaHold) }
-        if let projectWait { await hold.hold(for: projectWait) }
+        if let projectWait { await pause.pause(for: projectWait) }
         for (index, (exchange, action)) in zip(exchanges, actions).enumerated() {
             outcomes[positions[index]] =
                 switch halt.stopped(exchange, recipient: requests[index].recipient) {
@@ -112,7 +112,7 @@ package struct FCMPushAdapter: PushAdapter {
                 case .recipientHeld(let wait):
                     .deviceDeferred(reason: "not sent: FCM's quota for this device is used up; again in \(wait)", after: wait)
                 // Stopped by a quota answer (this batch's or another's).
-                case .tripped: Self.held(hold.remainingHere ?? projectWait ?? backoffs.providerRemaining ?? Self.quotaHold)
+                case .tripped: Self.held(pause.remainingHere ?? projectWait ?? backoffs.providerRemaining ?? Self.quotaHold)
                 case nil: Self.outcome(of: action)
                 }
         }

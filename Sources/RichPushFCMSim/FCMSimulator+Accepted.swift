@@ -23,7 +23,7 @@ extension FCMSimulator {
         /// (the Android app reads its `data`), held for an offline device as FCM holds it: by its
         /// `android.collapse_key` (none: a message of its own), for its `android.ttl` (FCM
         /// counts whole seconds, rounding a fraction down; 0 is "now or never"), within FCM's
-        /// limits per device (the hub applies them to every Android device: ``HubHold``).
+        /// limits per device (the hub applies them to every Android device: ``OfflineStore``).
         package var hubPush: OutgoingPush {
             let message = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["message"] as? [String: Any] ?? [:]
             let android = message["android"] as? [String: Any] ?? [:]

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Provider holds in memory, with the Redis store's rule (the later end wins; an end in the past
 /// is no hold), for fast unit tests of logic.
-package final class InMemoryProviderHolds: ProviderHolds {
+package final class InMemoryProviderPauses: ProviderPauses {
     private let ends = Mutex<[String: Int64]>([:])
     private let now: @Sendable () -> Int64
 
@@ -11,12 +11,12 @@ package final class InMemoryProviderHolds: ProviderHolds {
         self.now = now
     }
 
-    package func holdEnd(_ scope: String) async throws -> Int64? {
+    package func pauseEnd(_ scope: String) async throws -> Int64? {
         let time = now()
         return ends.withLock { $0[scope].flatMap { $0 > time ? $0 : nil } }
     }
 
-    package func hold(_ scope: String, until end: Int64) async throws {
+    package func pause(_ scope: String, until end: Int64) async throws {
         ends.withLock { $0[scope] = max($0[scope] ?? 0, end) }
     }
 }

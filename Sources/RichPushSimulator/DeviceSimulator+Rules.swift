@@ -41,9 +41,9 @@ extension DeviceSimulator {
         let handles = offlineDevices
         offlineDevicesBack.store(true, ordering: .releasing)
         guard !handles.isEmpty else { return [] }
-        let hold = HubHold(prefix: configuration.hubPrefix)
+        let hub = OfflineStore(prefix: configuration.hubPrefix)
         do {
-            try await subscriber.ssubscribe(handles.map { hold.channel($0.handle) })
+            try await subscriber.ssubscribe(handles.map { hub.channel($0.handle) })
         } catch {
             logger.warning("offline devices cannot subscribe", metadata: ["error": "\(error)"])
             return []

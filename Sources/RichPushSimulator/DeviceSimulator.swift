@@ -136,15 +136,15 @@ package final class DeviceSimulator: Sendable {
         // An offline device subscribes when it comes back (``run(limit:)``).
         let online = registered.filter { !isOffline($0.1) }
         guard !online.isEmpty else { return }
-        let hold = HubHold(prefix: configuration.hubPrefix)
-        try await subscriber.ssubscribe(online.map { hold.channel($0.0) })
+        let hub = OfflineStore(prefix: configuration.hubPrefix)
+        try await subscriber.ssubscribe(online.map { hub.channel($0.0) })
     }
 
     /// Handles pushes until `stop()` (or until `limit` pushes were handled); each push runs on
     /// its own task, so a slow fetch does not hold up the others.
     package func run(limit: Int? = nil) async throws {
         let subscriber = self.subscriber
-        let hold = HubHold(prefix: configuration.hubPrefix)
+        let hub = OfflineStore(prefix: configuration.hubPrefix)
         let handled = HandledCounter()
         let held = try await takeHeldPushes(of: { !self.isOffline($0) })
         // Discarding groups: a long run handles millions of pushes, and a plain task group keeps
@@ -201,7 +201,7 @@ package final class DeviceSimulator: Sendable {
             group.addTask {
                 await withDiscardingTaskGroup { inner in
                     for await message in subscriber.messages {
-                        guard let handle = hold.handle(ofChannel: message.channel) else { continue }
+                        guard let handle = hub.handle(ofChannel: message.channel) else { continue }
                         guard self.configuration.fetch || self.ruleBook != nil else {
                             // Nothing to wait for without the background fetch nor rules that
                             // defer: handle it here, not on a task of its own (a task per push
@@ -271,7 +271,7 @@ package final class DeviceSimulator: Sendable {
 
     /// Every device's held pushes that have not expired, 1,000 devices per pipeline.
     private func takeHeldPushes(_ handles: [String], on connection: any RedisClient) async throws -> [(String, [UInt8])] {
-        try await HubHold(prefix: configuration.hubPrefix).take(
+        try await OfflineStore(prefix: configuration.hubPrefix).take(
             handles, now: Int64((Date().timeIntervalSince1970 * 1000).rounded()), on: connection
         )
         .map { ($0.handle, $0.envelope) }

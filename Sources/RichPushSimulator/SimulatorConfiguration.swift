@@ -86,7 +86,7 @@ package struct SimulatorConfiguration: Sendable {
     }
 
     /// Where the hub reaches device `index`'s phone: its handle under the devices' app.
-    package func hubAddress(of index: Int) -> String { HubHold.address(handle(of: index), app: app) }
+    package func hubAddress(of index: Int) -> String { OfflineStore.address(handle(of: index), app: app) }
 
     /// The platform device `index` registers with.
     package func platform(of index: Int) -> Platform { platforms.platform(of: index) }

@@ -20,7 +20,7 @@ package import RichPushCore
 /// app's start `<prefix>:app:<id>:` and keep the same hash tags (a notification's keys stay in
 /// its queue partition's slot), except the registry's, which is the app's own on Redis Cluster
 /// (`{<prefix>-registry-<id>}`) so that apps spread over the cluster. The queue, the notification
-/// id sequence, the webhook outbox, provider holds and dead tokens are the deployment's, shared
+/// id sequence, the webhook outbox, provider pauses and dead tokens are the deployment's, shared
 /// by every app: one worker fleet serves them all.
 package struct StorageKeys: Sendable, Hashable {
     package let prefix: String
@@ -116,15 +116,13 @@ package struct StorageKeys: Sendable, Hashable {
     /// hash tag is the sequence's whole name, which has none), so that one script reads both; under
     /// the prefix, as an ACL's `~<prefix>:*` wants.
     var schemaVersion: String { "\(prefix):schema:{\(notificationSequence)}" }
+    /// A notification's record: a hash of its fields (``RecordField``), which also holds its
+    /// status (the stored state, `planned` and the counters) and shares its expiry.
     package func notification(_ id: Int) -> String { "\(tagged(id)):notif:\(id)" }
     func payload(_ hash: String) -> String { "\(tagged):payload:\(hash)" }
     func created(by user: String) -> String { "\(tagged):created:\(user)" }
     /// A user's idempotency key, by the SHA-256 of the key as sent (any printable text, bounded).
     func idempotency(user: String, keyDigest: String) -> String { "\(tagged):idem:\(user):\(keyDigest)" }
-    /// Where a notification's status (its stored state, `planned` and counters) lives: in its
-    /// record's hash, whose fields it shares without a clash (`DerivedStateTests`), and whose
-    /// expiry it shares.
-    package func status(_ id: Int) -> String { notification(id) }
     package func devices(_ id: Int) -> String { "\(tagged(id)):devices:\(id)" }
     func fetchedBy(_ id: Int) -> String { "\(tagged(id)):fetched:\(id)" }
     func receipts(_ id: Int) -> String { "\(tagged(id)):receipts:\(id)" }
@@ -158,8 +156,8 @@ package struct StorageKeys: Sendable, Hashable {
     func webhookDelivery(_ id: String) -> String { webhookDeliveryPrefix + id }
 
     // Provider back-pressure, shared by the fleet
-    /// A hold on a provider (`fcm:<project>`): until when no worker sends to it.
-    func providerHold(_ scope: String) -> String { "\(prefix):hold:\(scope)" }
+    /// A pause of a provider (`fcm:<project>`): until when no worker sends to it.
+    func providerPause(_ scope: String) -> String { "\(prefix):pause:\(scope)" }
     /// Device tokens a provider declared dead, scored by when.
     var goneTokens: String { "\(prefix):gone-tokens" }
     /// Devices (`<platform>:<handle>`) a provider asked to be left alone, scored by until when.

@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// script lets only one of them take each push.
 package final class HubExpirySweeper: Service, Sendable {
     let redis: any RedisClient
-    let hold: HubHold
+    let offline: OfflineStore
     let ledger: any DeliveryLedger
     /// The ledger of an app other than the default, for the pushes held for it.
     let ledgers: @Sendable (AppID) -> any DeliveryLedger
@@ -23,7 +23,7 @@ package final class HubExpirySweeper: Service, Sendable {
         interval: Duration = .seconds(1), logger: Logger = Logger(label: "richpush.hub")
     ) {
         self.redis = redis
-        self.hold = HubHold(prefix: prefix)
+        self.offline = OfflineStore(prefix: prefix)
         self.ledger = ledger
         self.ledgers = ledgers ?? { _ in ledger }
         self.interval = interval
@@ -52,7 +52,7 @@ package final class HubExpirySweeper: Service, Sendable {
     @discardableResult
     package func sweep(now: Int64? = nil) async throws -> Int {
         let now = now ?? Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        let envelopes = try await hold.expire(now: now, limit: Self.batch, on: redis)
+        let envelopes = try await offline.expire(now: now, limit: Self.batch, on: redis)
         var expired: [AppID: [Int: [String]]] = [:]
         for envelope in envelopes {
             // The envelope as the device reads it (``JSONValue``), so both read one shape one way.

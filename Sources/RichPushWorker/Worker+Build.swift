@@ -238,7 +238,7 @@ func buildAdapter(
     }
     var routes: [Platform: any PushAdapter] = [:]
     // A provider's hold (a quota, a Retry-After on 429) is shared by the whole fleet.
-    let holds = RedisProviderHolds(redis: dependencies.redis, keys: dependencies.keys)
+    let holds = RedisProviderPauses(redis: dependencies.redis, keys: dependencies.keys)
     if case .apns(let settings) = configuration.adapter {
         routes[.apns] = APNSPushAdapter(
             client: settings.client, sandboxClient: settings.sandboxClient, topic: settings.topic,

@@ -36,7 +36,8 @@ struct AndroidCollapseTests {
 
     /// The richIds a device's hold would hand over now (the pushes that have not expired).
     static func held(_ pipeline: Pipeline, handle: String) async throws -> Set<String> {
-        let values = try await pipeline.redis.send("HVALS", HubHold(prefix: pipeline.prefix).key(handle)).array?.compactMap(\.bytes) ?? []
+        let values =
+            try await pipeline.redis.send("HVALS", OfflineStore(prefix: pipeline.prefix).key(handle)).array?.compactMap(\.bytes) ?? []
         let now = JobQueue.nowMilliseconds()
         return Set(
             values.compactMap { value -> String? in

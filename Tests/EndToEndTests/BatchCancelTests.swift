@@ -63,7 +63,7 @@ struct BatchCancelTests {
         #expect(Set(ids.map(keys.partitionIndex(ofNotification:))) == [0, 1, 2])
         // One already sent (too late), one cancelled before, one unknown id.
         let sent = ids[7]
-        try await redis.send("HSET", keys.status(sent), StatusField.state.rawValue, DeliveryState.sent.rawValue)
+        try await redis.send("HSET", keys.notification(sent), StatusField.state.rawValue, DeliveryState.sent.rawValue)
         #expect(try await store.cancel(id: ids[8]) == .cancelled)
         let unknown = (ids.max() ?? 0) + 3
         counting.reset()

@@ -137,7 +137,7 @@ struct DeadLetterLedgerTests {
         try await DeliveryLedgerTests.withStore { redis, keys, store in
             try await store.ledger.recordDeadLettered([DeliveryScope(notification: 404, installations: ["a"]): "gave up"])
             try await store.ledger.reviveDeadLettered([DeliveryScope(notification: 404, installations: ["a"])])
-            #expect(try await redis.send("EXISTS", keys.status(404), keys.devices(404), keys.ledger(404)).int == 0)
+            #expect(try await redis.send("EXISTS", keys.notification(404), keys.devices(404), keys.ledger(404)).int == 0)
         }
     }
 }

@@ -150,7 +150,7 @@ struct DeliveryLedgerTests {
             try await redis.send(
                 "HSET", keys.devices(id), "a", #"{"adapterID":"x1","state":"sent"}"#, "b", #"{"error":"try later","state":"retried"}"#,
                 "c", #"{"error":"gave up","state":"failed"}"#)
-            try await redis.send("HSET", keys.status(id), "sent", 1, "retried", 1, "failed", 1, "state", "sent")
+            try await redis.send("HSET", keys.notification(id), "sent", 1, "retried", 1, "failed", 1, "state", "sent")
             var status = try #require(try await store.status(id: id))
             #expect(status.devices.map(\.installation) == ["a", "b", "c"])
             #expect(status.devices.map(\.state) == ["sent", "retried", "failed"])

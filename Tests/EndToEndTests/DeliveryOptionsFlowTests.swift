@@ -27,7 +27,7 @@ struct DeliveryOptionsFlowTests {
                     try await waitUntil(timeout: .seconds(60), "the push to be held") {
                         (try await pipeline.status(id)["counts"] as? [String: Int])?["held"] == 1
                     }
-                    let hold = HubHold(prefix: pipeline.prefix)
+                    let hold = OfflineStore(prefix: pipeline.prefix)
                     let expires = try #require(
                         try await pipeline.redis.send("ZSCORE", hold.expiryKey(handle), "\(handle)\nscore").string.flatMap(Double.init))
                     let left = Int64(expires) - JobQueue.nowMilliseconds()
@@ -48,7 +48,7 @@ struct DeliveryOptionsFlowTests {
                 let simulator = try pipeline.simulator(tap: .none, handlePrefix: "collapse")
                 try await simulator.start()
                 await simulator.stop()
-                let hold = HubHold(prefix: pipeline.prefix)
+                let hold = OfflineStore(prefix: pipeline.prefix)
                 let handle = simulator.configuration.handle(of: 0)
                 var ids: [Int] = []
                 try await withWorker(pipeline.worker()) {

@@ -62,7 +62,8 @@ struct HeldTTLTests {
                 }
                 let to = JobQueue.nowMilliseconds()
                 // Taken (the phone has it), or left in the hold for the sweeper.
-                let delivered = try await pipeline.redis.send("HEXISTS", HubHold(prefix: pipeline.prefix).key(handle), String(id)).int == 0
+                let delivered =
+                    try await pipeline.redis.send("HEXISTS", OfflineStore(prefix: pipeline.prefix).key(handle), String(id)).int == 0
                 if delivered {
                     try await waitUntil(timeout: .seconds(60), "push \(id) on phone \(name)") {
                         log.all.contains { $0.event == "received" && $0.richId == String(id) }

@@ -24,29 +24,29 @@ struct ProviderStateStoreTests {
 
     @Test func theLaterHoldWinsAndAHoldEndsOnItsOwn() async throws {
         try await Self.withRedis { redis, keys in
-            let holds = RedisProviderHolds(redis: redis, keys: keys)
-            let now = ProviderHold.wallClock()
-            #expect(try await holds.holdEnd("fcm:p") == nil)
+            let holds = RedisProviderPauses(redis: redis, keys: keys)
+            let now = ProviderPause.wallClock()
+            #expect(try await holds.pauseEnd("fcm:p") == nil)
             // Minutes, not seconds: a hold's key expires at its end, and a busy machine stalled this
             // test for more than 20 s between these lines (a hold of 20 s had gone when it was read).
-            try await holds.hold("fcm:p", until: now + 1_200_000)
-            try await holds.hold("fcm:p", until: now + 300_000)
-            #expect(try await holds.holdEnd("fcm:p") == now + 1_200_000, "a shorter hold does not cut a longer one short")
-            #expect(try await holds.holdEnd("apns:t") == nil, "a hold is per scope")
+            try await holds.pause("fcm:p", until: now + 1_200_000)
+            try await holds.pause("fcm:p", until: now + 300_000)
+            #expect(try await holds.pauseEnd("fcm:p") == now + 1_200_000, "a shorter hold does not cut a longer one short")
+            #expect(try await holds.pauseEnd("apns:t") == nil, "a hold is per scope")
             // A hold that ends expires with it: nothing to clear.
-            try await holds.hold("apns:t", until: ProviderHold.wallClock() + 300)
-            try await waitUntil(timeout: .seconds(60), "the hold to end") { try await holds.holdEnd("apns:t") == nil }
-            #expect(try await redis.send("EXISTS", "\(keys.prefix):hold:apns:t").int == 0)
+            try await holds.pause("apns:t", until: ProviderPause.wallClock() + 300)
+            try await waitUntil(timeout: .seconds(60), "the hold to end") { try await holds.pauseEnd("apns:t") == nil }
+            #expect(try await redis.send("EXISTS", "\(keys.prefix):pause:apns:t").int == 0)
         }
     }
 
     /// Two adapters of a fleet share the hold one of them learned: the other sends nothing until it ends.
     @Test func aHoldLearnedByOneProcessHoldsTheOther() async throws {
         try await Self.withRedis { redis, keys in
-            let first = ProviderHold(scope: "fcm:p", shared: RedisProviderHolds(redis: redis, keys: keys))
-            let second = ProviderHold(scope: "fcm:p", shared: RedisProviderHolds(redis: redis, keys: keys))
+            let first = ProviderPause(scope: "fcm:p", shared: RedisProviderPauses(redis: redis, keys: keys))
+            let second = ProviderPause(scope: "fcm:p", shared: RedisProviderPauses(redis: redis, keys: keys))
             #expect(try await second.remaining() == nil)
-            await first.hold(for: .seconds(120))
+            await first.pause(for: .seconds(120))
             let left = try #require(try await second.remaining())
             #expect(left > .seconds(60) && left <= .seconds(120))
             #expect(second.remainingHere != nil, "learned once, it holds without asking again")

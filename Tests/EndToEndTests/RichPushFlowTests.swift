@@ -128,7 +128,8 @@ struct RichPushFlowTests {
                     #expect(devices?.first?["state"] as? String == "held")
                     return id
                 }
-                let held = try await pipeline.redis.send("EXISTS", HubHold(prefix: pipeline.prefix).key("\(pipeline.prefix)-offline-0"))
+                let held = try await pipeline.redis.send(
+                    "EXISTS", OfflineStore(prefix: pipeline.prefix).key("\(pipeline.prefix)-offline-0"))
                 #expect(held == .integer(1))
                 // Back online (same handle: the seed's registration keeps the same id).
                 let again = try pipeline.simulator(handlePrefix: "offline")
@@ -152,14 +153,14 @@ struct RichPushFlowTests {
                     let envelope = SimulatedEnvelope.encode(
                         id: "4242:x", installation: "x", sentAt: 0, pushType: "background", payload: payload)
                     try await pipeline.redis.send(
-                        "HSET", HubHold(prefix: pipeline.prefix).key(handle), "4242",
-                        HubHold.value(envelope: envelope, expiresAt: JobQueue.nowMilliseconds() + 60_000))
+                        "HSET", OfflineStore(prefix: pipeline.prefix).key(handle), "4242",
+                        OfflineStore.value(envelope: envelope, expiresAt: JobQueue.nowMilliseconds() + 60_000))
                     // The connection drops; the subscriber restores it and the device takes the held push.
                     try await pipeline.redis.send("CLIENT", "KILL", "TYPE", "pubsub")
                     try await waitUntil(timeout: .seconds(60), "the held push after the reconnection") {
                         log.all.contains { $0.event == "received" && $0.richId == "4242" }
                     }
-                    let left = try await pipeline.redis.send("EXISTS", HubHold(prefix: pipeline.prefix).key(handle))
+                    let left = try await pipeline.redis.send("EXISTS", OfflineStore(prefix: pipeline.prefix).key(handle))
                     #expect(left == .integer(0))
                 }
             }

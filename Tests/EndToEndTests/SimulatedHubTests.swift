@@ -22,7 +22,7 @@ struct SimulatedHubTests {
 
     /// The device simulator reads the handle back from every channel it gets a push on.
     @Test func aChannelNamesItsHandle() {
-        let hold = HubHold(prefix: "rp:hub")
+        let hold = OfflineStore(prefix: "rp:hub")
         for handle in ["token-1", "a}:device:b", "ünï", ""] {
             #expect(hold.handle(ofChannel: hold.channel(handle)) == handle)
         }
@@ -46,7 +46,7 @@ struct SimulatedHubTests {
             let prefix = uniqueKeyPrefix("hub")
             let redis = RedisConnection(configuration: server.configuration)
             let hub = SimulatedHubAdapter(redis: redis, prefix: prefix)
-            let hold = HubHold(prefix: prefix)
+            let hold = OfflineStore(prefix: prefix)
             let handles = (0..<1_000).map { String(format: "%064x", $0) }
             // Every other device is online.
             let subscriber = RedisSubscriber(configuration: server.configuration)
@@ -70,7 +70,8 @@ struct SimulatedHubTests {
             // script, in one call (it was one per bucket, so one per push for batches of
             // single-device notifications). ClusterFlowTests run the per-bucket calls a cluster needs.
             #expect(
-                calls("evalsha") == handles.count / 2 / HubHold.pushesPerCall, "\(calls("evalsha")) script calls for 500 offline devices")
+                calls("evalsha") == handles.count / 2 / OfflineStore.pushesPerCall,
+                "\(calls("evalsha")) script calls for 500 offline devices")
             #expect(calls("spublish") == handles.count + handles.count / 2)
             for (index, outcome) in outcomes.enumerated() {
                 switch outcome {
@@ -97,7 +98,7 @@ struct SimulatedHubTests {
             let prefix = uniqueKeyPrefix("hub")
             let redis = RedisConnection(configuration: server.configuration)
             let hub = SimulatedHubAdapter(redis: redis, prefix: prefix)
-            let hold = HubHold(prefix: prefix)
+            let hold = OfflineStore(prefix: prefix)
             let push = try Self.push(to: "offline", notification: 3)
             try await redis.send("SET", hold.key("offline"), "not a hash")
 

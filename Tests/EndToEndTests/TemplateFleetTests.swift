@@ -31,7 +31,8 @@ struct TemplateFleetTests {
 
     /// The payload the hub holds for `handle` (one push each here), as JSON.
     static func held(_ pipeline: Pipeline, handle: String) async throws -> JSONValue? {
-        let values = try await pipeline.redis.send("HVALS", HubHold(prefix: pipeline.prefix).key(handle)).array?.compactMap(\.bytes) ?? []
+        let values =
+            try await pipeline.redis.send("HVALS", OfflineStore(prefix: pipeline.prefix).key(handle)).array?.compactMap(\.bytes) ?? []
         guard let value = values.first, let bar = value.firstIndex(of: UInt8(ascii: "|")) else { return nil }
         return JSONValue.parse(Array(value[(bar + 1)...]))?["payload"]
     }

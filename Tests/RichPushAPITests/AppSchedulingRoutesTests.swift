@@ -20,7 +20,7 @@ struct AppSchedulingRoutesTests {
         for _ in 0..<count {
             guard let job = try await queue.take(for: "c", count: 1, quantum: 1).first.map({ try $0.get() }) else { break }
             order.append(job.scope ?? "?")
-            try await queue.acknowledge([(job.id, job.heldBy)])
+            try await queue.acknowledge([(job.id, job.inFlightApp)])
         }
         return order
     }
@@ -53,7 +53,7 @@ struct AppSchedulingRoutesTests {
                 #expect(shown.json["weight"] as? Int == 2 && shown.json["maxInFlight"] as? Int == 3)
                 let taken = try await queue.take(for: "c", count: 12).map { try $0.get() }
                 #expect(taken.filter { $0.scope == "shop" }.count == 3 && taken.count == 12, "\(taken.map(\.scope))")
-                try await queue.acknowledge(taken.map { ($0.id, $0.heldBy) })
+                try await queue.acknowledge(taken.map { ($0.id, $0.inFlightApp) })
 
                 // null removes the cap and keeps the weight.
                 let uncapped = try await AppRoutesTests.send(client, .patch, "/api/apps/shop", ["maxInFlight": NSNull()])

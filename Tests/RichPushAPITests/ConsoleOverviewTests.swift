@@ -126,7 +126,7 @@ struct ConsoleOverviewTests {
                         counts.sent += 1
                     } else {
                         // The pushes the platform accepted, as the rich-push worker tells them with the ack.
-                        try await queue.acknowledge(accepted: [(job.id, job.heldBy, 3)], consumer: "w1")
+                        try await queue.acknowledge(accepted: [(job.id, job.inFlightApp, 3)], consumer: "w1")
                         counts.sent += 3
                     }
                 }
@@ -186,7 +186,7 @@ struct ConsoleOverviewTests {
             for (name, count) in [("w<1>&\"x", 3), ("w2", 1)] {
                 let jobs = try await queue.take(for: name, count: count).map { try $0.get() }
                 #expect(jobs.count == count)
-                try await queue.acknowledge(jobs.map { ($0.id, $0.heldBy) }, consumer: name)
+                try await queue.acknowledge(jobs.map { ($0.id, $0.inFlightApp) }, consumer: name)
             }
             try await fixture.api.test { client in
                 let bob = try await client.consoleSignIn("bob")

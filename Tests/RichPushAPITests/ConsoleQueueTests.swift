@@ -104,13 +104,15 @@ struct ConsoleQueueTests {
                 let token = try #require(count.json["token"] as? String)
                 // Sent between the count and the cancel: too late for it.
                 let sent = ids[600]
-                try await fixture.api.redis.send("HSET", fixture.api.keys.status(sent), "state", DeliveryState.sent.rawValue)
+                try await fixture.api.redis.send("HSET", fixture.api.keys.notification(sent), "state", DeliveryState.sent.rawValue)
                 let cancel = try await client.consolePost(
                     "/console/queues/cancel", session: alice, [("token", token), ("confirm", "1200")])
                 #expect(cancel.status == .ok)
                 #expect(cancel.json["done"] as? Int == 1199 && cancel.json["requested"] as? Int == 1200)
-                let states = try await fixture.api.redis.sendAll(ids.map { RedisCommand("HGET", fixture.api.keys.status($0), "state") })
-                    .map(\.string)
+                let states = try await fixture.api.redis.sendAll(
+                    ids.map { RedisCommand("HGET", fixture.api.keys.notification($0), "state") }
+                )
+                .map(\.string)
                 #expect(states.filter { $0 == DeliveryState.cancelled.rawValue }.count == 1199)
                 #expect(states[600] == DeliveryState.sent.rawValue)
                 let left = try #require(try await client.consoleGet("/console/queues", session: alice).json["jobs"] as? [[String: Any]])

@@ -14,7 +14,7 @@ struct FairSchedulingTests {
             let taken = try await fixture.queue.take(for: "c", count: 1, quantum: quantum).map { try $0.get() }
             guard let job = taken.first else { break }
             order.append(job.scope ?? "?")
-            try await fixture.queue.acknowledge([(job.id, job.heldBy)])
+            try await fixture.queue.acknowledge([(job.id, job.inFlightApp)])
         }
         return order
     }
@@ -92,14 +92,14 @@ struct FairSchedulingTests {
             #expect(first.filter { $0.scope == "b" }.count == 7)
             // a is at its cap: nothing of a's until one of its jobs is settled, whichever way.
             #expect(try await fixture.queue.take(for: "c", count: 10).map { try $0.get().scope } == ["b", "b", "b"])
-            try await fixture.queue.acknowledge([(held[0].id, held[0].heldBy)])
+            try await fixture.queue.acknowledge([(held[0].id, held[0].inFlightApp)])
             try await fixture.queue.retry(held[1], after: .seconds(60), error: "later")
             try await fixture.queue.deadLetter(id: held[2].id, error: "for good")
             let after = try await fixture.queue.take(for: "c", count: 10).map { try $0.get() }
             try #require(after.count == 3 && after.allSatisfy { $0.scope == "a" }, "\(after.map(\.scope))")
             // A job settled twice (reclaimed and finished by two workers) gives back one.
-            try await fixture.queue.acknowledge([(after[0].id, after[0].heldBy)])
-            try await fixture.queue.acknowledge([(after[0].id, after[0].heldBy)])
+            try await fixture.queue.acknowledge([(after[0].id, after[0].inFlightApp)])
+            try await fixture.queue.acknowledge([(after[0].id, after[0].inFlightApp)])
             #expect(try await fixture.queue.take(for: "c", count: 10).count == 1)
         }
     }

@@ -52,7 +52,7 @@ struct ScopeStatsTests {
             #expect(apps["b"]?.waiting == 0 && apps["b"]?.inFlight == 2 && apps["b"]?.oldestWaitingAgeMilliseconds == 0)
 
             // Settled: b has nothing waiting nor in flight and leaves the numbers; a's done counts.
-            try await queue.acknowledge(taken.map { ($0.id, $0.heldBy) })
+            try await queue.acknowledge(taken.map { ($0.id, $0.inFlightApp) })
             apps = try await queue.stats(perApp: true).apps
             #expect(Set(apps.keys) == ["a"])
             #expect(apps["a"]?.inFlight == 0 && apps["a"]?.done == 2 && apps["a"]?.taken == 2)
@@ -70,7 +70,7 @@ struct ScopeStatsTests {
             // In q1, a ran 3 jobs to the end; in q0 it has 5 waiting.
             try await second.enqueue(first.jobs("a", 3))
             let done = try await second.take(for: "c", count: 3).map { try $0.get() }
-            try await second.acknowledge(done.map { ($0.id, $0.heldBy) })
+            try await second.acknowledge(done.map { ($0.id, $0.inFlightApp) })
             try await first.queue.enqueue(first.jobs("a", 5, lane: .bulk))
 
             let partitions = try await JobQueue.scopeStats(in: queues)
@@ -96,9 +96,11 @@ struct ScopeStatsTests {
             let jobs = try await queue.take(for: "c", count: 5).map { try $0.get() }
             let a = jobs.filter { $0.scope == "a" }, b = jobs.filter { $0.scope == "b" }
             try #require(a.count == 4 && b.count == 1)
-            try await queue.acknowledge(accepted: [(a[0].id, a[0].heldBy, 5), (a[1].id, a[1].heldBy, 2), (b[0].id, b[0].heldBy, 9)])
+            try await queue.acknowledge(accepted: [
+                (a[0].id, a[0].inFlightApp, 5), (a[1].id, a[1].inFlightApp, 2), (b[0].id, b[0].inFlightApp, 9),
+            ])
             // Acknowledged again (a reclaimed job finished twice): not counted again.
-            try await queue.acknowledge(accepted: [(a[0].id, a[0].heldBy, 5)])
+            try await queue.acknowledge(accepted: [(a[0].id, a[0].inFlightApp, 5)])
             try await queue.retry(a[2], after: .seconds(60), error: "3 pushes failed", accepted: 4)
             try await queue.deadLetter(id: a[3].id, error: "for good")
             // Read as the overview reads them (the scopes asked for by name: neither is busy now).

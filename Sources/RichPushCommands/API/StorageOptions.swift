@@ -1,4 +1,4 @@
-package import ArgumentParser
+import ArgumentParser
 package import RichPushStorage
 
 /// The key namespace of users, installations and notifications (the queue's prefix and

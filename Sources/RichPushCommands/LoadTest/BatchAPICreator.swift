@@ -1,8 +1,8 @@
-package import AsyncHTTPClient
-package import Foundation
-package import NIOCore
-package import RichPushCore
-package import Synchronization
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import RichPushCore
+import Synchronization
 
 /// `POST /api/notifications/batch` over a pool of keep-alive connections: the load test's items
 /// go `batchSize` to a request, each with the same 1 KiB image as the other paths. The items the

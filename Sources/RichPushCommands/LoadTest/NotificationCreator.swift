@@ -1,10 +1,10 @@
-package import AsyncHTTPClient
-package import Foundation
+import AsyncHTTPClient
+import Foundation
 package import NIOCore
-package import NIOHTTP1
-package import RichPushCore
+import NIOHTTP1
+import RichPushCore
 package import RichPushStorage
-package import Synchronization
+import Synchronization
 
 /// How the load test creates a notification: as a user does (`POST /api/notifications`, or many
 /// at once with `POST /api/notifications/batch`) or straight through the store (record, payload

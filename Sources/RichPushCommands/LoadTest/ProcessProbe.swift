@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// Reads a process's resident memory and CPU time from /proc (Linux), for the load-test report.
 package struct ProcessProbe: Sendable {

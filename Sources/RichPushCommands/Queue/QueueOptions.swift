@@ -1,5 +1,5 @@
 package import ArgumentParser
-package import Foundation
+import Foundation
 package import RichPushQueue
 
 /// Options naming the queue in Redis, shared by worker, stats, dlq, replay and enqueue.

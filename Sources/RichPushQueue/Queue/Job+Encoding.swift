@@ -60,7 +60,7 @@ extension Job {
             id: id, type: type, payload: payload, attempt: attempt, enqueuedAt: enqueued,
             origin: fields["origin"]?.string, lastError: fields["err"]?.string,
             failedOn: fields["fp"]?.string.map { $0.split(separator: ",").map(String.init) } ?? [], scope: fields["app"]?.string,
-            lane: fields["lane"]?.string.flatMap(JobLane.init(rawValue:)) ?? .now, heldBy: fields["fl"]?.string)
+            lane: fields["lane"]?.string.flatMap(JobLane.init(rawValue:)) ?? .now, inFlightApp: fields["fl"]?.string)
     }
 }
 

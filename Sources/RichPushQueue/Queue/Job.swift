@@ -19,13 +19,14 @@ package struct Job: Sendable, Hashable {
     /// Whose job it is and in which lane it waited (fair scheduling, see ``JobScheduling``).
     package let scope: String?
     package let lane: JobLane
-    /// The scope whose jobs-in-flight count this delivery holds: set when fair scheduling took the
-    /// job from its scope's lane, so settling it gives the count back.
-    package let heldBy: String?
+    /// The app (fair scheduling's scope) whose count of jobs in flight includes this delivery:
+    /// set when fair scheduling took the job from the app's lane, so settling it gives the
+    /// count back. (Not a hold: the offline store keeps pushes, a provider pause stops sends.)
+    package let inFlightApp: String?
 
     package init(
         id: String, type: String, payload: [UInt8], attempt: Int = 0, enqueuedAt: Int64, origin: String? = nil, lastError: String? = nil,
-        failedOn: [String] = [], scope: String? = nil, lane: JobLane = .now, heldBy: String? = nil
+        failedOn: [String] = [], scope: String? = nil, lane: JobLane = .now, inFlightApp: String? = nil
     ) {
         self.failedOn = failedOn
         self.id = id
@@ -37,7 +38,7 @@ package struct Job: Sendable, Hashable {
         self.lastError = lastError
         self.scope = scope
         self.lane = lane
-        self.heldBy = heldBy
+        self.inFlightApp = inFlightApp
     }
 }
 

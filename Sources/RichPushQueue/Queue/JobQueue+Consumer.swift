@@ -20,13 +20,13 @@ extension JobQueue {
     /// Acknowledges finished jobs (by id, with the scope whose count in flight each holds) and
     /// counts them (in total and, given a consumer, as `processed:<consumer>` for the per-worker
     /// share), in one script call.
-    package func acknowledge(_ jobs: [(id: String, heldBy: String?)], consumer: String? = nil) async throws {
-        try await acknowledge(jobs.map { ($0.id, $0.heldBy, 0) }, counting: "processed", consumer: consumer)
+    package func acknowledge(_ jobs: [(id: String, inFlightApp: String?)], consumer: String? = nil) async throws {
+        try await acknowledge(jobs.map { ($0.id, $0.inFlightApp, 0) }, counting: "processed", consumer: consumer)
     }
 
     /// Acknowledges finished jobs with the pushes each got accepted (``JobHandler/takeAccepted(_:)``),
     /// added to its scope's total `s:` in the same script (no extra round trip).
-    package func acknowledge(accepted jobs: [(id: String, heldBy: String?, accepted: Int)], consumer: String? = nil) async throws {
+    package func acknowledge(accepted jobs: [(id: String, inFlightApp: String?, accepted: Int)], consumer: String? = nil) async throws {
         try await acknowledge(jobs, counting: "processed", consumer: consumer)
     }
 
@@ -36,14 +36,14 @@ extension JobQueue {
     }
 
     private func acknowledge(
-        _ jobs: [(id: String, heldBy: String?, accepted: Int)], counting counter: String, consumer: String? = nil
+        _ jobs: [(id: String, inFlightApp: String?, accepted: Int)], counting counter: String, consumer: String? = nil
     ) async throws {
         guard !jobs.isEmpty else { return }
         var order: [String] = []
         var ids: [String: [String]] = [:]
         var accepted: [String: Int] = [:]
         for job in jobs {
-            let scope = job.heldBy ?? ""
+            let scope = job.inFlightApp ?? ""
             if ids[scope] == nil { order.append(scope) }
             ids[scope, default: []].append(job.id)
             accepted[scope, default: 0] += job.accepted
@@ -105,8 +105,8 @@ extension JobQueue {
     }
 
     /// Counts jobs whose handler failed for good and were dropped at its request.
-    package func countDropped(_ jobs: [(id: String, heldBy: String?)]) async throws {
-        try await acknowledge(jobs.map { ($0.id, $0.heldBy, 0) }, counting: "failed")
+    package func countDropped(_ jobs: [(id: String, inFlightApp: String?)]) async throws {
+        try await acknowledge(jobs.map { ($0.id, $0.inFlightApp, 0) }, counting: "failed")
     }
 
     /// Claims for `consumer` the jobs idle longer than the visibility timeout. Poison messages

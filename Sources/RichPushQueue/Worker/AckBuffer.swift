@@ -5,7 +5,7 @@ import Synchronization
 /// flight, the next batch accumulates, so acks cost one round trip per batch, not per job.
 final class AckBuffer: Sendable {
     private struct State {
-        var ids: [(id: String, heldBy: String?, accepted: Int)] = []
+        var ids: [(id: String, inFlightApp: String?, accepted: Int)] = []
         var waiter: CheckedContinuation<Bool, Never>?
         var closed = false
     }
@@ -25,7 +25,7 @@ final class AckBuffer: Sendable {
     /// got accepted, for that scope's total).
     func add(_ job: Job, accepted: Int = 0) {
         let waiter = state.withLock { state in
-            state.ids.append((job.id, job.heldBy, accepted))
+            state.ids.append((job.id, job.inFlightApp, accepted))
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -70,9 +70,9 @@ final class AckBuffer: Sendable {
         }
     }
 
-    private func nextBatch() async -> [(id: String, heldBy: String?, accepted: Int)]? {
+    private func nextBatch() async -> [(id: String, inFlightApp: String?, accepted: Int)]? {
         while true {
-            let taken: [(id: String, heldBy: String?, accepted: Int)]? = state.withLock { state in
+            let taken: [(id: String, inFlightApp: String?, accepted: Int)]? = state.withLock { state in
                 if !state.ids.isEmpty {
                     defer { state.ids.removeAll(keepingCapacity: true) }
                     return state.ids

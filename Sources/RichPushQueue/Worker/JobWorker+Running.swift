@@ -199,7 +199,7 @@ extension JobWorker {
             }
         case .drop:
             logger.info("job failed permanently, dropped", metadata: metadata)
-            await settle(job.id, type: job.type, outcome: .dropped) { try await self.queue.countDropped([(job.id, job.heldBy)]) }
+            await settle(job.id, type: job.type, outcome: .dropped) { try await self.queue.countDropped([(job.id, job.inFlightApp)]) }
         }
         return nil
     }

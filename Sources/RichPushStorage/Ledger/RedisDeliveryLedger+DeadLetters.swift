@@ -18,7 +18,7 @@ extension RedisDeliveryLedger {
                 items: part.flatMap { id, scopes in
                     scopes.map { scope in
                         DeadLetteredItem(
-                            status: keys.status(id), devices: keys.devices(id), ledger: keys.ledger(id),
+                            status: keys.notification(id), devices: keys.devices(id), ledger: keys.ledger(id),
                             record: keys.notification(id), id: id, reason: reasons[scope] ?? "", installations: scope.installations)
                     }
                 })
@@ -29,7 +29,7 @@ extension RedisDeliveryLedger {
     package func reviveDeadLettered(_ scopes: [DeliveryScope]) async throws {
         let calls = byPartition(Dictionary(grouping: scopes, by: \.notification)) { keys, part in
             part.flatMap { id, scopes in
-                scopes.map { ReviveItem(status: keys.status(id), ledger: keys.ledger(id), installations: $0.installations) }
+                scopes.map { ReviveItem(status: keys.notification(id), ledger: keys.ledger(id), installations: $0.installations) }
             }
         }
         try await runAll(Self.reviveScript, calls)
@@ -168,7 +168,7 @@ extension RedisDeliveryLedger {
               elseif installationsCount < 0 and redis.call('EXISTS', ledger) == 0 and advance(status, STATE_FAILED) then
                 items[1] = '{"result":{"error":' .. cjson.encode(reason) .. failedState .. '}'
               end
-              if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FAILED, now, items, record) end
+              if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, RECORD_CREATOR), id, EVENT_FAILED, now, items, record) end
             end
 
             """,

@@ -21,7 +21,7 @@ extension RedisDeliveryLedger {
                     owner: owner, now: JobQueue.nowMilliseconds(), lease: duration.milliseconds, ttl: Int(retention.components.seconds),
                     items: ids.map { id in
                         LeaseItem(
-                            ledger: self.keys.ledger(id), status: self.keys.status(id), devices: self.keys.devices(id),
+                            ledger: self.keys.ledger(id), status: self.keys.notification(id), devices: self.keys.devices(id),
                             installations: grouped[id]!.map { keys[$0].installation })
                     }))
             order.append(ids.flatMap { grouped[$0]! })
@@ -197,7 +197,7 @@ extension RedisDeliveryLedger {
                     var counters: [any RedisArgument] = []
                     for (counter, count) in counts { counters += [counter.rawValue, count] as [any RedisArgument] }
                     return RecordItem(
-                        status: keys.status(id), ledger: keys.ledger(id), record: keys.notification(id), id: id,
+                        status: keys.notification(id), ledger: keys.ledger(id), record: keys.notification(id), id: id,
                         counters: counters, released: released, devices: devices)
                 })
         }
@@ -269,7 +269,7 @@ extension RedisDeliveryLedger {
                   table.insert(byType[event], '{"installation":' .. cjson.encode(ARGV[i]) .. ',"result":' .. ARGV[i + 1] .. '}')
                 end
               end
-              local creator = redis.call('HGET', record, 'creator')
+              local creator = redis.call('HGET', record, RECORD_CREATOR)
               for event, items in pairs(byType) do emit(webhookWants, webhookOutbox, creator, id, event, now, items, record) end
             end
             -- The ledger got its expiry with the leases: only a field that was not leased (a ledger

@@ -90,7 +90,8 @@ extension RedisDeliveryLedger {
                 now: JobQueue.nowMilliseconds(),
                 items: part.map { id, installations in
                     ExpiredItem(
-                        status: keys.status(id), devices: keys.devices(id), record: keys.notification(id), ledger: keys.ledger(id), id: id,
+                        status: keys.notification(id), devices: keys.devices(id), record: keys.notification(id), ledger: keys.ledger(id),
+                        id: id,
                         installations: installations)
                 })
         }
@@ -153,7 +154,7 @@ extension RedisDeliveryLedger {
                 items[#items + 1] = '{"installation":' .. cjson.encode(ARGV[i]) .. ',"result":' .. encoded .. '}'
               end
               if inDevices and redis.call('TTL', devices) < 0 then redis.call('EXPIRE', devices, ttl) end
-              if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_EXPIRED, now, items, record) end
+              if hooks then emit(webhookWants, webhookOutbox, redis.call('HGET', record, RECORD_CREATOR), id, EVENT_EXPIRED, now, items, record) end
             end
 
             """,

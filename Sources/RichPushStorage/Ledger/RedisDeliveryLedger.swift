@@ -35,7 +35,7 @@ package struct RedisDeliveryLedger: DeliveryLedger {
 
     package func recordPlannedFanOuts(_ planned: [Int: Int]) async throws {
         guard !planned.isEmpty else { return }
-        try await redis.sendAll(planned.map { RedisCommand("HSET", keys.status($0.key), StatusField.planned.rawValue, $0.value) })
+        try await redis.sendAll(planned.map { RedisCommand("HSET", keys.notification($0.key), StatusField.planned.rawValue, $0.value) })
     }
 
     /// The records with their states in one round trip (``NotificationRecords/notificationsWithStates(ids:)``).

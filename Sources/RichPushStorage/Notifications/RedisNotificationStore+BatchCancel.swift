@@ -40,7 +40,7 @@ extension RedisNotificationStore {
     func cancelCall(id: Int, now: Int64) -> CancelCall {
         let keys = self.keys.forNotification(id)
         return CancelCall(
-            status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
+            status: keys.notification(id), record: keys.notification(id), webhookWants: keys.webhookWants,
             webhookOutbox: keys.webhookOutbox, id: id, now: now)
     }
 

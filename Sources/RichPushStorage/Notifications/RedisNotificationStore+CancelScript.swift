@@ -36,7 +36,7 @@ extension RedisNotificationStore {
             if state == STATE_ACCEPTED or state == STATE_SCHEDULED or state == STATE_QUEUED or state == STATE_FAILED or ended < planned then
               redis.call('HSET', status, FIELD_STATE, STATE_CANCELLED)
               if redis.call('EXISTS', webhookWants) == 1 then
-                emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_CANCELLED, now, {'{}'}, record)
+                emit(webhookWants, webhookOutbox, redis.call('HGET', record, RECORD_CREATOR), id, EVENT_CANCELLED, now, {'{}'}, record)
               end
               return 'ok'
             end

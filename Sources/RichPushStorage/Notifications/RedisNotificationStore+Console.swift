@@ -29,7 +29,7 @@ extension RedisNotificationStore {
     package func states(ids: [Int]) async throws -> [Int: DeliveryState] {
         guard !ids.isEmpty else { return [:] }
         let names = StoredStatus.derivingFields
-        let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", arguments: [keys.status($0)] + names) })
+        let replies = try await redis.sendAll(ids.map { RedisCommand("HMGET", arguments: [keys.notification($0)] + names) })
         var states: [Int: DeliveryState] = [:]
         for (index, id) in ids.enumerated() {
             let stored = StoredStatus(record: StoredStatus.fields(names, of: replies[index]))

@@ -139,25 +139,30 @@ extension RedisNotificationStore {
         // A send in the future waits in the queue's delayed set, where due retries wait: the
         // workers' maintenance moves it into the stream when its time comes.
         let sendAt = draft.sendAt.flatMap { $0 > now ? $0 : nil }
-        var fields: [any RedisArgument] = [
-            "message", record.message, "type", record.richType.rawValue, "contentType", record.contentType,
-            "payload", hash, "size", record.payloadSize, "creator", record.creator, "target", record.target,
-            "created", now,
-        ]
+        var fields: [any RedisArgument] = []
+        func set(_ field: RecordField, _ value: any RedisArgument) { fields += [field.rawValue, value] }
+        set(.message, record.message)
+        set(.type, record.richType.rawValue)
+        set(.contentType, record.contentType)
+        set(.payload, hash)
+        set(.size, record.payloadSize)
+        set(.creator, record.creator)
+        set(.target, record.target)
+        set(.created, now)
         // Only what the sender set: records without options stay as small as before.
-        if let ttl = draft.delivery.ttl { fields += ["ttl", Int(ttl.components.seconds)] }
-        if let collapse = draft.delivery.collapseID { fields += ["collapse", collapse] }
-        if let priority = draft.delivery.priority { fields += ["priority", priority.rawValue] }
-        if let sendAt { fields += ["sendAt", sendAt] }
-        if let throttle = draft.delivery.throttlePerMinute { fields += ["throttle", throttle] }
-        if let mode = draft.delivery.mode { fields += ["mode", mode.rawValue] }
+        if let ttl = draft.delivery.ttl { set(.ttl, Int(ttl.components.seconds)) }
+        if let collapse = draft.delivery.collapseID { set(.collapse, collapse) }
+        if let priority = draft.delivery.priority { set(.priority, priority.rawValue) }
+        if let sendAt { set(.sendAt, sendAt) }
+        if let throttle = draft.delivery.throttlePerMinute { set(.throttle, throttle) }
+        if let mode = draft.delivery.mode { set(.mode, mode.rawValue) }
         if let properties = draft.properties {
-            fields += ["properties", properties.json]
-            if let locale = properties.defaultLocale { fields += ["locale", locale] }
+            set(.properties, properties.json)
+            if let locale = properties.defaultLocale { set(.locale, locale) }
         }
         // Another app's record names it, so the webhook events it causes name it too.
-        if !keys.app.isDefault { fields += ["app", keys.app.rawValue] }
-        // The status's first field: it lives in the record (StorageKeys.status).
+        if !keys.app.isDefault { set(.app, keys.app.rawValue) }
+        // The status's first field: it lives in the record's hash.
         fields += [StatusField.state.rawValue, (sendAt == nil ? DeliveryState.queued : .scheduled).rawValue]
         // With an idempotency key, the same script completes it: no crash can leave a created
         // notification whose key a retry would not find.

@@ -139,7 +139,7 @@ extension RedisNotificationStore {
               end
               redis.call('HINCRBY', status, counter, 1)
               if redis.call('EXISTS', webhookWants) == 1 then
-                emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, EVENT_FETCHED, now, {item}, record)
+                emit(webhookWants, webhookOutbox, redis.call('HGET', record, RECORD_CREATOR), id, EVENT_FETCHED, now, {item}, record)
               end
             end
             return 1
@@ -179,7 +179,7 @@ extension RedisNotificationStore {
             if not readable(record, ledger, check, reader, addresseesFrom, addresseesTo) then return -1 end
             if redis.call('SADD', receipts, identity) == 0 then return 0 end
             if redis.call('EXISTS', webhookWants) == 1 then
-              emit(webhookWants, webhookOutbox, redis.call('HGET', record, 'creator'), id, counter, now, {item}, record)
+              emit(webhookWants, webhookOutbox, redis.call('HGET', record, RECORD_CREATOR), id, counter, now, {item}, record)
             end
             if redis.call('TTL', receipts) < 0 then redis.call('EXPIRE', receipts, ttl) end
             redis.call('HINCRBY', status, counter, 1)

@@ -142,7 +142,7 @@ package struct RedisNotificationStore: NotificationStore {
     package func status(id: Int) async throws -> NotificationStatus? {
         let names = StoredStatus.allFields
         let replies = try await redis.sendAll([
-            RedisCommand("HMGET", arguments: [keys.status(id)] + names),
+            RedisCommand("HMGET", arguments: [keys.notification(id)] + names),
             RedisCommand("HGETALL", keys.ledger(id)), RedisCommand("HGETALL", keys.devices(id)),
         ])
         let stored = StoredStatus(record: StoredStatus.fields(names, of: replies[0]))
@@ -175,7 +175,7 @@ package struct RedisNotificationStore: NotificationStore {
         // per reader): its counter is what makes the state `fetched`.
         let keys = self.keys.forNotification(id)
         let call = FetchCall(
-            fetchedBy: keys.fetchedBy(id), status: keys.status(id), record: keys.notification(id), webhookWants: keys.webhookWants,
+            fetchedBy: keys.fetchedBy(id), status: keys.notification(id), record: keys.notification(id), webhookWants: keys.webhookWants,
             webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), devices: keys.devices(id),
             fetcher: installation.map { "i:\($0)" } ?? "u:\(reader)",
             ttl: Int(retention.components.seconds), counter: DeliveryCounter.fetched.rawValue, id: id,
@@ -193,7 +193,7 @@ package struct RedisNotificationStore: NotificationStore {
         let who = installation.map { "i:\($0)" } ?? "u:\(reader)"
         let keys = self.keys.forNotification(id)
         let call = ReceiptCall(
-            status: keys.status(id), devices: keys.devices(id), receipts: keys.receipts(id), record: keys.notification(id),
+            status: keys.notification(id), devices: keys.devices(id), receipts: keys.receipts(id), record: keys.notification(id),
             webhookWants: keys.webhookWants, webhookOutbox: keys.webhookOutbox, ledger: self.keys.ledger(id), counter: kind.rawValue,
             installation: installation ?? "", ttl: Int(retention.components.seconds),
             identity: "\(kind.rawValue):\(who)", id: id, now: JobQueue.nowMilliseconds(),

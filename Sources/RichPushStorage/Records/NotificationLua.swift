@@ -86,7 +86,7 @@ enum NotificationLua {
     /// may not read take the same steps, so the script's time does not tell them apart.
     static let readableFunction = """
         local function readable(record, ledger, check, reader, from, to)
-          local creator = redis.call('HGET', record, 'creator')
+          local creator = redis.call('HGET', record, RECORD_CREATOR)
           if check ~= '1' then return creator ~= false end
           local allowed = reader ~= '' and creator == reader
           if not allowed then
@@ -169,7 +169,7 @@ enum NotificationLua {
           if not creator or #items == 0 then return end
           local w = redis.call('HMGET', wants, event .. ':' .. creator, event .. ':*')
           if tonumber(w[1] or '0') <= 0 and tonumber(w[2] or '0') <= 0 then return end
-          local app = redis.call('HGET', record, 'app')
+          local app = redis.call('HGET', record, RECORD_APP)
           if app then
             redis.call('XADD', outbox, '*', 'n', id, 'u', creator, 't', event, 'at', now, 'e', '[' .. table.concat(items, ',') .. ']', 'a', app)
           else

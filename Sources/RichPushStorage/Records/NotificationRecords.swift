@@ -84,25 +84,23 @@ struct NotificationRecords: Sendable {
     }
 
     /// The record fields a reader reads (HMGET), in the order ``parse(_:_:)`` takes them.
-    static let fields = [
-        "message", "type", "contentType", "payload", "size", "creator", "target", "created",
-        "ttl", "collapse", "priority", "throttle", "properties", "locale", "mode",
-    ]
+    static let fields = RecordField.read.map(\.rawValue)
 
     /// A record from its ``fields`` (nil: no record, or one missing what every record has), cached.
-    private func parse(_ id: Int, _ fields: [RedisValue]) -> RichNotification? {
-        guard fields.count == Self.fields.count, let message = fields[0].string, let type = fields[1].string,
-            let contentType = fields[2].string, let hash = fields[3].string, let creator = fields[5].string,
-            let target = fields[6].string
+    private func parse(_ id: Int, _ values: [RedisValue]) -> RichNotification? {
+        guard values.count == RecordField.read.count else { return nil }
+        let field = Dictionary(uniqueKeysWithValues: zip(RecordField.read, values))
+        guard let message = field[.message]?.string, let type = field[.type]?.string, let contentType = field[.contentType]?.string,
+            let hash = field[.payload]?.string, let creator = field[.creator]?.string, let target = field[.target]?.string
         else { return nil }
         let delivery = DeliveryOptions(
-            ttl: fields[8].int.map { .seconds($0) }, collapseID: fields[9].string,
-            priority: fields[10].string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: fields[11].int,
-            mode: fields[14].string.flatMap(PushRenderer.Mode.init))
+            ttl: field[.ttl]?.int.map { .seconds($0) }, collapseID: field[.collapse]?.string,
+            priority: field[.priority]?.string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: field[.throttle]?.int,
+            mode: field[.mode]?.string.flatMap(PushRenderer.Mode.init))
         let record = RichNotification(
             id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
-            payloadSize: fields[4].int ?? 0, creator: creator, target: target, createdAt: Int64(fields[7].int ?? 0),
-            delivery: delivery, properties: Self.properties(fields[12].bytes, defaultLocale: fields[13].string))
+            payloadSize: field[.size]?.int ?? 0, creator: creator, target: target, createdAt: Int64(field[.created]?.int ?? 0),
+            delivery: delivery, properties: Self.properties(field[.properties]?.bytes, defaultLocale: field[.locale]?.string))
         cache.insert(record, for: id, cost: 1)
         return record
     }

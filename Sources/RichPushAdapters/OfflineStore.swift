@@ -1,8 +1,9 @@
 package import Hiredis
 package import RichPushCore
 
-/// Where the simulated hub holds pushes for offline devices, and the scripts that put, take and
-/// expire them.
+/// The simulated hub's store-and-forward: where it keeps pushes for offline devices (as APNs
+/// and FCM keep them, within their limits and each push's TTL), and the scripts that put, take
+/// and expire them. (The keys still say `held`, the counter a push kept here moves.)
 ///
 /// Devices are spread over ``buckets`` buckets by the CRC16 of their handle; every key and the
 /// channel of a device carry its bucket's hash tag `{hub<b>}`, so each script touches one Redis
@@ -11,7 +12,7 @@ package import RichPushCore
 /// collapse id under `\n<notification>.<random>`, held beside the others); for every held push, a
 /// member `<handle>\n<field>` of its bucket's sorted set `<prefix>:{hub<b>}:held-expiry`, scored by
 /// when it expires, which the sweeper reads.
-package struct HubHold: Sendable, Hashable {
+package struct OfflineStore: Sendable, Hashable {
     package let prefix: String
 
     /// How many pushes the hub holds for one offline device, as its platform does. Past a limit

@@ -1,12 +1,12 @@
-/// Holds on a provider that the whole fleet honours: when FCM answers `QUOTA_EXCEEDED` for the
-/// project, or a platform asks with `Retry-After` on a 429 to wait, every worker holds its sends to
+/// Pauses on a provider that the whole fleet honours: when FCM answers `QUOTA_EXCEEDED` for the
+/// project, or a platform asks with `Retry-After` on a 429 to wait, every worker pauses its sends to
 /// that provider until the time said, not only the worker that was told. A scope names what is
-/// held (`fcm:<project>`, `apns:<host>:<team>`). Times are UNIX milliseconds, so hosts agree.
-package protocol ProviderHolds: Sendable {
-    /// When the hold on `scope` ends, or nil if there is none in force.
-    func holdEnd(_ scope: String) async throws -> Int64?
-    /// Holds `scope` until `end`; a hold that ends later already stays as it is.
-    func hold(_ scope: String, until end: Int64) async throws
+/// paused (`fcm:<project>`, `apns:<host>:<team>`). Times are UNIX milliseconds, so hosts agree.
+package protocol ProviderPauses: Sendable {
+    /// When the pause on `scope` ends, or nil if there is none in force.
+    func pauseEnd(_ scope: String) async throws -> Int64?
+    /// Pauses `scope` until `end`; a pause that ends later already stays as it is.
+    func pause(_ scope: String, until end: Int64) async throws
 }
 
 /// Device tokens a provider declared dead (APNs 410 `Unregistered`, FCM `UNREGISTERED`), so that no

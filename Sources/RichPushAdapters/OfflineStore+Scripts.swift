@@ -1,7 +1,7 @@
 import Hiredis
 
 /// The hub's Lua: publish-or-hold, take, expire. Each call's keys share a bucket's slot.
-extension HubHold {
+extension OfflineStore {
     /// One publish-or-hold call: now (ms) and its pushes.
     struct PublishCall {
         let now: Int64
