@@ -18,6 +18,7 @@ package enum QueueBacklogSkip {
             .key("stream", \.stream), .key("ready", \.ready), .key("scheduler", \.scheduler),
             .argument("waitPrefix", \.waitPrefix), .argument("group", \.group),
         ],
+        constants: SchedulerField.constants,
         body: """
             local dropped = 0
             for _, scope in ipairs(redis.call('ZRANGE', ready, 0, -1)) do
@@ -28,7 +29,7 @@ package enum QueueBacklogSkip {
               end
               redis.call('ZREM', ready, scope)
             end
-            if dropped > 0 then redis.call('HINCRBY', scheduler, 'waiting', -dropped) end
+            if dropped > 0 then redis.call('HINCRBY', scheduler, SCHED_WAITING, -dropped) end
             if redis.call('EXISTS', stream) == 1 then
               local groups = redis.call('XINFO', 'GROUPS', stream)
               for _, entry in ipairs(groups) do

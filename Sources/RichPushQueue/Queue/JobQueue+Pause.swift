@@ -35,7 +35,8 @@ extension JobQueue {
         for reply in replies {
             let flat = try reply.throwingError().array ?? []
             for index in stride(from: 0, to: flat.count - 1, by: 2) {
-                if let name = flat[index].string, name.hasPrefix("x:") { paused.insert(String(name.dropFirst(2))) }
+                let prefix = SchedulerField.paused.rawValue
+                if let name = flat[index].string, name.hasPrefix(prefix) { paused.insert(String(name.dropFirst(prefix.count))) }
             }
         }
         return paused

@@ -43,9 +43,12 @@ extension JobQueue {
         for key in queues.map(\.configuration.schedulerKey) {
             for (scope, limits) in scopes {
                 commands.append(
-                    limits.weight == 1 ? RedisCommand("HDEL", key, "w:\(scope)") : RedisCommand("HSET", key, "w:\(scope)", limits.weight))
+                    limits.weight == 1
+                        ? RedisCommand("HDEL", key, SchedulerField.weight.of(scope))
+                        : RedisCommand("HSET", key, SchedulerField.weight.of(scope), limits.weight))
                 commands.append(
-                    limits.maxInFlight.map { RedisCommand("HSET", key, "c:\(scope)", $0) } ?? RedisCommand("HDEL", key, "c:\(scope)"))
+                    limits.maxInFlight.map { RedisCommand("HSET", key, SchedulerField.maxInFlight.of(scope), $0) }
+                        ?? RedisCommand("HDEL", key, SchedulerField.maxInFlight.of(scope)))
             }
         }
         for reply in try await redis.pipeline(commands) { _ = try reply.throwingError() }

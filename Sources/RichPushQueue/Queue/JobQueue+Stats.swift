@@ -13,7 +13,7 @@ extension JobQueue {
             RedisCommand("XLEN", c.deadKey),
             RedisCommand("XINFO", "CONSUMERS", c.streamKey, c.group),
             RedisCommand("HGETALL", c.countersKey),
-            RedisCommand("HGET", c.schedulerKey, "waiting"),
+            RedisCommand("HGET", c.schedulerKey, SchedulerField.waiting.rawValue),
         ]
         if perApp { commands.append(QueueScripts.scopeStats.command(scopeStatsCall())) }
         let replies = try await redis.pipeline(commands, loading: perApp ? [QueueScripts.scopeStats.script] : [])
@@ -75,7 +75,7 @@ extension JobQueue {
         for c in queues.map(\.configuration) {
             commands += [
                 RedisCommand("XLEN", c.streamKey), RedisCommand("XINFO", "GROUPS", c.streamKey), RedisCommand("ZCARD", c.delayedKey),
-                RedisCommand("HGET", c.schedulerKey, "waiting"),
+                RedisCommand("HGET", c.schedulerKey, SchedulerField.waiting.rawValue),
             ]
         }
         let replies = try await redis.pipeline(commands)

@@ -56,8 +56,8 @@ package struct JobQueueConfiguration: Sendable, Hashable {
 
     /// The scopes with waiting jobs, scored by their pass (virtual time).
     package var readyKey: String { "\(base):ready" }
-    /// The scheduler's numbers: `V` (virtual time), `waiting`, and per scope `w:` weight, `c:` cap
-    /// on jobs in flight, `f:` jobs in flight, `p:` pass, `d:` jobs done, `t:` jobs taken.
+    /// The scheduler's numbers: the virtual time, jobs waiting, and per app its weight, cap,
+    /// jobs in flight, pass and counters (``SchedulerField``).
     package var schedulerKey: String { "\(base):sched" }
     /// Tokens that wake a worker blocked with nothing to take.
     package var bellKey: String { "\(base):bell" }

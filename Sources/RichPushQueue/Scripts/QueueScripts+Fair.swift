@@ -72,8 +72,8 @@ extension QueueScripts {
           admission.ready[ready] = known
           if not known[scope] then
             known[scope] = true
-            if not redis.call('ZSCORE', ready, scope) and not redis.call('HGET', sched, 'x:' .. scope) then
-              local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
+            if not redis.call('ZSCORE', ready, scope) and not redis.call('HGET', sched, SCHED_PAUSED .. scope) then
+              local at = redis.call('HMGET', sched, SCHED_VIRTUAL_TIME, SCHED_PASS .. scope)
               redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
               -- Trimmed only past 64 rings: a ring costs one command, not two.
               if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
@@ -84,7 +84,7 @@ extension QueueScripts {
 
         -- Adds the jobs admitted so far to their partitions' `waiting` counts (once per call).
         local function admitted()
-          for sched, count in pairs(admission.waiting) do redis.call('HINCRBY', sched, 'waiting', count) end
+          for sched, count in pairs(admission.waiting) do redis.call('HINCRBY', sched, SCHED_WAITING, count) end
           admission.waiting = {}
         end
 
@@ -127,6 +127,7 @@ extension QueueScripts {
             .number("quantum", \.quantum), .number("read", \.read), .number("slots", \.slots), .number("bulkRoom", \.bulkRoom),
             .list("running", { $0.running }),
         ],
+        constants: SchedulerField.constants,
         body: """
             local ranked = redis.call('ZRANGE', ready, 0, 63, 'WITHSCORES')
             local scopes, pass, weight, room, held, took, dry, stopped = {}, {}, {}, {}, {}, {}, {}, {}
@@ -134,12 +135,12 @@ extension QueueScripts {
             for i = runningFrom, runningTo, 2 do runs[ARGV[i]] = tonumber(ARGV[i + 1]) end
             for r = 1, #ranked / 2 do
               local scope = ranked[2 * r - 1]
-              local numbers = redis.call('HMGET', sched, 'w:' .. scope, 'c:' .. scope, 'f:' .. scope, 'x:' .. scope)
+              local numbers = redis.call('HMGET', sched, SCHED_WEIGHT .. scope, SCHED_MAX_IN_FLIGHT .. scope, SCHED_IN_FLIGHT .. scope, SCHED_PAUSED .. scope)
               if numbers[4] then
                 -- Paused (a pause raced this scope's admission): it leaves the ready ones, keeping its
                 -- pass; its jobs stay in its lanes until it is resumed.
                 redis.call('ZREM', ready, scope)
-                redis.call('HSET', sched, 'p:' .. scope, ranked[2 * r])
+                redis.call('HSET', sched, SCHED_PASS .. scope, ranked[2 * r])
               else
                 local i = #scopes + 1
                 scopes[i] = scope
@@ -243,25 +244,25 @@ extension QueueScripts {
               if took[i] > 0 or dry[i] then
                 local scope = scopes[i]
                 if took[i] > 0 then
-                  redis.call('HINCRBY', sched, 'f:' .. scope, took[i])
-                  redis.call('HINCRBY', sched, 't:' .. scope, took[i])
+                  redis.call('HINCRBY', sched, SCHED_IN_FLIGHT .. scope, took[i])
+                  redis.call('HINCRBY', sched, SCHED_TAKEN .. scope, took[i])
                 end
                 if dry[i] then
                   redis.call('ZREM', ready, scope)
-                  redis.call('HSET', sched, 'p:' .. scope, pass[i])
+                  redis.call('HSET', sched, SCHED_PASS .. scope, pass[i])
                 else
                   redis.call('ZADD', ready, 'XX', pass[i], scope)
                 end
                 if pass[i] > last then last = pass[i] end
               end
             end
-            if moved > 0 then redis.call('HINCRBY', sched, 'waiting', -moved) end
+            if moved > 0 then redis.call('HINCRBY', sched, SCHED_WAITING, -moved) end
             -- The virtual time: the lowest pass of a scope with work (a scope joining starts there).
             local lowest = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
             if lowest[2] then
-              redis.call('HSET', sched, 'V', lowest[2])
+              redis.call('HSET', sched, SCHED_VIRTUAL_TIME, lowest[2])
             elseif last > 0 then
-              redis.call('HSET', sched, 'V', last)
+              redis.call('HSET', sched, SCHED_VIRTUAL_TIME, last)
             end
             if moved == count and lowest[1] then
               if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
@@ -297,6 +298,7 @@ extension QueueScripts {
             .key("stream", \.stream), .key("counters", \.counters), .key("sched", \.scheduler),
             .argument("group", \.group), .argument("counter", \.counter), .argument("consumerCounter", \.consumerCounter),
         ], items: \.held, each: [.argument("scope", \.scope), .argument("accepted", \.accepted), .list("ids", { $0.ids })],
+        constants: SchedulerField.constants,
         before: """
             local total = 0
 
@@ -304,9 +306,9 @@ extension QueueScripts {
         eachItem: """
             local acked = redis.call('XACK', stream, group, unpack(ARGV, idsFrom, idsTo))
             if acked > 0 and scope ~= '' then
-              redis.call('HINCRBY', sched, 'f:' .. scope, -acked)
-              redis.call('HINCRBY', sched, 'd:' .. scope, acked)
-              if tonumber(accepted) > 0 then redis.call('HINCRBY', sched, 's:' .. scope, accepted) end
+              redis.call('HINCRBY', sched, SCHED_IN_FLIGHT .. scope, -acked)
+              redis.call('HINCRBY', sched, SCHED_DONE .. scope, acked)
+              if tonumber(accepted) > 0 then redis.call('HINCRBY', sched, SCHED_SENT .. scope, accepted) end
             end
             total = total + acked
 

@@ -17,6 +17,7 @@ extension QueueScripts {
             .key("stream", \.stream), .argument("group", \.group), .argument("consumer", \.consumer), .argument("minIdle", \.minIdle),
             .argument("count", \.count), .number("maxDeliveries", \.maxDeliveries),
         ],
+        constants: SchedulerField.constants,
         body: """
             local pending = redis.call('XPENDING', stream, group, 'IDLE', minIdle, '-', '+', count)
             local claim, poison, counts = {}, {}, {}
@@ -44,6 +45,7 @@ extension QueueScripts {
     /// delivered to every group → number trimmed.
     static let trim = LuaScript<TrimCall, Never>(
         [.key("stream", \.stream), .argument("minimum", \.cutoff)],
+        constants: SchedulerField.constants,
         body: """
             local function before(a, b)
               local ams, aseq = string.match(a, '(%d+)-(%d+)')
@@ -76,7 +78,7 @@ extension QueueScripts {
     /// a replay of one app's dead letters takes that app's share and waits while it is paused.
     static let replayDead = LuaScript<ReplayCall, Never>(
         [.key("dead", \.dead)] + admissionSlots(\.admission) + [.list("ids", { $0.ids })],
-        using: [stripFields, admitFunction],
+        constants: SchedulerField.constants, using: [stripFields, admitFunction],
         body: """
             local moved = {}
             for i = idsFrom, idsTo do
@@ -110,6 +112,7 @@ extension QueueScripts {
             .key("stream", \.stream), .key("counters", \.counters), .argument("group", \.group), .number("minIdle", \.minIdle),
             .argument("only", \.only), .argument("keep", \.keep), .argument("now", \.now),
         ],
+        constants: SchedulerField.constants,
         body: """
             local function fold(name)
               local share = redis.call('HGET', counters, 'processed:' .. name)
@@ -159,6 +162,7 @@ extension QueueScripts {
         [
             .key("stream", \.stream), .key("sched", \.scheduler), .argument("group", \.group), .number("limit", \.limit),
         ],
+        constants: SchedulerField.constants,
         body: """
             if redis.call('EXISTS', stream) == 0 then return 0 end
             local last
@@ -185,7 +189,7 @@ extension QueueScripts {
             local fixed = 0
             local fields = redis.call('HGETALL', sched)
             for i = 1, #fields, 2 do
-              if string.sub(fields[i], 1, 2) == 'f:' then
+              if string.sub(fields[i], 1, 2) == SCHED_IN_FLIGHT then
                 local scope = string.sub(fields[i], 3)
                 local count = counts[scope] or 0
                 if tonumber(fields[i + 1]) ~= count then
@@ -196,7 +200,7 @@ extension QueueScripts {
               end
             end
             for scope, count in pairs(counts) do
-              redis.call('HSET', sched, 'f:' .. scope, count)
+              redis.call('HSET', sched, SCHED_IN_FLIGHT .. scope, count)
               fixed = fixed + 1
             end
             return fixed

@@ -23,13 +23,14 @@ extension QueueScripts {
     /// finish, the waiting ones stay where they are.
     static let pause = LuaScript<PauseCall, Never>(
         pauseSlots(),
+        constants: SchedulerField.constants,
         body: """
-            if redis.call('HGET', sched, 'x:' .. scope) then return 0 end
-            redis.call('HSET', sched, 'x:' .. scope, 1)
+            if redis.call('HGET', sched, SCHED_PAUSED .. scope) then return 0 end
+            redis.call('HSET', sched, SCHED_PAUSED .. scope, 1)
             local pass = redis.call('ZSCORE', ready, scope)
             if pass then
               redis.call('ZREM', ready, scope)
-              redis.call('HSET', sched, 'p:' .. scope, pass)
+              redis.call('HSET', sched, SCHED_PASS .. scope, pass)
             end
             return 1
 
@@ -40,11 +41,12 @@ extension QueueScripts {
     /// burst) and rings the bell for a worker waiting with nothing to take.
     static let resume = LuaScript<PauseCall, Never>(
         pauseSlots(),
+        constants: SchedulerField.constants,
         body: """
-            if redis.call('HDEL', sched, 'x:' .. scope) == 0 then return 0 end
+            if redis.call('HDEL', sched, SCHED_PAUSED .. scope) == 0 then return 0 end
             local waiting = redis.call('LLEN', waitPrefix .. scope .. ':now') + redis.call('LLEN', waitPrefix .. scope .. ':bulk')
             if waiting > 0 and not redis.call('ZSCORE', ready, scope) then
-              local at = redis.call('HMGET', sched, 'V', 'p:' .. scope)
+              local at = redis.call('HMGET', sched, SCHED_VIRTUAL_TIME, SCHED_PASS .. scope)
               redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
               if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
             end

@@ -23,6 +23,7 @@ extension QueueScripts {
             .key("ready", \.ready), .key("sched", \.scheduler), .argument("waitPrefix", \.waitPrefix),
             .argument("failuresPrefix", \.failuresPrefix), .list("also", { $0.also }),
         ],
+        constants: SchedulerField.constants,
         body: """
             local flat = redis.call('HGETALL', sched)
             local numbers = {}
@@ -37,7 +38,7 @@ extension QueueScripts {
             for _, scope in ipairs(redis.call('ZRANGE', ready, 0, -1)) do note(scope) end
             for i = 1, #flat, 2 do
               local kind = string.sub(flat[i], 1, 2)
-              if (kind == 'f:' and (tonumber(flat[i + 1]) or 0) > 0) or kind == 'x:' then note(string.sub(flat[i], 3)) end
+              if (kind == SCHED_IN_FLIGHT and (tonumber(flat[i + 1]) or 0) > 0) or kind == SCHED_PAUSED then note(string.sub(flat[i], 3)) end
             end
             local asked = {}
             for i = alsoFrom, alsoTo do
@@ -63,9 +64,9 @@ extension QueueScripts {
                 end
               end
               row[#row + 1] = oldest
-              for _, name in ipairs({'f:', 't:', 'd:', 'w:', 'c:', 'x:', 'r:', 'k:'}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
+              for _, name in ipairs({SCHED_IN_FLIGHT, SCHED_TAKEN, SCHED_DONE, SCHED_WEIGHT, SCHED_MAX_IN_FLIGHT, SCHED_PAUSED, SCHED_RETRIED, SCHED_DEAD_LETTERED}) do row[#row + 1] = tonumber(numbers[name .. scope] or 0) or 0 end
               row[#row + 1] = redis.call('HGETALL', failuresPrefix .. scope)
-              row[#row + 1] = tonumber(numbers['s:' .. scope] or 0) or 0
+              row[#row + 1] = tonumber(numbers[SCHED_SENT .. scope] or 0) or 0
               -- A scope stays ready until a take finds its lanes dry: with nothing waiting nor in flight
               -- it is not busy, and is left out unless asked for.
               if asked[scope] or row[2] + row[3] > 0 or row[5] > 0 or row[10] > 0 then rows[#rows + 1] = row end

@@ -31,7 +31,7 @@ enum QueueScripts {
     /// → the job's id (see ``admitFunction``).
     static let enqueue = LuaScript<EnqueueCall, Never>(
         admissionSlots(\.admission) + [.list("fields", { $0.fields })],
-        using: [admitFunction],
+        constants: SchedulerField.constants, using: [admitFunction],
         body: """
             local id = admit(fair, stream, ready, sched, bell, waitPrefix, {unpack(ARGV, fieldsFrom, fieldsTo)})
             admitted()
@@ -43,7 +43,7 @@ enum QueueScripts {
     static let enqueueOnce = LuaScript<EnqueueCall, Never>(
         admissionSlots(\.admission) + [
             .key("key", \.key), .argument("ttl", \.time), .list("fields", { $0.fields }),
-        ], using: [admitFunction],
+        ], constants: SchedulerField.constants, using: [admitFunction],
         body: """
             local existing = redis.call('GET', key)
             if existing then return {existing, 0} end
@@ -58,6 +58,7 @@ enum QueueScripts {
     /// by when it is due).
     static let schedule = LuaScript<EnqueueCall, Never>(
         [.key("delayed", \.key), .argument("due", \.time), .list("fields", { $0.fields })],
+        constants: SchedulerField.constants,
         body: """
             return redis.call('ZADD', delayed, due, cmsgpack.pack({unpack(ARGV, fieldsFrom, fieldsTo)}))
 
@@ -85,11 +86,11 @@ enum QueueScripts {
             .argument("group", \.group), .argument("id", \.id), .argument("due", \.time), .argument("attempt", \.attempt),
             .argument("error", \.error),
             .argument("platforms", \.platforms), .argument("accepted", \.accepted),
-        ], using: [stripFields, releaseFunction],
+        ], constants: SchedulerField.constants, using: [stripFields, releaseFunction],
         body: """
             local entry = redis.call('XRANGE', stream, id, id)
             if entry[1] and redis.call('XACK', stream, group, id) == 1 then
-              release(sched, entry[1][2], 'r:', accepted)
+              release(sched, entry[1][2], SCHED_RETRIED, accepted)
               local fields = strip(entry[1][2], {attempt = true, err = true, origin = true, fl = true, fp = true})
               local origin = id
               for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
@@ -112,7 +113,7 @@ enum QueueScripts {
             .key("stream", \.stream), .key("dead", \.target), .key("counters", \.counters), .key("sched", \.scheduler),
             .argument("group", \.group), .argument("id", \.id), .argument("error", \.error), .argument("now", \.time),
             .argument("platforms", \.platforms),
-        ], using: [stripFields, releaseFunction],
+        ], constants: SchedulerField.constants, using: [stripFields, releaseFunction],
         body: """
             if redis.call('XACK', stream, group, id) == 0 then return 0 end
             local entry = redis.call('XRANGE', stream, id, id)
@@ -120,7 +121,7 @@ enum QueueScripts {
             local origin = id
             if entry[1] then
               for i = 1, #entry[1][2], 2 do if entry[1][2][i] == 'origin' then origin = entry[1][2][i + 1] end end
-              release(sched, entry[1][2], 'k:')
+              release(sched, entry[1][2], SCHED_DEAD_LETTERED)
               fields = strip(entry[1][2], {err = true, origin = true, deadAt = true, fl = true, fp = true})
             end
             fields[#fields + 1] = 'origin'; fields[#fields + 1] = origin
@@ -141,9 +142,9 @@ enum QueueScripts {
         local function release(sched, fields, counter, accepted)
           for i = 1, #fields, 2 do
             if fields[i] == 'fl' then
-              redis.call('HINCRBY', sched, 'f:' .. fields[i + 1], -1)
+              redis.call('HINCRBY', sched, SCHED_IN_FLIGHT .. fields[i + 1], -1)
               redis.call('HINCRBY', sched, counter .. fields[i + 1], 1)
-              if accepted and tonumber(accepted) > 0 then redis.call('HINCRBY', sched, 's:' .. fields[i + 1], accepted) end
+              if accepted and tonumber(accepted) > 0 then redis.call('HINCRBY', sched, SCHED_SENT .. fields[i + 1], accepted) end
               return
             end
           end
@@ -161,7 +162,7 @@ enum QueueScripts {
     static let promote = LuaScript<PromoteCall, Never>(
         admissionSlots(\.admission) + [
             .key("delayed", \.delayed), .argument("now", \.now), .argument("limit", \.limit),
-        ], using: [admitFunction],
+        ], constants: SchedulerField.constants, using: [admitFunction],
         body: """
             local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, limit)
             for _, member in ipairs(due) do

@@ -44,7 +44,7 @@ extension RedisNotificationStore {
             .section("quota", \.quota, quotaSlots),
             .section("idempotency", \.idempotency, [.key("idempotencyKey", \.key), .argument("idempotencyTTL", \.ttl)]),
             .list("fields", { $0.fields }), .list("job", { $0.job.fields }),
-        ], constants: NotificationLua.constants, using: [quotaFunction, JobAdmission.luaFunction],
+        ], constants: NotificationLua.constants + SchedulerField.constants, using: [quotaFunction, JobAdmission.luaFunction],
         before: """
             local stored, indexes, out = {}, {}, {}
 
