@@ -1,6 +1,7 @@
 import Foundation
 import Hiredis
 import RichPushCommands
+import RichPushCore
 import RichPushStorage
 import Synchronization
 
@@ -119,9 +120,11 @@ final class FairnessLoad: Sendable {
         let deadline = started + timeout
         var counts: [String: Int] = [:]
         while ContinuousClock.now < deadline {
-            let reply = try await redis.send("HMGET", keys.notification(id), "sent", "held", "failed").array ?? []
+            let counters: [DeliveryCounter] = [.sent, .held, .failed]
+            let reply =
+                try await redis.send(RedisCommand("HMGET", arguments: [keys.notification(id)] + counters.map(\.rawValue))).array ?? []
             let values = reply.map { $0.string.flatMap(Int.init) ?? 0 }
-            counts = ["sent": values[0], "held": values[1], "failed": values[2]]
+            counts = Dictionary(uniqueKeysWithValues: zip(counters.map(\.rawValue), values))
             if values.reduce(0, +) >= audience { break }
             try await Task.sleep(for: .milliseconds(20))
         }

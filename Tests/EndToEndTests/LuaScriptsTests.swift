@@ -28,6 +28,7 @@ struct LuaScriptsTests {
         ("RedisNotificationStore.cancelScript", RedisNotificationStore.cancelScript.script),
         ("IDBlocks.reserveScript", IDBlocks.reserveScript.script), ("SchemaVersion.stampScript", SchemaVersion.stampScript.script),
         ("SchemaMigration.mergeScript", SchemaMigration.mergeScript.script), ("QueueBacklogSkip.script", QueueBacklogSkip.script.script),
+        ("RedisNotificationStore.readableScript", RedisNotificationStore.readableScript.script),
         ("RedisNotificationStore.fetchScript", RedisNotificationStore.fetchScript.script),
         ("RedisNotificationStore.receiptScript", RedisNotificationStore.receiptScript.script),
         ("RedisDeliveryLedger.leaseScript", RedisDeliveryLedger.leaseScript.script),
@@ -71,6 +72,7 @@ struct LuaScriptsTests {
     static let declarations: [(name: String, declaration: any LuaDeclaration)] = [
         ("RedisNotificationStore.createScript", RedisNotificationStore.createScript),
         ("RedisNotificationStore.cancelScript", RedisNotificationStore.cancelScript),
+        ("RedisNotificationStore.readableScript", RedisNotificationStore.readableScript),
         ("RedisNotificationStore.fetchScript", RedisNotificationStore.fetchScript),
         ("RedisNotificationStore.receiptScript", RedisNotificationStore.receiptScript),
         ("RedisNotificationStore.claimScript", RedisNotificationStore.claimScript),

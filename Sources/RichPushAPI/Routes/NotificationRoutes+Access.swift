@@ -47,13 +47,18 @@ extension NotificationRoutes {
         return ReadLookup(record: found, addressees: found?.creator == user.name ? nil : devices, checked: checked)
     }
 
+    /// ``lookUp(_:by:via:check:allows:)`` for a check that answers whether the read is allowed.
+    func lookUp(
+        _ id: Int, by user: User, via installation: String?, check: @escaping @Sendable (ReadCheck) async throws -> Bool
+    ) async throws -> ReadLookup<Bool> {
+        try await lookUp(id, by: user, via: installation, check: check, allows: { $0 })
+    }
+
     /// The record, if `user` may read it (404 otherwise), and the installations that decided it
     /// (nil for its creator and admins).
     func readable(_ id: Int, by user: User, via installation: String? = nil) async throws -> (RichNotification, addressees: [String]?) {
         let lookup = try await lookUp(id, by: user, via: installation) { [notifications] check in
             try await notifications.isReadable(id: id, check)
-        } allows: {
-            $0
         }
         guard let record = lookup.record else { throw APIError.notFound("no notification \(id)") }
         return (record, lookup.addressees)

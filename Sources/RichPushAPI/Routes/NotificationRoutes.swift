@@ -125,8 +125,6 @@ struct NotificationRoutes {
         // Its creator or an admin; someone else's id is answered as a missing one, after the same check.
         let lookup = try await lookUp(id, by: user, via: nil) { [notifications] check in
             try await notifications.isReadable(id: id, ReadCheck(creator: check.creator, addressees: []))
-        } allows: {
-            $0
         }
         guard lookup.record != nil, lookup.addressees == nil else { throw APIError.notFound("no notification \(id)") }
         switch try await notifications.cancel(id: id) {
@@ -220,8 +218,6 @@ struct NotificationRoutes {
             ifNoneMatch == nil
                 ? try await notifications.recordFetch(id: id, installation: installation, reader: user.name, if: check)
                 : try await notifications.isReadable(id: id, check)
-        } allows: {
-            $0
         }
         guard let record = lookup.record else { throw APIError.notFound("no notification \(id)") }
         if Self.matches(ifNoneMatch: ifNoneMatch, etag: Self.etag(record)) {

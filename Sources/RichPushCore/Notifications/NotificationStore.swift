@@ -178,7 +178,6 @@ package protocol NotificationStore: Sendable {
     func unfetched(by installation: String, among ids: [Int]) async throws -> [Int]
 }
 
-/// Limits to charge one notification against; 0 is no limit.
 /// A user's (or an app's) quotas: a rate of notifications, with bursts, and the payload bytes
 /// still kept. The rate is a token bucket: `burst` notifications at once at most, then one more
 /// per `1/perMinute` minute as the bucket refills (a fixed minute window would take `perMinute`

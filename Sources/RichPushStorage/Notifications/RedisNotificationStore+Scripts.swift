@@ -106,6 +106,24 @@ extension RedisNotificationStore {
 
             """)
 
+    /// A read check's keys and arguments (see ``readableScript``).
+    struct ReadableCall {
+        let record: String, ledger: String
+        /// The reader who may have created it ('' for none), installations of which one may
+        /// have been addressed.
+        let reader: String, addressees: [any RedisArgument]
+    }
+
+    /// 1 when the record exists and is readable as the call says, else 0: the check that
+    /// ``fetchScript`` and ``receiptScript`` make before they record, on its own.
+    static let readableScript = LuaScript<ReadableCall, Never>(
+        [.key("record", \.record), .key("ledger", \.ledger), .argument("reader", \.reader), .list("addressees", { $0.addressees })],
+        constants: NotificationLua.constants, using: [NotificationLua.readableFunction],
+        body: """
+            return readable(record, ledger, '1', reader, addresseesFrom, addresseesTo) and 1 or 0
+
+            """)
+
     /// A fetch's keys and arguments (see ``fetchScript``).
     struct FetchCall {
         let fetchedBy: String, status: String, record: String, webhookWants: String, webhookOutbox: String, ledger: String, devices: String

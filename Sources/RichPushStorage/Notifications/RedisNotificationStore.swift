@@ -104,16 +104,12 @@ package struct RedisNotificationStore: NotificationStore {
     }
 
     package func isReadable(id: Int, _ check: ReadCheck) async throws -> Bool {
-        // One pipelined round trip, whoever asks: its creator, and the ledger's fields for the
-        // installations (a pair is in the ledger from its lease, taken before the push: the
-        // device that got a push can fetch its payload, even before the worker recorded the
-        // outcome). A missing record and someone else's cost the same.
-        var fields = RedisCommand("HMGET", keys.ledger(id))
-        for installation in check.addressees { fields.append(installation) }
-        let creator = RedisCommand("HGET", keys.notification(id), "creator")
-        let replies = try await redis.sendAll(check.addressees.isEmpty ? [creator] : [creator, fields])
-        guard let found = replies[0].string else { return false }
-        return found == check.creator || (replies.count > 1 && replies[1].array?.contains { !$0.isNull } == true)
+        // The fetch's and the receipt's read check alone (a pair is in the ledger from its
+        // lease, taken before the push: the device that got a push can fetch its payload, even
+        // before the worker recorded the outcome).
+        let call = ReadableCall(
+            record: keys.notification(id), ledger: keys.ledger(id), reader: check.creator ?? "", addressees: check.addressees)
+        return try await redis.run(Self.readableScript, call).int == 1
     }
 
     package func payload(hash: String, notification id: Int) async throws -> [UInt8]? {
