@@ -72,7 +72,7 @@ struct APNSFlowTests {
                     throw error
                 }
                 sim.signal(SIGTERM)
-                #expect(try await sim.wait(timeout: .seconds(10)) == 0)
+                #expect(try await sim.wait(timeout: .seconds(60)) == 0, "apns-sim log: \(sim.log.suffix(2000))")
                 client.shutdown()
             }
         }

@@ -138,7 +138,7 @@ struct WorkerProcessTests {
                 try await fixture.queue.stats().consumers.first?.pending ?? 0 == 5
             }
             worker.signal(SIGTERM)
-            #expect(try await worker.wait(timeout: .seconds(10)) == 0, "worker log: \(worker.log.suffix(2000))")
+            #expect(try await worker.wait(timeout: .seconds(60)) == 0, "worker log: \(worker.log.suffix(2000))")
             let stats = try await fixture.queue.stats()
             // The five running jobs finished and were acknowledged; nothing is left pending; the
             // rest wait, untaken or undelivered, for the next worker.
@@ -157,7 +157,8 @@ struct WorkerProcessTests {
             let worker = try await fixture.spawnWorker(name: "stuck", extra: ["--concurrency", "3", "--drain-timeout", "0.5"])
             try await waitUntil(timeout: .seconds(30), "jobs in flight") { try await fixture.queue.stats().pending == 3 }
             worker.signal(SIGTERM)
-            #expect(try await worker.wait(timeout: .seconds(10)) == 0)
+            // Before the jobs' 30 s sleep ends: the drain timeout, not the jobs, ended the worker.
+            #expect(try await worker.wait(timeout: .seconds(25)) == 0, "worker log: \(worker.log.suffix(2000))")
             // Released: another consumer can claim them now, not a minute from now.
             let reclaimed = try await fixture.queue.reclaim(for: "next")
             #expect(reclaimed.jobs.count == 3)
