@@ -41,28 +41,33 @@ func buildRouter(
     }
     if let signer = dependencies.mediaSigner { MediaRoutes(apps: apps, signer: signer).add(to: router) }
     let api = router.group("api").add(middleware: AuthMiddleware(apps: apps, configuration: configuration.auth, state: auth))
-    // Every request runs on the stores of the app it is in (APIRequestContext.app).
-    RegistrationRoutes.add(to: api) { [quotas = configuration.quotas] context in
-        RegistrationRoutes(installations: apps.stores(for: context.app).installations, quotas: quotas)
-    }
+    // Every request runs on the routes of the app it is in (APIRequestContext.app), built once
+    // per app over its stores.
+    RegistrationRoutes.add(
+        to: api,
+        for: RoutesPerApp(apps: apps) { [quotas = configuration.quotas] _, stores, _ in
+            RegistrationRoutes(installations: stores.installations, quotas: quotas)
+        })
     let backlog = BacklogGuard(readBacklog: stores.backlog, limit: configuration.maxBacklog)
     let batches = NotificationRoutes.batchGate(configuration)
-    NotificationRoutes.add(to: api) { [apiConfiguration] context in
-        let stores = apps.stores(for: context.app)
-        var routes = NotificationRoutes(
-            notifications: stores.notifications, installations: stores.installations, backlog: backlog,
-            configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
-        routes.app = context.app
-        let settings = try await apps.settings(for: context.app)
-        routes.appLimits = settings.limits
-        routes.defaultLocale = settings.defaultLocale
-        routes.defaultDelivery = settings.defaultDelivery
-        return routes
-    }
+    NotificationRoutes.add(
+        to: api,
+        for: RoutesPerApp(apps: apps) { [apiConfiguration] app, stores, settings in
+            var routes = NotificationRoutes(
+                notifications: stores.notifications, installations: stores.installations, backlog: backlog,
+                configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
+            routes.app = app
+            routes.appLimits = settings.limits
+            routes.defaultLocale = settings.defaultLocale
+            routes.defaultDelivery = settings.defaultDelivery
+            return routes
+        })
     TemplateRoutes.add(to: api)
-    WebhookRoutes.add(to: api) { [allowPrivate = configuration.webhookAllowPrivate] context in
-        WebhookRoutes(webhooks: apps.stores(for: context.app).webhooks, allowPrivate: allowPrivate)
-    }
+    WebhookRoutes.add(
+        to: api,
+        for: RoutesPerApp(apps: apps) { [allowPrivate = configuration.webhookAllowPrivate] _, stores, _ in
+            WebhookRoutes(webhooks: stores.webhooks, allowPrivate: allowPrivate)
+        })
     if let appStore = dependencies.apps {
         // The operator's routes: their own credential, not a user's (see OperatorAuthMiddleware).
         AppRoutes(

@@ -44,8 +44,8 @@ struct NotificationRoutes {
             busy: "too many batches are being created")
     }
 
-    /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
-    static func add(to group: RouterGroup<APIRequestContext>, for routes: @escaping @Sendable (APIRequestContext) async throws -> Self) {
+    /// Adds the routes; each request runs on its app's routes (built once per app).
+    static func add(to group: RouterGroup<APIRequestContext>, for routes: RoutesPerApp<Self>) {
         group.post("notifications") { try await routes($1).create($0, context: $1) }
         group.post("notifications/batch") { try await routes($1).createBatch($0, context: $1) }
         group.get("notifications") { try await routes($1).list($0, context: $1) }

@@ -12,8 +12,8 @@ struct RegistrationRoutes {
     static let fields = ["Platform", "Handle", "Tags", "Environment", "Subscription", "pushChannel", "Templates", "Locale"]
     static let maxTags = 60
 
-    /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
-    static func add(to group: RouterGroup<APIRequestContext>, for routes: @escaping @Sendable (APIRequestContext) -> Self) {
+    /// Adds the routes; each request runs on its app's routes (built once per app).
+    static func add(to group: RouterGroup<APIRequestContext>, for routes: RoutesPerApp<Self>) {
         group.post("register") { try await routes($1).create($0, context: $1) }
         group.put("register/:id") { try await routes($1).update($0, context: $1) }
         group.delete("register/:id") { try await routes($1).delete($0, context: $1) }

@@ -15,8 +15,8 @@ struct WebhookRoutes {
     static let maxDescription = 200
     static let secretLength = 16...256
 
-    /// Adds the routes; each request runs on `routes(context)`, the routes over its app's stores.
-    static func add(to group: RouterGroup<APIRequestContext>, for routes: @escaping @Sendable (APIRequestContext) throws -> Self) {
+    /// Adds the routes; each request runs on its app's routes (built once per app).
+    static func add(to group: RouterGroup<APIRequestContext>, for routes: RoutesPerApp<Self>) {
         group.post("webhooks") { try await routes($1).create($0, context: $1) }
         group.get("webhooks") { try await routes($1).list($0, context: $1) }
         group.get("webhooks/:id") { try await routes($1).show($0, context: $1) }
