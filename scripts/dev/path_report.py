@@ -188,6 +188,12 @@ def main():
         "with nothing sent (listed at the end: the Redis client, which every call takes, and timers).",
         "",
     ]
+    by_target = {}
+    for file in first_stop:
+        by_target[file.split("/")[0]] = by_target.get(file.split("/")[0], 0) + 1
+    lines.append("Files by target: " + ", ".join(
+        f"{target} {count}" for target, count in sorted(by_target.items(), key=lambda item: (-item[1], item[0]))) + ".")
+    lines.append("")
     number = 0
     for file, role, functions_read, back in stops:
         # A declared name in backticks (ArchitecturePathTests finds each in its file); what the
