@@ -40,7 +40,7 @@ extension APIDependencies {
         dependencies.applyScheduling = { [queues = base.queues] app, limits in
             try await JobQueue.setLimits(limits, of: app.rawValue, in: queues)
         }
-        dependencies.forgetScheduling = { [queues = base.queues] app in try await JobQueue.forget(scope: app.rawValue, in: queues) }
+        dependencies.forgetScheduling = { [queues = base.queues] app in try await JobQueue.forget(app: app.rawValue, in: queues) }
         return dependencies
     }
 }

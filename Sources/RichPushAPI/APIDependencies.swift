@@ -21,7 +21,7 @@ package struct APIDependencies: Sendable {
     package var appStores: (@Sendable (AppID) -> APIStores)?
     /// Writes an app's weight and cap into every partition of the queue (fair scheduling), after
     /// `/api/apps` stored them; nil: no queue to write them to (they are stored only).
-    package var applyScheduling: (@Sendable (AppID, ScopeLimits) async throws -> Void)?
+    package var applyScheduling: (@Sendable (AppID, AppShare) async throws -> Void)?
     /// Clears a removed app's weight, cap and pause from every partition of the queue, before its
     /// record goes (nil: no queue).
     package var forgetScheduling: (@Sendable (AppID) async throws -> Void)?

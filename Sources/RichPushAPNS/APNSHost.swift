@@ -21,7 +21,7 @@ struct APNSHost: Sendable {
 
     /// The hold's scope: production keeps the name it had before there were two services
     /// (`apns:<topic>`), so a fleet being upgraded still shares one hold.
-    static func pauseScope(_ environment: APNSEnvironment, topic: String) -> String {
+    static func pauseApp(_ environment: APNSEnvironment, topic: String) -> String {
         environment == .production ? "apns:\(topic)" : "apns-\(environment.rawValue):\(topic)"
     }
 

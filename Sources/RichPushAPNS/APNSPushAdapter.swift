@@ -43,7 +43,7 @@ package struct APNSPushAdapter: PushAdapter {
         func host(_ environment: APNSEnvironment, _ client: HTTP2Client) -> APNSHost {
             APNSHost(
                 environment: environment, client: client, token: token, concurrency: max(1, concurrency),
-                pause: ProviderPause(scope: APNSHost.pauseScope(environment, topic: topic), shared: holds), throttleWait: throttleWait)
+                pause: ProviderPause(scope: APNSHost.pauseApp(environment, topic: topic), shared: holds), throttleWait: throttleWait)
         }
         production = host(.production, client)
         sandbox = sandboxClient.map { host(.sandbox, $0) }

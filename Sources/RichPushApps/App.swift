@@ -23,7 +23,7 @@ package struct AppSummary: Sendable, Hashable {
     package var defaultDelivery: PushRenderer.Mode?
     /// Its share of the workers under fair scheduling: weight and cap on jobs in flight (written
     /// into the queue's partitions by whoever changes it, after it is stored here).
-    package var scheduling: ScopeLimits
+    package var scheduling: AppShare
     /// Its sending is paused (fair scheduling: its jobs wait in its lanes). Kept here so that a
     /// queue partition added later, or a scheduler hash that was lost, is paused again by the
     /// next worker's start, as the weight and cap are.
@@ -32,7 +32,7 @@ package struct AppSummary: Sendable, Hashable {
     package init(
         id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]],
         limits: AppLimits = .none, defaultLocale: String? = nil, defaultDelivery: PushRenderer.Mode? = nil,
-        scheduling: ScopeLimits = ScopeLimits(), paused: Bool = false
+        scheduling: AppShare = AppShare(), paused: Bool = false
     ) {
         self.paused = paused
         self.defaultLocale = defaultLocale
@@ -87,13 +87,13 @@ package struct AppChange: Sendable {
     /// A new default delivery (nil: unchanged; `.some(nil)`: removed).
     package var defaultDelivery: PushRenderer.Mode??
     /// A new weight and cap (nil: unchanged), whole: the caller fills in what it keeps.
-    package var scheduling: ScopeLimits?
+    package var scheduling: AppShare?
     /// Paused or not (nil: unchanged).
     package var paused: Bool?
 
     package init(
         name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil,
-        defaultLocale: LocaleTag?? = nil, defaultDelivery: PushRenderer.Mode?? = nil, scheduling: ScopeLimits? = nil, paused: Bool? = nil
+        defaultLocale: LocaleTag?? = nil, defaultDelivery: PushRenderer.Mode?? = nil, scheduling: AppShare? = nil, paused: Bool? = nil
     ) {
         self.paused = paused
         self.defaultLocale = defaultLocale

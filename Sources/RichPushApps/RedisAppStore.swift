@@ -162,7 +162,7 @@ package struct RedisAppStore: AppStore {
             }
         }
         let limits = fields["limits"].flatMap { try? JSONDecoder().decode(AppLimits.self, from: Data($0.utf8)) } ?? .none
-        let scheduling = fields["scheduling"].flatMap { try? JSONDecoder().decode(ScopeLimits.self, from: Data($0.utf8)) } ?? ScopeLimits()
+        let scheduling = fields["scheduling"].flatMap { try? JSONDecoder().decode(AppShare.self, from: Data($0.utf8)) } ?? AppShare()
         return AppSummary(
             id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
             updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits,

@@ -1,7 +1,7 @@
 package import Hiredis
 package import RichPushQueue
 
-/// Between a benchmark's phases: drops the jobs still waiting in a partition (every scope's fair
+/// Between a benchmark's phases: drops the jobs still waiting in a partition (every app's fair
 /// lanes, and the stream's entries not yet delivered to the group), so that the next phase starts
 /// on an empty queue instead of waiting minutes for a flood's backlog to drain. Jobs already
 /// delivered to a worker finish as usual. Never for a real deployment: what it drops is not sent.
@@ -21,13 +21,13 @@ package enum QueueBacklogSkip {
         constants: SchedulerField.constants,
         body: """
             local dropped = 0
-            for _, scope in ipairs(redis.call('ZRANGE', ready, 0, -1)) do
+            for _, app in ipairs(redis.call('ZRANGE', ready, 0, -1)) do
               for _, lane in ipairs({'now', 'bulk'}) do
-                local key = waitPrefix .. scope .. ':' .. lane
+                local key = waitPrefix .. app .. ':' .. lane
                 dropped = dropped + redis.call('LLEN', key)
                 redis.call('DEL', key)
               end
-              redis.call('ZREM', ready, scope)
+              redis.call('ZREM', ready, app)
             end
             if dropped > 0 then redis.call('HINCRBY', scheduler, SCHED_WAITING, -dropped) end
             if redis.call('EXISTS', stream) == 1 then

@@ -165,7 +165,7 @@ struct BenchFairnessCommand: AsyncParsableCommand {
         Self.progress("load: \(describe()) for \(seconds) s")
         let target = fanOut.map { (app: $0.app, tag: $0.tag, keys: storageKeys($0.app)) }
         let held = queue.partitionConfigurations.map { JobQueue(redis: backend.client, configuration: $0) }
-        if holdLoad { _ = try await JobQueue.setPaused(true, scopes: loadedApps, in: held) }
+        if holdLoad { _ = try await JobQueue.setPaused(true, apps: loadedApps, in: held) }
         let fanOutResult = try await load.run(seconds: seconds, floods: flood, rates: rates, fanOut: target, redis: backend.client)
         let loadEnded = ContinuousClock.now
         var contested: ContestedWindow?

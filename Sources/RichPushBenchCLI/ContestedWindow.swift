@@ -16,7 +16,7 @@ struct ContestedWindow: Codable, Sendable {
     static func measure(
         resuming apps: [String], in queues: [JobQueue], recorders: [String: AppLoadRecorder], limit: Duration
     ) async throws -> ContestedWindow {
-        _ = try await JobQueue.setPaused(false, scopes: apps, in: queues)
+        _ = try await JobQueue.setPaused(false, apps: apps, in: queues)
         let resumed = ContinuousClock.now
         let before = recorders.mapValues(\.receivedCount)
         let deadline = resumed + limit

@@ -44,7 +44,7 @@ package enum RichPushJob {
     /// The job that delivers notification `id` of `app` to its whole target: it waits in its
     /// app's `now` lane (fair scheduling), ahead of the app's fan-out sub-jobs.
     package static func request(notification id: Int, app: AppID = .default) -> JobRequest {
-        JobRequest(type: type, payload: Array((app.isDefault ? String(id) : "\(app.rawValue):\(id)").utf8), scope: app.rawValue)
+        JobRequest(type: type, payload: Array((app.isDefault ? String(id) : "\(app.rawValue):\(id)").utf8), app: app.rawValue)
     }
 
     /// The job that delivers notification `id` of `app` to these installations only (a fan-out's
@@ -53,7 +53,7 @@ package enum RichPushJob {
         // Encoding plain fields cannot fail.
         let batch = Batch(id: id, installations: installations, app: app.isDefault ? nil : app.rawValue)
         let payload = (try? JSONEncoder().encode(batch)) ?? Data()
-        return JobRequest(type: batchType, payload: Array(payload), scope: app.rawValue, lane: .bulk)
+        return JobRequest(type: batchType, payload: Array(payload), app: app.rawValue, lane: .bulk)
     }
 
     /// What a rich-push job delivers.

@@ -113,21 +113,21 @@ package final class WebhookDispatcher: Service, Sendable {
         var byApp: [AppID: [WebhookOutboxEntry]] = [:]
         for entry in entries { byApp[entry.app, default: []].append(entry) }
         for (app, entries) in byApp.sorted(by: { $0.key < $1.key }) {
-            let (store, directory) = scope(app)
+            let (store, directory) = stores(of: app)
             try await dispatch(entries, store: store, directory: directory)
         }
         try await store.finishOutbox(entries.map(\.streamID))
     }
 
     /// The store and directory of `app`'s webhooks.
-    private func scope(_ app: AppID) -> (store: RedisWebhookStore, directory: WebhookDirectory) {
+    private func stores(of app: AppID) -> (store: RedisWebhookStore, directory: WebhookDirectory) {
         if app == store.keys.app { return (store, directory) }
         return apps.withLock { apps in
-            if let scope = apps[app] { return scope }
+            if let stores = apps[app] { return stores }
             let store = store.forApp(app)
-            let scope = (store, WebhookDirectory(store: store, refresh: configuration.registryRefresh))
-            apps[app] = scope
-            return scope
+            let stores = (store, WebhookDirectory(store: store, refresh: configuration.registryRefresh))
+            apps[app] = stores
+            return stores
         }
     }
 
@@ -191,7 +191,7 @@ package final class WebhookDispatcher: Service, Sendable {
                 // The default app's retries, then those of each app that has had a webhook.
                 var attempted = 0
                 for app in [store.keys.app] + (try await store.appsWithWebhooks()) {
-                    attempted += try await retryDue(scope(app))
+                    attempted += try await retryDue(stores(of: app))
                 }
                 if attempted == 0 { try? await Task.sleep(for: configuration.retryPoll) }
             } catch {
@@ -202,8 +202,8 @@ package final class WebhookDispatcher: Service, Sendable {
     }
 
     /// Attempts the deliveries of one app's webhooks whose time has come; returns how many.
-    private func retryDue(_ scope: (store: RedisWebhookStore, directory: WebhookDirectory)) async throws -> Int {
-        let (store, directory) = scope
+    private func retryDue(_ stores: (store: RedisWebhookStore, directory: WebhookDirectory)) async throws -> Int {
+        let (store, directory) = stores
         let due = try await store.claimDueDeliveries(
             now: RedisWebhookStore.nowMilliseconds(), count: configuration.concurrency * 2,
             lease: configuration.timeout + .seconds(30))

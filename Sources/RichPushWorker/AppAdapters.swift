@@ -34,7 +34,7 @@ final class AppAdapters: Service, Sendable {
     let needsCredentials: Bool
     /// Builds an app's adapter from its credentials, with the clients it opened for the app.
     let build: @Sendable (AppID, AppCredentials) throws -> (adapter: any PushAdapter, clients: [HTTP2Client])
-    private let cache = AppScopeCache<Entry>(retire: { entry in
+    private let cache = PerAppCache<Entry>(retire: { entry in
         guard !entry.clients.isEmpty else { return }
         // Pushes already on them finish first (or fail as retryable when they outlast this).
         Task {

@@ -14,7 +14,7 @@ extension RichPushJobHandler {
     func countFailures(_ counts: [String: Int]) async {
         guard let failedPushes, !counts.isEmpty else { return }
         do {
-            try await failedPushes.countFailedPushes(counts, scope: app.rawValue)
+            try await failedPushes.countFailedPushes(counts, app: app.rawValue)
         } catch {
             let pushes = counts.values.reduce(0, +)
             metrics.lostFailureCounts(pushes)

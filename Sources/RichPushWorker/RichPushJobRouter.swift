@@ -19,7 +19,7 @@ struct RichPushJobRouter: BatchJobHandler {
     let redis: any RedisClient
     let adapters: AppAdapters
     /// Each app's ledger and registry over the partition's keys, kept while the app is busy.
-    let scopes = AppScopeCache<(any DeliveryLedger, any InstallationStore)>()
+    let perApp = PerAppCache<(any DeliveryLedger, any InstallationStore)>()
 
     /// Registers this router for both rich-push job types.
     func register(in handlers: inout JobHandlers) {
@@ -86,7 +86,7 @@ struct RichPushJobRouter: BatchJobHandler {
     /// `app`'s handler with the default adapter (enough for what needs no send).
     private func stores(_ app: AppID) -> RichPushJobHandler {
         if app.isDefault { return base }
-        let (ledger, installations) = scopes.value(for: app) { [keys, redis, ledger] in
+        let (ledger, installations) = perApp.value(for: app) { [keys, redis, ledger] in
             (ledger.forApp(app), RedisInstallationStore(redis: redis, keys: keys.forApp(app)))
         }
         return base.scoped(to: app, ledger: ledger, installations: installations, adapter: base.adapter)

@@ -166,7 +166,7 @@ package struct WorkerDependencies: Sendable {
 /// ``buildWorker(configuration:dependencies:process:extraHandlers:logger:)``). The push adapters are shared.
 func buildJobLoops(
     configuration: RichPushWorkerConfiguration, dependencies: WorkerDependencies, adapter: any PushAdapter, apps: AppAdapters,
-    scopeLabels: ScopeLabels, extraHandlers: (inout JobHandlers) -> Void, logger: Logger
+    appLabels: AppLabels, extraHandlers: (inout JobHandlers) -> Void, logger: Logger
 ) -> [JobWorker] {
     // Dead tokens and device back-offs are kept for the platforms that declare them (APNs, FCM,
     // Web Push), not for the hub alone.
@@ -197,7 +197,7 @@ func buildJobLoops(
         var partitionLogger = logger
         if partitions > 1 { partitionLogger[metadataKey: "partition"] = "\(keys.partition)" }
         return JobWorker(
-            queue: queue, handlers: handlers, locator: dependencies.locator, configuration: workerConfiguration, scopeLabels: scopeLabels,
+            queue: queue, handlers: handlers, locator: dependencies.locator, configuration: workerConfiguration, appLabels: appLabels,
             logger: partitionLogger)
     }
 }

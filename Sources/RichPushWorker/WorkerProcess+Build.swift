@@ -19,10 +19,10 @@ package func buildWorker(
 ) -> WorkerProcess {
     let (adapter, watcher) = buildLiveAdapter(configuration: configuration, dependencies: dependencies, logger: logger)
     let apps = buildAppAdapters(configuration: configuration, dependencies: dependencies)
-    // One naming of apps for every per-app series of the process (bounded: see ScopeLabels).
-    let scopeLabels = ScopeLabels()
+    // One naming of apps for every per-app series of the process (bounded: see AppLabels).
+    let appLabels = AppLabels()
     let workers = buildJobLoops(
-        configuration: configuration, dependencies: dependencies, adapter: adapter, apps: apps, scopeLabels: scopeLabels,
+        configuration: configuration, dependencies: dependencies, adapter: adapter, apps: apps, appLabels: appLabels,
         extraHandlers: extraHandlers, logger: logger)
     var gauges =
         process.queueGaugeInterval.map { interval in
@@ -31,7 +31,7 @@ package func buildWorker(
             }
         } ?? []
     if let interval = process.queueGaugeInterval {
-        gauges.append(AppQueueGauges(queues: workers.map(\.queue), interval: interval, labels: scopeLabels, logger: logger))
+        gauges.append(AppQueueGauges(queues: workers.map(\.queue), interval: interval, labels: appLabels, logger: logger))
     }
     // The hub's held pushes that expire are reported by the workers that use the hub.
     let usesHub =

@@ -86,7 +86,7 @@ struct APNSFaultsTests {
                     counts["sent"] == served.count && counts["invalidToken"] == dead.count && counts["failed"] == bad.count, "\(counts)")
                 // The console's failed pushes by reason: each refusal once, with Apple's reason,
                 // each 500 answer once (a failed attempt, retried), a 429 not at all (a deferral).
-                let flat = try await pipeline.redis.send("HGETALL", pipeline.queue.configuration.failuresKey(scope: "default")).array ?? []
+                let flat = try await pipeline.redis.send("HGETALL", pipeline.queue.configuration.failuresKey(app: "default")).array ?? []
                 var failures: [String: Int] = [:]
                 for index in stride(from: 0, to: flat.count - 1, by: 2) {
                     failures[flat[index].string ?? "?"] = Int(flat[index + 1].string ?? "")

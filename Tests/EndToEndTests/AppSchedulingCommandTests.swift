@@ -11,7 +11,7 @@ import Testing
 @Suite("richpush apps: weight and max in flight; richpush stats by app", .serialized)
 struct AppSchedulingCommandTests {
     static func jobs(_ app: String, _ count: Int, lane: JobLane = .now) -> [JobRequest] {
-        (0..<count).map { JobRequest(type: "probe", payload: Array("\(app)-\($0)".utf8), scope: app, lane: lane) }
+        (0..<count).map { JobRequest(type: "probe", payload: Array("\(app)-\($0)".utf8), app: app, lane: lane) }
     }
 
     @Test func setWeightAndCapReachEveryPartitionAndTheTake() async throws {
@@ -51,11 +51,11 @@ struct AppSchedulingCommandTests {
             try await queues[0].ensureGroup()
             try await queues[0].enqueue(Self.jobs("shop", 10) + Self.jobs("news", 10))
             let taken = try await queues[0].take(for: "c", count: 8).map { try $0.get() }
-            #expect(taken.filter { $0.scope == "shop" }.count == 2 && taken.count == 8, "\(taken.map(\.scope))")
+            #expect(taken.filter { $0.app == "shop" }.count == 2 && taken.count == 8, "\(taken.map(\.app))")
 
             // Pushes of shop failed in both partitions (as the worker counts them); shop is busy in the first only.
-            try await queues[0].countFailedPushes(["BadDeviceToken": 3], scope: "shop")
-            try await queues[1].countFailedPushes(["BadDeviceToken": 1, "http_500": 2], scope: "shop")
+            try await queues[0].countFailedPushes(["BadDeviceToken": 3], app: "shop")
+            try await queues[1].countFailedPushes(["BadDeviceToken": 1, "http_500": 2], app: "shop")
             // What `richpush stats` shows of it, as JSON (every app) and as the table.
             let json = try await AppsCommandTests.run(["stats", "--json"] + common, server: server, name: "stats-json")
             #expect(json.status == 0, "\(json.output)")

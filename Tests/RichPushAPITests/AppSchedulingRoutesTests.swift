@@ -19,14 +19,14 @@ struct AppSchedulingRoutesTests {
         var order: [String] = []
         for _ in 0..<count {
             guard let job = try await queue.take(for: "c", count: 1, quantum: 1).first.map({ try $0.get() }) else { break }
-            order.append(job.scope ?? "?")
+            order.append(job.app ?? "?")
             try await queue.acknowledge([(job.id, job.inFlightApp)])
         }
         return order
     }
 
     static func jobs(_ app: String, _ count: Int) -> [JobRequest] {
-        (0..<count).map { JobRequest(type: "probe", payload: Array("\(app)-\($0)".utf8), scope: app) }
+        (0..<count).map { JobRequest(type: "probe", payload: Array("\(app)-\($0)".utf8), app: app) }
     }
 
     @Test func aPatchedWeightAndCapReachTheTake() async throws {
@@ -52,7 +52,7 @@ struct AppSchedulingRoutesTests {
                 let shown = try await AppRoutesTests.send(client, .get, "/api/apps/shop")
                 #expect(shown.json["weight"] as? Int == 2 && shown.json["maxInFlight"] as? Int == 3)
                 let taken = try await queue.take(for: "c", count: 12).map { try $0.get() }
-                #expect(taken.filter { $0.scope == "shop" }.count == 3 && taken.count == 12, "\(taken.map(\.scope))")
+                #expect(taken.filter { $0.app == "shop" }.count == 3 && taken.count == 12, "\(taken.map(\.app))")
                 try await queue.acknowledge(taken.map { ($0.id, $0.inFlightApp) })
 
                 // null removes the cap and keeps the weight.

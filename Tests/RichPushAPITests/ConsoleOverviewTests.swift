@@ -17,13 +17,13 @@ struct ConsoleOverviewTests {
     @Test func theOverviewShowsEachAppsWorkFromTheQueuesStats() async throws {
         try await withRedisServer { server in
             let fixture = try await ConsoleFixture(server: server)
-            try await fixture.api.jobQueue.enqueue((0..<3).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
-            try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "news")])
+            try await fixture.api.jobQueue.enqueue((0..<3).map { _ in JobRequest(type: "probe", payload: [1], app: "shop") })
+            try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], app: "news")])
             try await fixture.addDeadLetter(app: "shop", error: "timeout")
             try await fixture.addDeadLetter(app: "quiet", error: "timeout")
             // A scheduled send of shop, and a retry of shop (packed as the retry script packs it).
             try await fixture.api.jobQueue.enqueue(
-                [JobRequest(type: "probe", payload: [1], scope: "shop")], at: [JobQueue.nowMilliseconds() + 3_600_000])
+                [JobRequest(type: "probe", payload: [1], app: "shop")], at: [JobQueue.nowMilliseconds() + 3_600_000])
             try await fixture.api.redis.run(
                 RedisScript(
                     """
@@ -63,7 +63,7 @@ struct ConsoleOverviewTests {
                 $0.console.liveStreamEvents = 3
                 $0.console.maxLiveStreams = 1
             }
-            try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")])
+            try await fixture.api.jobQueue.enqueue([JobRequest(type: "probe", payload: [1], app: "shop")])
             try await fixture.api.test { client in
                 let alice = try await client.consoleSignIn("alice")
                 let response = try await client.execute(
@@ -104,17 +104,17 @@ struct ConsoleOverviewTests {
             }
             let queue = fixture.api.jobQueue
             try await queue.ensureGroup()
-            try await queue.enqueue((0..<20).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
+            try await queue.enqueue((0..<20).map { _ in JobRequest(type: "probe", payload: [1], app: "shop") })
             let stop = StopFlag()
             let worker = Task { () -> (settled: Int, retried: Int, dead: Int, gone: Int, sent: Int) in
                 var counts = (settled: 0, retried: 0, dead: 0, gone: 0, sent: 0)
                 while !stop.isSet {
-                    try await queue.enqueue([JobRequest(type: "probe", payload: [1], scope: "shop")])
+                    try await queue.enqueue([JobRequest(type: "probe", payload: [1], app: "shop")])
                     guard let job = try await queue.take(for: "w1", count: 1).first.map({ try $0.get() }) else { continue }
                     counts.settled += 1
                     // The failed pushes as the rich-push worker counts them: one call per job that had some.
                     let gone = counts.settled % 3 == 0 ? 1 : 0
-                    try await queue.countFailedPushes(["BadDeviceToken": 2, "http_410": gone], scope: "shop")
+                    try await queue.countFailedPushes(["BadDeviceToken": 2, "http_410": gone], app: "shop")
                     counts.gone += gone
                     if counts.settled % 4 == 0 {
                         try await queue.deadLetter(id: job.id, error: "boom")
@@ -182,7 +182,7 @@ struct ConsoleOverviewTests {
             let fixture = try await ConsoleFixture(server: server)
             let queue = fixture.api.jobQueue
             try await queue.ensureGroup()
-            try await queue.enqueue((0..<4).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
+            try await queue.enqueue((0..<4).map { _ in JobRequest(type: "probe", payload: [1], app: "shop") })
             for (name, count) in [("w<1>&\"x", 3), ("w2", 1)] {
                 let jobs = try await queue.take(for: name, count: count).map { try $0.get() }
                 #expect(jobs.count == count)

@@ -17,7 +17,7 @@ struct ConsolePlatformFilterTests {
             let fixture = try await ConsoleFixture(server: server)
             let queue = fixture.api.jobQueue
             try await queue.ensureGroup()
-            try await queue.enqueue((0..<9).map { _ in JobRequest(type: "probe", payload: [1], scope: "shop") })
+            try await queue.enqueue((0..<9).map { _ in JobRequest(type: "probe", payload: [1], app: "shop") })
             let jobs = try await queue.take(for: "w", count: 9).map { try $0.get() }
             try #require(jobs.count == 9)
             // Dead: 3 on apns, 2 on fcm, 1 on both, 1 naming none. Retrying: 2 on fcm.

@@ -127,7 +127,7 @@ struct ConsoleQueueTests {
             // 55 probes due at one time (ties across the page's end) and two scheduled sends.
             let due = JobQueue.nowMilliseconds() + 600_000
             try await fixture.api.jobQueue.enqueue(
-                (0..<55).map { JobRequest(type: "probe", payload: Array("{\"n\":\($0)}".utf8), scope: "news") },
+                (0..<55).map { JobRequest(type: "probe", payload: Array("{\"n\":\($0)}".utf8), app: "news") },
                 at: Array(repeating: due, count: 55))
             try await fixture.api.test { client in
                 let first = try await Self.schedule(client, minutes: 120)
@@ -214,14 +214,14 @@ struct ConsoleQueueTests {
             let fixture = try await ConsoleFixture(server: server)
             let queue = fixture.api.jobQueue
             try await queue.ensureGroup()
-            try await queue.enqueue((0..<4).map { _ in JobRequest(type: "probe", payload: Array("{}".utf8), scope: "shop") })
+            try await queue.enqueue((0..<4).map { _ in JobRequest(type: "probe", payload: Array("{}".utf8), app: "shop") })
             try await fixture.api.test { client in
                 let alice = try await client.consoleSignIn("alice")
                 let pause = try await client.consolePost("/console/queues/pause", session: alice, [("app", "shop")])
                 #expect(pause.status == .ok && pause.json["changed"] as? Bool == true)
-                try await queue.enqueue((0..<3).map { _ in JobRequest(type: "probe", payload: Array("{}".utf8), scope: "news") })
+                try await queue.enqueue((0..<3).map { _ in JobRequest(type: "probe", payload: Array("{}".utf8), app: "news") })
                 let taken = try await queue.take(for: "c", count: 64).map { try $0.get() }
-                #expect(Set(taken.map(\.scope)) == ["news"] && taken.count == 3)
+                #expect(Set(taken.map(\.app)) == ["news"] && taken.count == 3)
                 let overview = try await client.consoleGet("/console/overview.json", session: alice)
                 let shop = (overview.json["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "shop" }
                 #expect(shop?["paused"] as? Bool == true && shop?["waiting"] as? Int == 4)
@@ -231,7 +231,7 @@ struct ConsoleQueueTests {
                 let resume = try await client.consolePost("/console/queues/resume", session: alice, [("app", "shop")])
                 #expect(resume.status == .ok && resume.json["changed"] as? Bool == true)
                 let flowing = try await queue.take(for: "c", count: 64).map { try $0.get() }
-                #expect(Set(flowing.map(\.scope)) == ["shop"] && flowing.count == 4)
+                #expect(Set(flowing.map(\.app)) == ["shop"] && flowing.count == 4)
                 let root = try await client.consoleSignIn("root")
                 let entries = try #require(try await client.consoleGet("/console/audit", session: root).json["entries"] as? [[String: Any]])
                 #expect(
@@ -259,7 +259,7 @@ struct ConsoleQueueTests {
                 // An app that does not exist is not paused anywhere.
                 let unknown = try await client.consolePost("/console/queues/pause", session: alice, [("app", "ghost")])
                 #expect(unknown.status == .notFound && unknown.errorCode == "app_not_found")
-                #expect(try await JobQueue.pausedScopes(in: [queue]).isEmpty)
+                #expect(try await JobQueue.pausedApps(in: [queue]).isEmpty)
             }
         }
     }

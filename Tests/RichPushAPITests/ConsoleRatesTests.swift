@@ -3,7 +3,7 @@ import Testing
 
 @testable import RichPushAPI
 
-/// The overview's rates from two snapshots: per second, only for apps whose totals come from the same scopes in both.
+/// The overview's rates from two snapshots: per second, only for apps whose totals come from the same queue apps in both.
 @Suite("Console overview rates")
 struct ConsoleRatesTests {
     static func overview(_ apps: [ConsoleOverview.App]) -> ConsoleOverview {
@@ -11,23 +11,23 @@ struct ConsoleRatesTests {
     }
 
     static func app(
-        _ name: String, done: Int, retried: Int, dead: Int, scopes: Set<String>? = nil, failed: [String: Int] = [:]
+        _ name: String, done: Int, retried: Int, dead: Int, queueApps: Set<String>? = nil, failed: [String: Int] = [:]
     ) -> ConsoleOverview.App {
         ConsoleOverview.App(
-            app: name, stats: ScopeStats(inFlight: 1, done: done, retried: retried, deadLettered: dead, failedByReason: failed),
-            scopes: scopes ?? [name])
+            app: name, stats: AppQueueStats(inFlight: 1, done: done, retried: retried, deadLettered: dead, failedByReason: failed),
+            queueApps: queueApps ?? [name])
     }
 
     @Test func ratesAreTheTotalsChangePerSecondForAppsBusyInBothSnapshots() {
         let before = Self.overview([
-            Self.app("shop", done: 10, retried: 2, dead: 1), Self.app("parked", done: 0, retried: 0, dead: 0, scopes: []),
-            Self.app("default", done: 5, retried: 0, dead: 0, scopes: ["_"]),
+            Self.app("shop", done: 10, retried: 2, dead: 1), Self.app("parked", done: 0, retried: 0, dead: 0, queueApps: []),
+            Self.app("default", done: 5, retried: 0, dead: 0, queueApps: ["_"]),
             Self.app("reset", done: 50, retried: 5, dead: 5),
         ])
         let after = Self.overview([
             Self.app("shop", done: 30, retried: 6, dead: 3), Self.app("parked", done: 500, retried: 9, dead: 9),
             Self.app("reset", done: 1, retried: 0, dead: 0), Self.app("new", done: 7, retried: 0, dead: 0),
-            Self.app("default", done: 905, retried: 0, dead: 0, scopes: ["_", "default"]),
+            Self.app("default", done: 905, retried: 0, dead: 0, queueApps: ["_", "default"]),
         ])
         let rates = Dictionary(uniqueKeysWithValues: after.withRates(since: before, seconds: 2).apps.map { ($0.app, $0.rates) })
         #expect(rates["shop"] == .some(ConsoleOverview.Rates(done: 10, retried: 2, deadLettered: 1)))

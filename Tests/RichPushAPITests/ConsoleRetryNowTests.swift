@@ -13,7 +13,7 @@ import Testing
 struct ConsoleRetryNowTests {
     /// `count` jobs of `app` taken and sent back to retry in 10 minutes, failing on `platforms`.
     static func retries(_ queue: JobQueue, app: String, count: Int, platforms: [String] = []) async throws -> [Job] {
-        try await queue.enqueue((0..<count).map { _ in JobRequest(type: "probe", payload: [1], scope: app) })
+        try await queue.enqueue((0..<count).map { _ in JobRequest(type: "probe", payload: [1], app: app) })
         let jobs = try await queue.take(for: "w", count: count).map { try $0.get() }
         for job in jobs { try await queue.retry(job, after: .seconds(600), error: "UNAVAILABLE", platforms: platforms) }
         return jobs

@@ -13,7 +13,7 @@ struct FairSchedulingTests {
         for _ in 0..<count {
             let taken = try await fixture.queue.take(for: "c", count: 1, quantum: quantum).map { try $0.get() }
             guard let job = taken.first else { break }
-            order.append(job.scope ?? "?")
+            order.append(job.app ?? "?")
             try await fixture.queue.acknowledge([(job.id, job.inFlightApp)])
         }
         return order
@@ -23,7 +23,7 @@ struct FairSchedulingTests {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
-            try await JobQueue.setLimits(ScopeLimits(weight: 2), of: "a", in: [fixture.queue])
+            try await JobQueue.setLimits(AppShare(weight: 2), of: "a", in: [fixture.queue])
             // All of a's jobs arrive first: arrival order would give a's 30 before any of b's.
             try await fixture.queue.enqueue(fixture.jobs("a", 30))
             try await fixture.queue.enqueue(fixture.jobs("b", 30))
@@ -41,11 +41,11 @@ struct FairSchedulingTests {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
-            try await JobQueue.setLimits(ScopeLimits(weight: 1), of: "a", in: [fixture.queue])
+            try await JobQueue.setLimits(AppShare(weight: 1), of: "a", in: [fixture.queue])
             try await fixture.queue.enqueue(fixture.jobs("a", 50))
             let taken = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(taken.count == 50)
-            #expect(Set(taken.map(\.scope)) == ["a"])
+            #expect(Set(taken.map(\.app)) == ["a"])
             #expect(try await fixture.queue.stats().waiting == 0)
         }
     }
@@ -80,23 +80,23 @@ struct FairSchedulingTests {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server) { $0.retry = RetryPolicy(maxAttempts: 3, base: .seconds(60), cap: .seconds(60)) }
             try await fixture.queue.ensureGroup()
-            try await JobQueue.setLimits(ScopeLimits(weight: 1, maxInFlight: 3), of: "a", in: [fixture.queue])
+            try await JobQueue.setLimits(AppShare(weight: 1, maxInFlight: 3), of: "a", in: [fixture.queue])
             try await fixture.queue.enqueue(fixture.jobs("a", 10))
             try await fixture.queue.enqueue(fixture.jobs("b", 10))
             let first = try await fixture.queue.take(for: "c", count: 10).map { try $0.get() }
             // Filtered before the expectations, not again after them: Swift 6.3 gave the closure
-            // `{ $0.scope == "a" }` written after the two #expect the discriminator of the
-            // closure inside the second one, and so ran `{ $0.scope == "b" }` in its place.
-            let held = first.filter { $0.scope == "a" }
+            // `{ $0.app == "a" }` written after the two #expect the discriminator of the
+            // closure inside the second one, and so ran `{ $0.app == "b" }` in its place.
+            let held = first.filter { $0.app == "a" }
             #expect(held.count == 3)
-            #expect(first.filter { $0.scope == "b" }.count == 7)
+            #expect(first.filter { $0.app == "b" }.count == 7)
             // a is at its cap: nothing of a's until one of its jobs is settled, whichever way.
-            #expect(try await fixture.queue.take(for: "c", count: 10).map { try $0.get().scope } == ["b", "b", "b"])
+            #expect(try await fixture.queue.take(for: "c", count: 10).map { try $0.get().app } == ["b", "b", "b"])
             try await fixture.queue.acknowledge([(held[0].id, held[0].inFlightApp)])
             try await fixture.queue.retry(held[1], after: .seconds(60), error: "later")
             try await fixture.queue.deadLetter(id: held[2].id, error: "for good")
             let after = try await fixture.queue.take(for: "c", count: 10).map { try $0.get() }
-            try #require(after.count == 3 && after.allSatisfy { $0.scope == "a" }, "\(after.map(\.scope))")
+            try #require(after.count == 3 && after.allSatisfy { $0.app == "a" }, "\(after.map(\.app))")
             // A job settled twice (reclaimed and finished by two workers) gives back one.
             try await fixture.queue.acknowledge([(after[0].id, after[0].inFlightApp)])
             try await fixture.queue.acknowledge([(after[0].id, after[0].inFlightApp)])
@@ -114,10 +114,10 @@ struct FairSchedulingTests {
             // With b waiting too, a's share is half the slots, which the 8 it runs already exceed
             // (its provider is slow, say): the free slots go to b only.
             try await fixture.queue.enqueue(fixture.jobs("b", 20))
-            let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8, running: ["a": 8]).map { try $0.get().scope }
+            let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8, running: ["a": 8]).map { try $0.get().app }
             #expect(taken == Array(repeating: "b", count: 4))
             // Without a share of slots (0), the order alone decides.
-            let order = try await fixture.queue.take(for: "c", count: 8, quantum: 1).map { try $0.get().scope }
+            let order = try await fixture.queue.take(for: "c", count: 8, quantum: 1).map { try $0.get().app }
             #expect(Set(order) == ["a", "b"])
         }
     }
@@ -130,12 +130,12 @@ struct FairSchedulingTests {
             try await fixture.queue.ensureGroup()
             try await fixture.queue.enqueue(fixture.jobs("a", 20))
             try await fixture.queue.enqueue(fixture.jobs("b", 1))
-            let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8).map { try $0.get().scope }
+            let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8).map { try $0.get().app }
             #expect(taken.filter { $0 == "b" }.count == 1)
             #expect(taken.filter { $0 == "a" }.count == 7, "\(taken)")
             // Both with more work than the slots: half each, as before.
             try await fixture.queue.enqueue(fixture.jobs("b", 20))
-            let shared = try await fixture.queue.take(for: "c", count: 8, slots: 16, running: ["a": 7, "b": 1]).map { try $0.get().scope }
+            let shared = try await fixture.queue.take(for: "c", count: 8, slots: 16, running: ["a": 7, "b": 1]).map { try $0.get().app }
             #expect(shared.filter { $0 == "a" }.count == 1 && shared.filter { $0 == "b" }.count == 7, "\(shared)")
         }
     }
@@ -153,11 +153,11 @@ struct FairSchedulingTests {
             #expect(
                 try await fixture.redis.send("ZSCORE", fixture.queue.configuration.readyKey, "a").string != nil, "a left the ready apps")
             try await fixture.queue.enqueue(fixture.jobs("b", 1))
-            #expect(try await fixture.queue.take(for: "c", count: 8, bulkRoom: 0).map { try $0.get().scope } == ["b"])
+            #expect(try await fixture.queue.take(for: "c", count: 8, bulkRoom: 0).map { try $0.get().app } == ["b"])
             try await fixture.queue.enqueue(fixture.jobs("a", 1, lane: .now))
             #expect(try await fixture.queue.take(for: "c", count: 8, bulkRoom: 0).map { try $0.get().lane } == [.now])
             let rest = try await fixture.queue.take(for: "c", count: 20, bulkRoom: 20).map { try $0.get() }
-            #expect(rest.count == 14 && rest.allSatisfy { $0.lane == .bulk && $0.scope == "a" })
+            #expect(rest.count == 14 && rest.allSatisfy { $0.lane == .bulk && $0.app == "a" })
         }
     }
 
@@ -175,7 +175,7 @@ struct FairSchedulingTests {
             try await fixture.queue.enqueue(fixture.jobs("b", 1))
             _ = try await fixture.redis.send("DEL", c.bellKey)
             // b's share of 8 slots is what it needs (1): it gets exactly what it wanted.
-            let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8).map { try $0.get().scope }
+            let taken = try await fixture.queue.take(for: "c", count: 8, slots: 8).map { try $0.get().app }
             #expect(taken.filter { $0 == "b" }.count == 1)
             #expect(try await fixture.redis.send("ZSCORE", c.readyKey, "b").string == nil, "b has nothing waiting but is still ready")
             _ = try await fixture.redis.send("DEL", c.bellKey)
@@ -211,7 +211,7 @@ struct FairSchedulingTests {
         try await withRedisServer { server in
             let fixture = QueueFixture(server: server)
             try await fixture.queue.ensureGroup()
-            try await JobQueue.setLimits(ScopeLimits(weight: 1, maxInFlight: 2), of: "a", in: [fixture.queue])
+            try await JobQueue.setLimits(AppShare(weight: 1, maxInFlight: 2), of: "a", in: [fixture.queue])
             try await fixture.queue.enqueue(fixture.jobs("a", 5))
             // One pending, one moved but not yet read: two in flight.
             #expect(try await fixture.queue.take(for: "c", count: 1).count == 1)

@@ -13,7 +13,7 @@ import Testing
 struct FairUnitTests {
     /// Runs `requests` through one worker (64 slots, reads of 64, units of at most 16) until all
     /// are acknowledged; the units its batch handler was given.
-    func units(of requests: [JobRequest], on server: RedisServer) async throws -> [(scope: String, size: Int)] {
+    func units(of requests: [JobRequest], on server: RedisServer) async throws -> [(app: String, size: Int)] {
         let fixture = QueueFixture(server: server)
         let recorder = UnitRecorder()
         var handlers = JobHandlers()
@@ -38,7 +38,7 @@ struct FairUnitTests {
             let units = try await units(of: fixture.jobs("a", 48) + fixture.jobs("b", 48), on: server)
             #expect(units.reduce(0) { $0 + $1.size } == 96)
             #expect(units.allSatisfy { $0.size <= 16 }, "units: \(units)")
-            #expect(Set(units.map(\.scope)) == ["a", "b"])
+            #expect(Set(units.map(\.app)) == ["a", "b"])
         }
     }
 
@@ -52,12 +52,12 @@ struct FairUnitTests {
 
 /// Records each batch it is given: its app and its size.
 private final class UnitRecorder: BatchJobHandler {
-    private let recorded = Mutex<[(scope: String, size: Int)]>([])
+    private let recorded = Mutex<[(app: String, size: Int)]>([])
 
-    var units: [(scope: String, size: Int)] { recorded.withLock { $0 } }
+    var units: [(app: String, size: Int)] { recorded.withLock { $0 } }
 
     func handle(batch jobs: [Job]) async -> [Result<Void, any Error>] {
-        recorded.withLock { $0.append((jobs[0].scope ?? "?", jobs.count)) }
+        recorded.withLock { $0.append((jobs[0].app ?? "?", jobs.count)) }
         return jobs.map { _ in .success(()) }
     }
 }

@@ -61,7 +61,7 @@ private final class GatedBulkHandler: BatchJobHandler {
         while bulk > 0 && !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
         state.withLock {
             $0.running -= bulk
-            $0.done += jobs.map { $0.scope ?? "?" }
+            $0.done += jobs.map { $0.app ?? "?" }
         }
         return jobs.map { _ in .success(()) }
     }

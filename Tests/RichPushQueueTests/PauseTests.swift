@@ -16,25 +16,25 @@ struct PauseTests {
             try await fixture.queue.ensureGroup()
             try await fixture.queue.enqueue(fixture.jobs("a", 10))
             // Paused with jobs ready, and more arrive while paused (an admission must not make it ready).
-            #expect(try await JobQueue.setPaused(true, scope: "a", in: queues) == 1)
-            #expect(try await JobQueue.setPaused(true, scope: "a", in: queues) == 0)
+            #expect(try await JobQueue.setPaused(true, app: "a", in: queues) == 1)
+            #expect(try await JobQueue.setPaused(true, app: "a", in: queues) == 0)
             try await fixture.queue.enqueue(fixture.jobs("a", 5, lane: .bulk))
             try await fixture.queue.enqueue(fixture.jobs("b", 8))
             let taken = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(taken.count == 8)
-            #expect(Set(taken.map(\.scope)) == ["b"])
+            #expect(Set(taken.map(\.app)) == ["b"])
             #expect(try await fixture.queue.take(for: "c", count: 64).isEmpty)
-            let stats = try await JobQueue.scopeTotals(try await JobQueue.scopeStats(in: queues), in: queues)
+            let stats = try await JobQueue.appTotals(try await JobQueue.appStats(in: queues), in: queues)
             #expect(stats["a"]?.waiting == 15)
             #expect(stats["a"]?.paused == true)
             #expect(try await fixture.queue.deadLetterCount() == 0)
-            #expect(try await JobQueue.pausedScopes(in: queues) == ["a"])
+            #expect(try await JobQueue.pausedApps(in: queues) == ["a"])
 
-            #expect(try await JobQueue.setPaused(false, scope: "a", in: queues) == 1)
+            #expect(try await JobQueue.setPaused(false, app: "a", in: queues) == 1)
             let resumed = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(resumed.count == 15)
-            #expect(Set(resumed.map(\.scope)) == ["a"])
-            #expect(try await JobQueue.pausedScopes(in: queues).isEmpty)
+            #expect(Set(resumed.map(\.app)) == ["a"])
+            #expect(try await JobQueue.pausedApps(in: queues).isEmpty)
         }
     }
 
@@ -49,9 +49,9 @@ struct PauseTests {
             // The flag alone, as if set while the scope was being admitted: the take must honour it.
             _ = try await fixture.queue.redis.send("HSET", fixture.queue.configuration.schedulerKey, "x:a", 1)
             let taken = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
-            #expect(Set(taken.map(\.scope)) == ["b"])
+            #expect(Set(taken.map(\.app)) == ["b"])
             #expect(try await fixture.queue.redis.send("ZSCORE", fixture.queue.configuration.readyKey, "a").isNull)
-            try await JobQueue.setPaused(false, scope: "a", in: [fixture.queue])
+            try await JobQueue.setPaused(false, app: "a", in: [fixture.queue])
             let resumed = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(resumed.count == 6)
         }
@@ -76,19 +76,19 @@ struct PauseTests {
                 for job in first { try await fixture.queue.deadLetter(id: job.id, error: "refused for good") }
                 #expect(try await fixture.queue.deadLetterCount() == 5)
             }
-            try await JobQueue.setPaused(true, scope: "a", in: queues)
+            try await JobQueue.setPaused(true, app: "a", in: queues)
             switch kind {
             case .history: #expect(try await fixture.queue.replay(from: "-", to: "+").candidates.count == 5)
             case .deadLetters:
                 #expect(try await fixture.queue.replayDeadLetters() == 5)
                 #expect(try await fixture.queue.deadLetterCount() == 0)
             }
-            let origins = { (scope: String) in Set(first.filter { $0.scope == scope }.map(\.origin)) }
+            let origins = { (app: String) in Set(first.filter { $0.app == app }.map(\.origin)) }
             let whilePaused = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(whilePaused.count == 2 && Set(whilePaused.map(\.origin)) == origins("b") && whilePaused.allSatisfy { $0.attempt == 0 })
-            let stats = try await JobQueue.scopeTotals(try await JobQueue.scopeStats(in: queues), in: queues)
+            let stats = try await JobQueue.appTotals(try await JobQueue.appStats(in: queues), in: queues)
             #expect(stats["a"]?.waiting == 3)
-            try await JobQueue.setPaused(false, scope: "a", in: queues)
+            try await JobQueue.setPaused(false, app: "a", in: queues)
             let resumed = try await fixture.queue.take(for: "c", count: 64).map { try $0.get() }
             #expect(resumed.count == 3 && Set(resumed.map(\.origin)) == origins("a"))
         }

@@ -59,7 +59,7 @@ struct WorkerProcessTests {
             try await fixture.queue.enqueue(
                 (0..<jobs).map { index in
                     var request = fixture.probe("job-\(index)", sleepMs: 1500)
-                    request.scope = index % 2 == 0 ? "app-a" : "app-b"
+                    request.app = index % 2 == 0 ? "app-a" : "app-b"
                     return request
                 })
             let victim = try await fixture.spawnWorker(name: "victim", extra: ["--concurrency", "20"])

@@ -38,7 +38,7 @@ struct FailureCountsTests {
                 creator: "alice", target: "news"), hashing: { _ in "hash" }
         ).id
         let request = RichPushJob.request(notification: id, app: app)
-        _ = await handler.handle(batch: [Job(id: "1-0", type: request.type, payload: request.payload, enqueuedAt: 0, scope: request.scope)])
+        _ = await handler.handle(batch: [Job(id: "1-0", type: request.type, payload: request.payload, enqueuedAt: 0, app: request.app)])
     }
 
     @Test func eachAppsFailuresAreCountedByReasonInItsPartition() async throws {
@@ -67,13 +67,13 @@ struct FailureCountsTests {
             try await Self.run(main, app: .default, notifications: notifications)
             // The apps busy (a job waiting each), so the per-app stats report them.
             try await queue.enqueue([
-                JobRequest(type: "probe", payload: [1], scope: "shop"), JobRequest(type: "probe", payload: [1], scope: "default"),
+                JobRequest(type: "probe", payload: [1], app: "shop"), JobRequest(type: "probe", payload: [1], app: "default"),
             ])
             let apps = try await queue.stats(perApp: true).apps
             #expect(apps["shop"]?.failedByReason == ["BadDeviceToken": 2, "PayloadTooLarge": 2, "ServiceUnavailable": 2])
             #expect(apps["default"]?.failedByReason == ["http_410": 5, "timeout": 1])
             // Two partitions' totals add up by code.
-            let both = try #require(apps["shop"]).adding(ScopeStats(failedByReason: ["BadDeviceToken": 1, "other": 3]))
+            let both = try #require(apps["shop"]).adding(AppQueueStats(failedByReason: ["BadDeviceToken": 1, "other": 3]))
             #expect(both.failedByReason == ["BadDeviceToken": 3, "PayloadTooLarge": 2, "ServiceUnavailable": 2, "other": 3])
             await redis.close()
         }
@@ -86,20 +86,20 @@ struct FailureCountsTests {
             let redis = RedisConnection(configuration: server.configuration)
             let configuration = JobQueueConfiguration(prefix: String(uniqueKeyPrefix("fails").dropLast()))
             let queue = JobQueue(redis: redis, configuration: configuration)
-            let first = Dictionary(uniqueKeysWithValues: (0..<JobQueue.failureCodesPerScope).map { ("code\($0)", 1) })
-            try await queue.countFailedPushes(first, scope: "shop")
+            let first = Dictionary(uniqueKeysWithValues: (0..<JobQueue.failureCodesPerApp).map { ("code\($0)", 1) })
+            try await queue.countFailedPushes(first, app: "shop")
             try await queue.countFailedPushes(
-                ["code33": 2, "code0": 1, "<b>x</b>": 4, String(repeating: "A", count: 49): 1, "ok": 0], scope: "shop")
-            let flat = try await redis.send("HGETALL", configuration.failuresKey(scope: "shop")).array ?? []
+                ["code33": 2, "code0": 1, "<b>x</b>": 4, String(repeating: "A", count: 49): 1, "ok": 0], app: "shop")
+            let flat = try await redis.send("HGETALL", configuration.failuresKey(app: "shop")).array ?? []
             var totals: [String: Int] = [:]
             for index in stride(from: 0, to: flat.count, by: 2) { totals[flat[index].string ?? "?"] = Int(flat[index + 1].string ?? "") }
-            #expect(totals.count == JobQueue.failureCodesPerScope + 1, "\(totals.keys.sorted())")
+            #expect(totals.count == JobQueue.failureCodesPerApp + 1, "\(totals.keys.sorted())")
             #expect(totals["code0"] == 2 && totals["code31"] == 1)
             #expect(totals["other"] == 2 + 4 + 1, "the 33rd code, a tag and a code too long")
             #expect(totals["code33"] == nil && totals["ok"] == nil)
             // Another app has a bound of its own.
-            try await queue.countFailedPushes(["code33": 1], scope: "news")
-            #expect(try await redis.send("HGET", configuration.failuresKey(scope: "news"), "code33").string == "1")
+            try await queue.countFailedPushes(["code33": 1], app: "news")
+            #expect(try await redis.send("HGET", configuration.failuresKey(app: "news"), "code33").string == "1")
             await redis.close()
         }
     }
@@ -108,7 +108,7 @@ struct FailureCountsTests {
     final class Unwritable: FailedPushCounting {
         struct Refused: Error {}
         let tried = Mutex(0)
-        func countFailedPushes(_ counts: [String: Int], scope: String) async throws {
+        func countFailedPushes(_ counts: [String: Int], app: String) async throws {
             tried.withLock { $0 += 1 }
             throw Refused()
         }
@@ -130,7 +130,7 @@ struct FailureCountsTests {
         ).id
         let request = RichPushJob.request(notification: id)
         let results = await handler.handle(batch: [
-            Job(id: "1-0", type: request.type, payload: request.payload, enqueuedAt: 0, scope: request.scope)
+            Job(id: "1-0", type: request.type, payload: request.payload, enqueuedAt: 0, app: request.app)
         ])
         #expect(counter.tried.withLock { $0 } == 1)
         guard case .success = results[0] else { Issue.record("the batch failed: \(results)"); return }

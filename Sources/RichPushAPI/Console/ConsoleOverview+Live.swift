@@ -5,14 +5,16 @@ import RichPushReport
 /// share as a chart.
 extension ConsoleOverview {
     /// This snapshot with each app's rates since `previous`, `seconds` earlier: only for an app
-    /// whose totals came from the same busy scopes in both (an idle app's row carries no totals,
+    /// whose totals came from the same busy queue apps in both (an idle app's row carries no totals,
     /// so a rate across it would be a jump, not a rate), a total that went down (keys reset) as 0.
     func withRates(since previous: ConsoleOverview, seconds: Double) -> ConsoleOverview {
         guard seconds > 0 else { return self }
         let before = Dictionary(previous.apps.map { ($0.app, $0) }, uniquingKeysWith: { first, _ in first })
         var next = self
         next.apps = apps.map { app in
-            guard !app.scopes.isEmpty, let old = before[app.app].flatMap({ $0.scopes == app.scopes ? $0.stats : nil }) else { return app }
+            guard !app.queueApps.isEmpty, let old = before[app.app].flatMap({ $0.queueApps == app.queueApps ? $0.stats : nil }) else {
+                return app
+            }
             func rate(_ now: Int, _ then: Int) -> Double { (Double(max(now - then, 0)) / seconds * 10).rounded() / 10 }
             var app = app
             app.rates = Rates(

@@ -2,16 +2,16 @@ import RichPushCore
 import RichPushQueue
 
 /// The overview's numbers: what `richpush stats` reads (``QueueStats/snapshot(_:perApp:)``: one
-/// pipelined read per partition, per-app numbers by fair scheduling's scope script), cut to the
+/// pipelined read per partition, per-app numbers by fair scheduling's per-app script), cut to the
 /// apps the user sees.
 struct ConsoleOverview: Sendable {
     struct App: Sendable {
         let app: String
-        let stats: ScopeStats
-        /// The queue's scopes its numbers were read from (the queue reports busy scopes only:
+        let stats: AppQueueStats
+        /// The queue's apps its numbers were read from (the queue reports busy ones only:
         /// work waiting or in flight); none for an app listed for its parked jobs only, whose
         /// numbers here are zeros, not its totals. The default app has two: its own and `_`.
-        var scopes: Set<String> = []
+        var queueApps: Set<String> = []
         var scheduled = 0
         var retrying = 0
         var dead = 0
@@ -56,19 +56,19 @@ struct ConsoleOverview: Sendable {
     static func read(_ queues: [JobQueue], access: ConsoleAccess, parked: ParkedJobs) async throws -> ConsoleOverview {
         let stats = try await QueueStats.snapshot(queues, perApp: true).total
         // Jobs that name no app (`_`) are the default app's: one row.
-        func app(_ scope: String) -> String { scope == JobRequest.sharedScope ? AppID.default.rawValue : scope }
-        var busy: [String: ScopeStats] = [:]
-        var scopes: [String: Set<String>] = [:]
-        for (scope, numbers) in stats.apps {
-            busy[app(scope)] = busy[app(scope)].map { $0.adding(numbers) } ?? numbers
-            scopes[app(scope), default: []].insert(scope)
+        func app(_ queueApp: String) -> String { queueApp == JobRequest.sharedApp ? AppID.default.rawValue : queueApp }
+        var busy: [String: AppQueueStats] = [:]
+        var queueApps: [String: Set<String>] = [:]
+        for (queueApp, numbers) in stats.apps {
+            busy[app(queueApp)] = busy[app(queueApp)].map { $0.adding(numbers) } ?? numbers
+            queueApps[app(queueApp), default: []].insert(queueApp)
         }
         func byApp(_ counts: [String: Int]) -> [String: Int] { Dictionary(counts.map { (app($0.key), $0.value) }, uniquingKeysWith: +) }
         let scheduled = byApp(parked.scheduled), retrying = byApp(parked.retrying), dead = byApp(parked.dead)
         let names = Set(busy.keys).union(scheduled.keys).union(retrying.keys).union(dead.keys)
         let apps = names.filter { access.sees(app: $0) }.sorted().map { name in
             App(
-                app: name, stats: busy[name] ?? ScopeStats(), scopes: scopes[name] ?? [], scheduled: scheduled[name] ?? 0,
+                app: name, stats: busy[name] ?? AppQueueStats(), queueApps: queueApps[name] ?? [], scheduled: scheduled[name] ?? 0,
                 retrying: retrying[name] ?? 0, dead: dead[name] ?? 0)
         }
         let workers = stats.consumers.map {

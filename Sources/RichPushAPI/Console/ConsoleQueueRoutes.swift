@@ -26,8 +26,8 @@ struct ConsoleQueueRoutes: Sendable {
             let (found, next, complete) = try await search.page(
                 filter, from: cursor, limit: Self.pageSize, scanLimit: routes.configuration.listScanLimit)
             let paused = Set(
-                try await JobQueue.pausedScopes(in: routes.backend.queues).map {
-                    $0 == JobRequest.sharedScope ? AppID.default.rawValue : $0
+                try await JobQueue.pausedApps(in: routes.backend.queues).map {
+                    $0 == JobRequest.sharedApp ? AppID.default.rawValue : $0
                 }
             )
             .filter { session.access.sees(app: $0) }.sorted()
@@ -216,11 +216,11 @@ struct ConsoleQueueRoutes: Sendable {
                 .conflict, code: "fifo_scheduling", message: "pausing needs fair scheduling: under fifo, jobs go straight into the stream")
         }
         // The default app's pause holds the jobs that name no app too (they count as its).
-        let scopes = app.isDefault ? [app.rawValue, JobRequest.sharedScope] : [app.rawValue]
+        let apps = app.isDefault ? [app.rawValue, JobRequest.sharedApp] : [app.rawValue]
         // Audited as asked and done per scope and partition (0 done: it already was). The app's
         // record first (a starting worker pauses it again in every partition), then the partitions.
         let changed = try await routes.audited(
-            action, target: "app=\(app.rawValue)", requested: scopes.count * routes.backend.queues.count,
+            action, target: "app=\(app.rawValue)", requested: apps.count * routes.backend.queues.count,
             session: session, address: context.clientAddress
         ) {
             if let apps = routes.apps {
@@ -229,7 +229,7 @@ struct ConsoleQueueRoutes: Sendable {
                 }
                 _ = try await apps.update(id: app, change: AppChange(paused: paused))
             }
-            return try await JobQueue.setPaused(paused, scopes: scopes, in: routes.backend.queues)
+            return try await JobQueue.setPaused(paused, apps: apps, in: routes.backend.queues)
         }
         if !ConsolePage.wantsHTML(request) { return ConsolePage.json(["app": app.rawValue, "paused": paused, "changed": changed > 0]) }
         return ConsolePage.redirect(to: "/console/queues?" + HTML.query([("app", app.rawValue)]))

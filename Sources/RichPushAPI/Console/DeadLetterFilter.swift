@@ -85,10 +85,10 @@ struct DeadLetterFilter: Sendable, Hashable, Codable {
         }
     }
 
-    /// A dead letter's app: its job's scope, the default app for a job that names none.
+    /// A dead letter's app: its job's app, the default app for a job that names none.
     static func app(of letter: DeadLetter) -> String {
-        guard let scope = letter.job?.scope, scope != JobRequest.sharedScope else { return AppID.default.rawValue }
-        return scope
+        guard let app = letter.job?.app, app != JobRequest.sharedApp else { return AppID.default.rawValue }
+        return app
     }
 
     /// How the audit log and the confirmation show it.

@@ -52,9 +52,9 @@ struct DelayedFilter: Sendable, Hashable, Codable {
         return try DeadLetterFilter.time(text, name: name, now: now)
     }
 
-    /// A delayed job's app: its scope, the default app for a job that names none.
+    /// A delayed job's app: its queue app, the default app for a job that names none.
     static func app(of job: DelayedJob) -> String {
-        job.scope == JobRequest.sharedScope ? AppID.default.rawValue : job.scope
+        job.app == JobRequest.sharedApp ? AppID.default.rawValue : job.app
     }
 
     func matches(_ job: DelayedJob) -> Bool {

@@ -9,7 +9,7 @@ import RichPushQueue
 /// "webPush": {"privateKey", "subject"}, "limits": {"notificationsPerMinute", "audience",
 /// "payloadBytes"}, "defaultLocale", "defaultDelivery", "weight", "maxInFlight"}`. In a PATCH a platform set to `null` is removed, and
 /// the limits given replace those (0: no limit) while the others stay; so do `weight` and `maxInFlight`
-/// (fair scheduling's share; `maxInFlight: null` removes the cap), 400 out of ``ScopeLimits``' bounds.
+/// (fair scheduling's share; `maxInFlight: null` removes the cap), 400 out of ``AppShare``' bounds.
 struct AppBody {
     var id: AppID?
     var change = AppChange()
@@ -84,8 +84,8 @@ struct AppBody {
             }
         }
         if let value = members["weight"] {
-            guard let weight = value.int, ScopeLimits.weights.contains(weight) else {
-                throw APIError.unprocessable(ScopeLimits.weightProblem, code: "invalid_weight")
+            guard let weight = value.int, AppShare.weights.contains(weight) else {
+                throw APIError.unprocessable(AppShare.weightProblem, code: "invalid_weight")
             }
             body.weight = weight
         }
@@ -93,8 +93,8 @@ struct AppBody {
             if case .null = value {
                 body.maxInFlight = .some(nil)
             } else {
-                guard let cap = value.int, ScopeLimits.caps.contains(cap) else {
-                    throw APIError.unprocessable(ScopeLimits.capProblem, code: "invalid_max_in_flight")
+                guard let cap = value.int, AppShare.caps.contains(cap) else {
+                    throw APIError.unprocessable(AppShare.capProblem, code: "invalid_max_in_flight")
                 }
                 body.maxInFlight = .some(cap)
             }
@@ -165,9 +165,9 @@ struct AppBody {
     }
 
     /// `current` with the weight and cap this body gives; nil when it gives neither.
-    func scheduling(over current: ScopeLimits) -> ScopeLimits? {
+    func scheduling(over current: AppShare) -> AppShare? {
         guard weight != nil || maxInFlight != nil else { return nil }
-        return ScopeLimits(weight: weight ?? current.weight, maxInFlight: maxInFlight ?? current.maxInFlight)
+        return AppShare(weight: weight ?? current.weight, maxInFlight: maxInFlight ?? current.maxInFlight)
     }
 
     private static func refuseUnknown(_ fields: [String: JSONValue], _ allowed: [String], in object: String) throws {

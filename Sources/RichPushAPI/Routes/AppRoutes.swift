@@ -13,7 +13,7 @@ struct AppRoutes {
     /// and removed only once it has no users).
     let users: @Sendable (AppID) -> any UserStore
     /// Writes an app's stored weight and cap into the queue's partitions (nil: stored only).
-    var applyScheduling: (@Sendable (AppID, ScopeLimits) async throws -> Void)?
+    var applyScheduling: (@Sendable (AppID, AppShare) async throws -> Void)?
     /// Clears a removed app's weight, cap and pause from the queue (nil: no queue).
     var forgetScheduling: (@Sendable (AppID) async throws -> Void)?
 
@@ -56,7 +56,7 @@ struct AppRoutes {
         }
         change.set = credentials
         change.name = body.change.name ?? id.rawValue
-        change.scheduling = body.scheduling(over: ScopeLimits())
+        change.scheduling = body.scheduling(over: AppShare())
         let app = try await Self.mapped { try await apps.create(id: id, change: change) }
         context.logger.info("app created", metadata: ["app": "\(id)", "platforms": "\(app.credentials.keys.sorted().map(\.rawValue))"])
         // Always, so nothing an earlier app of the same id left in the queue stays.

@@ -8,20 +8,20 @@ import RichPushQueue
 struct AppSchedulingOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The app's share of the workers relative to other apps with work (\(ScopeLimits.weights.lowerBound) to \(ScopeLimits.weights.upperBound); default 1).",
+            "The app's share of the workers relative to other apps with work (\(AppShare.weights.lowerBound) to \(AppShare.weights.upperBound); default 1).",
             valueName: "N"))
     var weight: Int?
     @Option(
         help: ArgumentHelp(
-            "Most of the app's jobs in flight at once in each queue partition (\(ScopeLimits.caps.lowerBound) to \(ScopeLimits.caps.upperBound)); `none` removes the cap.",
+            "Most of the app's jobs in flight at once in each queue partition (\(AppShare.caps.lowerBound) to \(AppShare.caps.upperBound)); `none` removes the cap.",
             valueName: "N|none"))
     var maxInFlight: String?
 
     func validate() throws {
-        if let weight, !ScopeLimits.weights.contains(weight) { throw ValidationError("--weight: \(ScopeLimits.weightProblem)") }
-        if let maxInFlight, maxInFlight != "none", Int(maxInFlight).map(ScopeLimits.caps.contains) != true {
+        if let weight, !AppShare.weights.contains(weight) { throw ValidationError("--weight: \(AppShare.weightProblem)") }
+        if let maxInFlight, maxInFlight != "none", Int(maxInFlight).map(AppShare.caps.contains) != true {
             throw ValidationError(
-                "--max-in-flight: '\(maxInFlight.prefix(20))' is not a number from \(ScopeLimits.caps.lowerBound) to \(ScopeLimits.caps.upperBound), nor `none`"
+                "--max-in-flight: '\(maxInFlight.prefix(20))' is not a number from \(AppShare.caps.lowerBound) to \(AppShare.caps.upperBound), nor `none`"
             )
         }
     }
@@ -30,9 +30,9 @@ struct AppSchedulingOptions: ParsableArguments {
     var isGiven: Bool { weight != nil || maxInFlight != nil }
 
     /// `current` with the weight and cap given.
-    func scheduling(over current: ScopeLimits) -> ScopeLimits {
+    func scheduling(over current: AppShare) -> AppShare {
         let cap: Int?? = maxInFlight.map { $0 == "none" ? nil : Int($0) }
-        return ScopeLimits(weight: weight ?? current.weight, maxInFlight: cap ?? current.maxInFlight)
+        return AppShare(weight: weight ?? current.weight, maxInFlight: cap ?? current.maxInFlight)
     }
 
     /// Writes the app's stored weight and cap into every partition of the queue; a failure says

@@ -35,10 +35,10 @@ extension AppsCommand {
         }
     }
 
-    /// The scopes an app's pause holds: the default app's jobs and those that name no app
+    /// The queue apps an app's pause holds: the default app's jobs and those that name no app
     /// (`richpush enqueue` without `--app`, jobs written before apps), as the console counts them.
-    static func pausedScopes(_ app: AppID) -> [String] {
-        app.isDefault ? [app.rawValue, JobRequest.sharedScope] : [app.rawValue]
+    static func pausedApps(_ app: AppID) -> [String] {
+        app.isDefault ? [app.rawValue, JobRequest.sharedApp] : [app.rawValue]
     }
 
     /// Pauses or resumes a known app: on its record first (what a starting worker writes into the
@@ -53,7 +53,7 @@ extension AppsCommand {
             guard try await store.summary(id: appID) != nil else { throw AppError.notFound(appID) }
             _ = try await store.update(id: appID, change: AppChange(paused: paused))
             let queues = queue.partitionConfigurations.map { JobQueue(redis: store.redis, configuration: $0) }
-            return try await JobQueue.setPaused(paused, scopes: pausedScopes(appID), in: queues) > 0
+            return try await JobQueue.setPaused(paused, apps: pausedApps(appID), in: queues) > 0
         }
     }
 }

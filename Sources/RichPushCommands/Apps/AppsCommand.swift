@@ -54,7 +54,7 @@ struct AppsCommand: AsyncParsableCommand {
                     change: AppChange(
                         name: credentials.name ?? id, set: set, limits: limits.limits(over: .none),
                         defaultLocale: defaultLocale.map { LocaleTag($0) }, defaultDelivery: defaultDelivery.map { .some($0) },
-                        scheduling: scheduling.scheduling(over: ScopeLimits())))
+                        scheduling: scheduling.scheduling(over: AppShare())))
                 // Always, so nothing an earlier app of the same id left in the queue stays.
                 try await AppSchedulingOptions.apply(app, redis: store.redis, queue: queue, again: Self.setCommand(app))
                 return app
@@ -179,7 +179,7 @@ struct AppsCommand: AsyncParsableCommand {
                 // same command finishes the job.
                 let queues = queue.partitionConfigurations.map { JobQueue(redis: store.redis, configuration: $0) }
                 do {
-                    try await JobQueue.forget(scope: appID.rawValue, in: queues)
+                    try await JobQueue.forget(app: appID.rawValue, in: queues)
                 } catch {
                     throw CLIError(
                         "app '\(appID)' was not removed: the queue's \(queues.count) partition(s) could not be told to forget its weight, cap and pause (\(error)); run the same command again"

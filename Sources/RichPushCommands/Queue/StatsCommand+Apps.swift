@@ -10,9 +10,9 @@ extension StatsCommand {
 
     /// The table of the ``appRows`` busiest apps (most waiting and in flight); `rates`: jobs done
     /// per second by app, shown as a column when given (`--watch`, from two reads).
-    static func appTable(_ apps: [String: ScopeStats], rates: [String: Double]? = nil) -> String {
+    static func appTable(_ apps: [String: AppQueueStats], rates: [String: Double]? = nil) -> String {
         guard !apps.isEmpty else { return "apps: none waiting or in flight\n" }
-        let (shown, more) = ScopeStats.busiest(apps, limit: appRows)
+        let (shown, more) = AppQueueStats.busiest(apps, limit: appRows)
         var header = ["app", "weight", "cap", "now", "bulk", "oldest", "in flight", "taken", "done", "failed pushes"]
         if rates != nil { header.append("done/s") }
         var rows = [header]
@@ -39,7 +39,7 @@ extension StatsCommand {
     }
 
     /// Jobs done per second by app between two reads `seconds` apart (apps in both reads only).
-    static func doneRates(_ now: [String: ScopeStats], since before: [String: ScopeStats], seconds: Double) -> [String: Double] {
+    static func doneRates(_ now: [String: AppQueueStats], since before: [String: AppQueueStats], seconds: Double) -> [String: Double] {
         var rates: [String: Double] = [:]
         for (app, stats) in now {
             if let previous = before[app] { rates[app] = Double(max(stats.done - previous.done, 0)) / max(seconds, 0.001) }

@@ -41,8 +41,8 @@ extension WorkerCommand {
         do {
             let apps = try await RedisAppStore(redis: redis, keys: AppKeys(prefix: queue.prefix), ring: nil).list()
             try await JobQueue.setLimits(apps.map { ($0.id.rawValue, $0.scheduling) }, in: queues)
-            let paused = apps.filter(\.paused).flatMap { AppsCommand.pausedScopes($0.id) }
-            if !paused.isEmpty { _ = try await JobQueue.setPaused(true, scopes: paused, in: queues) }
+            let paused = apps.filter(\.paused).flatMap { AppsCommand.pausedApps($0.id) }
+            if !paused.isEmpty { _ = try await JobQueue.setPaused(true, apps: paused, in: queues) }
         } catch {
             logger.warning("cannot write the apps' stored weights and caps into the queue yet", metadata: ["error": "\(error)"])
         }

@@ -1,9 +1,9 @@
 import Hiredis
 
 /// The stream entry layout, version 1: flat field/value pairs
-/// `v 1 type <type> payload <bytes> enq <ms> app <scope> lane <now|bulk> [attempt <n>] [origin <id>]
-/// [err <text>] [fl <scope>]` (`fl`: the delivery holds a jobs-in-flight count of that scope; an
-/// entry written before fair scheduling has no `app`, `lane` nor `fl` and reads as the shared scope).
+/// `v 1 type <type> payload <bytes> enq <ms> app <app> lane <now|bulk> [attempt <n>] [origin <id>]
+/// [err <text>] [fl <app>]` (`fl`: the delivery holds a jobs-in-flight count of that app; an
+/// entry written before fair scheduling has no `app`, `lane` nor `fl` and reads as the shared app).
 /// Fields appended later win over earlier ones of the same name (scripts append `err`, `origin`).
 extension Job {
     static let encodingVersion = "1"
@@ -12,7 +12,7 @@ extension Job {
     static func fields(for request: JobRequest, now: Int64) -> [any RedisArgument] {
         [
             "v", encodingVersion, "type", request.type, "payload", request.payload, "enq", now,
-            "app", request.scope ?? JobRequest.sharedScope, "lane", request.lane.rawValue,
+            "app", request.app ?? JobRequest.sharedApp, "lane", request.lane.rawValue,
         ]
     }
 
@@ -27,7 +27,7 @@ extension Job {
         command.append("enq")
         command.append(now)
         command.append("app")
-        command.append(request.scope ?? JobRequest.sharedScope)
+        command.append(request.app ?? JobRequest.sharedApp)
         command.append("lane")
         command.append(request.lane.rawValue)
     }
@@ -59,7 +59,7 @@ extension Job {
         self.init(
             id: id, type: type, payload: payload, attempt: attempt, enqueuedAt: enqueued,
             origin: fields["origin"]?.string, lastError: fields["err"]?.string,
-            failedOn: fields["fp"]?.string.map { $0.split(separator: ",").map(String.init) } ?? [], scope: fields["app"]?.string,
+            failedOn: fields["fp"]?.string.map { $0.split(separator: ",").map(String.init) } ?? [], app: fields["app"]?.string,
             lane: fields["lane"]?.string.flatMap(JobLane.init(rawValue:)) ?? .now, inFlightApp: fields["fl"]?.string)
     }
 }

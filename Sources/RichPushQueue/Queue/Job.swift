@@ -17,16 +17,16 @@ package struct Job: Sendable, Hashable {
     /// handler said (``JobError/platforms``); empty when it named none.
     package let failedOn: [String]
     /// Whose job it is and in which lane it waited (fair scheduling, see ``JobScheduling``).
-    package let scope: String?
+    package let app: String?
     package let lane: JobLane
-    /// The app (fair scheduling's scope) whose count of jobs in flight includes this delivery:
+    /// The app (fair scheduling's app) whose count of jobs in flight includes this delivery:
     /// set when fair scheduling took the job from the app's lane, so settling it gives the
     /// count back. (Not a hold: the offline store keeps pushes, a provider pause stops sends.)
     package let inFlightApp: String?
 
     package init(
         id: String, type: String, payload: [UInt8], attempt: Int = 0, enqueuedAt: Int64, origin: String? = nil, lastError: String? = nil,
-        failedOn: [String] = [], scope: String? = nil, lane: JobLane = .now, inFlightApp: String? = nil
+        failedOn: [String] = [], app: String? = nil, lane: JobLane = .now, inFlightApp: String? = nil
     ) {
         self.failedOn = failedOn
         self.id = id
@@ -36,14 +36,14 @@ package struct Job: Sendable, Hashable {
         self.enqueuedAt = enqueuedAt
         self.origin = origin ?? id
         self.lastError = lastError
-        self.scope = scope
+        self.app = app
         self.lane = lane
         self.inFlightApp = inFlightApp
     }
 }
 
-/// Where a job waits inside its scope under fair scheduling: jobs for one or a few devices
-/// (`now`) are taken before the same scope's bulk work (a fan-out's sub-jobs).
+/// Where a job waits inside its app under fair scheduling: jobs for one or a few devices
+/// (`now`) are taken before the same app's bulk work (a fan-out's sub-jobs).
 package enum JobLane: String, Sendable, Hashable, CaseIterable {
     case now
     case bulk
@@ -56,19 +56,19 @@ package struct JobRequest: Sendable, Hashable {
     /// Enqueueing the same key again within the queue's idempotency TTL returns the first job's id
     /// and adds nothing.
     package var idempotencyKey: String?
-    /// Whose job it is (an app): fair scheduling shares the workers between scopes by weight.
-    /// Jobs without one share the scope ``JobRequest/sharedScope``.
-    package var scope: String?
+    /// Whose job it is (an app): fair scheduling shares the workers between apps by weight.
+    /// Jobs without one share the app ``JobRequest/sharedApp``.
+    package var app: String?
     package var lane: JobLane
 
-    package init(type: String, payload: [UInt8], idempotencyKey: String? = nil, scope: String? = nil, lane: JobLane = .now) {
+    package init(type: String, payload: [UInt8], idempotencyKey: String? = nil, app: String? = nil, lane: JobLane = .now) {
         self.type = type
         self.payload = payload
         self.idempotencyKey = idempotencyKey
-        self.scope = scope
+        self.app = app
         self.lane = lane
     }
 
-    /// The scope of jobs that name none.
-    package static let sharedScope = "_"
+    /// The app of jobs that name none.
+    package static let sharedApp = "_"
 }

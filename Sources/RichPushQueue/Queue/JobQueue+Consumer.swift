@@ -17,7 +17,7 @@ extension JobQueue {
         }
     }
 
-    /// Acknowledges finished jobs (by id, with the scope whose count in flight each holds) and
+    /// Acknowledges finished jobs (by id, with the app whose count in flight each holds) and
     /// counts them (in total and, given a consumer, as `processed:<consumer>` for the per-worker
     /// share), in one script call.
     package func acknowledge(_ jobs: [(id: String, inFlightApp: String?)], consumer: String? = nil) async throws {
@@ -25,12 +25,12 @@ extension JobQueue {
     }
 
     /// Acknowledges finished jobs with the pushes each got accepted (``JobHandler/takeAccepted(_:)``),
-    /// added to its scope's total `s:` in the same script (no extra round trip).
+    /// added to its app's total `s:` in the same script (no extra round trip).
     package func acknowledge(accepted jobs: [(id: String, inFlightApp: String?, accepted: Int)], consumer: String? = nil) async throws {
         try await acknowledge(jobs, counting: "processed", consumer: consumer)
     }
 
-    /// Acknowledges jobs that hold no scope's count (read in arrival order).
+    /// Acknowledges jobs that hold no app's count (read in arrival order).
     package func acknowledge(_ ids: [String], consumer: String? = nil) async throws {
         try await acknowledge(ids.map { ($0, nil, 0) }, counting: "processed", consumer: consumer)
     }
@@ -43,23 +43,23 @@ extension JobQueue {
         var ids: [String: [String]] = [:]
         var accepted: [String: Int] = [:]
         for job in jobs {
-            let scope = job.inFlightApp ?? ""
-            if ids[scope] == nil { order.append(scope) }
-            ids[scope, default: []].append(job.id)
-            accepted[scope, default: 0] += job.accepted
+            let app = job.inFlightApp ?? ""
+            if ids[app] == nil { order.append(app) }
+            ids[app, default: []].append(job.id)
+            accepted[app, default: 0] += job.accepted
         }
         try await redis.run(
             QueueScripts.acknowledge,
             QueueScripts.AckCall(
                 stream: configuration.streamKey, counters: configuration.countersKey, scheduler: configuration.schedulerKey,
                 group: configuration.group, counter: counter, consumerCounter: consumer.map { "\(counter):\($0)" } ?? "",
-                held: order.map { QueueScripts.HeldJobs(scope: $0, accepted: accepted[$0] ?? 0, ids: ids[$0] ?? []) }))
+                held: order.map { QueueScripts.HeldJobs(app: $0, accepted: accepted[$0] ?? 0, ids: ids[$0] ?? []) }))
     }
 
     /// Schedules the job to run again after `delay` (delayed set + XACK, atomically); without
     /// `countingAttempt` (a deferral, not a failure) it keeps its attempt number.
     /// `platforms`: those whose pushes failed, kept with it (``Job/failedOn``).
-    /// `accepted`: the pushes its run got accepted, added to its scope's total `s:`.
+    /// `accepted`: the pushes its run got accepted, added to its app's total `s:`.
     /// `attempt`: the attempt number to keep with it, when its handler counted it (else the
     /// job's own, one more unless it was a deferral).
     package func retry(
@@ -170,12 +170,12 @@ extension JobQueue {
         ).int ?? 0
     }
 
-    /// Fair scheduling: moves up to `count` jobs from the ready scopes into the stream in fair
+    /// Fair scheduling: moves up to `count` jobs from the ready apps into the stream in fair
     /// order and reads them for `consumer` (with anything else not yet delivered), in one step;
     /// with `read` false only moves them (returns no deliveries). `quantum`: the fewest jobs a
-    /// scope gives when picked.
-    /// `slots` (the worker's job slots) and `running` (its jobs running now, by scope) share the
-    /// slots by weight among the scopes with work; 0 slots: no share kept.
+    /// app gives when picked.
+    /// `slots` (the worker's job slots) and `running` (its jobs running now, by app) share the
+    /// slots by weight among the apps with work; 0 slots: no share kept.
     /// `bulkRoom`: the most bulk-lane jobs (fan-out sub-jobs) to move (nil: no bound), so that a
     /// worker keeps slots for single-device notifications while a fan-out runs.
     package func take(

@@ -12,7 +12,7 @@ package struct DelayedJob: Sendable, Hashable {
     /// A retry has failed at least once; anything else waiting is a scheduled send.
     package var isRetry: Bool { (job?.attempt ?? 0) > 0 || job?.lastError != nil }
     /// Its app (`_` for a job that names none).
-    package var scope: String { job?.scope ?? JobRequest.sharedScope }
+    package var app: String { job?.app ?? JobRequest.sharedApp }
 }
 
 extension JobQueue {

@@ -10,7 +10,7 @@ extension JobQueue {
             ?? 0
     }
 
-    /// Sets each scope's count of jobs in flight to what the stream holds (pending or
+    /// Sets each app's count of jobs in flight to what the stream holds (pending or
     /// undelivered entries taken for it), looking at up to `limit` entries of each kind; returns
     /// how many counts were wrong, or nil when there were more entries than that (nothing changed).
     @discardableResult

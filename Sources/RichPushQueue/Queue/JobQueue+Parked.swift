@@ -1,8 +1,8 @@
 import Hiredis
 
-/// Each scope's (app's) parked jobs: scheduled sends and retries waiting in the delayed set, and
-/// dead letters. Unlike the lanes and the in-flight counts (``ScopeStats``), no counter keeps
-/// these by scope, so they are read: slice by slice (1,000 members per script call, each short),
+/// Each app's parked jobs: scheduled sends and retries waiting in the delayed set, and
+/// dead letters. Unlike the lanes and the in-flight counts (``AppQueueStats``), no counter keeps
+/// these by app, so they are read: slice by slice (1,000 members per script call, each short),
 /// up to a limit per key. A reading, not a snapshot: jobs move while it walks.
 package struct ParkedJobs: Sendable, Hashable {
     package var scheduled: [String: Int] = [:]
@@ -34,7 +34,7 @@ package struct ParkedJobs: Sendable, Hashable {
 extension JobQueue {
     static let parkedSlice = 1000
 
-    /// This partition's parked jobs by scope, reading at most `limit` members of each key.
+    /// This partition's parked jobs by app, reading at most `limit` members of each key.
     package func parkedJobs(limit: Int) async throws -> ParkedJobs {
         var parked = ParkedJobs()
         var rank = 0
@@ -46,9 +46,9 @@ extension JobQueue {
                 ).array ?? []
             let read = reply.first?.int ?? 0
             for index in stride(from: 1, to: reply.count - 2, by: 3) {
-                guard let scope = reply[index].string else { continue }
-                parked.scheduled[scope, default: 0] += reply[index + 1].int ?? 0
-                parked.retrying[scope, default: 0] += reply[index + 2].int ?? 0
+                guard let app = reply[index].string else { continue }
+                parked.scheduled[app, default: 0] += reply[index + 1].int ?? 0
+                parked.retrying[app, default: 0] += reply[index + 2].int ?? 0
             }
             rank += read
             if read < Self.parkedSlice { break }
@@ -63,8 +63,8 @@ extension JobQueue {
                 ).array ?? []
             let read = reply.first?.int ?? 0
             for index in stride(from: 2, to: reply.count - 1, by: 2) {
-                guard let scope = reply[index].string else { continue }
-                parked.dead[scope, default: 0] += reply[index + 1].int ?? 0
+                guard let app = reply[index].string else { continue }
+                parked.dead[app, default: 0] += reply[index + 1].int ?? 0
             }
             seen += read
             after = reply.count > 1 ? (reply[1].string ?? after) : after

@@ -45,7 +45,7 @@ extension JobQueue {
                         QueueScripts.EnqueueCall(
                             admission: admission, key: "", time: 0,
                             fields: Job.fields(
-                                for: JobRequest(type: job.type, payload: job.payload, scope: job.scope, lane: job.lane), now: now)
+                                for: JobRequest(type: job.type, payload: job.payload, app: job.app, lane: job.lane), now: now)
                                 + ["origin", job.origin, "replayOf", job.id]))
                 }
                 for reply in try await redis.pipeline(commands, loading: [QueueScripts.enqueue.script]) { _ = try reply.throwingError() }

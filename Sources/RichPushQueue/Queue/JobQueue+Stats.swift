@@ -2,7 +2,7 @@ import Hiredis
 
 extension JobQueue {
     /// Reads the queue's numbers in one pipelined round trip; `perApp`: with the busy apps' numbers
-    /// (fair scheduling's scopes, ``QueueStats/apps``), read by one more script in the same pipeline.
+    /// (fair scheduling's apps, ``QueueStats/apps``), read by one more script in the same pipeline.
     package func stats(perApp: Bool = false) async throws -> QueueStats {
         let c = configuration
         var commands = [
@@ -15,8 +15,8 @@ extension JobQueue {
             RedisCommand("HGETALL", c.countersKey),
             RedisCommand("HGET", c.schedulerKey, SchedulerField.waiting.rawValue),
         ]
-        if perApp { commands.append(QueueScripts.scopeStats.command(scopeStatsCall())) }
-        let replies = try await redis.pipeline(commands, loading: perApp ? [QueueScripts.scopeStats.script] : [])
+        if perApp { commands.append(QueueScripts.appStats.command(appStatsCall())) }
+        let replies = try await redis.pipeline(commands, loading: perApp ? [QueueScripts.appStats.script] : [])
         // A queue nobody has used yet has no stream: XINFO answers "no such key"; that is all zeros.
         // Any other error (LOADING while Redis restarts, …) is thrown, not read as zeros.
         for reply in replies {
@@ -51,7 +51,7 @@ extension JobQueue {
                 uniqueKeysWithValues: counters.compactMap { name, value in
                     name.hasPrefix("processed:") ? (String(name.dropFirst("processed:".count)), value.int ?? 0) : nil
                 }))
-        if perApp { stats.apps = Self.scopeStats(from: replies[8], now: Int64(now)) }
+        if perApp { stats.apps = Self.appStats(from: replies[8], now: Int64(now)) }
         return stats
     }
 

@@ -15,7 +15,7 @@ package struct JobQueueConfiguration: Sendable, Hashable {
     /// How long an idempotency key keeps a second enqueue from adding anything.
     package var idempotencyTTL: Duration
     package var retry: RetryPolicy
-    /// In which order workers take jobs: fair across scopes (apps, the default) or in arrival order.
+    /// In which order workers take jobs: fair across apps (apps, the default) or in arrival order.
     package var scheduling: JobScheduling
 
     package init(
@@ -51,32 +51,32 @@ package struct JobQueueConfiguration: Sendable, Hashable {
     package var countersKey: String { "\(base):counters" }
     func idempotencyKey(_ key: String) -> String { "\(base):idem:\(key)" }
 
-    // Fair scheduling (docs/queue.md#fair-scheduling): jobs wait in their scope's lanes, and the
+    // Fair scheduling (docs/queue.md#fair-scheduling): jobs wait in their app's lanes, and the
     // take script moves them into the stream in fair order.
 
-    /// The scopes with waiting jobs, scored by their pass (virtual time).
+    /// The apps with waiting jobs, scored by their pass (virtual time).
     package var readyKey: String { "\(base):ready" }
     /// The scheduler's numbers: the virtual time, jobs waiting, and per app its weight, cap,
     /// jobs in flight, pass and counters (``SchedulerField``).
     package var schedulerKey: String { "\(base):sched" }
     /// Tokens that wake a worker blocked with nothing to take.
     package var bellKey: String { "\(base):bell" }
-    /// The prefix of every lane's list: `<waitPrefix><scope>:<lane>`.
+    /// The prefix of every lane's list: `<waitPrefix><app>:<lane>`.
     package var waitPrefix: String { "\(base):wait:" }
-    /// The list where `scope`'s jobs of `lane` wait.
-    package func waitKey(scope: String, lane: JobLane) -> String { "\(waitPrefix)\(scope):\(lane.rawValue)" }
-    /// The prefix of every scope's failed-push totals: `<failuresPrefix><scope>`.
+    /// The list where `app`'s jobs of `lane` wait.
+    package func waitKey(app: String, lane: JobLane) -> String { "\(waitPrefix)\(app):\(lane.rawValue)" }
+    /// The prefix of every app's failed-push totals: `<failuresPrefix><app>`.
     package var failuresPrefix: String { "\(base):fails:" }
-    /// `scope`'s pushes that failed, by reason code (a hash `code → total`, at most
-    /// ``JobQueue/failureCodesPerScope`` codes and `other`; docs/redis-keys.md).
-    package func failuresKey(scope: String) -> String { "\(failuresPrefix)\(scope)" }
+    /// `app`'s pushes that failed, by reason code (a hash `code → total`, at most
+    /// ``JobQueue/failureCodesPerApp`` codes and `other`; docs/redis-keys.md).
+    package func failuresKey(app: String) -> String { "\(failuresPrefix)\(app)" }
 }
 
 /// The order in which workers take jobs.
 package enum JobScheduling: String, Sendable, Hashable, CaseIterable {
-    /// Weighted fair across scopes (apps): each scope's jobs wait in its own lanes, and workers take
-    /// from the scopes with work by weight (stride scheduling), capped per scope by its jobs in
-    /// flight; inside a scope the `now` lane goes before the `bulk` one. Work-conserving: a scope
+    /// Weighted fair across apps: each app's jobs wait in its own lanes, and workers take
+    /// from the apps with work by weight (stride scheduling), capped per app by its jobs in
+    /// flight; inside an app the `now` lane goes before the `bulk` one. Work-conserving: an app
     /// alone gets every worker.
     case fair
     /// Arrival order, one stream per partition (the scheduling before fair scheduling, kept to

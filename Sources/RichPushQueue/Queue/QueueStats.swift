@@ -7,7 +7,7 @@ package struct QueueStats: Sendable, Hashable, Codable {
         package let idleMilliseconds: Int
     }
 
-    /// Jobs waiting in their scopes' lanes for a worker's take (fair scheduling).
+    /// Jobs waiting in their apps' lanes for a worker's take (fair scheduling).
     package var waiting: Int = 0
     /// Entries in the stream (retained history included).
     package var length: Int
@@ -26,9 +26,9 @@ package struct QueueStats: Sendable, Hashable, Codable {
     package var deadLettered: Int
     /// Jobs each worker consumer finished, by consumer name; consumers that have left stay listed.
     package var processedByConsumer: [String: Int]
-    /// Fair scheduling's numbers by scope (an app's id; `_` for jobs that name none), for the
-    /// scopes with jobs waiting or in flight; read only when asked for (``read(_:perApp:)``).
-    package var apps: [String: ScopeStats] = [:]
+    /// Fair scheduling's numbers by app (its id; `_` for jobs that name none), for the
+    /// apps with jobs waiting or in flight; read only when asked for (``read(_:perApp:)``).
+    package var apps: [String: AppQueueStats] = [:]
 
     /// Jobs accepted and not finished: the number back-pressure bounds.
     package var backlog: Int { waiting + lag + pending + delayed }
@@ -47,7 +47,7 @@ extension QueueStats {
     package static func snapshot(_ queues: [JobQueue], perApp: Bool = false) async throws -> (total: QueueStats, partitions: [QueueStats]) {
         let partitions = try await partitions(queues, perApp: perApp)
         var total = total(partitions)
-        if perApp, queues.count > 1 { total.apps = try await JobQueue.scopeTotals(partitions.map(\.apps), in: queues) }
+        if perApp, queues.count > 1 { total.apps = try await JobQueue.appTotals(partitions.map(\.apps), in: queues) }
         return (total, partitions)
     }
 

@@ -1,9 +1,9 @@
 import Hiredis
 
-/// The failed-push totals by reason per scope (an app), beside the partition's other per-scope
+/// The failed-push totals by reason per app, beside the partition's other per-app
 /// totals: what the console's "failed/s by reason" is the change of.
 extension QueueScripts {
-    /// A scope's totals key, how many codes it may name, and the codes' counts as `code, count, …`.
+    /// An app's totals key, how many codes it may name, and the codes' counts as `code, count, …`.
     struct FailuresCall {
         let failures: String
         let most: Int

@@ -1,7 +1,7 @@
 import Hiredis
 
-/// Fair scheduling's scripts (docs/queue.md#fair-scheduling): a job is admitted into its scope's
-/// lane, and a worker's take moves jobs from the ready scopes into the stream in fair order and
+/// Fair scheduling's scripts (docs/queue.md#fair-scheduling): a job is admitted into its app's
+/// lane, and a worker's take moves jobs from the ready apps into the stream in fair order and
 /// reads them, in one step. The lanes' keys are made from `waitPrefix` inside the scripts: they
 /// carry the partition's hash tag, so they live in the slot of the keys the script is given.
 extension QueueScripts {
@@ -33,23 +33,23 @@ extension QueueScripts {
     /// order; in fair order a ticket `w-<n>`, which becomes the job's `origin` unless it has one
     /// (a retry's): the job gets its stream id when a worker takes it. Fair: the job's fields (a
     /// list of field/value pairs naming its `app` and `lane`) wait packed in the lane's list, and a
-    /// scope that had nothing waiting joins the ready ones at the current virtual time (or its own
+    /// app that had nothing waiting joins the ready ones at the current virtual time (or its own
     /// pass, if that is later: going idle for a moment earns nothing) and rings the bell for a
     /// worker blocked with nothing to take.
     ///
     /// What one script call admits shares its bookkeeping, so a call that admits many jobs (a
     /// create of many notifications, a promotion, a replay) pays it once, not per job: tickets
     /// are reserved 32 at a time (numbers left unused are skipped: tickets only need to be unique
-    /// and rising), a scope is looked up in the ready set once, and the jobs admitted are added
+    /// and rising), an app is looked up in the ready set once, and the jobs admitted are added
     /// to the partition's `waiting` count by `admitted()`, which every script that admits calls
     /// on each way out.
     static let admitFunction = """
         local admission = {next = 0, last = -1, ready = {}, waiting = {}}
         local function admit(fair, stream, ready, sched, bell, waitPrefix, fields)
           if fair ~= 1 then return redis.call('XADD', stream, '*', unpack(fields)) end
-          local scope, lane = '_', 'now'
+          local app, lane = '_', 'now'
           for i = 1, #fields, 2 do
-            if fields[i] == 'app' then scope = fields[i + 1] elseif fields[i] == 'lane' then lane = fields[i + 1] end
+            if fields[i] == 'app' then app = fields[i + 1] elseif fields[i] == 'lane' then lane = fields[i + 1] end
           end
           if admission.next > admission.last or admission.sched ~= sched then
             admission.last = redis.call('HINCRBY', sched, 'tickets', 32)
@@ -64,17 +64,17 @@ extension QueueScripts {
             fields[#fields + 1] = 'origin'
             fields[#fields + 1] = ticket
           end
-          redis.call('RPUSH', waitPrefix .. scope .. ':' .. lane, cmsgpack.pack(fields))
+          redis.call('RPUSH', waitPrefix .. app .. ':' .. lane, cmsgpack.pack(fields))
           admission.waiting[sched] = (admission.waiting[sched] or 0) + 1
-          -- A paused scope's jobs wait in its lanes; it joins the ready ones when resumed. Looked up
+          -- A paused app's jobs wait in its lanes; it joins the ready ones when resumed. Looked up
           -- once per call: nothing else changes the ready set while the script runs.
           local known = admission.ready[ready] or {}
           admission.ready[ready] = known
-          if not known[scope] then
-            known[scope] = true
-            if not redis.call('ZSCORE', ready, scope) and not redis.call('HGET', sched, SCHED_PAUSED .. scope) then
-              local at = redis.call('HMGET', sched, SCHED_VIRTUAL_TIME, SCHED_PASS .. scope)
-              redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), scope)
+          if not known[app] then
+            known[app] = true
+            if not redis.call('ZSCORE', ready, app) and not redis.call('HGET', sched, SCHED_PAUSED .. app) then
+              local at = redis.call('HMGET', sched, SCHED_VIRTUAL_TIME, SCHED_PASS .. app)
+              redis.call('ZADD', ready, math.max(tonumber(at[1] or 0), tonumber(at[2] or 0)), app)
               -- Trimmed only past 64 rings: a ring costs one command, not two.
               if redis.call('RPUSH', bell, 1) > 64 then redis.call('LTRIM', bell, 0, 63) end
             end
@@ -94,29 +94,29 @@ extension QueueScripts {
     struct TakeCall {
         let stream: String, ready: String, scheduler: String, bell: String
         let group: String, consumer: String, count: Int, waitPrefix: String
-        /// The fewest jobs a scope gets when it is picked (1: strict interleaving by pass).
+        /// The fewest jobs an app gets when it is picked (1: strict interleaving by pass).
         let quantum: Int
         /// 1: read what was moved (and anything else undelivered) for the consumer; 0: only move.
         let read: Int
         /// The worker's job slots (0: no share of slots is kept), and the jobs it runs now, by
-        /// scope: flat `scope, count` pairs.
+        /// app: flat `app, count` pairs.
         let slots: Int
-        /// The most bulk-lane jobs (fan-out sub-jobs) this take may move, whatever the scope: the
+        /// The most bulk-lane jobs (fan-out sub-jobs) this take may move, whatever the app: the
         /// worker's bulk slots less the bulk jobs it runs now (-1: no bound).
         var bulkRoom: Int = -1
         let running: [any RedisArgument]
     }
 
     /// → the consumer's XREADGROUP reply (read = 1) or the number moved. Stride scheduling over
-    /// the 64 ready scopes of lowest pass: the scope of lowest pass with room under its cap gives
+    /// the 64 ready apps of lowest pass: the app of lowest pass with room under its cap gives
     /// jobs (its `now` lane first) until its pass, advanced by 1/weight per job, passes the next
-    /// scope's (at least `quantum`); each job moves into the stream with `fl <scope>`, the scope's
-    /// jobs-in-flight count goes up by it, and settling it gives it back. A scope's room is its cap
+    /// app's (at least `quantum`); each job moves into the stream with `fl <app>`, the app's
+    /// jobs-in-flight count goes up by it, and settling it gives it back. An app's room is its cap
     /// less its jobs in flight, and, given the worker's slots, its share of them by weight among
-    /// the scopes with work less what it runs there now (work-conserving: alone, it gets them all).
-    /// Bulk-lane jobs move only while `bulkRoom` lasts: a scope whose `now` lane is empty and whose
-    /// bulk jobs are held back by it keeps its place (it is not dry). A scope whose lanes ran
-    /// dry leaves the ready set and keeps its pass, and so does a paused one (`x:<scope>` set,
+    /// the apps with work less what it runs there now (work-conserving: alone, it gets them all).
+    /// Bulk-lane jobs move only while `bulkRoom` lasts: an app whose `now` lane is empty and whose
+    /// bulk jobs are held back by it keeps its place (it is not dry). An app whose lanes ran
+    /// dry leaves the ready set and keeps its pass, and so does a paused one (`x:<app>` set,
     /// read in the same HMGET as its weight: no extra call). When work is left after a full take,
     /// the bell rings for another worker.
     static let take = LuaScript<TakeCall, Never>(
@@ -130,20 +130,20 @@ extension QueueScripts {
         constants: SchedulerField.constants,
         body: """
             local ranked = redis.call('ZRANGE', ready, 0, 63, 'WITHSCORES')
-            local scopes, pass, weight, room, held, took, dry, stopped = {}, {}, {}, {}, {}, {}, {}, {}
+            local apps, pass, weight, room, held, took, dry, stopped = {}, {}, {}, {}, {}, {}, {}, {}
             local runs, weights = {}, 0
             for i = runningFrom, runningTo, 2 do runs[ARGV[i]] = tonumber(ARGV[i + 1]) end
             for r = 1, #ranked / 2 do
-              local scope = ranked[2 * r - 1]
-              local numbers = redis.call('HMGET', sched, SCHED_WEIGHT .. scope, SCHED_MAX_IN_FLIGHT .. scope, SCHED_IN_FLIGHT .. scope, SCHED_PAUSED .. scope)
+              local app = ranked[2 * r - 1]
+              local numbers = redis.call('HMGET', sched, SCHED_WEIGHT .. app, SCHED_MAX_IN_FLIGHT .. app, SCHED_IN_FLIGHT .. app, SCHED_PAUSED .. app)
               if numbers[4] then
-                -- Paused (a pause raced this scope's admission): it leaves the ready ones, keeping its
+                -- Paused (a pause raced this app's admission): it leaves the ready ones, keeping its
                 -- pass; its jobs stay in its lanes until it is resumed.
-                redis.call('ZREM', ready, scope)
-                redis.call('HSET', sched, SCHED_PASS .. scope, ranked[2 * r])
+                redis.call('ZREM', ready, app)
+                redis.call('HSET', sched, SCHED_PASS .. app, ranked[2 * r])
               else
-                local i = #scopes + 1
-                scopes[i] = scope
+                local i = #apps + 1
+                apps[i] = app
                 pass[i] = tonumber(ranked[2 * r])
                 weight[i] = math.max(tonumber(numbers[1] or 1) or 1, 1)
                 held[i] = math.max(tonumber(numbers[3] or 0) or 0, 0)
@@ -153,23 +153,23 @@ extension QueueScripts {
                 weights = weights + weight[i]
               end
             end
-            -- The worker's slots are shared too, by weight among the scopes with work: a scope whose jobs
+            -- The worker's slots are shared too, by weight among the apps with work: an app whose jobs
             -- are slow (its provider answers late) cannot hold every slot while another waits. Shared by
-            -- water-filling: a scope that needs fewer slots than its weighted share (what it runs here
+            -- water-filling: an app that needs fewer slots than its weighted share (what it runs here
             -- and what waits in its lanes) gets what it needs, and the rest is shared again among the
             -- others by weight, so one app's single job does not halve a flooding app's slots.
             if slots > 0 then
               local demand, share, settled = {}, {}, {}
-              for i = 1, #scopes do
-                demand[i] = (runs[scopes[i]] or 0)
-                if #scopes > 1 then
-                  demand[i] = demand[i] + redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') + redis.call('LLEN', waitPrefix .. scopes[i] .. ':bulk')
+              for i = 1, #apps do
+                demand[i] = (runs[apps[i]] or 0)
+                if #apps > 1 then
+                  demand[i] = demand[i] + redis.call('LLEN', waitPrefix .. apps[i] .. ':now') + redis.call('LLEN', waitPrefix .. apps[i] .. ':bulk')
                 end
               end
-              local remaining, open, changed = slots, weights, #scopes > 1
+              local remaining, open, changed = slots, weights, #apps > 1
               while changed do
                 changed = false
-                for i = 1, #scopes do
+                for i = 1, #apps do
                   if not settled[i] and demand[i] <= remaining * weight[i] / open then
                     settled[i] = true
                     share[i] = demand[i]
@@ -179,15 +179,15 @@ extension QueueScripts {
                   end
                 end
               end
-              for i = 1, #scopes do
+              for i = 1, #apps do
                 if not settled[i] then share[i] = math.max(math.floor(remaining * weight[i] / open), 1) end
-                room[i] = math.min(room[i], math.max(share[i] - (runs[scopes[i]] or 0), 0))
+                room[i] = math.min(room[i], math.max(share[i] - (runs[apps[i]] or 0), 0))
               end
             end
             local moved = 0
             while moved < count do
               local best, second
-              for i = 1, #scopes do
+              for i = 1, #apps do
                 if not dry[i] and room[i] > 0 then
                   if not best or pass[i] < pass[best] then
                     second = best
@@ -208,13 +208,13 @@ extension QueueScripts {
                   bulkHeld = true
                 end
                 if n > 0 then
-                  local jobs = redis.call('LPOP', waitPrefix .. scopes[best] .. ':' .. lane, n)
+                  local jobs = redis.call('LPOP', waitPrefix .. apps[best] .. ':' .. lane, n)
                   if lane == 'bulk' and jobs and bulkRoom >= 0 then bulkRoom = bulkRoom - #jobs end
                   if jobs then
                     for _, packed in ipairs(jobs) do
                       local fields = cmsgpack.unpack(packed)
                       fields[#fields + 1] = 'fl'
-                      fields[#fields + 1] = scopes[best]
+                      fields[#fields + 1] = apps[best]
                       redis.call('XADD', stream, '*', unpack(fields))
                     end
                     got = got + #jobs
@@ -233,31 +233,31 @@ extension QueueScripts {
               end
             end
             local last = 0
-            for i = 1, #scopes do
-              -- A scope taken from or held back may have nothing left: it leaves the ready ones too, or
-              -- the next job admitted would not ring the bell (the scope is still "ready") and a worker
+            for i = 1, #apps do
+              -- An app taken from or held back may have nothing left: it leaves the ready ones too, or
+              -- the next job admitted would not ring the bell (the app is still "ready") and a worker
               -- blocked for want of work would sleep out its block time with that job waiting.
-              if (took[i] > 0 or stopped[i]) and not dry[i] and redis.call('LLEN', waitPrefix .. scopes[i] .. ':now') == 0
-                  and redis.call('LLEN', waitPrefix .. scopes[i] .. ':bulk') == 0 then
+              if (took[i] > 0 or stopped[i]) and not dry[i] and redis.call('LLEN', waitPrefix .. apps[i] .. ':now') == 0
+                  and redis.call('LLEN', waitPrefix .. apps[i] .. ':bulk') == 0 then
                 dry[i] = true
               end
               if took[i] > 0 or dry[i] then
-                local scope = scopes[i]
+                local app = apps[i]
                 if took[i] > 0 then
-                  redis.call('HINCRBY', sched, SCHED_IN_FLIGHT .. scope, took[i])
-                  redis.call('HINCRBY', sched, SCHED_TAKEN .. scope, took[i])
+                  redis.call('HINCRBY', sched, SCHED_IN_FLIGHT .. app, took[i])
+                  redis.call('HINCRBY', sched, SCHED_TAKEN .. app, took[i])
                 end
                 if dry[i] then
-                  redis.call('ZREM', ready, scope)
-                  redis.call('HSET', sched, SCHED_PASS .. scope, pass[i])
+                  redis.call('ZREM', ready, app)
+                  redis.call('HSET', sched, SCHED_PASS .. app, pass[i])
                 else
-                  redis.call('ZADD', ready, 'XX', pass[i], scope)
+                  redis.call('ZADD', ready, 'XX', pass[i], app)
                 end
                 if pass[i] > last then last = pass[i] end
               end
             end
             if moved > 0 then redis.call('HINCRBY', sched, SCHED_WAITING, -moved) end
-            -- The virtual time: the lowest pass of a scope with work (a scope joining starts there).
+            -- The virtual time: the lowest pass of an app with work (an app joining starts there).
             local lowest = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
             if lowest[2] then
               redis.call('HSET', sched, SCHED_VIRTUAL_TIME, lowest[2])
@@ -272,7 +272,7 @@ extension QueueScripts {
 
             """)
 
-    /// An acknowledgement's keys and arguments: the jobs by the scope whose count they hold ('' for
+    /// An acknowledgement's keys and arguments: the jobs by the app whose count they hold ('' for
     /// none), and the counter they add to (`processed`, or `failed` for dropped jobs).
     struct AckCall {
         let stream: String, counters: String, scheduler: String
@@ -282,22 +282,22 @@ extension QueueScripts {
         let held: [HeldJobs]
     }
 
-    /// The ids of one scope's jobs (or of those that hold no scope's count, scope '').
+    /// The ids of one app's jobs (or of those that hold no app's count, app '').
     struct HeldJobs {
-        let scope: String
-        /// Pushes these jobs got accepted, for the scope's total `s:` (0: none counted).
+        let app: String
+        /// Pushes these jobs got accepted, for the app's total `s:` (0: none counted).
         var accepted: Int = 0
         let ids: [String]
     }
 
-    /// → jobs acknowledged. XACKs each scope's jobs and gives back to the scope as many
+    /// → jobs acknowledged. XACKs each app's jobs and gives back to the app as many
     /// jobs in flight as were still pending (a job another worker settled first counts once),
-    /// counting them done for the scope and in the queue's totals, atomically.
+    /// counting them done for the app and in the queue's totals, atomically.
     static let acknowledge = LuaScript<AckCall, HeldJobs>(
         [
             .key("stream", \.stream), .key("counters", \.counters), .key("sched", \.scheduler),
             .argument("group", \.group), .argument("counter", \.counter), .argument("consumerCounter", \.consumerCounter),
-        ], items: \.held, each: [.argument("scope", \.scope), .argument("accepted", \.accepted), .list("ids", { $0.ids })],
+        ], items: \.held, each: [.argument("app", \.app), .argument("accepted", \.accepted), .list("ids", { $0.ids })],
         constants: SchedulerField.constants,
         before: """
             local total = 0
@@ -305,10 +305,10 @@ extension QueueScripts {
             """,
         eachItem: """
             local acked = redis.call('XACK', stream, group, unpack(ARGV, idsFrom, idsTo))
-            if acked > 0 and scope ~= '' then
-              redis.call('HINCRBY', sched, SCHED_IN_FLIGHT .. scope, -acked)
-              redis.call('HINCRBY', sched, SCHED_DONE .. scope, acked)
-              if tonumber(accepted) > 0 then redis.call('HINCRBY', sched, SCHED_SENT .. scope, accepted) end
+            if acked > 0 and app ~= '' then
+              redis.call('HINCRBY', sched, SCHED_IN_FLIGHT .. app, -acked)
+              redis.call('HINCRBY', sched, SCHED_DONE .. app, acked)
+              if tonumber(accepted) > 0 then redis.call('HINCRBY', sched, SCHED_SENT .. app, accepted) end
             end
             total = total + acked
 

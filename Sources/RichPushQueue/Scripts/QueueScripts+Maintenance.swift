@@ -153,10 +153,10 @@ extension QueueScripts {
         let stream: String, scheduler: String, group: String, limit: Int
     }
 
-    /// → how many scopes' jobs-in-flight counts were wrong and were set right, or -1 when there
-    /// were too many entries to look at (nothing changed). Counts the entries holding a scope's
+    /// → how many apps' jobs-in-flight counts were wrong and were set right, or -1 when there
+    /// were too many entries to look at (nothing changed). Counts the entries holding an app's
     /// count (`fl`) among the pending and the undelivered ones, and sets each `f:` field to it: a
-    /// count that a lost write (a failover) left too high would otherwise keep its scope under its
+    /// count that a lost write (a failover) left too high would otherwise keep its app under its
     /// cap for ever.
     static let recountInFlight = LuaScript<RecountCall, Never>(
         [
@@ -190,17 +190,17 @@ extension QueueScripts {
             local fields = redis.call('HGETALL', sched)
             for i = 1, #fields, 2 do
               if string.sub(fields[i], 1, 2) == SCHED_IN_FLIGHT then
-                local scope = string.sub(fields[i], 3)
-                local count = counts[scope] or 0
+                local app = string.sub(fields[i], 3)
+                local count = counts[app] or 0
                 if tonumber(fields[i + 1]) ~= count then
                   redis.call('HSET', sched, fields[i], count)
                   fixed = fixed + 1
                 end
-                counts[scope] = nil
+                counts[app] = nil
               end
             end
-            for scope, count in pairs(counts) do
-              redis.call('HSET', sched, SCHED_IN_FLIGHT .. scope, count)
+            for app, count in pairs(counts) do
+              redis.call('HSET', sched, SCHED_IN_FLIGHT .. app, count)
               fixed = fixed + 1
             end
             return fixed

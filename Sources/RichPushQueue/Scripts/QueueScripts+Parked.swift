@@ -11,7 +11,7 @@ extension QueueScripts {
         let count: Int
     }
 
-    /// → `{read, scope, scheduled, retrying, …}` for `count` members of the delayed set from rank
+    /// → `{read, app, scheduled, retrying, …}` for `count` members of the delayed set from rank
     /// `start`: a member with an `attempt` or an `err` is a retry, any other a scheduled send.
     static let delayedSlice = LuaScript<ParkedSliceCall, Never>(
         [.key("delayed", \.key), .number("start", \.start), .number("count", \.count)],
@@ -20,28 +20,28 @@ extension QueueScripts {
             local scheduled, retrying, order = {}, {}, {}
             for _, member in ipairs(members) do
               local fields = cmsgpack.unpack(member)
-              local scope, retry = '_', false
+              local app, retry = '_', false
               for j = 1, #fields - 1, 2 do
                 local name = fields[j]
-                if name == 'app' then scope = fields[j + 1] elseif name == 'err' or (name == 'attempt' and (tonumber(fields[j + 1]) or 0) > 0) then retry = true end
+                if name == 'app' then app = fields[j + 1] elseif name == 'err' or (name == 'attempt' and (tonumber(fields[j + 1]) or 0) > 0) then retry = true end
               end
-              if not scheduled[scope] then
-                scheduled[scope], retrying[scope] = 0, 0
-                order[#order + 1] = scope
+              if not scheduled[app] then
+                scheduled[app], retrying[app] = 0, 0
+                order[#order + 1] = app
               end
-              if retry then retrying[scope] = retrying[scope] + 1 else scheduled[scope] = scheduled[scope] + 1 end
+              if retry then retrying[app] = retrying[app] + 1 else scheduled[app] = scheduled[app] + 1 end
             end
             local reply = {#members}
-            for _, scope in ipairs(order) do
-              reply[#reply + 1] = scope
-              reply[#reply + 1] = scheduled[scope]
-              reply[#reply + 1] = retrying[scope]
+            for _, app in ipairs(order) do
+              reply[#reply + 1] = app
+              reply[#reply + 1] = scheduled[app]
+              reply[#reply + 1] = retrying[app]
             end
             return reply
 
             """)
 
-    /// → `{read, last id, scope, dead, …}` for up to `count` dead letters after the id `start`.
+    /// → `{read, last id, app, dead, …}` for up to `count` dead letters after the id `start`.
     static let deadSlice = LuaScript<ParkedSliceCall, Never>(
         [.key("dead", \.key), .argument("start", \.start), .number("count", \.count)],
         body: """
@@ -51,20 +51,20 @@ extension QueueScripts {
             local counts, order = {}, {}
             for _, entry in ipairs(entries) do
               local fields = entry[2]
-              local scope = '_'
-              for j = 1, #fields - 1, 2 do if fields[j] == 'app' then scope = fields[j + 1] end end
-              if not counts[scope] then
-                counts[scope] = 0
-                order[#order + 1] = scope
+              local app = '_'
+              for j = 1, #fields - 1, 2 do if fields[j] == 'app' then app = fields[j + 1] end end
+              if not counts[app] then
+                counts[app] = 0
+                order[#order + 1] = app
               end
-              counts[scope] = counts[scope] + 1
+              counts[app] = counts[app] + 1
             end
             local last = start
             if #entries > 0 then last = entries[#entries][1] end
             local reply = {#entries, last}
-            for _, scope in ipairs(order) do
-              reply[#reply + 1] = scope
-              reply[#reply + 1] = counts[scope]
+            for _, app in ipairs(order) do
+              reply[#reply + 1] = app
+              reply[#reply + 1] = counts[app]
             end
             return reply
 

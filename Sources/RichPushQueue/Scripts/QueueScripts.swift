@@ -74,12 +74,12 @@ enum QueueScripts {
         let attempt: Int, error: String
         /// The platforms whose pushes failed, `apns,fcm` (field `fp`; empty: none named).
         var platforms: String = ""
-        /// Pushes the run got accepted, for the scope's total `s:` (a retry's partial success).
+        /// Pushes the run got accepted, for the app's total `s:` (a retry's partial success).
         var accepted: Int = 0
     }
 
     /// Moves the job to the delayed set (with its attempt count and error) and acks it, atomically;
-    /// a job that held its scope's count in flight gives it back.
+    /// a job that held its app's count in flight gives it back.
     static let retry = LuaScript<SettleCall, Never>(
         [
             .key("stream", \.stream), .key("delayed", \.target), .key("counters", \.counters), .key("sched", \.scheduler),
@@ -134,8 +134,8 @@ enum QueueScripts {
 
             """)
 
-    /// Gives back the jobs-in-flight count an entry's fields hold (`fl <scope>`), if any, and
-    /// adds one to that scope's total `counter` (`r:` retried, `k:` dead-lettered): the per-app
+    /// Gives back the jobs-in-flight count an entry's fields hold (`fl <app>`), if any, and
+    /// adds one to that app's total `counter` (`r:` retried, `k:` dead-lettered): the per-app
     /// counterparts of `d:` done, in the hash the script already writes (no extra round trip);
     /// and `accepted` (a retry's pushes that did go out) to its total `s:`.
     static let releaseFunction = """

@@ -21,8 +21,8 @@ final class AckBuffer: Sendable {
         self.logger = logger
     }
 
-    /// Adds a finished job (its id, the scope whose count in flight it holds, and the pushes it
-    /// got accepted, for that scope's total).
+    /// Adds a finished job (its id, the app whose count in flight it holds, and the pushes it
+    /// got accepted, for that app's total).
     func add(_ job: Job, accepted: Int = 0) {
         let waiter = state.withLock { state in
             state.ids.append((job.id, job.inFlightApp, accepted))

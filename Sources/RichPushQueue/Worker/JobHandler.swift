@@ -12,7 +12,7 @@ package protocol JobHandler: Sendable {
     /// Undoing it when the dead letters are replayed is up to whoever replays them.
     func willDeadLetter(_ jobs: [(job: Job, reason: String)]) async throws
     /// The pushes (or other units of work) `job`'s run just got accepted, forgotten once told:
-    /// the worker asks once per run and adds them to the job's scope's total (`s:`) when it
+    /// the worker asks once per run and adds them to the job's app's total (`s:`) when it
     /// acknowledges the job or sends it back to retry, in the script it runs anyway.
     func takeAccepted(_ job: Job) -> Int
 }

@@ -26,30 +26,30 @@ extension JobWorker {
             }
         }
 
-        /// Its jobs by scope (an undecodable entry counts for none).
-        var scopes: [String: Int] {
+        /// Its jobs by app (an undecodable entry counts for none).
+        var apps: [String: Int] {
             switch self {
-            case .single(.success(let job)): [job.scope ?? JobRequest.sharedScope: 1]
+            case .single(.success(let job)): [job.app ?? JobRequest.sharedApp: 1]
             case .single(.failure): [:]
-            case .batch(let jobs, _): jobs.reduce(into: [:]) { $0[$1.scope ?? JobRequest.sharedScope, default: 0] += 1 }
+            case .batch(let jobs, _): jobs.reduce(into: [:]) { $0[$1.app ?? JobRequest.sharedApp, default: 0] += 1 }
             }
         }
     }
 
-    /// A batch handler's jobs of one read are one unit per type and scope: one scope's slow jobs
+    /// A batch handler's jobs of one read are one unit per type and app: one app's slow jobs
     /// (its provider answers late) neither hold another's acknowledgements nor its slots.
     /// `limit`: the most jobs in one unit (nil: no limit). Under fair scheduling, while several
-    /// scopes share the worker, every scope's units are of the same size (``unitLimit(for:running:)``).
+    /// apps share the worker, every app's units are of the same size (``unitLimit(for:running:)``).
     func units(of deliveries: [JobQueue.Delivery], limit: Int? = nil) -> [Unit] {
         struct Batch: Hashable {
-            let type: String, scope: String?
+            let type: String, app: String?
         }
         var units: [Unit] = []
         var order: [Batch] = []
         var batches: [Batch: [Job]] = [:]
         for delivery in deliveries {
             if case .success(let job) = delivery, handlers[job.type] is any BatchJobHandler {
-                let batch = Batch(type: job.type, scope: job.scope)
+                let batch = Batch(type: job.type, app: job.app)
                 if batches[batch] == nil { order.append(batch) }
                 batches[batch, default: []].append(job)
             } else {
@@ -67,20 +67,20 @@ extension JobWorker {
     }
 
     /// The most jobs in one batch unit for this read: ``JobWorkerConfiguration/fairUnitSize``
-    /// under fair scheduling while more than one scope has jobs here (in the read or running),
+    /// under fair scheduling while more than one app has jobs here (in the read or running),
     /// else none. A worker frees a unit's slots when its last job ends, and each unit costs the
-    /// same few round trips whatever its size: with one scope's share in units three times the
+    /// same few round trips whatever its size: with one app's share in units three times the
     /// size of another's, the first's jobs each held their slots longer, and weights of 3:1 gave
     /// shares of 2.5:1 (docs/load-tests.md). Units of one size make a slot's time per job the same
-    /// for every scope; a scope alone keeps whole reads as units (the fewest round trips).
+    /// for every app; an app alone keeps whole reads as units (the fewest round trips).
     func unitLimit(for deliveries: [JobQueue.Delivery], running: [String: Int]) -> Int? {
         guard queue.configuration.scheduling == .fair, configuration.fairUnitSize > 0 else { return nil }
-        var scopes = Set(running.keys)
+        var apps = Set(running.keys)
         for case .success(let job) in deliveries {
-            scopes.insert(job.scope ?? JobRequest.sharedScope)
-            if scopes.count > 1 { return configuration.fairUnitSize }
+            apps.insert(job.app ?? JobRequest.sharedApp)
+            if apps.count > 1 { return configuration.fairUnitSize }
         }
-        return scopes.count > 1 ? configuration.fairUnitSize : nil
+        return apps.count > 1 ? configuration.fairUnitSize : nil
     }
 
     func run(_ unit: Unit, acks: AckBuffer) async {
@@ -147,14 +147,14 @@ extension JobWorker {
     /// settled here: its dead-letter reason (and the platforms that failed) is returned, for
     /// ``deadLetter(_:handler:)``.
     /// `accepted`: the pushes its run got accepted (``JobHandler/takeAccepted(_:)``), added to its
-    /// scope's total when it is acknowledged or sent back to retry (not when it is dead-lettered).
+    /// app's total when it is acknowledged or sent back to retry (not when it is dead-lettered).
     private func finish(_ job: Job, _ result: Result<Void, any Error>, acks: AckBuffer, accepted: Int = 0) async -> (String, [String])? {
         switch result {
         case .success:
             acks.add(job, accepted: accepted)
             handled.add(1, ordering: .relaxed)
             metrics.count(job.type, .completed)
-            metrics.countDone(scope: job.scope)
+            metrics.countDone(app: job.app)
         case .failure where Task.isCancelled:
             // Cut short by shutdown after the drain timeout: it was released for another worker.
             logger.info("job interrupted by shutdown, left for another worker", metadata: ["job.id": "\(job.id)"])

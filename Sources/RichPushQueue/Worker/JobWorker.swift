@@ -22,7 +22,7 @@ package final class JobWorker: Service, Sendable {
     let running = Mutex<[String: ContinuousClock.Instant]>([:])
     let handled = Atomic<Int>(0)
     private let slots: SlotLimiter
-    /// The jobs running now by scope, which the take shares the slots by, and the bulk-lane jobs
+    /// The jobs running now by app, which the take shares the slots by, and the bulk-lane jobs
     /// among them, which it bounds by the bulk slots (fair scheduling).
     private let runningNow = Mutex(RunningJobs())
     /// Set from before a take until the wait for the bell that may follow it ends: a unit that
@@ -42,13 +42,13 @@ package final class JobWorker: Service, Sendable {
 
     /// `locator` finds the node of the queue's stream for the reader's own connection (on Redis
     /// Cluster, again after a failover or a reshard); `queue.redis` serves everything else.
-    /// `scopeLabels`: how its per-app series are named (one for the whole process).
+    /// `appLabels`: how its per-app series are named (one for the whole process).
     package init(
         queue: JobQueue, handlers: JobHandlers, locator: RedisNodeLocator, configuration: JobWorkerConfiguration = JobWorkerConfiguration(),
-        scopeLabels: ScopeLabels = ScopeLabels(), logger: Logger = Logger(label: "richpush.worker")
+        appLabels: AppLabels = AppLabels(), logger: Logger = Logger(label: "richpush.worker")
     ) {
         self.queue = queue
-        self.metrics = WorkerMetrics(scopeLabels: scopeLabels)
+        self.metrics = WorkerMetrics(appLabels: appLabels)
         self.handlers = handlers
         self.configuration = configuration
         self.locator = locator
@@ -88,13 +88,13 @@ package final class JobWorker: Service, Sendable {
                 group.addTask { await acks.run() }
                 group.addTask { await self.keepLeases() }
                 await fetchLoop(reader: reader) { deliveries in
-                    let limit = self.unitLimit(for: deliveries, running: self.runningNow.withLock { $0.byScope })
+                    let limit = self.unitLimit(for: deliveries, running: self.runningNow.withLock { $0.byApp })
                     for unit in self.units(of: deliveries, limit: limit) {
-                        let scopes = unit.scopes, bulk = unit.bulk
-                        self.runningNow.withLock { $0.add(scopes, bulk: bulk) }
+                        let apps = unit.apps, bulk = unit.bulk
+                        self.runningNow.withLock { $0.add(apps, bulk: bulk) }
                         group.addTask {
                             await self.run(unit, acks: acks)
-                            self.runningNow.withLock { $0.remove(scopes, bulk: bulk) }
+                            self.runningNow.withLock { $0.remove(apps, bulk: bulk) }
                             self.slots.release(unit.count)
                             await self.ringIfAwaitingBell()
                         }
@@ -185,7 +185,7 @@ package final class JobWorker: Service, Sendable {
             let running = runningNow.withLock { $0 }
             let taken = try await queue.take(
                 for: configuration.consumer, count: count, quantum: configuration.fairQuantum,
-                slots: configuration.concurrency, running: running.byScope,
+                slots: configuration.concurrency, running: running.byApp,
                 bulkRoom: configuration.bulkSlots - running.bulk)
             if taken.isEmpty {
                 try await queue.waitForWork(

@@ -24,12 +24,12 @@ package struct JobWorkerConfiguration: Sendable {
     package var housekeepingInterval: Duration
     /// A consumer with nothing pending and idle this long is removed from the group.
     package var staleConsumerAge: Duration
-    /// Fair scheduling: the fewest jobs a scope gives when the take picks it (1 interleaves scopes
+    /// Fair scheduling: the fewest jobs an app gives when the take picks it (1 interleaves apps
     /// job by job; more costs fewer picks per take, at a coarser grain).
     package var fairQuantum: Int
     /// Fair scheduling: the most jobs of one batch unit (run together, their slots freed together)
-    /// while several scopes share this worker, so each scope's jobs hold their slots as long as
-    /// another's (0: whole reads, as when one scope is alone).
+    /// while several apps share this worker, so each app's jobs hold their slots as long as
+    /// another's (0: whole reads, as when one app is alone).
     package var fairUnitSize: Int
     /// Fair scheduling: job slots that bulk-lane jobs (fan-out sub-jobs, hundreds of pushes each)
     /// never take, kept for notifications to one or a few devices, so that those start while a

@@ -4,7 +4,7 @@ import Synchronization
 /// The job loop's series, through swift-metrics (Prometheus when the process bootstraps it,
 /// no-ops otherwise): `richpush_jobs_total{type,outcome}`, `richpush_jobs_running`,
 /// `richpush_job_wait_seconds` (enqueue → start), `richpush_job_duration_seconds{type}` and
-/// `richpush_app_jobs_done_total{app}` (jobs done by app, named as ``ScopeLabels`` says).
+/// `richpush_app_jobs_done_total{app}` (jobs done by app, named as ``AppLabels`` says).
 /// Handles are made once per label set and kept, so a job costs no registry lookup.
 final class WorkerMetrics: Sendable {
     enum Outcome: String, Sendable {
@@ -18,11 +18,11 @@ final class WorkerMetrics: Sendable {
     private let inFlight = Atomic<Int>(0)
     private let counters = Mutex<[String: Counter]>([:])
     private let durations = Mutex<[String: Timer]>([:])
-    private let scopeLabels: ScopeLabels
+    private let appLabels: AppLabels
     private let done = Mutex<[String: Counter]>([:])
 
-    init(scopeLabels: ScopeLabels) {
-        self.scopeLabels = scopeLabels
+    init(appLabels: AppLabels) {
+        self.appLabels = appLabels
     }
 
     func started(_ jobs: [Job]) {
@@ -55,9 +55,9 @@ final class WorkerMetrics: Sendable {
         counter.increment(by: amount)
     }
 
-    /// A job of `scope` (an app; jobs that name none: ``JobRequest/sharedScope``) succeeded.
-    func countDone(scope: String?) {
-        let label = scopeLabels.label(scope ?? JobRequest.sharedScope)
+    /// A job of `app` (an app; jobs that name none: ``JobRequest/sharedApp``) succeeded.
+    func countDone(app: String?) {
+        let label = appLabels.label(app ?? JobRequest.sharedApp)
         let counter = done.withLock { counters in
             if let counter = counters[label] { return counter }
             let counter = Counter(label: "richpush_app_jobs_done_total", dimensions: [("app", label)])

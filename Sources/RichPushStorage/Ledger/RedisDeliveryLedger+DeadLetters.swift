@@ -80,11 +80,11 @@ extension RedisDeliveryLedger {
         let installations: [any RedisArgument]?
     }
 
-    /// Lua: `scopePairs(ledger, count, from, to, keep)`: the pairs of a scope whose ledger value
+    /// Lua: `appPairs(ledger, count, from, to, keep)`: the pairs of a scope whose ledger value
     /// `keep` accepts: with count < 0 every field of the ledger, else the installations in
     /// `ARGV[from…to]` (a missing field's value is `false`). One HGETALL, or one HMGET per 1,000.
-    static let scopeFunction = """
-        local function scopePairs(ledger, count, from, to, keep)
+    static let appFunction = """
+        local function appPairs(ledger, count, from, to, keep)
           local found = {}
           if count < 0 then
             local flat = redis.call('HGETALL', ledger)
@@ -120,7 +120,7 @@ extension RedisDeliveryLedger {
         ], constants: NotificationLua.constants,
         using: [
             NotificationLua.stateRankFunction, NotificationLua.advanceFunction, NotificationLua.webhookFunctions,
-            scopeFunction, NotificationLua.entryFunction,
+            appFunction, NotificationLua.entryFunction,
         ],
         before: """
             local hooks = redis.call('EXISTS', webhookWants) == 1
@@ -135,7 +135,7 @@ extension RedisDeliveryLedger {
             """,
         eachItem: """
             if redis.call('EXISTS', status) == 1 then
-              local marked = scopePairs(ledger, installationsCount, installationsFrom, installationsTo, open)
+              local marked = appPairs(ledger, installationsCount, installationsFrom, installationsTo, open)
               local items = {}
               if #marked > 0 then
                 local ledgerWrites = {}
@@ -192,7 +192,7 @@ extension RedisDeliveryLedger {
         each: [
             .key("status", \.status), .key("ledger", \.ledger),
             .list("installations", optional: true, { $0.installations }),
-        ], constants: NotificationLua.constants, using: [scopeFunction],
+        ], constants: NotificationLua.constants, using: [appFunction],
         before: """
             local queued = LEDGER_TRIED .. '{"state":"' .. STATE_QUEUED .. '"}'
             local function failed(value) return value and string.byte(value) == LEDGER_FAILED_BYTE end
@@ -200,7 +200,7 @@ extension RedisDeliveryLedger {
             """,
         eachItem: """
             if redis.call('EXISTS', status) == 1 then
-              local revived = scopePairs(ledger, installationsCount, installationsFrom, installationsTo, failed)
+              local revived = appPairs(ledger, installationsCount, installationsFrom, installationsTo, failed)
               for j = 1, #revived, 1000 do
                 local ledgerWrites = {}
                 for i = j, math.min(j + 999, #revived) do

@@ -32,11 +32,11 @@ struct QueueFixture {
                 .bytes)
     }
 
-    /// `count` probe jobs of `scope` (an app, under fair scheduling) in `lane`.
-    func jobs(_ scope: String, _ count: Int, lane: JobLane = .now) -> [JobRequest] {
+    /// `count` probe jobs of `app` (under fair scheduling) in `lane`.
+    func jobs(_ app: String, _ count: Int, lane: JobLane = .now) -> [JobRequest] {
         (0..<count).map {
-            var request = probe("\(scope)-\(lane.rawValue)-\($0)")
-            request.scope = scope
+            var request = probe("\(app)-\(lane.rawValue)-\($0)")
+            request.app = app
             request.lane = lane
             return request
         }

@@ -1,7 +1,7 @@
-/// One scope's (an app's) share of the queue under fair scheduling, as `richpush stats` shows it:
+/// One app's share of the queue under fair scheduling, as `richpush stats` shows it:
 /// what waits in its lanes, how long the oldest has waited, what it has in flight, what it was
 /// given, and its weight and cap (see docs/queue.md#fair-scheduling).
-package struct ScopeStats: Sendable, Hashable, Codable {
+package struct AppQueueStats: Sendable, Hashable, Codable {
     /// Jobs waiting in its `now` lane (single-device sends) and its `bulk` lane (fan-out batches).
     package var waitingNow: Int = 0
     package var waitingBulk: Int = 0
@@ -19,7 +19,7 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     package var deadLettered: Int = 0
     /// Pushes (not jobs) its worker sent that failed, by reason code (`PushFailureCode` in
     /// RichPushCore: the platform's code, `http_<status>`, `timeout`, …): totals since the keys
-    /// began, at most ``JobQueue/failureCodesPerScope`` codes and `other` per partition.
+    /// began, at most ``JobQueue/failureCodesPerApp`` codes and `other` per partition.
     package var failedByReason: [String: Int] = [:]
     /// Pushes (not jobs) the platforms accepted for it (sent, or held by the simulated hub), counted
     /// when their job is acknowledged or sent back to retry: a total since the keys began.
@@ -53,13 +53,13 @@ package struct ScopeStats: Sendable, Hashable, Codable {
     /// Both lanes.
     package var waiting: Int { waitingNow + waitingBulk }
 
-    /// How busy it is, to rank scopes: jobs waiting and in flight.
+    /// How busy it is, to rank apps: jobs waiting and in flight.
     package var load: Int { waiting + inFlight }
 
     /// Two partitions' numbers together: counts summed, the oldest age the larger; weight and cap
     /// are the same in every partition (set together), so either is kept.
-    package func adding(_ other: ScopeStats) -> ScopeStats {
-        ScopeStats(
+    package func adding(_ other: AppQueueStats) -> AppQueueStats {
+        AppQueueStats(
             waitingNow: waitingNow + other.waitingNow, waitingBulk: waitingBulk + other.waitingBulk,
             oldestWaitingAgeMilliseconds: max(oldestWaitingAgeMilliseconds, other.oldestWaitingAgeMilliseconds),
             inFlight: inFlight + other.inFlight, taken: taken + other.taken, done: done + other.done,
@@ -68,18 +68,18 @@ package struct ScopeStats: Sendable, Hashable, Codable {
             failedByReason: failedByReason.merging(other.failedByReason, uniquingKeysWith: +), sent: sent + other.sent)
     }
 
-    /// The scopes of several partitions added up by name.
-    package static func total(_ partitions: [[String: ScopeStats]]) -> [String: ScopeStats] {
-        var total: [String: ScopeStats] = [:]
+    /// The apps of several partitions added up by name.
+    package static func total(_ partitions: [[String: AppQueueStats]]) -> [String: AppQueueStats] {
+        var total: [String: AppQueueStats] = [:]
         for partition in partitions {
             total.merge(partition) { $0.adding($1) }
         }
         return total
     }
 
-    /// The `limit` busiest scopes (most waiting and in flight, then by name), and how many more there are.
-    package static func busiest(_ scopes: [String: ScopeStats], limit: Int) -> (shown: [(scope: String, stats: ScopeStats)], more: Int) {
-        let ranked = scopes.sorted { $0.value.load != $1.value.load ? $0.value.load > $1.value.load : $0.key < $1.key }
+    /// The `limit` busiest apps (most waiting and in flight, then by name), and how many more there are.
+    package static func busiest(_ apps: [String: AppQueueStats], limit: Int) -> (shown: [(app: String, stats: AppQueueStats)], more: Int) {
+        let ranked = apps.sorted { $0.value.load != $1.value.load ? $0.value.load > $1.value.load : $0.key < $1.key }
         return (ranked.prefix(limit).map { ($0.key, $0.value) }, max(ranked.count - limit, 0))
     }
 }

@@ -25,7 +25,7 @@ struct ScopeStatsTests {
             let fixture = QueueFixture(server: server)
             let queue = fixture.queue
             try await queue.ensureGroup()
-            try await JobQueue.setLimits(ScopeLimits(weight: 3, maxInFlight: 2), of: "a", in: [queue])
+            try await JobQueue.setLimits(AppShare(weight: 3, maxInFlight: 2), of: "a", in: [queue])
             let now = JobQueue.nowMilliseconds()
             // a: 3 single-device jobs enqueued 5 s ago, 4 bulk ones 9 s ago; b: 2 now, enqueued 1 s ago.
             try await admit(fixture.jobs("a", 3), to: queue, enqueuedAt: now - 5_000, redis: fixture.redis)
@@ -46,7 +46,7 @@ struct ScopeStatsTests {
 
             // A take: a is capped at 2 in flight (its `now` lane first), b gives both of its.
             let taken = try await queue.take(for: "c", count: 10).map { try $0.get() }
-            #expect(taken.filter { $0.scope == "a" }.count == 2 && taken.filter { $0.scope == "b" }.count == 2)
+            #expect(taken.filter { $0.app == "a" }.count == 2 && taken.filter { $0.app == "b" }.count == 2)
             apps = try await queue.stats(perApp: true).apps
             #expect(apps["a"]?.waitingNow == 1 && apps["a"]?.waitingBulk == 4 && apps["a"]?.inFlight == 2 && apps["a"]?.taken == 2)
             #expect(apps["b"]?.waiting == 0 && apps["b"]?.inFlight == 2 && apps["b"]?.oldestWaitingAgeMilliseconds == 0)
@@ -66,19 +66,19 @@ struct ScopeStatsTests {
             let second = JobQueue(redis: first.redis, configuration: JobQueueConfiguration(prefix: prefix, partition: "q1"))
             let queues = [first.queue, second]
             for queue in queues { try await queue.ensureGroup() }
-            try await JobQueue.setLimits(ScopeLimits(weight: 2, maxInFlight: 7), of: "a", in: queues)
+            try await JobQueue.setLimits(AppShare(weight: 2, maxInFlight: 7), of: "a", in: queues)
             // In q1, a ran 3 jobs to the end; in q0 it has 5 waiting.
             try await second.enqueue(first.jobs("a", 3))
             let done = try await second.take(for: "c", count: 3).map { try $0.get() }
             try await second.acknowledge(done.map { ($0.id, $0.inFlightApp) })
             try await first.queue.enqueue(first.jobs("a", 5, lane: .bulk))
 
-            let partitions = try await JobQueue.scopeStats(in: queues)
+            let partitions = try await JobQueue.appStats(in: queues)
             #expect(partitions[0]["a"]?.waitingBulk == 5 && partitions[1]["a"] == nil)
             let total = try await QueueStats.read(queues, perApp: true).apps
             #expect(
                 total["a"]
-                    == ScopeStats(
+                    == AppQueueStats(
                         waitingBulk: 5, oldestWaitingAgeMilliseconds: total["a"]?.oldestWaitingAgeMilliseconds ?? -1,
                         taken: 3, done: 3, weight: 2, maxInFlight: 7))
         }
@@ -94,7 +94,7 @@ struct ScopeStatsTests {
             try await queue.enqueue(fixture.jobs("a", 4))
             try await queue.enqueue(fixture.jobs("b", 1))
             let jobs = try await queue.take(for: "c", count: 5).map { try $0.get() }
-            let a = jobs.filter { $0.scope == "a" }, b = jobs.filter { $0.scope == "b" }
+            let a = jobs.filter { $0.app == "a" }, b = jobs.filter { $0.app == "b" }
             try #require(a.count == 4 && b.count == 1)
             try await queue.acknowledge(accepted: [
                 (a[0].id, a[0].inFlightApp, 5), (a[1].id, a[1].inFlightApp, 2), (b[0].id, b[0].inFlightApp, 9),
@@ -104,8 +104,8 @@ struct ScopeStatsTests {
             try await queue.retry(a[2], after: .seconds(60), error: "3 pushes failed", accepted: 4)
             try await queue.deadLetter(id: a[3].id, error: "for good")
             // Read as the overview reads them (the scopes asked for by name: neither is busy now).
-            let reply = try await fixture.redis.run(QueueScripts.scopeStats, queue.scopeStatsCall(also: ["a", "b"]))
-            let apps = JobQueue.scopeStats(from: reply, now: JobQueue.nowMilliseconds())
+            let reply = try await fixture.redis.run(QueueScripts.appStats, queue.appStatsCall(also: ["a", "b"]))
+            let apps = JobQueue.appStats(from: reply, now: JobQueue.nowMilliseconds())
             #expect(apps["a"]?.sent == 11 && apps["b"]?.sent == 9, "\(apps)")
             let numbers = try await fixture.redis.send("HMGET", queue.configuration.schedulerKey, "s:a", "s:b").array?.map(\.string)
             #expect(numbers == ["11", "9"])
@@ -114,24 +114,24 @@ struct ScopeStatsTests {
 
     @Test func theBusiestScopesAreShownFirstAndTheRestCounted() {
         let scopes = [
-            "quiet": ScopeStats(waitingNow: 1), "busy": ScopeStats(waitingBulk: 50, inFlight: 10), "mid": ScopeStats(inFlight: 5),
-            "tie": ScopeStats(inFlight: 5),
+            "quiet": AppQueueStats(waitingNow: 1), "busy": AppQueueStats(waitingBulk: 50, inFlight: 10), "mid": AppQueueStats(inFlight: 5),
+            "tie": AppQueueStats(inFlight: 5),
         ]
-        let (shown, more) = ScopeStats.busiest(scopes, limit: 3)
-        #expect(shown.map(\.scope) == ["busy", "mid", "tie"] && more == 1)
+        let (shown, more) = AppQueueStats.busiest(scopes, limit: 3)
+        #expect(shown.map(\.app) == ["busy", "mid", "tie"] && more == 1)
     }
 
     @Test func labelsAreBoundedAndStable() {
-        let labels = ScopeLabels(limit: 2)
+        let labels = AppLabels(limit: 2)
         #expect(labels.label("a") == "a" && labels.label("b") == "b")
-        #expect(labels.label("c") == ScopeLabels.other)
+        #expect(labels.label("c") == AppLabels.other)
         #expect(labels.label("a") == "a" && labels.names == ["a", "b"])
         let byLabel = AppQueueGauges.byLabel(
             [
-                "a": ScopeStats(waitingNow: 1), "c": ScopeStats(waitingNow: 2, oldestWaitingAgeMilliseconds: 50),
-                "d": ScopeStats(oldestWaitingAgeMilliseconds: 70, inFlight: 3),
+                "a": AppQueueStats(waitingNow: 1), "c": AppQueueStats(waitingNow: 2, oldestWaitingAgeMilliseconds: 50),
+                "d": AppQueueStats(oldestWaitingAgeMilliseconds: 70, inFlight: 3),
             ], labels: labels)
         #expect(byLabel["a"]?.waiting == 1)
-        #expect(byLabel[ScopeLabels.other] == ScopeStats(waitingNow: 2, oldestWaitingAgeMilliseconds: 70, inFlight: 3))
+        #expect(byLabel[AppLabels.other] == AppQueueStats(waitingNow: 2, oldestWaitingAgeMilliseconds: 70, inFlight: 3))
     }
 }

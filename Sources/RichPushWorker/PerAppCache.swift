@@ -5,7 +5,7 @@ import Synchronization
 /// time one of the app's jobs comes, and forgotten once the app has sent nothing for
 /// ``idleAfter``, so an idle app costs the worker nothing. Nothing runs per app: the cache is
 /// swept on use.
-final class AppScopeCache<Value: Sendable>: Sendable {
+final class PerAppCache<Value: Sendable>: Sendable {
     /// How long an unused app's entry is kept.
     let idleAfter: Duration
     private let entries = Mutex<(values: [AppID: (value: Value, used: ContinuousClock.Instant)], swept: ContinuousClock.Instant)>(
