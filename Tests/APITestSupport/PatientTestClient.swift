@@ -11,18 +11,9 @@ import NIOHTTP1
 /// 6 runs of scripts/test.sh on 2026-12-06): a client with the same contract and two minutes'
 /// patience. Like Hummingbird's, it names the authority `localhost` and follows no redirect.
 ///
-/// A connection idle in its pool for 5 s is closed by the client: the server closes one idle for
-/// its idle timeout (30 s), and a request sent on it at that moment is reset (a PATCH after a
-/// 30 s stall of the machine, 2026-12-07). Not `Connection: close` on each request: a connection
-/// per request made the pool wait (`getConnectionFromPoolTimeout` in a full run). A request waits
-/// for a connection of the pool as long as the connect timeout, 120 s here too: with 40 requests
-/// at once on a busy machine, AsyncHTTPClient's default of 10 s runs out.
+/// Its connections are ``TestHTTP/client``'s (closed after 5 s idle, before the server's 30 s).
 struct PatientTestClient: TestClientProtocol {
-    static let http = HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(120)), connectionPool: .init(idleTimeout: .seconds(5)), decompression: .disabled))
+    static var http: HTTPClient { TestHTTP.client }
     static let patience: TimeAmount = .seconds(120)
 
     let port: Int?

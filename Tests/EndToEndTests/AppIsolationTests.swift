@@ -1,3 +1,4 @@
+import APITestSupport
 import AsyncHTTPClient
 import Foundation
 import Hiredis
@@ -36,7 +37,7 @@ struct AppIsolationTests {
     static func status(_ pipeline: Pipeline, _ path: String, user: String, password: String) async throws -> Int {
         var request = HTTPClientRequest(url: pipeline.baseURL.appendingPathComponent(path).absoluteString)
         request.headers.add(name: "Authorization", value: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await TestHTTP.client.execute(request, timeout: .seconds(30))
         return Int(response.status.code)
     }
 
@@ -213,7 +214,7 @@ struct AppIsolationTests {
                 request.headers.add(name: "Authorization", value: "Basic " + Data("root@news:root@news-pw".utf8).base64EncodedString())
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.body = .bytes(Data(#"{"message": "m", "richType": "text", "payload": "p", "target": "solo-1"}"#.utf8))
-                let third = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let third = try await TestHTTP.client.execute(request, timeout: .seconds(30))
                 let body = try await third.body.collect(upTo: 1 << 16)
                 #expect(third.status.code == 429 && Int(third.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1)
                 #expect(

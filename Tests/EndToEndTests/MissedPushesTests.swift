@@ -97,7 +97,7 @@ struct MissedPushesTests {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(try JSONSerialization.data(withJSONObject: json))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await TestHTTP.client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), Data(buffer: body))
     }

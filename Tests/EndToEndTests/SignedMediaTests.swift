@@ -1,3 +1,4 @@
+import APITestSupport
 import AsyncHTTPClient
 import Foundation
 import RedisTestSupport
@@ -99,7 +100,7 @@ struct SignedMediaTests {
         body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"sound\"; filename=\"a.mp3\"\r\n".utf8)
         body += Data("Content-Type: audio/mpeg\r\n\r\n".utf8) + payload + Data("\r\n--\(boundary)--\r\n".utf8)
         request.body = .bytes(body)
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        let response = try await TestHTTP.client.execute(request, timeout: .seconds(120))
         let answer = try await response.body.collect(upTo: 1 << 20)
         let json = (try? JSONSerialization.jsonObject(with: Data(buffer: answer))) as? [String: Any]
         return (Int(response.status.code), (json?["error"] as? [String: Any])?["code"] as? String)
@@ -115,7 +116,7 @@ struct SignedMediaTests {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(json)
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await TestHTTP.client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), Data(buffer: body))
     }

@@ -1,3 +1,4 @@
+import APITestSupport
 import AsyncHTTPClient
 import Foundation
 import Hiredis
@@ -42,7 +43,7 @@ struct UpgradeTests {
                 var request = HTTPClientRequest(
                     url: pipeline.baseURL.appendingPathComponent("api/notifications/\(scheduled)/status").absoluteString)
                 request.headers.add(name: "Authorization", value: "Bearer \(token)")
-                #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code == 200)
+                #expect(try await TestHTTP.client.execute(request, timeout: .seconds(30)).status.code == 200)
                 // Its webhook.
                 let hooks = try await pipeline.call("GET", "/api/webhooks", as: "root")
                 #expect(

@@ -19,7 +19,7 @@ struct BulkSender {
     ) async throws -> (ids: [Int], unavailable: Int) {
         let client = HTTPClient(
             eventLoopGroupProvider: .singleton,
-            configuration: .init(connectionPool: .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)))
+            configuration: .init(connectionPool: .init(idleTimeout: .seconds(5), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)))
         let progress = Progress(count: count)
         let authorization = "Basic " + Data("\(user):\(user)-pw".utf8).base64EncodedString()
         let url = pipeline.baseURL.appendingPathComponent("api/notifications").absoluteString

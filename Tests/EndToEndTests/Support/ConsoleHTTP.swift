@@ -1,3 +1,4 @@
+import APITestSupport
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -27,7 +28,7 @@ enum ConsoleHTTP {
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
             request.body = .bytes(ByteBuffer(string: form))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        let response = try await TestHTTP.client.execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 16 << 20)
         let setCookie = response.headers.first(name: "Set-Cookie").flatMap { $0.split(separator: ";").first.map(String.init) }
         return (Int(response.status.code), String(buffer: body), setCookie)
