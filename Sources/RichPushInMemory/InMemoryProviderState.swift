@@ -1,8 +1,8 @@
 package import RichPushCore
 import Synchronization
 
-/// Provider holds in memory, with the Redis store's rule (the later end wins; an end in the past
-/// is no hold), for fast unit tests of logic.
+/// Provider pauses in memory, with the Redis store's rule (the later end wins; an end in the past
+/// is no pause), for fast unit tests of logic.
 package final class InMemoryProviderPauses: ProviderPauses {
     private let ends = Mutex<[String: Int64]>([:])
     private let now: @Sendable () -> Int64
