@@ -142,7 +142,9 @@ let package = Package(
         ),
         .target(
             name: "RichPushApps",
-            dependencies: ["Hiredis", "RichPushCore", "RichPushQueue", "RichPushAPNS", "RichPushFCM", "RichPushWebPush", .use("Crypto")]
+            dependencies: [
+                "Hiredis", "RichPushCore", "RichPushQueue", "RichPushAPNS", "RichPushFCM", "RichPushWebPush", "RichPushNH", .use("Crypto"),
+            ]
         ),
         .target(
             name: "RichPushWebPush",
@@ -207,7 +209,7 @@ let package = Package(
             dependencies: [
                 "Hiredis", "RichPushCore", "RichPushReport", "RichPushQueue", "RichPushStorage", "RichPushAPI",
                 "RichPushAdapters", "RichPushWorker", "RichPushWebhooks", "RichPushSimulator", "RichPushAPNS",
-                "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushFCM", "RichPushFCMSim", "RichPushApps",
+                "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushFCM", "RichPushFCMSim", "RichPushApps", "RichPushNH",
                 "RichPushWebPush", "RichPushWebPushSim", .use("_CryptoExtras"), .use("ArgumentParser"),
                 .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Metrics"),
                 .use("Prometheus"), .use("ServiceLifecycle"), .use("Logging"),
@@ -283,7 +285,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RichPushAppsTests",
-            dependencies: ["RichPushApps", "RichPushCore", "Hiredis", "RedisTestSupport"]
+            dependencies: ["RichPushApps", "RichPushCore", "RichPushNH", "Hiredis", "RedisTestSupport"]
         ),
         .testTarget(name: "DeploymentTests", dependencies: ["RedisTestSupport", .use("Yams")]),
         .testTarget(name: "RichPushCoreTests", dependencies: ["RichPushCore", "RedisTestSupport"]),

@@ -1,4 +1,5 @@
 package import RichPushCore
+package import RichPushNH
 package import RichPushQueue
 
 /// One app as anyone may see it: its id and name, when it changed, and what its credentials are
@@ -28,12 +29,16 @@ package struct AppSummary: Sendable, Hashable {
     /// queue partition added later, or a scheduler hash that was lost, is paused again by the
     /// next worker's start, as the weight and cap are.
     package var paused: Bool
+    /// Its Notification Hubs rules as shown: each rule's name and rights, never a key (empty: the
+    /// app has none).
+    package var nhRules: [String: [String]] = [:]
 
     package init(
         id: AppID, name: String, createdAt: Int64, updatedAt: Int64, version: Int, credentials: [AppPlatform: [String: String]],
         limits: AppLimits = .none, defaultLocale: String? = nil, defaultDelivery: PushRenderer.Mode? = nil,
-        scheduling: AppShare = AppShare(), paused: Bool = false
+        scheduling: AppShare = AppShare(), paused: Bool = false, nhRules: [String: [String]] = [:]
     ) {
+        self.nhRules = nhRules
         self.paused = paused
         self.defaultLocale = defaultLocale
         self.defaultDelivery = defaultDelivery
@@ -90,11 +95,16 @@ package struct AppChange: Sendable {
     package var scheduling: AppShare?
     /// Paused or not (nil: unchanged).
     package var paused: Bool?
+    /// Its Notification Hubs rules, whole (nil: unchanged; `.some(nil)`: removed), sealed as
+    /// credentials are.
+    package var nhRules: [NHAccessRule]??
 
     package init(
         name: String? = nil, set: AppCredentials = AppCredentials(), remove: Set<AppPlatform> = [], limits: AppLimits? = nil,
-        defaultLocale: LocaleTag?? = nil, defaultDelivery: PushRenderer.Mode?? = nil, scheduling: AppShare? = nil, paused: Bool? = nil
+        defaultLocale: LocaleTag?? = nil, defaultDelivery: PushRenderer.Mode?? = nil, scheduling: AppShare? = nil, paused: Bool? = nil,
+        nhRules: [NHAccessRule]?? = nil
     ) {
+        self.nhRules = nhRules
         self.paused = paused
         self.defaultLocale = defaultLocale
         self.defaultDelivery = defaultDelivery

@@ -16,9 +16,9 @@ extension RedisAppStore {
     package func checkKeyRing() async throws -> KeyRingCheck {
         var check = KeyRingCheck(sealed: 0, byKey: [:])
         for (id, fields) in try await allFields() {
-            for platform in AppPlatform.allCases {
-                guard let sealed = fields[platform.rawValue] else { continue }
-                _ = try CredentialSealer.open(sealed, app: id, field: platform.rawValue, ring: ring)
+            for field in Self.sealedFields {
+                guard let sealed = fields[field] else { continue }
+                _ = try CredentialSealer.open(sealed, app: id, field: field, ring: ring)
                 check.sealed += 1
                 check.byKey[CredentialSealer.keyID(of: sealed) ?? "?", default: 0] += 1
             }
@@ -36,10 +36,10 @@ extension RedisAppStore {
                 let fields = Self.fields(try await redis.send("HGETALL", keys.app(id)))
                 guard let version = fields["version"] else { break }
                 var changed: [String: String] = [:]
-                for platform in AppPlatform.allCases {
-                    guard let sealed = fields[platform.rawValue], CredentialSealer.keyID(of: sealed) != ring.current.id else { continue }
-                    let plaintext = try CredentialSealer.open(sealed, app: id, field: platform.rawValue, ring: ring)
-                    changed[platform.rawValue] = try CredentialSealer.seal(plaintext, app: id, field: platform.rawValue, with: ring.current)
+                for field in Self.sealedFields {
+                    guard let sealed = fields[field], CredentialSealer.keyID(of: sealed) != ring.current.id else { continue }
+                    let plaintext = try CredentialSealer.open(sealed, app: id, field: field, ring: ring)
+                    changed[field] = try CredentialSealer.seal(plaintext, app: id, field: field, with: ring.current)
                 }
                 if changed.isEmpty { break }
                 let json = String(decoding: try JSONSerialization.data(withJSONObject: changed, options: [.sortedKeys]), as: UTF8.self)
@@ -51,6 +51,10 @@ extension RedisAppStore {
         }
         return resealed
     }
+
+    /// The fields of an app's hash that hold something sealed: each platform's credentials and the
+    /// Notification Hubs rules.
+    static var sealedFields: [String] { AppPlatform.allCases.map(\.rawValue) + [nhField] }
 
     private func allFields() async throws -> [(AppID, [String: String])] {
         var ids = Set((try await redis.send("SMEMBERS", keys.all).array ?? []).compactMap { $0.string.flatMap { try? AppID($0) } })

@@ -1,6 +1,7 @@
 import Foundation
 package import Hiredis
 package import RichPushCore
+package import RichPushNH
 import RichPushQueue
 
 /// Apps as Redis hashes (`<prefix>:{apps}:app:<id>`: name, created, updated, version, and per
@@ -77,6 +78,23 @@ package struct RedisAppStore: AppStore {
         return (version, credentials)
     }
 
+    /// The field of the app's hash that holds its sealed Notification Hubs rules.
+    static let nhField = "nh"
+
+    /// The app's Notification Hubs rules, opened (empty when it has none), and the app's version;
+    /// nil for no app.
+    package func nhRules(id: AppID) async throws -> (version: Int, rules: [NHAccessRule])? {
+        let fields = try await redis.send("HMGET", keys.app(id), "version", Self.nhField).array ?? []
+        guard let version = fields.first?.string.flatMap(Int.init) else { return id == .default ? (0, []) : nil }
+        guard let sealed = fields.dropFirst().first?.string else { return (version, []) }
+        let bytes = try CredentialSealer.open(sealed, app: id, field: Self.nhField, ring: ring)
+        do {
+            return (version, try JSONDecoder().decode([NHAccessRule].self, from: Data(bytes)))
+        } catch {
+            throw AppError.unreadable(app: id, field: Self.nhField)
+        }
+    }
+
     /// The app's version alone (0 for the default app before anything was stored), nil for no app:
     /// one HGET, for a worker checking what it cached.
     package func version(id: AppID) async throws -> Int? {
@@ -115,6 +133,17 @@ package struct RedisAppStore: AppStore {
         switch change.defaultLocale {
         case .some(.some(let locale)): set["locale"] = locale.identifier
         case .some(.none): remove.append("locale")
+        case .none: break
+        }
+        switch change.nhRules {
+        case .some(.some(let rules)):
+            if let problem = NHAccessRule.problem(with: rules) { throw AppError.invalid(field: "nhRules", problem) }
+            guard let ring else { throw AppError.noKeyEncryptionKey }
+            set[Self.nhField] = try CredentialSealer.seal(
+                Array(try encoder.encode(rules)), app: id, field: Self.nhField, with: ring.current)
+            let shown = Dictionary(uniqueKeysWithValues: rules.map { ($0.name, $0.rights.map(\.rawValue).sorted()) })
+            set[Self.nhField + ":summary"] = String(decoding: try encoder.encode(shown), as: UTF8.self)
+        case .some(.none): remove += [Self.nhField, Self.nhField + ":summary"]
         case .none: break
         }
         switch change.defaultDelivery {
@@ -167,6 +196,9 @@ package struct RedisAppStore: AppStore {
             id: id, name: fields["name"] ?? id.rawValue, createdAt: fields["created"].flatMap(Int64.init) ?? 0,
             updatedAt: fields["updated"].flatMap(Int64.init) ?? 0, version: version, credentials: credentials, limits: limits,
             defaultLocale: fields["locale"], defaultDelivery: fields["delivery"].flatMap(PushRenderer.Mode.init), scheduling: scheduling,
-            paused: fields["paused"] == "1")
+            paused: fields["paused"] == "1",
+            nhRules: fields[nhField + ":summary"].flatMap {
+                try? JSONDecoder().decode([String: [String]].self, from: Data($0.utf8))
+            } ?? [:])
     }
 }

@@ -199,9 +199,12 @@ struct AppView: Encodable {
     let maxInFlight: Int?
     /// Its sending is paused (the console's or `richpush apps pause`).
     let paused: Bool
+    /// Its Notification Hubs rules: name → rights, never a key (absent: none; docs/nh.md).
+    let nhRules: [String: [String]]?
 
     init(_ app: AppSummary) {
         paused = app.paused
+        nhRules = app.nhRules.isEmpty ? nil : app.nhRules
         defaultLocale = app.defaultLocale
         defaultDelivery = app.defaultDelivery?.rawValue
         weight = app.scheduling.weight

@@ -41,6 +41,7 @@ enum AppsOutput {
         object["weight"] = app.scheduling.weight
         if let cap = app.scheduling.maxInFlight { object["maxInFlight"] = cap }
         object["paused"] = app.paused
+        if !app.nhRules.isEmpty { object["nhRules"] = app.nhRules }
         object["limits"] = [
             "notificationsPerMinute": app.limits.notificationsPerMinute, "audience": app.limits.audience,
             "payloadBytes": app.limits.payloadBytes,
