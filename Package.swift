@@ -94,7 +94,7 @@ let package = Package(
             dependencies: ["Hiredis", .use("Logging"), .use("Metrics"), .use("ServiceLifecycle")]
         ),
         // Azure Notification Hubs' surface: connection strings, SAS tokens, their rules (issue 49).
-        .target(name: "RichPushNH", dependencies: [.use("Crypto")]),
+        .target(name: "RichPushNH", dependencies: ["RichPushCore", .use("Crypto")]),
         .target(name: "RichPushStorage", dependencies: ["Hiredis", "RichPushCore", "RichPushQueue", .use("Crypto")]),
         // Benchmark and probe code (job types, a backlog skip between phases): no other library links it.
         .target(name: "RichPushBench", dependencies: ["Hiredis", "RichPushQueue"]),

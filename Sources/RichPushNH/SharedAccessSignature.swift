@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RichPushCore
 
 /// A `SharedAccessSignature` token, the `Authorization` header of every request to an NH hub:
 /// `SharedAccessSignature sr=…&sig=…&se=…&skn=…`, its fields in any order. `sr` is the resource

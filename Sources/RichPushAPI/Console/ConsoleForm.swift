@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import RichPushCore
 
 /// A console form's fields (`application/x-www-form-urlencoded`), or a page's query: bounded in
 /// bytes, in fields and in each value's length, each problem a 4xx naming it.
@@ -64,28 +65,5 @@ struct ConsoleForm: Sendable {
     /// Every value of `name`.
     func all(_ name: String) -> [String] { fields.filter { $0.name == name }.map(\.value) }
 
-    private static func decode(_ part: Substring) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(part.utf8.count)
-        var iterator = part.utf8.makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-                bytes.append(high << 4 | low)
-            default: bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    private static func decode(_ part: Substring) -> String? { PercentEncoding.decode(part, plusIsSpace: true) }
 }

@@ -39,7 +39,8 @@ package enum Hex {
         return bytes
     }
 
-    private static func value(_ digit: UInt8) -> UInt8? {
+    /// The value of one hex digit (either case); nil for anything else.
+    package static func value(_ digit: UInt8) -> UInt8? {
         switch digit {
         case 0x30...0x39: digit - 0x30
         case 0x41...0x46: digit - 0x41 + 10
