@@ -6,7 +6,9 @@ import Synchronization
 
 /// Creates many notifications through `POST /api/notifications` over pooled keep-alive
 /// connections, as a client of the API would: each with its own Idempotency-Key, sent again
-/// with the same key after a 503 (Redis busy, a failover, too few replicas) until it is accepted.
+/// with the same key after a 503 (Redis busy, a failover, too few replicas) until it is accepted,
+/// and after a 429 of the user's quota once its Retry-After has passed (the per-user bucket lets
+/// 100 through at once, then 10 a second: 240 sends back to back meet it).
 struct BulkSender {
     let pipeline: Pipeline
     var user = "root"
@@ -42,12 +44,15 @@ struct BulkSender {
                                 request.headers.add(name: "Content-Type", value: "application/json")
                                 request.headers.add(name: "Idempotency-Key", value: "\(key)-\(index)")
                                 request.body = .bytes(ByteBuffer(bytes: body))
-                                let answer: (status: Int, body: [UInt8])
+                                let answer: (status: Int, body: [UInt8], retryAfter: Int?)
                                 do {
                                     let response = try await client.execute(request, timeout: .seconds(30))
-                                    answer = (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 1 << 20)))
+                                    answer = (
+                                        Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 1 << 20)),
+                                        response.headers.first(name: "Retry-After").flatMap(Int.init)
+                                    )
                                 } catch {
-                                    answer = (0, Array("\(error)".utf8))
+                                    answer = (0, Array("\(error)".utf8), nil)
                                 }
                                 if answer.status == 202,
                                     let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
@@ -62,6 +67,14 @@ struct BulkSender {
                                     answer.status == 409 && String(decoding: answer.body, as: UTF8.self).contains("idempotency_key_in_use")
                                 if keyInUse, ContinuousClock.now < deadline {
                                     try await Task.sleep(for: .milliseconds(500))
+                                    continue
+                                }
+                                // The user's quota: its bucket refills; the key was released, so the same
+                                // request is sent again once Retry-After has passed.
+                                let overQuota =
+                                    answer.status == 429 && String(decoding: answer.body, as: UTF8.self).contains("\"quota_exceeded\"")
+                                if overQuota, let seconds = answer.retryAfter, ContinuousClock.now + .seconds(seconds) < deadline {
+                                    try await Task.sleep(for: .seconds(max(seconds, 1)))
                                     continue
                                 }
                                 guard answer.status == 503 || answer.status == 0, ContinuousClock.now < deadline else {
