@@ -257,7 +257,7 @@ let package = Package(
         .testTarget(
             name: "RichPushAPITests",
             dependencies: [
-                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "Hiredis",
+                "RichPushAPI", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "RichPushNH", "Hiredis",
                 "RedisTestSupport", "APITestSupport", "RichPushInMemory", .use("HummingbirdTesting"),
                 .use("HummingbirdBcrypt"), .use("Yams"),
             ]

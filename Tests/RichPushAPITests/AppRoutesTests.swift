@@ -8,6 +8,7 @@ import RedisTestSupport
 import RichPushAPI
 import RichPushApps
 import RichPushCore
+import RichPushNH
 import RichPushStorage
 import Testing
 
@@ -115,6 +116,24 @@ struct AppRoutesTests {
                 try document.check(template: "/api/apps/{id}", method: .delete, response: removeDefault)
                 try document.check(
                     template: "/api/apps/{id}", method: .get, response: try await Self.send(client, .get, "/api/apps/default"))
+
+                // Its Notification Hubs rules are shown by name and rights, never a key.
+                let rules = NHAccessRule.defaults()
+                let store = try #require(fixture.apps as? RedisAppStore)
+                _ = try await store.update(id: try AppID("shop"), change: AppChange(nhRules: .some(rules)))
+                let withRules = try await Self.send(client, .get, "/api/apps/shop")
+                #expect(
+                    (withRules.json["nhRules"] as? [String: [String]])
+                        == [
+                            "DefaultListenSharedAccessSignature": ["Listen"],
+                            "DefaultFullSharedAccessSignature": ["Listen", "Manage", "Send"],
+                        ],
+                    "\(withRules.json)")
+                #expect(
+                    !rules.contains {
+                        String(buffer: withRules.body).contains($0.primaryKey) || String(buffer: withRules.body).contains($0.secondaryKey)
+                    })
+                try document.check(template: "/api/apps/{id}", method: .get, response: withRules)
 
                 #expect(try await Self.send(client, .delete, "/api/apps/shop").status == .noContent)
                 #expect(try await Self.send(client, .get, "/api/apps/shop").status == .notFound)
