@@ -15,6 +15,7 @@ let productPackages: [String: String] = [
     "Hummingbird": "hummingbird",
     "HummingbirdCore": "hummingbird",
     "HummingbirdHTTP2": "hummingbird",
+    "HummingbirdTLS": "hummingbird",
     "HummingbirdTesting": "hummingbird",
     "HummingbirdBcrypt": "hummingbird-auth",
     "HummingbirdWebSocket": "hummingbird-websocket",
@@ -193,8 +194,9 @@ let package = Package(
             name: "RichPushAPI",
             dependencies: [
                 "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "RichPushWebPush",
-                "RichPushTemplates", "RichPushReport", .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Crypto"), .use("Metrics"),
-                .use("Prometheus"), .use("ServiceLifecycle"), .use("NIOCore"), .use("NIOHTTP1"), .use("NIOHTTPTypes"),
+                "RichPushTemplates", "RichPushReport", "RichPushNH", .use("Hummingbird"), .use("HummingbirdBcrypt"),
+                .use("HummingbirdTLS"), .use("Crypto"), .use("Metrics"), .use("Prometheus"), .use("ServiceLifecycle"), .use("NIOCore"),
+                .use("NIOHTTP1"), .use("NIOHTTPTypes"), .use("NIOSSL"),
             ],
             resources: [
                 .copy("Resources/openapi.yaml"), .copy("Resources/default-image.png"),

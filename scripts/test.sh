@@ -175,10 +175,14 @@ define chaos-providers "fault-injection with provider faults (scripts/chaos.sh -
 # a test that depends on the calendar fails here. Last, after chaos.
 define clock-ahead "the suites with the clock a year ahead (scripts/test-clock-ahead.sh: no test depends on the date)" \
     bash scripts/test-clock-ahead.sh
+# Two third-party NH clients from PyPI against the NH listener (a few seconds, after security).
+define nh-clients "Azure Notification Hubs' interface through two PyPI NH clients (scripts/test-nh-clients.sh: template sends, SAS refusals)" \
+    bash scripts/test-nh-clients.sh
 # The operator's console in the same browser lane, after the browser device (one Chromium at a time).
 define console "operator's console in headless Chromium (scripts/test-console.sh: sign-in, live overview, exact bulk replay, roles, audit)" \
     bash scripts/test-console.sh
 after tests security fuzz
+after security nh-clients
 after fuzz browser
 after browser console
 after console chaos

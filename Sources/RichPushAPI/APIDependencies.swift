@@ -1,6 +1,7 @@
 package import Prometheus
 package import RichPushApps
 package import RichPushCore
+package import RichPushNH
 package import RichPushQueue
 package import RichPushStorage
 
@@ -29,6 +30,9 @@ package struct APIDependencies: Sendable {
     package var console: ConsoleBackend?
     /// Checks the signed media URLs of alerts (`/media/…`); nil leaves that route out (404).
     package var mediaSigner: MediaURLSigner?
+    /// An app's Notification Hubs rules (nil: no such app), for the NH listener
+    /// (``buildNHApplication(listener:configuration:dependencies:logger:)``).
+    package var nhRules: (@Sendable (AppID) async throws -> [NHAccessRule]?)?
 
     package init(
         stores: APIStores, registry: PrometheusCollectorRegistry? = nil, credentialChanges: (any CredentialChanges)? = nil,

@@ -48,20 +48,7 @@ func buildRouter(
         for: RoutesPerApp(apps: apps) { [quotas = configuration.quotas] _, stores, _ in
             RegistrationRoutes(installations: stores.installations, quotas: quotas)
         })
-    let backlog = BacklogGuard(readBacklog: stores.backlog, limit: configuration.maxBacklog)
-    let batches = NotificationRoutes.batchGate(configuration)
-    NotificationRoutes.add(
-        to: api,
-        for: RoutesPerApp(apps: apps) { [apiConfiguration] app, stores, settings in
-            var routes = NotificationRoutes(
-                notifications: stores.notifications, installations: stores.installations, backlog: backlog,
-                configuration: apiConfiguration, cachedRecord: stores.cachedNotification, batches: batches)
-            routes.app = app
-            routes.appLimits = settings.limits
-            routes.defaultLocale = settings.defaultLocale
-            routes.defaultDelivery = settings.defaultDelivery
-            return routes
-        })
+    NotificationRoutes.add(to: api, for: NotificationRoutes.perApp(apps, configuration: apiConfiguration, stores: stores))
     TemplateRoutes.add(to: api)
     WebhookRoutes.add(
         to: api,
@@ -92,15 +79,7 @@ package func buildApplication(
             "AUTH MODE DEMO: any user whose password equals their name is let in. This is the tutorial's check, not authentication; never expose this server."
         )
     }
-    var lookup: (@Sendable (AppID) async throws -> AppDirectory.Settings?)?
-    if let store = dependencies.apps {
-        lookup = { app in
-            try await store.summary(id: app).map {
-                AppDirectory.Settings(limits: $0.limits, defaultLocale: $0.defaultLocale, defaultDelivery: $0.defaultDelivery)
-            }
-        }
-    }
-    let apps = AppDirectory(defaultStores: dependencies.stores, build: dependencies.appStores, lookup: lookup)
+    let apps = AppDirectory.of(dependencies)
     // A user's credentials changed: their app's cached records go (`<app>/<name>` in another app).
     let auth = AuthState(configuration: configuration.auth) { name in
         apps.stores(for: AppID.of(credentialName: name)).dropCachedNotifications()
@@ -120,6 +99,41 @@ package func buildApplication(
         services: services,
         onServerRunning: onServerRunning,
         logger: logger)
+}
+
+extension AppDirectory {
+    /// The directory of the apps the dependencies serve: their stores, and their settings from
+    /// the app store (none without one).
+    static func of(_ dependencies: APIDependencies) -> AppDirectory {
+        var lookup: (@Sendable (AppID) async throws -> AppDirectory.Settings?)?
+        if let store = dependencies.apps {
+            lookup = { app in
+                try await store.summary(id: app).map {
+                    AppDirectory.Settings(limits: $0.limits, defaultLocale: $0.defaultLocale, defaultDelivery: $0.defaultDelivery)
+                }
+            }
+        }
+        return AppDirectory(defaultStores: dependencies.stores, build: dependencies.appStores, lookup: lookup)
+    }
+}
+
+extension NotificationRoutes {
+    /// Each app's notification routes, built once per app (see ``RoutesPerApp``); `configuration`
+    /// with its default image.
+    static func perApp(_ apps: AppDirectory, configuration: APIConfiguration, stores: APIStores) -> RoutesPerApp<NotificationRoutes> {
+        let backlog = BacklogGuard(readBacklog: stores.backlog, limit: configuration.maxBacklog)
+        let batches = batchGate(configuration)
+        return RoutesPerApp(apps: apps) { app, stores, settings in
+            var routes = NotificationRoutes(
+                notifications: stores.notifications, installations: stores.installations, backlog: backlog,
+                configuration: configuration, cachedRecord: stores.cachedNotification, batches: batches)
+            routes.app = app
+            routes.appLimits = settings.limits
+            routes.defaultLocale = settings.defaultLocale
+            routes.defaultDelivery = settings.defaultDelivery
+            return routes
+        }
+    }
 }
 
 /// Files shipped inside the target.

@@ -15,19 +15,20 @@ package struct NHError: Error, Sendable, Hashable, CustomStringConvertible {
     package var description: String { "\(status) \(code): \(message)" }
 
     /// No `Authorization` header, or not a `SharedAccessSignature` one.
-    static let missingToken = NHError(
+    package static let missingToken = NHError(
         status: 401, code: "MissingToken", message: "the request needs an Authorization header with a SharedAccessSignature token")
     /// A token that is not `sr`, `sig`, `se` and `skn` once each, or is too long.
-    static func malformedToken(_ problem: String) -> NHError {
+    package static func malformedToken(_ problem: String) -> NHError {
         NHError(status: 401, code: "MalformedToken", message: "the SharedAccessSignature token is malformed: \(problem)")
     }
-    static let expiredToken = NHError(status: 401, code: "ExpiredToken", message: "the SharedAccessSignature token has expired (se)")
+    package static let expiredToken = NHError(
+        status: 401, code: "ExpiredToken", message: "the SharedAccessSignature token has expired (se)")
     /// A wrong key or an unknown key name: the same answer for both.
-    static let invalidSignature = NHError(
+    package static let invalidSignature = NHError(
         status: 401, code: "InvalidSignature", message: "the token's signature does not match a key of this hub's rules")
-    static let wrongAudience = NHError(
+    package static let wrongAudience = NHError(
         status: 401, code: "InvalidAudience", message: "the token's resource (sr) is neither this hub's URL nor its namespace's")
-    static func missingRight(_ right: NHRight) -> NHError {
+    package static func missingRight(_ right: NHRight) -> NHError {
         NHError(status: 403, code: "InsufficientClaims", message: "the key's rule lacks the '\(right.rawValue)' right this operation needs")
     }
 }

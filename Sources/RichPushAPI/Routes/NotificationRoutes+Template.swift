@@ -4,6 +4,8 @@ import Hummingbird
 extension NotificationRoutes {
     /// Azure Notification Hubs' header for a template send, whose body is the properties alone.
     static let formatHeader = HTTPField.Name("ServiceBusNotification-Format")!
+    /// NH's header naming a template send's target: a tag or a tag expression.
+    static let tagsHeader = HTTPField.Name("ServiceBusNotification-Tags")!
 
     /// Whether the request is an NH template send (`ServiceBusNotification-Format: template`);
     /// another format is refused (RichPush renders the platforms' payloads itself).

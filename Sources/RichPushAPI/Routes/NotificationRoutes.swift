@@ -59,12 +59,30 @@ struct NotificationRoutes {
     // MARK: - Create
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
+        switch try await created(request, context: context) {
+        case .record(let id, let target, let replayed): Self.accepted(id: id, target: target, replayed: replayed)
+        case .dryRun(let answer): answer
+        }
+    }
+
+    /// What a create made: a notification (or the one its idempotency key replayed), or a dry
+    /// run's answer.
+    enum Created {
+        case record(id: Int, target: String, replayed: Bool)
+        case dryRun(Response)
+    }
+
+    /// A create up to its answer (shared with Notification Hubs' send route, which answers as NH).
+    func created(_ request: Request, context: APIRequestContext) async throws -> Created {
         let user = try context.caller(.send)
         let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
+        let isTemplate = try Self.isTemplateFormat(request)
         var input =
-            try Self.isTemplateFormat(request)
+            isTemplate
             ? NotificationInput(properties: try NotificationInput.parseProperties(Array(buffer: body)))
             : try parse(body, contentType: request.headers[.contentType])
+        // NH's template send names its target in a header: a tag expression.
+        if isTemplate, let tags = request.headers[Self.tagsHeader] { input.target = tags }
         if body.readableBytes == 0 || input.properties != nil && input.payload == nil && input.richType == nil {
             // The tutorial's "Send push": the configured image and its message (and a template
             // send's rich push, when it names none).
@@ -74,13 +92,13 @@ struct NotificationRoutes {
         var draft = try input.draft(
             as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale, defaultDelivery: defaultDelivery)
         // A dry run checks all of the above and stores, charges and sends nothing.
-        if try Self.isDryRun(request) { return try await dryRun(draft) }
+        if try Self.isDryRun(request) { return .dryRun(try await dryRun(draft)) }
         if let key = try Self.idempotencyKey(request, user: user, body: body) {
             switch try await notifications.claim(key) {
             case .completed(let id):
                 // The same request again: the first answer, nothing created (the fingerprint
                 // matched, so the target is the one it was created with).
-                return Self.accepted(id: id, target: draft.target, replayed: true)
+                return .record(id: id, target: draft.target, replayed: true)
             case .inFlight(let retryAfter):
                 throw Self.keyInUse(retryAfter: retryAfter)
             case .mismatch:
@@ -101,7 +119,7 @@ struct NotificationRoutes {
             }
             context.logger.info(
                 "notification accepted", metadata: ["notification.id": "\(record.id)", "notification.target": "\(record.target)"])
-            return Self.accepted(id: record.id, target: record.target, replayed: false)
+            return .record(id: record.id, target: record.target, replayed: false)
         } catch {
             // Not created: the key is free again at once for the client's retry (or, if Redis
             // cannot be told now, when the claim expires).

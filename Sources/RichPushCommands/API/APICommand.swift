@@ -78,6 +78,13 @@ package struct APICommand: AsyncParsableCommand {
     var operatorTokenFile: String?
     @OptionGroup var kek: KeyEncryptionOptions
     @OptionGroup var console: ConsoleOptions
+    @Option(
+        help:
+            "Serve Azure Notification Hubs' interface on this port too, over HTTPS (docs/nh.md; needs --nh-tls-cert-file, --nh-tls-key-file and a key-encryption key)."
+    )
+    var nhPort: Int?
+    @Option(help: "PEM file of the NH listener's certificate chain.") var nhTlsCertFile: String?
+    @Option(help: "PEM file of the NH listener's private key.") var nhTlsKeyFile: String?
 
     /// `--trusted-proxies`, else RICHPUSH_TRUSTED_PROXIES, else none.
     var proxies: TrustedProxies {
@@ -121,6 +128,19 @@ package struct APICommand: AsyncParsableCommand {
         }
         guard idleTimeout > 0, bodyTimeout > 0 else { throw ValidationError("--idle-timeout and --body-timeout must be positive") }
         _ = try proxies
+        if let nhPort {
+            guard (0...65535).contains(nhPort), nhPort != port || nhPort == 0 else {
+                throw ValidationError("--nh-port must be 0 to 65535, not --port")
+            }
+            guard let nhTlsCertFile, let nhTlsKeyFile else {
+                throw ValidationError("--nh-port needs --nh-tls-cert-file and --nh-tls-key-file")
+            }
+            for file in [nhTlsCertFile, nhTlsKeyFile] where !FileManager.default.isReadableFile(atPath: file) {
+                throw ValidationError("\(file) (NH listener) is not a readable file")
+            }
+        } else if nhTlsCertFile != nil || nhTlsKeyFile != nil {
+            throw ValidationError("--nh-tls-cert-file and --nh-tls-key-file go with --nh-port")
+        }
         if let defaultImage, !FileManager.default.isReadableFile(atPath: defaultImage) {
             throw ValidationError("--default-image \(defaultImage) is not a readable file")
         }
@@ -178,11 +198,26 @@ package struct APICommand: AsyncParsableCommand {
             registry: registry, credentialChanges: changes)
         dependencies.apps = apps
         let app = buildApplication(configuration: configuration, dependencies: dependencies, extraRoutes: extraRoutes, logger: logger)
-        // Stopped in reverse order: the server drains first, the Redis pool closes last.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: backend.service), .init(service: app)]
+        if let nhPort, let nhTlsCertFile, let nhTlsKeyFile {
+            guard ring != nil else {
+                throw CLIError(
+                    "--nh-port needs a key-encryption key to open the apps' NH rules: " + AppError.noKeyEncryptionKey.description)
+            }
+            dependencies.nhRules = { app in try await apps.nhRules(id: app)?.rules }
+            let listener = NHListener(host: host, port: nhPort, certificateFile: nhTlsCertFile, keyFile: nhTlsKeyFile)
+            do {
+                services.append(
+                    .init(
+                        service: try buildNHApplication(
+                            listener: listener, configuration: configuration, dependencies: dependencies, logger: logger)))
+            } catch let error as NHSetupError {
+                throw CLIError(error.description)
+            }
+        }
+        // Stopped in reverse order: the servers drain first, the Redis pool closes last.
         let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [.init(service: backend.service), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+            configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

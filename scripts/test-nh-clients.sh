@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Azure Notification Hubs' interface through two NH clients no one here wrote, from PyPI:
+# notificationhubs-rest-python (Microsoft's sample: hub-scoped tokens, `messages/`, only 201 is a
+# success) and azure-notification-hub-unofficial (a port of the official Node SDK:
+# namespace-scoped tokens, `messages`). A private redis-server, an app `shop` with NH's two default
+# rules (`richpush apps nh-rules --defaults`), `richpush api --nh-port` over TLS with a certificate
+# made for the run; each client is given the connection string `richpush apps connection-string`
+# prints. scripts/nh/clients.py sends template pushes with tag expressions through both and checks
+# each refusal over the wire (a wrong key, a Listen rule sending, another hub, a native format
+# and a broadcast, not served yet), then this script checks what Redis holds: each accepted send
+# a notification of the app, its creator the rule, its target the tags, its properties the body.
+# Uses $RICHPUSH_BIN when set (scripts/test.sh passes the debug binary), else builds release.
+# Files: ~/.cache/richpush/nh-venv (the clients, installed once per machine), .tmp/nh/run-*.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+
+ensure_apt_packages redis-server redis-tools curl python3 openssl
+ensure_swift
+private_tmp nh
+richpush_binary
+venv="${RICHPUSH_NH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/richpush/nh-venv}"
+ensure_venv "$venv" "notificationhubs-rest-python==1.0.3" "azure-notification-hub-unofficial==0.1.0"
+
+work=$(mktemp -d "$TMPDIR/run-XXXX")
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    kill_private_redis "$work"
+}
+trap cleanup EXIT
+
+port=$(free_port)
+start_private_redis "$work/redis" "$port"
+export RICHPUSH_REDIS_URL="redis://127.0.0.1:$port/0"
+"$bin" apps new-kek >"$work/kek"
+export RICHPUSH_KEK_FILE="$work/kek"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+    -days 2 -subj /CN=127.0.0.1 -addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
+"$bin" apps create shop >/dev/null
+"$bin" apps create news >/dev/null
+"$bin" apps nh-rules shop --defaults
+"$bin" apps nh-rules news --defaults >/dev/null
+api_port=$(free_port)
+nh_port=$(free_port)
+"$bin" api --port "$api_port" --nh-port "$nh_port" --nh-tls-cert-file "$work/cert.pem" --nh-tls-key-file "$work/key.pem" \
+    --log-level warning 2>"$work/api.log" & pids+=($!)
+for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$api_port/health/ready" >/dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$api_port/health/ready" >/dev/null || { echo "the API did not start; see $work/api.log" >&2; exit 1; }
+endpoint="sb://127.0.0.1:$nh_port/"
+full=$("$bin" apps connection-string shop --endpoint "$endpoint")
+listen=$("$bin" apps connection-string shop --endpoint "$endpoint" --rule DefaultListenSharedAccessSignature)
+other=$("$bin" apps connection-string news --endpoint "$endpoint")
+echo "==> NH listener on https://127.0.0.1:$nh_port; hub shop: $(echo "$full" | sed 's/SharedAccessKey=.*/SharedAccessKey=***/')"
+
+REQUESTS_CA_BUNDLE="$work/cert.pem" SSL_CERT_FILE="$work/cert.pem" \
+    "$venv/bin/python" scripts/nh/clients.py --full "$full" --listen "$listen" --other "$other" --out "$work/sent.json"
+
+# What Redis holds for each accepted send: the app's notification, as the clients asked.
+python3 - "$work/sent.json" "$port" <<'PY'
+import json, subprocess, sys
+sent = json.load(open(sys.argv[1]))
+port = sys.argv[2]
+def cli(*args):
+    return subprocess.run(["redis-cli", "-p", port, *args], capture_output=True, text=True, check=True).stdout
+keys = [k for k in cli("--scan", "--pattern", "richpush:app:shop:*:notif:*").split() if k]
+records = []
+for key in keys:
+    flat = cli("HGETALL", key).split("\n")
+    records.append(dict(zip(flat[0::2], flat[1::2])))
+found = sorted((r.get("target"), r.get("properties"), r.get("creator"), r.get("app")) for r in records)
+wanted = sorted((s["tags"], json.dumps(s["properties"], separators=(",", ":")), "nh.DefaultFullSharedAccessSignature", "shop") for s in sent)
+if found != wanted:
+    print(f"Redis holds {found}\nthe clients sent {wanted}", file=sys.stderr)
+    sys.exit(1)
+news = [k for k in cli("--scan", "--pattern", "richpush:app:news:*:notif:*").split() if k]
+if news:
+    print(f"hub news holds {news}: nothing was sent to it", file=sys.stderr)
+    sys.exit(1)
+print(f"==> Redis holds the {len(records)} notifications of hub shop the clients sent, as sent (target, properties, creator)")
+PY
+echo "==> NH clients: both sent, every refusal as NH gives it"
