@@ -22,7 +22,7 @@ final class AppDirectory: Sendable {
     private let build: (@Sendable (AppID) -> APIStores)?
     private let lookup: (@Sendable (AppID) async throws -> Settings?)?
     private let built = Mutex<[AppID: APIStores]>([:])
-    private let known = Mutex<[AppID: (settings: Settings?, checked: ContinuousClock.Instant)]>([:])
+    private let known = PerAppMemory<Settings?>()
 
     /// `build` makes an app's stores and `lookup` gives an app's settings (nil: there is no such
     /// app); without them only the default app is served, with no limits.
@@ -61,19 +61,11 @@ final class AppDirectory: Sendable {
     /// The app's settings, nil when it does not exist; remembered for ``memory``.
     private func entry(_ app: AppID) async throws -> Settings? {
         guard let lookup else { return nil }
-        let now = ContinuousClock.now
-        if let entry = known.withLock({ $0[app] }), now - entry.checked < Self.memory { return entry.settings }
-        let found = try await lookup(app)
-        known.withLock { known in
-            // Bounded: names of apps that do not exist are forgotten with the rest past 10,000.
-            if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }
-            known[app] = (found, now)
-        }
-        return found
+        return try await known.value(for: app) { try await lookup(app) }
     }
 
     /// Forgets what is known of `app` (it was just created or removed here).
     func forget(_ app: AppID) {
-        _ = known.withLock { $0.removeValue(forKey: app) }
+        known.forget(app)
     }
 }

@@ -4,6 +4,7 @@ package import Logging
 package import NIOCore
 import NIOSSL
 import RichPushCore
+import RichPushNH
 
 /// Builds the application of Notification Hubs' interface: its own HTTPS listener (`listener`),
 /// NH's answers and errors, on the same stores as the API's (`dependencies`, whose `nhRules`
@@ -19,8 +20,11 @@ package func buildNHApplication(
     var apiConfiguration = configuration
     if apiConfiguration.defaultImage == nil { apiConfiguration.defaultImage = BundledResources.defaultImage }
     let apps = AppDirectory.of(dependencies)
+    // Each app's rules remembered 5 s: a rotated or removed key stops signing within that time
+    // on every replica, and a stream of sends costs no round trip each.
+    let known = PerAppMemory<[NHAccessRule]>()
     NHRoutes(
-        rules: NHRuleCache(read: read),
+        rules: { app in try await known.value(for: app) { try await read(app) ?? [] } },
         notifications: NotificationRoutes.perApp(apps, configuration: apiConfiguration, stores: dependencies.stores)
     ).add(to: router)
     let certificates: [NIOSSLCertificate]

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import RichPushNH
+import RichPushReport
 
 /// Answers every refusal on the NH listener as NH does: the status, `TrackingId`, and an XML body
 /// `<Error><Code>status</Code><Detail>message</Detail></Error>`; a `Retry-After` of the API's own
@@ -35,16 +36,11 @@ struct NHErrorMiddleware: RouterMiddleware {
     }
 
     static func answer(status: Int, detail: String, headers: HTTPFields, tracking: String) -> Response {
-        let body = "<Error><Code>\(status)</Code><Detail>\(escaped(detail)) TrackingId:\(tracking)</Detail></Error>"
+        let body = "<Error><Code>\(status)</Code><Detail>\(detail.markupEscaped) TrackingId:\(tracking)</Detail></Error>"
         var fields = headers
         fields[.contentType] = "application/xml; charset=utf-8"
         fields[trackingID] = tracking
         return Response(
             status: HTTPResponse.Status(code: status), headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
-    }
-
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(
-            of: ">", with: "&gt;")
     }
 }

@@ -9,7 +9,8 @@ import RichPushNH
 /// `ServiceBusNotification-Tags` expression, which RichPush's own create runs (quota, limits,
 /// backlog, queue) and which is answered as NH answers: 201 with the message's `Location`.
 struct NHRoutes {
-    let rules: NHRuleCache
+    /// An app's rules (none for an app that does not exist or has none).
+    let rules: @Sendable (AppID) async throws -> [NHAccessRule]
     let notifications: RoutesPerApp<NotificationRoutes>
     /// Seconds since 1970, for a token's expiry.
     var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
@@ -56,7 +57,7 @@ struct NHRoutes {
         let hub = context.parameters.get("hub") ?? ""
         let app = try? AppID(hub)
         var rules: [NHAccessRule] = []
-        if let app { rules = try await self.rules.rules(of: app) }
+        if let app { rules = try await self.rules(app) }
         let rule = try NHAuthorizer.authorize(
             header: request.headers[.authorization], host: request.head.authority ?? "", path: request.uri.path, rules: rules,
             needs: right, now: now())

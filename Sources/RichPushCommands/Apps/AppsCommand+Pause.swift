@@ -36,7 +36,7 @@ extension AppsCommand {
     }
 
     /// The queue apps an app's pause holds: the default app's jobs and those that name no app
-    /// (`richpush enqueue` without `--app`, jobs written before apps), as the console counts them.
+    /// (those of `richpush enqueue`), as the console counts them.
     static func pausedApps(_ app: AppID) -> [String] {
         app.isDefault ? [app.rawValue, JobRequest.sharedApp] : [app.rawValue]
     }

@@ -2,8 +2,9 @@ import Hiredis
 
 /// The stream entry layout, version 1: flat field/value pairs
 /// `v 1 type <type> payload <bytes> enq <ms> app <app> lane <now|bulk> [attempt <n>] [origin <id>]
-/// [err <text>] [fl <app>]` (`fl`: the delivery holds a jobs-in-flight count of that app; an
-/// entry written before fair scheduling has no `app`, `lane` nor `fl` and reads as the shared app).
+/// [err <text>] [fl <app>]` (`fl`: the delivery holds a jobs-in-flight count of that app). Every
+/// job written here names its `app` and `lane`; an entry added by hand without them reads as the
+/// shared app's, lane `now`.
 /// Fields appended later win over earlier ones of the same name (scripts append `err`, `origin`).
 extension Job {
     static let encodingVersion = "1"
