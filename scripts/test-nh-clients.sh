@@ -6,9 +6,10 @@
 # rules (`richpush apps nh-rules --defaults`), `richpush api --nh-port` over TLS with a certificate
 # made for the run; each client is given the connection string `richpush apps connection-string`
 # prints. scripts/nh/clients.py sends template pushes with tag expressions through both and checks
-# each refusal over the wire (a wrong key, a Listen rule sending, another hub, a native format
-# and a broadcast, not served yet), then this script checks what Redis holds: each accepted send
-# a notification of the app, its creator the rule, its target the tags, its properties the body.
+# each refusal over the wire (a wrong key, a Listen rule sending, another hub, a native format,
+# not served yet); puts, reads, patches and deletes installations. Then this script checks what
+# Redis holds: each accepted send a notification of the app, its creator the rule, its target the
+# tags (`*` for a broadcast), its properties the body; the installation left, as patched.
 # Uses $RICHPUSH_BIN when set (scripts/test.sh passes the debug binary), else builds release.
 # Files: ~/.cache/richpush/nh-venv (the clients, installed once per machine), .tmp/nh/run-*.
 set -euo pipefail
@@ -79,5 +80,15 @@ if news:
     print(f"hub news holds {news}: nothing was sent to it", file=sys.stderr)
     sys.exit(1)
 print(f"==> Redis holds the {len(records)} notifications of hub shop the clients sent, as sent (target, properties, creator)")
+installations = sorted(k for k in cli("--scan", "--pattern", "richpush:*inst:*").split() if k)
+if [k.rsplit(":", 1)[1] for k in installations] != ["iphone-1"]:
+    print(f"Redis holds the installations {installations}; the clients left iphone-1 alone", file=sys.stderr)
+    sys.exit(1)
+fields = cli("HGETALL", installations[0]).split("\n")
+iphone = dict(zip(fields[0::2], fields[1::2]))
+if iphone.get("owner") != "alice" or json.loads(iphone.get("tags", "[]")) != ["news", "username:alice"] or iphone.get("platform") != "apns":
+    print(f"iphone-1 is {iphone}: not as patched (user alice, tags news)", file=sys.stderr)
+    sys.exit(1)
+print("==> Redis holds installation iphone-1 as put and patched (user alice, tag news); browser-1 is gone")
 PY
 echo "==> NH clients: both sent, every refusal as NH gives it"

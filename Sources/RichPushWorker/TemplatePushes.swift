@@ -159,6 +159,7 @@ struct TemplatePushes {
     private func policy(_ template: InstallationTemplate) throws(TemplateRenderError) -> MissingPropertyPolicy {
         switch template.missing {
         case .fail: .fail
+        case .empty: .empty
         case .fallback: .fallback(try TemplateProperties(template.defaults))
         }
     }

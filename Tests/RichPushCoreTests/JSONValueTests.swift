@@ -22,6 +22,25 @@ struct JSONValueTests {
         #expect(JSONValue.parse(Array(text.utf8)) == nil, "\(text)")
     }
 
+    @Test(arguments: [
+        #"{"a":1,"b":[true,false,null],"c":{"d":"e\n\u00e9"},"f":-0.5e-3,"g":""}"#, #"[]"#, #"{}"#, #""x""#, "0",
+        #"{"z":{"y":[{"x":"\"q\""}]},"a":"/"}"#,
+    ])
+    func writesWhatItReads(text: String) throws {
+        let value = try #require(JSONValue.parse(Array(text.utf8)))
+        var json = JSONWriter()
+        json.value(value)
+        #expect(JSONValue.parse(json.bytes) == value, "\(json.text)")
+        let foundation = try JSONSerialization.jsonObject(with: Data(json.bytes), options: .fragmentsAllowed)
+        #expect(Self.same(value, foundation), "\(json.text)")
+    }
+
+    @Test func writesMembersInSortedOrder() throws {
+        var json = JSONWriter()
+        json.value(.object(["b": .array([.number("1"), .null]), "a": .object(["d": .bool(true), "c": .string("x")])]))
+        #expect(json.text == #"{"a":{"c":"x","d":true},"b":[1,null]}"#)
+    }
+
     @Test func nestingIsBounded() {
         let deep = String(repeating: "[", count: 33) + String(repeating: "]", count: 33)
         #expect(JSONValue.parse(Array(deep.utf8)) == nil)

@@ -13,6 +13,8 @@ struct TagExpressionTests {
         ("sports && !weekend", ["sports", "weekend"], false),
         ("sports && !weekend", ["sports"], true),
         ("!(a || b)", [], true),
+        ("*", [], true),
+        (" * ", ["a"], true),
     ])
     func matches(expression: String, tags: [String], expected: Bool) throws {
         #expect(try TagExpression(parsing: expression).matches(Set(tags)) == expected)
@@ -25,6 +27,8 @@ struct TagExpressionTests {
         ("(a || b", "missing ')'"),
         ("a b", "unexpected 'b'"),
         ("a $ b", "unexpected character '$'"),
+        ("* || a", "stands alone"),
+        ("!*", "stands alone"),
         ((0...20).map { "t\($0)" }.joined(separator: " || "), "at most 20"),
         // Hostile inputs that once overflowed the stack: refused by their bounds before any recursion.
         (String(repeating: "!", count: 100_000) + "x", "bytes"),

@@ -20,13 +20,13 @@ struct TemplateDeliveryTests {
         let handler: RichPushJobHandler
         let id: Int
 
-        init(_ devices: [Installation], properties: String) async throws {
+        init(_ devices: [Installation], properties: String, target: String = "news") async throws {
             installations = InMemoryInstallationStore(devices)
             handler = RichPushJobHandler(
                 ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
                 renderer: PushRenderer(), formats: [.fcm: .fcm, .webpush: .webpush])
             var draft = NotificationDraft(
-                message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: "news")
+                message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: target)
             draft.properties = try SendProperties.parse(json: Array(properties.utf8))
             id = try await notifications.create(draft, hashing: { _ in "hash" }).id
         }
@@ -102,6 +102,25 @@ struct TemplateDeliveryTests {
         // Run again: recorded, so nothing is rendered or sent twice.
         #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
         #expect(setup.adapter.pushes.count == 1)
+    }
+
+    @Test func anNHTemplateRendersAMissingPropertyEmptyAndABroadcastReachesEveryTag() async throws {
+        let body = #"{"aps":{"alert":"$(title)"},"extra":"$(subtitle)"}"#
+        var elsewhere = Self.device("elsewhere", locale: nil, templates: [InstallationTemplate(name: "t", body: body, missing: .empty)])
+        elsewhere.tags = ["sports"]
+        var untagged = Self.device("untagged", locale: nil, templates: [])
+        untagged.tags = []
+        let setup = try await Setup(
+            [
+                Self.device("nh", locale: nil, templates: [InstallationTemplate(name: "t", body: body, missing: .empty)]), elsewhere,
+                untagged,
+            ],
+            properties: #"{"title": "Hi"}"#, target: "*")
+        #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
+        #expect(
+            setup.adapter.pushes.map(\.installation.id).sorted() == ["elsewhere", "nh", "untagged"], "'*': every device, whatever its tags")
+        #expect(setup.payload("nh") == #"{"aps":{"alert":"Hi"},"extra":""}"#, "NH's rule: a missing property is an empty string")
+        #expect(try await setup.device("nh")?.state == "sent")
     }
 
     @Test func aPayloadOverThePlatformsLimitFailsThatDevice() async throws {

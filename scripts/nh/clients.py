@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from azure_notification_hub.client import AzureNHError, NotificationHubsClient
+from azure_notification_hub.client import AzureNHError, NotificationHubsClient, create_browser_installation
 from azure_notification_hub.notifications import create_apple_notification, create_template_notification
 from notificationhubs_rest_python.NotificationHub import AzureNotificationHub
 
@@ -30,6 +30,59 @@ def refused(call):
     except AzureNHError as error:
         return error.status_code, str(error)
     return None, ""
+
+
+# RFC 8291's example subscription keys: a browser installation's pushChannel.
+P256DH = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
+AUTH = "BTBZMqHH6r4Tts7J_aSIgg"
+TOKEN = "a1" * 32
+
+
+def NotificationsHubsClientFor(connection_string):
+    return NotificationHubsClient(connection_string, "shop")
+
+
+def installations(node, device):
+    """Installations through the Node SDK's port: a device (Listen key) registers itself; the
+    backend (Full key) reads, patches and deletes; each refusal is NH's."""
+    apple = {"installationId": "iphone-1", "platform": "apns", "pushChannel": TOKEN, "tags": ["sports"],
+             "templates": {"alert": {"body": '{"aps":{"alert":"$(message)"}}', "tags": ["sports"]}}}
+    check(device.create_or_update_installation(apple) == {}, "node port: a device (Listen) puts its apple installation (200)")
+    got = node.get_installation("iphone-1")
+    check(got.get("platform") == "apns" and got.get("pushChannel") == TOKEN and got.get("tags") == ["sports"],
+          f"node port: the installation reads back as put ({got})")
+    check(got.get("templates", {}).get("alert", {}).get("body") == apple["templates"]["alert"]["body"],
+          "node port: its template reads back")
+    answer = node.update_installation("iphone-1", [
+        {"op": "add", "path": "/tags", "value": "news"},
+        {"op": "add", "path": "/userId", "value": "alice"},
+        {"op": "add", "path": "/templates/badge", "value": '{"body":"{\\"aps\\":{\\"badge\\":\\"#(count)\\"}}"}'},
+        {"op": "remove", "path": "/tags/sports"},
+    ])
+    check(answer == {}, f"node port: a JSON Patch (tags, userId, a template as a string) applied, 200 ({answer})")
+    got = node.get_installation("iphone-1")
+    check(got.get("tags") == ["news"] and got.get("userId") == "alice" and sorted(got.get("templates", {})) == ["alert", "badge"],
+          f"node port: the patched installation ({got})")
+    browser = create_browser_installation("browser-1", {"endpoint": "https://push.example.com/sub/1", "p256dh": P256DH, "auth": AUTH},
+                                          tags=["web"])
+    check(node.create_or_update_installation(browser) == {}, "node port: a browser installation put (200)")
+    got = node.get_installation("browser-1")
+    check(got.get("pushChannel") == {"endpoint": "https://push.example.com/sub/1", "p256dh": P256DH, "auth": AUTH},
+          f"node port: the browser's pushChannel reads back ({got.get('pushChannel')})")
+    check(node.delete_installation("browser-1") == {}, "node port: an installation deleted (204)")
+    status, text = refused(lambda: node.get_installation("browser-1"))
+    check(status == 404 and "Installation not found" in text, f"node port: a deleted installation is 404 ({status})")
+    check(node.delete_installation("browser-1") == {}, "node port: deleting it again is 204, as in NH")
+    status, text = refused(lambda: node.create_or_update_installation({**apple, "installationId": "x-1", "platform": "wns"}))
+    check(status == 400 and "not served" in text, f"node port: platform wns is 400 ({status})")
+    status, text = refused(lambda: node.create_or_update_installation(
+        create_browser_installation("b-2", {"endpoint": "https://p.example/1", "p256dh": P256DH, "auth": AUTH},
+                                    expiration_time="2030-01-01T00:00:00Z")))
+    check(status == 400 and "expirationTime" in text, f"node port: an expiry is 400, installations here never expire ({status})")
+    status, text = refused(lambda: node.update_installation("iphone-1", [{"op": "move", "path": "/tags", "value": "x"}]))
+    check(status == 400 and "not served" in text, f"node port: a JSON Patch op NH does not serve is 400 ({status})")
+    status, text = refused(lambda: node.update_installation("nobody", [{"op": "add", "path": "/tags", "value": "x"}]))
+    check(status == 404, f"node port: patching a missing installation is 404 ({status})")
 
 
 def main():
@@ -72,12 +125,21 @@ def main():
     status, text = refused(lambda: NotificationHubsClient(arguments.full, "nohub")
                            .send_notification(create_template_notification({"message": "x"}), tag_expression="a"))
     check(status == 401, f"node port: a hub that does not exist answers as a wrong key, 401 ({status})")
-    status, text = refused(lambda: node.send_notification(create_template_notification({"message": "x"})))
-    check(status == 400 and "UnsupportedSend" in text, f"node port: a broadcast (no tags) is 400, not served yet ({status})")
+    answer = node.send_notification(create_template_notification({"message": "Everyone"}))
+    check(answer == {}, f"node port: a broadcast (no tags) accepted ({answer})")
+    sent.append({"tags": "*", "properties": {"message": "Everyone"}})
+    answer = node.send_notification(create_template_notification({"message": "Hi Alice"}), tag_expression="$UserId:{alice} && !muted")
+    check(answer == {}, f"node port: a send to $UserId:{{alice}} accepted ({answer})")
+    sent.append({"tags": "username:alice && !muted", "properties": {"message": "Hi Alice"}})
+    status, text = refused(lambda: node.send_notification(create_template_notification({"message": "x"}),
+                                                          tag_expression="a && b && c && d && e && f && g"))
+    check(status == 400 and "NH allows" in text, f"node port: 7 tags with && are over NH's limit, 400 ({status})")
     status, text = refused(lambda: node.send_notification(create_apple_notification({"aps": {"alert": "x"}}), tag_expression="a"))
     check(status == 400 and "UnsupportedFormat" in text, f"node port: a native apple send is 400, not served yet ({status})")
     status, text = refused(lambda: node.send_notification(create_template_notification({"message": "x"}), tag_expression="a &&"))
-    check(status == 400 and "bad_target" in text, f"node port: a malformed tag expression is 400 ({status})")
+    check(status == 400 and "ServiceBusNotification-Tags" in text, f"node port: a malformed tag expression is 400 ({status})")
+
+    installations(node, NotificationsHubsClientFor(arguments.listen))
 
     with open(arguments.out, "w") as file:
         json.dump(sent, file)

@@ -23,10 +23,12 @@ package func buildNHApplication(
     // Each app's rules remembered 5 s: a rotated or removed key stops signing within that time
     // on every replica, and a stream of sends costs no round trip each.
     let known = PerAppMemory<[NHAccessRule]>()
+    let access = NHHubAccess(rules: { app in try await known.value(for: app) { try await read(app) ?? [] } })
     NHRoutes(
-        rules: { app in try await known.value(for: app) { try await read(app) ?? [] } },
-        notifications: NotificationRoutes.perApp(apps, configuration: apiConfiguration, stores: dependencies.stores)
+        access: access, notifications: NotificationRoutes.perApp(apps, configuration: apiConfiguration, stores: dependencies.stores)
     ).add(to: router)
+    NHInstallationRoutes(access: access, installations: { apps.stores(for: $0).installations }, quotas: configuration.quotas).add(
+        to: router)
     let certificates: [NIOSSLCertificate]
     let key: NIOSSLPrivateKey
     do {

@@ -60,6 +60,7 @@ extension NotificationRoutes {
             let policy: MissingPropertyPolicy =
                 switch group.template.missing {
                 case .fail: .fail
+                case .empty: .empty
                 case .fallback: .fallback(try TemplateProperties(group.template.defaults))
                 }
             let bytes = try template.render(try TemplateProperties(merged), missing: policy).bytes

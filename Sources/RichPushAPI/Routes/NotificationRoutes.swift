@@ -72,8 +72,9 @@ struct NotificationRoutes {
         case dryRun(Response)
     }
 
-    /// A create up to its answer (shared with Notification Hubs' send route, which answers as NH).
-    func created(_ request: Request, context: APIRequestContext) async throws -> Created {
+    /// A create up to its answer (shared with Notification Hubs' send route, which answers as NH
+    /// and gives the `target` it read from NH's headers).
+    func created(_ request: Request, context: APIRequestContext, target: String? = nil) async throws -> Created {
         let user = try context.caller(.send)
         let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
         let isTemplate = try Self.isTemplateFormat(request)
@@ -82,7 +83,7 @@ struct NotificationRoutes {
             ? NotificationInput(properties: try NotificationInput.parseProperties(Array(buffer: body)))
             : try parse(body, contentType: request.headers[.contentType])
         // NH's template send names its target in a header: a tag expression.
-        if isTemplate, let tags = request.headers[Self.tagsHeader] { input.target = tags }
+        if isTemplate, let tags = target ?? request.headers[Self.tagsHeader] { input.target = tags }
         if body.readableBytes == 0 || input.properties != nil && input.payload == nil && input.richType == nil {
             // The tutorial's "Send push": the configured image and its message (and a template
             // send's rich push, when it names none).

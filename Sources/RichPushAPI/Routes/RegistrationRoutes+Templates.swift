@@ -61,7 +61,8 @@ extension RegistrationRoutes {
         switch fields["Missing"] {
         case nil, .null?: missing = .fallback
         case let value?:
-            guard let policy = value.string.flatMap(InstallationTemplate.MissingPolicy.init(rawValue:)) else {
+            // `empty` is Notification Hubs' rule, for templates registered through its interface.
+            guard let policy = value.string.flatMap(InstallationTemplate.MissingPolicy.init(rawValue:)), policy != .empty else {
                 throw APIError.badRequest("template '\(name)': 'Missing' is 'fallback' or 'fail'", code: "wrong_type")
             }
             missing = policy

@@ -23,6 +23,38 @@ package struct JSONWriter: Sendable {
         needsComma.removeLast()
     }
 
+    package mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma.append(false)
+    }
+
+    package mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma.removeLast()
+    }
+
+    /// Writes a whole document, an object's members in sorted order.
+    package mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: raw(Array("null".utf8))
+        case .bool(let flag): raw(Array((flag ? "true" : "false").utf8))
+        case .number(let digits): raw(Array(digits.utf8))
+        case .string(let text): string(text)
+        case .array(let items):
+            beginArray()
+            for item in items { self.value(item) }
+            endArray()
+        case .object(let members):
+            beginObject()
+            for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+                key(name)
+                self.value(member)
+            }
+            endObject()
+        }
+    }
+
     /// Writes `"key":`; the value written next belongs to it.
     package mutating func key(_ name: String) {
         separate()

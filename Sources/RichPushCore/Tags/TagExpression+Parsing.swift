@@ -21,6 +21,13 @@ extension TagExpression {
         guard text.utf8.count <= Self.maxBytes else {
             throw TagExpressionError(message: "the tag expression is \(text.utf8.count) bytes; at most \(Self.maxBytes) are allowed")
         }
+        if text.utf8.contains(UInt8(ascii: "*")) {
+            guard text.utf8.filter({ $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }).elementsEqual(Self.everyone.utf8) else {
+                throw TagExpressionError(message: "'*' (every device) stands alone; it does not combine with tags")
+            }
+            self = .all
+            return
+        }
         let tokens = try Self.tokenize(text)
         let operators = tokens.count { $0 == .and || $0 == .or || $0 == .not }
         guard operators <= Self.maxOperators else {

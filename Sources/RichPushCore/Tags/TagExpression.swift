@@ -1,6 +1,8 @@
 /// A tag expression as Azure Notification Hubs reads it: tags joined by `&&`, `||`, `!` and
 /// parentheses, e.g. `username:alice || (sports && !weekend)`. `!` binds tightest, then `&&`.
+/// `*` alone is every installation of the app (NH's send without tags).
 package indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible {
+    case all
     case tag(String)
     case not(TagExpression)
     case and(TagExpression, TagExpression)
@@ -9,6 +11,7 @@ package indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible
     /// Whether an installation with these tags is a target.
     package func matches(_ tags: Set<String>) -> Bool {
         switch self {
+        case .all: true
         case .tag(let tag): tags.contains(tag)
         case .not(let inner): !inner.matches(tags)
         case .and(let left, let right): left.matches(tags) && right.matches(tags)
@@ -19,6 +22,7 @@ package indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible
     /// Every tag the expression names.
     package var tags: Set<String> {
         switch self {
+        case .all: []
         case .tag(let tag): [tag]
         case .not(let inner): inner.tags
         case .and(let left, let right), .or(let left, let right): left.tags.union(right.tags)
@@ -31,7 +35,7 @@ package indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible
         switch self {
         case .tag(let tag):
             return [tag]
-        case .not:
+        case .all, .not:
             return nil
         case .and(let left, let right):
             // Every target is in both sides' candidates: the smaller known side suffices.
@@ -46,12 +50,16 @@ package indirect enum TagExpression: Sendable, Hashable, CustomStringConvertible
 
     package var description: String {
         switch self {
+        case .all: Self.everyone
         case .tag(let tag): tag
         case .not(let inner): "!\(inner.parenthesized)"
         case .and(let left, let right): "\(left.parenthesized) && \(right.parenthesized)"
         case .or(let left, let right): "\(left.parenthesized) || \(right.parenthesized)"
         }
     }
+
+    /// The target that is every installation.
+    package static let everyone = "*"
 
     private var parenthesized: String {
         if case .tag = self { return description }

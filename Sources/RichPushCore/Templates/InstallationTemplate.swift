@@ -8,6 +8,9 @@ package struct InstallationTemplate: Sendable, Hashable, Codable {
         case fallback
         /// The device fails with reason `template_missing_property`.
         case fail
+        /// The property reads as an empty string: Notification Hubs' rule, which templates
+        /// registered through its interface follow.
+        case empty
     }
 
     /// The template's name (NH's key in `Templates`): 1 to 64 letters, digits, `_`, `-`, `.`.
