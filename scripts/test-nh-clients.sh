@@ -5,11 +5,13 @@
 # namespace-scoped tokens, `messages`). A private redis-server, an app `shop` with NH's two default
 # rules (`richpush apps nh-rules --defaults`), `richpush api --nh-port` over TLS with a certificate
 # made for the run; each client is given the connection string `richpush apps connection-string`
-# prints. scripts/nh/clients.py sends template pushes with tag expressions through both and checks
-# each refusal over the wire (a wrong key, a Listen rule sending, another hub, a native format,
-# not served yet); puts, reads, patches and deletes installations. Then this script checks what
-# Redis holds: each accepted send a notification of the app, its creator the rule, its target the
-# tags (`*` for a broadcast), its properties the body; the installation left, as patched.
+# prints. scripts/nh/clients.py sends through both: template, native (apple, fcmv1, browser),
+# tagged, $UserId and broadcast sends, scheduled sends (both clients' time formats) and a cancel,
+# an outcome document (GET messages/{id}); puts, reads, patches and deletes installations; and
+# checks each refusal over the wire (a wrong key, a Listen rule sending, another hub, gcm, an
+# apns-topic, NH's tag limits, a test send). Then this script checks what Redis holds: each
+# accepted send a notification of the app, its creator the rule, its target the tags (`*` for a
+# broadcast), its properties or native payload as sent, its state; the installation left, as patched.
 # Uses $RICHPUSH_BIN when set (scripts/test.sh passes the debug binary), else builds release.
 # Files: ~/.cache/richpush/nh-venv (the clients, installed once per machine), .tmp/nh/run-*.
 set -euo pipefail
@@ -56,7 +58,8 @@ other=$("$bin" apps connection-string news --endpoint "$endpoint")
 echo "==> NH listener on https://127.0.0.1:$nh_port; hub shop: $(echo "$full" | sed 's/SharedAccessKey=.*/SharedAccessKey=***/')"
 
 REQUESTS_CA_BUNDLE="$work/cert.pem" SSL_CERT_FILE="$work/cert.pem" \
-    "$venv/bin/python" scripts/nh/clients.py --full "$full" --listen "$listen" --other "$other" --out "$work/sent.json"
+    "$venv/bin/python" scripts/nh/clients.py --full "$full" --listen "$listen" --other "$other" --out "$work/sent.json" \
+    --redis-port "$port"
 
 # What Redis holds for each accepted send: the app's notification, as the clients asked.
 python3 - "$work/sent.json" "$port" <<'PY'
@@ -70,8 +73,12 @@ records = []
 for key in keys:
     flat = cli("HGETALL", key).split("\n")
     records.append(dict(zip(flat[0::2], flat[1::2])))
-found = sorted((r.get("target"), r.get("properties"), r.get("creator"), r.get("app")) for r in records)
-wanted = sorted((s["tags"], json.dumps(s["properties"], separators=(",", ":")), "nh.DefaultFullSharedAccessSignature", "shop") for s in sent)
+def canonical(value):
+    return json.dumps(value, sort_keys=True) if value is not None else ""
+found = sorted((r.get("target"), r.get("properties", ""), canonical(json.loads(r["native"]) if "native" in r else None), r.get("creator"),
+                r.get("app"), r.get("state")) for r in records)
+wanted = sorted((s["tags"], json.dumps(s["properties"], separators=(",", ":")) if "properties" in s else "", canonical(s.get("native")),
+                 "nh.DefaultFullSharedAccessSignature", "shop", s.get("state", "queued")) for s in sent)
 if found != wanted:
     print(f"Redis holds {found}\nthe clients sent {wanted}", file=sys.stderr)
     sys.exit(1)

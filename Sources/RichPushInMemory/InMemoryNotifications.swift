@@ -54,10 +54,11 @@ package final class InMemoryNotifications: NotificationStore, DeliveryLedger {
         return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            let record = RichNotification(
+            var record = RichNotification(
                 id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
                 payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target,
-                createdAt: 0, delivery: draft.delivery, properties: draft.properties)
+                createdAt: 0, delivery: draft.delivery, properties: draft.properties, native: draft.native)
+            record.templatesOnly = draft.templatesOnly
             state.records[id] = record
             state.payloads[hash] = draft.payload
             state.states[id] = (draft.sendAt ?? 0) > 0 ? .scheduled : .queued

@@ -64,7 +64,16 @@ extension RichPushJobHandler {
                 guard var push = rendered[format] else { continue }
                 var failure: String?
                 var chosen: (template: String, locale: String?)?
-                if let properties = notification.properties, let template = TemplatePushes.template(of: installation, for: expression) {
+                if let native = notification.native {
+                    // Written for one format: the other formats' devices are not its audience.
+                    guard format == native.format else { continue }
+                    switch native.push(over: push, now: JobQueue.nowMilliseconds()) {
+                    case .success(let written): push = written
+                    case .failure(let problem): failure = "invalid_header: \(problem.message)"
+                    }
+                } else if let properties = notification.properties,
+                    let template = TemplatePushes.template(of: installation, for: expression)
+                {
                     let own = templates.push(
                         template, for: installation, of: notification, properties: properties, format: format, plain: push,
                         builtIns: builtIns)
@@ -73,6 +82,9 @@ extension RichPushJobHandler {
                     case .success(let rendered): push = rendered
                     case .failure(let problem): failure = problem.reason
                     }
+                } else if notification.templatesOnly {
+                    // NH's template send: a device without a template for it is not its audience.
+                    continue
                 } else if mode == .alert, let mediaKey {
                     // The alert carries a media URL of this device's own.
                     do {
@@ -85,7 +97,7 @@ extension RichPushJobHandler {
                     work: offset, push: OutgoingPush(notification: item.id, installation: installation, rendered: push),
                     key: DeliveryKey(notification: item.id, installation: installation.id), failure: failure,
                     template: chosen?.template, locale: chosen?.locale)
-                if mode == .auto, chosen == nil { plan.auto = (notification, format) }
+                if mode == .auto, chosen == nil, notification.native == nil { plan.auto = (notification, format) }
                 planned.append(plan)
             }
             metrics.rendered(in: ContinuousClock.now - clock)

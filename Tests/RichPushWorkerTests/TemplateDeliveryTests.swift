@@ -20,14 +20,18 @@ struct TemplateDeliveryTests {
         let handler: RichPushJobHandler
         let id: Int
 
-        init(_ devices: [Installation], properties: String, target: String = "news") async throws {
+        init(
+            _ devices: [Installation], properties: String?, target: String = "news", native: NativePush? = nil, templatesOnly: Bool = false
+        ) async throws {
             installations = InMemoryInstallationStore(devices)
             handler = RichPushJobHandler(
                 ledger: notifications, installations: installations, queue: InMemoryJobQueue(), adapter: adapter,
                 renderer: PushRenderer(), formats: [.fcm: .fcm, .webpush: .webpush])
             var draft = NotificationDraft(
                 message: "hi", richType: .text, contentType: "text/plain", payload: Array("p".utf8), creator: "alice", target: target)
-            draft.properties = try SendProperties.parse(json: Array(properties.utf8))
+            draft.properties = try properties.map { try SendProperties.parse(json: Array($0.utf8)) }
+            draft.native = native
+            draft.templatesOnly = templatesOnly
             id = try await notifications.create(draft, hashing: { _ in "hash" }).id
         }
 
@@ -121,6 +125,34 @@ struct TemplateDeliveryTests {
             setup.adapter.pushes.map(\.installation.id).sorted() == ["elsewhere", "nh", "untagged"], "'*': every device, whatever its tags")
         #expect(setup.payload("nh") == #"{"aps":{"alert":"Hi"},"extra":""}"#, "NH's rule: a missing property is an empty string")
         #expect(try await setup.device("nh")?.state == "sent")
+    }
+
+    @Test func anNHTemplateSendReachesOnlyTheDevicesWithATemplate() async throws {
+        let body = #"{"aps":{"alert":"$(title)"}}"#
+        let setup = try await Setup(
+            [
+                Self.device("with", locale: nil, templates: [InstallationTemplate(name: "t", body: body, missing: .empty)]),
+                Self.device("without", locale: nil, templates: []),
+            ],
+            properties: #"{"title": "Hi"}"#, templatesOnly: true)
+        #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
+        #expect(setup.adapter.pushes.map(\.installation.id) == ["with"], "NH sends a template notification to template registrations alone")
+        #expect(try await setup.device("without") == nil, "not its audience: no entry in the status")
+    }
+
+    @Test func aNativeSendGoesAsWrittenToItsFormatsDevicesAlone() async throws {
+        let written = #"{"aps":{"content-available":1},"richId":"7"}"#
+        let setup = try await Setup(
+            [
+                Self.device("iphone", locale: nil, templates: [InstallationTemplate(name: "t", body: #"{"aps":{"alert":"$(m)"}}"#)]),
+                Self.device("android", .fcm, locale: nil, templates: []),
+            ],
+            properties: nil, native: NativePush(format: .apns, body: written, headers: ["apns-collapse-id": "c1"]))
+        #expect(DeliveryLogicTests.disposition(await setup.run()) == nil)
+        #expect(setup.adapter.pushes.map(\.installation.id) == ["iphone"], "written for APNs: the Android device is not its audience")
+        #expect(setup.payload("iphone") == written, "as written, its template not applied")
+        let push = try #require(setup.adapter.pushes.first)
+        #expect(push.rendered.pushType == "background" && push.rendered.priority == 5 && push.rendered.collapseID == "c1")
     }
 
     @Test func aPayloadOverThePlatformsLimitFailsThatDevice() async throws {

@@ -8,10 +8,14 @@ properties) to --out for the shell to compare with what Redis holds. Exits 1 on 
 
 import argparse
 import json
+import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
+from xml.etree import ElementTree
 
 from azure_notification_hub.client import AzureNHError, NotificationHubsClient, create_browser_installation
-from azure_notification_hub.notifications import create_apple_notification, create_template_notification
+from azure_notification_hub.notifications import (create_apple_notification, create_browser_notification, create_fcm_v1_body,
+                                                   create_fcm_v1_notification, create_template_notification)
 from notificationhubs_rest_python.NotificationHub import AzureNotificationHub
 
 failures = []
@@ -85,12 +89,40 @@ def installations(node, device):
     check(status == 404, f"node port: patching a missing installation is 404 ({status})")
 
 
+def redis(port, *args):
+    return subprocess.run(["redis-cli", "-p", port, *args], capture_output=True, text=True, check=True).stdout
+
+
+def outcomes(node, port):
+    """Cancels the scheduled send of rest-python (its id read from Redis: that client reads no
+    answer header) and reads NH's outcome document of a send."""
+    ids = {}
+    for key in [k for k in redis(port, "--scan", "--pattern", "richpush:app:shop:*:notif:*").split() if k]:
+        fields = dict(zip(*[iter(redis(port, "HGETALL", key).split("\n"))] * 2))
+        ids[(fields.get("target"), fields.get("properties"), fields.get("state"))] = key.rsplit(":", 1)[1]
+    scheduled = ids.get(("vip", '{"message":"Later"}', "scheduled"))
+    check(scheduled is not None, f"the scheduled send is in Redis, scheduled ({sorted(ids)})")
+    check(node.cancel_scheduled_notification(scheduled) == {}, f"node port: scheduled send {scheduled} cancelled (200)")
+    status, text = refused(lambda: node.cancel_scheduled_notification("999999"))
+    check(status == 404, f"node port: cancelling an id the hub does not know is 404 ({status})")
+    broadcast = ids.get(("*", '{"message":"Everyone"}', "queued"))
+    details = node.get_notification_outcome_details(broadcast).get("_raw_xml", "")
+    root = ElementTree.fromstring(details)
+    namespace = "{http://schemas.microsoft.com/netservices/2010/10/servicebus/connect}"
+    check(root.tag == namespace + "NotificationDetails", f"node port: the outcome is NH's NotificationDetails ({root.tag})")
+    check(root.findtext(namespace + "NotificationId") == broadcast and root.findtext(namespace + "State") == "Enqueued",
+          f"node port: outcome of {broadcast}: enqueued, no worker runs here ({details[:300]})")
+    status, text = refused(lambda: node.get_notification_outcome_details("999999"))
+    check(status == 404, f"node port: the outcome of an id the hub did not send is 404 ({status})")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--full", required=True)
     parser.add_argument("--listen", required=True)
     parser.add_argument("--other", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--redis-port", required=True)
     arguments = parser.parse_args()
     sent = []
 
@@ -100,11 +132,19 @@ def main():
         status, _ = rest.send_template_notification(properties, tags=tags)
         check(status == 201, f"rest-python: template send to {tags!r} answered {status}")
         sent.append({"tags": tags, "properties": properties})
+    silent = {"aps": {"content-available": 1}, "richId": "42"}
+    status, _ = rest.send_apple_notification(False, silent, tags="sports")
+    check(status == 201, f"rest-python: a native apple send (the tutorial's silent push) answered {status}")
+    sent.append({"tags": "sports", "native": {"format": "apns", "body": json.dumps(silent), "headers": {}}})
+    later = datetime.now(timezone.utc).replace(tzinfo=None) + timedelta(hours=1)
+    status, _ = rest.send_template_notification({"message": "Later"}, tags="vip", scheduled_time=later)
+    check(status == 201, f"rest-python: a scheduled template send ('T' quoted, no zone) answered {status}")
+    sent.append({"tags": "vip", "properties": {"message": "Later"}, "state": "cancelled"})
     try:
-        rest.send_apple_notification(False, {"aps": {"alert": "native"}}, tags="sports")
-        check(False, "rest-python: a native apple send is refused (not served yet)")
+        rest.send_google_notification(False, {"data": {"a": "b"}}, tags="sports")
+        check(False, "rest-python: a gcm send is refused (FCM's legacy API is closed)")
     except Exception as error:  # the client raises a bare Exception for any status but 201
-        check("400" in str(error), f"rest-python: a native apple send is refused with 400 ({str(error)[:60]})")
+        check("400" in str(error), f"rest-python: a gcm send is refused with 400 ({str(error)[:60]})")
 
     # azure-notification-hub-unofficial (the Node SDK's Python port): a namespace-scoped token.
     node = NotificationHubsClient(arguments.full, "shop")
@@ -134,12 +174,39 @@ def main():
     status, text = refused(lambda: node.send_notification(create_template_notification({"message": "x"}),
                                                           tag_expression="a && b && c && d && e && f && g"))
     check(status == 400 and "NH allows" in text, f"node port: 7 tags with && are over NH's limit, 400 ({status})")
-    status, text = refused(lambda: node.send_notification(create_apple_notification({"aps": {"alert": "x"}}), tag_expression="a"))
-    check(status == 400 and "UnsupportedFormat" in text, f"node port: a native apple send is 400, not served yet ({status})")
+    background = {"aps": {"content-available": 1}, "richId": "43"}
+    answer = node.send_notification(create_apple_notification(background, {"apns-priority": "5", "apns-push-type": "background"}),
+                                    tag_expression="sports")
+    check(answer == {}, f"node port: a native apple send with apns-* headers accepted ({answer})")
+    sent.append({"tags": "sports", "native": {"format": "apns", "body": json.dumps(background),
+                                              "headers": {"apns-priority": "5", "apns-push-type": "background"}}})
+    answer = node.send_notification(create_fcm_v1_notification(create_fcm_v1_body(data={"richId": "44"})), tag_expression="android")
+    check(answer == {}, f"node port: a native fcmv1 send accepted ({answer})")
+    sent.append({"tags": "android", "native": {"format": "fcm", "body": '{"data":{"richId":"44"}}', "headers": {}}})
+    answer = node.send_notification(create_browser_notification({"title": "Hi", "richId": "45"}), tag_expression="web")
+    check(answer == {}, f"node port: a native browser send accepted ({answer})")
+    sent.append({"tags": "web", "native": {"format": "webpush", "body": json.dumps({"title": "Hi", "richId": "45"}), "headers": {}}})
+    soon = datetime.now(timezone.utc) + timedelta(minutes=30)
+    answer = node.schedule_notification(soon, create_template_notification({"message": "Soon"}), tag_expression="vip")
+    check(answer == {}, f"node port: a scheduled send (isoformat with +00:00) accepted ({answer})")
+    sent.append({"tags": "vip", "properties": {"message": "Soon"}, "state": "scheduled"})
+    status, text = refused(lambda: node.send_notification(create_apple_notification({"aps": {"alert": "x"}}, {"apns-topic": "com.other"}),
+                                                          tag_expression="a"))
+    check(status == 400 and "apns-topic" in text, f"node port: apns-topic is the app's, 400 ({status})")
+    status, text = refused(lambda: node.send_notification(create_fcm_v1_notification(create_fcm_v1_body(data={"a": "b"}, token="t")),
+                                                          tag_expression="a"))
+    check(status == 400 and "names no &#39;token" in text, f"node port: an fcmv1 message with a token is 400 ({status}: {text[:200]})")
+    status, text = refused(lambda: node.send_notification(create_template_notification({"message": "x"}), tag_expression="a",
+                                                          test_send=True))
+    check(status == 400 and "test sends" in text, f"node port: a test send is 400, not served yet ({status})")
+    status, text = refused(lambda: node.schedule_notification(datetime.now(timezone.utc) + timedelta(days=8),
+                                                              create_template_notification({"message": "x"}), tag_expression="a"))
+    check(status == 400 and "7 days" in text, f"node port: a send scheduled over 7 days ahead is 400 ({status})")
     status, text = refused(lambda: node.send_notification(create_template_notification({"message": "x"}), tag_expression="a &&"))
     check(status == 400 and "ServiceBusNotification-Tags" in text, f"node port: a malformed tag expression is 400 ({status})")
 
     installations(node, NotificationsHubsClientFor(arguments.listen))
+    outcomes(node, arguments.redis_port)
 
     with open(arguments.out, "w") as file:
         json.dump(sent, file)

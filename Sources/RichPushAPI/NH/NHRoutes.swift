@@ -4,11 +4,14 @@ import Hummingbird
 import RichPushCore
 import RichPushNH
 
-/// Notification Hubs' sends, at the listener's root: `/{hub}/…`, a hub being an app. Served now:
-/// the template send, `POST /{hub}/messages` with `ServiceBusNotification-Format: template` and a
-/// `ServiceBusNotification-Tags` expression (none: every device, ``NHSendTarget``), which
-/// RichPush's own create runs (quota, limits, backlog, queue) and which is answered as NH answers:
-/// 201 with the message's `Location`.
+/// Notification Hubs' sends, at the listener's root: `/{hub}/…`, a hub being an app.
+/// `POST /{hub}/messages` sends, `POST /{hub}/schedulednotifications` sends at
+/// `ServiceBusNotification-ScheduleTime` (``NHScheduleTime``), `DELETE
+/// /{hub}/schedulednotifications/{id}` cancels. A send is a template send
+/// (`ServiceBusNotification-Format: template`, the properties as the body) or a native one
+/// (`apple`, `fcmv1`, `browser`: ``NHNativeSend``), to `ServiceBusNotification-Tags` (none: every
+/// device, ``NHSendTarget``). RichPush's own create runs it (quota, limits, backlog, queue), and it
+/// is answered as NH answers: 201 with the message's `Location`.
 struct NHRoutes {
     let access: NHHubAccess
     let notifications: RoutesPerApp<NotificationRoutes>
@@ -16,33 +19,110 @@ struct NHRoutes {
     func add(to router: Router<APIRequestContext>) {
         // Hummingbird's router matches it with and without the trailing '/' the clients differ on
         // (notificationhubs-rest-python: `messages/`, the Node SDK's Python port: `messages`).
-        router.post(":hub/messages") { try await send($0, context: $1) }
+        router.post(":hub/messages") { try await send($0, context: $1, scheduled: false) }
+        router.post(":hub/schedulednotifications") { try await send($0, context: $1, scheduled: true) }
+        router.delete(":hub/schedulednotifications/:id") { try await cancel($0, context: $1) }
+        router.get(":hub/messages/:id") { try await details($0, context: $1) }
     }
 
-    func send(_ request: Request, context: APIRequestContext) async throws -> Response {
-        var context = context
-        let (app, rule) = try await access.authorize(request, context: context, needs: .send)
-        context.app = app
-        // The send's creator is the rule (its quota, its records): `nh.<rule>`.
-        context.user = User(name: String(("nh." + rule.name).prefix(64)), role: .admin)
-        guard let format = request.headers[NotificationRoutes.formatHeader] else {
+    func send(_ request: Request, context: APIRequestContext, scheduled: Bool) async throws -> Response {
+        let (app, context) = try await authorized(request, context: context)
+        if request.uri.queryParameters["direct"] != nil {
+            throw NHError(status: 400, code: "UnsupportedSend", message: "direct sends are not served yet (docs/nh.md)")
+        }
+        if request.uri.queryParameters["test"] != nil || request.headers[Self.testSendHeader]?.lowercased() == "true" {
+            throw NHError(
+                status: 400, code: "UnsupportedSend",
+                message: "test sends (?test, ServiceBusNotification-TestSend) are not served yet: send without them (docs/nh.md)")
+        }
+        guard let format = request.headers[NotificationRoutes.formatHeader]?.lowercased() else {
             throw NHError(status: 400, code: "BadRequest", message: "ServiceBusNotification-Format is required")
         }
-        guard format.lowercased() == "template" else {
-            throw NHError(
-                status: 400, code: "UnsupportedFormat",
-                message: "ServiceBusNotification-Format '\(format.prefix(32))' is not served yet: only template sends are (docs/nh.md)")
-        }
-        // Without tags, every device of the hub; `$UserId:{name}` is the user's tag.
         let target = try NHSendTarget.target(tagsHeader: request.headers[NotificationRoutes.tagsHeader])
-        switch try await notifications.routes(for: app).created(request, context: context, target: target) {
+        let sendAt = scheduled ? try NHScheduleTime.milliseconds(request.headers[Self.scheduleTimeHeader]) : nil
+        let routes = try await notifications.routes(for: app)
+        let created: NotificationRoutes.Created
+        if format == "template" {
+            created = try await routes.created(request, context: context, target: target, sendAt: sendAt, templatesOnly: true)
+        } else {
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            let native = try NHNativeSend.push(
+                format: format, body: Array(buffer: body), headers: request.headers.map { ($0.name.rawName, $0.value) })
+            created = try await routes.created(
+                native: native, body: body, target: target, sendAt: sendAt, request: request, context: context)
+        }
+        switch created {
         case .record(let id, _, _):
             let host = request.head.authority ?? "localhost"
+            let path = scheduled ? "schedulednotifications" : "messages"
             return Response(
-                status: .created,
-                headers: [.location: "https://\(host)/\(app.rawValue)/messages/\(id)?api-version=2015-04"])
+                status: .created, headers: [.location: "https://\(host)/\(app.rawValue)/\(path)/\(id)?api-version=2015-04"])
         case .dryRun(let answer):
             return answer
         }
     }
+
+    /// Cancels a scheduled send (or one still queued): 200, or NH's 404 for an id it does not know.
+    func cancel(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let (app, context) = try await authorized(request, context: context)
+        _ = try await notifications.routes(for: app).cancel(request, context: context)
+        return Response(status: .ok)
+    }
+
+    /// A send's outcome (``NHNotificationDetails``): 200 with NH's XML, or 404 for an id this hub
+    /// did not send (a notification of RichPush's own API is not the hub's to show).
+    func details(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let (app, _) = try await authorized(request, context: context)
+        let routes = try await notifications.routes(for: app)
+        let text = context.parameters.get("id") ?? ""
+        guard let id = Int(text), id > 0, let record = try await routes.notifications.notification(id: id), record.creator.hasPrefix("nh."),
+            let status = try await routes.notifications.status(id: id)
+        else {
+            throw NHError(
+                status: 404, code: "NotificationNotFound", message: "no notification '\(text.prefix(32))' was sent through this hub")
+        }
+        var platforms: [String: Platform] = [:]
+        var fallback: Platform?
+        if let native = record.native {
+            // Written for one format: every device is of it.
+            fallback = Self.platform(of: native.format)
+        } else {
+            let ids = status.devices.map(\.installation)
+            for start in stride(from: 0, to: ids.count, by: 1000) {
+                for installation in try await routes.installations.installations(ids: Array(ids[start..<min(start + 1000, ids.count)])) {
+                    platforms[installation.id] = installation.platform
+                }
+            }
+            // A device whose installation is gone (its token was dead) counts under the one platform targeted.
+            let seen = Set(platforms.values)
+            if seen.count == 1 { fallback = seen.first }
+        }
+        let host = request.head.authority ?? "localhost"
+        let xml = NHNotificationDetails.xml(
+            notification: record, status: status, platforms: platforms, fallback: fallback,
+            location: "https://\(host)/\(app.rawValue)/messages/\(id)?api-version=2015-04")
+        return Response(
+            status: .ok, headers: [.contentType: "application/xml; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
+    }
+
+    static func platform(of format: PushFormat) -> Platform {
+        switch format {
+        case .apns: .apns
+        case .fcm: .fcm
+        case .webpush: .webpush
+        }
+    }
+
+    /// The hub's app and a context in it whose caller is the rule that signed the request: its
+    /// sends are created by `nh.<rule>` (its quota, its records).
+    private func authorized(_ request: Request, context: APIRequestContext) async throws -> (AppID, APIRequestContext) {
+        var context = context
+        let (app, rule) = try await access.authorize(request, context: context, needs: .send)
+        context.app = app
+        context.user = User(name: String(("nh." + rule.name).prefix(64)), role: .admin)
+        return (app, context)
+    }
+
+    static let scheduleTimeHeader = HTTPField.Name("ServiceBusNotification-ScheduleTime")!
+    static let testSendHeader = HTTPField.Name("ServiceBusNotification-TestSend")!
 }

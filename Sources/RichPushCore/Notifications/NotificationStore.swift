@@ -16,6 +16,10 @@ package struct NotificationDraft: Sendable, Hashable {
     package var quota: QuotaLimits?
     /// A template send's properties (nil: a plain rich push).
     package var properties: SendProperties?
+    /// A native send: its payload as written, for one format's devices (nil: rendered).
+    package var native: NativePush?
+    /// NH's template send: devices without a template for it are not its audience.
+    package var templatesOnly = false
     /// Only these installations (the console's test send): its job names them, as a fan-out's
     /// share does, and each still gets it only if it matches `target`. nil: the whole target.
     package var installations: [String]?

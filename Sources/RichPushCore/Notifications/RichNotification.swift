@@ -21,14 +21,21 @@ package struct RichNotification: Sendable, Hashable, Codable {
     /// A template send's properties (nil: a plain rich push): devices with templates get them
     /// rendered with these, the others today's payload.
     package var properties: SendProperties?
+    /// A native send (NH's `apple`, `fcmv1`, `browser`): sent as written to that format's devices
+    /// alone (nil: rendered by RichPush).
+    package var native: NativePush?
+    /// NH's template send: only devices with a template for it get it (NH sends a template
+    /// notification to template registrations alone); false: the others get the plain push.
+    package var templatesOnly = false
 
     package init(
         id: Int, message: String, richType: RichType, contentType: String, payloadHash: String, payloadSize: Int, creator: String,
         target: String,
-        createdAt: Int64, delivery: DeliveryOptions = DeliveryOptions(), properties: SendProperties? = nil
+        createdAt: Int64, delivery: DeliveryOptions = DeliveryOptions(), properties: SendProperties? = nil, native: NativePush? = nil
     ) {
         self.delivery = delivery
         self.properties = properties
+        self.native = native
         self.id = id
         self.message = message
         self.richType = richType

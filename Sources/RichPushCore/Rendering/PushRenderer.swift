@@ -123,7 +123,7 @@ package struct PushRenderer: Sendable {
 /// The shape a push is rendered in, chosen by where it goes: the APNs payload (Apple, and the
 /// simulated hub whose devices read it), FCM HTTP v1's data message, or the JSON a browser's
 /// service worker decrypts (Web Push).
-package enum PushFormat: String, Sendable, Hashable {
+package enum PushFormat: String, Sendable, Hashable, Codable {
     case apns, fcm, webpush
 
     /// The format the workers render each platform's pushes in (APNs for the rest: the

@@ -125,10 +125,11 @@ extension RedisNotificationStore {
         let id = sequence * keys.partitions + partition
         let keys = self.keys.inPartition(partition)
         let queue = queues[partition]
-        let record = RichNotification(
+        var record = RichNotification(
             id: id, message: draft.message, richType: draft.richType, contentType: draft.contentType,
             payloadHash: hash, payloadSize: draft.payload.count, creator: draft.creator, target: draft.target, createdAt: now,
-            delivery: draft.delivery, properties: draft.properties)
+            delivery: draft.delivery, properties: draft.properties, native: draft.native)
+        record.templatesOnly = draft.templatesOnly
         var request = RichPushJob.request(notification: id, app: keys.app)
         if let installations = draft.installations {
             // Named devices, as a fan-out's share is sent, in the app's `now` lane (it is a few devices).
@@ -160,6 +161,8 @@ extension RedisNotificationStore {
             set(.properties, properties.json)
             if let locale = properties.defaultLocale { set(.locale, locale) }
         }
+        if let native = draft.native { set(.native, native.json) }
+        if draft.templatesOnly { set(.templatesOnly, 1) }
         // Another app's record names it, so the webhook events it causes name it too.
         if !keys.app.isDefault { set(.app, keys.app.rawValue) }
         // The status's first field: it lives in the record's hash.

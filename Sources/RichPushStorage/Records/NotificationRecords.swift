@@ -93,14 +93,23 @@ struct NotificationRecords: Sendable {
         guard let message = field[.message]?.string, let type = field[.type]?.string, let contentType = field[.contentType]?.string,
             let hash = field[.payload]?.string, let creator = field[.creator]?.string, let target = field[.target]?.string
         else { return nil }
+        // A native payload that cannot be read is no record: rendered instead, it would reach
+        // devices the sender did not write for.
+        var native: NativePush?
+        if let stored = field[.native]?.bytes {
+            guard let read = NativePush(json: stored) else { return nil }
+            native = read
+        }
         let delivery = DeliveryOptions(
             ttl: field[.ttl]?.int.map { .seconds($0) }, collapseID: field[.collapse]?.string,
             priority: field[.priority]?.string.flatMap(DeliveryOptions.Priority.init), throttlePerMinute: field[.throttle]?.int,
             mode: field[.mode]?.string.flatMap(PushRenderer.Mode.init))
-        let record = RichNotification(
+        var record = RichNotification(
             id: id, message: message, richType: RichType(rawValue: type), contentType: contentType, payloadHash: hash,
             payloadSize: field[.size]?.int ?? 0, creator: creator, target: target, createdAt: Int64(field[.created]?.int ?? 0),
-            delivery: delivery, properties: Self.properties(field[.properties]?.bytes, defaultLocale: field[.locale]?.string))
+            delivery: delivery, properties: Self.properties(field[.properties]?.bytes, defaultLocale: field[.locale]?.string),
+            native: native)
+        record.templatesOnly = field[.templatesOnly]?.int == 1
         cache.insert(record, for: id, cost: 1)
         return record
     }

@@ -33,6 +33,10 @@ enum RecordField: String, CaseIterable {
     case mode
     /// The app it belongs to (absent: the default app).
     case app
+    /// A native send's payload, format and headers, as JSON (absent: rendered by RichPush).
+    case native
+    /// `1`: NH's template send, for devices with a template only (absent: every device).
+    case templatesOnly
 
     /// What a reader of records reads (HMGET), in this order: everything but the create's own
     /// bookkeeping (`sendAt`, which the queue holds, and `app`, which the keys say).
