@@ -12,6 +12,9 @@
 # apns-topic, NH's tag limits, a test send). Then this script checks what Redis holds: each
 # accepted send a notification of the app, its creator the rule, its target the tags (`*` for a
 # broadcast), its properties or native payload as sent, its state; the installation left, as patched.
+# Last, hub news gets APNs credentials for a local apns-sim and a worker runs: scripts/nh/delivery.py
+# registers two iPhones through NH and checks, in apns-sim's request log, that a native push reached
+# both as written and a template push only the one with a template, rendered as NH renders it.
 # Uses $RICHPUSH_BIN when set (scripts/test.sh passes the debug binary), else builds release.
 # Files: ~/.cache/richpush/nh-venv (the clients, installed once per machine), .tmp/nh/run-*.
 set -euo pipefail
@@ -99,3 +102,26 @@ if iphone.get("owner") != "alice" or json.loads(iphone.get("tags", "[]")) != ["n
 print("==> Redis holds installation iphone-1 as put and patched (user alice, tag news); browser-1 is gone")
 PY
 echo "==> NH clients: both sent, every refusal as NH gives it"
+
+# NH's sends delivered: hub news gets APNs credentials for a local apns-sim, which logs each
+# request with its payload; a worker sends. scripts/nh/delivery.py checks what reached "Apple".
+openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/AuthKey.p8"
+apns_port=$(free_port)
+"$bin" apns-sim --port "$apns_port" --team-id NHTEAM0001 --key-id NHKEY00001 --key-file "$work/AuthKey.p8" --topic com.example.news \
+    --cert-dir "$work/apns" --no-forward --log-requests --log-payloads >"$work/apns.log" 2>"$work/apns.err" & pids+=($!)
+for _ in $(seq 1 300); do grep -q listening "$work/apns.err" && break; sleep 0.1; done
+grep -q listening "$work/apns.err" || { echo "apns-sim did not start; see $work/apns.err" >&2; exit 1; }
+# The default app's too: a worker sending through APNs starts with the default app's credentials.
+for app in news default; do
+    "$bin" apps set "$app" --apns-key-file "$work/AuthKey.p8" --apns-key-id NHKEY00001 --apns-team-id NHTEAM0001 \
+        --apns-bundle-id com.example.news >/dev/null
+done
+"$bin" worker --adapter apns --apns-url "https://127.0.0.1:$apns_port" --apns-sandbox-url "https://127.0.0.1:$apns_port" \
+    --apns-ca-file "$work/apns/ca.pem" --log-level warning 2>"$work/worker.log" & pids+=($!)
+news_full=$("$bin" apps connection-string news --endpoint "$endpoint")
+REQUESTS_CA_BUNDLE="$work/cert.pem" SSL_CERT_FILE="$work/cert.pem" \
+    "$venv/bin/python" scripts/nh/delivery.py --full "$news_full" --apns-log "$work/apns.log" --redis-port "$port" || {
+    echo "NH sends not delivered as NH delivers them; see $work/worker.log, $work/apns.log" >&2
+    exit 1
+}
+echo "==> NH sends delivered through apns-sim as NH delivers them (native as written, templates to template devices alone)"

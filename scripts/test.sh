@@ -176,7 +176,7 @@ define chaos-providers "fault-injection with provider faults (scripts/chaos.sh -
 define clock-ahead "the suites with the clock a year ahead (scripts/test-clock-ahead.sh: no test depends on the date)" \
     bash scripts/test-clock-ahead.sh
 # Two third-party NH clients from PyPI against the NH listener (a few seconds, after security).
-define nh-clients "Azure Notification Hubs' interface through two PyPI NH clients (scripts/test-nh-clients.sh: template sends, SAS refusals)" \
+define nh-clients "Azure Notification Hubs' interface through two PyPI NH clients (scripts/test-nh-clients.sh: sends, installations, schedules, outcomes, refusals, delivery through apns-sim)" \
     bash scripts/test-nh-clients.sh
 # The operator's console in the same browser lane, after the browser device (one Chromium at a time).
 define console "operator's console in headless Chromium (scripts/test-console.sh: sign-in, live overview, exact bulk replay, roles, audit)" \

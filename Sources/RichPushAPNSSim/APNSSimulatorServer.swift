@@ -42,14 +42,14 @@ package final class APNSSimulatorServer: Sendable {
         host: String = "127.0.0.1", port: Int = 0, certificates: LocalCertificates, rules: APNSServerRules,
         maxStreams: Int = 1000, faults: APNSFaultPlan = APNSFaultPlan(), cleartext: Bool = false,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        log: RequestLog? = nil, forward: Forward? = nil
+        log: RequestLog? = nil, logPayloads: Bool = false, forward: Forward? = nil
     ) async throws -> APNSSimulatorServer {
         var tls = try certificates.serverTLS(applicationProtocols: ["h2"])
         tls.minimumTLSVersion = .tlsv12
         let context = cleartext ? nil : try NIOSSLContext(configuration: tls)
         let shared = APNSSimulatorStreamHandler.Shared(
             rules: rules, maxStreams: maxStreams, faults: faults, random: SimulationRandom(seed: faults.seed),
-            log: log, forward: forward)
+            log: log, logPayloads: logPayloads, forward: forward)
         let channel = try await LocalHTTP2Server.bind(
             host: host, port: port, tls: context,
             settings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)], group: group

@@ -29,6 +29,8 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
         let faults: APNSFaultPlan
         let random: SimulationRandom
         let log: APNSSimulatorServer.RequestLog?
+        /// Each log line carries the request's payload as text (tests that check what was sent).
+        var logPayloads = false
         let forward: APNSSimulatorServer.Forward?
     }
 
@@ -106,7 +108,7 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
             }
         }
         body = []
-        shared.log?(Self.logLine(request: request, answer: answer, indexed: indexed))
+        shared.log?(Self.logLine(request: request, answer: answer, indexed: indexed, payload: shared.logPayloads))
         if let delay = shared.faults.delayMilliseconds {
             let milliseconds = shared.random.next(in: delay)
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(milliseconds))) { [answer] in
@@ -174,18 +176,22 @@ final class APNSSimulatorStreamHandler: ChannelInboundHandler {
         }
     }
 
-    static func logLine(request: APNSIncomingRequest, answer: Answer, indexed: [String]) -> String {
+    static func logLine(request: APNSIncomingRequest, answer: Answer, indexed: [String], payload: Bool = false) -> String {
         func header(_ name: String) -> Any { request.headers.first { $0.name == name }?.value ?? NSNull() }
         // Which provider token, without the token: the first 8 bytes of its SHA-256, in hex.
         let token = request.headers.first { $0.name == "authorization" }.map {
             Hex.encode(Array(SHA256.hash(data: Data($0.value.utf8)).prefix(8)))
         }
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "method": request.method, "path": request.path, "status": answer.status, "token": token ?? NSNull(),
             "reason": answer.reason?.rawValue ?? NSNull(), "apnsID": answer.apnsID,
             "pushType": header("apns-push-type"), "topic": header("apns-topic"), "bytes": request.body.count,
             "indexed": indexed, "injected": answer.injected, "at": Date().timeIntervalSince1970,
         ]
+        if payload {
+            object["payload"] = String(decoding: request.body, as: UTF8.self)
+            object["device"] = request.path.split(separator: "/").last.map(String.init) ?? NSNull()
+        }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

@@ -56,6 +56,11 @@ struct APNSSimCommand: AsyncParsableCommand {
     @Flag(help: "Serve cleartext HTTP/2 (prior knowledge) instead of TLS, for clients started with --apns-cleartext.") var cleartext = false
     @Flag(help: "Do not pass accepted pushes on to the simulated devices.") var noForward = false
     @Flag(help: "Print one JSON line per request.") var logRequests = false
+    @Flag(
+        help:
+            "With --log-requests, each line also carries the request's device token and payload (for tests; payloads may hold personal data)."
+    )
+    var logPayloads = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
@@ -110,7 +115,7 @@ struct APNSSimCommand: AsyncParsableCommand {
         if !noForward { forward = { push in deliver(Self.outgoing(push)) } }
         let server = try await APNSSimulatorServer.start(
             host: host, port: port, certificates: certificates, rules: rules, maxStreams: maxStreams,
-            faults: try faultPlan(), cleartext: cleartext, log: log, forward: forward)
+            faults: try faultPlan(), cleartext: cleartext, log: log, logPayloads: logPayloads, forward: forward)
         FileHandle.standardError.write(
             Data(
                 "apns-sim: listening on \(cleartext ? "http" : "https")://\(host):\(server.port)\(cleartext ? " (cleartext HTTP/2)" : " (trust \(certDir)/ca.pem)")\n"

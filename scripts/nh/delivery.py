@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""NH sends delivered (scripts/test-nh-clients.sh): azure-notification-hub-unofficial registers two
+iPhones in hub `news`, one with a template and one without, and sends a native apple push and a
+template push to them; `news` has APNs credentials for apns-sim, whose request log (with payloads)
+says what reached Apple. NH's rules: the native payload reaches both as written, the template push
+only the iPhone with a template, rendered, a property the send lacks as an empty string; the
+outcome documents count the same. Exits 1 on any mismatch."""
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from xml.etree import ElementTree
+
+from azure_notification_hub.client import NotificationHubsClient
+from azure_notification_hub.notifications import create_apple_notification, create_template_notification
+
+failures = []
+NAMESPACE = "{http://schemas.microsoft.com/netservices/2010/10/servicebus/connect}"
+WITH_TEMPLATE = "b1" * 32
+PLAIN = "b2" * 32
+
+
+def check(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+
+
+def requests(log):
+    lines = []
+    with open(log) as file:
+        for line in file:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if "payload" in entry:
+                lines.append(entry)
+    return lines
+
+
+def wait(what, condition, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    check(False, f"{what} within {seconds} s")
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--full", required=True)
+    parser.add_argument("--apns-log", required=True)
+    parser.add_argument("--redis-port", required=True)
+    arguments = parser.parse_args()
+    node = NotificationHubsClient(arguments.full, "news")
+    template = '{"aps":{"alert":{"title":"$(title)","body":"$(minute)"}},"richId":"$(richId)"}'
+    node.create_or_update_installation({"installationId": "news-iphone-1", "platform": "apns", "pushChannel": WITH_TEMPLATE,
+                                        "tags": ["e2e"], "templates": {"goal": {"body": template}}})
+    node.create_or_update_installation({"installationId": "news-iphone-2", "platform": "apns", "pushChannel": PLAIN, "tags": ["e2e"]})
+    silent = json.dumps({"aps": {"content-available": 1}, "richId": "7"})
+    node.send_notification(create_apple_notification(silent, {"apns-priority": "5", "apns-push-type": "background"}),
+                           tag_expression="e2e")
+    node.send_notification(create_template_notification({"title": "Goal!"}), tag_expression="e2e")
+
+    got = wait("3 pushes accepted by apns-sim", lambda: (lambda r: r if len(r) >= 3 else None)(requests(arguments.apns_log)))
+    got = got or []
+    by_device = {}
+    for entry in got:
+        check(entry.get("status") == 200, f"apns-sim accepted {entry.get('device', '')[:8]}…: {entry.get('status')} {entry.get('reason')}")
+        by_device.setdefault(entry.get("device"), []).append(entry)
+    plain = by_device.get(PLAIN, [])
+    check([e["payload"] for e in plain] == [silent], f"the iPhone without a template got the native push alone, as written ({plain})")
+    check(all(e.get("pushType") == "background" for e in plain), "as a background push (apns-push-type)")
+    templated = sorted(by_device.get(WITH_TEMPLATE, []), key=lambda e: e["payload"] != silent)
+    payloads = [e["payload"] for e in templated]
+    check(len(payloads) == 2 and payloads[0] == silent, f"the iPhone with a template got the native push as written ({payloads})")
+    rendered = json.loads(payloads[1]) if len(payloads) == 2 else {}
+    check(rendered.get("aps", {}).get("alert") == {"title": "Goal!", "body": ""},
+          f"and the template push rendered, the missing property empty ({payloads[1:]})")
+    check(templated[1].get("pushType") == "alert" if len(templated) == 2 else False, "the template's alert went as an alert")
+
+    # The outcome documents: every device's push counted under APNs.
+    ids = {}
+    port = arguments.redis_port
+    for key in [k for k in subprocess.run(["redis-cli", "-p", port, "--scan", "--pattern", "richpush:app:news:*:notif:*"],
+                                          capture_output=True, text=True, check=True).stdout.split() if k]:
+        native = subprocess.run(["redis-cli", "-p", port, "HEXISTS", key, "native"], capture_output=True, text=True).stdout.strip()
+        ids["native" if native == "1" else "template"] = key.rsplit(":", 1)[1]
+
+    def outcome(kind):
+        root = ElementTree.fromstring(node.get_notification_outcome_details(ids[kind])["_raw_xml"])
+        if root.findtext(NAMESPACE + "State") != "Completed":
+            return None
+        counts = root.find(NAMESPACE + "ApnsOutcomeCounts")
+        return {o.findtext(NAMESPACE + "Name"): int(o.findtext(NAMESPACE + "Count")) for o in counts} if counts is not None else {}
+
+    check(wait("the native send's outcome: Completed, Success 2 under APNs", lambda: outcome("native") == {"Success": 2}) is True,
+          "native send: Completed, Success 2 under APNs")
+    check(wait("the template send's outcome: Completed, Success 1 under APNs", lambda: outcome("template") == {"Success": 1}) is True,
+          "template send: Completed, Success 1 under APNs (the iPhone without a template is not its audience)")
+    check(len(requests(arguments.apns_log)) == 3, "and apns-sim got nothing more")
+    if failures:
+        print(f"{len(failures)} check(s) failed", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
