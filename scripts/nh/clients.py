@@ -89,6 +89,38 @@ def installations(node, device):
     check(status == 404, f"node port: patching a missing installation is 404 ({status})")
 
 
+def hostile(node):
+    """Hostile bodies over the wire, signed with a valid key: each is NH's 4xx with its XML error,
+    never a 5xx or a dropped connection; the listener then still answers."""
+    def raw(method, path, body, content_type="application/json", headers=None):
+        extra = {"Content-Type": content_type, **(headers or {})}
+        response = node._client.request(method, node._request_url(path), content=body, headers=node._create_headers(extra))
+        return response.status_code, response.text
+
+    deep = "[" * 10_000 + "]" * 10_000
+    cases = [
+        ("PUT", "/installations/h-1", deep, 400, "nested"),
+        ("PUT", "/installations/h-1", '{"platform":"apns","pushChannel":"t","tags":' + '["a",' * 3 + '"b"]]]]}', 400, "nested"),
+        ("PUT", "/installations/h-1", json.dumps({"platform": "apns", "pushChannel": "t", "tags": [f"t{i}" for i in range(5000)]}), 400,
+         "array of up to 60"),
+        ("PUT", "/installations/h-1", json.dumps({"platform": "apns", "pushChannel": "t", "pad": "x" * 70_000}), 413, "over the limit"),
+        ("PUT", "/installations/h-1", b"\xff\xfe{}", 400, "the body must be"),
+        ("PUT", "/installations/" + "x" * 65, json.dumps({"platform": "apns", "pushChannel": "t"}), 400, "installation id"),
+        ("PUT", "/installations/a%2F..%2Fb", json.dumps({"platform": "apns", "pushChannel": "t"}), 400, "installation id"),
+        ("PATCH", "/installations/iphone-1", json.dumps([{"op": "add", "path": "/tags", "value": "a"}] * 1000), 400, "1 to 64 operations"),
+        ("PATCH", "/installations/iphone-1", json.dumps([{"op": "add", "path": "/" + "a/" * 400, "value": "x"}]), 400, "JSON Pointer"),
+        ("PATCH", "/installations/iphone-1", json.dumps([{"op": "add", "path": "/templates/t", "value": deep[:4000]}]), 400, "JSON object"),
+        ("POST", "/messages", json.dumps({"aps": {"alert": "x" * 5000}}), 400, "at most 4096"),
+        ("POST", "/messages", "{", 400, "apple payload"),
+    ]
+    for method, path, body, status, words in cases:
+        headers = {"ServiceBusNotification-Format": "apple", "ServiceBusNotification-Tags": "a"} if path == "/messages" else {}
+        got, text = raw(method, path, body, headers=headers)
+        check(got == status and words in text and "<Error>" in text,
+              f"hostile {method} {path[:40]} ({len(body)} bytes): {status} naming '{words}' ({got}: {text[:120]})")
+    check(node.get_installation("iphone-1").get("installationId") == "iphone-1", "the listener still answers after them")
+
+
 def redis(port, *args):
     return subprocess.run(["redis-cli", "-p", port, *args], capture_output=True, text=True, check=True).stdout
 
@@ -206,6 +238,7 @@ def main():
     check(status == 400 and "ServiceBusNotification-Tags" in text, f"node port: a malformed tag expression is 400 ({status})")
 
     installations(node, NotificationsHubsClientFor(arguments.listen))
+    hostile(node)
     outcomes(node, arguments.redis_port)
 
     with open(arguments.out, "w") as file:
