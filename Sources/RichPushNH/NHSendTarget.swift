@@ -2,8 +2,8 @@ import RichPushCore
 
 /// A send's `ServiceBusNotification-Tags` as RichPush targets it: none is every installation of
 /// the hub (``TagExpression/everyone``); NH's implicit `$UserId:{name}` is RichPush's user tag
-/// `username:name`; and NH's limits on an expression hold (20 tags joined by `||` alone, 6 once
-/// `&&` or `!` appears).
+/// `username:name`; `$InstallationId:{id}` names installations (``installations(tagsHeader:)``);
+/// and NH's limits on an expression hold (20 tags joined by `||` alone, 6 once `&&` or `!` appears).
 package enum NHSendTarget {
     /// The most tags of an expression of `||` alone.
     package static let maxOrTags = 20
@@ -38,6 +38,45 @@ package enum NHSendTarget {
         return translated
     }
 
+    /// The installations a header of `$InstallationId:{id}` terms joined by `||` names (up to 20),
+    /// or nil when it names none; NH's implicit installation tag combined otherwise is refused.
+    package static func installations(tagsHeader: String?) throws(NHError) -> [String]? {
+        guard let text = tagsHeader, text.lowercased().contains("$installationid:") else { return nil }
+        var ids: [String] = []
+        for term in text.split(separator: "||", omittingEmptySubsequences: false) {
+            let term = term.trimmingWhitespace()
+            let prefix = "$installationid:{"
+            guard term.lowercased().hasPrefix(prefix), term.hasSuffix("}") else {
+                throw NHError(
+                    status: 400, code: "BadRequest",
+                    message: "ServiceBusNotification-Tags: $InstallationId:{id} is served joined with || to others of its kind only")
+            }
+            let id = term.dropFirst(prefix.count).dropLast()
+            guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy(isInstallationIDByte) else {
+                throw NHError(
+                    status: 400, code: "BadRequest",
+                    message: "ServiceBusNotification-Tags: an installation id is 1 to 64 letters, digits, '.', '-' or '_'")
+            }
+            if !ids.contains(String(id)) { ids.append(String(id)) }
+        }
+        guard ids.count <= maxOrTags else {
+            throw NHError(
+                status: 400, code: "BadRequest",
+                message: "ServiceBusNotification-Tags names \(ids.count) installations; NH allows \(maxOrTags)")
+        }
+        return ids
+    }
+
+    private static func isInstallationIDByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default:
+            false
+        }
+    }
+
     /// `$UserId:{name}` (any case, braces as NH requires them) becomes `username:name`;
     /// `$InstallationId:{…}` and any other `$` form are refused, not served.
     static func userTags(in text: String) throws(NHError) -> String {
@@ -51,7 +90,9 @@ package enum NHSendTarget {
             guard rest.lowercased().hasPrefix(prefix), let close = rest.firstIndex(of: "}") else {
                 throw NHError(
                     status: 400, code: "BadRequest",
-                    message: "ServiceBusNotification-Tags: of NH's implicit tags only $UserId:{name} is served (docs/nh.md)")
+                    message:
+                        "ServiceBusNotification-Tags: NH's implicit tags are $UserId:{name}, and $InstallationId:{id} joined with || to others of its kind"
+                )
             }
             let name = rest[rest.index(rest.startIndex, offsetBy: prefix.count)..<close]
             if let problem = User.validate(name: String(name)) {

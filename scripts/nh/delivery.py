@@ -105,6 +105,13 @@ def main():
     check(wait("the template send's outcome: Completed, Success 1 under APNs", lambda: outcome("template") == {"Success": 1}) is True,
           "template send: Completed, Success 1 under APNs (the iPhone without a template is not its audience)")
     check(len(requests(arguments.apns_log)) == 3, "and apns-sim got nothing more")
+
+    # $InstallationId:{…}: that device alone, whatever its tags.
+    just = json.dumps({"aps": {"alert": "Just you"}})
+    node.send_notification(create_apple_notification(just), tag_expression="$InstallationId:{news-iphone-2}")
+    got = wait("a 4th push accepted by apns-sim", lambda: (lambda r: r if len(r) >= 4 else None)(requests(arguments.apns_log))) or []
+    check([(e.get("device"), e.get("payload")) for e in got[3:]] == [(PLAIN, just)],
+          f"a send to $InstallationId:{{news-iphone-2}} reached that iPhone alone ({[(e.get('device', '')[:6], e.get('payload')) for e in got[3:]]})")
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)
         sys.exit(1)

@@ -38,18 +38,24 @@ struct NHRoutes {
         guard let format = request.headers[NotificationRoutes.formatHeader]?.lowercased() else {
             throw NHError(status: 400, code: "BadRequest", message: "ServiceBusNotification-Format is required")
         }
-        let target = try NHSendTarget.target(tagsHeader: request.headers[NotificationRoutes.tagsHeader])
+        let tags = request.headers[NotificationRoutes.tagsHeader]
         let sendAt = scheduled ? try NHScheduleTime.milliseconds(request.headers[Self.scheduleTimeHeader]) : nil
+        let nh: NotificationRoutes.NHSend
+        if let installations = try NHSendTarget.installations(tagsHeader: tags) {
+            // `$InstallationId:{…}`: those devices, whatever their tags.
+            nh = NotificationRoutes.NHSend(target: TagExpression.everyone, installations: installations, sendAt: sendAt)
+        } else {
+            nh = NotificationRoutes.NHSend(target: try NHSendTarget.target(tagsHeader: tags), sendAt: sendAt)
+        }
         let routes = try await notifications.routes(for: app)
         let created: NotificationRoutes.Created
         if format == "template" {
-            created = try await routes.created(request, context: context, target: target, sendAt: sendAt, templatesOnly: true)
+            created = try await routes.created(request, context: context, nh: nh)
         } else {
             let body = try await request.body.collect(upTo: 64 * 1024)
             let native = try NHNativeSend.push(
                 format: format, body: Array(buffer: body), headers: request.headers.map { ($0.name.rawName, $0.value) })
-            created = try await routes.created(
-                native: native, body: body, target: target, sendAt: sendAt, request: request, context: context)
+            created = try await routes.created(native: native, nh: nh, body: body, request: request, context: context)
         }
         switch created {
         case .record(let id, _, _):

@@ -72,22 +72,30 @@ struct NotificationRoutes {
         case dryRun(Response)
     }
 
-    /// A create up to its answer (shared with Notification Hubs' send route, which answers as NH
-    /// and gives the `target` it read from NH's headers).
-    func created(
-        _ request: Request, context: APIRequestContext, target: String? = nil, sendAt: Int64? = nil, templatesOnly: Bool = false
-    ) async throws -> Created {
+    /// What Notification Hubs' send route reads from NH's headers, over what the request says.
+    struct NHSend: Sendable {
+        /// The tag expression (`*`: every device).
+        var target: String
+        /// Only these installations (NH's `$InstallationId:{…}`); nil: the whole target.
+        var installations: [String]?
+        /// When to send, ms since 1970 (a scheduled send); nil: now.
+        var sendAt: Int64?
+    }
+
+    /// A create up to its answer (shared with Notification Hubs' template send, `nh`, which
+    /// answers as NH: its properties are the whole body and only devices with a template get it).
+    func created(_ request: Request, context: APIRequestContext, nh: NHSend? = nil) async throws -> Created {
         let user = try context.caller(.send)
         let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
-        let isTemplate = try Self.isTemplateFormat(request)
+        let isTemplate = try nh != nil || Self.isTemplateFormat(request)
         var input =
             isTemplate
             ? NotificationInput(properties: try NotificationInput.parseProperties(Array(buffer: body)))
             : try parse(body, contentType: request.headers[.contentType])
-        // NH's template send names its target in a header: a tag expression.
-        if isTemplate, let tags = target ?? request.headers[Self.tagsHeader] { input.target = tags }
-        if let sendAt { input.sendAt = String(sendAt) }
-        if templatesOnly {
+        // A template send names its target in NH's header: a tag expression.
+        if isTemplate, let tags = nh?.target ?? request.headers[Self.tagsHeader] { input.target = tags }
+        if let nh {
+            input.sendAt = nh.sendAt.map(String.init)
             // NH's template send is the properties alone: they are what a device fetching it reads.
             input.richType = .text
             input.payload = Array(buffer: body)
@@ -98,38 +106,34 @@ struct NotificationRoutes {
             input.payload = configuration.defaultImage
             input.richType = .image
         }
-        return try await create(
-            input, native: nil, templatesOnly: templatesOnly, body: body, request: request, context: context, user: user)
+        return try await create(input, native: nil, nh: nh, body: body, request: request, context: context, user: user)
     }
 
-    /// A native send of Notification Hubs, to `target`: stored with its payload as the
-    /// notification's text, so that a device fetching it by id reads what it was sent.
-    func created(
-        native: NativePush, body: ByteBuffer, target: String, sendAt: Int64?, request: Request, context: APIRequestContext
-    ) async throws
-        -> Created
-    {
+    /// A native send of Notification Hubs: stored with its payload as the notification's text,
+    /// so that a device fetching it by id reads what it was sent.
+    func created(native: NativePush, nh: NHSend, body: ByteBuffer, request: Request, context: APIRequestContext) async throws -> Created {
         let user = try context.caller(.send)
         var input = NotificationInput()
         input.message = "\(native.format.rawValue) native push"
         input.richType = .text
         input.payload = Array(native.body.utf8)
-        input.target = target
-        input.sendAt = sendAt.map(String.init)
-        return try await create(input, native: native, templatesOnly: false, body: body, request: request, context: context, user: user)
+        input.target = nh.target
+        input.sendAt = nh.sendAt.map(String.init)
+        return try await create(input, native: native, nh: nh, body: body, request: request, context: context, user: user)
     }
 
     /// The create's checks and store, shared by the sends above: the draft, a dry run, the
     /// idempotency key, the backlog, the audience, the app's charge, the record and its job.
     private func create(
-        _ input: NotificationInput, native: NativePush?, templatesOnly: Bool, body: ByteBuffer, request: Request,
-        context: APIRequestContext,
+        _ input: NotificationInput, native: NativePush?, nh: NHSend?, body: ByteBuffer, request: Request, context: APIRequestContext,
         user: User
     ) async throws -> Created {
         var draft = try input.draft(
             as: user, maxPayloadBytes: configuration.maxPayloadBytes, defaultLocale: defaultLocale, defaultDelivery: defaultDelivery)
         draft.native = native
-        draft.templatesOnly = templatesOnly
+        // NH's template send reaches devices with a template alone.
+        draft.templatesOnly = nh != nil && native == nil
+        draft.installations = nh?.installations
         // A dry run checks all of the above and stores, charges and sends nothing.
         if try Self.isDryRun(request) { return .dryRun(try await dryRun(draft)) }
         if let key = try Self.idempotencyKey(request, user: user, body: body) {
