@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
+from urllib.parse import urlparse
 from xml.etree import ElementTree
 
 from azure_notification_hub.client import AzureNHError, NotificationHubsClient, create_browser_installation
@@ -119,6 +120,80 @@ def hostile(node):
         check(got == status and words in text and "<Error>" in text,
               f"hostile {method} {path[:40]} ({len(body)} bytes): {status} naming '{words}' ({got}: {text[:120]})")
     check(node.get_installation("iphone-1").get("installationId") == "iphone-1", "the listener still answers after them")
+
+
+ATOM = '<entry xmlns="http://www.w3.org/2005/Atom">{updated}<content type="application/xml">{description}</content></entry>'
+CONNECT = 'xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"'
+
+
+def registrations(node, device):
+    """Registrations (Atom XML) written as the JS SDK (POST registrationIDs, then PUT) and the .NET
+    SDK (POST registrations, the base type with i:type) write them, over the wire with the Node
+    SDK's port's tokens; listed, read and deleted through that client; refusals as NH's."""
+    def raw(client, method, path, body=None, headers=None):
+        extra = {"Content-Type": "application/atom+xml;type=entry;charset=utf-8", **(headers or {})}
+        return client._client.request(method, client._request_url(path), content=body, headers=client._create_headers(extra))
+
+    answer = raw(device, "POST", "/registrationIDs")
+    location = answer.headers.get("location", "")
+    check(answer.status_code == 201 and "/shop/registrationids/" in location, f"a device (Listen) gets a registration id: 201 {location}")
+    registration = urlparse(location).path.split("/")[3]
+    apple = (f'<AppleTemplateRegistrationDescription {CONNECT}><Tags>sports, vip</Tags><DeviceToken>{"c1" * 32}</DeviceToken>'
+             '<BodyTemplate><![CDATA[{"aps":{"alert":"$(message)"}}]]></BodyTemplate><TemplateName>alert</TemplateName>'
+             '<ApnsHeaders><ApnsHeader><Header>apns-priority</Header><Value>10</Value></ApnsHeader></ApnsHeaders>'
+             '</AppleTemplateRegistrationDescription>')
+    answer = raw(device, "PUT", f"/registrations/{registration}", ATOM.format(updated="<updated>2026-12-07T00:00:00Z</updated>",
+                                                                              description=apple))
+    check(answer.status_code == 200 and "<AppleTemplateRegistrationDescription" in answer.text
+          and f"<RegistrationId>{registration}</RegistrationId>" in answer.text and "<Tags>sports,vip</Tags>" in answer.text,
+          f"the JS SDK's PUT of a template registration: 200, the stored entry ({answer.status_code}: {answer.text[:160]})")
+    fcm = (f'<RegistrationDescription {CONNECT} i:type="FcmV1RegistrationDescription"><RegistrationId i:nil="true"/>'
+           '<Tags>android</Tags><FcmV1RegistrationId>fcm-token-1</FcmV1RegistrationId></RegistrationDescription>')
+    answer = raw(node, "POST", "/registrations", ATOM.format(updated="", description=fcm))
+    check(answer.status_code == 200 and "<FcmV1RegistrationDescription" in answer.text,
+          f"the .NET SDK's POST (base type, i:type): 200, an FcmV1 registration ({answer.status_code}: {answer.text[:160]})")
+    created = ElementTree.fromstring(answer.text).findtext("{http://www.w3.org/2005/Atom}title")
+
+    listed = node.list_registrations()
+    by_id = {entry.get("RegistrationId"): entry for entry in listed}
+    check(registration in by_id and created in by_id, f"the Node SDK's port lists both ({sorted(by_id)})")
+    got = node.get_registration(registration)
+    check(got.get("Tags") == ["sports", "vip"] and got.get("BodyTemplate") == '{"aps":{"alert":"$(message)"}}'
+          and got.get("DeviceToken") == "c1" * 32 and got.get("etag", "").startswith('W/"'),
+          f"and reads the template registration back ({got})")
+    answer = raw(node, "GET", "/tags/android/registrations")
+    check(answer.status_code == 200 and created in answer.text and registration not in answer.text,
+          f"registrations by tag: android's alone ({answer.status_code})")
+    answer = raw(device, "GET", "/registrations")
+    check(answer.status_code == 403, f"listing every registration needs Manage: a Listen key is 403 ({answer.status_code})")
+
+    etag = got["etag"][3:-1]
+    stale = ATOM.format(updated="", description=apple.replace("sports, vip", "sports"))
+    answer = raw(device, "PUT", f"/registrations/{registration}", stale, {"If-Match": '"1"'})
+    check(answer.status_code == 412, f"an update at another version (If-Match) is 412 ({answer.status_code})")
+    answer = raw(device, "PUT", f"/registrations/{registration}", stale, {"If-Match": f'"{etag}"'})
+    check(answer.status_code == 200 and "<Tags>sports</Tags>" in answer.text, f"at its version, 200 ({answer.status_code})")
+    check(node.delete_registration(created) == {}, "the Node SDK's port deletes one (no If-Match): 200")
+    status, text = refused(lambda: node.get_registration(created))
+    check(status == 404 and "Registration not found" in text, f"then it is 404 ({status})")
+    status, text = refused(lambda: node.delete_registration(created))
+    check(status == 404, f"and deleting it again is 404 ({status})")
+
+    hostile_bodies = [
+        ('<?xml version="1.0"?><!DOCTYPE e [<!ENTITY x SYSTEM "file:///etc/passwd">]>' + ATOM.format(updated="", description="&x;"),
+         "document type"),
+        ('<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;">]>'
+         + ATOM.format(updated="", description="&c;"), "document type"),
+        ("<entry>" * 5000, "deeper"),
+        (ATOM.format(updated="", description=f"<WindowsRegistrationDescription {CONNECT}/>"), "not served"),
+        (ATOM.format(updated="", description=f"<AppleRegistrationDescription {CONNECT}><Tags>a b</Tags></AppleRegistrationDescription>"),
+         "may only hold"),
+        ("not xml", "not XML"),
+    ]
+    for body, words in hostile_bodies:
+        answer = raw(device, "PUT", "/registrations/h-1", body)
+        check(answer.status_code == 400 and words in answer.text,
+              f"hostile registration ({len(body)} bytes): 400 naming '{words}' ({answer.status_code}: {answer.text[:100]})")
 
 
 def redis(port, *args):
@@ -239,6 +314,7 @@ def main():
 
     installations(node, NotificationsHubsClientFor(arguments.listen))
     hostile(node)
+    registrations(node, NotificationsHubsClientFor(arguments.listen))
     outcomes(node, arguments.redis_port)
 
     with open(arguments.out, "w") as file:

@@ -112,6 +112,20 @@ def main():
     got = wait("a 4th push accepted by apns-sim", lambda: (lambda r: r if len(r) >= 4 else None)(requests(arguments.apns_log))) or []
     check([(e.get("device"), e.get("payload")) for e in got[3:]] == [(PLAIN, just)],
           f"a send to $InstallationId:{{news-iphone-2}} reached that iPhone alone ({[(e.get('device', '')[:6], e.get('payload')) for e in got[3:]]})")
+
+    # A device registered as the tutorial's backend registers it: an NH registration (Atom XML).
+    registered = "c2" * 32
+    entry = ('<entry xmlns="http://www.w3.org/2005/Atom"><content type="application/xml"><AppleTemplateRegistrationDescription '
+             'xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect"><Tags>username:alice</Tags>'
+             f'<DeviceToken>{registered}</DeviceToken><BodyTemplate><![CDATA[{{"aps":{{"alert":"$(message)"}}}}]]></BodyTemplate>'
+             '</AppleTemplateRegistrationDescription></content></entry>')
+    answer = node._client.request("POST", node._request_url("/registrations"), content=entry,
+                                  headers=node._create_headers({"Content-Type": "application/atom+xml;type=entry;charset=utf-8"}))
+    check(answer.status_code == 200, f"a template registration created ({answer.status_code}: {answer.text[:120]})")
+    node.send_notification(create_template_notification({"message": "For Alice"}), tag_expression="username:alice")
+    got = wait("a 5th push accepted by apns-sim", lambda: (lambda r: r if len(r) >= 5 else None)(requests(arguments.apns_log))) or []
+    check([(e.get("device"), json.loads(e.get("payload", "{}"))) for e in got[4:]] == [(registered, {"aps": {"alert": "For Alice"}})],
+          f"a template send to username:alice reached the registered iPhone, rendered ({[e.get('payload') for e in got[4:]]})")
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)
         sys.exit(1)

@@ -27,8 +27,10 @@ package func buildNHApplication(
     NHRoutes(
         access: access, notifications: NotificationRoutes.perApp(apps, configuration: apiConfiguration, stores: dependencies.stores)
     ).add(to: router)
-    NHInstallationRoutes(access: access, installations: { apps.stores(for: $0).installations }, quotas: configuration.quotas).add(
-        to: router)
+    let installations = NHInstallationRoutes(
+        access: access, installations: { apps.stores(for: $0).installations }, quotas: configuration.quotas)
+    installations.add(to: router)
+    NHRegistrationRoutes(access: access, installations: installations).add(to: router)
     let certificates: [NIOSSLCertificate]
     let key: NIOSSLPrivateKey
     do {

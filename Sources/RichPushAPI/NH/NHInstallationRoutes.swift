@@ -65,7 +65,7 @@ struct NHInstallationRoutes {
     /// Saves `installation` as NH's `PUT` does, replacing whatever the id held: a device whose
     /// `userId` changed moves to the new user. The hub's own installations have no limits; a
     /// user's count against that user's quotas.
-    private func save(_ installation: Installation, in app: AppID) async throws {
+    func save(_ installation: Installation, in app: AppID) async throws {
         let store = installations(app)
         let limits =
             installation.owner == NHInstallationDocument.hubOwner
