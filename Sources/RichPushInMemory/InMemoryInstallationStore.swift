@@ -71,6 +71,10 @@ package final class InMemoryInstallationStore: InstallationStore {
         }
     }
 
+    package func installationIDs(handle: String) async throws -> [String] {
+        all.withLock { all in all.values.filter { $0.handle == handle }.map(\.id).sorted() }
+    }
+
     package func installations(ids: [String]) async throws -> [Installation] {
         all.withLock { all in ids.compactMap { all[$0] } }
     }

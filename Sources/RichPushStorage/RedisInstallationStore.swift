@@ -90,6 +90,10 @@ package struct RedisInstallationStore: InstallationStore {
         return removed
     }
 
+    package func installationIDs(handle: String) async throws -> [String] {
+        (try await redis.send("SMEMBERS", keys.handle(handle)).array ?? []).compactMap(\.string).sorted()
+    }
+
     package func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {
         try Self.scanPage(try await redis.send("SSCAN", tag.map(keys.tag) ?? keys.allInstallations, cursor, "COUNT", count))
     }

@@ -68,6 +68,8 @@ final class ScanCountingStore: InstallationStore {
 
     init(_ base: InMemoryInstallationStore) { self.base = base }
 
+    func installationIDs(handle: String) async throws -> [String] { try await base.installationIDs(handle: handle) }
+
     func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] {
         fullScans.add(1, ordering: .relaxed)
         let now = running.add(1, ordering: .relaxed).newValue

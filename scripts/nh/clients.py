@@ -167,6 +167,18 @@ def registrations(node, device):
     answer = raw(device, "GET", "/registrations")
     check(answer.status_code == 403, f"listing every registration needs Manage: a Listen key is 403 ({answer.status_code})")
 
+    token = "c1" * 32
+    def filtered(query):
+        return node._client.get(node._request_url("/registrations") + "&$filter=" + query, headers=node._create_headers())
+
+    answer = filtered(f"DeviceToken%20eq%20%27{token.upper()}%27")
+    check(answer.status_code == 200 and registration in answer.text and created not in answer.text,
+          f"$filter DeviceToken eq 'HEX' (the JS SDK's, upper case) finds that device's registration ({answer.status_code})")
+    answer = filtered("ChannelUri+eq+%27fcm-token-1%27")
+    check(answer.status_code == 200 and created in answer.text and registration not in answer.text,
+          f"$filter ChannelUri eq '…', form-encoded (the .NET SDK's), finds the FCM one ({answer.status_code})")
+    answer = filtered("Tags%20eq%20%27a%27")
+    check(answer.status_code == 400, f"a $filter on another field is 400 ({answer.status_code})")
     etag = got["etag"][3:-1]
     stale = ATOM.format(updated="", description=apple.replace("sports, vip", "sports"))
     answer = raw(device, "PUT", f"/registrations/{registration}", stale, {"If-Match": '"1"'})

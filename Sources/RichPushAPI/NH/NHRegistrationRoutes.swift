@@ -76,8 +76,9 @@ struct NHRegistrationRoutes {
     func list(_ request: Request, context: APIRequestContext, tag: String?) async throws -> Response {
         let (app, _) = try await access.authorize(request, context: context, needs: .manage)
         let query = request.uri.queryParameters
-        if query["$filter"] != nil {
-            throw NHError(status: 400, code: "UnsupportedQuery", message: "$filter is not served yet: list all, or by tag (docs/nh.md)")
+        if let filter = query["$filter"] {
+            guard tag == nil else { throw NHRegistrationDescription.problem("$filter lists all registrations, not a tag's") }
+            return try await channel(String(filter), request: request, app: app)
         }
         var top = 100
         if let text = query["$top"] {
@@ -95,7 +96,13 @@ struct NHRegistrationRoutes {
         }
         let store = installations.installations(app)
         let page = try await store.installationIDs(tag: tag, cursor: cursor, count: top)
-        let found = try await store.installations(ids: page.ids)
+        var response = Self.feed(try await store.installations(ids: page.ids), request: request, app: app)
+        if page.next != 0 { response.headers[Self.continuationHeader] = String(page.next) }
+        return response
+    }
+
+    /// An Atom feed of registrations.
+    static func feed(_ found: [Installation], request: Request, app: AppID) -> Response {
         let host = request.head.authority ?? "localhost"
         let now = UTCTimestamp.iso8601(milliseconds: JobQueue.nowMilliseconds())
         let url = "https://\(host)\(request.uri.path)"
@@ -106,10 +113,19 @@ struct NHRegistrationRoutes {
             guard let kind = NHRegistrationDescription.kind(of: installation) else { continue }
             xml += NHRegistrationDescription.entry(installation, kind: kind, url: Self.url(installation.id, host: host, app: app))
         }
-        xml += "</feed>"
-        var response = Self.answer(xml, type: Self.feedType)
-        if page.next != 0 { response.headers[Self.continuationHeader] = String(page.next) }
-        return response
+        return answer(xml + "</feed>", type: feedType)
+    }
+
+    /// The registrations of one device: `$filter` naming its handle (``NHRegistrationFilter``).
+    private func channel(_ filter: String, request: Request, app: AppID) async throws -> Response {
+        let handles = try NHRegistrationFilter.handles(filter)
+        let store = installations.installations(app)
+        var ids: [String] = []
+        for handle in handles {
+            for id in try await store.installationIDs(handle: handle) where !ids.contains(id) { ids.append(id) }
+        }
+        let found = try await store.installations(ids: Array(ids.prefix(100)))
+        return Self.feed(found, request: request, app: app)
     }
 
     /// Saves the entry in the request's body as registration `id`, answering the stored entry.

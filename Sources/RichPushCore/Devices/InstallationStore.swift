@@ -48,6 +48,8 @@ package protocol InstallationStore: Sendable {
     /// `tags`, all in one pipelined round trip; `complete` says the page held every member.
     func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)]
     func installations(ids: [String]) async throws -> [Installation]
+    /// The ids of the installations whose push handle is `handle` (exactly as registered).
+    func installationIDs(handle: String) async throws -> [String]
     /// Installations of one user.
     func installations(owner: String) async throws -> [Installation]
     /// The ids of one user's installations (no record is read).
