@@ -52,10 +52,8 @@ package enum NHSendTarget {
                     message: "ServiceBusNotification-Tags: $InstallationId:{id} is served joined with || to others of its kind only")
             }
             let id = term.dropFirst(prefix.count).dropLast()
-            guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy(isInstallationIDByte) else {
-                throw NHError(
-                    status: 400, code: "BadRequest",
-                    message: "ServiceBusNotification-Tags: an installation id is 1 to 64 letters, digits, '.', '-' or '_'")
+            guard NHInstallationID.isValid(id) else {
+                throw NHError(status: 400, code: "BadRequest", message: "ServiceBusNotification-Tags: \(NHInstallationID.rule)")
             }
             if !ids.contains(String(id)) { ids.append(String(id)) }
         }
@@ -65,16 +63,6 @@ package enum NHSendTarget {
                 message: "ServiceBusNotification-Tags names \(ids.count) installations; NH allows \(maxOrTags)")
         }
         return ids
-    }
-
-    private static func isInstallationIDByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
-            true
-        default:
-            false
-        }
     }
 
     /// `$UserId:{name}` (any case, braces as NH requires them) becomes `username:name`;

@@ -108,18 +108,8 @@ struct NHInstallationRoutes {
 
     /// The path's installation id: 1 to 64 letters, digits, `.`, `-` or `_` (NH's entity segments).
     static func installationID(_ context: APIRequestContext) throws -> String {
-        guard let id = context.parameters.get("id"), (1...64).contains(id.utf8.count),
-            id.utf8.allSatisfy({ byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                    UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                    true
-                default:
-                    false
-                }
-            })
-        else {
-            throw NHInstallationDocument.problem("an installation id is 1 to 64 letters, digits, '.', '-' or '_'")
+        guard let id = context.parameters.get("id"), NHInstallationID.isValid(id) else {
+            throw NHInstallationDocument.problem(NHInstallationID.rule)
         }
         return id
     }
