@@ -120,6 +120,10 @@ def hostile(node):
         check(got == status and words in text and "<Error>" in text,
               f"hostile {method} {path[:40]} ({len(body)} bytes): {status} naming '{words}' ({got}: {text[:120]})")
     check(node.get_installation("iphone-1").get("installationId") == "iphone-1", "the listener still answers after them")
+    answer = node._client.get(node._request_url("/installations/iphone-1"), headers=node._create_headers())
+    tracking = answer.headers.get("TrackingId")
+    check(tracking and answer.headers.get("x-ms-correlation-request-id") == tracking,
+          f"answers carry TrackingId and x-ms-correlation-request-id, as the JS SDK reads them ({dict(answer.headers)})")
 
 
 ATOM = '<entry xmlns="http://www.w3.org/2005/Atom">{updated}<content type="application/xml">{description}</content></entry>'

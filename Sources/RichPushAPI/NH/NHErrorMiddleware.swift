@@ -4,7 +4,8 @@ import Hummingbird
 import RichPushNH
 import RichPushReport
 
-/// Answers every refusal on the NH listener as NH does: the status, `TrackingId`, and an XML body
+/// Answers every request on the NH listener with NH's `TrackingId` and `x-ms-correlation-request-id`
+/// (the JS SDK reads both), and every refusal as NH does: the status and an XML body
 /// `<Error><Code>status</Code><Detail>message</Detail></Error>`; a `Retry-After` of the API's own
 /// errors (429, 503) is kept. What is not an `NHError` or an `APIError` is a 500 that says nothing
 /// more.
@@ -12,12 +13,14 @@ struct NHErrorMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
     static let trackingID = HTTPField.Name("TrackingId")!
+    static let correlationID = HTTPField.Name("x-ms-correlation-request-id")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let tracking = UUID().uuidString
         do {
             var response = try await next(request, context)
             response.headers[Self.trackingID] = tracking
+            response.headers[Self.correlationID] = tracking
             return response
         } catch let error as NHError {
             return Self.answer(status: error.status, detail: "\(error.code): \(error.message)", headers: [:], tracking: tracking)
@@ -40,6 +43,7 @@ struct NHErrorMiddleware: RouterMiddleware {
         var fields = headers
         fields[.contentType] = "application/xml; charset=utf-8"
         fields[trackingID] = tracking
+        fields[correlationID] = tracking
         return Response(
             status: HTTPResponse.Status(code: status), headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
