@@ -15,6 +15,7 @@ from xml.etree import ElementTree
 
 from azure_notification_hub.client import NotificationHubsClient
 from azure_notification_hub.notifications import create_apple_notification, create_template_notification
+from notificationhubs_rest_python.NotificationHub import AzureNotificationHub
 
 failures = []
 NAMESPACE = "{http://schemas.microsoft.com/netservices/2010/10/servicebus/connect}"
@@ -126,6 +127,21 @@ def main():
     got = wait("a 5th push accepted by apns-sim", lambda: (lambda r: r if len(r) >= 5 else None)(requests(arguments.apns_log))) or []
     check([(e.get("device"), json.loads(e.get("payload", "{}"))) for e in got[4:]] == [(registered, {"aps": {"alert": "For Alice"}})],
           f"a template send to username:alice reached the registered iPhone, rendered ({[e.get('payload') for e in got[4:]]})")
+
+    # A direct send (rest-python's `?direct`, valueless) to a known device's handle, and to one no
+    # installation has: RichPush sends to devices it knows, and says so.
+    rest = AzureNotificationHub(arguments.full, "news", 0)
+    direct = {"aps": {"alert": "Direct"}}
+    status, _ = rest.send_apple_notification(True, direct, device_handle=PLAIN)
+    check(status == 201, f"rest-python: a direct send to a known handle answered {status}")
+    got = wait("a 6th push accepted by apns-sim", lambda: (lambda r: r if len(r) >= 6 else None)(requests(arguments.apns_log))) or []
+    check([(e.get("device"), json.loads(e.get("payload", "{}"))) for e in got[5:]] == [(PLAIN, direct)],
+          f"the direct send reached that iPhone alone ({[e.get('payload') for e in got[5:]]})")
+    try:
+        rest.send_apple_notification(True, direct, device_handle="d0" * 32)
+        check(False, "a direct send to a handle no installation has is refused")
+    except Exception as error:  # the client raises a bare Exception for any status but 201
+        check("404" in str(error), f"a direct send to a handle no installation has is 404 ({str(error)[:80]})")
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)
         sys.exit(1)

@@ -5,7 +5,7 @@ import RichPushCore
 import RichPushNH
 
 /// Notification Hubs' sends, at the listener's root: `/{hub}/…`, a hub being an app.
-/// `POST /{hub}/messages` sends, `POST /{hub}/schedulednotifications` sends at
+/// `POST /{hub}/messages` sends (`?direct`: to one device's handle), `POST /{hub}/schedulednotifications` sends at
 /// `ServiceBusNotification-ScheduleTime` (``NHScheduleTime``), `DELETE
 /// /{hub}/schedulednotifications/{id}` cancels. A send is a template send
 /// (`ServiceBusNotification-Format: template`, the properties as the body) or a native one
@@ -27,9 +27,6 @@ struct NHRoutes {
 
     func send(_ request: Request, context: APIRequestContext, scheduled: Bool) async throws -> Response {
         let (app, context) = try await authorized(request, context: context)
-        if request.uri.queryParameters["direct"] != nil {
-            throw NHError(status: 400, code: "UnsupportedSend", message: "direct sends are not served yet (docs/nh.md)")
-        }
         if request.uri.queryParameters["test"] != nil || request.headers[Self.testSendHeader]?.lowercased() == "true" {
             throw NHError(
                 status: 400, code: "UnsupportedSend",
@@ -40,7 +37,7 @@ struct NHRoutes {
         }
         let tags = request.headers[NotificationRoutes.tagsHeader]
         let sendAt = scheduled ? try NHScheduleTime.milliseconds(request.headers[Self.scheduleTimeHeader]) : nil
-        let nh: NotificationRoutes.NHSend
+        var nh: NotificationRoutes.NHSend
         if let installations = try NHSendTarget.installations(tagsHeader: tags) {
             // `$InstallationId:{…}`: those devices, whatever their tags.
             nh = NotificationRoutes.NHSend(target: TagExpression.everyone, installations: installations, sendAt: sendAt)
@@ -48,6 +45,10 @@ struct NHRoutes {
             nh = NotificationRoutes.NHSend(target: try NHSendTarget.target(tagsHeader: tags), sendAt: sendAt)
         }
         let routes = try await notifications.routes(for: app)
+        // `?direct` (rest-python) or `?direct=true` (the JS SDK): to the device whose handle is given.
+        if let direct = request.uri.queryParameters["direct"], direct.lowercased() != "false" {
+            nh = try await self.direct(request, format: format, scheduled: scheduled, installations: routes.installations)
+        }
         let created: NotificationRoutes.Created
         if format == "template" {
             created = try await routes.created(request, context: context, nh: nh)
@@ -66,6 +67,34 @@ struct NHRoutes {
         case .dryRun(let answer):
             return answer
         }
+    }
+
+    /// A direct send's target: the installations of the hub whose handle is
+    /// `ServiceBusNotification-DeviceHandle` (an APNs token in either case). NH sends to any
+    /// handle; RichPush sends to devices it knows (an installation or a registration), and says
+    /// so for one it does not. A direct send is native, and not scheduled, as in NH.
+    private func direct(
+        _ request: Request, format: String, scheduled: Bool, installations: any InstallationStore
+    ) async throws -> NotificationRoutes.NHSend {
+        guard !scheduled, format != "template" else {
+            throw NHError(
+                status: 400, code: "BadRequest", message: "a direct send is a native send (apple, fcmv1, browser), sent now, as in NH")
+        }
+        guard let handle = request.headers[Self.deviceHandleHeader], (1...2048).contains(handle.utf8.count) else {
+            throw NHError(
+                status: 400, code: "BadRequest", message: "a direct send needs ServiceBusNotification-DeviceHandle (the device's token)")
+        }
+        var ids: [String] = []
+        for variant in Set([handle, handle.lowercased(), handle.uppercased()]).sorted() {
+            for id in try await installations.installationIDs(handle: variant) where !ids.contains(id) { ids.append(id) }
+        }
+        guard !ids.isEmpty else {
+            throw NHError(
+                status: 404, code: "DeviceNotFound",
+                message:
+                    "no installation or registration of this hub has this device handle: RichPush sends to devices it knows (docs/nh.md)")
+        }
+        return NotificationRoutes.NHSend(target: TagExpression.everyone, installations: Array(ids.prefix(20)))
     }
 
     /// Cancels a scheduled send (or one still queued): 200, or NH's 404 for an id it does not know.
@@ -131,4 +160,5 @@ struct NHRoutes {
 
     static let scheduleTimeHeader = HTTPField.Name("ServiceBusNotification-ScheduleTime")!
     static let testSendHeader = HTTPField.Name("ServiceBusNotification-TestSend")!
+    static let deviceHandleHeader = HTTPField.Name("ServiceBusNotification-DeviceHandle")!
 }
