@@ -26,8 +26,7 @@ richpush_binary
 dir=$(mktemp -d "$TMPDIR/apps-XXXX")
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    stop_pids "${pids[@]}"
     kill_private_redis "$dir"
     rm -rf "$dir"
 }

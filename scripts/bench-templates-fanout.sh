@@ -30,8 +30,7 @@ private_tmp bench-templates-fanout
 work=$(mktemp -d "$TMPDIR/run-XXXX")
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    stop_pids "${pids[@]}"
     kill_private_redis "$work"
     rm -rf "$work"
 }

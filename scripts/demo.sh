@@ -47,8 +47,7 @@ mkdir -p "$TMPDIR"
 work=$(mktemp -d "$TMPDIR/run-XXXX")
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    stop_pids "${pids[@]}"
     kill_private_redis "$work"
 }
 trap cleanup EXIT

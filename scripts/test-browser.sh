@@ -27,8 +27,7 @@ shots="$PWD/.tmp/browser/screenshots"
 rm -rf "$shots"
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    stop_pids "${pids[@]}"
     kill_private_redis "$work"
 }
 trap cleanup EXIT

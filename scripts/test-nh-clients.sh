@@ -31,8 +31,7 @@ ensure_venv "$venv" "notificationhubs-rest-python==1.0.3" "azure-notification-hu
 work=$(mktemp -d "$TMPDIR/run-XXXX")
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    stop_pids "${pids[@]}"
     kill_private_redis "$work"
 }
 trap cleanup EXIT

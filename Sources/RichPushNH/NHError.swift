@@ -14,6 +14,9 @@ package struct NHError: Error, Sendable, Hashable, CustomStringConvertible {
 
     package var description: String { "\(status) \(code): \(message)" }
 
+    /// 400 `BadRequest`: a request NH would refuse as it stands, `message` naming the problem.
+    package static func badRequest(_ message: String) -> NHError { NHError(status: 400, code: "BadRequest", message: message) }
+
     /// No `Authorization` header, or not a `SharedAccessSignature` one.
     package static let missingToken = NHError(
         status: 401, code: "MissingToken", message: "the request needs an Authorization header with a SharedAccessSignature token")

@@ -5,7 +5,7 @@ package import RichPushCore
 /// stores: APNs' JSON object with the request's `apns-*` headers; FCM v1's `{"message": {…}}` (or
 /// the message alone), whose message (without a target: RichPush adds each device's token) is
 /// what is sent; a
-/// browser's plaintext. `gcm` is refused: Google closed FCM's legacy API in 2024, and NH with it.
+/// browser's plaintext. `gcm` is refused: Google retired FCM's first HTTP API in 2024, and NH with it.
 package enum NHNativeSend {
     /// The formats served, and each one's push format.
     package static let formats: [String: PushFormat] = ["apple": .apns, "fcmv1": .fcm, "browser": .webpush]
@@ -18,8 +18,8 @@ package enum NHNativeSend {
     package static func push(format name: String, body: [UInt8], headers: [(name: String, value: String)]) throws(NHError) -> NativePush {
         guard let format = formats[name] else {
             if name == "gcm" {
-                throw problem(
-                    "ServiceBusNotification-Format gcm (FCM's legacy API) is not served: Google closed it in 2024; send fcmv1, whose "
+                throw NHError.badRequest(
+                    "ServiceBusNotification-Format gcm (FCM's first HTTP API) is not served: Google closed it in 2024; send fcmv1, whose "
                         + "message reaches gcm and fcmv1 installations alike")
             }
             throw NHError(
@@ -30,32 +30,32 @@ package enum NHNativeSend {
         }
         let limit = format.maxTemplateBytes
         guard body.count <= limit else {
-            throw problem("the \(name) payload is \(body.count) bytes; \(format.rawValue) takes at most \(limit)")
+            throw NHError.badRequest("the \(name) payload is \(body.count) bytes; \(format.rawValue) takes at most \(limit)")
         }
-        guard let text = String(validating: body, as: UTF8.self) else { throw problem("the \(name) payload is not UTF-8") }
+        guard let text = String(validating: body, as: UTF8.self) else { throw NHError.badRequest("the \(name) payload is not UTF-8") }
         let push: NativePush
         switch format {
         case .apns:
             guard case .object(let members)? = JSONValue.parse(body, maxDepth: 16), case .object? = members["aps"] else {
-                throw problem("an apple payload is a JSON object with an 'aps' object, as APNs takes it")
+                throw NHError.badRequest("an apple payload is a JSON object with an 'aps' object, as APNs takes it")
             }
             push = NativePush(format: .apns, body: text, headers: try apnsHeaders(headers))
             // As the worker will apply them: a background body with apns-priority 10 is refused now.
             let plain = RenderedPush(payload: [], pushType: "alert", priority: 10, expiration: 0, collapseID: "x")
-            if case .failure(let error) = push.push(over: plain, now: 0) { throw problem(error.message) }
+            if case .failure(let error) = push.push(over: plain, now: 0) { throw NHError.badRequest(error.message) }
         case .fcm:
             // FCM HTTP v1's request body, `{"message": {…}}`, or the message alone (as the Node
             // SDK's Python port sends it).
             guard case .object(var message)? = JSONValue.parse(body, maxDepth: 16) else {
-                throw problem("an fcmv1 payload is {\"message\": {…}}, FCM HTTP v1's request body, or that message alone")
+                throw NHError.badRequest("an fcmv1 payload is {\"message\": {…}}, FCM HTTP v1's request body, or that message alone")
             }
             if message.count == 1, case .object(let inner)? = message["message"] { message = inner }
             if let unknown = message.keys.sorted().first(where: { !messageFields.contains($0) }) {
-                throw problem(
+                throw NHError.badRequest(
                     "an fcmv1 message has no field '\(unknown.prefix(32))'; FCM v1's are \(messageFields.sorted().joined(separator: ", "))")
             }
             if let target = ["token", "topic", "condition", "name"].first(where: { message[$0] != nil }) {
-                throw problem(
+                throw NHError.badRequest(
                     "an fcmv1 message names no '\(target)': the send's tags choose the devices, and RichPush adds each one's token")
             }
             var json = JSONWriter(capacity: body.count)
@@ -73,12 +73,10 @@ package enum NHNativeSend {
     static func apnsHeaders(_ headers: [(name: String, value: String)]) throws(NHError) -> [String: String] {
         var taken: [String: String] = [:]
         for (name, value) in headers where name.lowercased().hasPrefix("apns-") {
-            if let problem = TemplateHeaders.nameProblem(name, format: .apns) { throw self.problem(problem) }
-            guard taken[name.lowercased()] == nil else { throw problem("header '\(name.prefix(64))' is given twice") }
+            if let problem = TemplateHeaders.nameProblem(name, format: .apns) { throw NHError.badRequest(problem) }
+            guard taken[name.lowercased()] == nil else { throw NHError.badRequest("header '\(name.prefix(64))' is given twice") }
             taken[name.lowercased()] = value
         }
         return taken
     }
-
-    static func problem(_ message: String) -> NHError { NHError(status: 400, code: "BadRequest", message: message) }
 }

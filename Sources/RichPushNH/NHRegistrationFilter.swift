@@ -11,31 +11,34 @@ package enum NHRegistrationFilter {
     package static func handles(_ filter: String) throws(NHError) -> [String] {
         let text = filter.contains(" ") ? filter : filter.replacingPlus()
         guard text.utf8.count <= 4096, let range = text.range(of: " eq '") else {
-            throw problem(
+            throw NHError.badRequest(
                 "$filter names a device: ChannelUri eq '…', DeviceToken eq '…', GcmRegistrationId eq '…', FcmV1RegistrationId eq '…' or Endpoint eq '…'"
             )
         }
         let field = text[..<range.lowerBound].drop { $0 == " " }
         guard fields.contains(String(field)) else {
-            throw problem("$filter on '\(field.prefix(32))' is not served; served: \(fields.joined(separator: ", "))")
+            throw NHError.badRequest("$filter on '\(field.prefix(32))' is not served; served: \(fields.joined(separator: ", "))")
         }
         // The quoted value, OData's '' standing for one quote.
         var value = ""
         var rest = text[range.upperBound...]
         while true {
-            guard let quote = rest.firstIndex(of: "'") else { throw problem("$filter's value is not closed with '") }
+            guard let quote = rest.firstIndex(of: "'") else { throw NHError.badRequest("$filter's value is not closed with '") }
             value += rest[..<quote]
             rest = rest[rest.index(after: quote)...]
             guard rest.first == "'" else { break }
             value += "'"
             rest = rest.dropFirst()
         }
-        guard !value.isEmpty else { throw problem("$filter's value is empty") }
-        return field == "DeviceToken" || field == "ChannelUri"
-            ? Array(Set([value, value.lowercased(), value.uppercased()])).sorted() : [value]
+        guard !value.isEmpty else { throw NHError.badRequest("$filter's value is empty") }
+        return field == "DeviceToken" || field == "ChannelUri" ? lookups(for: value) : [value]
     }
 
-    static func problem(_ message: String) -> NHError { NHError(status: 400, code: "BadRequest", message: message) }
+    /// The handles to look up for a device handle that may be an APNs token, hex in either case
+    /// (the JS SDK writes it upper-case; a device registers it as its platform gives it).
+    package static func lookups(for handle: String) -> [String] {
+        Array(Set([handle, handle.lowercased(), handle.uppercased()])).sorted()
+    }
 }
 
 extension String {

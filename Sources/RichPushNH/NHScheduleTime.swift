@@ -5,11 +5,12 @@
 package enum NHScheduleTime {
     package static func milliseconds(_ header: String?) throws(NHError) -> Int64 {
         guard let header else {
-            throw problem("a scheduled send needs ServiceBusNotification-ScheduleTime (2026-12-24T18:00:00Z)")
+            throw NHError.badRequest("a scheduled send needs ServiceBusNotification-ScheduleTime (2026-12-24T18:00:00Z)")
         }
         let text = Array(header.utf8.filter { $0 != UInt8(ascii: "'") })
         guard text.count <= 40, let value = parse(text) else {
-            throw problem("ServiceBusNotification-ScheduleTime '\(header.prefix(40))' is not an ISO 8601 time such as 2026-12-24T18:00:00Z")
+            throw NHError.badRequest(
+                "ServiceBusNotification-ScheduleTime '\(header.prefix(40))' is not an ISO 8601 time such as 2026-12-24T18:00:00Z")
         }
         return value
     }
@@ -67,6 +68,4 @@ package enum NHScheduleTime {
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Int64(seconds) * 1000 + Int64(millis)
     }
-
-    static func problem(_ message: String) -> NHError { NHError(status: 400, code: "BadRequest", message: message) }
 }

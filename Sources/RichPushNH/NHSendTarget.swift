@@ -19,20 +19,16 @@ package enum NHSendTarget {
         do {
             expression = try TagExpression(parsing: translated)
         } catch {
-            throw NHError(status: 400, code: "BadRequest", message: "ServiceBusNotification-Tags: \(error.message)")
+            throw NHError.badRequest("ServiceBusNotification-Tags: \(error.message)")
         }
         if case .all = expression {
-            throw NHError(
-                status: 400, code: "BadRequest",
-                message: "ServiceBusNotification-Tags: '*' is no tag; leave the header out to send to every device")
+            throw NHError.badRequest("ServiceBusNotification-Tags: '*' is no tag; leave the header out to send to every device")
         }
         let count = expression.tags.count
         let limit = isOrOnly(expression) ? maxOrTags : maxMixedTags
         guard count <= limit else {
-            throw NHError(
-                status: 400, code: "BadRequest",
-                message:
-                    "ServiceBusNotification-Tags names \(count) tags; NH allows \(maxOrTags) joined by || alone and \(maxMixedTags) once && or ! appears"
+            throw NHError.badRequest(
+                "ServiceBusNotification-Tags names \(count) tags; NH allows \(maxOrTags) joined by || alone and \(maxMixedTags) once && or ! appears"
             )
         }
         return translated
@@ -47,20 +43,17 @@ package enum NHSendTarget {
             let term = term.trimmingWhitespace()
             let prefix = "$installationid:{"
             guard term.lowercased().hasPrefix(prefix), term.hasSuffix("}") else {
-                throw NHError(
-                    status: 400, code: "BadRequest",
-                    message: "ServiceBusNotification-Tags: $InstallationId:{id} is served joined with || to others of its kind only")
+                throw NHError.badRequest(
+                    "ServiceBusNotification-Tags: $InstallationId:{id} is served joined with || to others of its kind only")
             }
             let id = term.dropFirst(prefix.count).dropLast()
             guard NHInstallationID.isValid(id) else {
-                throw NHError(status: 400, code: "BadRequest", message: "ServiceBusNotification-Tags: \(NHInstallationID.rule)")
+                throw NHError.badRequest("ServiceBusNotification-Tags: \(NHInstallationID.rule)")
             }
             if !ids.contains(String(id)) { ids.append(String(id)) }
         }
         guard ids.count <= maxOrTags else {
-            throw NHError(
-                status: 400, code: "BadRequest",
-                message: "ServiceBusNotification-Tags names \(ids.count) installations; NH allows \(maxOrTags)")
+            throw NHError.badRequest("ServiceBusNotification-Tags names \(ids.count) installations; NH allows \(maxOrTags)")
         }
         return ids
     }
@@ -76,16 +69,13 @@ package enum NHSendTarget {
             rest = rest[dollar...]
             let prefix = "$userid:{"
             guard rest.lowercased().hasPrefix(prefix), let close = rest.firstIndex(of: "}") else {
-                throw NHError(
-                    status: 400, code: "BadRequest",
-                    message:
-                        "ServiceBusNotification-Tags: NH's implicit tags are $UserId:{name}, and $InstallationId:{id} joined with || to others of its kind"
+                throw NHError.badRequest(
+                    "ServiceBusNotification-Tags: NH's implicit tags are $UserId:{name}, and $InstallationId:{id} joined with || to others of its kind"
                 )
             }
             let name = rest[rest.index(rest.startIndex, offsetBy: prefix.count)..<close]
             if let problem = User.validate(name: String(name)) {
-                throw NHError(
-                    status: 400, code: "BadRequest", message: "ServiceBusNotification-Tags: $UserId:{\(name.prefix(64))}: \(problem)")
+                throw NHError.badRequest("ServiceBusNotification-Tags: $UserId:{\(name.prefix(64))}: \(problem)")
             }
             result += "username:" + name
             rest = rest[rest.index(after: close)...]

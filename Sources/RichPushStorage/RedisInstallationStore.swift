@@ -26,7 +26,7 @@ package struct RedisInstallationStore: InstallationStore {
 
     package func registrationID(forHandle handle: String?, owner: String) async throws -> String {
         if let handle, !handle.isEmpty {
-            let existing = (try await redis.send("SMEMBERS", keys.handle(handle)).array ?? []).compactMap(\.string).sorted()
+            let existing = try await installationIDs(handles: [handle])
             let mine = try await installations(ids: existing).filter { $0.owner == owner }
             if let keep = mine.first {
                 // The seed keeps one registration per handle and deletes the others.
@@ -90,8 +90,10 @@ package struct RedisInstallationStore: InstallationStore {
         return removed
     }
 
-    package func installationIDs(handle: String) async throws -> [String] {
-        (try await redis.send("SMEMBERS", keys.handle(handle)).array ?? []).compactMap(\.string).sorted()
+    package func installationIDs(handles: [String]) async throws -> [String] {
+        guard !handles.isEmpty else { return [] }
+        let replies = try await redis.pipeline(handles.map { RedisCommand("SMEMBERS", keys.handle($0)) })
+        return Set(try replies.flatMap { try ($0.throwingError().array ?? []).compactMap(\.string) }).sorted()
     }
 
     package func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {

@@ -43,7 +43,11 @@ extension RichPushJobHandler {
         var templates = TemplatePushes()
         for (offset, item) in work.enumerated() {
             guard let notification = item.notification, let expression = item.expression else { continue }
-            let matching = item.targets.compactMap { devices[$0] }.filter { expression.matches(Set($0.tags)) }
+            // A native send is written for one format: the other formats' devices are not its audience.
+            let matching = item.targets.compactMap { devices[$0] }.filter { installation in
+                expression.matches(Set(installation.tags))
+                    && notification.native.map { $0.format == formats[installation.platform] ?? .apns } ?? true
+            }
             guard !matching.isEmpty else { continue }
             let clock = ContinuousClock.now
             // Once per format the audience needs (APNs payload, FCM data message).
@@ -59,16 +63,18 @@ extension RichPushJobHandler {
             }
             let builtIns = renderer.builtInProperties(of: notification)
             let mode = renderer.mode(for: notification)
+            // A native payload goes over its format's plain push once, for every device alike.
+            let written = notification.native.flatMap { native in
+                rendered[native.format].map { native.push(over: $0, now: JobQueue.nowMilliseconds()) }
+            }
             for installation in matching {
                 let format = formats[installation.platform] ?? .apns
                 guard var push = rendered[format] else { continue }
                 var failure: String?
                 var chosen: (template: String, locale: String?)?
-                if let native = notification.native {
-                    // Written for one format: the other formats' devices are not its audience.
-                    guard format == native.format else { continue }
-                    switch native.push(over: push, now: JobQueue.nowMilliseconds()) {
-                    case .success(let written): push = written
+                if let written {
+                    switch written {
+                    case .success(let native): push = native
                     case .failure(let problem): failure = "invalid_header: \(problem.message)"
                     }
                 } else if let properties = notification.properties,

@@ -68,7 +68,7 @@ final class ScanCountingStore: InstallationStore {
 
     init(_ base: InMemoryInstallationStore) { self.base = base }
 
-    func installationIDs(handle: String) async throws -> [String] { try await base.installationIDs(handle: handle) }
+    func installationIDs(handles: [String]) async throws -> [String] { try await base.installationIDs(handles: handles) }
 
     func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] {
         fullScans.add(1, ordering: .relaxed)

@@ -23,8 +23,7 @@ work="$PWD/.tmp/path"
 rm -rf "$work/run" && mkdir -p "$work/run"
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    stop_pids "${pids[@]}"
     kill_private_redis "$work/run"
 }
 trap cleanup EXIT

@@ -211,9 +211,16 @@ start_pipeline() {
     for _ in $(seq 600); do grep -q listening "$work/device.err" 2>/dev/null && break; sleep 0.1; done
 }
 
+# stop_pids PID...: sends each process this script started a TERM, then waits for each (a
+# worker drains its jobs first); a process already gone is no error. For EXIT traps.
+stop_pids() {
+    local pid
+    for pid in "$@"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "$@"; do wait "$pid" 2>/dev/null || true; done
+}
+
 # stop_pipeline: stops what start_pipeline started, by PID (its EXIT trap).
 stop_pipeline() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    stop_pids "${pids[@]}"
     kill_private_redis "$pipeline_work"
 }

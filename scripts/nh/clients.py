@@ -9,7 +9,6 @@ properties) to --out for the shell to compare with what Redis holds. Exits 1 on 
 import argparse
 import json
 import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlparse
 from xml.etree import ElementTree
@@ -17,15 +16,9 @@ from xml.etree import ElementTree
 from azure_notification_hub.client import AzureNHError, NotificationHubsClient, create_browser_installation
 from azure_notification_hub.notifications import (create_apple_notification, create_browser_notification, create_fcm_v1_body,
                                                    create_fcm_v1_notification, create_template_notification)
+from checks import check, finish
 from notificationhubs_rest_python.NotificationHub import AzureNotificationHub
 
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
 
 
 def refused(call):
@@ -265,7 +258,7 @@ def main():
     sent.append({"tags": "vip", "properties": {"message": "Later"}, "state": "cancelled"})
     try:
         rest.send_google_notification(False, {"data": {"a": "b"}}, tags="sports")
-        check(False, "rest-python: a gcm send is refused (FCM's legacy API is closed)")
+        check(False, "rest-python: a gcm send is refused (FCM's first HTTP API is closed)")
     except Exception as error:  # the client raises a bare Exception for any status but 201
         check("400" in str(error), f"rest-python: a gcm send is refused with 400 ({str(error)[:60]})")
 
@@ -335,9 +328,7 @@ def main():
 
     with open(arguments.out, "w") as file:
         json.dump(sent, file)
-    if failures:
-        print(f"{len(failures)} check(s) failed", file=sys.stderr)
-        sys.exit(1)
+    finish()
 
 
 if __name__ == "__main__":

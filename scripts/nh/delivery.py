@@ -9,24 +9,17 @@ outcome documents count the same. Exits 1 on any mismatch."""
 import argparse
 import json
 import subprocess
-import sys
 import time
 from xml.etree import ElementTree
 
 from azure_notification_hub.client import NotificationHubsClient
 from azure_notification_hub.notifications import create_apple_notification, create_template_notification
+from checks import check, finish
 from notificationhubs_rest_python.NotificationHub import AzureNotificationHub
 
-failures = []
 NAMESPACE = "{http://schemas.microsoft.com/netservices/2010/10/servicebus/connect}"
 WITH_TEMPLATE = "b1" * 32
 PLAIN = "b2" * 32
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
 
 
 def requests(log):
@@ -142,9 +135,7 @@ def main():
         check(False, "a direct send to a handle no installation has is refused")
     except Exception as error:  # the client raises a bare Exception for any status but 201
         check("404" in str(error), f"a direct send to a handle no installation has is 404 ({str(error)[:80]})")
-    if failures:
-        print(f"{len(failures)} check(s) failed", file=sys.stderr)
-        sys.exit(1)
+    finish()
 
 
 if __name__ == "__main__":

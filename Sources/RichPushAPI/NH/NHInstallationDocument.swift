@@ -17,7 +17,7 @@ enum NHInstallationDocument {
     static let fields: Set<String> = serverFields.union([
         "installationId", "userId", "platform", "pushChannel", "tags", "templates", "expirationTime", "pushVariables",
     ])
-    /// NH's `expirationTime` of an installation that never expires, the only one served.
+    /// NH's expiry of an installation (or registration) that never expires, the only one served.
     static let never = "9999-12-31T23:59:59.9999999Z"
     static let templateFields: Set<String> = ["body", "headers", "tags", "expiry"]
     /// NH's platform names RichPush serves, and what they are here.
@@ -26,15 +26,15 @@ enum NHInstallationDocument {
     /// The installation `document` describes, for the id in the URL.
     static func installation(_ document: JSONValue, id: String, updatedAt: Int64) throws -> Installation {
         guard case .object(let members) = document else {
-            throw problem(
+            throw NHError.badRequest(
                 "the body must be an installation, a JSON object {\"installationId\", \"platform\", \"pushChannel\", \"tags\", \"templates\"}"
             )
         }
         if let unknown = members.keys.sorted().first(where: { !fields.contains($0) }) {
-            throw problem("unknown field '\(unknown.prefix(64))'; known: \(fields.sorted().joined(separator: ", "))")
+            throw NHError.badRequest("unknown field '\(unknown.prefix(64))'; known: \(fields.sorted().joined(separator: ", "))")
         }
         if let given = members["installationId"], given != .null, given.string != id {
-            throw problem("'installationId' must be the id in the URL, '\(id)'")
+            throw NHError.badRequest("'installationId' must be the id in the URL, '\(id)'")
         }
         if let expiry = members["expirationTime"], expiry != .null, expiry.string?.hasPrefix("9999-12-31") != true {
             throw NHError(
@@ -48,16 +48,16 @@ enum NHInstallationDocument {
                 status: 400, code: "UnsupportedField", message: "'pushVariables' is not served (docs/nh.md); leave it out")
         }
         let names = platforms.map(\.name).joined(separator: ", ")
-        guard let name = members["platform"]?.string else { throw problem("'platform' (a string: \(names)) is required") }
+        guard let name = members["platform"]?.string else { throw NHError.badRequest("'platform' (a string: \(names)) is required") }
         guard let platform = platforms.first(where: { $0.name == name.lowercased() })?.platform else {
-            throw problem("platform '\(name.prefix(32))' is not served; served: \(names)")
+            throw NHError.badRequest("platform '\(name.prefix(32))' is not served; served: \(names)")
         }
         let (handle, keys) = try pushChannel(members["pushChannel"], platform: platform)
         var tags = try self.tags(members["tags"], field: "'tags'", max: RegistrationRoutes.maxTags)
         var owner = hubOwner
         if let user = members["userId"], user != .null {
             guard let name = user.string, User.validate(name: name) == nil else {
-                throw problem("'userId' must be 1 to 64 letters, digits or _ . @ -")
+                throw NHError.badRequest("'userId' must be 1 to 64 letters, digits or _ . @ -")
             }
             owner = name
             tags.insert(Installation.userTag(name))
@@ -104,30 +104,32 @@ enum NHInstallationDocument {
 
     /// The device's token (a string), or a browser's subscription `{"endpoint", "p256dh", "auth"}`.
     private static func pushChannel(_ value: JSONValue?, platform: Platform) throws -> (String, WebPushKeys?) {
-        guard let value, value != .null else { throw problem("'pushChannel' is required") }
+        guard let value, value != .null else { throw NHError.badRequest("'pushChannel' is required") }
         if platform == .webpush {
             // The .NET SDK sends the subscription as a string holding its JSON.
             let value = value.string.flatMap { JSONValue.parse(Array($0.utf8), maxDepth: 2) } ?? value
             guard case .object = value else {
-                throw problem("'pushChannel' of a browser installation is an object {\"endpoint\", \"p256dh\", \"auth\"}")
+                throw NHError.badRequest("'pushChannel' of a browser installation is an object {\"endpoint\", \"p256dh\", \"auth\"}")
             }
             return try RegistrationRoutes.handle(["pushChannel": value], platform: .webpush)
         }
         guard let token = value.string else {
-            throw problem("'pushChannel' of a \(platform.rawValue) installation is a string, the device's token")
+            throw NHError.badRequest("'pushChannel' of a \(platform.rawValue) installation is a string, the device's token")
         }
-        if let problem = PushHandle.problem(with: token, platform: platform) { throw self.problem("pushChannel: \(problem)") }
+        if let problem = PushHandle.problem(with: token, platform: platform) { throw NHError.badRequest("pushChannel: \(problem)") }
         return (token, nil)
     }
 
     /// An array of up to `max` tags, each checked as a tag expression's.
     static func tags(_ value: JSONValue?, field: String, max: Int) throws -> Set<String> {
         guard let value, value != .null else { return [] }
-        guard case .array(let items) = value, items.count <= max else { throw problem("\(field) is an array of up to \(max) tags") }
+        guard case .array(let items) = value, items.count <= max else {
+            throw NHError.badRequest("\(field) is an array of up to \(max) tags")
+        }
         var tags = Set<String>()
         for item in items {
-            guard let tag = item.string else { throw problem("\(field) is an array of strings") }
-            do { try TagExpression.validate(tag: tag) } catch { throw problem(error.message) }
+            guard let tag = item.string else { throw NHError.badRequest("\(field) is an array of strings") }
+            do { try TagExpression.validate(tag: tag) } catch { throw NHError.badRequest(error.message) }
             tags.insert(tag)
         }
         return tags
@@ -138,15 +140,15 @@ enum NHInstallationDocument {
     private static func templates(_ value: JSONValue?, platform: Platform) throws -> [InstallationTemplate] {
         guard let value, value != .null else { return [] }
         guard case .object(let entries) = value else {
-            throw problem("'templates' is an object of names to {\"body\", \"headers\", \"tags\"}")
+            throw NHError.badRequest("'templates' is an object of names to {\"body\", \"headers\", \"tags\"}")
         }
         var converted: [String: JSONValue] = [:]
         for (name, entry) in entries {
             guard case .object(let fields) = entry else {
-                throw problem("template '\(name.prefix(64))' is an object {\"body\", \"headers\", \"tags\"}")
+                throw NHError.badRequest("template '\(name.prefix(64))' is an object {\"body\", \"headers\", \"tags\"}")
             }
             if let unknown = fields.keys.sorted().first(where: { !templateFields.contains($0) }) {
-                throw problem("template '\(name.prefix(64))': unknown field '\(unknown.prefix(64))'; known: body, headers, tags")
+                throw NHError.badRequest("template '\(name.prefix(64))': unknown field '\(unknown.prefix(64))'; known: body, headers, tags")
             }
             if let expiry = fields["expiry"], expiry != .null {
                 throw NHError(
@@ -165,6 +167,4 @@ enum NHInstallationDocument {
             return template
         }
     }
-
-    static func problem(_ message: String) -> NHError { NHError(status: 400, code: "BadRequest", message: message) }
 }

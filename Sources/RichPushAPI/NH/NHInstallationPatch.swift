@@ -30,24 +30,24 @@ struct NHInstallationPatch {
 
     init(_ document: JSONValue) throws {
         guard case .array(let items) = document else {
-            throw Self.problem("the body must be a JSON Patch: an array of {\"op\", \"path\", \"value\"}")
+            throw NHError.badRequest("the body must be a JSON Patch: an array of {\"op\", \"path\", \"value\"}")
         }
         guard (1...Self.maxSteps).contains(items.count) else {
-            throw Self.problem("a patch holds 1 to \(Self.maxSteps) operations; this one holds \(items.count)")
+            throw NHError.badRequest("a patch holds 1 to \(Self.maxSteps) operations; this one holds \(items.count)")
         }
         steps = try items.enumerated().map { index, item in
             guard case .object(let fields) = item, let name = fields["op"]?.string, let path = fields["path"]?.string else {
-                throw Self.problem("operation \(index) must be an object with 'op' (add, remove or replace) and 'path'")
+                throw NHError.badRequest("operation \(index) must be an object with 'op' (add, remove or replace) and 'path'")
             }
             if let unknown = fields.keys.sorted().first(where: { !["op", "path", "value"].contains($0) }) {
-                throw Self.problem("operation \(index): unknown field '\(unknown.prefix(32))'; known: op, path, value")
+                throw NHError.badRequest("operation \(index): unknown field '\(unknown.prefix(32))'; known: op, path, value")
             }
             guard let operation = Operation(rawValue: name.lowercased()) else {
-                throw Self.problem("operation \(index): op '\(name.prefix(32))' is not served; served: add, remove, replace")
+                throw NHError.badRequest("operation \(index): op '\(name.prefix(32))' is not served; served: add, remove, replace")
             }
             let value = fields["value"] == .null ? nil : fields["value"]
             if operation != .remove && value == nil {
-                throw Self.problem("operation \(index) (\(operation.rawValue) \(path.prefix(64))) needs a 'value'")
+                throw NHError.badRequest("operation \(index) (\(operation.rawValue) \(path.prefix(64))) needs a 'value'")
             }
             return Step(operation: operation, path: try Self.pointer(path), text: String(path.prefix(128)), value: value)
         }
@@ -55,7 +55,7 @@ struct NHInstallationPatch {
 
     /// `document` with every operation applied in order; 400 naming the first that cannot be.
     func applied(to document: JSONValue) throws -> JSONValue {
-        guard case .object(var members) = document else { throw Self.problem("the installation is not an object") }
+        guard case .object(var members) = document else { throw NHError.badRequest("the installation is not an object") }
         for step in steps { try apply(step, to: &members) }
         return .object(members)
     }
@@ -68,20 +68,21 @@ struct NHInstallationPatch {
             members["tags"] = try tags(members["tags"], step, at: 1)
         case ("templates", 2...):
             guard case .object(var templates) = members["templates"] ?? .object([:]) else {
-                throw Self.problem("'templates' is not an object")
+                throw NHError.badRequest("'templates' is not an object")
             }
             let name = step.path[1]
             if step.path.count == 2 {
                 templates[name] = step.operation == .remove ? nil : try Self.object(step.value, step)
             } else {
                 guard case .object(var template) = templates[name] else {
-                    throw Self.problem("\(step.operation.rawValue) \(step.text): the installation has no template '\(name.prefix(64))'")
+                    throw NHError.badRequest(
+                        "\(step.operation.rawValue) \(step.text): the installation has no template '\(name.prefix(64))'")
                 }
                 let field = step.path[2]
                 switch (field, step.path.count) {
                 case ("body", 3):
                     guard step.operation == .remove || step.value?.string != nil else {
-                        throw Self.problem("\(step.text): a body is a string")
+                        throw NHError.badRequest("\(step.text): a body is a string")
                     }
                     template["body"] = step.value
                 case ("headers", 3):
@@ -89,13 +90,13 @@ struct NHInstallationPatch {
                 case ("tags", 3), ("tags", 4):
                     template["tags"] = try tags(template["tags"], step, at: 3)
                 default:
-                    throw Self.problem("path \(step.text) is not one NH patches: \(Self.paths)")
+                    throw NHError.badRequest("path \(step.text) is not one NH patches: \(Self.paths)")
                 }
                 templates[name] = .object(template)
             }
             members["templates"] = templates.isEmpty ? nil : .object(templates)
         default:
-            throw Self.problem("path \(step.text) is not one NH patches: \(Self.paths)")
+            throw NHError.badRequest("path \(step.text) is not one NH patches: \(Self.paths)")
         }
     }
 
@@ -113,7 +114,7 @@ struct NHInstallationPatch {
             case .remove: tags.removeAll { $0 == tag }
             case .add: if !tags.contains(tag) { tags.append(tag) }
             case .replace:
-                throw Self.problem(
+                throw NHError.badRequest(
                     "replace \(step.text): replace the list (\(step.path.prefix(position).joined(separator: "/"))), not one tag")
             }
         } else {
@@ -133,7 +134,7 @@ struct NHInstallationPatch {
             guard text.hasPrefix("[") else { return [text] }
             value = JSONValue.parse(Array(text.utf8), maxDepth: 2)
         }
-        let refusal = Self.problem("\(step.operation.rawValue) \(step.text): the value is a tag or an array of tags")
+        let refusal = NHError.badRequest("\(step.operation.rawValue) \(step.text): the value is a tag or an array of tags")
         guard case .array(let items)? = value else { throw refusal }
         let tags = items.compactMap(\.string)
         guard tags.count == items.count else { throw refusal }
@@ -145,7 +146,7 @@ struct NHInstallationPatch {
         var value = value
         if let text = value?.string { value = JSONValue.parse(Array(text.utf8), maxDepth: 4) }
         guard let value, case .object = value else {
-            throw problem("\(step.operation.rawValue) \(step.text): the value is a JSON object (or a string holding one)")
+            throw NHError.badRequest("\(step.operation.rawValue) \(step.text): the value is a JSON object (or a string holding one)")
         }
         return value
     }
@@ -153,12 +154,10 @@ struct NHInstallationPatch {
     /// A JSON Pointer's segments (RFC 6901: `~1` is `/`, `~0` is `~`).
     private static func pointer(_ path: String) throws -> [String] {
         guard path.hasPrefix("/"), path.utf8.count <= 512 else {
-            throw problem("a path is a JSON Pointer such as /tags (at most 512 bytes)")
+            throw NHError.badRequest("a path is a JSON Pointer such as /tags (at most 512 bytes)")
         }
         return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
             $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
         }
     }
-
-    static func problem(_ message: String) -> NHError { NHError(status: 400, code: "BadRequest", message: message) }
 }

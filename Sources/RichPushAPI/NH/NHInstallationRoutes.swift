@@ -101,7 +101,7 @@ struct NHInstallationRoutes {
     private static func json(_ request: Request, what: String) async throws -> JSONValue {
         let body = try await request.body.collect(upTo: 64 * 1024)
         guard let document = JSONValue.parse(Array(buffer: body), maxDepth: maxDepth) else {
-            throw NHInstallationDocument.problem("the body must be \(what), nested at most \(maxDepth) levels")
+            throw NHError.badRequest("the body must be \(what), nested at most \(maxDepth) levels")
         }
         return document
     }
@@ -109,7 +109,7 @@ struct NHInstallationRoutes {
     /// The path's installation id: 1 to 64 letters, digits, `.`, `-` or `_` (NH's entity segments).
     static func installationID(_ context: APIRequestContext) throws -> String {
         guard let id = context.parameters.get("id"), NHInstallationID.isValid(id) else {
-            throw NHInstallationDocument.problem(NHInstallationID.rule)
+            throw NHError.badRequest(NHInstallationID.rule)
         }
         return id
     }

@@ -33,12 +33,11 @@ enum NHRegistrationDescription {
 
     /// A template registration's template name when it gives none.
     static let defaultTemplateName = "template"
-    static let never = "9999-12-31T23:59:59.999Z"
 
     /// The installation an entry describes, for registration `id`.
     static func installation(_ entry: NHXMLElement, id: String, updatedAt: Int64) throws -> Installation {
         guard entry.name == "entry", let description = entry.child("content")?.children.first else {
-            throw problem("the body must be an Atom entry whose content is a registration description")
+            throw NHError.badRequest("the body must be an Atom entry whose content is a registration description")
         }
         var name = description.name
         if name == "RegistrationDescription" {
@@ -57,38 +56,40 @@ enum NHRegistrationDescription {
             let text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
             return text.isEmpty ? nil : text
         }
-        if let given = field("RegistrationId"), given != id { throw problem("RegistrationId must be the id in the URL, '\(id)'") }
+        if let given = field("RegistrationId"), given != id {
+            throw NHError.badRequest("RegistrationId must be the id in the URL, '\(id)'")
+        }
         if field("PushVariables") != nil { throw unsupported("PushVariables") }
         if field("Expiry") != nil { throw unsupported("a template's Expiry") }
         var tags = Set<String>()
         for tag in (field("Tags") ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) })
         where !tag.isEmpty {
-            do { try TagExpression.validate(tag: tag) } catch { throw problem(error.message) }
+            do { try TagExpression.validate(tag: tag) } catch { throw NHError.badRequest(error.message) }
             tags.insert(tag)
         }
         guard tags.count <= RegistrationRoutes.maxTags else {
-            throw problem("a registration carries up to \(RegistrationRoutes.maxTags) tags")
+            throw NHError.badRequest("a registration carries up to \(RegistrationRoutes.maxTags) tags")
         }
-        guard let handle = field(kind.handleField) else { throw problem("\(kind.element) needs \(kind.handleField)") }
+        guard let handle = field(kind.handleField) else { throw NHError.badRequest("\(kind.element) needs \(kind.handleField)") }
         var keys: WebPushKeys?
         if kind.platform == .webpush {
             guard let p256dh = field("P256DH"), let auth = field("Auth") else {
-                throw problem("\(kind.element) needs Endpoint, P256DH and Auth")
+                throw NHError.badRequest("\(kind.element) needs Endpoint, P256DH and Auth")
             }
             let channel: JSONValue = .object(["endpoint": .string(handle), "p256dh": .string(p256dh), "auth": .string(auth)])
             keys = try RegistrationRoutes.handle(["pushChannel": channel], platform: .webpush).keys
         } else if let problem = PushHandle.problem(with: handle, platform: kind.platform) {
-            throw self.problem("\(kind.handleField): \(problem)")
+            throw NHError.badRequest("\(kind.handleField): \(problem)")
         }
         var templates: [InstallationTemplate] = []
         if kind.template {
-            guard let body = field("BodyTemplate") else { throw problem("\(kind.element) needs BodyTemplate") }
+            guard let body = field("BodyTemplate") else { throw NHError.badRequest("\(kind.element) needs BodyTemplate") }
             var headers: [String: String] = [:]
             for header in description.child("ApnsHeaders")?.children ?? [] where header.name == "ApnsHeader" {
                 guard let name = header.child("Header")?.text.trimmingCharacters(in: .whitespacesAndNewlines),
                     let value = header.child("Value")?.text
                 else {
-                    throw problem("an ApnsHeader has a Header and a Value")
+                    throw NHError.badRequest("an ApnsHeader has a Header and a Value")
                 }
                 headers[name] = value
             }
@@ -97,7 +98,7 @@ enum NHRegistrationDescription {
             var entry: [String: JSONValue] = ["Body": .string(body)]
             if !headers.isEmpty { entry["Headers"] = .object(headers.mapValues(JSONValue.string)) }
             guard InstallationTemplate.isValidName(templateName) else {
-                throw problem("TemplateName is 1 to 64 ASCII letters, digits, '_', '-' or '.'")
+                throw NHError.badRequest("TemplateName is 1 to 64 ASCII letters, digits, '_', '-' or '.'")
             }
             var template = try RegistrationRoutes.template(templateName, .object(entry), platform: kind.platform)
             template.missing = .empty
@@ -139,7 +140,7 @@ enum NHRegistrationDescription {
         xml +=
             #"<content type="application/xml"><\#(kind.element) xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect" "#
         xml += #"xmlns:i="http://www.w3.org/2001/XMLSchema-instance">"#
-        xml += element("ETag", etag) + element("ExpirationTime", never) + element("RegistrationId", installation.id)
+        xml += element("ETag", etag) + element("ExpirationTime", NHInstallationDocument.never) + element("RegistrationId", installation.id)
         xml += element("Tags", installation.tags.joined(separator: ","))
         xml += element(kind.handleField, installation.handle)
         if let keys = installation.webPushKeys { xml += element("P256DH", keys.p256dh) + element("Auth", keys.auth) }
@@ -157,8 +158,6 @@ enum NHRegistrationDescription {
     }
 
     static func element(_ name: String, _ value: String) -> String { "<\(name)>\(value.markupEscaped)</\(name)>" }
-
-    static func problem(_ message: String) -> NHError { NHError(status: 400, code: "BadRequest", message: message) }
     static func unsupported(_ what: String) -> NHError {
         NHError(status: 400, code: "UnsupportedField", message: "\(what) is not served (docs/nh.md); leave it out")
     }

@@ -77,12 +77,12 @@ struct NHRegistrationRoutes {
         let (app, _) = try await access.authorize(request, context: context, needs: .manage)
         let query = request.uri.queryParameters
         if let filter = query["$filter"] {
-            guard tag == nil else { throw NHRegistrationDescription.problem("$filter lists all registrations, not a tag's") }
+            guard tag == nil else { throw NHError.badRequest("$filter lists all registrations, not a tag's") }
             return try await channel(String(filter), request: request, app: app)
         }
         var top = 100
         if let text = query["$top"] {
-            guard let value = Int(text), (1...100).contains(value) else { throw NHRegistrationDescription.problem("$top is 1 to 100") }
+            guard let value = Int(text), (1...100).contains(value) else { throw NHError.badRequest("$top is 1 to 100") }
             top = value
         }
         // NH's continuation token, named in any case (the SDKs send `continuationtoken`).
@@ -90,7 +90,7 @@ struct NHRegistrationRoutes {
         var cursor = 0
         if let token {
             guard let value = Int(token), value > 0 else {
-                throw NHRegistrationDescription.problem("the continuation token is not one this hub gave")
+                throw NHError.badRequest("the continuation token is not one this hub gave")
             }
             cursor = value
         }
@@ -118,12 +118,8 @@ struct NHRegistrationRoutes {
 
     /// The registrations of one device: `$filter` naming its handle (``NHRegistrationFilter``).
     private func channel(_ filter: String, request: Request, app: AppID) async throws -> Response {
-        let handles = try NHRegistrationFilter.handles(filter)
         let store = installations.installations(app)
-        var ids: [String] = []
-        for handle in handles {
-            for id in try await store.installationIDs(handle: handle) where !ids.contains(id) { ids.append(id) }
-        }
+        let ids = try await store.installationIDs(handles: try NHRegistrationFilter.handles(filter))
         let found = try await store.installations(ids: Array(ids.prefix(100)))
         return Self.feed(found, request: request, app: app)
     }
@@ -135,7 +131,7 @@ struct NHRegistrationRoutes {
         do {
             entry = try NHXML.parse(Array(buffer: body))
         } catch {
-            throw NHRegistrationDescription.problem("the body is not XML RichPush reads: \(error.message)")
+            throw NHError.badRequest("the body is not XML RichPush reads: \(error.message)")
         }
         let installation = try NHRegistrationDescription.installation(entry, id: id, updatedAt: JobQueue.nowMilliseconds())
         if ifMatch != nil {
@@ -151,7 +147,7 @@ struct NHRegistrationRoutes {
 
     private func tagParameter(_ context: APIRequestContext) throws -> String {
         let tag = context.parameters.get("tag") ?? ""
-        do { try TagExpression.validate(tag: tag) } catch { throw NHRegistrationDescription.problem(error.message) }
+        do { try TagExpression.validate(tag: tag) } catch { throw NHError.badRequest(error.message) }
         return tag
     }
 

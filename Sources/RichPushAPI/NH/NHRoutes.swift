@@ -33,7 +33,7 @@ struct NHRoutes {
                 message: "test sends (?test, ServiceBusNotification-TestSend) are not served yet: send without them (docs/nh.md)")
         }
         guard let format = request.headers[NotificationRoutes.formatHeader]?.lowercased() else {
-            throw NHError(status: 400, code: "BadRequest", message: "ServiceBusNotification-Format is required")
+            throw NHError.badRequest("ServiceBusNotification-Format is required")
         }
         let tags = request.headers[NotificationRoutes.tagsHeader]
         let sendAt = scheduled ? try NHScheduleTime.milliseconds(request.headers[Self.scheduleTimeHeader]) : nil
@@ -77,17 +77,12 @@ struct NHRoutes {
         _ request: Request, format: String, scheduled: Bool, installations: any InstallationStore
     ) async throws -> NotificationRoutes.NHSend {
         guard !scheduled, format != "template" else {
-            throw NHError(
-                status: 400, code: "BadRequest", message: "a direct send is a native send (apple, fcmv1, browser), sent now, as in NH")
+            throw NHError.badRequest("a direct send is a native send (apple, fcmv1, browser), sent now, as in NH")
         }
         guard let handle = request.headers[Self.deviceHandleHeader], (1...2048).contains(handle.utf8.count) else {
-            throw NHError(
-                status: 400, code: "BadRequest", message: "a direct send needs ServiceBusNotification-DeviceHandle (the device's token)")
+            throw NHError.badRequest("a direct send needs ServiceBusNotification-DeviceHandle (the device's token)")
         }
-        var ids: [String] = []
-        for variant in Set([handle, handle.lowercased(), handle.uppercased()]).sorted() {
-            for id in try await installations.installationIDs(handle: variant) where !ids.contains(id) { ids.append(id) }
-        }
+        let ids = try await installations.installationIDs(handles: NHRegistrationFilter.lookups(for: handle))
         guard !ids.isEmpty else {
             throw NHError(
                 status: 404, code: "DeviceNotFound",

@@ -48,8 +48,9 @@ package protocol InstallationStore: Sendable {
     /// `tags`, all in one pipelined round trip; `complete` says the page held every member.
     func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)]
     func installations(ids: [String]) async throws -> [Installation]
-    /// The ids of the installations whose push handle is `handle` (exactly as registered).
-    func installationIDs(handle: String) async throws -> [String]
+    /// The ids of the installations whose push handle is one of `handles` (each exactly as
+    /// registered), all looked up together (one pipelined round trip on Redis).
+    func installationIDs(handles: [String]) async throws -> [String]
     /// Installations of one user.
     func installations(owner: String) async throws -> [Installation]
     /// The ids of one user's installations (no record is read).
