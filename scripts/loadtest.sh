@@ -3,8 +3,12 @@
 # API, K workers, registers M simulated devices and sends N notifications, one device each.
 # --via api (the default) creates them as users do, POST /api/notifications over keep-alive
 # connections with an API key; --via api-batch sends them --batch-size (500) to a request with
-# POST /api/notifications/batch over the same connections; --via store writes them straight into
-# Redis (no HTTP). The summary
+# POST /api/notifications/batch over the same connections; --via nh sends each as code written for
+# Azure Notification Hubs does, an apple native send (the tutorial's silent push) to the device's
+# tag on the NH listener (`richpush api --nh-port`, TLS with a certificate made for the run, SAS
+# signed with the default hub's connection string); --via nh-batch (with --audience all, at most
+# 1000 devices) sends each as a batch direct send to every device's handle; both run with --mode
+# silent. --via store writes them straight into Redis (no HTTP). The summary
 # gives each process's CPU µs per notification (from /proc) and Redis commands per notification.
 # --mode silent counts pushes delivered to devices; --mode rich adds the background fetch and
 # the local notification (fire delay 0). Prints throughput, latency percentiles, lost and
@@ -22,7 +26,7 @@
 # Usage: scripts/loadtest.sh [--notifications N] [--devices M] [--workers K] [--mode silent|rich]
 #                            [--audience one|all] [--rate R] [--shape max|constant|ramp|burst]
 #                            [--burst-size B] [--burst-interval S] [--report DIR]
-#                            [--cluster] [--partitions P] [--via api|api-batch|store] [--connections C]
+#                            [--cluster] [--partitions P] [--via api|api-batch|nh|nh-batch|store] [--connections C]
 #                            [--batch-size B] [--profile]
 #                            [--api-option OPT]... [--worker-option OPT]...  (passed to richpush api / worker)
 # RICHPUSH_BIN=path runs that richpush instead of building release (a before/after comparison).
@@ -30,7 +34,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 
-notifications=100000 devices=1000 workers=2 mode=silent audience=one cluster=0 partitions= profile=0
+notifications=100000 devices=1000 workers=2 mode=silent audience=one cluster=0 partitions= profile=0 via=api
 extra=() api_options=() worker_options=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -39,7 +43,8 @@ while [ $# -gt 0 ]; do
         --workers) workers=$2; shift 2 ;;
         --mode) mode=$2; shift 2 ;;
         --audience) audience=$2; shift 2 ;;
-        --rate|--shape|--burst-size|--burst-interval|--timeout|--via|--connections|--batch-size) extra+=("$1" "$2"); shift 2 ;;
+        --via) via=$2; extra+=("$1" "$2"); shift 2 ;;
+        --rate|--shape|--burst-size|--burst-interval|--timeout|--connections|--batch-size) extra+=("$1" "$2"); shift 2 ;;
         --report) mkdir -p "$2"; extra+=(--report "$(cd "$2" && pwd)"); shift 2 ;;
         --cluster) cluster=1; shift ;;
         --profile) profile=1; shift ;;
@@ -50,7 +55,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config curl
+ensure_apt_packages redis-server redis-tools libhiredis-dev pkg-config curl openssl
 ensure_swift
 private_tmp loadtest
 work=$(mktemp -d "$TMPDIR/run-XXXX")
@@ -87,8 +92,24 @@ echo "$RICHPUSH_PASSWORD" | "$bin" users add load --role admin --cost 4 >/dev/nu
 # --via api and api-batch send with an API key, as a server-to-server sender would (the token is the last line).
 export RICHPUSH_API_KEY=$("$bin" keys create load --scope send --label loadtest | tail -1)
 api_port=$(free_port)
+nh_options=()
+case "$via" in
+    nh|nh-batch)
+        # The default app as NH hub "default": its rules sealed with a key made for the run, and the
+        # listener's certificate, which the generator checks.
+        "$bin" apps new-kek >"$work/kek"
+        export RICHPUSH_KEK_FILE="$work/kek"
+        "$bin" apps nh-rules default --defaults >/dev/null
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/nh-key.pem" -out "$work/nh-cert.pem" \
+            -days 2 -subj /CN=127.0.0.1 -addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
+        nh_port=$(free_port)
+        nh_options=(--nh-port "$nh_port" --nh-tls-cert-file "$work/nh-cert.pem" --nh-tls-key-file "$work/nh-key.pem")
+        extra+=(--nh-ca-file "$work/nh-cert.pem" --nh-hub default)
+        export RICHPUSH_NH_CONNECTION_STRING=$("$bin" apps connection-string default --endpoint "sb://127.0.0.1:$nh_port/")
+        ;;
+esac
 # One user drives the whole load: its quotas are off (they guard a shared service from one tenant).
-"$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 --quota-payload-bytes 0 --quota-registrations 0 --quota-tags 0 --bcrypt-cost 4 ${api_options[@]+"${api_options[@]}"} 2>"$work/api.log" & pids+=($!)
+"$bin" api --port "$api_port" --log-level warning --quota-notifications-per-minute 0 --quota-payload-bytes 0 --quota-registrations 0 --quota-tags 0 --bcrypt-cost 4 ${nh_options[@]+"${nh_options[@]}"} ${api_options[@]+"${api_options[@]}"} 2>"$work/api.log" & pids+=($!)
 api_pid=$!
 worker_pids=()
 for i in $(seq 1 "$workers"); do

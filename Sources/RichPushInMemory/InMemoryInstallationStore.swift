@@ -71,8 +71,8 @@ package final class InMemoryInstallationStore: InstallationStore {
         }
     }
 
-    package func installationIDs(handles: [String]) async throws -> [String] {
-        all.withLock { all in all.values.filter { handles.contains($0.handle) }.map(\.id).sorted() }
+    package func installationIDs(byHandles groups: [[String]]) async throws -> [[String]] {
+        all.withLock { all in groups.map { handles in all.values.filter { handles.contains($0.handle) }.map(\.id).sorted() } }
     }
 
     package func installations(ids: [String]) async throws -> [Installation] {

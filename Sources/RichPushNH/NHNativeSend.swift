@@ -36,13 +36,16 @@ package enum NHNativeSend {
         let push: NativePush
         switch format {
         case .apns:
-            guard case .object(let members)? = JSONValue.parse(body, maxDepth: 16), case .object? = members["aps"] else {
+            guard case .object(let members)? = JSONValue.parse(body, maxDepth: 16), case .object(let aps)? = members["aps"] else {
                 throw NHError.badRequest("an apple payload is a JSON object with an 'aps' object, as APNs takes it")
             }
             push = NativePush(format: .apns, body: text, headers: try apnsHeaders(headers))
             // As the worker will apply them: a background body with apns-priority 10 is refused now.
             let plain = RenderedPush(payload: [], pushType: "alert", priority: 10, expiration: 0, collapseID: "x")
-            if case .failure(let error) = push.push(over: plain, now: 0) { throw NHError.badRequest(error.message) }
+            switch push.push(over: plain, now: 0) {
+            case .failure(let error): throw NHError.badRequest(error.message)
+            case .success(let rendered): try checkAPS(aps, pushType: rendered.pushType)
+            }
         case .fcm:
             // FCM HTTP v1's request body, `{"message": {…}}`, or the message alone (as the Node
             // SDK's Python port sends it).
@@ -70,6 +73,25 @@ package enum NHNativeSend {
     /// The request's `apns-*` headers RichPush passes to APNs (priority, push type, expiration,
     /// collapse id), checked; another `apns-` header (`apns-topic`: the app's credentials name it)
     /// is refused.
+    /// Apple's rules for `aps` in a push of `pushType`, which the APNs adapter checks before it
+    /// sends (`APNSPayloadCheck`): a background push has `content-available: 1` and nothing to
+    /// show, an alert push an `alert`. Refused here, at the send, rather than push by push after
+    /// NH's 201. (The tutorial's silent push carries `"sound": ""`: see docs/nh.md.)
+    static func checkAPS(_ aps: [String: JSONValue], pushType: String) throws(NHError) {
+        if pushType == "background" {
+            guard aps["content-available"]?.int == 1 else {
+                throw NHError.badRequest("a background apple push needs \"content-available\": 1 in aps (or an alert)")
+            }
+            if let shown = ["alert", "badge", "sound"].first(where: { aps[$0] != nil }) {
+                throw NHError.badRequest(
+                    "a background apple push must not carry \"\(shown)\" in aps (Apple shows nothing for it, or drops it): "
+                        + "leave it out, or send an alert push")
+            }
+        } else if pushType == "alert", aps["alert"] == nil {
+            throw NHError.badRequest("an alert apple push needs an \"alert\" in aps")
+        }
+    }
+
     static func apnsHeaders(_ headers: [(name: String, value: String)]) throws(NHError) -> [String: String] {
         var taken: [String: String] = [:]
         for (name, value) in headers where name.lowercased().hasPrefix("apns-") {

@@ -90,10 +90,16 @@ package struct RedisInstallationStore: InstallationStore {
         return removed
     }
 
-    package func installationIDs(handles: [String]) async throws -> [String] {
-        guard !handles.isEmpty else { return [] }
+    package func installationIDs(byHandles groups: [[String]]) async throws -> [[String]] {
+        let handles = groups.flatMap { $0 }
+        guard !handles.isEmpty else { return groups.map { _ in [] } }
         let replies = try await redis.pipeline(handles.map { RedisCommand("SMEMBERS", keys.handle($0)) })
-        return Set(try replies.flatMap { try ($0.throwingError().array ?? []).compactMap(\.string) }).sorted()
+        let members = try replies.map { try ($0.throwingError().array ?? []).compactMap(\.string) }
+        var start = 0
+        return groups.map { group in
+            defer { start += group.count }
+            return Array(Set(members[start..<start + group.count].joined())).sorted()
+        }
     }
 
     package func installationIDs(tag: String?, cursor: Int, count: Int) async throws -> (ids: [String], next: Int) {

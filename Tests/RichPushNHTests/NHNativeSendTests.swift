@@ -50,6 +50,10 @@ struct NHNativeSendTests {
             ("apple", #"{"aps":{}}"#, [("apns-priority", "7")], "is 5 or 10"),
             ("apple", #"{"aps":{"content-available":1}}"#, [("apns-priority", "10")], "background needs apns-priority 5"),
             ("apple", #"{"aps":{"alert":""#, [], "an 'aps' object"),
+            // The tutorial's silent push as written: APNs' adapter would refuse every push of it after the 201.
+            ("apple", #"{"aps":{"content-available":1,"sound":""},"richId":"42"}"#, [], #"must not carry "sound""#),
+            ("apple", #"{"aps":{"badge":1}}"#, [], #"needs "content-available": 1"#),
+            ("apple", #"{"aps":{"content-available":1}}"#, [("apns-push-type", "alert"), ("apns-priority", "10")], #"needs an "alert""#),
             ("fcmv1", "[]", [], "{\"message\": {…}}"),
             ("fcmv1", #"{"message":{"data":{}},"extra":1}"#, [], "no field 'extra'"),
             ("fcmv1", #"{"message":{"token":"t","data":{}}}"#, [], "names no 'token'"),

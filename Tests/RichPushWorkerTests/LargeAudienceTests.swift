@@ -68,7 +68,7 @@ final class ScanCountingStore: InstallationStore {
 
     init(_ base: InMemoryInstallationStore) { self.base = base }
 
-    func installationIDs(handles: [String]) async throws -> [String] { try await base.installationIDs(handles: handles) }
+    func installationIDs(byHandles groups: [[String]]) async throws -> [[String]] { try await base.installationIDs(byHandles: groups) }
 
     func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] {
         fullScans.add(1, ordering: .relaxed)

@@ -317,7 +317,7 @@ final class StaleInstallations: InstallationStore {
     }
 
     func installations(ids: [String]) async throws -> [Installation] { snapshot.filter { ids.contains($0.id) } }
-    func installationIDs(handles: [String]) async throws -> [String] { try await live.installationIDs(handles: handles) }
+    func installationIDs(byHandles groups: [[String]]) async throws -> [[String]] { try await live.installationIDs(byHandles: groups) }
     func installationIDs(tags: [String?], pageSize: Int) async throws -> [[String]] { tags.map { _ in snapshot.map(\.id) } }
     func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)] {
         tags.map { _ in (snapshot.map(\.id), true) }

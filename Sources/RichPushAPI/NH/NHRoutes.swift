@@ -5,7 +5,8 @@ import RichPushCore
 import RichPushNH
 
 /// Notification Hubs' sends, at the listener's root: `/{hub}/…`, a hub being an app.
-/// `POST /{hub}/messages` sends (`?direct`: to one device's handle), `POST /{hub}/schedulednotifications` sends at
+/// `POST /{hub}/messages` sends (`?direct`: to one device's handle), `POST /{hub}/messages/$batch?direct`
+/// sends one native payload to up to 1,000 handles (``NHBatchDirectSend``), `POST /{hub}/schedulednotifications` sends at
 /// `ServiceBusNotification-ScheduleTime` (``NHScheduleTime``), `DELETE
 /// /{hub}/schedulednotifications/{id}` cancels. A send is a template send
 /// (`ServiceBusNotification-Format: template`, the properties as the body) or a native one
@@ -20,6 +21,7 @@ struct NHRoutes {
         // Hummingbird's router matches it with and without the trailing '/' the clients differ on
         // (notificationhubs-rest-python: `messages/`, the Node SDK's Python port: `messages`).
         router.post(":hub/messages") { try await send($0, context: $1, scheduled: false) }
+        router.post(":hub/messages/$batch") { try await batch($0, context: $1) }
         router.post(":hub/schedulednotifications") { try await send($0, context: $1, scheduled: true) }
         router.delete(":hub/schedulednotifications/:id") { try await cancel($0, context: $1) }
         router.get(":hub/messages/:id") { try await details($0, context: $1) }
@@ -58,10 +60,49 @@ struct NHRoutes {
                 format: format, body: Array(buffer: body), headers: request.headers.map { ($0.name.rawName, $0.value) })
             created = try await routes.created(native: native, nh: nh, body: body, request: request, context: context)
         }
+        return answer(created, app: app, request: request, path: scheduled ? "schedulednotifications" : "messages")
+    }
+
+    /// A batch direct send: one native payload to the hub's devices with the handles given (up to
+    /// 1,000). NH sends to any handle; RichPush sends to the devices it knows and counts the
+    /// handles it does not in `RichPush-Skipped-Handles` (none known: NH's 404). Its `Location` is
+    /// `…/messages/{id}`, where the JS SDK reads the id and `GET` reads the outcome.
+    func batch(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let (app, context) = try await authorized(request, context: context)
+        guard let direct = request.uri.queryParameters["direct"], direct.lowercased() != "false" else {
+            throw NHError.badRequest("messages/$batch is a batch direct send: add ?direct")
+        }
+        guard let format = request.headers[NotificationRoutes.formatHeader]?.lowercased(), format != "template" else {
+            throw NHError.badRequest("a batch direct send is a native send: ServiceBusNotification-Format apple, fcmv1 or browser")
+        }
+        let body = try await request.body.collect(upTo: Self.maxBatchBytes)
+        let batch = try NHBatchDirectSend.parse(contentType: request.headers[.contentType], body: Array(buffer: body))
+        let native = try NHNativeSend.push(
+            format: format, body: batch.notification, headers: request.headers.map { ($0.name.rawName, $0.value) })
+        let routes = try await notifications.routes(for: app)
+        let found = try await routes.installations.installationIDs(byHandles: batch.handles.map(NHRegistrationFilter.lookups(for:)))
+        var seen = Set<String>()
+        let ids = found.joined().filter { seen.insert($0).inserted }
+        guard !ids.isEmpty else {
+            throw NHError(
+                status: 404, code: "DeviceNotFound",
+                message:
+                    "no installation or registration of this hub has one of these device handles: RichPush sends to devices it knows (docs/nh.md)"
+            )
+        }
+        let nh = NotificationRoutes.NHSend(target: TagExpression.everyone, installations: ids)
+        let created = try await routes.created(native: native, nh: nh, body: body, request: request, context: context)
+        var response = answer(created, app: app, request: request, path: "messages")
+        let skipped = found.filter(\.isEmpty).count
+        if skipped > 0 { response.headers[Self.skippedHandlesHeader] = String(skipped) }
+        return response
+    }
+
+    /// NH's answer to a send: 201 with the notification's `Location` (a dry run's answer as it is).
+    private func answer(_ created: NotificationRoutes.Created, app: AppID, request: Request, path: String) -> Response {
         switch created {
         case .record(let id, _, _):
             let host = request.head.authority ?? "localhost"
-            let path = scheduled ? "schedulednotifications" : "messages"
             return Response(
                 status: .created, headers: [.location: "https://\(host)/\(app.rawValue)/\(path)/\(id)?api-version=2015-04"])
         case .dryRun(let answer):
@@ -156,4 +197,8 @@ struct NHRoutes {
     static let scheduleTimeHeader = HTTPField.Name("ServiceBusNotification-ScheduleTime")!
     static let testSendHeader = HTTPField.Name("ServiceBusNotification-TestSend")!
     static let deviceHandleHeader = HTTPField.Name("ServiceBusNotification-DeviceHandle")!
+    static let skippedHandlesHeader = HTTPField.Name("RichPush-Skipped-Handles")!
+    /// A batch's body: its payload (at most 64 KiB) and 1,000 handles of up to 2 KiB (Web Push
+    /// endpoints; APNs and FCM tokens are a tenth of that), with room for the parts' headers.
+    static let maxBatchBytes = 64 * 1024 + NHBatchDirectSend.maxHandles * (NHBatchDirectSend.maxHandleBytes + 4) + 4096
 }

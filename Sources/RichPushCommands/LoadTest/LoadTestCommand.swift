@@ -3,6 +3,7 @@ import Foundation
 import Hiredis
 import Logging
 import RichPushCore
+import RichPushNH
 import RichPushQueue
 import RichPushReport
 import RichPushSimulator
@@ -12,7 +13,9 @@ import RichPushStorage
 /// with a tag of its own) through the API, creates N notifications addressed one device each or
 /// all of them in the chosen shape of load (`--via api`: `POST /api/notifications` over keep-alive
 /// connections, as a user does; `--via api-batch`: `POST /api/notifications/batch`, `--batch-size`
-/// to a request; `--via store`: record + payload + job straight into Redis), and
+/// to a request; `--via nh`: as code written for Notification Hubs sends, an `apple` native send
+/// per notification to the hub's listener; `--via nh-batch`: a batch direct send to every
+/// device's handle per notification; `--via store`: record + payload + job straight into Redis), and
 /// measures what the devices see and what each process spent. Workers and the API run as their own processes,
 /// started by the script; `--report DIR` writes report.json, report.html and overview.svg.
 struct LoadTestCommand: AsyncParsableCommand {
@@ -23,8 +26,9 @@ struct LoadTestCommand: AsyncParsableCommand {
     enum Mode: String, ExpressibleByArgument, CaseIterable { case silent, rich }
     enum Audience: String, ExpressibleByArgument, CaseIterable { case one, all }
     enum Via: String, ExpressibleByArgument, CaseIterable {
-        case api, store
+        case api, store, nh
         case apiBatch = "api-batch"
+        case nhBatch = "nh-batch"
     }
 
     @OptionGroup var redis: RedisOptions
@@ -40,6 +44,11 @@ struct LoadTestCommand: AsyncParsableCommand {
     var apiKey: String?
     @Option(help: "With --via api or api-batch: keep-alive HTTP connections to the API.") var connections = 32
     @Option(help: "With --via api-batch: notifications per request (1 to 1000).") var batchSize = 500
+    @Option(help: "With --via nh or nh-batch: the hub's connection string (or RICHPUSH_NH_CONNECTION_STRING), its Send rule's at least.")
+    var nhConnectionString: String?
+    @Option(help: "With --via nh or nh-batch: the hub (the app the devices register in).") var nhHub = "default"
+    @Option(help: "With --via nh or nh-batch: the CA certificate (PEM) the listener's certificate is checked against.") var nhCAFile:
+        String?
     @Option(help: "Notifications to send.") var notifications = 100_000
     @Option(help: "Simulated devices.") var devices = 1000
     @Option(help: "silent: count pushes delivered; rich: the whole flow with the background fetch.") var mode: Mode = .silent
@@ -81,6 +90,16 @@ struct LoadTestCommand: AsyncParsableCommand {
         }
         guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1 to 1024") }
         guard (1...1000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 1000 (a batch's limit)") }
+        if via == .nh || via == .nhBatch {
+            // An NH sender numbers its notifications itself: a device fetching by that number would ask RichPush for an id it never made.
+            guard mode == .silent else { throw ValidationError("--via \(via.rawValue) runs with --mode silent") }
+        }
+        if via == .nhBatch {
+            guard audience == .all, devices <= 1000 else {
+                throw ValidationError(
+                    "--via nh-batch sends each notification to every device's handle: give --audience all and at most 1000 --devices")
+            }
+        }
         guard (0...3600).contains(settleTimeout) else { throw ValidationError("--settle-timeout must be 0 to 3600 seconds") }
         guard sampleInterval >= 0.1 else { throw ValidationError("--sample-interval must be at least 0.1 seconds") }
         for url in resetStatsAt {
@@ -136,6 +155,15 @@ struct LoadTestCommand: AsyncParsableCommand {
         switch via {
         case .store:
             creator = StoreCreator(store: store, user: user, payload: payload)
+        case .nh, .nhBatch:
+            guard let text = nhConnectionString ?? ProcessInfo.processInfo.environment["RICHPUSH_NH_CONNECTION_STRING"] else {
+                throw CLIError("--via \(via.rawValue) needs --nh-connection-string or RICHPUSH_NH_CONNECTION_STRING")
+            }
+            let connectionString: NHConnectionString
+            do { connectionString = try NHConnectionString(parsing: text) } catch { throw CLIError("--nh-connection-string: \(error)") }
+            creator = try NHCreator(
+                connectionString: connectionString, hub: nhHub, caFile: nhCAFile,
+                handles: via == .nhBatch ? (0..<devices).map(simulatorConfiguration.handle(of:)) : nil, connections: connections)
         case .api, .apiBatch:
             let key = apiKey ?? ProcessInfo.processInfo.environment["RICHPUSH_API_KEY"]
             let authorization = key.map { "Bearer \($0)" } ?? "Basic " + Data("\(user):\(secret)".utf8).base64EncodedString()

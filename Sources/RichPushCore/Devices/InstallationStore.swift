@@ -48,13 +48,21 @@ package protocol InstallationStore: Sendable {
     /// `tags`, all in one pipelined round trip; `complete` says the page held every member.
     func firstInstallationIDs(tags: [String?], pageSize: Int) async throws -> [(ids: [String], complete: Bool)]
     func installations(ids: [String]) async throws -> [Installation]
-    /// The ids of the installations whose push handle is one of `handles` (each exactly as
-    /// registered), all looked up together (one pipelined round trip on Redis).
-    func installationIDs(handles: [String]) async throws -> [String]
+    /// For each group of handles (one device's spellings of its handle), in order, the ids of the
+    /// installations whose push handle is one of them (each exactly as registered), all looked up
+    /// together (one pipelined round trip on Redis).
+    func installationIDs(byHandles groups: [[String]]) async throws -> [[String]]
     /// Installations of one user.
     func installations(owner: String) async throws -> [Installation]
     /// The ids of one user's installations (no record is read).
     func installationIDs(owner: String) async throws -> [String]
     /// Removes every installation of a user (the user is being removed); returns how many.
     func removeAll(owner: String) async throws -> Int
+}
+
+extension InstallationStore {
+    /// The ids of the installations whose push handle is one of `handles`, sorted.
+    package func installationIDs(handles: [String]) async throws -> [String] {
+        Set(try await installationIDs(byHandles: [handles]).joined()).sorted()
+    }
 }
