@@ -214,7 +214,7 @@ let package = Package(
                 "RichPushAPNSSim", "RichPushSimTLS", "RichPushHTTP2", "RichPushFCM", "RichPushFCMSim", "RichPushApps", "RichPushNH",
                 "RichPushWebPush", "RichPushWebPushSim", .use("_CryptoExtras"), .use("ArgumentParser"),
                 .use("AsyncHTTPClient"), .use("NIOSSL"), .use("Hummingbird"), .use("HummingbirdBcrypt"), .use("Metrics"),
-                .use("Prometheus"), .use("ServiceLifecycle"), .use("Logging"),
+                .use("Prometheus"), .use("ServiceLifecycle"), .use("Logging"), .use("NIOPosix"),
             ]
         ),
         .executableTarget(name: "RichPushCLI", dependencies: ["RichPushCommands"]),

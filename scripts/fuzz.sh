@@ -6,8 +6,15 @@
 # (root); then scripts/fuzz/probes.py sends the requests a fuzzer rarely makes (no or wrong
 # credentials, API keys of each scope, If-None-Match, other users' ids, every undocumented
 # method, bodies over the limits, failed logins until 429, Redis stopped for 503) and checks those
-# answers the same way. Exits non-zero on any failure; each failure is printed with a curl command
-# that reproduces it.
+# answers the same way. Then scripts/fuzz/nh.py fuzzes the API's Notification Hubs listener
+# (started with --nh-port over TLS, a certificate made for the run, hub `shop` with NH's two
+# default rules): a few hundred seeded requests mutated from valid ones (registration XML with
+# DOCTYPEs, entities, deep and wide trees, bytes that are not UTF-8; installation JSON and JSON
+# Patches of any shape; ServiceBusNotification-Tags/-Format/-ScheduleTime and apns-* headers;
+# mutated SAS tokens), each answered below 500 in NH's error XML, holding no key and nothing of
+# /etc/passwd, the listener still taking a valid send after them (about 5 s); with Redis stopped,
+# NH's 503 with Retry-After. Exits non-zero on any failure; each failure is printed with a curl
+# command that reproduces it (an NH one with its seed and number: FUZZ_NH_SEED=S FUZZ_NH_ONLY=N).
 #
 # Usage: scripts/fuzz.sh [--examples N] [--seconds S] [-- SCHEMATHESIS_ARGS...]
 #   --examples N  test cases per operation and phase (default 25: under a minute in all)
@@ -20,7 +27,9 @@
 # Environment: FUZZ_PARSER_ITERATIONS (parser fuzz tests, default 200000; 0 skips them), RICHPUSH_BIN (default .build/debug/richpush; this script does not build it),
 # FUZZ_API_ARGS (more `richpush api` flags, split on spaces), FUZZ_USERS (passes, default
 # "alice root"), FUZZ_CHECKS (schemathesis checks), FUZZ_SPEC (the document to test against:
-# a file or a URL; default the repository's openapi.yaml, which may be newer than the binary's).
+# a file or a URL; default the repository's openapi.yaml, which may be newer than the binary's),
+# FUZZ_NH_REQUESTS (NH listener requests, default 400; 0 skips them), FUZZ_NH_SEED (default: a
+# random one, printed).
 # Files: ~/.cache/richpush/fuzz-venv (schemathesis, installed once per machine and reused by every
 # clone; RICHPUSH_FUZZ_VENV names another), .tmp/fuzz/run-* (Redis, API log, reports; removed
 # after a clean run, kept after a failing one).
@@ -56,7 +65,7 @@ fi
 checks=${FUZZ_CHECKS:-not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance,unsupported_method,allow_header_conformance}
 read -r -a users <<<"${FUZZ_USERS:-alice root}"
 
-ensure_apt_packages redis-server redis-tools curl
+ensure_apt_packages redis-server redis-tools curl openssl
 private_tmp fuzz
 
 # schemathesis in a virtualenv of its own, installed once and reused while the pins are the same.
@@ -128,6 +137,20 @@ knows --login-free-failures-per-address && api_args+=(--login-free-failures-per-
 # A short body timeout, so that its probe (the connection closed) is quick.
 body_timeout=""
 knows --body-timeout && body_timeout=2 && api_args+=(--body-timeout "$body_timeout")
+# The Notification Hubs listener, when this binary has one: a key-encryption key (NH's rules are
+# sealed with it), a certificate for 127.0.0.1 made for the run, hub shop with NH's two default rules.
+nh_port=""
+nh_requests=${FUZZ_NH_REQUESTS:-400}
+if knows --nh-port && [ "$nh_requests" != 0 ]; then
+    "$BIN" apps new-kek >"$dir/kek"
+    export RICHPUSH_KEK_FILE="$dir/kek"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$dir/nh-key.pem" -out "$dir/nh-cert.pem" \
+        -days 2 -subj /CN=127.0.0.1 -addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
+    "$BIN" apps create shop >/dev/null
+    "$BIN" apps nh-rules shop --defaults >/dev/null
+    nh_port=$(free_port)
+    api_args+=(--nh-port "$nh_port" --nh-tls-cert-file "$dir/nh-cert.pem" --nh-tls-key-file "$dir/nh-key.pem")
+fi
 read -r -a extra_api_args <<<"${FUZZ_API_ARGS:-}"
 api_args+=("${extra_api_args[@]}")
 "$BIN" "${api_args[@]}" >"$dir/api.log" 2>&1 &
@@ -168,6 +191,14 @@ for _ in $(seq 1 100); do
 done
 call alice GET /api/notifications/1 -o /dev/null -f || { echo "error: seeding the data failed" >&2; exit 1; }
 call alice GET /api/notifications/2 -o /dev/null -f || echo "note: notification 2 was not delivered to alice's device within 10 s (is the worker running? see $dir/worker.log)"
+nh_env=()
+if [ -n "$nh_port" ]; then
+    for _ in $(seq 1 50); do curl -s -o /dev/null --cacert "$dir/nh-cert.pem" "https://127.0.0.1:$nh_port/" && break; sleep 0.1; done
+    nh_env=(FUZZ_NH_CA="$dir/nh-cert.pem" FUZZ_NH_DIR="$dir" FUZZ_NH_REQUESTS="$nh_requests"
+            FUZZ_NH_FULL="$("$BIN" apps connection-string shop --endpoint "sb://127.0.0.1:$nh_port/")"
+            FUZZ_NH_LISTEN="$("$BIN" apps connection-string shop --endpoint "sb://127.0.0.1:$nh_port/" --rule DefaultListenSharedAccessSignature)")
+    echo "==> NH listener on https://127.0.0.1:$nh_port (hub shop)"
+fi
 # API keys of alice's, one per scope, for the probes (a binary without `richpush keys` skips them).
 declare -A keys=()
 if "$BIN" keys --help >/dev/null 2>&1; then
@@ -264,12 +295,32 @@ probe_pass() { # MODE
     total_bad=$((total_bad + bad))
     if [ "$probe_status" -ne 0 ]; then failed=$((failed + 1)); fi
 }
+# The NH listener's fuzz (scripts/fuzz/nh.py), with Redis up, then stopped.
+nh_pass() { # MODE
+    [ -n "$nh_port" ] || return 0
+    echo "==> NH listener fuzz (Redis $([ "$1" = up ] && echo up || echo stopped))"
+    set +e
+    PYTHONDONTWRITEBYTECODE=1 env "${nh_env[@]}" python3 scripts/fuzz/nh.py "$1" 2>&1 | tee "$dir/nh-$1.log"
+    local nh_status=${PIPESTATUS[0]}
+    set -e
+    local counts
+    counts=$(grep -oE '[0-9]+ passed, [0-9]+ failed' "$dir/nh-$1.log" | tail -1)
+    read -r good _ bad _ <<<"${counts:-0 passed, 1 failed}"
+    local seed
+    seed=$(grep -oE 'FUZZ_NH_SEED=[0-9]+' "$dir/nh-$1.log" | head -1 || true)
+    summary+=("NH listener fuzz ($1): ${counts:-did not finish}${seed:+ ($seed)}")
+    total_ops=$((total_ops + good + bad))
+    total_bad=$((total_bad + bad))
+    if [ "$nh_status" -ne 0 ]; then failed=$((failed + 1)); fi
+}
 if api_alive; then
     probe_pass up
+    api_alive && nh_pass up
     redis_pid=$(cat "$redis_dir/redis.pid")
     kill -TERM "$redis_pid"
     for _ in $(seq 1 50); do pid_running "$redis_pid" || break; sleep 0.1; done
     api_alive && probe_pass down
+    api_alive && nh_pass down
 fi
 
 if kill -0 "$api_pid" 2>/dev/null && grep -qiE 'fatal error|program crashed' "$dir/api.log"; then

@@ -12,11 +12,15 @@
 # apns-topic, NH's tag limits, a test send). Then this script checks what Redis holds: each
 # accepted send a notification of the app, its creator the rule, its target the tags (`*` for a
 # broadcast), its properties or native payload as sent, its state; the installation left, as patched.
-# Last, hub news gets APNs credentials for a local apns-sim and a worker runs: scripts/nh/delivery.py
-# registers two iPhones through NH and checks, in apns-sim's request log, that a native push reached
-# both as written and a template push only the one with a template, rendered as NH renders it.
+# Last, hub news gets credentials for a local apns-sim, fcm-sim and webpush-sim, and a worker runs
+# with all three adapters: scripts/nh/delivery.py registers iPhones through NH and checks, in
+# apns-sim's request log, that a native push reached them as written and a template push only the
+# one with a template, rendered as NH renders it; scripts/nh/delivery_more.py registers fcmv1, gcm
+# and browser installations (the script plays the phones, listening on the simulated hub fcm-sim
+# passes messages to, and the browsers, subscribed at webpush-sim with keys of their own) and
+# checks fcmv1, browser and template sends as each device received them, and their outcome documents.
 # Uses $RICHPUSH_BIN when set (scripts/test.sh passes the debug binary), else builds release.
-# Files: ~/.cache/richpush/nh-venv (the clients, installed once per machine), .tmp/nh/run-*.
+# Files: ~/.cache/richpush/nh-venv (the clients, cryptography and websocket-client, installed once per machine), .tmp/nh/run-*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -26,7 +30,9 @@ ensure_swift
 private_tmp nh
 richpush_binary
 venv="${RICHPUSH_NH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/richpush/nh-venv}"
-ensure_venv "$venv" "notificationhubs-rest-python==1.0.3" "azure-notification-hub-unofficial==0.1.0"
+# cryptography and websocket-client: scripts/nh/delivery_more.py plays browsers (P-256 keys, RFC 8291, a WebSocket).
+ensure_venv "$venv" "notificationhubs-rest-python==1.0.3" "azure-notification-hub-unofficial==0.1.0" "cryptography==50.0.2" \
+    "websocket-client==1.9.2"
 
 work=$(mktemp -d "$TMPDIR/run-XXXX")
 pids=()
@@ -104,25 +110,56 @@ print("==> Redis holds installation iphone-1 as put and patched (user alice, tag
 PY
 echo "==> NH clients: both sent, every refusal as NH gives it"
 
-# NH's sends delivered: hub news gets APNs credentials for a local apns-sim, which logs each
-# request with its payload; a worker sends. scripts/nh/delivery.py checks what reached "Apple".
+# NH's sends delivered: hub news gets credentials for a local APNs, FCM and Web Push, each of
+# which shows what reached it, and one worker sends through all three (--adapter apns,fcm,webpush):
+# apns-sim logs each request with its payload; fcm-sim (a service account made for the run) logs
+# each messages:send (token and status; it has no payload log) and passes the message on to the
+# simulated hub's device channels in this Redis; webpush-sim (a VAPID key made for the run) logs
+# each push and hands its body, encrypted, to the subscriber's WebSocket.
 openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/AuthKey.p8"
 apns_port=$(free_port)
 "$bin" apns-sim --port "$apns_port" --team-id NHTEAM0001 --key-id NHKEY00001 --key-file "$work/AuthKey.p8" --topic com.example.news \
     --cert-dir "$work/apns" --no-forward --log-requests --log-payloads >"$work/apns.log" 2>"$work/apns.err" & pids+=($!)
-for _ in $(seq 1 300); do grep -q listening "$work/apns.err" && break; sleep 0.1; done
-grep -q listening "$work/apns.err" || { echo "apns-sim did not start; see $work/apns.err" >&2; exit 1; }
-# The default app's too: a worker sending through APNs starts with the default app's credentials.
+fcm_port=$(free_port)
+"$bin" fcm-sim --port "$fcm_port" --service-account "$work/fcm/service-account.json" --make-credentials --cert-dir "$work/fcm" \
+    --log-requests >"$work/fcm.log" 2>"$work/fcm.err" & pids+=($!)
+openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/vapid.pem"
+# The VAPID public key as PushManager.subscribe() takes it: the uncompressed point, base64url.
+vapid_public=$(openssl pkey -in "$work/vapid.pem" -pubout -outform DER | tail -c 65 | base64 -w0 | tr '+/' '-_' | tr -d '=')
+webpush_port=$(free_port)
+"$bin" webpush-sim --port "$webpush_port" --cert-dir "$work/webpush" --log-requests >"$work/webpush.log" 2>"$work/webpush.err" & pids+=($!)
+for sim in apns fcm webpush; do
+    for _ in $(seq 1 300); do grep -q listening "$work/$sim.err" && break; sleep 0.1; done
+    grep -q listening "$work/$sim.err" || { echo "$sim-sim did not start; see $work/$sim.err" >&2; exit 1; }
+done
+# The default app's too: a worker starts with the default app's credentials.
 for app in news default; do
     "$bin" apps set "$app" --apns-key-file "$work/AuthKey.p8" --apns-key-id NHKEY00001 --apns-team-id NHTEAM0001 \
-        --apns-bundle-id com.example.news >/dev/null
+        --apns-bundle-id com.example.news --fcm-service-account "$work/fcm/service-account.json" \
+        --web-push-private-key-file "$work/vapid.pem" --web-push-subject mailto:nh@example.com >/dev/null
 done
-"$bin" worker --adapter apns --apns-url "https://127.0.0.1:$apns_port" --apns-sandbox-url "https://127.0.0.1:$apns_port" \
-    --apns-ca-file "$work/apns/ca.pem" --log-level warning 2>"$work/worker.log" & pids+=($!)
+"$bin" worker --adapter apns,fcm,webpush --apns-url "https://127.0.0.1:$apns_port" --apns-sandbox-url "https://127.0.0.1:$apns_port" \
+    --apns-ca-file "$work/apns/ca.pem" --fcm-url "https://127.0.0.1:$fcm_port" --fcm-ca-file "$work/fcm/ca.pem" \
+    --webpush-ca-file "$work/webpush/ca.pem" --log-level warning 2>"$work/worker.log" & pids+=($!)
 news_full=$("$bin" apps connection-string news --endpoint "$endpoint")
+# scripts/nh/delivery.py: what reached "Apple" (iPhones, templates, $InstallationId, registrations, direct and batch sends).
 REQUESTS_CA_BUNDLE="$work/cert.pem" SSL_CERT_FILE="$work/cert.pem" \
     "$venv/bin/python" scripts/nh/delivery.py --full "$news_full" --apns-log "$work/apns.log" --redis-port "$port" || {
     echo "NH sends not delivered as NH delivers them; see $work/worker.log, $work/apns.log" >&2
     exit 1
 }
 echo "==> NH sends delivered through apns-sim as NH delivers them (native as written, templates to template devices alone)"
+# scripts/nh/delivery_more.py: what reached "Google" and the browsers' push service (fcmv1, gcm and
+# browser installations; fcmv1, browser and template sends), the devices played by the script.
+REQUESTS_CA_BUNDLE="$work/cert.pem" SSL_CERT_FILE="$work/cert.pem" \
+    "$venv/bin/python" scripts/nh/delivery_more.py --full "$news_full" --apns-log "$work/apns.log" --fcm-log "$work/fcm.log" \
+    --webpush-log "$work/webpush.log" --webpush-url "https://127.0.0.1:$webpush_port" --webpush-ca "$work/webpush/ca.pem" \
+    --vapid-public-key "$vapid_public" --redis-port "$port" || {
+    echo "NH's fcmv1, browser or template sends not delivered as NH delivers them; see $work/worker.log, $work/fcm.log, $work/webpush.log" >&2
+    exit 1
+}
+echo "==> NH sends delivered through fcm-sim and webpush-sim as NH delivers them (fcmv1 as written with each token, browser payloads byte for byte, templates per platform)"
+
+# Moving a hub: nh-export and nh-import in NH's bulk format (scripts/nh/migration.py).
+python3 scripts/nh/migration.py --bin "$bin" --dir "$work"
+echo "==> hubs moved with nh-export and nh-import (NH's bulk registration format)"

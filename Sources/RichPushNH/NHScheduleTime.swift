@@ -1,3 +1,5 @@
+import RichPushCore
+
 /// `ServiceBusNotification-ScheduleTime` as NH's clients write it, in milliseconds since 1970:
 /// ISO 8601 `2026-12-24T18:00:00Z`, with a fraction of any length and an offset (`+01:00`) or
 /// none (read as UTC, NH's rule), and notificationhubs-rest-python's quoted `'T'`
@@ -36,7 +38,8 @@ package enum NHScheduleTime {
         guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2), expect(UInt8(ascii: "-")), let day = number(2),
             expect(UInt8(ascii: "T")) || expect(UInt8(ascii: "t")) || expect(UInt8(ascii: " ")), let hour = number(2),
             expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")), let second = number(2),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            year >= 1, (1...12).contains(month), (1...CivilTime.days(in: month, of: year)).contains(day), hour < 24, minute < 60,
+            second < 60
         else { return nil }
         var millis = 0
         if expect(UInt8(ascii: ".")) {
@@ -58,14 +61,7 @@ package enum NHScheduleTime {
             offset = sign * (hours * 60 + minutes) * 60
         }
         guard index == text.count else { return nil }
-        // Days since 1970 of the civil date (H. Hinnant's algorithm).
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Int64(seconds) * 1000 + Int64(millis)
+        let seconds = CivilTime.seconds(year: year, month: month, day: day) + Int64(hour * 3600 + minute * 60 + second - offset)
+        return seconds * 1000 + Int64(millis)
     }
 }

@@ -80,13 +80,24 @@ struct TemplatePushes {
         }
         return render(compiled.template, template, properties: properties, format: format).flatMap { payload in
             var push = plain
-            push.payload = payload
+            push.payload = format == .fcm ? Self.message(in: payload) : payload
             if format == .apns && compiled.isAlert {
                 push.pushType = "alert"
                 push.priority = priority == .normal ? 5 : 10
             }
             return applyHeaders(template, to: push, properties: properties, format: format)
         }
+    }
+
+    /// An FCM rendering's message: a body written as FCM HTTP v1's whole request, `{"message": {…}}`
+    /// (as Notification Hubs' FCM v1 templates are), is that message; any other body is one already.
+    static func message(in payload: [UInt8]) -> [UInt8] {
+        guard payload.count > 12, case .object(let members)? = JSONValue.parse(payload), members.count == 1,
+            case .object? = members["message"], let message = members["message"]
+        else { return payload }
+        var json = JSONWriter(capacity: payload.count)
+        json.value(message)
+        return json.bytes
     }
 
     /// The template's headers that `format` takes, rendered with the device's properties and
@@ -96,32 +107,57 @@ struct TemplatePushes {
         _ template: InstallationTemplate, to push: RenderedPush, properties: TemplateProperties,
         format: PushFormat
     ) -> Result<RenderedPush, Failure> {
-        guard !template.headers.isEmpty else { return .success(push) }
+        guard !template.headers.isEmpty || template.expiry != nil else { return .success(push) }
         var push = push
         let now = JobQueue.nowMilliseconds()
         for (name, value) in TemplateHeaders.ordered(template.headers) where TemplateHeaders.nameProblem(name, format: format) == nil {
             let text: String
-            switch compile(TemplateHeaders.body(of: value)) {
-            case .failure(let error):
-                return .failure(Failure(reason: "invalid_header: template '\(template.name)': header '\(name)': \(error)"))
-            case .success(let compiled) where compiled.template.expressionCount == 0:
-                text = value
-            case .success(let compiled):
-                do {
-                    let output = try compiled.template.render(properties, missing: try policy(template)).bytes
-                    text = JSONValue.parse(output)?["v"]?.string ?? ""
-                } catch {
-                    return .failure(Failure(reason: "\(error.code): template '\(template.name)': header '\(name)': \(error.message)"))
-                }
+            switch render(value, of: template, properties: properties, what: "header '\(name)'") {
+            case .failure(let failure): return .failure(failure)
+            case .success(let rendered): text = rendered
             }
             if let problem = TemplateHeaders.apply(name, text, to: &push, now: now) {
                 return .failure(Failure(reason: "invalid_header: template '\(template.name)': \(problem)"))
+            }
+        }
+        if let expiry = template.expiry {
+            switch render(expiry, of: template, properties: properties, what: "expiry") {
+            case .failure(let failure):
+                return .failure(failure)
+            case .success(let text):
+                if let problem = TemplateExpiry.apply(text, to: &push) {
+                    return .failure(Failure(reason: "invalid_expiry: template '\(template.name)': \(problem)"))
+                }
+                // Past already: not sent (APNs would be handed an expiration in the past).
+                if !text.allSatisfy(\.isWhitespace), push.deadline <= now {
+                    return .failure(Failure(reason: "expired: template '\(template.name)': its expiry \(text.prefix(40)) has passed"))
+                }
             }
         }
         if let problem = TemplateHeaders.combinationProblem(push, format: format) {
             return .failure(Failure(reason: "invalid_header: template '\(template.name)': \(problem)"))
         }
         return .success(push)
+    }
+
+    /// A header's value or an expiry, rendered with the device's properties as a body's string
+    /// value is (a literal as it is).
+    private mutating func render(
+        _ value: String, of template: InstallationTemplate, properties: TemplateProperties, what: String
+    ) -> Result<String, Failure> {
+        switch compile(TemplateHeaders.body(of: value)) {
+        case .failure(let error):
+            return .failure(Failure(reason: "invalid_header: template '\(template.name)': \(what): \(error)"))
+        case .success(let compiled) where compiled.template.expressionCount == 0:
+            return .success(value)
+        case .success(let compiled):
+            do {
+                let output = try compiled.template.render(properties, missing: try policy(template)).bytes
+                return .success(JSONValue.parse(output)?["v"]?.string ?? "")
+            } catch {
+                return .failure(Failure(reason: "\(error.code): template '\(template.name)': \(what): \(error.message)"))
+            }
+        }
     }
 
     private mutating func compile(_ body: String) -> Result<Compiled, TemplateError> {

@@ -50,6 +50,16 @@ struct NHInstallationDocumentTests {
         #expect(document["platform"] == .string("browser"))
     }
 
+    @Test func aTemplatesExpiryIsADateTimeOrAnExpression() throws {
+        let installation = try Self.parse(
+            #"{"platform":"apns","pushChannel":"t","templates":{"a":{"body":"{}","expiry":"2027-01-01T00:00Z"},"b":{"body":"{}","expiry":"$(until)"}}}"#
+        )
+        #expect(installation.templates.map(\.expiry) == ["2027-01-01T00:00Z", "$(until)"])
+        let document = NHInstallationDocument.document(installation)
+        #expect(document["templates"]?["b"]?["expiry"] == .string("$(until)"))
+        #expect(try NHInstallationDocument.installation(document, id: "dev-1", updatedAt: 1_000) == installation)
+    }
+
     @Test func whatGetShowsIsWhatPutTakesBack() throws {
         let installation = try Self.parse(
             #"{"platform":"gcm","pushChannel":"t","userId":"bob","tags":["a"],"templates":{"x":{"body":"{\"data\":{\"m\":\"$(m)\"}}"}}}"#)
@@ -73,7 +83,9 @@ struct NHInstallationDocumentTests {
         (#"{"platform":"apns","pushChannel":"t","userId":"a:b"}"#, "'userId'"),
         (#"{"platform":"apns","pushChannel":"t","expirationTime":"2027-01-01T00:00:00Z"}"#, "never expire"),
         (#"{"platform":"apns","pushChannel":"t","pushVariables":{"a":"b"}}"#, "'pushVariables' is not served"),
-        (#"{"platform":"apns","pushChannel":"t","templates":{"x":{"body":"{}","expiry":"$(e)"}}}"#, "'expiry' is not served"),
+        (#"{"platform":"apns","pushChannel":"t","templates":{"x":{"body":"{}","expiry":"next week"}}}"#, "expiry is a W3C date-time"),
+        (#"{"platform":"fcmv1","pushChannel":"t","templates":{"x":{"body":"{}","expiry":"2027-01-01"}}}"#, "android.ttl"),
+        (#"{"platform":"apns","pushChannel":"t","templates":{"x":{"body":"{}","expiry":"$(e"}}}"#, "'Expiry'"),
         (#"{"platform":"apns","pushChannel":"t","templates":{"x":{"Body":"{}"}}}"#, "unknown field 'Body'"),
         (#"{"platform":"apns","pushChannel":"t","templates":{"x":{"body":"{\"a\":\"x $(m)\"}"}}}"#, "expression_mixed_with_text"),
     ])

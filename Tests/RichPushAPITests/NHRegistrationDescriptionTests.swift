@@ -75,8 +75,8 @@ struct NHRegistrationDescriptionTests {
             "needs BodyTemplate"
         ),
         (
-            "<AppleTemplateRegistrationDescription \(connect)><DeviceToken>t</DeviceToken><BodyTemplate>{}</BodyTemplate><Expiry>$(e)</Expiry></AppleTemplateRegistrationDescription>",
-            "Expiry is not served"
+            "<AppleTemplateRegistrationDescription \(connect)><DeviceToken>t</DeviceToken><BodyTemplate>{}</BodyTemplate><Expiry>next week</Expiry></AppleTemplateRegistrationDescription>",
+            "expiry is a W3C date-time"
         ),
         (
             "<AppleRegistrationDescription \(connect)><RegistrationId>other</RegistrationId><DeviceToken>t</DeviceToken></AppleRegistrationDescription>",
@@ -89,6 +89,7 @@ struct NHRegistrationDescriptionTests {
             _ = try Self.installation(description)
         } throws: { error in
             if let error = error as? NHError { return error.status == 400 && error.message.contains(words) }
+            if let error = error as? APIError { return error.status.code == 400 && error.message.contains(words) }
             return false
         }
     }

@@ -74,13 +74,17 @@ struct NHNativeSendTests {
             ("2026-12-24T18:00:00Z", 1_798_135_200_000), ("2026-12-24'T'18:00:00", 1_798_135_200_000),
             ("2026-12-24T18:00:00", 1_798_135_200_000), ("2026-12-24T18:00:00.5+00:00", 1_798_135_200_500),
             ("2026-12-24T19:30:00.123456+01:30", 1_798_135_200_123), ("2026-12-24T16:00:00-02:00", 1_798_135_200_000),
-            ("1970-01-01T00:00:00Z", 0), ("2000-02-29T00:00:00Z", 951_782_400_000),
+            ("1970-01-01T00:00:00Z", 0), ("2000-02-29T00:00:00Z", 951_782_400_000), ("2024-02-29T00:00:00Z", 1_709_164_800_000),
         ] as [(String, Int64)])
     func scheduleTimes(header: String, milliseconds: Int64) throws {
         #expect(try NHScheduleTime.milliseconds(header) == milliseconds)
     }
 
-    @Test(arguments: ["", "tomorrow", "2026-12-24", "2026-13-01T00:00:00Z", "2026-12-24T18:00:00+0100", "2026-12-24T18:00:00Zjunk"])
+    @Test(arguments: [
+        "", "tomorrow", "2026-12-24", "2026-13-01T00:00:00Z", "2026-12-24T18:00:00+0100", "2026-12-24T18:00:00Zjunk",
+        // Days that do not exist, a 60th second, year 0: .NET's DateTime (NH's) reads none of them.
+        "2025-02-29T10:00:00Z", "2025-04-31T10:00:00Z", "2024-02-30T00:00:00Z", "2026-12-24T18:00:60Z", "0000-01-01T00:00:00Z",
+    ])
     func badScheduleTimes(header: String) {
         #expect(throws: NHError.self) { try NHScheduleTime.milliseconds(header) }
     }

@@ -1,6 +1,7 @@
-"""What scripts/nh/clients.py and scripts/nh/delivery.py share: each check printed as it is
-made, the failures kept, and the exit status they make."""
+"""What the NH stage's scripts share: each check printed as it is made, the failures kept, and
+the exit status they make; a simulator's JSON-lines log read."""
 
+import json
 import sys
 
 failures = []
@@ -17,3 +18,17 @@ def finish():
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)
         sys.exit(1)
+
+
+def json_lines(path, keep=lambda entry: True):
+    """The JSON objects of a simulator's log (one a line; other lines skipped) that `keep` keeps."""
+    entries = []
+    with open(path) as file:
+        for line in file:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if keep(entry):
+                entries.append(entry)
+    return entries

@@ -18,6 +18,7 @@ from azure_notification_hub.notifications import (create_apple_notification, cre
                                                    create_fcm_v1_notification, create_template_notification)
 from checks import check, finish
 from notificationhubs_rest_python.NotificationHub import AzureNotificationHub
+from wire import ATOM, CONNECT, laughs_short, xxe_file
 
 
 
@@ -119,10 +120,6 @@ def hostile(node):
           f"answers carry TrackingId and x-ms-correlation-request-id, as the JS SDK reads them ({dict(answer.headers)})")
 
 
-ATOM = '<entry xmlns="http://www.w3.org/2005/Atom">{updated}<content type="application/xml">{description}</content></entry>'
-CONNECT = 'xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"'
-
-
 def registrations(node, device):
     """Registrations (Atom XML) written as the JS SDK (POST registrationIDs, then PUT) and the .NET
     SDK (POST registrations, the base type with i:type) write them, over the wire with the Node
@@ -188,11 +185,11 @@ def registrations(node, device):
     status, text = refused(lambda: node.delete_registration(created))
     check(status == 404, f"and deleting it again is 404 ({status})")
 
+    # The hostile documents' builders are scripts/nh/wire.py's, shared with scripts/security.sh
+    # (which sends many more: scripts/security/cases_nh.py) and scripts/fuzz.sh.
     hostile_bodies = [
-        ('<?xml version="1.0"?><!DOCTYPE e [<!ENTITY x SYSTEM "file:///etc/passwd">]>' + ATOM.format(updated="", description="&x;"),
-         "document type"),
-        ('<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;">]>'
-         + ATOM.format(updated="", description="&c;"), "document type"),
+        (xxe_file(), "document type"),
+        (laughs_short(), "document type"),
         ("<entry>" * 5000, "deeper"),
         (ATOM.format(updated="", description=f"<WindowsRegistrationDescription {CONNECT}/>"), "not served"),
         (ATOM.format(updated="", description=f"<AppleRegistrationDescription {CONNECT}><Tags>a b</Tags></AppleRegistrationDescription>"),

@@ -14,7 +14,7 @@ from xml.etree import ElementTree
 
 from azure_notification_hub.client import NotificationHubsClient
 from azure_notification_hub.notifications import create_apple_notification, create_template_notification
-from checks import check, finish
+from checks import check, finish, json_lines
 from notificationhubs_rest_python.NotificationHub import AzureNotificationHub
 
 NAMESPACE = "{http://schemas.microsoft.com/netservices/2010/10/servicebus/connect}"
@@ -23,16 +23,8 @@ PLAIN = "b2" * 32
 
 
 def requests(log):
-    lines = []
-    with open(log) as file:
-        for line in file:
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            if "payload" in entry:
-                lines.append(entry)
-    return lines
+    """apns-sim's requests (the lines with a payload)."""
+    return json_lines(log, lambda entry: "payload" in entry)
 
 
 def wait(what, condition, seconds=60):

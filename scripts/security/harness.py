@@ -286,6 +286,11 @@ class Ctx:
         self.worker = Service(self.run_dir, "worker")
         self.passwords = {name: env[f"SEC_PW_{name.upper()}"] for name in ("alice", "bob", "root")}
         self.secrets = {env["SEC_REDIS_PASSWORD"]: "the Redis password", **{pw: f"password of {n}" for n, pw in self.passwords.items()}}
+        # The NH listener's keys (scripts/security/cases_nh.py), read from their connection strings.
+        for name in ("FULL", "LISTEN", "OTHER"):
+            fields = dict(part.split("=", 1) for part in env.get(f"SEC_NH_{name}", "").split(";") if "=" in part)
+            if fields.get("SharedAccessKey"):
+                self.secrets[fields["SharedAccessKey"]] = f"the NH key of SEC_NH_{name}"
         self.registrations = {}  # user -> [registration ids]
         self.accepted = {}  # user -> when the API last accepted their real password
 

@@ -1,6 +1,7 @@
 """Runs the cases in order against the processes scripts/security.sh started, checks after each
-that the API (and worker) still live, restarts what died, prints `ok name` or `FAIL name: why`
-per case and `N passed, M failed` last. Exits 1 on any failure."""
+that the API (and worker) still live, and after an NH case that the API's NH listener answers,
+restarts what died, prints `ok name` or `FAIL name: why` per case and `N passed, M failed` last.
+Exits 1 on any failure."""
 import os
 import sys
 import time
@@ -12,6 +13,7 @@ import cases_batch  # noqa: E402
 import cases_input  # noqa: E402
 import cases_limits  # noqa: E402
 import cases_logs  # noqa: E402
+import cases_nh  # noqa: E402
 import cases_timing  # noqa: E402
 from harness import Check, Ctx, Failed  # noqa: E402
 
@@ -20,7 +22,7 @@ ONLY = os.environ.get("SEC_ONLY", "")  # run only cases whose name contains this
 
 
 def plan():
-    cases = cases_input.CASES + cases_batch.CASES + cases_authz.CASES + cases_limits.CASES + cases_limits.LAST_CASES + cases_timing.CASES + cases_logs.CASES
+    cases = cases_input.CASES + cases_batch.CASES + cases_authz.CASES + cases_nh.CASES + cases_limits.CASES + cases_limits.LAST_CASES + cases_timing.CASES + cases_logs.CASES
     cases = [(case[0], case[1], case[2] if len(case) > 2 else "api") for case in cases]
     return [case for case in cases if not ONLY or ONLY in case[0] or case[0] == "logs/no-secrets"]
 
@@ -36,6 +38,10 @@ def health(ctx, uses):
         tail = service.log_tail(3)
         restart = service.restart() if service.restarts < 5 else "not restarted: restarted 5 times already"
         problems.append(f"{problem} (last log lines: {tail}){'; restarted' if restart is None else '; ' + restart}")
+    if uses == "nh" and not problems:
+        problem = cases_nh.listener_problem(ctx)
+        if problem:
+            problems.append(problem)
     return problems
 
 

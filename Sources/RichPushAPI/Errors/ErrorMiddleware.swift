@@ -17,41 +17,42 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
-        } catch let error as HTTPError {
-            throw APIError(
-                error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase, headers: error.headers)
-        } catch let error as NIOTooManyBytesError {
-            throw APIError.tooLarge("the request body is over the limit of \(error.maxBytes.map(String.init) ?? "?") bytes")
-        } catch let error as HTTPParserError {
-            // A malformed request (bad chunked framing, ...): the client's fault, not ours.
-            context.logger.debug("malformed request", metadata: ["error": "\(error)"])
-            throw APIError(
-                .badRequest, code: "malformed_request", message: "the request is not valid HTTP/1.1 (\(error))",
-                headers: [.connection: "close"])
-        } catch let error as IOError {
-            // The client reset the connection mid-request.
-            context.logger.debug("client connection failed", metadata: ["error": "\(error)"])
-            throw APIError(
-                .badRequest, code: "connection_closed", message: "the connection failed before the request was complete",
-                headers: [.connection: "close"])
-        } catch let error as ChannelError {
-            // The client went away mid-request; nobody will read this answer.
-            context.logger.debug("client closed the connection", metadata: ["error": "\(error)"])
-            throw APIError(
-                .badRequest, code: "connection_closed", message: "the connection closed before the request was complete",
-                headers: [.connection: "close"])
         } catch {
             throw Self.apiError(for: error, logger: context.logger, requestID: context.id)
         }
     }
 
-    /// What an error of the store (or anything unexpected) answers: a quota's 429, 503 +
-    /// `Retry-After` while Redis is away, else 500 (logged) with nothing internal in it. A batch
-    /// answers each item's failure with it too.
+    /// What an error answers: Hummingbird's own and NIO's as their status (413 for a body over its
+    /// limit, 400 for a malformed or broken request), a quota's 429, 503 + `Retry-After` while
+    /// Redis is away, else 500 (logged) with nothing internal in it. A batch answers each item's
+    /// failure with it too, and the NH listener each refusal that is not NH's own.
     static func apiError(for error: any Error, logger: Logger, requestID: String) -> APIError {
         switch error {
         case let error as APIError:
             return error
+        case let error as HTTPError:
+            return APIError(
+                error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase, headers: error.headers)
+        case let error as NIOTooManyBytesError:
+            return APIError.tooLarge("the request body is over the limit of \(error.maxBytes.map(String.init) ?? "?") bytes")
+        case let error as HTTPParserError:
+            // A malformed request (bad chunked framing, ...): the client's fault, not ours.
+            logger.debug("malformed request", metadata: ["error": "\(error)"])
+            return APIError(
+                .badRequest, code: "malformed_request", message: "the request is not valid HTTP/1.1 (\(error))",
+                headers: [.connection: "close"])
+        case let error as IOError:
+            // The client reset the connection mid-request.
+            logger.debug("client connection failed", metadata: ["error": "\(error)"])
+            return APIError(
+                .badRequest, code: "connection_closed", message: "the connection failed before the request was complete",
+                headers: [.connection: "close"])
+        case let error as ChannelError:
+            // The client went away mid-request; nobody will read this answer.
+            logger.debug("client closed the connection", metadata: ["error": "\(error)"])
+            return APIError(
+                .badRequest, code: "connection_closed", message: "the connection closed before the request was complete",
+                headers: [.connection: "close"])
         case let refusal as QuotaRefusal:
             return APIError.quotaExceeded(refusal)
         case let error as RedisError where error.isTransient:

@@ -7,8 +7,9 @@ import RichPushReport
 /// Answers every request on the NH listener with NH's `TrackingId` and `x-ms-correlation-request-id`
 /// (the JS SDK reads both), and every refusal as NH does: the status and an XML body
 /// `<Error><Code>status</Code><Detail>message</Detail></Error>`; a `Retry-After` of the API's own
-/// errors (429, 503) is kept. What is not an `NHError` or an `APIError` is a 500 that says nothing
-/// more.
+/// errors (429, 503) is kept. Errors that are not an `NHError` are answered as the API answers them
+/// (``ErrorMiddleware/apiError(for:logger:requestID:)``: 413, 503 while Redis is away, …), in NH's
+/// form; anything unexpected is a 500 that says nothing more.
 struct NHErrorMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -24,17 +25,15 @@ struct NHErrorMiddleware: RouterMiddleware {
             return response
         } catch let error as NHError {
             return Self.answer(status: error.status, detail: "\(error.code): \(error.message)", headers: [:], tracking: tracking)
-        } catch let error as APIError {
+        } catch {
+            // RichPush's own refusals, Hummingbird's and NIO's (413 for a body over its limit),
+            // Redis being away (503 with Retry-After), and anything else a 500 that says nothing more.
+            let refusal = ErrorMiddleware<Context>.apiError(for: error, logger: context.logger, requestID: tracking)
             // NH answers a request it cannot take (a bad tag expression, a body that is not a
             // template's properties) with 400 where RichPush's own API says 422.
-            let status = error.status == .unprocessableContent ? 400 : Int(error.status.code)
-            return Self.answer(status: status, detail: "\(error.code): \(error.message)", headers: error.headers, tracking: tracking)
-        } catch let error as HTTPError {
-            return Self.answer(
-                status: Int(error.status.code), detail: error.body ?? error.status.reasonPhrase, headers: [:], tracking: tracking)
-        } catch {
-            context.logger.error("NH request failed", metadata: ["error": "\(error)"])
-            return Self.answer(status: 500, detail: "internal error", headers: [:], tracking: tracking)
+            let status = refusal.status == .unprocessableContent ? 400 : Int(refusal.status.code)
+            let detail = refusal.status == .internalServerError ? "internal error" : "\(refusal.code): \(refusal.message)"
+            return Self.answer(status: status, detail: detail, headers: refusal.headers, tracking: tracking)
         }
     }
 

@@ -95,6 +95,7 @@ enum NHInstallationDocument {
                 var fields: [String: JSONValue] = ["body": .string(template.body)]
                 if !template.headers.isEmpty { fields["headers"] = .object(template.headers.mapValues(JSONValue.string)) }
                 if !template.tags.isEmpty { fields["tags"] = .array(template.tags.map(JSONValue.string)) }
+                if let expiry = template.expiry { fields["expiry"] = .string(expiry) }
                 templates[template.name] = .object(fields)
             }
             members["templates"] = .object(templates)
@@ -148,17 +149,14 @@ enum NHInstallationDocument {
                 throw NHError.badRequest("template '\(name.prefix(64))' is an object {\"body\", \"headers\", \"tags\"}")
             }
             if let unknown = fields.keys.sorted().first(where: { !templateFields.contains($0) }) {
-                throw NHError.badRequest("template '\(name.prefix(64))': unknown field '\(unknown.prefix(64))'; known: body, headers, tags")
-            }
-            if let expiry = fields["expiry"], expiry != .null {
-                throw NHError(
-                    status: 400, code: "UnsupportedField",
-                    message: "template '\(name.prefix(64))': 'expiry' is not served (docs/nh.md); leave it out")
+                throw NHError.badRequest(
+                    "template '\(name.prefix(64))': unknown field '\(unknown.prefix(64))'; known: body, headers, tags, expiry")
             }
             var richPush: [String: JSONValue] = [:]
             if let body = fields["body"] { richPush["Body"] = body }
             if let headers = fields["headers"] { richPush["Headers"] = headers }
             if let tags = fields["tags"] { richPush["Tags"] = tags }
+            if let expiry = fields["expiry"] { richPush["Expiry"] = expiry }
             converted[name] = .object(richPush)
         }
         return try RegistrationRoutes.templates(.object(converted), platform: platform).map { template in

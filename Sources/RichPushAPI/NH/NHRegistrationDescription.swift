@@ -39,6 +39,11 @@ enum NHRegistrationDescription {
         guard entry.name == "entry", let description = entry.child("content")?.children.first else {
             throw NHError.badRequest("the body must be an Atom entry whose content is a registration description")
         }
+        return try installation(description: description, id: id, updatedAt: updatedAt)
+    }
+
+    /// The installation a registration description (an entry's content) describes, for registration `id`.
+    static func installation(description: NHXMLElement, id: String, updatedAt: Int64) throws -> Installation {
         var name = description.name
         if name == "RegistrationDescription" {
             // The .NET SDK writes the base type with the concrete one as `i:type`.
@@ -60,7 +65,6 @@ enum NHRegistrationDescription {
             throw NHError.badRequest("RegistrationId must be the id in the URL, '\(id)'")
         }
         if field("PushVariables") != nil { throw unsupported("PushVariables") }
-        if field("Expiry") != nil { throw unsupported("a template's Expiry") }
         var tags = Set<String>()
         for tag in (field("Tags") ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) })
         where !tag.isEmpty {
@@ -97,6 +101,7 @@ enum NHRegistrationDescription {
             let templateName = field("TemplateName") ?? defaultTemplateName
             var entry: [String: JSONValue] = ["Body": .string(body)]
             if !headers.isEmpty { entry["Headers"] = .object(headers.mapValues(JSONValue.string)) }
+            if let expiry = field("Expiry") { entry["Expiry"] = .string(expiry) }
             guard InstallationTemplate.isValidName(templateName) else {
                 throw NHError.badRequest("TemplateName is 1 to 64 ASCII letters, digits, '_', '-' or '.'")
             }
@@ -132,20 +137,30 @@ enum NHRegistrationDescription {
     /// The Atom entry NH answers for a registration, its elements in the order the .NET SDK reads.
     static func entry(_ installation: Installation, kind: Kind, url: String) -> String {
         let updated = UTCTimestamp.iso8601(milliseconds: installation.updatedAt)
-        let etag = etag(installation)
-        var xml = #"<entry a:etag="W/&quot;\#(etag)&quot;" xmlns="http://www.w3.org/2005/Atom" "#
+        var xml = #"<entry a:etag="W/&quot;\#(etag(installation))&quot;" xmlns="http://www.w3.org/2005/Atom" "#
         xml += #"xmlns:a="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata">"#
         xml += "<id>\(url.markupEscaped)</id><title type=\"text\">\(installation.id.markupEscaped)</title>"
         xml += "<published>\(updated)</published><updated>\(updated)</updated><link rel=\"self\" href=\"\(url.markupEscaped)\"/>"
-        xml +=
-            #"<content type="application/xml"><\#(kind.element) xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect" "#
+        xml += #"<content type="application/xml">"#
+        xml += description(installation, kind: kind, template: installation.templates.first)
+        return xml + "</content></entry>"
+    }
+
+    /// The registration description alone (what an entry's content holds, and a line of NH's bulk
+    /// export): `installation` as a registration of `kind`, with `template` when `kind` is one.
+    static func description(
+        _ installation: Installation, kind: Kind, template: InstallationTemplate?, id: String? = nil
+    ) -> String {
+        var xml = #"<\#(kind.element) xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect" "#
         xml += #"xmlns:i="http://www.w3.org/2001/XMLSchema-instance">"#
-        xml += element("ETag", etag) + element("ExpirationTime", NHInstallationDocument.never) + element("RegistrationId", installation.id)
+        xml += element("ETag", etag(installation)) + element("ExpirationTime", NHInstallationDocument.never)
+        xml += element("RegistrationId", id ?? installation.id)
         xml += element("Tags", installation.tags.joined(separator: ","))
         xml += element(kind.handleField, installation.handle)
         if let keys = installation.webPushKeys { xml += element("P256DH", keys.p256dh) + element("Auth", keys.auth) }
-        if kind.template, let template = installation.templates.first {
+        if kind.template, let template {
             xml += element("BodyTemplate", template.body) + element("TemplateName", template.name)
+            if let expiry = template.expiry { xml += element("Expiry", expiry) }
             if kind.platform == .apns, !template.headers.isEmpty {
                 xml += "<ApnsHeaders>"
                 for (name, value) in template.headers.sorted(by: { $0.key < $1.key }) {
@@ -154,7 +169,7 @@ enum NHRegistrationDescription {
                 xml += "</ApnsHeaders>"
             }
         }
-        return xml + "</\(kind.element)></content></entry>"
+        return xml + "</\(kind.element)>"
     }
 
     static func element(_ name: String, _ value: String) -> String { "<\(name)>\(value.markupEscaped)</\(name)>" }

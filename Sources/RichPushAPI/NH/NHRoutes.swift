@@ -152,22 +152,19 @@ struct NHRoutes {
             throw NHError(
                 status: 404, code: "NotificationNotFound", message: "no notification '\(text.prefix(32))' was sent through this hub")
         }
+        // Each device counts under its installation's platform (an fcmv1 send reaches gcm
+        // installations too, counted as gcm), a page of 1,000 read per round trip.
         var platforms: [String: Platform] = [:]
-        var fallback: Platform?
-        if let native = record.native {
-            // Written for one format: every device is of it.
-            fallback = Self.platform(of: native.format)
-        } else {
-            let ids = status.devices.map(\.installation)
-            for start in stride(from: 0, to: ids.count, by: 1000) {
-                for installation in try await routes.installations.installations(ids: Array(ids[start..<min(start + 1000, ids.count)])) {
-                    platforms[installation.id] = installation.platform
-                }
+        let ids = status.devices.map(\.installation)
+        for start in stride(from: 0, to: ids.count, by: 1000) {
+            for installation in try await routes.installations.installations(ids: Array(ids[start..<min(start + 1000, ids.count)])) {
+                platforms[installation.id] = installation.platform
             }
-            // A device whose installation is gone (its token was dead) counts under the one platform targeted.
-            let seen = Set(platforms.values)
-            if seen.count == 1 { fallback = seen.first }
         }
+        // A device whose installation is gone (its token was dead) counts under the native send's
+        // platform, or the one platform the others had.
+        let seen = Set(platforms.values)
+        let fallback = record.native.map { Self.platform(of: $0.format) } ?? (seen.count == 1 ? seen.first : nil)
         let host = request.head.authority ?? "localhost"
         let xml = NHNotificationDetails.xml(
             notification: record, status: status, platforms: platforms, fallback: fallback,

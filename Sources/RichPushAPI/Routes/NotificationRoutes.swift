@@ -86,7 +86,8 @@ struct NotificationRoutes {
     /// answers as NH: its properties are the whole body and only devices with a template get it).
     func created(_ request: Request, context: APIRequestContext, nh: NHSend? = nil) async throws -> Created {
         let user = try context.caller(.send)
-        let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
+        // NH's sends are bounded as NH bounds them (64 KiB), RichPush's by the API's own limit.
+        let body = try await request.body.collect(upTo: nh == nil ? configuration.maxBodyBytes : min(configuration.maxBodyBytes, 64 * 1024))
         let isTemplate = try nh != nil || Self.isTemplateFormat(request)
         var input =
             isTemplate

@@ -33,7 +33,7 @@ extension RegistrationRoutes {
         return templates
     }
 
-    private static let templateFields: Set<String> = ["Body", "Headers", "Tags", "Missing", "Defaults"]
+    private static let templateFields: Set<String> = ["Body", "Headers", "Tags", "Missing", "Defaults", "Expiry"]
 
     /// One template of a registration of `platform` (its `Headers` are checked against what that
     /// platform takes).
@@ -92,7 +92,36 @@ extension RegistrationRoutes {
                 tags.append(tag)
             }
         }
-        return InstallationTemplate(name: name, body: body, headers: headers, tags: tags, missing: missing, defaults: defaults)
+        let expiry = try self.expiry(fields["Expiry"], template: name, platform: platform)
+        return InstallationTemplate(
+            name: name, body: body, headers: headers, tags: tags, missing: missing, defaults: defaults, expiry: expiry)
+    }
+
+    /// The template's `Expiry` (``TemplateExpiry``), for an apns or webpush template: a string of up
+    /// to ``InstallationTemplate/maxValueBytes`` bytes compiled as a header's value is; a literal is
+    /// checked now. 400 `invalid_expiry` otherwise.
+    static func expiry(_ value: JSONValue?, template name: String, platform: Platform) throws -> String? {
+        guard let value, value != .null else { return nil }
+        guard TemplateHeaders.format(of: platform) != .fcm else {
+            throw APIError.badRequest(
+                "template '\(name)': 'Expiry' is for apns and webpush templates; an fcm template sets android.ttl in its body",
+                code: "invalid_expiry")
+        }
+        guard let text = value.string, text.utf8.count <= InstallationTemplate.maxValueBytes else {
+            throw APIError.badRequest(
+                "template '\(name)': 'Expiry' is a string of up to \(InstallationTemplate.maxValueBytes) bytes", code: "invalid_expiry")
+        }
+        let compiled: Template
+        do {
+            compiled = try Template(TemplateHeaders.body(of: text))
+        } catch {
+            throw APIError.badRequest("template '\(name)': 'Expiry': \(error.code): \(error.message)", code: "invalid_expiry")
+        }
+        var push = RenderedPush(payload: [], pushType: "alert", priority: 10, expiration: 0, collapseID: "x")
+        if compiled.expressionCount == 0, let problem = TemplateExpiry.apply(text, to: &push) {
+            throw APIError.badRequest("template '\(name)': \(problem)", code: "invalid_expiry")
+        }
+        return text
     }
 
     /// The template's `Headers` (`alert`: the body has `aps.alert`): each a name `platform` takes (``TemplateHeaders``), its value

@@ -155,6 +155,7 @@ struct RegistrationView: Codable {
         var Tags: [String]?
         var Missing: String
         var Defaults: [String: String]?
+        var Expiry: String?
     }
 
     var RegistrationId: String
@@ -180,7 +181,7 @@ struct RegistrationView: Codable {
                         TemplateView(
                             Body: template.body, Headers: template.headers.isEmpty ? nil : template.headers,
                             Tags: template.tags.isEmpty ? nil : template.tags, Missing: template.missing.rawValue,
-                            Defaults: template.defaults.isEmpty ? nil : template.defaults)
+                            Defaults: template.defaults.isEmpty ? nil : template.defaults, Expiry: template.expiry)
                     )
                 }, uniquingKeysWith: { first, _ in first })
         }

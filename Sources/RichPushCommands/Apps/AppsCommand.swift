@@ -14,7 +14,7 @@ struct AppsCommand: AsyncParsableCommand {
         discussion: "Credentials are never printed: ids and key fingerprints only. See docs/apps.md.",
         subcommands: [
             Create.self, List.self, Show.self, Set.self, Pause.self, Resume.self, Remove.self, Check.self, Rekey.self, NewKEK.self,
-            NHRules.self, ConnectionString.self,
+            NHRules.self, ConnectionString.self, NHExport.self, NHImport.self,
         ])
 
     struct Create: AsyncParsableCommand {

@@ -24,10 +24,12 @@ package struct InstallationTemplate: Sendable, Hashable, Codable {
     package var missing: MissingPolicy
     /// Values for properties a send leaves out (the `fallback` policy).
     package var defaults: [String: String]
+    /// NH's `Expiry` (``TemplateExpiry``): a W3C date-time, or an expression giving one; nil: none.
+    package var expiry: String?
 
     package init(
         name: String, body: String, headers: [String: String] = [:], tags: [String] = [], missing: MissingPolicy = .fallback,
-        defaults: [String: String] = [:]
+        defaults: [String: String] = [:], expiry: String? = nil
     ) {
         self.name = name
         self.body = body
@@ -35,6 +37,7 @@ package struct InstallationTemplate: Sendable, Hashable, Codable {
         self.tags = tags
         self.missing = missing
         self.defaults = defaults
+        self.expiry = expiry
     }
 
     /// Most templates one installation carries.
