@@ -163,3 +163,15 @@ echo "==> NH sends delivered through fcm-sim and webpush-sim as NH delivers them
 # Moving a hub: nh-export and nh-import in NH's bulk format (scripts/nh/migration.py).
 python3 scripts/nh/migration.py --bin "$bin" --dir "$work"
 echo "==> hubs moved with nh-export and nh-import (NH's bulk registration format)"
+
+# The load generator's NH paths, small (scripts/loadtest.sh --via nh and nh-batch: an NH sender's
+# sends and batch direct sends, each to every device): every push delivered once.
+for via in nh nh-batch; do
+    out=$(RICHPUSH_BIN="$bin" scripts/loadtest.sh --via "$via" --audience all --notifications 20 --devices 10 --timeout 120 2>&1) || {
+        echo "$out" >&2
+        echo "loadtest --via $via failed" >&2
+        exit 1
+    }
+    grep -q "lost 0  duplicated 0  failed 0" <<<"$out" || { echo "$out" >&2; echo "loadtest --via $via lost or duplicated pushes" >&2; exit 1; }
+    echo "==> loadtest --via $via: $(grep 'delivered to devices' <<<"$out" | tr -s ' ')"
+done

@@ -34,10 +34,12 @@ package enum NHRegistrationFilter {
         return field == "DeviceToken" || field == "ChannelUri" ? lookups(for: value) : [value]
     }
 
-    /// The handles to look up for a device handle that may be an APNs token, hex in either case
-    /// (the JS SDK writes it upper-case; a device registers it as its platform gives it).
+    /// The handles to look up for a device handle: an APNs token (hex) in either case (the JS SDK
+    /// writes it upper-case; a device registers it as its platform gives it); any other handle
+    /// (FCM's, a Web Push endpoint) exactly as given, its case being its own.
     package static func lookups(for handle: String) -> [String] {
-        Array(Set([handle, handle.lowercased(), handle.uppercased()])).sorted()
+        guard !handle.isEmpty, handle.utf8.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }) else { return [handle] }
+        return Array(Set([handle, handle.lowercased(), handle.uppercased()])).sorted()
     }
 }
 

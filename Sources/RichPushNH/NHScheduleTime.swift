@@ -17,51 +17,20 @@ package enum NHScheduleTime {
         return value
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]`; nil for anything else.
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]` (`t` or a space for `T`, `z` for `Z`, no zone
+    /// for UTC), read as the W3C date-time it is once written so (``TemplateExpiry``); nil for
+    /// anything else.
     static func parse(_ text: [UInt8]) -> Int64? {
-        var index = 0
-        func number(_ digits: Int) -> Int? {
-            guard index + digits <= text.count else { return nil }
-            var value = 0
-            for byte in text[index..<index + digits] {
-                guard (0x30...0x39).contains(byte) else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-            }
-            index += digits
-            return value
-        }
-        func expect(_ byte: UInt8) -> Bool {
-            guard index < text.count, text[index] == byte else { return false }
-            index += 1
-            return true
-        }
-        guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2), expect(UInt8(ascii: "-")), let day = number(2),
-            expect(UInt8(ascii: "T")) || expect(UInt8(ascii: "t")) || expect(UInt8(ascii: " ")), let hour = number(2),
-            expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")), let second = number(2),
-            year >= 1, (1...12).contains(month), (1...CivilTime.days(in: month, of: year)).contains(day), hour < 24, minute < 60,
-            second < 60
+        // The seconds are required: `YYYY-MM-DDTHH:MM:SS` at least.
+        guard text.count >= 19, text[16] == UInt8(ascii: ":"), [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(text[10])
         else { return nil }
-        var millis = 0
-        if expect(UInt8(ascii: ".")) {
-            var digits = 0
-            while index < text.count, (0x30...0x39).contains(text[index]) {
-                if digits < 3 { millis = millis * 10 + Int(text[index] - 0x30) }
-                digits += 1
-                index += 1
-            }
-            guard digits > 0 else { return nil }
-            for _ in digits..<max(digits, 3) { millis *= 10 }
+        var w3c = text
+        w3c[10] = UInt8(ascii: "T")
+        if w3c.last == UInt8(ascii: "z") { w3c[w3c.count - 1] = UInt8(ascii: "Z") }
+        // No zone after the time: UTC, NH's rule.
+        if w3c.last != UInt8(ascii: "Z"), !w3c[19...].contains(UInt8(ascii: "+")), !w3c[19...].contains(UInt8(ascii: "-")) {
+            w3c.append(UInt8(ascii: "Z"))
         }
-        var offset = 0
-        if expect(UInt8(ascii: "Z")) || expect(UInt8(ascii: "z")) {
-        } else if index < text.count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
-            let sign = text[index] == UInt8(ascii: "-") ? -1 : 1
-            index += 1
-            guard let hours = number(2), expect(UInt8(ascii: ":")), let minutes = number(2), hours < 24, minutes < 60 else { return nil }
-            offset = sign * (hours * 60 + minutes) * 60
-        }
-        guard index == text.count else { return nil }
-        let seconds = CivilTime.seconds(year: year, month: month, day: day) + Int64(hour * 3600 + minute * 60 + second - offset)
-        return seconds * 1000 + Int64(millis)
+        return TemplateExpiry.milliseconds(String(decoding: w3c, as: UTF8.self))
     }
 }

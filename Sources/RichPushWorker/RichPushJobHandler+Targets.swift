@@ -88,8 +88,9 @@ extension RichPushJobHandler {
         return item
     }
 
-    /// Jobs whose audience is larger than `fanOutBatch` become sub-jobs for every worker to
-    /// share, all enqueued in one pipeline; those jobs are then done here.
+    /// Jobs whose audience (a target's members, or the installations a job names) is larger than
+    /// `fanOutBatch` become sub-jobs for every worker to share, all enqueued in one pipeline;
+    /// those jobs are then done here.
     func splitLargeFanOuts(_ work: [Work]) async throws -> [Work] {
         var requests: [JobRequest] = []
         var rest: [Work] = []
@@ -118,7 +119,9 @@ extension RichPushJobHandler {
                     ])
                 continue
             }
-            guard item.explicit == nil, item.targets.count > fanOutBatch else {
+            // Named installations too (an NH batch direct send names up to 1,000): the sub-jobs
+            // are no larger than a batch, so they are not split again.
+            guard item.targets.count > fanOutBatch else {
                 rest.append(item)
                 continue
             }

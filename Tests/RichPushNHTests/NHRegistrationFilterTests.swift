@@ -20,4 +20,10 @@ struct NHRegistrationFilterTests {
     func refusals(filter: String) {
         #expect(throws: NHError.self) { try NHRegistrationFilter.handles(filter) }
     }
+
+    @Test func anAPNsTokenIsLookedUpInBothCasesAnyOtherHandleAsGiven() {
+        #expect(NHRegistrationFilter.lookups(for: "AbC1") == ["ABC1", "AbC1", "abc1"])
+        #expect(NHRegistrationFilter.lookups(for: "fcm:Token-1") == ["fcm:Token-1"], "an FCM token's case is its own")
+        #expect(NHRegistrationFilter.lookups(for: "https://push.example/Ab") == ["https://push.example/Ab"])
+    }
 }

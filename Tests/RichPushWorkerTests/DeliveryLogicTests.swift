@@ -180,6 +180,25 @@ struct DeliveryLogicTests {
         #expect(Set(shares.compactMap(\.installations).flatMap { $0 }) == ["i0", "i1", "i2", "i3", "i4"])
     }
 
+    @Test func aJobNamingMoreInstallationsThanABatchIsSplitToo() async throws {
+        let setup = try await Setup(devices: 5, fanOutBatch: 2)
+        func named(_ id: String, _ installations: [String]) -> Job {
+            let request = RichPushJob.request(notification: setup.id, installations: installations)
+            return Job(id: id, type: request.type, payload: request.payload, enqueuedAt: 0)
+        }
+        let job = named("1-0", ["i4", "i0", "i3", "i1", "i2"])
+        let result = await setup.handler.handle(batch: [job])[0]
+        #expect(Self.disposition(result) == nil, "\(result)")
+        #expect(setup.adapter.pushes.isEmpty, "its sub-jobs send")
+        let shares = try setup.queue.requests.map { request in
+            try RichPushJob.delivery(of: Job(id: "x", type: request.type, payload: request.payload, enqueuedAt: 0))
+        }
+        #expect(shares.compactMap(\.installations) == [["i4", "i0"], ["i3", "i1"], ["i2"]])
+        // A sub-job, no larger than a batch, is sent as it is.
+        #expect(Self.disposition(await setup.handler.handle(batch: [named("2-0", ["i4", "i0"])])[0]) == nil)
+        #expect(setup.adapter.pushes.map(\.installation.id).sorted() == ["i0", "i4"] && setup.queue.requests.count == 3)
+    }
+
     @Test func aNotificationThatExpiredIsDropped() async throws {
         let setup = try await Setup()
         let job = Job(id: "1-0", type: RichPushJob.type, payload: RichPushJob.request(notification: 999).payload, enqueuedAt: 0)

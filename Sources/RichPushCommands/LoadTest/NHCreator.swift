@@ -7,7 +7,7 @@ package import RichPushNH
 import Synchronization
 
 /// Through the Notification Hubs listener (`--via nh`, `--via nh-batch`), as code written for NH
-/// sends: each notification is the tutorial's silent push, an `apple` native send signed with the
+/// sends: each notification is the tutorial's silent push (without its `"sound": ""`, which a background push may not carry), an `apple` native send signed with the
 /// hub's connection string over TLS; `nh` sends it to the device's tag (`POST /{hub}/messages`),
 /// `nh-batch` as a batch direct send to every device's handle (`messages/$batch?direct`). An NH
 /// sender numbers its notifications itself (the tutorial's backend keeps them): the payload's
@@ -42,7 +42,7 @@ package final class NHCreator: NotificationCreator {
 
     package func create(index: Int, target: String) async throws -> Int {
         let richID = index + 1
-        let push = #"{"aps":{"content-available":1,"sound":""},"richId":"\#(richID)","richMessage":"load \#(index)","richType":"img"}"#
+        let push = #"{"aps":{"content-available":1},"richId":"\#(richID)","richMessage":"load \#(index)","richType":"img"}"#
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Authorization", value: authorization)
