@@ -194,7 +194,7 @@ let package = Package(
             name: "RichPushAPI",
             dependencies: [
                 "Hiredis", "RichPushCore", "RichPushQueue", "RichPushStorage", "RichPushApps", "RichPushWebPush",
-                "RichPushTemplates", "RichPushReport", "RichPushNH", .use("Hummingbird"), .use("HummingbirdBcrypt"),
+                "RichPushTemplates", "RichPushReport", "RichPushNH", "RichPushAPNS", .use("Hummingbird"), .use("HummingbirdBcrypt"),
                 .use("HummingbirdTLS"), .use("Crypto"), .use("Metrics"), .use("Prometheus"), .use("ServiceLifecycle"), .use("NIOCore"),
                 .use("NIOHTTP1"), .use("NIOHTTPTypes"), .use("NIOSSL"),
             ],
@@ -328,7 +328,7 @@ let package = Package(
                 "RedisTestSupport",
             ]
         ),
-        .testTarget(name: "RichPushNHTests", dependencies: ["RichPushNH", "RedisTestSupport"]),
+        .testTarget(name: "RichPushNHTests", dependencies: ["RichPushNH", "RichPushAPNS", "RedisTestSupport"]),
         .testTarget(name: "HiredisTests", dependencies: ["Hiredis", "RedisTestSupport"]),
     ]
 )

@@ -39,6 +39,17 @@ package enum APNSPayloadCheck {
         }
     }
 
+    /// ``check(_:pushType:)``'s refusal in words, nil when the payload passes (the NH listener
+    /// applies Apple's rules to an `apple` send when it takes it).
+    package static func problem(_ payload: [UInt8], pushType: String) -> String? {
+        do {
+            try check(payload, pushType: pushType)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     private struct Payload: Decodable {
         var aps: APS
     }

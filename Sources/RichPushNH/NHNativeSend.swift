@@ -15,7 +15,13 @@ package enum NHNativeSend {
     ]
 
     /// The push for NH format `name` (lower-cased), or NH's 400 naming the problem.
-    package static func push(format name: String, body: [UInt8], headers: [(name: String, value: String)]) throws(NHError) -> NativePush {
+    /// `apnsPayloadProblem` is Apple's rules for an APNs payload of a push type (the APNs adapter's
+    /// own check, `APNSPayloadCheck`), nil when it passes: an `apple` body the workers would refuse
+    /// push by push after NH's 201 is refused now (the tutorial's `"sound": ""`, docs/nh.md).
+    package static func push(
+        format name: String, body: [UInt8], headers: [(name: String, value: String)],
+        apnsPayloadProblem: (_ payload: [UInt8], _ pushType: String) -> String?
+    ) throws(NHError) -> NativePush {
         guard let format = formats[name] else {
             if name == "gcm" {
                 throw NHError.badRequest(
@@ -36,7 +42,7 @@ package enum NHNativeSend {
         let push: NativePush
         switch format {
         case .apns:
-            guard case .object(let members)? = JSONValue.parse(body, maxDepth: 16), case .object(let aps)? = members["aps"] else {
+            guard case .object(let members)? = JSONValue.parse(body, maxDepth: 16), case .object? = members["aps"] else {
                 throw NHError.badRequest("an apple payload is a JSON object with an 'aps' object, as APNs takes it")
             }
             push = NativePush(format: .apns, body: text, headers: try apnsHeaders(headers))
@@ -44,7 +50,8 @@ package enum NHNativeSend {
             let plain = RenderedPush(payload: [], pushType: "alert", priority: 10, expiration: 0, collapseID: "x")
             switch push.push(over: plain, now: 0) {
             case .failure(let error): throw NHError.badRequest(error.message)
-            case .success(let rendered): try checkAPS(aps, pushType: rendered.pushType)
+            case .success(let rendered):
+                if let problem = apnsPayloadProblem(rendered.payload, rendered.pushType) { throw NHError.badRequest(problem) }
             }
         case .fcm:
             // FCM HTTP v1's request body, `{"message": {…}}`, or the message alone (as the Node
@@ -73,25 +80,6 @@ package enum NHNativeSend {
     /// The request's `apns-*` headers RichPush passes to APNs (priority, push type, expiration,
     /// collapse id), checked; another `apns-` header (`apns-topic`: the app's credentials name it)
     /// is refused.
-    /// Apple's rules for `aps` in a push of `pushType`, which the APNs adapter checks before it
-    /// sends (`APNSPayloadCheck`): a background push has `content-available: 1` and nothing to
-    /// show, an alert push an `alert`. Refused here, at the send, rather than push by push after
-    /// NH's 201. (The tutorial's silent push carries `"sound": ""`: see docs/nh.md.)
-    static func checkAPS(_ aps: [String: JSONValue], pushType: String) throws(NHError) {
-        if pushType == "background" {
-            guard aps["content-available"]?.int == 1 else {
-                throw NHError.badRequest("a background apple push needs \"content-available\": 1 in aps (or an alert)")
-            }
-            if let shown = ["alert", "badge", "sound"].first(where: { aps[$0] != nil }) {
-                throw NHError.badRequest(
-                    "a background apple push must not carry \"\(shown)\" in aps (Apple shows nothing for it, or drops it): "
-                        + "leave it out, or send an alert push")
-            }
-        } else if pushType == "alert", aps["alert"] == nil {
-            throw NHError.badRequest("an alert apple push needs an \"alert\" in aps")
-        }
-    }
-
     static func apnsHeaders(_ headers: [(name: String, value: String)]) throws(NHError) -> [String: String] {
         var taken: [String: String] = [:]
         for (name, value) in headers where name.lowercased().hasPrefix("apns-") {

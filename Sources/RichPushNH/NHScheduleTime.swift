@@ -18,7 +18,7 @@ package enum NHScheduleTime {
     }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]` (`t` or a space for `T`, `z` for `Z`, no zone
-    /// for UTC), read as the W3C date-time it is once written so (``TemplateExpiry``); nil for
+    /// for UTC), read as the W3C date-time it is once written so (``W3CDateTime``); nil for
     /// anything else.
     static func parse(_ text: [UInt8]) -> Int64? {
         // The seconds are required: `YYYY-MM-DDTHH:MM:SS` at least.
@@ -31,6 +31,6 @@ package enum NHScheduleTime {
         if w3c.last != UInt8(ascii: "Z"), !w3c[19...].contains(UInt8(ascii: "+")), !w3c[19...].contains(UInt8(ascii: "-")) {
             w3c.append(UInt8(ascii: "Z"))
         }
-        return TemplateExpiry.milliseconds(String(decoding: w3c, as: UTF8.self))
+        return W3CDateTime.milliseconds(String(decoding: w3c, as: UTF8.self))
     }
 }

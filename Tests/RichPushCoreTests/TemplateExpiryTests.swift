@@ -11,7 +11,7 @@ struct TemplateExpiryTests {
             ("2024-02-29T00:00Z", 1_709_164_800_000),
         ] as [(String, Int64)])
     func w3cDateTimes(text: String, milliseconds: Int64) {
-        #expect(TemplateExpiry.milliseconds(text) == milliseconds)
+        #expect(W3CDateTime.milliseconds(text) == milliseconds)
     }
 
     @Test(arguments: [
@@ -20,7 +20,7 @@ struct TemplateExpiryTests {
         "2026-12-24T18:00:00.Z",
     ])
     func notW3CDateTimes(text: String) {
-        #expect(TemplateExpiry.milliseconds(text) == nil)
+        #expect(W3CDateTime.milliseconds(text) == nil)
     }
 
     @Test func anExpirySetsThePushsDeadlineAndAnEmptyOneNone() {

@@ -1,3 +1,4 @@
+import RichPushAPNS
 import RichPushCore
 import Testing
 
@@ -6,7 +7,9 @@ import Testing
 @Suite("NH native sends")
 struct NHNativeSendTests {
     static func push(_ format: String, _ body: String, _ headers: [(String, String)] = []) throws -> NativePush {
-        try NHNativeSend.push(format: format, body: Array(body.utf8), headers: headers.map { (name: $0.0, value: $0.1) })
+        try NHNativeSend.push(
+            format: format, body: Array(body.utf8), headers: headers.map { (name: $0.0, value: $0.1) },
+            apnsPayloadProblem: APNSPayloadCheck.problem)
     }
 
     @Test func appleWithItsHeaders() throws {

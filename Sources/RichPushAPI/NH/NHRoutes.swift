@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import RichPushAPNS
 import RichPushCore
 import RichPushNH
 
@@ -47,8 +48,7 @@ struct NHRoutes {
             nh = NotificationRoutes.NHSend(target: try NHSendTarget.target(tagsHeader: tags), sendAt: sendAt)
         }
         let routes = try await notifications.routes(for: app)
-        // `?direct` (rest-python) or `?direct=true` (the JS SDK): to the device whose handle is given.
-        if let direct = request.uri.queryParameters["direct"], direct.lowercased() != "false" {
+        if Self.isDirect(request) {
             nh = try await self.direct(request, format: format, scheduled: scheduled, installations: routes.installations)
         }
         let created: NotificationRoutes.Created
@@ -57,7 +57,8 @@ struct NHRoutes {
         } else {
             let body = try await request.body.collect(upTo: 64 * 1024)
             let native = try NHNativeSend.push(
-                format: format, body: Array(buffer: body), headers: request.headers.map { ($0.name.rawName, $0.value) })
+                format: format, body: Array(buffer: body), headers: request.headers.map { ($0.name.rawName, $0.value) },
+                apnsPayloadProblem: APNSPayloadCheck.problem)
             created = try await routes.created(native: native, nh: nh, body: body, request: request, context: context)
         }
         return answer(created, app: app, request: request, path: scheduled ? "schedulednotifications" : "messages")
@@ -69,31 +70,20 @@ struct NHRoutes {
     /// `…/messages/{id}`, where the JS SDK reads the id and `GET` reads the outcome.
     func batch(_ request: Request, context: APIRequestContext) async throws -> Response {
         let (app, context) = try await authorized(request, context: context)
-        guard let direct = request.uri.queryParameters["direct"], direct.lowercased() != "false" else {
-            throw NHError.badRequest("messages/$batch is a batch direct send: add ?direct")
-        }
+        guard Self.isDirect(request) else { throw NHError.badRequest("messages/$batch is a batch direct send: add ?direct") }
         guard let format = request.headers[NotificationRoutes.formatHeader]?.lowercased(), format != "template" else {
             throw NHError.badRequest("a batch direct send is a native send: ServiceBusNotification-Format apple, fcmv1 or browser")
         }
         let body = try await request.body.collect(upTo: Self.maxBatchBytes)
         let batch = try NHBatchDirectSend.parse(contentType: request.headers[.contentType], body: Array(buffer: body))
         let native = try NHNativeSend.push(
-            format: format, body: batch.notification, headers: request.headers.map { ($0.name.rawName, $0.value) })
+            format: format, body: batch.notification, headers: request.headers.map { ($0.name.rawName, $0.value) },
+            apnsPayloadProblem: APNSPayloadCheck.problem)
         let routes = try await notifications.routes(for: app)
-        let found = try await routes.installations.installationIDs(byHandles: batch.handles.map(NHRegistrationFilter.lookups(for:)))
-        var seen = Set<String>()
-        let ids = found.joined().filter { seen.insert($0).inserted }
-        guard !ids.isEmpty else {
-            throw NHError(
-                status: 404, code: "DeviceNotFound",
-                message:
-                    "no installation or registration of this hub has one of these device handles: RichPush sends to devices it knows (docs/nh.md)"
-            )
-        }
+        let (ids, skipped) = try await Self.devices(withHandles: batch.handles, in: routes.installations)
         let nh = NotificationRoutes.NHSend(target: TagExpression.everyone, installations: ids)
         let created = try await routes.created(native: native, nh: nh, body: body, request: request, context: context)
         var response = answer(created, app: app, request: request, path: "messages")
-        let skipped = found.filter(\.isEmpty).count
         if skipped > 0 { response.headers[Self.skippedHandlesHeader] = String(skipped) }
         return response
     }
@@ -123,14 +113,34 @@ struct NHRoutes {
         guard let handle = request.headers[Self.deviceHandleHeader], (1...2048).contains(handle.utf8.count) else {
             throw NHError.badRequest("a direct send needs ServiceBusNotification-DeviceHandle (the device's token)")
         }
-        let ids = try await installations.installationIDs(handles: NHRegistrationFilter.lookups(for: handle))
+        let (ids, _) = try await Self.devices(withHandles: [handle], in: installations)
+        return NotificationRoutes.NHSend(target: TagExpression.everyone, installations: ids)
+    }
+
+    /// `?direct` (notificationhubs-rest-python's, valueless) or `?direct=true` (the JS SDK's).
+    static func isDirect(_ request: Request) -> Bool {
+        request.uri.queryParameters["direct"].map { $0.lowercased() != "false" } ?? false
+    }
+
+    /// The hub's installations with one of `handles` (each looked up as ``NHRegistrationFilter``
+    /// spells it, all in one round trip), each once, and how many handles no installation has;
+    /// NH's 404 when none has any. NH sends to any handle; RichPush to the devices it knows.
+    static func devices(
+        withHandles handles: [String], in installations: any InstallationStore
+    ) async throws -> (
+        ids: [String], skipped: Int
+    ) {
+        let found = try await installations.installationIDs(byHandles: handles.map(NHRegistrationFilter.lookups(for:)))
+        var seen = Set<String>()
+        let ids = found.joined().filter { seen.insert($0).inserted }
         guard !ids.isEmpty else {
             throw NHError(
                 status: 404, code: "DeviceNotFound",
                 message:
-                    "no installation or registration of this hub has this device handle: RichPush sends to devices it knows (docs/nh.md)")
+                    "no installation or registration of this hub has the device handle given: RichPush sends to devices it knows (docs/nh.md)"
+            )
         }
-        return NotificationRoutes.NHSend(target: TagExpression.everyone, installations: Array(ids.prefix(20)))
+        return (ids, found.filter(\.isEmpty).count)
     }
 
     /// Cancels a scheduled send (or one still queued): 200, or NH's 404 for an id it does not know.

@@ -8,7 +8,10 @@ struct LineFile {
     let path: String
     let maxLineBytes: Int
     private let handle: FileHandle
+    /// Bytes read and not yet returned: `buffer[start...]` (a chunk's lines are returned without
+    /// moving the rest; what is left is moved once, when the next chunk is read).
     private var buffer: [UInt8] = []
+    private var start = 0
     private var atEnd = false
     /// The number of the line ``next()`` returned last (from 1).
     private(set) var lineNumber = 0
@@ -23,24 +26,26 @@ struct LineFile {
     /// The next line without its line end; nil after the last.
     mutating func next() async throws -> [UInt8]? {
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                var line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(buffer[start..<newline])
+                start = newline + 1
                 if line.last == UInt8(ascii: "\r") { line.removeLast() }
                 lineNumber += 1
                 return try checked(line)
             }
             if atEnd {
-                guard !buffer.isEmpty else { return nil }
-                defer { buffer = [] }
+                guard start < buffer.count else { return nil }
+                defer { (buffer, start) = ([], 0) }
                 lineNumber += 1
-                return try checked(buffer)
+                return try checked(Array(buffer[start...]))
             }
-            guard buffer.count <= maxLineBytes else {
+            guard buffer.count - start <= maxLineBytes else {
                 throw CLIError("\(path):\(lineNumber + 1): the line is over \(maxLineBytes) bytes")
             }
             let handle = self.handle
             let chunk = try await NIOThreadPool.singleton.runIfActive { try handle.read(upToCount: 1 << 16) ?? Data() }
+            buffer.removeFirst(start)
+            start = 0
             if chunk.isEmpty { atEnd = true } else { buffer += chunk }
         }
     }

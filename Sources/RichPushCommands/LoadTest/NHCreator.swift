@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import RichPushCore
 package import RichPushNH
 import Synchronization
 
@@ -17,7 +18,9 @@ package final class NHCreator: NotificationCreator {
     private let client: HTTPClient
     private let url: String
     private let authorization: String
-    private let handles: [String]?
+    /// A batch direct send's `devices` part and the close after it (every device's handle), made
+    /// once; nil: sends to each notification's tag.
+    private let devicesPart: String?
     private let unavailable = Atomic<Int>(0)
 
     /// `handles`: nil sends to each notification's tag; else a batch direct send to these.
@@ -35,7 +38,19 @@ package final class NHCreator: NotificationCreator {
         authorization = SharedAccessSignature.header(
             resourceURI: base + hub, keyName: connectionString.keyName, key: connectionString.key,
             expiry: Int64(Date().timeIntervalSince1970) + 86400)
-        self.handles = handles
+        devicesPart = handles.map { handles in
+            "\r\n--\(Self.boundary)\r\nContent-type: application/json\r\nContent-Disposition: inline; name=devices\r\n\r\n"
+                + Self.json(handles) + "\r\n--\(Self.boundary)--"
+        }
+    }
+
+    static let boundary = "nh-batch-multipart-boundary"
+
+    /// `strings` as a JSON array.
+    static func json(_ strings: [String]) -> String {
+        var json = JSONWriter(capacity: strings.reduce(2) { $0 + $1.utf8.count + 3 })
+        json.value(.array(strings.map(JSONValue.string)))
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     package var retried: Int { unavailable.load(ordering: .relaxed) }
@@ -47,16 +62,12 @@ package final class NHCreator: NotificationCreator {
         request.method = .POST
         request.headers.add(name: "Authorization", value: authorization)
         request.headers.add(name: "ServiceBusNotification-Format", value: "apple")
-        if let handles {
-            let boundary = "nh-batch-multipart-boundary"
-            request.headers.add(name: "Content-Type", value: #"multipart/mixed; boundary = "\#(boundary)""#)
-            let devices = "[" + handles.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        if let devicesPart {
+            request.headers.add(name: "Content-Type", value: #"multipart/mixed; boundary = "\#(Self.boundary)""#)
             request.body = .bytes(
                 ByteBuffer(
-                    string: "--\(boundary)\r\nContent-type: application/json;charset=utf-8\r\n"
-                        + "Content-Disposition: inline; name=notification\r\n\r\n\(push)\r\n--\(boundary)\r\n"
-                        + "Content-type: application/json\r\nContent-Disposition: inline; name=devices\r\n\r\n\(devices)\r\n--\(boundary)--"
-                ))
+                    string: "--\(Self.boundary)\r\nContent-type: application/json;charset=utf-8\r\n"
+                        + "Content-Disposition: inline; name=notification\r\n\r\n\(push)" + devicesPart))
         } else {
             request.headers.add(name: "ServiceBusNotification-Tags", value: target)
             request.headers.add(name: "Content-Type", value: "application/json;charset=utf-8")

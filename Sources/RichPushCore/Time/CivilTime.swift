@@ -1,5 +1,5 @@
 /// Dates of the proleptic Gregorian calendar as seconds since 1970 (UTC), for the date-times the
-/// Notification Hubs interface reads (`ServiceBusNotification-ScheduleTime`, a template's `Expiry`).
+/// Notification Hubs interface reads (``W3CDateTime``: `ServiceBusNotification-ScheduleTime`, a template's `Expiry`).
 package enum CivilTime {
     /// The days of `month` (1 to 12) in `year`.
     package static func days(in month: Int, of year: Int) -> Int {
