@@ -396,8 +396,11 @@ def run_up():
         if (number + 1) % 100 == 0:
             print(f"nh: {number + 1} requests in {time.monotonic() - started:.1f} s", flush=True)
     print("nh: statuses " + "  ".join(f"{status or 'none'}x{n}" for status, n in sorted(statuses.items())))
-    # Still serving: a valid installation and a valid send.
-    for what, answer, status in (("a valid installation after the fuzzing", full.request("PUT", "/installations/fz-last", wire.installation(), JSON), 200),
+    # Still serving: a valid installation and a valid send. The installation's token is one no
+    # request above sent: a mutated installation with a userId may hold the seeds' token, and a
+    # token another user's installation holds is rightly a 409.
+    last = wire.installation(token=os.urandom(32).hex())
+    for what, answer, status in (("a valid installation after the fuzzing", full.request("PUT", "/installations/fz-last", last, JSON), 200),
                                  ("a valid send after the fuzzing", full.request("POST", "/messages", {"message": "m"}, {
                                      "ServiceBusNotification-Format": "template", "ServiceBusNotification-Tags": "fz-nobody"}), 201)):
         if answer.status == status:
